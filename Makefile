@@ -1,0 +1,81 @@
+# scaleplan - top-level build. SPDX-License-Identifier: GPL-3.0-or-later
+#
+#   make plan      install missing packages, build, run `scaleplan compare` on the default scenario
+#   make test      install missing packages, build, run every host test (no GPU needed)
+#   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
+#
+# Each module directory has a module.mk that appends to these variables (and nothing else global):
+#   LIB_SRCS   host C sources of the planner library libscaleplan.a (common, hwdb, model, sim, calibrate)
+#   CLI_SRCS   sources of the `scaleplan` command (cli/)
+#   GEN_SRCS   generated C sources (written under $(BUILD)/gen) that go into the library
+# Every tests/test_*.c becomes a test binary linked against the library; tests/*.sh are smoke tests
+# run after the binaries with SCALEPLAN=path/to/scaleplan in their environment.
+
+CC      ?= cc
+WERROR  ?=
+SAN     ?=
+BUILD   := build$(if $(SAN),-san)
+OPT     ?= -O2
+CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Wshadow -I. $(if $(WERROR),-Werror) \
+           $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all) \
+           $(shell pkg-config --cflags gsl 2>/dev/null)
+LDFLAGS := $(if $(SAN),-fsanitize=$(SAN))
+LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -lcsv -lz -lm -lpthread
+
+LIB_SRCS :=
+CLI_SRCS :=
+GEN_SRCS :=
+TEST_SRCS := $(wildcard tests/test_*.c)
+
+.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz
+all: found $(BUILD)/scaleplan
+
+include $(sort $(wildcard */module.mk))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libscaleplan.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/scaleplan: $(CLI_OBJS) $(BUILD)/libscaleplan.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libscaleplan.a $(LDLIBS)
+	@ln -sf $(BUILD)/scaleplan scaleplan$(if $(SAN),-san)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libscaleplan.a tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libscaleplan.a $(LDLIBS)
+
+deps:
+	@tools/deps.sh
+
+found:
+	@tools/found.sh
+
+plan: deps all
+	./$(BUILD)/scaleplan compare --gpus 8
+	./$(BUILD)/scaleplan compare --gpus 16
+
+test: deps
+	@$(MAKE) --no-print-directory test-unit
+
+test-unit: all $(TEST_BINS)
+	@tools/run_tests.sh $(BUILD)
+
+test-san:
+	@$(MAKE) --no-print-directory SAN=address,undefined test-unit
+
+clean:
+	rm -rf build build-san scaleplan scaleplan-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

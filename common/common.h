@@ -1,0 +1,121 @@
+/* common: what every scaleplan module shares.
+ *
+ * - error reporting: an action returns 0 or a negative code and leaves its reason in a per-thread
+ *   buffer (err_set / err_msg), so callers add context without globals passed around;
+ * - checked allocation (xmalloc never returns NULL: out of memory ends the program with a message);
+ * - a CSV reader on libcsv that keeps the file line of every row, for messages of the form
+ *   "file:line:column: what was expected";
+ * - an RFC 4180 CSV writer that writes to PATH.tmp and renames on close, so no half-written file
+ *   ever looks complete, and that neutralises spreadsheet formula injection in text cells;
+ * - a progress bar on stderr, redrawn with \r only when stderr is a terminal.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_COMMON_H
+#define SCALEPLAN_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Error codes returned by actions (negative). */
+enum {
+	ERR_INPUT = -1, /* bad user input: exit code 1 */
+	ERR_ENV = -2,   /* environment (library, device, file system): exit code 2 */
+};
+
+/* Exit codes of every scaleplan command (DESIGN.md). */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_ENV = 2 };
+
+/* Sets the current thread's error message (printf format). Returns ERR_INPUT so that
+ * `return err_set(...)` reads naturally in input checks. */
+int err_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prefixes the current message with more context: err_prefix("hwdb/gpus.csv") turns
+ * "line 3: ..." into "hwdb/gpus.csv: line 3: ...". Returns ERR_INPUT. */
+int err_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The current thread's last error message ("" when none). */
+const char *err_msg(void);
+void err_clear(void);
+
+/* Allocation that never returns NULL: on failure prints to stderr and exits with EXIT_ENV. */
+void *xmalloc(size_t size_B);
+void *xcalloc(size_t count, size_t size_B);
+void *xrealloc(void *ptr, size_t size_B);
+char *xstrdup(const char *s);
+/* printf into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- CSV reader (libcsv) ---- */
+
+/* A whole CSV table in memory: header row plus data rows; every cell a NUL-terminated string. */
+typedef struct csv_table {
+	char *name;      /* file name used in messages */
+	int ncols;       /* number of header columns */
+	char **header;   /* [ncols] */
+	int nrows;       /* data rows (header excluded, blank lines skipped) */
+	char ***cells;   /* [nrows][ncols] */
+	int *line;       /* [nrows] 1-based line in the file where the row starts */
+} csv_table;
+
+/* Reads a CSV file. Rows must have exactly ncols cells; lines starting with '#' are comments.
+ * Fails (ERR_INPUT, message "path:line: ...") on unreadable file, bad quoting, ragged rows,
+ * empty or duplicate header names. On failure *t is left empty (csv_table_free is safe). */
+int csv_table_load(csv_table *t, const char *path);
+/* Same as csv_table_load but parses a buffer; `name` is used in messages. */
+int csv_table_parse(csv_table *t, const char *name, const char *buf, size_t len_B);
+void csv_table_free(csv_table *t);
+/* Column index of a header name (exact match), or -1. */
+int csv_table_col(const csv_table *t, const char *name);
+
+/* Cell parsers for loaders: each sets err "name:line:col(header): expected ..." and returns
+ * ERR_INPUT on failure. A number must be finite and consume the whole cell. */
+int csv_cell_double(const csv_table *t, int row, int col, double *out);
+int csv_cell_int(const csv_table *t, int row, int col, long *out);
+
+/* ---- CSV writer (RFC 4180) ---- */
+
+typedef struct csvw csvw;
+
+/* Opens PATH for writing through PATH.tmp; csvw_close renames it into place. "-" means stdout. */
+csvw *csvw_open(const char *path);
+/* Writes to an already open stream (not closed by csvw_close). */
+csvw *csvw_stream(FILE *f);
+/* Cells of the current row. Text cells are quoted when needed; a text cell starting with
+ * = + - @ TAB or CR gets a leading apostrophe (formula injection, OWASP CSV Injection). */
+void csvw_text(csvw *w, const char *s);
+/* A number cell, printed with %.*g at `digits` significant digits; NaN/inf become an empty cell. */
+void csvw_num(csvw *w, double v, int digits);
+void csvw_int(csvw *w, long v);
+void csvw_end_row(csvw *w);
+/* Flushes, fsyncs and renames PATH.tmp to PATH. Returns 0, or ERR_ENV with err set. */
+int csvw_close(csvw *w);
+/* Removes PATH.tmp and frees; for error paths. csvw_abort(NULL) is fine. */
+void csvw_abort(csvw *w);
+
+/* ---- progress bar ---- */
+
+typedef struct progress {
+	const char *label;
+	long total;
+	long done;
+	bool tty;          /* stderr is a terminal: redraw with \r */
+	double start_s;    /* monotonic clock at init */
+	double last_draw_s;
+	int last_pct;
+} progress;
+
+void progress_init(progress *p, const char *label, long total);
+/* Updates the count; redraws at most 10 times a second on a terminal, every 10% otherwise. */
+void progress_update(progress *p, long done);
+void progress_finish(progress *p);
+
+/* Monotonic clock in seconds. */
+double time_now_s(void);
+
+/* Writes a whole buffer to PATH atomically (PATH.tmp, fsync, rename). */
+int file_write_atomic(const char *path, const void *buf, size_t len_B);
+
+/* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
+int str_edit_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs the Debian packages scaleplan needs, only those missing; does nothing when all are present.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -e
+PKGS="pkg-config libgsl-dev libcsv-dev libopenmpi-dev openmpi-bin libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev dataset-fashion-mnist"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
