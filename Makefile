@@ -31,7 +31,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 .PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz
 all: found $(BUILD)/scaleplan
 
-include $(sort $(wildcard */module.mk))
+include $(sort $(wildcard */module.mk */*/module.mk))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
