@@ -1,0 +1,211 @@
+/* hwdb: the hardware database - GPUs, CPUs, links, fabrics, storage, node types (systems) and
+ * software stacks - read from CSV tables (one row per item, a `source` column in every row, SI units
+ * in column names).  The tables in hwdb/data/ are compiled into the binary as the default database;
+ * a user directory of tables can be overlaid on it (same id replaces, new ids add).
+ *
+ * Units: every quantity is a double in SI units and its name says so: _flops (FLOP/s), _B (bytes),
+ * _Bps (bytes/s, ONE direction unless the name says otherwise), _W, _hz, _s, _usd.
+ * A value the sources do not give is NAN (test with hw_known); only optional columns may be empty.
+ *
+ * Failure contract: loaders are all-or-nothing. hw_db_load_default / hw_db_overlay_dir either succeed
+ * or leave *db exactly as it was; they report EVERY problem found (one line per problem, of the form
+ * "file:line:column(name): what was expected") to `errs` when it is not NULL, and leave a summary in
+ * err_msg(). Pointers inside the db (hw_system.gpu etc.) stay valid until the next overlay or free.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_HW_H
+#define SCALEPLAN_HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The kinds of table; also the CSV file names (<kind>.csv) and `hw list` arguments. */
+typedef enum hw_kind {
+	HW_GPU,
+	HW_CPU,
+	HW_LINK,
+	HW_FABRIC,
+	HW_STORAGE,
+	HW_SYSTEM,
+	HW_STACK,
+	HW_NKINDS
+} hw_kind;
+
+/* What a link is (links.csv `kind`). */
+typedef enum hw_link_kind {
+	HW_LINK_PCIE,
+	HW_LINK_NVLINK,
+	HW_LINK_NVSWITCH,
+	HW_LINK_IB,
+	HW_LINK_ETH,
+	HW_LINK_ROCE,
+	HW_LINK_HOST, /* a CPU socket interconnect (UPI, Infinity Fabric) or host memory path */
+} hw_link_kind;
+
+/* How the GPUs inside one node talk to each other (systems.csv `intra_topology`). */
+typedef enum hw_topo {
+	HW_TOPO_SINGLE,        /* "single": one GPU, no intra-node traffic */
+	HW_TOPO_NVSWITCH,      /* "nvswitch": full bandwidth between every pair (DGX-2, DGX A100/H100, HGX) */
+	HW_TOPO_NVLINK_MESH,   /* "nvlink-mesh": direct NVLinks, every pair joined (C4140-K/M, testbed-h200x4) */
+	HW_TOPO_HYBRID_CUBE,   /* "hybrid-cube": DGX-1 hybrid cube mesh, not every pair joined directly */
+	HW_TOPO_PCIE_SWITCH,   /* "pcie-switch": GPUs behind PCIe switch(es), peer to peer through the switch */
+	HW_TOPO_PCIE_HOST,     /* "pcie-host": each GPU on its own x16 to a CPU; peer traffic crosses the host */
+} hw_topo;
+
+typedef struct hw_gpu {
+	char *id;            /* "V100-SXM2-16GB" (MLPerf system-description spelling) */
+	char *aliases;       /* ";"-separated other names matched by hw_gpu_find, "" when none */
+	char *arch;          /* "Volta", "Ampere", "Hopper", ... */
+	char *form;          /* "pcie" | "sxm" | "oam" ... */
+	double fp32_flops;   /* peak non-tensor FP32 (FLOP/s, boost clock) */
+	double tf32_flops;   /* dense TF32 tensor peak; NAN before Ampere */
+	double fp16_flops;   /* dense FP16 tensor peak (no sparsity) */
+	double bf16_flops;   /* dense BF16 tensor peak; NAN before Ampere */
+	double mem_B;        /* device memory bytes (GB = 1e9, GiB = 2^30 as the datasheet means it) */
+	double mem_bw_Bps;   /* device memory bandwidth */
+	double tdp_W;        /* board power / max TDP */
+	int nvlink_gen;      /* 0 = no NVLink */
+	int nvlinks;         /* NVLink links per GPU (0 = none) */
+	double nvlink_bw_Bps;/* total NVLink bandwidth per GPU, one direction; NAN/0 when none */
+	int pcie_gen;        /* host interface PCIe generation (x16) */
+	double price_usd;    /* list price where public, else NAN */
+	char *price_date;    /* "YYYY-MM" of the price, "" when none */
+	char *source;
+} hw_gpu;
+
+typedef struct hw_cpu {
+	char *id;            /* "Xeon Gold 6148", "EPYC 7742" */
+	char *aliases;
+	char *vendor;        /* "Intel" | "AMD" */
+	int cores;           /* physical cores per socket */
+	int threads;         /* hardware threads per socket */
+	double base_hz;
+	double turbo_hz;     /* max single-core turbo; NAN when unknown */
+	double tdp_W;
+	char *source;
+} hw_cpu;
+
+typedef struct hw_link {
+	char *id;            /* "pcie3-x16", "nvlink2", "ib-edr", "eth-100g" */
+	char *aliases;
+	hw_link_kind kind;
+	int gen;             /* generation where it has one (PCIe 3, NVLink 2, ...), else 0 */
+	double bw_Bps;       /* usable data rate, ONE direction, of one link / port / lane group */
+	double latency_s;    /* typical one-way small-message latency; NAN when unknown */
+	char *source;
+} hw_link;
+
+typedef struct hw_fabric {
+	char *id;            /* "ib-edr-fattree" */
+	char *aliases;
+	const hw_link *nic;  /* the per-port link (resolved from column nic_link) */
+	char *topology;      /* "fat-tree", "single-switch", "dragonfly", "rail-optimized" ... */
+	double switch_latency_s;
+	double oversubscription; /* 1 = non-blocking */
+	char *source;
+} hw_fabric;
+
+typedef struct hw_storage {
+	char *id;            /* "isilon-f800", "local-nvme", "nfs-head", "lustre", "wekaio-matrix" */
+	char *aliases;
+	char *kind;          /* "nas" | "local" | "nfs" | "parallel-fs" */
+	double read_Bps;     /* aggregate sequential read bandwidth as configured in the source */
+	double latency_s;    /* per-request latency; NAN when unknown */
+	const hw_link *link; /* how nodes reach it (resolved from column link, may be NULL) */
+	char *source;
+} hw_storage;
+
+typedef struct hw_system {
+	char *id;            /* "c4140-m", "dgxa100-80g", "testbed-h200x4" */
+	char *aliases;
+	char *name;          /* human name: "Dell PowerEdge C4140 configuration M" */
+	const hw_gpu *gpu;
+	int gpus_per_node;
+	hw_topo intra;            /* intra-node topology */
+	const hw_link *intra_link;/* NVLink / NVSwitch / PCIe link between GPUs (NULL for single) */
+	double intra_bw_Bps;      /* per-GPU intra-node bandwidth, one direction (NAN for single) */
+	const hw_link *host_link; /* CPU-to-GPU link (one PCIe x16) */
+	int host_links;           /* number of host x16 links shared by all GPUs (C4140-K 1, C4140-M 4) */
+	const hw_cpu *cpu;
+	int cpus_per_node;
+	double mem_B;             /* host memory */
+	const hw_link *nic;       /* network port link (NULL for a node that is never networked) */
+	int nics_per_node;
+	const hw_storage *storage;/* default storage (may be NULL) */
+	double price_usd;         /* NAN when not public */
+	char *price_date;
+	double power_W;           /* node max power; NAN when unknown */
+	char *source;
+} hw_system;
+
+/* A software stack's CPU-side rules (seed_facts.md). */
+typedef struct hw_stack {
+	char *id;                 /* "tf1-hvd", "mxnet", "pytorch-ddp" */
+	char *aliases;
+	char *framework;
+	int threads_per_gpu;      /* cores a framework keeps per GPU (TensorFlow: 4) */
+	int decode_threads;       /* fixed decode threads per node, 0 = cores - threads_per_gpu x GPUs */
+	char *source;
+} hw_stack;
+
+/* The database: one array per kind, owned by the db. */
+typedef struct hw_db {
+	hw_gpu *gpus;         int ngpus;
+	hw_cpu *cpus;         int ncpus;
+	hw_link *links;       int nlinks;
+	hw_fabric *fabrics;   int nfabrics;
+	hw_storage *storage;  int nstorage;
+	hw_system *systems;   int nsystems;
+	hw_stack *stacks;     int nstacks;
+} hw_db;
+
+/* Loads the built-in tables into *db (which need not be initialised). 0, or ERR_INPUT (a bug in the
+ * shipped data; every problem printed to errs). */
+int hw_db_load_default(hw_db *db, FILE *errs);
+/* Overlays the tables found in DIR (any subset of <kind>.csv) on *db: same id (case-insensitive)
+ * replaces, new ids add; references are resolved against the merged db. 0, ERR_INPUT (bad table: every
+ * problem printed to errs, *db unchanged) or ERR_ENV (DIR unreadable). */
+int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs);
+/* Validates DIR as an overlay on the default db without keeping it; prints every problem to errs.
+ * Returns 0, ERR_INPUT or ERR_ENV. */
+int hw_db_check_dir(const char *dir, FILE *errs);
+/* Parses one table from a buffer into *db as an overlay (used by the fuzzer and tests); `name` is the
+ * file name used in messages and must be "<kind>.csv". Same contract as hw_db_overlay_dir. */
+int hw_db_overlay_buf(hw_db *db, const char *name, const char *buf, size_t len_B, FILE *errs);
+void hw_db_free(hw_db *db);
+
+/* Lookups: id or alias, case-insensitive. NULL when absent. */
+const hw_gpu *hw_gpu_find(const hw_db *db, const char *id);
+const hw_cpu *hw_cpu_find(const hw_db *db, const char *id);
+const hw_link *hw_link_find(const hw_db *db, const char *id);
+const hw_fabric *hw_fabric_find(const hw_db *db, const char *id);
+const hw_storage *hw_storage_find(const hw_db *db, const char *id);
+const hw_system *hw_system_find(const hw_db *db, const char *id);
+const hw_stack *hw_stack_find(const hw_db *db, const char *id);
+
+/* Writes "did you mean X, Y, Z?" (up to 3 nearest ids of that kind by str_edit_distance; kind
+ * HW_NKINDS = all kinds) into buf, or "" when nothing is near. Returns buf. */
+char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_t len_B);
+
+/* Names: hw_kind_name(HW_GPU) = "gpus"; hw_kind_parse("gpus"/"gpu") = HW_GPU, -1 when unknown. */
+const char *hw_kind_name(hw_kind kind);
+int hw_kind_parse(const char *s);
+const char *hw_topo_name(hw_topo topo);
+const char *hw_link_kind_name(hw_link_kind kind);
+
+/* True when a value is given (not NAN). */
+bool hw_known(double v);
+
+/* Per-GPU peak tensor/FP32 FLOP/s for a precision name "fp32" | "tf32" | "fp16" | "bf16";
+ * falls back to the next lower precision the GPU has (bf16 -> fp16 -> fp32, tf32 -> fp32).
+ * Returns NAN for an unknown precision name. */
+double hw_gpu_peak_flops(const hw_gpu *gpu, const char *precision);
+
+/* Prints one item with its source (`hw show`). Returns false when id matches nothing. */
+bool hw_db_show(const hw_db *db, const char *id, FILE *out);
+/* Prints a table of one kind (`hw list`). */
+void hw_db_list(const hw_db *db, hw_kind kind, FILE *out);
+
+#endif
