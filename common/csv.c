@@ -1,0 +1,359 @@
+/* CSV reading on libcsv, with the file line of every row; RFC 4180 writing through a temporary file.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include "common/common.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Parser state handed to the libcsv callbacks. */
+typedef struct csv_build {
+	csv_table *t;
+	char **row;          /* cells of the row being read */
+	int row_n, row_cap;
+	int row_line;        /* line where the current row started; 0 = not started */
+	int chunk_line;      /* line number of the chunk being fed */
+	int fields_pending;  /* fields seen since the last end of row */
+	int row_ends;        /* end-of-row callbacks so far */
+	int rows_cap;
+	int failed;          /* an error was set inside a callback */
+} csv_build;
+
+static void on_field(void *field, size_t len, void *data)
+{
+	csv_build *b = data;
+	if (b->row_n == 0) {
+		int nl = 0;
+		for (size_t i = 0; i < len; i++)
+			nl += ((char *)field)[i] == '\n';
+		b->row_line = b->chunk_line - nl;
+	}
+	if (b->row_n == b->row_cap) {
+		b->row_cap = b->row_cap ? 2 * b->row_cap : 16;
+		b->row = xrealloc(b->row, (size_t)b->row_cap * sizeof *b->row);
+	}
+	char *s = xmalloc(len + 1);
+	memcpy(s, field, len);
+	s[len] = '\0';
+	b->row[b->row_n++] = s;
+	b->fields_pending = 1;
+}
+
+static void drop_row(csv_build *b)
+{
+	for (int i = 0; i < b->row_n; i++)
+		free(b->row[i]);
+	b->row_n = 0;
+}
+
+static int take_header(csv_build *b)
+{
+	csv_table *t = b->t;
+	for (int i = 0; i < b->row_n; i++) {
+		if (b->row[i][0] == '\0')
+			return err_set("%s:%d:%d: empty column name in header", t->name, b->row_line, i + 1);
+		for (int j = 0; j < i; j++)
+			if (strcmp(b->row[i], b->row[j]) == 0)
+				return err_set("%s:%d:%d: duplicate column '%s' in header", t->name,
+					       b->row_line, i + 1, b->row[i]);
+	}
+	t->ncols = b->row_n;
+	t->header = xmalloc((size_t)b->row_n * sizeof *t->header);
+	memcpy(t->header, b->row, (size_t)b->row_n * sizeof *t->header);
+	b->row_n = 0;
+	return 0;
+}
+
+static int take_row(csv_build *b)
+{
+	csv_table *t = b->t;
+	if (b->row_n != t->ncols)
+		return err_set("%s:%d: expected %d cells (as in the header), found %d", t->name, b->row_line,
+			       t->ncols, b->row_n);
+	if (t->nrows == b->rows_cap) {
+		b->rows_cap = b->rows_cap ? 2 * b->rows_cap : 64;
+		t->cells = xrealloc(t->cells, (size_t)b->rows_cap * sizeof *t->cells);
+		t->line = xrealloc(t->line, (size_t)b->rows_cap * sizeof *t->line);
+	}
+	t->cells[t->nrows] = xmalloc((size_t)t->ncols * sizeof(char *));
+	memcpy(t->cells[t->nrows], b->row, (size_t)t->ncols * sizeof(char *));
+	t->line[t->nrows] = b->row_line;
+	t->nrows++;
+	b->row_n = 0;
+	return 0;
+}
+
+static void on_row_end(int c, void *data)
+{
+	(void)c;
+	csv_build *b = data;
+	b->row_ends++;
+	b->fields_pending = 0;
+	if (b->failed) {
+		drop_row(b);
+		return;
+	}
+	int rc = b->t->header ? take_row(b) : take_header(b);
+	if (rc != 0) {
+		b->failed = 1;
+		drop_row(b);
+	}
+}
+
+void csv_table_free(csv_table *t)
+{
+	if (!t)
+		return;
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			free(t->cells[r][c]);
+		free(t->cells[r]);
+	}
+	for (int c = 0; c < t->ncols && t->header; c++)
+		free(t->header[c]);
+	free(t->header);
+	free(t->cells);
+	free(t->line);
+	free(t->name);
+	memset(t, 0, sizeof *t);
+}
+
+/* Feeds the buffer to libcsv one line at a time so every row knows its line; a line that starts
+ * with '#' outside a row is a comment. */
+static int feed_lines(struct csv_parser *p, csv_build *b, const char *buf, size_t len_B)
+{
+	int row_open = 0;
+	size_t pos = 0;
+	b->chunk_line = 1;
+	while (pos < len_B) {
+		const char *nl = memchr(buf + pos, '\n', len_B - pos);
+		size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len_B - pos;
+		int blank = n == 1 || (n == 2 && buf[pos] == '\r');
+		if (!(!row_open && buf[pos] == '#')) {
+			int ends_before = b->row_ends;
+			if (csv_parse(p, buf + pos, n, on_field, on_row_end, b) != n) {
+				return err_set("%s:%d: malformed CSV (%s)", b->t->name, b->chunk_line,
+					       csv_strerror(csv_error(p)));
+			}
+			if (b->failed)
+				return ERR_INPUT;
+			if (!blank)
+				row_open = !(b->row_ends > ends_before && b->fields_pending == 0);
+		}
+		pos += n;
+		b->chunk_line++;
+	}
+	b->chunk_line--;
+	if (csv_fini(p, on_field, on_row_end, b) != 0)
+		return err_set("%s:%d: malformed CSV at end of file (%s)", b->t->name, b->chunk_line,
+			       csv_strerror(csv_error(p)));
+	return b->failed ? ERR_INPUT : 0;
+}
+
+int csv_table_parse(csv_table *t, const char *name, const char *buf, size_t len_B)
+{
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+		err_set("%s: cannot initialise libcsv", name);
+		csv_table_free(t);
+		return ERR_ENV;
+	}
+	csv_build b = { .t = t };
+	int rc = feed_lines(&p, &b, buf, len_B);
+	csv_free(&p);
+	drop_row(&b);
+	free(b.row);
+	if (rc == 0 && !t->header)
+		rc = err_set("%s:1: empty file, expected a header row", name);
+	if (rc != 0) {
+		char *keep = xstrdup(err_msg());
+		csv_table_free(t);
+		err_set("%s", keep);
+		free(keep);
+	}
+	return rc;
+}
+
+int csv_table_load(csv_table *t, const char *path)
+{
+	memset(t, 0, sizeof *t);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set("%s: cannot open: %s", path, strerror(errno));
+	size_t cap = 65536, len = 0;
+	char *buf = xmalloc(cap);
+	size_t n;
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	int rd_err = ferror(f);
+	fclose(f);
+	int rc = rd_err ? err_set("%s: read error", path) : csv_table_parse(t, path, buf, len);
+	free(buf);
+	return rc;
+}
+
+int csv_table_col(const csv_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (strcmp(t->header[c], name) == 0)
+			return c;
+	return -1;
+}
+
+int csv_cell_double(const csv_table *t, int row, int col, double *out)
+{
+	const char *s = t->cells[row][col];
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (s[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
+		return err_set("%s:%d:%d (%s): expected a finite number, found '%s'", t->name, t->line[row],
+			       col + 1, t->header[col], s);
+	*out = v;
+	return 0;
+}
+
+int csv_cell_int(const csv_table *t, int row, int col, long *out)
+{
+	const char *s = t->cells[row][col];
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (s[0] == '\0' || *end != '\0' || errno == ERANGE)
+		return err_set("%s:%d:%d (%s): expected an integer, found '%s'", t->name, t->line[row],
+			       col + 1, t->header[col], s);
+	*out = v;
+	return 0;
+}
+
+/* ---- writer ---- */
+
+struct csvw {
+	FILE *f;
+	char *path; /* NULL for a borrowed stream */
+	char *tmp;
+	int col;
+};
+
+csvw *csvw_open(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return csvw_stream(stdout);
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		err_set("%s: cannot create: %s", tmp, strerror(errno));
+		free(tmp);
+		return NULL;
+	}
+	csvw *w = xcalloc(1, sizeof *w);
+	w->f = f;
+	w->path = xstrdup(path);
+	w->tmp = tmp;
+	return w;
+}
+
+csvw *csvw_stream(FILE *f)
+{
+	csvw *w = xcalloc(1, sizeof *w);
+	w->f = f;
+	return w;
+}
+
+static void sep(csvw *w)
+{
+	if (w->col++ > 0)
+		fputc(',', w->f);
+}
+
+/* RFC 4180: quote a cell holding a comma, quote, CR or LF (or edge spaces), doubling quotes.
+ * A text cell that a spreadsheet would run as a formula gets a leading apostrophe. */
+void csvw_text(csvw *w, const char *s)
+{
+	sep(w);
+	if (!s)
+		return;
+	int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+	size_t n = strlen(s);
+	int quote = formula && (s[0] == '\t' || s[0] == '\r');
+	quote |= strpbrk(s, ",\"\r\n") != NULL || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
+	if (quote)
+		fputc('"', w->f);
+	if (formula)
+		fputc('\'', w->f);
+	for (const char *c = s; *c; c++) {
+		if (*c == '"')
+			fputc('"', w->f);
+		fputc(*c, w->f);
+	}
+	if (quote)
+		fputc('"', w->f);
+}
+
+void csvw_num(csvw *w, double v, int digits)
+{
+	sep(w);
+	if (isfinite(v))
+		fprintf(w->f, "%.*g", digits, v);
+}
+
+void csvw_int(csvw *w, long v)
+{
+	sep(w);
+	fprintf(w->f, "%ld", v);
+}
+
+void csvw_end_row(csvw *w)
+{
+	fputs("\r\n", w->f);
+	w->col = 0;
+}
+
+int csvw_close(csvw *w)
+{
+	if (!w)
+		return 0;
+	int rc = 0;
+	if (!w->path) {
+		if (fflush(w->f) != 0)
+			rc = err_set("cannot write CSV output: %s", strerror(errno)), rc = ERR_ENV;
+		free(w);
+		return rc;
+	}
+	int bad = fflush(w->f) != 0 || ferror(w->f) || fsync(fileno(w->f)) != 0;
+	bad |= fclose(w->f) != 0;
+	if (bad) {
+		err_set("%s: write failed: %s", w->tmp, strerror(errno));
+		unlink(w->tmp);
+		rc = ERR_ENV;
+	} else if (rename(w->tmp, w->path) != 0) {
+		err_set("%s: cannot rename into place: %s", w->path, strerror(errno));
+		unlink(w->tmp);
+		rc = ERR_ENV;
+	}
+	free(w->path);
+	free(w->tmp);
+	free(w);
+	return rc;
+}
+
+void csvw_abort(csvw *w)
+{
+	if (!w)
+		return;
+	if (w->path) {
+		fclose(w->f);
+		unlink(w->tmp);
+		free(w->path);
+		free(w->tmp);
+	}
+	free(w);
+}

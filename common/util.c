@@ -1,0 +1,146 @@
+/* Clock, atomic file writes, progress bar, edit distance.  SPDX-License-Identifier: GPL-3.0-or-later */
+#include "common/common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double time_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Writes PATH.tmp, fsyncs it and renames it over PATH, so a reader sees the old file or the new
+ * one, never half of one.  Fails with ERR_ENV and the OS reason. */
+int file_write_atomic(const char *path, const void *buf, size_t len_B)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	int rc = ERR_ENV;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		err_set("%s: cannot create: %s", tmp, strerror(errno));
+		goto out;
+	}
+	const char *p = buf;
+	size_t left = len_B;
+	while (left > 0) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_set("%s: write failed: %s", tmp, strerror(errno));
+			goto close_out;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (fsync(fd) != 0) {
+		err_set("%s: fsync failed: %s", tmp, strerror(errno));
+		goto close_out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		err_set("%s: close failed: %s", tmp, strerror(errno));
+		goto unlink_out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		err_set("%s: cannot rename into place: %s", path, strerror(errno));
+		goto unlink_out;
+	}
+	rc = 0;
+	goto out;
+close_out:
+	close(fd);
+unlink_out:
+	unlink(tmp);
+out:
+	free(tmp);
+	return rc;
+}
+
+/* ---- progress bar ---- */
+
+void progress_init(progress *p, const char *label, long total)
+{
+	memset(p, 0, sizeof *p);
+	p->label = label;
+	p->total = total > 0 ? total : 1;
+	p->tty = isatty(STDERR_FILENO);
+	p->start_s = time_now_s();
+	p->last_draw_s = -1.0;
+	p->last_pct = -1;
+}
+
+static void progress_draw(progress *p, double now_s)
+{
+	int pct = (int)(100.0 * (double)p->done / (double)p->total);
+	double elapsed_s = now_s - p->start_s;
+	double eta_s = p->done > 0 ? elapsed_s * (double)(p->total - p->done) / (double)p->done : 0.0;
+	if (p->tty) {
+		int width = 30, fill = pct * width / 100;
+		fprintf(stderr, "\r%s [%.*s%*s] %3d%% %ld/%ld  %.1fs elapsed, %.1fs left ", p->label,
+			fill, "##############################", width - fill, "", pct, p->done, p->total,
+			elapsed_s, eta_s);
+	} else {
+		fprintf(stderr, "%s: %d%% (%ld/%ld) %.1fs\n", p->label, pct, p->done, p->total, elapsed_s);
+	}
+	p->last_pct = pct;
+	p->last_draw_s = now_s;
+}
+
+void progress_update(progress *p, long done)
+{
+	p->done = done > p->total ? p->total : done;
+	int pct = (int)(100.0 * (double)p->done / (double)p->total);
+	if (p->tty) {
+		double now_s = time_now_s();
+		if (now_s - p->last_draw_s >= 0.1)
+			progress_draw(p, now_s);
+	} else if (pct / 10 != p->last_pct / 10) {
+		progress_draw(p, time_now_s());
+	}
+}
+
+void progress_finish(progress *p)
+{
+	p->done = p->total;
+	progress_draw(p, time_now_s());
+	if (p->tty)
+		fputc('\n', stderr);
+}
+
+/* Levenshtein distance, case-insensitive, two rows of the DP table. */
+int str_edit_distance(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	int *prev = xmalloc((nb + 1) * sizeof *prev);
+	int *cur = xmalloc((nb + 1) * sizeof *cur);
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (int)i;
+		for (size_t j = 1; j <= nb; j++) {
+			int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+			int best = prev[j - 1] + !same;
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			cur[j] = best;
+		}
+		int *t = prev;
+		prev = cur;
+		cur = t;
+	}
+	int d = prev[nb];
+	free(prev);
+	free(cur);
+	return d;
+}

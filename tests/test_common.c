@@ -1,0 +1,127 @@
+/* Tests of common/: CSV reader (line numbers, errors), CSV writer (RFC 4180, formula injection,
+ * atomic rename), error prefixing, edit distance.  SPDX-License-Identifier: GPL-3.0-or-later */
+#include "common/common.h"
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int parse(csv_table *t, const char *text)
+{
+	return csv_table_parse(t, "t.csv", text, strlen(text));
+}
+
+static void test_reader_lines(test_ctx *t)
+{
+	csv_table tab;
+	const char *text = "# comment\nid,value\n\na,1\n\"b\nc\",2\r\n# another\nd,\"x,y\"\n";
+	int rc = parse(&tab, text);
+	TEST_CHECK(t, rc == 0, "parse failed: %s", err_msg());
+	if (rc != 0)
+		return;
+	TEST_CHECK(t, tab.ncols == 2 && tab.nrows == 3, "ncols %d nrows %d", tab.ncols, tab.nrows);
+	TEST_CHECK(t, tab.line[0] == 4, "row 0 line %d", tab.line[0]);
+	TEST_CHECK(t, tab.line[1] == 5, "row 1 line %d (quoted field spanning lines)", tab.line[1]);
+	TEST_CHECK(t, tab.line[2] == 8, "row 2 line %d", tab.line[2]);
+	TEST_CHECK(t, strcmp(tab.cells[1][0], "b\nc") == 0, "embedded newline kept: '%s'", tab.cells[1][0]);
+	TEST_CHECK(t, strcmp(tab.cells[2][1], "x,y") == 0, "quoted comma: '%s'", tab.cells[2][1]);
+	TEST_CHECK(t, csv_table_col(&tab, "value") == 1 && csv_table_col(&tab, "nope") == -1, "col lookup");
+	double v = 0;
+	TEST_CHECK(t, csv_cell_double(&tab, 0, 1, &v) == 0 && v == 1.0, "number cell");
+	TEST_CHECK(t, csv_cell_double(&tab, 2, 1, &v) != 0, "'x,y' is not a number");
+	TEST_CHECK(t, strstr(err_msg(), "t.csv:8:2 (value)") != NULL, "message names file:line:col: %s",
+		   err_msg());
+	csv_table_free(&tab);
+}
+
+static void test_reader_errors(test_ctx *t)
+{
+	csv_table tab;
+	TEST_CHECK(t, parse(&tab, "a,b\n1,2\n3\n") != 0, "ragged row accepted");
+	TEST_CHECK(t, strstr(err_msg(), "t.csv:3:") != NULL, "ragged row line: %s", err_msg());
+	TEST_CHECK(t, tab.nrows == 0 && tab.cells == NULL, "nothing half-loaded");
+	TEST_CHECK(t, parse(&tab, "a,a\n1,2\n") != 0, "duplicate header accepted");
+	TEST_CHECK(t, parse(&tab, "a,\n1,2\n") != 0, "empty header name accepted");
+	TEST_CHECK(t, parse(&tab, "a,b\n\"1,2\n") != 0, "unterminated quote accepted");
+	TEST_CHECK(t, parse(&tab, "") != 0, "empty file accepted");
+	TEST_CHECK(t, parse(&tab, "a,b\n1\"x\",2\n") != 0, "stray quote accepted (strict)");
+	TEST_CHECK(t, csv_table_load(&tab, "/nonexistent/x.csv") != 0, "missing file accepted");
+	TEST_CHECK(t, strstr(err_msg(), "/nonexistent/x.csv") != NULL, "missing file named: %s", err_msg());
+	csv_table_free(&tab);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = xcalloc(1, 4096);
+	size_t n = fread(buf, 1, 4095, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_writer(test_ctx *t)
+{
+	char dir[] = "/tmp/sp_test_XXXXXX";
+	if (!mkdtemp(dir)) {
+		TEST_CHECK(t, 0, "mkdtemp");
+		return;
+	}
+	char *path = xasprintf("%s/out.csv", dir);
+	csvw *w = csvw_open(path);
+	TEST_CHECK(t, w != NULL, "open: %s", err_msg());
+	if (!w)
+		return;
+	csvw_text(w, "=SUM(A1)");
+	csvw_text(w, "a,\"b\"");
+	csvw_num(w, -3.5, 6);
+	csvw_text(w, "-x");
+	csvw_num(w, 0.0 / 0.0, 6);
+	csvw_int(w, 42);
+	csvw_end_row(w);
+	TEST_CHECK(t, access(path, F_OK) != 0, "final file must not exist before close");
+	TEST_CHECK(t, csvw_close(w) == 0, "close: %s", err_msg());
+	char *got = slurp(path);
+	const char *want = "'=SUM(A1),\"a,\"\"b\"\"\",-3.5,'-x,,42\r\n";
+	TEST_CHECK(t, got && strcmp(got, want) == 0, "got [%s] want [%s]", got ? got : "(null)", want);
+	free(got);
+	char *tmp = xasprintf("%s.tmp", path);
+	TEST_CHECK(t, access(tmp, F_OK) != 0, "tmp file left behind");
+	w = csvw_open(path);
+	csvw_text(w, "partial");
+	csvw_abort(w);
+	got = slurp(path);
+	TEST_CHECK(t, got && strcmp(got, want) == 0, "abort must keep the old file");
+	TEST_CHECK(t, access(tmp, F_OK) != 0, "aborted tmp file left behind");
+	free(got);
+	unlink(path);
+	rmdir(dir);
+	free(tmp);
+	free(path);
+}
+
+static void test_errors_and_distance(test_ctx *t)
+{
+	err_set("line %d: bad", 3);
+	err_prefix("gpus.csv");
+	TEST_CHECK(t, strcmp(err_msg(), "gpus.csv: line 3: bad") == 0, "prefix: %s", err_msg());
+	TEST_CHECK(t, str_edit_distance("c4140-m", "C4140-M") == 0, "case-insensitive");
+	TEST_CHECK(t, str_edit_distance("c4140-n", "c4140-m") == 1, "one substitution");
+	TEST_CHECK(t, str_edit_distance("", "abc") == 3, "empty");
+	char *s = xasprintf("%s-%d", "a", 7);
+	TEST_CHECK(t, strcmp(s, "a-7") == 0, "xasprintf");
+	free(s);
+}
+
+int main(void)
+{
+	test_ctx t = { 0 };
+	test_reader_lines(&t);
+	test_reader_errors(&t);
+	test_writer(&t);
+	test_errors_and_distance(&t);
+	return test_report(&t);
+}
