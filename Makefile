@@ -9,6 +9,7 @@
 #   LIB_SRCS   host C sources of the planner library libscaleplan.a (common, hwdb, model, sim, calibrate)
 #   CLI_SRCS   sources of the `scaleplan` command (cli/)
 #   GEN_SRCS   generated C sources (written under $(BUILD)/gen) that go into the library
+#   FUZZ_TARGETS  phony targets that build and briefly run a libFuzzer target (`make fuzz` runs all)
 # Every tests/test_*.c becomes a test binary linked against the library; tests/*.sh are smoke tests
 # run after the binaries with SCALEPLAN=path/to/scaleplan in their environment.
 
@@ -26,6 +27,7 @@ LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -
 LIB_SRCS :=
 CLI_SRCS :=
 GEN_SRCS :=
+FUZZ_TARGETS :=
 TEST_SRCS := $(wildcard tests/test_*.c)
 
 .PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz
@@ -74,6 +76,8 @@ test-unit: all $(TEST_BINS)
 
 test-san:
 	@$(MAKE) --no-print-directory SAN=address,undefined test-unit
+
+fuzz: $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build build-san scaleplan scaleplan-san
