@@ -1,0 +1,211 @@
+/* exec/data: the host input pipeline of scaleplan-train - pure C, no CUDA.
+ *
+ * 1. Fashion-MNIST IDX reader (ex_idx_*): gzip'd or raw IDX files (yann.lecun.com/exdb/mnist format:
+ *    magic 00 00 08 NDIMS, big-endian uint32 dims, then uint8 data), magic/dims/counts validated,
+ *    the file named in every error.
+ * 2. JPEG decode + augmentation (ex_jpeg_*): libjpeg-turbo (TurboJPEG API, tjDecompress2) with DCT
+ *    scaling chosen so the decoded crop is still >= the output size; RandomResizedCrop as
+ *    torchvision (scale 0.08-1, ratio 3/4-4/3, 10 tries then centre fallback) + horizontal flip for
+ *    training; resize(256)+centre-crop(224) for evaluation; normalised NHWC float32/bf16/fp16.
+ * 3. An ImageNet-layout folder loader (ex_data_loader_*): DIR/<split>/<class>/<file>.JPEG, classes in
+ *    sorted order (as torchvision ImageFolder), sharded by rank, reshuffled every epoch from a seed,
+ *    decoded by a pthread worker pool into caller-owned (pinned) host buffers, with a bounded number
+ *    of batches in flight. Bad files (corrupt, truncated, not a JPEG, unreadable) are counted, named
+ *    and replaced by another image; they never stop training. A split with no images is ERR_INPUT.
+ *
+ * ---- Integration into scaleplan-train (exec engineer): `--data DIR --data-threads N` ----
+ *   ex_data_config c; ex_data_config_init(&c);            // defaults: 224 out, 256 eval resize, ImageNet mean/std
+ *   c.dir = DIR; c.split = "train"; c.train = true; c.batch = B; c.dtype = EX_DATA_BF16 (fp16: EX_DATA_F16,
+ *   fp32/tf32: EX_DATA_F32); c.threads = N; c.rank = rank; c.world = world; c.seed = seed; c.depth = K (e.g. 3);
+ *   ex_data_loader *L; if (ex_data_loader_new(&L, &c) < 0) { fprintf(stderr, "%s\n", err_msg()); exit(1); }
+ *   classes = ex_data_loader_classes(L); steps/epoch = ex_data_loader_batches_per_epoch(L) (same on all ranks);
+ *   size_t bytes = ex_data_loader_batch_bytes(L);       // NHWC [B][224][224][3] in c.dtype
+ *   for k in 0..K-1: cudaHostAlloc(&host[k], bytes, cudaHostAllocDefault); labels_h[k] = pinned int[B];
+ *                    ex_data_loader_submit(L, host[k], labels_h[k]);   // start prefetching
+ *   each step:  void *h; int *lab; int n = ex_data_loader_wait(L, &h, &lab);   // n images, <0 = error
+ *               cudaMemcpyAsync(d_img, h, n*image_bytes, H2D, copy_stream); cudaMemcpyAsync(d_lab, lab, ...);
+ *               cudaEventRecord(copied[slot], copy_stream); cudaStreamWaitEvent(compute_stream, copied[slot]);
+ *               ... forward/backward ...; then, once copied[slot] has completed (cudaEventSynchronize at the
+ *               next step, or cudaEventQuery), ex_data_loader_submit(L, h, lab) hands the buffer back.
+ *   Buffers come back from wait() in the order they were submitted; batches flow across epochs (epoch
+ *   e = batch index / steps-per-epoch, reshuffled with seed+e). Time spent blocked in wait() is the
+ *   host-side "GPU waits for data" (also in ex_data_stats.wait_s). Evaluation: a second loader with
+ *   c.split = "val", c.train = false, c.world/rank as training (each rank evaluates its shard, all-reduce
+ *   the correct counts); its last batch of an epoch may be short (wait() returns n < B).
+ *   At the end: ex_data_loader_stats(L, &st) (images, bad files, read/decode time) and
+ *   ex_data_loader_report(L, stderr) (rank 0) names the bad files; ex_data_loader_free(L) joins the workers
+ *   (free the pinned buffers only after it). --data fashion-mnist: ex_idx_load_fashion_mnist().
+ *   Link: -lturbojpeg -lz -lpthread (exec/data/module.mk adds -lturbojpeg to LDLIBS).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_EX_DATA_H
+#define SCALEPLAN_EX_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Where Debian's dataset-fashion-mnist installs its files (dpkg -L dataset-fashion-mnist). */
+#define EX_IDX_FASHION_DIR "/usr/share/datasets/fashion-mnist"
+/* Largest decompressed IDX file accepted (a bound against gzip bombs): 1 GiB. */
+#define EX_IDX_MAX_B (1024L * 1024 * 1024)
+/* Largest JPEG accepted, in pixels of the full-size image (a bound against decompression bombs). */
+#define EX_JPEG_MAX_PIXELS (64L * 1024 * 1024)
+
+/* ---- IDX (MNIST / Fashion-MNIST) ---- */
+
+/* One split: images [n][rows][cols] uint8 (0 = background), labels [n]. */
+typedef struct ex_idx_set {
+	int n;                  /* images */
+	int rows, cols;         /* 28 x 28 for (Fashion-)MNIST */
+	int classes;            /* largest label + 1 */
+	unsigned char *images;  /* [n][rows][cols] */
+	unsigned char *labels;  /* [n] */
+} ex_idx_set;
+
+/* Loads an images file (IDX3 ubyte) and its labels file (IDX1 ubyte), each gzip'd or raw.
+ * Fails with ERR_INPUT ("PATH: ..." naming the file) on a missing/unreadable file, bad gzip, wrong
+ * magic, wrong number of dimensions, zero dims, a size that does not match the dims, or image and
+ * label counts that differ. On failure *set is empty (ex_idx_free is safe). */
+int ex_idx_load(ex_idx_set *set, const char *images_path, const char *labels_path);
+/* Loads Fashion-MNIST's train (60,000) and test (10,000) splits from DIR (NULL: EX_IDX_FASHION_DIR);
+ * checks 28x28 and labels 0..9. ERR_INPUT naming the file on failure (both sets left empty). */
+int ex_idx_load_fashion_mnist(ex_idx_set *train, ex_idx_set *test, const char *dir);
+void ex_idx_free(ex_idx_set *set);
+
+/* Parses one IDX ubyte file already in memory (gzip'd - magic 1f 8b - or raw) with `ndims`
+ * dimensions (1: labels, 3: images). On success *data is a fresh buffer of dims[0]*...*dims[ndims-1]
+ * bytes (caller frees) and dims[] are filled. `name` is used in messages. ERR_INPUT on any defect. */
+int ex_idx_parse(const void *buf, size_t len_B, const char *name, int ndims, int *dims,
+		 unsigned char **data);
+
+/* ---- JPEG decode + augmentation ---- */
+
+typedef enum ex_data_dtype { EX_DATA_F32 = 0, EX_DATA_BF16 = 1, EX_DATA_F16 = 2 } ex_data_dtype;
+
+/* How one image becomes a network input. */
+typedef struct ex_jpeg_aug {
+	bool train;        /* true: RandomResizedCrop + flip; false: resize shorter side + centre crop */
+	int out_hw;        /* output side, 224 */
+	int resize_hw;     /* eval: shorter side resized to this before the centre crop, 256 */
+	float scale_min, scale_max;  /* RRC area fraction, 0.08 .. 1 (torchvision) */
+	float ratio_min, ratio_max;  /* RRC aspect ratio, 3/4 .. 4/3 (torchvision) */
+	float mean[3], std[3];       /* per channel RGB, on 0..1 pixels: ImageNet 0.485 0.456 0.406 / 0.229 0.224 0.225 */
+	ex_data_dtype dtype;
+	bool fast_dct;     /* TJFLAG_FASTDCT (slightly less exact IDCT); default false */
+} ex_jpeg_aug;
+
+/* Fills torchvision defaults: 224 out, 256 resize, scale 0.08-1, ratio 3/4-4/3, ImageNet mean/std, f32. */
+void ex_jpeg_aug_init(ex_jpeg_aug *a, bool train);
+
+/* Per-thread decoder state (TurboJPEG handle and scratch buffers). */
+typedef struct ex_jpeg_ctx ex_jpeg_ctx;
+ex_jpeg_ctx *ex_jpeg_ctx_new(void);  /* NULL with err set (ERR_ENV) if TurboJPEG cannot start */
+void ex_jpeg_ctx_free(ex_jpeg_ctx *c);
+
+/* What one decode did (for benchmarks and tests). */
+typedef struct ex_jpeg_info {
+	int width, height;           /* full-size JPEG */
+	int dec_width, dec_height;   /* after DCT scaling */
+	int scale_num, scale_denom;  /* the DCT scaling factor used */
+	int crop_x, crop_y, crop_w, crop_h;  /* crop in full-size pixels */
+	bool flipped;
+} ex_jpeg_info;
+
+/* Decodes one JPEG from memory and writes the augmented, normalised image to dst as
+ * [out_hw][out_hw][3] (NHWC, RGB) in a->dtype. `rng` is the image's random state (advanced).
+ * Greyscale and CMYK JPEGs become RGB. info may be NULL. Fails with ERR_INPUT (message: the
+ * library's reason, e.g. "Premature end of JPEG file") on a corrupt, truncated, empty or
+ * non-JPEG buffer or an image over EX_JPEG_MAX_PIXELS; dst is then untouched. */
+int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
+		       uint64_t *rng, void *dst, ex_jpeg_info *info);
+
+/* torchvision RandomResizedCrop.get_params on a width x height image: crop (x, y, w, h). */
+void ex_jpeg_rrc_params(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, int *x, int *y, int *w,
+			int *h);
+
+/* Bytes of one output image: out_hw^2 * 3 * (4 or 2). */
+size_t ex_jpeg_image_bytes(const ex_jpeg_aug *a);
+
+/* Converters used for the output (round to nearest even; NaN kept NaN). */
+uint16_t ex_data_f32_to_bf16(float f);
+uint16_t ex_data_f32_to_f16(float f);
+float ex_data_bf16_to_f32(uint16_t h);
+float ex_data_f16_to_f32(uint16_t h);
+
+/* splitmix64: the random source of everything here (deterministic per seed). */
+uint64_t ex_data_rand(uint64_t *state);
+
+/* ---- ImageNet-layout folder loader ---- */
+
+typedef struct ex_data_config {
+	const char *dir;      /* root with train/ and val/ */
+	const char *split;    /* "train" or "val" (any sub-folder name) */
+	bool train;           /* augment (RRC+flip, shuffle, drop last partial batch) or evaluate (in order) */
+	int batch;            /* images per batch (per rank) */
+	ex_data_dtype dtype;
+	int out_hw, resize_hw;
+	int threads;          /* decode workers, >= 1 */
+	int depth;            /* max batches submitted at once (the prefetch queue bound), >= 1 */
+	int rank, world;      /* this rank reads files rank, rank+world, ... of each epoch's order */
+	uint64_t seed;        /* epoch e's order is a permutation from seed and e (same on every rank) */
+	bool fixed_shard;     /* true: each rank keeps the same files every epoch (node page cache stays
+	                         warm) and reshuffles only within them; false: global reshuffle per epoch
+	                         (torch DistributedSampler) */
+	long limit;           /* use at most this many files of the split (0: all); for tests/benchmarks */
+	bool quiet;           /* do not print bad files to stderr as they are found */
+} ex_data_config;
+
+/* Defaults: split "train", train true, batch 256, f32, 224/256, 4 threads, depth 3, rank 0 of 1, seed 1. */
+void ex_data_config_init(ex_data_config *c);
+
+typedef struct ex_data_stats {
+	long images;          /* decoded into batches (replacements included) */
+	long batches;         /* returned by wait() */
+	long files;           /* image files found by the scan */
+	long nonimage;        /* files skipped at scan: not .jpg/.jpeg */
+	long empty_classes;   /* class folders without images */
+	long bad;             /* distinct files that failed to read or decode */
+	double read_B;        /* bytes read from files */
+	double read_s;        /* summed over workers: time in open/read */
+	double decode_s;      /* summed over workers: time decoding + augmenting */
+	double wait_s;        /* consumer time blocked in wait() */
+} ex_data_stats;
+
+typedef struct ex_data_loader ex_data_loader;
+
+/* Scans DIR/split (classes = sorted sub-folders; files ending .jpg or .jpeg, any case) and starts the workers.
+ * ERR_INPUT with a message naming the folder when it is missing, has no class folders or has no
+ * image at all; non-image files and empty classes are counted and reported, not errors.
+ * ERR_ENV when threads cannot start. */
+int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c);
+/* Joins the workers; buffers still submitted are abandoned (never written after this returns). */
+void ex_data_loader_free(ex_data_loader *l);
+
+int ex_data_loader_classes(const ex_data_loader *l);
+const char *ex_data_loader_class_name(const ex_data_loader *l, int i);
+long ex_data_loader_files(const ex_data_loader *l);         /* images in the split (all ranks) */
+long ex_data_loader_shard_files(const ex_data_loader *l);   /* this rank's images per epoch */
+long ex_data_loader_batches_per_epoch(const ex_data_loader *l);
+size_t ex_data_loader_batch_bytes(const ex_data_loader *l); /* batch * image bytes */
+size_t ex_data_loader_image_bytes(const ex_data_loader *l);
+
+/* Hands a buffer (batch_bytes) and a label array (batch ints) to be filled with the next batch.
+ * At most `depth` may be outstanding: ERR_INPUT when more are submitted. */
+int ex_data_loader_submit(ex_data_loader *l, void *dst, int *labels);
+/* Blocks until the oldest submitted buffer is full; returns its image count (> 0; == batch except the
+ * last batch of an eval epoch) and the buffer/labels pointers. ERR_INPUT when nothing is submitted
+ * or when a batch cannot be filled (every replacement failed, message names files). */
+int ex_data_loader_wait(ex_data_loader *l, void **dst, int **labels);
+/* submit + wait into one buffer: no prefetch; for tests and simple callers. */
+int ex_data_loader_next(ex_data_loader *l, void *dst, int *labels);
+
+void ex_data_loader_stats(ex_data_loader *l, ex_data_stats *s);
+/* Prints a summary and each bad or skipped file with its reason (at most 50 names). */
+void ex_data_loader_report(ex_data_loader *l, FILE *f);
+/* The i-th bad file found (path relative to DIR/split) and its reason, or NULL. */
+const char *ex_data_loader_bad_file(ex_data_loader *l, long i, const char **reason);
+
+#endif

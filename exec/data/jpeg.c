@@ -1,0 +1,433 @@
+/* JPEG decode (libjpeg-turbo, DCT scaling) + torchvision-style augmentation into normalised NHWC.
+ *
+ * Decode cost is cut in two places: the DCT scaling factor (libjpeg-turbo decodes at num/8 of full
+ * size) is the smallest one that keeps the crop at least out_hw pixels on both sides, so the
+ * resampler only ever shrinks by less than the next factor step or enlarges a crop that was smaller
+ * than out_hw anyway; and the resampler only touches the rows of the crop.
+ * The resampler is separable with a triangle (bilinear) kernel widened by the shrink factor - what
+ * PIL's and torchvision's antialiased bilinear resize do (Pillow libImaging/Resample.c).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "exec/data/ex_data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+
+#include "common/common.h"
+
+struct ex_jpeg_ctx {
+	tjhandle tj;
+	unsigned char *dec;    /* [dec_h][dec_w][3 or 4] decoded pixels */
+	size_t dec_cap_B;
+	float *tmp;            /* [rows][out_hw][3] after the horizontal pass */
+	size_t tmp_cap;
+	int *xi0, *xn;         /* [out_hw] first tap and tap count, horizontal */
+	float *xw;             /* [out_hw][max taps] */
+	int *yi0, *yn;
+	float *yw;
+	size_t tap_cap;
+	int axis_cap;
+};
+
+uint64_t ex_data_rand(uint64_t *state)
+{
+	/* splitmix64 (Steele, Lea, Flood 2014; public-domain reference by Vigna) */
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform double in [0, 1) with 53 random bits. */
+static double rand_unit(uint64_t *s)
+{
+	return (double)(ex_data_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform integer in [lo, hi] (hi >= lo). */
+static int rand_int(uint64_t *s, int lo, int hi)
+{
+	return lo + (int)(ex_data_rand(s) % (uint64_t)(hi - lo + 1));
+}
+
+uint16_t ex_data_f32_to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+	u += 0x7fffu + ((u >> 16) & 1); /* round to nearest even */
+	return (uint16_t)(u >> 16);
+}
+
+float ex_data_bf16_to_f32(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+uint16_t ex_data_f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+	uint32_t a = u & 0x7fffffffu;
+	if (a > 0x7f800000u)
+		return sign | 0x7e00; /* NaN */
+	if (a >= 0x477ff000u)        /* >= 65520 rounds to inf */
+		return sign | 0x7c00;
+	if (a < 0x38800000u) {       /* below 2^-14: subnormal half (or zero) */
+		if (a < 0x33000000u) /* below 2^-25: rounds to 0 */
+			return sign;
+		uint32_t mant = (a & 0x7fffff) | 0x800000;
+		/* value = mant * 2^(e-150) and the half subnormal unit is 2^-24, so q = mant >> (126 - e) */
+		int shift = 126 - (int)(a >> 23);
+		uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+		return sign | (uint16_t)q;
+	}
+	uint32_t r = a + 0x0fffu + ((a >> 13) & 1) - 0x38000000u; /* rebias 127 -> 15, round to nearest even */
+	return sign | (uint16_t)(r >> 13);
+}
+
+float ex_data_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+	if (e == 0) {
+		float f = (float)m * (1.0f / 16777216.0f);
+		return sign ? -f : f;
+	}
+	if (e == 31)
+		u = sign | 0x7f800000u | (m << 13);
+	else
+		u = sign | ((e + 112) << 23) | (m << 13);
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+void ex_jpeg_aug_init(ex_jpeg_aug *a, bool train)
+{
+	static const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+	memset(a, 0, sizeof *a);
+	a->train = train;
+	a->out_hw = 224;
+	a->resize_hw = 256;
+	a->scale_min = 0.08f;
+	a->scale_max = 1.0f;
+	a->ratio_min = 3.0f / 4.0f;
+	a->ratio_max = 4.0f / 3.0f;
+	memcpy(a->mean, mean, sizeof mean);
+	memcpy(a->std, std, sizeof std);
+	a->dtype = EX_DATA_F32;
+}
+
+size_t ex_jpeg_image_bytes(const ex_jpeg_aug *a)
+{
+	return (size_t)a->out_hw * a->out_hw * 3 * (a->dtype == EX_DATA_F32 ? 4 : 2);
+}
+
+ex_jpeg_ctx *ex_jpeg_ctx_new(void)
+{
+	tjhandle tj = tjInitDecompress();
+	if (!tj) {
+		err_set("TurboJPEG: tjInitDecompress failed: %s", tjGetErrorStr2(NULL));
+		return NULL;
+	}
+	ex_jpeg_ctx *c = xcalloc(1, sizeof *c);
+	c->tj = tj;
+	return c;
+}
+
+void ex_jpeg_ctx_free(ex_jpeg_ctx *c)
+{
+	if (!c)
+		return;
+	tjDestroy(c->tj);
+	free(c->dec);
+	free(c->tmp);
+	free(c->xi0);
+	free(c->xn);
+	free(c->xw);
+	free(c->yi0);
+	free(c->yn);
+	free(c->yw);
+	free(c);
+}
+
+/* torchvision.transforms.RandomResizedCrop.get_params (v0.15+): 10 tries of a random area and
+ * log-uniform aspect ratio, then a centre crop clamped to the ratio range. */
+void ex_jpeg_rrc_params(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, int *x, int *y, int *w,
+			int *h)
+{
+	double area = (double)width * height;
+	double lr0 = log(a->ratio_min), lr1 = log(a->ratio_max);
+	for (int t = 0; t < 10; t++) {
+		double target = area * (a->scale_min + (a->scale_max - a->scale_min) * rand_unit(rng));
+		double ar = exp(lr0 + (lr1 - lr0) * rand_unit(rng));
+		int cw = (int)lround(sqrt(target * ar)), ch = (int)lround(sqrt(target / ar));
+		if (cw > 0 && cw <= width && ch > 0 && ch <= height) {
+			*y = rand_int(rng, 0, height - ch);
+			*x = rand_int(rng, 0, width - cw);
+			*w = cw;
+			*h = ch;
+			return;
+		}
+	}
+	double in_ratio = (double)width / height;
+	int cw = width, ch = height;
+	if (in_ratio < a->ratio_min) {
+		ch = (int)lround(cw / a->ratio_min);
+	} else if (in_ratio > a->ratio_max) {
+		cw = (int)lround(ch * a->ratio_max);
+	}
+	if (cw < 1)
+		cw = 1;
+	if (ch < 1)
+		ch = 1;
+	*w = cw;
+	*h = ch;
+	*x = (width - cw) / 2;
+	*y = (height - ch) / 2;
+}
+
+/* Triangle-filter taps for resampling [x0, x0 + len) of an axis of n pixels onto `out` pixels
+ * (Pillow's precompute_coeffs with the bilinear filter). Returns the largest tap count. */
+static int make_taps(double x0, double len, int n, int out, int *i0, int *cnt, float *w, int maxtaps)
+{
+	double scale = len / out, support = scale > 1.0 ? scale : 1.0;
+	int most = 0;
+	for (int o = 0; o < out; o++) {
+		double centre = x0 + (o + 0.5) * scale;
+		int lo = (int)floor(centre - support), hi = (int)ceil(centre + support);
+		if (hi - lo > maxtaps)
+			hi = lo + maxtaps;
+		double sum = 0;
+		int k = 0;
+		float *wo = w + (size_t)o * maxtaps;
+		for (int j = lo; j < hi; j++) {
+			double d = fabs((j + 0.5 - centre) / support);
+			double v = d < 1.0 ? 1.0 - d : 0.0;
+			wo[k++] = (float)v;
+			sum += v;
+		}
+		/* clamp to the image by folding out-of-range taps onto the edge pixel */
+		int first = lo < 0 ? 0 : lo, last = hi - 1 >= n ? n - 1 : hi - 1;
+		if (first > last)
+			first = last = lo < 0 ? 0 : n - 1;
+		float folded[1024];
+		int nf = last - first + 1;
+		if (nf > maxtaps)
+			nf = maxtaps;
+		for (int q = 0; q < nf; q++)
+			folded[q] = 0;
+		for (int q = 0; q < k; q++) {
+			int j = lo + q, jj = j < first ? first : j > last ? last : j;
+			if (jj - first < nf)
+				folded[jj - first] += wo[q];
+		}
+		if (sum <= 0) { /* cannot happen for a triangle around a centre inside [lo, hi), but be safe */
+			folded[0] = 1;
+			sum = 1;
+		}
+		for (int q = 0; q < nf; q++)
+			wo[q] = (float)(folded[q] / sum);
+		i0[o] = first;
+		cnt[o] = nf;
+		if (nf > most)
+			most = nf;
+	}
+	return most;
+}
+
+static void ensure_axes(ex_jpeg_ctx *c, int out, int maxtaps)
+{
+	size_t need = (size_t)out * maxtaps;
+	if (out > c->axis_cap) {
+		c->xi0 = xrealloc(c->xi0, sizeof(int) * out);
+		c->xn = xrealloc(c->xn, sizeof(int) * out);
+		c->yi0 = xrealloc(c->yi0, sizeof(int) * out);
+		c->yn = xrealloc(c->yn, sizeof(int) * out);
+		c->axis_cap = out;
+	}
+	if (need > c->tap_cap) {
+		c->xw = xrealloc(c->xw, sizeof(float) * need);
+		c->yw = xrealloc(c->yw, sizeof(float) * need);
+		c->tap_cap = need;
+	}
+}
+
+/* Writes one normalised pixel row segment in the output dtype. */
+static inline void store(void *dst, size_t idx, float v, ex_data_dtype t)
+{
+	if (t == EX_DATA_F32)
+		((float *)dst)[idx] = v;
+	else if (t == EX_DATA_BF16)
+		((uint16_t *)dst)[idx] = ex_data_f32_to_bf16(v);
+	else
+		((uint16_t *)dst)[idx] = ex_data_f32_to_f16(v);
+}
+
+int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
+		       uint64_t *rng, void *dst, ex_jpeg_info *info)
+{
+	int width, height, subsamp, cs;
+	if (len_B == 0)
+		return err_set("empty file");
+	if (len_B > 0x7fffffffUL)
+		return err_set("file over 2 GiB");
+	if (len_B < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8)
+		return err_set("not a JPEG (no SOI marker FF D8)");
+	if (tjDecompressHeader3(c->tj, jpeg, (unsigned long)len_B, &width, &height, &subsamp, &cs) < 0)
+		return err_set("bad JPEG header: %s", tjGetErrorStr2(c->tj));
+	if (width < 1 || height < 1 || (long)width * height > EX_JPEG_MAX_PIXELS)
+		return err_set("JPEG of %dx%d pixels is over the %ld-pixel limit", width, height,
+			       (long)EX_JPEG_MAX_PIXELS);
+	int out = a->out_hw;
+	if (out < 1 || out > 4096)
+		return err_set("output size %d is not 1..4096", out);
+	if (!a->train && a->resize_hw < 1)
+		return err_set("eval resize %d is not >= 1", a->resize_hw);
+
+	/* crop in full-size pixels */
+	double cx, cy, cw, ch;
+	bool flip = false;
+	if (a->train) {
+		int x, y, w, h;
+		ex_jpeg_rrc_params(width, height, a, rng, &x, &y, &w, &h);
+		cx = x, cy = y, cw = w, ch = h;
+		flip = ex_data_rand(rng) & 1;
+	} else {
+		/* Resize(resize_hw) then CenterCrop(out_hw), expressed on the original image */
+		double s = (double)(width < height ? width : height) / a->resize_hw;
+		cw = out * s > width ? width : out * s;
+		ch = out * s > height ? height : out * s;
+		cx = (width - cw) / 2;
+		cy = (height - ch) / 2;
+	}
+
+	/* smallest DCT scaling factor (<= 1) that keeps the crop >= out on both sides */
+	int nsf = 0;
+	tjscalingfactor *sf = tjGetScalingFactors(&nsf);
+	tjscalingfactor best = {1, 1};
+	double best_f = 1.0;
+	for (int i = 0; sf && i < nsf; i++) {
+		double f = (double)sf[i].num / sf[i].denom;
+		if (f > 1.0 || f >= best_f)
+			continue;
+		if (cw * f >= out && ch * f >= out) {
+			best = sf[i];
+			best_f = f;
+		}
+	}
+	int dw = TJSCALED(width, best), dh = TJSCALED(height, best);
+	bool cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
+	int px = cmyk ? 4 : 3;
+	size_t need = (size_t)dw * dh * px;
+	if (need > c->dec_cap_B) {
+		free(c->dec);
+		c->dec = xmalloc(need);
+		c->dec_cap_B = need;
+	}
+	int flags = TJFLAG_ACCURATEDCT | (a->fast_dct ? TJFLAG_FASTDCT : 0) | TJFLAG_LIMITSCANS;
+	if (a->fast_dct)
+		flags &= ~TJFLAG_ACCURATEDCT;
+	if (tjDecompress2(c->tj, jpeg, (unsigned long)len_B, c->dec, dw, 0, dh, cmyk ? TJPF_CMYK : TJPF_RGB,
+			  flags) < 0) {
+		const char *why = tjGetErrorStr2(c->tj);
+		/* warnings (e.g. "Corrupt JPEG data: N extraneous bytes") still give a whole image, as PIL
+		 * accepts them; a premature end leaves grey rows: that file is bad */
+		if (tjGetErrorCode(c->tj) != TJERR_WARNING || strstr(why, "Premature end"))
+			return err_set("corrupt JPEG: %s", why);
+	}
+	if (cmyk) { /* Adobe CMYK JPEGs store inverted inks: R = C*K/255 */
+		for (size_t p = 0, n = (size_t)dw * dh; p < n; p++) {
+			unsigned char *s = c->dec + 4 * p, *d = c->dec + 3 * p;
+			unsigned k = s[3];
+			unsigned r = s[0] * k / 255, g = s[1] * k / 255, b = s[2] * k / 255;
+			d[0] = (unsigned char)r;
+			d[1] = (unsigned char)g;
+			d[2] = (unsigned char)b;
+		}
+	}
+
+	/* crop in decoded pixels, then taps */
+	double fx = (double)dw / width, fy = (double)dh / height;
+	double x0 = cx * fx, y0 = cy * fy, w0 = cw * fx, h0 = ch * fy;
+	int maxtaps = (int)ceil(2.0 * fmax(fmax(w0, h0) / out, 1.0)) + 2;
+	if (maxtaps > 1024)
+		maxtaps = 1024;
+	ensure_axes(c, out, maxtaps);
+	make_taps(x0, w0, dw, out, c->xi0, c->xn, c->xw, maxtaps);
+	make_taps(y0, h0, dh, out, c->yi0, c->yn, c->yw, maxtaps);
+	int r0 = c->yi0[0], r1 = c->yi0[out - 1] + c->yn[out - 1]; /* rows [r0, r1) are used */
+	size_t tneed = (size_t)(r1 - r0) * out * 3;
+	if (tneed > c->tmp_cap) {
+		free(c->tmp);
+		c->tmp = xmalloc(sizeof(float) * tneed);
+		c->tmp_cap = tneed;
+	}
+	/* horizontal pass */
+	for (int r = r0; r < r1; r++) {
+		const unsigned char *src = c->dec + (size_t)r * dw * 3;
+		float *t = c->tmp + (size_t)(r - r0) * out * 3;
+		for (int o = 0; o < out; o++) {
+			const float *w = c->xw + (size_t)o * maxtaps;
+			const unsigned char *s = src + (size_t)c->xi0[o] * 3;
+			float R = 0, G = 0, B = 0;
+			for (int k = 0, n = c->xn[o]; k < n; k++) {
+				R += w[k] * s[3 * k];
+				G += w[k] * s[3 * k + 1];
+				B += w[k] * s[3 * k + 2];
+			}
+			t[3 * o] = R;
+			t[3 * o + 1] = G;
+			t[3 * o + 2] = B;
+		}
+	}
+	/* vertical pass + normalise: (v/255 - mean) / std = v * sc + of */
+	float sc[3], of[3];
+	for (int ch3 = 0; ch3 < 3; ch3++) {
+		sc[ch3] = 1.0f / (255.0f * a->std[ch3]);
+		of[ch3] = -a->mean[ch3] / a->std[ch3];
+	}
+	float row[3 * 4096];
+	for (int oy = 0; oy < out; oy++) {
+		const float *w = c->yw + (size_t)oy * maxtaps;
+		const float *t0 = c->tmp + (size_t)(c->yi0[oy] - r0) * out * 3;
+		int n = c->yn[oy];
+		for (int q = 0; q < out * 3; q++)
+			row[q] = 0;
+		for (int k = 0; k < n; k++) {
+			const float *t = t0 + (size_t)k * out * 3;
+			float wk = w[k];
+			for (int q = 0; q < out * 3; q++)
+				row[q] += wk * t[q];
+		}
+		size_t base = (size_t)oy * out * 3;
+		for (int ox = 0; ox < out; ox++) {
+			int sx = flip ? out - 1 - ox : ox;
+			for (int ch3 = 0; ch3 < 3; ch3++)
+				store(dst, base + 3 * (size_t)ox + ch3, row[3 * sx + ch3] * sc[ch3] + of[ch3], a->dtype);
+		}
+	}
+	if (info) {
+		info->width = width;
+		info->height = height;
+		info->dec_width = dw;
+		info->dec_height = dh;
+		info->scale_num = best.num;
+		info->scale_denom = best.denom;
+		info->crop_x = (int)lround(cx);
+		info->crop_y = (int)lround(cy);
+		info->crop_w = (int)lround(cw);
+		info->crop_h = (int)lround(ch);
+		info->flipped = flip;
+	}
+	return 0;
+}
