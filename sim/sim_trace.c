@@ -1,0 +1,194 @@
+/* sim_trace.c - Chrome trace-event JSON writer.
+ *
+ * Format: the JSON Object Format of Google's "Trace Event Format" document: {"traceEvents":[...],
+ * "displayTimeUnit":"ms"}; complete events "ph":"X" with "ts"/"dur" in microseconds, instant events
+ * "ph":"i", and metadata events "ph":"M" (process_name, thread_name) naming the tracks. Perfetto and
+ * chrome://tracing load it. Each group becomes a process (pid), each track a thread (tid).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+typedef struct tr_track {
+	char group[48];
+	char name[48];
+	int pid, tid;
+} tr_track;
+
+typedef struct tr_span {
+	int track;
+	bool instant;
+	char name[40];
+	double t_s, dur_s;
+} tr_span;
+
+struct sim_trace {
+	tr_track *tracks;
+	int ntracks, tracks_cap;
+	tr_span *spans;
+	size_t nspans, spans_cap;
+};
+
+sim_trace *sim_trace_new(void) { return xcalloc(1, sizeof(sim_trace)); }
+
+void sim_trace_free(sim_trace *tr)
+{
+	if (!tr)
+		return;
+	free(tr->tracks);
+	free(tr->spans);
+	free(tr);
+}
+
+size_t sim_trace_count(const sim_trace *tr) { return tr->nspans; }
+
+int sim_trace_track(sim_trace *tr, const char *group, const char *name)
+{
+	int pid = -1, maxtid = 0, maxpid = 0;
+	for (int i = 0; i < tr->ntracks; i++) {
+		tr_track *t = &tr->tracks[i];
+		if (strcmp(t->group, group) == 0) {
+			if (strcmp(t->name, name) == 0)
+				return i;
+			pid = t->pid;
+			if (t->tid > maxtid)
+				maxtid = t->tid;
+		}
+		if (t->pid > maxpid)
+			maxpid = t->pid;
+	}
+	if (tr->ntracks == tr->tracks_cap) {
+		tr->tracks_cap = tr->tracks_cap ? 2 * tr->tracks_cap : 32;
+		tr->tracks = xrealloc(tr->tracks, (size_t)tr->tracks_cap * sizeof(*tr->tracks));
+	}
+	tr_track *t = &tr->tracks[tr->ntracks];
+	snprintf(t->group, sizeof(t->group), "%s", group);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->pid = pid >= 0 ? pid : maxpid + 1;
+	t->tid = pid >= 0 ? maxtid + 1 : 1;
+	return tr->ntracks++;
+}
+
+static void trace_add(sim_trace *tr, int track, bool instant, const char *name, double t_s,
+		      double dur_s)
+{
+	if (track < 0 || track >= tr->ntracks || !(dur_s >= 0) || !isfinite(t_s))
+		return;
+	if (tr->nspans == tr->spans_cap) {
+		tr->spans_cap = tr->spans_cap ? 2 * tr->spans_cap : 1024;
+		tr->spans = xrealloc(tr->spans, tr->spans_cap * sizeof(*tr->spans));
+	}
+	tr_span *s = &tr->spans[tr->nspans++];
+	s->track = track;
+	s->instant = instant;
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
+	s->t_s = t_s;
+	s->dur_s = dur_s;
+}
+
+void sim_trace_span(sim_trace *tr, int track, const char *name, double t_s, double dur_s)
+{
+	trace_add(tr, track, false, name, t_s, dur_s);
+}
+
+void sim_trace_instant(sim_trace *tr, int track, const char *name, double t_s)
+{
+	trace_add(tr, track, true, name, t_s, 0);
+}
+
+/* A growable text buffer. */
+typedef struct sbuf {
+	char *p;
+	size_t n, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = vsnprintf(b->p ? b->p + b->n : NULL, b->cap - b->n, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if (b->n + (size_t)k < b->cap) {
+			b->n += (size_t)k;
+			return;
+		}
+		b->cap = (b->cap + (size_t)k + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+}
+
+/* A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259 section 7). */
+static void sb_json_str(sbuf *b, const char *s)
+{
+	sb_printf(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			sb_printf(b, "\\u%04x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"");
+}
+
+int sim_trace_write(const sim_trace *tr, const char *path)
+{
+	sbuf b = { 0 };
+	sb_printf(&b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+	bool first = true;
+	for (int i = 0; i < tr->ntracks; i++) {
+		const tr_track *t = &tr->tracks[i];
+		bool new_group = true;
+		for (int j = 0; j < i; j++)
+			if (tr->tracks[j].pid == t->pid)
+				new_group = false;
+		if (new_group) {
+			sb_printf(&b, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
+				  "\"args\":{\"name\":", first ? "" : ",\n", t->pid);
+			sb_json_str(&b, t->group);
+			sb_printf(&b, "}}");
+			first = false;
+		}
+		sb_printf(&b, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+			  "\"args\":{\"name\":", first ? "" : ",\n", t->pid, t->tid);
+		sb_json_str(&b, t->name);
+		sb_printf(&b, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,"
+			  "\"args\":{\"sort_index\":%d}}", t->pid, t->tid, t->tid);
+		first = false;
+	}
+	for (size_t i = 0; i < tr->nspans; i++) {
+		const tr_span *s = &tr->spans[i];
+		const tr_track *t = &tr->tracks[s->track];
+		sb_printf(&b, "%s{\"name\":", first ? "" : ",\n");
+		sb_json_str(&b, s->name);
+		if (s->instant)
+			sb_printf(&b, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}", t->pid,
+				  t->tid, s->t_s * 1e6);
+		else
+			sb_printf(&b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", t->pid,
+				  t->tid, s->t_s * 1e6, s->dur_s * 1e6);
+		first = false;
+	}
+	sb_printf(&b, "\n]}\n");
+	int rc = file_write_atomic(path, b.p, b.n);
+	free(b.p);
+	if (rc < 0) {
+		err_prefix("trace %s", path);
+		return ERR_ENV;
+	}
+	return 0;
+}
