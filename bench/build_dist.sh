@@ -1,0 +1,30 @@
+#!/bin/sh
+# Builds the data-parallel layer's test driver build/dist/test_dist (exec/ex_dist*.c, ex_ckpt.c,
+# ex_dist_kernels.cu, tests/gpu/test_dist.c) without the rest of exec/, so the layer can be tested
+# on a GPU machine while the single-GPU engine is still growing.
+#   MPI_CFLAGS / MPI_LIBS   override `mpicc --showme:compile` / `--showme:link`
+#   CUDA_HOME               default /usr/local/cuda;  CUDNN_INC: extra include dir for cudnn.h
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -e
+cd "$(dirname "$0")/.."
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+MPI_CFLAGS=${MPI_CFLAGS:-$(mpicc --showme:compile)}
+MPI_LIBS=${MPI_LIBS:-$(mpicc --showme:link)}
+NCCL_INC=${NCCL_INC:-}
+NCCL_LIB=${NCCL_LIB:-}
+INC="-I. -I$CUDA_HOME/include ${CUDNN_INC:+-I$CUDNN_INC} ${NCCL_INC:+-I$NCCL_INC} $MPI_CFLAGS"
+OUT=build/dist
+mkdir -p $OUT
+make -s build/libscaleplan.a >/dev/null
+CF="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow $INC"
+for f in ex_dist ex_dist_bench ex_ckpt; do
+	${CC:-cc} $CF -c exec/$f.c -o $OUT/$f.o
+done
+${CC:-cc} $CF -c tests/gpu/test_dist.c -o $OUT/test_dist.o
+$NVCC -O2 -std=c++17 -arch=sm_90 -I. -c exec/ex_dist_kernels.cu -o $OUT/ex_dist_kernels.o
+${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $OUT/ex_dist.o $OUT/ex_dist_bench.o $OUT/ex_ckpt.o \
+	$OUT/ex_dist_kernels.o build/libscaleplan.a -L$CUDA_HOME/lib64 ${NCCL_LIB:+-L$NCCL_LIB} \
+	-lnccl -lcudart $MPI_LIBS $(pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
+	-lcsv -lz -lm -lpthread -lstdc++
+echo "built $OUT/test_dist"

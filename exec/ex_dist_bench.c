@@ -1,0 +1,257 @@
+/* exec: `scaleplan-train --bench-allreduce` - an nccl-tests style all-reduce sweep over the same
+ * process group, transport modes and communicator set-up as training, for calibrate/.
+ *
+ * Each size is all-reduced in place (ncclAvg, the training operation) `iters` times between two
+ * CUDA events after `warm` untimed calls; time_s is the slowest rank's mean. algbw = bytes /
+ * time_s; busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md, all-reduce). Before timing,
+ * each element type is checked: ranks fill rank+1, the average must be (n+1)/2 exactly.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "exec/ex_dist.h"
+
+typedef struct bench_args {
+	double min_B, max_B;
+	ex_dist_dtype dtypes[3];
+	int ndtypes;
+	int iters;              /* 0: by size */
+	const char *machine;
+	const char *out;
+	ex_dist_opts dist;
+} bench_args;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: scaleplan-train --bench-allreduce [options]   (one process per GPU: mpirun/srun)\n"
+		   "  --min-bytes B        smallest message (default 1024)\n"
+		   "  --max-bytes B        largest message (default 1073741824)\n"
+		   "  --dtypes LIST        element types, comma-separated (default fp32,bf16)\n"
+		   "  --iters N            timed calls per size (default: 5..200 by size)\n"
+		   "  --machine NAME       machine column of the CSV (default: host name)\n"
+		   "  --out FILE           CSV output (rank 0; default: none)\n"
+		   "%s", EX_DIST_HELP);
+}
+
+static int parse_bytes(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v >= 4 && v <= 64.0 * 1073741824.0))
+		return err_set("--%s: '%s' is not a byte count in [4, 64 GiB]", opt, s);
+	*out = v;
+	return 0;
+}
+
+static int parse_dtypes(bench_args *a, const char *s)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%s", s);
+	a->ndtypes = 0;
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (a->ndtypes == 3)
+			return err_set("--dtypes: at most 3 types");
+		if (ex_dist_dtype_parse(tok, &a->dtypes[a->ndtypes]))
+			return err_prefix("--dtypes");
+		a->ndtypes++;
+	}
+	return a->ndtypes ? 0 : err_set("--dtypes: empty list");
+}
+
+/* Parses argv (all ranks identically). Returns 0, 1 for --help, ERR_INPUT. */
+static int bench_parse(bench_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "bench-allreduce", no_argument, NULL, 'B' }, { "min-bytes", required_argument, NULL, 'a' },
+		{ "max-bytes", required_argument, NULL, 'b' }, { "dtypes", required_argument, NULL, 't' },
+		{ "iters", required_argument, NULL, 'i' },     { "machine", required_argument, NULL, 'm' },
+		{ "out", required_argument, NULL, 'o' },       { "help", no_argument, NULL, 'h' },
+		{ "nccl-mode", required_argument, NULL, 0 },   { "emulate-nodes", required_argument, NULL, 0 },
+		{ "grad-precision", required_argument, NULL, 0 }, { "bucket-mb", required_argument, NULL, 0 },
+		{ "nccl-timeout", required_argument, NULL, 0 }, { "no-overlap", no_argument, NULL, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx;
+	memset(a, 0, sizeof(*a));
+	a->min_B = 1024;
+	a->max_B = 1073741824.0;
+	a->dtypes[0] = EX_DIST_FP32;
+	a->dtypes[1] = EX_DIST_BF16;
+	a->ndtypes = 2;
+	ex_dist_opts_default(&a->dist);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		switch (c) {
+		case 0:
+			if (ex_dist_opt_set(&a->dist, opts[idx].name, optarg) != 0)
+				return ERR_INPUT;
+			break;
+		case 'B': break;
+		case 'a': if (parse_bytes("min-bytes", optarg, &a->min_B)) return ERR_INPUT; break;
+		case 'b': if (parse_bytes("max-bytes", optarg, &a->max_B)) return ERR_INPUT; break;
+		case 't': if (parse_dtypes(a, optarg)) return ERR_INPUT; break;
+		case 'i':
+			a->iters = atoi(optarg);
+			if (a->iters < 1 || a->iters > 100000)
+				return err_set("--iters: '%s' is not a count in [1, 100000]", optarg);
+			break;
+		case 'm': a->machine = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'h': return 1;
+		default:
+			return err_set("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return err_set("unexpected argument '%s'", argv[optind]);
+	if (a->min_B > a->max_B)
+		return err_set("--min-bytes %.0f is above --max-bytes %.0f", a->min_B, a->max_B);
+	return 0;
+}
+
+int ex_dist_bench_main(int argc, char **argv)
+{
+	bench_args a;
+	ex_dist *d = NULL;
+	csvw *w = NULL;
+	void *buf = NULL;
+	float *dev32 = NULL;
+	cudaStream_t s = NULL;
+	int rc = EXIT_ENV;
+
+	if (ex_dist_boot(&d, &argc, &argv)) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	int pr = bench_parse(&a, argc, argv);
+	if (pr == 0 && ex_dist_opts_check(d, &a.dist))
+		pr = ERR_INPUT;
+	if (pr == 0 && ex_dist_size(d) < 2)
+		pr = err_set("--bench-allreduce needs at least 2 ranks (mpirun -np 2 ...)");
+	if (!ex_dist_agree(d, pr == 0)) {
+		if (ex_dist_rank(d) == 0) {
+			if (pr == 1)
+				usage(stdout);
+			else
+				fprintf(stderr, "scaleplan-train: %s\n", pr ? err_msg() : "bad input on another rank");
+		}
+		ex_dist_free(d);
+		return pr == 1 ? EXIT_OK : EXIT_INPUT;
+	}
+	if (ex_dist_start(d, &a.dist)) {
+		fprintf(stderr, "scaleplan-train: rank %d: %s\n", ex_dist_rank(d), err_msg());
+		ex_dist_free(d);
+		return EXIT_ENV;
+	}
+	int rank = ex_dist_rank(d), n = ex_dist_size(d);
+	char host[64];
+	snprintf(host, sizeof(host), "%s", a.machine ? a.machine : ex_dist_host(d));
+	if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaMalloc(&buf, (size_t)a.max_B) != cudaSuccess || cudaMalloc((void **)&dev32, 4096) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "no GPU memory for a %.0f-byte buffer", a.max_B);
+	if (rank == 0 && a.out && !(w = csvw_open(a.out)))
+		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
+	if (w) {
+		const char *cols[] = { "source", "machine", "gpus", "nodes", "nccl_mode", "dtype", "bytes",
+				       "time_s", "algbw_GBps", "busbw_GBps" };
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			csvw_text(w, cols[i]);
+		csvw_end_row(w);
+	}
+	if (rank == 0) {
+		printf("# all-reduce sweep: %d ranks, %d node(s), mode %s, in place, ncclAvg\n", n, ex_dist_nodes(d),
+		       ex_dist_mode_label(d));
+		printf("%12s %6s %12s %10s %10s\n", "bytes", "dtype", "time_us", "algbw_GB/s", "busbw_GB/s");
+	}
+	cudaEvent_t e0, e1;
+	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventCreate failed");
+	for (int ti = 0; ti < a.ndtypes; ti++) {
+		ex_dist_dtype t = a.dtypes[ti];
+		size_t es = ex_dist_dtype_size(t);
+		long total = (long)((size_t)a.max_B / es);
+		/* correctness: every rank fills rank+1; the average is (n+1)/2, exact in every type */
+		if (ex_dist_fill(buf, t, total, (float)(rank + 1), 0.0f, s))
+			ex_dist_fatal(d, EXIT_ENV, "fill kernel failed");
+		if (ex_dist_allreduce(d, buf, total, t, s))
+			ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+		float got[4];
+		long probe[4] = { 0, total / 3, total / 2, total - 1 };
+		for (int k = 0; k < 4; k++) {
+			if (ex_dist_convert(dev32 + k, EX_DIST_FP32, (char *)buf + probe[k] * es, t, 1, s))
+				ex_dist_fatal(d, EXIT_ENV, "convert kernel failed");
+		}
+		if (cudaMemcpyAsync(got, dev32, sizeof(got), cudaMemcpyDeviceToHost, s) != cudaSuccess)
+			ex_dist_fatal(d, EXIT_ENV, "cudaMemcpyAsync failed");
+		ex_dist_sync(d, s);
+		float want = (float)(n + 1) / 2.0f;
+		for (int k = 0; k < 4; k++)
+			if (got[k] != want)
+				ex_dist_fatal(d, EXIT_ENV, "%s all-reduce is wrong: element %ld is %g, expected %g",
+					      ex_dist_dtype_name(t), probe[k], got[k], want);
+		for (double bytes = a.min_B; bytes <= a.max_B * 1.0000001; bytes *= 2) {
+			long cnt = (long)(bytes / (double)es);
+			if (cnt < 1)
+				continue;
+			int iters = a.iters ? a.iters : (int)fmin(200, fmax(5, 4e9 / bytes / 4));
+			int warm = iters / 5 > 2 ? iters / 5 : 2;
+			for (int i = 0; i < warm; i++)
+				if (ex_dist_allreduce(d, buf, cnt, t, s))
+					ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+			ex_dist_heartbeat(d);
+			if (cudaEventRecord(e0, s) != cudaSuccess)
+				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+			for (int i = 0; i < iters; i++)
+				if (ex_dist_allreduce(d, buf, cnt, t, s))
+					ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+			if (cudaEventRecord(e1, s) != cudaSuccess)
+				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+			ex_dist_sync(d, s);
+			ex_dist_pause(d);
+			float ms = 0;
+			if (cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+				ex_dist_fatal(d, EXIT_ENV, "cudaEventElapsedTime failed");
+			double t_s = ms * 1e-3 / iters;
+			ex_dist_max(d, &t_s, 1);
+			double real_B = (double)cnt * (double)es;
+			double algbw = real_B / t_s / 1e9, busbw = algbw * 2.0 * (n - 1) / n;
+			if (rank == 0) {
+				printf("%12.0f %6s %12.2f %10.2f %10.2f\n", real_B, ex_dist_dtype_name(t), t_s * 1e6,
+				       algbw, busbw);
+				fflush(stdout);
+			}
+			if (w) {
+				csvw_text(w, "exec");
+				csvw_text(w, host);
+				csvw_int(w, n);
+				csvw_int(w, ex_dist_nodes(d));
+				csvw_text(w, ex_dist_mode_label(d));
+				csvw_text(w, ex_dist_dtype_name(t));
+				csvw_num(w, real_B, 15);
+				csvw_num(w, t_s, 6);
+				csvw_num(w, algbw, 6);
+				csvw_num(w, busbw, 6);
+				csvw_end_row(w);
+			}
+		}
+	}
+	rc = EXIT_OK;
+	if (w && csvw_close(w)) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		rc = EXIT_ENV;
+	}
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(buf);
+	cudaFree(dev32);
+	cudaStreamDestroy(s);
+	ex_dist_free(d);
+	return rc;
+}
