@@ -61,4 +61,222 @@ double model_net_macs(const model_net *net);
 /* Human-readable name of an op ("conv", "bn", ...). */
 const char *model_op_name(model_op op);
 
+/* ---- Free parameters of the model (one struct; calibrate/ fits and overlays them by name) ----
+ * Every default and its source is listed in model_params.c (table model_param_defs). */
+
+typedef struct model_params {
+	/* compute (roofline per layer on the GPU's peak and memory bandwidth) */
+	double eff_compute;      /* fraction of the tensor (or FP32) peak conv/fc reach at large batch */
+	double eff_mem;          /* fraction of the memory bandwidth memory-bound layers reach */
+	double b_half;           /* images per GPU at which the batch efficiency b/(b+b_half) is one half */
+	double opt_B_per_param;  /* optimizer-step bytes moved per parameter (SGD momentum, fp32) */
+	double act_mem_factor;   /* activation memory = factor x sum(out_elems) x bytes/element x batch */
+	double mem_overhead_B;   /* per-GPU memory besides weights/activations (context, workspace) */
+	/* communication (alpha-beta per step, nccl-tests busbw convention) */
+	double bw_eff_nvlink;    /* achieved busbw / per-GPU NVLink or NVSwitch bandwidth */
+	double bw_eff_pcie;      /* achieved busbw / PCIe (or host-path) bandwidth */
+	double bw_eff_net;       /* achieved busbw / (NICs per node x NIC bandwidth) */
+	double alpha_nvlink_s;   /* per-step latency inside a node over NVLink/NVSwitch */
+	double alpha_pcie_s;     /* per-step latency inside a node over PCIe / host memory */
+	double alpha_net_s;      /* per-step latency between nodes */
+	double overlap;          /* 0..1: weight of the bucket pipeline (1) vs no overlap (0) */
+	double bucket_B;         /* gradient bucket size (bytes) */
+	double grad_B_lowp;      /* bytes per gradient element at fp16/bf16 (fp32/tf32: 4) */
+	double algo;             /* 0 auto (faster of ring and tree), 1 ring, 2 tree */
+	double straggler_cv;     /* per-GPU iteration time coefficient of variation: a synchronous step
+				  * waits for the slowest of P GPUs, x (1 + cv sqrt(2 ln P)) */
+	/* input pipeline and storage */
+	double decode_img_s_core;   /* JPEG decode + augment rate per CPU core at decode_ref_hz */
+	double decode_ref_hz;       /* CPU clock at which decode_img_s_core was measured */
+	double cores_reserved_per_gpu; /* cores a framework keeps per GPU (TensorFlow: 4) */
+	double host_copy_B_per_img; /* bytes copied host->GPU per decoded image (224x224x3 uint8) */
+	double dataset_B;           /* training set size on storage */
+	double val_images;          /* evaluation images per pass */
+	double page_cache_frac;     /* fraction of host memory usable as page cache */
+	double storage_default_Bps; /* read rate when the system names no storage (one local NVMe) */
+	/* convergence: epochs to target vs global batch */
+	double conv_model;       /* 0: interpolate the MLPerf RCP points; 1: e0 (1 + (B/b0)^k) */
+	double conv_e0, conv_b0, conv_k;
+	/* run-level costs */
+	double startup_s;        /* process start, data-set indexing, NCCL init, compile/warm-up */
+	double epoch_boundary_s; /* per epoch: shuffle, loader restart (stops inter-node traffic) */
+	double eval_every;       /* epochs between evaluation passes (MLPerf: 4) */
+	double power_frac;       /* average draw / max power during training */
+	double power_overhead;   /* node power = (GPU TDPs + CPU TDPs) x this, when the db has no node power */
+} model_params;
+
+/* Fills *p with the documented defaults. */
+void model_params_default(model_params *p);
+/* Sets one parameter by name. 0, or ERR_INPUT (unknown name, with a suggestion; value out of its
+ * range). */
+int model_params_set(model_params *p, const char *name, double value);
+/* Reads one parameter by name into *value. 0 or ERR_INPUT. */
+int model_params_get(const model_params *p, const char *name, double *value);
+/* Number of parameters and the i-th one's name, range, unit and source (for --help, calibrate). */
+int model_params_count(void);
+typedef struct model_param_info {
+	const char *name;
+	double def, lo, hi;
+	const char *unit;
+	const char *source;
+} model_param_info;
+const model_param_info *model_params_info(int i);
+/* Parses "NAME=VALUE" and sets it. 0 or ERR_INPUT. */
+int model_params_parse(model_params *p, const char *assignment);
+/* Overlays a profile CSV with columns `param,value` (extra columns ignored). 0, ERR_INPUT (file:line
+ * message) or ERR_ENV (unreadable). */
+int model_params_load(model_params *p, const char *path);
+
+/* ---- Scenario: one hardware configuration + run options; resolved to plain numbers ---- */
+
+typedef enum model_precision { MODEL_FP32, MODEL_TF32, MODEL_FP16, MODEL_BF16 } model_precision;
+typedef enum model_data { MODEL_DATA_CPU, MODEL_DATA_GPU, MODEL_DATA_SYNTHETIC } model_data;
+typedef enum model_bottleneck { MODEL_BN_COMPUTE, MODEL_BN_COMM, MODEL_BN_DATA, MODEL_BN_IO } model_bottleneck;
+
+enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
+
+/* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
+typedef struct model_node {
+	const char *system_id;   /* for output; "custom" when none */
+	const char *gpu_id;
+	int gpus_per_node;       /* G */
+	int max_gpus_per_node;   /* the system's GPU count (G may be lower) */
+	/* GPU */
+	double peak_flops;       /* conv/fc peak at the chosen precision (dense tensor or FP32) */
+	double fp32_flops;       /* non-tensor peak (elementwise layers) */
+	double mem_bw_Bps;
+	double gpu_mem_B;
+	double gpu_tdp_W;
+	/* intra-node */
+	bool intra_nvlink;       /* NVLink/NVSwitch between GPUs (else PCIe switch / host path) */
+	double intra_bw_Bps;     /* per-GPU bandwidth between GPUs, one direction */
+	/* host */
+	double host_link_Bps;    /* one CPU-GPU link, one direction */
+	int host_links;          /* host links shared by the node's GPUs */
+	int cores;               /* physical cores per node (all sockets) */
+	double cpu_hz;           /* base clock */
+	double cpu_tdp_W;        /* per socket */
+	int cpus;                /* sockets */
+	double host_mem_B;
+	int decode_threads;      /* fixed decode threads (software stack), 0 = cores - reserved x G */
+	/* network */
+	double nic_Bps;          /* one NIC port, one direction; 0 = none */
+	int nics_per_node;
+	/* storage */
+	double storage_Bps;      /* aggregate read rate of shared storage; 0 = default local */
+	double storage_link_Bps; /* per-node link to storage; 0 = not limiting */
+	/* money and power */
+	double price_usd;        /* per node, NAN when unknown */
+	double power_W;          /* node max power, NAN when unknown */
+} model_node;
+
+/* Precomputed per (node, precision, params); filled by model_scenario_prepare. */
+typedef struct model_prep {
+	bool ready;
+	const model_params *with;     /* the params it was prepared with */
+	double fwd_img_s;        /* sum over layers of per-image forward roofline time (at eff 1 batch) */
+	double bwd_img_s;
+	double fwd_w_s;          /* per-iteration weight traffic time, forward */
+	double bwd_w_s;
+	double opt_s;            /* optimizer step per iteration */
+	double act_B_per_img;    /* activation memory per image */
+	double static_mem_B;     /* weights, grads, optimizer state, overhead */
+	double grad_B;           /* total gradient bytes */
+	double nparams;          /* trainable parameters */
+	int nbuckets;
+	double bucket_B[MODEL_MAX_BUCKETS];       /* gradient bytes of bucket i (i = 0 first reduced) */
+	double bucket_ready_img[MODEL_MAX_BUCKETS]; /* backward time until bucket i is complete: */
+	double bucket_ready_w[MODEL_MAX_BUCKETS];   /*   (b + b_half) x ready_img + ready_w (x cal) */
+	int bucket_first_layer[MODEL_MAX_BUCKETS];  /* layer indices (forward order) in bucket i: */
+	int bucket_last_layer[MODEL_MAX_BUCKETS];   /*   first..last, first <= last */
+	double data_node_img_s;  /* decode + host copy capacity per node (img/s), before data_cal */
+	double data_1gpu_img_s;  /* the same with one GPU in the node (for scaling efficiency) */
+	bool cached;             /* data set fits in page cache after epoch 1 */
+} model_prep;
+
+typedef struct model_scenario {
+	model_node node;
+	int nodes;
+	int batch_per_gpu;
+	model_precision precision;
+	model_data data;
+	double epochs;           /* > 0 overrides the convergence curve */
+	double images;           /* training images per epoch (ImageNet-1k 1,281,167) */
+	double compute_cal;      /* multiplies GPU compute time (1 = database estimate; --measured) */
+	double data_cal;         /* multiplies the data pipeline rate (1 = estimate) */
+	model_prep prep;
+} model_scenario;
+
+typedef struct model_result {
+	int gpus;
+	int global_batch;
+	double compute_s, fwd_s, bwd_s, opt_s;   /* per iteration, per GPU */
+	double comm_s;           /* total all-reduce time per iteration */
+	double comm_exposed_s;   /* all-reduce time not hidden behind backward */
+	double data_s;           /* CPU decode + host copy time per iteration (per node) */
+	double io_s;             /* storage read time per iteration in epochs read from storage */
+	double iter_s;           /* steady-state iteration time */
+	double throughput_img_s, per_gpu_img_s, scaling_eff;
+	model_bottleneck bottleneck;
+	double epochs, epoch_s, first_epoch_s, eval_s, tta_s;
+	double mem_per_gpu_B;
+	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
+	double capex_usd, power_W, energy_J;
+} model_result;
+
+/* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1. */
+void model_scenario_init(model_scenario *sc);
+
+/* Validates sc->node and precomputes the batch- and node-count-independent constants with params p
+ * (which must stay alive and unchanged while predictions use it). Re-run after changing node,
+ * precision, data or params; nodes, batch, epochs, images and calibrations may change freely
+ * afterwards. 0, or ERR_INPUT with the reason. */
+int model_scenario_prepare(model_scenario *sc, const model_params *p);
+
+/* The prediction. Allocation-free; O(buckets). Fills *r. Returns 0, or ERR_INPUT when the scenario
+ * is not prepared with p or nodes/batch are out of range. A batch that does not fit memory is not an
+ * error: r->fits is false and the times are NAN. */
+int model_predict(const model_scenario *sc, const model_params *p, model_result *r);
+
+/* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
+ * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of
+ * sc->node.gpus_per_node GPUs, batch per GPU, img/s). Least squares in log throughput (exact for one
+ * point). 0, or ERR_INPUT (no point, bad point, GPU count not placeable). */
+typedef struct model_measured { int gpus; int batch_per_gpu; double img_s; } model_measured;
+int model_calibrate(model_scenario *sc, const model_params *p, const model_measured *m, int n);
+
+/* ---- Pieces for sim/ (reproduce model_predict exactly with jitter and contention off) ----
+ * Per-GPU iteration: forward layers in order, backward layers in reverse order; bucket i is handed
+ * to the all-reduce stream when backward has finished layer bucket_first_layer[i]; buckets are
+ * reduced one at a time in order i = 0, 1, ...; the optimizer step runs after backward and the
+ * last all-reduce. exposed comm = overlap x (end of last all-reduce - end of backward)^+ +
+ * (1 - overlap) x comm_s. iter_s = max((fwd+bwd+opt+exposed) x straggle, data_s, io_s if not cached)
+ * with straggle = 1 + straggler_cv sqrt(2 ln P) (expected maximum of P normal iteration times).
+ * sim with jitter off matches model_predict with straggler_cv = 0. */
+
+/* Per-layer forward and backward time (s) at batch b on one GPU, arrays of net->nlayers. The sum
+ * equals r.fwd_s / r.bwd_s of model_predict for the same scenario. net must be ResNet-50 at the
+ * scenario's classes (1000). */
+void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
+		       double *fwd_s, double *bwd_s);
+/* Time of one hierarchical all-reduce of `bytes` over sc->nodes x sc->node.gpus_per_node GPUs:
+ * reduce-scatter inside the node, all-reduce of the 1/G shard between nodes over the node's NICs,
+ * all-gather inside the node; each phase alpha-beta, ring or tree by p->algo. */
+double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes);
+/* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job (img/s). */
+double model_data_rate(const model_scenario *sc, const model_params *p);
+double model_storage_rate(const model_scenario *sc, const model_params *p);
+/* Epochs to the target top-1 at a global batch under p's convergence curve. */
+double model_epochs(const model_params *p, double global_batch);
+/* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
+double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
+
+const char *model_precision_name(model_precision p);
+int model_precision_parse(const char *s);     /* -1 when unknown */
+const char *model_bottleneck_name(model_bottleneck b);
+const char *model_data_name(model_data d);
+int model_data_parse(const char *s);          /* -1 when unknown */
+/* Bytes per activation element at a precision (fp32/tf32 4, fp16/bf16 2). */
+double model_precision_bytes(model_precision p);
+
 #endif

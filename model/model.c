@@ -1,0 +1,504 @@
+/* model.c: the analytic model of data-parallel ResNet-50 training (DESIGN.md "Model").
+ *
+ * Per iteration on every GPU: forward, backward, optimizer step (a per-layer roofline on the GPU's
+ * peak and memory bandwidth, slowed at small batches by b/(b + b_half)); gradient all-reduce in
+ * buckets overlapped with backward (hierarchical, alpha-beta per ring/tree step, nccl-tests busbw);
+ * the input pipeline (CPU decode on the cores the framework leaves, host-link copies) and storage
+ * (first epoch from shared storage, later ones from page cache when the data set fits) bound the
+ * iteration from below. Time to accuracy = start-up + epochs x images / throughput + evaluation +
+ * epoch-boundary costs, with epochs from the convergence curve of the global batch.
+ *
+ * model_scenario_prepare does everything that depends only on the node, precision and parameters
+ * (one pass over the layer table); model_predict is then O(buckets) and allocation-free.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "model/model.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/common.h"
+
+/* MLPerf v4.0 reference convergence points (RCPs): global batch -> olympic mean epochs to 75.9%
+ * top-1, reference/convergence_rcp.csv (mlcommons/logging rcps_resnet.json). */
+static const double rcp_batch[] = {1632, 3264, 4096, 8192, 13056, 32768, 49152, 58880, 65536, 67840};
+static const double rcp_epochs[] = {35.0, 35.15, 39.88, 41.88, 45.5, 56.0, 68.0, 80.0, 84.5, 85.85};
+enum { RCP_N = sizeof(rcp_batch) / sizeof(rcp_batch[0]) };
+
+double model_epochs(const model_params *p, double global_batch)
+{
+	if (p->conv_model >= 0.5)
+		return p->conv_e0 * (1.0 + pow(global_batch / p->conv_b0, p->conv_k));
+	/* piecewise linear through the RCPs; flat below the smallest batch (the small-batch regime
+	 * needs no more epochs), the last segment's slope above the largest */
+	if (global_batch <= rcp_batch[0])
+		return rcp_epochs[0];
+	for (int i = 1; i < RCP_N; i++)
+		if (global_batch <= rcp_batch[i]) {
+			double f = (global_batch - rcp_batch[i - 1]) / (rcp_batch[i] - rcp_batch[i - 1]);
+			return rcp_epochs[i - 1] + f * (rcp_epochs[i] - rcp_epochs[i - 1]);
+		}
+	return rcp_epochs[RCP_N - 1] + (global_batch - rcp_batch[RCP_N - 1]) *
+					       (rcp_epochs[RCP_N - 1] - rcp_epochs[RCP_N - 2]) /
+					       (rcp_batch[RCP_N - 1] - rcp_batch[RCP_N - 2]);
+}
+
+double model_precision_bytes(model_precision prec)
+{
+	return (prec == MODEL_FP16 || prec == MODEL_BF16) ? 2.0 : 4.0;
+}
+
+static bool prec_lowp(model_precision prec)
+{
+	return prec == MODEL_FP16 || prec == MODEL_BF16;
+}
+
+static double grad_bytes(const model_scenario *sc, const model_params *p)
+{
+	return prec_lowp(sc->precision) ? p->grad_B_lowp : 4.0;
+}
+
+/* Per-image roofline time of one layer, forward and backward, and per-iteration weight traffic:
+ * t = max(flop / (peak x eff_compute), bytes / (bw x eff_mem)) (Williams et al., "Roofline",
+ * CACM 2009). Conv/fc run on the precision's (tensor) peak, elementwise layers on FP32. */
+typedef struct layer_cost {
+	double f_img, b_img; /* s per image */
+	double f_w, b_w;     /* s per iteration (weights read; weights read + gradient written) */
+} layer_cost;
+
+static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p, const model_layer *l)
+{
+	const model_node *n = &sc->node;
+	double e = model_precision_bytes(sc->precision);
+	bool mm = l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC;
+	double peak = (mm ? n->peak_flops : n->fp32_flops) * p->eff_compute;
+	double bw = n->mem_bw_Bps * p->eff_mem;
+	double in2 = l->op == MODEL_OP_ADD ? (double)l->in_elems : 0.0;
+	/* forward reads x (and the shortcut), writes y; backward reads dy and the saved x, writes dx
+	 * (and the shortcut's gradient) */
+	double fB = ((double)l->in_elems + in2 + (double)l->out_elems) * e;
+	double bB = (2.0 * (double)l->in_elems + in2 + (double)l->out_elems) * e;
+	layer_cost c;
+
+	c.f_img = fmax(l->fwd_flop / peak, fB / bw);
+	c.b_img = fmax(l->bwd_flop / peak, bB / bw);
+	c.f_w = (double)l->weight_elems * e / bw;
+	c.b_w = (double)l->weight_elems * (e + grad_bytes(sc, p)) / bw;
+	return c;
+}
+
+void model_scenario_init(model_scenario *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->node.system_id = "custom";
+	sc->node.gpu_id = "?";
+	sc->node.price_usd = NAN;
+	sc->node.power_W = NAN;
+	sc->nodes = 1;
+	sc->batch_per_gpu = 256;
+	sc->precision = MODEL_BF16;
+	sc->data = MODEL_DATA_CPU;
+	sc->images = 1281167.0; /* ImageNet-1k training images, reference/seed_facts.md */
+	sc->compute_cal = 1.0;
+	sc->data_cal = 1.0;
+}
+
+/* Input pipeline capacity of one node with g GPUs (img/s), before data_cal.
+ * CPU decode: threads = stack's fixed count, else physical cores - reserved x GPUs (TensorFlow rule,
+ * reference/seed_facts.md), each at decode_img_s_core scaled by clock; host copies: the node's host
+ * links at PCIe efficiency, per decoded image (CPU) or per JPEG (GPU decode, DALI). */
+static double data_node_rate(const model_scenario *sc, const model_params *p, int g)
+{
+	const model_node *n = &sc->node;
+	double link = (double)n->host_links * n->host_link_Bps * p->bw_eff_pcie;
+	double img_B = p->dataset_B / (sc->images > 0 ? sc->images : 1281167.0);
+	double cpu, copy;
+
+	if (sc->data == MODEL_DATA_SYNTHETIC)
+		return INFINITY;
+	if (sc->data == MODEL_DATA_GPU)
+		return link > 0 ? link / img_B : INFINITY;
+	double threads = n->decode_threads > 0 ? n->decode_threads : n->cores - p->cores_reserved_per_gpu * g;
+	if (threads < 1)
+		threads = 1;
+	cpu = threads * p->decode_img_s_core * (n->cpu_hz > 0 ? n->cpu_hz / p->decode_ref_hz : 1.0);
+	copy = (link > 0 && p->host_copy_B_per_img > 0) ? link / p->host_copy_B_per_img : INFINITY;
+	return fmin(cpu, copy);
+}
+
+int model_scenario_prepare(model_scenario *sc, const model_params *p)
+{
+	model_node *n = &sc->node;
+	model_prep *pr = &sc->prep;
+	model_net net;
+	double e, ge, acc_img = 0, acc_w = 0, bucket = 0;
+	int rc, first = -1, last = -1;
+
+	memset(pr, 0, sizeof(*pr));
+	if (n->gpus_per_node < 1)
+		return err_set("gpus per node must be >= 1 (got %d)", n->gpus_per_node);
+	if (n->max_gpus_per_node > 0 && n->gpus_per_node > n->max_gpus_per_node)
+		return err_set("system %s has %d GPUs per node; %d requested", n->system_id, n->max_gpus_per_node,
+			       n->gpus_per_node);
+	if (!(n->peak_flops > 0) || !(n->fp32_flops > 0) || !(n->mem_bw_Bps > 0) || !(n->gpu_mem_B > 0))
+		return err_set("GPU %s: peak FLOP/s, memory and memory bandwidth must be known and > 0", n->gpu_id);
+	if (n->gpus_per_node > 1 && !(n->intra_bw_Bps > 0))
+		return err_set("system %s: intra-node GPU bandwidth unknown (give --intra LINK)", n->system_id);
+	rc = model_net_resnet50(&net, 1000, 224);
+	if (rc)
+		return rc;
+	e = model_precision_bytes(sc->precision);
+	ge = grad_bytes(sc, p);
+	pr->nparams = (double)net.params;
+	pr->grad_B = pr->nparams * ge;
+	for (int i = 0; i < net.nlayers; i++) {
+		layer_cost c = layer_cost_of(sc, p, &net.layers[i]);
+		pr->fwd_img_s += c.f_img;
+		pr->bwd_img_s += c.b_img;
+		pr->fwd_w_s += c.f_w;
+		pr->bwd_w_s += c.b_w;
+		pr->act_B_per_img += (double)net.layers[i].out_elems * e * p->act_mem_factor;
+	}
+	/* buckets: parameter gradients in backward order (reverse of forward), a bucket closes once it
+	 * holds >= bucket_B (PyTorch DDP Reducer); it is ready when backward has finished its earliest
+	 * layer. ready time = sum of backward costs of layers nlayers-1 .. first. */
+	for (int i = net.nlayers - 1; i >= 0; i--) {
+		layer_cost c = layer_cost_of(sc, p, &net.layers[i]);
+		acc_img += c.b_img;
+		acc_w += c.b_w;
+		if (net.layers[i].params == 0)
+			continue;
+		if (last < 0)
+			last = i;
+		first = i;
+		bucket += (double)net.layers[i].params * ge;
+		if ((bucket >= p->bucket_B && pr->nbuckets < MODEL_MAX_BUCKETS - 1) || i == 0) {
+			int k = pr->nbuckets++;
+			pr->bucket_B[k] = bucket;
+			pr->bucket_ready_img[k] = acc_img;
+			pr->bucket_ready_w[k] = acc_w;
+			pr->bucket_first_layer[k] = first;
+			pr->bucket_last_layer[k] = last;
+			bucket = 0;
+			last = -1;
+		}
+	}
+	/* fp32 master weights + gradients + momentum (+ the fp16/bf16 weight copy) + overhead */
+	pr->static_mem_B = pr->nparams * (4.0 + ge + 4.0 + (prec_lowp(sc->precision) ? 2.0 : 0.0)) +
+			   p->mem_overhead_B;
+	pr->opt_s = pr->nparams * p->opt_B_per_param / (n->mem_bw_Bps * p->eff_mem);
+	pr->data_node_img_s = data_node_rate(sc, p, n->gpus_per_node);
+	pr->data_1gpu_img_s = data_node_rate(sc, p, 1);
+	pr->cached = n->host_mem_B > 0 && p->dataset_B <= n->host_mem_B * p->page_cache_frac;
+		model_net_free(&net);
+	pr->with = p;
+	pr->ready = true;
+	return 0;
+}
+
+/* One ring phase (reduce-scatter or all-gather) over p ranks at bus bandwidth bw:
+ * (p-1) alpha + (p-1)/p x bytes / bw (nccl-tests PERFORMANCE.md: busbw = algbw x (p-1)/p). */
+static double ring_half(int ranks, double bytes, double bw, double alpha)
+{
+	return (ranks - 1) * alpha + (double)(ranks - 1) / ranks * bytes / bw;
+}
+
+double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes)
+{
+	const model_node *n = &sc->node;
+	int g = n->gpus_per_node, nn = sc->nodes;
+	double t = 0.0;
+
+	if (bytes <= 0)
+		return 0.0;
+	if (g > 1) {
+		double bw = n->intra_bw_Bps * (n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
+		double a = n->intra_nvlink ? p->alpha_nvlink_s : p->alpha_pcie_s;
+		/* reduce-scatter then all-gather inside the node: together a ring all-reduce,
+		 * 2(g-1)/g x bytes / busbw */
+		t += 2.0 * ring_half(g, bytes, bw, a);
+	}
+	if (nn > 1) {
+		/* all-reduce of the 1/g shard between nodes, the node's g shards at once over its NICs:
+		 * ring 2(n-1) steps, tree 2 ceil(log2 n) steps (NCCL double binary tree, full-bandwidth
+		 * pipelining); either way 2(n-1)/n x bytes leave each node. */
+		double bw = (double)n->nics_per_node * n->nic_Bps * p->bw_eff_net;
+		double beta = 2.0 * (nn - 1) / nn * bytes / bw;
+		double ring = 2.0 * (nn - 1) * p->alpha_net_s + beta;
+		double tree = 2.0 * ceil(log2((double)nn)) * p->alpha_net_s + beta;
+		t += p->algo == 1.0 ? ring : p->algo == 2.0 ? tree : fmin(ring, tree);
+	}
+	return t;
+}
+
+double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s)
+{
+	double end = 0.0;
+
+	for (int i = 0; i < n; i++)
+		end = fmax(ready_s[i], end) + comm_s[i];
+	return end > bwd_end_s ? end - bwd_end_s : 0.0;
+}
+
+double model_data_rate(const model_scenario *sc, const model_params *p)
+{
+	(void)p;
+	return sc->prep.data_node_img_s * sc->data_cal;
+}
+
+/* Shared storage: the aggregate read rate, capped by the nodes' links to it; one local NVMe per node
+ * when the system names none. img/s of the whole job. */
+double model_storage_rate(const model_scenario *sc, const model_params *p)
+{
+	const model_node *n = &sc->node;
+	double img_B = p->dataset_B / sc->images;
+	double bps = n->storage_Bps > 0 ? n->storage_Bps : p->storage_default_Bps * sc->nodes;
+
+	if (n->storage_link_Bps > 0)
+		bps = fmin(bps, n->storage_link_Bps * sc->nodes);
+	return bps / img_B;
+}
+
+void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
+		       double *fwd_s, double *bwd_s)
+{
+	double k = sc->compute_cal, bb = batch + p->b_half;
+
+	for (int i = 0; i < net->nlayers; i++) {
+		layer_cost c = layer_cost_of(sc, p, &net->layers[i]);
+		fwd_s[i] = k * (bb * c.f_img + c.f_w);
+		bwd_s[i] = k * (bb * c.b_img + c.b_w);
+	}
+}
+
+static void result_nan(model_result *r)
+{
+	r->compute_s = r->fwd_s = r->bwd_s = r->opt_s = r->comm_s = r->comm_exposed_s = NAN;
+	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
+	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
+}
+
+int model_predict(const model_scenario *sc, const model_params *p, model_result *r)
+{
+	const model_prep *pr = &sc->prep;
+	const model_node *n = &sc->node;
+	int g = n->gpus_per_node, b = sc->batch_per_gpu;
+	double k = sc->compute_cal, bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
+	double gpu_s, io_run, first_iter, iter1, evals, node_W;
+
+	if (!pr->ready || pr->with != p)
+		return err_set("model_predict: scenario not prepared with these parameters");
+	if (sc->nodes < 1 || b < 1 || !(sc->images > 0) || !(k > 0) || !(sc->data_cal > 0))
+		return err_set("model_predict: nodes, batch, images and calibrations must be > 0");
+	if (sc->nodes > 1 && !(n->nic_Bps > 0 && n->nics_per_node > 0))
+		return err_set("system %s has no network (NICs) for %d nodes", n->system_id, sc->nodes);
+	r->gpus = sc->nodes * g;
+	r->global_batch = r->gpus * b;
+	r->mem_per_gpu_B = pr->static_mem_B + b * pr->act_B_per_img;
+	r->fits = r->mem_per_gpu_B <= n->gpu_mem_B;
+	r->epochs = sc->epochs > 0 ? sc->epochs : model_epochs(p, r->global_batch);
+	r->capex_usd = n->price_usd * sc->nodes;
+	node_W = n->power_W;
+	if (!(node_W > 0))
+		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
+	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
+	r->bottleneck = MODEL_BN_COMPUTE;
+	if (!r->fits) {
+		result_nan(r);
+		return 0;
+	}
+
+	bb = b + p->b_half;
+	r->fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
+	r->bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
+	r->opt_s = k * pr->opt_s;
+	r->compute_s = r->fwd_s + r->bwd_s + r->opt_s;
+	r->comm_s = 0.0;
+	r->comm_exposed_s = 0.0;
+	if (r->gpus > 1) {
+		for (int i = 0; i < pr->nbuckets; i++) {
+			ready[i] = r->fwd_s + k * (bb * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
+			comm[i] = model_allreduce_s(sc, p, pr->bucket_B[i]);
+			r->comm_s += comm[i];
+		}
+		r->comm_exposed_s = p->overlap * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
+				    (1.0 - p->overlap) * r->comm_s;
+	}
+	gpu_s = r->compute_s + r->comm_exposed_s;
+	if (r->gpus > 1 && p->straggler_cv > 0)
+		gpu_s *= 1.0 + p->straggler_cv * sqrt(2.0 * log((double)r->gpus));
+	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);
+	r->io_s = r->global_batch / model_storage_rate(sc, p);
+	io_run = pr->cached ? 0.0 : r->io_s;
+	r->iter_s = fmax(gpu_s, fmax(r->data_s, io_run));
+	first_iter = fmax(gpu_s, fmax(r->data_s, r->io_s));
+	r->throughput_img_s = r->global_batch / r->iter_s;
+	r->per_gpu_img_s = b / r->iter_s;
+	/* scaling efficiency against one GPU of the same node at the same batch */
+	iter1 = fmax(r->compute_s, b / (pr->data_1gpu_img_s * sc->data_cal));
+	iter1 = fmax(iter1, pr->cached ? 0.0 : b / (model_storage_rate(sc, p) / sc->nodes));
+	r->scaling_eff = iter1 / r->iter_s;
+	/* bottleneck: the resource with the most busy time per iteration */
+	{
+		double busy = r->compute_s;
+		if (r->comm_s > busy) {
+			busy = r->comm_s;
+			r->bottleneck = MODEL_BN_COMM;
+		}
+		if (r->data_s > busy) {
+			busy = r->data_s;
+			r->bottleneck = MODEL_BN_DATA;
+		}
+		if (io_run > busy)
+			r->bottleneck = MODEL_BN_IO;
+	}
+	r->epoch_s = sc->images / r->throughput_img_s;
+	r->first_epoch_s = sc->images / (r->global_batch / first_iter);
+	/* evaluation: forward passes over the validation set, ceil(epochs / eval_every) times */
+	evals = p->eval_every > 0 ? ceil(r->epochs / p->eval_every - 1e-9) : 0.0;
+	r->eval_s = evals * p->val_images / r->gpus * (r->fwd_s / b);
+	r->tta_s = p->startup_s + fmin(r->epochs, 1.0) * r->first_epoch_s +
+		   fmax(r->epochs - 1.0, 0.0) * r->epoch_s + r->eval_s + r->epochs * p->epoch_boundary_s;
+	r->energy_J = r->power_W * r->tta_s;
+	return 0;
+}
+
+/* Places `gpus` GPUs on nodes of the scenario's size: fewer than a node -> one partial node. */
+static int place(const model_scenario *sc, int gpus, int *nodes, int *gpn)
+{
+	int g = sc->node.gpus_per_node;
+
+	if (gpus < 1)
+		return err_set("measured GPU count must be >= 1 (got %d)", gpus);
+	if (gpus <= g) {
+		*nodes = 1;
+		*gpn = gpus;
+		return 0;
+	}
+	if (gpus % g)
+		return err_set("measured on %d GPUs: not a whole number of %d-GPU nodes", gpus, g);
+	*nodes = gpus / g;
+	*gpn = g;
+	return 0;
+}
+
+/* Sum of squared log errors of the points at compute_cal = cal (scenarios prepared per point). */
+static double cal_cost(model_scenario *pts, int n, const model_params *p, const model_measured *m, double cal,
+		       double *worst_ratio)
+{
+	double s = 0.0;
+
+	*worst_ratio = INFINITY;
+	for (int i = 0; i < n; i++) {
+		model_result r;
+		pts[i].compute_cal = cal;
+		if (model_predict(&pts[i], p, &r) || !r.fits)
+			return INFINITY;
+		double d = log(r.throughput_img_s / m[i].img_s);
+		s += d * d;
+		*worst_ratio = fmin(*worst_ratio, r.throughput_img_s / m[i].img_s);
+	}
+	return s;
+}
+
+int model_calibrate(model_scenario *sc, const model_params *p, const model_measured *m, int n)
+{
+	model_scenario pts[MODEL_MAX_MEASURED];
+	double lo = log(1e-4), hi = log(1e4), worst, dcal = 1.0;
+	int rc;
+
+	if (n < 1 || n > MODEL_MAX_MEASURED)
+		return err_set("--measured: give 1 to %d points", MODEL_MAX_MEASURED);
+	for (int i = 0; i < n; i++) {
+		int nodes = 1, gpn = 1;
+		if (!(m[i].img_s > 0) || m[i].batch_per_gpu < 1)
+			return err_set("--measured %d:%d:%g: batch and img/s must be > 0", m[i].gpus, m[i].batch_per_gpu,
+				       m[i].img_s);
+		rc = place(sc, m[i].gpus, &nodes, &gpn);
+		if (rc)
+			return rc;
+		pts[i] = *sc;
+		pts[i].node.gpus_per_node = gpn;
+		pts[i].nodes = nodes;
+		pts[i].batch_per_gpu = m[i].batch_per_gpu;
+		pts[i].data_cal = 1.0;
+		rc = model_scenario_prepare(&pts[i], p);
+		if (rc)
+			return err_prefix("--measured %d:%d:%g", m[i].gpus, m[i].batch_per_gpu, m[i].img_s);
+	}
+	/* the measurement proves the input pipeline at least that fast: when the data pipeline alone
+	 * (GPUs infinitely fast) is slower than a measurement, raise data_cal so it is not */
+	cal_cost(pts, n, p, m, 1e-9, &worst);
+	if (worst < 1.02) {
+		dcal = 1.02 / worst;
+		for (int i = 0; i < n; i++)
+			pts[i].data_cal = dcal;
+	}
+	/* golden-section search on log(compute_cal); the cost is unimodal (each throughput falls
+	 * monotonically with compute_cal) */
+	{
+		const double gr = 0.6180339887498949;
+		double a = lo, bnd = hi, c = bnd - gr * (bnd - a), d = a + gr * (bnd - a);
+		double fc = cal_cost(pts, n, p, m, exp(c), &worst), fd = cal_cost(pts, n, p, m, exp(d), &worst);
+		for (int it = 0; it < 200 && bnd - a > 1e-12; it++) {
+			if (fc < fd) {
+				bnd = d;
+				d = c;
+				fd = fc;
+				c = bnd - gr * (bnd - a);
+				fc = cal_cost(pts, n, p, m, exp(c), &worst);
+			} else {
+				a = c;
+				c = d;
+				fc = fd;
+				d = a + gr * (bnd - a);
+				fd = cal_cost(pts, n, p, m, exp(d), &worst);
+			}
+		}
+		sc->compute_cal = exp(0.5 * (a + bnd));
+	}
+	if (!isfinite(cal_cost(pts, n, p, m, sc->compute_cal, &worst)))
+		return err_set("--measured: a measured batch does not fit GPU memory");
+	sc->data_cal = dcal;
+	return 0;
+}
+
+const char *model_precision_name(model_precision prec)
+{
+	static const char *names[] = {"fp32", "tf32", "fp16", "bf16"};
+	return (unsigned)prec < 4 ? names[prec] : "?";
+}
+
+int model_precision_parse(const char *s)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcasecmp(s, model_precision_name((model_precision)i)) == 0)
+			return i;
+	if (strcasecmp(s, "amp") == 0 || strcasecmp(s, "mixed") == 0)
+		return MODEL_FP16;
+	return -1;
+}
+
+const char *model_bottleneck_name(model_bottleneck bn)
+{
+	static const char *names[] = {"compute", "comm", "data", "io"};
+	return (unsigned)bn < 4 ? names[bn] : "?";
+}
+
+const char *model_data_name(model_data d)
+{
+	static const char *names[] = {"cpu", "gpu", "synthetic"};
+	return (unsigned)d < 3 ? names[d] : "?";
+}
+
+int model_data_parse(const char *s)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcasecmp(s, model_data_name((model_data)i)) == 0)
+			return i;
+	if (strcasecmp(s, "dali") == 0)
+		return MODEL_DATA_GPU;
+	return -1;
+}

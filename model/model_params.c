@@ -1,0 +1,209 @@
+/* model_params.c: the free parameters of the analytic model, their defaults and sources.
+ *
+ * One table (model_param_defs) holds name, default, range, unit and source of every parameter, so
+ * --help, `--param NAME=VALUE`, calibrate/ (GSL fits) and profile CSVs all use the same names.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "model/model.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/common.h"
+
+typedef struct param_def {
+	model_param_info info;
+	size_t off;
+} param_def;
+
+#define P(field, def, lo, hi, unit, src) {{#field, def, lo, hi, unit, src}, offsetof(model_params, field)}
+
+/* Sources: reference/ = /work/shared/reference (measurements outside this project). "assumption"
+ * marks a value no reference pins down; calibrate/ fits those first. */
+static const param_def model_param_defs[] = {
+	P(eff_compute, 0.80, 0.01, 1.0, "fraction",
+	  "grid fit to the 6 MLPerf v0.6-v4.0 NVIDIA 8/16-GPU rows of reference/throughput.csv (tuned MXNet "
+	  "stacks, DALI): errors -11%..+9% with eff_mem 0.85; PyTorch eager runs 15-30% below (calibrate)"),
+	P(eff_mem, 0.85, 0.01, 1.0, "fraction", "same fit as eff_compute (bandwidth-bound bn/relu/add layers)"),
+	P(b_half, 19.0, 0.0, 4096.0, "images",
+	  "reference/testbed_pytorch.csv: H100 bf16 channels-last 3718 img/s at batch 128, 3973 at 256 "
+	  "=> b/(b+b_half) ratio gives b_half = 19"),
+	P(opt_B_per_param, 20.0, 0.0, 200.0, "B",
+	  "SGD with momentum in fp32: read weight, grad, momentum, write weight, momentum = 5 x 4 B"),
+	P(act_mem_factor, 0.59, 0.1, 10.0, "factor",
+	  "reference/testbed_pytorch.csv: H100 bf16 batch 128 5.7 GiB, 256 11.0 GiB => 44.5 MB/img "
+	  "= 0.59 x sum(out_elems) (37.6 M) x 2 B"),
+	P(mem_overhead_B, 1.5e9, 0.0, 1e11, "B", "assumption: CUDA context about 0.5 GB + cuDNN workspace"),
+	P(bw_eff_nvlink, 0.75, 0.01, 1.0, "fraction",
+	  "reference/testbed_allreduce.csv: 4x H200 NV18 (450 GB/s per GPU) busbw 338.8 GB/s at 256 MiB"),
+	P(bw_eff_pcie, 0.70, 0.01, 1.0, "fraction",
+	  "assumption: nccl-tests all-reduce busbw on PCIe Gen3 x16 switches about 11 of 15.75 GB/s"),
+	P(bw_eff_net, 0.90, 0.01, 1.0, "fraction",
+	  "assumption: nccl-tests busbw over IB EDR/HDR with GPUDirect RDMA about 90% of the port rate"),
+	P(alpha_nvlink_s, 7e-6, 0.0, 1e-2, "s",
+	  "reference/testbed_allreduce.csv: 4x H200 NVLink 1 MiB in 50 us = 6 ring steps x 7.6 us + 4.6 us"),
+	P(alpha_pcie_s, 10e-6, 0.0, 1e-2, "s", "assumption: NCCL ring step latency through PCIe/host memory"),
+	P(alpha_net_s, 15e-6, 0.0, 1e-1, "s", "assumption: NCCL ring step latency over InfiniBand"),
+	P(overlap, 0.6, 0.0, 1.0, "fraction",
+	  "reference/testbed_pytorch.csv: 4x H200 DDP over sockets 13,736 img/s = 19.5 ms exposed of about "
+	  "40 ms all-reduce (testbed_allreduce.csv 3.8 GB/s); the bucket pipeline alone would expose about "
+	  "10 ms, no overlap 40 ms => about 0.6-0.7 (NCCL kernels contend with backward for SMs)"),
+	P(bucket_B, 26214400.0, 1024.0, 1e10, "B", "PyTorch DDP bucket_cap_mb = 25 (MiB)"),
+	P(grad_B_lowp, 2.0, 2.0, 4.0, "B",
+	  "NVIDIA MXNet MLPerf stacks and Horovod fp16 compression reduce fp16 gradients; 4 = fp32 grads"),
+	P(algo, 0.0, 0.0, 2.0, "enum", "0 auto (faster of ring and tree, as NCCL tunes), 1 ring, 2 tree"),
+	P(straggler_cv, 0.015, 0.0, 1.0, "fraction",
+	  "fit: reference/throughput.csv c4130-p100 97% scaling on 4 GPUs, 92% on 8 (2 nodes); "
+	  "expected max of P normals (Gumbel) ~ mean (1 + cv sqrt(2 ln P))"),
+	P(decode_img_s_core, 264.0, 1.0, 1e5, "img/s",
+	  "reference/testbed_input_pipeline.csv: PIL decode + RandomResizedCrop, 1-8 workers, 256-266 img/s "
+	  "per worker"),
+	P(decode_ref_hz, 2.1e9, 1e8, 1e10, "Hz",
+	  "assumption: clock of the testbed-h100x1 VM Xeon the decode rate was measured on"),
+	P(cores_reserved_per_gpu, 4.0, 0.0, 64.0, "cores",
+	  "reference/seed_facts.md: TensorFlow decode threads = physical cores - 4 x GPUs"),
+	P(host_copy_B_per_img, 150528.0, 0.0, 1e8, "B", "224 x 224 x 3 uint8 decoded image"),
+	P(dataset_B, 1.45e11, 1e6, 1e15, "B", "reference/seed_facts.md: ImageNet-1k about 140-150 GB"),
+	P(val_images, 50000.0, 0.0, 1e9, "images", "reference/seed_facts.md: ImageNet-1k 50,000 validation images"),
+	P(page_cache_frac, 0.75, 0.0, 1.0, "fraction",
+	  "assumption; reference/seed_facts.md: 140-150 GB fits in 384 GB node memory (page cache)"),
+	P(storage_default_Bps, 2e9, 1e6, 1e13, "B/s", "assumption: one local NVMe SSD when the system names no storage"),
+	P(conv_model, 0.0, 0.0, 1.0, "enum",
+	  "0: piecewise-linear through reference/convergence_rcp.csv olympic means (MLPerf v4.0 RCPs); "
+	  "no 3-parameter smooth curve comes within 5% of all ten points (best minimax 5.4%)"),
+	P(conv_e0, 34.26, 1.0, 1000.0, "epochs", "minimax fit of e0 (1 + (B/b0)^k) to convergence_rcp.csv (5.5%)"),
+	P(conv_b0, 48417.0, 1.0, 1e8, "images", "same fit"),
+	P(conv_k, 0.95, 0.1, 10.0, "exponent", "same fit"),
+	P(startup_s, 30.0, 0.0, 1e5, "s", "assumption: process start, data indexing, NCCL init, warm-up"),
+	P(epoch_boundary_s, 0.25, 0.0, 1e4, "s",
+	  "assumption; reference/seed_facts.md: the shuffle at each epoch boundary briefly stops inter-node traffic; MLPerf H100/H200 times leave < 1% for it"),
+	P(eval_every, 4.0, 0.0, 1000.0, "epochs", "MLPerf ResNet-50 rules: evaluate every 4 epochs (0 = never)"),
+	P(power_frac, 0.8, 0.0, 1.0, "fraction", "assumption: average draw during training / max node power"),
+	P(power_overhead, 1.3, 1.0, 5.0, "factor",
+	  "assumption: fans, memory, NICs, PSU loss over GPU + CPU TDPs when the node power is unknown"),
+};
+#undef P
+
+enum { NPARAMS = sizeof(model_param_defs) / sizeof(model_param_defs[0]) };
+
+void model_params_default(model_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < NPARAMS; i++)
+		*(double *)((char *)p + model_param_defs[i].off) = model_param_defs[i].info.def;
+}
+
+int model_params_count(void)
+{
+	return NPARAMS;
+}
+
+const model_param_info *model_params_info(int i)
+{
+	return (i >= 0 && i < NPARAMS) ? &model_param_defs[i].info : NULL;
+}
+
+static const param_def *param_find(const char *name)
+{
+	for (int i = 0; i < NPARAMS; i++)
+		if (strcasecmp(model_param_defs[i].info.name, name) == 0)
+			return &model_param_defs[i];
+	return NULL;
+}
+
+static int param_unknown(const char *name)
+{
+	int best = -1, bestd = 1 << 30;
+
+	for (int i = 0; i < NPARAMS; i++) {
+		int d = str_edit_distance(name, model_param_defs[i].info.name);
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	if (best >= 0 && bestd <= 4)
+		return err_set("unknown model parameter '%s' (did you mean %s?)", name,
+			       model_param_defs[best].info.name);
+	return err_set("unknown model parameter '%s' (see `scaleplan predict --help`)", name);
+}
+
+int model_params_set(model_params *p, const char *name, double value)
+{
+	const param_def *d = param_find(name);
+
+	if (!d)
+		return param_unknown(name);
+	if (!isfinite(value) || value < d->info.lo || value > d->info.hi)
+		return err_set("model parameter %s = %g out of range [%g, %g] (%s)", d->info.name, value, d->info.lo,
+			       d->info.hi, d->info.unit);
+	*(double *)((char *)p + d->off) = value;
+	return 0;
+}
+
+int model_params_get(const model_params *p, const char *name, double *value)
+{
+	const param_def *d = param_find(name);
+
+	if (!d)
+		return param_unknown(name);
+	*value = *(const double *)((const char *)p + d->off);
+	return 0;
+}
+
+int model_params_parse(model_params *p, const char *assignment)
+{
+	char name[64];
+	const char *eq = strchr(assignment, '=');
+	char *end;
+	double v;
+	size_t n;
+
+	if (!eq || eq == assignment)
+		return err_set("--param '%s': expected NAME=VALUE", assignment);
+	n = (size_t)(eq - assignment);
+	if (n >= sizeof(name))
+		return err_set("--param '%s': name too long", assignment);
+	memcpy(name, assignment, n);
+	name[n] = '\0';
+	v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end != '\0')
+		return err_set("--param %s: '%s' is not a number", name, eq + 1);
+	return model_params_set(p, name, v);
+}
+
+int model_params_load(model_params *p, const char *path)
+{
+	csv_table t;
+	model_params tmp = *p;
+	int rc, cn, cv;
+
+	rc = csv_table_load(&t, path);
+	if (rc)
+		return rc;
+	cn = csv_table_col(&t, "param");
+	cv = csv_table_col(&t, "value");
+	if (cn < 0 || cv < 0) {
+		rc = err_set("%s:1: expected columns 'param' and 'value'", path);
+		goto out;
+	}
+	for (int r = 0; r < t.nrows; r++) {
+		double v;
+		rc = csv_cell_double(&t, r, cv, &v);
+		if (rc)
+			goto out;
+		rc = model_params_set(&tmp, t.cells[r][cn], v);
+		if (rc) {
+			err_prefix("%s:%d:%d(param)", path, t.line[r], cn + 1);
+			goto out;
+		}
+	}
+	*p = tmp;
+out:
+	csv_table_free(&t);
+	return rc;
+}

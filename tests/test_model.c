@@ -1,0 +1,340 @@
+/* tests/test_model.c: the analytic model against reference/ measurements and its own invariants.
+ * Nodes are described by hand here (figures from vendor datasheets, as hwdb has them) so these
+ * tests do not depend on the database; tests/model.sh checks the same through the CLI and hwdb.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "model/model.h"
+#include "tests/test.h"
+
+/* Dell C4130 with 4x P100-PCIe-16GB (9.3 TFLOP/s FP32, 732 GB/s; NVIDIA P100 datasheet), PCIe Gen3
+ * x16 (15.75 GB/s) switch, 2x 14-core 2.6 GHz Xeon, 1 IB EDR port (12.5 GB/s). */
+static void node_c4130(model_scenario *sc)
+{
+	model_node *n = &sc->node;
+	model_scenario_init(sc);
+	n->system_id = "c4130-p100";
+	n->gpu_id = "P100-PCIe-16GB";
+	n->peak_flops = n->fp32_flops = 9.3e12;
+	n->mem_bw_Bps = 732e9;
+	n->gpu_mem_B = 16e9;
+	n->gpus_per_node = n->max_gpus_per_node = 4;
+	n->intra_bw_Bps = 15.75e9;
+	n->host_link_Bps = 15.75e9;
+	n->host_links = 1;
+	n->cores = 28;
+	n->cpus = 2;
+	n->cpu_hz = 2.6e9;
+	n->host_mem_B = 256e9;
+	n->nic_Bps = 12.5e9;
+	n->nics_per_node = 1;
+	n->gpu_tdp_W = 250;
+	n->cpu_tdp_W = 135;
+	sc->precision = MODEL_FP32;
+	sc->batch_per_gpu = 128;
+}
+
+/* reference/throughput.csv: given 283 img/s on 1 P100 at batch 128, 4 GPUs ran 1099 img/s and
+ * 2 nodes x 4 ran 2075 img/s (Dell white paper 2019). Tolerance 5% (issue 3). */
+static void test_c4130_scaling(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+	model_result r;
+	model_measured m = {1, 128, 283};
+
+	model_params_default(&p);
+	node_c4130(&sc);
+	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0, "%s", err_msg());
+	TEST_CHECK(t, model_calibrate(&sc, &p, &m, 1) == 0, "%s", err_msg());
+	/* the calibrated 1-GPU prediction reproduces the measurement */
+	{
+		model_scenario one = sc;
+		one.node.gpus_per_node = 1;
+		model_scenario_prepare(&one, &p);
+		model_predict(&one, &p, &r);
+		TEST_NEAR(t, r.throughput_img_s, 283.0, 1e-6);
+	}
+	sc.nodes = 1;
+	TEST_CHECK(t, model_predict(&sc, &p, &r) == 0, "%s", err_msg());
+	TEST_NEAR(t, r.throughput_img_s, 1099.0, 0.05);
+	TEST_CHECK(t, r.scaling_eff < 1.0 && r.scaling_eff > 0.9, "eff %g", r.scaling_eff);
+	sc.nodes = 2;
+	TEST_CHECK(t, model_predict(&sc, &p, &r) == 0, "%s", err_msg());
+	TEST_NEAR(t, r.throughput_img_s, 2075.0, 0.05);
+	TEST_CHECK(t, r.gpus == 8 && r.global_batch == 1024, "gpus %d gb %d", r.gpus, r.global_batch);
+	TEST_CHECK(t, strcmp(model_bottleneck_name(r.bottleneck), "compute") == 0, "bn %d", r.bottleneck);
+}
+
+/* reference/mlperf_single_node.csv: given each row's throughput (reference/throughput.csv, MLPerf
+ * rows) and epochs, the time to train within 10%. MLPerf's clock starts after initialisation, so
+ * startup_s = 0. DALI decodes on the GPUs (MODEL_DATA_GPU). */
+typedef struct mlperf_row {
+	const char *id;
+	double peak, fp32, bw, mem, intra;
+	int g, batch;
+	double img_s, epochs, ttt_min;
+} mlperf_row;
+
+static void test_mlperf_ttt(test_ctx *t)
+{
+	static const mlperf_row rows[] = {
+		{"dgx1-v100", 125e12, 15.7e12, 900e9, 16e9, 150e9, 8, 208, 11108, 59.2, 115.221},
+		{"dgx2h-v100", 130e12, 16.4e12, 900e9, 32e9, 150e9, 16, 208, 24297, 60.8, 52.737},
+		{"dgxa100-40g", 312e12, 19.5e12, 1555e9, 40e9, 300e9, 8, 408, 22195, 41, 39.78},
+		{"dgxa100-80g", 312e12, 19.5e12, 2039e9, 80e9, 300e9, 8, 408, 26002, 35, 29.147},
+		{"dgxh100", 989e12, 67e12, 3350e9, 80e9, 450e9, 8, 400, 54948, 35, 13.601},
+		{"hgx-h200", 989e12, 67e12, 4800e9, 141e9, 450e9, 8, 400, 62180, 35, 12.027},
+	};
+	model_params p;
+
+	model_params_default(&p);
+	model_params_set(&p, "startup_s", 0.0);
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const mlperf_row *w = &rows[i];
+		model_scenario sc;
+		model_result r;
+		model_measured m = {w->g, w->batch, w->img_s};
+
+		model_scenario_init(&sc);
+		sc.node.system_id = w->id;
+		sc.node.peak_flops = w->peak;
+		sc.node.fp32_flops = w->fp32;
+		sc.node.mem_bw_Bps = w->bw;
+		sc.node.gpu_mem_B = w->mem;
+		sc.node.gpus_per_node = w->g;
+		sc.node.intra_nvlink = true;
+		sc.node.intra_bw_Bps = w->intra;
+		sc.node.host_link_Bps = 15.75e9;
+		sc.node.host_links = w->g;
+		sc.node.cores = 40;
+		sc.node.host_mem_B = 1e12;
+		sc.precision = MODEL_FP16;
+		sc.data = MODEL_DATA_GPU;
+		sc.batch_per_gpu = w->batch;
+		sc.epochs = w->epochs;
+		TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0, "%s: %s", w->id, err_msg());
+		TEST_CHECK(t, model_calibrate(&sc, &p, &m, 1) == 0, "%s: %s", w->id, err_msg());
+		TEST_CHECK(t, model_predict(&sc, &p, &r) == 0, "%s", err_msg());
+		TEST_NEAR(t, r.throughput_img_s, w->img_s, 1e-6);
+		TEST_NEAR(t, r.tta_s / 60.0, w->ttt_min, 0.10);
+	}
+}
+
+/* Convergence default: every RCP point within 5% (issue 3); monotone in the global batch. */
+static void test_convergence(test_ctx *t)
+{
+	static const double b[] = {1632, 3264, 4096, 8192, 13056, 32768, 49152, 58880, 65536, 67840};
+	static const double e[] = {35.0, 35.15, 39.88, 41.88, 45.5, 56.0, 68.0, 80.0, 84.5, 85.85};
+	model_params p;
+	double prev = 0;
+
+	model_params_default(&p);
+	for (int i = 0; i < 10; i++)
+		TEST_NEAR(t, model_epochs(&p, b[i]), e[i], 0.05);
+	for (double gb = 64; gb < 200000; gb *= 1.3) {
+		double v = model_epochs(&p, gb);
+		TEST_CHECK(t, v >= prev, "epochs fall at %g", gb);
+		prev = v;
+	}
+	model_params_set(&p, "conv_model", 1);
+	TEST_NEAR(t, model_epochs(&p, 32768), 58.1, 0.06);
+}
+
+/* Parameters by name: set/get round trip, range checks, unknown names with a suggestion. */
+static void test_params(test_ctx *t)
+{
+	model_params p;
+	double v = 0;
+
+	model_params_default(&p);
+	TEST_CHECK(t, model_params_count() > 20, "count %d", model_params_count());
+	for (int i = 0; i < model_params_count(); i++) {
+		const model_param_info *in = model_params_info(i);
+		TEST_CHECK(t, model_params_get(&p, in->name, &v) == 0 && v == in->def, "%s default", in->name);
+		TEST_CHECK(t, in->def >= in->lo && in->def <= in->hi, "%s in range", in->name);
+		TEST_CHECK(t, in->source && strlen(in->source) > 5, "%s has a source", in->name);
+	}
+	TEST_CHECK(t, model_params_set(&p, "bw_eff_net", 0.5) == 0 && p.bw_eff_net == 0.5, "set");
+	TEST_CHECK(t, model_params_parse(&p, "startup_s=12.5") == 0 && p.startup_s == 12.5, "parse");
+	TEST_CHECK(t, model_params_set(&p, "bw_eff_net", 1.5) == ERR_INPUT, "range");
+	TEST_CHECK(t, model_params_set(&p, "bw_eff_nett", 0.5) == ERR_INPUT && strstr(err_msg(), "bw_eff_net"),
+		   "suggestion: %s", err_msg());
+	TEST_CHECK(t, model_params_parse(&p, "startup_s") == ERR_INPUT, "no =");
+	TEST_CHECK(t, model_params_parse(&p, "startup_s=abc") == ERR_INPUT, "not a number");
+	TEST_CHECK(t, model_params_info(-1) == NULL && model_params_info(1000) == NULL, "info bounds");
+}
+
+/* The pieces sim/ uses add up to model_predict's numbers exactly. */
+static void test_pieces(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+	model_result r;
+	model_net net;
+	double fwd[256], bwd[256], sf = 0, sb = 0, comm = 0;
+
+	model_params_default(&p);
+	node_c4130(&sc);
+	sc.nodes = 3;
+	sc.batch_per_gpu = 64;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &r);
+	model_net_resnet50(&net, 1000, 224);
+	model_layer_times(&sc, &p, &net, 64, fwd, bwd);
+	for (int i = 0; i < net.nlayers; i++) {
+		sf += fwd[i];
+		sb += bwd[i];
+	}
+	TEST_NEAR(t, sf, r.fwd_s, 1e-9);
+	TEST_NEAR(t, sb, r.bwd_s, 1e-9);
+	for (int i = 0; i < sc.prep.nbuckets; i++)
+		comm += model_allreduce_s(&sc, &p, sc.prep.bucket_B[i]);
+	TEST_NEAR(t, comm, r.comm_s, 1e-12);
+	/* buckets cover every parameter exactly once */
+	double gb = 0;
+	for (int i = 0; i < sc.prep.nbuckets; i++)
+		gb += sc.prep.bucket_B[i];
+	TEST_NEAR(t, gb, 25557032.0 * 4, 1e-12);
+	TEST_CHECK(t, sc.prep.nbuckets == 4, "fp32 102 MB in 25 MiB buckets: %d", sc.prep.nbuckets);
+	TEST_CHECK(t, sc.prep.bucket_last_layer[0] == net.nlayers - 1 && sc.prep.bucket_first_layer[sc.prep.nbuckets - 1] == 0,
+		   "bucket order");
+	/* iteration time composition */
+	double gpu = (r.compute_s + r.comm_exposed_s) * (1 + p.straggler_cv * sqrt(2 * log(12.0)));
+	TEST_NEAR(t, r.iter_s, fmax(gpu, r.data_s), 1e-12);
+	TEST_NEAR(t, r.throughput_img_s, 12 * 64 / r.iter_s, 1e-12);
+	model_net_free(&net);
+}
+
+/* nccl-tests convention: a ring all-reduce of S bytes on n GPUs at bus bandwidth B takes
+ * 2(n-1)/n S / B (+ latency). Check against the 4x H200 NVLink measurement at 256 MiB
+ * (reference/testbed_allreduce.csv: 1.188 ms, busbw 338.8 GB/s) within 5%. */
+static void test_allreduce(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+
+	model_params_default(&p);
+	model_scenario_init(&sc);
+	sc.node.gpus_per_node = 4;
+	sc.node.intra_nvlink = true;
+	sc.node.intra_bw_Bps = 450e9; /* NV18 x 25 GB/s */
+	double tm = model_allreduce_s(&sc, &p, 268435456.0);
+	TEST_NEAR(t, tm, 1.188e-3, 0.05);
+	/* two nodes of one GPU each over one 12.5 GB/s NIC at eff 0.9: 2(2-1)/2 S / B + 2 alpha */
+	sc.node.gpus_per_node = 1;
+	sc.nodes = 2;
+	sc.node.nic_Bps = 12.5e9;
+	sc.node.nics_per_node = 1;
+	double want = 1e8 / (12.5e9 * p.bw_eff_net) + 2 * p.alpha_net_s;
+	TEST_NEAR(t, model_allreduce_s(&sc, &p, 1e8), want, 1e-12);
+	/* more NICs per node divide the inter-node bandwidth term */
+	sc.node.gpus_per_node = 4;
+	sc.node.intra_bw_Bps = 450e9;
+	double one = model_allreduce_s(&sc, &p, 1e8);
+	sc.node.nics_per_node = 4;
+	TEST_CHECK(t, model_allreduce_s(&sc, &p, 1e8) < one, "4 NICs faster");
+	TEST_NEAR(t, model_exposed_s(2, (double[]){1, 2}, (double[]){0.5, 1.5}, 2.5), 1.0, 1e-12);
+	TEST_NEAR(t, model_exposed_s(2, (double[]){1, 2}, (double[]){0.5, 0.2}, 2.5), 0.0, 1e-12);
+}
+
+/* Memory: batch 256 fp32 does not fit 16 GB, 128 does (reference/seed_facts.md: TensorFlow's max
+ * batch per 16 GB GPU is 128); a configuration that does not fit is flagged with NAN times. */
+static void test_memory_and_errors(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+	model_result r;
+
+	model_params_default(&p);
+	node_c4130(&sc);
+	model_scenario_prepare(&sc, &p);
+	sc.batch_per_gpu = 128;
+	model_predict(&sc, &p, &r);
+	TEST_CHECK(t, r.fits && r.mem_per_gpu_B < 16e9, "128 fits: %g", r.mem_per_gpu_B);
+	sc.batch_per_gpu = 256;
+	TEST_CHECK(t, model_predict(&sc, &p, &r) == 0, "no error");
+	TEST_CHECK(t, !r.fits && isnan(r.tta_s), "256 does not fit: %g", r.mem_per_gpu_B);
+	/* not prepared with these params */
+	model_params q = p;
+	TEST_CHECK(t, model_predict(&sc, &q, &r) == ERR_INPUT, "unprepared params");
+	/* too many GPUs per node */
+	sc.node.gpus_per_node = 8;
+	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == ERR_INPUT && strstr(err_msg(), "4 GPUs"), "%s", err_msg());
+	sc.node.gpus_per_node = 4;
+	model_scenario_prepare(&sc, &p);
+	sc.nodes = 0;
+	TEST_CHECK(t, model_predict(&sc, &p, &r) == ERR_INPUT, "nodes 0");
+	/* no network: multi-node refused */
+	sc.nodes = 2;
+	sc.node.nics_per_node = 0;
+	TEST_CHECK(t, model_predict(&sc, &p, &r) == ERR_INPUT, "no NIC");
+	/* calibration with an unplaceable GPU count */
+	model_measured m = {6, 128, 1000};
+	sc.node.nics_per_node = 1;
+	TEST_CHECK(t, model_calibrate(&sc, &p, &m, 1) == ERR_INPUT, "6 GPUs on 4-GPU nodes");
+}
+
+/* Physics directions a planner relies on. */
+static void test_directions(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+	model_result a, b;
+
+	model_params_default(&p);
+	node_c4130(&sc);
+	model_scenario_prepare(&sc, &p);
+	/* more per-GPU batch -> higher per-GPU throughput (efficiency b/(b+b_half)) */
+	sc.batch_per_gpu = 32;
+	model_predict(&sc, &p, &a);
+	sc.batch_per_gpu = 128;
+	model_predict(&sc, &p, &b);
+	TEST_CHECK(t, b.per_gpu_img_s > a.per_gpu_img_s, "batch helps");
+	/* fewer cores -> data bound (C4140-K vs M, reference/seed_facts.md) */
+	sc.node.cores = 18;
+	sc.precision = MODEL_FP16;
+	sc.node.peak_flops = 125e12;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &a);
+	TEST_CHECK(t, a.bottleneck == MODEL_BN_DATA, "2 decode threads: %s", model_bottleneck_name(a.bottleneck));
+	/* a slow network makes multi-node comm-bound */
+	sc.node.cores = 80;
+	sc.node.nic_Bps = 1.25e8;
+	sc.nodes = 4;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &a);
+	TEST_CHECK(t, a.bottleneck == MODEL_BN_COMM && a.scaling_eff < 0.5, "1 GbE: %s %g",
+		   model_bottleneck_name(a.bottleneck), a.scaling_eff);
+	/* data set bigger than page cache -> io every epoch */
+	sc.node.nic_Bps = 12.5e9;
+	sc.node.host_mem_B = 64e9;
+	sc.node.storage_Bps = 2e8;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &a);
+	TEST_CHECK(t, a.bottleneck == MODEL_BN_IO, "slow storage: %s", model_bottleneck_name(a.bottleneck));
+	sc.node.host_mem_B = 512e9;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &b);
+	TEST_CHECK(t, b.tta_s < a.tta_s && b.first_epoch_s > b.epoch_s, "page cache helps after epoch 1");
+	/* energy = power x time */
+	TEST_NEAR(t, b.energy_J, b.power_W * b.tta_s, 1e-12);
+	TEST_CHECK(t, isnan(b.capex_usd), "no price -> NAN capex");
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	test_params(&t);
+	test_convergence(&t);
+	test_c4130_scaling(&t);
+	test_mlperf_ttt(&t);
+	test_pieces(&t);
+	test_allreduce(&t);
+	test_memory_and_errors(&t);
+	test_directions(&t);
+	return test_report(&t);
+}
