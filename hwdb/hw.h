@@ -61,7 +61,7 @@ typedef struct hw_gpu {
 	char *form;          /* "pcie" | "sxm" | "oam" ... */
 	double fp32_flops;   /* peak non-tensor FP32 (FLOP/s, boost clock) */
 	double tf32_flops;   /* dense TF32 tensor peak; NAN before Ampere */
-	double fp16_flops;   /* dense FP16 tensor peak (no sparsity) */
+	double fp16_flops;   /* dense FP16 tensor peak (no sparsity); NAN when not a fast path (P40) */
 	double bf16_flops;   /* dense BF16 tensor peak; NAN before Ampere */
 	double mem_B;        /* device memory bytes (GB = 1e9, GiB = 2^30 as the datasheet means it) */
 	double mem_bw_Bps;   /* device memory bandwidth */
@@ -81,9 +81,9 @@ typedef struct hw_cpu {
 	char *vendor;        /* "Intel" | "AMD" */
 	int cores;           /* physical cores per socket */
 	int threads;         /* hardware threads per socket */
-	double base_hz;
+	double base_hz;      /* NAN when not public (OEM/cloud parts, test VMs) */
 	double turbo_hz;     /* max single-core turbo; NAN when unknown */
-	double tdp_W;
+	double tdp_W;        /* NAN when not public */
 	char *source;
 } hw_cpu;
 
@@ -100,7 +100,8 @@ typedef struct hw_link {
 typedef struct hw_fabric {
 	char *id;            /* "ib-edr-fattree" */
 	char *aliases;
-	const hw_link *nic;  /* the per-port link (resolved from column nic_link) */
+	char *nic_id;        /* column nic_link: id of the per-port link */
+	const hw_link *nic;  /* resolved nic_id */
 	char *topology;      /* "fat-tree", "single-switch", "dragonfly", "rail-optimized" ... */
 	double switch_latency_s;
 	double oversubscription; /* 1 = non-blocking */
@@ -111,9 +112,10 @@ typedef struct hw_storage {
 	char *id;            /* "isilon-f800", "local-nvme", "nfs-head", "lustre", "wekaio-matrix" */
 	char *aliases;
 	char *kind;          /* "nas" | "local" | "nfs" | "parallel-fs" */
-	double read_Bps;     /* aggregate sequential read bandwidth as configured in the source */
+	double read_Bps;     /* aggregate sequential read bandwidth; NAN = depends on the deployment */
 	double latency_s;    /* per-request latency; NAN when unknown */
-	const hw_link *link; /* how nodes reach it (resolved from column link, may be NULL) */
+	char *link_id;       /* column link: how nodes reach it, "" when local */
+	const hw_link *link; /* resolved link_id, NULL when "" */
 	char *source;
 } hw_storage;
 
@@ -121,16 +123,17 @@ typedef struct hw_system {
 	char *id;            /* "c4140-m", "dgxa100-80g", "testbed-h200x4" */
 	char *aliases;
 	char *name;          /* human name: "Dell PowerEdge C4140 configuration M" */
+	char *gpu_id, *intra_link_id, *host_link_id, *cpu_id, *nic_id, *storage_id; /* columns */
 	const hw_gpu *gpu;
 	int gpus_per_node;
 	hw_topo intra;            /* intra-node topology */
 	const hw_link *intra_link;/* NVLink / NVSwitch / PCIe link between GPUs (NULL for single) */
 	double intra_bw_Bps;      /* per-GPU intra-node bandwidth, one direction (NAN for single) */
 	const hw_link *host_link; /* CPU-to-GPU link (one PCIe x16) */
-	int host_links;           /* number of host x16 links shared by all GPUs (C4140-K 1, C4140-M 4) */
-	const hw_cpu *cpu;
+	int host_links;           /* host x16 links shared by all GPUs (C4140-K 1, C4140-M 4); 0 = not given */
+	const hw_cpu *cpu;        /* NULL when the sources do not name the CPU */
 	int cpus_per_node;
-	double mem_B;             /* host memory */
+	double mem_B;             /* host memory; NAN when not given */
 	const hw_link *nic;       /* network port link (NULL for a node that is never networked) */
 	int nics_per_node;
 	const hw_storage *storage;/* default storage (may be NULL) */

@@ -1,0 +1,95 @@
+/* cli: the `scaleplan` command. main.c dispatches `scaleplan <command> [options]` to one function per
+ * command, each in its own file cli/cmd_<name>.c, parsing its own options with getopt_long.
+ * Owners add their command with one prototype here and one line in main.c's table.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_CLI_H
+#define SCALEPLAN_CLI_H
+
+#include "hwdb/hw.h"
+
+/* One subcommand: argv[0] is the command name, options follow. Returns an exit code (0, 1, 2). */
+typedef int (*cli_fn)(int argc, char **argv);
+
+typedef struct cli_cmd {
+	const char *name;
+	cli_fn fn;
+	const char *summary;
+} cli_cmd;
+
+/* Loads the built-in hardware database, then overlays DIR when hwdb_dir is not NULL.
+ * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
+ * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
+int cli_load_db(hw_db *db, const char *hwdb_dir);
+
+/* Prints "scaleplan: unknown <kind> 'ID'; did you mean ...?" to stderr; returns EXIT_INPUT. */
+int cli_unknown_id(const hw_db *db, hw_kind kind, const char *id);
+
+/* Commands (one line each). */
+int cmd_hw(int argc, char **argv);
+
+/* ---- BEGIN scenario options (cli/scenario.c; model engineer) ----
+ * Shared option parsing of predict, compare, sweep and sim: the hardware (a system and/or component
+ * overrides), the run (nodes, batch, precision, data, epochs), model parameters and calibration.
+ * Usage in a command:
+ *   cli_scen s; cli_scen_init(&s);
+ *   struct option opts[64]; int n = cli_scen_longopts(opts, 0, 64); ... append own, {0};
+ *   while ((c = getopt_long(...)) != -1) { int h = cli_scen_option(&s, c, optarg);
+ *       if (h < 0) return EXIT_INPUT; if (h) continue; ...own options... }
+ *   rc = cli_scen_load(&s);           (database, --hwdb, --param, --profile, id checks)
+ *   rc = cli_scen_resolve(&s, sys, gpus_per_node, nodes, &sc);   (model_scenario ready to predict)
+ * Every function prints its own message ("scaleplan: ...") and returns an exit code. */
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "model/model.h"
+
+enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
+
+typedef struct cli_scen {
+	const char *cmd;           /* "predict", for messages */
+	const char *hwdb_dir;
+	const char *system_id, *gpu_id, *intra_id, *host_link_id, *cpu_id, *fabric_id, *storage_id, *stack_id;
+	int gpus_per_node;         /* 0 = the system's */
+	int host_links, cpus_per_node, nics_per_node; /* 0 = the system's */
+	int nodes;                 /* default 1 */
+	int batch_per_gpu;         /* 0 = auto: the largest of 256, 128, 64, 32, 16, 8 that fits */
+	int global_batch;          /* 0 = not given */
+	model_precision precision;
+	model_data data;
+	double epochs, images, target_top1;
+	model_measured measured[MODEL_MAX_MEASURED];
+	int nmeasured;
+	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
+	int nparams_set;
+	const char *profile;       /* --profile FILE (calibrate's output) */
+	/* after cli_scen_load */
+	hw_db db;
+	bool loaded;
+	model_params params;
+	const hw_system *system;   /* NULL when described by components only */
+} cli_scen;
+
+void cli_scen_init(cli_scen *s, const char *cmd);
+void cli_scen_free(cli_scen *s);
+/* Copies the shared long options into opts[from..]; returns the new count. */
+int cli_scen_longopts(struct option *opts, int from, int max);
+/* Handles one shared option: 1 handled, 0 not a shared option, -1 bad value (message printed). */
+int cli_scen_option(cli_scen *s, int opt, const char *arg);
+/* Prints the shared options' help. */
+void cli_scen_help(FILE *out);
+/* Loads the database and parameters and checks every id given (unknown ids get suggestions).
+ * EXIT_OK, EXIT_INPUT or EXIT_ENV. */
+int cli_scen_load(cli_scen *s);
+/* Builds a prepared (and, with --measured, calibrated) model scenario for system sys (NULL = the
+ * --system, or components only) with gpn GPUs per node (0 = from options/system) on `nodes` nodes
+ * (0 = from options). Resolves the batch (auto, --global-batch) too. EXIT_OK or EXIT_INPUT. */
+int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
+/* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
+int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
+int cmd_predict(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+/* ---- END scenario options ---- */
+
+#endif

@@ -1,0 +1,119 @@
+/* scaleplan: plan ResNet-50 training on GPU clusters - scale up or scale out?
+ * `scaleplan <command> [options]`: this file only dispatches; each command is cli/cmd_<name>.c.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include "common/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SCALEPLAN_VERSION
+#define SCALEPLAN_VERSION "0.1.0"
+#endif
+
+/* The commands. Owners: add one line for yours (keep the order of DESIGN.md). */
+static const cli_cmd commands[] = {
+	{"hw", cmd_hw, "hardware database: hw list [KIND] | hw show ID | hw check DIR"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan <command> [options]\n"
+		"       scaleplan [--hwdb DIR] <command> [options]\n"
+		"       scaleplan --help | --version\n"
+		"\n"
+		"Plans ResNet-50 training on GPU clusters: scale up (more GPUs per server) or scale out\n"
+		"(more servers), and how long it takes to reach the target accuracy.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"global option (accepted by every command that reads the hardware database):\n"
+		"  --hwdb DIR  overlay the CSV tables in DIR on the built-in database (same id replaces, new ids add)\n"
+		"\n"
+		"`scaleplan <command> --help` describes a command. Exit status: 0 ok, 1 bad input, 2 environment.\n");
+}
+
+int cli_load_db(hw_db *db, const char *hwdb_dir)
+{
+	if (hw_db_load_default(db, stderr) < 0) {
+		fprintf(stderr, "scaleplan: the built-in hardware database is broken (a bug): %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	if (!hwdb_dir)
+		return EXIT_OK;
+	int rc = hw_db_overlay_dir(db, hwdb_dir, stderr);
+	if (rc < 0) {
+		hw_db_free(db);
+		fprintf(stderr, "scaleplan: --hwdb %s not loaded\n", hwdb_dir);
+		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+int cli_unknown_id(const hw_db *db, hw_kind kind, const char *id)
+{
+	char sug[256];
+	hw_suggest(db, kind, id, sug, sizeof sug);
+	fprintf(stderr, "scaleplan: unknown %s '%s'%s%s\n", kind == HW_NKINDS ? "id" : hw_kind_name(kind), id,
+		*sug ? "; " : "", sug);
+	return EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_INPUT;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("scaleplan %s\n", SCALEPLAN_VERSION);
+		return EXIT_OK;
+	}
+	/* `scaleplan --hwdb DIR cmd ...` -> `cmd --hwdb DIR ...`: the command parses it. */
+	char **args = argv;
+	if ((strcmp(argv[1], "--hwdb") == 0 && argc >= 4) || (strncmp(argv[1], "--hwdb=", 7) == 0 && argc >= 3)) {
+		int nopt = argv[1][6] == '=' ? 1 : 2;
+		args = xcalloc((size_t)argc + 1, sizeof *args);
+		args[0] = argv[0];
+		args[1] = argv[1 + nopt];
+		for (int i = 0; i < nopt; i++)
+			args[2 + i] = argv[1 + i];
+		for (int i = 2 + nopt; i < argc; i++)
+			args[i] = argv[i];
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(args[1], commands[i].name) == 0) {
+			int rc = commands[i].fn(argc - 1, args + 1);
+			if (args != argv)
+				free(args);
+			return rc;
+		}
+	fprintf(stderr, "scaleplan: unknown command '%s'", args[1]);
+	int bestd = 1 << 30;
+	const char *best = NULL;
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		int d = str_edit_distance(args[1], commands[i].name);
+		if (d < bestd) {
+			bestd = d;
+			best = commands[i].name;
+		}
+	}
+	if (best && bestd <= 2)
+		fprintf(stderr, "; did you mean '%s'?", best);
+	fprintf(stderr, "\n\n");
+	usage(stderr);
+	if (args != argv)
+		free(args);
+	return EXIT_INPUT;
+}

@@ -1,0 +1,916 @@
+/* hwdb loader: schema of every table, CSV -> structs with range and reference checks, overlay.
+ *
+ * Loading is two-phase and all-or-nothing: phase 1 parses every row of every table given and reports
+ * every bad cell; phase 2 merges into a copy of the db and checks references against the merged db.
+ * Only when both phases found nothing is the copy swapped in, so a caller never sees a half-loaded db.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "hwdb/hw_internal.h"
+
+#include "common/common.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const hw_topo_names[] = {"single", "nvswitch", "nvlink-mesh", "hybrid-cube",
+				     "pcie-switch", "pcie-host", NULL};
+const char *const hw_link_kind_names[] = {"pcie", "nvlink", "nvswitch", "ib", "eth", "roce", "host", NULL};
+
+/* ---- schema ---- */
+
+#define OFF(type, field) offsetof(type, field)
+#define ID(type) {"id", HW_C_ID, true, OFF(type, id), 0, 0, "an id", NULL, 0}
+#define ALIASES(type) {"aliases", HW_C_TEXT, false, OFF(type, aliases), 0, 0, "names separated by ;", NULL, 0}
+#define SOURCE(type) {"source", HW_C_TEXT, true, OFF(type, source), 0, 0, "the source of the figures", NULL, 0}
+#define TEXT(type, f, req, what) {#f, HW_C_TEXT, req, OFF(type, f), 0, 0, what, NULL, 0}
+#define NUM(type, f, req, lo, hi, unit) {#f, HW_C_NUM, req, OFF(type, f), lo, hi, unit, NULL, 0}
+#define INT(type, f, req, lo, hi, what) {#f, HW_C_INT, req, OFF(type, f), lo, hi, what, NULL, 0}
+#define REF(type, col, f, req, kind) {col, HW_C_REF, req, OFF(type, f), 0, 0, "an id", NULL, kind}
+
+static const hw_col gpu_cols[] = {
+	ID(hw_gpu),
+	ALIASES(hw_gpu),
+	TEXT(hw_gpu, arch, true, "an architecture name (Volta, Ampere, Hopper...)"),
+	TEXT(hw_gpu, form, true, "a form factor (pcie, sxm)"),
+	NUM(hw_gpu, fp32_flops, true, 1e12, 1e15, "FLOP/s, e.g. 1.57e13"),
+	NUM(hw_gpu, tf32_flops, false, 1e12, 1e16, "FLOP/s, e.g. 1.56e14"),
+	NUM(hw_gpu, fp16_flops, false, 1e12, 1e16, "FLOP/s, e.g. 1.25e14"),
+	NUM(hw_gpu, bf16_flops, false, 1e12, 1e16, "FLOP/s, e.g. 3.12e14"),
+	NUM(hw_gpu, mem_B, true, 1e9, 1e13, "bytes, e.g. 1.6e10 for 16 GB"),
+	NUM(hw_gpu, mem_bw_Bps, true, 1e10, 1e14, "bytes/s, e.g. 9e11 for 900 GB/s"),
+	NUM(hw_gpu, tdp_W, true, 10, 5000, "watts"),
+	INT(hw_gpu, nvlink_gen, false, 0, 9, "an NVLink generation 0-9 (0 = none)"),
+	INT(hw_gpu, nvlinks, false, 0, 64, "a count of NVLink links 0-64"),
+	NUM(hw_gpu, nvlink_bw_Bps, false, 0, 1e14, "bytes/s one direction, e.g. 1.5e11"),
+	INT(hw_gpu, pcie_gen, true, 1, 9, "a PCIe generation 1-9"),
+	NUM(hw_gpu, price_usd, false, 1, 1e7, "US dollars"),
+	{"price_date", HW_C_DATE, false, OFF(hw_gpu, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0},
+	SOURCE(hw_gpu),
+};
+
+static const hw_col cpu_cols[] = {
+	ID(hw_cpu),
+	ALIASES(hw_cpu),
+	TEXT(hw_cpu, vendor, true, "a vendor name"),
+	INT(hw_cpu, cores, true, 1, 1024, "physical cores per socket 1-1024"),
+	INT(hw_cpu, threads, false, 1, 4096, "hardware threads per socket"),
+	NUM(hw_cpu, base_hz, false, 1e8, 1e10, "Hz, e.g. 2.4e9"),
+	NUM(hw_cpu, turbo_hz, false, 1e8, 1e10, "Hz, e.g. 3.7e9"),
+	NUM(hw_cpu, tdp_W, false, 1, 2000, "watts"),
+	SOURCE(hw_cpu),
+};
+
+static const hw_col link_cols[] = {
+	ID(hw_link),
+	ALIASES(hw_link),
+	{"kind", HW_C_ENUM, true, OFF(hw_link, kind), 0, 0, "a link kind", hw_link_kind_names, 0},
+	INT(hw_link, gen, false, 0, 100, "a generation number"),
+	NUM(hw_link, bw_Bps, true, 1e6, 1e14, "bytes/s one direction, e.g. 1.25e10 for 100 Gb/s"),
+	NUM(hw_link, latency_s, false, 1e-9, 1e-1, "seconds, e.g. 1e-6"),
+	SOURCE(hw_link),
+};
+
+static const hw_col fabric_cols[] = {
+	ID(hw_fabric),
+	ALIASES(hw_fabric),
+	REF(hw_fabric, "nic_link", nic_id, true, HW_LINK),
+	TEXT(hw_fabric, topology, true, "a topology name (fat-tree, single-switch...)"),
+	NUM(hw_fabric, switch_latency_s, false, 1e-9, 1e-2, "seconds, e.g. 1.3e-7"),
+	NUM(hw_fabric, oversubscription, true, 1, 100, "a ratio >= 1 (1 = non-blocking)"),
+	SOURCE(hw_fabric),
+};
+
+static const hw_col storage_cols[] = {
+	ID(hw_storage),
+	ALIASES(hw_storage),
+	TEXT(hw_storage, kind, true, "a storage kind (nas, local, nfs, parallel-fs)"),
+	NUM(hw_storage, read_Bps, false, 1e6, 1e13, "bytes/s, e.g. 1.5e10"),
+	NUM(hw_storage, latency_s, false, 1e-7, 1, "seconds"),
+	REF(hw_storage, "link", link_id, false, HW_LINK),
+	SOURCE(hw_storage),
+};
+
+static const hw_col system_cols[] = {
+	ID(hw_system),
+	ALIASES(hw_system),
+	TEXT(hw_system, name, true, "a human-readable name"),
+	REF(hw_system, "gpu", gpu_id, true, HW_GPU),
+	INT(hw_system, gpus_per_node, true, 1, 1024, "GPUs per node 1-1024"),
+	{"intra_topology", HW_C_ENUM, true, OFF(hw_system, intra), 0, 0, "an intra-node topology", hw_topo_names, 0},
+	REF(hw_system, "intra_link", intra_link_id, false, HW_LINK),
+	NUM(hw_system, intra_bw_Bps, false, 1e8, 1e14, "bytes/s per GPU one direction, e.g. 1.5e11"),
+	REF(hw_system, "host_link", host_link_id, true, HW_LINK),
+	INT(hw_system, host_links, false, 1, 1024, "host x16 links 1-1024"),
+	REF(hw_system, "cpu", cpu_id, false, HW_CPU),
+	INT(hw_system, cpus_per_node, true, 1, 64, "CPU sockets 1-64"),
+	NUM(hw_system, mem_B, false, 1e9, 1e14, "bytes, e.g. 3.84e11 for 384 GB"),
+	REF(hw_system, "nic", nic_id, false, HW_LINK),
+	INT(hw_system, nics_per_node, false, 0, 1024, "NICs per node"),
+	REF(hw_system, "storage", storage_id, false, HW_STORAGE),
+	NUM(hw_system, price_usd, false, 1, 1e9, "US dollars"),
+	{"price_date", HW_C_DATE, false, OFF(hw_system, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0},
+	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
+	SOURCE(hw_system),
+};
+
+static const hw_col stack_cols[] = {
+	ID(hw_stack),
+	ALIASES(hw_stack),
+	TEXT(hw_stack, framework, true, "a framework name"),
+	INT(hw_stack, threads_per_gpu, true, 0, 64, "CPU threads kept per GPU 0-64"),
+	INT(hw_stack, decode_threads, true, 0, 4096, "decode threads per node (0 = cores - threads_per_gpu x GPUs)"),
+	SOURCE(hw_stack),
+};
+
+#define KIND(nm, sing, type, arr, n, cols) \
+	{nm, sing, sizeof(type), offsetof(hw_db, arr), offsetof(hw_db, n), cols, (int)(sizeof cols / sizeof cols[0])}
+
+const hw_kind_desc hw_kinds[HW_NKINDS] = {
+	[HW_GPU] = KIND("gpus", "gpu", hw_gpu, gpus, ngpus, gpu_cols),
+	[HW_CPU] = KIND("cpus", "cpu", hw_cpu, cpus, ncpus, cpu_cols),
+	[HW_LINK] = KIND("links", "link", hw_link, links, nlinks, link_cols),
+	[HW_FABRIC] = KIND("fabrics", "fabric", hw_fabric, fabrics, nfabrics, fabric_cols),
+	[HW_STORAGE] = KIND("storage", "storage", hw_storage, storage, nstorage, storage_cols),
+	[HW_SYSTEM] = KIND("systems", "system", hw_system, systems, nsystems, system_cols),
+	[HW_STACK] = KIND("stacks", "stack", hw_stack, stacks, nstacks, stack_cols),
+};
+
+/* ---- generic item access ---- */
+
+/* The item arrays are typed pointers (hw_gpu *, ...) in hw_db: read and write them with memcpy, never
+ * through a char ** lvalue, which strict aliasing would let the compiler reorder. */
+static char *arr_get(const hw_db *db, hw_kind kind)
+{
+	char *p;
+	memcpy(&p, (const char *)db + hw_kinds[kind].arr_off, sizeof p);
+	return p;
+}
+
+static void arr_set(hw_db *db, hw_kind kind, void *p)
+{
+	memcpy((char *)db + hw_kinds[kind].arr_off, &p, sizeof p);
+}
+
+static int *count_slot(const hw_db *db, hw_kind kind)
+{
+	return (int *)((char *)db + hw_kinds[kind].n_off);
+}
+
+void *hw_item(const hw_db *db, hw_kind kind, int i)
+{
+	return arr_get(db, kind) + (size_t)i * hw_kinds[kind].size;
+}
+
+int hw_count(const hw_db *db, hw_kind kind)
+{
+	return *count_slot(db, kind);
+}
+
+static char **str_field(void *item, const hw_col *c)
+{
+	return (char **)((char *)item + c->off);
+}
+
+static bool is_str_col(const hw_col *c)
+{
+	return c->type == HW_C_ID || c->type == HW_C_TEXT || c->type == HW_C_DATE || c->type == HW_C_REF;
+}
+
+static void item_free(hw_kind kind, void *item)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	for (int c = 0; c < k->ncols; c++)
+		if (is_str_col(&k->cols[c])) {
+			free(*str_field(item, &k->cols[c]));
+			*str_field(item, &k->cols[c]) = NULL;
+		}
+}
+
+static void item_dup(hw_kind kind, void *dst, const void *src)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	memcpy(dst, src, k->size);
+	for (int c = 0; c < k->ncols; c++)
+		if (is_str_col(&k->cols[c])) {
+			char *s = *str_field((void *)src, &k->cols[c]);
+			*str_field(dst, &k->cols[c]) = xstrdup(s ? s : "");
+		}
+}
+
+static void item_append(hw_db *db, hw_kind kind, const void *item)
+{
+	int *n = count_slot(db, kind);
+	size_t sz = hw_kinds[kind].size;
+	char *arr = xrealloc(arr_get(db, kind), (size_t)(*n + 1) * sz);
+	memcpy(arr + (size_t)*n * sz, item, sz);
+	arr_set(db, kind, arr);
+	(*n)++;
+}
+
+void hw_db_free(hw_db *db)
+{
+	if (!db)
+		return;
+	for (int k = 0; k < HW_NKINDS; k++) {
+		for (int i = 0; i < hw_count(db, k); i++)
+			item_free(k, hw_item(db, k, i));
+		free(arr_get(db, k));
+	}
+	memset(db, 0, sizeof *db);
+}
+
+static void db_copy(hw_db *dst, const hw_db *src)
+{
+	memset(dst, 0, sizeof *dst);
+	for (int k = 0; k < HW_NKINDS; k++) {
+		int n = hw_count(src, k);
+		size_t sz = hw_kinds[k].size;
+		char *arr = n ? xmalloc((size_t)n * sz) : NULL;
+		for (int i = 0; i < n; i++)
+			item_dup(k, arr + (size_t)i * sz, hw_item(src, k, i));
+		arr_set(dst, k, arr);
+		*count_slot(dst, k) = n;
+	}
+}
+
+/* ---- lookups ---- */
+
+/* True when `name` equals one of the ;-separated aliases (surrounding blanks ignored). */
+static bool alias_match(const char *aliases, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = aliases;
+	while (p && *p) {
+		const char *end = strchr(p, ';');
+		const char *e = end ? end : p + strlen(p);
+		while (p < e && isspace((unsigned char)*p))
+			p++;
+		const char *q = e;
+		while (q > p && isspace((unsigned char)q[-1]))
+			q--;
+		if ((size_t)(q - p) == nl && nl && strncasecmp(p, name, nl) == 0)
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+static int find_index(const hw_db *db, hw_kind kind, const char *id, bool aliases)
+{
+	if (!id || !*id)
+		return -1;
+	int n = hw_count(db, kind);
+	for (int i = 0; i < n; i++) {
+		char **s = hw_item(db, kind, i);  /* every item starts with char *id, *aliases */
+		if (strcasecmp(s[0], id) == 0)
+			return i;
+	}
+	if (aliases)
+		for (int i = 0; i < n; i++) {
+			char **s = hw_item(db, kind, i);
+			if (alias_match(s[1], id))
+				return i;
+		}
+	return -1;
+}
+
+const void *hw_find(const hw_db *db, hw_kind kind, const char *id)
+{
+	int i = find_index(db, kind, id, true);
+	return i < 0 ? NULL : hw_item(db, kind, i);
+}
+
+const hw_gpu *hw_gpu_find(const hw_db *db, const char *id) { return hw_find(db, HW_GPU, id); }
+const hw_cpu *hw_cpu_find(const hw_db *db, const char *id) { return hw_find(db, HW_CPU, id); }
+const hw_link *hw_link_find(const hw_db *db, const char *id) { return hw_find(db, HW_LINK, id); }
+const hw_fabric *hw_fabric_find(const hw_db *db, const char *id) { return hw_find(db, HW_FABRIC, id); }
+const hw_storage *hw_storage_find(const hw_db *db, const char *id) { return hw_find(db, HW_STORAGE, id); }
+const hw_system *hw_system_find(const hw_db *db, const char *id) { return hw_find(db, HW_SYSTEM, id); }
+const hw_stack *hw_stack_find(const hw_db *db, const char *id) { return hw_find(db, HW_STACK, id); }
+
+char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_t len_B)
+{
+	enum { NBEST = 3 };
+	const char *best[NBEST] = {0};
+	int bestd[NBEST];
+	int lim = (int)strlen(id) / 2 + 2;  /* farther than this is noise, not a typo */
+	for (int k = 0; k < HW_NKINDS; k++) {
+		if (kind != HW_NKINDS && (int)kind != k)
+			continue;
+		for (int i = 0; i < hw_count(db, k); i++) {
+			const char *cand = *(char **)hw_item(db, k, i);
+			int d = str_edit_distance(id, cand);
+			/* a prefix or substring ("h100" in "H100-SXM5-80GB") is as good as a near typo */
+			if (strlen(id) >= 3 && strcasestr(cand, id))
+				d = d < 2 ? d : 2;
+			if (d > lim)
+				continue;
+			for (int j = 0; j < NBEST; j++)
+				if (!best[j] || d < bestd[j]) {
+					for (int m = NBEST - 1; m > j; m--) {
+						best[m] = best[m - 1];
+						bestd[m] = bestd[m - 1];
+					}
+					best[j] = cand;
+					bestd[j] = d;
+					break;
+				}
+		}
+	}
+	if (len_B)
+		buf[0] = '\0';
+	if (!best[0] || !len_B)
+		return buf;
+	size_t used = (size_t)snprintf(buf, len_B, "did you mean %s", best[0]);
+	for (int j = 1; j < NBEST && best[j] && used < len_B; j++)
+		used += (size_t)snprintf(buf + used, len_B - used, "%s%s", j == NBEST - 1 || !best[j + 1] ? " or " : ", ", best[j]);
+	if (used < len_B)
+		snprintf(buf + used, len_B - used, "?");
+	return buf;
+}
+
+/* ---- names ---- */
+
+const char *hw_kind_name(hw_kind kind)
+{
+	return kind < HW_NKINDS ? hw_kinds[kind].name : "?";
+}
+
+int hw_kind_parse(const char *s)
+{
+	for (int k = 0; k < HW_NKINDS; k++)
+		if (strcasecmp(s, hw_kinds[k].name) == 0 || strcasecmp(s, hw_kinds[k].singular) == 0)
+			return k;
+	return -1;
+}
+
+const char *hw_topo_name(hw_topo topo)
+{
+	return (unsigned)topo < sizeof hw_topo_names / sizeof hw_topo_names[0] - 1 ? hw_topo_names[topo] : "?";
+}
+
+const char *hw_link_kind_name(hw_link_kind kind)
+{
+	return (unsigned)kind < sizeof hw_link_kind_names / sizeof hw_link_kind_names[0] - 1 ? hw_link_kind_names[kind] : "?";
+}
+
+bool hw_known(double v)
+{
+	return !isnan(v);
+}
+
+double hw_gpu_peak_flops(const hw_gpu *gpu, const char *precision)
+{
+	if (strcasecmp(precision, "fp32") == 0)
+		return gpu->fp32_flops;
+	if (strcasecmp(precision, "tf32") == 0)
+		return hw_known(gpu->tf32_flops) ? gpu->tf32_flops : gpu->fp32_flops;
+	if (strcasecmp(precision, "fp16") == 0)
+		return hw_known(gpu->fp16_flops) ? gpu->fp16_flops : gpu->fp32_flops;
+	if (strcasecmp(precision, "bf16") == 0)
+		return hw_known(gpu->bf16_flops) ? gpu->bf16_flops
+		       : hw_known(gpu->fp16_flops) ? gpu->fp16_flops : gpu->fp32_flops;
+	return NAN;
+}
+
+/* ---- loading ---- */
+
+/* State of one load: where problems go and how many there were. */
+typedef struct hw_load {
+	FILE *errs;
+	int nerr;
+	char first[1024];
+} hw_load;
+
+static void report(hw_load *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(hw_load *ld, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (ld->nerr++ == 0)
+		snprintf(ld->first, sizeof ld->first, "%s", msg);
+	if (ld->errs)
+		fprintf(ld->errs, "%s\n", msg);
+}
+
+/* Reports a problem in one cell: "file:line:col(name): ...". */
+static void report_cell(hw_load *ld, const csv_table *t, int row, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void report_cell(hw_load *ld, const csv_table *t, int row, int col, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	report(ld, "%s:%d:%d(%s): %s", t->name, t->line[row], col + 1, t->header[col], msg);
+}
+
+/* Quotes a cell for a message, cut at 40 characters and with control characters replaced. */
+static const char *cellq(const char *s, char *buf, size_t len_B)
+{
+	size_t j = 0;
+	for (size_t i = 0; s[i] && j + 4 < len_B && i < 40; i++)
+		buf[j++] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	if (strlen(s) > 40 && j + 4 < len_B) {
+		memcpy(buf + j, "...", 3);
+		j += 3;
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+static bool is_blank(const char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
+
+static bool valid_date(const char *s)
+{
+	size_t n = strlen(s);
+	if (n != 4 && n != 7 && n != 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool dash = i == 4 || i == 7;
+		if (dash ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return false;
+	}
+	if (n >= 7 && (atoi(s + 5) < 1 || atoi(s + 5) > 12))
+		return false;
+	if (n == 10 && (atoi(s + 8) < 1 || atoi(s + 8) > 31))
+		return false;
+	return true;
+}
+
+/* A hint when a number is off by a unit prefix: 16 for mem_B probably means 16 GB. */
+static const char *unit_hint(const hw_col *c, double v, char *buf, size_t len_B)
+{
+	static const struct { double f; const char *p; } pre[] = {{1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}, {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
+	buf[0] = '\0';
+	if (v <= 0)
+		return buf;
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (v * pre[i].f >= c->min && v * pre[i].f <= c->max) {
+			snprintf(buf, len_B, " (a %s-prefixed value? this column wants plain SI units: %.6g x %g = %.6g)",
+				 pre[i].p, v, pre[i].f, v * pre[i].f);
+			break;
+		}
+	return buf;
+}
+
+/* Parses one row into a zeroed item. Returns the number of problems reported. */
+static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const int *colmap, void *item)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	int before = ld->nerr;
+	char q[64], hint[160];
+	for (int c = 0; c < k->ncols; c++) {
+		const hw_col *sc = &k->cols[c];
+		int tc = colmap[c];
+		const char *cell = t->cells[row][tc];
+		bool blank = is_blank(cell);
+		if (blank && sc->required) {
+			report_cell(ld, t, row, tc, "empty; expected %s", sc->unit);
+			continue;
+		}
+		switch (sc->type) {
+		case HW_C_ID:
+		case HW_C_TEXT:
+		case HW_C_REF:
+			if (sc->type != HW_C_TEXT && !blank) {
+				bool ok = !isspace((unsigned char)cell[0]) && !isspace((unsigned char)cell[strlen(cell) - 1]);
+				for (const char *p = cell; *p; p++)
+					if (!isalnum((unsigned char)*p) && !strchr("-_.+() ", *p))
+						ok = false;
+				if (!ok) {
+					report_cell(ld, t, row, tc, "'%s' is not an id; expected letters, digits, inner spaces and - _ . + ( )",
+						    cellq(cell, q, sizeof q));
+					continue;
+				}
+			}
+			*str_field(item, sc) = xstrdup(cell);
+			break;
+		case HW_C_DATE:
+			if (!blank && !valid_date(cell)) {
+				report_cell(ld, t, row, tc, "'%s' is not %s", cellq(cell, q, sizeof q), sc->unit);
+				continue;
+			}
+			*str_field(item, sc) = xstrdup(cell);
+			break;
+		case HW_C_NUM:
+		case HW_C_INT: {
+			double v = sc->type == HW_C_NUM ? NAN : 0;
+			if (!blank) {
+				char *end;
+				errno = 0;
+				v = strtod(cell, &end);
+				while (*end && isspace((unsigned char)*end))
+					end++;
+				if (end == cell || *end || errno == ERANGE || !isfinite(v)) {
+					report_cell(ld, t, row, tc, "'%s' is not a number; expected %s", cellq(cell, q, sizeof q), sc->unit);
+					continue;
+				}
+				if (sc->type == HW_C_INT && v != floor(v)) {
+					report_cell(ld, t, row, tc, "'%s' is not a whole number; expected %s", cellq(cell, q, sizeof q), sc->unit);
+					continue;
+				}
+				if (v < 0) {
+					report_cell(ld, t, row, tc, "%g is negative; expected %s", v, sc->unit);
+					continue;
+				}
+				if (v < sc->min || v > sc->max) {
+					report_cell(ld, t, row, tc, "%g is out of the plausible range [%g, %g]; expected %s%s", v,
+						    sc->min, sc->max, sc->unit, unit_hint(sc, v, hint, sizeof hint));
+					continue;
+				}
+			}
+			if (sc->type == HW_C_NUM)
+				*(double *)((char *)item + sc->off) = v;
+			else
+				*(int *)((char *)item + sc->off) = (int)v;
+			break;
+		}
+		case HW_C_ENUM: {
+			int e = -1;
+			for (int i = 0; sc->names[i]; i++)
+				if (strcasecmp(cell, sc->names[i]) == 0)
+					e = i;
+			if (e < 0) {
+				char list[256];
+				size_t u = 0;
+				list[0] = '\0';
+				for (int i = 0; sc->names[i] && u < sizeof list; i++)
+					u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", sc->names[i]);
+				report_cell(ld, t, row, tc, "'%s' is not %s; expected one of %s", cellq(cell, q, sizeof q), sc->unit, list);
+				continue;
+			}
+			*(int *)((char *)item + sc->off) = e;
+			break;
+		}
+		}
+	}
+	/* string fields never stay NULL, so printing and copying need no checks */
+	for (int c = 0; c < k->ncols; c++)
+		if (is_str_col(&k->cols[c]) && !*str_field(item, &k->cols[c]))
+			*str_field(item, &k->cols[c]) = xstrdup("");
+	return ld->nerr - before;
+}
+
+/* Checks that relate several cells of one row. */
+static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const void *item)
+{
+	int col;
+	if (kind == HW_CPU) {
+		const hw_cpu *c = item;
+		if (hw_known(c->turbo_hz) && hw_known(c->base_hz) && c->turbo_hz < c->base_hz) {
+			col = csv_table_col(t, "turbo_hz");
+			report_cell(ld, t, row, col, "turbo %g Hz is below base %g Hz", c->turbo_hz, c->base_hz);
+		}
+		if (c->threads && c->threads < c->cores)
+			report_cell(ld, t, row, csv_table_col(t, "threads"), "%d threads is fewer than %d cores", c->threads, c->cores);
+	} else if (kind == HW_GPU) {
+		const hw_gpu *g = item;
+		if (hw_known(g->fp16_flops) && g->fp16_flops < g->fp32_flops)
+			report_cell(ld, t, row, csv_table_col(t, "fp16_flops"), "FP16 peak %g is below FP32 peak %g", g->fp16_flops, g->fp32_flops);
+		if ((g->nvlink_gen == 0) != (g->nvlinks == 0))
+			report_cell(ld, t, row, csv_table_col(t, "nvlinks"), "nvlinks %d does not match nvlink_gen %d (both 0 or both set)",
+				    g->nvlinks, g->nvlink_gen);
+	} else if (kind == HW_SYSTEM) {
+		const hw_system *s = item;
+		if ((s->gpus_per_node == 1) != (s->intra == HW_TOPO_SINGLE))
+			report_cell(ld, t, row, csv_table_col(t, "intra_topology"),
+				    "'%s' does not fit gpus_per_node %d ('single' exactly when 1 GPU)", hw_topo_name(s->intra),
+				    s->gpus_per_node);
+		else if (s->intra != HW_TOPO_SINGLE && (!*s->intra_link_id || !hw_known(s->intra_bw_Bps)))
+			report_cell(ld, t, row, csv_table_col(t, *s->intra_link_id ? "intra_bw_Bps" : "intra_link"),
+				    "empty; a node with %d GPUs needs intra_link and intra_bw_Bps", s->gpus_per_node);
+		if (*s->nic_id && s->nics_per_node < 1)
+			report_cell(ld, t, row, csv_table_col(t, "nics_per_node"), "must be >= 1 when nic is given");
+	}
+}
+
+/* Maps schema columns to table columns; reports unknown and missing columns. -1 when unusable. */
+static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int *colmap)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	int bad = 0;
+	char q[64];
+	for (int tc = 0; tc < t->ncols; tc++) {
+		int found = -1;
+		for (int c = 0; c < k->ncols; c++)
+			if (strcmp(t->header[tc], k->cols[c].name) == 0)
+				found = c;
+		if (found < 0) {
+			int bestd = 1 << 30;
+			const char *best = NULL;
+			for (int c = 0; c < k->ncols; c++) {
+				int d = str_edit_distance(t->header[tc], k->cols[c].name);
+				if (d < bestd) {
+					bestd = d;
+					best = k->cols[c].name;
+				}
+			}
+			report(ld, "%s:1:%d: unknown column '%s' in %s.csv%s%s%s", t->name, tc + 1,
+			       cellq(t->header[tc], q, sizeof q), k->name, bestd <= 4 ? "; did you mean '" : "",
+			       bestd <= 4 ? best : "", bestd <= 4 ? "'?" : "");
+			bad++;
+		}
+	}
+	for (int c = 0; c < k->ncols; c++) {
+		colmap[c] = csv_table_col(t, k->cols[c].name);
+		if (colmap[c] < 0) {
+			report(ld, "%s:1: missing column '%s' (%s)", t->name, k->cols[c].name, k->cols[c].unit);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* One parsed table waiting to be merged. */
+typedef struct hw_staged {
+	const csv_table *t;
+	int *colmap;      /* [ncols of schema] */
+	char *items;      /* [nitems] items */
+	int *rows;        /* [nitems] table row of each item */
+	int nitems;
+} hw_staged;
+
+static void staged_free(hw_kind kind, hw_staged *s)
+{
+	for (int i = 0; i < s->nitems; i++)
+		item_free(kind, s->items + (size_t)i * hw_kinds[kind].size);
+	free(s->items);
+	free(s->rows);
+	free(s->colmap);
+	memset(s, 0, sizeof *s);
+}
+
+/* Phase 1 for one table: header, cells, duplicates inside the table. */
+static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, hw_staged *s)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	s->t = t;
+	s->colmap = xmalloc((size_t)k->ncols * sizeof *s->colmap);
+	if (map_header(ld, kind, t, s->colmap) < 0)
+		return;
+	s->items = xcalloc((size_t)t->nrows + 1, k->size);
+	s->rows = xcalloc((size_t)t->nrows + 1, sizeof *s->rows);
+	int idcol = s->colmap[0];
+	for (int r = 0; r < t->nrows; r++) {
+		void *item = s->items + (size_t)s->nitems * k->size;
+		memset(item, 0, k->size);
+		int bad = parse_row(ld, kind, t, r, s->colmap, item);
+		if (!bad) {
+			int before = ld->nerr;
+			check_row(ld, kind, t, r, item);
+			bad = ld->nerr - before;
+		}
+		const char *id = t->cells[r][idcol];
+		for (int j = 0; j < s->nitems && !is_blank(id); j++) {
+			char **other = (char **)(s->items + (size_t)j * k->size);
+			if (strcasecmp(other[0], id) == 0) {
+				report_cell(ld, t, r, idcol, "duplicate id '%s' (first at line %d)", other[0], t->line[s->rows[j]]);
+				bad++;
+				break;
+			}
+		}
+		if (bad) {
+			item_free(kind, item);
+			continue;
+		}
+		s->rows[s->nitems++] = r;
+	}
+}
+
+/* Phase 2: the merged db's references; reports each unknown one at its cell. */
+static void check_refs(hw_load *ld, const hw_db *db, hw_kind kind, const hw_staged *s)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	char sug[256];
+	for (int i = 0; i < s->nitems; i++) {
+		const void *item = s->items + (size_t)i * k->size;
+		for (int c = 0; c < k->ncols; c++) {
+			const hw_col *sc = &k->cols[c];
+			if (sc->type != HW_C_REF)
+				continue;
+			const char *ref = *str_field((void *)item, sc);
+			if (!*ref || hw_find(db, sc->ref, ref))
+				continue;
+			hw_suggest(db, sc->ref, ref, sug, sizeof sug);
+			report_cell(ld, s->t, s->rows[i], s->colmap[c], "unknown %s '%s'%s%s", hw_kinds[sc->ref].singular, ref,
+				    *sug ? "; " : "", sug);
+		}
+	}
+}
+
+/* Points every reference of the db at its item (after a merge the arrays moved). */
+static void resolve(hw_db *db)
+{
+	for (int i = 0; i < db->nfabrics; i++)
+		db->fabrics[i].nic = hw_link_find(db, db->fabrics[i].nic_id);
+	for (int i = 0; i < db->nstorage; i++)
+		db->storage[i].link = hw_link_find(db, db->storage[i].link_id);
+	for (int i = 0; i < db->nsystems; i++) {
+		hw_system *s = &db->systems[i];
+		s->gpu = hw_gpu_find(db, s->gpu_id);
+		s->intra_link = hw_link_find(db, s->intra_link_id);
+		s->host_link = hw_link_find(db, s->host_link_id);
+		s->cpu = hw_cpu_find(db, s->cpu_id);
+		s->nic = hw_link_find(db, s->nic_id);
+		s->storage = hw_storage_find(db, s->storage_id);
+	}
+}
+
+/* Overlays parsed tables (tabs[kind], NULL where absent) on *db; the heart of every load. */
+static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], FILE *errs)
+{
+	hw_load ld = {.errs = errs};
+	hw_staged st[HW_NKINDS];
+	hw_db out;
+	memset(st, 0, sizeof st);
+	for (int k = 0; k < HW_NKINDS; k++)
+		if (tabs[k])
+			stage_table(&ld, k, tabs[k], &st[k]);
+	if (ld.nerr)
+		goto fail_staged;
+
+	db_copy(&out, db);
+	for (int k = 0; k < HW_NKINDS; k++) {
+		size_t sz = hw_kinds[k].size;
+		for (int i = 0; i < st[k].nitems; i++) {
+			void *item = st[k].items + (size_t)i * sz;
+			int at = find_index(&out, k, *(char **)item, false);
+			void *dst = NULL;
+			if (at >= 0) {
+				dst = hw_item(&out, k, at);
+				item_free(k, dst);
+				item_dup(k, dst, item);
+			} else {
+				void *tmp = xmalloc(sz); /* heap: no declared type, so the struct stores are defined */
+				item_dup(k, tmp, item);
+				item_append(&out, k, tmp);
+				free(tmp);
+			}
+		}
+	}
+	for (int k = 0; k < HW_NKINDS; k++)
+		check_refs(&ld, &out, k, &st[k]);
+	if (ld.nerr) {
+		hw_db_free(&out);
+		goto fail_staged;
+	}
+	resolve(&out);
+	for (int k = 0; k < HW_NKINDS; k++)
+		staged_free(k, &st[k]);
+	hw_db_free(db);
+	*db = out;
+	return 0;
+
+fail_staged:
+	for (int k = 0; k < HW_NKINDS; k++)
+		staged_free(k, &st[k]);
+	if (ld.nerr == 1)
+		err_set("%s", ld.first);
+	else
+		err_set("%s (and %d more problems)", ld.first, ld.nerr - 1);
+	return ERR_INPUT;
+}
+
+/* The kind a file name stands for ("dir/gpus.csv" -> HW_GPU), -1 when none. */
+static int kind_of_file(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (int k = 0; k < HW_NKINDS; k++) {
+		size_t n = strlen(hw_kinds[k].name);
+		if (strncmp(base, hw_kinds[k].name, n) == 0 && strcmp(base + n, ".csv") == 0)
+			return k;
+	}
+	return -1;
+}
+
+int hw_db_overlay_buf(hw_db *db, const char *name, const char *buf, size_t len_B, FILE *errs)
+{
+	int kind = kind_of_file(name);
+	if (kind < 0)
+		return err_set("%s: not a hwdb table name (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, "
+			       "systems.csv or stacks.csv)", name);
+	csv_table t;
+	memset(&t, 0, sizeof t);
+	if (csv_table_parse(&t, name, buf, len_B) < 0) {
+		if (errs)
+			fprintf(errs, "%s\n", err_msg());
+		csv_table_free(&t);
+		return ERR_INPUT;
+	}
+	csv_table *tabs[HW_NKINDS] = {0};
+	tabs[kind] = &t;
+	int rc = overlay_tables(db, tabs, errs);
+	csv_table_free(&t);
+	return rc;
+}
+
+int hw_db_load_default(hw_db *db, FILE *errs)
+{
+	csv_table t[HW_NKINDS];
+	csv_table *tabs[HW_NKINDS] = {0};
+	int rc = 0;
+	memset(db, 0, sizeof *db);
+	memset(t, 0, sizeof t);
+	for (int i = 0; i < hw_embedded_ntables; i++) {
+		const hw_embedded *e = &hw_embedded_tables[i];
+		int k = kind_of_file(e->name);
+		if (k < 0)
+			continue;
+		char *name = xasprintf("hwdb/data/%s", e->name);
+		int r = csv_table_parse(&t[k], name, (const char *)e->data, e->len_B);
+		free(name);
+		if (r < 0) {
+			if (errs)
+				fprintf(errs, "%s\n", err_msg());
+			rc = ERR_INPUT;
+			continue;
+		}
+		tabs[k] = &t[k];
+	}
+	if (rc == 0)
+		rc = overlay_tables(db, tabs, errs);
+	for (int k = 0; k < HW_NKINDS; k++)
+		csv_table_free(&t[k]);
+	return rc;
+}
+
+int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs)
+{
+	csv_table t[HW_NKINDS];
+	csv_table *tabs[HW_NKINDS] = {0};
+	int rc = 0, nfound = 0;
+	memset(t, 0, sizeof t);
+	DIR *d = opendir(dir);
+	if (!d) {
+		err_set("%s: cannot open hwdb directory: %s", dir, strerror(errno));
+		if (errs)
+			fprintf(errs, "%s\n", err_msg());
+		return ERR_ENV;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 4 || strcmp(de->d_name + n - 4, ".csv") != 0)
+			continue;
+		int k = kind_of_file(de->d_name);
+		if (k < 0) {
+			err_set("%s/%s: unknown table; expected gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, "
+				"systems.csv or stacks.csv", dir, de->d_name);
+			if (errs)
+				fprintf(errs, "%s\n", err_msg());
+			rc = ERR_INPUT;
+			continue;
+		}
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		int r = csv_table_load(&t[k], path);
+		free(path);
+		if (r < 0) {
+			if (errs)
+				fprintf(errs, "%s\n", err_msg());
+			rc = r == ERR_ENV ? ERR_ENV : (rc ? rc : ERR_INPUT);
+			continue;
+		}
+		tabs[k] = &t[k];
+		nfound++;
+	}
+	closedir(d);
+	if (rc == 0 && nfound == 0) {
+		err_set("%s: no hwdb tables (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, systems.csv, stacks.csv)", dir);
+		if (errs)
+			fprintf(errs, "%s\n", err_msg());
+		rc = ERR_INPUT;
+	}
+	if (rc == 0)
+		rc = overlay_tables(db, tabs, errs);
+	for (int k = 0; k < HW_NKINDS; k++)
+		csv_table_free(&t[k]);
+	return rc;
+}
+
+int hw_db_check_dir(const char *dir, FILE *errs)
+{
+	hw_db db;
+	int rc = hw_db_load_default(&db, errs);
+	if (rc == 0)
+		rc = hw_db_overlay_dir(&db, dir, errs);
+	hw_db_free(&db);
+	return rc;
+}

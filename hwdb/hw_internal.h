@@ -1,0 +1,60 @@
+/* hwdb internals shared by hw_db.c (loader) and hw_show.c (printing); not part of the public API.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_HW_INTERNAL_H
+#define SCALEPLAN_HW_INTERNAL_H
+
+#include "hwdb/hw.h"
+
+/* One built-in table, embedded by the rule in hwdb/module.mk ($(BUILD)/gen/hwdb_data.c). */
+typedef struct hw_embedded {
+	const char *name;          /* "gpus.csv" */
+	const unsigned char *data; /* file bytes, not NUL-terminated */
+	size_t len_B;
+} hw_embedded;
+
+extern const hw_embedded hw_embedded_tables[];
+extern const int hw_embedded_ntables;
+
+/* Column types of the schema. */
+typedef enum hw_coltype {
+	HW_C_ID,    /* char *, required, unique within the kind */
+	HW_C_TEXT,  /* char * */
+	HW_C_DATE,  /* char *, YYYY, YYYY-MM or YYYY-MM-DD */
+	HW_C_NUM,   /* double, NAN when empty */
+	HW_C_INT,   /* int, 0 when empty */
+	HW_C_ENUM,  /* int index into names[] */
+	HW_C_REF,   /* char *, id of an item of kind ref */
+} hw_coltype;
+
+typedef struct hw_col {
+	const char *name;          /* CSV header name */
+	hw_coltype type;
+	bool required;             /* the cell may not be empty */
+	size_t off;                /* offset of the field in the item struct */
+	double min, max;           /* accepted range for NUM / INT */
+	const char *unit;          /* what is expected, for messages: "FLOP/s, e.g. 1.4e13" */
+	const char *const *names;  /* ENUM: NULL-terminated names */
+	hw_kind ref;               /* REF: kind referred to */
+} hw_col;
+
+typedef struct hw_kind_desc {
+	const char *name;          /* "gpus" (file gpus.csv) */
+	const char *singular;      /* "gpu" */
+	size_t size;               /* sizeof item */
+	size_t arr_off, n_off;     /* offsetof(hw_db, gpus), offsetof(hw_db, ngpus) */
+	const hw_col *cols;
+	int ncols;
+} hw_kind_desc;
+
+extern const hw_kind_desc hw_kinds[HW_NKINDS];
+extern const char *const hw_topo_names[];
+extern const char *const hw_link_kind_names[];
+
+/* Generic access to item i of a kind. */
+void *hw_item(const hw_db *db, hw_kind kind, int i);
+int hw_count(const hw_db *db, hw_kind kind);
+/* Item of a kind by id or alias (case-insensitive); NULL when absent. */
+const void *hw_find(const hw_db *db, hw_kind kind, const char *id);
+
+#endif

@@ -1,0 +1,31 @@
+# hwdb: hardware database. The CSV tables in hwdb/data are embedded into $(BUILD)/gen/hwdb_data.c.
+# SPDX-License-Identifier: GPL-3.0-or-later
+HWDB_CSVS := $(sort $(wildcard hwdb/data/*.csv))
+LIB_SRCS  += $(wildcard hwdb/*.c)
+GEN_SRCS  += $(BUILD)/gen/hwdb_data.c
+
+$(BUILD)/gen/hwdb_data.c: $(HWDB_CSVS) hwdb/embed.sh
+	@mkdir -p $(dir $@)
+	sh hwdb/embed.sh $@ $(HWDB_CSVS)
+
+# The generated file includes hwdb/hw_internal.h.
+$(BUILD)/gen/hwdb_data.o: hwdb/hw_internal.h hwdb/hw.h
+
+# fuzz-hwdb: libFuzzer + ASan/UBSan on the CSV loader, seeded with the shipped tables; a short run for CI.
+FUZZ_TARGETS += fuzz-hwdb
+HWDB_FUZZ_TIME ?= 30
+HWDB_FUZZ_DIR  := build-fuzz/hwdb
+.PHONY: fuzz-hwdb
+fuzz-hwdb: $(HWDB_FUZZ_DIR)/fuzz_hwdb
+	@rm -rf $(HWDB_FUZZ_DIR)/corpus && mkdir -p $(HWDB_FUZZ_DIR)/corpus $(HWDB_FUZZ_DIR)/crashes
+	@k=0; for t in gpus cpus links fabrics storage systems stacks; do \
+		{ printf "\\$$(printf '%03o' $$k)"; cat hwdb/data/$$t.csv; } > $(HWDB_FUZZ_DIR)/corpus/seed-$$t; \
+		k=$$((k + 1)); done
+	$(HWDB_FUZZ_DIR)/fuzz_hwdb -max_total_time=$(HWDB_FUZZ_TIME) -max_len=8192 -timeout=10 \
+		-artifact_prefix=$(HWDB_FUZZ_DIR)/crashes/ $(HWDB_FUZZ_DIR)/corpus $(wildcard tests/fuzz/corpus_hwdb)
+
+$(HWDB_FUZZ_DIR)/fuzz_hwdb: tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c common/*.h hwdb/*.c hwdb/*.h) $(HWDB_CSVS) hwdb/embed.sh
+	@mkdir -p $(dir $@)
+	sh hwdb/embed.sh $(HWDB_FUZZ_DIR)/hwdb_data.c $(HWDB_CSVS)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c) $(wildcard hwdb/*.c) $(HWDB_FUZZ_DIR)/hwdb_data.c -lcsv -lz -lm

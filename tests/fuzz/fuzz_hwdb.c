@@ -1,0 +1,43 @@
+/* libFuzzer target for the hwdb CSV loader: the first byte picks the table (gpus, cpus, links,
+ * fabrics, storage, systems, stacks), the rest is that table's CSV text, overlaid on the default db.
+ * Any outcome but a crash, a leak or a sanitizer report is fine; a successful overlay must leave a db
+ * whose references all resolve.  Build and run: make fuzz-hwdb.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "common/common.h"
+#include "hwdb/hw.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = {"gpus.csv", "cpus.csv", "links.csv", "fabrics.csv",
+					    "storage.csv", "systems.csv", "stacks.csv"};
+	if (size < 1)
+		return 0;
+	hw_db db;
+	if (hw_db_load_default(&db, NULL) < 0)
+		abort(); /* the shipped tables must always load */
+	const char *name = names[data[0] % 7];
+	if (hw_db_overlay_buf(&db, name, (const char *)data + 1, size - 1, NULL) == 0) {
+		for (int i = 0; i < db.nsystems; i++)
+			if (!db.systems[i].gpu || !db.systems[i].cpu || !db.systems[i].host_link)
+				abort();
+		char buf[256];
+		hw_suggest(&db, HW_NKINDS, "v100", buf, sizeof buf);
+		FILE *devnull = fopen("/dev/null", "w");
+		if (devnull) {
+			for (int i = 0; i < db.nsystems; i++)
+				hw_db_show(&db, db.systems[i].id, devnull);
+			for (int k = 0; k < HW_NKINDS; k++)
+				hw_db_list(&db, (hw_kind)k, devnull);
+			fclose(devnull);
+		}
+	}
+	hw_db_free(&db);
+	return 0;
+}
