@@ -8,14 +8,33 @@
 set -e
 cd "$(dirname "$0")/.."
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+NVCC=${NVCC:-$(command -v nvcc || echo $CUDA_HOME/bin/nvcc)}
 MPI_CFLAGS=${MPI_CFLAGS:-$(mpicc --showme:compile)}
 MPI_LIBS=${MPI_LIBS:-$(mpicc --showme:link)}
-NCCL_INC=${NCCL_INC:-}
-NCCL_LIB=${NCCL_LIB:-}
-INC="-I. -I$CUDA_HOME/include ${CUDNN_INC:+-I$CUDNN_INC} ${NCCL_INC:+-I$NCCL_INC} $MPI_CFLAGS"
 OUT=build/dist
-mkdir -p $OUT
+mkdir -p $OUT/lib
+pydir() { python3 -c "import $1 as m; print(list(m.__path__)[0])" 2>/dev/null; }
+# nccl.h and libnccl: system, CUDA tree, or the nvidia-nccl wheel next to PyTorch
+if [ -z "${NCCL_INC:-}" ]; then
+	for d in /usr/include $CUDA_HOME/include "$(pydir nvidia.nccl)/include"; do
+		[ -f "$d/nccl.h" ] && NCCL_INC=$d && break
+	done
+fi
+if [ -z "${NCCL_LIB:-}" ]; then
+	for d in /usr/lib/x86_64-linux-gnu $CUDA_HOME/lib64 $CUDA_HOME/lib "$(pydir nvidia.nccl)/lib"; do
+		if [ -e "$d/libnccl.so" ] || [ -e "$d/libnccl.so.2" ]; then NCCL_LIB=$d; break; fi
+	done
+fi
+[ -e "${NCCL_LIB:-/nonexistent}/libnccl.so" ] || ln -sf "$NCCL_LIB/libnccl.so.2" $OUT/lib/libnccl.so
+if [ -z "${CUDNN_INC:-}" ]; then
+	for d in /usr/include/x86_64-linux-gnu /usr/include $CUDA_HOME/include "$(pydir nvidia.cudnn)/include"; do
+		[ -f "$d/cudnn.h" ] && CUDNN_INC=$d && break
+	done
+fi
+echo "build_dist: nvcc $NVCC; nccl.h in ${NCCL_INC:-?}; libnccl in ${NCCL_LIB:-?}; cudnn.h in ${CUDNN_INC:-?}"
+[ "${CUDNN_INC:-}" = /usr/include ] && CUDNN_INC=
+[ "${NCCL_INC:-}" = /usr/include ] && NCCL_INC=
+INC="-I. -I$CUDA_HOME/include ${CUDNN_INC:+-I$CUDNN_INC} ${NCCL_INC:+-I$NCCL_INC} $MPI_CFLAGS"
 make -s build/libscaleplan.a >/dev/null
 CF="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow $INC"
 for f in ex_dist ex_dist_bench ex_ckpt; do
@@ -24,7 +43,7 @@ done
 ${CC:-cc} $CF -c tests/gpu/test_dist.c -o $OUT/test_dist.o
 $NVCC -O2 -std=c++17 -arch=sm_90 -I. -c exec/ex_dist_kernels.cu -o $OUT/ex_dist_kernels.o
 ${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $OUT/ex_dist.o $OUT/ex_dist_bench.o $OUT/ex_ckpt.o \
-	$OUT/ex_dist_kernels.o build/libscaleplan.a -L$CUDA_HOME/lib64 ${NCCL_LIB:+-L$NCCL_LIB} \
+	$OUT/ex_dist_kernels.o build/libscaleplan.a -L$CUDA_HOME/lib64 -L$OUT/lib ${NCCL_LIB:+-L$NCCL_LIB -Wl,-rpath,$NCCL_LIB} \
 	-lnccl -lcudart $MPI_LIBS $(pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
 	-lcsv -lz -lm -lpthread -lstdc++
 echo "built $OUT/test_dist"

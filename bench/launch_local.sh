@@ -1,0 +1,48 @@
+#!/bin/bash
+# One host, N ranks, no MPI: starts N copies of a command with the torchrun-style variables
+# scaleplan-train's launcher mode reads (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and a fresh
+# SCALEPLAN_BOOT_FILE for the NCCL id). When one rank exits non-zero, the others are killed and the
+# script names the rank and exits with its status - the job-wide failure that mpirun gives.
+#   bench/launch_local.sh N command [args...]
+# Each rank's stdout/stderr go to the terminal (rank 0) or are prefixed "[rank r]" (others).
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+n=$1
+shift
+bootdir=$(mktemp -d /tmp/scaleplan-boot.XXXXXX)
+export WORLD_SIZE=$n LOCAL_WORLD_SIZE=$n SCALEPLAN_BOOT_FILE=$bootdir/nccl-id
+declare -A pid2rank
+pids=()
+for ((r = 0; r < n; r++)); do
+	if [ "$r" -eq 0 ]; then
+		RANK=$r LOCAL_RANK=$r "$@" &
+	else
+		RANK=$r LOCAL_RANK=$r "$@" > >(sed -u "s/^/[rank $r] /") 2> >(sed -u "s/^/[rank $r] /" >&2) &
+	fi
+	pid2rank[$!]=$r
+	pids+=($!)
+done
+trap 'kill -TERM "${pids[@]}" 2>/dev/null; sleep 1; kill -KILL "${pids[@]}" 2>/dev/null; rm -rf "$bootdir"; exit 143' TERM INT
+status=0
+left=$n
+while [ "$left" -gt 0 ]; do
+	wait -n -p done_pid "${pids[@]}"
+	rc=$?
+	left=$((left - 1))
+	r=${pid2rank[$done_pid]:-?}
+	if [ "$rc" -ne 0 ]; then
+		echo "launch_local: rank $r exited with status $rc$([ $rc -gt 128 ] && echo " (signal $((rc - 128)))"); ending the job" >&2
+		for p in "${pids[@]}"; do
+			[ "$p" != "$done_pid" ] && kill -TERM "$p" 2>/dev/null
+		done
+		sleep 2
+		for p in "${pids[@]}"; do
+			[ "$p" != "$done_pid" ] && kill -KILL "$p" 2>/dev/null
+		done
+		status=$rc
+		break
+	fi
+done
+wait 2>/dev/null
+rm -rf "$bootdir"
+exit $status
