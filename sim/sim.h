@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/model.h"
+
 /* ---- event loop ---- */
 
 typedef struct sim_loop sim_loop;
@@ -62,6 +64,8 @@ void sim_trace_free(sim_trace *tr);
 int sim_trace_track(sim_trace *tr, const char *group, const char *name);
 /* Records a complete span ("ph":"X") on a track; `name` is copied. Spans with dur_s < 0 are dropped. */
 void sim_trace_span(sim_trace *tr, int track, const char *name, double t_s, double dur_s);
+/* Keeps only spans that overlap [from_s, to_s] from now on (default: everything). */
+void sim_trace_window(sim_trace *tr, double from_s, double to_s);
 /* Records an instant marker ("ph":"i") on a track. */
 void sim_trace_instant(sim_trace *tr, int track, const char *name, double t_s);
 /* Spans recorded so far. */
@@ -142,5 +146,60 @@ void sim_rng_free(sim_rng *rng);
 double sim_rng_slowdown(sim_rng *rng, double jitter, double slow_prob, double slow_factor);
 /* A uniform draw in [0, 1). */
 double sim_rng_uniform(sim_rng *rng);
+
+/* ---- the run model ---- */
+
+/* Options of a simulated run (sim_opts_default fills the defaults in brackets). */
+typedef struct sim_opts {
+	bool contention;    /* [true] flows share links max-min fairly; false: every flow runs at the
+			     * per-GPU bandwidth the analytic model assumes, whatever else is on its links */
+	bool warmup;        /* [true] the data loader is a pool of workers filling a bounded queue that
+			     * starts empty each epoch; false: the loader is a pure rate limit (the model's
+			     * rule iter = max(gpu, data, io)) */
+	bool replay;        /* [true] epochs identical to one already simulated are replayed, only when
+			     * nothing random is lost (jitter 0, slow_prob 0) and no trace is taken of them */
+	double jitter;      /* [model straggler_cv] sigma of the per-GPU, per-iteration lognormal factor */
+	double slow_prob;   /* [0] probability that a GPU's iteration is a slow step */
+	double slow_factor; /* [3] slowdown of a slow step (>= 1) */
+	unsigned long seed; /* [1] GSL mt19937 seed */
+	int runs;           /* [1] independent runs (seeds drawn in sequence from one generator) */
+	int loader_workers; /* [8] data loader worker processes per node (PyTorch num_workers) */
+	int prefetch;       /* [2 x loader_workers] bounded queue depth, node batches */
+	long trace_first;   /* [0] first iteration traced (1-based, inclusive); 0 = no trace */
+	long trace_last;    /* [0] last iteration traced (inclusive) */
+	sim_trace *trace;   /* [NULL] where the trace of run 1 goes (caller owns and writes it) */
+} sim_opts;
+
+void sim_opts_default(sim_opts *o, const model_params *p);
+
+/* What a simulated run gives: the predict columns (same meaning as model_result), the spread over
+ * runs and iterations, and the simulator's own counters. */
+typedef struct sim_result {
+	model_result model;      /* the analytic model on the same scenario (for comparison) */
+	int gpus, global_batch;
+	double compute_s;        /* per-GPU fwd + bwd + optimizer at jitter 1 */
+	double comm_s;           /* simulated all-reduce time per iteration (sum over buckets) */
+	double comm_exposed_s;   /* mean over steady iterations */
+	double data_s, io_s;     /* loader time per node batch; storage time per global batch */
+	double iter_s;           /* mean iteration time in steady epochs (epoch_s x global_batch / images) */
+	double iter_p50_s, iter_p95_s; /* over every full iteration of every run */
+	double throughput_img_s, per_gpu_img_s, scaling_eff;
+	model_bottleneck bottleneck;
+	double epochs, epoch_s, first_epoch_s;
+	double tta_s;            /* mean over runs */
+	double tta_p50_s, tta_p95_s, tta_min_s, tta_max_s;
+	double straggler_s;      /* mean per iteration: slowest GPU's compute minus the mean GPU's */
+	double data_wait_s;      /* mean per iteration: time the GPUs waited for a batch */
+	long iters;              /* iterations per run (the last of an epoch may be partial) */
+	int runs;
+	int epochs_simulated, epochs_replayed; /* per run */
+	uint64_t events;         /* events run, all runs */
+	double wall_s;           /* wall-clock time of the simulation */
+} sim_result;
+
+/* Simulates sc (prepared with p) under o. Returns 0, or ERR_INPUT with err set for bad options
+ * (negative jitter, slow factor < 1, a trace window past the run, runs < 1, ...) or a scenario the
+ * model rejects, ERR_ENV when GSL fails. */
+int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, sim_result *r);
 
 #endif

@@ -35,9 +35,22 @@ struct sim_trace {
 	int ntracks, tracks_cap;
 	tr_span *spans;
 	size_t nspans, spans_cap;
+	double from_s, to_s; /* window kept */
 };
 
-sim_trace *sim_trace_new(void) { return xcalloc(1, sizeof(sim_trace)); }
+sim_trace *sim_trace_new(void)
+{
+	sim_trace *tr = xcalloc(1, sizeof(sim_trace));
+	tr->from_s = -INFINITY;
+	tr->to_s = INFINITY;
+	return tr;
+}
+
+void sim_trace_window(sim_trace *tr, double from_s, double to_s)
+{
+	tr->from_s = from_s;
+	tr->to_s = to_s;
+}
 
 void sim_trace_free(sim_trace *tr)
 {
@@ -81,6 +94,8 @@ static void trace_add(sim_trace *tr, int track, bool instant, const char *name, 
 		      double dur_s)
 {
 	if (track < 0 || track >= tr->ntracks || !(dur_s >= 0) || !isfinite(t_s))
+		return;
+	if (t_s + dur_s < tr->from_s || t_s > tr->to_s)
 		return;
 	if (tr->nspans == tr->spans_cap) {
 		tr->spans_cap = tr->spans_cap ? 2 * tr->spans_cap : 1024;
