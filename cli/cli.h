@@ -42,6 +42,7 @@ int cmd_hw(int argc, char **argv);
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "common/common.h"
 #include "model/model.h"
 
 enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
@@ -87,6 +88,15 @@ int cli_scen_load(cli_scen *s);
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
+/* The predict CSV columns (DESIGN.md names first, extras after) and one row of them. */
+void cli_result_csv_header(csvw *w);
+void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r);
+/* JSON object of one prediction (no trailing newline). */
+void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
+/* Prints the model parameters (name, value, default, unit, source) for --params. */
+void cli_params_print(FILE *out, const model_params *p);
+/* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN. Returns buf. */
+char *cli_fmt_duration(double s, char *buf, size_t len_B);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -17,6 +17,9 @@
 /* The commands. Owners: add one line for yours (keep the order of DESIGN.md). */
 static const cli_cmd commands[] = {
 	{"hw", cmd_hw, "hardware database: hw list [KIND] | hw show ID | hw check DIR"},
+	{"predict", cmd_predict, "one configuration: throughput, breakdown, bottleneck, time to accuracy"},
+	{"compare", cmd_compare, "every placement of N GPUs on the candidate systems: scale up or scale out?"},
+	{"sweep", cmd_sweep, "procurement grid (systems x nodes x batch) to CSV, with capex and energy"},
 };
 
 static void usage(FILE *out)

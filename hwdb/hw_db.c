@@ -602,7 +602,7 @@ static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, co
 }
 
 /* Maps schema columns to table columns; reports unknown and missing columns. -1 when unusable. */
-static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int *colmap)
+static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, int *colmap)
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
 	int bad = 0;
@@ -622,7 +622,7 @@ static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int *colmap
 					best = k->cols[c].name;
 				}
 			}
-			report(ld, "%s:1:%d: unknown column '%s' in %s.csv%s%s%s", t->name, tc + 1,
+			report(ld, "%s:%d:%d: unknown column '%s' in %s.csv%s%s%s", t->name, hdr, tc + 1,
 			       cellq(t->header[tc], q, sizeof q), k->name, bestd <= 4 ? "; did you mean '" : "",
 			       bestd <= 4 ? best : "", bestd <= 4 ? "'?" : "");
 			bad++;
@@ -631,7 +631,7 @@ static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int *colmap
 	for (int c = 0; c < k->ncols; c++) {
 		colmap[c] = csv_table_col(t, k->cols[c].name);
 		if (colmap[c] < 0) {
-			report(ld, "%s:1: missing column '%s' (%s)", t->name, k->cols[c].name, k->cols[c].unit);
+			report(ld, "%s:%d: missing column '%s' (%s)", t->name, hdr, k->cols[c].name, k->cols[c].unit);
 			bad++;
 		}
 	}
@@ -658,12 +658,12 @@ static void staged_free(hw_kind kind, hw_staged *s)
 }
 
 /* Phase 1 for one table: header, cells, duplicates inside the table. */
-static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, hw_staged *s)
+static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, hw_staged *s)
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
 	s->t = t;
 	s->colmap = xmalloc((size_t)k->ncols * sizeof *s->colmap);
-	if (map_header(ld, kind, t, s->colmap) < 0)
+	if (map_header(ld, kind, t, hdr, s->colmap) < 0)
 		return;
 	s->items = xcalloc((size_t)t->nrows + 1, k->size);
 	s->rows = xcalloc((size_t)t->nrows + 1, sizeof *s->rows);
@@ -694,23 +694,35 @@ static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, hw_staged
 	}
 }
 
+/* True when a table has a row with this id, even a row rejected for another problem (reported already). */
+static bool in_table(const csv_table *t, const char *id)
+{
+	int c = t ? csv_table_col(t, "id") : -1;
+	for (int r = 0; c >= 0 && r < t->nrows; r++)
+		if (strcasecmp(t->cells[r][c], id) == 0)
+			return true;
+	return false;
+}
+
 /* Phase 2: the merged db's references; reports each unknown one at its cell. */
-static void check_refs(hw_load *ld, const hw_db *db, hw_kind kind, const hw_staged *s)
+static void check_refs(hw_load *ld, const hw_db *db, hw_kind kind, const hw_staged *s, csv_table *const tabs[HW_NKINDS])
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
-	char sug[256];
-	for (int i = 0; i < s->nitems; i++) {
-		const void *item = s->items + (size_t)i * k->size;
+	char sug[256], q[64];
+	if (!s->t || !s->items)  /* no table, or its header was unusable (reported) */
+		return;
+	/* every row, also those rejected for another cell, so that each broken cell is named */
+	for (int r = 0; r < s->t->nrows; r++) {
 		for (int c = 0; c < k->ncols; c++) {
 			const hw_col *sc = &k->cols[c];
 			if (sc->type != HW_C_REF)
 				continue;
-			const char *ref = *str_field((void *)item, sc);
-			if (!*ref || hw_find(db, sc->ref, ref))
+			const char *ref = s->t->cells[r][s->colmap[c]];
+			if (is_blank(ref) || hw_find(db, sc->ref, ref) || in_table(tabs[sc->ref], ref))
 				continue;
 			hw_suggest(db, sc->ref, ref, sug, sizeof sug);
-			report_cell(ld, s->t, s->rows[i], s->colmap[c], "unknown %s '%s'%s%s", hw_kinds[sc->ref].singular, ref,
-				    *sug ? "; " : "", sug);
+			report_cell(ld, s->t, r, s->colmap[c], "unknown %s '%s'%s%s", hw_kinds[sc->ref].singular,
+				    cellq(ref, q, sizeof q), *sug ? "; " : "", sug);
 		}
 	}
 }
@@ -734,7 +746,8 @@ static void resolve(hw_db *db)
 }
 
 /* Overlays parsed tables (tabs[kind], NULL where absent) on *db; the heart of every load. */
-static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], FILE *errs)
+static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], const int hdr[HW_NKINDS], int nprior,
+			  FILE *errs)
 {
 	hw_load ld = {.errs = errs};
 	hw_staged st[HW_NKINDS];
@@ -742,8 +755,8 @@ static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], FILE *err
 	memset(st, 0, sizeof st);
 	for (int k = 0; k < HW_NKINDS; k++)
 		if (tabs[k])
-			stage_table(&ld, k, tabs[k], &st[k]);
-	if (ld.nerr)
+			stage_table(&ld, k, tabs[k], hdr[k], &st[k]);
+	if (nprior)  /* a table failed to parse: its ids are unknown, so references cannot be judged */
 		goto fail_staged;
 
 	db_copy(&out, db);
@@ -766,7 +779,7 @@ static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], FILE *err
 		}
 	}
 	for (int k = 0; k < HW_NKINDS; k++)
-		check_refs(&ld, &out, k, &st[k]);
+		check_refs(&ld, &out, k, &st[k], tabs);
 	if (ld.nerr) {
 		hw_db_free(&out);
 		goto fail_staged;
@@ -781,10 +794,12 @@ static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], FILE *err
 fail_staged:
 	for (int k = 0; k < HW_NKINDS; k++)
 		staged_free(k, &st[k]);
-	if (ld.nerr == 1)
+	if (ld.nerr == 0)  /* only the earlier file-level problems: their message stays */
+		return ERR_INPUT;
+	if (ld.nerr == 1 && !nprior)
 		err_set("%s", ld.first);
 	else
-		err_set("%s (and %d more problems)", ld.first, ld.nerr - 1);
+		err_set("%s (and %d more problems)", ld.first, ld.nerr - 1 + nprior);
 	return ERR_INPUT;
 }
 
@@ -801,23 +816,83 @@ static int kind_of_file(const char *name)
 	return -1;
 }
 
+/* 1-based line of the header: the first line that is neither blank nor a '#' comment. */
+static int header_line(const char *buf, size_t len_B)
+{
+	int line = 1;
+	size_t i = 0;
+	while (i < len_B) {
+		size_t j = i;
+		while (j < len_B && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r'))
+			j++;
+		if (j < len_B && buf[j] != '\n' && buf[i] != '#')
+			return line;
+		while (i < len_B && buf[i] != '\n')
+			i++;
+		i++;
+		line++;
+	}
+	return 1;
+}
+
+/* Parses one table; on a CSV-level problem prints it to errs. 0 or ERR_INPUT. */
+static int parse_table(csv_table *t, const char *name, const char *buf, size_t len_B, int *hdr, FILE *errs)
+{
+	*hdr = header_line(buf, len_B);
+	if (csv_table_parse(t, name, buf, len_B) == 0)
+		return 0;
+	if (errs)
+		fprintf(errs, "%s\n", err_msg());
+	csv_table_free(t);
+	memset(t, 0, sizeof *t);
+	return ERR_INPUT;
+}
+
+/* Reads a whole file. NULL with err set (ERR_ENV) when it cannot. */
+static char *read_all(const char *path, size_t *len_B)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		err_set("%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		err_set("%s: read error", path);
+		free(buf);
+		return NULL;
+	}
+	*len_B = n;
+	return buf;
+}
+
 int hw_db_overlay_buf(hw_db *db, const char *name, const char *buf, size_t len_B, FILE *errs)
 {
 	int kind = kind_of_file(name);
-	if (kind < 0)
-		return err_set("%s: not a hwdb table name (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, "
-			       "systems.csv or stacks.csv)", name);
-	csv_table t;
-	memset(&t, 0, sizeof t);
-	if (csv_table_parse(&t, name, buf, len_B) < 0) {
+	if (kind < 0) {
+		err_set("%s: not a hwdb table name (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, "
+			"systems.csv or stacks.csv)", name);
 		if (errs)
 			fprintf(errs, "%s\n", err_msg());
-		csv_table_free(&t);
 		return ERR_INPUT;
 	}
+	csv_table t;
+	int hdr[HW_NKINDS] = {0};
+	memset(&t, 0, sizeof t);
+	if (parse_table(&t, name, buf, len_B, &hdr[kind], errs) < 0)
+		return ERR_INPUT;
 	csv_table *tabs[HW_NKINDS] = {0};
 	tabs[kind] = &t;
-	int rc = overlay_tables(db, tabs, errs);
+	int rc = overlay_tables(db, tabs, hdr, 0, errs);
 	csv_table_free(&t);
 	return rc;
 }
@@ -826,27 +901,23 @@ int hw_db_load_default(hw_db *db, FILE *errs)
 {
 	csv_table t[HW_NKINDS];
 	csv_table *tabs[HW_NKINDS] = {0};
-	int rc = 0;
+	int hdr[HW_NKINDS] = {0};
+	int nbad = 0;
 	memset(db, 0, sizeof *db);
 	memset(t, 0, sizeof t);
 	for (int i = 0; i < hw_embedded_ntables; i++) {
 		const hw_embedded *e = &hw_embedded_tables[i];
 		int k = kind_of_file(e->name);
-		if (k < 0)
+		if (k < 0 || tabs[k])
 			continue;
 		char *name = xasprintf("hwdb/data/%s", e->name);
-		int r = csv_table_parse(&t[k], name, (const char *)e->data, e->len_B);
+		if (parse_table(&t[k], name, (const char *)e->data, e->len_B, &hdr[k], errs) < 0)
+			nbad++;
+		else
+			tabs[k] = &t[k];
 		free(name);
-		if (r < 0) {
-			if (errs)
-				fprintf(errs, "%s\n", err_msg());
-			rc = ERR_INPUT;
-			continue;
-		}
-		tabs[k] = &t[k];
 	}
-	if (rc == 0)
-		rc = overlay_tables(db, tabs, errs);
+	int rc = overlay_tables(db, tabs, hdr, nbad, errs);
 	for (int k = 0; k < HW_NKINDS; k++)
 		csv_table_free(&t[k]);
 	return rc;
@@ -856,7 +927,9 @@ int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs)
 {
 	csv_table t[HW_NKINDS];
 	csv_table *tabs[HW_NKINDS] = {0};
-	int rc = 0, nfound = 0;
+	int hdr[HW_NKINDS] = {0};
+	int nbad = 0, nfound = 0;
+	bool env = false;
 	memset(t, 0, sizeof t);
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -876,30 +949,37 @@ int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs)
 				"systems.csv or stacks.csv", dir, de->d_name);
 			if (errs)
 				fprintf(errs, "%s\n", err_msg());
-			rc = ERR_INPUT;
+			nbad++;
 			continue;
 		}
 		char *path = xasprintf("%s/%s", dir, de->d_name);
-		int r = csv_table_load(&t[k], path);
-		free(path);
-		if (r < 0) {
+		size_t len = 0;
+		char *buf = read_all(path, &len);
+		if (!buf) {
 			if (errs)
 				fprintf(errs, "%s\n", err_msg());
-			rc = r == ERR_ENV ? ERR_ENV : (rc ? rc : ERR_INPUT);
-			continue;
+			env = true;
+		} else if (parse_table(&t[k], path, buf, len, &hdr[k], errs) < 0) {
+			nbad++;
+		} else {
+			tabs[k] = &t[k];
+			nfound++;
 		}
-		tabs[k] = &t[k];
-		nfound++;
+		free(buf);
+		free(path);
 	}
 	closedir(d);
-	if (rc == 0 && nfound == 0) {
-		err_set("%s: no hwdb tables (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, systems.csv, stacks.csv)", dir);
+	int rc;
+	if (env) {
+		rc = ERR_ENV;
+	} else if (nbad == 0 && nfound == 0) {
+		rc = err_set("%s: no hwdb tables (gpus.csv, cpus.csv, links.csv, fabrics.csv, storage.csv, systems.csv, "
+			     "stacks.csv)", dir);
 		if (errs)
 			fprintf(errs, "%s\n", err_msg());
-		rc = ERR_INPUT;
+	} else {
+		rc = overlay_tables(db, tabs, hdr, nbad, errs);
 	}
-	if (rc == 0)
-		rc = overlay_tables(db, tabs, errs);
 	for (int k = 0; k < HW_NKINDS; k++)
 		csv_table_free(&t[k]);
 	return rc;

@@ -1,0 +1,241 @@
+/* cli/cmd_compare.c: `scaleplan compare --gpus N`: every way to place N GPUs on the candidate systems
+ * (1 x N ... N x 1 nodes x GPUs per node, as far as a node holds them), sorted by time to accuracy,
+ * each with its bottleneck: the scale-up vs scale-out answer.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+/* The seed systems of the white papers (reference/seed_facts.md) and current H100/H200 nodes. */
+static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40", "dgx1-v100",
+					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200"};
+
+typedef struct cmp_row {
+	model_scenario sc;
+	model_result r;
+} cmp_row;
+
+static int by_tta(const void *a, const void *b)
+{
+	const cmp_row *x = a, *y = b;
+	double tx = x->r.fits ? x->r.tta_s : INFINITY, ty = y->r.fits ? y->r.tta_s : INFINITY;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
+}
+
+static void compare_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--format table|csv] [--out FILE] [options]\n"
+		"\n"
+		"Every placement of N GPUs on each candidate system (nodes x GPUs per node: 1xN ... Nx1, as far as\n"
+		"a node holds them), sorted by time to accuracy, with the bottleneck of each: scale up or scale out?\n"
+		"  --gpus N        total GPUs (1..65536)\n"
+		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
+		"                  'all' = every system in the database)\n"
+		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
+		"\n");
+	cli_scen_help(out);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct option opts[64];
+	cli_scen s;
+	const char *systems = NULL, *format = "table", *outpath = NULL;
+	long gpus = 0;
+	int n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0;
+	const hw_system *cand[256];
+	int ncand = 0;
+	cmp_row *rows = NULL;
+
+	cli_scen_init(&s, "compare");
+	n = cli_scen_longopts(opts, 0, 58);
+	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
+	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
+	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
+	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
+	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	opts[n] = (struct option){0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int hd = cli_scen_option(&s, c, optarg);
+		if (hd < 0)
+			return EXIT_INPUT;
+		if (hd)
+			continue;
+		switch (c) {
+		case 'g': {
+			char *end;
+			gpus = strtol(optarg, &end, 10);
+			if (*end || end == optarg || gpus < 1 || gpus > 65536) {
+				fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..65536\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		}
+		case 'S': systems = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "table") && strcmp(optarg, "csv")) {
+				fprintf(stderr, "scaleplan compare: --format '%s': expected table or csv\n", optarg);
+				return EXIT_INPUT;
+			}
+			format = optarg;
+			break;
+		case 'h': compare_usage(stdout); return EXIT_OK;
+		default: fprintf(stderr, "scaleplan compare: see `scaleplan compare --help`\n"); return EXIT_INPUT;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "scaleplan compare: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_INPUT;
+	}
+	if (gpus < 1) {
+		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
+		return EXIT_INPUT;
+	}
+	if (s.system_id || s.gpus_per_node || s.nodes != 1 || s.global_batch) {
+		fprintf(stderr, "scaleplan compare: --system/--gpus-per-node/--nodes/--global-batch are chosen by "
+				"compare; use --systems and --gpus (or `predict` for one placement)\n");
+		return EXIT_INPUT;
+	}
+	rc = cli_scen_load(&s);
+	if (rc)
+		goto out;
+	/* candidates */
+	if (!systems) {
+		for (size_t i = 0; i < sizeof(default_systems) / sizeof(default_systems[0]); i++) {
+			const hw_system *sys = hw_system_find(&s.db, default_systems[i]);
+			if (sys)
+				cand[ncand++] = sys;
+		}
+	} else if (strcmp(systems, "all") == 0) {
+		for (int i = 0; i < s.db.nsystems && ncand < 256; i++)
+			cand[ncand++] = &s.db.systems[i];
+	} else {
+		char buf[2048], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", systems);
+		for (char *tok = strtok_r(buf, ",", &save); tok && ncand < 256; tok = strtok_r(NULL, ",", &save)) {
+			const hw_system *sys = hw_system_find(&s.db, tok);
+			if (!sys) {
+				fprintf(stderr, "scaleplan compare: --systems: ");
+				rc = cli_unknown_id(&s.db, HW_SYSTEM, tok);
+				goto out;
+			}
+			cand[ncand++] = sys;
+		}
+	}
+	if (ncand == 0) {
+		fprintf(stderr, "scaleplan compare: no candidate systems\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (s.nmeasured && ncand > 1) {
+		fprintf(stderr, "scaleplan compare: --measured describes one system; give exactly one in --systems\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	/* placements */
+	for (int k = 0; k < ncand; k++) {
+		const hw_system *sys = cand[k];
+		for (int gpn = sys->gpus_per_node; gpn >= 1; gpn--) {
+			if (gpus % gpn)
+				continue;
+			int nodes = (int)(gpus / gpn);
+			if (nodes > 1 && !sys->nic && !s.fabric_id) {
+				skipped++;
+				continue;
+			}
+			if (nrows == cap) {
+				cap = cap ? 2 * cap : 64;
+				rows = xrealloc(rows, (size_t)cap * sizeof(*rows));
+			}
+			cmp_row *row = &rows[nrows];
+			rc = cli_scen_resolve(&s, sys, gpn, nodes, &row->sc);
+			if (rc)
+				goto out;
+			if (model_predict(&row->sc, &s.params, &row->r)) {
+				fprintf(stderr, "scaleplan compare: %s: %s\n", sys->id, err_msg());
+				rc = EXIT_INPUT;
+				goto out;
+			}
+			nrows++;
+		}
+	}
+	if (nrows == 0) {
+		fprintf(stderr, "scaleplan compare: no system can hold %ld GPUs (%d need a network the database "
+				"does not give them: try --fabric ID)\n", gpus, skipped);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	qsort(rows, (size_t)nrows, sizeof(*rows), by_tta);
+	if (outpath || strcmp(format, "csv") == 0) {
+		csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
+		if (!w) {
+			fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+			rc = EXIT_ENV;
+			goto out;
+		}
+		cli_result_csv_header(w);
+		for (int i = 0; i < nrows; i++)
+			cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+		if (csvw_close(w)) {
+			fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+			rc = EXIT_ENV;
+			goto out;
+		}
+		if (!outpath)
+			goto out;
+	}
+	{
+		char d[32];
+		const cmp_row *up = NULL, *outr = NULL;
+		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; sorted by time to accuracy\n",
+		       gpus, model_precision_name(s.precision), model_data_name(s.data));
+		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %14s %10s %9s\n", "rank", "system", "gpu", "nodes",
+		       "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-acc", "capex $", "kWh");
+		for (int i = 0; i < nrows; i++) {
+			const cmp_row *w = &rows[i];
+			char place[32], capex[24], kwh[24];
+			snprintf(place, sizeof place, "%dx%d", w->sc.nodes, w->sc.node.gpus_per_node);
+			snprintf(capex, sizeof capex, isfinite(w->r.capex_usd) ? "%.0f" : "-", w->r.capex_usd);
+			snprintf(kwh, sizeof kwh, isfinite(w->r.energy_J) ? "%.0f" : "-", w->r.energy_J / 3.6e6);
+			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %14s %10s %9s\n", i + 1,
+			       w->sc.node.system_id, w->sc.node.gpu_id, place, w->sc.batch_per_gpu, w->r.global_batch,
+			       w->r.throughput_img_s, 100 * w->r.scaling_eff,
+			       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+			       cli_fmt_duration(w->r.tta_s, d, sizeof d), capex, kwh);
+			if (w->r.fits && w->sc.nodes == 1 && !up)
+				up = w;
+			if (w->r.fits && w->sc.nodes > 1 && !outr)
+				outr = w;
+		}
+		printf("\n");
+		if (up)
+			printf("best scale-up  (1 node):   %s 1x%d, %s, bottleneck %s\n", up->sc.node.system_id,
+			       up->sc.node.gpus_per_node, cli_fmt_duration(up->r.tta_s, d, sizeof d),
+			       model_bottleneck_name(up->r.bottleneck));
+		if (outr)
+			printf("best scale-out (%d nodes): %s %dx%d, %s, bottleneck %s\n", outr->sc.nodes, outr->sc.node.system_id,
+			       outr->sc.nodes, outr->sc.node.gpus_per_node, cli_fmt_duration(outr->r.tta_s, d, sizeof d),
+			       model_bottleneck_name(outr->r.bottleneck));
+		if (up && outr)
+			printf("answer: scale %s (%.1f%% faster)\n", up->r.tta_s <= outr->r.tta_s ? "up" : "out",
+			       100 * (fmax(up->r.tta_s, outr->r.tta_s) / fmin(up->r.tta_s, outr->r.tta_s) - 1));
+		if (skipped)
+			printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
+			       skipped, skipped > 1 ? "s" : "");
+	}
+out:
+	free(rows);
+	cli_scen_free(&s);
+	return rc;
+}

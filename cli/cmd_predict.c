@@ -1,0 +1,149 @@
+/* cli/cmd_predict.c: `scaleplan predict`: one configuration -> throughput, breakdown, bottleneck,
+ * epochs and time to accuracy, as a table (people), CSV or JSON (machines).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+
+static void predict_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan predict --system ID | (--gpu ID --gpus-per-node G ...) [--nodes N]\n"
+		"                         [--batch-per-gpu B | --global-batch GB] [--precision P]\n"
+		"                         [--measured G:B:IMG_S]... [--format table|csv|json] [--params]\n"
+		"\n"
+		"Predicts ResNet-50 training throughput and time to 75.9%% top-1 for one configuration.\n"
+		"  --format F   table (default), csv (header + one row), json\n"
+		"  --params     list the model parameters (name, value, default, source) and exit\n"
+		"\n");
+	cli_scen_help(out);
+	fprintf(out, "\nexample: scaleplan predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16\n");
+}
+
+static void print_table(const model_scenario *sc, const model_result *r, const cli_scen *s)
+{
+	char d1[32], d2[32], d3[32];
+	const model_node *n = &sc->node;
+
+	printf("scaleplan predict: %s (%s), %d node%s x %d GPU%s = %d GPUs, batch %d/GPU (global %d), %s, data %s\n",
+	       n->system_id, n->gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", n->gpus_per_node,
+	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
+	       model_precision_name(sc->precision), model_data_name(sc->data));
+	if (s->nmeasured)
+		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->nmeasured, s->nmeasured > 1 ? "s" : "",
+		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");
+	printf("  memory per GPU     %.1f GB of %.0f GB%s\n", r->mem_per_gpu_B / 1e9, n->gpu_mem_B / 1e9,
+	       r->fits ? "" : "  -> DOES NOT FIT: lower --batch-per-gpu");
+	if (!r->fits)
+		return;
+	printf("  throughput         %.0f img/s  (%.0f per GPU, scaling efficiency %.1f%%)\n", r->throughput_img_s,
+	       r->per_gpu_img_s, 100 * r->scaling_eff);
+	printf("  iteration          %.4f s   compute %.4f (fwd %.4f bwd %.4f opt %.4f)\n", r->iter_s, r->compute_s,
+	       r->fwd_s, r->bwd_s, r->opt_s);
+	printf("                                all-reduce %.4f (exposed %.4f)  data %.4f  io %.4f%s\n", r->comm_s,
+	       r->comm_exposed_s, r->data_s, r->io_s, sc->prep.cached ? " (first epoch only: page cache)" : "");
+	printf("  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
+	printf("  epochs             %.1f%s\n", r->epochs,
+	       sc->epochs > 0 ? " (--epochs)" : " (MLPerf convergence curve at this global batch)");
+	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
+	       cli_fmt_duration(r->first_epoch_s, d2, sizeof d2));
+	printf("  time to accuracy   %s  (incl. start-up %.0f s, evaluation %s)\n", cli_fmt_duration(r->tta_s, d3, sizeof d3),
+	       s->params.startup_s, cli_fmt_duration(r->eval_s, d1, sizeof d1));
+	if (isfinite(r->capex_usd))
+		printf("  capex              $%.0f (%d x $%.0f)\n", r->capex_usd, sc->nodes, n->price_usd);
+	if (isfinite(r->power_W))
+		printf("  power / energy     %.1f kW average, %.1f kWh per run\n", r->power_W / 1e3, r->energy_J / 3.6e6);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct option opts[64];
+	cli_scen s;
+	model_scenario sc;
+	model_result r;
+	const char *format = "table";
+	bool list_params = false;
+	int n, c, rc;
+
+	cli_scen_init(&s, "predict");
+	n = cli_scen_longopts(opts, 0, 60);
+	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
+	opts[n++] = (struct option){"params", no_argument, NULL, 'P'};
+	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	opts[n] = (struct option){0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int hd = cli_scen_option(&s, c, optarg);
+		if (hd < 0)
+			return EXIT_INPUT;
+		if (hd)
+			continue;
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
+				fprintf(stderr, "scaleplan predict: --format '%s': expected table, csv or json\n", optarg);
+				return EXIT_INPUT;
+			}
+			format = optarg;
+			break;
+		case 'P':
+			list_params = true;
+			break;
+		case 'h':
+			predict_usage(stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "scaleplan predict: see `scaleplan predict --help`\n");
+			return EXIT_INPUT;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "scaleplan predict: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_INPUT;
+	}
+	rc = cli_scen_load(&s);
+	if (rc)
+		goto out;
+	if (list_params) {
+		cli_params_print(stdout, &s.params);
+		goto out;
+	}
+	rc = cli_scen_resolve(&s, NULL, 0, 0, &sc);
+	if (rc)
+		goto out;
+	if (model_predict(&sc, &s.params, &r)) {
+		fprintf(stderr, "scaleplan predict: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (!r.fits && s.batch_per_gpu > 0) {
+		fprintf(stderr,
+			"scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (try --batch-per-gpu %d)\n",
+			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9,
+			sc.batch_per_gpu / 2 > 0 ? sc.batch_per_gpu / 2 : 1);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (strcmp(format, "csv") == 0) {
+		csvw *w = csvw_stream(stdout);
+		cli_result_csv_header(w);
+		cli_result_csv_row(w, &sc, &r);
+		if (csvw_close(w)) {
+			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
+			rc = EXIT_ENV;
+		}
+	} else if (strcmp(format, "json") == 0) {
+		cli_result_json(stdout, &sc, &r);
+		fputc('\n', stdout);
+	} else {
+		print_table(&sc, &r, &s);
+	}
+out:
+	cli_scen_free(&s);
+	return rc;
+}

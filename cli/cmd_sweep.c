@@ -1,0 +1,253 @@
+/* cli/cmd_sweep.c: `scaleplan sweep`: the procurement grid - systems x GPUs per node x nodes x batch
+ * per GPU - one CSV row per configuration (atomic write), with capex, power and energy where the
+ * database has prices and power; --budget keeps the configurations whose capex fits.
+ * Per system and GPUs-per-node the model is prepared once; each grid point is one model_predict.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000 };
+
+static void sweep_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
+		"                       [--gpus-per-node LIST] [--budget USD] [options]\n"
+		"\n"
+		"Writes one CSV row (predict's columns) per configuration of the grid systems x GPUs per node x\n"
+		"nodes x batch per GPU. LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
+		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
+		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own)\n"
+		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
+		"  --budget USD     keep only configurations whose capex (node price x nodes) is known and <= USD\n"
+		"  --quiet          no progress bar\n"
+		"\n");
+	cli_scen_help(out);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct option opts[64];
+	cli_scen s;
+	const char *systems = NULL, *outpath = NULL;
+	double budget = INFINITY;
+	int *nodes = NULL, *batches = NULL, *gpns = NULL, nn = 0, nb = 0, ng = 0;
+	const hw_system **cand = NULL;
+	int ncand = 0, n, c, rc = EXIT_OK;
+	bool quiet = false;
+	long total, done = 0, written = 0, skipped_net = 0, skipped_budget = 0, skipped_mem = 0, skipped_gpn = 0;
+	csvw *w = NULL;
+	progress pg;
+
+	cli_scen_init(&s, "sweep");
+	n = cli_scen_longopts(opts, 0, 56);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(opts[i].name, "nodes") == 0)
+			opts[i].val = SW_NODES;
+		else if (strcmp(opts[i].name, "batch-per-gpu") == 0)
+			opts[i].val = SW_BATCH;
+		else if (strcmp(opts[i].name, "gpus-per-node") == 0)
+			opts[i].val = SW_GPN;
+	}
+	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
+	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
+	opts[n++] = (struct option){"budget", required_argument, NULL, 'B'};
+	opts[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
+	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	opts[n] = (struct option){0};
+	nodes = xmalloc(SW_MAXLIST * sizeof(int));
+	batches = xmalloc(SW_MAXLIST * sizeof(int));
+	gpns = xmalloc(1024 * sizeof(int));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int hd = cli_scen_option(&s, c, optarg);
+		if (hd < 0) {
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		if (hd)
+			continue;
+		switch (c) {
+		case SW_NODES:
+			rc = cli_parse_int_list("--nodes", optarg, nodes, SW_MAXLIST, &nn);
+			break;
+		case SW_BATCH:
+			rc = cli_parse_int_list("--batch-per-gpu", optarg, batches, SW_MAXLIST, &nb);
+			break;
+		case SW_GPN:
+			rc = cli_parse_int_list("--gpus-per-node", optarg, gpns, 1024, &ng);
+			break;
+		case 'S': systems = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 'q': quiet = true; break;
+		case 'B': {
+			char *end;
+			budget = strtod(optarg, &end);
+			if (*end || end == optarg || !(budget > 0) || !isfinite(budget)) {
+				fprintf(stderr, "scaleplan sweep: --budget '%s': expected a positive amount in USD\n", optarg);
+				rc = EXIT_INPUT;
+			}
+			break;
+		}
+		case 'h': sweep_usage(stdout); goto out;
+		default:
+			fprintf(stderr, "scaleplan sweep: see `scaleplan sweep --help`\n");
+			rc = EXIT_INPUT;
+		}
+		if (rc)
+			goto out;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "scaleplan sweep: unexpected argument '%s'\n", argv[optind]);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (!outpath) {
+		fprintf(stderr, "scaleplan sweep: --out FILE is required (the grid is written as CSV)\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	for (int i = 0; i < nb; i++)
+		if (batches[i] > 65536) {
+			fprintf(stderr, "scaleplan sweep: --batch-per-gpu %d: at most 65536\n", batches[i]);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+	for (int i = 0; i < nn; i++)
+		if (nodes[i] > 100000) {
+			fprintf(stderr, "scaleplan sweep: --nodes %d: at most 100000\n", nodes[i]);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+	if (nn == 0) {
+		static const int dflt[] = {1, 2, 4, 8, 16};
+		memcpy(nodes, dflt, sizeof(dflt));
+		nn = 5;
+	}
+	rc = cli_scen_load(&s);
+	if (rc)
+		goto out;
+	cand = xcalloc((size_t)s.db.nsystems + 1, sizeof(*cand));
+	if (!systems || strcmp(systems, "all") == 0) {
+		for (int i = 0; i < s.db.nsystems; i++)
+			cand[ncand++] = &s.db.systems[i];
+	} else {
+		char buf[4096], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", systems);
+		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			const hw_system *sys = hw_system_find(&s.db, tok);
+			if (!sys) {
+				fprintf(stderr, "scaleplan sweep: --systems: ");
+				rc = cli_unknown_id(&s.db, HW_SYSTEM, tok);
+				goto out;
+			}
+			if (ncand < s.db.nsystems)
+				cand[ncand++] = sys;
+		}
+	}
+	if (s.nmeasured && ncand > 1) {
+		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	total = (long)ncand * (ng ? ng : 1) * nn * (nb ? nb : 1);
+	w = csvw_open(outpath);
+	if (!w) {
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	cli_result_csv_header(w);
+	if (!quiet)
+		progress_init(&pg, "sweep", total);
+	for (int k = 0; k < ncand; k++) {
+		const hw_system *sys = cand[k];
+		for (int gi = 0; gi < (ng ? ng : 1); gi++) {
+			int gpn = ng ? gpns[gi] : sys->gpus_per_node;
+			model_scenario sc;
+			if (gpn > sys->gpus_per_node) {
+				skipped_gpn += (long)nn * (nb ? nb : 1);
+				done += (long)nn * (nb ? nb : 1);
+				continue;
+			}
+			/* prepared once; auto batch and calibration at one node */
+			s.batch_per_gpu = 0;
+			s.global_batch = 0;
+			rc = cli_scen_resolve(&s, sys, gpn, 1, &sc);
+			if (rc == EXIT_INPUT && !s.nmeasured) {
+				/* e.g. nothing fits: the whole block is skipped, not the sweep */
+				skipped_mem += (long)nn * (nb ? nb : 1);
+				done += (long)nn * (nb ? nb : 1);
+				rc = EXIT_OK;
+				continue;
+			}
+			if (rc)
+				goto out;
+			int auto_b = sc.batch_per_gpu;
+			for (int ni = 0; ni < nn; ni++) {
+				sc.nodes = nodes[ni];
+				bool nonet = sc.nodes > 1 && !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
+				for (int bi = 0; bi < (nb ? nb : 1); bi++) {
+					model_result r;
+					done++;
+					if (nonet) {
+						skipped_net++;
+						continue;
+					}
+					sc.batch_per_gpu = nb ? batches[bi] : auto_b;
+					if (model_predict(&sc, &s.params, &r)) {
+						fprintf(stderr, "scaleplan sweep: %s: %s\n", sys->id, err_msg());
+						rc = EXIT_INPUT;
+						goto out;
+					}
+					if (isfinite(budget) && !(r.capex_usd <= budget)) {
+						skipped_budget++;
+						continue;
+					}
+					if (!r.fits)
+						skipped_mem++;
+					cli_result_csv_row(w, &sc, &r);
+					written++;
+				}
+				if (!quiet && (ni & 63) == 0)
+					progress_update(&pg, done);
+			}
+		}
+	}
+	if (!quiet) {
+		progress_update(&pg, done);
+		progress_finish(&pg);
+	}
+	if (csvw_close(w)) {
+		w = NULL;
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	w = NULL;
+	fprintf(stderr, "scaleplan sweep: %ld configurations, %ld rows written to %s", total, written, outpath);
+	if (skipped_budget)
+		fprintf(stderr, "; %ld over budget or without a price", skipped_budget);
+	if (skipped_net)
+		fprintf(stderr, "; %ld multi-node without a network (--fabric ID adds one)", skipped_net);
+	if (skipped_mem)
+		fprintf(stderr, "; %ld do not fit GPU memory (bottleneck 'memory')", skipped_mem);
+	if (skipped_gpn)
+		fprintf(stderr, "; %ld with more GPUs per node than the system has", skipped_gpn);
+	fprintf(stderr, "\n");
+out:
+	csvw_abort(w);
+	free(nodes);
+	free(batches);
+	free(gpns);
+	free(cand);
+	cli_scen_free(&s);
+	return rc;
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# hwdb / `scaleplan hw` smoke test: show, list, unknown ids, overlays, and `hw check` on a broken copy
+# naming each broken cell.  Run by tools/run_tests.sh with SCALEPLAN set.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+SP=${SCALEPLAN:-build/scaleplan}
+DATA=$(cd "$(dirname "$0")/../hwdb/data" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+# expect RC CMD...: runs CMD, output in $tmp/out, checks the exit status
+expect() { want=$1; shift; "$@" >"$tmp/out" 2>&1; got=$?; [ "$got" -eq "$want" ] || { no "exit $got (wanted $want): $*"; cat "$tmp/out"; }; }
+has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out"; }; }
+
+# the node with its parts and their sources, from any directory (tables are compiled in)
+(cd / && "$SP" hw show c4140-m) >"$tmp/out" 2>&1 || no "hw show c4140-m from /"
+has "system c4140-m"; has "4 x V100-SXM2-16GB"; has "4 x pcie3-x16"; has "2 x Xeon Gold 6148"; has "384 GB"
+has "source         seed_facts.md"; has "Intel ARK Xeon Gold 6148"; has "NVIDIA Tesla V100 datasheet"
+[ "$(grep -c 'source' "$tmp/out")" -ge 5 ] || no "c4140-m: a source for the node and each part"
+expect 0 "$SP" hw show C4140-K;   has "1 x pcie3-x16"; has "Xeon Silver 4116"
+expect 0 "$SP" hw show h100-80gb-hbm3; has "gpu H100-SXM5-80GB"
+expect 0 "$SP" hw show testbed-h200x4; has "4 x H200-SXM-141GB"; has "testbed-h200-cpu64"
+
+# unknown ids suggest the nearest
+expect 1 "$SP" hw show c4140m;    has "unknown id 'c4140m'"; has "did you mean c4140-m"
+expect 1 "$SP" hw show dgx-a1OO;  has "did you mean"
+expect 0 "$SP" hw list gpus;      has "H200-SXM-141GB"; has "B200"
+expect 0 "$SP" hw list systems;   has "xe9680-h100"
+expect 0 "$SP" hw list;           has "== stacks =="
+expect 1 "$SP" hw list gpuz;      has "unknown kind 'gpuz'"
+expect 1 "$SP" hw frob;           has "unknown subcommand"
+expect 0 "$SP" --version;         has "scaleplan"
+expect 0 "$SP" --help;            has "hw"
+expect 1 "$SP" hx;                has "did you mean 'hw'"
+
+# a good copy of the shipped tables checks clean
+mkdir "$tmp/good" && cp "$DATA"/*.csv "$tmp/good/"
+expect 0 "$SP" hw check "$tmp/good"; has "ok"
+
+# a broken copy: every broken cell is named by file:line:column(name)
+mkdir "$tmp/bad" && cp "$DATA"/*.csv "$tmp/bad/"
+gl=$(grep -n '^V100-SXM2-16GB,' "$DATA/gpus.csv" | cut -d: -f1)
+sl=$(grep -n '^c4140-m,' "$DATA/systems.csv" | cut -d: -f1)
+cl=$(grep -n '^Xeon Gold 6148,' "$DATA/cpus.csv" | cut -d: -f1)
+sed -i "${gl}s/,15.7e12,/,15.7 TFLOPS,/" "$tmp/bad/gpus.csv"
+sed -i "${sl}s/,V100-SXM2-16GB,/,V100-SXM2-61GB,/" "$tmp/bad/systems.csv"
+sed -i "${cl}s/,150,/,-150,/" "$tmp/bad/cpus.csv"
+hl=$(grep -n '^id,' "$DATA/stacks.csv" | cut -d: -f1)
+sed -i "${hl}s/,source\$/,source,colour/; $((hl + 1)),\$s/\$/,/" "$tmp/bad/stacks.csv"
+expect 1 "$SP" hw check "$tmp/bad"
+has "gpus.csv:$gl:5(fp32_flops): '15.7 TFLOPS' is not a number"
+has "cpus.csv:$cl:8(tdp_W): -150 is negative"
+has "stacks.csv:$hl:7: unknown column 'colour'"
+has "systems.csv:$sl:4(gpu): unknown gpu 'V100-SXM2-61GB'"
+# with the other cells fixed, the reference alone is still reported
+sed -i "${gl}s/,15.7 TFLOPS,/,15.7e12,/" "$tmp/bad/gpus.csv"
+sed -i "${cl}s/,-150,/,150,/" "$tmp/bad/cpus.csv"
+cp "$DATA/stacks.csv" "$tmp/bad/"
+expect 1 "$SP" hw check "$tmp/bad"
+has "systems.csv:$sl:4(gpu): unknown gpu 'V100-SXM2-61GB'; did you mean V100-SXM2-16GB"
+expect 2 "$SP" hw check "$tmp/does-not-exist"
+
+# --hwdb overlays: same id replaces, new ids add; both option positions
+mkdir "$tmp/mine"
+head -3 "$DATA/systems.csv" | grep -v '^c4130' > "$tmp/mine/systems.csv"
+echo 'mybox,,My box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,12000,2024-01,800,vendor quote' >> "$tmp/mine/systems.csv"
+expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x T4"; has "12000 USD (2024-01)"; has "vendor quote"
+expect 0 "$SP" --hwdb "$tmp/mine" hw show mybox; has "2 x T4"
+expect 1 "$SP" hw show mybox;      has "unknown id 'mybox'"
+echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,x' >> "$tmp/mine/systems.csv"
+expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"; has "not loaded"
+exit $fail
