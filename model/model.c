@@ -105,6 +105,12 @@ void model_scenario_init(model_scenario *sc)
 	sc->data_cal = 1.0;
 }
 
+/* Host-copy capacity alone (CPU unknown: decode not modelled). */
+static double copy_only(double link, const model_params *p)
+{
+	return (link > 0 && p->host_copy_B_per_img > 0) ? link / p->host_copy_B_per_img : INFINITY;
+}
+
 /* Input pipeline capacity of one node with g GPUs (img/s), before data_cal.
  * CPU decode: threads = stack's fixed count, else physical cores - reserved x GPUs (TensorFlow rule,
  * reference/seed_facts.md), each at decode_img_s_core scaled by clock; host copies: the node's host
@@ -120,6 +126,8 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 		return INFINITY;
 	if (sc->data == MODEL_DATA_GPU)
 		return link > 0 ? link / img_B : INFINITY;
+	if (n->decode_threads <= 0 && n->cores <= 0)
+		return copy_only(link, p);
 	double threads = n->decode_threads > 0 ? n->decode_threads : n->cores - p->cores_reserved_per_gpu * g;
 	if (threads < 1)
 		threads = 1;
@@ -191,7 +199,9 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p)
 	pr->opt_s = pr->nparams * p->opt_B_per_param / (n->mem_bw_Bps * p->eff_mem);
 	pr->data_node_img_s = data_node_rate(sc, p, n->gpus_per_node);
 	pr->data_1gpu_img_s = data_node_rate(sc, p, 1);
-	pr->cached = n->host_mem_B > 0 && p->dataset_B <= n->host_mem_B * p->page_cache_frac;
+	/* unknown host memory (NAN or 0): assume the data set fits, as in every source system that
+	 * gives its memory (384 GB and more, reference/seed_facts.md) */
+	pr->cached = !(n->host_mem_B > 0) || p->dataset_B <= n->host_mem_B * p->page_cache_frac;
 		model_net_free(&net);
 	pr->with = p;
 	pr->ready = true;

@@ -152,12 +152,12 @@ typedef struct model_node {
 	double intra_bw_Bps;     /* per-GPU bandwidth between GPUs, one direction */
 	/* host */
 	double host_link_Bps;    /* one CPU-GPU link, one direction */
-	int host_links;          /* host links shared by the node's GPUs */
-	int cores;               /* physical cores per node (all sockets) */
+	int host_links;          /* host links shared by the node's GPUs; 0 = unknown: copies not modelled */
+	int cores;               /* physical cores per node (all sockets); 0 = unknown: decode not modelled */
 	double cpu_hz;           /* base clock */
 	double cpu_tdp_W;        /* per socket */
 	int cpus;                /* sockets */
-	double host_mem_B;
+	double host_mem_B;       /* NAN or 0 = unknown: the data set is assumed to fit the page cache */
 	int decode_threads;      /* fixed decode threads (software stack), 0 = cores - reserved x G */
 	/* network */
 	double nic_Bps;          /* one NIC port, one direction; 0 = none */
