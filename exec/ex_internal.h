@@ -1,0 +1,260 @@
+/* exec internals: the single-GPU training engine of scaleplan-train (issue 4) and the hooks that the
+ * distributed layer (exec/ex_dist.c, issue 5) plugs into. Only exec/ includes this header.
+ *
+ * Memory layout the distributed engineer relies on (all in torchvision resnet50().parameters()
+ * order, one contiguous flat fp32 buffer each, so gradient buckets are contiguous slices and a
+ * checkpoint is a few cudaMemcpy calls):
+ *   ex_params.w32   [n] fp32 master weights (conv weights stored K,R,S,C = NHWC filters)
+ *   ex_params.mom   [n] fp32 momentum
+ *   ex_params.grad  [n] fp32 gradients of the LOCAL batch mean loss (the loss is divided by the local
+ *                       batch size; a data-parallel all-reduce must AVERAGE: ncclAvg, or sum and divide)
+ *   ex_params.bnstat[nbnstat] fp32 BN running means and variances (not trained; checkpoint them too)
+ * Backward runs the layers in reverse table order; after a layer's parameter gradients are complete
+ * on `stream`, hooks.grad_ready(ctx, first, count, stream) is called with the element range
+ * [first, first+count) of grad that just became final (ranges arrive in decreasing offset order and
+ * cover [0, n) exactly once per step). Before the optimizer, hooks.before_optimizer(ctx, stream) must
+ * make `stream` wait for every reduction (cudaStreamWaitEvent). Both may be NULL (single process).
+ * The whole step (forward, backward, hooks, optimizer) may be captured in a CUDA graph; hooks must
+ * only enqueue capturable work (NCCL collectives and events are).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_EX_INTERNAL_H
+#define SCALEPLAN_EX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include "model/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- checks: environment failures print file:line and the library's message, then exit 2 ---- */
+void ex_die_cuda(cudaError_t e, const char *what, const char *file, int line);
+void ex_die_cudnn(cudnnStatus_t s, const char *what, const char *file, int line);
+void ex_die_cublas(cublasStatus_t s, const char *what, const char *file, int line);
+#define CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) ex_die_cuda(e_, #x, __FILE__, __LINE__); } while (0)
+#define CUDNN_CHECK(x) do { cudnnStatus_t s_ = (x); if (s_ != CUDNN_STATUS_SUCCESS) ex_die_cudnn(s_, #x, __FILE__, __LINE__); } while (0)
+#define CUBLAS_CHECK(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) ex_die_cublas(s_, #x, __FILE__, __LINE__); } while (0)
+
+/* Element type of activations and of the compute copy of the weights. */
+typedef enum ex_dtype { EX_F32 = 0, EX_BF16 = 1, EX_F16 = 2 } ex_dtype;
+typedef enum ex_prec { EX_PREC_BF16, EX_PREC_FP16, EX_PREC_TF32, EX_PREC_FP32 } ex_prec;
+size_t ex_dtype_size(ex_dtype t);
+
+/* Learning-rate schedule, evaluated on the device from the step counter (CUDA-graph friendly). */
+typedef enum ex_sched_kind { EX_SCHED_COSINE = 0, EX_SCHED_STEP = 1, EX_SCHED_POLY = 2 } ex_sched_kind;
+typedef struct ex_sched {
+	int kind;             /* ex_sched_kind */
+	float base_lr;        /* peak learning rate after warm-up */
+	float end_lr;         /* cosine/poly floor */
+	float power;          /* poly exponent (MLPerf LARS: 2) */
+	int warmup_steps;     /* linear ramp from base_lr/warmup_steps to base_lr */
+	int total_steps;      /* steps of the whole run */
+	int step_every;       /* step schedule: multiply by step_gamma every step_every steps */
+	float step_gamma;
+} ex_sched;
+
+/* Optimizer hyper-parameters (PyTorch SGD semantics; LARS as MLPerf's reference). */
+typedef struct ex_opt_cfg {
+	ex_sched sched;
+	float momentum;       /* 0.9 */
+	float weight_decay;   /* 5e-5 */
+	bool lars;            /* layer-wise adaptive rate scaling on weights (not BN/bias) */
+	float lars_eta;       /* trust coefficient, 0.001 */
+	bool dynamic_scale;   /* fp16: skip steps with inf/nan gradients, adjust the loss scale */
+} ex_opt_cfg;
+
+/* Device-side training state read by kernels (one small struct in device memory). */
+typedef struct ex_dev_state {
+	int step;             /* optimizer steps taken (schedule input) */
+	int good_steps;       /* fp16: steps since the loss scale last changed */
+	int found_inf;        /* fp16: this step's gradients hold inf/nan */
+	int skipped;          /* fp16: steps skipped so far */
+	float loss_scale;     /* 1 except fp16 */
+	float lr;             /* the learning rate of the last step */
+	double loss_sum;      /* summed per-sample loss since the host last cleared it */
+	int correct;          /* top-1 hits since the host last cleared it */
+	int seen;             /* samples counted in loss_sum/correct */
+} ex_dev_state;
+
+/* One parameter tensor in the flat buffers. */
+typedef struct ex_ptensor {
+	char name[64];        /* torchvision name: "layer1.0.conv1.weight" */
+	size_t off, n;        /* element range in the flat buffers */
+	bool decay;           /* weight decay (and LARS) applies */
+} ex_ptensor;
+
+/* A block of the optimizer grid: a slice of one parameter tensor (kernels index tensors per block). */
+typedef struct ex_opt_block { int tensor; int pad; long long first, last; } ex_opt_block;
+
+typedef struct ex_params {
+	size_t n;             /* total trainable parameters */
+	int ntensors;
+	ex_ptensor *tensors;  /* [ntensors] host */
+	float *w32, *mom, *grad;   /* [n] device, flat */
+	void *wc;             /* [n] device, compute-dtype copy of w32 (== w32 for fp32/tf32) */
+	float *bnstat;        /* [nbnstat] device: running mean, running var per BN */
+	size_t nbnstat;
+	ex_opt_block *blocks; /* device [nblocks] */
+	int nblocks;
+	float *norms;         /* device [2*ntensors] LARS: |w|^2, |g|^2 */
+	int *decay_flags;     /* device [ntensors] */
+} ex_params;
+
+/* Distributed hooks (see the head comment). */
+typedef struct ex_hooks {
+	void *ctx;
+	int (*grad_ready)(void *ctx, size_t first, size_t count, cudaStream_t stream);
+	int (*before_optimizer)(void *ctx, cudaStream_t stream);
+} ex_hooks;
+
+/* One executed step of the network (fused: BN[+add]+ReLU). */
+typedef enum ex_kind { EX_CONV, EX_BN, EX_MAXPOOL, EX_AVGPOOL, EX_FC } ex_kind;
+typedef struct ex_op {
+	ex_kind kind;
+	int layer;            /* model layer index */
+	int in, out, z;       /* tensor ids; z: residual added before ReLU (-1 none) */
+	bool relu;
+	bool acc_in, acc_z;   /* backward accumulates into the input / residual gradient (planned) */
+	int c, h, w;          /* input shape per image */
+	int k, oh, ow;        /* output channels and size */
+	int r, stride, pad;
+	int pw, pb;           /* parameter tensor index (weight/gamma, bias/beta), -1 none */
+	size_t bnstat_off;    /* BN: running mean at bnstat+off, running var at +c */
+	/* conv */
+	cudnnTensorDescriptor_t xd, yd;
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+	cudnnConvolutionFwdAlgo_t fwd_algo;
+	cudnnConvolutionBwdDataAlgo_t bwdd_algo;
+	cudnnConvolutionBwdFilterAlgo_t bwdf_algo;
+	cudnnMathType_t fwd_math, bwdd_math, bwdf_math;
+	/* bn: per-channel device scratch [6*c] floats: mean, invstd, scale, shift, and two sums (double [2c]) */
+	float *bn_f;
+	double *bn_d;
+	/* maxpool: argmax per output element (0..8) */
+	uint8_t *argmax;
+} ex_op;
+
+typedef struct ex_tensor {
+	int c, h, w;          /* per image */
+	size_t elems;         /* per batch */
+	void *d;              /* activations [N][h][w][c] */
+	void *g;              /* gradient (shares an arena; NULL for the image) */
+	bool g_first_written; /* scratch used while planning backward */
+} ex_tensor;
+
+typedef struct ex_net {
+	model_net model;
+	int batch, classes, hw;
+	ex_prec prec;
+	ex_dtype dt;
+	int nops, ntens;
+	ex_op *ops;
+	ex_tensor *tens;
+	ex_params p;
+	int *labels;          /* device [batch] */
+	float *logits;        /* device [batch][classes] fp32 */
+	float *dlogits32;     /* device [batch][classes] */
+	void *dlogits;        /* device [batch][classes] compute dtype */
+	void *wscratch;       /* compute-dtype conv weight gradients before the fp32 cast */
+	void *ws;             /* the one cuDNN workspace */
+	size_t ws_B;
+	void *act_arena, *grad_arena;
+	size_t act_B, grad_B;
+	ex_dev_state *st;     /* device */
+	cudaStream_t stream;
+	cudnnHandle_t cudnn;
+	cublasHandle_t cublas;
+	void *cublas_ws;
+	ex_opt_cfg opt;
+	ex_hooks hooks;
+	float label_smoothing;
+	float bn_momentum, bn_eps;
+	bool graph_ok;
+	cudaGraphExec_t graph;
+	bool have_graph;
+	cudaEvent_t ev[4];    /* phase timing: start, fwd done, bwd done, opt done */
+} ex_net;
+
+/* ---- ex_net.c ---- */
+/* Plans the network for `batch` images: fuses BN+ReLU and BN+add+ReLU, lays out flat parameters
+ * and the activation/gradient arenas. Host-only; returns 0 or ERR_INPUT (err set). */
+int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec);
+/* Bytes of device memory the plan needs: fixed (weights, optimizer) + per image (activations). */
+void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B);
+/* Allocates device memory, creates descriptors, initialises weights (torchvision init, seed),
+ * picks convolution algorithms by timing them once. Dies (exit 2) on CUDA/cuDNN failures. */
+int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose);
+void ex_net_free(ex_net *net);
+/* Input image buffer [batch][hw][hw][3] in the compute dtype. */
+void *ex_net_input(ex_net *net);
+/* One training step on the current input/labels: forward, loss, backward (hooks), optimizer.
+ * With timing, records ev[0..3] around the phases. */
+void ex_net_train_step(ex_net *net, bool timing);
+/* The same step through a CUDA graph captured on first use (falls back to the plain step when
+ * capture fails, with a notice). */
+void ex_net_train_step_graph(ex_net *net);
+/* Forward in inference mode (BN running statistics); adds `valid` samples' loss/top-1 to st. */
+void ex_net_eval_batch(ex_net *net, int valid);
+/* Forward only (training-mode BN) - used by the layer check. */
+void ex_net_forward(ex_net *net, bool train);
+/* Reads and clears st's loss/correct/seen counters (synchronises the stream). */
+void ex_net_take_stats(ex_net *net, ex_dev_state *out);
+/* The schedule's learning rate at `step` (same formula as the device). */
+float ex_sched_lr(const ex_sched *s, int step);
+
+/* ---- ex_kernels.cu (extern "C" launchers; every one takes the stream) ---- */
+void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float std, uint64_t seed, cudaStream_t s);
+void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s);
+void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s);
+void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s);
+/* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)). */
+void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
+		       const float *beta, float *run_mean, float *run_var, float momentum, float eps,
+		       bool relu, float *bn_f, double *bn_d, cudaStream_t s);
+void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
+		      const float *beta, const float *run_mean, const float *run_var, float eps, bool relu,
+		      float *bn_f, cudaStream_t s);
+/* BN backward with the ReLU mask from y; writes dgamma/dbeta (fp32), dx, and dz (accumulate if z_acc). */
+void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
+		 bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
+		 double *bn_d, cudaStream_t s);
+void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c, int oh,
+		      int ow, int k, int stride, int pad, cudaStream_t s);
+void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w, int c,
+		      int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s);
+void ex_k_avgpool_fwd(ex_dtype t, const void *x, void *y, int n, int hw, int c, cudaStream_t s);
+void ex_k_avgpool_bwd(ex_dtype t, const void *dy, void *dx, int n, int hw, int c, bool acc, cudaStream_t s);
+/* Adds the bias, softmax cross-entropy with label smoothing; dlogits (scaled by the loss scale /
+ * batch) when dl32 != NULL; accumulates loss/top-1 of the first `valid` rows into st. */
+void ex_k_softmax_xent(float *logits, const float *bias, const int *labels, int n, int classes,
+		       float smoothing, int valid, ex_dev_state *st, float *dl32, ex_dtype t, void *dlc,
+		       cudaStream_t s);
+void ex_k_bias_grad(const float *dl32, float *db, int n, int classes, cudaStream_t s);
+void ex_k_check_inf(const float *g, size_t n, ex_dev_state *st, cudaStream_t s);
+void ex_k_lars_norms(const float *w, const float *g, const ex_opt_block *blocks, int nblocks, float *norms,
+		     int ntensors, cudaStream_t s);
+void ex_k_sgd(ex_dtype t, float *w, float *mom, const float *g, void *wc, const ex_opt_block *blocks,
+	      int nblocks, const int *decay, const float *norms, int ntensors, ex_opt_cfg cfg, ex_dev_state *st,
+	      cudaStream_t s);
+/* After the optimizer: step++, fp16 loss-scale update. */
+void ex_k_step_end(ex_dev_state *st, bool dynamic_scale, cudaStream_t s);
+/* Fashion-MNIST batch: 28x28 uint8 images -> [n][hw][hw][3] normalised, with random crop (padding 4
+ * at 28 px) and horizontal flip when train; idx[i] is the image of row i. */
+void ex_k_fmnist_batch(ex_dtype t, const uint8_t *images, const uint8_t *labels8, const int *idx, int n,
+		       int hw, bool train, uint64_t seed, void *x, int *labels, cudaStream_t s);
+float ex_sched_lr_host(const ex_sched *s, int step);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,781 @@
+/* exec kernels: everything of ResNet-50 training that is not a cuDNN convolution or a cuBLAS GEMM.
+ * NHWC tensors in fp32, bf16 or fp16 (T); statistics and parameters always in fp32 (sums in double).
+ * Each launcher is extern "C", takes the stream, and checks the launch (exit 2 on failure).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "exec/ex_internal.h"
+
+#define KCHECK() do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) ex_die_cuda(e_, "kernel launch", __FILE__, __LINE__); } while (0)
+
+__device__ __forceinline__ float ld(const float *p, size_t i) { return p[i]; }
+__device__ __forceinline__ float ld(const __nv_bfloat16 *p, size_t i) { return __bfloat162float(p[i]); }
+__device__ __forceinline__ float ld(const __half *p, size_t i) { return __half2float(p[i]); }
+__device__ __forceinline__ void st(float *p, size_t i, float v) { p[i] = v; }
+__device__ __forceinline__ void st(__nv_bfloat16 *p, size_t i, float v) { p[i] = __float2bfloat16(v); }
+__device__ __forceinline__ void st(__half *p, size_t i, float v) { p[i] = __float2half(v); }
+
+/* Dispatch a templated launcher on the element type. */
+#define EX_DISPATCH(t, FN, ...)                                                             \
+	do {                                                                                \
+		switch (t) {                                                                \
+		case EX_F32: FN<float>(__VA_ARGS__); break;                                 \
+		case EX_BF16: FN<__nv_bfloat16>(__VA_ARGS__); break;                        \
+		case EX_F16: FN<__half>(__VA_ARGS__); break;                                \
+		}                                                                           \
+	} while (0)
+
+static int grid_for(size_t n, int threads)
+{
+	size_t b = (n + threads - 1) / threads;
+	if (b > 132 * 32)
+		b = 132 * 32;
+	return b < 1 ? 1 : (int)b;
+}
+
+/* splitmix64 / counter hash: deterministic per (seed, index). */
+__device__ __forceinline__ uint64_t hash64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+__device__ __forceinline__ float u01(uint64_t h) { return ((h >> 40) + 0.5f) * (1.0f / 16777216.0f); }
+
+/* ---- fills and casts ---- */
+
+template <typename T>
+__global__ void k_fill_normal(T *x, size_t n, float mean, float sd, uint64_t seed)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		uint64_t h = hash64(seed ^ (i * 0x2545F4914F6CDD1DULL));
+		float u1 = u01(h), u2 = u01(hash64(h));
+		float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2); /* Box-Muller */
+		st(x, i, mean + sd * z);
+	}
+}
+template <typename T> static void l_fill_normal(void *x, size_t n, float mean, float sd, uint64_t seed, cudaStream_t s)
+{
+	k_fill_normal<T><<<grid_for(n, 256), 256, 0, s>>>((T *)x, n, mean, sd, seed);
+}
+extern "C" void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float sd, uint64_t seed, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_fill_normal, x, n, mean, sd, seed, s);
+	KCHECK();
+}
+
+__global__ void k_fill_labels(int *y, int n, int classes, uint64_t seed)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = (int)(hash64(seed + 7919ULL * i) % (uint64_t)classes);
+}
+extern "C" void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s)
+{
+	k_fill_labels<<<(n + 255) / 256, 256, 0, s>>>(y, n, classes, seed);
+	KCHECK();
+}
+
+template <typename T> __global__ void k_cast_f32(T *d, const float *src, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		st(d, i, src[i]);
+}
+template <typename T> static void l_cast_f32(void *d, const float *src, size_t n, cudaStream_t s)
+{
+	k_cast_f32<T><<<grid_for(n, 256), 256, 0, s>>>((T *)d, src, n);
+}
+extern "C" void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_cast_f32, dst, src, n, s);
+	KCHECK();
+}
+template <typename T> __global__ void k_to_f32(float *d, const T *src, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		d[i] = ld(src, i);
+}
+template <typename T> static void l_to_f32(float *d, const void *src, size_t n, cudaStream_t s)
+{
+	k_to_f32<T><<<grid_for(n, 256), 256, 0, s>>>(d, (const T *)src, n);
+}
+extern "C" void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_to_f32, dst, src, n, s);
+	KCHECK();
+}
+
+/* ---- batch norm (NHWC: m = N*H*W rows of c channels) ----
+ * Reduction grid: blockIdx.y picks 32 channels, threadIdx.x a channel in them, threadIdx.y (8) and
+ * blockIdx.x stride over rows; per-thread float partials, block reduce, double atomics per channel. */
+#define BN_TY 8
+static dim3 bn_red_grid(long m, int c)
+{
+	int cy = (c + 31) / 32;
+	long want = (132L * 8) / cy;
+	if (want < 1)
+		want = 1;
+	long maxb = (m + BN_TY * 16 - 1) / (BN_TY * 16);
+	if (want > maxb)
+		want = maxb;
+	if (want < 1)
+		want = 1;
+	return dim3((unsigned)want, (unsigned)cy);
+}
+
+template <typename T>
+__global__ void k_bn_stats(const T *x, long m, int c, double *sums)
+{
+	__shared__ float s1[BN_TY][32], s2[BN_TY][32];
+	int ch = blockIdx.y * 32 + threadIdx.x;
+	float a = 0.f, b = 0.f;
+	if (ch < c) {
+		for (long r = blockIdx.x * (long)BN_TY + threadIdx.y; r < m; r += (long)gridDim.x * BN_TY) {
+			float v = ld(x, (size_t)r * c + ch);
+			a += v;
+			b += v * v;
+		}
+	}
+	s1[threadIdx.y][threadIdx.x] = a;
+	s2[threadIdx.y][threadIdx.x] = b;
+	__syncthreads();
+	if (threadIdx.y == 0 && ch < c) {
+		double da = 0, db = 0;
+		for (int i = 0; i < BN_TY; i++) {
+			da += s1[i][threadIdx.x];
+			db += s2[i][threadIdx.x];
+		}
+		atomicAdd(&sums[ch], da);
+		atomicAdd(&sums[c + ch], db);
+	}
+}
+
+/* bn_f layout [6c]: mean, invstd, scale, shift, spare, spare. */
+__global__ void k_bn_finalize(const double *sums, long m, int c, const float *gamma, const float *beta,
+			      float *run_mean, float *run_var, float momentum, float eps, float *bn_f)
+{
+	int ch = blockIdx.x * blockDim.x + threadIdx.x;
+	if (ch >= c)
+		return;
+	double mean = sums[ch] / m;
+	double var = sums[c + ch] / m - mean * mean;
+	if (var < 0)
+		var = 0;
+	float invstd = (float)(1.0 / sqrt(var + eps));
+	bn_f[ch] = (float)mean;
+	bn_f[c + ch] = invstd;
+	bn_f[2 * c + ch] = gamma[ch] * invstd;
+	bn_f[3 * c + ch] = beta[ch] - (float)mean * gamma[ch] * invstd;
+	/* PyTorch: running_var uses the unbiased variance; momentum 0.1 */
+	run_mean[ch] = (1.f - momentum) * run_mean[ch] + momentum * (float)mean;
+	run_var[ch] = (1.f - momentum) * run_var[ch] + momentum * (float)(var * m / (m > 1 ? m - 1 : 1));
+}
+
+__global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, const float *rm, const float *rv,
+			       float eps, float *bn_f)
+{
+	int ch = blockIdx.x * blockDim.x + threadIdx.x;
+	if (ch >= c)
+		return;
+	float invstd = rsqrtf(rv[ch] + eps);
+	bn_f[2 * c + ch] = gamma[ch] * invstd;
+	bn_f[3 * c + ch] = beta[ch] - rm[ch] * gamma[ch] * invstd;
+}
+
+template <typename T>
+__global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total, int c, const float *scale,
+			   const float *shift, bool relu)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c);
+		float v = ld(x, i) * scale[ch] + shift[ch];
+		if (z)
+			v += ld(z, i);
+		if (relu)
+			v = fmaxf(v, 0.f);
+		st(y, i, v);
+	}
+}
+
+template <typename T>
+static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c, const float *gamma,
+			   const float *beta, float *rm, float *rv, float momentum, float eps, bool relu,
+			   float *bn_f, double *bn_d, cudaStream_t s)
+{
+	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
+	k_bn_stats<T><<<bn_red_grid(m, c), dim3(32, BN_TY), 0, s>>>((const T *)x, m, c, bn_d);
+	k_bn_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, beta, rm, rv, momentum, eps, bn_f);
+	size_t total = (size_t)m * c;
+	k_bn_apply<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total, c, bn_f + 2 * c,
+							   bn_f + 3 * c, relu);
+}
+extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
+				  const float *gamma, const float *beta, float *run_mean, float *run_var,
+				  float momentum, float eps, bool relu, float *bn_f, double *bn_d, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_bn_fwd_train, x, z, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d, s);
+	KCHECK();
+}
+
+template <typename T>
+static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, const float *gamma,
+			  const float *beta, const float *rm, const float *rv, float eps, bool relu, float *bn_f,
+			  cudaStream_t s)
+{
+	k_bn_eval_coef<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, rm, rv, eps, bn_f);
+	size_t total = (size_t)m * c;
+	k_bn_apply<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total, c, bn_f + 2 * c,
+							   bn_f + 3 * c, relu);
+}
+extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
+				 const float *gamma, const float *beta, const float *run_mean, const float *run_var,
+				 float eps, bool relu, float *bn_f, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_bn_fwd_eval, x, z, y, m, c, gamma, beta, run_mean, run_var, eps, relu, bn_f, s);
+	KCHECK();
+}
+
+/* Backward sums: sdy = sum dy', sdyx = sum dy' * xhat, dy' = dy masked by y > 0 when relu. */
+template <typename T>
+__global__ void k_bn_bwd_sums(const T *x, const T *y, const T *dy, long m, int c, bool relu, const float *bn_f,
+			      double *sums)
+{
+	__shared__ float s1[BN_TY][32], s2[BN_TY][32];
+	int ch = blockIdx.y * 32 + threadIdx.x;
+	float a = 0.f, b = 0.f;
+	if (ch < c) {
+		float mean = bn_f[ch], invstd = bn_f[c + ch];
+		for (long r = blockIdx.x * (long)BN_TY + threadIdx.y; r < m; r += (long)gridDim.x * BN_TY) {
+			size_t i = (size_t)r * c + ch;
+			float g = ld(dy, i);
+			if (relu && ld(y, i) <= 0.f)
+				g = 0.f;
+			a += g;
+			b += g * (ld(x, i) - mean) * invstd;
+		}
+	}
+	s1[threadIdx.y][threadIdx.x] = a;
+	s2[threadIdx.y][threadIdx.x] = b;
+	__syncthreads();
+	if (threadIdx.y == 0 && ch < c) {
+		double da = 0, db = 0;
+		for (int i = 0; i < BN_TY; i++) {
+			da += s1[i][threadIdx.x];
+			db += s2[i][threadIdx.x];
+		}
+		atomicAdd(&sums[ch], da);
+		atomicAdd(&sums[c + ch], db);
+	}
+}
+
+__global__ void k_bn_bwd_finalize(const double *sums, int c, float *dgamma, float *dbeta, float *bn_f)
+{
+	int ch = blockIdx.x * blockDim.x + threadIdx.x;
+	if (ch >= c)
+		return;
+	dbeta[ch] = (float)sums[ch];
+	dgamma[ch] = (float)sums[c + ch];
+}
+
+template <typename T>
+__global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total,
+			    long m, int c, const float *gamma, const float *bn_f, const double *sums)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c);
+		float g = ld(dy, i);
+		if (relu && ld(y, i) <= 0.f)
+			g = 0.f;
+		float mean = bn_f[ch], invstd = bn_f[c + ch];
+		float xhat = (ld(x, i) - mean) * invstd;
+		float mdy = (float)(sums[ch] / m), mdyx = (float)(sums[c + ch] / m);
+		st(dx, i, gamma[ch] * invstd * (g - mdy - xhat * mdyx));
+		if (dz)
+			st(dz, i, z_acc ? ld(dz, i) + g : g);
+	}
+}
+
+template <typename T>
+static void l_bn_bwd(const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc, bool relu, long m,
+		     int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f, double *bn_d, cudaStream_t s)
+{
+	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
+	k_bn_bwd_sums<T><<<bn_red_grid(m, c), dim3(32, BN_TY), 0, s>>>((const T *)x, (const T *)y, (const T *)dy, m, c,
+								      relu, bn_f, bn_d);
+	k_bn_bwd_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, c, dgamma, dbeta, bn_f);
+	size_t total = (size_t)m * c;
+	k_bn_bwd_dx<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,
+							    z_acc, relu, total, m, c, gamma, bn_f, bn_d);
+}
+extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
+			    bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
+			    double *bn_d, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_bn_bwd, x, y, dy, dx, dz, z_acc, relu, m, c, gamma, dgamma, dbeta, bn_f, bn_d, s);
+	KCHECK();
+}
+
+/* ---- pooling ---- */
+
+template <typename T>
+__global__ void k_maxpool_fwd(const T *x, T *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
+			      int stride, int pad)
+{
+	size_t total = (size_t)n * oh * ow * c;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c);
+		size_t r = i / c;
+		int ox = (int)(r % ow);
+		r /= ow;
+		int oy = (int)(r % oh);
+		int b = (int)(r / oh);
+		float best = -INFINITY;
+		int arg = 0;
+		for (int ky = 0; ky < k; ky++) {
+			int iy = oy * stride - pad + ky;
+			if (iy < 0 || iy >= h)
+				continue;
+			for (int kx = 0; kx < k; kx++) {
+				int ix = ox * stride - pad + kx;
+				if (ix < 0 || ix >= w)
+					continue;
+				float v = ld(x, (((size_t)b * h + iy) * w + ix) * c + ch);
+				if (v > best) { /* first maximum wins, as PyTorch */
+					best = v;
+					arg = ky * k + kx;
+				}
+			}
+		}
+		st(y, i, best);
+		am[i] = (uint8_t)arg;
+	}
+}
+template <typename T>
+static void l_maxpool_fwd(const void *x, void *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
+			  int stride, int pad, cudaStream_t s)
+{
+	size_t total = (size_t)n * oh * ow * c;
+	k_maxpool_fwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (T *)y, am, n, h, w, c, oh, ow, k, stride, pad);
+}
+extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c,
+				 int oh, int ow, int k, int stride, int pad, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_maxpool_fwd, x, y, argmax, n, h, w, c, oh, ow, k, stride, pad, s);
+	KCHECK();
+}
+
+/* Gather: each input element sums dy of the output windows whose argmax points at it. */
+template <typename T>
+__global__ void k_maxpool_bwd(const T *dy, const uint8_t *am, T *dx, int n, int h, int w, int c, int oh, int ow,
+			      int k, int stride, int pad, bool acc)
+{
+	size_t total = (size_t)n * h * w * c;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c);
+		size_t r = i / c;
+		int ix = (int)(r % w);
+		r /= w;
+		int iy = (int)(r % h);
+		int b = (int)(r / h);
+		float g = 0.f;
+		/* oy*stride - pad <= iy <= oy*stride - pad + k - 1 */
+		int oy0 = (iy + pad - k + 1 + stride - 1) / stride, oy1 = (iy + pad) / stride;
+		int ox0 = (ix + pad - k + 1 + stride - 1) / stride, ox1 = (ix + pad) / stride;
+		if (iy + pad - k + 1 < 0)
+			oy0 = 0;
+		if (ix + pad - k + 1 < 0)
+			ox0 = 0;
+		for (int oy = oy0; oy <= oy1 && oy < oh; oy++)
+			for (int ox = ox0; ox <= ox1 && ox < ow; ox++) {
+				size_t o = (((size_t)b * oh + oy) * ow + ox) * c + ch;
+				int ky = iy - (oy * stride - pad), kx = ix - (ox * stride - pad);
+				if (am[o] == ky * k + kx)
+					g += ld(dy, o);
+			}
+		st(dx, i, acc ? ld(dx, i) + g : g);
+	}
+}
+template <typename T>
+static void l_maxpool_bwd(const void *dy, const uint8_t *am, void *dx, int n, int h, int w, int c, int oh, int ow,
+			  int k, int stride, int pad, bool acc, cudaStream_t s)
+{
+	size_t total = (size_t)n * h * w * c;
+	k_maxpool_bwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, n, h, w, c, oh, ow, k, stride,
+							       pad, acc);
+}
+extern "C" void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w,
+				 int c, int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_maxpool_bwd, dy, argmax, dx, n, h, w, c, oh, ow, k, stride, pad, acc, s);
+	KCHECK();
+}
+
+template <typename T> __global__ void k_avgpool_fwd(const T *x, T *y, int n, int hw, int c)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n * c)
+		return;
+	int b = i / c, ch = i % c;
+	float a = 0.f;
+	for (int p = 0; p < hw; p++)
+		a += ld(x, ((size_t)b * hw + p) * c + ch);
+	st(y, i, a / hw);
+}
+template <typename T> static void l_avgpool_fwd(const void *x, void *y, int n, int hw, int c, cudaStream_t s)
+{
+	k_avgpool_fwd<T><<<(n * c + 255) / 256, 256, 0, s>>>((const T *)x, (T *)y, n, hw, c);
+}
+extern "C" void ex_k_avgpool_fwd(ex_dtype t, const void *x, void *y, int n, int hw, int c, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_avgpool_fwd, x, y, n, hw, c, s);
+	KCHECK();
+}
+template <typename T> __global__ void k_avgpool_bwd(const T *dy, T *dx, int n, int hw, int c, bool acc)
+{
+	size_t total = (size_t)n * hw * c;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c);
+		int b = (int)(i / ((size_t)hw * c));
+		float g = ld(dy, (size_t)b * c + ch) / hw;
+		st(dx, i, acc ? ld(dx, i) + g : g);
+	}
+}
+template <typename T> static void l_avgpool_bwd(const void *dy, void *dx, int n, int hw, int c, bool acc, cudaStream_t s)
+{
+	size_t total = (size_t)n * hw * c;
+	k_avgpool_bwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)dy, (T *)dx, n, hw, c, acc);
+}
+extern "C" void ex_k_avgpool_bwd(ex_dtype t, const void *dy, void *dx, int n, int hw, int c, bool acc, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_avgpool_bwd, dy, dx, n, hw, c, acc, s);
+	KCHECK();
+}
+
+/* ---- loss ---- */
+
+/* One block (256 threads) per row. Label smoothing as torch.nn.CrossEntropyLoss(label_smoothing=e):
+ * target q = (1-e) onehot + e/C; loss = -sum q log p; dlogits = (p - q) * scale / n. */
+template <typename T>
+__global__ void k_softmax_xent(float *logits, const float *bias, const int *labels, int n, int classes, float eps,
+			       int valid, ex_dev_state *st_, float *dl32, T *dlc)
+{
+	__shared__ float red[256];
+	__shared__ int redi[256];
+	int row = blockIdx.x, tid = threadIdx.x;
+	float *l = logits + (size_t)row * classes;
+	float mx = -INFINITY;
+	int amax = 0;
+	for (int j = tid; j < classes; j += blockDim.x) {
+		float v = l[j] + (bias ? bias[j] : 0.f);
+		l[j] = v;
+		if (v > mx) {
+			mx = v;
+			amax = j;
+		}
+	}
+	red[tid] = mx;
+	redi[tid] = amax;
+	__syncthreads();
+	for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+		if (tid < o) {
+			float a = red[tid], b = red[tid + o];
+			int ia = redi[tid], ib = redi[tid + o];
+			if (b > a || (b == a && ib < ia)) {
+				red[tid] = b;
+				redi[tid] = ib;
+			}
+		}
+		__syncthreads();
+	}
+	mx = red[0];
+	amax = redi[0];
+	__syncthreads();
+	float se = 0.f, sl = 0.f;
+	for (int j = tid; j < classes; j += blockDim.x) {
+		se += expf(l[j] - mx);
+		sl += l[j];
+	}
+	red[tid] = se;
+	__syncthreads();
+	for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+		if (tid < o)
+			red[tid] += red[tid + o];
+		__syncthreads();
+	}
+	se = red[0];
+	__syncthreads();
+	red[tid] = sl;
+	__syncthreads();
+	for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+		if (tid < o)
+			red[tid] += red[tid + o];
+		__syncthreads();
+	}
+	sl = red[0];
+	float lse = mx + logf(se);
+	int y = labels[row];
+	if (tid == 0 && row < valid) {
+		/* -sum q log p = (1-e)(lse - l_y) + e/C * (C lse - sum l) */
+		float loss = (1.f - eps) * (lse - l[y]) + eps / classes * (classes * lse - sl);
+		atomicAdd(&st_->loss_sum, (double)loss);
+		atomicAdd(&st_->correct, amax == y ? 1 : 0);
+		atomicAdd(&st_->seen, 1);
+	}
+	if (dl32) {
+		float scale = st_->loss_scale / n;
+		for (int j = tid; j < classes; j += blockDim.x) {
+			float p = expf(l[j] - lse);
+			float q = eps / classes + (j == y ? 1.f - eps : 0.f);
+			float g = (p - q) * scale;
+			dl32[(size_t)row * classes + j] = g;
+			st(dlc, (size_t)row * classes + j, g);
+		}
+	}
+}
+template <typename T>
+static void l_softmax_xent(float *logits, const float *bias, const int *labels, int n, int classes, float eps,
+			   int valid, ex_dev_state *st_, float *dl32, void *dlc, cudaStream_t s)
+{
+	k_softmax_xent<T><<<n, 256, 0, s>>>(logits, bias, labels, n, classes, eps, valid, st_, dl32, (T *)dlc);
+}
+extern "C" void ex_k_softmax_xent(float *logits, const float *bias, const int *labels, int n, int classes,
+				  float smoothing, int valid, ex_dev_state *st_, float *dl32, ex_dtype t, void *dlc,
+				  cudaStream_t s)
+{
+	EX_DISPATCH(t, l_softmax_xent, logits, bias, labels, n, classes, smoothing, valid, st_, dl32, dlc, s);
+	KCHECK();
+}
+
+__global__ void k_bias_grad(const float *dl, float *db, int n, int classes)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= classes)
+		return;
+	float a = 0.f;
+	for (int i = 0; i < n; i++)
+		a += dl[(size_t)i * classes + j];
+	db[j] = a;
+}
+extern "C" void ex_k_bias_grad(const float *dl32, float *db, int n, int classes, cudaStream_t s)
+{
+	k_bias_grad<<<(classes + 127) / 128, 128, 0, s>>>(dl32, db, n, classes);
+	KCHECK();
+}
+
+/* ---- optimizer ---- */
+
+__device__ __host__ float sched_lr(const ex_sched *s, int step)
+{
+	float lr;
+	if (s->warmup_steps > 0 && step < s->warmup_steps)
+		return s->base_lr * (float)(step + 1) / (float)s->warmup_steps;
+	int t = step - s->warmup_steps, T = s->total_steps - s->warmup_steps;
+	if (T < 1)
+		T = 1;
+	if (t > T)
+		t = T;
+	float f = (float)t / (float)T;
+	switch (s->kind) {
+	case EX_SCHED_STEP: {
+		int k = s->step_every > 0 ? t / s->step_every : 0;
+		lr = s->base_lr;
+		for (int i = 0; i < k; i++)
+			lr *= s->step_gamma;
+		return lr;
+	}
+	case EX_SCHED_POLY:
+		return s->end_lr + (s->base_lr - s->end_lr) * powf(1.f - f, s->power);
+	default: /* cosine (Loshchilov & Hutter, SGDR, without restarts) */
+		return s->end_lr + 0.5f * (s->base_lr - s->end_lr) * (1.f + cosf(3.14159265358979f * f));
+	}
+}
+extern "C" float ex_sched_lr_host(const ex_sched *s, int step) { return sched_lr(s, step); }
+
+__global__ void k_check_inf(const float *g, size_t n, ex_dev_state *st_)
+{
+	int bad = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		if (!isfinite(g[i]))
+			bad = 1;
+	if (__syncthreads_or(bad) && threadIdx.x == 0)
+		st_->found_inf = 1;
+}
+extern "C" void ex_k_check_inf(const float *g, size_t n, ex_dev_state *st_, cudaStream_t s)
+{
+	k_check_inf<<<grid_for(n, 256), 256, 0, s>>>(g, n, st_);
+	KCHECK();
+}
+
+/* |w|^2 and |g|^2 per tensor (one block per optimizer block, atomics per tensor). */
+__global__ void k_lars_norms(const float *w, const float *g, const ex_opt_block *blocks, float *norms, int ntensors)
+{
+	__shared__ float a[256], b[256];
+	ex_opt_block bl = blocks[blockIdx.x];
+	float sw = 0.f, sg = 0.f;
+	for (long long i = bl.first + threadIdx.x; i < bl.last; i += blockDim.x) {
+		sw += w[i] * w[i];
+		sg += g[i] * g[i];
+	}
+	a[threadIdx.x] = sw;
+	b[threadIdx.x] = sg;
+	__syncthreads();
+	for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+		if (threadIdx.x < o) {
+			a[threadIdx.x] += a[threadIdx.x + o];
+			b[threadIdx.x] += b[threadIdx.x + o];
+		}
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		atomicAdd(&norms[bl.tensor], a[0]);
+		atomicAdd(&norms[ntensors + bl.tensor], b[0]);
+	}
+}
+extern "C" void ex_k_lars_norms(const float *w, const float *g, const ex_opt_block *blocks, int nblocks, float *norms,
+				int ntensors, cudaStream_t s)
+{
+	cudaMemsetAsync(norms, 0, 2 * ntensors * sizeof(float), s);
+	k_lars_norms<<<nblocks, 256, 0, s>>>(w, g, blocks, norms, ntensors);
+	KCHECK();
+}
+
+/* SGD with momentum, PyTorch semantics: g' = g/scale + wd*w (decay tensors); m = mu*m + g'; w -= lr*m.
+ * LARS (MLPerf reference): on decay tensors lr_t = lr * eta*|w|/(|g| + wd|w|); m = mu*m + lr_t*g';
+ * w -= m. Writes the compute copy of w. Skips everything when fp16 found an inf. */
+template <typename T>
+__global__ void k_sgd(float *w, float *mom, const float *g, T *wc, const ex_opt_block *blocks, const int *decay,
+		      const float *norms, int ntensors, ex_opt_cfg cfg, ex_dev_state *st_)
+{
+	if (st_->found_inf)
+		return;
+	ex_opt_block bl = blocks[blockIdx.x];
+	float lr = sched_lr(&cfg.sched, st_->step);
+	float inv = 1.f / st_->loss_scale;
+	bool dec = decay[bl.tensor] != 0;
+	float wd = dec ? cfg.weight_decay : 0.f;
+	float tl = lr;
+	if (cfg.lars && dec) {
+		float wn = sqrtf(norms[bl.tensor]), gn = sqrtf(norms[ntensors + bl.tensor]) * inv;
+		float trust = (wn > 0.f && gn > 0.f) ? cfg.lars_eta * wn / (gn + cfg.weight_decay * wn) : 1.f;
+		tl = lr * trust;
+	}
+	for (long long i = bl.first + threadIdx.x; i < bl.last; i += blockDim.x) {
+		float gi = g[i] * inv + wd * w[i];
+		float m;
+		if (cfg.lars) {
+			m = cfg.momentum * mom[i] + tl * gi;
+			w[i] -= m;
+		} else {
+			m = cfg.momentum * mom[i] + gi;
+			w[i] -= lr * m;
+		}
+		mom[i] = m;
+		if (wc)
+			st(wc, (size_t)i, w[i]);
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		st_->lr = lr;
+}
+template <typename T>
+static void l_sgd(float *w, float *mom, const float *g, void *wc, const ex_opt_block *blocks, int nblocks,
+		  const int *decay, const float *norms, int ntensors, ex_opt_cfg cfg, ex_dev_state *st_, cudaStream_t s)
+{
+	k_sgd<T><<<nblocks, 256, 0, s>>>(w, mom, g, (T *)wc, blocks, decay, norms, ntensors, cfg, st_);
+}
+extern "C" void ex_k_sgd(ex_dtype t, float *w, float *mom, const float *g, void *wc, const ex_opt_block *blocks,
+			 int nblocks, const int *decay, const float *norms, int ntensors, ex_opt_cfg cfg,
+			 ex_dev_state *st_, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_sgd, w, mom, g, wc, blocks, nblocks, decay, norms, ntensors, cfg, st_, s);
+	KCHECK();
+}
+
+__global__ void k_step_end(ex_dev_state *st_, bool dyn)
+{
+	if (dyn) {
+		/* torch.cuda.amp.GradScaler defaults: backoff 0.5, growth 2 every 2000 good steps */
+		if (st_->found_inf) {
+			st_->loss_scale *= 0.5f;
+			st_->good_steps = 0;
+			st_->skipped++;
+		} else if (++st_->good_steps >= 2000) {
+			st_->loss_scale *= 2.f;
+			st_->good_steps = 0;
+		}
+	}
+	if (!st_->found_inf)
+		st_->step++;
+	st_->found_inf = 0;
+}
+extern "C" void ex_k_step_end(ex_dev_state *st_, bool dynamic_scale, cudaStream_t s)
+{
+	k_step_end<<<1, 1, 0, s>>>(st_, dynamic_scale);
+	KCHECK();
+}
+
+/* ---- Fashion-MNIST batches ---- */
+
+/* Normalisation: Fashion-MNIST pixel mean 0.2860, std 0.3530 (on 0..1). One thread per output pixel.
+ * Train: random crop of the 28x28 image padded by 4 (torchvision RandomCrop(28, padding=4)) and
+ * a horizontal flip with probability 1/2, then a bilinear resize to hw x hw. */
+template <typename T>
+__global__ void k_fmnist(const uint8_t *images, const uint8_t *labels8, const int *idx, int n, int hw, bool train,
+			 uint64_t seed, T *x, int *labels)
+{
+	size_t total = (size_t)n * hw * hw;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+		int b = (int)(i / ((size_t)hw * hw));
+		int p = (int)(i % ((size_t)hw * hw));
+		int oy = p / hw, ox = p % hw;
+		int img = idx[b];
+		int dx = 0, dy = 0;
+		bool flip = false;
+		if (train) {
+			uint64_t h = hash64(seed * 1000003ULL + (uint64_t)b);
+			dx = (int)(h % 9) - 4;
+			dy = (int)((h >> 8) % 9) - 4;
+			flip = (h >> 16) & 1;
+		}
+		/* bilinear, align_corners=False */
+		float sy = (oy + 0.5f) * 28.f / hw - 0.5f, sx = (ox + 0.5f) * 28.f / hw - 0.5f;
+		if (flip)
+			sx = 27.f - sx;
+		int y0 = (int)floorf(sy), x0 = (int)floorf(sx);
+		float fy = sy - y0, fx = sx - x0;
+		float v = 0.f;
+		for (int a = 0; a < 2; a++)
+			for (int c = 0; c < 2; c++) {
+				int cy = min(max(y0 + a, 0), 27), cx = min(max(x0 + c, 0), 27);
+				int yy = cy + dy, xx = cx + dx;
+				float pix = (yy < 0 || yy >= 28 || xx < 0 || xx >= 28) ? 0.f
+					    : images[(size_t)img * 784 + yy * 28 + xx] * (1.f / 255.f);
+				v += pix * (a ? fy : 1.f - fy) * (c ? fx : 1.f - fx);
+			}
+		v = (v - 0.2860f) / 0.3530f;
+		st(x, i * 3 + 0, v);
+		st(x, i * 3 + 1, v);
+		st(x, i * 3 + 2, v);
+		if (p == 0)
+			labels[b] = labels8[img];
+	}
+}
+template <typename T>
+static void l_fmnist(const uint8_t *images, const uint8_t *labels8, const int *idx, int n, int hw, bool train,
+		     uint64_t seed, void *x, int *labels, cudaStream_t s)
+{
+	size_t total = (size_t)n * hw * hw;
+	k_fmnist<T><<<grid_for(total, 256), 256, 0, s>>>(images, labels8, idx, n, hw, train, seed, (T *)x, labels);
+}
+extern "C" void ex_k_fmnist_batch(ex_dtype t, const uint8_t *images, const uint8_t *labels8, const int *idx, int n,
+				  int hw, bool train, uint64_t seed, void *x, int *labels, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_fmnist, images, labels8, idx, n, hw, train, seed, x, labels, s);
+	KCHECK();
+}

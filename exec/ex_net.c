@@ -1,0 +1,801 @@
+/* exec: the ResNet-50 network on one GPU - plan (fusion, flat parameters, arenas), cuDNN set-up with
+ * algorithms timed once, forward, backward (with the distributed hooks) and the optimizer.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "exec/ex_internal.h"
+
+#define EX_OPT_BLOCK 4096 /* elements per optimizer block */
+
+void ex_die_cuda(cudaError_t e, const char *what, const char *file, int line)
+{
+	fprintf(stderr, "scaleplan-train: rank 0: %s:%d: CUDA error in %s: %s\n", file, line, what,
+		cudaGetErrorString(e));
+	exit(EXIT_ENV);
+}
+void ex_die_cudnn(cudnnStatus_t s, const char *what, const char *file, int line)
+{
+	fprintf(stderr, "scaleplan-train: rank 0: %s:%d: cuDNN error in %s: %s\n", file, line, what,
+		cudnnGetErrorString(s));
+	exit(EXIT_ENV);
+}
+void ex_die_cublas(cublasStatus_t s, const char *what, const char *file, int line)
+{
+	fprintf(stderr, "scaleplan-train: rank 0: %s:%d: cuBLAS error %d in %s\n", file, line, (int)s, what);
+	exit(EXIT_ENV);
+}
+
+size_t ex_dtype_size(ex_dtype t) { return t == EX_F32 ? 4 : 2; }
+
+float ex_sched_lr(const ex_sched *s, int step) { return ex_sched_lr_host(s, step); }
+
+static int add_tensor(ex_net *net, int c, int h, int w)
+{
+	ex_tensor *t = &net->tens[net->ntens];
+	memset(t, 0, sizeof(*t));
+	t->c = c;
+	t->h = h;
+	t->w = w;
+	t->elems = (size_t)net->batch * c * h * w;
+	return net->ntens++;
+}
+
+static int add_param(ex_net *net, const char *layer, const char *suffix, size_t n, bool decay)
+{
+	ex_params *p = &net->p;
+	ex_ptensor *t = &p->tensors[p->ntensors];
+	snprintf(t->name, sizeof(t->name), "%s.%s", layer, suffix);
+	t->off = p->n;
+	t->n = n;
+	t->decay = decay;
+	p->n += n;
+	return p->ntensors++;
+}
+
+/* Plans the network; see ex_internal.h. bn/bias weight decay is decided later (ex_net_init reads
+ * net->opt), so decay here marks conv/fc weights only and is widened by the caller's flag. */
+int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
+{
+	model_net *m = &net->model;
+	int *lout = NULL, i, rc = 0;
+
+	if (batch < 1)
+		return err_set("--batch-per-gpu must be >= 1 (got %d)", batch);
+	if (model_net_resnet50(m, classes, hw) < 0)
+		return ERR_INPUT;
+	net->batch = batch;
+	net->classes = classes;
+	net->hw = hw;
+	net->prec = prec;
+	net->dt = prec == EX_PREC_BF16 ? EX_BF16 : prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
+	net->ops = xcalloc(m->nlayers, sizeof(ex_op));
+	net->tens = xcalloc(m->nlayers + 1, sizeof(ex_tensor));
+	net->p.tensors = xcalloc(2 * m->nlayers, sizeof(ex_ptensor));
+	lout = xcalloc(m->nlayers, sizeof(int));
+	add_tensor(net, 3, hw, hw); /* tensor 0: the image */
+	for (i = 0; i < m->nlayers; i++) {
+		const model_layer *l = &m->layers[i];
+		int in = l->input < 0 ? 0 : lout[l->input];
+		ex_op *op = &net->ops[net->nops];
+		memset(op, 0, sizeof(*op));
+		op->layer = i;
+		op->in = in;
+		op->z = -1;
+		op->pw = op->pb = -1;
+		op->c = l->in_c;
+		op->h = l->in_h;
+		op->w = l->in_w;
+		op->k = l->out_c;
+		op->oh = l->out_h;
+		op->ow = l->out_w;
+		op->r = l->kernel;
+		op->stride = l->stride;
+		op->pad = l->pad;
+		switch (l->op) {
+		case MODEL_OP_CONV:
+			op->kind = EX_CONV;
+			op->pw = add_param(net, l->name, "weight", (size_t)l->out_c * l->in_c * l->kernel * l->kernel, true);
+			break;
+		case MODEL_OP_BN:
+			op->kind = EX_BN;
+			op->pw = add_param(net, l->name, "weight", l->out_c, false);
+			op->pb = add_param(net, l->name, "bias", l->out_c, false);
+			op->bnstat_off = net->p.nbnstat;
+			net->p.nbnstat += 2 * (size_t)l->out_c;
+			break;
+		case MODEL_OP_MAXPOOL:
+			op->kind = EX_MAXPOOL;
+			break;
+		case MODEL_OP_AVGPOOL:
+			op->kind = EX_AVGPOOL;
+			break;
+		case MODEL_OP_FC:
+			op->kind = EX_FC;
+			op->pw = add_param(net, l->name, "weight", (size_t)l->out_c * l->in_c, true);
+			op->pb = add_param(net, l->name, "bias", l->out_c, false);
+			break;
+		case MODEL_OP_RELU: {
+			int j;
+			for (j = net->nops - 1; j >= 0 && net->ops[j].out != in; j--)
+				;
+			if (j < 0 || net->ops[j].kind != EX_BN || net->ops[j].relu) {
+				rc = err_set("exec: layer %s: ReLU not after a batch norm (cannot fuse)", l->name);
+				goto out;
+			}
+			net->ops[j].relu = true;
+			lout[i] = in;
+			continue;
+		}
+		case MODEL_OP_ADD: {
+			int a = lout[l->input], b = lout[l->input2], ja, jb, j;
+			for (ja = net->nops - 1; ja >= 0 && net->ops[ja].out != a; ja--)
+				;
+			for (jb = net->nops - 1; jb >= 0 && net->ops[jb].out != b; jb--)
+				;
+			j = ja > jb ? ja : jb;
+			if (j < 0 || net->ops[j].kind != EX_BN || net->ops[j].relu || net->ops[j].z >= 0) {
+				rc = err_set("exec: layer %s: add not after a batch norm (cannot fuse)", l->name);
+				goto out;
+			}
+			net->ops[j].z = j == ja ? b : a;
+			lout[i] = net->ops[j].out;
+			continue;
+		}
+		}
+		op->out = add_tensor(net, l->out_c, l->out_h, l->out_w);
+		lout[i] = op->out;
+		net->nops++;
+	}
+	if (net->ops[net->nops - 1].kind != EX_FC) {
+		rc = err_set("exec: the layer table does not end with fc");
+		goto out;
+	}
+	/* Backward plan: which gradient writes overwrite and which accumulate. */
+	for (i = 0; i < net->ntens; i++)
+		net->tens[i].g_first_written = false;
+	for (i = net->nops - 1; i >= 0; i--) {
+		ex_op *op = &net->ops[i];
+		if (op->in > 0) {
+			op->acc_in = net->tens[op->in].g_first_written;
+			net->tens[op->in].g_first_written = true;
+		}
+		if (op->z >= 0) {
+			op->acc_z = net->tens[op->z].g_first_written;
+			net->tens[op->z].g_first_written = true;
+		}
+	}
+out:
+	free(lout);
+	return rc;
+}
+
+/* Grad arena by liveness: tensor t's gradient lives from the first backward op writing it to the
+ * backward of its producer. First-fit over offsets; returns the arena size (bytes). */
+static size_t plan_grad_arena(ex_net *net, size_t *offs)
+{
+	int nt = net->ntens, i, j, p;
+	int *start = xcalloc(nt, sizeof(int)), *end = xcalloc(nt, sizeof(int));
+	bool *live = xcalloc(nt, sizeof(bool));
+	size_t esz = ex_dtype_size(net->dt), top = 0, align = 256;
+
+	for (i = 0; i < nt; i++)
+		start[i] = end[i] = -1;
+	for (p = 0; p < net->nops; p++) {
+		ex_op *op = &net->ops[net->nops - 1 - p];
+		if (op->in > 0 && start[op->in] < 0)
+			start[op->in] = p;
+		if (op->z >= 0 && start[op->z] < 0)
+			start[op->z] = p;
+		end[op->out] = p;
+	}
+	for (p = 0; p < net->nops; p++) {
+		for (i = 0; i < nt; i++)
+			if (live[i] && end[i] < p)
+				live[i] = false;
+		for (i = 0; i < nt; i++) {
+			size_t sz, o = 0;
+			bool moved = true;
+			if (start[i] != p)
+				continue;
+			sz = (net->tens[i].elems * esz + align - 1) / align * align;
+			while (moved) { /* first fit: bump past every overlapping live block */
+				moved = false;
+				for (j = 0; j < nt; j++) {
+					size_t js;
+					if (!live[j])
+						continue;
+					js = (net->tens[j].elems * esz + align - 1) / align * align;
+					if (o < offs[j] + js && offs[j] < o + sz) {
+						o = offs[j] + js;
+						moved = true;
+					}
+				}
+			}
+			offs[i] = o;
+			live[i] = true;
+			if (o + sz > top)
+				top = o + sz;
+		}
+	}
+	for (i = 0; i < nt; i++)
+		if (start[i] < 0)
+			offs[i] = (size_t)-1;
+	free(start);
+	free(end);
+	free(live);
+	return top;
+}
+
+void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
+{
+	size_t esz = ex_dtype_size(net->dt), act = 0, *offs = xcalloc(net->ntens, sizeof(size_t)), g;
+	int i;
+	for (i = 0; i < net->ntens; i++)
+		act += net->tens[i].elems * esz;
+	g = plan_grad_arena((ex_net *)net, offs);
+	free(offs);
+	*per_image_B = (act + g) / net->batch + (size_t)net->classes * 12 + 64 * 56 * 56 * (size_t)net->hw * net->hw / (224 * 224);
+	*fixed_B = net->p.n * (12 + esz) + 1024UL * 1024 * 1024; /* + workspace, cuDNN/cuBLAS handles */
+}
+
+static cudnnDataType_t cudnn_dt(ex_dtype t)
+{
+	return t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : t == EX_F16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+}
+static cudaDataType cuda_dt(ex_dtype t) { return t == EX_BF16 ? CUDA_R_16BF : t == EX_F16 ? CUDA_R_16F : CUDA_R_32F; }
+
+static double host_normal(uint64_t *s)
+{
+	uint64_t a = *s += 0x9e3779b97f4a7c15ULL, b;
+	a = (a ^ (a >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	a = (a ^ (a >> 27)) * 0x94d049bb133111ebULL;
+	a ^= a >> 31;
+	b = *s += 0x9e3779b97f4a7c15ULL;
+	b = (b ^ (b >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	b = (b ^ (b >> 27)) * 0x94d049bb133111ebULL;
+	b ^= b >> 31;
+	double u1 = ((a >> 11) + 0.5) / 9007199254740992.0, u2 = (b >> 11) / 9007199254740992.0;
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+static double host_uniform(uint64_t *s)
+{
+	uint64_t a = *s += 0x9e3779b97f4a7c15ULL;
+	a = (a ^ (a >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	a = (a ^ (a >> 27)) * 0x94d049bb133111ebULL;
+	a ^= a >> 31;
+	return (a >> 11) / 9007199254740992.0;
+}
+
+/* torchvision resnet50 init: conv kaiming_normal_(fan_out, relu): std sqrt(2 / (k*r*r)); BN 1, 0;
+ * fc nn.Linear default: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias. */
+static void init_weights(ex_net *net, float *h, uint64_t seed)
+{
+	int i;
+	size_t j;
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		if (op->kind == EX_CONV) {
+			ex_ptensor *t = &net->p.tensors[op->pw];
+			double sd = sqrt(2.0 / ((double)op->k * op->r * op->r));
+			uint64_t s = seed * 1315423911ULL + (uint64_t)i;
+			for (j = 0; j < t->n; j++)
+				h[t->off + j] = (float)(sd * host_normal(&s));
+		} else if (op->kind == EX_BN) {
+			for (j = 0; j < (size_t)op->k; j++) {
+				h[net->p.tensors[op->pw].off + j] = 1.f;
+				h[net->p.tensors[op->pb].off + j] = 0.f;
+			}
+		} else if (op->kind == EX_FC) {
+			ex_ptensor *tw = &net->p.tensors[op->pw], *tb = &net->p.tensors[op->pb];
+			double b = 1.0 / sqrt((double)op->c);
+			uint64_t s = seed * 2654435761ULL + 77;
+			for (j = 0; j < tw->n; j++)
+				h[tw->off + j] = (float)((2 * host_uniform(&s) - 1) * b);
+			for (j = 0; j < tb->n; j++)
+				h[tb->off + j] = (float)((2 * host_uniform(&s) - 1) * b);
+		}
+	}
+}
+
+/* Shape key for sharing timed algorithms between identical convolutions. */
+static bool same_conv(const ex_op *a, const ex_op *b)
+{
+	return a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
+	       a->stride == b->stride && a->pad == b->pad;
+}
+
+static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B, size_t *need_B)
+{
+	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
+	size_t esz = ex_dtype_size(net->dt);
+	void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * esz;
+	cudnnConvolutionFwdAlgoPerf_t pf[16];
+	cudnnConvolutionBwdDataAlgoPerf_t pd[16];
+	cudnnConvolutionBwdFilterAlgoPerf_t pw[16];
+	int n = 0, i;
+	bool fp32 = net->prec == EX_PREC_FP32;
+
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(net->cudnn, op->xd, x->d, op->wd, w, op->cd, op->yd, y->d, 16,
+							   &n, pf, ws, ws_B));
+	for (i = 0; i < n; i++)
+		if (pf[i].status == CUDNN_STATUS_SUCCESS && pf[i].memory <= ws_B && (!fp32 || pf[i].mathType == CUDNN_FMA_MATH))
+			break;
+	if (i == n) {
+		fprintf(stderr, "scaleplan-train: no cuDNN forward algorithm for %s\n", net->model.layers[op->layer].name);
+		exit(EXIT_ENV);
+	}
+	op->fwd_algo = pf[i].algo;
+	op->fwd_math = pf[i].mathType;
+	if (pf[i].memory > *need_B)
+		*need_B = pf[i].memory;
+
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(net->cudnn, op->xd, x->d, op->yd, y->d, op->cd,
+								  op->wd, net->wscratch, 16, &n, pw, ws, ws_B));
+	for (i = 0; i < n; i++)
+		if (pw[i].status == CUDNN_STATUS_SUCCESS && pw[i].memory <= ws_B && (!fp32 || pw[i].mathType == CUDNN_FMA_MATH))
+			break;
+	if (i == n) {
+		fprintf(stderr, "scaleplan-train: no cuDNN backward-filter algorithm for %s\n",
+			net->model.layers[op->layer].name);
+		exit(EXIT_ENV);
+	}
+	op->bwdf_algo = pw[i].algo;
+	op->bwdf_math = pw[i].mathType;
+	if (pw[i].memory > *need_B)
+		*need_B = pw[i].memory;
+
+	if (op->in > 0) {
+		CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(net->cudnn, op->wd, w, op->yd, y->d, op->cd, op->xd,
+									x->g, 16, &n, pd, ws, ws_B));
+		for (i = 0; i < n; i++)
+			if (pd[i].status == CUDNN_STATUS_SUCCESS && pd[i].memory <= ws_B &&
+			    (!fp32 || pd[i].mathType == CUDNN_FMA_MATH))
+				break;
+		if (i == n) {
+			fprintf(stderr, "scaleplan-train: no cuDNN backward-data algorithm for %s\n",
+				net->model.layers[op->layer].name);
+			exit(EXIT_ENV);
+		}
+		op->bwdd_algo = pd[i].algo;
+		op->bwdd_math = pd[i].mathType;
+		if (pd[i].memory > *need_B)
+			*need_B = pd[i].memory;
+	}
+}
+
+int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
+{
+	size_t esz = ex_dtype_size(net->dt), act = 0, *goffs, need = 0, maxw = 0;
+	float *h;
+	int i, j, nb = 0;
+	ex_dtype dt = net->dt;
+	ex_opt_block *hb;
+	int *hdec;
+	double t0 = time_now_s();
+
+	CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
+	CUDNN_CHECK(cudnnCreate(&net->cudnn));
+	CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
+	CUBLAS_CHECK(cublasCreate(&net->cublas));
+	CUBLAS_CHECK(cublasSetStream(net->cublas, net->stream));
+	CUDA_CHECK(cudaMalloc(&net->cublas_ws, 32 << 20));
+	CUBLAS_CHECK(cublasSetWorkspace(net->cublas, net->cublas_ws, 32 << 20));
+	for (i = 0; i < 4; i++)
+		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
+
+	/* parameters */
+	ex_params *p = &net->p;
+	CUDA_CHECK(cudaMalloc((void **)&p->w32, p->n * 4));
+	CUDA_CHECK(cudaMalloc((void **)&p->mom, p->n * 4));
+	CUDA_CHECK(cudaMalloc((void **)&p->grad, p->n * 4));
+	CUDA_CHECK(cudaMemset(p->mom, 0, p->n * 4));
+	CUDA_CHECK(cudaMemset(p->grad, 0, p->n * 4));
+	if (dt == EX_F32)
+		p->wc = p->w32;
+	else
+		CUDA_CHECK(cudaMalloc(&p->wc, p->n * esz));
+	CUDA_CHECK(cudaMalloc((void **)&p->bnstat, p->nbnstat * 4));
+	h = xmalloc(p->n * 4 > p->nbnstat * 4 ? p->n * 4 : p->nbnstat * 4);
+	init_weights(net, h, seed);
+	CUDA_CHECK(cudaMemcpy(p->w32, h, p->n * 4, cudaMemcpyHostToDevice));
+	for (i = 0; i < net->nops; i++) /* running mean 0, running var 1 */
+		if (net->ops[i].kind == EX_BN)
+			for (j = 0; j < net->ops[i].k; j++) {
+				h[net->ops[i].bnstat_off + j] = 0.f;
+				h[net->ops[i].bnstat_off + net->ops[i].k + j] = 1.f;
+			}
+	CUDA_CHECK(cudaMemcpy(p->bnstat, h, p->nbnstat * 4, cudaMemcpyHostToDevice));
+	free(h);
+	if (dt != EX_F32)
+		ex_k_cast_f32(dt, p->wc, p->w32, p->n, net->stream);
+
+	/* optimizer blocks: slices of EX_OPT_BLOCK elements that never cross a tensor */
+	for (i = 0; i < p->ntensors; i++)
+		nb += (int)((p->tensors[i].n + EX_OPT_BLOCK - 1) / EX_OPT_BLOCK);
+	hb = xcalloc(nb, sizeof(*hb));
+	hdec = xcalloc(p->ntensors, sizeof(int));
+	nb = 0;
+	for (i = 0; i < p->ntensors; i++) {
+		size_t o;
+		hdec[i] = p->tensors[i].decay;
+		for (o = 0; o < p->tensors[i].n; o += EX_OPT_BLOCK) {
+			hb[nb].tensor = i;
+			hb[nb].first = (long long)(p->tensors[i].off + o);
+			hb[nb].last = (long long)(p->tensors[i].off +
+						  (o + EX_OPT_BLOCK < p->tensors[i].n ? o + EX_OPT_BLOCK : p->tensors[i].n));
+			nb++;
+		}
+	}
+	p->nblocks = nb;
+	CUDA_CHECK(cudaMalloc((void **)&p->blocks, nb * sizeof(*hb)));
+	CUDA_CHECK(cudaMemcpy(p->blocks, hb, nb * sizeof(*hb), cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaMalloc((void **)&p->decay_flags, p->ntensors * sizeof(int)));
+	CUDA_CHECK(cudaMemcpy(p->decay_flags, hdec, p->ntensors * sizeof(int), cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaMalloc((void **)&p->norms, 2 * p->ntensors * sizeof(float)));
+	free(hb);
+	free(hdec);
+
+	/* activations and gradients */
+	for (i = 0; i < net->ntens; i++)
+		act += (net->tens[i].elems * esz + 255) / 256 * 256;
+	net->act_B = act;
+	CUDA_CHECK(cudaMalloc(&net->act_arena, act));
+	act = 0;
+	for (i = 0; i < net->ntens; i++) {
+		net->tens[i].d = (char *)net->act_arena + act;
+		act += (net->tens[i].elems * esz + 255) / 256 * 256;
+	}
+	goffs = xcalloc(net->ntens, sizeof(size_t));
+	net->grad_B = plan_grad_arena(net, goffs);
+	CUDA_CHECK(cudaMalloc(&net->grad_arena, net->grad_B));
+	for (i = 0; i < net->ntens; i++)
+		net->tens[i].g = goffs[i] == (size_t)-1 ? NULL : (char *)net->grad_arena + goffs[i];
+	free(goffs);
+	CUDA_CHECK(cudaMalloc((void **)&net->labels, net->batch * sizeof(int)));
+	CUDA_CHECK(cudaMalloc((void **)&net->logits, (size_t)net->batch * net->classes * 4));
+	CUDA_CHECK(cudaMalloc((void **)&net->dlogits32, (size_t)net->batch * net->classes * 4));
+	CUDA_CHECK(cudaMalloc(&net->dlogits, (size_t)net->batch * net->classes * esz));
+	CUDA_CHECK(cudaMalloc((void **)&net->st, sizeof(ex_dev_state)));
+	{
+		ex_dev_state s0;
+		memset(&s0, 0, sizeof(s0));
+		s0.loss_scale = net->prec == EX_PREC_FP16 ? 65536.f : 1.f;
+		CUDA_CHECK(cudaMemcpy(net->st, &s0, sizeof(s0), cudaMemcpyHostToDevice));
+	}
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		if (op->kind == EX_CONV && net->p.tensors[op->pw].n > maxw)
+			maxw = net->p.tensors[op->pw].n;
+		if (op->kind == EX_BN) {
+			CUDA_CHECK(cudaMalloc((void **)&op->bn_f, 6 * op->k * sizeof(float)));
+			CUDA_CHECK(cudaMalloc((void **)&op->bn_d, 2 * op->k * sizeof(double)));
+		}
+		if (op->kind == EX_MAXPOOL)
+			CUDA_CHECK(cudaMalloc((void **)&op->argmax, net->tens[op->out].elems));
+	}
+	CUDA_CHECK(cudaMalloc(&net->wscratch, maxw * esz));
+
+	/* convolutions: descriptors, then algorithms timed once per distinct shape */
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		if (op->kind != EX_CONV)
+			continue;
+		CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->xd));
+		CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->yd));
+		CUDNN_CHECK(cudnnCreateFilterDescriptor(&op->wd));
+		CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cd));
+		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->c, op->h, op->w));
+		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->yd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->k, op->oh, op->ow));
+		CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wd, cudnn_dt(dt), CUDNN_TENSOR_NHWC, op->k, op->c, op->r, op->r));
+		CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cd, op->pad, op->pad, op->stride, op->stride, 1, 1,
+							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, net->prec == EX_PREC_FP32 ? CUDNN_FMA_MATH
+								 : net->prec == EX_PREC_TF32 ? CUDNN_DEFAULT_MATH
+											     : CUDNN_TENSOR_OP_MATH));
+	}
+	{
+		void *ws = NULL;
+		size_t ws_B = ws_limit_B;
+		size_t freeB, totB;
+		CUDA_CHECK(cudaMemGetInfo(&freeB, &totB));
+		if (ws_B > freeB / 2)
+			ws_B = freeB / 2;
+		CUDA_CHECK(cudaMalloc(&ws, ws_B));
+		/* Find overwrites outputs: fill inputs with data first so timings are realistic */
+		for (i = 0; i < net->ntens; i++) {
+			ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
+			if (net->tens[i].g)
+				ex_k_fill_normal(dt, net->tens[i].g, net->tens[i].elems, 0.f, 1.f, 4321 + i, net->stream);
+		}
+		CUDA_CHECK(cudaStreamSynchronize(net->stream));
+		for (i = 0; i < net->nops; i++) {
+			ex_op *op = &net->ops[i];
+			if (op->kind != EX_CONV)
+				continue;
+			for (j = 0; j < i; j++)
+				if (net->ops[j].kind == EX_CONV && same_conv(&net->ops[j], op) && (net->ops[j].in > 0) == (op->in > 0))
+					break;
+			if (j < i) {
+				op->fwd_algo = net->ops[j].fwd_algo;
+				op->bwdd_algo = net->ops[j].bwdd_algo;
+				op->bwdf_algo = net->ops[j].bwdf_algo;
+				op->fwd_math = net->ops[j].fwd_math;
+				op->bwdd_math = net->ops[j].bwdd_math;
+				op->bwdf_math = net->ops[j].bwdf_math;
+				continue;
+			}
+			find_algos(net, op, ws, ws_B, &need);
+		}
+		CUDA_CHECK(cudaFree(ws));
+		net->ws_B = need < 1024 ? 1024 : need;
+		CUDA_CHECK(cudaMalloc(&net->ws, net->ws_B));
+	}
+	if (verbose)
+		fprintf(stderr, "scaleplan-train: %zu parameters, activations %.2f GiB, gradient arena %.2f GiB, "
+				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s\n",
+			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0,
+			time_now_s() - t0);
+	CUDA_CHECK(cudaStreamSynchronize(net->stream));
+	return 0;
+}
+
+void ex_net_free(ex_net *net)
+{
+	int i;
+	if (!net)
+		return;
+	if (net->have_graph)
+		cudaGraphExecDestroy(net->graph);
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		if (op->kind == EX_CONV && op->xd) {
+			cudnnDestroyTensorDescriptor(op->xd);
+			cudnnDestroyTensorDescriptor(op->yd);
+			cudnnDestroyFilterDescriptor(op->wd);
+			cudnnDestroyConvolutionDescriptor(op->cd);
+		}
+		cudaFree(op->bn_f);
+		cudaFree(op->bn_d);
+		cudaFree(op->argmax);
+	}
+	if (net->p.wc != net->p.w32)
+		cudaFree(net->p.wc);
+	cudaFree(net->p.w32);
+	cudaFree(net->p.mom);
+	cudaFree(net->p.grad);
+	cudaFree(net->p.bnstat);
+	cudaFree(net->p.blocks);
+	cudaFree(net->p.decay_flags);
+	cudaFree(net->p.norms);
+	cudaFree(net->act_arena);
+	cudaFree(net->grad_arena);
+	cudaFree(net->labels);
+	cudaFree(net->logits);
+	cudaFree(net->dlogits32);
+	cudaFree(net->dlogits);
+	cudaFree(net->wscratch);
+	cudaFree(net->ws);
+	cudaFree(net->st);
+	cudaFree(net->cublas_ws);
+	if (net->cublas)
+		cublasDestroy(net->cublas);
+	if (net->cudnn)
+		cudnnDestroy(net->cudnn);
+	if (net->stream)
+		cudaStreamDestroy(net->stream);
+	free(net->ops);
+	free(net->tens);
+	free(net->p.tensors);
+	model_net_free(&net->model);
+	memset(net, 0, sizeof(*net));
+}
+
+void *ex_net_input(ex_net *net) { return net->tens[0].d; }
+
+static cublasComputeType_t gemm_compute(const ex_net *net)
+{
+	return net->prec == EX_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+static void forward(ex_net *net, bool train)
+{
+	size_t esz = ex_dtype_size(net->dt);
+	const float one = 1.f, zero = 0.f;
+	int i;
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
+		long m = (long)net->batch * op->oh * op->ow;
+		switch (op->kind) {
+		case EX_CONV:
+			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->fwd_math));
+			CUDNN_CHECK(cudnnConvolutionForward(net->cudnn, &one, op->xd, x->d, op->wd,
+							    (char *)net->p.wc + net->p.tensors[op->pw].off * esz, op->cd,
+							    op->fwd_algo, net->ws, net->ws_B, &zero, op->yd, y->d));
+			break;
+		case EX_BN: {
+			float *g = net->p.w32 + net->p.tensors[op->pw].off, *b = net->p.w32 + net->p.tensors[op->pb].off;
+			float *rm = net->p.bnstat + op->bnstat_off, *rv = rm + op->k;
+			const void *z = op->z >= 0 ? net->tens[op->z].d : NULL;
+			if (train)
+				ex_k_bn_fwd_train(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_momentum, net->bn_eps,
+						  op->relu, op->bn_f, op->bn_d, net->stream);
+			else
+				ex_k_bn_fwd_eval(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_eps, op->relu, op->bn_f,
+						 net->stream);
+			break;
+		}
+		case EX_MAXPOOL:
+			ex_k_maxpool_fwd(net->dt, x->d, y->d, op->argmax, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r,
+					 op->stride, op->pad, net->stream);
+			break;
+		case EX_AVGPOOL:
+			ex_k_avgpool_fwd(net->dt, x->d, y->d, net->batch, op->h * op->w, op->c, net->stream);
+			break;
+		case EX_FC:
+			CUBLAS_CHECK(cublasGemmEx(net->cublas, CUBLAS_OP_T, CUBLAS_OP_N, net->classes, net->batch, op->c, &one,
+						  (char *)net->p.wc + net->p.tensors[op->pw].off * esz, cuda_dt(net->dt), op->c,
+						  x->d, cuda_dt(net->dt), op->c, &zero, net->logits, CUDA_R_32F, net->classes,
+						  gemm_compute(net), CUBLAS_GEMM_DEFAULT));
+			break;
+		}
+	}
+}
+
+void ex_net_forward(ex_net *net, bool train) { forward(net, train); }
+
+static void grad_ready(ex_net *net, int pw, int pb)
+{
+	size_t first = net->p.tensors[pw].off, last = net->p.tensors[pb >= 0 ? pb : pw].off + net->p.tensors[pb >= 0 ? pb : pw].n;
+	if (net->hooks.grad_ready)
+		net->hooks.grad_ready(net->hooks.ctx, first, last - first, net->stream);
+}
+
+static void backward(ex_net *net)
+{
+	size_t esz = ex_dtype_size(net->dt);
+	const float one = 1.f, zero = 0.f;
+	int i;
+	for (i = net->nops - 1; i >= 0; i--) {
+		ex_op *op = &net->ops[i];
+		ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
+		long m = (long)net->batch * op->oh * op->ow;
+		switch (op->kind) {
+		case EX_FC: {
+			float *gw = net->p.grad + net->p.tensors[op->pw].off, *gb = net->p.grad + net->p.tensors[op->pb].off;
+			const void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * esz;
+			ex_k_bias_grad(net->dlogits32, gb, net->batch, net->classes, net->stream);
+			CUBLAS_CHECK(cublasGemmEx(net->cublas, CUBLAS_OP_N, CUBLAS_OP_T, op->c, net->classes, net->batch, &one,
+						  x->d, cuda_dt(net->dt), op->c, net->dlogits, cuda_dt(net->dt), net->classes,
+						  &zero, gw, CUDA_R_32F, op->c, gemm_compute(net), CUBLAS_GEMM_DEFAULT));
+			CUBLAS_CHECK(cublasGemmEx(net->cublas, CUBLAS_OP_N, CUBLAS_OP_N, op->c, net->batch, net->classes, &one, w,
+						  cuda_dt(net->dt), op->c, net->dlogits, cuda_dt(net->dt), net->classes, &zero,
+						  x->g, cuda_dt(net->dt), op->c, gemm_compute(net), CUBLAS_GEMM_DEFAULT));
+			grad_ready(net, op->pw, op->pb);
+			break;
+		}
+		case EX_AVGPOOL:
+			ex_k_avgpool_bwd(net->dt, y->g, x->g, net->batch, op->h * op->w, op->c, op->acc_in, net->stream);
+			break;
+		case EX_MAXPOOL:
+			ex_k_maxpool_bwd(net->dt, y->g, op->argmax, x->g, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r,
+					 op->stride, op->pad, op->acc_in, net->stream);
+			break;
+		case EX_BN: {
+			float *g = net->p.w32 + net->p.tensors[op->pw].off;
+			float *dg = net->p.grad + net->p.tensors[op->pw].off, *db = net->p.grad + net->p.tensors[op->pb].off;
+			void *dz = op->z >= 0 ? net->tens[op->z].g : NULL;
+			/* the BN input is a conv output read by this BN alone, so dx overwrites */
+			ex_k_bn_bwd(net->dt, x->d, y->d, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg, db, op->bn_f,
+				    op->bn_d, net->stream);
+			grad_ready(net, op->pw, op->pb);
+			break;
+		}
+		case EX_CONV: {
+			size_t off = net->p.tensors[op->pw].off, n = net->p.tensors[op->pw].n;
+			void *dw = net->dt == EX_F32 ? (void *)(net->p.grad + off) : net->wscratch;
+			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
+			CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, x->d, op->yd, y->g, op->cd,
+								   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
+			if (net->dt != EX_F32)
+				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
+			grad_ready(net, op->pw, -1);
+			if (op->in > 0) {
+				const float *beta = op->acc_in ? &one : &zero;
+				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdd_math));
+				CUDNN_CHECK(cudnnConvolutionBackwardData(net->cudnn, &one, op->wd,
+									 (char *)net->p.wc + off * esz, op->yd, y->g, op->cd,
+									 op->bwdd_algo, net->ws, net->ws_B, beta, op->xd, x->g));
+			}
+			break;
+		}
+		}
+	}
+}
+
+static void optimizer(ex_net *net)
+{
+	ex_params *p = &net->p;
+	if (net->hooks.before_optimizer)
+		net->hooks.before_optimizer(net->hooks.ctx, net->stream);
+	if (net->opt.dynamic_scale)
+		ex_k_check_inf(p->grad, p->n, net->st, net->stream);
+	if (net->opt.lars)
+		ex_k_lars_norms(p->w32, p->grad, p->blocks, p->nblocks, p->norms, p->ntensors, net->stream);
+	ex_k_sgd(net->dt, p->w32, p->mom, p->grad, net->dt == EX_F32 ? NULL : p->wc, p->blocks, p->nblocks,
+		 p->decay_flags, p->norms, p->ntensors, net->opt, net->st, net->stream);
+	ex_k_step_end(net->st, net->opt.dynamic_scale, net->stream);
+}
+
+void ex_net_train_step(ex_net *net, bool timing)
+{
+	if (timing)
+		CUDA_CHECK(cudaEventRecord(net->ev[0], net->stream));
+	forward(net, true);
+	ex_k_softmax_xent(net->logits, net->p.w32 + net->p.tensors[net->ops[net->nops - 1].pb].off, net->labels,
+			  net->batch, net->classes, net->label_smoothing, net->batch, net->st, net->dlogits32, net->dt,
+			  net->dlogits, net->stream);
+	if (timing)
+		CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
+	backward(net);
+	if (timing)
+		CUDA_CHECK(cudaEventRecord(net->ev[2], net->stream));
+	optimizer(net);
+	if (timing)
+		CUDA_CHECK(cudaEventRecord(net->ev[3], net->stream));
+}
+
+void ex_net_train_step_graph(ex_net *net)
+{
+	if (!net->have_graph && !net->graph_ok) {
+		cudaGraph_t g = NULL;
+		cudaError_t e;
+		net->graph_ok = true; /* tried */
+		CUDA_CHECK(cudaStreamSynchronize(net->stream));
+		e = cudaStreamBeginCapture(net->stream, cudaStreamCaptureModeThreadLocal);
+		if (e == cudaSuccess) {
+			ex_net_train_step(net, false);
+			e = cudaStreamEndCapture(net->stream, &g);
+		}
+		if (e == cudaSuccess)
+			e = cudaGraphInstantiate(&net->graph, g, 0);
+		if (g)
+			cudaGraphDestroy(g);
+		if (e == cudaSuccess) {
+			net->have_graph = true;
+		} else {
+			fprintf(stderr, "scaleplan-train: CUDA graph capture failed (%s); running without a graph\n",
+				cudaGetErrorString(e));
+			cudaGetLastError();
+		}
+	}
+	if (net->have_graph)
+		CUDA_CHECK(cudaGraphLaunch(net->graph, net->stream));
+	else
+		ex_net_train_step(net, false);
+}
+
+void ex_net_eval_batch(ex_net *net, int valid)
+{
+	forward(net, false);
+	ex_k_softmax_xent(net->logits, net->p.w32 + net->p.tensors[net->ops[net->nops - 1].pb].off, net->labels,
+			  net->batch, net->classes, net->label_smoothing, valid, net->st, NULL, net->dt, NULL,
+			  net->stream);
+}
+
+void ex_net_take_stats(ex_net *net, ex_dev_state *out)
+{
+	ex_dev_state s;
+	CUDA_CHECK(cudaStreamSynchronize(net->stream));
+	CUDA_CHECK(cudaMemcpy(&s, net->st, sizeof(s), cudaMemcpyDeviceToHost));
+	*out = s;
+	s.loss_sum = 0;
+	s.correct = 0;
+	s.seen = 0;
+	CUDA_CHECK(cudaMemcpy(net->st, &s, sizeof(s), cudaMemcpyHostToDevice));
+}

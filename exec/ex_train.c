@@ -1,0 +1,730 @@
+/* scaleplan-train: real ResNet-50 v1.5 training on one GPU (cuDNN convolutions, cuBLAS classifier,
+ * own kernels for batch norm, pooling, loss and optimizer). Writes MLPerf-style :::MLLOG lines on
+ * stdout, a measurement CSV (DESIGN.md "Measurement CSV") and a summary table.
+ * Exit codes: 0 ok, 1 bad input (options, data files, a batch that does not fit), 2 environment.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "exec/data/ex_data.h"
+#include "exec/ex_internal.h"
+
+#ifndef EX_GIT_SHA
+#define EX_GIT_SHA "unknown"
+#endif
+
+typedef struct ex_args {
+	const char *data, *data_dir, *csv, *run_id, *machine, *dump_dir;
+	int batch, image_size, classes, epochs, iters, warmup_iters, warmup_epochs;
+	ex_prec prec;
+	const char *prec_name;
+	float lr, momentum, wd, smoothing, target_top1, lars_eta, end_lr;
+	int sched;
+	bool lars, bn_wd, graph, quiet;
+	long seed;
+	size_t ws_B;
+} ex_args;
+
+static double t_origin_s;
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* :::MLLOG lines, mlperf_logging's format: namespace, time_ms, event_type, key, value, metadata. */
+static void mllog(const char *type, const char *key, const char *value, int epoch, int line)
+{
+	if (epoch >= 0)
+		printf(":::MLLOG {\"namespace\": \"\", \"time_ms\": %ld, \"event_type\": \"%s\", \"key\": \"%s\", "
+		       "\"value\": %s, \"metadata\": {\"file\": \"exec/ex_train.c\", \"lineno\": %d, \"epoch_num\": %d}}\n",
+		       now_ms(), type, key, value, line, epoch);
+	else
+		printf(":::MLLOG {\"namespace\": \"\", \"time_ms\": %ld, \"event_type\": \"%s\", \"key\": \"%s\", "
+		       "\"value\": %s, \"metadata\": {\"file\": \"exec/ex_train.c\", \"lineno\": %d}}\n",
+		       now_ms(), type, key, value, line);
+	fflush(stdout);
+}
+#define MLLOG_POINT(k, v) mllog("POINT", k, v, -1, __LINE__)
+#define MLLOG_EPOCH(t, k, v, e) mllog(t, k, v, e, __LINE__)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scaleplan-train --data synthetic|fashion-mnist [options]\n"
+		"  --data D              synthetic (ImageNet-shaped, on the GPU) | fashion-mnist (default synthetic)\n"
+		"  --data-dir DIR        Fashion-MNIST IDX files (default " EX_IDX_FASHION_DIR ")\n"
+		"  --batch-per-gpu B     images per step (default 256)\n"
+		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
+		"  --image-size S        input side in pixels (default 224; fashion-mnist 64)\n"
+		"  --classes C           classifier outputs (default 1000; fashion-mnist 10)\n"
+		"  --iters N             synthetic: timed steps (default 100)\n"
+		"  --warmup-iters N      synthetic: untimed steps first (default 20)\n"
+		"  --epochs E            fashion-mnist: epochs (default 10)\n"
+		"  --target-top1 A       stop when test top-1 >= A (0..1; default 0 = run all epochs)\n"
+		"  --lr X                peak learning rate (default 0.1; fashion-mnist 0.2)\n"
+		"  --end-lr X            final learning rate (default 0)\n"
+		"  --lr-schedule S       cosine | step | poly (default cosine)\n"
+		"  --warmup-epochs E     linear warm-up (default 1 for fashion-mnist, 0 synthetic)\n"
+		"  --momentum X          (default 0.9)    --weight-decay X (default 5e-5; fashion-mnist 5e-4)\n"
+		"  --no-bn-weight-decay  no weight decay on BN parameters and biases\n"
+		"  --label-smoothing X   (default 0.1)\n"
+		"  --lars                LARS (MLPerf) instead of plain SGD;  --lars-eta X (default 0.001)\n"
+		"  --no-graph            do not capture the step in a CUDA graph\n"
+		"  --csv PATH            measurement CSV (default: none)\n"
+		"  --run-id ID  --machine NAME   labels for the CSV\n"
+		"  --seed N              (default 1)\n"
+		"  --workspace-mb N      cuDNN workspace limit when timing algorithms (default 1024)\n"
+		"  --dump-step DIR       write weights, input, logits, loss and gradients of one step (tests)\n"
+		"  --quiet               no progress bar\n");
+}
+
+static int parse_args(int argc, char **argv, ex_args *a)
+{
+	static const struct option opts[] = {
+		{"data", 1, 0, 'd'}, {"data-dir", 1, 0, 'D'}, {"batch-per-gpu", 1, 0, 'b'}, {"precision", 1, 0, 'p'},
+		{"image-size", 1, 0, 's'}, {"classes", 1, 0, 'c'}, {"iters", 1, 0, 'i'}, {"warmup-iters", 1, 0, 'w'},
+		{"epochs", 1, 0, 'e'}, {"target-top1", 1, 0, 't'}, {"lr", 1, 0, 'l'}, {"end-lr", 1, 0, 'L'},
+		{"lr-schedule", 1, 0, 'S'}, {"warmup-epochs", 1, 0, 'W'}, {"momentum", 1, 0, 'm'},
+		{"weight-decay", 1, 0, 'y'}, {"no-bn-weight-decay", 0, 0, 'B'}, {"label-smoothing", 1, 0, 'x'},
+		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
+		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
+		{"dump-step", 1, 0, 'P'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
+	bool set_lr = false, set_wd = false, set_size = false, set_cls = false, set_warm = false;
+	char *end;
+
+	memset(a, 0, sizeof(*a));
+	a->data = "synthetic";
+	a->batch = 256;
+	a->prec = EX_PREC_BF16;
+	a->prec_name = "bf16";
+	a->image_size = 224;
+	a->classes = 1000;
+	a->iters = 100;
+	a->warmup_iters = 20;
+	a->epochs = 10;
+	a->lr = 0.1f;
+	a->momentum = 0.9f;
+	a->wd = 5e-5f;
+	a->smoothing = 0.1f;
+	a->lars_eta = 0.001f;
+	a->bn_wd = true;
+	a->graph = true;
+	a->seed = 1;
+	a->run_id = "run";
+	a->machine = "local";
+	a->ws_B = 1024UL << 20;
+#define NUM(dst, lo, hi)                                                                                     \
+	do {                                                                                                 \
+		double v_ = strtod(optarg, &end);                                                            \
+		if (end == optarg || *end || !(v_ >= (lo) && v_ <= (hi))) {                                  \
+			fprintf(stderr, "scaleplan-train: --%s: expected a number in [%g, %g], got '%s'\n",  \
+				opts[idx].name, (double)(lo), (double)(hi), optarg);                         \
+			return ERR_INPUT;                                                                    \
+		}                                                                                            \
+		dst = v_;                                                                                    \
+	} while (0)
+	for (;;) {
+		int idx = 0;
+		c = getopt_long(argc, argv, "h", opts, &idx);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'd': a->data = optarg; break;
+		case 'D': a->data_dir = optarg; break;
+		case 'b': NUM(a->batch, 1, 65536); break;
+		case 'p':
+			a->prec_name = optarg;
+			if (!strcmp(optarg, "bf16")) a->prec = EX_PREC_BF16;
+			else if (!strcmp(optarg, "fp16")) a->prec = EX_PREC_FP16;
+			else if (!strcmp(optarg, "tf32")) a->prec = EX_PREC_TF32;
+			else if (!strcmp(optarg, "fp32")) a->prec = EX_PREC_FP32;
+			else {
+				fprintf(stderr, "scaleplan-train: --precision: expected bf16, fp16, tf32 or fp32, got '%s'\n", optarg);
+				return ERR_INPUT;
+			}
+			break;
+		case 's': NUM(a->image_size, 32, 1024); set_size = true; break;
+		case 'c': NUM(a->classes, 2, 100000); set_cls = true; break;
+		case 'i': NUM(a->iters, 1, 1e9); break;
+		case 'w': NUM(a->warmup_iters, 0, 1e9); break;
+		case 'e': NUM(a->epochs, 1, 100000); break;
+		case 't': NUM(a->target_top1, 0, 1); break;
+		case 'l': NUM(a->lr, 0, 1000); set_lr = true; break;
+		case 'L': NUM(a->end_lr, 0, 1000); break;
+		case 'S':
+			if (!strcmp(optarg, "cosine")) a->sched = EX_SCHED_COSINE;
+			else if (!strcmp(optarg, "step")) a->sched = EX_SCHED_STEP;
+			else if (!strcmp(optarg, "poly")) a->sched = EX_SCHED_POLY;
+			else {
+				fprintf(stderr, "scaleplan-train: --lr-schedule: expected cosine, step or poly, got '%s'\n", optarg);
+				return ERR_INPUT;
+			}
+			break;
+		case 'W': NUM(a->warmup_epochs, 0, 1000); set_warm = true; break;
+		case 'm': NUM(a->momentum, 0, 1); break;
+		case 'y': NUM(a->wd, 0, 1); set_wd = true; break;
+		case 'B': a->bn_wd = false; break;
+		case 'x': NUM(a->smoothing, 0, 1); break;
+		case 'r': a->lars = true; break;
+		case 'R': NUM(a->lars_eta, 0, 1); break;
+		case 'G': a->graph = false; break;
+		case 'o': a->csv = optarg; break;
+		case 'I': a->run_id = optarg; break;
+		case 'M': a->machine = optarg; break;
+		case 'z': NUM(a->seed, 0, 1e15); break;
+		case 'K': { double mb; NUM(mb, 1, 1 << 20); a->ws_B = (size_t)(mb * 1048576.0); break; }
+		case 'P': a->dump_dir = optarg; break;
+		case 'q': a->quiet = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return ERR_INPUT;
+		}
+	}
+#undef NUM
+	if (optind < argc) {
+		fprintf(stderr, "scaleplan-train: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return ERR_INPUT;
+	}
+	if (!strcmp(a->data, "fashion-mnist")) {
+		if (!set_size) a->image_size = 64;
+		if (!set_cls) a->classes = 10;
+		if (!set_lr) a->lr = 0.2f;
+		if (!set_wd) a->wd = 5e-4f;
+		if (!set_warm) a->warmup_epochs = 1;
+	} else if (strcmp(a->data, "synthetic")) {
+		fprintf(stderr, "scaleplan-train: --data: expected synthetic or fashion-mnist, got '%s' (JPEG folders: not yet)\n",
+			a->data);
+		return ERR_INPUT;
+	}
+	return 0;
+}
+
+/* ---- measurement CSV ---- */
+typedef struct ex_row {
+	int epoch;          /* -1: the run row */
+	long iters;
+	double img_s, iter_s, fwd_s, bwd_s, opt_s, data_wait_s, loss, top1, time_s, lr;
+} ex_row;
+
+static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double peak_B, const char *gpu)
+{
+	static const char *cols[] = {"source", "run_id", "machine", "gpu", "nodes", "gpus_per_node", "gpus", "nccl_mode",
+				     "batch_per_gpu", "global_batch", "precision", "data", "data_threads", "epoch", "iters",
+				     "throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "fwd_s", "bwd_s", "opt_s",
+				     "allreduce_s", "comm_exposed_s", "data_wait_s", "loss", "top1", "peak_mem_B", "git_sha",
+				     "image_size", "time_s", "lr"};
+	csvw *w;
+	int i, j;
+	if (!a->csv)
+		return;
+	w = csvw_open(a->csv);
+	if (!w) {
+		fprintf(stderr, "scaleplan-train: %s: cannot write the CSV: %s\n", a->csv, err_msg());
+		return;
+	}
+	for (j = 0; j < (int)(sizeof(cols) / sizeof(cols[0])); j++)
+		csvw_text(w, cols[j]);
+	csvw_end_row(w);
+	for (i = 0; i < nrows; i++) {
+		const ex_row *r = &rows[i];
+		csvw_text(w, "exec");
+		csvw_text(w, a->run_id);
+		csvw_text(w, a->machine);
+		csvw_text(w, gpu);
+		csvw_int(w, 1);
+		csvw_int(w, 1);
+		csvw_int(w, 1);
+		csvw_text(w, "none");
+		csvw_int(w, a->batch);
+		csvw_int(w, a->batch);
+		csvw_text(w, a->prec_name);
+		csvw_text(w, a->data);
+		csvw_int(w, 0);
+		if (r->epoch < 0)
+			csvw_text(w, "");
+		else
+			csvw_int(w, r->epoch);
+		csvw_int(w, r->iters);
+		csvw_num(w, r->img_s, 6);
+		csvw_num(w, r->img_s, 6);
+		csvw_num(w, 1.0, 3);
+		csvw_num(w, r->iter_s, 6);
+		csvw_num(w, r->fwd_s, 6);
+		csvw_num(w, r->bwd_s, 6);
+		csvw_num(w, r->opt_s, 6);
+		csvw_num(w, 0, 3);
+		csvw_num(w, 0, 3);
+		csvw_num(w, r->data_wait_s, 6);
+		csvw_num(w, r->loss, 6);
+		csvw_num(w, r->top1, 6);
+		csvw_num(w, peak_B, 12);
+		csvw_text(w, EX_GIT_SHA);
+		csvw_int(w, a->image_size);
+		csvw_num(w, r->time_s, 6);
+		csvw_num(w, r->lr, 6);
+		csvw_end_row(w);
+	}
+	if (csvw_close(w) < 0)
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+}
+
+/* Median over 5 profiled (non-graph) steps of the forward, backward and optimizer phases. */
+static void phase_times(ex_net *net, double *fwd, double *bwd, double *opt)
+{
+	float f[5], b[5], o[5], tmp;
+	int i, j;
+	for (i = 0; i < 5; i++) {
+		ex_net_train_step(net, true);
+		CUDA_CHECK(cudaEventSynchronize(net->ev[3]));
+		CUDA_CHECK(cudaEventElapsedTime(&f[i], net->ev[0], net->ev[1]));
+		CUDA_CHECK(cudaEventElapsedTime(&b[i], net->ev[1], net->ev[2]));
+		CUDA_CHECK(cudaEventElapsedTime(&o[i], net->ev[2], net->ev[3]));
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++) {
+			if (f[j] < f[i]) { tmp = f[i]; f[i] = f[j]; f[j] = tmp; }
+			if (b[j] < b[i]) { tmp = b[i]; b[i] = b[j]; b[j] = tmp; }
+			if (o[j] < o[i]) { tmp = o[i]; o[i] = o[j]; o[j] = tmp; }
+		}
+	*fwd = f[2] / 1e3;
+	*bwd = b[2] / 1e3;
+	*opt = o[2] / 1e3;
+}
+
+static void step(ex_net *net, bool graph)
+{
+	if (graph)
+		ex_net_train_step_graph(net);
+	else
+		ex_net_train_step(net, false);
+}
+
+/* --dump-step: files for tests/gpu/torch_step.py (float32 little-endian, torchvision layouts). */
+static int dump_step(ex_net *net, const char *dir, const ex_args *a)
+{
+	size_t n = net->p.n, i;
+	float *w = xmalloc(n * 4), *g = xmalloc(n * 4), *conv = xmalloc(n * 4);
+	size_t img = (size_t)net->batch * net->hw * net->hw * 3;
+	float *x = xmalloc(img * 4), *dx;
+	int *lab = xmalloc(net->batch * sizeof(int));
+	float *logits = xmalloc((size_t)net->batch * net->classes * 4);
+	ex_dev_state s;
+	char path[4096];
+	FILE *f;
+	int t;
+
+	mkdir(dir, 0777);
+	CUDA_CHECK(cudaMemcpy(w, net->p.w32, n * 4, cudaMemcpyDeviceToHost));
+	CUDA_CHECK(cudaMalloc((void **)&dx, img * 4));
+	ex_k_to_f32(net->dt, dx, ex_net_input(net), img, net->stream);
+	CUDA_CHECK(cudaStreamSynchronize(net->stream));
+	CUDA_CHECK(cudaMemcpy(x, dx, img * 4, cudaMemcpyDeviceToHost));
+	cudaFree(dx);
+	CUDA_CHECK(cudaMemcpy(lab, net->labels, net->batch * sizeof(int), cudaMemcpyDeviceToHost));
+	ex_net_train_step(net, false);
+	ex_net_take_stats(net, &s);
+	CUDA_CHECK(cudaMemcpy(g, net->p.grad, n * 4, cudaMemcpyDeviceToHost));
+	CUDA_CHECK(cudaMemcpy(logits, net->logits, (size_t)net->batch * net->classes * 4, cudaMemcpyDeviceToHost));
+	/* conv weights/grads KRSC -> KCRS (PyTorch) */
+	for (t = 0; t < net->nops; t++) {
+		ex_op *op = &net->ops[t];
+		float *bufs[2] = {w, g};
+		int k;
+		if (op->kind != EX_CONV)
+			continue;
+		for (k = 0; k < 2; k++) {
+			float *b = bufs[k] + net->p.tensors[op->pw].off;
+			int kk, cc, rr, ss, R = op->r, C = op->c;
+			for (kk = 0; kk < op->k; kk++)
+				for (rr = 0; rr < R; rr++)
+					for (ss = 0; ss < R; ss++)
+						for (cc = 0; cc < C; cc++)
+							conv[((size_t)(kk * C + cc) * R + rr) * R + ss] =
+								b[((size_t)(kk * R + rr) * R + ss) * C + cc];
+			memcpy(b, conv, net->p.tensors[op->pw].n * 4);
+		}
+	}
+	/* input NHWC -> NCHW */
+	{
+		float *xc = xmalloc(img * 4);
+		int bb, hh, ww, cc, H = net->hw;
+		for (bb = 0; bb < net->batch; bb++)
+			for (hh = 0; hh < H; hh++)
+				for (ww = 0; ww < H; ww++)
+					for (cc = 0; cc < 3; cc++)
+						xc[(((size_t)bb * 3 + cc) * H + hh) * H + ww] = x[(((size_t)bb * H + hh) * H + ww) * 3 + cc];
+		free(x);
+		x = xc;
+	}
+#define DUMP(name, ptr, bytes)                                                         \
+	do {                                                                           \
+		snprintf(path, sizeof(path), "%s/%s", dir, name);                      \
+		if (file_write_atomic(path, ptr, bytes) < 0) {                         \
+			fprintf(stderr, "scaleplan-train: %s: %s\n", path, err_msg()); \
+			return ERR_ENV;                                                \
+		}                                                                      \
+	} while (0)
+	DUMP("weights.f32", w, n * 4);
+	DUMP("grads.f32", g, n * 4);
+	DUMP("input.f32", x, img * 4);
+	DUMP("labels.i32", lab, net->batch * sizeof(int));
+	DUMP("logits.f32", logits, (size_t)net->batch * net->classes * 4);
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return err_set("%s: cannot write", path), ERR_ENV;
+	fprintf(f, "batch %d\nclasses %d\nimage %d\nprecision %s\nsmoothing %g\nloss %.9g\nloss_scale %g\n", net->batch,
+		net->classes, net->hw, a->prec_name, a->smoothing, s.loss_sum / s.seen, s.loss_scale);
+	for (i = 0; i < (size_t)net->p.ntensors; i++)
+		fprintf(f, "param %s %zu %zu\n", net->p.tensors[i].name, net->p.tensors[i].off, net->p.tensors[i].n);
+	fclose(f);
+	free(w);
+	free(g);
+	free(conv);
+	free(x);
+	free(lab);
+	free(logits);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	ex_args a;
+	ex_net net;
+	int ndev = 0, rc = EXIT_OK, nrows = 0;
+	cudaError_t ce;
+	struct cudaDeviceProp prop;
+	size_t free0, tot, fixed_B, per_B, free1;
+	ex_row *rows = NULL;
+	double peak_B = 0;
+	char buf[256];
+
+	t_origin_s = time_now_s();
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_INPUT;
+	ce = cudaGetDeviceCount(&ndev);
+	if (ce != cudaSuccess || ndev < 1) {
+		fprintf(stderr, "scaleplan-train: no CUDA GPU available (%s); this program needs an NVIDIA GPU, its driver, "
+				"cuDNN and cuBLAS\n",
+			ce != cudaSuccess ? cudaGetErrorString(ce) : "0 devices");
+		return EXIT_ENV;
+	}
+	if (cudnnGetVersion() < 8000) {
+		fprintf(stderr, "scaleplan-train: cuDNN %zu is too old (need 8 or newer)\n", cudnnGetVersion());
+		return EXIT_ENV;
+	}
+	CUDA_CHECK(cudaSetDevice(0));
+	CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+	CUDA_CHECK(cudaFree(0));
+	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
+
+	memset(&net, 0, sizeof(net));
+	if (ex_net_plan(&net, a.batch, a.classes, a.image_size, a.prec) < 0) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		return EXIT_INPUT;
+	}
+	ex_net_mem(&net, &fixed_B, &per_B);
+	if (fixed_B + (size_t)a.batch * per_B > free0) {
+		long fit = free0 > fixed_B ? (long)((free0 - fixed_B) / per_B) : 0;
+		fprintf(stderr, "scaleplan-train: batch %d does not fit in GPU memory (%s, %.1f GiB free: needs about %.1f GiB); "
+				"the largest batch that would fit at %dx%d %s is about %ld\n",
+			a.batch, prop.name, free0 / 1073741824.0, (fixed_B + (double)a.batch * per_B) / 1073741824.0,
+			a.image_size, a.image_size, a.prec_name, fit);
+		ex_net_free(&net);
+		return EXIT_INPUT;
+	}
+	if (!a.bn_wd) {
+		/* decay stays on conv/fc weights only (set in the plan) */
+	} else {
+		int i;
+		for (i = 0; i < net.p.ntensors; i++)
+			net.p.tensors[i].decay = true;
+	}
+	net.label_smoothing = a.smoothing;
+	net.bn_momentum = 0.1f; /* PyTorch BatchNorm2d defaults */
+	net.bn_eps = 1e-5f;
+
+	MLLOG_POINT("submission_benchmark", "\"resnet\"");
+	snprintf(buf, sizeof(buf), "%d", a.batch);
+	MLLOG_POINT("global_batch_size", buf);
+	mllog("INTERVAL_START", "init_start", "null", -1, __LINE__);
+	ex_net_init(&net, (uint64_t)a.seed, a.ws_B, !a.quiet);
+	mllog("INTERVAL_END", "init_stop", "null", -1, __LINE__);
+
+	ex_opt_cfg *o = &net.opt;
+	o->momentum = a.momentum;
+	o->weight_decay = a.wd;
+	o->lars = a.lars;
+	o->lars_eta = a.lars_eta;
+	o->dynamic_scale = a.prec == EX_PREC_FP16;
+	o->sched.kind = a.sched;
+	o->sched.base_lr = a.lr;
+	o->sched.end_lr = a.end_lr;
+	o->sched.power = 2.f;
+	o->sched.step_gamma = 0.1f;
+	snprintf(buf, sizeof(buf), "%g", a.lr);
+	MLLOG_POINT("opt_base_learning_rate", buf);
+	snprintf(buf, sizeof(buf), "%g", a.wd);
+	MLLOG_POINT("opt_weight_decay", buf);
+	snprintf(buf, sizeof(buf), "\"%s\"", a.lars ? "lars" : "sgd");
+	MLLOG_POINT("opt_name", buf);
+
+	if (!strcmp(a.data, "synthetic")) {
+		double fwd, bwd, opt, t0, dt;
+		float ms;
+		ex_dev_state s;
+		int i;
+		progress pb;
+		o->sched.warmup_steps = 0;
+		o->sched.total_steps = a.warmup_iters + a.iters + 10;
+		ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f, (uint64_t)a.seed, net.stream);
+		ex_k_fill_labels(net.labels, a.batch, a.classes, (uint64_t)a.seed + 99, net.stream);
+		if (a.dump_dir) {
+			rc = dump_step(&net, a.dump_dir, &a) < 0 ? EXIT_ENV : EXIT_OK;
+			goto out;
+		}
+		mllog("INTERVAL_START", "run_start", "null", -1, __LINE__);
+		for (i = 0; i < a.warmup_iters; i++)
+			step(&net, a.graph);
+		phase_times(&net, &fwd, &bwd, &opt);
+		ex_net_take_stats(&net, &s);
+		MLLOG_EPOCH("INTERVAL_START", "epoch_start", "1", 1);
+		if (!a.quiet)
+			progress_init(&pb, "train", a.iters);
+		CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
+		t0 = time_now_s();
+		for (i = 0; i < a.iters; i++) {
+			step(&net, a.graph);
+			if (!a.quiet && (i % 10 == 9 || i == a.iters - 1)) {
+				CUDA_CHECK(cudaStreamSynchronize(net.stream));
+				progress_update(&pb, i + 1);
+			}
+		}
+		CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
+		CUDA_CHECK(cudaEventSynchronize(net.ev[1]));
+		dt = time_now_s() - t0;
+		if (!a.quiet)
+			progress_finish(&pb);
+		CUDA_CHECK(cudaEventElapsedTime(&ms, net.ev[0], net.ev[1]));
+		(void)dt;
+		ex_net_take_stats(&net, &s);
+		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
+		peak_B = (double)(free0 - free1);
+		MLLOG_EPOCH("INTERVAL_END", "epoch_stop", "1", 1);
+		snprintf(buf, sizeof(buf), "%.1f", a.iters * (double)a.batch / (ms / 1e3));
+		MLLOG_POINT("throughput", buf);
+		mllog("INTERVAL_END", "run_stop", "null", -1, __LINE__);
+		rows = xcalloc(2, sizeof(*rows));
+		for (i = 0; i < 2; i++) {
+			ex_row *r = &rows[i];
+			r->epoch = i == 0 ? -1 : 1;
+			r->iters = a.iters;
+			r->iter_s = ms / 1e3 / a.iters;
+			r->img_s = a.batch / r->iter_s;
+			r->fwd_s = fwd;
+			r->bwd_s = bwd;
+			r->opt_s = opt;
+			r->loss = s.seen ? s.loss_sum / s.seen : NAN;
+			r->top1 = NAN;
+			r->time_s = ms / 1e3;
+			r->lr = s.lr;
+		}
+		nrows = 2;
+		printf("\n%-28s %s\n", "scaleplan-train", "synthetic");
+		printf("%-28s %s (%d SMs), cuDNN %zu\n", "gpu", prop.name, prop.multiProcessorCount, cudnnGetVersion());
+		printf("%-28s %d x %dx%d, %s, %s\n", "batch", a.batch, a.image_size, a.image_size, a.prec_name,
+		       net.have_graph ? "CUDA graph" : "no graph");
+		printf("%-28s %.1f\n", "throughput img/s", rows[0].img_s);
+		printf("%-28s %.2f ms (fwd %.2f, bwd %.2f, opt %.2f ungraphed)\n", "step", rows[0].iter_s * 1e3, fwd * 1e3,
+		       bwd * 1e3, opt * 1e3);
+		printf("%-28s %.2f GiB\n", "GPU memory used", peak_B / 1073741824.0);
+		printf("%-28s %.4f\n", "mean loss", rows[0].loss);
+		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f graph=%d\n", a.batch,
+		       a.prec_name, rows[0].img_s, peak_B / 1073741824.0, net.have_graph);
+	} else {
+		ex_idx_set tr, te;
+		uint8_t *d_tr = NULL, *d_trl = NULL, *d_te = NULL, *d_tel = NULL;
+		int *d_idx = NULL, *h_idx, steps, e, i, gstep = 0;
+		double t_run0, tta = -1;
+		progress pb;
+		uint64_t rs = (uint64_t)a.seed * 0x9e3779b97f4a7c15ULL + 1;
+		if (ex_idx_load_fashion_mnist(&tr, &te, a.data_dir) < 0) {
+			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		steps = tr.n / a.batch;
+		if (steps < 1) {
+			fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a.batch, tr.n);
+			rc = EXIT_INPUT;
+			ex_idx_free(&tr);
+			ex_idx_free(&te);
+			goto out;
+		}
+		o->sched.warmup_steps = a.warmup_epochs * steps;
+		o->sched.total_steps = a.epochs * steps;
+		o->sched.step_every = steps * (a.epochs / 3 > 0 ? a.epochs / 3 : 1);
+		CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
+		CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
+		CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
+		int nidx = tr.n > te.n + a.batch ? tr.n : te.n + a.batch;
+		CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
+		h_idx = xmalloc((size_t)nidx * sizeof(int));
+		rows = xcalloc(a.epochs + 1, sizeof(*rows));
+		snprintf(buf, sizeof(buf), "%d", steps * a.batch);
+		MLLOG_POINT("train_samples", buf);
+		snprintf(buf, sizeof(buf), "%d", te.n);
+		MLLOG_POINT("eval_samples", buf);
+		mllog("INTERVAL_START", "run_start", "null", -1, __LINE__);
+		t_run0 = time_now_s();
+		for (e = 1; e <= a.epochs; e++) {
+			ex_dev_state s, se;
+			double te0 = time_now_s(), tt;
+			float ms_train;
+			int j, nb;
+			ex_row *r = &rows[nrows];
+			snprintf(buf, sizeof(buf), "%d", e);
+			MLLOG_EPOCH("INTERVAL_START", "epoch_start", buf, e);
+			for (i = 0; i < tr.n; i++)
+				h_idx[i] = i;
+			for (i = tr.n - 1; i > 0; i--) { /* Fisher-Yates with splitmix64 */
+				uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+				z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+				z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+				z ^= z >> 31;
+				j = (int)(z % (uint64_t)(i + 1));
+				int t = h_idx[i];
+				h_idx[i] = h_idx[j];
+				h_idx[j] = t;
+			}
+			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice, net.stream));
+			if (!a.quiet)
+				progress_init(&pb, "epoch", steps);
+			CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
+			for (i = 0; i < steps; i++, gstep++) {
+				ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + (size_t)i * a.batch, a.batch, a.image_size, true,
+						  (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep, ex_net_input(&net), net.labels,
+						  net.stream);
+				step(&net, a.graph);
+				if (!a.quiet && (i % 20 == 19 || i == steps - 1)) {
+					CUDA_CHECK(cudaStreamSynchronize(net.stream));
+					progress_update(&pb, i + 1);
+				}
+			}
+			CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
+			CUDA_CHECK(cudaEventSynchronize(net.ev[1]));
+			CUDA_CHECK(cudaEventElapsedTime(&ms_train, net.ev[0], net.ev[1]));
+			if (!a.quiet)
+				progress_finish(&pb);
+			ex_net_take_stats(&net, &s);
+			/* evaluation on the test set; the last batch is padded with image 0 and not counted */
+			MLLOG_EPOCH("INTERVAL_START", "eval_start", buf, e);
+			for (i = 0; i < te.n + a.batch; i++)
+				h_idx[i] = i < te.n ? i : 0;
+			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a.batch) * sizeof(int), cudaMemcpyHostToDevice,
+						   net.stream));
+			nb = (te.n + a.batch - 1) / a.batch;
+			for (i = 0; i < nb; i++) {
+				int valid = te.n - i * a.batch < a.batch ? te.n - i * a.batch : a.batch;
+				ex_k_fmnist_batch(net.dt, d_te, d_tel, d_idx + (size_t)i * a.batch, a.batch, a.image_size, false, 0,
+						  ex_net_input(&net), net.labels, net.stream);
+				ex_net_eval_batch(&net, valid);
+			}
+			ex_net_take_stats(&net, &se);
+			tt = time_now_s();
+			snprintf(buf, sizeof(buf), "%.5f", se.seen ? (double)se.correct / se.seen : 0.0);
+			MLLOG_EPOCH("POINT", "eval_accuracy", buf, e);
+			MLLOG_EPOCH("INTERVAL_END", "eval_stop", buf, e);
+			snprintf(buf, sizeof(buf), "%d", e);
+			MLLOG_EPOCH("INTERVAL_END", "epoch_stop", buf, e);
+			r->epoch = e;
+			r->iters = steps;
+			r->iter_s = ms_train / 1e3 / steps;
+			r->img_s = a.batch / r->iter_s;
+			r->loss = s.seen ? s.loss_sum / s.seen : NAN;
+			r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
+			r->time_s = tt - te0;
+			r->lr = s.lr;
+			r->data_wait_s = 0;
+			nrows++;
+			if (!a.quiet)
+				fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
+					e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->img_s, r->time_s,
+					tt - t_run0);
+			if (a.target_top1 > 0 && r->top1 >= a.target_top1) {
+				tta = tt - t_run0;
+				break;
+			}
+		}
+		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
+		peak_B = (double)(free0 - free1);
+		snprintf(buf, sizeof(buf), "{\"status\": \"%s\"}",
+			 a.target_top1 <= 0 ? "success" : tta >= 0 ? "success" : "aborted");
+		mllog("INTERVAL_END", "run_stop", buf, -1, __LINE__);
+		/* run row: totals */
+		{
+			ex_row *r = &rows[nrows], *last = &rows[nrows - 1];
+			double tr_s = 0;
+			long it = 0;
+			for (i = 0; i < nrows; i++) {
+				tr_s += rows[i].iter_s * rows[i].iters;
+				it += rows[i].iters;
+			}
+			*r = *last;
+			r->epoch = -1;
+			r->iters = it;
+			r->iter_s = tr_s / it;
+			r->img_s = a.batch / r->iter_s;
+			r->time_s = time_now_s() - t_run0;
+			memmove(rows + 1, rows, nrows * sizeof(*rows));
+			rows[0] = *r;
+			nrows++;
+		}
+		printf("\n%-28s %s\n", "scaleplan-train", "fashion-mnist");
+		printf("%-28s %s, cuDNN %zu\n", "gpu", prop.name, cudnnGetVersion());
+		printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a.batch, a.image_size, a.image_size,
+		       a.prec_name, a.lr, a.wd, a.epochs);
+		printf("%-28s %.1f\n", "train throughput img/s", rows[0].img_s);
+		printf("%-28s %.4f (epoch %d)\n", "final test top-1", rows[0].top1, rows[nrows - 1].epoch);
+		if (a.target_top1 > 0) {
+			if (tta >= 0)
+				printf("%-28s %.1f s\n", "time to target", tta);
+			else
+				printf("%-28s not reached\n", "time to target");
+		}
+		printf("%-28s %.1f s\n", "run time", rows[0].time_s);
+		printf("EXEC_RESULT data=fashion-mnist batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f\n",
+		       a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s, rows[0].img_s);
+		if (a.target_top1 > 0 && tta < 0)
+			fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a.target_top1);
+		cudaFree(d_tr);
+		cudaFree(d_trl);
+		cudaFree(d_te);
+		cudaFree(d_tel);
+		cudaFree(d_idx);
+		free(h_idx);
+		ex_idx_free(&tr);
+		ex_idx_free(&te);
+	}
+	csv_rows(&a, rows, nrows, peak_B, prop.name);
+out:
+	free(rows);
+	ex_net_free(&net);
+	return rc;
+}

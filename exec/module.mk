@@ -1,0 +1,54 @@
+# exec/: scaleplan-train, real ResNet-50 training in C + CUDA (cuDNN, cuBLAS). Built only where nvcc,
+# cuDNN and cuBLAS are found; `make test` never needs them. `make test-gpu` runs tests/gpu/ on a GPU.
+# SPDX-License-Identifier: GPL-3.0-or-later
+EX_NVCC    := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+EX_CUDA    := $(patsubst %/bin/nvcc,%,$(EX_NVCC))
+EX_CUDNN_H := $(firstword $(wildcard /usr/include/x86_64-linux-gnu/cudnn.h /usr/include/cudnn.h $(EX_CUDA)/include/cudnn.h))
+EX_CUBLAS_H := $(firstword $(wildcard $(EX_CUDA)/include/cublas_v2.h /usr/include/cublas_v2.h))
+HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
+
+EX_SRCS     := exec/ex_net.c exec/ex_train.c
+EX_CU_SRCS  := exec/ex_kernels.cu
+EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c
+EX_INC      := -isystem $(EX_CUDA)/include $(if $(EX_CUDNN_H),-isystem $(dir $(EX_CUDNN_H)))
+EX_LIBDIRS  := -L$(EX_CUDA)/lib64 -L$(EX_CUDA)/lib -Wl,-rpath,$(EX_CUDA)/lib64 -Wl,-rpath,$(EX_CUDA)/lib
+EX_GIT_SHA  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+EX_NVFLAGS  := -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_80,code=sm_80 \
+               -Xcompiler -Wall -I.
+EX_LDLIBS   := -lcudnn -lcublas -lcudart -lstdc++ -lcsv -lz -lm -lpthread
+
+ifeq ($(HAVE_GPU_TOOLCHAIN),yes)
+all: $(BUILD)/scaleplan-train
+endif
+
+$(BUILD)/exec/ex_%.o: exec/ex_%.c exec/ex_internal.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' -MMD -MP -c $< -o $@
+
+$(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
+	@mkdir -p $(dir $@)
+	$(EX_NVCC) $(EX_NVFLAGS) -c $< -o $@
+
+EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST_DEPS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/scaleplan-train: $(EX_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $(EX_OBJS) $(EX_LIBDIRS) $(EX_LDLIBS)
+
+# GPU tests: layer checks against a CPU double-precision reference, then scripts under tests/gpu.
+EX_GPU_TESTS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/test_ex_*.c))
+$(BUILD)/tests/gpu/test_ex_%: tests/gpu/test_ex_%.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
+
+.PHONY: test-gpu
+test-gpu:
+ifeq ($(HAVE_GPU_TOOLCHAIN),yes)
+	@if nvidia-smi -L >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory $(BUILD)/scaleplan-train $(EX_GPU_TESTS) && \
+		for t in $(EX_GPU_TESTS); do echo "== $$t"; $$t || exit 1; done && \
+		for s in tests/gpu/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
+			TRAIN=$(PWD)/$(BUILD)/scaleplan-train sh $$s || exit 1; done; \
+	else echo "test-gpu: skipped: no NVIDIA GPU on this machine (nvidia-smi -L failed)"; fi
+else
+	@echo "test-gpu: skipped: no GPU toolchain (nvcc + cuDNN + cuBLAS) found"
+endif

@@ -1,0 +1,484 @@
+/* GPU layer checks of scaleplan-train: every layer type's forward and backward against a CPU
+ * double-precision reference on random inputs, in fp32 and bf16 (and the optimizer, loss).
+ * Tolerance: relative L2 error ||gpu - ref|| / ||ref|| below 1e-4 (fp32; conv allows TF32 off) and
+ * 2e-2 (bf16: inputs rounded to 8 mantissa bits, outputs stored in bf16).
+ * Skips (exit 0, saying so) when no GPU is present.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/ex_internal.h"
+#include "tests/test.h"
+
+static uint64_t rng = 88172645463325252ULL;
+static double urand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (rng >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+static float bf16_round(float f)
+{
+	unsigned u;
+	memcpy(&u, &f, 4);
+	u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* Device buffer of n elements of type t from doubles (rounded like the device); the doubles are
+ * replaced by the rounded values so the reference sees the same inputs. */
+static void *up(ex_dtype t, double *h, size_t n)
+{
+	float *f = malloc(n * 4), *d32;
+	void *d;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		f[i] = (float)h[i];
+		if (t == EX_BF16)
+			f[i] = bf16_round(f[i]);
+		h[i] = f[i];
+	}
+	CUDA_CHECK(cudaMalloc((void **)&d32, n * 4));
+	CUDA_CHECK(cudaMemcpy(d32, f, n * 4, cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaMalloc(&d, n * ex_dtype_size(t)));
+	ex_k_cast_f32(t, d, d32, n, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	cudaFree(d32);
+	free(f);
+	return d;
+}
+static double *down(ex_dtype t, const void *d, size_t n)
+{
+	float *f = malloc(n * 4), *d32;
+	double *h = malloc(n * sizeof(double));
+	size_t i;
+	CUDA_CHECK(cudaMalloc((void **)&d32, n * 4));
+	ex_k_to_f32(t, d32, d, n, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	CUDA_CHECK(cudaMemcpy(f, d32, n * 4, cudaMemcpyDeviceToHost));
+	for (i = 0; i < n; i++)
+		h[i] = f[i];
+	cudaFree(d32);
+	free(f);
+	return h;
+}
+static double *rnd(size_t n)
+{
+	double *h = malloc(n * sizeof(double));
+	size_t i;
+	for (i = 0; i < n; i++)
+		h[i] = urand();
+	return h;
+}
+static double relerr(const double *a, const double *ref, size_t n)
+{
+	double num = 0, den = 0;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (isnan(a[i]))
+			return INFINITY;
+		num += (a[i] - ref[i]) * (a[i] - ref[i]);
+		den += ref[i] * ref[i];
+	}
+	return sqrt(num / (den > 0 ? den : 1e-300));
+}
+static const char *tname(ex_dtype t) { return t == EX_BF16 ? "bf16" : "fp32"; }
+#define CHECK_ERR(t, what, e, tol) TEST_CHECK(t, (e) <= (tol), "%s: rel L2 %.3e > tol %.1e", what, e, tol)
+
+/* conv NHWC via cuDNN: forward, backward data, backward filter */
+static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, int H, int K, int R, int S, int P)
+{
+	int OH = (H + 2 * P - R) / S + 1, n, c, y, x, k, r, s;
+	size_t nx = (size_t)N * H * H * C, nw = (size_t)K * R * R * C, ny = (size_t)N * OH * OH * K;
+	double *hx = rnd(nx), *hw = rnd(nw), *hdy = rnd(ny);
+	double *ry = calloc(ny, 8), *rdx = calloc(nx, 8), *rdw = calloc(nw, 8);
+	void *dx = up(t, hx, nx), *dw = up(t, hw, nw), *ddy = up(t, hdy, ny), *dy, *ddx, *ddw, *ws;
+	cudnnTensorDescriptor_t xd, yd;
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+	cudnnDataType_t dt = t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+	const float one = 1, zero = 0;
+	double tol = t == EX_BF16 ? 2e-2 : 1e-4, *g;
+	char what[128];
+	int got;
+	cudnnConvolutionFwdAlgoPerf_t pf;
+	cudnnConvolutionBwdDataAlgoPerf_t pd;
+	cudnnConvolutionBwdFilterAlgoPerf_t pw;
+	size_t wsB = 256 << 20;
+
+	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
+	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
+	CUDA_CHECK(cudaMalloc(&ddw, nw * 4));
+	CUDA_CHECK(cudaMalloc(&ws, wsB));
+	cudnnCreateTensorDescriptor(&xd);
+	cudnnCreateTensorDescriptor(&yd);
+	cudnnCreateFilterDescriptor(&wd);
+	cudnnCreateConvolutionDescriptor(&cd);
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, dt, N, C, H, H));
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, dt, N, K, OH, OH));
+	CUDNN_CHECK(cudnnSetFilter4dDescriptor(wd, dt, CUDNN_TENSOR_NHWC, K, C, R, R));
+	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(cd, P, P, S, S, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	CUDNN_CHECK(cudnnSetConvolutionMathType(cd, t == EX_BF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, xd, dx, wd, dw, cd, yd, dy, 1, &got, &pf, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionForward(h, &one, xd, dx, wd, dw, cd, pf.algo, ws, wsB, &zero, yd, dy));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, dw, yd, ddy, cd, xd, ddx, 1, &got, &pd, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, wd, dw, yd, ddy, cd, pd.algo, ws, wsB, &zero, xd, ddx));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, dx, yd, ddy, cd, wd, ddw, 1, &got, &pw, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, xd, dx, yd, ddy, cd, pw.algo, ws, wsB, &zero, wd, ddw));
+	for (n = 0; n < N; n++)
+		for (y = 0; y < OH; y++)
+			for (x = 0; x < OH; x++)
+				for (k = 0; k < K; k++) {
+					double a = 0;
+					size_t o = (((size_t)n * OH + y) * OH + x) * K + k;
+					for (r = 0; r < R; r++)
+						for (s = 0; s < R; s++) {
+							int iy = y * S - P + r, ix = x * S - P + s;
+							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
+								continue;
+							for (c = 0; c < C; c++) {
+								size_t xi = (((size_t)n * H + iy) * H + ix) * C + c;
+								size_t wi = (((size_t)k * R + r) * R + s) * C + c;
+								a += hx[xi] * hw[wi];
+								rdx[xi] += hdy[o] * hw[wi];
+								rdw[wi] += hdy[o] * hx[xi];
+							}
+						}
+					ry[o] = a;
+				}
+	g = down(t, dy, ny);
+	snprintf(what, sizeof(what), "conv %s fwd C%d H%d K%d R%d S%d", tname(t), C, H, K, R, S);
+	CHECK_ERR(tc, what, relerr(g, ry, ny), tol);
+	free(g);
+	g = down(t, ddx, nx);
+	snprintf(what, sizeof(what), "conv %s bwd-data C%d H%d K%d R%d S%d", tname(t), C, H, K, R, S);
+	CHECK_ERR(tc, what, relerr(g, rdx, nx), tol);
+	free(g);
+	g = down(t, ddw, nw);
+	snprintf(what, sizeof(what), "conv %s bwd-filter C%d H%d K%d R%d S%d", tname(t), C, H, K, R, S);
+	CHECK_ERR(tc, what, relerr(g, rdw, nw), tol);
+	free(g);
+	cudnnDestroyTensorDescriptor(xd);
+	cudnnDestroyTensorDescriptor(yd);
+	cudnnDestroyFilterDescriptor(wd);
+	cudnnDestroyConvolutionDescriptor(cd);
+	cudaFree(dx); cudaFree(dw); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(ddw); cudaFree(ws);
+	free(hx); free(hw); free(hdy); free(ry); free(rdx); free(rdw);
+}
+
+/* BN (training statistics) + residual add + ReLU, forward and backward; then inference mode. */
+static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool relu)
+{
+	size_t n = (size_t)M * C, i;
+	double *hx = rnd(n), *hz = rnd(n), *hdy = rnd(n), *hg = rnd(C), *hb = rnd(C);
+	double *ry = malloc(n * 8), *rdx = malloc(n * 8), *rdz = malloc(n * 8), *rdg = calloc(C, 8), *rdb = calloc(C, 8);
+	double *mean = calloc(C, 8), *var = calloc(C, 8), *xh = malloc(n * 8), *gm = malloc(n * 8);
+	double tol = t == EX_BF16 ? 2e-2 : 1e-4, *o;
+	float *fg, *fb, *rm, *rv, *dg, *db, *bnf, h1[2] = {0, 1};
+	double *bnd;
+	void *dx, *dz, *dy, *ddy, *ddx, *ddz;
+	char what[128];
+	int c;
+
+	for (i = 0; i < n; i++)
+		hx[i] = hx[i] * 3 + 0.5; /* non-zero mean */
+	dx = up(t, hx, n);
+	dz = up(t, hz, n);
+	ddy = up(t, hdy, n);
+	for (c = 0; c < C; c++) {
+		hg[c] = (float)hg[c];
+		hb[c] = (float)hb[c];
+	}
+	CUDA_CHECK(cudaMalloc(&dy, n * 4));
+	CUDA_CHECK(cudaMalloc(&ddx, n * 4));
+	CUDA_CHECK(cudaMalloc(&ddz, n * 4));
+	CUDA_CHECK(cudaMalloc((void **)&fg, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&fb, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&rm, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&rv, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&dg, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&db, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&bnf, 6 * C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&bnd, 2 * C * 8));
+	{
+		float *tmp = malloc(C * 4);
+		for (c = 0; c < C; c++) tmp[c] = (float)hg[c];
+		cudaMemcpy(fg, tmp, C * 4, cudaMemcpyHostToDevice);
+		for (c = 0; c < C; c++) tmp[c] = (float)hb[c];
+		cudaMemcpy(fb, tmp, C * 4, cudaMemcpyHostToDevice);
+		for (c = 0; c < C; c++) tmp[c] = h1[0];
+		cudaMemcpy(rm, tmp, C * 4, cudaMemcpyHostToDevice);
+		for (c = 0; c < C; c++) tmp[c] = h1[1];
+		cudaMemcpy(rv, tmp, C * 4, cudaMemcpyHostToDevice);
+		free(tmp);
+	}
+	ex_k_bn_fwd_train(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 0.1f, 1e-5f, relu, bnf, bnd, 0);
+	/* dz pre-filled with dy-independent data to test accumulation */
+	ex_k_bn_bwd(t, dx, dy, ddy, ddx, with_z ? ddz : NULL, false, relu, M, C, fg, dg, db, bnf, bnd, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	/* reference */
+	for (i = 0; i < n; i++)
+		mean[i % C] += hx[i] / M;
+	for (i = 0; i < n; i++)
+		var[i % C] += (hx[i] - mean[i % C]) * (hx[i] - mean[i % C]) / M;
+	for (i = 0; i < n; i++) {
+		c = (int)(i % C);
+		xh[i] = (hx[i] - mean[c]) / sqrt(var[c] + 1e-5);
+		ry[i] = xh[i] * hg[c] + hb[c] + (with_z ? hz[i] : 0);
+		if (relu && ry[i] < 0)
+			ry[i] = 0;
+	}
+	o = down(t, dy, n);
+	for (i = 0; i < n; i++) { /* the mask must follow the device's output (ties at 0) */
+		gm[i] = hdy[i];
+		if (relu && o[i] <= 0)
+			gm[i] = 0;
+		rdb[i % C] += gm[i];
+		rdg[i % C] += gm[i] * xh[i];
+	}
+	for (i = 0; i < n; i++) {
+		c = (int)(i % C);
+		rdx[i] = hg[c] / sqrt(var[c] + 1e-5) * (gm[i] - rdb[c] / M - xh[i] * rdg[c] / M);
+		rdz[i] = gm[i];
+	}
+	snprintf(what, sizeof(what), "bn %s fwd M%ld C%d z%d relu%d", tname(t), M, C, with_z, relu);
+	CHECK_ERR(tc, what, relerr(o, ry, n), tol);
+	free(o);
+	o = down(t, ddx, n);
+	snprintf(what, sizeof(what), "bn %s bwd dx M%ld C%d z%d relu%d", tname(t), M, C, with_z, relu);
+	CHECK_ERR(tc, what, relerr(o, rdx, n), tol * 3);
+	free(o);
+	if (with_z) {
+		o = down(t, ddz, n);
+		snprintf(what, sizeof(what), "bn %s bwd dz M%ld C%d", tname(t), M, C);
+		CHECK_ERR(tc, what, relerr(o, rdz, n), tol);
+		free(o);
+	}
+	{
+		float *f = malloc(C * 4);
+		double *d = malloc(C * 8);
+		cudaMemcpy(f, dg, C * 4, cudaMemcpyDeviceToHost);
+		for (c = 0; c < C; c++) d[c] = f[c];
+		snprintf(what, sizeof(what), "bn %s dgamma", tname(t));
+		CHECK_ERR(tc, what, relerr(d, rdg, C), tol);
+		cudaMemcpy(f, db, C * 4, cudaMemcpyDeviceToHost);
+		for (c = 0; c < C; c++) d[c] = f[c];
+		snprintf(what, sizeof(what), "bn %s dbeta", tname(t));
+		CHECK_ERR(tc, what, relerr(d, rdb, C), tol);
+		/* running stats: 0.9*0 + 0.1*mean, 0.9*1 + 0.1*unbiased var */
+		cudaMemcpy(f, rv, C * 4, cudaMemcpyDeviceToHost);
+		for (c = 0; c < C; c++) d[c] = f[c];
+		double *rrv = malloc(C * 8);
+		for (c = 0; c < C; c++) rrv[c] = 0.9 + 0.1 * var[c] * M / (M - 1);
+		snprintf(what, sizeof(what), "bn %s running var", tname(t));
+		CHECK_ERR(tc, what, relerr(d, rrv, C), t == EX_BF16 ? 1e-2 : 1e-5);
+		/* inference mode with those running statistics */
+		cudaMemcpy(f, rm, C * 4, cudaMemcpyDeviceToHost);
+		ex_k_bn_fwd_eval(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 1e-5f, relu, bnf, 0);
+		CUDA_CHECK(cudaDeviceSynchronize());
+		for (i = 0; i < n; i++) {
+			c = (int)(i % C);
+			ry[i] = (hx[i] - f[c]) / sqrt(rrv[c] + 1e-5) * hg[c] + hb[c] + (with_z ? hz[i] : 0);
+			if (relu && ry[i] < 0)
+				ry[i] = 0;
+		}
+		o = down(t, dy, n);
+		snprintf(what, sizeof(what), "bn %s inference", tname(t));
+		CHECK_ERR(tc, what, relerr(o, ry, n), tol);
+		free(o);
+		free(rrv);
+		free(f);
+		free(d);
+	}
+	cudaFree(dx); cudaFree(dz); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(ddz);
+	cudaFree(fg); cudaFree(fb); cudaFree(rm); cudaFree(rv); cudaFree(dg); cudaFree(db); cudaFree(bnf); cudaFree(bnd);
+	free(hx); free(hz); free(hdy); free(hg); free(hb); free(ry); free(rdx); free(rdz); free(rdg); free(rdb);
+	free(mean); free(var); free(xh); free(gm);
+}
+
+static void test_pool(test_ctx *tc, ex_dtype t)
+{
+	int N = 2, H = 9, C = 16, K = 3, S = 2, P = 1, OH = (H + 2 * P - K) / S + 1, n, y, x, c, r, s;
+	size_t nx = (size_t)N * H * H * C, ny = (size_t)N * OH * OH * C, i;
+	double *hx = rnd(nx), *hdy = rnd(ny), *ry = malloc(ny * 8), *rdx = calloc(nx, 8), *o;
+	double tol = t == EX_BF16 ? 1e-2 : 1e-6;
+	void *dx = up(t, hx, nx), *ddy = up(t, hdy, ny), *dy, *ddx;
+	uint8_t *am;
+	char what[64];
+	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
+	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
+	CUDA_CHECK(cudaMalloc((void **)&am, ny));
+	ex_k_maxpool_fwd(t, dx, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
+	ex_k_maxpool_bwd(t, ddy, am, ddx, N, H, H, C, OH, OH, K, S, P, false, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	for (n = 0; n < N; n++)
+		for (y = 0; y < OH; y++)
+			for (x = 0; x < OH; x++)
+				for (c = 0; c < C; c++) {
+					double best = -INFINITY;
+					size_t bi = 0, oi = (((size_t)n * OH + y) * OH + x) * C + c;
+					for (r = 0; r < K; r++)
+						for (s = 0; s < K; s++) {
+							int iy = y * S - P + r, ix = x * S - P + s;
+							size_t xi;
+							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
+								continue;
+							xi = (((size_t)n * H + iy) * H + ix) * C + c;
+							if (hx[xi] > best) { best = hx[xi]; bi = xi; }
+						}
+					ry[oi] = best;
+					rdx[bi] += hdy[oi];
+				}
+	o = down(t, dy, ny);
+	snprintf(what, sizeof(what), "maxpool %s fwd", tname(t));
+	CHECK_ERR(tc, what, relerr(o, ry, ny), tol);
+	free(o);
+	o = down(t, ddx, nx);
+	snprintf(what, sizeof(what), "maxpool %s bwd", tname(t));
+	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
+	free(o);
+	/* global average pool */
+	ex_k_avgpool_fwd(t, dx, dy, N, H * H, C, 0);
+	ex_k_avgpool_bwd(t, ddy, ddx, N, H * H, C, false, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	for (i = 0; i < (size_t)N * C; i++)
+		ry[i] = 0;
+	for (i = 0; i < nx; i++) {
+		size_t b = i / ((size_t)H * H * C);
+		ry[b * C + i % C] += hx[i] / (H * H);
+		rdx[i] = hdy[b * C + i % C] / (H * H);
+	}
+	o = down(t, dy, (size_t)N * C);
+	snprintf(what, sizeof(what), "avgpool %s fwd", tname(t));
+	CHECK_ERR(tc, what, relerr(o, ry, (size_t)N * C), tol);
+	free(o);
+	o = down(t, ddx, nx);
+	snprintf(what, sizeof(what), "avgpool %s bwd", tname(t));
+	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
+	free(o);
+	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am);
+	free(hx); free(hdy); free(ry); free(rdx);
+}
+
+/* softmax cross-entropy with label smoothing, and SGD with momentum + weight decay */
+static void test_loss_sgd(test_ctx *tc)
+{
+	int N = 8, C = 37, i, j, lab[8];
+	double eps = 0.1, loss = 0, *rdl = malloc(N * C * 8), *o;
+	float *hl = malloc(N * C * 4), *dl, *dl32, *bias;
+	int *dlab;
+	ex_dev_state st0, st, *dst;
+	void *dlc;
+	for (i = 0; i < N * C; i++)
+		hl[i] = (float)(urand() * 4);
+	for (i = 0; i < N; i++)
+		lab[i] = (i * 7) % C;
+	CUDA_CHECK(cudaMalloc((void **)&dl, N * C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&dl32, N * C * 4));
+	CUDA_CHECK(cudaMalloc(&dlc, N * C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&bias, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&dlab, N * 4));
+	CUDA_CHECK(cudaMalloc((void **)&dst, sizeof(st0)));
+	memset(&st0, 0, sizeof(st0));
+	st0.loss_scale = 1;
+	cudaMemcpy(dst, &st0, sizeof(st0), cudaMemcpyHostToDevice);
+	cudaMemcpy(dl, hl, N * C * 4, cudaMemcpyHostToDevice);
+	cudaMemset(bias, 0, C * 4);
+	cudaMemcpy(dlab, lab, N * 4, cudaMemcpyHostToDevice);
+	ex_k_softmax_xent(dl, bias, dlab, N, C, (float)eps, N, dst, dl32, EX_F32, dlc, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	cudaMemcpy(&st, dst, sizeof(st), cudaMemcpyDeviceToHost);
+	for (i = 0; i < N; i++) {
+		double mx = -1e300, se = 0;
+		for (j = 0; j < C; j++) mx = fmax(mx, hl[i * C + j]);
+		for (j = 0; j < C; j++) se += exp(hl[i * C + j] - mx);
+		for (j = 0; j < C; j++) {
+			double lp = hl[i * C + j] - mx - log(se), q = eps / C + (j == lab[i] ? 1 - eps : 0);
+			loss -= q * lp / N;
+			rdl[i * C + j] = (exp(lp) - q) / N;
+		}
+	}
+	TEST_NEAR(tc, st.loss_sum / N, loss, 1e-5);
+	TEST_CHECK(tc, st.seen == N, "seen %d", st.seen);
+	o = down(EX_F32, dl32, N * C);
+	CHECK_ERR(tc, "softmax xent dlogits", relerr(o, rdl, N * C), 1e-5);
+	free(o);
+	/* SGD: one block over 1000 elements, momentum 0.9, wd 0.01, constant lr 0.5 */
+	{
+		size_t n = 1000, k;
+		float *hw = malloc(n * 4), *hm = malloc(n * 4), *hg = malloc(n * 4), *w, *m, *g, *nrm;
+		ex_opt_block b = {0, 0, 0, 1000}, *db;
+		int dec = 1, *ddec;
+		ex_opt_cfg cfg;
+		double *rw = malloc(n * 8), *ow = malloc(n * 8);
+		for (k = 0; k < n; k++) { hw[k] = (float)urand(); hm[k] = (float)urand(); hg[k] = (float)urand(); }
+		for (k = 0; k < n; k++) {
+			double gg = hg[k] + 0.01 * hw[k], mm = 0.9 * hm[k] + gg;
+			rw[k] = hw[k] - 0.5 * mm;
+		}
+		CUDA_CHECK(cudaMalloc((void **)&w, n * 4));
+		CUDA_CHECK(cudaMalloc((void **)&m, n * 4));
+		CUDA_CHECK(cudaMalloc((void **)&g, n * 4));
+		CUDA_CHECK(cudaMalloc((void **)&nrm, 8));
+		CUDA_CHECK(cudaMalloc((void **)&db, sizeof(b)));
+		CUDA_CHECK(cudaMalloc((void **)&ddec, 4));
+		cudaMemcpy(w, hw, n * 4, cudaMemcpyHostToDevice);
+		cudaMemcpy(m, hm, n * 4, cudaMemcpyHostToDevice);
+		cudaMemcpy(g, hg, n * 4, cudaMemcpyHostToDevice);
+		cudaMemcpy(db, &b, sizeof(b), cudaMemcpyHostToDevice);
+		cudaMemcpy(ddec, &dec, 4, cudaMemcpyHostToDevice);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.momentum = 0.9f;
+		cfg.weight_decay = 0.01f;
+		cfg.sched.base_lr = cfg.sched.end_lr = 0.5f;
+		cfg.sched.total_steps = 10;
+		ex_k_sgd(EX_F32, w, m, g, NULL, db, 1, ddec, nrm, 1, cfg, dst, 0);
+		CUDA_CHECK(cudaDeviceSynchronize());
+		cudaMemcpy(hw, w, n * 4, cudaMemcpyDeviceToHost);
+		for (k = 0; k < n; k++) ow[k] = hw[k];
+		CHECK_ERR(tc, "sgd momentum+wd", relerr(ow, rw, n), 1e-6);
+		cudaFree(w); cudaFree(m); cudaFree(g); cudaFree(nrm); cudaFree(db); cudaFree(ddec);
+		free(hw); free(hm); free(hg); free(rw); free(ow);
+	}
+	/* schedule: warm-up then cosine */
+	{
+		ex_sched s = {EX_SCHED_COSINE, 1.f, 0.f, 2.f, 10, 110, 0, 0.1f};
+		TEST_NEAR(tc, ex_sched_lr_host(&s, 0), 0.1, 1e-6);
+		TEST_NEAR(tc, ex_sched_lr_host(&s, 10), 1.0, 1e-6);
+		TEST_NEAR(tc, ex_sched_lr_host(&s, 60), 0.5, 1e-5);
+	}
+	cudaFree(dl); cudaFree(dl32); cudaFree(dlc); cudaFree(bias); cudaFree(dlab); cudaFree(dst);
+	free(hl); free(rdl);
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	int ndev = 0;
+	cudnnHandle_t h;
+	ex_dtype ts[2] = {EX_F32, EX_BF16};
+	int i;
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+		TEST_SKIP(&t, "no CUDA GPU");
+		return test_report(&t);
+	}
+	CUDNN_CHECK(cudnnCreate(&h));
+	for (i = 0; i < 2; i++) {
+		test_conv(&t, h, ts[i], 2, 16, 9, 32, 3, 1, 1);
+		test_conv(&t, h, ts[i], 2, 16, 10, 8, 1, 2, 0);
+		test_conv(&t, h, ts[i], 2, 3, 16, 16, 7, 2, 3);
+		test_bn(&t, ts[i], 2 * 7 * 7, 64, false, true);
+		test_bn(&t, ts[i], 3 * 5 * 5, 96, true, true);
+		test_bn(&t, ts[i], 2 * 4 * 4, 32, false, false);
+		test_pool(&t, ts[i]);
+	}
+	test_loss_sgd(&t);
+	cudnnDestroy(h);
+	return test_report(&t);
+}
