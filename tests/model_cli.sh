@@ -1,0 +1,99 @@
+#!/bin/sh
+# predict / compare / sweep smoke and validation tests through the CLI and the built-in hwdb.
+# Run by tools/run_tests.sh with SCALEPLAN set. No GPU, no network, from any directory.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+SP=${SCALEPLAN:-build/scaleplan}
+case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+expect() { want=$1; shift; "$@" >"$tmp/out" 2>&1; got=$?; [ "$got" -eq "$want" ] || { no "exit $got (wanted $want): $*"; cat "$tmp/out"; }; }
+has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out"; }; }
+# near VALUE WANT RELTOL: |VALUE - WANT| <= RELTOL x WANT
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }' || no "$1 not within $3 of $2 ($4)"; }
+# col NAME FILE: the value of column NAME in the first data row of a CSV
+col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }' "$2"; }
+
+# predict with no GPU and no network, from another directory; the three formats
+(cd / && "$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16) >"$tmp/out" 2>&1 || no "predict from /"
+has "throughput"; has "bottleneck"; has "time to accuracy"
+expect 0 "$SP" predict --system dgxh100 --format csv
+head -1 "$tmp/out" | grep -q '^system,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,global_batch,precision,throughput_img_s,per_gpu_img_s,scaling_eff,iter_s,compute_s,comm_s,comm_exposed_s,data_s,io_s,bottleneck,epochs,epoch_s,tta_s' || no "csv header"
+[ "$(wc -l <"$tmp/out")" -eq 2 ] || no "csv: header + one row"
+expect 0 "$SP" predict --system hgx-h200 --nodes 4 --format json
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"]==32 and d["tta_s"]>0' "$tmp/out" || no "json"
+fi
+
+# reference/throughput.csv, Dell 2019: 283 img/s on 1 P100 (batch 128) -> 1099 on 4, 2075 on 2 x 4 (5%)
+"$SP" predict --system c4130-p100 --precision fp32 --batch-per-gpu 128 --measured 1:128:283 --format csv >"$tmp/p4.csv" || no "p100 x4"
+"$SP" predict --system c4130-p100 --precision fp32 --batch-per-gpu 128 --measured 1:128:283 --nodes 2 --format csv >"$tmp/p8.csv" || no "p100 2x4"
+near "$(col throughput_img_s "$tmp/p4.csv")" 1099 0.05 "c4130-p100 4 GPUs"
+near "$(col throughput_img_s "$tmp/p8.csv")" 2075 0.05 "c4130-p100 2x4 GPUs"
+
+# reference/mlperf_single_node.csv: time to train from the round's throughput and epochs (10%);
+# MLPerf's clock starts after initialisation: startup_s=0; DALI: --data gpu
+while IFS=, read -r sys prec b img ep min; do
+	"$SP" predict --system "$sys" --precision "$prec" --batch-per-gpu "$b" --measured "$(echo "$sys" | grep -q dgx2h && echo 16 || echo 8):$b:$img" \
+		--epochs "$ep" --data gpu --param startup_s=0 --format csv >"$tmp/m.csv" || no "mlperf $sys"
+	near "$(col tta_s "$tmp/m.csv")" "$(awk -v m="$min" 'BEGIN { print m * 60 }')" 0.10 "mlperf $sys time to train"
+done <<'ROWS'
+dgx1-v100,fp16,208,11108,59.2,115.221
+dgx2h-v100,fp16,208,24297,60.8,52.737
+dgxa100-40g,fp16,408,22195,41,39.78
+dgxa100-80g,fp16,408,26002,35,29.147
+dgxh100,fp16,400,54948,35,13.601
+hgx-h200,fp16,400,62180,35,12.027
+ROWS
+
+# C4140-M (4 x16 host links, 20-core CPUs) beats K (1 shared x16, 12-core CPUs) (seed_facts.md)
+"$SP" predict --system c4140-k --nodes 2 --batch-per-gpu 128 --precision fp16 --format csv >"$tmp/k.csv"
+"$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16 --format csv >"$tmp/m.csv"
+awk -v k="$(col throughput_img_s "$tmp/k.csv")" -v m="$(col throughput_img_s "$tmp/m.csv")" 'BEGIN { exit !(m > k) }' || no "C4140-M not faster than K"
+[ "$(col bottleneck "$tmp/k.csv")" = data ] || no "C4140-K 2x4 should be input-bound"
+
+# bad input: clear message, exit 1
+expect 1 "$SP" predict --system c4140x;                     has "did you mean"
+expect 1 "$SP" predict --gpu H100-SXM5-80GBX --gpus-per-node 8; has "unknown"
+expect 1 "$SP" predict --system c4140-m --nodes 0;         has "--nodes"
+expect 1 "$SP" predict --system c4140-m --gpus-per-node 8; has "has 4 GPUs per node"
+expect 1 "$SP" predict --system c4140-m --batch-per-gpu 512 --precision fp32; has "GB per GPU"
+expect 1 "$SP" predict --system c4140-m --precision fp8;   has "fp32, tf32, fp16 or bf16"
+expect 1 "$SP" predict --system c4140-m --measured 4:128;  has "GPUS:BATCH_PER_GPU:IMG_S"
+expect 1 "$SP" predict --system c4140-m --measured 6:128:900; has "not a whole number"
+expect 1 "$SP" predict --system c4140-m --param eff_compte=0.5; has "did you mean eff_compute"
+expect 1 "$SP" predict --system c4140-m --param eff_compute=7;  has "out of range"
+expect 1 "$SP" predict --system c4140-m --nodes 3 --global-batch 1000; has "not a multiple"
+expect 1 "$SP" predict --system testbed-h200x4 --nodes 2;  has "no network"
+expect 1 "$SP" predict --system c4140-m --format xml;      has "table, csv or json"
+expect 1 "$SP" predict --system c4140-m --target-top1 0.8; has "--epochs"
+expect 1 "$SP" predict --system c4140-m --bogus;           has "--help"
+expect 1 "$SP" predict;                                    has "--system"
+expect 1 "$SP" predict --system c4140-m --profile /nonexistent/p.csv; has "p.csv"
+expect 1 "$SP" compare;                                    has "--gpus"
+expect 1 "$SP" compare --gpus 0;                           has "1..65536"
+expect 1 "$SP" compare --gpus 8 --systems c4140-m,nope;    has "unknown"
+expect 1 "$SP" sweep --nodes 1-4;                          has "--out"
+expect 1 "$SP" sweep --out "$tmp/x.csv" --nodes 4-1;       has "a-b"
+[ ! -e "$tmp/x.csv" ] || no "failed sweep left a file"
+expect 0 "$SP" predict --params;                           has "eff_compute"; has "source"
+
+# compare: every placement, sorted by time to accuracy, with the scale-up vs scale-out answer
+expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100
+has "best scale-up"; has "best scale-out"; has "answer: scale"; has "1x8"; has "2x4"; has "8x1"
+expect 0 "$SP" compare --gpus 8 --systems dgx1-v100,c4140-m --out "$tmp/c.csv"
+[ "$(wc -l <"$tmp/c.csv")" -eq 8 ] || no "compare 8 GPUs: dgx1 4 placements + c4140-m 3 = 7 rows"
+awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/c.csv" || no "compare not sorted by tta_s"
+
+# sweep: grid to an atomic CSV, budget filter
+expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --batch-per-gpu 64,128 --out "$tmp/s.csv" --quiet
+[ "$(wc -l <"$tmp/s.csv")" -eq 17 ] || no "sweep 2 x 4 x 2 = 16 rows"
+expect 0 "$SP" sweep --systems dgx1-v100,c4140-m --nodes 1-8 --budget 500000 --out "$tmp/b.csv" --quiet
+has "over budget"
+awk -F, 'NR > 1 && ($26 == "" || $26 + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
+[ "$(wc -l <"$tmp/b.csv")" -eq 4 ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
+
+echo "model_cli: done (fail=$fail)"
+exit $fail
