@@ -1,0 +1,273 @@
+/* calibrate: fits the model's free parameters to measurements and reports hold-out error.
+ *
+ * Inputs (each row keeps its file, line and `source`):
+ *   - measurement CSVs written by scaleplan-train (DESIGN.md "Measurement CSV") and the reference
+ *     throughput tables (reference/throughput.csv, testbed_pytorch.csv): images/s vs GPUs, batch, transport;
+ *   - all-reduce sweeps (`...,gpus,nodes,nccl_mode,dtype,bytes,time_s,algbw_GBps,busbw_GBps`);
+ *   - input-pipeline sweeps (images/s vs decode workers);
+ *   - convergence tables (epochs to target vs global batch) and MLPerf `:::MLLOG {json}` logs.
+ *
+ * Free parameters (names shared with the model's profile overlay; each has a scope, e.g. the GPU and
+ * precision for compute, the machine and transport for an all-reduce link level):
+ *   eff_peak           fraction of the GPU's peak FLOP/s reached at large batch  (scope: compute key)
+ *   b_half             per-GPU batch at which efficiency is half of eff_peak      (scope: compute key)
+ *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
+ *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
+ *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
+ *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
+ *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
+ *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
+ *
+ * The throughput model fitted here (cal_predict) is a compact form of the model's physics:
+ *   t_compute(B) = (B + b_half) x flop_per_image / (peak_flops x eff_peak)
+ *                  x (1 + straggler_cv sqrt(2 ln gpus))   (slowest of P GPUs; model.h, not fitted)
+ *   t_allreduce  = sum over link levels of  2(k-1) alpha + 2(k-1)/k x grad_bytes / busbw   (ring, k ranks
+ *                  at that level; nccl-tests PERFORMANCE.md), intra-node level then inter-node level
+ *   exposed      = overlap x max(0, t_allreduce - t_backward) + (1 - overlap) x t_allreduce  (model.h)
+ *   t_iter       = t_compute + exposed
+ *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
+ *
+ * Fits use GSL's trust-region nonlinear least squares (gsl_multifit_nlinear) on relative residuals
+ * (predicted / measured - 1); parameters are fitted in log (or logit) space so they stay physical, and
+ * standard errors come from the covariance at the optimum scaled by chi2/dof. A parameter that the data
+ * cannot determine (zero Jacobian column, rank-deficient Jacobian, or no degrees of freedom) keeps its
+ * prior value and is reported as such; a fit that does not converge is reported and its values are not
+ * used. No NaN is ever written to an output file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_CAL_H
+#define SCALEPLAN_CAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
+#define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (seed_facts.md) */
+#define CAL_MLLOG_STR 128
+
+/* ---- MLPerf MLLOG logs ---- */
+
+enum { CAL_MLLOG_NULL, CAL_MLLOG_NUMBER, CAL_MLLOG_STRING, CAL_MLLOG_OTHER };
+
+/* One `:::MLLOG {json}` event; fields absent from the line are NAN / "". */
+typedef struct cal_mllog_event {
+	double time_ms;
+	char key[64];
+	char event_type[24];
+	int value_kind;            /* CAL_MLLOG_* */
+	double value_num;          /* when value_kind == CAL_MLLOG_NUMBER (true/false are 1/0) */
+	char value_str[CAL_MLLOG_STR];
+	double epoch_num, first_epoch_num, epoch_count, samples_count; /* metadata */
+	char status[24];           /* metadata.status ("success", "aborted") */
+} cal_mllog_event;
+
+/* What one log file says about its run. */
+typedef struct cal_mllog_run {
+	char *name;                /* file name */
+	char platform[CAL_MLLOG_STR];
+	char benchmark[64];
+	char status[24];           /* run_stop status, "" when the run never stopped */
+	double run_start_ms, run_stop_ms;
+	double global_batch;
+	double train_samples;      /* from the log; NAN when absent (ImageNet's count is then used) */
+	double target_top1;
+	int nevals;
+	double top1;               /* last logged eval_accuracy */
+	double last_eval_epoch;
+	bool reached;              /* the target was reached (or the log says success) */
+	double epochs;             /* epochs to target: epoch_num of the first eval at/above target */
+	double tta_s;              /* run_stop - run_start (MLPerf time to train) */
+	double throughput_img_s;   /* epochs x train_samples / tta_s */
+	double block_img_s;        /* sum(epoch_count) x train_samples / sum(block_stop - block_start) */
+	double first_block_ms;
+	int nevents;               /* events read */
+	int nbad;                  /* malformed MLLOG lines (reported, skipped) */
+} cal_mllog_run;
+
+/* Parses one line. Returns 0 (an event), 1 (no ":::MLLOG" on the line: not an event) or ERR_INPUT
+ * (malformed: err says the column and what was expected). Never reads past len_B. */
+int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B);
+/* Parses a whole log. Malformed event lines are printed to errs as "name:line: why" and skipped, or are
+ * fatal (ERR_INPUT) when strict. A log with no event at all is ERR_INPUT. target_top1 <= 0 or NAN means
+ * the MLPerf target. run must be freed with cal_mllog_run_free whatever the result. */
+int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
+			bool strict, FILE *errs);
+/* Same for a file; ERR_ENV when it cannot be read. */
+int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs);
+void cal_mllog_run_init(cal_mllog_run *run);
+void cal_mllog_run_free(cal_mllog_run *run);
+
+/* ---- measurements ---- */
+
+typedef enum cal_kind {
+	CAL_THROUGHPUT, /* images/s of a training configuration */
+	CAL_ALLREDUCE,  /* all-reduce time of `bytes` on `gpus` ranks */
+	CAL_PIPELINE,   /* input pipeline images/s with `workers` decode workers */
+	CAL_EPOCHS,     /* epochs to target at a global batch */
+	CAL_TTA,        /* MLLOG run: time to train (s) */
+	CAL_NKINDS
+} cal_kind;
+
+/* One measured value and the configuration it was measured in. Unknown numbers are NAN. */
+typedef struct cal_point {
+	cal_kind kind;
+	char *file;          /* where the row came from (file name) */
+	int line;            /* 1-based line in that file */
+	char *source;        /* the row's `source` column (or the file name) */
+	char *machine;       /* machine / system id */
+	char *gpu;           /* GPU id as written */
+	char *precision;     /* fp32/tf32/fp16/bf16/amp/... as written, lower case */
+	char *variant;       /* everything else that changes per-GPU speed (framework, layout, compiled) */
+	char *intra;         /* transport inside a node: "nvlink", "shm", "socket", "pcie", ... */
+	char *inter;         /* transport between nodes: "socket", "ib", ... ("" for one node) */
+	char *data;          /* "synthetic", "imagenet", ... */
+	int nodes, gpus_per_node, gpus;
+	double batch_per_gpu;   /* NAN when not given */
+	double global_batch;
+	double bytes;           /* all-reduce message size */
+	double workers;         /* pipeline decode workers; CAL_TTA: epochs to target */
+	double data_threads;    /* throughput: decode threads per node (NAN when not said) */
+	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
+	double train_images;    /* CAL_TTA: images per epoch */
+	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
+	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */
+} cal_point;
+
+/* A set of measurements; grows by loading files. */
+typedef struct cal_data {
+	cal_point *pts;
+	int n, cap;
+	int nbad;            /* rows / log lines skipped as malformed */
+	int nskipped;        /* rows deliberately not used (per-epoch rows, unknown table kinds) */
+} cal_data;
+
+void cal_data_init(cal_data *d);
+void cal_data_free(cal_data *d);
+/* Loads one CSV (its kind is recognised by its header) from a buffer. Malformed rows are printed to errs
+ * as "name:line:col(field): why" and skipped, or are fatal (ERR_INPUT) with strict. A header that matches
+ * no known kind is ERR_INPUT. */
+int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t len_B, bool strict, FILE *errs);
+int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs);
+/* Adds the points one MLLOG run yields (epochs to target at its global batch; time to train). */
+void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run);
+/* Loads every *.csv of DIR, and every other regular file of DIR that contains ":::MLLOG" as a log.
+ * ERR_ENV when DIR cannot be read. */
+int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs);
+/* Loads the reference tables built into the binary (refdata/). */
+int cal_data_load_builtin(cal_data *d, FILE *errs);
+/* Keeps only the points that satisfy `where` ("field=value[,field=value...]"; fields: gpus, nodes,
+ * gpus_per_node, batch_per_gpu, machine, gpu, intra, inter, kind, source, file). Points of other kinds
+ * than throughput are kept unless the field is kind/source/file/machine. ERR_INPUT on a bad expression. */
+int cal_data_filter(cal_data *d, const char *where);
+const char *cal_kind_name(cal_kind kind);
+
+/* ---- parameters ---- */
+
+typedef enum cal_pstatus {
+	CAL_PRIOR,        /* not fitted: the prior (default or database) value */
+	CAL_FITTED,       /* fitted, standard error known */
+	CAL_EXACT,        /* fitted with no degrees of freedom left: no standard error */
+	CAL_UNDETERMINED, /* the data cannot determine it: prior kept */
+	CAL_NOCONV,       /* the fit did not converge: prior kept */
+} cal_pstatus;
+
+typedef struct cal_param {
+	char *name;          /* "compute_eff" */
+	char *scope;         /* "H200-SXM-141GB|bf16|testbed-h200x2" */
+	double value;
+	double prior;
+	double se;           /* standard error; NAN when unknown (written as an empty cell) */
+	cal_pstatus status;
+	char *rows;          /* "file:line;file:line" of the rows it was fitted to */
+	char *unit;
+} cal_param;
+
+/* A parameter set (the profile). */
+typedef struct cal_pset {
+	cal_param *p;
+	int n, cap;
+} cal_pset;
+
+void cal_pset_init(cal_pset *ps);
+void cal_pset_free(cal_pset *ps);
+/* Index of (name, scope), or -1. */
+int cal_pset_find(const cal_pset *ps, const char *name, const char *scope);
+/* Index of (name, scope), adding it with the prior when absent. */
+int cal_pset_get(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit);
+/* Writes the profile CSV (atomically). Header `param,value,stderr,unit,status,scope,rows`; its data rows
+ * are the fitted parameters that mean exactly what model/model.h's parameters of the same name mean
+ * (b_half, overlap, decode_img_s_core, conv_*, epoch_boundary_s, alpha_*_s, bw_eff_* derived from busbw
+ * and the hwdb link bandwidth), so `model_params_load` (predict --profile) reads it; every parameter of
+ * the calibration itself, scoped, is on a comment line "#cal,<same columns>" that model_params_load
+ * skips and cal_pset_load reads. Never writes NaN (unknown standard errors are empty cells).
+ * opts->db may be NULL (no bw_eff_* rows then). Messages about ambiguous rows go to opts->log.
+ * 0 or ERR_ENV. */
+struct cal_opts;
+int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *opts);
+/* Reads the "#cal," lines of a profile written by cal_pset_write into ps. 0, ERR_INPUT (file:line
+ * message) or ERR_ENV. */
+int cal_pset_load(cal_pset *ps, const char *path);
+const char *cal_pstatus_name(cal_pstatus s);
+
+/* ---- fitting ---- */
+
+/* Options of a calibration. */
+struct hw_db;
+
+typedef struct cal_opts {
+	const struct hw_db *db; /* hardware database for GPU peaks and link priors; NULL: nominal values */
+	bool strict;
+	bool verbose;
+	FILE *log;           /* fit messages (non-convergence, undetermined parameters); may be NULL */
+} cal_opts;
+
+/* The outcome of all fits of a calibration, for the summary line. */
+typedef struct cal_summary {
+	int nfits;
+	int nfailed;         /* fits that did not converge */
+	int nundetermined;   /* parameters the data could not determine */
+	int npoints;         /* points fitted */
+	double fit_mape;     /* mean |pred/meas - 1| over the fitted points, in-sample */
+	double loo_mape;     /* leave-one-out: each point predicted by a fit without it (NAN: none possible) */
+	int nloo;
+} cal_summary;
+
+/* Fits every parameter the data in d can determine into ps (which may hold priors, e.g. from a previous
+ * profile). Prints what it did to opts->log. Returns 0, or ERR_INPUT when d has nothing to fit. */
+int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum);
+
+/* Predicts point i of d with the parameters in ps (adding priors for missing ones). NAN when the
+ * point cannot be predicted (e.g. an unknown GPU and no fitted compute parameters). */
+double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts);
+
+/* ---- validation ---- */
+
+/* One row of the validation table. */
+typedef struct cal_vrow {
+	char *group;
+	int n;
+	double mape;          /* mean |pred/meas - 1| */
+	double worst;         /* largest |pred/meas - 1| */
+	char *worst_where;    /* file:line of the worst point */
+	double worst_pred, worst_meas;
+} cal_vrow;
+
+typedef struct cal_vtable {
+	cal_vrow *rows;
+	int n;
+	int npred;            /* points predicted */
+	int nunpredictable;   /* points no fit could predict (listed on the log) */
+} cal_vtable;
+
+/* Predicts every point of d without fitting to it: when `fixed` is NULL, each point by a fit of all other
+ * points (leave-one-out, within its fit group); else with the parameters in `fixed` only (no fitting).
+ * Groups: "<kind> <machine> <what varies>". When `detail` is not NULL, writes one CSV line per point
+ * (group,file,line,measured,predicted,err_pct). Returns 0 or ERR_INPUT (nothing to validate). */
+int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const cal_opts *opts, FILE *detail);
+void cal_vtable_free(cal_vtable *vt);
+/* Prints the table for people (format "table"), as CSV ("csv") or as a Markdown table ("md"). */
+void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out);
+
+#endif

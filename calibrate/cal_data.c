@@ -1,0 +1,625 @@
+/* calibrate/cal_data.c - measurement readers: exec measurement CSVs, reference throughput tables,
+ * all-reduce sweeps, input-pipeline sweeps, convergence tables and MLLOG runs, all turned into cal_point
+ * rows that keep their file, line and source. A table's kind is recognised by its header.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "calibrate/cal_internal.h"
+#include "common/common.h"
+
+const char *cal_kind_name(cal_kind kind)
+{
+	switch (kind) {
+	case CAL_THROUGHPUT: return "throughput";
+	case CAL_ALLREDUCE: return "allreduce";
+	case CAL_PIPELINE: return "pipeline";
+	case CAL_EPOCHS: return "epochs";
+	case CAL_TTA: return "tta";
+	default: return "?";
+	}
+}
+
+void cal_data_init(cal_data *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+static void point_free(cal_point *p)
+{
+	free(p->file);
+	free(p->source);
+	free(p->machine);
+	free(p->gpu);
+	free(p->precision);
+	free(p->variant);
+	free(p->intra);
+	free(p->inter);
+	free(p->data);
+}
+
+void cal_data_free(cal_data *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < d->n; i++)
+		point_free(&d->pts[i]);
+	free(d->pts);
+	cal_data_init(d);
+}
+
+/* A new point with every number unknown and every string "". */
+static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int line)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 64;
+		d->pts = xrealloc(d->pts, (size_t)d->cap * sizeof *d->pts);
+	}
+	cal_point *p = &d->pts[d->n++];
+	memset(p, 0, sizeof *p);
+	p->kind = kind;
+	p->file = xstrdup(file);
+	p->line = line;
+	p->batch_per_gpu = p->global_batch = p->bytes = p->workers = NAN;
+	p->train_images = p->block_img_s = p->measured = NAN;
+	p->data_threads = NAN;
+	p->grad_B_param = 4;
+	p->nodes = p->gpus_per_node = p->gpus = 0;
+	return p;
+}
+
+static void point_fill_strings(cal_point *p)
+{
+	char **s[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->intra, &p->inter, &p->data };
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+		if (!*s[i])
+			*s[i] = xstrdup("");
+}
+
+static char *lower_dup(const char *s)
+{
+	char *r = xstrdup(s);
+	for (char *c = r; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return r;
+}
+
+/* Transport of a mode string as the files write it: exec's --nccl-mode labels (nvlink, p2p-off,
+ * all-socket, emulated-K), testbed_pytorch.csv's prose ("shm (NCCL_P2P_DISABLE=1)", "socket over lo ...",
+ * "2 emulated nodes x 2 (...)"). Sets *emu_nodes to K for emulated nodes (0 otherwise). */
+static const char *transport_of(const char *mode, int *emu_nodes)
+{
+	*emu_nodes = 0;
+	if (strcasestr(mode, "emulated") || strcasestr(mode, "hostid")) {
+		const char *dash = strrchr(mode, '-');
+		int k = 0;
+		if (dash && isdigit((unsigned char)dash[1]))
+			k = atoi(dash + 1);
+		else if (isdigit((unsigned char)mode[0]))
+			k = atoi(mode);
+		*emu_nodes = k > 1 ? k : 2;
+		return "nvlink";
+	}
+	if (strcasestr(mode, "socket") || strcasestr(mode, "net"))
+		return "socket";
+	if (strcasestr(mode, "shm") || strcasestr(mode, "p2p-off") || strcasestr(mode, "p2p_disable"))
+		return "shm";
+	if (strcasestr(mode, "roce"))
+		return "roce";
+	if (strcasestr(mode, "ib") == mode || strcasestr(mode, "infiniband"))
+		return "ib";
+	if (strcasestr(mode, "pcie"))
+		return "pcie";
+	return "nvlink";
+}
+
+/* Cell text or "" when the column is absent. */
+static const char *cell(const csv_table *t, int r, int c)
+{
+	return c >= 0 ? t->cells[r][c] : "";
+}
+
+/* Optional number: NAN when the column is absent or the cell empty; ERR_INPUT when not a number. */
+static int opt_num(const csv_table *t, int r, int c, double *out)
+{
+	*out = NAN;
+	if (c < 0 || t->cells[r][c][0] == '\0')
+		return 0;
+	return csv_cell_double(t, r, c, out);
+}
+
+/* Required number. */
+static int req_num(const csv_table *t, int r, int c, double *out, bool positive)
+{
+	int rc = csv_cell_double(t, r, c, out);
+	if (rc == 0 && positive && !(*out > 0))
+		rc = err_set("%s:%d:%d (%s): expected a positive number, found '%s'", t->name, t->line[r], c + 1,
+			     t->header[c], t->cells[r][c]);
+	return rc;
+}
+
+/* Column of the first of several names present. */
+static int col_any(const csv_table *t, const char *const *names)
+{
+	for (; *names; names++) {
+		int c = csv_table_col(t, *names);
+		if (c >= 0)
+			return c;
+	}
+	return -1;
+}
+
+typedef struct loader {
+	cal_data *d;
+	const csv_table *t;
+	bool strict;
+	FILE *errs;
+	int nbad;
+} loader;
+
+/* Reports a bad row; returns ERR_INPUT when strict (fatal), 0 to go on. */
+static int bad_row(loader *L)
+{
+	L->nbad++;
+	L->d->nbad++;
+	if (L->errs)
+		fprintf(L->errs, "%s (row skipped)\n", err_msg());
+	return L->strict ? ERR_INPUT : 0;
+}
+
+static const char *file_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Throughput rows: exec measurement CSVs, reference/throughput.csv, reference/testbed_pytorch.csv. */
+static int load_throughput(loader *L)
+{
+	const csv_table *t = L->t;
+	static const char *const c_img[] = { "throughput_img_s", "img_s", NULL };
+	static const char *const c_machine[] = { "machine", "system", NULL };
+	int ci = col_any(t, c_img), cm = col_any(t, c_machine);
+	int cg = csv_table_col(t, "gpus"), cn = csv_table_col(t, "nodes"), cgn = csv_table_col(t, "gpus_per_node");
+	int cb = csv_table_col(t, "batch_per_gpu"), cgb = csv_table_col(t, "global_batch");
+	int cmode = csv_table_col(t, "nccl_mode"), cprec = csv_table_col(t, "precision");
+	int cgpu = csv_table_col(t, "gpu"), csrc = csv_table_col(t, "source"), cdata = csv_table_col(t, "data");
+	int cep = csv_table_col(t, "epoch"), cfw = csv_table_col(t, "framework"), clay = csv_table_col(t, "layout");
+	int ccomp = csv_table_col(t, "compiled"), cgp = csv_table_col(t, "grad_precision");
+	int cthr = csv_table_col(t, "data_threads");
+	for (int r = 0; r < t->nrows; r++) {
+		double img_s, gpus, nodes, gpn, batch, gbatch, thr;
+		if (cep >= 0 && t->cells[r][cep][0] != '\0') {
+			/* per-epoch rows repeat the run's configuration; the run row carries the throughput */
+			L->d->nskipped++;
+			continue;
+		}
+		if (req_num(t, r, ci, &img_s, true) || req_num(t, r, cg, &gpus, true) || opt_num(t, r, cn, &nodes) ||
+		    opt_num(t, r, cgn, &gpn) || opt_num(t, r, cb, &batch) || opt_num(t, r, cgb, &gbatch) ||
+		    opt_num(t, r, cthr, &thr)) {
+			if (bad_row(L))
+				return ERR_INPUT;
+			continue;
+		}
+		if (gpus != floor(gpus) || gpus > 1e6 || (isfinite(batch) && !(batch > 0)) ||
+		    (isfinite(nodes) && (!(nodes >= 1) || nodes != floor(nodes) || nodes > gpus))) {
+			err_set("%s:%d: gpus, nodes and batch_per_gpu must be positive integers with nodes <= gpus",
+				t->name, t->line[r]);
+			if (bad_row(L))
+				return ERR_INPUT;
+			continue;
+		}
+		cal_point *p = point_new(L->d, CAL_THROUGHPUT, t->name, t->line[r]);
+		p->measured = img_s;
+		p->gpus = (int)gpus;
+		int emu = 0;
+		const char *tr = transport_of(cell(t, r, cmode), &emu);
+		if (cell(t, r, cmode)[0] == '\0')
+			tr = "default"; /* resolved from the system's topology (hwdb) when predicting */
+		p->nodes = isfinite(nodes) ? (int)nodes : (emu ? emu : 1);
+		if (emu && p->nodes == 1)
+			p->nodes = emu;
+		if (p->nodes > p->gpus)
+			p->nodes = p->gpus;
+		p->gpus_per_node = isfinite(gpn) && gpn >= 1 ? (int)gpn : p->gpus / p->nodes;
+		if (p->gpus_per_node < 1)
+			p->gpus_per_node = 1;
+		p->batch_per_gpu = batch;
+		p->global_batch = isfinite(gbatch) ? gbatch : (isfinite(batch) ? batch * gpus : NAN);
+		p->source = xstrdup(csrc >= 0 && t->cells[r][csrc][0] ? t->cells[r][csrc] : file_base(t->name));
+		p->machine = xstrdup(cell(t, r, cm));
+		p->gpu = xstrdup(cell(t, r, cgpu));
+		p->precision = lower_dup(cell(t, r, cprec));
+		p->data = lower_dup(cell(t, r, cdata));
+		/* What else sets per-GPU speed: the software (the row's source names one stack and setup; a
+		 * framework cell alone changes with the launcher, e.g. "TensorFlow 1.x + Horovod"), the memory
+		 * layout and compilation. */
+		(void)cfw;
+		p->variant = xasprintf("%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
+				       clay >= 0 ? " " : "", cell(t, r, clay),
+				       ccomp >= 0 && strcmp(cell(t, r, ccomp), "yes") == 0 ? " compiled" : "");
+		/* One node: the transport of the mode (nvlink when not said); several nodes: the transport
+		 * between them ("socket" for emulated nodes, "ib" for the reference clusters). */
+		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
+		p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
+		/* Gradient bytes per parameter: the file's grad_precision, else exec's default (bf16), else
+		 * fp32 (PyTorch DDP, Horovod and MXNet reduce fp32 gradients in the reference runs). */
+		const char *gp = cell(t, r, cgp);
+		if (gp[0])
+			p->grad_B_param = (strcasecmp(gp, "fp32") == 0 || strcasecmp(gp, "tf32") == 0) ? 4 : 2;
+		else
+			p->grad_B_param = strcmp(p->source, "exec") == 0 ? 2 : 4;
+		p->data_threads = thr;
+		point_fill_strings(p);
+	}
+	return 0;
+}
+
+/* All-reduce sweep rows: [source,]machine,gpus,[nodes,]nccl_mode,[dtype,]bytes,time_s,... */
+static int load_allreduce(loader *L)
+{
+	const csv_table *t = L->t;
+	int cm = csv_table_col(t, "machine"), cg = csv_table_col(t, "gpus"), cn = csv_table_col(t, "nodes");
+	int cmode = csv_table_col(t, "nccl_mode"), cb = csv_table_col(t, "bytes"), ct = csv_table_col(t, "time_s");
+	int csrc = csv_table_col(t, "source"), cdt = csv_table_col(t, "dtype");
+	for (int r = 0; r < t->nrows; r++) {
+		double gpus, nodes, bytes, time_s;
+		if (req_num(t, r, cg, &gpus, true) || opt_num(t, r, cn, &nodes) || req_num(t, r, cb, &bytes, true) ||
+		    req_num(t, r, ct, &time_s, true)) {
+			if (bad_row(L))
+				return ERR_INPUT;
+			continue;
+		}
+		if (gpus < 2 || gpus != floor(gpus) || gpus > 1e6 ||
+		    (isfinite(nodes) && (nodes < 1 || nodes > gpus || nodes != floor(nodes)))) {
+			err_set("%s:%d: an all-reduce needs gpus >= 2 (integer) and 1 <= nodes <= gpus", t->name,
+				t->line[r]);
+			if (bad_row(L))
+				return ERR_INPUT;
+			continue;
+		}
+		cal_point *p = point_new(L->d, CAL_ALLREDUCE, t->name, t->line[r]);
+		int emu = 0;
+		const char *tr = transport_of(cell(t, r, cmode), &emu);
+		p->gpus = (int)gpus;
+		p->nodes = isfinite(nodes) ? (int)nodes : (emu ? emu : 1);
+		if (p->nodes > p->gpus)
+			p->nodes = p->gpus;
+		p->gpus_per_node = p->gpus / p->nodes;
+		p->bytes = bytes;
+		p->measured = time_s;
+		p->source = xstrdup(csrc >= 0 && t->cells[r][csrc][0] ? t->cells[r][csrc] : file_base(t->name));
+		p->machine = xstrdup(cell(t, r, cm));
+		p->precision = lower_dup(cell(t, r, cdt));
+		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
+		p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
+		point_fill_strings(p);
+	}
+	return 0;
+}
+
+/* Input-pipeline rows: machine,[cpu],[pipeline],workers|threads|cores,img_s[,img_s_per_worker]. */
+static int load_pipeline(loader *L)
+{
+	const csv_table *t = L->t;
+	static const char *const c_w[] = { "workers", "threads", "cores", "data_threads", NULL };
+	static const char *const c_img[] = { "img_s", "throughput_img_s", NULL };
+	int cw = col_any(t, c_w), ci = col_any(t, c_img), cm = csv_table_col(t, "machine");
+	int cpl = csv_table_col(t, "pipeline"), ccpu = csv_table_col(t, "cpu"), csrc = csv_table_col(t, "source");
+	char *prev_pipeline = NULL;
+	for (int r = 0; r < t->nrows; r++) {
+		double w, img_s;
+		if (req_num(t, r, cw, &w, true) || req_num(t, r, ci, &img_s, true)) {
+			if (bad_row(L))
+				goto fail;
+			continue;
+		}
+		cal_point *p = point_new(L->d, CAL_PIPELINE, t->name, t->line[r]);
+		p->workers = w;
+		p->measured = img_s;
+		p->source = xstrdup(csrc >= 0 && t->cells[r][csrc][0] ? t->cells[r][csrc] : file_base(t->name));
+		p->machine = xstrdup(cell(t, r, cm));
+		p->gpu = xstrdup(cell(t, r, ccpu));
+		/* testbed_input_pipeline.csv says "same" for "the pipeline of the row above" */
+		const char *pl = cell(t, r, cpl);
+		if (strcmp(pl, "same") == 0 && prev_pipeline)
+			pl = prev_pipeline;
+		char *keep = xstrdup(pl);
+		p->variant = xstrdup(keep);
+		free(prev_pipeline);
+		prev_pipeline = keep;
+		point_fill_strings(p);
+	}
+	free(prev_pipeline);
+	return 0;
+fail:
+	free(prev_pipeline);
+	return ERR_INPUT;
+}
+
+/* Convergence rows: global_batch and mean_epochs (RCP table) or epochs_to_converge (MLPerf results). */
+static int load_epochs(loader *L)
+{
+	const csv_table *t = L->t;
+	static const char *const c_e[] = { "mean_epochs", "epochs_to_converge", "epochs", NULL };
+	static const char *const c_m[] = { "system", "creator", "machine", NULL };
+	int ce = col_any(t, c_e), cgb = csv_table_col(t, "global_batch"), cm = col_any(t, c_m);
+	int csrc = csv_table_col(t, "source");
+	for (int r = 0; r < t->nrows; r++) {
+		double gb, ep;
+		if (req_num(t, r, cgb, &gb, true) || req_num(t, r, ce, &ep, true)) {
+			if (bad_row(L))
+				return ERR_INPUT;
+			continue;
+		}
+		cal_point *p = point_new(L->d, CAL_EPOCHS, t->name, t->line[r]);
+		p->global_batch = gb;
+		p->measured = ep;
+		p->source = xstrdup(csrc >= 0 && t->cells[r][csrc][0] ? t->cells[r][csrc] : file_base(t->name));
+		p->machine = xstrdup(cell(t, r, cm));
+		/* one convergence curve per table: the RCP table and the MLPerf results are different sets */
+		p->variant = xstrdup(file_base(t->name));
+		point_fill_strings(p);
+	}
+	return 0;
+}
+
+int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t len_B, bool strict, FILE *errs)
+{
+	csv_table t;
+	int rc = csv_table_parse(&t, name, buf, len_B);
+	if (rc < 0) {
+		d->nbad++;
+		csv_table_free(&t);
+		return rc;
+	}
+	loader L = { .d = d, .t = &t, .strict = strict, .errs = errs };
+	bool has_gpus = csv_table_col(&t, "gpus") >= 0;
+	if (csv_table_col(&t, "bytes") >= 0 && csv_table_col(&t, "time_s") >= 0)
+		rc = load_allreduce(&L);
+	else if (has_gpus && (csv_table_col(&t, "throughput_img_s") >= 0 || csv_table_col(&t, "img_s") >= 0))
+		rc = load_throughput(&L);
+	else if (csv_table_col(&t, "global_batch") >= 0 &&
+		 (csv_table_col(&t, "mean_epochs") >= 0 || csv_table_col(&t, "epochs_to_converge") >= 0))
+		rc = load_epochs(&L);
+	else if (!has_gpus && (csv_table_col(&t, "img_s") >= 0 || csv_table_col(&t, "throughput_img_s") >= 0) &&
+		 (csv_table_col(&t, "workers") >= 0 || csv_table_col(&t, "threads") >= 0 ||
+		  csv_table_col(&t, "cores") >= 0 || csv_table_col(&t, "data_threads") >= 0))
+		rc = load_pipeline(&L);
+	else
+		rc = err_set("%s:1: header matches no measurement kind (throughput: gpus + throughput_img_s|img_s; "
+			     "all-reduce: bytes + time_s; pipeline: workers|threads + img_s; convergence: "
+			     "global_batch + mean_epochs|epochs_to_converge)", name);
+	csv_table_free(&t);
+	return rc;
+}
+
+/* Reads a whole file into a fresh buffer. ERR_ENV when unreadable. */
+static int slurp(const char *path, char **out, size_t *len_B)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set("%s: cannot open", path), ERR_ENV;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return err_set("%s: read error", path), ERR_ENV;
+	}
+	*out = buf;
+	*len_B = n;
+	return 0;
+}
+
+int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs)
+{
+	char *buf;
+	size_t n;
+	int rc = slurp(path, &buf, &n);
+	if (rc < 0)
+		return rc;
+	rc = cal_data_load_csv_buf(d, path, buf, n, strict, errs);
+	free(buf);
+	return rc;
+}
+
+void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run)
+{
+	const char *plat = run->platform[0] ? run->platform : file_base(run->name);
+	if (isfinite(run->epochs) && isfinite(run->global_batch) && run->global_batch > 0) {
+		cal_point *p = point_new(d, CAL_EPOCHS, run->name, 0);
+		p->global_batch = run->global_batch;
+		p->measured = run->epochs;
+		p->source = xstrdup("mllog");
+		p->machine = xstrdup(plat);
+		p->variant = xstrdup("mllog");
+		point_fill_strings(p);
+	}
+	if (isfinite(run->tta_s) && isfinite(run->epochs) && isfinite(run->block_img_s)) {
+		cal_point *p = point_new(d, CAL_TTA, run->name, 0);
+		p->global_batch = run->global_batch;
+		p->measured = run->tta_s;
+		p->workers = run->epochs;
+		p->train_images = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+		p->block_img_s = run->block_img_s;
+		p->source = xstrdup("mllog");
+		p->machine = xstrdup(plat);
+		point_fill_strings(p);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs)
+{
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return err_set("%s: cannot open directory", dir), ERR_ENV;
+	char **names = NULL;
+	int n = 0, cap = 0, rc = 0;
+	struct dirent *e;
+	while ((e = readdir(dh))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			names = xrealloc(names, (size_t)cap * sizeof *names);
+		}
+		names[n++] = xasprintf("%s/%s", dir, e->d_name);
+	}
+	closedir(dh);
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof *names, cmp_str);
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct stat st;
+		if (stat(names[i], &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		size_t len = strlen(names[i]);
+		if (len > 4 && strcmp(names[i] + len - 4, ".csv") == 0) {
+			rc = cal_data_load_csv(d, names[i], strict, errs);
+			continue;
+		}
+		char *buf;
+		size_t blen;
+		if (slurp(names[i], &buf, &blen) < 0)
+			continue;
+		bool is_log = memmem(buf, blen, ":::MLLOG", 8) != NULL;
+		if (is_log) {
+			cal_mllog_run run;
+			rc = cal_mllog_parse_buf(&run, names[i], buf, blen, target_top1, strict, errs);
+			d->nbad += run.nbad;
+			if (rc == 0) {
+				cal_data_add_mllog(d, &run);
+				if (!isfinite(run.epochs) && errs)
+					fprintf(errs, "%s: run did not reach top-1 %.3f (status '%s'): no epochs to target\n",
+						names[i], run.target_top1, run.status);
+			}
+			cal_mllog_run_free(&run);
+		} else {
+			d->nskipped++;
+		}
+		free(buf);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int cal_data_load_builtin(cal_data *d, FILE *errs)
+{
+	for (int i = 0; i < cal_refdata_count; i++) {
+		const cal_refdata_file *f = &cal_refdata[i];
+		/* throughput, all-reduce, pipeline and convergence tables; README and notes are not data */
+		size_t len = strlen(f->name);
+		if (len < 4 || strcmp(f->name + len - 4, ".csv") != 0)
+			continue;
+		char *name = xasprintf("refdata/%s", f->name);
+		int rc = cal_data_load_csv_buf(d, name, (const char *)f->data, f->len_B, true, errs);
+		free(name);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* True when point p matches field=value. Fields that only throughput points carry match every point
+ * of another kind. */
+static bool point_match(const cal_point *p, const char *field, const char *value)
+{
+	char *end;
+	double v = strtod(value, &end);
+	bool num = *value && *end == '\0';
+	if (strcmp(field, "kind") == 0)
+		return strcmp(cal_kind_name(p->kind), value) == 0;
+	if (strcmp(field, "source") == 0)
+		return strcmp(p->source, value) == 0;
+	if (strcmp(field, "file") == 0)
+		return strstr(p->file, value) != NULL;
+	if (strcmp(field, "machine") == 0)
+		return strcasecmp(p->machine, value) == 0;
+	if (p->kind != CAL_THROUGHPUT)
+		return true;
+	if (strcmp(field, "gpu") == 0)
+		return strcasecmp(p->gpu, value) == 0;
+	if (strcmp(field, "intra") == 0)
+		return strcmp(p->intra, value) == 0;
+	if (strcmp(field, "inter") == 0)
+		return strcmp(p->inter, value) == 0;
+	if (!num)
+		return false;
+	if (strcmp(field, "gpus") == 0)
+		return p->gpus == v;
+	if (strcmp(field, "nodes") == 0)
+		return p->nodes == v;
+	if (strcmp(field, "gpus_per_node") == 0)
+		return p->gpus_per_node == v;
+	if (strcmp(field, "batch_per_gpu") == 0)
+		return p->batch_per_gpu == v;
+	return false;
+}
+
+int cal_data_filter(cal_data *d, const char *where)
+{
+	static const char *const fields[] = { "gpus", "nodes", "gpus_per_node", "batch_per_gpu", "machine", "gpu",
+					      "intra", "inter", "kind", "source", "file", NULL };
+	char *w = xstrdup(where);
+	int nconds = 0;
+	char *f[16], *v[16];
+	for (char *save = NULL, *tok = strtok_r(w, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq || nconds == 16) {
+			free(w);
+			return err_set("--where '%s': expected field=value[,field=value...] (at most 16)", where);
+		}
+		*eq = '\0';
+		bool known = false;
+		for (int k = 0; fields[k]; k++)
+			known |= strcmp(fields[k], tok) == 0;
+		if (!known) {
+			int rc = err_set("--where: unknown field '%s' (gpus, nodes, gpus_per_node, batch_per_gpu, "
+					 "machine, gpu, intra, inter, kind, source, file)", tok);
+			free(w);
+			return rc;
+		}
+		f[nconds] = tok;
+		v[nconds++] = eq + 1;
+	}
+	int keep = 0;
+	for (int i = 0; i < d->n; i++) {
+		bool ok = true;
+		for (int c = 0; c < nconds && ok; c++)
+			ok = point_match(&d->pts[i], f[c], v[c]);
+		if (ok)
+			d->pts[keep++] = d->pts[i];
+		else
+			point_free(&d->pts[i]);
+	}
+	d->n = keep;
+	free(w);
+	return 0;
+}

@@ -1,0 +1,484 @@
+/* calibrate/cal_mllog.c - MLPerf `:::MLLOG {json}` log reader.
+ *
+ * The MLPerf logging library (github.com/mlcommons/logging, mlperf_logging/mllog) writes one event per
+ * line: `:::MLLOG {"namespace": "", "time_ms": 1593990530412, "event_type": "POINT_IN_TIME",
+ * "key": "eval_accuracy", "value": 0.7591, "metadata": {"file": "...", "lineno": 9, "epoch_num": 35}}`.
+ * Lines may carry a prefix (an mpirun rank tag, a timestamp); anything before ":::MLLOG" is ignored and
+ * lines without it are not events. From the events of one run we derive what calibrate needs: time to
+ * train (run_stop - run_start, the MLPerf definition), epochs to the quality target, the global batch,
+ * and throughput = epochs x train_samples / time to train (the method of reference/throughput.csv).
+ *
+ * The JSON reader below is deliberately small: objects, arrays, strings, numbers, true/false/null, with
+ * a nesting limit; it reads only the fields listed in cal_mllog_event and never reads past `len_B`.
+ * It is fuzzed by tests/fuzz/fuzz_mllog.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+#define JSON_MAX_DEPTH 16
+
+/* A cursor over one line's JSON text. */
+typedef struct jcur {
+	const char *p;
+	const char *end;
+	const char *why; /* first error, static string */
+} jcur;
+
+static void j_ws(jcur *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
+		c->p++;
+}
+
+static bool j_fail(jcur *c, const char *why)
+{
+	if (!c->why)
+		c->why = why;
+	return false;
+}
+
+/* Reads a JSON string at the cursor into out (truncated to cap-1 bytes, NUL-terminated; out may be NULL
+ * to skip). \uXXXX escapes outside ASCII become '?'. */
+static bool j_string(jcur *c, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (c->p >= c->end || *c->p != '"')
+		return j_fail(c, "expected a string");
+	c->p++;
+	while (c->p < c->end && *c->p != '"') {
+		unsigned char ch = (unsigned char)*c->p++;
+		if (ch < 0x20)
+			return j_fail(c, "control character in string");
+		if (ch == '\\') {
+			if (c->p >= c->end)
+				return j_fail(c, "unterminated escape");
+			char e = *c->p++;
+			switch (e) {
+			case '"': ch = '"'; break;
+			case '\\': ch = '\\'; break;
+			case '/': ch = '/'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'n': ch = '\n'; break;
+			case 'r': ch = '\r'; break;
+			case 't': ch = '\t'; break;
+			case 'u': {
+				unsigned v = 0;
+				for (int i = 0; i < 4; i++) {
+					if (c->p >= c->end || !isxdigit((unsigned char)*c->p))
+						return j_fail(c, "bad \\u escape");
+					char h = *c->p++;
+					v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
+				}
+				ch = v < 0x80 && v >= 0x20 ? (unsigned char)v : '?';
+				break;
+			}
+			default:
+				return j_fail(c, "bad escape in string");
+			}
+		}
+		if (out && n + 1 < cap)
+			out[n++] = (char)ch;
+	}
+	if (c->p >= c->end)
+		return j_fail(c, "unterminated string");
+	c->p++;
+	if (out && cap)
+		out[n] = '\0';
+	return true;
+}
+
+/* Reads a JSON number; the text is copied to a bounded buffer so strtod never reads past the line. */
+static bool j_number(jcur *c, double *out)
+{
+	char buf[64];
+	size_t n = 0;
+	const char *s = c->p;
+	while (c->p < c->end && (isdigit((unsigned char)*c->p) || *c->p == '-' || *c->p == '+' || *c->p == '.' ||
+				 *c->p == 'e' || *c->p == 'E')) {
+		if (n + 1 >= sizeof buf)
+			return j_fail(c, "number too long");
+		buf[n++] = *c->p++;
+	}
+	buf[n] = '\0';
+	if (n == 0 || (s[0] != '-' && !isdigit((unsigned char)s[0])))
+		return j_fail(c, "expected a value");
+	char *e;
+	double v = strtod(buf, &e);
+	if (*e != '\0' || !isfinite(v))
+		return j_fail(c, "bad number");
+	*out = v;
+	return true;
+}
+
+static bool j_literal(jcur *c, const char *lit)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
+		return j_fail(c, "expected a value");
+	c->p += n;
+	return true;
+}
+
+/* What a scalar value turned out to be. */
+typedef struct jval {
+	int kind; /* CAL_MLLOG_NULL ... */
+	double num;
+	char str[CAL_MLLOG_STR];
+} jval;
+
+static bool j_value(jcur *c, jval *v, int depth);
+
+/* Called for every member of an object; `depth` 1 is the event object, 2 is metadata. */
+typedef void (*j_member_fn)(void *ctx, int depth, const char *key, const jval *v);
+
+static bool j_object(jcur *c, int depth, j_member_fn fn, void *ctx)
+{
+	if (depth > JSON_MAX_DEPTH)
+		return j_fail(c, "nesting too deep");
+	if (c->p >= c->end || *c->p != '{')
+		return j_fail(c, "expected '{'");
+	c->p++;
+	j_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return true;
+	}
+	for (;;) {
+		char key[64];
+		j_ws(c);
+		if (!j_string(c, key, sizeof key))
+			return false;
+		j_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			return j_fail(c, "expected ':'");
+		c->p++;
+		j_ws(c);
+		if (c->p < c->end && *c->p == '{') {
+			/* Only "metadata" (and an object "value") of the event are looked into. */
+			if (!j_object(c, depth + 1, depth == 1 && strcmp(key, "metadata") == 0 ? fn : NULL, ctx))
+				return false;
+			if (fn && depth == 1 && strcmp(key, "value") == 0) {
+				jval v = { .kind = CAL_MLLOG_OTHER };
+				fn(ctx, depth, key, &v);
+			}
+		} else {
+			jval v;
+			if (!j_value(c, &v, depth + 1))
+				return false;
+			if (fn)
+				fn(ctx, depth, key, &v);
+		}
+		j_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return true;
+		}
+		return j_fail(c, "expected ',' or '}'");
+	}
+}
+
+static bool j_array(jcur *c, int depth)
+{
+	if (depth > JSON_MAX_DEPTH)
+		return j_fail(c, "nesting too deep");
+	c->p++; /* '[' */
+	j_ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		return true;
+	}
+	for (;;) {
+		jval v;
+		j_ws(c);
+		if (!j_value(c, &v, depth + 1))
+			return false;
+		j_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			return true;
+		}
+		return j_fail(c, "expected ',' or ']'");
+	}
+}
+
+static bool j_value(jcur *c, jval *v, int depth)
+{
+	v->kind = CAL_MLLOG_NULL;
+	v->num = NAN;
+	v->str[0] = '\0';
+	j_ws(c);
+	if (c->p >= c->end)
+		return j_fail(c, "expected a value");
+	switch (*c->p) {
+	case '"':
+		v->kind = CAL_MLLOG_STRING;
+		return j_string(c, v->str, sizeof v->str);
+	case '{':
+		v->kind = CAL_MLLOG_OTHER;
+		return j_object(c, depth, NULL, NULL);
+	case '[':
+		v->kind = CAL_MLLOG_OTHER;
+		return j_array(c, depth);
+	case 't':
+		v->kind = CAL_MLLOG_NUMBER;
+		v->num = 1;
+		return j_literal(c, "true");
+	case 'f':
+		v->kind = CAL_MLLOG_NUMBER;
+		v->num = 0;
+		return j_literal(c, "false");
+	case 'n':
+		return j_literal(c, "null");
+	default:
+		v->kind = CAL_MLLOG_NUMBER;
+		return j_number(c, &v->num);
+	}
+}
+
+/* Copies src into dst[cap], truncating (snprintf's truncation warnings are not wanted here). */
+static void scopy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Collects the fields of one event. */
+static void event_member(void *ctx, int depth, const char *key, const jval *v)
+{
+	cal_mllog_event *ev = ctx;
+	if (depth == 1) {
+		if (strcmp(key, "time_ms") == 0 && v->kind == CAL_MLLOG_NUMBER)
+			ev->time_ms = v->num;
+		else if (strcmp(key, "key") == 0 && v->kind == CAL_MLLOG_STRING)
+			scopy(ev->key, sizeof ev->key, v->str);
+		else if (strcmp(key, "event_type") == 0 && v->kind == CAL_MLLOG_STRING)
+			scopy(ev->event_type, sizeof ev->event_type, v->str);
+		else if (strcmp(key, "value") == 0) {
+			ev->value_kind = v->kind;
+			ev->value_num = v->num;
+			scopy(ev->value_str, sizeof ev->value_str, v->str);
+		}
+		return;
+	}
+	/* metadata members */
+	if (v->kind == CAL_MLLOG_NUMBER) {
+		if (strcmp(key, "epoch_num") == 0)
+			ev->epoch_num = v->num;
+		else if (strcmp(key, "first_epoch_num") == 0)
+			ev->first_epoch_num = v->num;
+		else if (strcmp(key, "epoch_count") == 0)
+			ev->epoch_count = v->num;
+		else if (strcmp(key, "samples_count") == 0)
+			ev->samples_count = v->num;
+	} else if (v->kind == CAL_MLLOG_STRING && strcmp(key, "status") == 0) {
+		scopy(ev->status, sizeof ev->status, v->str);
+	}
+}
+
+int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B)
+{
+	static const char tag[] = ":::MLLOG";
+	const size_t tlen = sizeof tag - 1;
+	const char *start = NULL;
+	memset(ev, 0, sizeof *ev);
+	ev->time_ms = NAN;
+	ev->value_num = NAN;
+	ev->epoch_num = NAN;
+	ev->first_epoch_num = NAN;
+	ev->epoch_count = NAN;
+	ev->samples_count = NAN;
+	for (size_t i = 0; i + tlen <= len_B; i++) {
+		if (line[i] == ':' && memcmp(line + i, tag, tlen) == 0) {
+			start = line + i + tlen;
+			break;
+		}
+	}
+	if (!start)
+		return 1;
+	jcur c = { .p = start, .end = line + len_B, .why = NULL };
+	j_ws(&c);
+	if (!j_object(&c, 1, event_member, ev))
+		return err_set("col %d: %s", (int)(c.p - line) + 1, c.why ? c.why : "bad JSON");
+	j_ws(&c);
+	if (c.p != c.end)
+		return err_set("col %d: text after the JSON object", (int)(c.p - line) + 1);
+	if (ev->key[0] == '\0')
+		return err_set("event without a \"key\"");
+	if (!isfinite(ev->time_ms))
+		return err_set("event \"%s\" without a numeric \"time_ms\"", ev->key);
+	return 0;
+}
+
+void cal_mllog_run_init(cal_mllog_run *run)
+{
+	memset(run, 0, sizeof *run);
+	run->run_start_ms = NAN;
+	run->run_stop_ms = NAN;
+	run->global_batch = NAN;
+	run->train_samples = NAN;
+	run->target_top1 = NAN;
+	run->epochs = NAN;
+	run->top1 = NAN;
+	run->tta_s = NAN;
+	run->throughput_img_s = NAN;
+	run->block_img_s = NAN;
+	run->first_block_ms = NAN;
+}
+
+void cal_mllog_run_free(cal_mllog_run *run)
+{
+	if (!run)
+		return;
+	free(run->name);
+	cal_mllog_run_init(run);
+}
+
+/* Folds one event into the run's state. */
+static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, double *block_t0, double *block_imgs,
+			  double *block_time)
+{
+	const char *k = ev->key;
+	run->nevents++;
+	if (strcmp(k, "run_start") == 0) {
+		if (!isfinite(run->run_start_ms))
+			run->run_start_ms = ev->time_ms;
+	} else if (strcmp(k, "run_stop") == 0) {
+		run->run_stop_ms = ev->time_ms;
+		scopy(run->status, sizeof run->status, ev->status[0] ? ev->status : "unknown");
+	} else if (strcmp(k, "global_batch_size") == 0 && ev->value_kind == CAL_MLLOG_NUMBER) {
+		run->global_batch = ev->value_num;
+	} else if (strcmp(k, "train_samples") == 0 && ev->value_kind == CAL_MLLOG_NUMBER) {
+		run->train_samples = ev->value_num;
+	} else if (strcmp(k, "submission_platform") == 0 && ev->value_kind == CAL_MLLOG_STRING) {
+		scopy(run->platform, sizeof run->platform, ev->value_str);
+	} else if (strcmp(k, "submission_benchmark") == 0 && ev->value_kind == CAL_MLLOG_STRING) {
+		scopy(run->benchmark, sizeof run->benchmark, ev->value_str);
+	} else if (strcmp(k, "eval_accuracy") == 0 && ev->value_kind == CAL_MLLOG_NUMBER) {
+		run->nevals++;
+		run->top1 = ev->value_num;
+		if (isfinite(ev->epoch_num))
+			run->last_eval_epoch = ev->epoch_num;
+		double target = isfinite(run->target_top1) ? run->target_top1 : CAL_MLPERF_TARGET_TOP1;
+		if (!run->reached && ev->value_num >= target && isfinite(ev->epoch_num)) {
+			run->reached = true;
+			run->epochs = ev->epoch_num;
+		}
+	} else if (strcmp(k, "block_start") == 0) {
+		*block_t0 = ev->time_ms;
+		if (!isfinite(run->first_block_ms))
+			run->first_block_ms = ev->time_ms;
+	} else if (strcmp(k, "block_stop") == 0) {
+		double n = isfinite(ev->epoch_count) ? ev->epoch_count : NAN;
+		if (isfinite(*block_t0) && isfinite(n) && n > 0 && ev->time_ms > *block_t0) {
+			*block_imgs += n;
+			*block_time += (ev->time_ms - *block_t0) / 1000.0;
+		}
+		*block_t0 = NAN;
+	}
+}
+
+/* Derives epochs, time to train and throughput once all events are in. */
+static void run_finish(cal_mllog_run *run, double block_epochs, double block_time_s)
+{
+	if (!run->reached && run->nevals > 0 && strcmp(run->status, "success") == 0 && run->last_eval_epoch > 0) {
+		/* The log says the run succeeded but our target is higher than the accuracy it logged: take the
+		 * last evaluation's epoch (the run stopped when it met its own target). */
+		run->epochs = run->last_eval_epoch;
+		run->reached = true;
+	}
+	double samples = isfinite(run->train_samples) && run->train_samples > 0 ? run->train_samples
+										 : CAL_IMAGENET_TRAIN_IMAGES;
+	if (isfinite(run->run_start_ms) && isfinite(run->run_stop_ms) && run->run_stop_ms > run->run_start_ms)
+		run->tta_s = (run->run_stop_ms - run->run_start_ms) / 1000.0;
+	if (isfinite(run->tta_s) && isfinite(run->epochs) && run->epochs > 0)
+		run->throughput_img_s = run->epochs * samples / run->tta_s;
+	if (block_time_s > 0 && block_epochs > 0)
+		run->block_img_s = block_epochs * samples / block_time_s;
+}
+
+int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
+			bool strict, FILE *errs)
+{
+	cal_mllog_run_init(run);
+	run->name = xstrdup(name);
+	run->target_top1 = isfinite(target_top1) && target_top1 > 0 ? target_top1 : CAL_MLPERF_TARGET_TOP1;
+	double block_t0 = NAN, block_epochs = 0, block_time_s = 0;
+	size_t pos = 0;
+	int line = 0;
+	while (pos < len_B) {
+		size_t e = pos;
+		while (e < len_B && buf[e] != '\n')
+			e++;
+		line++;
+		cal_mllog_event ev;
+		err_clear();
+		int rc = cal_mllog_event_parse(&ev, buf + pos, e - pos);
+		if (rc < 0) {
+			run->nbad++;
+			if (errs)
+				fprintf(errs, "%s:%d: %s\n", name, line, err_msg());
+			if (strict) {
+				err_set("%s:%d: malformed MLLOG line (--strict)", name, line);
+				return ERR_INPUT;
+			}
+		} else if (rc == 0) {
+			run_add_event(run, &ev, &block_t0, &block_epochs, &block_time_s);
+		}
+		pos = e + 1;
+	}
+	run_finish(run, block_epochs, block_time_s);
+	if (run->nevents == 0)
+		return err_set("%s: no :::MLLOG events", name);
+	return 0;
+}
+
+int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		cal_mllog_run_init(run);
+		err_set("%s: cannot open", path);
+		return ERR_ENV;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		cal_mllog_run_init(run);
+		err_set("%s: read error", path);
+		return ERR_ENV;
+	}
+	int rc = cal_mllog_parse_buf(run, path, buf, n, target_top1, strict, errs);
+	free(buf);
+	return rc;
+}

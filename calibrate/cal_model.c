@@ -1,0 +1,886 @@
+/* calibrate/cal_model.c - the calibration model (compact form of model/'s physics, see cal.h), the
+ * parameter set, the staged fits and leave-one-out.
+ *
+ * Parameter names follow model/model.h (eff_compute, b_half, overlap, decode_img_s_core, conv_e0,
+ * conv_b0, epoch_boundary_s); the all-reduce link levels are fitted as absolute alpha_s and busbw_Bps per
+ * machine and transport and written to the profile also as the model's alpha_*_s / bw_eff_* where the
+ * hardware database knows the link. Priors come from model_params_default() and the hwdb.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "calibrate/cal_internal.h"
+#include "common/common.h"
+#include "hwdb/hw.h"
+#include "model/model.h"
+
+#define RESNET50_PARAMS 25557032.0  /* torchvision resnet50, 1000 classes (team.md) */
+#define DEFAULT_BATCH 256.0         /* batch assumed where a table gives none (NVIDIA DLE READMEs: 256) */
+#define NOMINAL_PEAK 1e14           /* FLOP/s used when the GPU is unknown: eff_compute is then relative */
+
+const char *cal_pstatus_name(cal_pstatus s)
+{
+	switch (s) {
+	case CAL_PRIOR: return "prior";
+	case CAL_FITTED: return "fitted";
+	case CAL_EXACT: return "exact (no dof)";
+	case CAL_UNDETERMINED: return "undetermined";
+	case CAL_NOCONV: return "not converged";
+	default: return "?";
+	}
+}
+
+/* ---- parameter sets ---- */
+
+void cal_pset_init(cal_pset *ps)
+{
+	memset(ps, 0, sizeof *ps);
+}
+
+void cal_pset_free(cal_pset *ps)
+{
+	if (!ps)
+		return;
+	for (int i = 0; i < ps->n; i++) {
+		free(ps->p[i].name);
+		free(ps->p[i].scope);
+		free(ps->p[i].rows);
+		free(ps->p[i].unit);
+	}
+	free(ps->p);
+	cal_pset_init(ps);
+}
+
+int cal_pset_find(const cal_pset *ps, const char *name, const char *scope)
+{
+	for (int i = 0; i < ps->n; i++)
+		if (strcmp(ps->p[i].name, name) == 0 && strcmp(ps->p[i].scope, scope) == 0)
+			return i;
+	return -1;
+}
+
+int cal_pset_get(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit)
+{
+	int i = cal_pset_find(ps, name, scope);
+	if (i >= 0)
+		return i;
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? 2 * ps->cap : 32;
+		ps->p = xrealloc(ps->p, (size_t)ps->cap * sizeof *ps->p);
+	}
+	cal_param *p = &ps->p[ps->n];
+	p->name = xstrdup(name);
+	p->scope = xstrdup(scope);
+	p->value = p->prior = prior;
+	p->se = NAN;
+	p->status = CAL_PRIOR;
+	p->rows = xstrdup("");
+	p->unit = xstrdup(unit);
+	return ps->n++;
+}
+
+static void pset_copy(cal_pset *dst, const cal_pset *src)
+{
+	cal_pset_init(dst);
+	for (int i = 0; i < src->n; i++) {
+		const cal_param *s = &src->p[i];
+		int j = cal_pset_get(dst, s->name, s->scope, s->prior, s->unit);
+		cal_param *d = &dst->p[j];
+		d->value = s->value;
+		d->se = s->se;
+		d->status = s->status;
+		free(d->rows);
+		d->rows = xstrdup(s->rows);
+	}
+}
+
+/* ---- the calibration model ---- */
+
+/* What predictions need besides the parameters. */
+typedef struct cal_env {
+	const hw_db *db;
+	model_params mp;      /* the model's defaults: priors */
+	double flop_img;      /* forward + backward FLOP per image (ResNet-50 at 224) */
+	double bwd_frac;      /* backward share of the compute time */
+	double nparams;
+} cal_env;
+
+static void env_init(cal_env *e, const cal_opts *o)
+{
+	memset(e, 0, sizeof *e);
+	e->db = o ? o->db : NULL;
+	model_params_default(&e->mp);
+	model_net net;
+	e->nparams = RESNET50_PARAMS;
+	e->flop_img = 3 * 8.2e9;
+	e->bwd_frac = 2.0 / 3.0;
+	if (model_net_resnet50(&net, 1000, 224) == 0) {
+		e->flop_img = net.fwd_flop + net.bwd_flop;
+		e->bwd_frac = net.bwd_flop / e->flop_img;
+		e->nparams = (double)net.params;
+		model_net_free(&net);
+	}
+}
+
+static double mp_get(const cal_env *e, const char *name, double fallback)
+{
+	double v;
+	return model_params_get(&e->mp, name, &v) == 0 && isfinite(v) ? v : fallback;
+}
+
+static const char *prec_for_peak(const char *prec)
+{
+	if (strstr(prec, "bf16"))
+		return "bf16";
+	if (strstr(prec, "fp16") || strstr(prec, "amp") || strstr(prec, "half"))
+		return "fp16";
+	if (strstr(prec, "tf32"))
+		return "tf32";
+	return "fp32";
+}
+
+/* Peak FLOP/s of the point's GPU at its precision; NOMINAL_PEAK when unknown. */
+static double point_peak(const cal_env *e, const cal_point *p)
+{
+	const hw_gpu *g = e->db && p->gpu[0] ? hw_gpu_find(e->db, p->gpu) : NULL;
+	if (!g && e->db && p->machine[0]) {
+		const hw_system *s = hw_system_find(e->db, p->machine);
+		g = s ? s->gpu : NULL;
+	}
+	double peak = g ? hw_gpu_peak_flops(g, prec_for_peak(p->precision)) : NAN;
+	return isfinite(peak) && peak > 0 ? peak : NOMINAL_PEAK;
+}
+
+/* The transport inside a node when the file did not say: the system's topology (hwdb). */
+static const char *intra_transport(const cal_env *e, const cal_point *p)
+{
+	if (strcmp(p->intra, "default") != 0)
+		return p->intra;
+	const hw_system *s = e->db && p->machine[0] ? hw_system_find(e->db, p->machine) : NULL;
+	if (s && (s->intra == HW_TOPO_PCIE_SWITCH || s->intra == HW_TOPO_PCIE_HOST))
+		return "pcie";
+	return "nvlink";
+}
+
+/* Prior alpha (s per ring step) and busbw (B/s) of a machine's transport: the model's efficiencies
+ * times the hwdb link bandwidth where the system is known; otherwise typical values (testbed sweeps in
+ * reference/testbed_allreduce.csv for nvlink/shm/socket, the model's assumptions for pcie/ib). */
+static void comm_prior(const cal_env *e, const char *machine, const char *t, double *alpha, double *bw)
+{
+	const hw_system *s = e->db && machine[0] ? hw_system_find(e->db, machine) : NULL;
+	if (strcmp(t, "nvlink") == 0) {
+		*alpha = mp_get(e, "alpha_nvlink_s", 7e-6);
+		*bw = s && hw_known(s->intra_bw_Bps) ? mp_get(e, "bw_eff_nvlink", 0.75) * s->intra_bw_Bps : 300e9;
+	} else if (strcmp(t, "shm") == 0) {
+		*alpha = 2e-5;
+		*bw = 26e9; /* testbed_allreduce.csv: 4x H200 with NCCL_P2P_DISABLE=1, 256 MiB */
+	} else if (strcmp(t, "pcie") == 0) {
+		*alpha = mp_get(e, "alpha_pcie_s", 10e-6);
+		double link = s && hw_known(s->intra_bw_Bps) ? s->intra_bw_Bps : 15.75e9;
+		*bw = mp_get(e, "bw_eff_pcie", 0.70) * link;
+	} else if (strcmp(t, "socket") == 0) {
+		*alpha = 5e-5;
+		*bw = 3.8e9; /* testbed_allreduce.csv: sockets over lo, 256 MiB */
+	} else {
+		*alpha = mp_get(e, "alpha_net_s", 15e-6);
+		double nic = s && s->nic && hw_known(s->nic->bw_Bps) ? s->nic->bw_Bps * (s->nics_per_node > 0 ? s->nics_per_node : 1)
+								    : 12.5e9;
+		*bw = mp_get(e, "bw_eff_net", 0.90) * nic;
+	}
+}
+
+/* Scope strings. */
+static char *compute_scope(const cal_point *p)
+{
+	return xasprintf("%s|%s|%s|%s", p->machine, p->gpu, p->precision, p->variant);
+}
+
+static char *link_scope(const cal_point *p, const char *t)
+{
+	return xasprintf("%s|%s", p->machine, t);
+}
+
+static double pval(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit)
+{
+	return ps->p[cal_pset_get(ps, name, scope, prior, unit)].value;
+}
+
+/* Ring all-reduce time of `bytes` on g ranks over transport t of the point's machine:
+ * 2(g-1) alpha + 2(g-1)/g bytes / busbw (nccl-tests PERFORMANCE.md, busbw definition). */
+static double level_s(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, int g, double bytes)
+{
+	if (g < 2)
+		return 0;
+	double a0, b0;
+	comm_prior(e, p->machine, t, &a0, &b0);
+	char *sc = link_scope(p, t);
+	double a = pval(ps, "alpha_s", sc, a0, "s");
+	double bw = pval(ps, "busbw_Bps", sc, b0, "B/s");
+	free(sc);
+	return 2.0 * (g - 1) * a + 2.0 * (g - 1) / g * bytes / bw;
+}
+
+/* Hierarchical all-reduce: the level inside a node, then the level between nodes on the full
+ * gradient (one NIC path per node), as NCCL does with one GPU per node or a ring through the nodes. */
+static double allreduce_s(const cal_env *e, cal_pset *ps, const cal_point *p, double bytes)
+{
+	double t = level_s(e, ps, p, intra_transport(e, p), p->gpus_per_node, bytes);
+	if (p->nodes > 1)
+		t += level_s(e, ps, p, p->inter[0] ? p->inter : "ib", p->nodes, bytes);
+	return t;
+}
+
+static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int i)
+{
+	const cal_point *p = &d->pts[i];
+	switch (p->kind) {
+	case CAL_THROUGHPUT: {
+		char *sc = compute_scope(p);
+		double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
+		double bh = pval(ps, "b_half", sc, mp_get(e, "b_half", 19), "images");
+		double ov = pval(ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction");
+		free(sc);
+		double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
+		double tc = (B + bh) * e->flop_img / (point_peak(e, p) * eff);
+		/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
+		 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
+		if (p->gpus > 1)
+			tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
+		double tar = p->gpus > 1 ? allreduce_s(e, ps, p, e->nparams * p->grad_B_param) : 0;
+		/* model.h: exposed = overlap x (pipeline exposure) + (1 - overlap) x comm_s; the pipeline
+		 * exposure here is what backward cannot hide, max(0, comm - backward). */
+		double exposed = ov * fmax(0.0, tar - e->bwd_frac * tc) + (1 - ov) * tar;
+		double img_s = p->gpus * B / (tc + exposed);
+		if (isfinite(p->data_threads) && p->data[0] && strcmp(p->data, "synthetic") != 0) {
+			int k = cal_pset_find(ps, "decode_img_s_core", p->machine);
+			if (k >= 0)
+				img_s = fmin(img_s, ps->p[k].value * p->data_threads * p->nodes);
+		}
+		return img_s;
+	}
+	case CAL_ALLREDUCE:
+		return allreduce_s(e, ps, p, p->bytes);
+	case CAL_PIPELINE: {
+		char *sc = xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
+		double r = pval(ps, "decode_img_s_core", sc, mp_get(e, "decode_img_s_core", 264), "img/s");
+		free(sc);
+		return r * p->workers;
+	}
+	case CAL_EPOCHS: {
+		double e0 = pval(ps, "conv_e0", p->variant, mp_get(e, "conv_e0", 34.26), "epochs");
+		double b0 = pval(ps, "conv_b0", p->variant, mp_get(e, "conv_b0", 48417), "images");
+		return e0 * (1 + p->global_batch / b0);
+	}
+	case CAL_TTA: {
+		double ob = pval(ps, "epoch_boundary_s", p->machine, mp_get(e, "epoch_boundary_s", 0.25), "s");
+		return p->workers * (p->train_images / p->block_img_s + ob);
+	}
+	default:
+		return NAN;
+	}
+}
+
+double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts)
+{
+	cal_env e;
+	env_init(&e, opts);
+	return predict_env(&e, ps, d, i);
+}
+
+/* ---- fit groups ---- */
+
+/* The group a point is fitted in, and the free parameters of that group. */
+static char *group_of(const cal_env *e, const cal_point *p)
+{
+	switch (p->kind) {
+	case CAL_THROUGHPUT: {
+		char *sc = compute_scope(p);
+		char *g = xasprintf("throughput|%s", sc);
+		free(sc);
+		return g;
+	}
+	case CAL_ALLREDUCE:
+		return xasprintf("allreduce|%s|%s", p->machine, p->nodes > 1 ? p->inter : intra_transport(e, p));
+	case CAL_PIPELINE:
+		return xasprintf("pipeline|%s|%s|%s", p->machine, p->gpu, p->variant);
+	case CAL_EPOCHS:
+		return xasprintf("epochs|%s", p->variant);
+	case CAL_TTA:
+		return xasprintf("tta|%s", p->machine);
+	default:
+		return xstrdup("?");
+	}
+}
+
+/* Fit stage of a group: all-reduce levels first (single-level sweeps before multi-level), then input
+ * pipelines, then throughput (which uses both), then convergence and time to train. */
+static int group_stage(const cal_point *p)
+{
+	switch (p->kind) {
+	case CAL_ALLREDUCE: return p->nodes > 1 && p->gpus_per_node > 1 ? 1 : 0;
+	case CAL_PIPELINE: return 2;
+	case CAL_THROUGHPUT: return 3;
+	default: return 4;
+	}
+}
+
+typedef struct fitvar {
+	int idx;          /* into the pset */
+	cal_xform xf;
+} fitvar;
+
+typedef struct fitctx {
+	const cal_env *e;
+	cal_pset *ps;
+	const cal_data *d;
+	const int *pts;
+	int npts;
+	fitvar v[CAL_LSQ_MAXP];
+	int nv;
+} fitctx;
+
+static int fit_resid(const double *u, double *r, void *vctx)
+{
+	fitctx *c = vctx;
+	for (int j = 0; j < c->nv; j++)
+		c->ps->p[c->v[j].idx].value = cal_xform_to_x(c->v[j].xf, u[j]);
+	for (int k = 0; k < c->npts; k++) {
+		double pred = predict_env(c->e, c->ps, c->d, c->pts[k]);
+		double meas = c->d->pts[c->pts[k]].measured;
+		if (!isfinite(pred) || !(pred > 0))
+			return 1;
+		r[k] = pred / meas - 1.0;
+	}
+	return 0;
+}
+
+static void addvar(fitctx *c, cal_pset *ps, const char *name, const char *scope, double prior, const char *unit,
+		   cal_xform xf)
+{
+	if (c->nv >= CAL_LSQ_MAXP)
+		return;
+	int idx = cal_pset_get(ps, name, scope, prior, unit);
+	for (int j = 0; j < c->nv; j++)
+		if (c->v[j].idx == idx)
+			return;
+	c->v[c->nv].idx = idx;
+	c->v[c->nv].xf = xf;
+	c->nv++;
+}
+
+/* Chooses the free parameters of a group from the points in it. */
+static void choose_vars(fitctx *c)
+{
+	const cal_env *e = c->e;
+	cal_pset *ps = c->ps;
+	const cal_point *p0 = &c->d->pts[c->pts[0]];
+	c->nv = 0;
+	switch (p0->kind) {
+	case CAL_THROUGHPUT: {
+		char *sc = compute_scope(p0);
+		double b1 = NAN;
+		bool two_batches = false, comm = false;
+		for (int k = 0; k < c->npts; k++) {
+			const cal_point *p = &c->d->pts[c->pts[k]];
+			double b = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
+			if (!isfinite(b1))
+				b1 = b;
+			else if (b != b1)
+				two_batches = true;
+			comm |= p->gpus > 1;
+		}
+		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOGIT);
+		if (two_batches)
+			addvar(c, ps, "b_half", sc, mp_get(e, "b_half", 19), "images", CAL_X_LOG);
+		if (comm)
+			addvar(c, ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction", CAL_X_LOGIT);
+		free(sc);
+		break;
+	}
+	case CAL_ALLREDUCE: {
+		const char *t = p0->nodes > 1 ? p0->inter : intra_transport(e, p0);
+		double a0, b0, s1 = NAN;
+		bool two_sizes = false;
+		for (int k = 0; k < c->npts; k++) {
+			double s = c->d->pts[c->pts[k]].bytes;
+			if (!isfinite(s1))
+				s1 = s;
+			else if (s != s1)
+				two_sizes = true;
+		}
+		comm_prior(e, p0->machine, t, &a0, &b0);
+		char *sc = link_scope(p0, t);
+		addvar(c, ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
+		if (two_sizes)
+			addvar(c, ps, "alpha_s", sc, a0, "s", CAL_X_LOG);
+		free(sc);
+		break;
+	}
+	case CAL_PIPELINE: {
+		char *sc = xasprintf("%s|%s|%s", p0->machine, p0->gpu, p0->variant);
+		addvar(c, ps, "decode_img_s_core", sc, mp_get(e, "decode_img_s_core", 264), "img/s", CAL_X_LOG);
+		free(sc);
+		break;
+	}
+	case CAL_EPOCHS: {
+		double b1 = NAN;
+		bool two = false;
+		for (int k = 0; k < c->npts; k++) {
+			double b = c->d->pts[c->pts[k]].global_batch;
+			if (!isfinite(b1))
+				b1 = b;
+			else if (b != b1)
+				two = true;
+		}
+		addvar(c, ps, "conv_e0", p0->variant, mp_get(e, "conv_e0", 34.26), "epochs", CAL_X_LOG);
+		if (two)
+			addvar(c, ps, "conv_b0", p0->variant, mp_get(e, "conv_b0", 48417), "images", CAL_X_LOG);
+		break;
+	}
+	case CAL_TTA:
+		addvar(c, ps, "epoch_boundary_s", p0->machine, mp_get(e, "epoch_boundary_s", 0.25), "s", CAL_X_LOG);
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Fits one group's free parameters to the points pts[0..npts-1]. Updates ps (values, errors, status,
+ * rows) on success; on failure restores the values it started from and marks them CAL_NOCONV.
+ * Returns true when the fit converged. `quiet` suppresses messages (leave-one-out refits). */
+static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const int *pts, int npts, const char *name,
+		      const cal_opts *o, bool quiet, int *nund)
+{
+	fitctx c = { .e = e, .ps = ps, .d = d, .pts = pts, .npts = npts };
+	choose_vars(&c);
+	if (c.nv == 0)
+		return false;
+	/* make sure every parameter the group's predictions read exists before the solver copies values */
+	for (int k = 0; k < npts; k++)
+		predict_env(e, ps, d, pts[k]);
+	double u[CAL_LSQ_MAXP], start[CAL_LSQ_MAXP];
+	for (int j = 0; j < c.nv; j++) {
+		start[j] = ps->p[c.v[j].idx].value;
+		u[j] = cal_xform_to_u(c.v[j].xf, start[j]);
+	}
+	cal_lsq lsq = { .np = c.nv, .n = npts, .u = u, .f = fit_resid, .ctx = &c };
+	cal_lsq_result res;
+	cal_lsq_solve(&lsq, &res);
+	FILE *log = quiet ? NULL : o->log;
+	if (!res.converged) {
+		for (int j = 0; j < c.nv; j++) {
+			ps->p[c.v[j].idx].value = start[j];
+			ps->p[c.v[j].idx].status = CAL_NOCONV;
+			ps->p[c.v[j].idx].se = NAN;
+		}
+		if (log)
+			fprintf(log, "calibrate: %s: fit FAILED: %s; prior values kept\n", name, res.msg);
+		return false;
+	}
+	char *rows = NULL;
+	if (!quiet) {
+		size_t len = 1;
+		for (int k = 0; k < npts; k++)
+			len += strlen(base(d->pts[pts[k]].file)) + 16;
+		rows = xmalloc(len);
+		rows[0] = '\0';
+		size_t at = 0;
+		for (int k = 0; k < npts; k++)
+			at += (size_t)snprintf(rows + at, len - at, "%s%s:%d", k ? ";" : "", base(d->pts[pts[k]].file),
+					       d->pts[pts[k]].line);
+	}
+	for (int j = 0; j < c.nv; j++) {
+		cal_param *p = &ps->p[c.v[j].idx];
+		if (!res.determined[j]) {
+			p->value = p->prior;
+			p->status = CAL_UNDETERMINED;
+			p->se = NAN;
+			if (nund)
+				(*nund)++;
+			if (log)
+				fprintf(log, "calibrate: %s: %s [%s] cannot be determined by these %d point(s); prior %g kept\n",
+					name, p->name, p->scope, npts, p->prior);
+		} else {
+			p->value = cal_xform_to_x(c.v[j].xf, u[j]);
+			if (res.dof > 0 && isfinite(res.se_u[j])) {
+				p->status = CAL_FITTED;
+				p->se = fabs(cal_xform_dxdu(c.v[j].xf, u[j])) * res.se_u[j];
+			} else {
+				p->status = CAL_EXACT;
+				p->se = NAN;
+			}
+		}
+		if (rows) {
+			free(p->rows);
+			p->rows = xstrdup(rows);
+		}
+	}
+	if (log && res.dof <= 0)
+		fprintf(log, "calibrate: %s: %d point(s) for %d parameter(s): exactly determined, no standard error\n",
+			name, npts, c.nv);
+	free(rows);
+	return true;
+}
+
+/* Points grouped: order[] holds point indices sorted by (stage, group), gstart[] the group starts. */
+typedef struct grouping {
+	int *order;
+	char **gname;   /* per point */
+	int *gstart;    /* [ngroups + 1] into order */
+	int ngroups;
+} grouping;
+
+static const grouping *sort_ctx_g;
+static const cal_data *sort_ctx_d;
+
+static int cmp_pts(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	int si = group_stage(&sort_ctx_d->pts[i]), sj = group_stage(&sort_ctx_d->pts[j]);
+	if (si != sj)
+		return si - sj;
+	int c = strcmp(sort_ctx_g->gname[i], sort_ctx_g->gname[j]);
+	return c ? c : i - j;
+}
+
+static void grouping_init(grouping *g, const cal_env *e, const cal_data *d)
+{
+	g->order = xmalloc((size_t)(d->n + 1) * sizeof *g->order);
+	g->gname = xmalloc((size_t)(d->n + 1) * sizeof *g->gname);
+	g->gstart = xmalloc((size_t)(d->n + 2) * sizeof *g->gstart);
+	for (int i = 0; i < d->n; i++) {
+		g->order[i] = i;
+		g->gname[i] = group_of(e, &d->pts[i]);
+	}
+	/* qsort has no context argument; the grouping is built on one thread at a time per call */
+	sort_ctx_g = g;
+	sort_ctx_d = d;
+	qsort(g->order, (size_t)d->n, sizeof *g->order, cmp_pts);
+	g->ngroups = 0;
+	for (int k = 0; k < d->n; k++)
+		if (k == 0 || strcmp(g->gname[g->order[k]], g->gname[g->order[k - 1]]) != 0)
+			g->gstart[g->ngroups++] = k;
+	g->gstart[g->ngroups] = d->n;
+}
+
+static void grouping_free(grouping *g, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(g->gname[i]);
+	free(g->gname);
+	free(g->order);
+	free(g->gstart);
+}
+
+/* Fits every group in stage order. Returns the number of points in converged fits. */
+static int fit_groups(const cal_env *e, cal_pset *ps, const cal_data *d, const grouping *g, const cal_opts *o,
+		      bool quiet, cal_summary *sum)
+{
+	int nfit = 0;
+	for (int k = 0; k < g->ngroups; k++) {
+		const int *pts = g->order + g->gstart[k];
+		int n = g->gstart[k + 1] - g->gstart[k];
+		int nund = 0;
+		bool ok = fit_group(e, ps, d, pts, n, g->gname[pts[0]], o, quiet, &nund);
+		if (sum) {
+			sum->nfits++;
+			sum->nfailed += !ok;
+			sum->nundetermined += nund;
+		}
+		if (ok)
+			nfit += n;
+	}
+	return nfit;
+}
+
+/* Leave-one-out prediction of point pts[skip] of a group: refit the group without it (starting from ps,
+ * which holds the full fit), predict it. NAN when the remaining points cannot be fitted. */
+static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *d, const int *pts, int n, int skip,
+			  const cal_opts *o)
+{
+	cal_pset tmp;
+	pset_copy(&tmp, ps);
+	int *rest = xmalloc((size_t)n * sizeof *rest);
+	int m = 0;
+	for (int k = 0; k < n; k++)
+		if (k != skip)
+			rest[m++] = pts[k];
+	double pred = NAN;
+	/* restart the group's parameters from their priors so that the held-out point leaves no trace */
+	fitctx c = { .e = e, .ps = &tmp, .d = d, .pts = pts, .npts = n };
+	choose_vars(&c);
+	for (int j = 0; j < c.nv; j++)
+		tmp.p[c.v[j].idx].value = tmp.p[c.v[j].idx].prior;
+	if (m == 0 || fit_group(e, &tmp, d, rest, m, "", o, true, NULL))
+		pred = predict_env(e, &tmp, d, pts[skip]);
+	free(rest);
+	cal_pset_free(&tmp);
+	return pred;
+}
+
+int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum)
+{
+	cal_opts dflt = { 0 };
+	const cal_opts *o = opts ? opts : &dflt;
+	cal_summary s = { 0 };
+	s.fit_mape = s.loo_mape = NAN;
+	if (d->n == 0) {
+		if (sum)
+			*sum = s;
+		return err_set("calibrate: no measurements to fit");
+	}
+	cal_env e;
+	env_init(&e, o);
+	grouping g;
+	grouping_init(&g, &e, d);
+	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
+	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
+	double sum_fit = 0, sum_loo = 0;
+	int nfit = 0;
+	for (int k = 0; k < g.ngroups; k++) {
+		const int *pts = g.order + g.gstart[k];
+		int n = g.gstart[k + 1] - g.gstart[k];
+		for (int j = 0; j < n; j++) {
+			double pr = predict_env(&e, ps, d, pts[j]);
+			if (isfinite(pr)) {
+				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
+				nfit++;
+			}
+			if (n < 2)
+				continue;
+			double lo = loo_predict(&e, ps, d, pts, n, j, o);
+			if (isfinite(lo)) {
+				sum_loo += fabs(lo / d->pts[pts[j]].measured - 1);
+				s.nloo++;
+			}
+		}
+	}
+	s.fit_mape = nfit ? sum_fit / nfit : NAN;
+	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
+	grouping_free(&g, d->n);
+	if (sum)
+		*sum = s;
+	return 0;
+}
+
+/* ---- validation ---- */
+
+void cal_vtable_free(cal_vtable *vt)
+{
+	if (!vt)
+		return;
+	for (int i = 0; i < vt->n; i++) {
+		free(vt->rows[i].group);
+		free(vt->rows[i].worst_where);
+	}
+	free(vt->rows);
+	memset(vt, 0, sizeof *vt);
+}
+
+/* Human group name for the table. */
+static char *table_group(const char *gname)
+{
+	char *s = xstrdup(gname);
+	/* "throughput|m|gpu|prec|variant" -> "throughput m gpu prec variant", squeezing empty fields */
+	char *w = s;
+	for (const char *r = gname; *r; r++) {
+		char ch = *r == '|' ? ' ' : *r;
+		if (ch == ' ' && (w == s || w[-1] == ' '))
+			continue;
+		*w++ = ch;
+	}
+	while (w > s && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	return s;
+}
+
+/* Geometric mean of eff_peak fitted in other scopes whose precision is of the same kind (tensor cores:
+ * fp16/bf16/amp/tf32, or fp32); `fallback` when there is none. Scope: machine|gpu|precision|variant. */
+static double cross_group_eff(const cal_pset *ps, const char *scope, double fallback)
+{
+	char prec[64] = "";
+	const char *a = strchr(scope, '|');
+	const char *b = a ? strchr(a + 1, '|') : NULL;
+	const char *c = b ? strchr(b + 1, '|') : NULL;
+	if (c)
+		snprintf(prec, sizeof prec, "%.*s", (int)(c - b - 1), b + 1);
+	bool tensor = strstr(prec, "16") || strstr(prec, "amp") || strstr(prec, "tf32");
+	double sum = 0;
+	int n = 0;
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		if (strcmp(p->name, "eff_peak") != 0 || strcmp(p->scope, scope) == 0 ||
+		    (p->status != CAL_FITTED && p->status != CAL_EXACT))
+			continue;
+		const char *pa = strchr(p->scope, '|');
+		const char *pb = pa ? strchr(pa + 1, '|') : NULL;
+		const char *pc = pb ? strchr(pb + 1, '|') : NULL;
+		if (!pc)
+			continue;
+		char pp[64];
+		snprintf(pp, sizeof pp, "%.*s", (int)(pc - pb - 1), pb + 1);
+		bool t2 = strstr(pp, "16") || strstr(pp, "amp") || strstr(pp, "tf32");
+		if (t2 != tensor)
+			continue;
+		sum += log(p->value);
+		n++;
+	}
+	return n ? exp(sum / n) : fallback;
+}
+
+int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const cal_opts *opts, FILE *detail)
+{
+	cal_opts dflt = { 0 };
+	const cal_opts *o = opts ? opts : &dflt;
+	memset(vt, 0, sizeof *vt);
+	if (d->n == 0)
+		return err_set("validate: no measurements");
+	cal_env e;
+	env_init(&e, o);
+	grouping g;
+	grouping_init(&g, &e, d);
+	cal_pset full;
+	if (fixed) {
+		pset_copy(&full, fixed);
+	} else {
+		cal_pset_init(&full);
+		cal_opts quiet = *o;
+		quiet.log = NULL;
+		fit_groups(&e, &full, d, &g, &quiet, true, NULL);
+	}
+	vt->rows = xcalloc((size_t)g.ngroups, sizeof *vt->rows);
+	if (detail)
+		fprintf(detail, "group,file,line,measured,predicted,err_pct,how\n");
+	for (int k = 0; k < g.ngroups; k++) {
+		const int *pts = g.order + g.gstart[k];
+		int n = g.gstart[k + 1] - g.gstart[k];
+		cal_vrow *row = &vt->rows[vt->n];
+		double sum = 0;
+		int m = 0;
+		row->worst = -1;
+		for (int j = 0; j < n; j++) {
+			const cal_point *p = &d->pts[pts[j]];
+			double pr;
+			const char *how;
+			if (fixed) {
+				pr = predict_env(&e, &full, d, pts[j]);
+				how = "profile";
+			} else if (n >= 2) {
+				pr = loo_predict(&e, &full, d, pts, n, j, o);
+				how = "leave-one-out";
+			} else {
+				/* a group of one: predicted from the priors only (its own fit would see it) */
+				cal_pset pri;
+				pset_copy(&pri, &full);
+				fitctx c = { .e = &e, .ps = &pri, .d = d, .pts = pts, .npts = n };
+				choose_vars(&c);
+				for (int v = 0; v < c.nv; v++) {
+					cal_param *q = &pri.p[c.v[v].idx];
+					q->value = q->prior;
+					/* GPU efficiency: the other throughput groups' fits at the same kind of
+					 * precision are a better prior than a constant (still a hold-out) */
+					if (strcmp(q->name, "eff_peak") == 0)
+						q->value = cross_group_eff(&full, q->scope, q->prior);
+				}
+				pr = predict_env(&e, &pri, d, pts[j]);
+				cal_pset_free(&pri);
+				how = "other groups";
+			}
+			if (!isfinite(pr) || !(pr > 0)) {
+				vt->nunpredictable++;
+				if (o->log)
+					fprintf(o->log, "validate: %s:%d: cannot be predicted without fitting to it\n", p->file,
+						p->line);
+				continue;
+			}
+			double err = fabs(pr / p->measured - 1);
+			if (detail) {
+				char *tg = table_group(g.gname[pts[j]]);
+				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s\n", tg, base(p->file), p->line, p->measured,
+					pr, 100 * (pr / p->measured - 1), how);
+				free(tg);
+			}
+			sum += err;
+			m++;
+			if (err > row->worst) {
+				row->worst = err;
+				free(row->worst_where);
+				row->worst_where = xasprintf("%s:%d", base(p->file), p->line);
+				row->worst_pred = pr;
+				row->worst_meas = p->measured;
+			}
+		}
+		if (m == 0) {
+			free(row->worst_where);
+			row->worst_where = NULL;
+			continue;
+		}
+		row->group = table_group(g.gname[pts[0]]);
+		row->n = m;
+		row->mape = sum / m;
+		vt->npred += m;
+		vt->n++;
+	}
+	cal_pset_free(&full);
+	grouping_free(&g, d->n);
+	return vt->npred ? 0 : err_set("validate: no point could be predicted");
+}
+
+void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
+{
+	bool csv = strcmp(format, "csv") == 0, md = strcmp(format, "md") == 0;
+	if (csv) {
+		csvw *w = csvw_stream(out);
+		const char *h[] = { "group", "points", "mape_pct", "worst_pct", "worst_point", "worst_predicted",
+				    "worst_measured" };
+		for (int i = 0; i < 7; i++)
+			csvw_text(w, h[i]);
+		csvw_end_row(w);
+		for (int i = 0; i < vt->n; i++) {
+			const cal_vrow *r = &vt->rows[i];
+			csvw_text(w, r->group);
+			csvw_int(w, r->n);
+			csvw_num(w, 100 * r->mape, 4);
+			csvw_num(w, 100 * r->worst, 4);
+			csvw_text(w, r->worst_where);
+			csvw_num(w, r->worst_pred, 6);
+			csvw_num(w, r->worst_meas, 6);
+			csvw_end_row(w);
+		}
+		csvw_close(w);
+		return;
+	}
+	if (md) {
+		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) |\n");
+		fprintf(out, "|---|---:|---:|---:|---|\n");
+		for (int i = 0; i < vt->n; i++) {
+			const cal_vrow *r = &vt->rows[i];
+			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) |\n", r->group, r->n, 100 * r->mape,
+				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas);
+		}
+		return;
+	}
+	int wg = 5;
+	for (int i = 0; i < vt->n; i++)
+		if ((int)strlen(vt->rows[i].group) > wg)
+			wg = (int)strlen(vt->rows[i].group);
+	fprintf(out, "%-*s %6s %7s %7s  %s\n", wg, "group", "points", "MAPE", "worst", "worst point (predicted / measured)");
+	for (int i = 0; i < vt->n; i++) {
+		const cal_vrow *r = &vt->rows[i];
+		fprintf(out, "%-*s %6d %6.1f%% %6.1f%%  %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
+			100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas);
+	}
+}

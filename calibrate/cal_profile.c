@@ -1,0 +1,225 @@
+/* calibrate/cal_profile.c - the profile CSV: fitted parameters with standard errors and the rows they
+ * came from, readable by model_params_load (predict --profile) and by cal_pset_load (validate --profile).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "hwdb/hw.h"
+
+/* Appends one RFC 4180 cell (quoted when needed; formula-starting text gets a leading apostrophe). */
+static void put_text(FILE *f, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', f);
+	bool quote = strpbrk(s, ",\"\r\n") != NULL;
+	bool formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r';
+	if (quote)
+		fputc('"', f);
+	if (formula)
+		fputc('\'', f);
+	for (const char *c = s; *c; c++) {
+		if (*c == '"')
+			fputc('"', f);
+		fputc(*c, f);
+	}
+	if (quote)
+		fputc('"', f);
+}
+
+static void put_num(FILE *f, double v)
+{
+	fputc(',', f);
+	if (isfinite(v))
+		fprintf(f, "%.8g", v);
+}
+
+static void put_row(FILE *f, const char *prefix, const char *name, double value, double se, const char *unit,
+		    const char *status, const char *scope, const char *rows)
+{
+	if (prefix)
+		fputs(prefix, f); /* "#cal," ends with the separator: the name is the next cell */
+	put_text(f, name, true);
+	put_num(f, value);
+	put_num(f, se);
+	put_text(f, unit, false);
+	put_text(f, status, false);
+	put_text(f, scope, false);
+	put_text(f, rows, false);
+	fputc('\n', f);
+}
+
+/* The model's name for a link level's parameters, and the link bandwidth bw_eff_* is relative to
+ * (NAN when the hwdb does not know it). */
+static const char *level_name(const char *transport)
+{
+	if (strcmp(transport, "nvlink") == 0)
+		return "nvlink";
+	if (strcmp(transport, "pcie") == 0 || strcmp(transport, "shm") == 0)
+		return "pcie";
+	return "net";
+}
+
+static double level_bw(const hw_db *db, const char *machine, const char *level)
+{
+	const hw_system *s = db ? hw_system_find(db, machine) : NULL;
+	if (!s)
+		return NAN;
+	if (strcmp(level, "net") == 0)
+		return s->nic && hw_known(s->nic->bw_Bps) ? s->nic->bw_Bps * (s->nics_per_node > 0 ? s->nics_per_node : 1)
+							  : NAN;
+	return hw_known(s->intra_bw_Bps) ? s->intra_bw_Bps : NAN;
+}
+
+static bool usable(const cal_param *p)
+{
+	return (p->status == CAL_FITTED || p->status == CAL_EXACT) && isfinite(p->value);
+}
+
+int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *opts)
+{
+	const hw_db *db = opts ? opts->db : NULL;
+	FILE *log = opts ? opts->log : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return err_set("%s: cannot build the profile in memory", path), ERR_ENV;
+	fputs("# scaleplan calibration profile (scaleplan calibrate). Data rows: model/model.h parameters, read by\n"
+	      "# `scaleplan predict --profile`. '#cal,' lines: every parameter of the calibration with its scope, read\n"
+	      "# by `scaleplan validate --profile`. stderr is empty when unknown (no degrees of freedom).\n", f);
+	fputs("param,value,stderr,unit,status,scope,rows\n", f);
+	static const char *const same[] = { "b_half", "overlap", "decode_img_s_core", "epoch_boundary_s", NULL };
+	int nconv = 0;
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		if (!usable(p))
+			continue;
+		for (int k = 0; same[k]; k++)
+			if (strcmp(p->name, same[k]) == 0) {
+				put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope,
+					p->rows);
+				int dup = 0;
+				for (int j = 0; j < i; j++)
+					dup += usable(&ps->p[j]) && strcmp(ps->p[j].name, p->name) == 0;
+				if (dup && log)
+					fprintf(log, "calibrate: %s fitted in several scopes; predict --profile uses the last "
+						"(%s)\n", p->name, p->scope);
+			}
+		if (strcmp(p->name, "conv_e0") == 0 || strcmp(p->name, "conv_b0") == 0) {
+			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows);
+			nconv++;
+		}
+		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth */
+		const char *bar = strrchr(p->scope, '|');
+		if (bar && (strcmp(p->name, "alpha_s") == 0 || strcmp(p->name, "busbw_Bps") == 0)) {
+			char machine[256];
+			snprintf(machine, sizeof machine, "%.*s", (int)(bar - p->scope), p->scope);
+			const char *level = level_name(bar + 1);
+			if (strcmp(p->name, "alpha_s") == 0) {
+				char *nm = xasprintf("alpha_%s_s", level);
+				put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows);
+				free(nm);
+			} else {
+				double bw = level_bw(db, machine, level);
+				if (isfinite(bw) && bw > 0 && p->value / bw <= 1.0) {
+					char *nm = xasprintf("bw_eff_%s", level);
+					put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows);
+					free(nm);
+				} else if (log) {
+					fprintf(log, "calibrate: busbw of %s has no hwdb link bandwidth to be relative to; "
+						"kept on the '#cal' line only\n", p->scope);
+				}
+			}
+		}
+	}
+	if (nconv) {
+		/* the calibration's curve is e0 (1 + B / b0): the model's form 1 with k = 1 */
+		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "");
+		put_row(f, NULL, "conv_k", 1, NAN, "exponent", "derived", "", "");
+	}
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		double v = isfinite(p->value) ? p->value : p->prior;
+		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return err_set("%s: cannot build the profile", path), ERR_ENV;
+	}
+	int rc = file_write_atomic(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+int cal_pset_load(cal_pset *ps, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set("%s: cannot open", path), ERR_ENV;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *o = open_memstream(&out, &olen);
+	int *lines = NULL, nlines = 0, cap = 0;
+	fputs("param,value,stderr,unit,status,scope,rows\n", o);
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+	int lineno = 0;
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		lineno++;
+		if (strncmp(line, "#cal,", 5) != 0)
+			continue;
+		fputs(line + 5, o);
+		if (got == 0 || line[got - 1] != '\n')
+			fputc('\n', o);
+		if (nlines == cap) {
+			cap = cap ? 2 * cap : 64;
+			lines = xrealloc(lines, (size_t)cap * sizeof *lines);
+		}
+		lines[nlines++] = lineno;
+	}
+	free(line);
+	fclose(f);
+	fclose(o);
+	csv_table t;
+	int rc = csv_table_parse(&t, path, out, olen);
+	free(out);
+	if (rc < 0) {
+		free(lines);
+		return rc;
+	}
+	if (t.nrows == 0) {
+		rc = err_set("%s: no '#cal,' lines: not a profile written by scaleplan calibrate", path);
+		goto done;
+	}
+	for (int r = 0; r < t.nrows; r++) {
+		double v, se = NAN;
+		int fl = t.line[r] - 2 < nlines && t.line[r] >= 2 ? lines[t.line[r] - 2] : t.line[r];
+		if (csv_cell_double(&t, r, 1, &v) < 0 || (t.cells[r][2][0] && csv_cell_double(&t, r, 2, &se) < 0)) {
+			rc = err_set("%s:%d: expected numbers in value and stderr", path, fl);
+			goto done;
+		}
+		int i = cal_pset_get(ps, t.cells[r][0], t.cells[r][5], v, t.cells[r][3]);
+		cal_param *p = &ps->p[i];
+		p->value = v;
+		p->se = se;
+		p->status = CAL_PRIOR;
+		for (int s = CAL_PRIOR; s <= CAL_NOCONV; s++)
+			if (strcmp(t.cells[r][4], cal_pstatus_name((cal_pstatus)s)) == 0)
+				p->status = (cal_pstatus)s;
+		/* a profile's values are the priors of whatever is fitted next */
+		p->prior = v;
+		free(p->rows);
+		p->rows = xstrdup(t.cells[r][6]);
+	}
+done:
+	csv_table_free(&t);
+	free(lines);
+	return rc;
+}

@@ -1,0 +1,185 @@
+/* `scaleplan calibrate`: fits the model's free parameters to measurements and writes a profile CSV.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calibrate/cal.h"
+#include "cli/cli.h"
+#include "common/common.h"
+#include "hwdb/hw.h"
+
+static void calibrate_help(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan calibrate --measurements FILE|DIR [--measurements ...] [--mllog DIR] --out profile.csv\n"
+		"                           [--builtin] [--where EXPR] [--prior PROFILE] [--target-top1 A] [--strict] [--hwdb DIR]\n"
+		"\n"
+		"Fits the model's free parameters (GPU efficiency vs batch, all-reduce alpha and bus bandwidth per\n"
+		"machine and transport, overlap, decode rate per core, convergence curve, epoch-boundary cost) with GSL\n"
+		"nonlinear least squares on relative errors; prints each parameter with its standard error, the fit\n"
+		"error and the leave-one-out error; writes the profile (read by `predict --profile`, `validate --profile`).\n"
+		"\n"
+		"  --measurements P  a measurement CSV (scaleplan-train runs, all-reduce sweeps, input-pipeline sweeps,\n"
+		"                    convergence tables; the kind is recognised by the header) or a directory of them;\n"
+		"                    MLLOG logs in a directory are read too. May be repeated; bare arguments count too.\n"
+		"  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"
+		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
+		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
+		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
+		"                    non-throughput points are kept unless the field is kind/source/file/machine\n"
+		"  --prior PROFILE   start from a profile's values (its parameters are the priors)\n"
+		"  --target-top1 A   quality target for MLLOG logs (default 0.759)\n"
+		"  --strict          a malformed row or log line is fatal (default: reported with file:line, skipped)\n"
+		"  --out FILE        the profile CSV to write (required)\n"
+		"  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n");
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Loads one --measurements argument. Returns an exit code. */
+static int load_one(cal_data *d, const char *path, double target, bool strict)
+{
+	int rc = is_dir(path) ? cal_data_load_dir(d, path, target, strict, stderr) : cal_data_load_csv(d, path, strict, stderr);
+	if (rc < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"measurements", required_argument, 0, 'm'}, {"mllog", required_argument, 0, 'l'},
+		{"out", required_argument, 0, 'o'},          {"builtin", no_argument, 0, 'b'},
+		{"where", required_argument, 0, 'w'},        {"prior", required_argument, 0, 'p'},
+		{"target-top1", required_argument, 0, 't'}, {"strict", no_argument, 0, 's'},
+		{"hwdb", required_argument, 0, 'H'},         {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	const char *inputs[64], *out = NULL, *where = NULL, *prior = NULL, *hwdb_dir = NULL;
+	int ninputs = 0;
+	bool builtin = false, strict = false;
+	double target = CAL_MLPERF_TARGET_TOP1;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+		case 'l':
+			if (ninputs == 64) {
+				fprintf(stderr, "scaleplan calibrate: at most 64 inputs\n");
+				return EXIT_INPUT;
+			}
+			inputs[ninputs++] = optarg;
+			break;
+		case 'o': out = optarg; break;
+		case 'b': builtin = true; break;
+		case 'w': where = optarg; break;
+		case 'p': prior = optarg; break;
+		case 's': strict = true; break;
+		case 'H': hwdb_dir = optarg; break;
+		case 't': {
+			char *e;
+			target = strtod(optarg, &e);
+			if (*e || !(target > 0 && target <= 1)) {
+				fprintf(stderr, "scaleplan calibrate: --target-top1 '%s': expected a fraction in (0, 1]\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		}
+		case 'h': calibrate_help(stdout); return EXIT_OK;
+		default: calibrate_help(stderr); return EXIT_INPUT;
+		}
+	}
+	for (int i = optind; i < argc && ninputs < 64; i++)
+		inputs[ninputs++] = argv[i];
+	if (!out || (ninputs == 0 && !builtin)) {
+		fprintf(stderr, "scaleplan calibrate: %s\n\n", !out ? "--out FILE is required" : "no measurements given");
+		calibrate_help(stderr);
+		return EXIT_INPUT;
+	}
+	hw_db db;
+	int rc = cli_load_db(&db, hwdb_dir);
+	if (rc != EXIT_OK)
+		return rc;
+	cal_data d;
+	cal_data_init(&d);
+	cal_pset ps;
+	cal_pset_init(&ps);
+	if (builtin && cal_data_load_builtin(&d, stderr) < 0) {
+		fprintf(stderr, "scaleplan calibrate: built-in reference data: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	for (int i = 0; i < ninputs; i++)
+		if ((rc = load_one(&d, inputs[i], target, strict)) != EXIT_OK)
+			goto out;
+	if (where && cal_data_filter(&d, where) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (prior && cal_pset_load(&ps, prior) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	int nk[CAL_NKINDS] = {0};
+	for (int i = 0; i < d.n; i++)
+		nk[d.pts[i].kind]++;
+	printf("measurements: %d throughput, %d all-reduce, %d pipeline, %d convergence, %d time-to-train points",
+	       nk[CAL_THROUGHPUT], nk[CAL_ALLREDUCE], nk[CAL_PIPELINE], nk[CAL_EPOCHS], nk[CAL_TTA]);
+	if (d.nbad)
+		printf("; %d malformed rows/lines skipped (listed on stderr)", d.nbad);
+	printf("\n");
+	cal_opts o = {.db = &db, .strict = strict, .log = stdout};
+	cal_summary sum;
+	if (cal_fit_all(&ps, &d, &o, &sum) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	printf("\n%-18s %-56s %12s %11s  %-15s %s\n", "param", "scope", "value", "std.err", "status", "rows");
+	for (int i = 0; i < ps.n; i++) {
+		const cal_param *p = &ps.p[i];
+		if (p->status == CAL_PRIOR)
+			continue;
+		char se[32] = "-";
+		if (isfinite(p->se))
+			snprintf(se, sizeof se, "%.3g", p->se);
+		int nrows = p->rows[0] ? 1 : 0;
+		for (const char *s = p->rows; *s; s++)
+			nrows += *s == ';';
+		printf("%-18s %-56.56s %12.5g %11s  %-15s %d\n", p->name, p->scope, p->value, se, cal_pstatus_name(p->status),
+		       nrows);
+	}
+	printf("\nfits: %d, %d did not converge, %d parameters not determined by the data\n", sum.nfits, sum.nfailed,
+	       sum.nundetermined);
+	if (isfinite(sum.fit_mape))
+		printf("fit error (in-sample MAPE): %.2f%% over %d points\n", 100 * sum.fit_mape, sum.npoints);
+	if (isfinite(sum.loo_mape))
+		printf("leave-one-out error (MAPE): %.2f%% over %d points\n", 100 * sum.loo_mape, sum.nloo);
+	else
+		printf("leave-one-out error: not available (no fit group has 2 or more points)\n");
+	if (cal_pset_write(&ps, out, &o) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	printf("profile written to %s\n", out);
+	rc = EXIT_OK;
+out:
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+	hw_db_free(&db);
+	return rc;
+}

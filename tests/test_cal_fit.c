@@ -1,0 +1,229 @@
+/* tests for the GSL fitting wrapper, the CSV readers, fits, profiles and hold-out prediction.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/cal.h"
+#include "calibrate/cal_internal.h"
+#include "common/common.h"
+#include "hwdb/hw.h"
+#include "test.h"
+
+/* r_i = u0 * x_i + u1 - y_i (linear, exact); r ignores u[1] when ctx says so */
+typedef struct lin { const double *x, *y; int n; bool ignore_u1; bool fail; } lin;
+static int lin_f(const double *u, double *r, void *ctx)
+{
+	lin *l = ctx;
+	if (l->fail)
+		return 1;
+	for (int i = 0; i < l->n; i++)
+		r[i] = u[0] * l->x[i] + (l->ignore_u1 ? 0 : u[1]) - l->y[i];
+	return 0;
+}
+
+static void test_lsq(test_ctx *t)
+{
+	double x[] = { 1, 2, 3, 4, 5 }, y[] = { 3.1, 4.9, 7.2, 8.8, 11.1 };
+	lin l = { x, y, 5, false, false };
+	double u[2] = { 0, 0 };
+	cal_lsq p = { .np = 2, .n = 5, .u = u, .f = lin_f, .ctx = &l };
+	cal_lsq_result r;
+	TEST_CHECK(t, cal_lsq_solve(&p, &r) == 0 && r.converged, "linear fit: %s", r.msg);
+	/* ordinary least squares by hand: slope 1.99, intercept 1.05; se(slope) = sqrt(s2 / Sxx) */
+	TEST_NEAR(t, u[0], 1.99, 1e-6);
+	TEST_NEAR(t, u[1], 1.05, 1e-6);
+	double s2 = 0;
+	for (int i = 0; i < 5; i++)
+		s2 += pow(1.99 * x[i] + 1.05 - y[i], 2);
+	s2 /= 3;
+	TEST_NEAR(t, r.se_u[0], sqrt(s2 / 10.0), 1e-4);
+	TEST_CHECK(t, r.dof == 3 && r.rank == 2, "dof %d rank %d", r.dof, r.rank);
+
+	/* a parameter the residuals do not depend on is reported undetermined, not given a value */
+	l.ignore_u1 = true;
+	u[0] = u[1] = 0.5;
+	TEST_CHECK(t, cal_lsq_solve(&p, &r) == 0 && r.converged, "rank-deficient fit: %s", r.msg);
+	TEST_CHECK(t, r.determined[0] && !r.determined[1], "determined %d %d", r.determined[0], r.determined[1]);
+	TEST_CHECK(t, r.rank == 1 && strstr(r.msg, "not determined"), "rank %d msg '%s'", r.rank, r.msg);
+
+	/* a model that cannot be evaluated: not converged, with a reason */
+	l.fail = true;
+	TEST_CHECK(t, cal_lsq_solve(&p, &r) == 0 && !r.converged && r.msg[0], "failing model: converged %d", r.converged);
+	/* fewer residuals than parameters: no dof, no standard errors */
+	l.fail = false;
+	l.ignore_u1 = false;
+	p.n = 1;
+	l.n = 1;
+	TEST_CHECK(t, cal_lsq_solve(&p, &r) == 0 && r.dof == -1 && !isfinite(r.se_u[0]), "n < p: dof %d", r.dof);
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strstr(buf, needle) != NULL;
+}
+
+static void test_readers(test_ctx *t)
+{
+	cal_data d;
+	cal_data_init(&d);
+	const char *csv = "source,machine,gpus,nodes,nccl_mode,dtype,bytes,time_s,algbw_GBps,busbw_GBps\n"
+			  "exec,m,2,1,nvlink,bf16,1048576,2e-5,,\n"
+			  "exec,m,2,1,nvlink,bf16,lots,2e-5,,\n"
+			  "exec,m,1,1,nvlink,bf16,1048576,2e-5,,\n"
+			  "exec,m,2,2,emulated-2,bf16,1048576,-1,,\n";
+	FILE *errs = tmpfile();
+	int rc = cal_data_load_csv_buf(&d, "sweep.csv", csv, strlen(csv), false, errs);
+	TEST_CHECK(t, rc == 0 && d.n == 1 && d.nbad == 3, "lenient: rc %d n %d bad %d", rc, d.n, d.nbad);
+	char msg[1024] = "";
+	rewind(errs);
+	msg[fread(msg, 1, sizeof msg - 1, errs)] = '\0';
+	fclose(errs);
+	TEST_CHECK(t, strstr(msg, "sweep.csv:3:7 (bytes)") && strstr(msg, "sweep.csv:4:") && strstr(msg, "sweep.csv:5:"),
+		   "messages: %s", msg);
+	rc = cal_data_load_csv_buf(&d, "sweep.csv", csv, strlen(csv), true, NULL);
+	TEST_CHECK(t, rc < 0 && strstr(err_msg(), "sweep.csv:3"), "strict: %s", err_msg());
+	const char *unk = "a,b\n1,2\n";
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "x.csv", unk, strlen(unk), false, NULL) < 0, "unknown header accepted");
+	cal_data_free(&d);
+
+	/* the built-in tables load, keep their source, and the emulated-node row is read as 2 x 2 */
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_builtin(&d, stderr) == 0, "builtin: %s", err_msg());
+	int emu = 0, nthr = 0;
+	for (int i = 0; i < d.n; i++) {
+		const cal_point *p = &d.pts[i];
+		TEST_CHECK(t, p->source[0] && p->line > 1, "%s:%d has a source", p->file, p->line);
+		if (p->kind == CAL_THROUGHPUT)
+			nthr++;
+		if (p->kind == CAL_THROUGHPUT && p->nodes == 2 && p->gpus_per_node == 2 && strcmp(p->inter, "socket") == 0)
+			emu++;
+	}
+	TEST_CHECK(t, nthr == 32 && emu == 1, "throughput rows %d, emulated 2x2 rows %d", nthr, emu);
+	cal_data_free(&d);
+}
+
+/* reference/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
+ * within 5% (issue 8). */
+static void test_c4130(test_ctx *t, const hw_db *db)
+{
+	cal_data d;
+	cal_data_init(&d);
+	cal_data_load_builtin(&d, NULL);
+	TEST_CHECK(t, cal_data_filter(&d, "machine=c4130-p100,kind=throughput") == 0 && d.n == 3, "c4130 rows %d", d.n);
+	cal_data fit;
+	cal_data_init(&fit);
+	cal_data_load_builtin(&fit, NULL);
+	cal_data_filter(&fit, "machine=c4130-p100,kind=throughput,gpus=1");
+	TEST_CHECK(t, fit.n == 1, "1-GPU rows %d", fit.n);
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = { .db = db };
+	cal_summary s;
+	TEST_CHECK(t, cal_fit_all(&ps, &fit, &o, &s) == 0 && s.nfailed == 0, "fit failed");
+	for (int i = 0; i < d.n; i++) {
+		double pr = cal_predict(&ps, &d, i, &o);
+		double err = pr / d.pts[i].measured - 1;
+		printf("c4130-p100 %d GPU: predicted %.0f, measured %.0f, error %+.1f%%\n", d.pts[i].gpus, pr,
+		       d.pts[i].measured, 100 * err);
+		TEST_CHECK(t, fabs(err) <= 0.05, "c4130 %d GPUs: error %.1f%% > 5%%", d.pts[i].gpus, 100 * err);
+	}
+	/* the profile round-trips, has no NaN, and model_params_load-style rows */
+	const char *path = "build/tests/cal_profile_test.csv";
+	TEST_CHECK(t, cal_pset_write(&ps, path, &o) == 0, "write: %s", err_msg());
+	TEST_CHECK(t, !file_has(path, "nan") && !file_has(path, "NaN") && !file_has(path, "inf"), "NaN in profile");
+	cal_pset back;
+	cal_pset_init(&back);
+	TEST_CHECK(t, cal_pset_load(&back, path) == 0 && back.n == ps.n, "load: %s (n %d vs %d)", err_msg(), back.n, ps.n);
+	for (int i = 0; i < d.n && back.n == ps.n; i++)
+		TEST_NEAR(t, cal_predict(&back, &d, i, &o), cal_predict(&ps, &d, i, &o), 1e-6);
+	cal_pset_free(&back);
+	cal_pset_free(&ps);
+	cal_data_free(&fit);
+	cal_data_free(&d);
+}
+
+/* Synthetic sweep with known alpha and busbw: the fit recovers them, with standard errors. */
+static void test_sweep_recovery(test_ctx *t, const hw_db *db)
+{
+	char csv[4096];
+	int at = snprintf(csv, sizeof csv, "machine,gpus,nodes,nccl_mode,bytes,time_s\n");
+	const double a = 9e-6, bw = 2.5e11;
+	for (int g = 2; g <= 4; g += 2)
+		for (double s = 1 << 20; s <= (1 << 28); s *= 4) {
+			double tm = 2.0 * (g - 1) * a + 2.0 * (g - 1) / g * s / bw;
+			tm *= 1 + 0.01 * sin(s + g); /* 1% deterministic "noise" */
+			at += snprintf(csv + at, sizeof csv - (size_t)at, "x,%d,1,nvlink,%.0f,%.9g\n", g, s, tm);
+		}
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "syn.csv", csv, strlen(csv), true, NULL) == 0, "load: %s", err_msg());
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = { .db = db };
+	cal_summary s;
+	TEST_CHECK(t, cal_fit_all(&ps, &d, &o, &s) == 0 && s.nfailed == 0, "fit");
+	int ia = cal_pset_find(&ps, "alpha_s", "x|nvlink"), ib = cal_pset_find(&ps, "busbw_Bps", "x|nvlink");
+	TEST_CHECK(t, ia >= 0 && ib >= 0, "params present");
+	if (ia >= 0 && ib >= 0) {
+		TEST_NEAR(t, ps.p[ia].value, a, 0.05);
+		TEST_NEAR(t, ps.p[ib].value, bw, 0.02);
+		TEST_CHECK(t, ps.p[ib].status == CAL_FITTED && ps.p[ib].se > 0 && ps.p[ib].se < 0.02 * bw,
+			   "busbw se %g", ps.p[ib].se);
+	}
+	TEST_CHECK(t, s.fit_mape < 0.01 && s.loo_mape < 0.02, "fit %g loo %g", s.fit_mape, s.loo_mape);
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+}
+
+/* One batch size only: b_half is not fitted (stays the prior); overlap with fully hidden comm is
+ * reported undetermined; nothing NaN reaches the profile. */
+static void test_undetermined(test_ctx *t, const hw_db *db)
+{
+	const char *csv = "source,machine,gpu,gpus,nodes,gpus_per_node,nccl_mode,batch_per_gpu,precision,throughput_img_s\n"
+			  "exec,m,H200-SXM-141GB,1,1,1,nvlink,256,bf16,3000\n"
+			  "exec,m,H200-SXM-141GB,2,1,2,nvlink,256,bf16,5990\n";
+	cal_data d;
+	cal_data_init(&d);
+	cal_data_load_csv_buf(&d, "u.csv", csv, strlen(csv), true, NULL);
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = { .db = db };
+	cal_summary s;
+	TEST_CHECK(t, cal_fit_all(&ps, &d, &o, &s) == 0, "fit");
+	int ib = cal_pset_find(&ps, "b_half", "m|H200-SXM-141GB|bf16|scaleplan-train");
+	TEST_CHECK(t, ib >= 0 && ps.p[ib].status == CAL_PRIOR, "b_half status %d", ib >= 0 ? (int)ps.p[ib].status : -1);
+	int io = cal_pset_find(&ps, "overlap", "m|H200-SXM-141GB|bf16|scaleplan-train");
+	TEST_CHECK(t, io >= 0 && (ps.p[io].status == CAL_UNDETERMINED || ps.p[io].status == CAL_EXACT),
+		   "overlap status %s", io >= 0 ? cal_pstatus_name(ps.p[io].status) : "absent");
+	const char *path = "build/tests/cal_profile_und.csv";
+	TEST_CHECK(t, cal_pset_write(&ps, path, &o) == 0, "write");
+	TEST_CHECK(t, !file_has(path, "nan") && !file_has(path, "inf"), "NaN in profile");
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	hw_db db;
+	if (hw_db_load_default(&db, stderr) < 0) {
+		fprintf(stderr, "hwdb: %s\n", err_msg());
+		return 1;
+	}
+	test_lsq(&t);
+	test_readers(&t);
+	test_c4130(&t, &db);
+	test_sweep_recovery(&t, &db);
+	test_undetermined(&t, &db);
+	hw_db_free(&db);
+	return test_report(&t);
+}
