@@ -211,7 +211,8 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 	const sim_opts *o = c->o;
 	if (c->tr && c->global_it == o->trace_first) {
 		c->tracing = true;
-		sim_trace_window(c->tr, c->prev_end_s, INFINITY);
+		if (c->it > o->loader_workers + 1) /* else the window opened at the epoch start */
+			sim_trace_window(c->tr, c->prev_end_s, INFINITY);
 	}
 	if (c->tracing) {
 		char name[48];
@@ -366,6 +367,8 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 		sim_at(loop, sim_now(loop) + c->kind_train_s[c->kind], epoch_begin, c, -1 - e);
 		return;
 	}
+	if (traced && o->trace_first <= first_it + o->loader_workers && !c->tracing)
+		sim_trace_window(c->tr, sim_now(loop), INFINITY); /* show the loader filling the queue */
 	if (o->warmup) {
 		c->queue = sim_queue_new(o->prefetch);
 		int track = -1;
@@ -453,6 +456,12 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 	sh->uplink_Bps = n->host_link_Bps * p->bw_eff_pcie;
 	sh->nics = n->nics_per_node;
 	sh->nic_Bps = n->nic_Bps * p->bw_eff_net;
+	if (G > 1 && !(sh->intra_Bps > 0 && isfinite(sh->intra_Bps)))
+		return err_set("sim: intra-node bandwidth must be > 0 bytes/s (got %g x efficiency %g)", n->intra_bw_Bps,
+			       n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
+	if (N > 1 && !(sh->nic_Bps > 0 && isfinite(sh->nic_Bps) && sh->nics > 0))
+		return err_set("sim: %d nodes need NICs with bandwidth > 0 (got %d x %g bytes/s)", N, sh->nics,
+			       n->nic_Bps);
 	return 0;
 }
 

@@ -254,6 +254,11 @@ static void test_bad_options(test_ctx *t)
 	TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == 0, "%s", err_msg());
 	TEST_CHECK(t, sim_trace_count(tr) > 1000, "trace has %zu spans", sim_trace_count(tr));
 	sim_trace_free(tr);
+	/* zero bandwidth: a node whose NICs carry nothing */
+	sim_opts_default(&o, &p);
+	sc.node.nic_Bps = 0;
+	model_scenario_prepare(&sc, &p);
+	TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == ERR_INPUT, "zero NIC bandwidth accepted");
 }
 
 int main(void)
