@@ -27,6 +27,8 @@ int cli_unknown_id(const hw_db *db, hw_kind kind, const char *id);
 
 /* Commands (one line each). */
 int cmd_hw(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 
 /* ---- BEGIN scenario options (cli/scenario.c; model engineer) ----

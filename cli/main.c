@@ -21,6 +21,8 @@ static const cli_cmd commands[] = {
 	{"compare", cmd_compare, "every placement of N GPUs on the candidate systems: scale up or scale out?"},
 	{"sweep", cmd_sweep, "procurement grid (systems x nodes x batch) to CSV, with capex and energy"},
 	{"sim", cmd_sim, "simulate the whole run event by event: contention, stragglers, warm-up, trace"},
+	{"calibrate", cmd_calibrate, "fit the model's free parameters to measurements (GSL); profile CSV"},
+	{"validate", cmd_validate, "predict every measurement on file without fitting to it: error table"},
 };
 
 static void usage(FILE *out)
