@@ -13,6 +13,7 @@ MPI_CFLAGS=${MPI_CFLAGS:-$(mpicc --showme:compile)}
 MPI_LIBS=${MPI_LIBS:-$(mpicc --showme:link)}
 OUT=build/dist
 mkdir -p $OUT/lib
+rm -f $OUT/*.o $OUT/test_dist
 pydir() { python3 -c "import $1 as m; print(list(m.__path__)[0])" 2>/dev/null; }
 # nccl.h and libnccl: system, CUDA tree, or the nvidia-nccl wheel next to PyTorch
 if [ -z "${NCCL_INC:-}" ]; then
@@ -37,13 +38,23 @@ echo "build_dist: nvcc $NVCC; nccl.h in ${NCCL_INC:-?}; libnccl in ${NCCL_LIB:-?
 INC="-I. -I$CUDA_HOME/include ${CUDNN_INC:+-I$CUDNN_INC} ${NCCL_INC:+-I$NCCL_INC} $MPI_CFLAGS"
 make -s build/libscaleplan.a >/dev/null
 CF="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow $INC"
-for f in ex_dist ex_dist_bench ex_ckpt; do
-	${CC:-cc} $CF -c exec/$f.c -o $OUT/$f.o
+# ex_net.c / ex_kernels.cu: the single-GPU engine (exec engineer's), compiled as they are
+for f in ex_dist ex_dist_bench ex_ckpt ex_net; do
+	${CC:-cc} $CF -c exec/$f.c -o $OUT/$f.o &
+	pids="${pids:-} $!"
 done
-${CC:-cc} $CF -c tests/gpu/test_dist.c -o $OUT/test_dist.o
-$NVCC -O2 -std=c++17 -arch=sm_90 -I. -c exec/ex_dist_kernels.cu -o $OUT/ex_dist_kernels.o
-${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $OUT/ex_dist.o $OUT/ex_dist_bench.o $OUT/ex_ckpt.o \
-	$OUT/ex_dist_kernels.o build/libscaleplan.a -L$CUDA_HOME/lib64 -L$OUT/lib ${NCCL_LIB:+-L$NCCL_LIB -Wl,-rpath,$NCCL_LIB} \
-	-lnccl -lcudart $MPI_LIBS $(pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
+${CC:-cc} $CF -DEX_DIST_GIT_SHA="\"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\"" \
+	-c tests/gpu/test_dist.c -o $OUT/test_dist.o &
+pids="$pids $!"
+NVF="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -isystem $CUDA_HOME/include ${CUDNN_INC:+-isystem $CUDNN_INC}"
+$NVCC $NVF -c exec/ex_dist_kernels.cu -o $OUT/ex_dist_kernels.o &
+pids="$pids $!"
+$NVCC $NVF -c exec/ex_kernels.cu -o $OUT/ex_kernels.o &
+pids="$pids $!"
+for j in $pids; do wait $j || { echo "build_dist: a compile failed" >&2; exit 1; }; done
+${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $OUT/ex_dist.o $OUT/ex_dist_bench.o $OUT/ex_ckpt.o $OUT/ex_net.o \
+	$OUT/ex_dist_kernels.o $OUT/ex_kernels.o build/libscaleplan.a \
+	-L$CUDA_HOME/lib64 -L$OUT/lib ${NCCL_LIB:+-L$NCCL_LIB -Wl,-rpath,$NCCL_LIB} -Wl,-rpath,$CUDA_HOME/lib64 \
+	-lnccl -lcudnn -lcublas -lcudart $MPI_LIBS $(pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
 	-lcsv -lz -lm -lpthread -lstdc++
 echo "built $OUT/test_dist"

@@ -3,9 +3,10 @@
 #   build      test driver of the data-parallel layer (+ scaleplan-train when exec/ builds)
 #   mock       bucketed all-reduce through the training hooks, checked, per transport mode
 #   sweep      all-reduce sweep 1 KiB..1 GiB, fp32 + bf16, per transport mode (nccl-tests rows)
-#   train      scaleplan-train synthetic 224 bf16: 1 GPU at batch 64 and 256, 2 GPUs per mode
+#   train      ResNet-50 synthetic 224 bf16 (test_dist --train): 1 GPU at batch 64 and 256, 2 GPUs per mode
 #   ddp        PyTorch DDP (bench/peers/torch_ddp.py) at 1 GPU and 2 GPUs per mode
-#   kill       a rank SIGKILLed mid-run: the job must end non-zero naming it; kill + --resume
+#   kill       a rank SIGKILLed / hung mid-run: the job must end non-zero naming it
+#   resume     training killed at step 250 (checkpoint every 100), resumed with --resume to step 300
 # Transport modes (DESIGN.md): nvlink (NCCL default), p2p-off, emulated (2 nodes x 1 GPU, NCCL_HOSTID
 # per rank, sockets between), all-socket.
 #   PHASES="build mock sweep ddp train kill" bench/gpu_multi.sh      (default: all)
@@ -17,7 +18,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu_multi}
 mkdir -p "$OUT"
-PHASES=${PHASES:-build mock sweep ddp train kill}
+PHASES=${PHASES:-build mock sweep ddp train kill resume}
 MODES=${MODES:-nvlink p2p-off emulated all-socket}
 SWEEP_MAX=${SWEEP_MAX:-1073741824}
 TRAIN_ITERS=${TRAIN_ITERS:-60}
@@ -65,7 +66,7 @@ TRAIN=""
 if has build; then
 	t0=$(date +%s)
 	run bench/build_dist.sh || { say "BUILD FAILED (test_dist)"; }
-	if [ -f exec/module.mk ]; then
+	if [ -n "${BUILD_ALL:-}" ]; then
 		run make -j16 all || say "make all failed"
 		TRAIN=$(find build -name scaleplan-train -type f -perm -u+x 2>/dev/null | head -1)
 	fi
@@ -115,33 +116,63 @@ if has ddp; then
 	done
 fi
 
-# ---- scaleplan-train ----
-train_one() { # label launcher... -- args
-	local label=$1
-	shift
+# ---- data-parallel training (exec's engine through the dist layer; test_dist --train) ----
+# scaleplan-train's own main loop has no multi-GPU wiring yet; test_dist --train is that wiring.
+TRAIN_GRAPH=${TRAIN_GRAPH:---graph}
+train_one() { # label csv launcher+args...
+	local label=$1 csv=$2
+	shift 2
 	say "# train $label"
-	run timeout 300 "$@"
-	echo "train $label rc=$?" >>"$SUMMARY"
+	"$@" 2>&1 | tee -a "$LOG" | tee "$OUT/.last" | grep -E "DIST_RESULT|rank|error|FAIL|warning" | head -20
+	local rc=${PIPESTATUS[0]}
+	local res=$(grep DIST_RESULT "$OUT/.last" | tail -1)
+	echo "train $label rc=$rc ${res#DIST_RESULT }" >>"$SUMMARY"
+	if [ -f "$csv" ]; then
+		if [ -f "$OUT/train.csv" ]; then tail -n +2 "$csv" >>"$OUT/train.csv"; else cat "$csv" >"$OUT/train.csv"; fi
+		rm -f "$csv"
+	fi
+	LAST_IMG=$(echo "$res" | sed -n 's/.* img_s=\([0-9.]*\).*/\1/p')
 }
-if has train && [ -n "$TRAIN" ]; then
-	run $TRAIN --help
-	TA="--data synthetic --precision bf16 --iters $TRAIN_ITERS --machine $MACHINE --csv $OUT/train.csv"
-	for b in 64 256; do train_one "1gpu b$b" $TRAIN $TA --batch-per-gpu $b; done
-	for m in $MODES; do
-		for b in 64 256; do train_one "2gpu $m b$b" $LAUNCH2 $TRAIN $TA --batch-per-gpu $b $(mode_args $m); done
+if has train && [ -x $TD ]; then
+	TA="--train --iters $TRAIN_ITERS --warmup-iters 20 --precision bf16 --machine $MACHINE $TRAIN_GRAPH --nccl-timeout 120"
+	for b in ${TRAIN_BATCHES:-64 256}; do
+		train_one "1gpu b$b" $OUT/t.csv timeout 300 $TD $TA --batch-per-gpu $b --run-id "1gpu-b$b" --csv $OUT/t.csv
+		base=${LAST_IMG:-0}
+		for m in $MODES; do
+			train_one "2gpu $m b$b" $OUT/t.csv timeout 300 $LAUNCH2 $TD $TA --batch-per-gpu $b $(mode_args $m) \
+				--baseline-img-s "$base" --run-id "2gpu-$m-b$b" --csv $OUT/t.csv
+		done
 	done
 fi
 
 # ---- faults ----
 if has kill && [ -x $TD ]; then
 	for m in nvlink emulated; do
-		t0=$(date +%s.%N)
+		t0=$(date +%s)
 		run timeout 120 $LAUNCH2 $TD --mock-train --steps 100000 --kill-rank 1 --kill-step 40 \
 			$(mode_args $m) --nccl-timeout 20
 		rc=$?
-		dt=$(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || python3 -c "print(round($(date +%s.%N)-$t0,1))")
-		echo "kill rank 1 at step 40 ($m): job rc=$rc after ${dt} s (timeout 20 s)" | tee -a "$OUT/kill.txt" "$SUMMARY"
+		echo "mock: rank 1 SIGKILLed at step 40 ($m): job rc=$rc after $(($(date +%s) - t0)) s (timeout 20 s)" | tee -a "$OUT/kill.txt" "$SUMMARY"
 	done
+	t0=$(date +%s)
+	run timeout 120 $LAUNCH2 $TD --mock-train --steps 100000 --kill-rank 1 --kill-step 40 --hang --nccl-timeout 20
+	rc=$?
+	echo "mock: rank 1 hangs at step 40 (nvlink): job rc=$rc after $(($(date +%s) - t0)) s (timeout 20 s)" | tee -a "$OUT/kill.txt" "$SUMMARY"
+	grep -h "scaleplan-train: rank\|launch_local:\|mpirun noticed\|kills itself\|hangs" "$LOG" | tail -12 >>"$OUT/kill.txt"
+fi
+if has resume && [ -x $TD ]; then
+	CK=$(mktemp -d /tmp/ckpt.XXXXXX)
+	RA="--train --batch-per-gpu 64 --iters 300 --warmup-iters 10 --precision bf16 $TRAIN_GRAPH --ckpt-dir $CK --ckpt-every-steps 100 --log-every 25 --nccl-timeout 60"
+	t0=$(date +%s)
+	run timeout 200 $LAUNCH2 $TD $RA --kill-rank 1 --kill-step 250
+	rc=$?
+	echo "resume test: run killed (rank 1 SIGKILL at step 250): rc=$rc after $(($(date +%s) - t0)) s; checkpoint $(ls -la $CK | grep ckpt.bin | awk '{print $5}') B" | tee -a "$OUT/kill.txt" "$SUMMARY"
+	grep -h "^step \|checkpoint at" "$LOG" | tail -12 | sed 's/^/  killed run: /' >>"$OUT/kill.txt"
+	run timeout 200 $LAUNCH2 $TD $RA --resume
+	rc=$?
+	echo "resume test: resumed run rc=$rc" | tee -a "$OUT/kill.txt" "$SUMMARY"
+	grep -h "^step \|resumed from\|DIST_RESULT" "$LOG" | tail -6 | sed 's/^/  resumed run: /' | tee -a "$OUT/kill.txt" "$SUMMARY"
+	rm -rf "$CK"
 fi
 
 say ""

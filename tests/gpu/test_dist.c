@@ -3,12 +3,18 @@
  *   test_dist --ckpt-selftest                 checkpoint format: round trip, checksum, truncation
  *                                             (host only, one process)
  *   test_dist --bench-allreduce [...]         the all-reduce sweep (same as scaleplan-train's)
+ *   test_dist --train --batch-per-gpu B [--iters N --warmup-iters W --graph --csv F
+ *             --baseline-img-s X --ckpt-dir D --ckpt-every-steps K --resume --log-every K ...]
+ *       data-parallel ResNet-50 on exec's engine (ex_net) through this layer's hooks: synthetic
+ *       224x224 data (own batch per rank), DESIGN.md measurement CSV rows per rank + a run row;
+ *       the integration scaleplan-train's main loop is meant to copy
  *   test_dist --mock-train [--steps N] [--kill-rank R --kill-step S] [dist options]
  *       backward replaced by kernels writing ResNet-50-shaped gradient ranges (rank-dependent
  *       values) in reverse layer order through the same hooks scaleplan-train uses; checks every
  *       step that the buckets averaged the gradients (tolerance 1e-6 fp32, 1e-2 bf16/fp16) and
  *       prints the bucket plan and event timings. With --kill-rank, that rank SIGKILLs itself
- *       at step S: the job must end non-zero, naming a rank, within --nccl-timeout.
+ *       at step S (--hang: stops at step S instead): the job must end non-zero, naming a rank,
+ *       within --nccl-timeout.
  *
  * Ends with "N passed, N failed" (rank 0). Run under mpirun or bench/launch_local.sh.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -26,6 +32,10 @@
 #include "exec/ex_dist.h"
 #include "model/model.h"
 #include "tests/test.h"
+
+#ifndef EX_DIST_GIT_SHA
+#define EX_DIST_GIT_SHA "unknown"
+#endif
 
 static int ckpt_selftest(void)
 {
@@ -107,11 +117,13 @@ static int mock_train(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mock-train", no_argument, NULL, 'M' },      { "steps", required_argument, NULL, 's' },
 		{ "kill-rank", required_argument, NULL, 'r' }, { "kill-step", required_argument, NULL, 'k' },
+		{ "hang", no_argument, NULL, 'H' },
 		{ "nccl-mode", required_argument, NULL, 0 },   { "emulate-nodes", required_argument, NULL, 0 },
 		{ "grad-precision", required_argument, NULL, 0 }, { "bucket-mb", required_argument, NULL, 0 },
 		{ "nccl-timeout", required_argument, NULL, 0 }, { "no-overlap", no_argument, NULL, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool hang = false;
 	ex_dist *d;
 	ex_dist_opts o;
 	int steps = 30, kill_rank = -1, kill_step = -1, c, idx, bad = 0;
@@ -130,6 +142,8 @@ static int mock_train(int argc, char **argv)
 			kill_rank = atoi(optarg);
 		else if (c == 'k')
 			kill_step = atoi(optarg);
+		else if (c == 'H')
+			hang = true;
 		else if (c == '?')
 			bad = 1;
 	}
@@ -170,6 +184,12 @@ static int mock_train(int argc, char **argv)
 	double t0 = time_now_s();
 	for (int step = 0; step < steps; step++) {
 		ex_dist_heartbeat(d);
+		if (rank == kill_rank && step == kill_step && hang) {
+			fprintf(stderr, "test_dist: rank %d hangs (stops calling NCCL) at step %d\n", rank, step);
+			fflush(stderr);
+			for (;;)
+				pause();
+		}
 		if (rank == kill_rank && step == kill_step) {
 			fprintf(stderr, "test_dist: rank %d kills itself (SIGKILL) at step %d\n", rank, step);
 			fflush(stderr);
@@ -230,6 +250,360 @@ static int mock_train(int argc, char **argv)
 	return test_report(&t) || fails > 0;
 }
 
+
+/* ---- --train: data-parallel ResNet-50 on exec's engine (ex_net) + this layer ---- */
+
+typedef struct train_args {
+	int batch, iters, warmup, log_every, kill_rank, kill_step;
+	long seed;
+	bool graph;
+	ex_prec prec;
+	const char *prec_name, *csv, *machine, *run_id;
+	double baseline_img_s;
+	long ckpt_every_steps;
+	ex_dist_opts dist;
+	ex_ckpt_policy ck;
+} train_args;
+
+static int train_parse(train_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "train", no_argument, NULL, 'T' },              { "batch-per-gpu", required_argument, NULL, 'b' },
+		{ "iters", required_argument, NULL, 'i' },        { "warmup-iters", required_argument, NULL, 'w' },
+		{ "precision", required_argument, NULL, 'p' },    { "no-graph", no_argument, NULL, 'G' },
+		{ "graph", no_argument, NULL, 'g' },              { "csv", required_argument, NULL, 'o' },
+		{ "machine", required_argument, NULL, 'M' },      { "run-id", required_argument, NULL, 'I' },
+		{ "seed", required_argument, NULL, 'z' },         { "baseline-img-s", required_argument, NULL, 'B' },
+		{ "log-every", required_argument, NULL, 'L' },    { "kill-rank", required_argument, NULL, 'r' },
+		{ "kill-step", required_argument, NULL, 'k' },    { "ckpt-every-steps", required_argument, NULL, 'C' },
+		{ "nccl-mode", required_argument, NULL, 0 },      { "emulate-nodes", required_argument, NULL, 0 },
+		{ "grad-precision", required_argument, NULL, 0 }, { "bucket-mb", required_argument, NULL, 0 },
+		{ "nccl-timeout", required_argument, NULL, 0 },   { "no-overlap", no_argument, NULL, 0 },
+		{ "ckpt-dir", required_argument, NULL, 0 },       { "ckpt-every-epochs", required_argument, NULL, 0 },
+		{ "ckpt-every-min", required_argument, NULL, 0 }, { "resume", no_argument, NULL, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx;
+	memset(a, 0, sizeof(*a));
+	a->batch = 256;
+	a->iters = 100;
+	a->warmup = 20;
+	a->kill_rank = a->kill_step = -1;
+	a->seed = 1;
+	a->prec = EX_PREC_BF16;
+	a->prec_name = "bf16";
+	a->machine = "local";
+	a->run_id = "dist";
+	ex_dist_opts_default(&a->dist);
+	ex_ckpt_policy_init(&a->ck);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		switch (c) {
+		case 0: {
+			int r = ex_dist_opt_set(&a->dist, opts[idx].name, optarg);
+			if (r == 1)
+				r = ex_ckpt_opt_set(&a->ck, opts[idx].name, optarg);
+			if (r != 0)
+				return ERR_INPUT;
+			break;
+		}
+		case 'T': break;
+		case 'b': a->batch = atoi(optarg); break;
+		case 'i': a->iters = atoi(optarg); break;
+		case 'w': a->warmup = atoi(optarg); break;
+		case 'p':
+			a->prec_name = optarg;
+			if (!strcmp(optarg, "bf16")) a->prec = EX_PREC_BF16;
+			else if (!strcmp(optarg, "fp16")) a->prec = EX_PREC_FP16;
+			else if (!strcmp(optarg, "tf32")) a->prec = EX_PREC_TF32;
+			else if (!strcmp(optarg, "fp32")) a->prec = EX_PREC_FP32;
+			else return err_set("--precision: '%s' is not bf16, fp16, tf32 or fp32", optarg);
+			break;
+		case 'G': a->graph = false; break;
+		case 'g': a->graph = true; break;
+		case 'o': a->csv = optarg; break;
+		case 'M': a->machine = optarg; break;
+		case 'I': a->run_id = optarg; break;
+		case 'z': a->seed = atol(optarg); break;
+		case 'B': a->baseline_img_s = atof(optarg); break;
+		case 'L': a->log_every = atoi(optarg); break;
+		case 'r': a->kill_rank = atoi(optarg); break;
+		case 'k': a->kill_step = atoi(optarg); break;
+		case 'C': a->ckpt_every_steps = atol(optarg); break;
+		default: return err_set("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (a->batch < 1 || a->batch > 4096)
+		return err_set("--batch-per-gpu %d: expected 1..4096", a->batch);
+	if (a->iters < 1 || a->warmup < 0)
+		return err_set("--iters must be >= 1 and --warmup-iters >= 0");
+	if (a->ckpt_every_steps && !a->ck.dir)
+		return err_set("--ckpt-every-steps needs --ckpt-dir");
+	return ex_ckpt_policy_check(&a->ck);
+}
+
+static void train_step(ex_net *net, bool graph)
+{
+	if (graph)
+		ex_net_train_step_graph(net);
+	else
+		ex_net_train_step(net, false);
+}
+
+static int train_main(int argc, char **argv)
+{
+	train_args a;
+	ex_dist *d;
+	ex_net net;
+	if (ex_dist_boot(&d, &argc, &argv)) {
+		fprintf(stderr, "test_dist: %s\n", err_msg());
+		return 2;
+	}
+	int pr = train_parse(&a, argc, argv);
+	if (pr == 0 && ex_dist_opts_check(d, &a.dist))
+		pr = ERR_INPUT;
+	if (!ex_dist_agree(d, pr == 0)) {
+		if (ex_dist_rank(d) == 0 || pr)
+			fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), pr ? err_msg() : "bad input on another rank");
+		ex_dist_free(d);
+		return 1;
+	}
+	if (ex_dist_start(d, &a.dist)) {
+		fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), err_msg());
+		return 2;
+	}
+	int rank = ex_dist_rank(d), n = ex_dist_size(d);
+	size_t free0, free1, tot;
+	struct cudaDeviceProp prop;
+	cudaGetDeviceProperties(&prop, ex_dist_device(d));
+	cudaFree(0);
+	cudaMemGetInfo(&free0, &tot);
+	memset(&net, 0, sizeof(net));
+	if (ex_net_plan(&net, a.batch, 1000, 224, a.prec) < 0)
+		ex_dist_fatal(d, 1, "%s", err_msg());
+	for (int i = 0; i < net.p.ntensors; i++)
+		net.p.tensors[i].decay = true;
+	net.label_smoothing = 0.1f;
+	net.bn_momentum = 0.1f;
+	net.bn_eps = 1e-5f;
+	ex_net_init(&net, (uint64_t)a.seed, 1024UL << 20, false);   /* same seed: same weights on every rank */
+	ex_opt_cfg *o = &net.opt;
+	o->momentum = 0.9f;
+	o->weight_decay = 5e-5f;
+	o->dynamic_scale = a.prec == EX_PREC_FP16;
+	o->sched.kind = EX_SCHED_COSINE;
+	o->sched.base_lr = 0.1f;
+	o->sched.power = 2.f;
+	o->sched.step_gamma = 0.1f;
+	o->sched.total_steps = a.iters + 10;
+	/* each rank its own synthetic batch */
+	ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f, (uint64_t)a.seed + 1000003ULL * rank,
+			 net.stream);
+	ex_k_fill_labels(net.labels, a.batch, 1000, (uint64_t)a.seed + 99 + 7919ULL * rank, net.stream);
+	if (ex_dist_attach(d, net.p.grad, EX_DIST_FP32, (long)net.p.n))
+		ex_dist_fatal(d, 2, "%s", err_msg());
+	ex_dist_hooks(d, &net.hooks);
+
+	long step0 = 0;
+	char *ckpath = a.ck.dir ? ex_ckpt_path(&a.ck) : NULL;
+	ex_ckpt_meta meta;
+	memset(&meta, 0, sizeof(meta));
+	if (a.ck.resume) {
+		if (ex_ckpt_load(ckpath, &net, &meta))
+			ex_dist_fatal(d, 1, "--resume: %s", err_msg());
+		if (meta.world_size != n)
+			ex_dist_fatal(d, 1, "--resume: %s was written by %d ranks, this job has %d", ckpath,
+				      meta.world_size, n);
+		step0 = meta.step;
+		if (rank == 0)
+			printf("# resumed from %s at step %ld (loss %.4f when written)\n", ckpath, step0, meta.last_loss);
+	}
+	ex_dist_times tm = { 0 };
+	double fwd = 0, bwd = 0, opt = 0, last_loss = NAN, t_timed = 0;
+	long timed = 0, step = step0, warm_end = step0 + a.warmup;
+	int nprof = 0;
+	cudaEvent_t e0, e1;
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	bool timing_on = false;
+	for (; step < a.iters; step++) {
+		ex_dist_heartbeat(d);
+		if (rank == a.kill_rank && step == a.kill_step) {
+			fprintf(stderr, "test_dist: rank %d kills itself (SIGKILL) at step %ld\n", rank, step);
+			fflush(stderr);
+			raise(SIGKILL);
+		}
+		if (step >= warm_end - 5 && step < warm_end) {
+			/* the last 5 warm-up steps are profiled: phase events, bucket timings */
+			ex_net_train_step(&net, true);
+			ex_dist_sync(d, net.stream);
+			float f, b, p;
+			cudaEventElapsedTime(&f, net.ev[0], net.ev[1]);
+			cudaEventElapsedTime(&b, net.ev[1], net.ev[2]);
+			cudaEventElapsedTime(&p, net.ev[2], net.ev[3]);
+			fwd += f * 1e-3;
+			bwd += b * 1e-3;
+			opt += p * 1e-3;
+			nprof++;
+			ex_dist_times_sample(d, &tm);
+		} else {
+			if (step == warm_end && !timing_on) {
+				ex_dist_sync(d, net.stream);
+				ex_dist_barrier(d);
+				cudaEventRecord(e0, net.stream);
+				timing_on = true;
+			}
+			train_step(&net, a.graph);
+			if (timing_on)
+				timed++;
+		}
+		bool log_now = a.log_every > 0 && (step + 1) % a.log_every == 0;
+		bool ck_now = ckpath && ((a.ckpt_every_steps && (step + 1) % a.ckpt_every_steps == 0) ||
+					 ex_ckpt_due(&a.ck, false, 0, time_now_s()));
+		if (log_now) {   /* collective: every rank takes the same branch */
+			ex_dev_state st;
+			ex_net_take_stats(&net, &st);
+			double l = st.seen ? st.loss_sum / st.seen : NAN;
+			ex_dist_sum(d, &l, 1);
+			last_loss = l / n;
+			if (rank == 0)
+				printf("step %ld loss %.4f (mean over ranks)\n", step + 1, last_loss);
+		}
+		/* only rank 0 writes (weights are identical on every rank); no collective here, so a
+		 * time-based decision taken on rank 0 alone is safe */
+		if (ck_now && rank == 0) {
+			meta.step = step + 1;
+			meta.world_size = n;
+			meta.batch_per_gpu = a.batch;
+			meta.seed = (uint64_t)a.seed;
+			meta.images = (step + 1) * (int64_t)a.batch * n;
+			meta.last_loss = last_loss;
+			snprintf(meta.run_id, sizeof(meta.run_id), "%s", a.run_id);
+			double t0 = time_now_s();
+			if (ex_ckpt_save(ckpath, &net, &meta))
+				ex_dist_fatal(d, 2, "checkpoint: %s", err_msg());
+			printf("# checkpoint at step %ld: %s (%.2f s)\n", step + 1, ckpath, time_now_s() - t0);
+			a.ck.last_s = time_now_s();
+		}
+		fflush(stdout);
+	}
+	if (timing_on) {
+		cudaEventRecord(e1, net.stream);
+		ex_dist_sync(d, net.stream);
+		float ms;
+		cudaEventElapsedTime(&ms, e0, e1);
+		t_timed = ms * 1e-3;
+	}
+	ex_dist_pause(d);
+	ex_dev_state st;
+	ex_net_take_stats(&net, &st);
+	if (st.seen)
+		last_loss = st.loss_sum / st.seen;   /* this rank's, since the last log point */
+	cudaMemGetInfo(&free1, &tot);
+
+	/* per-rank values -> rank 0: slot r of each field */
+	enum { F_IMG, F_ITER, F_FWD, F_BWD, F_OPT, F_AR, F_EXP, F_LOSS, F_MEM, NF };
+	double mine[NF];
+	mine[F_ITER] = timed ? t_timed / timed : NAN;
+	mine[F_IMG] = timed ? a.batch / mine[F_ITER] : NAN;
+	mine[F_FWD] = nprof ? fwd / nprof : NAN;
+	mine[F_BWD] = nprof ? bwd / nprof : NAN;
+	mine[F_OPT] = nprof ? opt / nprof : NAN;
+	mine[F_AR] = tm.iters ? tm.allreduce_s / tm.iters : 0;
+	mine[F_EXP] = tm.iters ? tm.exposed_s / tm.iters : 0;
+	mine[F_LOSS] = last_loss;
+	mine[F_MEM] = (double)(free0 - free1);
+	double *all = xcalloc((size_t)NF * n, sizeof(double));
+	for (int f = 0; f < NF; f++)
+		all[f * n + rank] = mine[f];
+	for (int f = 0; f < NF; f++)
+		ex_dist_sum(d, all + f * n, n);
+	if (rank == 0) {
+		double thr = 0, iter_max = 0, sum[NF] = { 0 };
+		for (int r = 0; r < n; r++) {
+			thr += all[F_IMG * n + r];
+			iter_max = fmax(iter_max, all[F_ITER * n + r]);
+			for (int f = 0; f < NF; f++)
+				sum[f] += all[f * n + r];
+		}
+		double eff = a.baseline_img_s > 0 ? thr / (n * a.baseline_img_s) : NAN;
+		printf("DIST_RESULT gpus=%d nodes=%d mode=%s batch=%d prec=%s grad=%s graph=%d img_s=%.1f per_gpu=%.1f "
+		       "eff=%.4f iter_ms=%.2f fwd_ms=%.2f bwd_ms=%.2f opt_ms=%.2f allreduce_ms=%.2f exposed_ms=%.2f "
+		       "buckets=%d step=%ld loss=%.4f\n",
+		       n, ex_dist_nodes(d), n > 1 ? ex_dist_mode_label(d) : "none", a.batch, a.prec_name,
+		       ex_dist_dtype_name(a.dist.grad_dtype), a.graph, thr, thr / n, eff, iter_max * 1e3,
+		       sum[F_FWD] / n * 1e3, sum[F_BWD] / n * 1e3, sum[F_OPT] / n * 1e3, sum[F_AR] / n * 1e3,
+		       sum[F_EXP] / n * 1e3, ex_dist_nbuckets(d), step, sum[F_LOSS] / n);
+		if (a.csv) {
+			csvw *w = csvw_open(a.csv);
+			if (!w)
+				ex_dist_fatal(d, 2, "%s", err_msg());
+			static const char *cols[] = {
+				"source", "run_id", "machine", "gpu", "nodes", "gpus_per_node", "gpus", "nccl_mode",
+				"batch_per_gpu", "global_batch", "precision", "data", "data_threads", "epoch", "iters",
+				"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "fwd_s", "bwd_s", "opt_s",
+				"allreduce_s", "comm_exposed_s", "data_wait_s", "loss", "top1", "peak_mem_B", "git_sha",
+				"rank", "grad_precision", "bucket_mb", "graph", "step", "compute_s" };
+			for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+				csvw_text(w, cols[i]);
+			csvw_end_row(w);
+			for (int r = -1; r < n; r++) {   /* -1: the run row (sums and means) */
+				double v[NF];
+				for (int f = 0; f < NF; f++)
+					v[f] = r < 0 ? sum[f] / n : all[f * n + r];
+				double img = r < 0 ? thr : v[F_IMG];
+				csvw_text(w, "exec");
+				csvw_text(w, a.run_id);
+				csvw_text(w, a.machine);
+				csvw_text(w, prop.name);
+				csvw_int(w, ex_dist_nodes(d));
+				csvw_int(w, ex_dist_gpus_per_node(d));
+				csvw_int(w, n);
+				csvw_text(w, n > 1 ? ex_dist_mode_label(d) : "none");
+				csvw_int(w, a.batch);
+				csvw_int(w, (long)a.batch * n);
+				csvw_text(w, a.prec_name);
+				csvw_text(w, "synthetic");
+				csvw_int(w, 0);
+				csvw_text(w, "");
+				csvw_int(w, timed);
+				csvw_num(w, img, 6);
+				csvw_num(w, r < 0 ? thr / n : img, 6);
+				csvw_num(w, a.baseline_img_s > 0 ? (r < 0 ? eff : img / a.baseline_img_s) : NAN, 4);
+				csvw_num(w, r < 0 ? iter_max : v[F_ITER], 6);
+				csvw_num(w, v[F_FWD], 6);
+				csvw_num(w, v[F_BWD], 6);
+				csvw_num(w, v[F_OPT], 6);
+				csvw_num(w, v[F_AR], 6);
+				csvw_num(w, v[F_EXP], 6);
+				csvw_num(w, 0, 3);
+				csvw_num(w, v[F_LOSS], 6);
+				csvw_num(w, NAN, 3);
+				csvw_num(w, v[F_MEM], 12);
+				csvw_text(w, EX_DIST_GIT_SHA);
+				if (r < 0)
+					csvw_text(w, "all");
+				else
+					csvw_int(w, r);
+				csvw_text(w, ex_dist_dtype_name(a.dist.grad_dtype));
+				csvw_num(w, a.dist.bucket_B / 1048576.0, 4);
+				csvw_int(w, a.graph);
+				csvw_int(w, step);
+				csvw_num(w, v[F_FWD] + v[F_BWD] + v[F_OPT] - v[F_EXP], 6);
+				csvw_end_row(w);
+			}
+			if (csvw_close(w))
+				fprintf(stderr, "test_dist: %s\n", err_msg());
+		}
+	}
+	free(all);
+	free(ckpath);
+	ex_net_free(&net);
+	ex_dist_free(d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -239,7 +613,13 @@ int main(int argc, char **argv)
 			return ex_dist_bench_main(argc, argv);
 		if (strcmp(argv[i], "--mock-train") == 0)
 			return mock_train(argc, argv);
+		if (strcmp(argv[i], "--train") == 0)
+			return train_main(argc, argv);
 	}
-	fprintf(stderr, "usage: test_dist --ckpt-selftest | --bench-allreduce [...] | --mock-train [...]\n");
-	return 1;
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_dist [--ckpt-selftest | --bench-allreduce ... | --mock-train ... | --train ...]\n");
+		return 1;
+	}
+	/* no arguments (make test-gpu): the single-process checks; multi-rank ones: bench/gpu_multi.sh */
+	return ckpt_selftest();
 }
