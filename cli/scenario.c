@@ -521,7 +521,7 @@ void cli_result_csv_header(csvw *w)
 		"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "compute_s", "comm_s", "comm_exposed_s",
 		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s",
 		/* extras */
-		"first_epoch_s", "eval_s", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
+		"first_epoch_s", "eval_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -553,6 +553,7 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
 	csvw_num(w, r->tta_s, 6);
 	csvw_num(w, r->first_epoch_s, 6);
 	csvw_num(w, r->eval_s, 6);
+	csvw_text(w, model_data_name(sc->data));
 	csvw_int(w, r->fits ? 1 : 0);
 	csvw_num(w, r->mem_per_gpu_B, 6);
 	csvw_num(w, r->capex_usd, 8);
@@ -609,6 +610,7 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "tta_s", r->tta_s, true);
 	jnum(out, "first_epoch_s", r->first_epoch_s, true);
 	jnum(out, "eval_s", r->eval_s, true);
+	jstr(out, "data", model_data_name(sc->data));
 	fprintf(out, "\"fits\": %s, ", r->fits ? "true" : "false");
 	jnum(out, "mem_per_gpu_B", r->mem_per_gpu_B, true);
 	jnum(out, "capex_usd", r->capex_usd, true);

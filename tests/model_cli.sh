@@ -92,7 +92,8 @@ expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --batch-per-gpu 64,
 [ "$(wc -l <"$tmp/s.csv")" -eq 17 ] || no "sweep 2 x 4 x 2 = 16 rows"
 expect 0 "$SP" sweep --systems dgx1-v100,c4140-m --nodes 1-8 --budget 500000 --out "$tmp/b.csv" --quiet
 has "over budget"
-awk -F, 'NR > 1 && ($26 == "" || $26 + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
+	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
 
 echo "model_cli: done (fail=$fail)"

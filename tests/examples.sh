@@ -1,0 +1,26 @@
+#!/bin/sh
+# The planner examples double as smoke tests: each runs and writes a non-empty CSV with predict's
+# columns. Run by tools/run_tests.sh with SCALEPLAN set.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+SP=${SCALEPLAN:-build/scaleplan}
+case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+run() { # SCRIPT CSV MIN_ROWS
+	SCALEPLAN="$SP" sh "$here/examples/$1" "$tmp" >"$tmp/log" 2>&1 || { echo "FAIL: examples/$1"; cat "$tmp/log"; fail=1; return; }
+	[ -s "$tmp/$2" ] || { echo "FAIL: examples/$1 wrote no $2"; fail=1; return; }
+	head -1 "$tmp/$2" | grep -q '^system,gpu,nodes,gpus_per_node,gpus,batch_per_gpu' || { echo "FAIL: $2 header"; fail=1; }
+	rows=$(($(wc -l <"$tmp/$2") - 1))
+	[ "$rows" -ge "$3" ] || { echo "FAIL: $2 has $rows rows, wanted >= $3"; fail=1; }
+}
+run whitepaper_study.sh whitepaper.csv 18
+run scaleup_vs_scaleout_64xh100.sh scaleup_vs_scaleout_64xh100.csv 7
+run procurement_budget.sh procurement.csv 10
+# the white paper's observation: C4140-M beats C4140-K with CPU decode at 8 GPUs
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	 $c["data"] == "cpu" && $c["gpus"] == 8 { t[$c["system"]] = $c["throughput_img_s"] }
+	 END { exit !(t["c4140-m"] > t["c4140-k"]) }' "$tmp/whitepaper.csv" || { echo "FAIL: M not faster than K"; fail=1; }
+exit $fail
