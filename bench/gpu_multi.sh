@@ -102,7 +102,7 @@ fi
 # ---- PyTorch DDP, same machine, same job ----
 ddp_one() { # mode nproc batch
 	local m=$1 np=$2 bs=$3 line
-	line=$(env $(mode_env "$m") BS=$bs timeout 300 torchrun --standalone --nproc_per_node="$np" \
+	line=$(env $(mode_env "$m") BS=$bs timeout 300 python3 -m torch.distributed.run --standalone --nproc_per_node="$np" \
 		bench/peers/torch_ddp.py 2>&1 | tee -a "$LOG" | grep "ddp rn50" | head -1)
 	say "ddp $m np=$np bs=$bs: $line"
 	local img=$(echo "$line" | sed -n 's/.*ddp rn50: \([0-9.]*\) img\/s total.*/\1/p')
