@@ -34,3 +34,6 @@ fuzz-data: build/fuzz/fuzz_jpeg build/fuzz/fuzz_idx
 		build/fuzz/corpus_jpeg tests/fuzz/seeds/jpeg
 	build/fuzz/fuzz_idx -max_total_time=$(FUZZ_S) -rss_limit_mb=2048 -timeout=10 \
 		build/fuzz/corpus_idx tests/fuzz/seeds/idx
+
+# the resampler's loops need the full vectoriser (GCC's -O2 uses only its very-cheap cost model)
+$(BUILD)/exec/data/jpeg.o: CFLAGS += -O3
