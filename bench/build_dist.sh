@@ -36,12 +36,18 @@ echo "build_dist: nvcc $NVCC; nccl.h in ${NCCL_INC:-?}; libnccl in ${NCCL_LIB:-?
 [ "${CUDNN_INC:-}" = /usr/include ] && CUDNN_INC=
 [ "${NCCL_INC:-}" = /usr/include ] && NCCL_INC=
 INC="-I. -I$CUDA_HOME/include ${CUDNN_INC:+-I$CUDNN_INC} ${NCCL_INC:+-I$NCCL_INC} $MPI_CFLAGS"
-make -s build/libscaleplan.a >/dev/null
+# libcsv/zlib headers: the system's, else the carried .gpudeps/ (see bench/gpu_single.sh)
+if [ ! -f /usr/include/csv.h ] && [ -d .gpudeps ]; then
+	export C_INCLUDE_PATH=$PWD/.gpudeps/include LIBRARY_PATH=$PWD/.gpudeps/lib
+fi
 CF="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow $INC"
 # ex_net.c / ex_kernels.cu: the single-GPU engine (exec engineer's), compiled as they are
-for f in ex_dist ex_dist_bench ex_ckpt ex_net; do
-	${CC:-cc} $CF -c exec/$f.c -o $OUT/$f.o &
+HOST=""
+for f in exec/ex_dist.c exec/ex_dist_bench.c exec/ex_ckpt.c exec/ex_net.c common/*.c model/*.c; do
+	o=$OUT/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')
+	${CC:-cc} $CF -c $f -o $o &
 	pids="${pids:-} $!"
+	HOST="$HOST $o"
 done
 ${CC:-cc} $CF -DEX_DIST_GIT_SHA="\"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\"" \
 	-c tests/gpu/test_dist.c -o $OUT/test_dist.o &
@@ -52,9 +58,7 @@ pids="$pids $!"
 $NVCC $NVF -c exec/ex_kernels.cu -o $OUT/ex_kernels.o &
 pids="$pids $!"
 for j in $pids; do wait $j || { echo "build_dist: a compile failed" >&2; exit 1; }; done
-${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $OUT/ex_dist.o $OUT/ex_dist_bench.o $OUT/ex_ckpt.o $OUT/ex_net.o \
-	$OUT/ex_dist_kernels.o $OUT/ex_kernels.o build/libscaleplan.a \
+${CC:-cc} -o $OUT/test_dist $OUT/test_dist.o $HOST $OUT/ex_dist_kernels.o $OUT/ex_kernels.o \
 	-L$CUDA_HOME/lib64 -L$OUT/lib ${NCCL_LIB:+-L$NCCL_LIB -Wl,-rpath,$NCCL_LIB} -Wl,-rpath,$CUDA_HOME/lib64 \
-	-lnccl -lcudnn -lcublas -lcudart $MPI_LIBS $(pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
-	-lcsv -lz -lm -lpthread -lstdc++
+	-lnccl -lcudnn -lcublas -lcudart $MPI_LIBS -lcsv -lz -lm -lpthread -lstdc++
 echo "built $OUT/test_dist"
