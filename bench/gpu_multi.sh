@@ -119,13 +119,16 @@ fi
 # ---- data-parallel training (exec's engine through the dist layer; test_dist --train) ----
 # scaleplan-train's own main loop has no multi-GPU wiring yet; test_dist --train is that wiring.
 TRAIN_GRAPH=${TRAIN_GRAPH:---graph}
+LASTF=$(mktemp /tmp/gpu_multi_last.XXXXXX)
 train_one() { # label csv launcher+args...
 	local label=$1 csv=$2
 	shift 2
 	say "# train $label"
-	"$@" 2>&1 | tee -a "$LOG" | tee "$OUT/.last" | grep -E "DIST_RESULT|rank|error|FAIL|warning" | head -20
-	local rc=${PIPESTATUS[0]}
-	local res=$(grep DIST_RESULT "$OUT/.last" | tail -1)
+	"$@" >"$LASTF" 2>&1
+	local rc=$?
+	cat "$LASTF" >>"$LOG"
+	grep -E "DIST_RESULT|rank|error|FAIL|warning|nccl:" "$LASTF" | head -20
+	local res=$(grep DIST_RESULT "$LASTF" | tail -1)
 	echo "train $label rc=$rc ${res#DIST_RESULT }" >>"$SUMMARY"
 	if [ -f "$csv" ]; then
 		if [ -f "$OUT/train.csv" ]; then tail -n +2 "$csv" >>"$OUT/train.csv"; else cat "$csv" >"$OUT/train.csv"; fi
@@ -138,7 +141,7 @@ if has train && [ -x $TD ]; then
 	for b in ${TRAIN_BATCHES:-64 256}; do
 		train_one "1gpu b$b" $OUT/t.csv timeout 300 $TD $TA --batch-per-gpu $b --run-id "1gpu-b$b" --csv $OUT/t.csv
 		base=${LAST_IMG:-0}
-		for m in $MODES; do
+		for m in ${TRAIN_MODES:-$MODES}; do
 			train_one "2gpu $m b$b" $OUT/t.csv timeout 300 $LAUNCH2 $TD $TA --batch-per-gpu $b $(mode_args $m) \
 				--baseline-img-s "$base" --run-id "2gpu-$m-b$b" --csv $OUT/t.csv
 		done
