@@ -103,6 +103,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->images = 1281167.0; /* ImageNet-1k training images, reference/seed_facts.md */
 	sc->compute_cal = 1.0;
 	sc->data_cal = 1.0;
+	sc->b_half = -1.0;
 }
 
 /* Host-copy capacity alone (CPU unknown: decode not modelled). */
@@ -274,7 +275,7 @@ double model_storage_rate(const model_scenario *sc, const model_params *p)
 void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
 		       double *fwd_s, double *bwd_s)
 {
-	double k = sc->compute_cal, bb = batch + p->b_half;
+	double k = sc->compute_cal, bb = batch + (sc->b_half >= 0 ? sc->b_half : p->b_half);
 
 	for (int i = 0; i < net->nlayers; i++) {
 		layer_cost c = layer_cost_of(sc, p, &net->layers[i]);
@@ -320,7 +321,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 		return 0;
 	}
 
-	bb = b + p->b_half;
+	bb = b + (sc->b_half >= 0 ? sc->b_half : p->b_half);
 	r->fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
 	r->bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
 	r->opt_s = k * pr->opt_s;
@@ -413,14 +414,47 @@ static double cal_cost(model_scenario *pts, int n, const model_params *p, const 
 	return s;
 }
 
+/* Least-squares compute_cal for the points at a given b_half (< 0: params'); returns the cost and
+ * the fitted scale in *cal. Golden-section search on log(compute_cal): the cost is unimodal (each
+ * throughput falls monotonically with compute_cal). */
+static double fit_scale(model_scenario *pts, int n, const model_params *p, const model_measured *m, double b_half,
+			double *cal)
+{
+	const double gr = 0.6180339887498949;
+	double a = log(1e-4), bnd = log(1e4), c = bnd - gr * (bnd - a), d = a + gr * (bnd - a), worst, fc, fd;
+
+	for (int i = 0; i < n; i++)
+		pts[i].b_half = b_half;
+	fc = cal_cost(pts, n, p, m, exp(c), &worst);
+	fd = cal_cost(pts, n, p, m, exp(d), &worst);
+	for (int it = 0; it < 200 && bnd - a > 1e-12; it++) {
+		if (fc < fd) {
+			bnd = d;
+			d = c;
+			fd = fc;
+			c = bnd - gr * (bnd - a);
+			fc = cal_cost(pts, n, p, m, exp(c), &worst);
+		} else {
+			a = c;
+			c = d;
+			fc = fd;
+			d = a + gr * (bnd - a);
+			fd = cal_cost(pts, n, p, m, exp(d), &worst);
+		}
+	}
+	*cal = exp(0.5 * (a + bnd));
+	return cal_cost(pts, n, p, m, *cal, &worst);
+}
+
 int model_calibrate(model_scenario *sc, const model_params *p, const model_measured *m, int n)
 {
 	model_scenario pts[MODEL_MAX_MEASURED];
-	double lo = log(1e-4), hi = log(1e4), worst, dcal = 1.0;
+	double worst, dcal = 1.0;
 	int rc;
 
 	if (n < 1 || n > MODEL_MAX_MEASURED)
 		return err_set("--measured: give 1 to %d points", MODEL_MAX_MEASURED);
+	sc->b_half = -1.0;
 	for (int i = 0; i < n; i++) {
 		int nodes = 1, gpn = 1;
 		if (!(m[i].img_s > 0) || m[i].batch_per_gpu < 1)
@@ -446,28 +480,35 @@ int model_calibrate(model_scenario *sc, const model_params *p, const model_measu
 		for (int i = 0; i < n; i++)
 			pts[i].data_cal = dcal;
 	}
-	/* golden-section search on log(compute_cal); the cost is unimodal (each throughput falls
-	 * monotonically with compute_cal) */
 	{
-		const double gr = 0.6180339887498949;
-		double a = lo, bnd = hi, c = bnd - gr * (bnd - a), d = a + gr * (bnd - a);
-		double fc = cal_cost(pts, n, p, m, exp(c), &worst), fd = cal_cost(pts, n, p, m, exp(d), &worst);
-		for (int it = 0; it < 200 && bnd - a > 1e-12; it++) {
-			if (fc < fd) {
-				bnd = d;
-				d = c;
-				fd = fc;
-				c = bnd - gr * (bnd - a);
-				fc = cal_cost(pts, n, p, m, exp(c), &worst);
-			} else {
-				a = c;
-				c = d;
-				fc = fd;
-				d = a + gr * (bnd - a);
-				fd = cal_cost(pts, n, p, m, exp(d), &worst);
+		bool two = false;
+		for (int i = 1; i < n; i++)
+			two |= m[i].batch_per_gpu != m[0].batch_per_gpu;
+		if (two) {
+			/* outer golden section over b_half, inner over compute_cal */
+			const double gr = 0.6180339887498949;
+			double a = 0.0, bnd = 1024.0, c1 = bnd - gr * (bnd - a), d1 = a + gr * (bnd - a), cal;
+			double fc = fit_scale(pts, n, p, m, c1, &cal), fd = fit_scale(pts, n, p, m, d1, &cal);
+			for (int it = 0; it < 60 && bnd - a > 1e-3; it++) {
+				if (fc < fd) {
+					bnd = d1;
+					d1 = c1;
+					fd = fc;
+					c1 = bnd - gr * (bnd - a);
+					fc = fit_scale(pts, n, p, m, c1, &cal);
+				} else {
+					a = c1;
+					c1 = d1;
+					fc = fd;
+					d1 = a + gr * (bnd - a);
+					fd = fit_scale(pts, n, p, m, d1, &cal);
+				}
 			}
+			sc->b_half = 0.5 * (a + bnd);
 		}
-		sc->compute_cal = exp(0.5 * (a + bnd));
+		fit_scale(pts, n, p, m, sc->b_half, &sc->compute_cal);
+		for (int i = 0; i < n; i++)
+			pts[i].b_half = sc->b_half;
 	}
 	if (!isfinite(cal_cost(pts, n, p, m, sc->compute_cal, &worst)))
 		return err_set("--measured: a measured batch does not fit GPU memory");

@@ -204,6 +204,7 @@ typedef struct model_scenario {
 	double images;           /* training images per epoch (ImageNet-1k 1,281,167) */
 	double compute_cal;      /* multiplies GPU compute time (1 = database estimate; --measured) */
 	double data_cal;         /* multiplies the data pipeline rate (1 = estimate) */
+	double b_half;           /* < 0: use params' b_half; >= 0: fitted by model_calibrate (2+ batches) */
 	model_prep prep;
 } model_scenario;
 
@@ -241,7 +242,9 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
  * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of
  * sc->node.gpus_per_node GPUs, batch per GPU, img/s). Least squares in log throughput (exact for one
- * point). 0, or ERR_INPUT (no point, bad point, GPU count not placeable). */
+ * point). With points at two or more batch sizes, sc->b_half (the small-batch efficiency) is fitted
+ * too (golden section over 0..1024 around the inner fit of compute_cal).
+ * 0, or ERR_INPUT (no point, bad point, GPU count not placeable). */
 typedef struct model_measured { int gpus; int batch_per_gpu; double img_s; } model_measured;
 int model_calibrate(model_scenario *sc, const model_params *p, const model_measured *m, int n);
 
