@@ -149,6 +149,8 @@ static int mock_train(int argc, char **argv)
 	}
 	if (!bad && ex_dist_opts_check(d, &o))
 		bad = 1;
+	if (!bad && ex_dist_size(d) < 2)
+		bad = err_set("--mock-train needs at least 2 ranks");
 	if (!ex_dist_agree(d, !bad)) {
 		if (ex_dist_rank(d) == 0)
 			fprintf(stderr, "test_dist: bad arguments: %s\n", err_msg());
