@@ -52,7 +52,8 @@ NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 
 # ---- MPI: the machine's own, else the carried libraries (.mpi) + the local launcher ----
 if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then
-	LAUNCH2="mpirun -np 2 --bind-to none --oversubscribe"
+	LAUNCH2="mpirun -np 2"
+	mpirun --version 2>&1 | grep -q "Open MPI" && LAUNCH2="mpirun -np 2 --bind-to none --oversubscribe"
 	say "# launcher: $(mpirun --version 2>&1 | head -1)"
 else
 	export MPI_CFLAGS="-I$PWD/.mpi/include" MPI_LIBS="-L$PWD/.mpi/lib -lmpi"
