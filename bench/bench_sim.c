@@ -68,13 +68,14 @@ int main(void)
 	struct {
 		const char *name;
 		double jitter, slow;
-		bool replay, contention;
+		bool replay, contention, detail;
 		int runs;
 	} modes[] = {
-		{ "jitter 0.015 + slow 1e-4, contention", 0.015, 1e-4, true, true, 1 },
-		{ "jitter 0.015, 10 runs", 0.015, 0, true, true, 10 },
-		{ "jitter off, replay", 0, 0, true, true, 1 },
-		{ "jitter off, no replay", 0, 0, false, true, 1 },
+		{ "jitter 0.015 + slow 1e-4", 0.015, 1e-4, true, true, false, 1 },
+		{ "jitter 0.015 + slow 1e-4, detail", 0.015, 1e-4, true, true, true, 1 },
+		{ "jitter 0.015, 10 runs", 0.015, 0, true, true, false, 10 },
+		{ "jitter off, replay", 0, 0, true, true, false, 1 },
+		{ "jitter off, no replay", 0, 0, false, true, false, 1 },
 	};
 	printf("bench_sim: %s, %d nodes x %d GPUs = %d GPUs, batch %d/GPU, %.0f epochs\n", sys->id, sc.nodes,
 	       sc.node.gpus_per_node, sc.nodes * sc.node.gpus_per_node, sc.batch_per_gpu, sc.epochs);
@@ -90,6 +91,7 @@ int main(void)
 		o.replay = modes[i].replay;
 		o.contention = modes[i].contention;
 		o.runs = modes[i].runs;
+		o.detail = modes[i].detail;
 		if (sim_run(&sc, &p, &o, &r)) {
 			fprintf(stderr, "bench_sim: %s\n", err_msg());
 			rc = 1;

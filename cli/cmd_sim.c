@@ -14,7 +14,7 @@
 #include "sim/sim.h"
 
 enum { O_TRACE = 2000, O_WINDOW, O_SEED, O_RUNS, O_JITTER, O_SLOWP, O_SLOWF, O_CONT, O_WARM, O_REPLAY, O_WORKERS,
-       O_PREFETCH, O_FORMAT };
+       O_PREFETCH, O_FORMAT, O_DETAIL };
 
 static void sim_usage(FILE *out)
 {
@@ -39,6 +39,8 @@ static void sim_usage(FILE *out)
 		"  --contention on|off flows share links max-min fairly (on, default) or run at the model's rate\n"
 		"  --warmup on|off     loader queue refilled from empty each epoch (on, default), or the loader\n"
 		"                      as a pure rate limit as in the model\n"
+		"  --detail on|off     simulate node 0 layer by layer with its flows in every iteration (off:\n"
+		"                      a per-bucket recurrence that gives the same times, much faster)\n"
 		"  --replay on|off     replay identical epochs when jitter and slow steps are off (on, default)\n"
 		"  --loader-workers W  data loader workers per node (default 8); --prefetch Q queue depth (16)\n"
 		"  --format F          table (default), csv (predict columns + sim columns), json\n"
@@ -210,8 +212,8 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("scaleplan sim: %s (%s), %d node%s x %d GPUs = %d GPUs, batch %d/GPU (global %d), %s\n",
 	       sc->node.system_id, sc->node.gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", sc->node.gpus_per_node,
 	       r->gpus, sc->batch_per_gpu, r->global_batch, model_precision_name(sc->precision));
-	printf("  settings           contention %s, warm-up %s, jitter %g, slow steps %g x%g, seed %lu, %d run%s\n",
-	       o->contention ? "on" : "off", o->warmup ? "on" : "off", o->jitter, o->slow_prob, o->slow_factor, o->seed,
+	printf("  settings           %s, contention %s, warm-up %s, jitter %g, slow steps %g x%g, seed %lu, %d run%s\n",
+	       o->detail ? "every iteration layer by layer" : "bucket recurrence", o->contention ? "on" : "off", o->warmup ? "on" : "off", o->jitter, o->slow_prob, o->slow_factor, o->seed,
 	       r->runs, r->runs > 1 ? "s" : "");
 	printf("                     %-14s %-14s\n", "simulated", "model");
 	printf("  throughput img/s   %-14.0f %-14.0f\n", r->throughput_img_s, m->throughput_img_s);
@@ -246,7 +248,7 @@ int cmd_sim(int argc, char **argv)
 	const char *format = "table", *trace_path = NULL;
 	double jitter = NAN, slow_prob = 0, slow_factor = 3;
 	long seed = 1, runs = 1, workers = 8, prefetch = 16, wa = 1, wb = 3;
-	bool contention = true, warmup = true, replay = true, window_given = false;
+	bool contention = true, warmup = true, replay = true, detail = false, window_given = false;
 	int n, c, rc;
 
 	cli_scen_init(&s, "sim");
@@ -261,6 +263,7 @@ int cmd_sim(int argc, char **argv)
 	opts[n++] = (struct option){"contention", required_argument, NULL, O_CONT};
 	opts[n++] = (struct option){"warmup", required_argument, NULL, O_WARM};
 	opts[n++] = (struct option){"replay", required_argument, NULL, O_REPLAY};
+	opts[n++] = (struct option){"detail", required_argument, NULL, O_DETAIL};
 	opts[n++] = (struct option){"loader-workers", required_argument, NULL, O_WORKERS};
 	opts[n++] = (struct option){"prefetch", required_argument, NULL, O_PREFETCH};
 	opts[n++] = (struct option){"format", required_argument, NULL, O_FORMAT};
@@ -292,6 +295,7 @@ int cmd_sim(int argc, char **argv)
 		case O_CONT: bad = parse_onoff("--contention", optarg, &contention); break;
 		case O_WARM: bad = parse_onoff("--warmup", optarg, &warmup); break;
 		case O_REPLAY: bad = parse_onoff("--replay", optarg, &replay); break;
+		case O_DETAIL: bad = parse_onoff("--detail", optarg, &detail); break;
 		case O_WORKERS: bad = parse_long("--loader-workers", optarg, 1, 4096, &workers); break;
 		case O_PREFETCH: bad = parse_long("--prefetch", optarg, 1, 1 << 20, &prefetch); break;
 		case O_FORMAT:
@@ -330,6 +334,7 @@ int cmd_sim(int argc, char **argv)
 	o.contention = contention;
 	o.warmup = warmup;
 	o.replay = replay;
+	o.detail = detail;
 	if (!isnan(jitter))
 		o.jitter = jitter;
 	o.slow_prob = slow_prob;

@@ -156,6 +156,8 @@ typedef struct sim_opts {
 	bool warmup;        /* [true] the data loader is a pool of workers filling a bounded queue that
 			     * starts empty each epoch; false: the loader is a pure rate limit (the model's
 			     * rule iter = max(gpu, data, io)) */
+	bool detail;        /* [false] simulate node 0 of every iteration layer by layer with its flows
+			     * (instead of the per-bucket recurrence, which gives the same times) */
 	bool replay;        /* [true] epochs identical to one already simulated are replayed, only when
 			     * nothing random is lost (jitter 0, slow_prob 0) and no trace is taken of them */
 	double jitter;      /* [model straggler_cv] sigma of the per-GPU, per-iteration lognormal factor */

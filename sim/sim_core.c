@@ -204,7 +204,10 @@ void sim_res_submit(sim_loop *loop, sim_res *res, double dur_s, const char *name
 		    void *ctx, long arg)
 {
 	res_job job = { .dur_s = dur_s > 0 ? dur_s : 0, .done = done, .ctx = ctx, .arg = arg };
-	snprintf(job.name, sizeof(job.name), "%s", name ? name : res->name);
+	if (res->tr)
+		snprintf(job.name, sizeof(job.name), "%s", name ? name : res->name);
+	else
+		job.name[0] = 0;
 	for (int s = 0; s < res->capacity; s++) {
 		if (!res->busy[s]) {
 			res_start(loop, res, s, &job);

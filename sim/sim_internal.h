@@ -50,15 +50,18 @@ typedef struct sim_shape {
  * backward layer by layer on its compute stream (GPU g slowed by factor[g]), buckets handed to the
  * all-reduce when every GPU of the job has them (the job's slowest GPU is f_max), each bucket's
  * phases as flows over the node's links and NICs. Writes the all-reduce time of each bucket to
- * sh->ar_s (when set_ar) and spans to tr (when not NULL), starting at absolute time t0_s. Returns
+ * sh->ar_s (when set_ar) and spans to tr (when not NULL), starting at absolute time t0_s, and the
+ * time the last bucket's all-reduce ended to *comm_end_s (t0_s when none; may be NULL). Returns
  * the events run, or a negative error code. */
 long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double f_max, double t0_s,
-		   sim_trace *tr, bool set_ar);
+		   sim_trace *tr, bool set_ar, double *comm_end_s);
 
 /* The job's iteration time at slowest-GPU factor f from the shape (after sim_node_iter set ar_s):
  * buckets reduced in order, e_b = max(e_{b-1}, f ready_b) + ar_b, exposed X = (e_last - f bwd_end)^+;
  * with the model's overlap rule exposed = overlap X + (1 - overlap) comm (comm kernels slow
  * backward for the part of comm hidden behind it); end = f (fwd + bwd + opt) + exposed. */
 double sim_gpu_iter(const sim_shape *sh, double f, double *exposed_s);
+/* The same rule from a detailed iteration: comm ended at comm_end_s (relative to the start). */
+double sim_gpu_iter_from(const sim_shape *sh, double f, double comm_end_s, double *exposed_s);
 
 #endif

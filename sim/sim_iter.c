@@ -45,6 +45,7 @@ typedef struct iter_ctx {
 	bool busy;
 	int phase, flows_left;
 	double bucket_start_s;
+	double comm_end_s;
 	bool set_ar;
 	int err;
 } iter_ctx;
@@ -93,6 +94,7 @@ static void flow_done(sim_loop *loop, void *ctx, long arg)
 	}
 	c->busy = false;
 	c->next++;
+	c->comm_end_s = sim_now(loop);
 	comm_try(loop, c);
 }
 
@@ -153,12 +155,15 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 	for (int g = 0; g < c->G; g++) {
 		double f = c->factor ? c->factor[g] : 1.0;
 		char name[64];
+		name[0] = 0; /* names only matter in a trace */
 		for (int l = 0; l < net->nlayers; l++) {
-			snprintf(name, sizeof(name), "fwd %s", net->layers[l].name);
+			if (c->tr)
+				snprintf(name, sizeof(name), "fwd %s", net->layers[l].name);
 			sim_res_submit(loop, c->stream[g], f * sh->fwd_s[l], name, NULL, NULL, 0);
 		}
 		for (int l = net->nlayers - 1; l >= 0; l--) {
-			snprintf(name, sizeof(name), "bwd %s", net->layers[l].name);
+			if (c->tr)
+				snprintf(name, sizeof(name), "bwd %s", net->layers[l].name);
 			int b = c->bucket_of_layer[l];
 			sim_res_submit(loop, c->stream[g], f * sh->bwd_s[l], name, b >= 0 ? bwd_layer_done : NULL,
 				       c, b);
@@ -168,7 +173,7 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 }
 
 long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double f_max, double t0_s,
-		   sim_trace *tr, bool set_ar)
+		   sim_trace *tr, bool set_ar, double *comm_end_s)
 {
 	iter_ctx c = { 0 };
 	char name[64];
@@ -185,6 +190,7 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 	c.t0_s = t0_s;
 	c.tr = tr;
 	c.set_ar = set_ar;
+	c.comm_end_s = t0_s;
 	c.net = sim_net_new(contention, tr);
 	c.bucket_of_layer = xmalloc((size_t)sh->net->nlayers * sizeof(int));
 	for (int l = 0; l < sh->net->nlayers; l++)
@@ -253,12 +259,26 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 		for (int b = 0; b < sh->nbuckets; b++)
 			sh->comm_s += sh->ar_s[b];
 	}
+	if (comm_end_s)
+		*comm_end_s = c.comm_end_s;
 	sim_loop_free(loop);
 	for (int g = 0; g < G; g++)
 		sim_res_free(c.stream[g]);
 	sim_net_free(c.net);
 	free(c.bucket_of_layer);
 	return events;
+}
+
+double sim_gpu_iter_from(const sim_shape *sh, double f, double comm_end_s, double *exposed_s)
+{
+	double bwd_end = f * (sh->fwd_total_s + sh->bwd_total_s), exposed = 0;
+	if (sh->nodes * sh->gpus_per_node > 1) {
+		double x = comm_end_s > bwd_end ? comm_end_s - bwd_end : 0.0;
+		exposed = sh->overlap * x + (1.0 - sh->overlap) * sh->comm_s;
+	}
+	if (exposed_s)
+		*exposed_s = exposed;
+	return bwd_end + f * sh->opt_s + exposed;
 }
 
 double sim_gpu_iter(const sim_shape *sh, double f, double *exposed_s)

@@ -156,6 +156,7 @@ typedef struct run_ctx {
 	int simulated, replayed;
 	double end_s;
 	bool tracing;
+	uint64_t detail_events;
 	int trainer_track, wait_track;
 	sim_trace *tr;
 	int err;
@@ -193,7 +194,27 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 	(void)arg;
 	run_ctx *c = ctx;
 	double mean, f = draw_slowest(c, &mean), exposed;
-	double d = sim_gpu_iter(c->sh, f, &exposed);
+	double d;
+	const sim_opts *o = c->o;
+	bool traced = c->tr && c->global_it + 1 >= o->trace_first && c->global_it + 1 <= o->trace_last;
+	if (c->tr && c->global_it + 1 == o->trace_first) { /* open the trace window */
+		c->tracing = true;
+		if (c->it > o->loader_workers + 1) /* else it opened at the epoch start */
+			sim_trace_window(c->tr, c->prev_end_s, INFINITY);
+	}
+	if (o->detail || traced) {
+		double comm_end;
+		long ev = sim_node_iter(c->sh, o->contention, c->factor, f, sim_now(loop), traced ? c->tr : NULL,
+					false, &comm_end);
+		if (ev < 0) {
+			c->err = (int)ev;
+			return;
+		}
+		c->detail_events += (uint64_t)ev;
+		d = sim_gpu_iter_from(c->sh, f, comm_end - sim_now(loop), &exposed);
+	} else {
+		d = sim_gpu_iter(c->sh, f, &exposed);
+	}
 	bool partial = c->it == c->n_full; /* the last, partial iteration */
 	c->it++;
 	c->global_it++;
@@ -207,13 +228,6 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 	c->seg_wait += sim_now(loop) - c->prev_end_s;
 	c->seg_strag += w * (f - mean) * (c->sh->fwd_total_s + c->sh->bwd_total_s + c->sh->opt_s);
 	c->seg_exposed += w * exposed;
-	/* trace window */
-	const sim_opts *o = c->o;
-	if (c->tr && c->global_it == o->trace_first) {
-		c->tracing = true;
-		if (c->it > o->loader_workers + 1) /* else the window opened at the epoch start */
-			sim_trace_window(c->tr, c->prev_end_s, INFINITY);
-	}
 	if (c->tracing) {
 		char name[48];
 		snprintf(name, sizeof(name), "iteration %ld", c->global_it);
@@ -221,9 +235,6 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 		if (sim_now(loop) > c->prev_end_s)
 			sim_trace_span(c->tr, c->wait_track, "wait for data", c->prev_end_s,
 				       sim_now(loop) - c->prev_end_s);
-		long ev = sim_node_iter(c->sh, o->contention, c->factor, f, sim_now(loop), c->tr, false);
-		if (ev < 0)
-			c->err = (int)ev;
 	}
 	sim_after(loop, d, iter_end, c, partial);
 }
@@ -351,7 +362,8 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 	bool full = c->seg_full;
 	long first_it = c->global_it + 1, last_it = c->global_it + c->n_total;
 	bool traced = c->tr && o->trace_first > 0 && o->trace_first <= last_it && o->trace_last >= first_it;
-	if (o->replay && full && c->kind_done[c->kind] && o->jitter == 0 && o->slow_prob == 0 && !traced) {
+	if (o->replay && !o->detail && full && c->kind_done[c->kind] && o->jitter == 0 && o->slow_prob == 0 &&
+	    !traced) {
 		for (size_t i = c->kind_s0[c->kind]; i < c->kind_s1[c->kind]; i++)
 			c->iters->w[i] += 1.0;
 		c->global_it += c->n_total;
@@ -508,7 +520,7 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	rc = shape_build(&sh, sc, p, &net, &r->model);
 	if (rc)
 		goto out;
-	long ev = sim_node_iter(&sh, o->contention, NULL, 1.0, 0.0, NULL, true);
+	long ev = sim_node_iter(&sh, o->contention, NULL, 1.0, 0.0, NULL, true, NULL);
 	if (ev < 0) {
 		rc = (int)ev;
 		goto out;
@@ -571,7 +583,7 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		sim_loop *loop = sim_loop_new();
 		sim_at(loop, 0.0, epoch_begin, &c, 0);
 		sim_loop_run(loop, INFINITY);
-		r->events += sim_loop_events(loop);
+		r->events += sim_loop_events(loop) + c.detail_events;
 		sim_loop_free(loop);
 		if (c.err) {
 			rc = c.err;

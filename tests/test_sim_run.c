@@ -202,6 +202,33 @@ static void test_jitter_grows_with_gpus(test_ctx *t)
 	TEST_CHECK(t, a.tta_s == b.tta_s, "seed %lu not reproducible: %.17g vs %.17g", o.seed, a.tta_s, b.tta_s);
 }
 
+/* The fast path (per-bucket recurrence at the slowest GPU's factor) against node 0 simulated layer by
+ * layer with its flows in every iteration: the same times (1e-9), with jitter, contention and an
+ * uneven NIC split on. */
+static void test_detail_equals_fast(test_ctx *t)
+{
+	model_params p;
+	model_params_default(&p);
+	model_scenario sc;
+	TEST_CHECK(t, prepare(&sc, &p, 8, 8, true, 64, 1.5) == 0, "%s", err_msg());
+	sc.node.nics_per_node = 3;
+	sc.images = 200000;
+	model_scenario_prepare(&sc, &p);
+	sim_opts o;
+	sim_opts_default(&o, &p);
+	o.jitter = 0.05;
+	o.slow_prob = 0.01;
+	sim_result fast, det;
+	TEST_CHECK(t, sim_run(&sc, &p, &o, &fast) == 0, "%s", err_msg());
+	o.detail = true;
+	TEST_CHECK(t, sim_run(&sc, &p, &o, &det) == 0, "%s", err_msg());
+	TEST_NEAR(t, det.tta_s, fast.tta_s, 1e-9);
+	TEST_NEAR(t, det.iter_p95_s, fast.iter_p95_s, 1e-9);
+	TEST_NEAR(t, det.comm_exposed_s, fast.comm_exposed_s, 1e-9);
+	TEST_CHECK(t, det.events > 30 * fast.events, "detail ran %llu events, fast %llu",
+		   (unsigned long long)det.events, (unsigned long long)fast.events);
+}
+
 static void test_warmup(test_ctx *t)
 {
 	model_params p;
@@ -268,6 +295,7 @@ int main(void)
 	test_replay_is_exact(&t);
 	test_contention(&t);
 	test_jitter_grows_with_gpus(&t);
+	test_detail_equals_fast(&t);
 	test_warmup(&t);
 	test_bad_options(&t);
 	return test_report(&t);
