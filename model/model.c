@@ -341,7 +341,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	if (r->gpus > 1 && p->straggler_cv > 0)
 		gpu_s *= 1.0 + p->straggler_cv * sqrt(2.0 * log((double)r->gpus));
 	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);
-	r->io_s = r->global_batch / model_storage_rate(sc, p);
+	r->io_s = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : r->global_batch / model_storage_rate(sc, p);
 	io_run = pr->cached ? 0.0 : r->io_s;
 	r->iter_s = fmax(gpu_s, fmax(r->data_s, io_run));
 	first_iter = fmax(gpu_s, fmax(r->data_s, r->io_s));
@@ -349,7 +349,8 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->per_gpu_img_s = b / r->iter_s;
 	/* scaling efficiency against one GPU of the same node at the same batch */
 	iter1 = fmax(r->compute_s, b / (pr->data_1gpu_img_s * sc->data_cal));
-	iter1 = fmax(iter1, pr->cached ? 0.0 : b / (model_storage_rate(sc, p) / sc->nodes));
+	iter1 = fmax(iter1, (pr->cached || sc->data == MODEL_DATA_SYNTHETIC) ? 0.0
+										: b / (model_storage_rate(sc, p) / sc->nodes));
 	r->scaling_eff = iter1 / r->iter_s;
 	/* bottleneck: the resource with the most busy time per iteration */
 	{
