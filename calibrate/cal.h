@@ -162,6 +162,10 @@ int cal_data_load_builtin(cal_data *d, FILE *errs);
  * than throughput are kept unless the field is kind/source/file/machine. ERR_INPUT on a bad expression. */
 int cal_data_filter(cal_data *d, const char *where);
 const char *cal_kind_name(cal_kind kind);
+/* Replaces machine and GPU names that the hardware database knows (ids or aliases, any case) by their
+ * database ids, so that a sweep written as "h200x2" and runs written as "testbed-h200x2" share fits. */
+struct hw_db;
+void cal_data_canonical(cal_data *d, const struct hw_db *db);
 
 /* ---- parameters ---- */
 
@@ -252,6 +256,7 @@ typedef struct cal_vrow {
 	double worst;         /* largest |pred/meas - 1| */
 	char *worst_where;    /* file:line of the worst point */
 	double worst_pred, worst_meas;
+	const char *how;      /* "leave-one-out", "other groups" (a fit group of one point), "profile", "mixed" */
 } cal_vrow;
 
 typedef struct cal_vtable {

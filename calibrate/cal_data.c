@@ -16,6 +16,7 @@
 
 #include "calibrate/cal_internal.h"
 #include "common/common.h"
+#include "hwdb/hw.h"
 
 const char *cal_kind_name(cal_kind kind)
 {
@@ -622,4 +623,23 @@ int cal_data_filter(cal_data *d, const char *where)
 	d->n = keep;
 	free(w);
 	return 0;
+}
+
+void cal_data_canonical(cal_data *d, const hw_db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < d->n; i++) {
+		cal_point *p = &d->pts[i];
+		const hw_system *s = p->machine[0] ? hw_system_find(db, p->machine) : NULL;
+		if (s && strcmp(s->id, p->machine) != 0) {
+			free(p->machine);
+			p->machine = xstrdup(s->id);
+		}
+		const hw_gpu *g = p->kind == CAL_THROUGHPUT && p->gpu[0] ? hw_gpu_find(db, p->gpu) : NULL;
+		if (g && strcmp(g->id, p->gpu) != 0) {
+			free(p->gpu);
+			p->gpu = xstrdup(g->id);
+		}
+	}
 }

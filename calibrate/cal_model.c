@@ -689,9 +689,30 @@ void cal_vtable_free(cal_vtable *vt)
 	memset(vt, 0, sizeof *vt);
 }
 
-/* Human group name for the table. */
-static char *table_group(const char *gname)
+/* Replaces every `from` in *s by `to` (to no longer than from). */
+static void shorten(char *s, const char *from, const char *to)
 {
+	size_t lf = strlen(from), lt = strlen(to);
+	for (char *at = strstr(s, from); at; at = strstr(at + lt, from)) {
+		memcpy(at, to, lt);
+		memmove(at + lt, at + lf, strlen(at + lf) + 1);
+	}
+}
+
+/* Human group name for the table: fields separated by spaces, long source names abbreviated. */
+static char *table_group(const char *gname_in)
+{
+	char *gname = xstrdup(gname_in);
+	shorten(gname, "nvidia-deeplearningexamples-", "NVIDIA-DLE ");
+	shorten(gname, "-rn50v1.5-", " ");
+	shorten(gname, "mlperf-training-", "MLPerf ");
+	shorten(gname, "dell-whitepaper-2019-scaleout-vs-scaleup", "Dell 2019");
+	shorten(gname, "testbed_pytorch.csv", "PyTorch");
+	shorten(gname, "scaleplan-train", "exec");
+	shorten(gname, "16-core Intel Xeon (VM)", "");
+	shorten(gname, " + ImageFolder (PIL decode) + RandomResizedCrop(224) + flip", " PIL decode");
+	shorten(gname, "torchvision.io.decode_jpeg (libjpeg-turbo) + RandomResizedCrop + flip from memory",
+		"libjpeg-turbo decode");
 	char *s = xstrdup(gname);
 	/* "throughput|m|gpu|prec|variant" -> "throughput m gpu prec variant", squeezing empty fields */
 	char *w = s;
@@ -704,6 +725,7 @@ static char *table_group(const char *gname)
 	while (w > s && w[-1] == ' ')
 		w--;
 	*w = '\0';
+	free(gname);
 	return s;
 }
 
@@ -761,21 +783,24 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 		quiet.log = NULL;
 		fit_groups(&e, &full, d, &g, &quiet, true, NULL);
 	}
-	vt->rows = xcalloc((size_t)g.ngroups, sizeof *vt->rows);
+	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
-		fprintf(detail, "group,file,line,measured,predicted,err_pct,how\n");
+		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu\n");
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
-		cal_vrow *row = &vt->rows[vt->n];
-		double sum = 0;
-		int m = 0;
-		row->worst = -1;
 		for (int j = 0; j < n; j++) {
 			const cal_point *p = &d->pts[pts[j]];
 			double pr;
 			const char *how;
 			if (fixed) {
+				if (p->kind == CAL_THROUGHPUT && o->log) {
+					char *sc = compute_scope(p);
+					if (cal_pset_find(&full, "eff_peak", sc) < 0)
+						fprintf(o->log, "validate: %s:%d: the profile has no eff_peak for [%s]: "
+							"predicted from the prior\n", p->file, p->line, sc);
+					free(sc);
+				}
 				pr = predict_env(&e, &full, d, pts[j]);
 				how = "profile";
 			} else if (n >= 2) {
@@ -806,15 +831,41 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						p->line);
 				continue;
 			}
+			/* table row: the fit group, and for throughput the placement (GPUs, nodes, transport) */
+			char *tg = table_group(g.gname[pts[j]]);
+			char *key;
+			char tr[64] = "";
+			if (p->kind == CAL_THROUGHPUT && p->gpus > 1)
+				snprintf(tr, sizeof tr, "%s%s%s", p->gpus_per_node > 1 ? intra_transport(&e, p) : "",
+					 p->gpus_per_node > 1 && p->nodes > 1 ? "+" : "", p->nodes > 1 ? p->inter : "");
+			if (p->kind == CAL_THROUGHPUT)
+				key = p->gpus > 1 ? xasprintf("%s @ %d GPUs (%dx%d %s)", tg, p->gpus, p->nodes, p->gpus_per_node, tr)
+						  : xasprintf("%s @ 1 GPU", tg);
+			else
+				key = xstrdup(tg);
 			double err = fabs(pr / p->measured - 1);
-			if (detail) {
-				char *tg = table_group(g.gname[pts[j]]);
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s\n", tg, base(p->file), p->line, p->measured,
-					pr, 100 * (pr / p->measured - 1), how);
-				free(tg);
+			if (detail)
+				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%g\n", tg, base(p->file), p->line,
+					p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node,
+					tr, p->batch_per_gpu);
+			free(tg);
+			cal_vrow *row = NULL;
+			for (int r = 0; r < vt->n && !row; r++)
+				if (strcmp(vt->rows[r].group, key) == 0)
+					row = &vt->rows[r];
+			if (!row) {
+				row = &vt->rows[vt->n++];
+				row->group = key;
+				row->worst = -1;
+				row->how = how;
+			} else {
+				free(key);
 			}
-			sum += err;
-			m++;
+			if (strcmp(row->how, how) != 0)
+				row->how = "mixed";
+			row->mape = (row->mape * row->n + err) / (row->n + 1);
+			row->n++;
+			vt->npred++;
 			if (err > row->worst) {
 				row->worst = err;
 				free(row->worst_where);
@@ -823,16 +874,6 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				row->worst_meas = p->measured;
 			}
 		}
-		if (m == 0) {
-			free(row->worst_where);
-			row->worst_where = NULL;
-			continue;
-		}
-		row->group = table_group(g.gname[pts[0]]);
-		row->n = m;
-		row->mape = sum / m;
-		vt->npred += m;
-		vt->n++;
 	}
 	cal_pset_free(&full);
 	grouping_free(&g, d->n);
@@ -845,8 +886,8 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	if (csv) {
 		csvw *w = csvw_stream(out);
 		const char *h[] = { "group", "points", "mape_pct", "worst_pct", "worst_point", "worst_predicted",
-				    "worst_measured" };
-		for (int i = 0; i < 7; i++)
+				    "worst_measured", "predicted_by" };
+		for (int i = 0; i < 8; i++)
 			csvw_text(w, h[i]);
 		csvw_end_row(w);
 		for (int i = 0; i < vt->n; i++) {
@@ -858,18 +899,19 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 			csvw_text(w, r->worst_where);
 			csvw_num(w, r->worst_pred, 6);
 			csvw_num(w, r->worst_meas, 6);
+			csvw_text(w, r->how);
 			csvw_end_row(w);
 		}
 		csvw_close(w);
 		return;
 	}
 	if (md) {
-		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) |\n");
-		fprintf(out, "|---|---:|---:|---:|---|\n");
+		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) | predicted by |\n");
+		fprintf(out, "|---|---:|---:|---:|---|---|\n");
 		for (int i = 0; i < vt->n; i++) {
 			const cal_vrow *r = &vt->rows[i];
-			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) |\n", r->group, r->n, 100 * r->mape,
-				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas);
+			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) | %s |\n", r->group, r->n, 100 * r->mape,
+				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas, r->how);
 		}
 		return;
 	}
@@ -877,10 +919,11 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	for (int i = 0; i < vt->n; i++)
 		if ((int)strlen(vt->rows[i].group) > wg)
 			wg = (int)strlen(vt->rows[i].group);
-	fprintf(out, "%-*s %6s %7s %7s  %s\n", wg, "group", "points", "MAPE", "worst", "worst point (predicted / measured)");
+	fprintf(out, "%-*s %6s %7s %7s  %-13s %s\n", wg, "group", "points", "MAPE", "worst", "predicted by",
+		"worst point (predicted / measured)");
 	for (int i = 0; i < vt->n; i++) {
 		const cal_vrow *r = &vt->rows[i];
-		fprintf(out, "%-*s %6d %6.1f%% %6.1f%%  %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
-			100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas);
+		fprintf(out, "%-*s %6d %6.1f%% %6.1f%%  %-13s %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
+			100 * r->worst, r->how, r->worst_where, r->worst_pred, r->worst_meas);
 	}
 }

@@ -123,6 +123,7 @@ int cmd_calibrate(int argc, char **argv)
 	for (int i = 0; i < ninputs; i++)
 		if ((rc = load_one(&d, inputs[i], target, strict)) != EXIT_OK)
 			goto out;
+	cal_data_canonical(&d, &db);
 	if (where && cal_data_filter(&d, where) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		rc = EXIT_INPUT;

@@ -104,6 +104,7 @@ int cmd_validate(int argc, char **argv)
 			goto out;
 		}
 	}
+	cal_data_canonical(&d, &db);
 	if (where && cal_data_filter(&d, where) < 0) {
 		fprintf(stderr, "scaleplan validate: %s\n", err_msg());
 		rc = EXIT_INPUT;
@@ -133,7 +134,7 @@ int cmd_validate(int argc, char **argv)
 		printf("%s%d points in %d groups, overall MAPE %.1f%%%s; predicted %s\n", strcmp(format, "md") == 0 ? "\n" : "",
 		       vt.npred, vt.n, 100 * all / vt.npred,
 		       vt.nunpredictable ? " (some points could not be predicted: see stderr)" : "",
-		       profile ? "from the profile only (no fitting)" : "leave-one-out within each group (groups of one: priors)");
+		       profile ? "from the profile only (no fitting)" : "leave-one-out within each fit group (a group of one: from the other groups' fits and the priors)");
 	}
 	rc = EXIT_OK;
 out:

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Smoke test of `scaleplan calibrate` and `scaleplan validate` on the synthetic 2x H200 data in
+# tests/data/cal/h200x2 and on the built-in reference data. SPDX-License-Identifier: GPL-3.0-or-later
+set -eu
+SP=${SCALEPLAN:-./build/scaleplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "cal_smoke: $*" >&2; exit 1; }
+
+# calibrate on the 1-GPU runs + sweeps; the profile has no NaN and the model can read its data rows
+"$SP" calibrate --measurements tests/data/cal/h200x2 --where gpus=1 --out "$T/p.csv" >"$T/out.txt" || fail "calibrate failed"
+grep -q "leave-one-out error" "$T/out.txt" || fail "no leave-one-out line"
+grep -q "exactly determined" "$T/out.txt" || fail "2 points for 2 parameters not reported as exactly determined"
+grep -qi "nan" "$T/p.csv" && fail "NaN in profile"
+grep -q "^b_half," "$T/p.csv" || fail "b_half row missing from the profile"
+"$SP" predict --system testbed-h200x2 --nodes 1 --batch-per-gpu 256 --profile "$T/p.csv" >/dev/null 2>"$T/pred.err" ||
+	fail "predict --profile rejected the profile: $(cat "$T/pred.err")"
+
+# hold-out: the 2-GPU runs from the profile alone, within 5% on this synthetic data
+"$SP" validate --no-builtin --against tests/data/cal/h200x2 --profile "$T/p.csv" --where kind=throughput,gpus=2 \
+	--format csv >"$T/v.csv" || fail "validate failed"
+head -1 "$T/v.csv" | grep -q "^group,points,mape_pct,worst_pct" || fail "csv header: $(head -1 "$T/v.csv")"
+awk -F, 'NR > 1 && $3 > 5 { bad = 1 } END { exit bad }' "$T/v.csv" || fail "hold-out MAPE above 5%: $(cat "$T/v.csv")"
+
+# the built-in reference table (leave-one-out) works from any directory
+(cd "$T" && "$SP" validate --format md >"$T/v.md") || fail "validate on built-in data failed"
+grep -q "c4130-p100" "$T/v.md" || fail "c4130-p100 missing from the validation table"
+
+# bad input: a malformed row is reported with file:line and skipped; --strict makes it fatal (exit 1)
+printf 'machine,gpus,nodes,nccl_mode,bytes,time_s\nm,2,1,nvlink,1048576,oops\nm,2,1,nvlink,2097152,3e-5\n' >"$T/bad.csv"
+"$SP" calibrate --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>"$T/err.txt" || fail "lenient run failed"
+grep -q "bad.csv:2:6 (time_s)" "$T/err.txt" || fail "no file:line:col message: $(cat "$T/err.txt")"
+rc=0; "$SP" calibrate --strict --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "--strict exit $rc, expected 1"
+rc=0; "$SP" calibrate --measurements /nonexistent.csv --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "missing file exit $rc, expected 2"
+echo "cal_smoke: ok"
