@@ -146,6 +146,14 @@ if has train && [ -x $TD ]; then
 			train_one "2gpu $m b$b" $OUT/t.csv timeout 300 $LAUNCH2 $TD $TA --batch-per-gpu $b $(mode_args $m) \
 				--baseline-img-s "$base" --run-id "2gpu-$m-b$b" --csv $OUT/t.csv
 		done
+		# variants, e.g. TRAIN_EXTRA="emulated:bf16 emulated:no-overlap": gradient precision / overlap off
+		for x in ${TRAIN_EXTRA:-}; do
+			m=${x%%:*}
+			v=${x#*:}
+			case $v in bf16|fp16) va="--grad-precision $v" ;; no-overlap) va="--no-overlap" ;; *) va="" ;; esac
+			train_one "2gpu $m b$b $v" $OUT/t.csv timeout 300 $LAUNCH2 $TD $TA --batch-per-gpu $b $(mode_args $m) $va \
+				--baseline-img-s "$base" --run-id "2gpu-$m-b$b-$v" --csv $OUT/t.csv
+		done
 	done
 fi
 
