@@ -230,6 +230,8 @@ int cmd_compare(int argc, char **argv)
 		if (up && outr)
 			printf("answer: scale %s (%.1f%% faster)\n", up->r.tta_s <= outr->r.tta_s ? "up" : "out",
 			       100 * (fmax(up->r.tta_s, outr->r.tta_s) / fmin(up->r.tta_s, outr->r.tta_s) - 1));
+		printf("capex = list price x nodes (whole nodes are bought), '-' where the database has no price; "
+		       "kWh = energy per run\n");
 		if (skipped)
 			printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 			       skipped, skipped > 1 ? "s" : "");

@@ -27,7 +27,7 @@ typedef struct param_def {
 static const param_def model_param_defs[] = {
 	P(eff_compute, 0.80, 0.01, 1.0, "fraction",
 	  "grid fit to the 6 MLPerf v0.6-v4.0 NVIDIA 8/16-GPU rows of reference/throughput.csv (tuned MXNet "
-	  "stacks, DALI): errors -11%..+9% with eff_mem 0.85; PyTorch eager runs 15-30% below (calibrate)"),
+	  "stacks, DALI): errors -11%..+10% with eff_mem 0.85; PyTorch eager single-GPU rows (testbed_pytorch.csv, DeepLearningExamples) reach 0.55-0.85 of this: calibrate with --measured"),
 	P(eff_mem, 0.85, 0.01, 1.0, "fraction", "same fit as eff_compute (bandwidth-bound bn/relu/add layers)"),
 	P(b_half, 19.0, 0.0, 4096.0, "images",
 	  "reference/testbed_pytorch.csv: H100 bf16 channels-last 3718 img/s at batch 128, 3973 at 256 "
