@@ -9,6 +9,8 @@
  *   inside the node: the GPU's own NVLink/NVSwitch or PCIe port; on PCIe systems with several
  *     groups (host links) the two ring hops that cross groups also cross both groups' uplinks;
  *   between nodes: NIC (g mod nics); on PCIe systems the GPU's group uplink as well.
+ *   host-to-device copies of the next batch: at iteration start, on each GPU's copy stream, over
+ *     its group's host link (host -> GPU direction), shared with ring hops entering the group.
  * Other nodes are identical by symmetry, so node 0's NIC traffic stands for every node's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -34,6 +36,8 @@ typedef struct iter_ctx {
 	double f_max, t0_s;
 	sim_trace *tr;
 	int comm_track[ITER_MAX_GPUS];
+	int copy_track[ITER_MAX_GPUS];
+	double copy_start_s;
 	/* links */
 	int ideal, intra[ITER_MAX_GPUS], up[ITER_MAX_GPUS], down[ITER_MAX_GPUS], nic[ITER_MAX_GPUS];
 	/* buckets */
@@ -119,7 +123,7 @@ static void start_phase(sim_loop *loop, iter_ctx *c)
 		} else {
 			int h = (g + 1) % c->G; /* ring neighbour */
 			path[n++] = c->intra[g];
-			if (c->up[g] != c->up[h]) {
+			if (!sh->intra_nvlink && c->up[g] != c->up[h]) {
 				path[n++] = c->up[g];
 				path[n++] = c->down[h];
 			}
@@ -146,12 +150,28 @@ static void comm_try(sim_loop *loop, iter_ctx *c)
 	start_phase(loop, c);
 }
 
+static void copy_done(sim_loop *loop, void *ctx, long g)
+{
+	iter_ctx *c = ctx;
+	if (c->tr)
+		sim_trace_span(c->tr, c->copy_track[g], "H2D next batch", c->copy_start_s,
+			       sim_now(loop) - c->copy_start_s);
+}
+
 static void iter_start(sim_loop *loop, void *ctx, long arg)
 {
 	(void)arg;
 	iter_ctx *c = ctx;
 	const sim_shape *sh = c->sh;
 	const model_net *net = sh->net;
+	/* the copy stream brings the next batch while this one computes (prefetch) */
+	c->copy_start_s = sim_now(loop);
+	for (int g = 0; g < c->G && sh->copy_B > 0 && sh->copy_rate_Bps > 0; g++) {
+		int path = c->contention ? c->down[g] : c->ideal;
+		double cap = c->contention ? INFINITY : sh->copy_rate_Bps;
+		if (sim_net_flow(loop, c->net, &path, 1, sh->copy_B, 0, cap, "H2D", copy_done, c, g) < 0)
+			c->err = ERR_INPUT;
+	}
 	for (int g = 0; g < c->G; g++) {
 		double f = c->factor ? c->factor[g] : 1.0;
 		char name[64];
@@ -204,15 +224,15 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 		int track = tr ? sim_trace_track(tr, "node0 links", name) : -1;
 		c.intra[g] = sim_net_link(c.net, name, sh->intra_Bps > 0 ? sh->intra_Bps : 1e300, track);
 	}
-	int groups = (!sh->intra_nvlink && sh->groups > 1) ? sh->groups : 1;
+	int groups = sh->groups > 1 ? sh->groups : 1; /* host links (PCIe groups) */
 	int per_group = (G + groups - 1) / groups;
 	int up0 = -1, down0 = -1;
 	for (int h = 0; h < groups; h++) {
-		snprintf(name, sizeof(name), "pcie uplink %d up", h);
-		int tu = tr && groups > 1 ? sim_trace_track(tr, "node0 links", name) : -1;
+		snprintf(name, sizeof(name), "host link %d from gpus", h);
+		int tu = tr && groups > 1 && !sh->intra_nvlink ? sim_trace_track(tr, "node0 links", name) : -1;
 		int u = sim_net_link(c.net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, tu);
-		snprintf(name, sizeof(name), "pcie uplink %d down", h);
-		int td = tr && groups > 1 ? sim_trace_track(tr, "node0 links", name) : -1;
+		snprintf(name, sizeof(name), "host link %d to gpus", h);
+		int td = tr ? sim_trace_track(tr, "node0 links", name) : -1;
 		int d = sim_net_link(c.net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, td);
 		if (h == 0) {
 			up0 = u;
@@ -242,6 +262,8 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 			track = sim_trace_track(tr, "node0 gpus", name);
 			snprintf(name, sizeof(name), "gpu%d nccl", g);
 			c.comm_track[g] = sim_trace_track(tr, "node0 gpus", name);
+			snprintf(name, sizeof(name), "gpu%d copy", g);
+			c.copy_track[g] = sim_trace_track(tr, "node0 gpus", name);
 		}
 		c.stream[g] = sim_res_new("compute", 1, tr, track);
 	}

@@ -468,6 +468,10 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 	sh->uplink_Bps = n->host_link_Bps * p->bw_eff_pcie;
 	sh->nics = n->nics_per_node;
 	sh->nic_Bps = n->nic_Bps * p->bw_eff_net;
+	if (sc->data == MODEL_DATA_CPU && n->host_links > 0 && n->host_link_Bps > 0) {
+		sh->copy_B = (double)b * p->host_copy_B_per_img;
+		sh->copy_rate_Bps = (double)n->host_links * sh->uplink_Bps / G;
+	}
 	if (G > 1 && !(sh->intra_Bps > 0 && isfinite(sh->intra_Bps)))
 		return err_set("sim: intra-node bandwidth must be > 0 bytes/s (got %g x efficiency %g)", n->intra_bw_Bps,
 			       n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
