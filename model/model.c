@@ -265,7 +265,11 @@ double model_storage_rate(const model_scenario *sc, const model_params *p)
 {
 	const model_node *n = &sc->node;
 	double img_B = p->dataset_B / sc->images;
-	double bps = n->storage_Bps > 0 ? n->storage_Bps : p->storage_default_Bps * sc->nodes;
+	double bps;
+
+	if (sc->data == MODEL_DATA_SYNTHETIC)
+		return INFINITY; /* synthetic data is made on the GPU: nothing is read */
+	bps = n->storage_Bps > 0 ? n->storage_Bps : p->storage_default_Bps * sc->nodes;
 
 	if (n->storage_link_Bps > 0)
 		bps = fmin(bps, n->storage_link_Bps * sc->nodes);
@@ -341,7 +345,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	if (r->gpus > 1 && p->straggler_cv > 0)
 		gpu_s *= 1.0 + p->straggler_cv * sqrt(2.0 * log((double)r->gpus));
 	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);
-	r->io_s = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : r->global_batch / model_storage_rate(sc, p);
+	r->io_s = r->global_batch / model_storage_rate(sc, p);
 	io_run = pr->cached ? 0.0 : r->io_s;
 	r->iter_s = fmax(gpu_s, fmax(r->data_s, io_run));
 	first_iter = fmax(gpu_s, fmax(r->data_s, r->io_s));

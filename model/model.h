@@ -266,7 +266,8 @@ void model_layer_times(const model_scenario *sc, const model_params *p, const mo
  * reduce-scatter inside the node, all-reduce of the 1/G shard between nodes over the node's NICs,
  * all-gather inside the node; each phase alpha-beta, ring or tree by p->algo. */
 double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes);
-/* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job (img/s). */
+/* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job (img/s);
+ * both INFINITY for synthetic data (and the data rate for GPU decode without a known host link). */
 double model_data_rate(const model_scenario *sc, const model_params *p);
 double model_storage_rate(const model_scenario *sc, const model_params *p);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
