@@ -208,7 +208,8 @@ static char *link_scope(const cal_point *p, const char *t)
 
 static double pval(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit)
 {
-	return ps->p[cal_pset_get(ps, name, scope, prior, unit)].value;
+	int i = cal_pset_get(ps, name, scope, prior, unit); /* may move ps->p: index after the call */
+	return ps->p[i].value;
 }
 
 /* Ring all-reduce time of `bytes` on g ranks over transport t of the point's machine:
