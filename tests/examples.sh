@@ -19,6 +19,15 @@ run() { # SCRIPT CSV MIN_ROWS
 run whitepaper_study.sh whitepaper.csv 18
 run scaleup_vs_scaleout_64xh100.sh scaleup_vs_scaleout_64xh100.csv 7
 run procurement_budget.sh procurement.csv 10
+# uncalibrated predictions vs reference/throughput.csv: the MLPerf rows (tuned stacks, the model's
+# default regime) within 10% MAPE
+if [ -f "$here/../shared/reference/throughput.csv" ]; then
+	SCALEPLAN="$SP" sh "$here/examples/reference_errors.sh" "$tmp" "$here/../shared/reference" >"$tmp/log" 2>&1 || { echo "FAIL: reference_errors.sh"; cat "$tmp/log"; fail=1; }
+	awk '$1 == "MAPE" && $2 == "mlperf" { found = 1; exit !($3 + 0 <= 10) } END { if (!found) exit 1 }' "$tmp/log" ||
+		{ echo "FAIL: MLPerf MAPE above 10%"; cat "$tmp/log"; fail=1; }
+else
+	echo "examples.sh: ../shared/reference not found; reference_errors.sh skipped"
+fi
 # the white paper's observation: C4140-M beats C4140-K with CPU decode at 8 GPUs
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	 $c["data"] == "cpu" && $c["gpus"] == 8 { t[$c["system"]] = $c["throughput_img_s"] }
