@@ -6,8 +6,9 @@
  *     (sim_iter.c) to get each bucket's all-reduce time with link contention;
  *   - each epoch, node 0's data loader (a pool of loader_workers workers, each building a whole node
  *     batch as PyTorch's DataLoader does) fills a bounded queue of `prefetch` batches that starts
- *     empty (workers restart at every epoch); epoch 1 reads from storage (rate min(decode, storage
- *     share)), later epochs from page cache when the data set fits (else storage again);
+ *     empty (workers restart at every epoch); in epoch 1 (and every epoch when the data set does not
+ *     fit the page cache) a worker first reads its batch through the node's share of the shared
+ *     storage (a FIFO server at storage rate / nodes), then decodes it; later epochs decode from cache;
  *   - an iteration starts when the previous one has ended and a batch is there; every GPU of the
  *     job draws a slowdown (lognormal jitter, rare slow steps); the collective waits for the slowest,
  *     so the iteration takes sim_gpu_iter(f_max) - a barrier approximation: buckets become ready
@@ -129,13 +130,16 @@ typedef struct run_ctx {
 	/* current epoch */
 	int e;
 	int kind;
-	double period_s;        /* loader: node batch / rate */
+	double period_s;        /* loader: node batch / rate (the model's rate limit) */
+	double decode_s;        /* one worker decoding one node batch: workers x node batch / decode rate */
+	double read_s;          /* the node's share of storage reading one node batch; 0 = page cache */
 	long n_total, n_full;   /* iterations in this epoch; full ones */
 	double frac_last;       /* fraction of the last (partial) iteration, 0 when none */
 	bool seg_full;          /* this epoch is a whole epoch (not the fractional last one) */
 	long it;                /* iterations started in this epoch */
 	long produced;
 	sim_res *pool;
+	sim_res *storage;       /* the node's share of shared storage: one FIFO reader (storage epochs) */
 	sim_queue *queue;
 	double epoch_start_s, prev_end_s, iter_start_s;
 	double cur_exposed_s;
@@ -279,19 +283,34 @@ static void iter_end(sim_loop *loop, void *ctx, long partial)
 	c->queue = NULL;
 	sim_res_free(c->pool);
 	c->pool = NULL;
+	sim_res_free(c->storage);
+	c->storage = NULL;
 	epoch_begin(loop, c, -1 - c->e); /* boundary and evaluation, then the next epoch */
 }
 
 static void producer_run(sim_loop *loop, void *ctx, long arg);
 
+static void decode_start(sim_loop *loop, void *ctx, long w)
+{
+	run_ctx *c = ctx;
+	sim_res_submit(loop, c->pool, c->decode_s, "decode batch", producer_run, c, w);
+}
+
+/* Worker w starts its next batch: read it from storage (storage epochs), then decode it. */
+static void producer_start(sim_loop *loop, run_ctx *c, long w)
+{
+	c->produced++;
+	if (c->read_s > 0)
+		sim_res_submit(loop, c->storage, c->read_s, "read batch", decode_start, c, w);
+	else
+		decode_start(loop, c, w);
+}
+
 static void producer_stored(sim_loop *loop, void *ctx, long arg)
 {
 	run_ctx *c = ctx;
-	if (c->produced < c->n_total) {
-		c->produced++;
-		sim_res_submit(loop, c->pool, c->o->loader_workers * c->period_s, "decode batch", producer_run, c,
-			       arg);
-	}
+	if (c->produced < c->n_total)
+		producer_start(loop, c, arg);
 }
 
 static void producer_run(sim_loop *loop, void *ctx, long arg)
@@ -342,6 +361,8 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 	c->kind = (e == 0 || !c->sc->prep.cached) ? KIND_STORAGE : KIND_CACHE;
 	double rate = c->kind == KIND_STORAGE ? fmin(c->data_rate, c->io_rate) : c->data_rate;
 	c->period_s = c->node_batch / rate;
+	c->decode_s = c->o->loader_workers * c->node_batch / c->data_rate;
+	c->read_s = c->kind == KIND_STORAGE && isfinite(c->io_rate) && c->io_rate > 0 ? c->node_batch / c->io_rate : 0;
 	double seg = fmin(e + 1.0, c->epochs) - e;
 	c->seg_full = seg >= 1.0;
 	double n_real = seg * c->sc->images / c->global_batch;
@@ -394,11 +415,11 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 			}
 		}
 		c->pool = sim_res_new("loader", o->loader_workers, c->tr, track);
-		for (int w = 0; w < o->loader_workers && c->produced < c->n_total; w++) {
-			c->produced++;
-			sim_res_submit(loop, c->pool, o->loader_workers * c->period_s, "decode batch", producer_run, c,
-				       w);
-		}
+		if (c->read_s > 0)
+			c->storage = sim_res_new("storage", 1, c->tr,
+						 c->tr ? sim_trace_track(c->tr, "node0 data", "storage reads") : -1);
+		for (int w = 0; w < o->loader_workers && c->produced < c->n_total; w++)
+			producer_start(loop, c, w);
 	}
 	iter_request(loop, c);
 }
@@ -545,7 +566,7 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	base.node_batch = (double)G * sc->batch_per_gpu;
 	base.global_batch = r->global_batch;
 	base.data_rate = model_data_rate(sc, p);
-	base.io_rate = model_storage_rate(sc, p) / sc->nodes;
+	base.io_rate = sc->data == MODEL_DATA_SYNTHETIC ? INFINITY : model_storage_rate(sc, p) / sc->nodes;
 	base.eval_pass_s = p->val_images / r->gpus * (r->model.fwd_s / sc->batch_per_gpu);
 	base.epochs = r->epochs;
 	base.nseg = (int)ceil(r->epochs - 1e-12);

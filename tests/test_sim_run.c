@@ -100,6 +100,7 @@ static void test_agrees_with_model(test_ctx *t)
 						TEST_NEAR(t, r.compute_s, m->compute_s, 1e-6);
 						TEST_NEAR(t, r.throughput_img_s, m->throughput_img_s, 1e-6);
 						TEST_NEAR(t, r.epoch_s, m->epoch_s, 1e-6);
+						TEST_NEAR(t, r.first_epoch_s, m->first_epoch_s, 1e-6);
 						TEST_NEAR(t, r.tta_s, m->tta_s, 1e-6);
 						TEST_CHECK(t, r.bottleneck == m->bottleneck, "bottleneck %s vs %s",
 							   model_bottleneck_name(r.bottleneck), model_bottleneck_name(m->bottleneck));
@@ -108,6 +109,20 @@ static void test_agrees_with_model(test_ctx *t)
 								nodes[a], gpus[g], batches[bi], nv, epochs[ei]);
 					}
 	TEST_CHECK(t, cases >= 30, "only %d grid cases ran", cases);
+	/* the other data paths: GPU decode (DALI) and synthetic data (no storage) */
+	for (int d = MODEL_DATA_GPU; d <= MODEL_DATA_SYNTHETIC; d++) {
+		model_scenario sc;
+		TEST_CHECK(t, prepare(&sc, &p, 4, 8, true, 128, 2.5) == 0, "%s", err_msg());
+		sc.data = (model_data)d;
+		TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0, "%s", err_msg());
+		sim_opts o;
+		ideal_opts(&o, &p);
+		sim_result r;
+		TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == 0, "%s", err_msg());
+		TEST_NEAR(t, r.iter_s, r.model.iter_s, 1e-6);
+		TEST_NEAR(t, r.first_epoch_s, r.model.first_epoch_s, 1e-6);
+		TEST_NEAR(t, r.tta_s, r.model.tta_s, 1e-6);
+	}
 }
 
 static void test_replay_is_exact(test_ctx *t)
