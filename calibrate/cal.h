@@ -46,6 +46,9 @@
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
 #define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (seed_facts.md) */
 #define CAL_MLLOG_STR 128
+/* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
+ * the alpha-beta form, and gradient buckets (25 MiB) are far above it. */
+#define CAL_SWEEP_MIN_BYTES 1048576.0
 
 /* ---- MLPerf MLLOG logs ---- */
 
@@ -130,6 +133,8 @@ typedef struct cal_point {
 	double workers;         /* pipeline decode workers; CAL_TTA: epochs to target */
 	double data_threads;    /* throughput: decode threads per node (NAN when not said) */
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
+	double image_hw;        /* throughput: training image side (224 unless the file says) */
+	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */
@@ -155,6 +160,8 @@ void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run);
 /* Loads every *.csv of DIR, and every other regular file of DIR that contains ":::MLLOG" as a log.
  * ERR_ENV when DIR cannot be read. */
 int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs);
+/* A directory (as above), a .csv file, or any other file as an MLLOG log. */
+int cal_data_load_path(cal_data *d, const char *path, double target_top1, bool strict, FILE *errs);
 /* Loads the reference tables built into the binary (refdata/). */
 int cal_data_load_builtin(cal_data *d, FILE *errs);
 /* Keeps only the points that satisfy `where` ("field=value[,field=value...]"; fields: gpus, nodes,

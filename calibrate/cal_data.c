@@ -74,6 +74,7 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->train_images = p->block_img_s = p->measured = NAN;
 	p->data_threads = NAN;
 	p->grad_B_param = 4;
+	p->image_hw = 224;
 	p->nodes = p->gpus_per_node = p->gpus = 0;
 	return p;
 }
@@ -196,9 +197,15 @@ static int load_throughput(loader *L)
 	int cgpu = csv_table_col(t, "gpu"), csrc = csv_table_col(t, "source"), cdata = csv_table_col(t, "data");
 	int cep = csv_table_col(t, "epoch"), cfw = csv_table_col(t, "framework"), clay = csv_table_col(t, "layout");
 	int ccomp = csv_table_col(t, "compiled"), cgp = csv_table_col(t, "grad_precision");
-	int cthr = csv_table_col(t, "data_threads");
+	int cthr = csv_table_col(t, "data_threads"), crank = csv_table_col(t, "rank"), crun = csv_table_col(t, "run_id");
+	int cgraph = csv_table_col(t, "graph"), cimg = csv_table_col(t, "image_size");
 	for (int r = 0; r < t->nrows; r++) {
 		double img_s, gpus, nodes, gpn, batch, gbatch, thr;
+		if (crank >= 0 && t->cells[r][crank][0] && strcmp(t->cells[r][crank], "all") != 0) {
+			/* per-rank rows (tests/gpu/test_dist.c): the run row ("all") carries the job's img/s */
+			L->d->nskipped++;
+			continue;
+		}
 		if (cep >= 0 && t->cells[r][cep][0] != '\0') {
 			/* per-epoch rows repeat the run's configuration; the run row carries the throughput */
 			L->d->nskipped++;
@@ -245,9 +252,17 @@ static int load_throughput(loader *L)
 		 * framework cell alone changes with the launcher, e.g. "TensorFlow 1.x + Horovod"), the memory
 		 * layout and compilation. */
 		(void)cfw;
-		p->variant = xasprintf("%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
+		const char *graph = cell(t, r, cgraph), *img = cell(t, r, cimg);
+		p->variant = xasprintf("%s%s%s%s%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
 				       clay >= 0 ? " " : "", cell(t, r, clay),
-				       ccomp >= 0 && strcmp(cell(t, r, ccomp), "yes") == 0 ? " compiled" : "");
+				       ccomp >= 0 && strcmp(cell(t, r, ccomp), "yes") == 0 ? " compiled" : "",
+				       graph[0] && strcmp(graph, "0") != 0 ? " graph" : "", graph[0] && strcmp(graph, "0") != 0 ? graph : "",
+				       img[0] && strcmp(img, "224") != 0 ? " img" : "", img[0] && strcmp(img, "224") != 0 ? img : "");
+		p->image_hw = img[0] ? atof(img) : 224;
+		if (!(p->image_hw >= 32 && p->image_hw <= 4096))
+			p->image_hw = 224;
+		/* exec's --no-overlap runs (gpu_multi.sh TRAIN_EXTRA) reduce all buckets after backward */
+		p->no_overlap = crun >= 0 && strstr(t->cells[r][crun], "no-overlap") != NULL;
 		/* One node: the transport of the mode (nvlink when not said); several nodes: the transport
 		 * between them ("socket" for emulated nodes, "ib" for the reference clusters). */
 		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
@@ -286,6 +301,10 @@ static int load_allreduce(loader *L)
 				t->line[r]);
 			if (bad_row(L))
 				return ERR_INPUT;
+			continue;
+		}
+		if (bytes < CAL_SWEEP_MIN_BYTES) {
+			L->d->nskipped++;
 			continue;
 		}
 		cal_point *p = point_new(L->d, CAL_ALLREDUCE, t->name, t->line[r]);
@@ -468,6 +487,29 @@ void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run)
 		p->machine = xstrdup(plat);
 		point_fill_strings(p);
 	}
+}
+
+int cal_data_load_path(cal_data *d, const char *path, double target_top1, bool strict, FILE *errs)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return err_set("%s: cannot open", path), ERR_ENV;
+	if (S_ISDIR(st.st_mode))
+		return cal_data_load_dir(d, path, target_top1, strict, errs);
+	size_t len = strlen(path);
+	if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
+		return cal_data_load_csv(d, path, strict, errs);
+	cal_mllog_run run;
+	int rc = cal_mllog_load(&run, path, target_top1, strict, errs);
+	d->nbad += run.nbad;
+	if (rc == 0) {
+		cal_data_add_mllog(d, &run);
+		if (!isfinite(run.epochs) && errs)
+			fprintf(errs, "%s: run did not reach top-1 %.3f (status '%s'): no epochs to target\n", path,
+				run.target_top1, run.status);
+	}
+	cal_mllog_run_free(&run);
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)

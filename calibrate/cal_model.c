@@ -248,7 +248,9 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		double ov = pval(ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction");
 		free(sc);
 		double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
-		double tc = (B + bh) * e->flop_img / (point_peak(e, p) * eff);
+		/* conv FLOPs scale with the image area (the layer table is built at 224) */
+		double flop = e->flop_img * (p->image_hw / 224.0) * (p->image_hw / 224.0);
+		double tc = (B + bh) * flop / (point_peak(e, p) * eff);
 		/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
 		 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
 		if (p->gpus > 1)
@@ -256,6 +258,8 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		double tar = p->gpus > 1 ? allreduce_s(e, ps, p, e->nparams * p->grad_B_param) : 0;
 		/* model.h: exposed = overlap x (pipeline exposure) + (1 - overlap) x comm_s; the pipeline
 		 * exposure here is what backward cannot hide, max(0, comm - backward). */
+		if (p->no_overlap)
+			ov = 0;
 		double exposed = ov * fmax(0.0, tar - e->bwd_frac * tc) + (1 - ov) * tar;
 		double img_s = p->gpus * B / (tc + exposed);
 		if (isfinite(p->data_threads) && p->data[0] && strcmp(p->data, "synthetic") != 0) {
@@ -394,7 +398,7 @@ static void choose_vars(fitctx *c)
 				b1 = b;
 			else if (b != b1)
 				two_batches = true;
-			comm |= p->gpus > 1;
+			comm |= p->gpus > 1 && !p->no_overlap;
 		}
 		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOGIT);
 		if (two_batches)

@@ -39,16 +39,10 @@ static void calibrate_help(FILE *out)
 		"  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n");
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Loads one --measurements argument. Returns an exit code. */
 static int load_one(cal_data *d, const char *path, double target, bool strict)
 {
-	int rc = is_dir(path) ? cal_data_load_dir(d, path, target, strict, stderr) : cal_data_load_csv(d, path, strict, stderr);
+	int rc = cal_data_load_path(d, path, target, strict, stderr);
 	if (rc < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;

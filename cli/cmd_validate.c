@@ -94,10 +94,7 @@ int cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < nagainst; i++) {
-		struct stat st;
-		bool dir = stat(against[i], &st) == 0 && S_ISDIR(st.st_mode);
-		int r = dir ? cal_data_load_dir(&d, against[i], CAL_MLPERF_TARGET_TOP1, strict, stderr)
-			    : cal_data_load_csv(&d, against[i], strict, stderr);
+		int r = cal_data_load_path(&d, against[i], CAL_MLPERF_TARGET_TOP1, strict, stderr);
 		if (r < 0) {
 			fprintf(stderr, "scaleplan validate: %s\n", err_msg());
 			rc = r == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
