@@ -218,7 +218,9 @@ typedef struct model_result {
 	double io_s;             /* storage read time per iteration in epochs read from storage */
 	double iter_s;           /* steady-state iteration time */
 	double throughput_img_s, per_gpu_img_s, scaling_eff;
-	model_bottleneck bottleneck;
+	model_bottleneck bottleneck; /* the resource busiest per iteration: compute_s, comm_s (all of it:
+				      * overlap hides it only while it is shorter), data_s, io_s (when
+				      * every epoch is read from storage) */
 	double epochs, epoch_s, first_epoch_s, eval_s, tta_s;
 	double mem_per_gpu_B;
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
