@@ -78,6 +78,11 @@ expect 1 "$SP" compare --gpus 8 --systems c4140-m,nope;    has "unknown"
 expect 1 "$SP" sweep --nodes 1-4;                          has "--out"
 expect 1 "$SP" sweep --out "$tmp/x.csv" --nodes 4-1;       has "a-b"
 [ ! -e "$tmp/x.csv" ] || no "failed sweep left a file"
+printf 'param,value,source\nstartup_s,0,test\nbw_eff_net,0.5,test\n' >"$tmp/prof.csv"
+expect 0 "$SP" predict --system c4140-m --profile "$tmp/prof.csv"; has "start-up 0 s"
+expect 0 "$SP" predict --profile "$tmp/prof.csv" --params; has "bw_eff_net                        0.5"
+printf 'param,value\nstartup_s,0\nbw_eff_nte,0.5\n' >"$tmp/bad.csv"
+expect 1 "$SP" predict --system c4140-m --profile "$tmp/bad.csv"; has "bad.csv:3"; has "did you mean bw_eff_net"
 expect 0 "$SP" predict --params;                           has "eff_compute"; has "source"
 
 # compare: every placement, sorted by time to accuracy, with the scale-up vs scale-out answer
