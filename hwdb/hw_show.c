@@ -106,10 +106,10 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 		}
 		break;
 	case HW_STACK:
-		fprintf(out, "%-16s %-28s %14s %14s\n", "stack", "framework", "threads/GPU", "decode thr");
+		fprintf(out, "%-16s %-46s %12s %12s\n", "stack", "framework", "threads/GPU", "decode thr");
 		for (int i = 0; i < db->nstacks; i++) {
 			const hw_stack *x = &db->stacks[i];
-			fprintf(out, "%-16s %-28s %14d %14d\n", x->id, x->framework, x->threads_per_gpu, x->decode_threads);
+			fprintf(out, "%-16s %-46s %12d %12d\n", x->id, x->framework, x->threads_per_gpu, x->decode_threads);
 		}
 		break;
 	case HW_NKINDS:

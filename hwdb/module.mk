@@ -14,7 +14,7 @@ $(BUILD)/gen/hwdb_data.o: hwdb/hw_internal.h hwdb/hw.h
 # fuzz-hwdb: libFuzzer + ASan/UBSan on the CSV loader, seeded with the shipped tables; a short run for CI.
 FUZZ_TARGETS += fuzz-hwdb
 HWDB_FUZZ_TIME ?= 30
-HWDB_FUZZ_DIR  := build-fuzz/hwdb
+HWDB_FUZZ_DIR  := build/fuzz-hwdb
 .PHONY: fuzz-hwdb
 fuzz-hwdb: $(HWDB_FUZZ_DIR)/fuzz_hwdb
 	@rm -rf $(HWDB_FUZZ_DIR)/corpus && mkdir -p $(HWDB_FUZZ_DIR)/corpus $(HWDB_FUZZ_DIR)/crashes

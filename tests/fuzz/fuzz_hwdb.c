@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *name = names[data[0] % 7];
 	if (hw_db_overlay_buf(&db, name, (const char *)data + 1, size - 1, NULL) == 0) {
 		for (int i = 0; i < db.nsystems; i++)
-			if (!db.systems[i].gpu || !db.systems[i].cpu || !db.systems[i].host_link)
+			if (!db.systems[i].gpu || !db.systems[i].host_link || (*db.systems[i].cpu_id && !db.systems[i].cpu))
 				abort();
 		char buf[256];
 		hw_suggest(&db, HW_NKINDS, "v100", buf, sizeof buf);
