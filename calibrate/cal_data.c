@@ -649,6 +649,15 @@ int cal_data_filter(cal_data *d, const char *where)
 			free(w);
 			return rc;
 		}
+		const char *val = eq + 1;
+		char *end;
+		bool numeric = strcmp(tok, "gpus") == 0 || strcmp(tok, "nodes") == 0 || strcmp(tok, "gpus_per_node") == 0 ||
+			       strcmp(tok, "batch_per_gpu") == 0;
+		if (!*val || (numeric && (strtod(val, &end), *end != '\0'))) {
+			int rc = err_set("--where: %s needs a %s value, found '%s'", tok, numeric ? "numeric" : "non-empty", val);
+			free(w);
+			return rc;
+		}
 		f[nconds] = tok;
 		v[nconds++] = eq + 1;
 	}

@@ -503,8 +503,10 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 		rows[0] = '\0';
 		size_t at = 0;
 		for (int k = 0; k < npts; k++)
-			at += (size_t)snprintf(rows + at, len - at, "%s%s:%d", k ? ";" : "", base(d->pts[pts[k]].file),
-					       d->pts[pts[k]].line);
+			at += (size_t)(d->pts[pts[k]].line > 0
+					       ? snprintf(rows + at, len - at, "%s%s:%d", k ? ";" : "", base(d->pts[pts[k]].file),
+							  d->pts[pts[k]].line)
+					       : snprintf(rows + at, len - at, "%s%s", k ? ";" : "", base(d->pts[pts[k]].file)));
 	}
 	for (int j = 0; j < c.nv; j++) {
 		cal_param *p = &ps->p[c.v[j].idx];
@@ -849,10 +851,14 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 			else
 				key = xstrdup(tg);
 			double err = fabs(pr / p->measured - 1);
-			if (detail)
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%g\n", tg, base(p->file), p->line,
+			if (detail) {
+				char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
+				if (isfinite(p->batch_per_gpu))
+					snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
+				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s\n", tg, base(p->file), p->line,
 					p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node,
-					tr, p->batch_per_gpu);
+					tr, bs);
+			}
 			free(tg);
 			cal_vrow *row = NULL;
 			for (int r = 0; r < vt->n && !row; r++)

@@ -34,4 +34,9 @@ rc=0; "$SP" calibrate --strict --measurements "$T/bad.csv" --out "$T/q.csv" >/de
 [ "$rc" = 1 ] || fail "--strict exit $rc, expected 1"
 rc=0; "$SP" calibrate --measurements /nonexistent.csv --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "missing file exit $rc, expected 2"
+# MLLOG logs: epochs to target and time to train fit conv_e0 and epoch_boundary_s; a bad log line is named
+"$SP" calibrate --mllog tests/data/cal/run_ok.log --mllog tests/data/cal/run_bad.log --out "$T/m.csv" >"$T/m.txt" 2>"$T/m.err" ||
+	fail "calibrate --mllog failed"
+grep -q "^epoch_boundary_s,2.25," "$T/m.csv" || fail "epoch_boundary_s from run_ok.log: $(cat "$T/m.csv")"
+grep -q "run_bad.log:2:" "$T/m.err" || fail "malformed MLLOG line not named"
 echo "cal_smoke: ok"

@@ -211,6 +211,53 @@ static void test_undetermined(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* validate: leave-one-out and profile-only predictions of the synthetic 2x H200 set; filters. */
+static void test_validate(test_ctx *t, const hw_db *db)
+{
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_path(&d, "tests/data/cal/h200x2", NAN, true, NULL) == 0, "load: %s", err_msg());
+	cal_data_canonical(&d, db);
+	int nthr = 0, nar = 0;
+	for (int i = 0; i < d.n; i++) {
+		nthr += d.pts[i].kind == CAL_THROUGHPUT;
+		nar += d.pts[i].kind == CAL_ALLREDUCE;
+		if (d.pts[i].kind == CAL_THROUGHPUT)
+			TEST_CHECK(t, strcmp(d.pts[i].machine, "testbed-h200x2") == 0, "alias not resolved: %s", d.pts[i].machine);
+	}
+	/* 6 run rows (per-rank rows skipped), 10 sweep rows of >= 1 MiB (the 1 KiB rows skipped) */
+	TEST_CHECK(t, nthr == 6 && nar == 10, "throughput %d, all-reduce %d", nthr, nar);
+	TEST_CHECK(t, cal_data_filter(&d, "gpus=") < 0 && cal_data_filter(&d, "colour=red") < 0, "bad --where accepted");
+	cal_opts o = { .db = db };
+	cal_vtable vt;
+	TEST_CHECK(t, cal_validate(&vt, &d, NULL, &o, NULL) == 0, "loo: %s", err_msg());
+	TEST_CHECK(t, vt.npred == d.n, "predicted %d of %d", vt.npred, d.n);
+	for (int i = 0; i < vt.n; i++)
+		TEST_CHECK(t, isfinite(vt.rows[i].mape) && vt.rows[i].mape < 0.10, "%s: MAPE %g", vt.rows[i].group,
+			   vt.rows[i].mape);
+	cal_vtable_free(&vt);
+	/* profile from the 1-GPU runs + sweeps, then the 2-GPU runs from it alone */
+	cal_data fit;
+	cal_data_init(&fit);
+	cal_data_load_path(&fit, "tests/data/cal/h200x2", NAN, true, NULL);
+	cal_data_canonical(&fit, db);
+	cal_data_filter(&fit, "gpus=1");
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_summary s;
+	TEST_CHECK(t, cal_fit_all(&ps, &fit, &o, &s) == 0 && s.nfailed == 0, "fit");
+	cal_data_filter(&d, "kind=throughput,gpus=2");
+	TEST_CHECK(t, d.n == 4, "2-GPU runs %d", d.n);
+	TEST_CHECK(t, cal_validate(&vt, &d, &ps, &o, NULL) == 0 && vt.npred == 4, "profile validate");
+	for (int i = 0; i < vt.n; i++)
+		TEST_CHECK(t, vt.rows[i].mape < 0.05 && strcmp(vt.rows[i].how, "profile") == 0, "%s: MAPE %g by %s",
+			   vt.rows[i].group, vt.rows[i].mape, vt.rows[i].how);
+	cal_vtable_free(&vt);
+	cal_pset_free(&ps);
+	cal_data_free(&fit);
+	cal_data_free(&d);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -224,6 +271,7 @@ int main(void)
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
+	test_validate(&t, &db);
 	hw_db_free(&db);
 	return test_report(&t);
 }
