@@ -23,7 +23,7 @@ TR=build/scaleplan-train
 R="$O/results.txt"; : > "$R"
 for p in fp32 bf16; do
 	rm -rf /tmp/dump_$p
-	$TR --precision $p --batch-per-gpu 16 --image-size 112 --dump-step /tmp/dump_$p --quiet > /dev/null 2>"$O/dump_$p.err" || cat "$O/dump_$p.err"
+	$TR --precision $p --batch-per-gpu 32 --image-size 128 --dump-step /tmp/dump_$p --quiet > /dev/null 2>"$O/dump_$p.err" || cat "$O/dump_$p.err"
 	python3 tests/gpu/torch_step.py /tmp/dump_$p 2>&1 | tee -a "$R" | tail -4
 done
 if [ "$MODE" = quick ]; then
@@ -41,4 +41,4 @@ else
 	python3 bench/peers/torch_fmnist.py --epochs 10 --target 0.92 2>&1 | tee "$O/torch_fm.log" | tail -12; grep TORCH_FMNIST "$O/torch_fm.log" >> "$R"
 fi
 echo "===== results ($MODE, $(nvidia-smi --query-gpu=name --format=csv,noheader), total $(( $(date +%s) - T0 )) s)"
-grep -E "EXEC_RESULT|TORCH_|gradients|logits" "$R"
+grep -E "EXEC_RESULT|TORCH_|grad median|logits" "$R"

@@ -112,48 +112,134 @@ extern "C" void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, c
 	KCHECK();
 }
 
-/* ---- batch norm (NHWC: m = N*H*W rows of c channels) ----
- * Reduction grid: blockIdx.y picks 32 channels, threadIdx.x a channel in them, threadIdx.y (8) and
- * blockIdx.x stride over rows; per-thread float partials, block reduce, double atomics per channel. */
-#define BN_TY 8
-static dim3 bn_red_grid(long m, int c)
+/* ---- batch norm (NHWC: m = N*H*W rows of c channels, c a multiple of 8) ----
+ * Every thread works on 8 consecutive channels of a row (one 16-byte load for bf16/fp16).
+ * Reductions: block = CX channel groups x (256/CX) rows, per-thread float partials, a shared-memory
+ * column sum, then one double atomic per channel and block. */
+__device__ __forceinline__ void load8(const float *p, float f[8])
 {
-	int cy = (c + 31) / 32;
-	long want = (132L * 8) / cy;
-	if (want < 1)
-		want = 1;
-	long maxb = (m + BN_TY * 16 - 1) / (BN_TY * 16);
+	float4 a = ((const float4 *)p)[0], b = ((const float4 *)p)[1];
+	f[0] = a.x; f[1] = a.y; f[2] = a.z; f[3] = a.w; f[4] = b.x; f[5] = b.y; f[6] = b.z; f[7] = b.w;
+}
+__device__ __forceinline__ void store8(float *p, const float f[8])
+{
+	((float4 *)p)[0] = make_float4(f[0], f[1], f[2], f[3]);
+	((float4 *)p)[1] = make_float4(f[4], f[5], f[6], f[7]);
+}
+__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float f[8])
+{
+	uint4 u = *(const uint4 *)p;
+	const __nv_bfloat162 *h = (const __nv_bfloat162 *)&u;
+	for (int j = 0; j < 4; j++) {
+		float2 v = __bfloat1622float2(h[j]);
+		f[2 * j] = v.x;
+		f[2 * j + 1] = v.y;
+	}
+}
+__device__ __forceinline__ void store8(__nv_bfloat16 *p, const float f[8])
+{
+	uint4 u;
+	__nv_bfloat162 *h = (__nv_bfloat162 *)&u;
+	for (int j = 0; j < 4; j++)
+		h[j] = __floats2bfloat162_rn(f[2 * j], f[2 * j + 1]);
+	*(uint4 *)p = u;
+}
+__device__ __forceinline__ void load8(const __half *p, float f[8])
+{
+	uint4 u = *(const uint4 *)p;
+	const __half2 *h = (const __half2 *)&u;
+	for (int j = 0; j < 4; j++) {
+		float2 v = __half22float2(h[j]);
+		f[2 * j] = v.x;
+		f[2 * j + 1] = v.y;
+	}
+}
+__device__ __forceinline__ void store8(__half *p, const float f[8])
+{
+	uint4 u;
+	__half2 *h = (__half2 *)&u;
+	for (int j = 0; j < 4; j++)
+		h[j] = __floats2half2_rn(f[2 * j], f[2 * j + 1]);
+	*(uint4 *)p = u;
+}
+
+#define BN_THREADS 256
+struct bn_geom { dim3 grid, block; };
+static bn_geom bn_red_geom(long m, int c)
+{
+	bn_geom g;
+	int groups = c / 8, cx = groups < 32 ? groups : 32, ry = BN_THREADS / cx;
+	int gy = (groups + cx - 1) / cx;
+	long want = (132L * 4) / gy, maxb = (m + ry * 8 - 1) / (ry * 8);
 	if (want > maxb)
 		want = maxb;
 	if (want < 1)
 		want = 1;
-	return dim3((unsigned)want, (unsigned)cy);
+	g.grid = dim3((unsigned)want, (unsigned)gy);
+	g.block = dim3(cx, ry);
+	return g;
 }
 
-template <typename T>
-__global__ void k_bn_stats(const T *x, long m, int c, double *sums)
+/* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c). MODE 0: x, x^2 (forward
+ * statistics). MODE 1: dy', dy' * xhat with dy' = dy masked by y > 0 when relu (backward). */
+template <typename T, int MODE>
+__global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y, const T *dy, long m, int c, bool relu,
+							  const float *bn_f, double *sums)
 {
-	__shared__ float s1[BN_TY][32], s2[BN_TY][32];
-	int ch = blockIdx.y * 32 + threadIdx.x;
-	float a = 0.f, b = 0.f;
+	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
+	int cx = blockDim.x, ry = blockDim.y;
+	int ch = (blockIdx.y * cx + threadIdx.x) * 8;
+	float a[8], b[8], mean[8], inv[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = b[j] = 0.f;
 	if (ch < c) {
-		for (long r = blockIdx.x * (long)BN_TY + threadIdx.y; r < m; r += (long)gridDim.x * BN_TY) {
-			float v = ld(x, (size_t)r * c + ch);
-			a += v;
-			b += v * v;
+		if (MODE == 1) {
+			load8(bn_f + ch, mean);
+			load8(bn_f + c + ch, inv);
+		}
+		for (long r = blockIdx.x * (long)ry + threadIdx.y; r < m; r += (long)gridDim.x * ry) {
+			size_t i = (size_t)r * c + ch;
+			float v[8];
+			load8(x + i, v);
+			if (MODE == 0) {
+				for (int j = 0; j < 8; j++) {
+					a[j] += v[j];
+					b[j] += v[j] * v[j];
+				}
+			} else {
+				float g[8], yy[8];
+				load8(dy + i, g);
+				if (relu) {
+					load8(y + i, yy);
+					for (int j = 0; j < 8; j++)
+						if (yy[j] <= 0.f)
+							g[j] = 0.f;
+				}
+				for (int j = 0; j < 8; j++) {
+					a[j] += g[j];
+					b[j] += g[j] * (v[j] - mean[j]) * inv[j];
+				}
+			}
 		}
 	}
-	s1[threadIdx.y][threadIdx.x] = a;
-	s2[threadIdx.y][threadIdx.x] = b;
+	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
+	for (int j = 0; j < 8; j++) {
+		s1[slot + j] = a[j];
+		s2[slot + j] = b[j];
+	}
 	__syncthreads();
-	if (threadIdx.y == 0 && ch < c) {
+	int t = threadIdx.y * cx + threadIdx.x;
+	for (int col = t; col < cx * 8; col += cx * ry) {
+		int cc = blockIdx.y * cx * 8 + col;
+		if (cc >= c)
+			continue;
 		double da = 0, db = 0;
-		for (int i = 0; i < BN_TY; i++) {
-			da += s1[i][threadIdx.x];
-			db += s2[i][threadIdx.x];
+		for (int rr = 0; rr < ry; rr++) {
+			da += s1[rr * cx * 8 + col];
+			db += s2[rr * cx * 8 + col];
 		}
-		atomicAdd(&sums[ch], da);
-		atomicAdd(&sums[c + ch], db);
+		atomicAdd(&sums[cc], da);
+		atomicAdd(&sums[c + cc], db);
 	}
 }
 
@@ -190,17 +276,28 @@ __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, con
 }
 
 template <typename T>
-__global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total, int c, const float *scale,
-			   const float *shift, bool relu)
+__global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, const float *scale, const float *shift,
+			   bool relu)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % c);
-		float v = ld(x, i) * scale[ch] + shift[ch];
-		if (z)
-			v += ld(z, i);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+		size_t e = i * 8;
+		int ch = (int)(e % c);
+		float v[8], sc[8], sh[8];
+		load8(x + e, v);
+		load8(scale + ch, sc);
+		load8(shift + ch, sh);
+		for (int j = 0; j < 8; j++)
+			v[j] = v[j] * sc[j] + sh[j];
+		if (z) {
+			float zz[8];
+			load8(z + e, zz);
+			for (int j = 0; j < 8; j++)
+				v[j] += zz[j];
+		}
 		if (relu)
-			v = fmaxf(v, 0.f);
-		st(y, i, v);
+			for (int j = 0; j < 8; j++)
+				v[j] = fmaxf(v[j], 0.f);
+		store8(y + e, v);
 	}
 }
 
@@ -209,17 +306,22 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 			   const float *beta, float *rm, float *rv, float momentum, float eps, bool relu,
 			   float *bn_f, double *bn_d, cudaStream_t s)
 {
+	bn_geom g = bn_red_geom(m, c);
 	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	k_bn_stats<T><<<bn_red_grid(m, c), dim3(32, BN_TY), 0, s>>>((const T *)x, m, c, bn_d);
+	k_bn_reduce<T, 0><<<g.grid, g.block, 0, s>>>((const T *)x, NULL, NULL, m, c, false, NULL, bn_d);
 	k_bn_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, beta, rm, rv, momentum, eps, bn_f);
-	size_t total = (size_t)m * c;
-	k_bn_apply<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total, c, bn_f + 2 * c,
-							   bn_f + 3 * c, relu);
+	size_t total8 = (size_t)m * c / 8;
+	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
+							    bn_f + 3 * c, relu);
 }
 extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
 				  const float *gamma, const float *beta, float *run_mean, float *run_var,
 				  float momentum, float eps, bool relu, float *bn_f, double *bn_d, cudaStream_t s)
 {
+	if (c % 8) {
+		fprintf(stderr, "scaleplan-train: batch norm needs channels divisible by 8 (got %d)\n", c);
+		exit(2);
+	}
 	EX_DISPATCH(t, l_bn_fwd_train, x, z, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d, s);
 	KCHECK();
 }
@@ -230,9 +332,9 @@ static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, 
 			  cudaStream_t s)
 {
 	k_bn_eval_coef<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, rm, rv, eps, bn_f);
-	size_t total = (size_t)m * c;
-	k_bn_apply<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total, c, bn_f + 2 * c,
-							   bn_f + 3 * c, relu);
+	size_t total8 = (size_t)m * c / 8;
+	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
+							    bn_f + 3 * c, relu);
 }
 extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
 				 const float *gamma, const float *beta, const float *run_mean, const float *run_var,
@@ -242,63 +344,56 @@ extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void 
 	KCHECK();
 }
 
-/* Backward sums: sdy = sum dy', sdyx = sum dy' * xhat, dy' = dy masked by y > 0 when relu. */
-template <typename T>
-__global__ void k_bn_bwd_sums(const T *x, const T *y, const T *dy, long m, int c, bool relu, const float *bn_f,
-			      double *sums)
-{
-	__shared__ float s1[BN_TY][32], s2[BN_TY][32];
-	int ch = blockIdx.y * 32 + threadIdx.x;
-	float a = 0.f, b = 0.f;
-	if (ch < c) {
-		float mean = bn_f[ch], invstd = bn_f[c + ch];
-		for (long r = blockIdx.x * (long)BN_TY + threadIdx.y; r < m; r += (long)gridDim.x * BN_TY) {
-			size_t i = (size_t)r * c + ch;
-			float g = ld(dy, i);
-			if (relu && ld(y, i) <= 0.f)
-				g = 0.f;
-			a += g;
-			b += g * (ld(x, i) - mean) * invstd;
-		}
-	}
-	s1[threadIdx.y][threadIdx.x] = a;
-	s2[threadIdx.y][threadIdx.x] = b;
-	__syncthreads();
-	if (threadIdx.y == 0 && ch < c) {
-		double da = 0, db = 0;
-		for (int i = 0; i < BN_TY; i++) {
-			da += s1[i][threadIdx.x];
-			db += s2[i][threadIdx.x];
-		}
-		atomicAdd(&sums[ch], da);
-		atomicAdd(&sums[c + ch], db);
-	}
-}
-
-__global__ void k_bn_bwd_finalize(const double *sums, int c, float *dgamma, float *dbeta, float *bn_f)
+/* dgamma = sum dy' xhat, dbeta = sum dy'; the per-channel coefficients of dx go to bn_f[4c..6c):
+ * k1 = gamma*invstd, and the means of dy' and dy' xhat are read from the double sums. */
+__global__ void k_bn_bwd_finalize(const double *sums, long m, int c, const float *gamma, float *dgamma, float *dbeta,
+				  float *bn_f)
 {
 	int ch = blockIdx.x * blockDim.x + threadIdx.x;
 	if (ch >= c)
 		return;
 	dbeta[ch] = (float)sums[ch];
 	dgamma[ch] = (float)sums[c + ch];
+	bn_f[4 * c + ch] = (float)(sums[ch] / m);
+	bn_f[5 * c + ch] = (float)(sums[c + ch] / m);
 }
 
 template <typename T>
-__global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total,
-			    long m, int c, const float *gamma, const float *bn_f, const double *sums)
+__global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total8,
+			    int c, const float *gamma, const float *bn_f)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % c);
-		float g = ld(dy, i);
-		if (relu && ld(y, i) <= 0.f)
-			g = 0.f;
-		float mean = bn_f[ch], invstd = bn_f[c + ch];
-		float xhat = (ld(x, i) - mean) * invstd;
-		float mdy = (float)(sums[ch] / m), mdyx = (float)(sums[c + ch] / m);
-		st(dx, i, gamma[ch] * invstd * (g - mdy - xhat * mdyx));
-		if (dz)
-			st(dz, i, z_acc ? ld(dz, i) + g : g);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+		size_t e = i * 8;
+		int ch = (int)(e % c);
+		float g[8], xv[8], mean[8], inv[8], gm[8], mdy[8], mdyx[8], out[8];
+		load8(dy + e, g);
+		if (relu) {
+			float yy[8];
+			load8(y + e, yy);
+			for (int j = 0; j < 8; j++)
+				if (yy[j] <= 0.f)
+					g[j] = 0.f;
+		}
+		load8(x + e, xv);
+		load8(bn_f + ch, mean);
+		load8(bn_f + c + ch, inv);
+		load8(gamma + ch, gm);
+		load8(bn_f + 4 * c + ch, mdy);
+		load8(bn_f + 5 * c + ch, mdyx);
+		for (int j = 0; j < 8; j++) {
+			float xhat = (xv[j] - mean[j]) * inv[j];
+			out[j] = gm[j] * inv[j] * (g[j] - mdy[j] - xhat * mdyx[j]);
+		}
+		store8(dx + e, out);
+		if (dz) {
+			if (z_acc) {
+				float old[8];
+				load8(dz + e, old);
+				for (int j = 0; j < 8; j++)
+					g[j] += old[j];
+			}
+			store8(dz + e, g);
+		}
 	}
 }
 
@@ -306,13 +401,13 @@ template <typename T>
 static void l_bn_bwd(const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc, bool relu, long m,
 		     int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f, double *bn_d, cudaStream_t s)
 {
+	bn_geom g = bn_red_geom(m, c);
 	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	k_bn_bwd_sums<T><<<bn_red_grid(m, c), dim3(32, BN_TY), 0, s>>>((const T *)x, (const T *)y, (const T *)dy, m, c,
-								      relu, bn_f, bn_d);
-	k_bn_bwd_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, c, dgamma, dbeta, bn_f);
-	size_t total = (size_t)m * c;
-	k_bn_bwd_dx<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,
-							    z_acc, relu, total, m, c, gamma, bn_f, bn_d);
+	k_bn_reduce<T, 1><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d);
+	k_bn_bwd_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, dgamma, dbeta, bn_f);
+	size_t total8 = (size_t)m * c / 8;
+	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,
+							     z_acc, relu, total8, c, gamma, bn_f);
 }
 extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
 			    bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,

@@ -193,6 +193,21 @@ static size_t plan_grad_arena(ex_net *net, size_t *offs)
 			start[op->z] = p;
 		end[op->out] = p;
 	}
+	if (getenv("EX_GRAD_NOREUSE")) { /* debugging: one gradient buffer per tensor */
+		for (i = 0; i < nt; i++) {
+			offs[i] = top;
+			top += (net->tens[i].elems * esz + align - 1) / align * align;
+		}
+		for (p = 0; p < net->nops; p++)
+			start[0] = -1;
+		for (i = 0; i < nt; i++)
+			if (start[i] < 0)
+				offs[i] = (size_t)-1;
+		free(start);
+		free(end);
+		free(live);
+		return top;
+	}
 	for (p = 0; p < net->nops; p++) {
 		for (i = 0; i < nt; i++)
 			if (live[i] && end[i] < p)

@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"  --data-dir DIR        Fashion-MNIST IDX files (default " EX_IDX_FASHION_DIR ")\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
 		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
-		"  --image-size S        input side in pixels (default 224; fashion-mnist 64)\n"
+		"  --image-size S        input side in pixels (default 224; fashion-mnist 96)\n"
 		"  --classes C           classifier outputs (default 1000; fashion-mnist 10)\n"
 		"  --iters N             synthetic: timed steps (default 100)\n"
 		"  --warmup-iters N      synthetic: untimed steps first (default 20)\n"
@@ -197,7 +197,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		return ERR_INPUT;
 	}
 	if (!strcmp(a->data, "fashion-mnist")) {
-		if (!set_size) a->image_size = 64;
+		if (!set_size) a->image_size = 96;
 		if (!set_cls) a->classes = 10;
 		if (!set_lr) a->lr = 0.2f;
 		if (!set_wd) a->wd = 5e-4f;
@@ -679,21 +679,20 @@ int main(int argc, char **argv)
 		mllog("INTERVAL_END", "run_stop", buf, -1, __LINE__);
 		/* run row: totals */
 		{
-			ex_row *r = &rows[nrows], *last = &rows[nrows - 1];
+			ex_row run = rows[nrows - 1];
 			double tr_s = 0;
 			long it = 0;
 			for (i = 0; i < nrows; i++) {
 				tr_s += rows[i].iter_s * rows[i].iters;
 				it += rows[i].iters;
 			}
-			*r = *last;
-			r->epoch = -1;
-			r->iters = it;
-			r->iter_s = tr_s / it;
-			r->img_s = a.batch / r->iter_s;
-			r->time_s = time_now_s() - t_run0;
+			run.epoch = -1;
+			run.iters = it;
+			run.iter_s = tr_s / it;
+			run.img_s = a.batch / run.iter_s;
+			run.time_s = time_now_s() - t_run0;
 			memmove(rows + 1, rows, nrows * sizeof(*rows));
-			rows[0] = *r;
+			rows[0] = run;
 			nrows++;
 		}
 		printf("\n%-28s %s\n", "scaleplan-train", "fashion-mnist");

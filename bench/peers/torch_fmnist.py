@@ -3,12 +3,12 @@
 # horizontal flip, normalise 0.2860/0.3530; SGD momentum 0.9, weight decay on all parameters, label
 # smoothing 0.1, linear warm-up 1 epoch then cosine per step; bf16 autocast, channels_last; data on the
 # GPU like the engine). Prints test top-1 per epoch and the time to the target.
-# usage: python3 torch_fmnist.py [--size 64] [--batch 256] [--lr 0.2] [--wd 5e-4] [--epochs 10] [--target 0.92]
+# usage: python3 torch_fmnist.py [--size 96] [--batch 256] [--lr 0.2] [--wd 5e-4] [--epochs 10] [--target 0.92]
 # SPDX-License-Identifier: GPL-3.0-or-later
 import argparse, gzip, math, os, time, numpy as np, torch, torch.nn.functional as F, torchvision
 p = argparse.ArgumentParser()
 p.add_argument("--dir", default=os.environ.get("FMNIST_DIR", "/usr/share/datasets/fashion-mnist"))
-p.add_argument("--size", type=int, default=64); p.add_argument("--batch", type=int, default=256)
+p.add_argument("--size", type=int, default=96); p.add_argument("--batch", type=int, default=256)
 p.add_argument("--lr", type=float, default=0.2); p.add_argument("--wd", type=float, default=5e-4)
 p.add_argument("--epochs", type=int, default=10); p.add_argument("--target", type=float, default=0.92)
 p.add_argument("--compile", action="store_true")
