@@ -22,6 +22,12 @@ typedef uint32_t v4i __attribute__((vector_size(16)));
 typedef uint16_t v8s __attribute__((vector_size(16)));
 typedef uint16_t v4s __attribute__((vector_size(8)));
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__clang__)
+#define EX_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EX_CLONES
+#endif
+
 struct ex_jpeg_ctx {
 	tjhandle tj;
 	unsigned char *dec;    /* [dec_h][dec_w][4] decoded pixels, RGBX (or CMYK until converted) */
@@ -318,6 +324,68 @@ static inline __attribute__((always_inline)) void hpass(float *restrict h, const
 }
 
 
+/* The two resampling passes, normalisation and conversion for every output row. Built twice (AVX2 and
+ * baseline x86-64, picked at load time by the CPU) where the compiler supports function clones. */
+EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, int maxtaps, int c0, int span,
+			      bool flip, const ex_jpeg_aug *a, void *dst)
+{
+	float *vrow = c->tmp, *hrow = c->tmp + span;
+	/* normalise: (v/255 - mean) / std = v * S + O */
+	v4 S = {0, 0, 0, 0}, O = {0, 0, 0, 0};
+	for (int q = 0; q < 3; q++) {
+		S[q] = 1.0f / (255.0f * a->std[q]);
+		O[q] = -a->mean[q] / a->std[q];
+	}
+	for (int oy = 0; oy < out; oy++) {
+		/* vertical pass over the crop's columns: contiguous, vectorises */
+		const float *w = c->yw + (size_t)oy * maxtaps;
+		const unsigned char *s0 = c->dec + ((size_t)c->yi0[oy] * dw + c0) * 4;
+		vpass(vrow, s0, (size_t)dw * 4, w, ky, span);
+		/* horizontal pass: fixed tap count per image */
+		switch (kx) {
+		case 1: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 1, flip); break;
+		case 2: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 2, flip); break;
+		case 3: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 3, flip); break;
+		case 4: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 4, flip); break;
+		default: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, kx, flip); break;
+		}
+		/* normalise and convert RGBX -> RGB */
+		size_t base = (size_t)oy * out * 3;
+		const v4 *hv = (const v4 *)hrow;
+		/* each pixel stores 4 values at 3 * o; the 4th is overwritten by the next pixel, and the row's
+		 * last pixel is stored by itself so nothing is written past the row */
+		if (a->dtype == EX_DATA_F32) {
+			float *d = (float *)dst + base;
+			for (int o = 0; o < out - 1; o++) {
+				v4 v = hv[o] * S + O;
+				memcpy(d + 3 * o, &v, sizeof v);
+			}
+			v4 v = hv[out - 1] * S + O;
+			memcpy(d + 3 * (out - 1), &v, 3 * sizeof(float));
+		} else if (a->dtype == EX_DATA_BF16) {
+			uint16_t *d = (uint16_t *)dst + base;
+			for (int o = 0; o < out; o++) {
+				v4 v = hv[o] * S + O;
+				v4i u;
+				memcpy(&u, &v, sizeof u);
+				u = u + 0x7fff + ((u >> 16) & 1); /* bf16 = high half, round to nearest even (finite) */
+				v8s h;
+				memcpy(&h, &u, sizeof h);
+				v4s b = __builtin_shufflevector(h, h, 1, 3, 5, 7);
+				memcpy(d + 3 * o, &b, o < out - 1 ? sizeof b : 3 * sizeof(uint16_t));
+			}
+		} else {
+			uint16_t *d = (uint16_t *)dst + base;
+			for (int o = 0; o < out; o++) {
+				v4 v = hv[o] * S + O;
+				d[3 * o] = ex_data_f32_to_f16(v[0]);
+				d[3 * o + 1] = ex_data_f32_to_f16(v[1]);
+				d[3 * o + 2] = ex_data_f32_to_f16(v[2]);
+			}
+		}
+	}
+}
+
 int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
 		       uint64_t *rng, void *dst, ex_jpeg_info *info)
 {
@@ -422,61 +490,7 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 		c->tmp = xmalloc(sizeof(float) * tneed);
 		c->tmp_cap = tneed;
 	}
-	float *vrow = c->tmp, *hrow = c->tmp + span;
-	/* normalise: (v/255 - mean) / std = v * S + O */
-	v4 S = {0, 0, 0, 0}, O = {0, 0, 0, 0};
-	for (int q = 0; q < 3; q++) {
-		S[q] = 1.0f / (255.0f * a->std[q]);
-		O[q] = -a->mean[q] / a->std[q];
-	}
-	for (int oy = 0; oy < out; oy++) {
-		/* vertical pass over the crop's columns: contiguous, vectorises */
-		const float *w = c->yw + (size_t)oy * maxtaps;
-		const unsigned char *s0 = c->dec + ((size_t)c->yi0[oy] * dw + c0) * 4;
-		vpass(vrow, s0, (size_t)dw * 4, w, ky, span);
-		/* horizontal pass: fixed tap count per image */
-		switch (kx) {
-		case 1: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 1, flip); break;
-		case 2: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 2, flip); break;
-		case 3: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 3, flip); break;
-		case 4: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 4, flip); break;
-		default: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, kx, flip); break;
-		}
-		/* normalise and convert RGBX -> RGB */
-		size_t base = (size_t)oy * out * 3;
-		const v4 *hv = (const v4 *)hrow;
-		/* each pixel stores 4 values at 3 * o; the 4th is overwritten by the next pixel, and the row's
-		 * last pixel is stored by itself so nothing is written past the row */
-		if (a->dtype == EX_DATA_F32) {
-			float *d = (float *)dst + base;
-			for (int o = 0; o < out - 1; o++) {
-				v4 v = hv[o] * S + O;
-				memcpy(d + 3 * o, &v, sizeof v);
-			}
-			v4 v = hv[out - 1] * S + O;
-			memcpy(d + 3 * (out - 1), &v, 3 * sizeof(float));
-		} else if (a->dtype == EX_DATA_BF16) {
-			uint16_t *d = (uint16_t *)dst + base;
-			for (int o = 0; o < out; o++) {
-				v4 v = hv[o] * S + O;
-				v4i u;
-				memcpy(&u, &v, sizeof u);
-				u = u + 0x7fff + ((u >> 16) & 1); /* bf16 = high half, round to nearest even (finite) */
-				v8s h;
-				memcpy(&h, &u, sizeof h);
-				v4s b = __builtin_shufflevector(h, h, 1, 3, 5, 7);
-				memcpy(d + 3 * o, &b, o < out - 1 ? sizeof b : 3 * sizeof(uint16_t));
-			}
-		} else {
-			uint16_t *d = (uint16_t *)dst + base;
-			for (int o = 0; o < out; o++) {
-				v4 v = hv[o] * S + O;
-				d[3 * o] = ex_data_f32_to_f16(v[0]);
-				d[3 * o + 1] = ex_data_f32_to_f16(v[1]);
-				d[3 * o + 2] = ex_data_f32_to_f16(v[2]);
-			}
-		}
-	}
+	resample(c, dw, out, kx, ky, maxtaps, c0, span, flip, a, dst);
 	if (info) {
 		info->width = width;
 		info->height = height;
