@@ -35,10 +35,11 @@ else
 		$TR --data synthetic --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet --csv "$O/syn$b.csv" 2>&1 | grep EXEC_RESULT | tee -a "$R"
 	done
 	$TR --data synthetic --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet --no-graph 2>&1 | grep EXEC_RESULT | sed 's/$/ (no graph)/' | tee -a "$R"
-	python3 bench/peers/torch_rn50_cl.py 2>&1 | grep -E "TORCH|fail" | tee -a "$R"
-	$TR --data fashion-mnist --data-dir "$FM" --epochs 10 --target-top1 0.92 --quiet --csv "$O/fm.csv" > "$O/fm.log" 2>&1
-	grep -E "epoch|EXEC_RESULT" "$O/fm.log" | grep -v MLLOG | tail -12; grep EXEC_RESULT "$O/fm.log" >> "$R"
+	python3 bench/peers/torch_rn50_cl.py --no-compile 2>&1 | grep -E "TORCH|fail" | tee -a "$R"
+	$TR --data fashion-mnist --data-dir "$FM" --epochs 10 --target-top1 0.92 --csv "$O/fm.csv" > "$O/fm.log" 2>&1
+	grep -E "^epoch [0-9]+:|EXEC_RESULT" "$O/fm.log" | tail -12; grep EXEC_RESULT "$O/fm.log" >> "$R"
 	python3 bench/peers/torch_fmnist.py --epochs 10 --target 0.92 2>&1 | tee "$O/torch_fm.log" | tail -12; grep TORCH_FMNIST "$O/torch_fm.log" >> "$R"
+	python3 bench/peers/torch_rn50_cl.py --batches 256 --compile-only 2>&1 | grep -E "TORCH|fail" | tee -a "$R"
 fi
 echo "===== results ($MODE, $(nvidia-smi --query-gpu=name --format=csv,noheader), total $(( $(date +%s) - T0 )) s)"
 grep -E "EXEC_RESULT|TORCH_|grad median|logits" "$R"

@@ -26,7 +26,8 @@ def bench(bs, compile_=False, steps=30, warm=10):
 bss = [256, 128, 64]
 for i, arg in enumerate(sys.argv):
     if arg == "--batches": bss = [int(v) for v in sys.argv[i + 1].split(",")]
-for bs in bss: bench(bs)
+if "--compile-only" not in sys.argv:
+    for bs in bss: bench(bs)
 if "--no-compile" not in sys.argv:
     try: bench(256, compile_=True, steps=30, warm=15)
     except Exception as e: print("compile failed:", e)
