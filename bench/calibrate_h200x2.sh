@@ -32,3 +32,41 @@ awk -F, 'NR == 1 { next } { n++; e = $6 < 0 ? -$6 : $6; s += e; if (e > w) w = e
 	printf "  %-18s %d GPU, %d node(s) x %d, %-12s batch %4d: measured %8.1f predicted %8.1f img/s  %+6.2f%%\n", $2 ":" $3, $8, $9, $10, $11, $12, $4, $5, $6 }
 	END { if (n) printf "MAE over %d 2-GPU runs: %.2f%% (worst %.2f%%); goal <= 5%%: %s\n", n, s / n, w, s / n <= 5 ? "met" : "NOT met" }' \
 	"$OUT/detail.csv"
+
+# ---- the same hold-out through the full analytic model (model_predict via `scaleplan predict`) ----
+# predict reads the profile's model-named rows (b_half, overlap, alpha_*_s, bw_eff_*); --measured gives it
+# the 1-GPU runs (its one-scalar compute calibration). Sockets between emulated nodes are no fabric of the
+# database: an overlay (--hwdb) adds one whose port rate is the fitted socket busbw / bw_eff_net (0.9).
+echo
+echo "== full model (scaleplan predict --profile, --measured from the 1-GPU runs) vs the 2-GPU runs"
+mkdir -p "$OUT/hwdb"
+BW=$(awk -F, '$1 == "#cal" && $2 == "busbw_Bps" && $7 ~ /\|socket$/ { print $3; exit }' "$OUT/profile.csv")
+if [ -n "$BW" ]; then
+	{ echo "id,aliases,kind,gen,bw_Bps,latency_s,source"
+	  echo "socket-lo-fit,,eth,0,$(awk -v b="$BW" 'BEGIN { printf "%.6g", b / 0.9 }'),,calibrate: all-reduce sweep over sockets ($DIR)"; } >"$OUT/hwdb/links.csv"
+	{ echo "id,aliases,nic_link,topology,switch_latency_s,oversubscription,source"
+	  echo "socket-lo-fit,,socket-lo-fit,single-switch,,1,calibrate: emulated nodes over sockets on lo"; } >"$OUT/hwdb/fabrics.csv"
+fi
+# run rows of scaleplan-train CSVs: gpus nodes gpus_per_node nccl_mode batch img/s file:line
+cat "$DIR"/*.csv | awk -F, '
+	/^#/ { next }
+	$1 == "source" { delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
+	("throughput_img_s" in c) && $c["source"] == "exec" && (!("rank" in c) || $c["rank"] == "all" || $c["rank"] == "") &&
+	    (!("epoch" in c) || $c["epoch"] == "") {
+		print $c["gpus"], $c["nodes"], $c["gpus_per_node"], $c["nccl_mode"], $c["batch_per_gpu"], $c["throughput_img_s"] }' >"$OUT/runs.txt"
+MEAS=$(awk '$1 == 1 { printf " --measured 1:%d:%s", $5, $6 }' "$OUT/runs.txt")
+: >"$OUT/model.txt"
+while read -r g n gpn mode b img; do
+	[ "$g" -gt 1 ] || continue
+	extra=""
+	[ "$n" -gt 1 ] && extra="--hwdb $OUT/hwdb --fabric socket-lo-fit --nics-per-node 1"
+	pred=$("$SP" predict --system testbed-h200x2 --gpus-per-node "$gpn" --nodes "$n" --batch-per-gpu "$b" \
+		--precision bf16 --data synthetic --profile "$OUT/profile.csv" $MEAS $extra --format csv 2>"$OUT/predict.err" |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["throughput_img_s"] }')
+	if [ -z "$pred" ]; then echo "  $g GPU $mode batch $b: predict failed: $(head -2 "$OUT/predict.err")"; continue; fi
+	awk -v g="$g" -v n="$n" -v m="$mode" -v b="$b" -v meas="$img" -v p="$pred" 'BEGIN {
+		printf "  %d GPU, %d node(s), %-12s batch %4d: measured %8.1f model %8.1f img/s  %+6.2f%%\n", g, n, m, b, meas, p, 100 * (p / meas - 1) }' |
+		tee -a "$OUT/model.txt"
+done <"$OUT/runs.txt"
+awk '{ e = $NF; sub(/%/, "", e); e = e < 0 ? -e : e; s += e; k++; if (e > w) w = e }
+	END { if (k) printf "full model MAE over %d 2-GPU runs: %.2f%% (worst %.2f%%)\n", k, s / k, w }' "$OUT/model.txt"
