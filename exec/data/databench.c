@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -293,9 +294,25 @@ static int run_read(bench *b, int threads)
 
 static int write_csv(bench *b)
 {
-	csvw *w = csvw_open(b->csv);
-	if (!w)
+	/* csvw_open writes PATH.tmp and renames it over PATH: never do that to a device such as /dev/null */
+	struct stat sb;
+	FILE *dev = NULL;
+	csvw *w;
+	if (strcmp(b->csv, "-") != 0 && stat(b->csv, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		dev = fopen(b->csv, "w");
+		if (!dev) {
+			err_set("%s: cannot open: %s", b->csv, strerror(errno));
+			return ERR_ENV;
+		}
+		w = csvw_stream(dev);
+	} else {
+		w = csvw_open(b->csv);
+	}
+	if (!w) {
+		if (dev)
+			fclose(dev);
 		return ERR_ENV;
+	}
 	const char *hdr[] = {"source", "machine", "cpu", "pipeline", "threads", "img_s", "img_s_per_thread",
 			     "image_bytes_mean", "note"};
 	for (int i = 0; i < 9; i++)
@@ -314,7 +331,12 @@ static int write_csv(bench *b)
 		csvw_text(w, r->note);
 		csvw_end_row(w);
 	}
-	return csvw_close(w);
+	int rc = csvw_close(w);
+	if (dev && fclose(dev) != 0 && rc == 0) {
+		err_set("%s: write error: %s", b->csv, strerror(errno));
+		rc = ERR_ENV;
+	}
+	return rc;
 }
 
 static void usage(FILE *f)
