@@ -207,7 +207,7 @@ static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 
 static void table_out(const model_scenario *sc, const sim_result *r, const sim_opts *o)
 {
-	char d1[32], d2[32], d3[32], d4[32];
+	char d1[32], d2[32], d3[32];
 	const model_result *m = &r->model;
 	printf("scaleplan sim: %s (%s), %d node%s x %d GPUs = %d GPUs, batch %d/GPU (global %d), %s\n",
 	       sc->node.system_id, sc->node.gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", sc->node.gpus_per_node,
@@ -228,9 +228,9 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("  epochs             %.2f (%ld iterations)\n", r->epochs, r->iters);
 	printf("  epoch              %-14s %-14s  (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
 	       cli_fmt_duration(m->epoch_s, d2, sizeof d2), cli_fmt_duration(r->first_epoch_s, d3, sizeof d3));
-	printf("  time to accuracy   %-14s %-14s  p50 %s  p95 %s\n", cli_fmt_duration(r->tta_s, d1, sizeof d1),
-	       cli_fmt_duration(m->tta_s, d2, sizeof d2), cli_fmt_duration(r->tta_p50_s, d3, sizeof d3),
-	       cli_fmt_duration(r->tta_p95_s, d4, sizeof d4));
+	printf("  time to accuracy   %-14s %-14s  over %d run%s: p50 %.1f s  p95 %.1f s  (min %.1f, max %.1f)\n",
+	       cli_fmt_duration(r->tta_s, d1, sizeof d1), cli_fmt_duration(m->tta_s, d2, sizeof d2), r->runs,
+	       r->runs > 1 ? "s" : "", r->tta_p50_s, r->tta_p95_s, r->tta_min_s, r->tta_max_s);
 	printf("  simulation         %llu events in %.3f s (%.2g events/s); %d epoch%s simulated, %d replayed%s\n",
 	       (unsigned long long)r->events, r->wall_s, r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,
 	       r->epochs_simulated, r->epochs_simulated == 1 ? "" : "s", r->epochs_replayed,
@@ -349,6 +349,9 @@ int cmd_sim(int argc, char **argv)
 		o.trace_first = wa;
 		o.trace_last = wb;
 	}
+	progress prog;
+	progress_init(&prog, "sim", 1);
+	o.progress = &prog;
 	int src = sim_run(&sc, &s.params, &o, &r);
 	if (src) {
 		fprintf(stderr, "scaleplan sim: %s\n", err_msg());

@@ -170,6 +170,8 @@ typedef struct sim_opts {
 	long trace_first;   /* [0] first iteration traced (1-based, inclusive); 0 = no trace */
 	long trace_last;    /* [0] last iteration traced (inclusive) */
 	sim_trace *trace;   /* [NULL] where the trace of run 1 goes (caller owns and writes it) */
+	struct progress *progress; /* [NULL] common.h progress bar, advanced once per epoch of every run
+			     * (total: runs x ceil(epochs), set by sim_run) */
 } sim_opts;
 
 void sim_opts_default(sim_opts *o, const model_params *p);

@@ -161,6 +161,7 @@ typedef struct run_ctx {
 	double end_s;
 	bool tracing;
 	uint64_t detail_events;
+	long done_before;       /* epochs of earlier runs, for the progress bar */
 	int trainer_track, wait_track;
 	sim_trace *tr;
 	int err;
@@ -358,6 +359,8 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 		return;
 	}
 	c->e = (int)e;
+	if (c->o->progress)
+		progress_update(c->o->progress, c->done_before + e);
 	c->kind = (e == 0 || !c->sc->prep.cached) ? KIND_STORAGE : KIND_CACHE;
 	double rate = c->kind == KIND_STORAGE ? fmin(c->data_rate, c->io_rate) : c->data_rate;
 	c->period_s = c->node_batch / rate;
@@ -594,11 +597,16 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		goto out;
 	}
 	tta = xcalloc((size_t)o->runs, sizeof(double));
+	if (o->progress) {
+		o->progress->total = (long)o->runs * base.nseg;
+		o->progress->done = 0;
+	}
 	double steady_time = 0, steady_iters = 0, steady_exposed = 0, steady_wait = 0, steady_strag = 0;
 	double first_epoch = 0;
 	for (int run = 0; run < o->runs; run++) {
 		run_ctx c = base;
 		c.rng = rng;
+		c.done_before = (long)run * base.nseg;
 		c.tr = run == 0 ? o->trace : NULL;
 		if (c.tr) {
 			sim_trace_window(c.tr, INFINITY, INFINITY);
@@ -631,6 +639,8 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	}
 	sim_rng_free(rng);
 	free(base.factor);
+	if (o->progress)
+		progress_finish(o->progress);
 
 	/* summary: predict columns from the steady epochs (epoch 2 on; epoch 1 alone for one epoch) */
 	r->runs = o->runs;
