@@ -232,6 +232,11 @@ typedef struct cal_opts {
 	bool strict;
 	bool verbose;
 	FILE *log;           /* fit messages (non-convergence, undetermined parameters); may be NULL */
+	/* Optional second predictor for cal_validate (the CLI passes the full analytic model, model_predict,
+	 * one-point calibrated on `others`, the measurements of the point's fit group other than it).
+	 * Returns NAN when it cannot predict point i. */
+	double (*model_fn)(void *ctx, const cal_data *d, int i, const int *others, int nothers);
+	void *model_ctx;
 } cal_opts;
 
 /* The outcome of all fits of a calibration, for the summary line. */
@@ -264,6 +269,8 @@ typedef struct cal_vrow {
 	char *worst_where;    /* file:line of the worst point */
 	double worst_pred, worst_meas;
 	const char *how;      /* "leave-one-out", "other groups" (a fit group of one point), "profile", "mixed" */
+	int model_n;          /* points opts->model_fn predicted */
+	double model_mape;    /* its mean |pred/meas - 1| (NAN when model_n == 0) */
 } cal_vrow;
 
 typedef struct cal_vtable {

@@ -831,6 +831,15 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				cal_pset_free(&pri);
 				how = "other groups";
 			}
+			double mpr = NAN;
+			if (o->model_fn) {
+				int *others = xmalloc((size_t)n * sizeof *others), no = 0;
+				for (int q = 0; q < n && !fixed; q++)
+					if (q != j)
+						others[no++] = pts[q];
+				mpr = o->model_fn(o->model_ctx, d, pts[j], others, no);
+				free(others);
+			}
 			if (!isfinite(pr) || !(pr > 0)) {
 				vt->nunpredictable++;
 				if (o->log)
@@ -869,11 +878,17 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				row->group = key;
 				row->worst = -1;
 				row->how = how;
+				row->model_mape = NAN;
 			} else {
 				free(key);
 			}
 			if (strcmp(row->how, how) != 0)
 				row->how = "mixed";
+			if (isfinite(mpr) && mpr > 0) {
+				double me = fabs(mpr / p->measured - 1);
+				row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
+				row->model_n++;
+			}
 			row->mape = (row->mape * row->n + err) / (row->n + 1);
 			row->n++;
 			vt->npred++;
@@ -897,8 +912,8 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	if (csv) {
 		csvw *w = csvw_stream(out);
 		const char *h[] = { "group", "points", "mape_pct", "worst_pct", "worst_point", "worst_predicted",
-				    "worst_measured", "predicted_by" };
-		for (int i = 0; i < 8; i++)
+				    "worst_measured", "predicted_by", "model_points", "model_mape_pct" };
+		for (int i = 0; i < 10; i++)
 			csvw_text(w, h[i]);
 		csvw_end_row(w);
 		for (int i = 0; i < vt->n; i++) {
@@ -911,18 +926,23 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 			csvw_num(w, r->worst_pred, 6);
 			csvw_num(w, r->worst_meas, 6);
 			csvw_text(w, r->how);
+			csvw_int(w, r->model_n);
+			csvw_num(w, 100 * r->model_mape, 4);
 			csvw_end_row(w);
 		}
 		csvw_close(w);
 		return;
 	}
 	if (md) {
-		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) | predicted by |\n");
-		fprintf(out, "|---|---:|---:|---:|---|---|\n");
+		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) | predicted by | full model MAPE |\n");
+		fprintf(out, "|---|---:|---:|---:|---|---|---:|\n");
 		for (int i = 0; i < vt->n; i++) {
 			const cal_vrow *r = &vt->rows[i];
-			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) | %s |\n", r->group, r->n, 100 * r->mape,
-				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas, r->how);
+			char mm[32] = "-";
+			if (r->model_n)
+				snprintf(mm, sizeof mm, "%.1f%%", 100 * r->model_mape);
+			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) | %s | %s |\n", r->group, r->n, 100 * r->mape,
+				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas, r->how, mm);
 		}
 		return;
 	}
@@ -930,11 +950,14 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	for (int i = 0; i < vt->n; i++)
 		if ((int)strlen(vt->rows[i].group) > wg)
 			wg = (int)strlen(vt->rows[i].group);
-	fprintf(out, "%-*s %6s %7s %7s  %-13s %s\n", wg, "group", "points", "MAPE", "worst", "predicted by",
+	fprintf(out, "%-*s %6s %7s %7s %7s  %-13s %s\n", wg, "group", "points", "MAPE", "worst", "model", "predicted by",
 		"worst point (predicted / measured)");
 	for (int i = 0; i < vt->n; i++) {
 		const cal_vrow *r = &vt->rows[i];
-		fprintf(out, "%-*s %6d %6.1f%% %6.1f%%  %-13s %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
-			100 * r->worst, r->how, r->worst_where, r->worst_pred, r->worst_meas);
+		char mm[32] = "-";
+		if (r->model_n)
+			snprintf(mm, sizeof mm, "%.1f%%", 100 * r->model_mape);
+		fprintf(out, "%-*s %6d %6.1f%% %6.1f%% %7s  %-13s %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
+			100 * r->worst, mm, r->how, r->worst_where, r->worst_pred, r->worst_meas);
 	}
 }
