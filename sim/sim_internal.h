@@ -44,6 +44,7 @@ typedef struct sim_shape {
 	double uplink_Bps;           /* one group's uplink, each direction */
 	int nics;
 	double nic_Bps;              /* one NIC port at the model's efficiency */
+	bool nic_via_host;           /* NIC traffic crosses the GPU's host link (see sim_iter.c) */
 	double copy_B;               /* host-to-device bytes per GPU per iteration (next batch); 0 = none */
 	double copy_rate_Bps;        /* per-GPU copy rate the model assumes (host links shared evenly) */
 } sim_shape;

@@ -8,7 +8,10 @@
  * the NICs, all-gather inside the node - each as one flow per GPU over that GPU's links:
  *   inside the node: the GPU's own NVLink/NVSwitch or PCIe port; on PCIe systems with several
  *     groups (host links) the two ring hops that cross groups also cross both groups' uplinks;
- *   between nodes: NIC (g mod nics); on PCIe systems the GPU's group uplink as well.
+ *   between nodes: NIC (g mod nics), and the GPU's host link (GPU -> host direction) as well when the
+ *     NIC hangs off the CPU rather than a PCIe switch next to the GPUs: assumed for PCIe systems and
+ *     for single-NIC servers (C4140-K: 4 GPUs, one x16 uplink, one EDR NIC in a CPU slot); multi-NIC
+ *     NVLink systems (DGX, HGX) put NICs on the GPUs' PCIe switches (GPUDirect RDMA);
  *   host-to-device copies of the next batch: at iteration start, on each GPU's copy stream, over
  *     its group's host link (host -> GPU direction), shared with ring hops entering the group.
  * Other nodes are identical by symmetry, so node 0's NIC traffic stands for every node's.
@@ -117,7 +120,7 @@ static void start_phase(sim_loop *loop, iter_ctx *c)
 			path[n++] = c->ideal;
 			cap = ph->rate_Bps;
 		} else if (ph->kind == SIM_PH_INTER) {
-			if (!sh->intra_nvlink && sh->groups > 1)
+			if (sh->nic_via_host)
 				path[n++] = c->up[g];
 			path[n++] = c->nic[g];
 		} else {
@@ -229,7 +232,8 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 	int up0 = -1, down0 = -1;
 	for (int h = 0; h < groups; h++) {
 		snprintf(name, sizeof(name), "host link %d from gpus", h);
-		int tu = tr && groups > 1 && !sh->intra_nvlink ? sim_trace_track(tr, "node0 links", name) : -1;
+		bool used = (groups > 1 && !sh->intra_nvlink) || (sh->nic_via_host && sh->nodes > 1);
+		int tu = tr && used ? sim_trace_track(tr, "node0 links", name) : -1;
 		int u = sim_net_link(c.net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, tu);
 		snprintf(name, sizeof(name), "host link %d to gpus", h);
 		int td = tr ? sim_trace_track(tr, "node0 links", name) : -1;

@@ -492,6 +492,7 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 	sh->uplink_Bps = n->host_link_Bps * p->bw_eff_pcie;
 	sh->nics = n->nics_per_node;
 	sh->nic_Bps = n->nic_Bps * p->bw_eff_net;
+	sh->nic_via_host = (!n->intra_nvlink || n->nics_per_node <= 1) && n->host_links > 0 && sh->uplink_Bps > 0;
 	if (sc->data == MODEL_DATA_CPU && n->host_links > 0 && n->host_link_Bps > 0) {
 		sh->copy_B = (double)b * p->host_copy_B_per_img;
 		sh->copy_rate_Bps = (double)n->host_links * sh->uplink_Bps / G;
