@@ -151,8 +151,9 @@ typedef struct cal_data {
 void cal_data_init(cal_data *d);
 void cal_data_free(cal_data *d);
 /* Loads one CSV (its kind is recognised by its header) from a buffer. Malformed rows are printed to errs
- * as "name:line:col(field): why" and skipped, or are fatal (ERR_INPUT) with strict. A header that matches
- * no known kind is ERR_INPUT. */
+ * as "name:line:col(field): why" and skipped, or are fatal (ERR_INPUT) with strict. A table the CSV reader
+ * rejects (bad quoting, ragged rows) or whose header matches no known kind is skipped with a message, or
+ * is ERR_INPUT with strict. */
 int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t len_B, bool strict, FILE *errs);
 int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs);
 /* Adds the points one MLLOG run yields (epochs to target at its global batch; time to train). */

@@ -398,9 +398,14 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 	csv_table t;
 	int rc = csv_table_parse(&t, name, buf, len_B);
 	if (rc < 0) {
+		/* the reader rejects a whole table (bad quoting, ragged row): skip the file unless strict */
 		d->nbad++;
 		csv_table_free(&t);
-		return rc;
+		if (strict)
+			return rc;
+		if (errs)
+			fprintf(errs, "%s (file skipped)\n", err_msg());
+		return 0;
 	}
 	loader L = { .d = d, .t = &t, .strict = strict, .errs = errs };
 	bool has_gpus = csv_table_col(&t, "gpus") >= 0;
@@ -415,10 +420,17 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 		 (csv_table_col(&t, "workers") >= 0 || csv_table_col(&t, "threads") >= 0 ||
 		  csv_table_col(&t, "cores") >= 0 || csv_table_col(&t, "data_threads") >= 0))
 		rc = load_pipeline(&L);
-	else
+	else {
 		rc = err_set("%s:1: header matches no measurement kind (throughput: gpus + throughput_img_s|img_s; "
 			     "all-reduce: bytes + time_s; pipeline: workers|threads + img_s; convergence: "
 			     "global_batch + mean_epochs|epochs_to_converge)", name);
+		d->nskipped++;
+		if (!strict) {
+			if (errs)
+				fprintf(errs, "%s (file skipped)\n", err_msg());
+			rc = 0;
+		}
+	}
 	csv_table_free(&t);
 	return rc;
 }

@@ -91,8 +91,13 @@ static void test_readers(test_ctx *t)
 		   "messages: %s", msg);
 	rc = cal_data_load_csv_buf(&d, "sweep.csv", csv, strlen(csv), true, NULL);
 	TEST_CHECK(t, rc < 0 && strstr(err_msg(), "sweep.csv:3"), "strict: %s", err_msg());
-	const char *unk = "a,b\n1,2\n";
-	TEST_CHECK(t, cal_data_load_csv_buf(&d, "x.csv", unk, strlen(unk), false, NULL) < 0, "unknown header accepted");
+	const char *unk = "a,b\n1,2\n", *ragged = "machine,gpus,bytes,time_s\nm,2,1048576\n";
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "x.csv", unk, strlen(unk), true, NULL) < 0, "unknown header accepted");
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "x.csv", unk, strlen(unk), false, NULL) == 0, "lenient: unknown table not skipped");
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "r.csv", ragged, strlen(ragged), true, NULL) < 0 &&
+		      strstr(err_msg(), "r.csv:2"), "ragged row: %s", err_msg());
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "r.csv", ragged, strlen(ragged), false, NULL) == 0 && d.n == 1,
+		   "lenient: ragged table not skipped (n %d)", d.n);
 	cal_data_free(&d);
 
 	/* the built-in tables load, keep their source, and the emulated-node row is read as 2 x 2 */
