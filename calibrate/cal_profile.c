@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "model/model.h"
 
 /* Appends one RFC 4180 cell (quoted when needed; formula-starting text gets a leading apostrophe). */
 static void put_text(FILE *f, const char *s, bool first)
@@ -39,9 +40,26 @@ static void put_num(FILE *f, double v)
 		fprintf(f, "%.8g", v);
 }
 
-static void put_row(FILE *f, const char *prefix, const char *name, double value, double se, const char *unit,
-		    const char *status, const char *scope, const char *rows)
+/* The model's range check (model_params_set) for the rows predict reads: a value outside a parameter's
+ * documented range would make `predict --profile` reject the whole file, so such a row is left out (the
+ * '#cal' line keeps it) and said on the log. */
+static bool model_accepts(const char *name, double value, FILE *log, const char *scope)
 {
+	model_params mp;
+	model_params_default(&mp);
+	if (model_params_set(&mp, name, value) == 0)
+		return true;
+	if (log)
+		fprintf(log, "calibrate: %s = %g [%s] is outside the model's range (%s); left out of predict's rows\n", name,
+			value, scope, err_msg());
+	return false;
+}
+
+static void put_row(FILE *f, const char *prefix, const char *name, double value, double se, const char *unit,
+		    const char *status, const char *scope, const char *rows, FILE *log)
+{
+	if (!prefix && !model_accepts(name, value, log, scope))
+		return;
 	if (prefix)
 		fputs(prefix, f); /* "#cal," ends with the separator: the name is the next cell */
 	put_text(f, name, true);
@@ -103,7 +121,7 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 		for (int k = 0; same[k]; k++)
 			if (strcmp(p->name, same[k]) == 0) {
 				put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope,
-					p->rows);
+					p->rows, log);
 				int dup = 0;
 				for (int j = 0; j < i; j++)
 					dup += usable(&ps->p[j]) && strcmp(ps->p[j].name, p->name) == 0;
@@ -112,7 +130,7 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 						"(%s)\n", p->name, p->scope);
 			}
 		if (strcmp(p->name, "conv_e0") == 0 || strcmp(p->name, "conv_b0") == 0) {
-			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows);
+			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, log);
 			nconv++;
 		}
 		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth */
@@ -123,13 +141,13 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 			const char *level = level_name(bar + 1);
 			if (strcmp(p->name, "alpha_s") == 0) {
 				char *nm = xasprintf("alpha_%s_s", level);
-				put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows);
+				put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows, log);
 				free(nm);
 			} else {
 				double bw = level_bw(db, machine, level);
 				if (isfinite(bw) && bw > 0 && p->value / bw <= 1.0) {
 					char *nm = xasprintf("bw_eff_%s", level);
-					put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows);
+					put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows, log);
 					free(nm);
 				} else if (log) {
 					fprintf(log, "calibrate: busbw of %s has no hwdb link bandwidth to be relative to; "
@@ -140,13 +158,13 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 	}
 	if (nconv) {
 		/* the calibration's curve is e0 (1 + B / b0): the model's form 1 with k = 1 */
-		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "");
-		put_row(f, NULL, "conv_k", 1, NAN, "exponent", "derived", "", "");
+		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "", log);
+		put_row(f, NULL, "conv_k", 1, NAN, "exponent", "derived", "", "", log);
 	}
 	for (int i = 0; i < ps->n; i++) {
 		const cal_param *p = &ps->p[i];
 		double v = isfinite(p->value) ? p->value : p->prior;
-		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows);
+		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, NULL);
 	}
 	if (fclose(f) != 0) {
 		free(buf);
