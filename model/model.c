@@ -114,7 +114,7 @@ static double copy_only(double link, const model_params *p)
 
 /* Input pipeline capacity of one node with g GPUs (img/s), before data_cal.
  * CPU decode: threads = stack's fixed count, else physical cores - reserved x GPUs (TensorFlow rule,
- * reference/seed_facts.md), each at decode_img_s_core scaled by clock; host copies: the node's host
+ * reference/seed_facts.md) but at least decode_cores_min_frac of the cores, each at decode_img_s_core scaled by clock; host copies: the node's host
  * links at PCIe efficiency, per decoded image (CPU) or per JPEG (GPU decode, DALI). */
 static double data_node_rate(const model_scenario *sc, const model_params *p, int g)
 {
@@ -130,6 +130,8 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 	if (n->decode_threads <= 0 && n->cores <= 0)
 		return copy_only(link, p);
 	double threads = n->decode_threads > 0 ? n->decode_threads : n->cores - p->cores_reserved_per_gpu * g;
+	if (n->decode_threads <= 0 && threads < p->decode_cores_min_frac * n->cores)
+		threads = p->decode_cores_min_frac * n->cores;
 	if (threads < 1)
 		threads = 1;
 	cpu = threads * p->decode_img_s_core * (n->cpu_hz > 0 ? n->cpu_hz / p->decode_ref_hz : 1.0);

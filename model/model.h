@@ -89,6 +89,7 @@ typedef struct model_params {
 	double decode_img_s_core;   /* JPEG decode + augment rate per CPU core at decode_ref_hz */
 	double decode_ref_hz;       /* CPU clock at which decode_img_s_core was measured */
 	double cores_reserved_per_gpu; /* cores a framework keeps per GPU (TensorFlow: 4) */
+	double decode_cores_min_frac;  /* decode keeps at least this share of the cores (see model.c) */
 	double host_copy_B_per_img; /* bytes copied host->GPU per decoded image (224x224x3 uint8) */
 	double dataset_B;           /* training set size on storage */
 	double val_images;          /* evaluation images per pass */

@@ -66,6 +66,10 @@ static const param_def model_param_defs[] = {
 	  "assumption: clock of the testbed-h100x1 VM Xeon the decode rate was measured on"),
 	P(cores_reserved_per_gpu, 4.0, 0.0, 64.0, "cores",
 	  "reference/seed_facts.md: TensorFlow decode threads = physical cores - 4 x GPUs"),
+	P(decode_cores_min_frac, 0.5, 0.0, 1.0, "fraction",
+	  "assumption: the reserved launch/copy threads mostly wait and share cores through SMT, so the "
+	  "4-per-GPU rule (sized on 4-GPU nodes) never leaves decode less than half the cores; without "
+	  "it a DGX-2 (48 cores, 16 GPUs) would decode on 1 core"),
 	P(host_copy_B_per_img, 150528.0, 0.0, 1e8, "B", "224 x 224 x 3 uint8 decoded image"),
 	P(dataset_B, 1.45e11, 1e6, 1e15, "B", "reference/seed_facts.md: ImageNet-1k about 140-150 GB"),
 	P(val_images, 50000.0, 0.0, 1e9, "images", "reference/seed_facts.md: ImageNet-1k 50,000 validation images"),
