@@ -25,7 +25,7 @@ if ! make -j"$NP" build/scaleplan-databench build/scaleplan-mkjpeg > "$O/build_d
 	SRC="exec/data/idx.c exec/data/jpeg.c exec/data/loader.c common/err.c common/util.c common/csv.c"
 	for p in databench mkjpeg; do
 		cc -std=c11 -D_GNU_SOURCE -O3 -I. -o build/scaleplan-$p exec/data/$p.c $SRC \
-			-lturbojpeg -lcsv -lz -lm -lpthread >> "$O/build_data.log" 2>&1 || { tail -20 "$O/build_data.log"; exit 2; }
+			-lturbojpeg -ljpeg -lcsv -lz -lm -lpthread >> "$O/build_data.log" 2>&1 || { tail -20 "$O/build_data.log"; exit 2; }
 	done
 fi
 echo "build: $(( $(date +%s) - T0 )) s"

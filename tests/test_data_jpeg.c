@@ -158,6 +158,55 @@ static void test_decode(test_ctx *t)
 	ex_jpeg_ctx_free(NULL);
 }
 
+/* Region decoding (skip rows, crop columns) gives the same image as decoding everything. */
+static void test_roi(test_ctx *t)
+{
+	int W = 333, H = 250;
+	unsigned char *img = xmalloc((size_t)W * H * 3);
+	uint64_t s = 5;
+	for (int i = 0; i < W * H * 3; i++) /* texture: gradients + noise, so every block has detail */
+		img[i] = (unsigned char)(((i / 3) % W) / 2 + ((i / 3) / W) / 3 + (ex_data_rand(&s) & 31) + (i % 3) * 20);
+	tjhandle tj = tjInitCompress();
+	unsigned char *jp = NULL;
+	unsigned long len = 0;
+	tjCompress2(tj, img, W, 0, H, TJPF_RGB, &jp, &len, TJSAMP_420, 90, 0);
+	tjDestroy(tj);
+	ex_jpeg_ctx *c = ex_jpeg_ctx_new();
+	ex_jpeg_aug a;
+	ex_jpeg_aug_init(&a, true);
+	a.out_hw = 96; /* small output: DCT scaling is used for most crops */
+	size_t n = ex_jpeg_image_bytes(&a) / 4;
+	float *r = xmalloc(n * 4), *f = xmalloc(n * 4);
+	double worst = 0, sum = 0;
+	int scaled = 0;
+	for (int k = 0; k < 40; k++) {
+		uint64_t s1 = (uint64_t)k * 31 + 1, s2 = s1;
+		ex_jpeg_info i1, i2;
+		a.full_decode = false;
+		int rc1 = ex_jpeg_decode_aug(c, jp, len, &a, &s1, r, &i1);
+		a.full_decode = true;
+		int rc2 = ex_jpeg_decode_aug(c, jp, len, &a, &s2, f, &i2);
+		TEST_CHECK(t, rc1 == 0 && rc2 == 0, "decode %d: %s", k, err_msg());
+		TEST_CHECK(t, i1.crop_x == i2.crop_x && i1.crop_w == i2.crop_w && i1.scale_denom == i2.scale_denom, "same crop");
+		scaled += i1.scale_num != i1.scale_denom;
+		for (size_t q = 0; q < n; q++) {
+			double d = fabs(r[q] - f[q]) * 0.225 * 255; /* in 8-bit levels */
+			worst = d > worst ? d : worst;
+			sum += d;
+		}
+	}
+	/* the same IDCT and colour conversion; chroma upsampling at the region's left edge has less context,
+	 * which moves a few pixels by a level (seen: at most 1.0) */
+	TEST_CHECK(t, worst <= 2.0, "region vs full decode: worst %.3f levels", worst);
+	TEST_CHECK(t, sum / (40.0 * n) < 0.01, "mean %.4f levels", sum / (40.0 * n));
+	TEST_CHECK(t, scaled > 5, "DCT scaling exercised (%d of 40)", scaled);
+	free(r);
+	free(f);
+	free(img);
+	tjFree(jp);
+	ex_jpeg_ctx_free(c);
+}
+
 /* RandomResizedCrop: inside the image, area and ratio in range (or the centre fallback). */
 static void test_rrc(test_ctx *t)
 {
@@ -396,6 +445,7 @@ int main(void)
 	test_convert(&t);
 	test_decode(&t);
 	test_rrc(&t);
+	test_roi(&t);
 	test_loader(&t);
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

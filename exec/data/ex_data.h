@@ -95,6 +95,7 @@ typedef struct ex_jpeg_aug {
 	float mean[3], std[3];       /* per channel RGB, on 0..1 pixels: ImageNet 0.485 0.456 0.406 / 0.229 0.224 0.225 */
 	ex_data_dtype dtype;
 	bool fast_dct;     /* TJFLAG_FASTDCT (slightly less exact IDCT); default false */
+	bool full_decode;  /* decode the whole image even when the crop's region would do (comparisons) */
 } ex_jpeg_aug;
 
 /* Fills torchvision defaults: 224 out, 256 resize, scale 0.08-1, ratio 3/4-4/3, ImageNet mean/std, f32. */

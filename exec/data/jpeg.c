@@ -13,7 +13,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <setjmp.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
 #include <turbojpeg.h>
+#include <jpeglib.h>
+#include <jerror.h>
 
 #include "common/common.h"
 
@@ -22,11 +26,20 @@ typedef uint32_t v4i __attribute__((vector_size(16)));
 typedef uint16_t v8s __attribute__((vector_size(16)));
 typedef uint16_t v4s __attribute__((vector_size(8)));
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__) /* ifunc resolvers run before the sanitizer runtime starts */
 #define EX_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define EX_CLONES
 #endif
+
+/* libjpeg error handling: errors jump back to decode_roi; warnings are counted, a premature end noted. */
+typedef struct roi_err {
+	struct jpeg_error_mgr pub;
+	jmp_buf jb;
+	bool eof;
+	char msg[JMSG_LENGTH_MAX];
+} roi_err;
 
 struct ex_jpeg_ctx {
 	tjhandle tj;
@@ -40,6 +53,10 @@ struct ex_jpeg_ctx {
 	float *yw;
 	size_t tap_cap;
 	int axis_cap;
+	struct jpeg_decompress_struct jd;  /* libjpeg API, for region decoding */
+	roi_err je;
+	struct jpeg_progress_mgr jprog;
+	bool jd_ready;
 };
 
 uint64_t ex_data_rand(uint64_t *state)
@@ -160,6 +177,8 @@ void ex_jpeg_ctx_free(ex_jpeg_ctx *c)
 	if (!c)
 		return;
 	tjDestroy(c->tj);
+	if (c->jd_ready)
+		jpeg_destroy_decompress(&c->jd);
 	free(c->dec);
 	free(c->tmp);
 	free(c->xi0);
@@ -324,10 +343,147 @@ static inline __attribute__((always_inline)) void hpass(float *restrict h, const
 }
 
 
+/* Whole image through TurboJPEG into c->dec as RGBX (CMYK converted). ERR_INPUT on a corrupt file. */
+static int decode_full(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, int dw, int dh, bool cmyk,
+		       bool fast_dct)
+{
+	size_t need = (size_t)dw * dh * 4;
+	if (need > c->dec_cap_B) {
+		free(c->dec);
+		c->dec = xmalloc(need);
+		c->dec_cap_B = need;
+	}
+	int flags = (fast_dct ? TJFLAG_FASTDCT : TJFLAG_ACCURATEDCT) | TJFLAG_LIMITSCANS;
+	if (tjDecompress2(c->tj, jpeg, (unsigned long)len_B, c->dec, dw, 0, dh, cmyk ? TJPF_CMYK : TJPF_RGBX,
+			  flags) < 0) {
+		const char *why = tjGetErrorStr2(c->tj);
+		/* warnings (e.g. "Corrupt JPEG data: N extraneous bytes") still give a whole image, as PIL
+		 * accepts them; a premature end leaves grey rows: that file is bad */
+		if (tjGetErrorCode(c->tj) != TJERR_WARNING || strstr(why, "Premature end"))
+			return err_set("corrupt JPEG: %s", why);
+	}
+	if (cmyk) { /* Adobe CMYK JPEGs store inverted inks: R = C*K/255 */
+		for (size_t p = 0, n = (size_t)dw * dh; p < n; p++) {
+			unsigned char *px = c->dec + 4 * p;
+			unsigned k = px[3];
+			px[0] = (unsigned char)(px[0] * k / 255);
+			px[1] = (unsigned char)(px[1] * k / 255);
+			px[2] = (unsigned char)(px[2] * k / 255);
+		}
+	}
+	return 0;
+}
+
+static void roi_error_exit(j_common_ptr ci)
+{
+	roi_err *e = (roi_err *)ci->err;
+	(*ci->err->format_message)(ci, e->msg);
+	longjmp(e->jb, 1);
+}
+
+static void roi_emit(j_common_ptr ci, int level)
+{
+	roi_err *e = (roi_err *)ci->err;
+	if (level < 0) {
+		if (ci->err->msg_code == JWRN_JPEG_EOF)
+			e->eof = true;
+		ci->err->num_warnings++;
+	}
+}
+
+/* Progressive files with absurdly many scans take unbounded time (libjpeg-turbo's TJFLAG_LIMITSCANS). */
+static void roi_progress(j_common_ptr ci)
+{
+	j_decompress_ptr d = (j_decompress_ptr)ci;
+	if (d->is_decompressor && d->input_scan_number > 500) {
+		roi_err *e = (roi_err *)ci->err;
+		snprintf(e->msg, sizeof e->msg, "progressive JPEG with more than 500 scans");
+		longjmp(e->jb, 1);
+	}
+}
+
+/* Decodes rows [r0, r1) and columns [c0, c1) (at least; columns widen to iMCU boundaries) of the image
+ * scaled by num/denom into c->dec as RGBX; *rx, *ry, *rw give the region's origin and width.
+ * ERR_INPUT: the file is corrupt (message set). ERR_ENV: this path cannot do it (caller decodes the
+ * whole image instead). Uses the libjpeg API, which TurboJPEG 2.1 does not expose for cropping:
+ * jpeg_skip_scanlines skips the IDCT and colour conversion of rows above the crop, jpeg_crop_scanline
+ * those of the columns outside it, and decoding stops after the crop's last row. */
+static int decode_roi(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, int num, int denom, int dw, int dh,
+		      bool fast_dct, int c0, int c1, int r0, int r1, int *rx, int *ry, int *rw)
+{
+	struct jpeg_decompress_struct *d = &c->jd;
+	roi_err *e = &c->je;
+	volatile int rc = 0;
+	if (!c->jd_ready) {
+		d->err = jpeg_std_error(&e->pub);
+		e->pub.error_exit = roi_error_exit;
+		e->pub.emit_message = roi_emit;
+		if (setjmp(e->jb))
+			return ERR_ENV;
+		jpeg_create_decompress(d);
+		c->jprog.progress_monitor = roi_progress;
+		c->jd_ready = true;
+	}
+	e->eof = false;
+	e->msg[0] = 0;
+	if (setjmp(e->jb)) {
+		jpeg_abort_decompress(d);
+		return err_set("corrupt JPEG: %s", e->msg);
+	}
+	jpeg_mem_src(d, jpeg, (unsigned long)len_B);
+	jpeg_read_header(d, TRUE);
+	if (d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK) {
+		jpeg_abort_decompress(d);
+		return ERR_ENV;
+	}
+	d->progress = d->progressive_mode ? &c->jprog : NULL;
+	d->out_color_space = JCS_EXT_RGBX;
+	d->scale_num = (unsigned)num;
+	d->scale_denom = (unsigned)denom;
+	d->dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
+	jpeg_start_decompress(d);
+	if ((int)d->output_width != dw || (int)d->output_height != dh) { /* not the size TurboJPEG promised */
+		jpeg_abort_decompress(d);
+		return ERR_ENV;
+	}
+	JDIMENSION xoff = (JDIMENSION)c0, xw = (JDIMENSION)(c1 - c0);
+	if (xw < (JDIMENSION)dw)
+		jpeg_crop_scanline(d, &xoff, &xw);
+	else
+		xoff = 0, xw = (JDIMENSION)dw;
+	size_t need = (size_t)xw * (size_t)(r1 - r0) * 4;
+	if (need > c->dec_cap_B) {
+		free(c->dec);
+		c->dec = xmalloc(need);
+		c->dec_cap_B = need;
+	}
+	if (r0 > 0 && jpeg_skip_scanlines(d, (JDIMENSION)r0) != (JDIMENSION)r0) {
+		jpeg_abort_decompress(d);
+		return err_set("corrupt JPEG: could not skip to row %d", r0);
+	}
+	while ((int)d->output_scanline < r1) {
+		JSAMPROW row = c->dec + (size_t)((int)d->output_scanline - r0) * xw * 4;
+		if (jpeg_read_scanlines(d, &row, 1) != 1) {
+			rc = err_set("corrupt JPEG: no data at row %u", d->output_scanline);
+			break;
+		}
+	}
+	jpeg_abort_decompress(d); /* the rows below the crop are never decoded */
+	if (rc == 0 && e->eof)
+		rc = err_set("corrupt JPEG: Premature end of JPEG file");
+	if (rc < 0)
+		return rc;
+	*rx = (int)xoff;
+	*ry = r0;
+	*rw = (int)xw;
+	(void)dh;
+	return 0;
+}
+
 /* The two resampling passes, normalisation and conversion for every output row. Built twice (AVX2 and
  * baseline x86-64, picked at load time by the CPU) where the compiler supports function clones. */
-EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, int maxtaps, int c0, int span,
-			      bool flip, const ex_jpeg_aug *a, void *dst)
+EX_CLONES static void resample(ex_jpeg_ctx *c, const unsigned char *base, size_t stride_B, int r0, int out, int kx,
+			      int ky, int maxtaps, int c0, int span, bool flip, const ex_jpeg_aug *a, void *dst)
 {
 	float *vrow = c->tmp, *hrow = c->tmp + span;
 	/* normalise: (v/255 - mean) / std = v * S + O */
@@ -339,8 +495,8 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, 
 	for (int oy = 0; oy < out; oy++) {
 		/* vertical pass over the crop's columns: contiguous, vectorises */
 		const float *w = c->yw + (size_t)oy * maxtaps;
-		const unsigned char *s0 = c->dec + ((size_t)c->yi0[oy] * dw + c0) * 4;
-		vpass(vrow, s0, (size_t)dw * 4, w, ky, span);
+		const unsigned char *s0 = base + (size_t)(c->yi0[oy] - r0) * stride_B;
+		vpass(vrow, s0, stride_B, w, ky, span);
 		/* horizontal pass: fixed tap count per image */
 		switch (kx) {
 		case 1: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, 1, flip); break;
@@ -350,12 +506,12 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, 
 		default: hpass(hrow, vrow, c->xi0, c->xw, out, maxtaps, c0, kx, flip); break;
 		}
 		/* normalise and convert RGBX -> RGB */
-		size_t base = (size_t)oy * out * 3;
+		size_t orow = (size_t)oy * out * 3;
 		const v4 *hv = (const v4 *)hrow;
 		/* each pixel stores 4 values at 3 * o; the 4th is overwritten by the next pixel, and the row's
 		 * last pixel is stored by itself so nothing is written past the row */
 		if (a->dtype == EX_DATA_F32) {
-			float *d = (float *)dst + base;
+			float *d = (float *)dst + orow;
 			for (int o = 0; o < out - 1; o++) {
 				v4 v = hv[o] * S + O;
 				memcpy(d + 3 * o, &v, sizeof v);
@@ -363,7 +519,7 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, 
 			v4 v = hv[out - 1] * S + O;
 			memcpy(d + 3 * (out - 1), &v, 3 * sizeof(float));
 		} else if (a->dtype == EX_DATA_BF16) {
-			uint16_t *d = (uint16_t *)dst + base;
+			uint16_t *d = (uint16_t *)dst + orow;
 			for (int o = 0; o < out; o++) {
 				v4 v = hv[o] * S + O;
 				v4i u;
@@ -375,7 +531,7 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, int dw, int out, int kx, int ky, 
 				memcpy(d + 3 * o, &b, o < out - 1 ? sizeof b : 3 * sizeof(uint16_t));
 			}
 		} else {
-			uint16_t *d = (uint16_t *)dst + base;
+			uint16_t *d = (uint16_t *)dst + orow;
 			for (int o = 0; o < out; o++) {
 				v4 v = hv[o] * S + O;
 				d[3 * o] = ex_data_f32_to_f16(v[0]);
@@ -439,36 +595,8 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 		}
 	}
 	int dw = TJSCALED(width, best), dh = TJSCALED(height, best);
-	bool cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
-	size_t need = (size_t)dw * dh * 4; /* RGBX (or CMYK): one 4-float vector per pixel later */
-	if (need > c->dec_cap_B) {
-		free(c->dec);
-		c->dec = xmalloc(need);
-		c->dec_cap_B = need;
-	}
-	int flags = TJFLAG_ACCURATEDCT | (a->fast_dct ? TJFLAG_FASTDCT : 0) | TJFLAG_LIMITSCANS;
-	if (a->fast_dct)
-		flags &= ~TJFLAG_ACCURATEDCT;
-	if (tjDecompress2(c->tj, jpeg, (unsigned long)len_B, c->dec, dw, 0, dh, cmyk ? TJPF_CMYK : TJPF_RGBX,
-			  flags) < 0) {
-		const char *why = tjGetErrorStr2(c->tj);
-		/* warnings (e.g. "Corrupt JPEG data: N extraneous bytes") still give a whole image, as PIL
-		 * accepts them; a premature end leaves grey rows: that file is bad */
-		if (tjGetErrorCode(c->tj) != TJERR_WARNING || strstr(why, "Premature end"))
-			return err_set("corrupt JPEG: %s", why);
-	}
-	if (cmyk) { /* Adobe CMYK JPEGs store inverted inks: R = C*K/255 */
-		for (size_t p = 0, n = (size_t)dw * dh; p < n; p++) {
-			unsigned char *s = c->dec + 4 * p, *d = s;
-			unsigned k = s[3];
-			unsigned r = s[0] * k / 255, g = s[1] * k / 255, b = s[2] * k / 255;
-			d[0] = (unsigned char)r;
-			d[1] = (unsigned char)g;
-			d[2] = (unsigned char)b;
-		}
-	}
 
-	/* crop in decoded pixels, then taps */
+	/* crop in decoded pixels, then taps: they say which rows [r0, r1) and columns [c0, c1) are read */
 	double fx = (double)dw / width, fy = (double)dh / height;
 	double x0 = cx * fx, y0 = cy * fy, w0 = cw * fx, h0 = ch * fy;
 	int maxtaps = (int)ceil(2.0 * fmax(fmax(w0, h0) / out, 1.0)) + 2;
@@ -479,10 +607,33 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 	int ky = make_taps(y0, h0, dh, out, c->yi0, c->yn, c->yw, maxtaps);
 	pad_taps(c->xi0, c->xn, c->xw, out, maxtaps, kx, dw);
 	pad_taps(c->yi0, c->yn, c->yw, out, maxtaps, ky, dh);
-	int c0 = c->xi0[0], c1 = c0;
-	for (int o = 0; o < out; o++) /* columns [c0, c1) are used */
+	int c0 = c->xi0[0], c1 = c0, r0 = c->yi0[0], r1 = r0;
+	for (int o = 0; o < out; o++) {
+		if (c->xi0[o] < c0)
+			c0 = c->xi0[o];
 		if (c->xi0[o] + kx > c1)
 			c1 = c->xi0[o] + kx;
+		if (c->yi0[o] < r0)
+			r0 = c->yi0[o];
+		if (c->yi0[o] + ky > r1)
+			r1 = c->yi0[o] + ky;
+	}
+
+	/* decode: only the region (libjpeg API: skip rows, crop columns) or the whole image (TurboJPEG) */
+	bool cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
+	int rx = 0, ry = 0, rw = dw; /* decoded region's origin and width in decoded pixels */
+	int rc = ERR_ENV; /* "not done": decode the whole image */
+	if (!cmyk && !a->full_decode)
+		rc = decode_roi(c, jpeg, len_B, best.num, best.denom, dw, dh, a->fast_dct, c0, c1, r0, r1, &rx, &ry, &rw);
+	if (rc == ERR_INPUT)
+		return rc;
+	if (rc < 0) {
+		rc = decode_full(c, jpeg, len_B, dw, dh, cmyk, a->fast_dct);
+		if (rc < 0)
+			return rc;
+		rx = ry = 0;
+		rw = dw;
+	}
 	int span = (c1 - c0) * 4;
 	size_t tneed = (size_t)span + (size_t)out * 4;
 	if (tneed > c->tmp_cap) {
@@ -490,7 +641,8 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 		c->tmp = xmalloc(sizeof(float) * tneed);
 		c->tmp_cap = tneed;
 	}
-	resample(c, dw, out, kx, ky, maxtaps, c0, span, flip, a, dst);
+	const unsigned char *base = c->dec + ((size_t)(r0 - ry) * rw + (size_t)(c0 - rx)) * 4;
+	resample(c, base, (size_t)rw * 4, r0, out, kx, ky, maxtaps, c0, span, flip, a, dst);
 	if (info) {
 		info->width = width;
 		info->height = height;

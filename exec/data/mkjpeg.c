@@ -24,6 +24,7 @@ typedef struct job {
 	const ex_idx_set *set;
 	const char *dir;   /* OUT/train or OUT/val */
 	int size, quality;
+	double noise;
 	long n;
 	long next;         /* shared cursor */
 	double bytes;
@@ -33,7 +34,8 @@ typedef struct job {
 } job;
 
 /* Bilinear upscale of a 28x28 grey image to size x size RGB with a tint. */
-static void render(const unsigned char *g, int rows, int cols, int size, int label, unsigned char *rgb)
+static void render(const unsigned char *g, int rows, int cols, int size, int label, double noise, uint64_t seed,
+		   unsigned char *rgb)
 {
 	/* tint: a colour per class, mixed 25% into the grey level */
 	static const float tint[10][3] = {{1, .85f, .8f}, {.8f, .85f, 1}, {.9f, 1, .85f}, {1, .8f, .95f},
@@ -51,7 +53,10 @@ static void render(const unsigned char *g, int rows, int cols, int size, int lab
 				   fy * ((1 - fx) * g[y1 * cols + x0] + fx * g[y1 * cols + x1]);
 			for (int c = 0; c < 3; c++) {
 				double o = v * (0.75 + 0.25 * tint[label % 10][c]);
-				rgb[((size_t)y * size + x) * 3 + c] = (unsigned char)(o > 255 ? 255 : o + 0.5);
+				if (noise > 0) /* sensor-like grain: photos' JPEGs are larger and slower to decode */
+					o += noise * (2.0 * (double)(ex_data_rand(&seed) >> 11) / 9007199254740992.0 - 1.0);
+				o = o < 0 ? 0 : o > 255 ? 255 : o;
+				rgb[((size_t)y * size + x) * 3 + c] = (unsigned char)(o + 0.5);
 			}
 		}
 	}
@@ -73,7 +78,8 @@ static void *convert(void *varg)
 			break;
 		const ex_idx_set *s = j->set;
 		int label = s->labels[i];
-		render(s->images + (size_t)i * s->rows * s->cols, s->rows, s->cols, j->size, label, rgb);
+		render(s->images + (size_t)i * s->rows * s->cols, s->rows, s->cols, j->size, label, j->noise,
+		       (uint64_t)i * 0x9e3779b97f4a7c15ULL + (uint64_t)j->size, rgb);
 		unsigned long len = cap; /* the buffer's size in, the JPEG's size out */
 		char msg[512] = "";
 		if (!jpg || tjCompress2(tj, rgb, j->size, 0, j->size, TJPF_RGB, &jpg, &len, TJSAMP_420, j->quality,
@@ -121,7 +127,7 @@ static int mkdir_p(const char *path)
 
 /* Writes OUT/<split>/<class>/ for n images of the set; returns 0 or ERR_ENV. */
 static int write_split(const char *out, const char *split, const ex_idx_set *s, long n, int size, int quality,
-		       int threads, double *mean_B)
+		       double noise, int threads, double *mean_B)
 {
 	char *dir = xasprintf("%s/%s", out, split);
 	int rc = mkdir_p(dir);
@@ -140,6 +146,7 @@ static int write_split(const char *out, const char *split, const ex_idx_set *s, 
 	j.dir = dir;
 	j.size = size;
 	j.quality = quality;
+	j.noise = noise;
 	j.n = n;
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_t *t = xcalloc((size_t)threads, sizeof *t);
@@ -167,7 +174,8 @@ static int write_split(const char *out, const char *split, const ex_idx_set *s, 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: scaleplan-mkjpeg --out DIR [--size 256] [--quality 90] [--train N] [--val N]\n"
-		   "                        [--fashion-dir %s] [--threads 2]\n"
+		   "                        [--noise 0] [--fashion-dir %s] [--threads 2]\n"
+		   "--noise A adds uniform grain of +-A grey levels (e.g. --size 400 --noise 12: photo-sized files).\n"
 		   "Writes DIR/train/<class>/*.JPEG (Fashion-MNIST train, 60000 by default) and\n"
 		   "DIR/val/<class>/*.JPEG (test split, 10000) as SIZE x SIZE RGB JPEGs.\n",
 		EX_IDX_FASHION_DIR);
@@ -179,9 +187,11 @@ int main(int argc, char **argv)
 					     {"quality", required_argument, 0, 'q'}, {"train", required_argument, 0, 't'},
 					     {"val", required_argument, 0, 'v'},     {"fashion-dir", required_argument, 0, 'f'},
 					     {"threads", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+					     {"noise", required_argument, 0, 'n'},
 					     {0, 0, 0, 0}};
 	const char *out = NULL, *fdir = NULL;
 	long size = 256, quality = 90, ntrain = 60000, nval = 10000, threads = 2;
+	double noise = 0;
 	int o;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		char *end = NULL;
@@ -191,7 +201,7 @@ int main(int argc, char **argv)
 			v = strtol(optarg, &end, 10);
 			if (errno || !*optarg || *end || v < 0) {
 				fprintf(stderr, "scaleplan-mkjpeg: --%s: '%s' is not a non-negative integer\n",
-					opts[o == 's' ? 1 : o == 'q' ? 2 : o == 't' ? 3 : o == 'v' ? 4 : 6].name, optarg);
+					opts[o == 's' ? 1 : o == 'q' ? 2 : o == 't' ? 3 : o == 'v' ? 4 : o == 'j' ? 6 : 8].name, optarg);
 				return EXIT_INPUT;
 			}
 		}
@@ -203,6 +213,7 @@ int main(int argc, char **argv)
 		case 't': ntrain = v; break;
 		case 'v': nval = v; break;
 		case 'j': threads = v; break;
+		case 'n': noise = (double)v; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_INPUT;
 		}
@@ -227,9 +238,9 @@ int main(int argc, char **argv)
 	double t0 = time_now_s(), mtr = 0, mva = 0;
 	int rc = mkdir_p(out);
 	if (rc == 0 && ntrain)
-		rc = write_split(out, "train", &tr, ntrain, (int)size, (int)quality, (int)threads, &mtr);
+		rc = write_split(out, "train", &tr, ntrain, (int)size, (int)quality, noise, (int)threads, &mtr);
 	if (rc == 0 && nval)
-		rc = write_split(out, "val", &te, nval, (int)size, (int)quality, (int)threads, &mva);
+		rc = write_split(out, "val", &te, nval, (int)size, (int)quality, noise, (int)threads, &mva);
 	ex_idx_free(&tr);
 	ex_idx_free(&te);
 	if (rc < 0) {

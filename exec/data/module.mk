@@ -6,7 +6,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 EX_DATA_SRCS := exec/data/idx.c exec/data/jpeg.c $(wildcard exec/data/loader.c)
 LIB_SRCS += $(EX_DATA_SRCS)
-LDLIBS += -lturbojpeg
+LDLIBS += -lturbojpeg -ljpeg
 
 EX_DATA_PROGS := $(if $(wildcard exec/data/mkjpeg.c),$(BUILD)/scaleplan-mkjpeg) \
                  $(if $(wildcard exec/data/databench.c),$(BUILD)/scaleplan-databench)
@@ -27,7 +27,7 @@ EX_DATA_FUZZ_SRCS := exec/data/idx.c exec/data/jpeg.c common/err.c common/util.c
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(EX_DATA_FUZZ_SRCS) exec/data/ex_data.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $< $(EX_DATA_FUZZ_SRCS) -lturbojpeg -lz -lm -lpthread
+		-fno-sanitize-recover=all -o $@ $< $(EX_DATA_FUZZ_SRCS) -lturbojpeg -ljpeg -lz -lm -lpthread
 fuzz-data: build/fuzz/fuzz_jpeg build/fuzz/fuzz_idx
 	@mkdir -p build/fuzz/corpus_jpeg build/fuzz/corpus_idx
 	build/fuzz/fuzz_jpeg -max_total_time=$(FUZZ_S) -rss_limit_mb=2048 -timeout=10 \
