@@ -30,22 +30,35 @@ if ! make -j"$NP" build/scaleplan-databench build/scaleplan-mkjpeg > "$O/build_d
 fi
 echo "build: $(( $(date +%s) - T0 )) s"
 
-# 2. the JPEG folder from Fashion-MNIST (256x256 RGB JPEGs)
+# 2. JPEG folders from Fashion-MNIST: 256x256 (6 KB files, the training set) and 400x400 with grain
+#    (about 41 KB files, the size of the reference photo set in reference/testbed_input_pipeline.csv)
 FM=/usr/share/datasets/fashion-mnist; [ -f $FM/train-images-idx3-ubyte.gz ] || FM=$PWD/.fmnist
-DS=/tmp/fm256
+DS=/tmp/fm256 DP=/tmp/photo400
 NTRAIN=60000; [ "$MODE" = quick ] && NTRAIN=20000
-rm -rf "$DS"
+rm -rf "$DS" "$DP"
 build/scaleplan-mkjpeg --out "$DS" --size 256 --train $NTRAIN --val 10000 --fashion-dir "$FM" --threads "$NP" \
 	| tee "$O/mkjpeg.log" || exit 2
+build/scaleplan-mkjpeg --out "$DP" --size 400 --noise 16 --train 12000 --val 2000 --fashion-dir "$FM" --threads "$NP" \
+	| tee -a "$O/mkjpeg.log" || exit 2
 
-# 3. scaleplan loader: threads 1,2,4,...,cores; read cold vs cached; a simulated GPU at 3,000 img/s
-build/scaleplan-databench --data "$DS" --images 4000 --read --gpu-img-s 3000 --machine "$MACHINE" \
-	--csv "$O/databench.csv" 2> "$O/databench.log"; RC=$?
-tail -12 "$O/databench.log"; [ $RC -eq 0 ] || echo "databench failed: exit $RC"
+# 3. scaleplan loader: threads 1,2,4,...,cores; read cold vs cached; a simulated GPU at 3,000 img/s;
+#    on the photo-sized set also whole-image decode (what region decoding saves) and the eval transform
+DB="build/scaleplan-databench --machine $MACHINE"
+$DB --data "$DS" --images 4000 --read --gpu-img-s 3000 --csv "$O/databench_fm256.csv" 2> "$O/databench_fm256.log" \
+	|| echo "databench fm256 failed: $(tail -1 "$O/databench_fm256.log")"
+$DB --data "$DP" --images 3000 --read --csv "$O/databench_photo400.csv" 2> "$O/databench_photo400.log" \
+	|| echo "databench photo400 failed: $(tail -1 "$O/databench_photo400.log")"
+$DB --data "$DP" --images 2000 --threads "1,$NP" --full-decode --csv "$O/databench_photo400_full.csv" \
+	2> "$O/databench_photo400_full.log" || echo "databench --full-decode failed"
+$DB --data "$DP" --images 2000 --threads "1,$NP" --eval --csv "$O/databench_photo400_eval.csv" \
+	2> "$O/databench_photo400_eval.log" || echo "databench --eval failed"
+tail -12 "$O/databench_photo400.log"
 
-# 4. PyTorch DataLoader on the same folder
-timeout 420 python3 bench/peers/torch_data_folder.py "$DS" "$O/torch_data.csv" "$MACHINE" 2>&1 \
-	| tee "$O/torch_data.log" | tail -14
+# 4. PyTorch DataLoader on the same folders
+timeout 300 python3 bench/peers/torch_data_folder.py "$DS" "$O/torch_fm256.csv" "$MACHINE" 2>&1 \
+	| tee "$O/torch_fm256.log" | tail -14
+IMAGES=2000 timeout 300 python3 bench/peers/torch_data_folder.py "$DP" "$O/torch_photo400.csv" "$MACHINE" 2>&1 \
+	| tee "$O/torch_photo400.log" | tail -14
 
 # 5. training from the folder, if the engine takes --data DIR
 TR=build/scaleplan-train
@@ -66,11 +79,13 @@ fi
 
 # 6. table: per-thread decode rate, scaleplan vs PyTorch
 echo "===== input pipeline on $MACHINE ($(( $(date +%s) - T0 )) s)"
-for f in "$O/databench.csv" "$O/torch_data.csv"; do
+for f in "$O"/databench_*.csv "$O"/torch_*.csv; do
 	[ -f "$f" ] && python3 - "$f" <<'EOF'
-import csv, sys
+import csv, os, sys
+name = os.path.basename(sys.argv[1])[:-4]
 for r in csv.DictReader(open(sys.argv[1])):
-    print(f"{r['source']:9} {r['threads']:>4} thr {float(r['img_s']):9.0f} img/s {float(r['img_s_per_thread']):7.0f}/thr  {r['pipeline'][:70]}")
+    print(f"{name:26} {r['threads']:>4} thr {float(r['img_s']):9.0f} img/s {float(r['img_s_per_thread']):7.0f}/thr "
+          f"{float(r['image_bytes_mean'])/1024:5.1f}KiB  {r['pipeline'][:60]}")
 EOF
 done
 for f in "$O"/train_*.csv; do [ -f "$f" ] && { echo "$f:"; cut -d, -f1-20 "$f" | head -3; }; done

@@ -28,7 +28,7 @@
 #include "exec/data/ex_data.h"
 
 typedef struct result {
-	char pipeline[224];
+	char pipeline[240];
 	int threads;
 	double img_s, bytes_mean;
 	char note[200];
@@ -42,7 +42,7 @@ typedef struct bench {
 	int batch, out_hw;
 	ex_data_dtype dtype;
 	double gpu_img_s;
-	bool read_test;
+	bool read_test, eval, full_decode, fast_dct;
 	result res[256];
 	int nres;
 } bench;
@@ -88,6 +88,9 @@ static int run_decode(bench *b, int threads, double consumer_img_s)
 	ex_data_config_init(&c);
 	c.dir = b->dir;
 	c.split = b->split;
+	c.train = !b->eval;
+	c.full_decode = b->full_decode;
+	c.fast_dct = b->fast_dct;
 	c.batch = b->batch;
 	c.out_hw = b->out_hw;
 	c.dtype = b->dtype;
@@ -138,14 +141,16 @@ static int run_decode(bench *b, int threads, double consumer_img_s)
 	ex_data_loader_stats(l, &st);
 	if (rc >= 0) {
 		double img_s = got / dt, mean_B = (st.read_B - read0) / fmax(1.0, st.images - img0);
-		char pipe[180], note[200];
-		snprintf(pipe, sizeof pipe, "scaleplan ex_data: read + libjpeg-turbo decode (DCT scaling) + "
-			 "RandomResizedCrop(%d) + flip + normalise %s NHWC", c.out_hw, dtype_name(c.dtype));
+		char pipe[200], note[200];
+		snprintf(pipe, sizeof pipe, "scaleplan ex_data: read + libjpeg-turbo %s decode (DCT scaling%s) + %s(%d)%s + "
+			 "normalise %s NHWC", c.full_decode ? "whole-image" : "crop-region", c.fast_dct ? ", fast IDCT" : "",
+			 c.train ? "RandomResizedCrop" : "Resize(256)+CenterCrop", c.out_hw, c.train ? " + flip" : "",
+			 dtype_name(c.dtype));
 		if (consumer_img_s > 0) {
 			snprintf(note, sizeof note, "consumer at %.0f img/s: waited %.1f%% of the time (%.2f ms/batch); "
 				 "%ld images, batch %d", consumer_img_s, 100 * (st.wait_s - wait0) / dt,
 				 1e3 * (st.wait_s - wait0) / fmax(1.0, (double)(want)), got, c.batch);
-			char p2[200];
+			char p2[224];
 			snprintf(p2, sizeof p2, "%s; simulated GPU", pipe);
 			add(b, p2, threads, img_s, mean_B, note);
 		} else {
@@ -343,10 +348,12 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: scaleplan-databench --data DIR [--split train] [--threads 1,2,4,...] [--images 3000]\n"
 		   "         [--batch 64] [--dtype bf16|fp16|fp32] [--out-hw 224] [--limit N] [--gpu-img-s R]\n"
-		   "         [--read] [--machine NAME] [--csv PATH]\n"
+		   "         [--read] [--eval] [--full-decode] [--fast-dct] [--machine NAME] [--csv PATH]\n"
 		   "Defaults: threads 1,2,4,... up to the cores online; machine = host name; CSV to stdout.\n"
 		   "--gpu-img-s R adds a run at the most threads with a simulated GPU consuming R img/s;\n"
-		   "--read adds storage read rates (first epoch with page cache dropped, then cached).\n");
+		   "--read adds storage read rates (first epoch with page cache dropped, then cached);\n"
+		   "--eval measures the evaluation transform on --split val; --full-decode decodes whole images\n"
+		   "instead of the crop's region; --fast-dct uses the fast integer IDCT.\n");
 }
 
 static int parse_threads(bench *b, const char *s)
@@ -371,6 +378,8 @@ int main(int argc, char **argv)
 		{"batch", required_argument, 0, 'b'},   {"dtype", required_argument, 0, 'y'},
 		{"out-hw", required_argument, 0, 'o'},  {"limit", required_argument, 0, 'l'},
 		{"gpu-img-s", required_argument, 0, 'g'}, {"read", no_argument, 0, 'r'},
+		{"eval", no_argument, 0, 'e'},          {"full-decode", no_argument, 0, 'F'},
+		{"fast-dct", no_argument, 0, 'f'},
 		{"machine", required_argument, 0, 'm'}, {"csv", required_argument, 0, 'c'},
 		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	static bench b;
@@ -396,6 +405,9 @@ int main(int argc, char **argv)
 		case 'm': b.machine = optarg; break;
 		case 'c': b.csv = optarg; break;
 		case 'r': b.read_test = true; break;
+		case 'e': b.eval = true; b.split = strcmp(b.split, "train") ? b.split : "val"; break;
+		case 'F': b.full_decode = true; break;
+		case 'f': b.fast_dct = true; break;
 		case 't':
 			if (parse_threads(&b, optarg) < 0) {
 				fprintf(stderr, "scaleplan-databench: %s\n", err_msg());

@@ -157,6 +157,8 @@ typedef struct ex_data_config {
 	                         (torch DistributedSampler) */
 	long limit;           /* use at most this many files of the split (0: all); for tests/benchmarks */
 	bool quiet;           /* do not print bad files to stderr as they are found */
+	bool full_decode;     /* decode whole images, not just the crop's region (for comparisons) */
+	bool fast_dct;        /* libjpeg-turbo's fast integer IDCT (slightly less exact) */
 } ex_data_config;
 
 /* Defaults: split "train", train true, batch 256, f32, 224/256, 4 threads, depth 3, rank 0 of 1, seed 1. */

@@ -447,6 +447,8 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 	l->aug.out_hw = c->out_hw;
 	l->aug.resize_hw = c->resize_hw;
 	l->aug.dtype = c->dtype;
+	l->aug.full_decode = c->full_decode;
+	l->aug.fast_dct = c->fast_dct;
 	l->img_B = ex_jpeg_image_bytes(&l->aug);
 	l->slots = xcalloc((size_t)c->depth, sizeof *l->slots);
 	pthread_mutex_init(&l->mu, NULL);
