@@ -183,7 +183,14 @@ typedef struct ex_net {
 	cudaGraphExec_t graph;
 	bool have_graph;
 	cudaEvent_t ev[4];    /* phase timing: start, fwd done, bwd done, opt done */
+	bool profile;         /* time every op (synchronising; for --profile-ops only) */
+	double prof_ms[10];   /* by ex_prof category, summed */
+	cudaEvent_t pev[2];
 } ex_net;
+
+/* Profile categories of --profile-ops. */
+enum { EX_PROF_CONV_FWD, EX_PROF_BN_FWD, EX_PROF_POOL_FWD, EX_PROF_FC_FWD, EX_PROF_CONV_DGRAD, EX_PROF_CONV_WGRAD,
+       EX_PROF_BN_BWD, EX_PROF_POOL_BWD, EX_PROF_FC_BWD, EX_PROF_N };
 
 /* ---- ex_net.c ---- */
 /* Plans the network for `batch` images: fuses BN+ReLU and BN+add+ReLU, lays out flat parameters

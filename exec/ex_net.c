@@ -402,6 +402,8 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	CUBLAS_CHECK(cublasSetWorkspace(net->cublas, net->cublas_ws, 32 << 20));
 	for (i = 0; i < 4; i++)
 		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
+	CUDA_CHECK(cudaEventCreate(&net->pev[0]));
+	CUDA_CHECK(cudaEventCreate(&net->pev[1]));
 
 	/* parameters */
 	ex_params *p = &net->p;
@@ -612,6 +614,22 @@ void ex_net_free(ex_net *net)
 
 void *ex_net_input(ex_net *net) { return net->tens[0].d; }
 
+static void prof_begin(ex_net *net)
+{
+	if (net->profile)
+		CUDA_CHECK(cudaEventRecord(net->pev[0], net->stream));
+}
+static void prof_end(ex_net *net, int cat)
+{
+	float ms;
+	if (!net->profile)
+		return;
+	CUDA_CHECK(cudaEventRecord(net->pev[1], net->stream));
+	CUDA_CHECK(cudaEventSynchronize(net->pev[1]));
+	CUDA_CHECK(cudaEventElapsedTime(&ms, net->pev[0], net->pev[1]));
+	net->prof_ms[cat] += ms;
+}
+
 static cublasComputeType_t gemm_compute(const ex_net *net)
 {
 	return net->prec == EX_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -626,6 +644,7 @@ static void forward(ex_net *net, bool train)
 		ex_op *op = &net->ops[i];
 		ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
 		long m = (long)net->batch * op->oh * op->ow;
+		prof_begin(net);
 		switch (op->kind) {
 		case EX_CONV:
 			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->fwd_math));
@@ -659,6 +678,8 @@ static void forward(ex_net *net, bool train)
 						  gemm_compute(net), CUBLAS_GEMM_DEFAULT));
 			break;
 		}
+		prof_end(net, op->kind == EX_CONV ? EX_PROF_CONV_FWD : op->kind == EX_BN ? EX_PROF_BN_FWD
+			      : op->kind == EX_FC ? EX_PROF_FC_FWD : EX_PROF_POOL_FWD);
 	}
 }
 
@@ -680,6 +701,7 @@ static void backward(ex_net *net)
 		ex_op *op = &net->ops[i];
 		ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
 		long m = (long)net->batch * op->oh * op->ow;
+		prof_begin(net);
 		switch (op->kind) {
 		case EX_FC: {
 			float *gw = net->p.grad + net->p.tensors[op->pw].off, *gb = net->p.grad + net->p.tensors[op->pb].off;
@@ -692,14 +714,17 @@ static void backward(ex_net *net)
 						  cuda_dt(net->dt), op->c, net->dlogits, cuda_dt(net->dt), net->classes, &zero,
 						  x->g, cuda_dt(net->dt), op->c, gemm_compute(net), CUBLAS_GEMM_DEFAULT));
 			grad_ready(net, op->pw, op->pb);
+			prof_end(net, EX_PROF_FC_BWD);
 			break;
 		}
 		case EX_AVGPOOL:
 			ex_k_avgpool_bwd(net->dt, y->g, x->g, net->batch, op->h * op->w, op->c, op->acc_in, net->stream);
+			prof_end(net, EX_PROF_POOL_BWD);
 			break;
 		case EX_MAXPOOL:
 			ex_k_maxpool_bwd(net->dt, y->g, op->argmax, x->g, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r,
 					 op->stride, op->pad, op->acc_in, net->stream);
+			prof_end(net, EX_PROF_POOL_BWD);
 			break;
 		case EX_BN: {
 			float *g = net->p.w32 + net->p.tensors[op->pw].off;
@@ -709,6 +734,7 @@ static void backward(ex_net *net)
 			ex_k_bn_bwd(net->dt, x->d, y->d, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg, db, op->bn_f,
 				    op->bn_d, net->stream);
 			grad_ready(net, op->pw, op->pb);
+			prof_end(net, EX_PROF_BN_BWD);
 			break;
 		}
 		case EX_CONV: {
@@ -720,6 +746,8 @@ static void backward(ex_net *net)
 			if (net->dt != EX_F32)
 				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);
+			prof_end(net, EX_PROF_CONV_WGRAD);
+			prof_begin(net);
 			if (op->in > 0) {
 				const float *beta = op->acc_in ? &one : &zero;
 				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdd_math));
@@ -727,6 +755,7 @@ static void backward(ex_net *net)
 									 (char *)net->p.wc + off * esz, op->yd, y->g, op->cd,
 									 op->bwdd_algo, net->ws, net->ws_B, beta, op->xd, x->g));
 			}
+			prof_end(net, EX_PROF_CONV_DGRAD);
 			break;
 		}
 		}

@@ -28,7 +28,7 @@ typedef struct ex_args {
 	const char *prec_name;
 	float lr, momentum, wd, smoothing, target_top1, lars_eta, end_lr;
 	int sched;
-	bool lars, bn_wd, graph, quiet;
+	bool lars, bn_wd, graph, quiet, profile;
 	long seed;
 	size_t ws_B;
 } ex_args;
@@ -86,6 +86,7 @@ static void usage(FILE *f)
 		"  --seed N              (default 1)\n"
 		"  --workspace-mb N      cuDNN workspace limit when timing algorithms (default 1024)\n"
 		"  --dump-step DIR       write weights, input, logits, loss and gradients of one step (tests)\n"
+		"  --profile-ops         synthetic: print the time of each kind of layer (5 synchronised steps)\n"
 		"  --quiet               no progress bar\n");
 }
 
@@ -99,7 +100,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"weight-decay", 1, 0, 'y'}, {"no-bn-weight-decay", 0, 0, 'B'}, {"label-smoothing", 1, 0, 'x'},
 		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
 		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
-		{"dump-step", 1, 0, 'P'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	bool set_lr = false, set_wd = false, set_size = false, set_cls = false, set_warm = false;
 	char *end;
@@ -187,6 +188,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 'K': { double mb; NUM(mb, 1, 1 << 20); a->ws_B = (size_t)(mb * 1048576.0); break; }
 		case 'P': a->dump_dir = optarg; break;
 		case 'q': a->quiet = true; break;
+		case 'Q': a->profile = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return ERR_INPUT;
 		}
@@ -550,6 +552,22 @@ int main(int argc, char **argv)
 		       bwd * 1e3, opt * 1e3);
 		printf("%-28s %.2f GiB\n", "GPU memory used", peak_B / 1073741824.0);
 		printf("%-28s %.4f\n", "mean loss", rows[0].loss);
+		if (a.profile) {
+			static const char *cat[EX_PROF_N] = {"conv fwd", "bn(+add+relu) fwd", "pool fwd", "fc fwd", "conv dgrad",
+							     "conv wgrad (+cast)", "bn(+add+relu) bwd", "pool bwd", "fc+loss bwd"};
+			double ptot = 0;
+			net.profile = true;
+			for (i = 0; i < 5; i++)
+				ex_net_train_step(&net, false);
+			CUDA_CHECK(cudaStreamSynchronize(net.stream));
+			for (i = 0; i < EX_PROF_N; i++)
+				ptot += net.prof_ms[i] / 5;
+			printf("%-28s %8s %6s\n", "per step (synchronised)", "ms", "%");
+			for (i = 0; i < EX_PROF_N; i++)
+				printf("PROFILE %-20s %8.2f %6.1f\n", cat[i], net.prof_ms[i] / 5, 100 * net.prof_ms[i] / 5 / ptot);
+			printf("PROFILE %-20s %8.2f\n", "ptotal", ptot);
+			net.profile = false;
+		}
 		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f graph=%d\n", a.batch,
 		       a.prec_name, rows[0].img_s, peak_B / 1073741824.0, net.have_graph);
 	} else {

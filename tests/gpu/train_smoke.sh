@@ -1,0 +1,35 @@
+#!/bin/sh
+# GPU smoke tests of scaleplan-train ($TRAIN): a small fixed batch overfits to near-zero loss; every
+# precision trains a few steps with a finite loss; a batch that cannot fit says so (exit 1, names a
+# batch that would); missing data files are named (exit 1); MLLOG and CSV are written.
+# SPDX-License-Identifier: GPL-3.0-or-later
+T=${TRAIN:-build/scaleplan-train}
+D=$(mktemp -d); fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+# 1. overfit: 32 random images with random labels, no smoothing/decay: mean loss of steps 251-300 < 0.05
+out=$($T --batch-per-gpu 32 --image-size 64 --classes 10 --warmup-iters 250 --iters 50 --lr 0.05 \
+	--label-smoothing 0 --weight-decay 0 --quiet 2>&1)
+loss=$(printf '%s\n' "$out" | awk '/^mean loss/ {print $3}')
+if awk "BEGIN {exit !($loss < 0.05)}" 2>/dev/null; then ok "overfit: loss $loss < 0.05"; else bad "overfit: loss '$loss'"; fi
+# 2. every precision: finite loss after a few steps; CSV header and two rows
+for p in bf16 fp16 tf32 fp32; do
+	out=$($T --precision $p --batch-per-gpu 16 --image-size 64 --warmup-iters 3 --iters 5 --quiet --csv $D/$p.csv 2>&1)
+	loss=$(printf '%s\n' "$out" | awk '/^mean loss/ {print $3}')
+	rows=$(wc -l < $D/$p.csv 2>/dev/null)
+	case "$loss" in ''|*nan*|*inf*) bad "$p: loss '$loss'";; *) ok "$p: loss $loss";; esac
+	[ "$rows" = 3 ] && head -1 $D/$p.csv | grep -q '^source,run_id,machine,gpu,nodes,gpus_per_node,gpus,nccl_mode,batch_per_gpu,global_batch,precision,data,data_threads,epoch,iters,throughput_img_s,per_gpu_img_s,scaling_eff,iter_s,fwd_s,bwd_s,opt_s,allreduce_s,comm_exposed_s,data_wait_s,loss,top1,peak_mem_B,git_sha' \
+		&& ok "$p: csv" || bad "$p: csv ($rows lines)"
+done
+printf '%s\n' "$out" | grep -q ':::MLLOG {"namespace": "", "time_ms": [0-9]*, "event_type": "INTERVAL_END", "key": "run_stop"' && ok "mllog run_stop" || bad "mllog run_stop"
+# 3. a batch that does not fit: exit 1 and the largest batch that would
+out=$($T --batch-per-gpu 60000 --quiet 2>&1); rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "largest batch that would fit" && ok "too large batch: $(printf '%s' "$out" | tail -c 60)" || bad "too large batch (rc $rc): $out"
+# 4. missing data: exit 1 naming the file
+out=$($T --data fashion-mnist --data-dir $D/nowhere --quiet 2>&1); rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "$D/nowhere" && ok "missing data named" || bad "missing data (rc $rc): $out"
+printf 'garbage' > $D/train-images-idx3-ubyte.gz; cp $D/train-images-idx3-ubyte.gz $D/train-labels-idx1-ubyte.gz
+out=$($T --data fashion-mnist --data-dir $D --quiet 2>&1); rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "train-" && ok "corrupt data named" || bad "corrupt data (rc $rc): $out"
+rm -rf $D
+exit $fail
