@@ -85,7 +85,7 @@ import csv, os, sys
 name = os.path.basename(sys.argv[1])[:-4]
 for r in csv.DictReader(open(sys.argv[1])):
     print(f"{name:26} {r['threads']:>4} thr {float(r['img_s']):9.0f} img/s {float(r['img_s_per_thread']):7.0f}/thr "
-          f"{float(r['image_bytes_mean'])/1024:5.1f}KiB  {r['pipeline'][:60]}")
+          f"{float(r['image_bytes_mean'])/1024:5.1f}KiB  ...{r['pipeline'][-48:]}")
 EOF
 done
 for f in "$O"/train_*.csv; do [ -f "$f" ] && { echo "$f:"; cut -d, -f1-20 "$f" | head -3; }; done
