@@ -31,11 +31,15 @@
  *   e = batch index / steps-per-epoch, reshuffled with seed+e). Time spent blocked in wait() is the
  *   host-side "GPU waits for data" (also in ex_data_stats.wait_s). Evaluation: a second loader with
  *   c.split = "val", c.train = false, c.world/rank as training (each rank evaluates its shard, all-reduce
- *   the correct counts); its last batch of an epoch may be short (wait() returns n < B).
+ *   the correct counts once after the pass: shards differ by at most one image, so batches_per_epoch
+ *   may differ by one between ranks); its last batch of an epoch may be short (wait() returns n < B).
+ *   Submit exactly batches_per_epoch buffers per evaluation pass (do not resubmit once that many are in
+ *   flight), or the loader starts decoding the next pass's images.
  *   At the end: ex_data_loader_stats(L, &st) (images, bad files, read/decode time) and
  *   ex_data_loader_report(L, stderr) (rank 0) names the bad files; ex_data_loader_free(L) joins the workers
  *   (free the pinned buffers only after it). --data fashion-mnist: ex_idx_load_fashion_mnist().
- *   Link: -lturbojpeg -lz -lpthread (exec/data/module.mk adds -lturbojpeg to LDLIBS).
+ *   Link: -lturbojpeg -ljpeg -lz -lpthread (exec/data/module.mk adds both to LDLIBS; a static
+ *   libturbojpeg.a alone also carries the libjpeg API used for region decoding).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
