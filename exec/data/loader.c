@@ -353,11 +353,15 @@ static void *worker(void *varg)
 			}
 			if (l->bad[fi])
 				continue;
+			if (!jc) { /* the decoder itself did not start: no file is to blame */
+				snprintf(err, sizeof err, "TurboJPEG/libjpeg decoder could not start");
+				break;
+			}
 			char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
 			pthread_mutex_unlock(&l->mu);
 			double t0 = time_now_s();
 			size_t len = 0;
-			int rc = jc ? read_whole(path, &fbuf, &fcap, &len) : err_set("TurboJPEG did not start");
+			int rc = read_whole(path, &fbuf, &fcap, &len);
 			double t1 = time_now_s();
 			if (rc == 0)
 				rc = ex_jpeg_decode_aug(jc, fbuf, len, &l->aug, &rng, dst, NULL);
