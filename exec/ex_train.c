@@ -325,6 +325,7 @@ static int dump_step(ex_net *net, const char *dir, const ex_args *a)
 	char path[4096];
 	FILE *f;
 	int t;
+	float scale_used = 1.f;
 
 	mkdir(dir, 0777);
 	CUDA_CHECK(cudaMemcpy(w, net->p.w32, n * 4, cudaMemcpyDeviceToHost));
@@ -334,8 +335,17 @@ static int dump_step(ex_net *net, const char *dir, const ex_args *a)
 	CUDA_CHECK(cudaMemcpy(x, dx, img * 4, cudaMemcpyDeviceToHost));
 	cudaFree(dx);
 	CUDA_CHECK(cudaMemcpy(lab, net->labels, net->batch * sizeof(int), cudaMemcpyDeviceToHost));
-	ex_net_train_step(net, false);
-	ex_net_take_stats(net, &s);
+	/* fp16: as GradScaler, a step whose gradients overflow is skipped and the scale halved; dump the
+	 * first step that did not overflow (the weights are unchanged by skipped steps) */
+	for (t = 0; t < 16; t++) {
+		ex_dev_state before;
+		ex_net_take_stats(net, &before);
+		ex_net_train_step(net, false);
+		ex_net_take_stats(net, &s);
+		scale_used = before.loss_scale;
+		if (s.skipped == before.skipped)
+			break;
+	}
 	CUDA_CHECK(cudaMemcpy(g, net->p.grad, n * 4, cudaMemcpyDeviceToHost));
 	CUDA_CHECK(cudaMemcpy(logits, net->logits, (size_t)net->batch * net->classes * 4, cudaMemcpyDeviceToHost));
 	/* conv weights/grads KRSC -> KCRS (PyTorch) */
@@ -387,7 +397,7 @@ static int dump_step(ex_net *net, const char *dir, const ex_args *a)
 	if (!f)
 		return err_set("%s: cannot write", path), ERR_ENV;
 	fprintf(f, "batch %d\nclasses %d\nimage %d\nprecision %s\nsmoothing %g\nloss %.9g\nloss_scale %g\n", net->batch,
-		net->classes, net->hw, a->prec_name, a->smoothing, s.loss_sum / s.seen, s.loss_scale);
+		net->classes, net->hw, a->prec_name, a->smoothing, s.loss_sum / s.seen, scale_used);
 	for (i = 0; i < (size_t)net->p.ntensors; i++)
 		fprintf(f, "param %s %zu %zu\n", net->p.tensors[i].name, net->p.tensors[i].off, net->p.tensors[i].n);
 	fclose(f);

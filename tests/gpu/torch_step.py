@@ -4,7 +4,7 @@
 # A random-init ResNet-50 amplifies rounding through 16 batch norms (the BN backward subtracts
 # nearly equal terms), so the yardstick is PyTorch's own error at the same precision (fp32 without
 # TF32 for fp32/tf32; autocast bf16/fp16 channels_last for bf16/fp16) against the same float64
-# reference: the engine passes when its error is within 3x PyTorch's (or under an absolute floor).
+# reference (tf32: PyTorch with TF32 on): the engine passes when its error is within 3x PyTorch's (or under an absolute floor).
 # usage: python3 torch_step.py DIR   (exit 1 on a mismatch)
 # SPDX-License-Identifier: GPL-3.0-or-later
 import copy, sys, numpy as np, torch, torchvision
@@ -40,6 +40,8 @@ def run(model, xx, amp=None, cl=False):
             [p.grad.detach().double().cpu().numpy().ravel() for p in model.parameters()])
 ref = run(m.double(), x.double())
 m = m.float()
+if prec == "tf32":  # the peer uses TF32 too
+    torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True
 peer = run(m, x) if prec in ("fp32", "tf32") else run(m, x, torch.bfloat16 if prec == "bf16" else torch.float16, cl=True)
 eng = (lg, float(meta["loss"]), [g[off:off + cnt].astype(np.float64) for _, off, cnt in params])
 def rel(a, b): return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
