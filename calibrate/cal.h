@@ -135,6 +135,8 @@ typedef struct cal_point {
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
 	double image_hw;        /* throughput: training image side (224 unless the file says) */
 	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */
+	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
+	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */

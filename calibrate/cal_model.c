@@ -237,38 +237,61 @@ static double allreduce_s(const cal_env *e, cal_pset *ps, const cal_point *p, do
 	return t;
 }
 
+/* The fitted decode rate per core of a machine (any pipeline fitted on it), or NAN. */
+static double machine_decode_rate(const cal_pset *ps, const char *machine)
+{
+	size_t n = strlen(machine);
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *q = &ps->p[i];
+		if (strcmp(q->name, "decode_img_s_core") == 0 && strncmp(q->scope, machine, n) == 0 && q->scope[n] == '|' &&
+		    (q->status == CAL_FITTED || q->status == CAL_EXACT))
+			return q->value;
+	}
+	return NAN;
+}
+
+/* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
+static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
+{
+	char *sc = compute_scope(p);
+	double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
+	double bh = pval(ps, "b_half", sc, mp_get(e, "b_half", 19), "images");
+	double ov = pval(ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction");
+	free(sc);
+	double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
+	/* conv FLOPs scale with the image area (the layer table is built at 224) */
+	double flop = e->flop_img * (p->image_hw / 224.0) * (p->image_hw / 224.0);
+	double tc = (B + bh) * flop / (point_peak(e, p) * eff);
+	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
+	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
+	if (p->gpus > 1)
+		tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
+	double tar = p->gpus > 1 ? allreduce_s(e, ps, p, e->nparams * p->grad_B_param) : 0;
+	/* model.h: exposed = overlap x (pipeline exposure) + (1 - overlap) x comm_s; the pipeline
+	 * exposure here is what backward cannot hide, max(0, comm - backward). */
+	if (p->no_overlap)
+		ov = 0;
+	double exposed = ov * fmax(0.0, tar - e->bwd_frac * tc) + (1 - ov) * tar;
+	double img_s = p->gpus * B / (tc + exposed);
+	/* JPEG data: no faster than the decode cores of the nodes (where a pipeline was fitted) */
+	if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
+		double r = machine_decode_rate(ps, p->machine);
+		if (isfinite(r))
+			img_s = fmin(img_s, r * p->data_threads * p->nodes);
+	}
+	if (tar_out)
+		*tar_out = tar;
+	if (exposed_out)
+		*exposed_out = exposed;
+	return img_s;
+}
+
 static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int i)
 {
 	const cal_point *p = &d->pts[i];
 	switch (p->kind) {
-	case CAL_THROUGHPUT: {
-		char *sc = compute_scope(p);
-		double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
-		double bh = pval(ps, "b_half", sc, mp_get(e, "b_half", 19), "images");
-		double ov = pval(ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction");
-		free(sc);
-		double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
-		/* conv FLOPs scale with the image area (the layer table is built at 224) */
-		double flop = e->flop_img * (p->image_hw / 224.0) * (p->image_hw / 224.0);
-		double tc = (B + bh) * flop / (point_peak(e, p) * eff);
-		/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
-		 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
-		if (p->gpus > 1)
-			tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
-		double tar = p->gpus > 1 ? allreduce_s(e, ps, p, e->nparams * p->grad_B_param) : 0;
-		/* model.h: exposed = overlap x (pipeline exposure) + (1 - overlap) x comm_s; the pipeline
-		 * exposure here is what backward cannot hide, max(0, comm - backward). */
-		if (p->no_overlap)
-			ov = 0;
-		double exposed = ov * fmax(0.0, tar - e->bwd_frac * tc) + (1 - ov) * tar;
-		double img_s = p->gpus * B / (tc + exposed);
-		if (isfinite(p->data_threads) && p->data[0] && strcmp(p->data, "synthetic") != 0) {
-			int k = cal_pset_find(ps, "decode_img_s_core", p->machine);
-			if (k >= 0)
-				img_s = fmin(img_s, ps->p[k].value * p->data_threads * p->nodes);
-		}
-		return img_s;
-	}
+	case CAL_THROUGHPUT:
+		return predict_throughput(e, ps, p, NULL, NULL);
 	case CAL_ALLREDUCE:
 		return allreduce_s(e, ps, p, p->bytes);
 	case CAL_PIPELINE: {
@@ -792,7 +815,8 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	}
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
-		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu\n");
+		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
+				"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred\n");
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
@@ -864,9 +888,20 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
 				if (isfinite(p->batch_per_gpu))
 					snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s\n", tg, base(p->file), p->line,
-					p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node,
-					tr, bs);
+				/* communication per iteration, measured (exec phase times) and predicted (with the
+				 * parameters in use: the profile, or the full fit), for throughput points */
+				char cm[4][32] = { "", "", "", "" };
+				if (p->kind == CAL_THROUGHPUT) {
+					double tar, ex;
+					predict_throughput(&e, &full, p, &tar, &ex);
+					double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
+					for (int q = 0; q < 4; q++)
+						if (isfinite(v[q]))
+							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
+				}
+				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s\n", tg, base(p->file),
+					p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes,
+					p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3]);
 			}
 			free(tg);
 			cal_vrow *row = NULL;
