@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Parser state handed to the libcsv callbacks. */
@@ -241,12 +242,31 @@ struct csvw {
 	char *path; /* NULL for a borrowed stream */
 	char *tmp;
 	int col;
+	int special; /* borrowed path written in place: fclose, no rename */
 };
+
+/* A path that exists and is not a regular file (/dev/null, a FIFO, /dev/stdout) is written in
+ * place: renaming a temporary file over it would replace the device with a plain file. */
+static csvw *csvw_open_special(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		err_set("%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	csvw *w = xcalloc(1, sizeof *w);
+	w->f = f;
+	w->special = 1;
+	return w;
+}
 
 csvw *csvw_open(const char *path)
 {
+	struct stat st;
 	if (strcmp(path, "-") == 0)
 		return csvw_stream(stdout);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return csvw_open_special(path);
 	char *tmp = xasprintf("%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
@@ -323,8 +343,12 @@ int csvw_close(csvw *w)
 		return 0;
 	int rc = 0;
 	if (!w->path) {
-		if (fflush(w->f) != 0)
-			rc = err_set("cannot write CSV output: %s", strerror(errno)), rc = ERR_ENV;
+		if (fflush(w->f) != 0 || ferror(w->f)) {
+			err_set("cannot write CSV output: %s", strerror(errno));
+			rc = ERR_ENV;
+		}
+		if (w->special)
+			fclose(w->f);
 		free(w);
 		return rc;
 	}
@@ -349,6 +373,8 @@ void csvw_abort(csvw *w)
 {
 	if (!w)
 		return;
+	if (w->special)
+		fclose(w->f);
 	if (w->path) {
 		fclose(w->f);
 		unlink(w->tmp);

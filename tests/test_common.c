@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int parse(csv_table *t, const char *text)
@@ -97,6 +98,14 @@ static void test_writer(test_ctx *t)
 	TEST_CHECK(t, got && strcmp(got, want) == 0, "abort must keep the old file");
 	TEST_CHECK(t, access(tmp, F_OK) != 0, "aborted tmp file left behind");
 	free(got);
+	/* a device is written in place, never replaced by a renamed file */
+	w = csvw_open("/dev/null");
+	TEST_CHECK(t, w != NULL, "open /dev/null: %s", err_msg());
+	csvw_text(w, "x");
+	csvw_end_row(w);
+	TEST_CHECK(t, csvw_close(w) == 0, "close /dev/null: %s", err_msg());
+	struct stat st;
+	TEST_CHECK(t, stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
 	unlink(path);
 	rmdir(dir);
 	free(tmp);
