@@ -271,7 +271,7 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 		csvw_num(w, r->loss, 6);
 		csvw_num(w, r->top1, 6);
 		csvw_num(w, peak_B, 12);
-		csvw_text(w, EX_GIT_SHA);
+		csvw_text(w, getenv("SCALEPLAN_GIT_SHA") ? getenv("SCALEPLAN_GIT_SHA") : EX_GIT_SHA);
 		csvw_int(w, a->image_size);
 		csvw_num(w, r->time_s, 6);
 		csvw_num(w, r->lr, 6);
