@@ -56,8 +56,12 @@ if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then
 	mpirun --version 2>&1 | grep -q "Open MPI" && LAUNCH2="mpirun -np 2 --bind-to none --oversubscribe"
 	say "# launcher: $(mpirun --version 2>&1 | head -1)"
 else
-	export MPI_CFLAGS="-I$PWD/.mpi/include" MPI_LIBS="-L$PWD/.mpi/lib -lmpi"
-	export LD_LIBRARY_PATH=$PWD/.mpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	# DT_RPATH (not RUNPATH) so that libmpi's own dependencies are found there too; no
+	# LD_LIBRARY_PATH, which would also reach PyTorch's processes
+	# libmpi's own RUNPATH points at Debian's folder, so its dependencies are NEEDED by the program too
+	export MPI_CFLAGS="-I$PWD/.mpi/include" MPI_LIBS="-L$PWD/.mpi/lib -Wl,--disable-new-dtags,-rpath,$PWD/.mpi/lib \
+-Wl,--no-as-needed -lmpi -l:libopen-rte.so.40 -l:libopen-pal.so.40 -l:libhwloc.so.15 -l:libevent_core-2.1.so.7 \
+-l:libevent_pthreads-2.1.so.7 -l:libudev.so.1"
 	LAUNCH2="bench/launch_local.sh 2"
 	say "# launcher: no mpirun here: bench/launch_local.sh (RANK/WORLD_SIZE + SCALEPLAN_BOOT_FILE)"
 fi
@@ -76,7 +80,6 @@ if has build; then
 else
 	TRAIN=$(find build -name scaleplan-train -type f -perm -u+x 2>/dev/null | head -1)
 fi
-export LD_LIBRARY_PATH=$PWD/build/dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 if has mock && [ -x $TD ]; then
 	for m in ${MOCK_MODES:-$MODES}; do
