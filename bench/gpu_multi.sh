@@ -60,7 +60,7 @@ else
 	# LD_LIBRARY_PATH, which would also reach PyTorch's processes
 	# libmpi's own RUNPATH points at Debian's folder, so its dependencies are NEEDED by the program too
 	export MPI_CFLAGS="-I$PWD/.mpi/include" MPI_LIBS="-L$PWD/.mpi/lib -Wl,--disable-new-dtags,-rpath,$PWD/.mpi/lib \
--Wl,--no-as-needed -lmpi -l:libopen-rte.so.40 -l:libopen-pal.so.40 -l:libhwloc.so.15 -l:libevent_core-2.1.so.7 \
+-Wl,--no-as-needed -l:libmpi.so.40 -l:libopen-rte.so.40 -l:libopen-pal.so.40 -l:libhwloc.so.15 -l:libevent_core-2.1.so.7 \
 -l:libevent_pthreads-2.1.so.7 -l:libudev.so.1"
 	LAUNCH2="bench/launch_local.sh 2"
 	say "# launcher: no mpirun here: bench/launch_local.sh (RANK/WORLD_SIZE + SCALEPLAN_BOOT_FILE)"
