@@ -133,6 +133,15 @@ step_train() { # 1 B | 2 MODE B [VAR]
 	fi
 	rc=$?
 	cat "$LASTF" >>"$LOG"
+	if [ "$rc" -ne 0 ] && [ "$np" = 2 ] && [ "$TRAIN_GRAPH" = --graph ]; then
+		# NCCL inside a captured CUDA graph failed: say so, go on without graphs
+		grep -E "rank [0-9]|rror" "$LASTF" | head -5
+		say "# 2-GPU run with --graph failed (rc=$rc): retrying and continuing with --no-graph"
+		echo "train $id rc=$rc with --graph: retried with --no-graph" >>"$SUMMARY"
+		TRAIN_GRAPH=--no-graph
+		step_train "$@"
+		return
+	fi
 	grep -E "DIST_RESULT|rank [0-9]|rror|FAIL|warning|nccl:" "$LASTF" | head -12
 	res=$(grep DIST_RESULT "$LASTF" | tail -1)
 	echo "train $id rc=$rc ${res#DIST_RESULT }" >>"$SUMMARY"
