@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -260,6 +261,44 @@ void ex_k_step_end(ex_dev_state *st, bool dynamic_scale, cudaStream_t s);
 void ex_k_fmnist_batch(ex_dtype t, const uint8_t *images, const uint8_t *labels8, const int *idx, int n,
 		       int hw, bool train, uint64_t seed, void *x, int *labels, cudaStream_t s);
 float ex_sched_lr_host(const ex_sched *s, int step);
+
+/* ---- ex_input.c: --data DIR, an ImageNet-layout JPEG folder (issue 6, input integration) ----
+ * The loader of exec/data decodes into pinned host buffers; each batch is copied on its own stream
+ * into a device staging slot and, on the compute stream after an event, into the net's fixed input
+ * buffer (CUDA-graph safe). Loader errors print the message and exit 1; CUDA errors exit 2. */
+typedef struct ex_src ex_src;
+typedef struct ex_src_cfg {
+	const char *dir;      /* DIR with train/<class>/ and val/<class>/ */
+	int batch, hw;        /* the net's batch and input side */
+	ex_dtype dt;          /* the net's compute dtype (the loader writes it directly) */
+	int threads;          /* decode threads per loader (train and val each have a pool) */
+	int depth;            /* pinned training buffers (prefetch depth), >= 2 */
+	int rank, world;      /* data-parallel shard (0 of 1 for one GPU) */
+	uint64_t seed;
+	float scale_min;      /* RandomResizedCrop smallest area (0: 0.08) */
+	bool quiet;
+} ex_src_cfg;
+/* Scans DIR/train and DIR/val and starts both decode pools. ERR_INPUT (err set) on a missing folder,
+ * no images, or class folders that differ between train/ and val/. */
+int ex_src_open(ex_src **out, const ex_src_cfg *c);
+int ex_src_classes(const ex_src *s);
+long ex_src_train_steps(const ex_src *s);   /* full batches per epoch */
+long ex_src_train_images(const ex_src *s);
+long ex_src_eval_images(const ex_src *s);
+/* Device staging, copy stream, events and pinned buffers for `net`; starts prefetching. */
+void ex_src_attach(ex_src *s, ex_net *net);
+/* Enqueues the next training batch into net's input/labels on net->stream. */
+void ex_src_train_batch(ex_src *s);
+/* GPU time spent waiting for training input since the last call (synchronises), seconds. */
+double ex_src_epoch_wait(ex_src *s);
+/* One evaluation pass: begin returns its batch count; each eval_batch enqueues the next batch and
+ * returns its valid images (the last may be short). */
+int ex_src_eval_begin(ex_src *s);
+int ex_src_eval_batch(ex_src *s);
+/* One line of loader totals (and the bad files) to f. */
+void ex_src_report(ex_src *s, FILE *f);
+void ex_src_free(ex_src *s);
+/* ---- end ex_input.c ---- */
 #ifdef __cplusplus
 }
 #endif

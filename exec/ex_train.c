@@ -31,6 +31,9 @@ typedef struct ex_args {
 	bool lars, bn_wd, graph, quiet, profile;
 	long seed;
 	size_t ws_B;
+	bool folder;          /* --data DIR: a JPEG folder (ex_input.c) */
+	int data_threads;     /* --data-threads: decode threads per loader */
+	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 } ex_args;
 
 static double t_origin_s;
@@ -64,6 +67,10 @@ static void usage(FILE *f)
 		"usage: scaleplan-train --data synthetic|fashion-mnist [options]\n"
 		"  --data D              synthetic (ImageNet-shaped, on the GPU) | fashion-mnist (default synthetic)\n"
 		"  --data-dir DIR        Fashion-MNIST IDX files (default " EX_IDX_FASHION_DIR ")\n"
+		"  --data DIR            an ImageNet-layout JPEG folder: DIR/train/<class>/*.JPEG, DIR/val/<class>/*.JPEG\n"
+		"                        (classes from the folders, eval on val/ every epoch, --epochs/--target-top1 apply)\n"
+		"  --data-threads N      JPEG decode threads (default: online CPUs)\n"
+		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
 		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
 		"  --image-size S        input side in pixels (default 224; fashion-mnist 96)\n"
@@ -100,7 +107,8 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"weight-decay", 1, 0, 'y'}, {"no-bn-weight-decay", 0, 0, 'B'}, {"label-smoothing", 1, 0, 'x'},
 		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
 		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
-		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
+		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {0, 0, 0, 0}};
 	int c;
 	bool set_lr = false, set_wd = false, set_size = false, set_cls = false, set_warm = false;
 	char *end;
@@ -126,6 +134,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->run_id = "run";
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
+	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
 #define NUM(dst, lo, hi)                                                                                     \
 	do {                                                                                                 \
 		double v_ = strtod(optarg, &end);                                                            \
@@ -189,6 +198,8 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 'P': a->dump_dir = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 'Q': a->profile = true; break;
+		case 1001: NUM(a->data_threads, 1, 1024); break;
+		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return ERR_INPUT;
 		}
@@ -205,9 +216,15 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		if (!set_wd) a->wd = 5e-4f;
 		if (!set_warm) a->warmup_epochs = 1;
 	} else if (strcmp(a->data, "synthetic")) {
-		fprintf(stderr, "scaleplan-train: --data: expected synthetic or fashion-mnist, got '%s' (JPEG folders: not yet)\n",
-			a->data);
-		return ERR_INPUT;
+		struct stat sb;
+		if (stat(a->data, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "scaleplan-train: --data: expected synthetic, fashion-mnist or a folder with train/ "
+					"and val/, got '%s' (no such folder)\n", a->data);
+			return ERR_INPUT;
+		}
+		a->folder = true;
+		if (!set_cls) a->classes = 0; /* from the folder */
+		if (!set_warm) a->warmup_epochs = 1;
 	}
 	return 0;
 }
@@ -252,7 +269,7 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 		csvw_int(w, a->batch);
 		csvw_text(w, a->prec_name);
 		csvw_text(w, a->data);
-		csvw_int(w, 0);
+		csvw_int(w, a->folder ? a->data_threads : 0);
 		if (r->epoch < 0)
 			csvw_text(w, "");
 		else
@@ -421,6 +438,7 @@ int main(int argc, char **argv)
 	ex_row *rows = NULL;
 	double peak_B = 0;
 	char buf[256];
+	ex_src *src = NULL; /* --data DIR */
 
 	t_origin_s = time_now_s();
 	if (parse_args(argc, argv, &a) < 0)
@@ -442,6 +460,24 @@ int main(int argc, char **argv)
 	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
 
 	memset(&net, 0, sizeof(net));
+	if (a.folder) {
+		ex_src_cfg sc = {.dir = a.data, .batch = a.batch, .hw = a.image_size, .threads = a.data_threads,
+				 .depth = 4, .rank = 0, .world = 1, .seed = (uint64_t)a.seed,
+				 .scale_min = a.crop_scale_min, .quiet = a.quiet};
+		sc.dt = a.prec == EX_PREC_BF16 ? EX_BF16 : a.prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
+		if (ex_src_open(&src, &sc) < 0) {
+			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+			return EXIT_INPUT;
+		}
+		if (a.classes == 0)
+			a.classes = ex_src_classes(src);
+		if (a.classes < ex_src_classes(src)) {
+			fprintf(stderr, "scaleplan-train: --classes %d but %s has %d class folders\n", a.classes, a.data,
+				ex_src_classes(src));
+			ex_src_free(src);
+			return EXIT_INPUT;
+		}
+	}
 	if (ex_net_plan(&net, a.batch, a.classes, a.image_size, a.prec) < 0) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_INPUT;
@@ -587,12 +623,22 @@ int main(int argc, char **argv)
 		double t_run0, tta = -1;
 		progress pb;
 		uint64_t rs = (uint64_t)a.seed * 0x9e3779b97f4a7c15ULL + 1;
-		if (ex_idx_load_fashion_mnist(&tr, &te, a.data_dir) < 0) {
+		double wait_run_s = 0;
+		memset(&tr, 0, sizeof(tr));
+		memset(&te, 0, sizeof(te));
+		h_idx = NULL;
+		steps = 0;
+		if (src) { /* JPEG folder: batches come from ex_input.c */
+			ex_src_attach(src, &net);
+			steps = (int)ex_src_train_steps(src);
+			te.n = (int)ex_src_eval_images(src);
+		} else if (ex_idx_load_fashion_mnist(&tr, &te, a.data_dir) < 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 			rc = EXIT_INPUT;
 			goto out;
 		}
-		steps = tr.n / a.batch;
+		if (!src)
+			steps = tr.n / a.batch;
 		if (steps < 1) {
 			fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a.batch, tr.n);
 			rc = EXIT_INPUT;
@@ -603,14 +649,16 @@ int main(int argc, char **argv)
 		o->sched.warmup_steps = a.warmup_epochs * steps;
 		o->sched.total_steps = a.epochs * steps;
 		o->sched.step_every = steps * (a.epochs / 3 > 0 ? a.epochs / 3 : 1);
-		CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
-		CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
-		CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
-		CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
-		CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
+		if (!src) {
+			CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
+			CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
+			CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
+			CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
+			CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
+			CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
+			CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
+			CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
+		}
 		int nidx = tr.n > te.n + a.batch ? tr.n : te.n + a.batch;
 		CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
 		h_idx = xmalloc((size_t)nidx * sizeof(int));
@@ -641,14 +689,19 @@ int main(int argc, char **argv)
 				h_idx[i] = h_idx[j];
 				h_idx[j] = t;
 			}
-			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice, net.stream));
+			if (!src)
+				CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice,
+							   net.stream));
 			if (!a.quiet)
 				progress_init(&pb, "epoch", steps);
 			CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
 			for (i = 0; i < steps; i++, gstep++) {
-				ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + (size_t)i * a.batch, a.batch, a.image_size, true,
-						  (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep, ex_net_input(&net), net.labels,
-						  net.stream);
+				if (src)
+					ex_src_train_batch(src);
+				else
+					ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + (size_t)i * a.batch, a.batch, a.image_size,
+							  true, (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep, ex_net_input(&net),
+							  net.labels, net.stream);
 				step(&net, a.graph);
 				if (!a.quiet && (i % 20 == 19 || i == steps - 1)) {
 					CUDA_CHECK(cudaStreamSynchronize(net.stream));
@@ -667,11 +720,14 @@ int main(int argc, char **argv)
 				h_idx[i] = i < te.n ? i : 0;
 			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a.batch) * sizeof(int), cudaMemcpyHostToDevice,
 						   net.stream));
-			nb = (te.n + a.batch - 1) / a.batch;
+			nb = src ? ex_src_eval_begin(src) : (te.n + a.batch - 1) / a.batch;
 			for (i = 0; i < nb; i++) {
 				int valid = te.n - i * a.batch < a.batch ? te.n - i * a.batch : a.batch;
-				ex_k_fmnist_batch(net.dt, d_te, d_tel, d_idx + (size_t)i * a.batch, a.batch, a.image_size, false, 0,
-						  ex_net_input(&net), net.labels, net.stream);
+				if (src)
+					valid = ex_src_eval_batch(src);
+				else
+					ex_k_fmnist_batch(net.dt, d_te, d_tel, d_idx + (size_t)i * a.batch, a.batch, a.image_size,
+							  false, 0, ex_net_input(&net), net.labels, net.stream);
 				ex_net_eval_batch(&net, valid);
 			}
 			ex_net_take_stats(&net, &se);
@@ -689,7 +745,8 @@ int main(int argc, char **argv)
 			r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
 			r->time_s = tt - te0;
 			r->lr = s.lr;
-			r->data_wait_s = 0;
+			r->data_wait_s = src ? ex_src_epoch_wait(src) : 0;
+			wait_run_s += r->data_wait_s;
 			nrows++;
 			if (!a.quiet)
 				fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
@@ -719,11 +776,12 @@ int main(int argc, char **argv)
 			run.iter_s = tr_s / it;
 			run.img_s = a.batch / run.iter_s;
 			run.time_s = time_now_s() - t_run0;
+			run.data_wait_s = wait_run_s;
 			memmove(rows + 1, rows, nrows * sizeof(*rows));
 			rows[0] = run;
 			nrows++;
 		}
-		printf("\n%-28s %s\n", "scaleplan-train", "fashion-mnist");
+		printf("\n%-28s %s\n", "scaleplan-train", a.data);
 		printf("%-28s %s, cuDNN %zu\n", "gpu", prop.name, cudnnGetVersion());
 		printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a.batch, a.image_size, a.image_size,
 		       a.prec_name, a.lr, a.wd, a.epochs);
@@ -736,8 +794,14 @@ int main(int argc, char **argv)
 				printf("%-28s not reached\n", "time to target");
 		}
 		printf("%-28s %.1f s\n", "run time", rows[0].time_s);
-		printf("EXEC_RESULT data=fashion-mnist batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f\n",
-		       a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s, rows[0].img_s);
+		if (src) {
+			printf("%-28s %.2f s (%d decode threads)\n", "GPU waited for input", wait_run_s, a.data_threads);
+			ex_src_report(src, stdout);
+		}
+		printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
+		       "data_wait_s=%.2f threads=%d\n",
+		       src ? "folder" : a.data, a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s,
+		       rows[0].img_s, rows[nrows - 1].epoch, wait_run_s, src ? a.data_threads : 0);
 		if (a.target_top1 > 0 && tta < 0)
 			fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a.target_top1);
 		cudaFree(d_tr);
@@ -752,6 +816,7 @@ int main(int argc, char **argv)
 	csv_rows(&a, rows, nrows, peak_B, prop.name);
 out:
 	free(rows);
+	ex_src_free(src);
 	ex_net_free(&net);
 	return rc;
 }

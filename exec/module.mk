@@ -7,15 +7,15 @@ EX_CUDNN_H := $(firstword $(wildcard /usr/include/x86_64-linux-gnu/cudnn.h /usr/
 EX_CUBLAS_H := $(firstword $(wildcard $(EX_CUDA)/include/cublas_v2.h /usr/include/cublas_v2.h))
 HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
 
-EX_SRCS     := exec/ex_net.c exec/ex_train.c
+EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c
 EX_CU_SRCS  := exec/ex_kernels.cu
-EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c
+EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c
 EX_INC      := -isystem $(EX_CUDA)/include $(if $(EX_CUDNN_H),-isystem $(dir $(EX_CUDNN_H)))
 EX_LIBDIRS  := -L$(EX_CUDA)/lib64 -L$(EX_CUDA)/lib -Wl,-rpath,$(EX_CUDA)/lib64 -Wl,-rpath,$(EX_CUDA)/lib
 EX_GIT_SHA  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 EX_NVFLAGS  := -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_80,code=sm_80 \
                -Xcompiler -Wall -I.
-EX_LDLIBS   := -lcudnn -lcublas -lcudart -lstdc++ -lcsv -lz -lm -lpthread
+EX_LDLIBS   := -lcudnn -lcublas -lcudart -lstdc++ -lturbojpeg -ljpeg -lcsv -lz -lm -lpthread
 
 ifeq ($(HAVE_GPU_TOOLCHAIN),yes)
 all: $(BUILD)/scaleplan-train

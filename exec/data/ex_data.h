@@ -163,6 +163,7 @@ typedef struct ex_data_config {
 	bool quiet;           /* do not print bad files to stderr as they are found */
 	bool full_decode;     /* decode whole images, not just the crop's region (for comparisons) */
 	bool fast_dct;        /* libjpeg-turbo's fast integer IDCT (slightly less exact) */
+	float scale_min;      /* RandomResizedCrop's smallest area fraction; 0: torchvision's 0.08 */
 } ex_data_config;
 
 /* Defaults: split "train", train true, batch 256, f32, 224/256, 4 threads, depth 3, rank 0 of 1, seed 1. */

@@ -453,6 +453,8 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 	l->aug.dtype = c->dtype;
 	l->aug.full_decode = c->full_decode;
 	l->aug.fast_dct = c->fast_dct;
+	if (c->scale_min > 0 && c->scale_min <= 1)
+		l->aug.scale_min = c->scale_min;
 	l->img_B = ex_jpeg_image_bytes(&l->aug);
 	l->slots = xcalloc((size_t)c->depth, sizeof *l->slots);
 	pthread_mutex_init(&l->mu, NULL);
