@@ -4,7 +4,8 @@
 # DataLoader on the same folder, then scaleplan-train synthetic vs `--data DIR` (same net, same GPU:
 # img/s ratio, GPU wait for data) and training from the folder to 92 % top-1.
 #   OUT=/some/dir bench/gpu_input.sh [quick|full]
-#     quick: 20,000 train JPEGs, 3 training epochs;  full (default): 60,000 + 10,000, up to 12 epochs.
+#     quick: 20,000 train JPEGs, 3 training epochs;  full (default): 60,000 + 10,000, up to 14 epochs.
+#   PACK=1: leave one archive $OUT/input_results.tgz (device calls return at most a few files).
 # CSVs go to $OUT (databench_*.csv, torch_*.csv: source,machine,cpu,pipeline,threads,img_s,...;
 # train_*.csv: the measurement CSV of DESIGN.md); a short table is printed last. Needs nothing fetched:
 # when libturbojpeg/libcsv/zlib headers are missing there, carry .jpegdeps/ (include/ + lib/*.a, made on
@@ -69,9 +70,9 @@ if [ -x $TR ]; then
 	timeout 90 $TR --data synthetic --classes 10 --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet \
 		--csv "$O/train_synthetic.csv" > "$O/train_synthetic.log" 2>&1 || echo "synthetic run failed: $(tail -2 "$O/train_synthetic.log")"
 	grep EXEC_RESULT "$O/train_synthetic.log"
-	EP=12; [ "$MODE" = quick ] && EP=3
+	EP=14; [ "$MODE" = quick ] && EP=3
 	timeout 240 $TR --data "$DS" --data-threads "$NP" --batch-per-gpu 256 --epochs $EP --target-top1 0.92 \
-		--lr 0.2 --weight-decay 5e-4 --warmup-epochs 1 --crop-scale-min 0.25 --quiet \
+		--lr 0.2 --weight-decay 5e-4 --warmup-epochs 1 --crop-scale-min 0.35 --quiet \
 		--csv "$O/train_jpeg.csv" > "$O/train_jpeg.log" 2>&1 || echo "folder training: exit $? ($(grep -v MLLOG "$O/train_jpeg.log" | tail -2))"
 	grep -v MLLOG "$O/train_jpeg.log" | tail -14
 	echo "train: $(el) s"
@@ -123,4 +124,8 @@ for n in ("train_jpeg.csv", "train_jpeg_t2.csv", "train_jpeg_t4.csv"):
               f"GPU waited {float(r['data_wait_s']):6.2f} s, top-1 {float(r['top1']):.4f}, epoch {float(r['time_s']):5.1f} s")
 EOF
 grep -h EXEC_RESULT "$O"/train_*.log 2>/dev/null
+# PACK=1 (device calls bring back only a few files): everything in one archive, the originals removed
+if [ "${PACK:-0}" = 1 ]; then
+	(cd "$O" && tar czf input_results.tgz --exclude=input_results.tgz . && find . -type f ! -name input_results.tgz -delete)
+fi
 exit 0
