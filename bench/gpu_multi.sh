@@ -161,9 +161,9 @@ step_kill() {
 		echo "kill: rank 1 SIGKILLed at step 40 ($m): job rc=$rc after $(($(date +%s) - t0)) s (--nccl-timeout 20)" | tee -a "$OUT/kill.txt" "$SUMMARY"
 	done
 	t0=$(date +%s)
-	run timeout 120 $LAUNCH2 $TD --mock-train --steps 100000 --kill-rank 1 --kill-step 40 --hang --nccl-timeout 20
+	run timeout 120 $LAUNCH2 $TD --mock-train --steps 100000 --kill-rank 1 --kill-step 40 --hang --nccl-timeout 10
 	rc=$?
-	echo "kill: rank 1 hangs at step 40 (nvlink): job rc=$rc after $(($(date +%s) - t0)) s (--nccl-timeout 20)" | tee -a "$OUT/kill.txt" "$SUMMARY"
+	echo "kill: rank 1 hangs at step 40 (nvlink): job rc=$rc after $(($(date +%s) - t0)) s (--nccl-timeout 10)" | tee -a "$OUT/kill.txt" "$SUMMARY"
 	grep -h "scaleplan-train: rank\|launch_local:\|mpirun noticed\|kills itself\|hangs (stops" "$LOG" | tail -12 | sed 's/^/  /' >>"$OUT/kill.txt"
 }
 
