@@ -131,7 +131,7 @@ typedef struct cal_point {
 	double global_batch;
 	double bytes;           /* all-reduce message size */
 	double workers;         /* pipeline decode workers; CAL_TTA: epochs to target */
-	double data_threads;    /* throughput: decode threads per node (NAN when not said) */
+	double data_threads;    /* throughput: decode threads per node; pipeline: CPU cores (NAN: not said) */
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
 	double image_hw;        /* throughput: training image side (224 unless the file says) */
 	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */

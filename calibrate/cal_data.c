@@ -335,16 +335,22 @@ static int load_allreduce(loader *L)
 static int load_pipeline(loader *L)
 {
 	const csv_table *t = L->t;
-	static const char *const c_w[] = { "workers", "threads", "cores", "data_threads", NULL };
-	static const char *const c_img[] = { "img_s", "throughput_img_s", NULL };
+	static const char *const c_w[] = { "workers", "threads", "cores", NULL };
+	static const char *const c_img[] = { "img_s", NULL };
 	int cw = col_any(t, c_w), ci = col_any(t, c_img), cm = csv_table_col(t, "machine");
 	int cpl = csv_table_col(t, "pipeline"), ccpu = csv_table_col(t, "cpu"), csrc = csv_table_col(t, "source");
+	int cbytes = csv_table_col(t, "image_bytes_mean");
 	char *prev_pipeline = NULL;
 	for (int r = 0; r < t->nrows; r++) {
 		double w, img_s;
 		if (req_num(t, r, cw, &w, true) || req_num(t, r, ci, &img_s, true)) {
 			if (bad_row(L))
 				goto fail;
+			continue;
+		}
+		if (strncmp(cell(t, r, cpl), "file read", 9) == 0) {
+			/* databench's storage read rows: no decode, not this model's decode pipeline */
+			L->d->nskipped++;
 			continue;
 		}
 		cal_point *p = point_new(L->d, CAL_PIPELINE, t->name, t->line[r]);
@@ -358,7 +364,24 @@ static int load_pipeline(loader *L)
 		if (strcmp(pl, "same") == 0 && prev_pipeline)
 			pl = prev_pipeline;
 		char *keep = xstrdup(pl);
-		p->variant = xstrdup(keep);
+		/* decode cost grows with the JPEG's size: files of different mean sizes are different pipelines */
+		double ib = NAN;
+		if (cbytes >= 0 && t->cells[r][cbytes][0])
+			ib = atof(t->cells[r][cbytes]);
+		if (isfinite(ib) && ib > 0)
+			p->variant = xasprintf("%s, %.2g kB images", keep, ib / 1000);
+		else
+			p->variant = xstrdup(keep);
+		/* workers beyond the cores do not add decode throughput: "(N cores online)" in the cpu cell */
+		const char *cores = strstr(cell(t, r, ccpu), "cores");
+		if (cores) {
+			const char *q = cores;
+			while (q > cell(t, r, ccpu) && (q[-1] == ' ' || isdigit((unsigned char)q[-1])))
+				q--;
+			int nc = atoi(q);
+			if (nc > 0)
+				p->data_threads = nc;
+		}
 		free(prev_pipeline);
 		prev_pipeline = keep;
 		point_fill_strings(p);
@@ -420,9 +443,9 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 	else if (csv_table_col(&t, "global_batch") >= 0 &&
 		 (csv_table_col(&t, "mean_epochs") >= 0 || csv_table_col(&t, "epochs_to_converge") >= 0))
 		rc = load_epochs(&L);
-	else if (!has_gpus && (csv_table_col(&t, "img_s") >= 0 || csv_table_col(&t, "throughput_img_s") >= 0) &&
+	else if (!has_gpus && csv_table_col(&t, "img_s") >= 0 &&
 		 (csv_table_col(&t, "workers") >= 0 || csv_table_col(&t, "threads") >= 0 ||
-		  csv_table_col(&t, "cores") >= 0 || csv_table_col(&t, "data_threads") >= 0))
+		  csv_table_col(&t, "cores") >= 0))
 		rc = load_pipeline(&L);
 	else {
 		rc = err_set("%s:1: header matches no measurement kind (throughput: gpus + throughput_img_s|img_s; "

@@ -298,7 +298,9 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		char *sc = xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
 		double r = pval(ps, "decode_img_s_core", sc, mp_get(e, "decode_img_s_core", 264), "img/s");
 		free(sc);
-		return r * p->workers;
+		/* decode scales with workers up to the cores (data_threads holds the core count when known) */
+		double w = isfinite(p->data_threads) && p->data_threads > 0 ? fmin(p->workers, p->data_threads) : p->workers;
+		return r * w;
 	}
 	case CAL_EPOCHS: {
 		double e0 = pval(ps, "conv_e0", p->variant, mp_get(e, "conv_e0", 34.26), "epochs");
@@ -740,6 +742,8 @@ static char *table_group(const char *gname_in)
 	shorten(gname, "testbed_pytorch.csv", "PyTorch");
 	shorten(gname, "scaleplan-train", "exec");
 	shorten(gname, "16-core Intel Xeon (VM)", "");
+	shorten(gname, "Intel(R) Xeon(R) Processor ", "Xeon ");
+	shorten(gname, "scaleplan ex_data: read + libjpeg-turbo ", "ex_data ");
 	shorten(gname, " + ImageFolder (PIL decode) + RandomResizedCrop(224) + flip", " PIL decode");
 	shorten(gname, "torchvision.io.decode_jpeg (libjpeg-turbo) + RandomResizedCrop + flip from memory",
 		"libjpeg-turbo decode");
@@ -756,6 +760,13 @@ static char *table_group(const char *gname_in)
 		w--;
 	*w = '\0';
 	free(gname);
+	/* pipeline descriptions run long: keep the start (the file's full text is in --detail) */
+	size_t len = strlen(s);
+	if (strncmp(s, "pipeline ", 9) == 0 && len > 84) {
+		/* keep the start and the end (image size), drop the middle */
+		memmove(s + 55, s + len - 26, 27);
+		memcpy(s + 52, "...", 3);
+	}
 	return s;
 }
 
