@@ -105,7 +105,8 @@ typedef struct progress {
 } progress;
 
 void progress_init(progress *p, const char *label, long total);
-/* Updates the count; redraws at most 10 times a second on a terminal, every 10% otherwise. */
+/* Updates the count; redraws at most 10 times a second on a terminal, every 10% otherwise, and
+ * nothing during the first second (short work prints no bar at all). */
 void progress_update(progress *p, long done);
 void progress_finish(progress *p);
 

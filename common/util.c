@@ -67,6 +67,7 @@ out:
 
 /* ---- progress bar ---- */
 
+
 void progress_init(progress *p, const char *label, long total)
 {
 	memset(p, 0, sizeof *p);
@@ -95,22 +96,29 @@ static void progress_draw(progress *p, double now_s)
 	p->last_draw_s = now_s;
 }
 
+/* Work that ends within a second draws nothing: a bar is for long work, not noise in a log. */
+#define PROGRESS_QUIET_S 1.0
+
 void progress_update(progress *p, long done)
 {
 	p->done = done > p->total ? p->total : done;
 	int pct = (int)(100.0 * (double)p->done / (double)p->total);
+	double now_s = time_now_s();
+	if (now_s - p->start_s < PROGRESS_QUIET_S)
+		return;
 	if (p->tty) {
-		double now_s = time_now_s();
 		if (now_s - p->last_draw_s >= 0.1)
 			progress_draw(p, now_s);
 	} else if (pct / 10 != p->last_pct / 10) {
-		progress_draw(p, time_now_s());
+		progress_draw(p, now_s);
 	}
 }
 
 void progress_finish(progress *p)
 {
 	p->done = p->total;
+	if (p->last_draw_s < 0)
+		return; /* never drawn: the work was short */
 	progress_draw(p, time_now_s());
 	if (p->tty)
 		fputc('\n', stderr);
