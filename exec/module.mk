@@ -29,6 +29,18 @@ $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $(EX_NVFLAGS) -c $< -o $@
 
+# ---- data-parallel layer (issue 5; lines added by the dist engineer): exec/ex_dist*.c, ex_ckpt.c,
+# ex_dist_kernels.cu, built where MPI (mpicc) and NCCL (nccl.h) are found; tests/gpu/test_dist below.
+EX_NCCL_H  := $(firstword $(wildcard /usr/include/nccl.h $(EX_CUDA)/include/nccl.h))
+EX_DIST    := $(if $(and $(shell command -v mpicc 2>/dev/null),$(EX_NCCL_H)),yes)
+ifeq ($(EX_DIST),yes)
+EX_SRCS    += exec/ex_dist.c exec/ex_dist_bench.c exec/ex_ckpt.c
+EX_CU_SRCS += exec/ex_dist_kernels.cu
+EX_INC     += $(shell mpicc --showme:compile)
+EX_LDLIBS  += -lnccl $(shell mpicc --showme:link)
+endif
+# ---- end of the data-parallel lines
+
 EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST_DEPS:%.c=$(BUILD)/%.o)
 
 $(BUILD)/scaleplan-train: $(EX_OBJS)
@@ -51,4 +63,13 @@ ifeq ($(HAVE_GPU_TOOLCHAIN),yes)
 	else echo "test-gpu: skipped: no NVIDIA GPU on this machine (nvidia-smi -L failed)"; fi
 else
 	@echo "test-gpu: skipped: no GPU toolchain (nvcc + cuDNN + cuBLAS) found"
+endif
+
+# ---- data-parallel test driver (issue 5; dist engineer): no arguments = single-process checks;
+# multi-rank runs: bench/gpu_multi.sh
+ifeq ($(EX_DIST),yes)
+EX_GPU_TESTS += $(BUILD)/tests/gpu/test_dist
+$(BUILD)/tests/gpu/test_dist: tests/gpu/test_dist.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
 endif

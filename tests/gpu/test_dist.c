@@ -529,7 +529,7 @@ static int train_main(int argc, char **argv)
 			for (int f = 0; f < NF; f++)
 				sum[f] += all[f * n + r];
 		}
-		double eff = a.baseline_img_s > 0 ? thr / (n * a.baseline_img_s) : NAN;
+		double eff = n == 1 ? 1.0 : a.baseline_img_s > 0 ? thr / (n * a.baseline_img_s) : NAN;
 		printf("DIST_RESULT gpus=%d nodes=%d mode=%s batch=%d prec=%s grad=%s graph=%d img_s=%.1f per_gpu=%.1f "
 		       "eff=%.4f iter_ms=%.2f fwd_ms=%.2f bwd_ms=%.2f opt_ms=%.2f allreduce_ms=%.2f exposed_ms=%.2f "
 		       "buckets=%d step=%ld loss=%.4f\n",
@@ -572,7 +572,7 @@ static int train_main(int argc, char **argv)
 				csvw_int(w, timed);
 				csvw_num(w, img, 6);
 				csvw_num(w, r < 0 ? thr / n : img, 6);
-				csvw_num(w, a.baseline_img_s > 0 ? (r < 0 ? eff : img / a.baseline_img_s) : NAN, 4);
+				csvw_num(w, n == 1 ? 1.0 : a.baseline_img_s > 0 ? (r < 0 ? eff : img / a.baseline_img_s) : NAN, 4);
 				csvw_num(w, r < 0 ? iter_max : v[F_ITER], 6);
 				csvw_num(w, v[F_FWD], 6);
 				csvw_num(w, v[F_BWD], 6);
