@@ -1,8 +1,8 @@
 /* exec: data-parallel layer of scaleplan-train - process group, NCCL communicator, gradient
  * buckets overlapped with backward, watchdog (see ex_dist.h for the call order).
  *
- * BUILD NOTE for exec/module.mk (owner: exec engineer): compile exec/ *.c and *.cu by wildcard,
- * add `mpicc --showme:compile` to the C flags and link `-lnccl $(mpicc --showme:link)`.
+ * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (lines added by the dist
+ * engineer, marked there); bench/build_dist.sh builds tests/gpu/test_dist alone.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
