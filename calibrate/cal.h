@@ -167,7 +167,8 @@ int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool str
 int cal_data_load_path(cal_data *d, const char *path, double target_top1, bool strict, FILE *errs);
 /* Loads the reference tables built into the binary (refdata/). */
 int cal_data_load_builtin(cal_data *d, FILE *errs);
-/* Keeps only the points that satisfy `where` ("field=value[,field=value...]"; fields: gpus, nodes,
+/* Keeps only the points that satisfy `where` ("field=value" or "field!=value", comma-separated, all must
+ * hold; fields: gpus, nodes,
  * gpus_per_node, batch_per_gpu, machine, gpu, intra, inter, kind, source, file). Points of other kinds
  * than throughput are kept unless the field is kind/source/file/machine. ERR_INPUT on a bad expression. */
 int cal_data_filter(cal_data *d, const char *where);

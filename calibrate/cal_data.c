@@ -672,13 +672,18 @@ int cal_data_filter(cal_data *d, const char *where)
 	char *w = xstrdup(where);
 	int nconds = 0;
 	char *f[16], *v[16];
+	bool neg[16];
 	for (char *save = NULL, *tok = strtok_r(w, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		if (!eq || nconds == 16) {
 			free(w);
-			return err_set("--where '%s': expected field=value[,field=value...] (at most 16)", where);
+			return err_set("--where '%s': expected field=value or field!=value, comma-separated (at most 16)", where);
 		}
+		bool negate = eq > tok && eq[-1] == '!';
+		if (negate)
+			eq[-1] = '\0';
 		*eq = '\0';
+		neg[nconds] = negate;
 		bool known = false;
 		for (int k = 0; fields[k]; k++)
 			known |= strcmp(fields[k], tok) == 0;
@@ -704,7 +709,12 @@ int cal_data_filter(cal_data *d, const char *where)
 	for (int i = 0; i < d->n; i++) {
 		bool ok = true;
 		for (int c = 0; c < nconds && ok; c++)
-			ok = point_match(&d->pts[i], f[c], v[c]);
+		{
+			/* a throughput-only field does not filter other kinds, negated or not */
+			bool applies = d->pts[i].kind == CAL_THROUGHPUT || strcmp(f[c], "kind") == 0 ||
+				       strcmp(f[c], "source") == 0 || strcmp(f[c], "file") == 0 || strcmp(f[c], "machine") == 0;
+			ok = !applies || point_match(&d->pts[i], f[c], v[c]) != neg[c];
+		}
 		if (ok)
 			d->pts[keep++] = d->pts[i];
 		else

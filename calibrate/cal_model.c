@@ -153,7 +153,8 @@ static double point_peak(const cal_env *e, const cal_point *p)
 		const hw_system *s = hw_system_find(e->db, p->machine);
 		g = s ? s->gpu : NULL;
 	}
-	double peak = g ? hw_gpu_peak_flops(g, prec_for_peak(p->precision)) : NAN;
+	/* precision not said (e.g. a peer's CSV): a nominal peak, eff_peak is then relative to it */
+	double peak = g && p->precision[0] ? hw_gpu_peak_flops(g, prec_for_peak(p->precision)) : NAN;
 	return isfinite(peak) && peak > 0 ? peak : NOMINAL_PEAK;
 }
 
@@ -425,7 +426,8 @@ static void choose_vars(fitctx *c)
 				two_batches = true;
 			comm |= p->gpus > 1 && !p->no_overlap;
 		}
-		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOGIT);
+		/* log, not logit: against a nominal peak (GPU or precision unknown) the ratio may exceed 1 */
+		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOG);
 		if (two_batches)
 			addvar(c, ps, "b_half", sc, mp_get(e, "b_half", 19), "images", CAL_X_LOG);
 		if (comm)

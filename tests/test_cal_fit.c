@@ -234,6 +234,18 @@ static void test_validate(test_ctx *t, const hw_db *db)
 	/* 6 run rows (per-rank rows skipped), 10 sweep rows of >= 1 MiB (the 1 KiB rows skipped) */
 	TEST_CHECK(t, nthr == 6 && nar == 10, "throughput %d, all-reduce %d", nthr, nar);
 	TEST_CHECK(t, cal_data_filter(&d, "gpus=") < 0 && cal_data_filter(&d, "colour=red") < 0, "bad --where accepted");
+	/* negation: throughput points over sockets go, the sweeps (over sockets too) stay */
+	cal_data neg;
+	cal_data_init(&neg);
+	cal_data_load_path(&neg, "tests/data/cal/h200x2", NAN, true, NULL);
+	TEST_CHECK(t, cal_data_filter(&neg, "inter!=socket") == 0, "filter: %s", err_msg());
+	int nt = 0, na = 0;
+	for (int i = 0; i < neg.n; i++) {
+		nt += neg.pts[i].kind == CAL_THROUGHPUT;
+		na += neg.pts[i].kind == CAL_ALLREDUCE;
+	}
+	TEST_CHECK(t, nt == 4 && na == 10, "inter!=socket kept %d throughput, %d all-reduce", nt, na);
+	cal_data_free(&neg);
 	cal_opts o = { .db = db };
 	cal_vtable vt;
 	TEST_CHECK(t, cal_validate(&vt, &d, NULL, &o, NULL) == 0, "loo: %s", err_msg());
