@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* One reference table compiled into the binary ($(BUILD)/gen/cal_refdata.c, calibrate/cal_embed.sh). */
+/* One reference table compiled into the binary ($(BUILD)/gen/cal_refdata.c, tools/embed.sh). */
 typedef struct cal_refdata_file {
 	const char *name;            /* "throughput.csv" */
 	const unsigned char *data;   /* [len_B] + NUL */

@@ -5,9 +5,9 @@ CAL_REFDATA := $(sort $(wildcard refdata/*.csv))
 LIB_SRCS    += $(wildcard calibrate/*.c)
 GEN_SRCS    += $(BUILD)/gen/cal_refdata.c
 
-$(BUILD)/gen/cal_refdata.c: $(CAL_REFDATA) calibrate/cal_embed.sh
+$(BUILD)/gen/cal_refdata.c: $(CAL_REFDATA) tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh calibrate/cal_embed.sh $@ $(CAL_REFDATA)
+	sh tools/embed.sh $@ calibrate/cal_internal.h cal_refdata_file cal_refdata cal_refdata_count $(CAL_REFDATA)
 
 $(BUILD)/gen/cal_refdata.o: calibrate/cal_internal.h
 

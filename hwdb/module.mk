@@ -4,9 +4,9 @@ HWDB_CSVS := $(sort $(wildcard hwdb/data/*.csv))
 LIB_SRCS  += $(wildcard hwdb/*.c)
 GEN_SRCS  += $(BUILD)/gen/hwdb_data.c
 
-$(BUILD)/gen/hwdb_data.c: $(HWDB_CSVS) hwdb/embed.sh
+$(BUILD)/gen/hwdb_data.c: $(HWDB_CSVS) tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh hwdb/embed.sh $@ $(HWDB_CSVS)
+	sh tools/embed.sh $@ hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
 
 # The generated file includes hwdb/hw_internal.h.
 $(BUILD)/gen/hwdb_data.o: hwdb/hw_internal.h hwdb/hw.h
@@ -24,8 +24,8 @@ fuzz-hwdb: $(HWDB_FUZZ_DIR)/fuzz_hwdb
 	$(HWDB_FUZZ_DIR)/fuzz_hwdb -max_total_time=$(HWDB_FUZZ_TIME) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(HWDB_FUZZ_DIR)/crashes/ $(HWDB_FUZZ_DIR)/corpus $(wildcard tests/fuzz/corpus_hwdb)
 
-$(HWDB_FUZZ_DIR)/fuzz_hwdb: tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c common/*.h hwdb/*.c hwdb/*.h) $(HWDB_CSVS) hwdb/embed.sh
+$(HWDB_FUZZ_DIR)/fuzz_hwdb: tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c common/*.h hwdb/*.c hwdb/*.h) $(HWDB_CSVS) tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh hwdb/embed.sh $(HWDB_FUZZ_DIR)/hwdb_data.c $(HWDB_CSVS)
+	sh tools/embed.sh $(HWDB_FUZZ_DIR)/hwdb_data.c hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c) $(wildcard hwdb/*.c) $(HWDB_FUZZ_DIR)/hwdb_data.c -lcsv -lz -lm
