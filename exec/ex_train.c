@@ -17,6 +17,31 @@
 #include "exec/data/ex_data.h"
 #include "exec/ex_internal.h"
 
+#ifdef EX_HAVE_DIST /* data-parallel layer (MPI + NCCL found at build time; exec/module.mk) */
+#include "exec/ex_ckpt.h"
+#include "exec/ex_dist.h"
+#else /* built without MPI/NCCL: always one process on GPU 0 */
+typedef struct ex_dist ex_dist;
+typedef struct ex_dist_times { long iters; double allreduce_s, exposed_s; } ex_dist_times;
+static int ex_dist_boot(ex_dist **d, int *argc, char ***argv) { (void)argc, (void)argv; *d = NULL; return 0; }
+static bool ex_dist_agree(ex_dist *d, bool ok) { (void)d; return ok; }
+static int ex_dist_start(ex_dist *d) { (void)d; return cudaSetDevice(0) == cudaSuccess ? 0 : (err_set("cudaSetDevice(0) failed"), ERR_ENV); }
+#define ex_dist_rank(d) ((void)(d), 0)
+#define ex_dist_size(d) ((void)(d), 1)
+#define ex_dist_device(d) ((void)(d), 0)
+#define ex_dist_nodes(d) ((void)(d), 1)
+#define ex_dist_gpus_per_node(d) ((void)(d), 1)
+#define ex_dist_mode_label(d) ((void)(d), "none")
+#define ex_dist_heartbeat(d) ((void)(d))
+#define ex_dist_pause(d) ((void)(d))
+#define ex_dist_barrier(d) ((void)(d))
+#define ex_dist_free(d) ((void)(d))
+#define ex_dist_sum(d, v, n) ((void)(d), (void)(v), (void)(n))
+#define ex_dist_max(d, v, n) ((void)(d), (void)(v), (void)(n))
+#define ex_dist_times_sample(d, t) ((void)(d), (void)(t))
+static void ex_dist_sync(ex_dist *d, cudaStream_t s) { (void)d; CUDA_CHECK(cudaStreamSynchronize(s)); }
+#endif
+
 #ifndef EX_GIT_SHA
 #define EX_GIT_SHA "unknown"
 #endif
@@ -34,7 +59,14 @@ typedef struct ex_args {
 	bool folder;          /* --data DIR: a JPEG folder (ex_input.c) */
 	int data_threads;     /* --data-threads: decode threads per loader */
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
+	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
+#ifdef EX_HAVE_DIST
+	ex_dist_opts dist;    /* --nccl-mode ... (ex_dist_opt_set) */
+	ex_ckpt_policy ck;    /* --ckpt-dir ... (ex_ckpt_opt_set) */
+#endif
 } ex_args;
+
+static int g_rank; /* data-parallel rank: only rank 0 prints MLLOG lines, progress and the summary */
 
 static double t_origin_s;
 
@@ -48,6 +80,8 @@ static long now_ms(void)
 /* :::MLLOG lines, mlperf_logging's format: namespace, time_ms, event_type, key, value, metadata. */
 static void mllog(const char *type, const char *key, const char *value, int epoch, int line)
 {
+	if (g_rank != 0)
+		return;
 	if (epoch >= 0)
 		printf(":::MLLOG {\"namespace\": \"\", \"time_ms\": %ld, \"event_type\": \"%s\", \"key\": \"%s\", "
 		       "\"value\": %s, \"metadata\": {\"file\": \"exec/ex_train.c\", \"lineno\": %d, \"epoch_num\": %d}}\n",
@@ -94,7 +128,16 @@ static void usage(FILE *f)
 		"  --workspace-mb N      cuDNN workspace limit when timing algorithms (default 1024)\n"
 		"  --dump-step DIR       write weights, input, logits, loss and gradients of one step (tests)\n"
 		"  --profile-ops         synthetic: print the time of each kind of layer (5 synchronised steps)\n"
-		"  --quiet               no progress bar\n");
+		"  --quiet               no progress bar\n"
+		"data-parallel (one process per GPU: mpirun -np N scaleplan-train ..., or RANK/WORLD_SIZE/LOCAL_RANK):\n"
+		"  --baseline-img-s X    1-GPU img/s of the same setup, for the CSV's scaling_eff\n"
+#ifdef EX_HAVE_DIST
+		EX_DIST_HELP EX_CKPT_HELP
+		"  --bench-allreduce     all-reduce sweep instead of training (ex_dist_bench.c)\n"
+#else
+		"  (this build has no MPI/NCCL: one GPU only)\n"
+#endif
+		);
 }
 
 static int parse_args(int argc, char **argv, ex_args *a)
@@ -108,7 +151,13 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
 		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
 		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
-		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {0, 0, 0, 0}};
+		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
+#ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
+		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
+		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
+		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0},
+#endif
+		{0, 0, 0, 0}};
 	int c;
 	bool set_lr = false, set_wd = false, set_size = false, set_cls = false, set_warm = false;
 	char *end;
@@ -135,6 +184,10 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
 	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
+#ifdef EX_HAVE_DIST
+	ex_dist_opts_default(&a->dist);
+	ex_ckpt_policy_init(&a->ck);
+#endif
 #define NUM(dst, lo, hi)                                                                                     \
 	do {                                                                                                 \
 		double v_ = strtod(optarg, &end);                                                            \
@@ -200,6 +253,19 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 'Q': a->profile = true; break;
 		case 1001: NUM(a->data_threads, 1, 1024); break;
 		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
+		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
+#ifdef EX_HAVE_DIST
+		case 0: {
+			int r = ex_dist_opt_set(&a->dist, opts[idx].name, optarg);
+			if (r == 1)
+				r = ex_ckpt_opt_set(&a->ck, opts[idx].name, optarg);
+			if (r != 0) {
+				fprintf(stderr, "scaleplan-train: %s\n", r == 1 ? "option not handled" : err_msg());
+				return ERR_INPUT;
+			}
+			break;
+		}
+#endif
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return ERR_INPUT;
 		}
@@ -234,10 +300,16 @@ typedef struct ex_row {
 	int epoch;          /* -1: the run row */
 	long iters;
 	double img_s, iter_s, fwd_s, bwd_s, opt_s, data_wait_s, loss, top1, time_s, lr;
+	double glob_img_s;          /* all ranks together (= img_s with one process) */
+	double allreduce_s, exposed_s; /* per iteration, this rank (ex_dist_times_sample) */
 } ex_row;
 
-static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double peak_B, const char *gpu)
+/* Every rank writes its own rows; with more than one rank, rank r > 0 writes out.rank<r>.csv for
+ * --csv out.csv (rank 0 keeps the name). */
+static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double peak_B, const char *gpu, ex_dist *d)
 {
+	int n = ex_dist_size(d);
+	char *path = NULL;
 	static const char *cols[] = {"source", "run_id", "machine", "gpu", "nodes", "gpus_per_node", "gpus", "nccl_mode",
 				     "batch_per_gpu", "global_batch", "precision", "data", "data_threads", "epoch", "iters",
 				     "throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "fwd_s", "bwd_s", "opt_s",
@@ -247,9 +319,15 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 	int i, j;
 	if (!a->csv)
 		return;
-	w = csvw_open(a->csv);
+	if (g_rank > 0) {
+		size_t len = strlen(a->csv);
+		bool ext = len > 4 && !strcmp(a->csv + len - 4, ".csv");
+		path = xasprintf("%.*s.rank%d%s", (int)(ext ? len - 4 : len), a->csv, g_rank, ext ? ".csv" : "");
+	}
+	w = csvw_open(path ? path : a->csv);
 	if (!w) {
-		fprintf(stderr, "scaleplan-train: %s: cannot write the CSV: %s\n", a->csv, err_msg());
+		fprintf(stderr, "scaleplan-train: %s: cannot write the CSV: %s\n", path ? path : a->csv, err_msg());
+		free(path);
 		return;
 	}
 	for (j = 0; j < (int)(sizeof(cols) / sizeof(cols[0])); j++)
@@ -261,12 +339,12 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 		csvw_text(w, a->run_id);
 		csvw_text(w, a->machine);
 		csvw_text(w, gpu);
-		csvw_int(w, 1);
-		csvw_int(w, 1);
-		csvw_int(w, 1);
-		csvw_text(w, "none");
+		csvw_int(w, ex_dist_nodes(d));
+		csvw_int(w, ex_dist_gpus_per_node(d));
+		csvw_int(w, n);
+		csvw_text(w, n > 1 ? ex_dist_mode_label(d) : "none");
 		csvw_int(w, a->batch);
-		csvw_int(w, a->batch);
+		csvw_int(w, (long)a->batch * n);
 		csvw_text(w, a->prec_name);
 		csvw_text(w, a->data);
 		csvw_int(w, a->folder ? a->data_threads : 0);
@@ -275,15 +353,20 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 		else
 			csvw_int(w, r->epoch);
 		csvw_int(w, r->iters);
-		csvw_num(w, r->img_s, 6);
-		csvw_num(w, r->img_s, 6);
-		csvw_num(w, 1.0, 3);
+		csvw_num(w, r->glob_img_s, 6);
+		csvw_num(w, r->glob_img_s / n, 6);
+		if (n == 1)
+			csvw_num(w, 1.0, 3);
+		else if (a->baseline_img_s > 0)
+			csvw_num(w, r->glob_img_s / (n * a->baseline_img_s), 4);
+		else
+			csvw_text(w, "");
 		csvw_num(w, r->iter_s, 6);
 		csvw_num(w, r->fwd_s, 6);
 		csvw_num(w, r->bwd_s, 6);
 		csvw_num(w, r->opt_s, 6);
-		csvw_num(w, 0, 3);
-		csvw_num(w, 0, 3);
+		csvw_num(w, r->allreduce_s, 6);
+		csvw_num(w, r->exposed_s, 6);
 		csvw_num(w, r->data_wait_s, 6);
 		csvw_num(w, r->loss, 6);
 		csvw_num(w, r->top1, 6);
@@ -296,16 +379,19 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 	}
 	if (csvw_close(w) < 0)
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+	free(path);
 }
 
 /* Median over 5 profiled (non-graph) steps of the forward, backward and optimizer phases. */
-static void phase_times(ex_net *net, double *fwd, double *bwd, double *opt)
+static void phase_times(ex_net *net, double *fwd, double *bwd, double *opt, ex_dist *d, ex_dist_times *tm)
 {
 	float f[5], b[5], o[5], tmp;
 	int i, j;
 	for (i = 0; i < 5; i++) {
+		ex_dist_heartbeat(d);
 		ex_net_train_step(net, true);
-		CUDA_CHECK(cudaEventSynchronize(net->ev[3]));
+		ex_dist_sync(d, net->stream);
+		ex_dist_times_sample(d, tm);
 		CUDA_CHECK(cudaEventElapsedTime(&f[i], net->ev[0], net->ev[1]));
 		CUDA_CHECK(cudaEventElapsedTime(&b[i], net->ev[1], net->ev[2]));
 		CUDA_CHECK(cudaEventElapsedTime(&o[i], net->ev[2], net->ev[3]));
@@ -439,30 +525,72 @@ int main(int argc, char **argv)
 	double peak_B = 0;
 	char buf[256];
 	ex_src *src = NULL; /* --data DIR */
+	ex_dist *d = NULL;
+	ex_dist_times tm;
+	int rank, world, pr;
 
+#ifdef EX_HAVE_DIST
+	for (int k = 1; k < argc; k++)
+		if (!strcmp(argv[k], "--bench-allreduce"))
+			return ex_dist_bench_main(argc, argv);
+#endif
 	t_origin_s = time_now_s();
-	if (parse_args(argc, argv, &a) < 0)
+	memset(&tm, 0, sizeof(tm));
+	if (ex_dist_boot(&d, &argc, &argv)) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	rank = g_rank = ex_dist_rank(d);
+	world = ex_dist_size(d);
+	/* bad input is found on every rank before any GPU work; all ranks exit 1 together */
+	pr = parse_args(argc, argv, &a);
+#ifdef EX_HAVE_DIST
+	if (pr == 0 && (ex_dist_opts_check(d, &a.dist) || ex_ckpt_policy_check(&a.ck))) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		pr = ERR_INPUT;
+	}
+#endif
+	if (!ex_dist_agree(d, pr == 0)) {
+		if (rank == 0 && pr == 0)
+			fprintf(stderr, "scaleplan-train: bad input on another rank\n");
+		ex_dist_free(d);
 		return EXIT_INPUT;
+	}
+	if (rank != 0) {
+		/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
+		a.quiet = true;
+		if (!freopen("/dev/null", "w", stdout))
+			fprintf(stderr, "scaleplan-train: rank %d: cannot silence stdout\n", rank);
+	}
 	ce = cudaGetDeviceCount(&ndev);
 	if (ce != cudaSuccess || ndev < 1) {
 		fprintf(stderr, "scaleplan-train: no CUDA GPU available (%s); this program needs an NVIDIA GPU, its driver, "
 				"cuDNN and cuBLAS\n",
 			ce != cudaSuccess ? cudaGetErrorString(ce) : "0 devices");
+		ex_dist_free(d);
 		return EXIT_ENV;
 	}
 	if (cudnnGetVersion() < 8000) {
 		fprintf(stderr, "scaleplan-train: cuDNN %zu is too old (need 8 or newer)\n", cudnnGetVersion());
+		ex_dist_free(d);
 		return EXIT_ENV;
 	}
-	CUDA_CHECK(cudaSetDevice(0));
-	CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+#ifdef EX_HAVE_DIST
+	if (ex_dist_start(d, &a.dist)) {
+#else
+	if (ex_dist_start(d)) {
+#endif
+		fprintf(stderr, "scaleplan-train: rank %d: %s\n", rank, err_msg());
+		return EXIT_ENV;
+	}
+	CUDA_CHECK(cudaGetDeviceProperties(&prop, ex_dist_device(d)));
 	CUDA_CHECK(cudaFree(0));
 	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
 
 	memset(&net, 0, sizeof(net));
 	if (a.folder) {
 		ex_src_cfg sc = {.dir = a.data, .batch = a.batch, .hw = a.image_size, .threads = a.data_threads,
-				 .depth = 4, .rank = 0, .world = 1, .seed = (uint64_t)a.seed,
+				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a.seed,
 				 .scale_min = a.crop_scale_min, .quiet = a.quiet};
 		sc.dt = a.prec == EX_PREC_BF16 ? EX_BF16 : a.prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
 		if (ex_src_open(&src, &sc) < 0) {
@@ -504,10 +632,15 @@ int main(int argc, char **argv)
 	net.bn_eps = 1e-5f;
 
 	MLLOG_POINT("submission_benchmark", "\"resnet\"");
-	snprintf(buf, sizeof(buf), "%d", a.batch);
+	snprintf(buf, sizeof(buf), "%ld", (long)a.batch * world);
 	MLLOG_POINT("global_batch_size", buf);
 	mllog("INTERVAL_START", "init_start", "null", -1, __LINE__);
-	ex_net_init(&net, (uint64_t)a.seed, a.ws_B, !a.quiet);
+	ex_net_init(&net, (uint64_t)a.seed, a.ws_B, !a.quiet); /* same seed: same weights on every rank */
+#ifdef EX_HAVE_DIST
+	if (ex_dist_attach(d, net.p.grad, EX_DIST_FP32, (long)net.p.n))
+		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
+	ex_dist_hooks(d, &net.hooks); /* one rank: leaves them NULL */
+#endif
 	mllog("INTERVAL_END", "init_stop", "null", -1, __LINE__);
 
 	ex_opt_cfg *o = &net.opt;
@@ -536,23 +669,30 @@ int main(int argc, char **argv)
 		progress pb;
 		o->sched.warmup_steps = 0;
 		o->sched.total_steps = a.warmup_iters + a.iters + 10;
-		ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f, (uint64_t)a.seed, net.stream);
-		ex_k_fill_labels(net.labels, a.batch, a.classes, (uint64_t)a.seed + 99, net.stream);
+		/* each rank its own batch (rank 0: as a single-GPU run) */
+		ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f,
+				 (uint64_t)a.seed + 1000003ULL * (uint64_t)rank, net.stream);
+		ex_k_fill_labels(net.labels, a.batch, a.classes, (uint64_t)a.seed + 99 + 7919ULL * (uint64_t)rank, net.stream);
 		if (a.dump_dir) {
 			rc = dump_step(&net, a.dump_dir, &a) < 0 ? EXIT_ENV : EXIT_OK;
 			goto out;
 		}
 		mllog("INTERVAL_START", "run_start", "null", -1, __LINE__);
-		for (i = 0; i < a.warmup_iters; i++)
+		for (i = 0; i < a.warmup_iters; i++) {
+			ex_dist_heartbeat(d);
 			step(&net, a.graph);
-		phase_times(&net, &fwd, &bwd, &opt);
+		}
+		phase_times(&net, &fwd, &bwd, &opt, d, &tm);
 		ex_net_take_stats(&net, &s);
+		ex_dist_sync(d, net.stream);
+		ex_dist_barrier(d); /* all ranks start the timed steps together */
 		MLLOG_EPOCH("INTERVAL_START", "epoch_start", "1", 1);
 		if (!a.quiet)
 			progress_init(&pb, "train", a.iters);
 		CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
 		t0 = time_now_s();
 		for (i = 0; i < a.iters; i++) {
+			ex_dist_heartbeat(d);
 			step(&net, a.graph);
 			if (!a.quiet && (i % 10 == 9 || i == a.iters - 1)) {
 				CUDA_CHECK(cudaStreamSynchronize(net.stream));
@@ -560,8 +700,9 @@ int main(int argc, char **argv)
 			}
 		}
 		CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
-		CUDA_CHECK(cudaEventSynchronize(net.ev[1]));
+		ex_dist_sync(d, net.stream);
 		dt = time_now_s() - t0;
+		ex_dist_pause(d);
 		if (!a.quiet)
 			progress_finish(&pb);
 		CUDA_CHECK(cudaEventElapsedTime(&ms, net.ev[0], net.ev[1]));
@@ -570,7 +711,9 @@ int main(int argc, char **argv)
 		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
 		peak_B = (double)(free0 - free1);
 		MLLOG_EPOCH("INTERVAL_END", "epoch_stop", "1", 1);
-		snprintf(buf, sizeof(buf), "%.1f", a.iters * (double)a.batch / (ms / 1e3));
+		double glob = a.iters * (double)a.batch / (ms / 1e3);
+		ex_dist_sum(d, &glob, 1); /* img/s of all ranks together */
+		snprintf(buf, sizeof(buf), "%.1f", glob);
 		MLLOG_POINT("throughput", buf);
 		mllog("INTERVAL_END", "run_stop", "null", -1, __LINE__);
 		rows = xcalloc(2, sizeof(*rows));
@@ -580,6 +723,9 @@ int main(int argc, char **argv)
 			r->iters = a.iters;
 			r->iter_s = ms / 1e3 / a.iters;
 			r->img_s = a.batch / r->iter_s;
+			r->glob_img_s = world > 1 ? glob : r->img_s;
+			r->allreduce_s = tm.iters ? tm.allreduce_s / tm.iters : 0;
+			r->exposed_s = tm.iters ? tm.exposed_s / tm.iters : 0;
 			r->fwd_s = fwd;
 			r->bwd_s = bwd;
 			r->opt_s = opt;
@@ -593,7 +739,11 @@ int main(int argc, char **argv)
 		printf("%-28s %s (%d SMs), cuDNN %zu\n", "gpu", prop.name, prop.multiProcessorCount, cudnnGetVersion());
 		printf("%-28s %d x %dx%d, %s, %s\n", "batch", a.batch, a.image_size, a.image_size, a.prec_name,
 		       net.have_graph ? "CUDA graph" : "no graph");
-		printf("%-28s %.1f\n", "throughput img/s", rows[0].img_s);
+		printf("%-28s %.1f\n", "throughput img/s", rows[0].glob_img_s);
+		if (world > 1)
+			printf("%-28s %d GPUs (%d nodes x %d), %s, %.1f img/s per GPU, all-reduce %.2f ms/step (%.2f ms exposed)\n",
+			       "data-parallel", world, ex_dist_nodes(d), ex_dist_gpus_per_node(d), ex_dist_mode_label(d),
+			       rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
 		printf("%-28s %.2f ms (fwd %.2f, bwd %.2f, opt %.2f ungraphed)\n", "step", rows[0].iter_s * 1e3, fwd * 1e3,
 		       bwd * 1e3, opt * 1e3);
 		printf("%-28s %.2f GiB\n", "GPU memory used", peak_B / 1073741824.0);
@@ -614,16 +764,26 @@ int main(int argc, char **argv)
 			printf("PROFILE %-20s %8.2f\n", "ptotal", ptot);
 			net.profile = false;
 		}
-		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f graph=%d\n", a.batch,
-		       a.prec_name, rows[0].img_s, peak_B / 1073741824.0, net.have_graph);
+		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f graph=%d", a.batch,
+		       a.prec_name, rows[0].glob_img_s, peak_B / 1073741824.0, net.have_graph);
+		if (world > 1)
+			printf(" gpus=%d mode=%s per_gpu_img_s=%.1f allreduce_ms=%.2f exposed_ms=%.2f", world,
+			       ex_dist_mode_label(d), rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
+		printf("\n");
 	} else {
 		ex_idx_set tr, te;
 		uint8_t *d_tr = NULL, *d_trl = NULL, *d_te = NULL, *d_tel = NULL;
 		int *d_idx = NULL, *h_idx, steps, e, i, gstep = 0;
 		double t_run0, tta = -1;
 		progress pb;
-		uint64_t rs = (uint64_t)a.seed * 0x9e3779b97f4a7c15ULL + 1;
+		uint64_t rs = (uint64_t)a.seed * 0x9e3779b97f4a7c15ULL + 1; /* same on every rank: one permutation */
 		double wait_run_s = 0;
+		int e0 = 1;
+#ifdef EX_HAVE_DIST
+		char *ckpath = a.ck.dir ? ex_ckpt_path(&a.ck) : NULL;
+		ex_ckpt_meta meta;
+		memset(&meta, 0, sizeof(meta));
+#endif
 		memset(&tr, 0, sizeof(tr));
 		memset(&te, 0, sizeof(te));
 		h_idx = NULL;
@@ -631,6 +791,9 @@ int main(int argc, char **argv)
 		if (src) { /* JPEG folder: batches come from ex_input.c */
 			ex_src_attach(src, &net);
 			steps = (int)ex_src_train_steps(src);
+			double neg = -steps; /* shards may differ by a batch: every rank takes the fewest steps */
+			ex_dist_max(d, &neg, 1);
+			steps = (int)-neg;
 			te.n = (int)ex_src_eval_images(src);
 		} else if (ex_idx_load_fashion_mnist(&tr, &te, a.data_dir) < 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
@@ -638,7 +801,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (!src)
-			steps = tr.n / a.batch;
+			steps = tr.n / (a.batch * world); /* fashion-mnist: rank r takes batches r, r+N, ... */
 		if (steps < 1) {
 			fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a.batch, tr.n);
 			rc = EXIT_INPUT;
@@ -649,6 +812,24 @@ int main(int argc, char **argv)
 		o->sched.warmup_steps = a.warmup_epochs * steps;
 		o->sched.total_steps = a.epochs * steps;
 		o->sched.step_every = steps * (a.epochs / 3 > 0 ? a.epochs / 3 : 1);
+#ifdef EX_HAVE_DIST
+		if (a.ck.resume) { /* every rank reads the same file (weights, momentum, BN, step) */
+			if (ex_ckpt_load(ckpath, &net, &meta))
+				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s", err_msg());
+			if (meta.world_size != world || meta.batch_per_gpu != a.batch)
+				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s was written by %d ranks x batch %d, this job is %d x %d",
+					      ckpath, meta.world_size, meta.batch_per_gpu, world, a.batch);
+			e0 = (int)meta.epoch + 1;
+			if (e0 > a.epochs)
+				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s is after epoch %d, --epochs is %d: nothing left to train",
+					      ckpath, e0 - 1, a.epochs);
+			gstep = (int)meta.step;
+			rs = meta.rng[0];
+			if (rank == 0)
+				printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ckpath, e0 - 1, gstep, meta.last_loss);
+		}
+		a.ck.last_s = time_now_s();
+#endif
 		if (!src) {
 			CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
 			CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
@@ -663,13 +844,13 @@ int main(int argc, char **argv)
 		CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
 		h_idx = xmalloc((size_t)nidx * sizeof(int));
 		rows = xcalloc(a.epochs + 1, sizeof(*rows));
-		snprintf(buf, sizeof(buf), "%d", steps * a.batch);
+		snprintf(buf, sizeof(buf), "%ld", (long)steps * a.batch * world);
 		MLLOG_POINT("train_samples", buf);
 		snprintf(buf, sizeof(buf), "%d", te.n);
 		MLLOG_POINT("eval_samples", buf);
 		mllog("INTERVAL_START", "run_start", "null", -1, __LINE__);
 		t_run0 = time_now_s();
-		for (e = 1; e <= a.epochs; e++) {
+		for (e = e0; e <= a.epochs; e++) {
 			ex_dev_state s, se;
 			double te0 = time_now_s(), tt;
 			float ms_train;
@@ -696,12 +877,14 @@ int main(int argc, char **argv)
 				progress_init(&pb, "epoch", steps);
 			CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
 			for (i = 0; i < steps; i++, gstep++) {
+				ex_dist_heartbeat(d);
 				if (src)
 					ex_src_train_batch(src);
 				else
-					ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + (size_t)i * a.batch, a.batch, a.image_size,
-							  true, (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep, ex_net_input(&net),
-							  net.labels, net.stream);
+					ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + ((size_t)i * world + rank) * a.batch, a.batch,
+							  a.image_size, true,
+							  (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep + 7919ULL * (uint64_t)rank,
+							  ex_net_input(&net), net.labels, net.stream);
 				step(&net, a.graph);
 				if (!a.quiet && (i % 20 == 19 || i == steps - 1)) {
 					CUDA_CHECK(cudaStreamSynchronize(net.stream));
@@ -709,7 +892,7 @@ int main(int argc, char **argv)
 				}
 			}
 			CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
-			CUDA_CHECK(cudaEventSynchronize(net.ev[1]));
+			ex_dist_sync(d, net.stream);
 			CUDA_CHECK(cudaEventElapsedTime(&ms_train, net.ev[0], net.ev[1]));
 			if (!a.quiet)
 				progress_finish(&pb);
@@ -720,9 +903,11 @@ int main(int argc, char **argv)
 				h_idx[i] = i < te.n ? i : 0;
 			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a.batch) * sizeof(int), cudaMemcpyHostToDevice,
 						   net.stream));
+			/* eval: the folder loader shards val/ by rank; fashion-mnist: rank r takes batches r, r+N, ... */
 			nb = src ? ex_src_eval_begin(src) : (te.n + a.batch - 1) / a.batch;
-			for (i = 0; i < nb; i++) {
+			for (i = src ? 0 : rank; i < nb; i += src ? 1 : world) {
 				int valid = te.n - i * a.batch < a.batch ? te.n - i * a.batch : a.batch;
+				ex_dist_heartbeat(d);
 				if (src)
 					valid = ex_src_eval_batch(src);
 				else
@@ -731,6 +916,10 @@ int main(int argc, char **argv)
 				ex_net_eval_batch(&net, valid);
 			}
 			ex_net_take_stats(&net, &se);
+			double cnt[4] = {se.correct, se.seen, a.batch / (ms_train / 1e3 / steps), s.seen ? s.loss_sum / s.seen : 0};
+			ex_dist_sum(d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch below */
+			se.correct = (int)cnt[0];
+			se.seen = (int)cnt[1];
 			tt = time_now_s();
 			snprintf(buf, sizeof(buf), "%.5f", se.seen ? (double)se.correct / se.seen : 0.0);
 			MLLOG_EPOCH("POINT", "eval_accuracy", buf, e);
@@ -741,7 +930,8 @@ int main(int argc, char **argv)
 			r->iters = steps;
 			r->iter_s = ms_train / 1e3 / steps;
 			r->img_s = a.batch / r->iter_s;
-			r->loss = s.seen ? s.loss_sum / s.seen : NAN;
+			r->glob_img_s = world > 1 ? cnt[2] : r->img_s;
+			r->loss = s.seen ? (world > 1 ? cnt[3] / world : s.loss_sum / s.seen) : NAN;
 			r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
 			r->time_s = tt - te0;
 			r->lr = s.lr;
@@ -750,13 +940,36 @@ int main(int argc, char **argv)
 			nrows++;
 			if (!a.quiet)
 				fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
-					e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->img_s, r->time_s,
+					e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->glob_img_s, r->time_s,
 					tt - t_run0);
+#ifdef EX_HAVE_DIST
+			/* only rank 0 writes (identical weights on every rank); no collective inside */
+			if (ckpath && rank == 0 && ex_ckpt_due(&a.ck, true, e, time_now_s())) {
+				meta.epoch = e;
+				meta.step = gstep;
+				meta.images = (int64_t)gstep * a.batch * world;
+				meta.world_size = world;
+				meta.batch_per_gpu = a.batch;
+				meta.seed = (uint64_t)a.seed;
+				meta.rng[0] = rs;
+				meta.elapsed_s = tt - t_run0;
+				meta.last_loss = r->loss;
+				snprintf(meta.run_id, sizeof(meta.run_id), "%s", a.run_id);
+				if (ex_ckpt_save(ckpath, &net, &meta))
+					ex_dist_fatal(d, EXIT_ENV, "checkpoint: %s", err_msg());
+				printf("# checkpoint after epoch %d: %s\n", e, ckpath);
+				a.ck.last_s = time_now_s();
+			}
+#endif
 			if (a.target_top1 > 0 && r->top1 >= a.target_top1) {
 				tta = tt - t_run0;
 				break;
 			}
 		}
+		ex_dist_pause(d);
+#ifdef EX_HAVE_DIST
+		free(ckpath);
+#endif
 		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
 		peak_B = (double)(free0 - free1);
 		snprintf(buf, sizeof(buf), "{\"status\": \"%s\"}",
@@ -765,12 +978,14 @@ int main(int argc, char **argv)
 		/* run row: totals */
 		{
 			ex_row run = rows[nrows - 1];
-			double tr_s = 0;
+			double tr_s = 0, glob_it = 0;
 			long it = 0;
 			for (i = 0; i < nrows; i++) {
 				tr_s += rows[i].iter_s * rows[i].iters;
+				glob_it += rows[i].glob_img_s * rows[i].iters;
 				it += rows[i].iters;
 			}
+			run.glob_img_s = world > 1 ? glob_it / it : a.batch * it / tr_s;
 			run.epoch = -1;
 			run.iters = it;
 			run.iter_s = tr_s / it;
@@ -785,7 +1000,10 @@ int main(int argc, char **argv)
 		printf("%-28s %s, cuDNN %zu\n", "gpu", prop.name, cudnnGetVersion());
 		printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a.batch, a.image_size, a.image_size,
 		       a.prec_name, a.lr, a.wd, a.epochs);
-		printf("%-28s %.1f\n", "train throughput img/s", rows[0].img_s);
+		printf("%-28s %.1f\n", "train throughput img/s", rows[0].glob_img_s);
+		if (world > 1)
+			printf("%-28s %d GPUs (%d nodes x %d), %s\n", "data-parallel", world, ex_dist_nodes(d),
+			       ex_dist_gpus_per_node(d), ex_dist_mode_label(d));
 		printf("%-28s %.4f (epoch %d)\n", "final test top-1", rows[0].top1, rows[nrows - 1].epoch);
 		if (a.target_top1 > 0) {
 			if (tta >= 0)
@@ -801,7 +1019,7 @@ int main(int argc, char **argv)
 		printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
 		       "data_wait_s=%.2f threads=%d\n",
 		       src ? "folder" : a.data, a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s,
-		       rows[0].img_s, rows[nrows - 1].epoch, wait_run_s, src ? a.data_threads : 0);
+		       rows[0].glob_img_s, rows[nrows - 1].epoch, wait_run_s, src ? a.data_threads : 0);
 		if (a.target_top1 > 0 && tta < 0)
 			fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a.target_top1);
 		cudaFree(d_tr);
@@ -813,10 +1031,11 @@ int main(int argc, char **argv)
 		ex_idx_free(&tr);
 		ex_idx_free(&te);
 	}
-	csv_rows(&a, rows, nrows, peak_B, prop.name);
+	csv_rows(&a, rows, nrows, peak_B, prop.name, d);
 out:
 	free(rows);
 	ex_src_free(src);
 	ex_net_free(&net);
+	ex_dist_free(d);
 	return rc;
 }

@@ -23,7 +23,7 @@ endif
 
 $(BUILD)/exec/ex_%.o: exec/ex_%.c exec/ex_internal.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' $(if $(filter exec/ex_train.c,$<),$(EX_TRAIN_DEFS)) -MMD -MP -c $< -o $@
 
 $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
 	@mkdir -p $(dir $@)
@@ -31,13 +31,18 @@ $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
 
 # ---- data-parallel layer (issue 5; lines added by the dist engineer): exec/ex_dist*.c, ex_ckpt.c,
 # ex_dist_kernels.cu, built where MPI (mpicc) and NCCL (nccl.h) are found; tests/gpu/test_dist below.
-EX_NCCL_H  := $(firstword $(wildcard /usr/include/nccl.h $(EX_CUDA)/include/nccl.h))
-EX_DIST    := $(if $(and $(shell command -v mpicc 2>/dev/null),$(EX_NCCL_H)),yes)
+# NCCL_INC / NCCL_LIB (nccl.h, libnccl.so folders) and MPI_CFLAGS / MPI_LIBS (instead of mpicc) may
+# be given on the command line or in the environment (bench/gpu_dist_smoke.sh, bench/gpu_multi.sh).
+EX_COMMA   := ,
+EX_NCCL_H  := $(firstword $(wildcard $(if $(NCCL_INC),$(NCCL_INC)/nccl.h) /usr/include/nccl.h $(EX_CUDA)/include/nccl.h))
+EX_DIST    := $(if $(and $(or $(MPI_LIBS),$(shell command -v mpicc 2>/dev/null)),$(EX_NCCL_H)),yes)
 ifeq ($(EX_DIST),yes)
 EX_SRCS    += exec/ex_dist.c exec/ex_dist_bench.c exec/ex_ckpt.c
 EX_CU_SRCS += exec/ex_dist_kernels.cu
-EX_INC     += $(shell mpicc --showme:compile)
-EX_LDLIBS  += -lnccl $(shell mpicc --showme:link)
+EX_INC     += $(if $(NCCL_INC),-isystem $(NCCL_INC)) $(or $(MPI_CFLAGS),$(shell mpicc --showme:compile))
+EX_LIBDIRS += $(if $(NCCL_LIB),-L$(NCCL_LIB) -Wl$(EX_COMMA)-rpath$(EX_COMMA)$(NCCL_LIB))
+EX_LDLIBS  += -lnccl $(or $(MPI_LIBS),$(shell mpicc --showme:link))
+EX_TRAIN_DEFS := -DEX_HAVE_DIST   # ex_train.c: data-parallel main (mpirun -np N scaleplan-train)
 endif
 # ---- end of the data-parallel lines
 
