@@ -556,6 +556,11 @@ int main(int argc, char **argv)
 		ex_dist_free(d);
 		return EXIT_INPUT;
 	}
+#ifdef EX_HAVE_DIST
+	if (rank == 0 && !strcmp(a.data, "synthetic") && (a.ck.dir || a.ck.resume))
+		fprintf(stderr, "scaleplan-train: warning: --ckpt-dir/--resume apply to epoch runs (fashion-mnist, --data DIR); "
+				"ignored for synthetic data\n");
+#endif
 	if (rank != 0) {
 		/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
 		a.quiet = true;

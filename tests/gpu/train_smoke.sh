@@ -31,5 +31,19 @@ out=$($T --data fashion-mnist --data-dir $D/nowhere --quiet 2>&1); rc=$?
 printf 'garbage' > $D/train-images-idx3-ubyte.gz; cp $D/train-images-idx3-ubyte.gz $D/train-labels-idx1-ubyte.gz
 out=$($T --data fashion-mnist --data-dir $D --quiet 2>&1); rc=$?
 [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "train-" && ok "corrupt data named" || bad "corrupt data (rc $rc): $out"
+# 5. data-parallel (where built with MPI/NCCL and mpirun exists): bad input fails on every rank with
+# exit 1 before GPU work; with 2+ GPUs, 2 ranks train and each writes its CSV (gpus column 2)
+if $T --help | grep -q -- --nccl-mode && command -v mpirun >/dev/null; then
+	MR="mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2"
+	out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $MR $T --emulate-nodes 3 --quiet 2>&1); rc=$?
+	[ $rc != 0 ] && printf '%s\n' "$out" | grep -q "emulate-nodes 3" && ok "dist: bad input rejected on all ranks" \
+		|| bad "dist: bad input (rc $rc): $out"
+	if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+		out=$(NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $MR $T --batch-per-gpu 16 \
+			--image-size 64 --warmup-iters 3 --iters 5 --quiet --nccl-timeout 60 --csv $D/dist.csv 2>&1); rc=$?
+		[ $rc = 0 ] && [ -f $D/dist.rank1.csv ] && awk -F, 'NR == 2 && $7 == 2 {f = 1} END {exit !f}' $D/dist.csv \
+			&& ok "dist: 2 ranks trained, per-rank CSVs" || bad "dist: 2 ranks (rc $rc): $(printf '%s' "$out" | tail -c 300)"
+	fi
+fi
 rm -rf $D
 exit $fail
