@@ -462,40 +462,12 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 	return rc;
 }
 
-/* Reads a whole file into a fresh buffer. ERR_ENV when unreadable. */
-static int slurp(const char *path, char **out, size_t *len_B)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return err_set("%s: cannot open", path), ERR_ENV;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return err_set("%s: read error", path), ERR_ENV;
-	}
-	*out = buf;
-	*len_B = n;
-	return 0;
-}
 
 int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs)
 {
 	char *buf;
 	size_t n;
-	int rc = slurp(path, &buf, &n);
+	int rc = file_read_all(path, &buf, &n);
 	if (rc < 0)
 		return rc;
 	rc = cal_data_load_csv_buf(d, path, buf, n, strict, errs);
@@ -587,7 +559,7 @@ int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool str
 		}
 		char *buf;
 		size_t blen;
-		if (slurp(names[i], &buf, &blen) < 0)
+		if (file_read_all(names[i], &buf, &blen) < 0)
 			continue;
 		bool is_log = memmem(buf, blen, ":::MLLOG", 8) != NULL;
 		if (is_log) {

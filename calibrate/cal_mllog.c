@@ -452,30 +452,10 @@ int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, s
 
 int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *buf;
+	size_t n;
+	if (file_read_all(path, &buf, &n) != 0) {
 		cal_mllog_run_init(run);
-		err_set("%s: cannot open", path);
-		return ERR_ENV;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		cal_mllog_run_init(run);
-		err_set("%s: read error", path);
 		return ERR_ENV;
 	}
 	int rc = cal_mllog_parse_buf(run, path, buf, n, target_top1, strict, errs);

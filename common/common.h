@@ -113,6 +113,9 @@ void progress_finish(progress *p);
 /* Monotonic clock in seconds. */
 double time_now_s(void);
 
+/* Reads a whole file into a fresh NUL-terminated buffer (*len_B excludes the NUL). Fails with ERR_ENV
+ * and "PATH: cannot open: reason" or "PATH: read error"; *buf is then NULL. */
+int file_read_all(const char *path, char **buf, size_t *len_B);
 /* Writes a whole buffer to PATH atomically (PATH.tmp, fsync, rename). */
 int file_write_atomic(const char *path, const void *buf, size_t len_B);
 

@@ -182,21 +182,12 @@ int csv_table_parse(csv_table *t, const char *name, const char *buf, size_t len_
 
 int csv_table_load(csv_table *t, const char *path)
 {
+	char *buf;
+	size_t len;
 	memset(t, 0, sizeof *t);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return err_set("%s: cannot open: %s", path, strerror(errno));
-	size_t cap = 65536, len = 0;
-	char *buf = xmalloc(cap);
-	size_t n;
-	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	int rd_err = ferror(f);
-	fclose(f);
-	int rc = rd_err ? err_set("%s: read error", path) : csv_table_parse(t, path, buf, len);
+	if (file_read_all(path, &buf, &len) != 0)
+		return ERR_INPUT; /* a file the user named that cannot be read is bad input */
+	int rc = csv_table_parse(t, path, buf, len);
 	free(buf);
 	return rc;
 }

@@ -65,6 +65,35 @@ out:
 	return rc;
 }
 
+int file_read_all(const char *path, char **buf, size_t *len_B)
+{
+	*buf = NULL;
+	*len_B = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		err_set("%s: cannot open: %s", path, strerror(errno));
+		return ERR_ENV;
+	}
+	size_t cap = 1 << 16, n = 0, got;
+	char *data = xmalloc(cap);
+	while ((got = fread(data + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap)
+			data = xrealloc(data, cap *= 2);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(data);
+		err_set("%s: read error", path);
+		return ERR_ENV;
+	}
+	data[n] = '\0';
+	*buf = data;
+	*len_B = n;
+	return 0;
+}
+
 /* ---- progress bar ---- */
 
 

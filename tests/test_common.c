@@ -98,6 +98,16 @@ static void test_writer(test_ctx *t)
 	TEST_CHECK(t, got && strcmp(got, want) == 0, "abort must keep the old file");
 	TEST_CHECK(t, access(tmp, F_OK) != 0, "aborted tmp file left behind");
 	free(got);
+	/* file_read_all reads back what csvw wrote, NUL-terminated; a missing file is named */
+	{
+		char *buf;
+		size_t len;
+		TEST_CHECK(t, file_read_all(path, &buf, &len) == 0 && len == strlen(want) && strcmp(buf, want) == 0,
+			   "read back");
+		free(buf);
+		TEST_CHECK(t, file_read_all("/nonexistent/y", &buf, &len) == ERR_ENV && buf == NULL, "missing");
+		TEST_CHECK(t, strstr(err_msg(), "/nonexistent/y: cannot open") != NULL, "named: %s", err_msg());
+	}
 	/* a device is written in place, never replaced by a renamed file */
 	w = csvw_open("/dev/null");
 	TEST_CHECK(t, w != NULL, "open /dev/null: %s", err_msg());
