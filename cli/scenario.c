@@ -323,6 +323,21 @@ static double intra_bw_of(const hw_link *l, const hw_gpu *g)
 	return l->bw_Bps;
 }
 
+
+/* The precision a GPU really runs when asked for `want`: a GPU without bf16 (before Ampere) trains
+ * in fp16, one without fast fp16 or tf32 in fp32, as hw_gpu_peak_flops assumes; results then name
+ * the precision used, not the one asked for. */
+static model_precision precision_on(const hw_gpu *gpu, model_precision want)
+{
+	if (want == MODEL_BF16 && !hw_known(gpu->bf16_flops))
+		want = MODEL_FP16;
+	if (want == MODEL_FP16 && !hw_known(gpu->fp16_flops))
+		want = MODEL_FP32;
+	if (want == MODEL_TF32 && !hw_known(gpu->tf32_flops))
+		want = MODEL_FP32;
+	return want;
+}
+
 /* The largest batch per GPU from 256 down to 8 that fits; 0 when none. */
 static int auto_batch(model_scenario *sc, const model_params *p)
 {
@@ -362,7 +377,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		return EXIT_INPUT;
 	}
 	sc->nodes = nodes > 0 ? nodes : s->nodes;
-	sc->precision = s->precision;
+	sc->precision = precision_on(gpu, s->precision);
 	sc->data = s->data;
 	sc->epochs = s->epochs;
 	sc->images = s->images;
@@ -371,7 +386,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 	n->gpu_id = gpu->id;
 	n->gpus_per_node = gpn;
 	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
-	n->peak_flops = hw_gpu_peak_flops(gpu, model_precision_name(s->precision));
+	n->peak_flops = hw_gpu_peak_flops(gpu, model_precision_name(sc->precision));
 	n->fp32_flops = gpu->fp32_flops;
 	n->mem_bw_Bps = gpu->mem_bw_Bps;
 	n->gpu_mem_B = gpu->mem_B;

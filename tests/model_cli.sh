@@ -101,5 +101,11 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next 
 	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
 
+# the precision a GPU really runs is the one reported: V100 has no bf16 (fp16), P40 no fast fp16 (fp32)
+"$SP" predict --system c4140-m --format csv >"$tmp/v.csv" 2>&1
+[ "$(col precision "$tmp/v.csv")" = fp16 ] || no "V100 asked for bf16 runs fp16"
+"$SP" predict --system r740-p40 --precision fp16 --format csv >"$tmp/p.csv" 2>&1
+[ "$(col precision "$tmp/p.csv")" = fp32 ] || no "P40 asked for fp16 runs fp32"
+
 echo "model_cli: done (fail=$fail)"
 exit $fail
