@@ -94,6 +94,9 @@ int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int
 /* The predict CSV columns (DESIGN.md names first, extras after) and one row of them. */
 void cli_result_csv_header(csvw *w);
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r);
+/* The same cells without ending the row, for commands that append columns (sim). */
+void cli_result_csv_header_cells(csvw *w);
+void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
 /* JSON object of one prediction (no trailing newline). */
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */

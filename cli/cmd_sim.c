@@ -109,42 +109,39 @@ static int parse_window(const char *arg, long *a, long *b)
 	return 0;
 }
 
+/* The predict columns (cli_result_csv_cells) with the simulated figures in place of the model's,
+ * then the simulator's own columns. */
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
 	static const char *cols[] = {
-		"system", "gpu", "nodes", "gpus_per_node", "gpus", "batch_per_gpu", "global_batch", "precision",
-		"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "compute_s", "comm_s", "comm_exposed_s",
-		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s",
-		/* sim extras */
-		"first_epoch_s", "iter_p50_s", "iter_p95_s", "tta_p50_s", "tta_p95_s", "tta_min_s", "tta_max_s",
+		"iter_p50_s", "iter_p95_s", "tta_p50_s", "tta_p95_s", "tta_min_s", "tta_max_s",
 		"straggler_s", "data_wait_s", "model_iter_s", "model_tta_s", "runs", "iters", "epochs_simulated",
 		"epochs_replayed", "events", "sim_wall_s",
 	};
+	model_result m = r->model;
+	m.gpus = r->gpus;
+	m.global_batch = r->global_batch;
+	m.throughput_img_s = r->throughput_img_s;
+	m.per_gpu_img_s = r->per_gpu_img_s;
+	m.scaling_eff = r->scaling_eff;
+	m.iter_s = r->iter_s;
+	m.compute_s = r->compute_s;
+	m.comm_s = r->comm_s;
+	m.comm_exposed_s = r->comm_exposed_s;
+	m.data_s = r->data_s;
+	m.io_s = r->io_s;
+	m.bottleneck = r->bottleneck;
+	m.epochs = r->epochs;
+	m.epoch_s = r->epoch_s;
+	m.tta_s = r->tta_s;
+	m.first_epoch_s = r->first_epoch_s;
+	m.energy_J = m.power_W * r->tta_s; /* energy = average power x the simulated run */
+
+	cli_result_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
 	csvw_end_row(w);
-	csvw_text(w, sc->node.system_id);
-	csvw_text(w, sc->node.gpu_id);
-	csvw_int(w, sc->nodes);
-	csvw_int(w, sc->node.gpus_per_node);
-	csvw_int(w, r->gpus);
-	csvw_int(w, sc->batch_per_gpu);
-	csvw_int(w, r->global_batch);
-	csvw_text(w, model_precision_name(sc->precision));
-	csvw_num(w, r->throughput_img_s, 6);
-	csvw_num(w, r->per_gpu_img_s, 6);
-	csvw_num(w, r->scaling_eff, 4);
-	csvw_num(w, r->iter_s, 6);
-	csvw_num(w, r->compute_s, 6);
-	csvw_num(w, r->comm_s, 6);
-	csvw_num(w, r->comm_exposed_s, 6);
-	csvw_num(w, r->data_s, 6);
-	csvw_num(w, r->io_s, 6);
-	csvw_text(w, model_bottleneck_name(r->bottleneck));
-	csvw_num(w, r->epochs, 4);
-	csvw_num(w, r->epoch_s, 6);
-	csvw_num(w, r->tta_s, 6);
-	csvw_num(w, r->first_epoch_s, 6);
+	cli_result_csv_cells(w, sc, &m);
 	csvw_num(w, r->iter_p50_s, 6);
 	csvw_num(w, r->iter_p95_s, 6);
 	csvw_num(w, r->tta_p50_s, 6);

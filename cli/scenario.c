@@ -529,7 +529,7 @@ bad:
 	return EXIT_INPUT;
 }
 
-void cli_result_csv_header(csvw *w)
+void cli_result_csv_header_cells(csvw *w)
 {
 	static const char *cols[] = {
 		"system", "gpu", "nodes", "gpus_per_node", "gpus", "batch_per_gpu", "global_batch", "precision",
@@ -540,10 +540,15 @@ void cli_result_csv_header(csvw *w)
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
+}
+
+void cli_result_csv_header(csvw *w)
+{
+	cli_result_csv_header_cells(w);
 	csvw_end_row(w);
 }
 
-void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r)
 {
 	csvw_text(w, sc->node.system_id);
 	csvw_text(w, sc->node.gpu_id);
@@ -575,6 +580,11 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
 	csvw_num(w, r->power_W, 6);
 	csvw_num(w, r->energy_J, 6);
 	csvw_num(w, sc->compute_cal, 6);
+}
+
+void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+{
+	cli_result_csv_cells(w, sc, r);
 	csvw_end_row(w);
 }
 
