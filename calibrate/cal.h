@@ -21,9 +21,16 @@
  * The throughput model fitted here (cal_predict) is a compact form of the model's physics:
  *   t_compute(B) = (B + b_half) x flop_per_image / (peak_flops x eff_peak)
  *                  x (1 + straggler_cv sqrt(2 ln gpus))   (slowest of P GPUs; model.h, not fitted)
- *   t_allreduce  = sum over link levels of  2(k-1) alpha + 2(k-1)/k x grad_bytes / busbw   (ring, k ranks
- *                  at that level; nccl-tests PERFORMANCE.md), intra-node level then inter-node level
- *   exposed      = overlap x max(0, t_allreduce - t_backward) + (1 - overlap) x t_allreduce  (model.h)
+ *   t_allreduce  = sum over buckets and link levels of 2(k-1) alpha + 2(k-1)/k x bucket_bytes / busbw
+ *                  (ring, k ranks at that level; nccl-tests PERFORMANCE.md), intra- then inter-node level
+ *                  (per gradient bucket: gradients in reverse layer order, a bucket closing at >= the
+ *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
+ *   ready_i      = backward time until bucket i is complete (FLOP share of the layers; the last bucket
+ *                  at the end of backward, where the engine closes it)
+ *   exposed      = overlap x (end of the last bucket's all-reduce - end of backward)^+
+ *                  + (1 - overlap) x t_allreduce   (model.h, model_exposed_s); overlap prior 1 for
+ *                  scaleplan-train (every bucket launched from backward hooks, exec/ex_dist.c), else
+ *                  the model's default
  *   t_iter       = t_compute + exposed
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
  *
@@ -135,6 +142,7 @@ typedef struct cal_point {
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
 	double image_hw;        /* throughput: training image side (224 unless the file says) */
 	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */
+	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */
 	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
 	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
 	double train_images;    /* CAL_TTA: images per epoch */

@@ -76,6 +76,7 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->grad_B_param = 4;
 	p->image_hw = 224;
 	p->meas_comm_s = p->meas_exposed_s = NAN;
+	p->bucket_B = NAN;
 	p->nodes = p->gpus_per_node = p->gpus = 0;
 	return p;
 }
@@ -201,8 +202,9 @@ static int load_throughput(loader *L)
 	int cthr = csv_table_col(t, "data_threads"), crank = csv_table_col(t, "rank"), crun = csv_table_col(t, "run_id");
 	int cgraph = csv_table_col(t, "graph"), cimg = csv_table_col(t, "image_size");
 	int car = csv_table_col(t, "allreduce_s"), cex = csv_table_col(t, "comm_exposed_s");
+	int cbucket = csv_table_col(t, "bucket_mb");
 	for (int r = 0; r < t->nrows; r++) {
-		double img_s, gpus, nodes, gpn, batch, gbatch, thr, ar_s, ex_s;
+		double img_s, gpus, nodes, gpn, batch, gbatch, thr, ar_s, ex_s, bucket_mb;
 		if (crank >= 0 && t->cells[r][crank][0] && strcmp(t->cells[r][crank], "all") != 0) {
 			/* per-rank rows (tests/gpu/test_dist.c): the run row ("all") carries the job's img/s */
 			L->d->nskipped++;
@@ -215,7 +217,8 @@ static int load_throughput(loader *L)
 		}
 		if (req_num(t, r, ci, &img_s, true) || req_num(t, r, cg, &gpus, true) || opt_num(t, r, cn, &nodes) ||
 		    opt_num(t, r, cgn, &gpn) || opt_num(t, r, cb, &batch) || opt_num(t, r, cgb, &gbatch) ||
-		    opt_num(t, r, cthr, &thr) || opt_num(t, r, car, &ar_s) || opt_num(t, r, cex, &ex_s)) {
+		    opt_num(t, r, cthr, &thr) || opt_num(t, r, car, &ar_s) || opt_num(t, r, cex, &ex_s) ||
+		    opt_num(t, r, cbucket, &bucket_mb)) {
 			if (bad_row(L))
 				return ERR_INPUT;
 			continue;
@@ -279,6 +282,8 @@ static int load_throughput(loader *L)
 		p->data_threads = thr;
 		p->meas_comm_s = ar_s;
 		p->meas_exposed_s = ex_s;
+		/* exec --bucket-mb is MiB (ex_dist.c: bucket_B = MB x 1048576) */
+		p->bucket_B = isfinite(bucket_mb) && bucket_mb > 0 ? bucket_mb * 1048576.0 : NAN;
 		point_fill_strings(p);
 	}
 	return 0;

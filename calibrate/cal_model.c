@@ -102,14 +102,61 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 
 /* ---- the calibration model ---- */
 
+/* One layer of the network as the backward pipeline sees it (model/ layer table, forward order). */
+typedef struct cal_layer {
+	double params;        /* trainable parameters (gradient elements) */
+	double mm_fwd_flop;   /* conv/fc FLOP per image (tensor cores) */
+	double mm_bwd_flop;
+	double ew_fwd_elems;  /* elementwise layers: activation elements read + written per image */
+	double ew_bwd_elems;
+} cal_layer;
+
+enum { CAL_MAX_LAYERS = 256, CAL_MAX_BUCKETS = 128 };
+
 /* What predictions need besides the parameters. */
 typedef struct cal_env {
 	const hw_db *db;
 	model_params mp;      /* the model's defaults: priors */
 	double flop_img;      /* forward + backward FLOP per image (ResNet-50 at 224) */
-	double bwd_frac;      /* backward share of the compute time */
+	double bwd_frac;      /* backward share of the compute time (FLOP share; per point: layer_shape) */
 	double nparams;
+	int nlayers;          /* 0: no layer table (then one bucket, ready at the start of backward) */
+	cal_layer layers[CAL_MAX_LAYERS];
 } cal_env;
+
+/* Elements an elementwise layer reads and writes per image, forward and backward, unfused (a
+ * bandwidth-time weight, not a byte count of our kernels): batch norm reads x (twice: statistics,
+ * then normalise) and writes y; backward reads x and dy twice and writes dx; ReLU reads and writes,
+ * backward reads y and dy; the residual add reads two and writes one, backward passes dy through. */
+static void elementwise_elems(const model_layer *l, double *fwd, double *bwd)
+{
+	double in = (double)l->in_elems, out = (double)l->out_elems;
+	switch (l->op) {
+	case MODEL_OP_BN: *fwd = 3 * out; *bwd = 5 * out; break;
+	case MODEL_OP_RELU: *fwd = 2 * out; *bwd = 3 * out; break;
+	case MODEL_OP_ADD: *fwd = 3 * out; *bwd = 0; break;
+	default: *fwd = in + out; *bwd = in + out; break; /* pooling */
+	}
+}
+
+static void env_layers(cal_env *e, const model_net *net)
+{
+	if (net->nlayers > CAL_MAX_LAYERS)
+		return;
+	for (int i = 0; i < net->nlayers; i++) {
+		const model_layer *l = &net->layers[i];
+		cal_layer *c = &e->layers[i];
+		memset(c, 0, sizeof *c);
+		c->params = (double)l->params;
+		if (l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC) {
+			c->mm_fwd_flop = l->fwd_flop;
+			c->mm_bwd_flop = l->bwd_flop;
+		} else {
+			elementwise_elems(l, &c->ew_fwd_elems, &c->ew_bwd_elems);
+		}
+	}
+	e->nlayers = net->nlayers;
+}
 
 static void env_init(cal_env *e, const cal_opts *o)
 {
@@ -124,6 +171,7 @@ static void env_init(cal_env *e, const cal_opts *o)
 		e->flop_img = net.fwd_flop + net.bwd_flop;
 		e->bwd_frac = net.bwd_flop / e->flop_img;
 		e->nparams = (double)net.params;
+		env_layers(e, &net);
 		model_net_free(&net);
 	}
 }
@@ -251,13 +299,76 @@ static double machine_decode_rate(const cal_pset *ps, const char *machine)
 	return NAN;
 }
 
+/* The backward pipeline of a training point: gradient buckets as the engine and PyTorch DDP form
+ * them (parameters in reverse forward order; a bucket closes once it holds >= bucket_B bytes;
+ * ex_dist.c, model.c), each with the fraction of backward time after which it is complete, and the
+ * backward share of the compute time. Layer times are weighted by roofline: conv/fc FLOP at the GPU's
+ * peak, elementwise layers' traffic at its memory bandwidth (their efficiencies are assumed equal). */
+typedef struct cal_pipe {
+	int n;
+	double bytes[CAL_MAX_BUCKETS];
+	double ready_frac[CAL_MAX_BUCKETS];
+	double bwd_frac;
+} cal_pipe;
+
+static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
+{
+	double grad_B = e->nparams * p->grad_B_param;
+	pp->n = 1;
+	pp->bytes[0] = grad_B;
+	pp->ready_frac[0] = 0;   /* no layer table: the whole gradient, ready as backward starts */
+	pp->bwd_frac = e->bwd_frac;
+	if (e->nlayers == 0)
+		return;
+	const hw_gpu *g = e->db && p->gpu[0] ? hw_gpu_find(e->db, p->gpu) : NULL;
+	if (!g && e->db && p->machine[0]) {
+		const hw_system *s = hw_system_find(e->db, p->machine);
+		g = s ? s->gpu : NULL;
+	}
+	double peak = point_peak(e, p);
+	/* GPU unknown: 200 FLOP per byte, between V100 fp16 (139) and H100 bf16 (295) (hwdb gpus.csv) */
+	double bw = g && hw_known(g->mem_bw_Bps) && g->mem_bw_Bps > 0 ? g->mem_bw_Bps : peak / 200;
+	double act_B = strcmp(prec_for_peak(p->precision), "fp32") == 0 || strcmp(prec_for_peak(p->precision), "tf32") == 0 ? 4 : 2;
+	double fwd = 0, bwd = 0;
+	for (int i = 0; i < e->nlayers; i++) {
+		fwd += e->layers[i].mm_fwd_flop / peak + e->layers[i].ew_fwd_elems * act_B / bw;
+		bwd += e->layers[i].mm_bwd_flop / peak + e->layers[i].ew_bwd_elems * act_B / bw;
+	}
+	double cap = isfinite(p->bucket_B) && p->bucket_B > 0 ? p->bucket_B : mp_get(e, "bucket_B", 26214400.0);
+	double acc = 0, bucket = 0;
+	pp->n = 0;
+	for (int i = e->nlayers - 1; i >= 0; i--) {
+		const cal_layer *l = &e->layers[i];
+		acc += l->mm_bwd_flop / peak + l->ew_bwd_elems * act_B / bw;
+		if (l->params == 0)
+			continue;
+		bucket += l->params * p->grad_B_param;
+		if ((bucket >= cap && pp->n < CAL_MAX_BUCKETS - 1) || i == 0) {
+			pp->bytes[pp->n] = bucket;
+			pp->ready_frac[pp->n] = acc / bwd;
+			pp->n++;
+			bucket = 0;
+		}
+	}
+	pp->ready_frac[pp->n - 1] = 1;   /* the last bucket closes when backward ends (before the optimizer) */
+	(void)fwd;
+}
+
+/* Prior of the overlap weight (model.h: exposed = overlap x pipeline exposure + (1 - overlap) x all
+ * of the all-reduce): scaleplan-train launches every bucket from backward hooks on its own stream
+ * (exec/ex_dist.c), so its pipeline is the engine's structure: 1. Other software: the model's default. */
+static double overlap_prior(const cal_env *e, const cal_point *p)
+{
+	return strcmp(p->source, "exec") == 0 ? 1.0 : mp_get(e, "overlap", 0.6);
+}
+
 /* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
 static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
 {
 	char *sc = compute_scope(p);
 	double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
 	double bh = pval(ps, "b_half", sc, mp_get(e, "b_half", 19), "images");
-	double ov = pval(ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction");
+	double ov = pval(ps, "overlap", sc, overlap_prior(e, p), "fraction");
 	free(sc);
 	double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
 	/* conv FLOPs scale with the image area (the layer table is built at 224) */
@@ -267,12 +378,21 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
 	if (p->gpus > 1)
 		tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
-	double tar = p->gpus > 1 ? allreduce_s(e, ps, p, e->nparams * p->grad_B_param) : 0;
-	/* model.h: exposed = overlap x (pipeline exposure) + (1 - overlap) x comm_s; the pipeline
-	 * exposure here is what backward cannot hide, max(0, comm - backward). */
-	if (p->no_overlap)
-		ov = 0;
-	double exposed = ov * fmax(0.0, tar - e->bwd_frac * tc) + (1 - ov) * tar;
+	double tar = 0, exposed = 0;
+	if (p->gpus > 1) {
+		cal_pipe pp;
+		double ready[CAL_MAX_BUCKETS], comm[CAL_MAX_BUCKETS];
+		point_pipeline(e, p, &pp);
+		double bwd_s = pp.bwd_frac * tc;
+		for (int i = 0; i < pp.n; i++) {
+			ready[i] = pp.ready_frac[i] * bwd_s;
+			comm[i] = allreduce_s(e, ps, p, pp.bytes[i]);   /* each bucket pays its own latency */
+			tar += comm[i];
+		}
+		if (p->no_overlap)
+			ov = 0;
+		exposed = ov * model_exposed_s(pp.n, ready, comm, bwd_s) + (1 - ov) * tar;
+	}
 	double img_s = p->gpus * B / (tc + exposed);
 	/* JPEG data: no faster than the decode cores of the nodes (where a pipeline was fitted) */
 	if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
@@ -431,7 +551,7 @@ static void choose_vars(fitctx *c)
 		if (two_batches)
 			addvar(c, ps, "b_half", sc, mp_get(e, "b_half", 19), "images", CAL_X_LOG);
 		if (comm)
-			addvar(c, ps, "overlap", sc, mp_get(e, "overlap", 0.6), "fraction", CAL_X_LOGIT);
+			addvar(c, ps, "overlap", sc, overlap_prior(e, p0), "fraction", CAL_X_LOGIT);
 		free(sc);
 		break;
 	}

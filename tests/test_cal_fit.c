@@ -217,6 +217,41 @@ static void test_undetermined(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* The bucket pipeline: with one bucket (bucket_mb above the gradient) nothing can overlap, so an
+ * overlapped run predicts exactly the no-overlap run; 25 MiB buckets hide part of the all-reduce. */
+static void test_bucket_pipeline(test_ctx *t, const hw_db *db)
+{
+	const char *csv = "source,run_id,machine,gpu,gpus,nodes,gpus_per_node,nccl_mode,batch_per_gpu,precision,"
+			  "throughput_img_s,grad_precision,bucket_mb\n"
+			  "exec,one,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,1000\n"
+			  "exec,one-no-overlap,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,1000\n"
+			  "exec,four,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,25\n"
+			  "exec,four-no-overlap,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,25\n";
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "b.csv", csv, strlen(csv), true, NULL) == 0 && d.n == 4, "load: %s",
+		   err_msg());
+	if (d.n != 4) {
+		cal_data_free(&d);
+		return;
+	}
+	TEST_CHECK(t, d.pts[0].bucket_B == 1000.0 * 1048576 && d.pts[2].bucket_B == 25.0 * 1048576, "bucket_mb read");
+	TEST_CHECK(t, !d.pts[0].no_overlap && d.pts[1].no_overlap, "no-overlap run id");
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = { .db = db };
+	double v[4];
+	for (int i = 0; i < 4; i++)
+		v[i] = cal_predict(&ps, &d, i, &o);
+	TEST_CHECK(t, isfinite(v[0]) && v[0] > 0, "prediction %g", v[0]);
+	TEST_NEAR(t, v[0], v[1], 1e-12);
+	/* the no-overlap runs differ only by the latency of 3 more buckets: 2 ring steps each */
+	TEST_CHECK(t, v[3] < v[1] && v[3] > 0.99 * v[1], "no-overlap 1 bucket %g, 4 buckets %g", v[1], v[3]);
+	TEST_CHECK(t, v[2] > 1.02 * v[3], "overlapped 25 MiB buckets %g vs not %g", v[2], v[3]);
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+}
+
 /* validate: leave-one-out and profile-only predictions of the synthetic 2x H200 set; filters. */
 static void test_validate(test_ctx *t, const hw_db *db)
 {
@@ -290,6 +325,7 @@ int main(void)
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
 	test_validate(&t, &db);
+	test_bucket_pipeline(&t, &db);
 	hw_db_free(&db);
 	return test_report(&t);
 }
