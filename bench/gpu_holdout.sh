@@ -16,7 +16,9 @@ train:2:nvlink:128 train:2:emulated:128 train:2:nvlink:256 train:2:emulated:256 
 train:2:all-socket:128 train:2:p2p-off:128 ddp:1:nvlink:256 ddp:2:nvlink:256 ddp:2:emulated:256" \
 	SWEEP_MAX=268435456 TRAIN_ITERS=60 DEADLINE_S=${DEADLINE_S:-440} OUT="$O" bash bench/gpu_multi.sh >/dev/null 2>&1
 echo "gpu_multi: $(( $(date +%s) - T0 )) s"
-if [ ! -f /usr/include/csv.h ] && [ -d .gpudeps ]; then export C_INCLUDE_PATH=$PWD/.gpudeps/include LIBRARY_PATH=$PWD/.gpudeps/lib; fi
+if { [ ! -f /usr/include/turbojpeg.h ] || [ ! -f /usr/include/csv.h ]; } && [ -d .jpegdeps ]; then
+	export C_INCLUDE_PATH=$PWD/.jpegdeps/include LIBRARY_PATH=$PWD/.jpegdeps/lib
+fi
 LEFT=$(( ${TOTAL_S:-570} - $(date +%s) + T0 ))
 if [ $LEFT -gt 60 ]; then
 	( make -j16 build/scaleplan-train >"$O/test_gpu.log" 2>&1 && timeout $((LEFT - 30)) make test-gpu >>"$O/test_gpu.log" 2>&1 )
