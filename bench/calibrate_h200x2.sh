@@ -84,8 +84,9 @@ while read -r g n gpn mode b img gp; do
 	# host-memory transport has no description in the database; all-socket on 2 GPUs = 2 nodes x 1 over sockets
 	[ "$mode" = p2p-off ] && { echo "  $g GPU $mode batch $b: not describable by predict (host-memory transport)"; continue; }
 	[ "$mode" = all-socket ] && { n=$g; gpn=1; }
-	extra=""
-	[ "$n" -gt 1 ] && extra="--hwdb $OUT/hwdb --fabric socket-lo-fit --nics-per-node 1"
+	# scaleplan-train overlaps every bucket by construction (exec/ex_dist.c): the compact model's prior, not fitted
+	extra="--param overlap=1"
+	[ "$n" -gt 1 ] && extra="$extra --hwdb $OUT/hwdb --fabric socket-lo-fit --nics-per-node 1"
 	# gradients all-reduced in fp32 (exec --grad-precision fp32): 4 bytes per element
 	[ "$gp" = fp32 ] && extra="$extra --param grad_B_lowp=4"
 	pred=$("$SP" predict --system testbed-h200x2 --gpus-per-node "$gpn" --nodes "$n" --batch-per-gpu "$b" \
@@ -96,5 +97,5 @@ while read -r g n gpn mode b img gp; do
 		printf "  %d GPU, %d node(s), %-12s batch %4d: measured %8.1f model %8.1f img/s  %+6.2f%%\n", g, n, m, b, meas, p, 100 * (p / meas - 1) }' |
 		tee -a "$OUT/model.txt"
 done <"$OUT/runs.txt"
-awk '{ e = $NF; sub(/%/, "", e); e = e < 0 ? -e : e; s += e; k++; if (e > w) w = e }
+awk '{ e = $NF; sub(/%/, "", e); e += 0; e = e < 0 ? -e : e; s += e; k++; if (e > w) w = e }
 	END { if (k) printf "full model MAE over %d 2-GPU runs: %.2f%% (worst %.2f%%)\n", k, s / k, w }' "$OUT/model.txt"
