@@ -22,8 +22,8 @@ typedef struct cli_cmd {
  * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
 int cli_load_db(hw_db *db, const char *hwdb_dir);
 
-/* Prints "scaleplan: unknown <kind> 'ID'; did you mean ...?" to stderr; returns EXIT_INPUT. */
-int cli_unknown_id(const hw_db *db, hw_kind kind, const char *id);
+/* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
+int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);
 
 /* Commands (one line each). */
 int cmd_hw(int argc, char **argv);

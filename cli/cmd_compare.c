@@ -126,8 +126,7 @@ int cmd_compare(int argc, char **argv)
 		for (char *tok = strtok_r(buf, ",", &save); tok && ncand < 256; tok = strtok_r(NULL, ",", &save)) {
 			const hw_system *sys = hw_system_find(&s.db, tok);
 			if (!sys) {
-				fprintf(stderr, "scaleplan compare: --systems: ");
-				rc = cli_unknown_id(&s.db, HW_SYSTEM, tok);
+				rc = cli_unknown_id(&s.db, "compare: --systems", HW_SYSTEM, tok);
 				goto out;
 			}
 			cand[ncand++] = sys;

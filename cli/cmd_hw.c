@@ -63,7 +63,7 @@ static int hw_show(const hw_db *db, int nargs, char **args)
 		if (i)
 			printf("\n");
 		if (!hw_db_show(db, args[i], stdout))
-			rc = cli_unknown_id(db, HW_NKINDS, args[i]);
+			rc = cli_unknown_id(db, "hw show", HW_NKINDS, args[i]);
 	}
 	return rc;
 }

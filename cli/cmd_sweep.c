@@ -144,8 +144,7 @@ int cmd_sweep(int argc, char **argv)
 		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			const hw_system *sys = hw_system_find(&s.db, tok);
 			if (!sys) {
-				fprintf(stderr, "scaleplan sweep: --systems: ");
-				rc = cli_unknown_id(&s.db, HW_SYSTEM, tok);
+				rc = cli_unknown_id(&s.db, "sweep: --systems", HW_SYSTEM, tok);
 				goto out;
 			}
 			if (ncand < s.db.nsystems)

@@ -63,12 +63,11 @@ int cli_load_db(hw_db *db, const char *hwdb_dir)
 	return EXIT_OK;
 }
 
-int cli_unknown_id(const hw_db *db, hw_kind kind, const char *id)
+int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id)
 {
 	char sug[256];
 	hw_suggest(db, kind, id, sug, sizeof sug);
-	fprintf(stderr, "scaleplan: unknown %s '%s'%s%s\n", kind == HW_NKINDS ? "id" : hw_kind_name(kind), id,
-		*sug ? "; " : "", sug);
+	fprintf(stderr, "scaleplan %s: unknown %s '%s'%s%s\n", where, hw_kind_singular(kind), id, *sug ? "; " : "", sug);
 	return EXIT_INPUT;
 }
 

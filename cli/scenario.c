@@ -259,8 +259,7 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 #define CHECK_ID(kind, findfn, id)                                                                         \
 	do {                                                                                               \
 		if ((id) && !findfn(&s->db, (id))) {                                                       \
-			fprintf(stderr, "scaleplan %s: ", s->cmd);                                          \
-			return cli_unknown_id(&s->db, (kind), (id));                                         \
+			return cli_unknown_id(&s->db, s->cmd, (kind), (id));                                 \
 		}                                                                                          \
 	} while (0)
 

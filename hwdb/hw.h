@@ -194,6 +194,7 @@ char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_
 
 /* Names: hw_kind_name(HW_GPU) = "gpus"; hw_kind_parse("gpus"/"gpu") = HW_GPU, -1 when unknown. */
 const char *hw_kind_name(hw_kind kind);
+const char *hw_kind_singular(hw_kind kind);   /* "gpu", "system"; "id" for HW_NKINDS */
 int hw_kind_parse(const char *s);
 const char *hw_topo_name(hw_topo topo);
 const char *hw_link_kind_name(hw_link_kind kind);

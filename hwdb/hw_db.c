@@ -343,6 +343,11 @@ const char *hw_kind_name(hw_kind kind)
 	return kind < HW_NKINDS ? hw_kinds[kind].name : "?";
 }
 
+const char *hw_kind_singular(hw_kind kind)
+{
+	return kind < HW_NKINDS ? hw_kinds[kind].singular : "id";
+}
+
 int hw_kind_parse(const char *s)
 {
 	for (int k = 0; k < HW_NKINDS; k++)
