@@ -55,7 +55,7 @@ awk -v k="$(col throughput_img_s "$tmp/k.csv")" -v m="$(col throughput_img_s "$t
 [ "$(col bottleneck "$tmp/k.csv")" = data ] || no "C4140-K 2x4 should be input-bound"
 
 # bad input: clear message, exit 1
-expect 1 "$SP" predict --system c4140x;                     has "did you mean"
+expect 1 "$SP" predict --system c4140x;                     has "did you mean"; has "scaleplan predict: unknown system 'c4140x'"
 expect 1 "$SP" predict --gpu H100-SXM5-80GBX --gpus-per-node 8; has "unknown"
 expect 1 "$SP" predict --system c4140-m --nodes 0;         has "--nodes"
 expect 1 "$SP" predict --system c4140-m --gpus-per-node 8; has "has 4 GPUs per node"
@@ -74,7 +74,7 @@ expect 1 "$SP" predict;                                    has "--system"
 expect 1 "$SP" predict --system c4140-m --profile /nonexistent/p.csv; has "p.csv"
 expect 1 "$SP" compare;                                    has "--gpus"
 expect 1 "$SP" compare --gpus 0;                           has "1..65536"
-expect 1 "$SP" compare --gpus 8 --systems c4140-m,nope;    has "unknown"
+expect 1 "$SP" compare --gpus 8 --systems c4140-m,nope;    has "scaleplan compare: --systems: unknown system 'nope'"
 expect 1 "$SP" sweep --nodes 1-4;                          has "--out"
 expect 1 "$SP" sweep --out "$tmp/x.csv" --nodes 4-1;       has "a-b"
 [ ! -e "$tmp/x.csv" ] || no "failed sweep left a file"
