@@ -26,6 +26,7 @@ const char *cal_kind_name(cal_kind kind)
 	case CAL_PIPELINE: return "pipeline";
 	case CAL_EPOCHS: return "epochs";
 	case CAL_TTA: return "tta";
+	case CAL_CONTENTION: return "contention";
 	default: return "?";
 	}
 }
@@ -289,17 +290,47 @@ static int load_throughput(loader *L)
 	return 0;
 }
 
-/* All-reduce sweep rows: [source,]machine,gpus,[nodes,]nccl_mode,[dtype,]bytes,time_s,... */
+/* The contention points of a sweep row measured under a GEMM load (exec --load gemm): how much slower
+ * the all-reduce ran beside the GEMMs, and the GEMMs beside the all-reduce. */
+static void add_contention(cal_data *d, int ia, double time_loaded_s, double load_alone_s, double load_loaded_s)
+{
+	const char *what[2] = { "comm", "compute" };
+	double ratio[2] = { time_loaded_s / d->pts[ia].measured, load_loaded_s / load_alone_s };
+	for (int k = 0; k < 2; k++) {
+		if (!isfinite(ratio[k]) || !(ratio[k] > 0))
+			continue;
+		cal_point *p = point_new(d, CAL_CONTENTION, d->pts[ia].file, d->pts[ia].line);
+		const cal_point *ar = &d->pts[ia];   /* after point_new, which may move the array */
+		p->gpus = ar->gpus;
+		p->nodes = ar->nodes;
+		p->gpus_per_node = ar->gpus_per_node;
+		p->bytes = ar->bytes;
+		p->measured = ratio[k];
+		p->source = xstrdup(ar->source);
+		p->machine = xstrdup(ar->machine);
+		p->precision = xstrdup(ar->precision);
+		p->variant = xstrdup(what[k]);
+		p->intra = xstrdup(ar->intra);
+		p->inter = xstrdup(ar->inter);
+		point_fill_strings(p);
+	}
+}
+
+/* All-reduce sweep rows: [source,]machine,gpus,[nodes,]nccl_mode,[dtype,]bytes,time_s,...
+ * [,load,load_alone_s,load_loaded_s,time_loaded_s] (exec --load gemm) */
 static int load_allreduce(loader *L)
 {
 	const csv_table *t = L->t;
 	int cm = csv_table_col(t, "machine"), cg = csv_table_col(t, "gpus"), cn = csv_table_col(t, "nodes");
 	int cmode = csv_table_col(t, "nccl_mode"), cb = csv_table_col(t, "bytes"), ct = csv_table_col(t, "time_s");
 	int csrc = csv_table_col(t, "source"), cdt = csv_table_col(t, "dtype");
+	int cla = csv_table_col(t, "load_alone_s"), cll = csv_table_col(t, "load_loaded_s");
+	int ctl = csv_table_col(t, "time_loaded_s");
 	for (int r = 0; r < t->nrows; r++) {
-		double gpus, nodes, bytes, time_s;
+		double gpus, nodes, bytes, time_s, load_alone_s, load_loaded_s, time_loaded_s;
 		if (req_num(t, r, cg, &gpus, true) || opt_num(t, r, cn, &nodes) || req_num(t, r, cb, &bytes, true) ||
-		    req_num(t, r, ct, &time_s, true)) {
+		    req_num(t, r, ct, &time_s, true) || opt_num(t, r, cla, &load_alone_s) ||
+		    opt_num(t, r, cll, &load_loaded_s) || opt_num(t, r, ctl, &time_loaded_s)) {
 			if (bad_row(L))
 				return ERR_INPUT;
 			continue;
@@ -332,6 +363,7 @@ static int load_allreduce(loader *L)
 		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
 		p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
 		point_fill_strings(p);
+		add_contention(L->d, L->d->n - 1, time_loaded_s, load_alone_s, load_loaded_s);
 	}
 	return 0;
 }

@@ -120,7 +120,8 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 	gsl_matrix *J = gsl_multifit_nlinear_jac(w);
 
 	/* First-order optimality: |J^T f|_inf small. GSL reports GSL_ENOPROG when it cannot improve, which
-	 * also happens at an exact solution; accept that only where the gradient says it is a minimum. */
+	 * also happens at an exact solution; accept that only where the gradient says it is a minimum.
+	 * Started exactly at the solution (zero residuals), the driver can also end with GSL_EMAXITER. */
 	double gmax = 0;
 	for (size_t j = 0; j < np; j++) {
 		double g = 0;
@@ -130,7 +131,7 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 	}
 	if (status == GSL_SUCCESS)
 		res->converged = true;
-	else if (status == GSL_ENOPROG && (gmax < 1e-6 * fmax(1.0, res->chi2) || res->chi2 < 1e-20))
+	else if (res->chi2 < 1e-20 || (status == GSL_ENOPROG && gmax < 1e-6 * fmax(1.0, res->chi2)))
 		res->converged = true;
 	else {
 		snprintf(res->msg, sizeof res->msg, "did not converge after %d iterations (%s; chi2 %.3g, gradient %.3g)",

@@ -286,6 +286,24 @@ static double allreduce_s(const cal_env *e, cal_pset *ps, const cal_point *p, do
 	return t;
 }
 
+/* The transport of a point's outermost all-reduce level (the one its contention is measured on). */
+static const char *outer_transport(const cal_env *e, const cal_point *p)
+{
+	return p->nodes > 1 ? (p->inter[0] ? p->inter : "ib") : intra_transport(e, p);
+}
+
+/* Contention factor of a machine's transport: how many times slower the all-reduce ("comm") or the
+ * GEMM load ("compute") ran while both ran (exec --load gemm); prior 1 = none. */
+static double contention(cal_pset *ps, const cal_point *p, const char *t, const char *what)
+{
+	char *sc = link_scope(p, t);
+	char *name = xasprintf("slowdown_%s", what);
+	double v = pval(ps, name, sc, 1.0, "factor");
+	free(name);
+	free(sc);
+	return v;
+}
+
 /* The fitted decode rate per core of a machine (any pipeline fitted on it), or NAN. */
 static double machine_decode_rate(const cal_pset *ps, const char *machine)
 {
@@ -362,6 +380,54 @@ static double overlap_prior(const cal_env *e, const cal_point *p)
 	return strcmp(p->source, "exec") == 0 ? 1.0 : mp_get(e, "overlap", 0.6);
 }
 
+/* Backward and the bucket all-reduces, each slowed while the other runs: backward at 1/s_c of its speed
+ * while an all-reduce is in flight, an all-reduce at 1/s_a while backward runs (contention factors;
+ * 1 and 1 give model_exposed_s's pipeline). Buckets go one after another; bucket i once backward has
+ * done ready_w[i] s of its (unslowed) work bwd_w. Returns when backward and the last all-reduce end. */
+static void pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double s_c, double s_a,
+			 double *bwd_end, double *comm_end)
+{
+	double t = 0, done = 0, left = 0;  /* time, backward work done, unslowed time left of the bucket in flight */
+	int i = 0;
+	bool busy = false;
+	*bwd_end = bwd_w;
+	*comm_end = 0;
+	while (i < n) {
+		bool bwd_on = done < bwd_w;
+		if (!busy && !(done < ready_w[i]) ) {
+			busy = true;
+			left = comm_s[i];
+		}
+		if (!busy) {   /* backward alone up to the next bucket's ready point */
+			t += ready_w[i] - done;
+			done = ready_w[i];
+			if (!(done < bwd_w))
+				*bwd_end = t;
+			continue;
+		}
+		double rb = bwd_on ? 1.0 / s_c : 0.0, rc = bwd_on ? 1.0 / s_a : 1.0;
+		double dt = left / rc;
+		if (bwd_on && (bwd_w - done) / rb < dt)
+			dt = (bwd_w - done) / rb;
+		t += dt;
+		left -= dt * rc;
+		if (bwd_on) {
+			done += dt * rb;
+			if (!(bwd_w - done > 1e-12 * bwd_w)) {
+				done = bwd_w;
+				*bwd_end = t;
+			}
+		}
+		if (!(left > 1e-12 * comm_s[i])) {
+			busy = false;
+			*comm_end = t;
+			i++;
+		}
+	}
+	if (done < bwd_w)
+		*bwd_end = t + (bwd_w - done);
+}
+
 /* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
 static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
 {
@@ -378,7 +444,7 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
 	if (p->gpus > 1)
 		tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
-	double tar = 0, exposed = 0;
+	double tar = 0, exposed = 0, comm_after_bwd = 0;
 	if (p->gpus > 1) {
 		cal_pipe pp;
 		double ready[CAL_MAX_BUCKETS], comm[CAL_MAX_BUCKETS];
@@ -391,7 +457,17 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		}
 		if (p->no_overlap)
 			ov = 0;
-		exposed = ov * model_exposed_s(pp.n, ready, comm, bwd_s) + (1 - ov) * tar;
+		/* contention, measured with the engine's stream set-up (exec --load gemm): engine runs only */
+		double s_c = 1, s_a = 1;
+		if (strcmp(p->source, "exec") == 0) {
+			s_c = contention(ps, p, outer_transport(e, p), "compute");
+			s_a = contention(ps, p, outer_transport(e, p), "comm");
+		}
+		double bwd_end, comm_end;
+		pipeline_run(pp.n, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
+		/* the iteration grows by what backward lost and by the all-reduce left after it (exposed) */
+		exposed = ov * (fmax(bwd_end, comm_end) - bwd_s) + (1 - ov) * tar;
+		comm_after_bwd = fmax(0.0, comm_end - bwd_end);
 	}
 	double img_s = p->gpus * B / (tc + exposed);
 	/* JPEG data: no faster than the decode cores of the nodes (where a pipeline was fitted) */
@@ -402,8 +478,8 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 	}
 	if (tar_out)
 		*tar_out = tar;
-	if (exposed_out)
-		*exposed_out = exposed;
+	if (exposed_out)   /* as the engine measures it: all-reduce time after backward ended */
+		*exposed_out = p->no_overlap ? tar : ov * comm_after_bwd + (1 - ov) * tar;
 	return img_s;
 }
 
@@ -428,6 +504,8 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		double b0 = pval(ps, "conv_b0", p->variant, mp_get(e, "conv_b0", 48417), "images");
 		return e0 * (1 + p->global_batch / b0);
 	}
+	case CAL_CONTENTION:
+		return contention(ps, p, outer_transport(e, p), p->variant);
 	case CAL_TTA: {
 		double ob = pval(ps, "epoch_boundary_s", p->machine, mp_get(e, "epoch_boundary_s", 0.25), "s");
 		return p->workers * (p->train_images / p->block_img_s + ob);
@@ -464,6 +542,8 @@ static char *group_of(const cal_env *e, const cal_point *p)
 		return xasprintf("epochs|%s", p->variant);
 	case CAL_TTA:
 		return xasprintf("tta|%s", p->machine);
+	case CAL_CONTENTION:
+		return xasprintf("contention|%s|%s|%s", p->machine, outer_transport(e, p), p->variant);
 	default:
 		return xstrdup("?");
 	}
@@ -475,6 +555,7 @@ static int group_stage(const cal_point *p)
 {
 	switch (p->kind) {
 	case CAL_ALLREDUCE: return p->nodes > 1 && p->gpus_per_node > 1 ? 1 : 0;
+	case CAL_CONTENTION: return 0;
 	case CAL_PIPELINE: return 2;
 	case CAL_THROUGHPUT: return 3;
 	default: return 4;
@@ -598,6 +679,14 @@ static void choose_vars(fitctx *c)
 	case CAL_TTA:
 		addvar(c, ps, "epoch_boundary_s", p0->machine, mp_get(e, "epoch_boundary_s", 0.25), "s", CAL_X_LOG);
 		break;
+	case CAL_CONTENTION: {
+		char *sc = link_scope(p0, outer_transport(e, p0));
+		char *name = xasprintf("slowdown_%s", p0->variant);
+		addvar(c, ps, name, sc, 1.0, "factor", CAL_X_LOG);
+		free(name);
+		free(sc);
+		break;
+	}
 	default:
 		break;
 	}

@@ -133,6 +133,8 @@ int cmd_calibrate(int argc, char **argv)
 		nk[d.pts[i].kind]++;
 	printf("measurements: %d throughput, %d all-reduce, %d pipeline, %d convergence, %d time-to-train points",
 	       nk[CAL_THROUGHPUT], nk[CAL_ALLREDUCE], nk[CAL_PIPELINE], nk[CAL_EPOCHS], nk[CAL_TTA]);
+	if (nk[CAL_CONTENTION])
+		printf(", %d contention ratios", nk[CAL_CONTENTION]);
 	if (d.nbad)
 		printf("; %d malformed rows/lines skipped (listed on stderr)", d.nbad);
 	printf("\n");

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cublas_v2.h>
+
 #include "common/common.h"
 #include "exec/ex_dist.h"
 
@@ -24,6 +26,7 @@ typedef struct bench_args {
 	int iters;              /* 0: by size */
 	const char *machine;
 	const char *out;
+	bool load_gemm;         /* --load gemm: each size also under a GEMM load (contention) */
 	ex_dist_opts dist;
 } bench_args;
 
@@ -36,6 +39,8 @@ static void usage(FILE *f)
 		   "  --iters N            timed calls per size (default: 5..200 by size)\n"
 		   "  --machine NAME       machine column of the CSV (default: host name)\n"
 		   "  --out FILE           CSV output (rank 0; default: none)\n"
+		   "  --load gemm          also time sizes of 4-128 MiB while bf16 GEMMs run on another stream, and\n"
+		   "                       the GEMMs while the all-reduce runs (compute/comm contention, calibrate)\n"
 		   "%s", EX_DIST_HELP);
 }
 
@@ -72,6 +77,7 @@ static int bench_parse(bench_args *a, int argc, char **argv)
 		{ "max-bytes", required_argument, NULL, 'b' }, { "dtypes", required_argument, NULL, 't' },
 		{ "iters", required_argument, NULL, 'i' },     { "machine", required_argument, NULL, 'm' },
 		{ "out", required_argument, NULL, 'o' },       { "help", no_argument, NULL, 'h' },
+		{ "load", required_argument, NULL, 'L' },
 		{ "nccl-mode", required_argument, NULL, 0 },   { "emulate-nodes", required_argument, NULL, 0 },
 		{ "grad-precision", required_argument, NULL, 0 }, { "bucket-mb", required_argument, NULL, 0 },
 		{ "nccl-timeout", required_argument, NULL, 0 }, { "no-overlap", no_argument, NULL, 0 },
@@ -104,6 +110,11 @@ static int bench_parse(bench_args *a, int argc, char **argv)
 			break;
 		case 'm': a->machine = optarg; break;
 		case 'o': a->out = optarg; break;
+		case 'L':
+			if (strcmp(optarg, "gemm") != 0)
+				return err_set("--load: '%s' is not a load (gemm)", optarg);
+			a->load_gemm = true;
+			break;
 		case 'h': return 1;
 		default:
 			return err_set("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -116,6 +127,133 @@ static int bench_parse(bench_args *a, int argc, char **argv)
 	return 0;
 }
 
+/* ---- all-reduce under a compute load (--load gemm) ----
+ * Training runs the all-reduce of each gradient bucket beside backward's kernels and the two slow
+ * each other down: NCCL's kernels hold SMs for the whole transfer (over sockets and host memory they
+ * wait on the CPU proxy) and must find free SMs to start. This times both sides with a stand-in for
+ * backward: bf16 GEMMs (4096^3, fp32 accumulate, tensor cores like the convolutions) back to back on
+ * a normal-priority stream while the all-reduces run on the bench's stream at high priority (as
+ * ex_dist.c's comm stream). An event after every GEMM gives the GEMM rate inside the all-reduce
+ * window only. */
+enum { LOAD_N = 4096, LOAD_MAX_GEMMS = 8192 };
+
+typedef struct gemm_load {
+	cublasHandle_t h;
+	cudaStream_t s;
+	void *a, *b, *c;
+	cudaEvent_t ev[LOAD_MAX_GEMMS + 1];
+	int nev;
+	double alone_s;   /* one GEMM with nothing else running */
+} gemm_load;
+
+/* Enqueues k GEMMs; with events, GEMM i (0-based) records ev[i + 1] when it ends. */
+static int gemm_enqueue(gemm_load *g, int k, bool events)
+{
+	const float one = 1.0f, zero = 0.0f;
+	for (int i = 0; i < k; i++) {
+		if (cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, LOAD_N, LOAD_N, LOAD_N, &one, g->a, CUDA_R_16BF, LOAD_N,
+				 g->b, CUDA_R_16BF, LOAD_N, &zero, g->c, CUDA_R_16BF, LOAD_N, CUBLAS_COMPUTE_32F,
+				 CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+			return err_set("cublasGemmEx failed");
+		if (events && cudaEventRecord(g->ev[i + 1], g->s) != cudaSuccess)
+			return err_set("cudaEventRecord failed");
+	}
+	return 0;
+}
+
+static int gemm_load_init(gemm_load *g)
+{
+	size_t sz = (size_t)LOAD_N * LOAD_N * 2;
+	memset(g, 0, sizeof(*g));
+	if (cublasCreate(&g->h) != CUBLAS_STATUS_SUCCESS)
+		return err_set("cublasCreate failed");
+	if (cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking) != cudaSuccess ||
+	    cublasSetStream(g->h, g->s) != CUBLAS_STATUS_SUCCESS)
+		return err_set("GEMM stream not created");
+	if (cudaMalloc(&g->a, sz) != cudaSuccess || cudaMalloc(&g->b, sz) != cudaSuccess ||
+	    cudaMalloc(&g->c, sz) != cudaSuccess)
+		return err_set("no GPU memory for the GEMM load (3 x %zu bytes)", sz);
+	/* non-zero operands in [-0.5, 0.5): tensor cores draw (and clock) by the data, zeros would flatter
+	 * the GEMM; sums of 4096 such products stay far inside bf16's range */
+	long ne = (long)LOAD_N * LOAD_N;
+	if (ex_dist_fill(g->a, EX_DIST_BF16, ne, -0.5f, 1.0f / 1024, g->s) ||
+	    ex_dist_fill(g->b, EX_DIST_BF16, ne, -0.25f, 1.0f / 2048, g->s))
+		return err_set("fill kernel failed");
+	for (int i = 0; i <= LOAD_MAX_GEMMS; i++) {
+		if (cudaEventCreate(&g->ev[i]) != cudaSuccess)
+			return err_set("cudaEventCreate failed");
+		g->nev = i + 1;
+	}
+	/* one GEMM alone: 10 warm-up, then 50 timed */
+	float ms = 0;
+	if (gemm_enqueue(g, 10, false) || cudaEventRecord(g->ev[0], g->s) != cudaSuccess || gemm_enqueue(g, 50, false) ||
+	    cudaEventRecord(g->ev[1], g->s) != cudaSuccess || cudaStreamSynchronize(g->s) != cudaSuccess ||
+	    cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]) != cudaSuccess)
+		return err_set("GEMM load: %s", err_msg()[0] ? err_msg() : "CUDA error while timing");
+	g->alone_s = ms * 1e-3 / 50;
+	return 0;
+}
+
+static void gemm_load_free(gemm_load *g)
+{
+	for (int i = 0; i < g->nev; i++)
+		cudaEventDestroy(g->ev[i]);
+	cudaFree(g->a);
+	cudaFree(g->b);
+	cudaFree(g->c);
+	if (g->s)
+		cudaStreamDestroy(g->s);
+	if (g->h)
+		cublasDestroy(g->h);
+}
+
+/* Times `iters` all-reduces of cnt elements under the GEMM load: *ar_s per all-reduce, *gemm_s per GEMM
+ * for the GEMMs that ran wholly inside the all-reduce window (NAN when none did). */
+static void time_loaded(ex_dist *d, gemm_load *g, void *buf, long cnt, ex_dist_dtype t, cudaStream_t s, int iters,
+			double ar_alone_s, cudaEvent_t c0, cudaEvent_t c1, double *ar_s, double *gemm_s)
+{
+	/* enough GEMMs to outlast the all-reduces even if these slow down 3x */
+	int k = (int)fmin(LOAD_MAX_GEMMS, ceil(3.0 * iters * ar_alone_s / g->alone_s) + 4);
+	/* the GEMMs first (the stream stays busy while the host enqueues the all-reduces), then the window */
+	ex_dist_heartbeat(d);
+	if (gemm_enqueue(g, k, true))
+		ex_dist_fatal(d, EXIT_ENV, "GEMM load: %s", err_msg());
+	if (cudaEventRecord(c0, s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+	for (int i = 0; i < iters; i++)
+		if (ex_dist_allreduce(d, buf, cnt, t, s))
+			ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+	if (cudaEventRecord(c1, s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+	ex_dist_sync(d, s);
+	if (cudaStreamSynchronize(g->s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "GEMM load failed");
+	ex_dist_pause(d);
+	float ms = 0;
+	if (cudaEventElapsedTime(&ms, c0, c1) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventElapsedTime failed");
+	*ar_s = ms * 1e-3 / iters;
+	/* GEMMs ending inside [c0, c1]: the rate between the first and the last of them is the loaded rate
+	 * (the first may have started before c0, so it only opens the interval) */
+	int first = -1, last = -1;
+	for (int i = 1; i <= k; i++) {
+		float from_c0 = 0, to_c1 = 0;
+		if (cudaEventElapsedTime(&from_c0, c0, g->ev[i]) != cudaSuccess ||
+		    cudaEventElapsedTime(&to_c1, g->ev[i], c1) != cudaSuccess)
+			continue;
+		if (from_c0 > 0 && to_c1 >= 0) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	*gemm_s = NAN;
+	if (first > 0 && last > first) {
+		if (cudaEventElapsedTime(&ms, g->ev[first], g->ev[last]) == cudaSuccess)
+			*gemm_s = ms * 1e-3 / (last - first);
+	}
+}
+
 int ex_dist_bench_main(int argc, char **argv)
 {
 	bench_args a;
@@ -124,6 +262,7 @@ int ex_dist_bench_main(int argc, char **argv)
 	void *buf = NULL;
 	float *dev32 = NULL;
 	cudaStream_t s = NULL;
+	gemm_load *load = NULL;
 	int rc = EXIT_ENV;
 
 	if (ex_dist_boot(&d, &argc, &argv)) {
@@ -153,14 +292,26 @@ int ex_dist_bench_main(int argc, char **argv)
 	int rank = ex_dist_rank(d), n = ex_dist_size(d);
 	char host[64];
 	snprintf(host, sizeof(host), "%s", a.machine ? a.machine : ex_dist_host(d));
-	if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+	/* high priority, as the training comm stream (ex_dist.c), so that --load sees what training sees */
+	int prio_lo, prio_hi;
+	if (cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi) != cudaSuccess ||
+	    cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio_hi) != cudaSuccess ||
 	    cudaMalloc(&buf, (size_t)a.max_B) != cudaSuccess || cudaMalloc((void **)&dev32, 4096) != cudaSuccess)
 		ex_dist_fatal(d, EXIT_ENV, "no GPU memory for a %.0f-byte buffer", a.max_B);
+	if (a.load_gemm) {
+		load = xcalloc(1, sizeof(*load));
+		if (gemm_load_init(load))
+			ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
+		if (rank == 0)
+			printf("# load: bf16 GEMM %dx%dx%d on a second stream, %.3f ms alone (%.0f TFLOP/s)\n", LOAD_N, LOAD_N,
+			       LOAD_N, load->alone_s * 1e3, 2.0 * LOAD_N * LOAD_N * (double)LOAD_N / load->alone_s / 1e12);
+	}
 	if (rank == 0 && a.out && !(w = csvw_open(a.out)))
 		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
 	if (w) {
 		const char *cols[] = { "source", "machine", "gpus", "nodes", "nccl_mode", "dtype", "bytes",
-				       "time_s", "algbw_GBps", "busbw_GBps" };
+				       "time_s", "algbw_GBps", "busbw_GBps", "load", "load_alone_s", "load_loaded_s",
+				       "time_loaded_s" };
 		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 			csvw_text(w, cols[i]);
 		csvw_end_row(w);
@@ -168,7 +319,8 @@ int ex_dist_bench_main(int argc, char **argv)
 	if (rank == 0) {
 		printf("# all-reduce sweep: %d ranks, %d node(s), mode %s, in place, ncclAvg\n", n, ex_dist_nodes(d),
 		       ex_dist_mode_label(d));
-		printf("%12s %6s %12s %10s %10s\n", "bytes", "dtype", "time_us", "algbw_GB/s", "busbw_GB/s");
+		printf("%12s %6s %12s %10s %10s%s\n", "bytes", "dtype", "time_us", "algbw_GB/s", "busbw_GB/s",
+		       load ? "  loaded_us gemm_slowdown" : "");
 	}
 	cudaEvent_t e0, e1;
 	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
@@ -222,9 +374,20 @@ int ex_dist_bench_main(int argc, char **argv)
 			ex_dist_max(d, &t_s, 1);
 			double real_B = (double)cnt * (double)es;
 			double algbw = real_B / t_s / 1e9, busbw = algbw * 2.0 * (n - 1) / n;
+			/* under load: bucket-sized messages only (4-128 MiB); the slowest rank's figures */
+			double lv[2] = { -1, -1 };
+			if (load && real_B >= 4.0 * 1048576 && real_B <= 128.0 * 1048576) {
+				double ar_l, gemm_l;
+				time_loaded(d, load, buf, cnt, t, s, iters < 20 ? iters : 20, t_s, e0, e1, &ar_l, &gemm_l);
+				lv[0] = ar_l;
+				lv[1] = isfinite(gemm_l) ? gemm_l : -1;
+				ex_dist_max(d, lv, 2);
+			}
 			if (rank == 0) {
-				printf("%12.0f %6s %12.2f %10.2f %10.2f\n", real_B, ex_dist_dtype_name(t), t_s * 1e6,
-				       algbw, busbw);
+				printf("%12.0f %6s %12.2f %10.2f %10.2f", real_B, ex_dist_dtype_name(t), t_s * 1e6, algbw, busbw);
+				if (lv[0] > 0)
+					printf("  %9.2f %13.3f", lv[0] * 1e6, lv[1] > 0 ? lv[1] / load->alone_s : NAN);
+				printf("\n");
 				fflush(stdout);
 			}
 			if (w) {
@@ -238,6 +401,18 @@ int ex_dist_bench_main(int argc, char **argv)
 				csvw_num(w, t_s, 6);
 				csvw_num(w, algbw, 6);
 				csvw_num(w, busbw, 6);
+				if (lv[0] > 0) {
+					csvw_text(w, "gemm");
+					csvw_num(w, load->alone_s, 6);
+					if (lv[1] > 0)
+						csvw_num(w, lv[1], 6);
+					else
+						csvw_text(w, "");
+					csvw_num(w, lv[0], 6);
+				} else {
+					for (int k = 0; k < 4; k++)
+						csvw_text(w, "");
+				}
 				csvw_end_row(w);
 			}
 		}
@@ -249,6 +424,10 @@ int ex_dist_bench_main(int argc, char **argv)
 	}
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
+	if (load) {
+		gemm_load_free(load);
+		free(load);
+	}
 	cudaFree(buf);
 	cudaFree(dev32);
 	cudaStreamDestroy(s);

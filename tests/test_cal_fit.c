@@ -252,6 +252,63 @@ static void test_bucket_pipeline(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* Contention (exec --load gemm sweep columns): the factors are fitted from the ratios; factors of 1
+ * change nothing; slowdowns lower an engine run's prediction and leave another program's alone. */
+static void test_contention(test_ctx *t, const hw_db *db)
+{
+	const char *head = "source,machine,gpus,nodes,nccl_mode,dtype,bytes,time_s,algbw_GBps,busbw_GBps,load,"
+			   "load_alone_s,load_loaded_s,time_loaded_s\n";
+	const char *runs = "source,run_id,machine,gpu,gpus,nodes,gpus_per_node,nccl_mode,batch_per_gpu,precision,"
+			   "throughput_img_s,grad_precision,bucket_mb\n"
+			   "exec,a,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,25\n"
+			   "torch_ddp,b,m,H200-SXM-141GB,2,2,1,emulated-2,256,bf16,9000,fp32,25\n";
+	/* variant 0: no load columns; 1: load without contention (ratios 1); 2: comm x1.5, GEMMs x1.2 */
+	const double comm_x[3] = { 0, 1.0, 1.5 }, gemm_x[3] = { 0, 1.0, 1.2 };
+	double pred[3][2];
+	for (int v = 0; v < 3; v++) {
+		char csv[4096];
+		int at = snprintf(csv, sizeof csv, "%s", head);
+		for (double b = 4 << 20; b <= (64 << 20); b *= 2) {
+			double ts = 1e-4 + b / 3e9;
+			at += snprintf(csv + at, sizeof csv - (size_t)at, "exec,m,2,2,emulated-2,fp32,%.0f,%.9g,,", b, ts);
+			if (v)
+				at += snprintf(csv + at, sizeof csv - (size_t)at, ",gemm,2e-4,%.9g,%.9g\n",
+					       2e-4 * gemm_x[v] * (1 + 0.002 * sin(b)), comm_x[v] * ts);
+			else
+				at += snprintf(csv + at, sizeof csv - (size_t)at, ",,,,\n");
+		}
+		cal_data d;
+		cal_data_init(&d);
+		TEST_CHECK(t, cal_data_load_csv_buf(&d, "s.csv", csv, strlen(csv), true, NULL) == 0, "sweep: %s", err_msg());
+		int nc = 0;
+		for (int i = 0; i < d.n; i++)
+			nc += d.pts[i].kind == CAL_CONTENTION;
+		TEST_CHECK(t, nc == (v ? 10 : 0), "variant %d: contention points %d (5 rows x comm + compute)", v, nc);
+		cal_pset ps;
+		cal_pset_init(&ps);
+		cal_opts o = { .db = db };
+		cal_summary sm;
+		TEST_CHECK(t, cal_fit_all(&ps, &d, &o, &sm) == 0 && sm.nfailed == 0, "variant %d: fit", v);
+		int ic = cal_pset_find(&ps, "slowdown_compute", "m|socket"), ia = cal_pset_find(&ps, "slowdown_comm", "m|socket");
+		TEST_CHECK(t, v == 0 || (ic >= 0 && ia >= 0), "variant %d: slowdown parameters", v);
+		if (v && ic >= 0 && ia >= 0) {
+			TEST_NEAR(t, ps.p[ia].value, comm_x[v], 1e-6);
+			TEST_NEAR(t, ps.p[ic].value, gemm_x[v], 0.003);
+		}
+		cal_data_free(&d);
+		cal_data_init(&d);
+		TEST_CHECK(t, cal_data_load_csv_buf(&d, "r.csv", runs, strlen(runs), true, NULL) == 0 && d.n == 2, "runs");
+		for (int i = 0; i < 2 && i < d.n; i++)
+			pred[v][i] = cal_predict(&ps, &d, i, &o);
+		cal_pset_free(&ps);
+		cal_data_free(&d);
+	}
+	TEST_CHECK(t, isfinite(pred[0][0]) && fabs(pred[1][0] / pred[0][0] - 1) < 1e-9, "factors of 1: %g vs %g",
+		   pred[1][0], pred[0][0]);
+	TEST_CHECK(t, pred[2][0] < 0.97 * pred[1][0], "engine run under contention %g vs %g", pred[2][0], pred[1][0]);
+	TEST_NEAR(t, pred[2][1], pred[1][1], 1e-12);
+}
+
 /* validate: leave-one-out and profile-only predictions of the synthetic 2x H200 set; filters. */
 static void test_validate(test_ctx *t, const hw_db *db)
 {
@@ -326,6 +383,7 @@ int main(void)
 	test_undetermined(&t, &db);
 	test_validate(&t, &db);
 	test_bucket_pipeline(&t, &db);
+	test_contention(&t, &db);
 	hw_db_free(&db);
 	return test_report(&t);
 }
