@@ -5,6 +5,8 @@
 #
 #   sh bench/calibrate_h200x2.sh [DIR]     DIR: measurement CSVs (default bench/data/h200x2); no GPU needed
 #   FIT_WHERE='gpus=1,batch_per_gpu!=128'  which runs the profile is fitted on (default: every 1-GPU run)
+#   PRIOR=profile.csv                      start from another calibration (e.g. contention factors measured
+#                                          in another job: what DIR's data does not determine keeps them)
 #
 # DIR holds scaleplan-train measurement CSVs (1- and 2-GPU runs) and all-reduce sweep CSVs
 # (scaleplan-train --bench-allreduce). Writes build/h200x2/{profile.csv,detail.csv}; prints a table last.
@@ -31,7 +33,7 @@ per_run() {
 		      if (ne && ne < n) printf "  scaleplan-train runs alone (no PyTorch DDP rows): MAE over %d: %.2f%%\n", ne, se / ne }' "$1"
 }
 echo "== calibrate: 1-GPU runs + all-reduce sweeps from $DIR"
-"$SP" calibrate --measurements "$DIR" --where "${FIT_WHERE:-gpus=1}" --out "$OUT/profile.csv"
+"$SP" calibrate --measurements "$DIR" --where "${FIT_WHERE:-gpus=1}" ${PRIOR:+--prior "$PRIOR"} --out "$OUT/profile.csv"
 echo
 echo "== hold-out: 2-GPU runs predicted from $OUT/profile.csv (not fitted to them)"
 "$SP" validate --no-builtin --against "$DIR" --profile "$OUT/profile.csv" --where kind=throughput,gpus=2 \

@@ -5,8 +5,8 @@
 #   build                    test driver of the data-parallel layer (build/dist/test_dist: exec's
 #                            single-GPU engine + ex_dist + ex_ckpt), against this machine's CUDA/cuDNN/NCCL
 #   mock:MODE                bucketed all-reduce through the training hooks, checked every step
-#   sweep:MODE[:load]        all-reduce sweep 1 KiB..SWEEP_MAX, fp32 + bf16 (nccl-tests rows); with :load
-#                            also 4-128 MiB under a bf16 GEMM load and the GEMM's slowdown (--load gemm)
+#   sweep:MODE[:LOAD]        all-reduce sweep 1 KiB..SWEEP_MAX, fp32 + bf16 (nccl-tests rows); with LOAD
+#                            (gemm | resnet) also 4-128 MiB beside that compute load (--load LOAD)
 #   train:1:B                ResNet-50 synthetic 224 bf16 on 1 GPU, batch B per GPU (test_dist --train)
 #   train:2:MODE:B[:VAR]     the same on 2 GPUs (VAR: bf16 | fp16 gradients, no-overlap)
 #   ddp:N:MODE:B             PyTorch DDP (bench/peers/torch_ddp.py), N GPUs
@@ -92,8 +92,8 @@ step_sweep() { # mode [load]
 	local f=$OUT/sweep.tmp.csv
 	rm -f "$f"
 	run timeout 240 $LAUNCH2 $TD --bench-allreduce $(mode_args "$1") --max-bytes "$SWEEP_MAX" \
-		--dtypes fp32,bf16 --machine "$MACHINE" --out "$f" --nccl-timeout 60 ${2:+--load gemm}
-	echo "sweep $1${2:+ (under load)} rc=$?" >>"$SUMMARY"
+		--dtypes fp32,bf16 --machine "$MACHINE" --out "$f" --nccl-timeout 60 ${2:+--load $2}
+	echo "sweep $1${2:+ (under load $2)} rc=$?" >>"$SUMMARY"
 	if [ -f "$f" ]; then
 		if [ -f "$OUT/allreduce.csv" ]; then tail -n +2 "$f" >>"$OUT/allreduce.csv"; else cat "$f" >"$OUT/allreduce.csv"; fi
 		rm -f "$f"

@@ -18,6 +18,7 @@
 
 #include "common/common.h"
 #include "exec/ex_dist.h"
+#include "exec/ex_internal.h"
 
 typedef struct bench_args {
 	double min_B, max_B;
@@ -26,7 +27,7 @@ typedef struct bench_args {
 	int iters;              /* 0: by size */
 	const char *machine;
 	const char *out;
-	bool load_gemm;         /* --load gemm: each size also under a GEMM load (contention) */
+	const char *load;       /* --load gemm | resnet: each bucket size also under that compute load */
 	ex_dist_opts dist;
 } bench_args;
 
@@ -39,8 +40,10 @@ static void usage(FILE *f)
 		   "  --iters N            timed calls per size (default: 5..200 by size)\n"
 		   "  --machine NAME       machine column of the CSV (default: host name)\n"
 		   "  --out FILE           CSV output (rank 0; default: none)\n"
-		   "  --load gemm          also time sizes of 4-128 MiB while bf16 GEMMs run on another stream, and\n"
-		   "                       the GEMMs while the all-reduce runs (compute/comm contention, calibrate)\n"
+		   "  --load gemm|resnet   also time sizes of 4-128 MiB beside a compute load on another stream, and\n"
+		   "                       the load beside the all-reduce (compute/comm contention, for calibrate):\n"
+		   "                       gemm: bf16 4096^3 GEMMs; resnet: the engine's ResNet-50 step (batch 256,\n"
+		   "                       bf16, CUDA graph, no gradient all-reduce)\n"
 		   "%s", EX_DIST_HELP);
 }
 
@@ -111,9 +114,9 @@ static int bench_parse(bench_args *a, int argc, char **argv)
 		case 'm': a->machine = optarg; break;
 		case 'o': a->out = optarg; break;
 		case 'L':
-			if (strcmp(optarg, "gemm") != 0)
-				return err_set("--load: '%s' is not a load (gemm)", optarg);
-			a->load_gemm = true;
+			if (strcmp(optarg, "gemm") != 0 && strcmp(optarg, "resnet") != 0)
+				return err_set("--load: '%s' is not a load (gemm or resnet)", optarg);
+			a->load = optarg;
 			break;
 		case 'h': return 1;
 		default:
@@ -138,12 +141,15 @@ static int bench_parse(bench_args *a, int argc, char **argv)
 enum { LOAD_N = 4096, LOAD_MAX_GEMMS = 8192 };
 
 typedef struct gemm_load {
+	bool resnet;      /* the engine's step instead of GEMMs (step_load_init) */
+	const char *name; /* the CSV's load column */
 	cublasHandle_t h;
 	cudaStream_t s;
 	void *a, *b, *c;
+	ex_net net;       /* resnet */
 	cudaEvent_t ev[LOAD_MAX_GEMMS + 1];
 	int nev;
-	double alone_s;   /* one GEMM with nothing else running */
+	double alone_s;   /* one GEMM (one training step) with nothing else running */
 } gemm_load;
 
 /* Enqueues k GEMMs; with events, GEMM i (0-based) records ev[i + 1] when it ends. */
@@ -198,6 +204,10 @@ static void gemm_load_free(gemm_load *g)
 {
 	for (int i = 0; i < g->nev; i++)
 		cudaEventDestroy(g->ev[i]);
+	if (g->resnet) {
+		ex_net_free(&g->net);
+		return;
+	}
 	cudaFree(g->a);
 	cudaFree(g->b);
 	cudaFree(g->c);
@@ -254,6 +264,87 @@ static void time_loaded(ex_dist *d, gemm_load *g, void *buf, long cnt, ex_dist_d
 	}
 }
 
+/* --load resnet: the engine's training step as the load. One step runs while back-to-back all-reduces
+ * keep the comm stream busy from before it starts to after it ends; the step's time is the loaded
+ * step, the all-reduces ending inside it give the loaded all-reduce rate. */
+enum { STEP_BATCH = 256 };
+
+static int step_load_init(gemm_load *g, int rank)
+{
+	memset(g, 0, sizeof(*g));
+	g->resnet = true;
+	g->name = "resnet50-b256";
+	if (ex_net_plan(&g->net, STEP_BATCH, 1000, 224, EX_PREC_BF16) < 0)
+		return ERR_INPUT;
+	ex_net_init(&g->net, 1, 1024UL << 20, false);   /* dies (exit 2) on CUDA/cuDNN failures */
+	ex_k_fill_normal(g->net.dt, ex_net_input(&g->net), g->net.tens[0].elems, 0.f, 1.f, 11 + 7919ULL * (uint64_t)rank,
+			 g->net.stream);
+	ex_k_fill_labels(g->net.labels, STEP_BATCH, 1000, 99 + 7919ULL * (uint64_t)rank, g->net.stream);
+	for (int i = 0; i <= LOAD_MAX_GEMMS; i++) {
+		if (cudaEventCreate(&g->ev[i]) != cudaSuccess)
+			return err_set("cudaEventCreate failed");
+		g->nev = i + 1;
+	}
+	float ms = 0;
+	for (int i = 0; i < 5; i++)
+		ex_net_train_step_graph(&g->net);
+	if (cudaEventRecord(g->ev[0], g->net.stream) != cudaSuccess)
+		return err_set("cudaEventRecord failed");
+	for (int i = 0; i < 10; i++)
+		ex_net_train_step_graph(&g->net);
+	if (cudaEventRecord(g->ev[1], g->net.stream) != cudaSuccess || cudaStreamSynchronize(g->net.stream) != cudaSuccess ||
+	    cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]) != cudaSuccess)
+		return err_set("timing the training step failed");
+	g->alone_s = ms * 1e-3 / 10;
+	return 0;
+}
+
+static void step_loaded(ex_dist *d, gemm_load *g, void *buf, long cnt, ex_dist_dtype t, cudaStream_t s,
+			double ar_alone_s, cudaEvent_t a, cudaEvent_t b, double *ar_s, double *step_s)
+{
+	/* enough all-reduces for the host to enqueue them and the step, and to outlast a step slowed 2x */
+	int n = (int)fmin(LOAD_MAX_GEMMS, ceil(3.0 * g->alone_s / ar_alone_s) + 4);
+	ex_dist_heartbeat(d);
+	for (int i = 0; i < n; i++) {
+		if (ex_dist_allreduce(d, buf, cnt, t, s))
+			ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+		if (cudaEventRecord(g->ev[i + 1], s) != cudaSuccess)
+			ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+		if (i == 1) {   /* the step starts once the comm stream is busy */
+			if (cudaEventRecord(a, g->net.stream) != cudaSuccess)
+				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+			ex_net_train_step_graph(&g->net);
+			if (cudaEventRecord(b, g->net.stream) != cudaSuccess)
+				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+		}
+	}
+	ex_dist_sync(d, s);
+	if (cudaStreamSynchronize(g->net.stream) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "training step failed");
+	ex_dist_pause(d);
+	float ms = 0, tail = 0;
+	*ar_s = *step_s = NAN;
+	/* valid only where the all-reduces outlasted the step */
+	if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess || cudaEventElapsedTime(&tail, b, g->ev[n]) != cudaSuccess ||
+	    !(tail > 0))
+		return;
+	*step_s = ms * 1e-3;
+	int first = -1, last = -1;
+	for (int i = 1; i <= n; i++) {
+		float from_a = 0, to_b = 0;
+		if (cudaEventElapsedTime(&from_a, a, g->ev[i]) != cudaSuccess ||
+		    cudaEventElapsedTime(&to_b, g->ev[i], b) != cudaSuccess)
+			continue;
+		if (from_a > 0 && to_b >= 0) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	if (first > 0 && last > first && cudaEventElapsedTime(&ms, g->ev[first], g->ev[last]) == cudaSuccess)
+		*ar_s = ms * 1e-3 / (last - first);
+}
+
 int ex_dist_bench_main(int argc, char **argv)
 {
 	bench_args a;
@@ -298,11 +389,16 @@ int ex_dist_bench_main(int argc, char **argv)
 	    cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio_hi) != cudaSuccess ||
 	    cudaMalloc(&buf, (size_t)a.max_B) != cudaSuccess || cudaMalloc((void **)&dev32, 4096) != cudaSuccess)
 		ex_dist_fatal(d, EXIT_ENV, "no GPU memory for a %.0f-byte buffer", a.max_B);
-	if (a.load_gemm) {
+	if (a.load) {
 		load = xcalloc(1, sizeof(*load));
-		if (gemm_load_init(load))
+		bool resnet = strcmp(a.load, "resnet") == 0;
+		if (resnet ? step_load_init(load, rank) : gemm_load_init(load))
 			ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
-		if (rank == 0)
+		ex_dist_max(d, &load->alone_s, 1);   /* every rank sizes its loops alike */
+		if (rank == 0 && resnet)
+			printf("# load: the engine's ResNet-50 step, batch %d bf16, CUDA graph, %.2f ms alone\n", STEP_BATCH,
+			       load->alone_s * 1e3);
+		else if (rank == 0)
 			printf("# load: bf16 GEMM %dx%dx%d on a second stream, %.3f ms alone (%.0f TFLOP/s)\n", LOAD_N, LOAD_N,
 			       LOAD_N, load->alone_s * 1e3, 2.0 * LOAD_N * LOAD_N * (double)LOAD_N / load->alone_s / 1e12);
 	}
@@ -320,7 +416,7 @@ int ex_dist_bench_main(int argc, char **argv)
 		printf("# all-reduce sweep: %d ranks, %d node(s), mode %s, in place, ncclAvg\n", n, ex_dist_nodes(d),
 		       ex_dist_mode_label(d));
 		printf("%12s %6s %12s %10s %10s%s\n", "bytes", "dtype", "time_us", "algbw_GB/s", "busbw_GB/s",
-		       load ? "  loaded_us gemm_slowdown" : "");
+		       load ? "  loaded_us load_slowdown" : "");
 	}
 	cudaEvent_t e0, e1;
 	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
@@ -378,14 +474,17 @@ int ex_dist_bench_main(int argc, char **argv)
 			double lv[2] = { -1, -1 };
 			if (load && real_B >= 4.0 * 1048576 && real_B <= 128.0 * 1048576) {
 				double ar_l, gemm_l;
-				time_loaded(d, load, buf, cnt, t, s, iters < 20 ? iters : 20, t_s, e0, e1, &ar_l, &gemm_l);
-				lv[0] = ar_l;
+				if (load->resnet)
+					step_loaded(d, load, buf, cnt, t, s, t_s, e0, e1, &ar_l, &gemm_l);
+				else
+					time_loaded(d, load, buf, cnt, t, s, iters < 20 ? iters : 20, t_s, e0, e1, &ar_l, &gemm_l);
+				lv[0] = isfinite(ar_l) ? ar_l : -1;
 				lv[1] = isfinite(gemm_l) ? gemm_l : -1;
 				ex_dist_max(d, lv, 2);
 			}
 			if (rank == 0) {
 				printf("%12.0f %6s %12.2f %10.2f %10.2f", real_B, ex_dist_dtype_name(t), t_s * 1e6, algbw, busbw);
-				if (lv[0] > 0)
+				if (load && (lv[0] > 0 || lv[1] > 0))
 					printf("  %9.2f %13.3f", lv[0] * 1e6, lv[1] > 0 ? lv[1] / load->alone_s : NAN);
 				printf("\n");
 				fflush(stdout);
@@ -401,14 +500,17 @@ int ex_dist_bench_main(int argc, char **argv)
 				csvw_num(w, t_s, 6);
 				csvw_num(w, algbw, 6);
 				csvw_num(w, busbw, 6);
-				if (lv[0] > 0) {
-					csvw_text(w, "gemm");
+				if (load && (lv[0] > 0 || lv[1] > 0)) {
+					csvw_text(w, load->resnet ? load->name : "gemm");
 					csvw_num(w, load->alone_s, 6);
 					if (lv[1] > 0)
 						csvw_num(w, lv[1], 6);
 					else
 						csvw_text(w, "");
-					csvw_num(w, lv[0], 6);
+					if (lv[0] > 0)
+						csvw_num(w, lv[0], 6);
+					else
+						csvw_text(w, "");
 				} else {
 					for (int k = 0; k < 4; k++)
 						csvw_text(w, "");
