@@ -4,7 +4,8 @@
 # over sockets - from that profile alone (nothing fitted to them) and compare with the measurements.
 #
 #   sh bench/calibrate_h200x2.sh [DIR]     DIR: measurement CSVs (default bench/data/h200x2); no GPU needed
-#   FIT_WHERE='gpus=1,batch_per_gpu!=128'  which runs the profile is fitted on (default: every 1-GPU run)
+#   FIT_WHERE=EXPR                         which points the profile is fitted on (default: the issue's protocol,
+#                                          gpus=1,batch_per_gpu!=128: 1-GPU runs at 64 and 256 + every sweep)
 #   PRIOR=profile.csv                      start from another calibration (e.g. contention factors measured
 #                                          in another job: what DIR's data does not determine keeps them)
 #
@@ -33,7 +34,7 @@ per_run() {
 		      if (ne && ne < n) printf "  scaleplan-train runs alone (no PyTorch DDP rows): MAE over %d: %.2f%%\n", ne, se / ne }' "$1"
 }
 echo "== calibrate: 1-GPU runs + all-reduce sweeps from $DIR"
-"$SP" calibrate --measurements "$DIR" --where "${FIT_WHERE:-gpus=1}" ${PRIOR:+--prior "$PRIOR"} --out "$OUT/profile.csv"
+"$SP" calibrate --measurements "$DIR" --where "${FIT_WHERE:-gpus=1,batch_per_gpu!=128}" ${PRIOR:+--prior "$PRIOR"} --out "$OUT/profile.csv"
 echo
 echo "== hold-out: 2-GPU runs predicted from $OUT/profile.csv (not fitted to them)"
 "$SP" validate --no-builtin --against "$DIR" --profile "$OUT/profile.csv" --where kind=throughput,gpus=2 \

@@ -14,6 +14,8 @@
  *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
  *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
  *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
+ *   slowdown_compute   factor: compute slowed while an all-reduce runs beside it  (scope: machine/transport)
+ *   slowdown_comm      factor: all-reduce slowed while compute runs beside it     (scope: machine/transport)
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
@@ -31,6 +33,11 @@
  *                  + (1 - overlap) x t_allreduce   (model.h, model_exposed_s); overlap prior 1 for
  *                  scaleplan-train (every bucket launched from backward hooks, exec/ex_dist.c), else
  *                  the model's default
+ *   contention   = scaleplan-train runs only: while a bucket's all-reduce is in flight backward runs
+ *                  slowdown_compute times slower, and the all-reduce slowdown_comm times slower while
+ *                  backward runs (per machine and transport; fitted from sweep rows timed beside a
+ *                  compute load, exec --bench-allreduce --load resnet|gemm; 1 when there are none); the
+ *                  pipeline above is then played with those rates (exposed also counts what backward lost)
  *   t_iter       = t_compute + exposed
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
  *

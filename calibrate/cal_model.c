@@ -1038,7 +1038,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
 		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
-				"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred\n");
+				"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n");
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
@@ -1121,9 +1121,12 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						if (isfinite(v[q]))
 							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
 				}
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s\n", tg, base(p->file),
-					p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes,
-					p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3]);
+				char gb[16] = ""; /* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16) */
+				if (p->kind == CAL_THROUGHPUT)
+					snprintf(gb, sizeof gb, "%g", p->grad_B_param);
+				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg,
+					base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus,
+					p->nodes, p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source);
 			}
 			free(tg);
 			cal_vrow *row = NULL;
