@@ -380,54 +380,6 @@ static double overlap_prior(const cal_env *e, const cal_point *p)
 	return strcmp(p->source, "exec") == 0 ? 1.0 : mp_get(e, "overlap", 0.6);
 }
 
-/* Backward and the bucket all-reduces, each slowed while the other runs: backward at 1/s_c of its speed
- * while an all-reduce is in flight, an all-reduce at 1/s_a while backward runs (contention factors;
- * 1 and 1 give model_exposed_s's pipeline). Buckets go one after another; bucket i once backward has
- * done ready_w[i] s of its (unslowed) work bwd_w. Returns when backward and the last all-reduce end. */
-static void pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double s_c, double s_a,
-			 double *bwd_end, double *comm_end)
-{
-	double t = 0, done = 0, left = 0;  /* time, backward work done, unslowed time left of the bucket in flight */
-	int i = 0;
-	bool busy = false;
-	*bwd_end = bwd_w;
-	*comm_end = 0;
-	while (i < n) {
-		bool bwd_on = done < bwd_w;
-		if (!busy && !(done < ready_w[i]) ) {
-			busy = true;
-			left = comm_s[i];
-		}
-		if (!busy) {   /* backward alone up to the next bucket's ready point */
-			t += ready_w[i] - done;
-			done = ready_w[i];
-			if (!(done < bwd_w))
-				*bwd_end = t;
-			continue;
-		}
-		double rb = bwd_on ? 1.0 / s_c : 0.0, rc = bwd_on ? 1.0 / s_a : 1.0;
-		double dt = left / rc;
-		if (bwd_on && (bwd_w - done) / rb < dt)
-			dt = (bwd_w - done) / rb;
-		t += dt;
-		left -= dt * rc;
-		if (bwd_on) {
-			done += dt * rb;
-			if (!(bwd_w - done > 1e-12 * bwd_w)) {
-				done = bwd_w;
-				*bwd_end = t;
-			}
-		}
-		if (!(left > 1e-12 * comm_s[i])) {
-			busy = false;
-			*comm_end = t;
-			i++;
-		}
-	}
-	if (done < bwd_w)
-		*bwd_end = t + (bwd_w - done);
-}
-
 /* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
 static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
 {
@@ -464,7 +416,7 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 			s_a = contention(ps, p, outer_transport(e, p), "comm");
 		}
 		double bwd_end, comm_end;
-		pipeline_run(pp.n, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
+		model_pipeline_run(pp.n, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
 		/* the iteration grows by what backward lost and by the all-reduce left after it (exposed) */
 		exposed = ov * (fmax(bwd_end, comm_end) - bwd_s) + (1 - ov) * tar;
 		comm_after_bwd = fmax(0.0, comm_end - bwd_end);

@@ -133,8 +133,15 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, log);
 			nconv++;
 		}
-		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth */
+		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth; contention
+		 * factors by level (a factor under 1, i.e. noise, as 1: the model's range) */
 		const char *bar = strrchr(p->scope, '|');
+		if (bar && (strcmp(p->name, "slowdown_compute") == 0 || strcmp(p->name, "slowdown_comm") == 0)) {
+			char *nm = xasprintf("%s_%s", p->name, level_name(bar + 1));
+			put_row(f, NULL, nm, fmax(1.0, p->value), p->se, "factor", cal_pstatus_name(p->status), p->scope,
+				p->rows, log);
+			free(nm);
+		}
 		if (bar && (strcmp(p->name, "alpha_s") == 0 || strcmp(p->name, "busbw_Bps") == 0)) {
 			char machine[256];
 			snprintf(machine, sizeof machine, "%.*s", (int)(bar - p->scope), p->scope);

@@ -328,6 +328,17 @@ int cmd_sim(int argc, char **argv)
 	if (rc)
 		goto out;
 	sim_opts_default(&o, &s.params);
+	{
+		const model_params *mp = &s.params;
+		double f[] = { mp->slowdown_compute_nvlink, mp->slowdown_comm_nvlink, mp->slowdown_compute_pcie,
+			       mp->slowdown_comm_pcie, mp->slowdown_compute_net, mp->slowdown_comm_net };
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			if (f[i] != 1.0) {
+				fprintf(stderr, "scaleplan sim: note: the compute/all-reduce contention factors (slowdown_*) "
+						"are not simulated; `scaleplan predict` includes them\n");
+				break;
+			}
+	}
 	o.contention = contention;
 	o.warmup = warmup;
 	o.replay = replay;

@@ -246,6 +246,21 @@ double model_allreduce_s(const model_scenario *sc, const model_params *p, double
 	return t;
 }
 
+/* Contention factors of the scenario's outermost all-reduce level (model.h slowdown_*). */
+static void contention(const model_scenario *sc, const model_params *p, double *s_compute, double *s_comm)
+{
+	if (sc->nodes > 1) {
+		*s_compute = p->slowdown_compute_net;
+		*s_comm = p->slowdown_comm_net;
+	} else if (sc->node.intra_nvlink) {
+		*s_compute = p->slowdown_compute_nvlink;
+		*s_comm = p->slowdown_comm_nvlink;
+	} else {
+		*s_compute = p->slowdown_compute_pcie;
+		*s_comm = p->slowdown_comm_pcie;
+	}
+}
+
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s)
 {
 	double end = 0.0;
@@ -253,6 +268,52 @@ double model_exposed_s(int n, const double *ready_s, const double *comm_s, doubl
 	for (int i = 0; i < n; i++)
 		end = fmax(ready_s[i], end) + comm_s[i];
 	return end > bwd_end_s ? end - bwd_end_s : 0.0;
+}
+
+/* A small event loop over the two rates: between events (a bucket ends, backward ends, backward
+ * reaches the next bucket while nothing is in flight) both progress linearly. */
+void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
+			double slow_comm, double *bwd_end_s, double *comm_end_s)
+{
+	double t = 0, done = 0, left = 0;  /* time, backward work done, unslowed time left of the bucket in flight */
+	int i = 0;
+	bool busy = false;
+	*bwd_end_s = bwd_w;
+	*comm_end_s = 0;
+	while (i < n) {
+		bool bwd_on = done < bwd_w;
+		if (!busy && !(done < ready_w[i])) {
+			busy = true;
+			left = comm_s[i];
+		}
+		if (!busy) {   /* backward alone up to the next bucket's ready point */
+			t += ready_w[i] - done;
+			done = ready_w[i];
+			if (!(done < bwd_w))
+				*bwd_end_s = t;
+			continue;
+		}
+		double rb = bwd_on ? 1.0 / slow_compute : 0.0, rc = bwd_on ? 1.0 / slow_comm : 1.0;
+		double dt = left / rc;
+		if (bwd_on && (bwd_w - done) / rb < dt)
+			dt = (bwd_w - done) / rb;
+		t += dt;
+		left -= dt * rc;
+		if (bwd_on) {
+			done += dt * rb;
+			if (!(bwd_w - done > 1e-12 * bwd_w)) {
+				done = bwd_w;
+				*bwd_end_s = t;
+			}
+		}
+		if (!(left > 1e-12 * comm_s[i])) {
+			busy = false;
+			*comm_end_s = t;
+			i++;
+		}
+	}
+	if (done < bwd_w)
+		*bwd_end_s = t + (bwd_w - done);
 }
 
 double model_data_rate(const model_scenario *sc, const model_params *p)
@@ -340,8 +401,19 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 			comm[i] = model_allreduce_s(sc, p, pr->bucket_B[i]);
 			r->comm_s += comm[i];
 		}
-		r->comm_exposed_s = p->overlap * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
-				    (1.0 - p->overlap) * r->comm_s;
+		double s_c, s_a;
+		contention(sc, p, &s_c, &s_a);
+		if (s_c == 1.0 && s_a == 1.0) {
+			r->comm_exposed_s = p->overlap * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
+					    (1.0 - p->overlap) * r->comm_s;
+		} else {
+			/* the pipeline with both slowed; what backward loses counts as exposed communication */
+			double bwd_end, comm_end;
+			for (int i = 0; i < pr->nbuckets; i++)
+				ready[i] -= r->fwd_s;
+			model_pipeline_run(pr->nbuckets, ready, comm, r->bwd_s, s_c, s_a, &bwd_end, &comm_end);
+			r->comm_exposed_s = p->overlap * (fmax(bwd_end, comm_end) - r->bwd_s) + (1.0 - p->overlap) * r->comm_s;
+		}
 	}
 	gpu_s = r->compute_s + r->comm_exposed_s;
 	if (r->gpus > 1 && p->straggler_cv > 0)

@@ -80,6 +80,12 @@ typedef struct model_params {
 	double alpha_pcie_s;     /* per-step latency inside a node over PCIe / host memory */
 	double alpha_net_s;      /* per-step latency between nodes */
 	double overlap;          /* 0..1: weight of the bucket pipeline (1) vs no overlap (0) */
+	/* contention while backward and an all-reduce run together, by the outermost link level of the
+	 * all-reduce: backward slowed slowdown_compute_* times, the all-reduce slowdown_comm_* times
+	 * (1 = none; measured by scaleplan-train --bench-allreduce --load resnet, fitted by calibrate) */
+	double slowdown_compute_nvlink, slowdown_comm_nvlink;
+	double slowdown_compute_pcie, slowdown_comm_pcie;
+	double slowdown_compute_net, slowdown_comm_net;
 	double bucket_B;         /* gradient bucket size (bytes) */
 	double grad_B_lowp;      /* bytes per gradient element at fp16/bf16 (fp32/tf32: 4) */
 	double algo;             /* 0 auto (faster of ring and tree), 1 ring, 2 tree */
@@ -214,7 +220,8 @@ typedef struct model_result {
 	int global_batch;
 	double compute_s, fwd_s, bwd_s, opt_s;   /* per iteration, per GPU */
 	double comm_s;           /* total all-reduce time per iteration */
-	double comm_exposed_s;   /* all-reduce time not hidden behind backward */
+	double comm_exposed_s;   /* all-reduce time not hidden behind backward (with contention factors:
+				  * also the time backward loses to the all-reduces beside it) */
 	double data_s;           /* CPU decode + host copy time per iteration (per node) */
 	double io_s;             /* storage read time per iteration in epochs read from storage */
 	double iter_s;           /* steady-state iteration time */
@@ -277,6 +284,14 @@ double model_storage_rate(const model_scenario *sc, const model_params *p);
 double model_epochs(const model_params *p, double global_batch);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
+/* The same pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute
+ * of its speed while an all-reduce is in flight, an all-reduce at 1/slow_comm while backward runs.
+ * ready_w[i]: backward work (s, unslowed, from backward's start) after which bucket i is complete,
+ * non-decreasing, the last <= bwd_w; buckets are reduced one at a time in order. Writes when backward
+ * and the last all-reduce end (s from backward's start). With factors 1 and 1, max(ends) - bwd_w equals
+ * model_exposed_s. */
+void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
+			double slow_comm, double *bwd_end_s, double *comm_end_s);
 
 const char *model_precision_name(model_precision p);
 int model_precision_parse(const char *s);     /* -1 when unknown */

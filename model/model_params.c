@@ -22,6 +22,12 @@ typedef struct param_def {
 
 #define P(field, def, lo, hi, unit, src) {{#field, def, lo, hi, unit, src}, offsetof(model_params, field)}
 
+/* Contention defaults to none: `overlap` (0.6) already stands for it in the default (PyTorch DDP) runs. */
+#define SLOWDOWN_SRC                                                                                       \
+	"1 = none (overlap 0.6 covers DDP's); measure with scaleplan-train --bench-allreduce --load resnet + "  \
+	"scaleplan calibrate: 2x H200 engine step 1.29 (NVLink), 1.27 (host memory), 1.13 (sockets) compute, "  \
+	"1.6 / 1.1 / 1.0 comm (bench/NOTES.md, Contention)"
+
 /* Sources: reference/ = /work/shared/reference (measurements outside this project). "assumption"
  * marks a value no reference pins down; calibrate/ fits those first. */
 static const param_def model_param_defs[] = {
@@ -52,6 +58,12 @@ static const param_def model_param_defs[] = {
 	  "reference/testbed_pytorch.csv: 4x H200 DDP over sockets 13,736 img/s = 19.5 ms exposed of about "
 	  "40 ms all-reduce (testbed_allreduce.csv 3.8 GB/s); the bucket pipeline alone would expose about "
 	  "10 ms, no overlap 40 ms => about 0.6-0.7 (NCCL kernels contend with backward for SMs)"),
+	P(slowdown_compute_nvlink, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
+	P(slowdown_comm_nvlink, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
+	P(slowdown_compute_pcie, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
+	P(slowdown_comm_pcie, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
+	P(slowdown_compute_net, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
+	P(slowdown_comm_net, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
 	P(bucket_B, 26214400.0, 1024.0, 1e10, "B", "PyTorch DDP bucket_cap_mb = 25 (MiB)"),
 	P(grad_B_lowp, 2.0, 2.0, 4.0, "B",
 	  "NVIDIA MXNet MLPerf stacks and Horovod fp16 compression reduce fp16 gradients; 4 = fp32 grads"),

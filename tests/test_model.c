@@ -241,6 +241,43 @@ static void test_allreduce(test_ctx *t)
 	TEST_NEAR(t, model_exposed_s(2, (double[]){1, 2}, (double[]){0.5, 0.2}, 2.5), 0.0, 1e-12);
 }
 
+/* Contention: the pipeline with both rates by hand; factors of 1 are model_exposed_s; slowdowns of
+ * the scenario's outermost level lower the prediction, other levels' factors do not touch it. */
+static void test_contention(test_ctx *t)
+{
+	double be, ce;
+	/* one bucket ready at once, 10 s of comm beside 10 s of backward */
+	model_pipeline_run(1, (double[]){0}, (double[]){10}, 10, 2, 1, &be, &ce);
+	TEST_NEAR(t, ce, 10, 1e-12);   /* comm at full speed; backward did 5 s of work by then */
+	TEST_NEAR(t, be, 15, 1e-12);
+	model_pipeline_run(1, (double[]){0}, (double[]){10}, 10, 1, 2, &be, &ce);
+	TEST_NEAR(t, be, 10, 1e-12);   /* comm did 5 s of its 10 while backward ran */
+	TEST_NEAR(t, ce, 15, 1e-12);
+	/* factors 1: the plain pipeline (same cases as test_allreduce, ready times from backward's start) */
+	model_pipeline_run(2, (double[]){1, 2}, (double[]){0.5, 1.5}, 2.5, 1, 1, &be, &ce);
+	TEST_NEAR(t, fmax(be, ce) - 2.5, model_exposed_s(2, (double[]){1, 2}, (double[]){0.5, 1.5}, 2.5), 1e-12);
+	model_pipeline_run(3, (double[]){0.2, 0.9, 3}, (double[]){1, 0.1, 0.4}, 3, 1, 1, &be, &ce);
+	TEST_NEAR(t, fmax(be, ce) - 3, model_exposed_s(3, (double[]){0.2, 0.9, 3}, (double[]){1, 0.1, 0.4}, 3), 1e-12);
+
+	model_params p;
+	model_scenario sc;
+	model_result r0, r1, r2;
+	model_params_default(&p);
+	node_c4130(&sc);
+	sc.nodes = 2;
+	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0 && model_predict(&sc, &p, &r0) == 0, "%s", err_msg());
+	p.slowdown_compute_nvlink = p.slowdown_comm_nvlink = 3;   /* not the outermost level of 2 nodes */
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &r1);
+	TEST_NEAR(t, r1.throughput_img_s, r0.throughput_img_s, 1e-12);
+	p.slowdown_compute_net = 1.2;
+	model_scenario_prepare(&sc, &p);
+	model_predict(&sc, &p, &r2);
+	TEST_CHECK(t, r2.throughput_img_s < r0.throughput_img_s && r2.comm_exposed_s > r0.comm_exposed_s,
+		   "net contention: %g vs %g img/s", r2.throughput_img_s, r0.throughput_img_s);
+	TEST_CHECK(t, model_params_parse(&p, "slowdown_comm_net=0.5") < 0, "a factor below 1 accepted");
+}
+
 /* Memory: batch 256 fp32 does not fit 16 GB, 128 does (reference/seed_facts.md: TensorFlow's max
  * batch per 16 GB GPU is 128); a configuration that does not fit is flagged with NAN times. */
 static void test_memory_and_errors(test_ctx *t)
@@ -381,5 +418,6 @@ int main(void)
 	test_memory_and_errors(&t);
 	test_directions(&t);
 	test_multipoint(&t);
+	test_contention(&t);
 	return test_report(&t);
 }
