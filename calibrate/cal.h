@@ -124,8 +124,8 @@ typedef enum cal_kind {
 	CAL_PIPELINE,   /* input pipeline images/s with `workers` decode workers */
 	CAL_EPOCHS,     /* epochs to target at a global batch */
 	CAL_TTA,        /* MLLOG run: time to train (s) */
-	CAL_CONTENTION, /* all-reduce under a GEMM load: slowdown factor of the comm ("comm") or of the
-	                 * GEMMs ("compute"; the point's variant) while both run (exec --load gemm) */
+	CAL_CONTENTION, /* all-reduce beside a compute load: slowdown factor of the comm ("comm") or of the
+	                 * load ("compute"; the point's variant) while both run (exec --load resnet|gemm) */
 	CAL_NKINDS
 } cal_kind;
 

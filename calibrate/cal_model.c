@@ -105,10 +105,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* One layer of the network as the backward pipeline sees it (model/ layer table, forward order). */
 typedef struct cal_layer {
 	double params;        /* trainable parameters (gradient elements) */
-	double mm_fwd_flop;   /* conv/fc FLOP per image (tensor cores) */
-	double mm_bwd_flop;
-	double ew_fwd_elems;  /* elementwise layers: activation elements read + written per image */
-	double ew_bwd_elems;
+	double mm_bwd_flop;   /* conv/fc backward FLOP per image (tensor cores) */
+	double ew_bwd_elems;  /* elementwise layers: activation elements read + written per image, backward */
 } cal_layer;
 
 enum { CAL_MAX_LAYERS = 256, CAL_MAX_BUCKETS = 128 };
@@ -118,24 +116,24 @@ typedef struct cal_env {
 	const hw_db *db;
 	model_params mp;      /* the model's defaults: priors */
 	double flop_img;      /* forward + backward FLOP per image (ResNet-50 at 224) */
-	double bwd_frac;      /* backward share of the compute time (FLOP share; per point: layer_shape) */
+	double bwd_frac;      /* backward share of the compute time (FLOP share) */
 	double nparams;
 	int nlayers;          /* 0: no layer table (then one bucket, ready at the start of backward) */
 	cal_layer layers[CAL_MAX_LAYERS];
 } cal_env;
 
-/* Elements an elementwise layer reads and writes per image, forward and backward, unfused (a
- * bandwidth-time weight, not a byte count of our kernels): batch norm reads x (twice: statistics,
- * then normalise) and writes y; backward reads x and dy twice and writes dx; ReLU reads and writes,
- * backward reads y and dy; the residual add reads two and writes one, backward passes dy through. */
-static void elementwise_elems(const model_layer *l, double *fwd, double *bwd)
+/* Elements an elementwise layer reads and writes per image in backward, unfused (a bandwidth-time
+ * weight, not a byte count of our kernels): batch norm reads x and dy twice (statistics, then the
+ * gradient) and writes dx; ReLU reads y and dy and writes dx; the residual add passes dy through;
+ * pooling reads one side and writes the other. */
+static double elementwise_bwd_elems(const model_layer *l)
 {
 	double in = (double)l->in_elems, out = (double)l->out_elems;
 	switch (l->op) {
-	case MODEL_OP_BN: *fwd = 3 * out; *bwd = 5 * out; break;
-	case MODEL_OP_RELU: *fwd = 2 * out; *bwd = 3 * out; break;
-	case MODEL_OP_ADD: *fwd = 3 * out; *bwd = 0; break;
-	default: *fwd = in + out; *bwd = in + out; break; /* pooling */
+	case MODEL_OP_BN: return 5 * out;
+	case MODEL_OP_RELU: return 3 * out;
+	case MODEL_OP_ADD: return 0;
+	default: return in + out;
 	}
 }
 
@@ -148,12 +146,10 @@ static void env_layers(cal_env *e, const model_net *net)
 		cal_layer *c = &e->layers[i];
 		memset(c, 0, sizeof *c);
 		c->params = (double)l->params;
-		if (l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC) {
-			c->mm_fwd_flop = l->fwd_flop;
+		if (l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC)
 			c->mm_bwd_flop = l->bwd_flop;
-		} else {
-			elementwise_elems(l, &c->ew_fwd_elems, &c->ew_bwd_elems);
-		}
+		else
+			c->ew_bwd_elems = elementwise_bwd_elems(l);
 	}
 	e->nlayers = net->nlayers;
 }
@@ -293,7 +289,7 @@ static const char *outer_transport(const cal_env *e, const cal_point *p)
 }
 
 /* Contention factor of a machine's transport: how many times slower the all-reduce ("comm") or the
- * GEMM load ("compute") ran while both ran (exec --load gemm); prior 1 = none. */
+ * compute load ("compute") ran while both ran (exec --bench-allreduce --load resnet|gemm); prior 1 = none. */
 static double contention(cal_pset *ps, const cal_point *p, const char *t, const char *what)
 {
 	char *sc = link_scope(p, t);
@@ -320,8 +316,10 @@ static double machine_decode_rate(const cal_pset *ps, const char *machine)
 /* The backward pipeline of a training point: gradient buckets as the engine and PyTorch DDP form
  * them (parameters in reverse forward order; a bucket closes once it holds >= bucket_B bytes;
  * ex_dist.c, model.c), each with the fraction of backward time after which it is complete, and the
- * backward share of the compute time. Layer times are weighted by roofline: conv/fc FLOP at the GPU's
- * peak, elementwise layers' traffic at its memory bandwidth (their efficiencies are assumed equal). */
+ * backward share of the compute time. Backward layer times are weighted by roofline: conv/fc FLOP at
+ * the GPU's peak, elementwise layers' traffic at its memory bandwidth (their efficiencies are assumed
+ * equal). The fwd/bwd split stays the FLOP share: on one H200 at batch 256 it is 0.667 against a
+ * measured 0.655, the roofline weighting's 0.58-0.62 is further off (bench/NOTES.md, issue 8 again). */
 typedef struct cal_pipe {
 	int n;
 	double bytes[CAL_MAX_BUCKETS];
@@ -347,11 +345,9 @@ static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
 	/* GPU unknown: 200 FLOP per byte, between V100 fp16 (139) and H100 bf16 (295) (hwdb gpus.csv) */
 	double bw = g && hw_known(g->mem_bw_Bps) && g->mem_bw_Bps > 0 ? g->mem_bw_Bps : peak / 200;
 	double act_B = strcmp(prec_for_peak(p->precision), "fp32") == 0 || strcmp(prec_for_peak(p->precision), "tf32") == 0 ? 4 : 2;
-	double fwd = 0, bwd = 0;
-	for (int i = 0; i < e->nlayers; i++) {
-		fwd += e->layers[i].mm_fwd_flop / peak + e->layers[i].ew_fwd_elems * act_B / bw;
+	double bwd = 0;
+	for (int i = 0; i < e->nlayers; i++)
 		bwd += e->layers[i].mm_bwd_flop / peak + e->layers[i].ew_bwd_elems * act_B / bw;
-	}
 	double cap = isfinite(p->bucket_B) && p->bucket_B > 0 ? p->bucket_B : mp_get(e, "bucket_B", 26214400.0);
 	double acc = 0, bucket = 0;
 	pp->n = 0;
@@ -369,7 +365,6 @@ static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
 		}
 	}
 	pp->ready_frac[pp->n - 1] = 1;   /* the last bucket closes when backward ends (before the optimizer) */
-	(void)fwd;
 }
 
 /* Prior of the overlap weight (model.h: exposed = overlap x pipeline exposure + (1 - overlap) x all
@@ -409,7 +404,7 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		}
 		if (p->no_overlap)
 			ov = 0;
-		/* contention, measured with the engine's stream set-up (exec --load gemm): engine runs only */
+		/* contention, measured with the engine's streams (exec --bench-allreduce --load): engine runs only */
 		double s_c = 1, s_a = 1;
 		if (strcmp(p->source, "exec") == 0) {
 			s_c = contention(ps, p, outer_transport(e, p), "compute");
