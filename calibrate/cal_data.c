@@ -290,8 +290,8 @@ static int load_throughput(loader *L)
 	return 0;
 }
 
-/* The contention points of a sweep row measured under a GEMM load (exec --load gemm): how much slower
- * the all-reduce ran beside the GEMMs, and the GEMMs beside the all-reduce. */
+/* The contention points of a sweep row measured beside a compute load (exec --load resnet|gemm): how
+ * much slower the all-reduce ran beside the load, and the load beside the all-reduce. */
 static void add_contention(cal_data *d, int ia, double time_loaded_s, double load_alone_s, double load_loaded_s)
 {
 	const char *what[2] = { "comm", "compute" };
@@ -317,7 +317,7 @@ static void add_contention(cal_data *d, int ia, double time_loaded_s, double loa
 }
 
 /* All-reduce sweep rows: [source,]machine,gpus,[nodes,]nccl_mode,[dtype,]bytes,time_s,...
- * [,load,load_alone_s,load_loaded_s,time_loaded_s] (exec --load gemm) */
+ * [,load,load_alone_s,load_loaded_s,time_loaded_s] (exec --load resnet|gemm) */
 static int load_allreduce(loader *L)
 {
 	const csv_table *t = L->t;
