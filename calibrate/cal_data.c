@@ -145,6 +145,8 @@ static int opt_num(const csv_table *t, int r, int c, double *out)
 /* Required number. */
 static int req_num(const csv_table *t, int r, int c, double *out, bool positive)
 {
+	if (c < 0)   /* the kind's header check should have caught it; never index column -1 */
+		return err_set("%s:%d: a required column is missing", t->name, t->line[r]);
 	int rc = csv_cell_double(t, r, c, out);
 	if (rc == 0 && positive && !(*out > 0))
 		rc = err_set("%s:%d:%d (%s): expected a positive number, found '%s'", t->name, t->line[r], c + 1,
@@ -225,9 +227,10 @@ static int load_throughput(loader *L)
 			continue;
 		}
 		if (gpus != floor(gpus) || gpus > 1e6 || (isfinite(batch) && !(batch > 0)) ||
-		    (isfinite(nodes) && (!(nodes >= 1) || nodes != floor(nodes) || nodes > gpus))) {
-			err_set("%s:%d: gpus, nodes and batch_per_gpu must be positive integers with nodes <= gpus",
-				t->name, t->line[r]);
+		    (isfinite(nodes) && (!(nodes >= 1) || nodes != floor(nodes) || nodes > gpus)) ||
+		    (isfinite(gpn) && (!(gpn >= 1) || gpn != floor(gpn) || gpn > gpus))) {
+			err_set("%s:%d: gpus, nodes, gpus_per_node and batch_per_gpu must be positive integers with "
+				"nodes and gpus_per_node <= gpus", t->name, t->line[r]);
 			if (bad_row(L))
 				return ERR_INPUT;
 			continue;
@@ -473,7 +476,7 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 	}
 	loader L = { .d = d, .t = &t, .strict = strict, .errs = errs };
 	bool has_gpus = csv_table_col(&t, "gpus") >= 0;
-	if (csv_table_col(&t, "bytes") >= 0 && csv_table_col(&t, "time_s") >= 0)
+	if (has_gpus && csv_table_col(&t, "bytes") >= 0 && csv_table_col(&t, "time_s") >= 0)
 		rc = load_allreduce(&L);
 	else if (has_gpus && (csv_table_col(&t, "throughput_img_s") >= 0 || csv_table_col(&t, "img_s") >= 0))
 		rc = load_throughput(&L);
@@ -486,7 +489,7 @@ int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t
 		rc = load_pipeline(&L);
 	else {
 		rc = err_set("%s:1: header matches no measurement kind (throughput: gpus + throughput_img_s|img_s; "
-			     "all-reduce: bytes + time_s; pipeline: workers|threads + img_s; convergence: "
+			     "all-reduce: gpus + bytes + time_s; pipeline: workers|threads + img_s; convergence: "
 			     "global_batch + mean_epochs|epochs_to_converge)", name);
 		d->nskipped++;
 		if (!strict) {

@@ -42,3 +42,23 @@ $(CAL_FUZZ_DIR)/fuzz_mllog: tests/fuzz/fuzz_mllog.c calibrate/cal_mllog.c calibr
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz/fuzz_mllog.c calibrate/cal_mllog.c $(wildcard common/*.c) -lcsv -lz -lm
+
+# fuzz-meas: libFuzzer + ASan/UBSan on the measurement CSV reader (scaleplan-train runs, sweeps with
+# contention columns, reference tables), seeded with the first lines of every shipped table; a short run.
+FUZZ_TARGETS  += fuzz-meas
+MEAS_FUZZ_DIR := build-fuzz/meas
+MEAS_SEEDS    := $(CAL_REFDATA) $(wildcard tests/data/cal/*/*.csv bench/data/*/*.csv)
+.PHONY: fuzz-meas
+fuzz-meas: $(MEAS_FUZZ_DIR)/fuzz_meas
+	@rm -rf $(MEAS_FUZZ_DIR)/corpus && mkdir -p $(MEAS_FUZZ_DIR)/corpus $(MEAS_FUZZ_DIR)/crashes
+	@k=0; for f in $(MEAS_SEEDS); do head -n 12 "$$f" > $(MEAS_FUZZ_DIR)/corpus/seed-$$k; k=$$((k + 1)); done
+	$(MEAS_FUZZ_DIR)/fuzz_meas -max_total_time=$(CAL_FUZZ_TIME) -max_len=4096 -timeout=10 \
+		-artifact_prefix=$(MEAS_FUZZ_DIR)/crashes/ $(MEAS_FUZZ_DIR)/corpus
+
+$(MEAS_FUZZ_DIR)/fuzz_meas: tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c calibrate/*.h common/*.c common/*.h hwdb/*.c hwdb/*.h model/*.c model/*.h) $(HWDB_CSVS) $(CAL_REFDATA) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $(MEAS_FUZZ_DIR)/hwdb_data.c hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
+	sh tools/embed.sh $(MEAS_FUZZ_DIR)/cal_refdata.c calibrate/cal_internal.h cal_refdata_file cal_refdata cal_refdata_count $(CAL_REFDATA)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c common/*.c hwdb/*.c model/*.c) \
+		$(MEAS_FUZZ_DIR)/hwdb_data.c $(MEAS_FUZZ_DIR)/cal_refdata.c -lgsl -lgslcblas -lcsv -lz -lm

@@ -99,6 +99,17 @@ static void test_readers(test_ctx *t)
 	int n0 = d.n;
 	TEST_CHECK(t, cal_data_load_csv_buf(&d, "r.csv", ragged, strlen(ragged), false, NULL) == 0 && d.n == n0,
 		   "lenient: ragged table not skipped (n %d, was %d)", d.n, n0);
+	/* found by fuzz-meas: a sweep without a gpus column (read column -1), a huge gpus_per_node (int
+	 * overflow) */
+	const char *nogpus = "machine,nccl_mode,bytes,time_s\nm,nvlink,1048576,2e-5\n";
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "g.csv", nogpus, strlen(nogpus), true, NULL) < 0 &&
+		      strstr(err_msg(), "g.csv:1: header matches no measurement kind"), "no gpus column: %s", err_msg());
+	const char *bigg = "machine,gpus,gpus_per_node,throughput_img_s\nm,2,4.2e11,900\nm,2,2,900\n";
+	n0 = d.n;
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "b.csv", bigg, strlen(bigg), false, NULL) == 0 && d.n == n0 + 1,
+		   "gpus_per_node 4.2e11 not rejected (n %d, was %d)", d.n, n0);
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "b.csv", bigg, strlen(bigg), true, NULL) < 0 &&
+		      strstr(err_msg(), "b.csv:2: gpus, nodes, gpus_per_node"), "strict: %s", err_msg());
 	cal_data_free(&d);
 
 	/* the built-in tables load, keep their source, and the emulated-node row is read as 2 x 2 */
