@@ -1,8 +1,9 @@
 /* scaleplan-mkjpeg: turns Fashion-MNIST (Debian dataset-fashion-mnist) into an ImageNet-layout folder
  * of RGB JPEGs, OUT/train/<class>/<name>.JPEG (60,000) and OUT/val/<class>/<name>.JPEG (10,000), so every machine
  * has a real JPEG workload for the input pipeline without downloading anything.
- * Each 28x28 image is upscaled (bilinear, pixel centres aligned) to SIZE x SIZE, given a mild per-class
- * colour tint (so the three channels differ as in photos) and compressed by libjpeg-turbo (4:2:0).
+ * Each 28x28 image is upscaled (bilinear, pixel centres aligned) to SIZE x SIZE, given a mild colour
+ * tint chosen by the image's index, not its class (so the three channels differ as in photos without
+ * leaking the label), and compressed by libjpeg-turbo (4:2:0).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <errno.h>
