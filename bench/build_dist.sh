@@ -49,7 +49,7 @@ for f in exec/ex_dist.c exec/ex_dist_bench.c exec/ex_ckpt.c exec/ex_net.c common
 	pids="${pids:-} $!"
 	HOST="$HOST $o"
 done
-${CC:-cc} $CF -DEX_DIST_GIT_SHA="\"${SCALEPLAN_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}\"" \
+${CC:-cc} $CF -DEX_DIST_GIT_SHA="\"${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh)}\"" \
 	-c tests/gpu/test_dist.c -o $OUT/test_dist.o &
 pids="$pids $!"
 NVF="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -isystem $CUDA_HOME/include ${CUDNN_INC:+-isystem $CUDNN_INC}"

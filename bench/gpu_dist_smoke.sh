@@ -18,7 +18,7 @@ MACHINE=${MACHINE:-h200x2}
 ARGS="--data synthetic --batch-per-gpu 256 --iters 40 --warmup-iters 10 --precision bf16 --quiet --machine $MACHINE"
 # NVLink multicast stays off on shared hosts (KINDS.md)
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null || echo device)}
+export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh)}
 nvidia-smi -L
 
 # ---- build (like bench/gpu_input.sh + bench/build_dist.sh) ----

@@ -11,7 +11,7 @@ O=${OUT:-/tmp/final_out}; mkdir -p "$O/dist" "$O/jpeg"
 DEADLINE=${DEADLINE:-270}
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }
-export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null || echo device)}
+export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh)}
 [ "${SKIP_DIST:-0}" = 1 ] || OUT="$O/dist" timeout $((DEADLINE - 60)) bash bench/gpu_dist_smoke.sh > "$O/dist/smoke.log" 2>&1
 echo "dist smoke: exit $? at $(el) s"
 if { [ ! -f /usr/include/turbojpeg.h ] || [ ! -f /usr/include/csv.h ]; } && [ -d .jpegdeps ]; then

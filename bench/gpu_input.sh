@@ -26,7 +26,7 @@ if { [ ! -f /usr/include/turbojpeg.h ] || [ ! -f /usr/include/csv.h ]; } && [ -d
 	export C_INCLUDE_PATH=$PWD/.jpegdeps/include LIBRARY_PATH=$PWD/.jpegdeps/lib
 	echo "using carried .jpegdeps (turbojpeg.h or csv.h missing here)"
 fi
-export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null || echo device)}
+export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh)}
 
 # 1. build: the engine, then the two host programs (the Makefile, or directly from the sources)
 TR=build/scaleplan-train

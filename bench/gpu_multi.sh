@@ -56,7 +56,7 @@ mode_env() {
 }
 mode_args() { [ "$1" = emulated ] && echo "--emulate-nodes 2" || echo "--nccl-mode $1"; }
 
-say "# gpu_multi.sh $(date -u +%FT%TZ) sha ${SCALEPLAN_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null)}"
+say "# gpu_multi.sh $(date -u +%FT%TZ) sha ${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh)}"
 nvidia-smi -L 2>&1 | tee -a "$LOG"
 nvidia-smi topo -m 2>&1 | tee -a "$LOG"
 

@@ -12,7 +12,7 @@ EX_CU_SRCS  := exec/ex_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c
 EX_INC      := -isystem $(EX_CUDA)/include $(if $(EX_CUDNN_H),-isystem $(dir $(EX_CUDNN_H)))
 EX_LIBDIRS  := -L$(EX_CUDA)/lib64 -L$(EX_CUDA)/lib -Wl,-rpath,$(EX_CUDA)/lib64 -Wl,-rpath,$(EX_CUDA)/lib
-EX_GIT_SHA  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+EX_GIT_SHA  := $(shell sh tools/git_sha.sh)
 EX_NVFLAGS  := -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_80,code=sm_80 \
                -Xcompiler -Wall -I.
 EX_LDLIBS   := -lcudnn -lcublas -lcudart -lstdc++ -lturbojpeg -ljpeg -lcsv -lz -lm -lpthread
