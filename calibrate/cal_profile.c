@@ -134,12 +134,15 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 			nconv++;
 		}
 		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth; contention
-		 * factors by level (a factor under 1, i.e. noise, as 1: the model's range) */
+		 * factors by level */
 		const char *bar = strrchr(p->scope, '|');
 		if (bar && (strcmp(p->name, "slowdown_compute") == 0 || strcmp(p->name, "slowdown_comm") == 0)) {
 			char *nm = xasprintf("%s_%s", p->name, level_name(bar + 1));
-			put_row(f, NULL, nm, fmax(1.0, p->value), p->se, "factor", cal_pstatus_name(p->status), p->scope,
-				p->rows, log);
+			double v = fmin(10.0, fmax(1.0, p->value));   /* model_params.c's range */
+			if (v != p->value && log)
+				fprintf(log, "calibrate: %s of %s is %.3g; written as %g (the model's range is 1..10)\n",
+					p->name, p->scope, p->value, v);
+			put_row(f, NULL, nm, v, p->se, "factor", cal_pstatus_name(p->status), p->scope, p->rows, log);
 			free(nm);
 		}
 		if (bar && (strcmp(p->name, "alpha_s") == 0 || strcmp(p->name, "busbw_Bps") == 0)) {
