@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calibrate/cal.h"
+#include "model/model.h"
 #include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
@@ -305,6 +306,16 @@ static void test_contention(test_ctx *t, const hw_db *db)
 		if (v && ic >= 0 && ia >= 0) {
 			TEST_NEAR(t, ps.p[ia].value, comm_x[v], 1e-6);
 			TEST_NEAR(t, ps.p[ic].value, gemm_x[v], 0.003);
+		}
+		if (v == 2) {   /* the profile carries them to the full model by link level (sockets: net) */
+			const char *path = "build/tests/cal_profile_contention.csv";
+			TEST_CHECK(t, cal_pset_write(&ps, path, &o) == 0, "write: %s", err_msg());
+			model_params mp;
+			model_params_default(&mp);
+			TEST_CHECK(t, model_params_load(&mp, path) >= 0, "load: %s", err_msg());
+			TEST_NEAR(t, mp.slowdown_comm_net, comm_x[v], 1e-6);
+			TEST_NEAR(t, mp.slowdown_compute_net, gemm_x[v], 0.003);
+			TEST_CHECK(t, mp.slowdown_compute_nvlink == 1.0, "other levels untouched");
 		}
 		cal_data_free(&d);
 		cal_data_init(&d);
