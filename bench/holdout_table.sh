@@ -6,14 +6,15 @@
 #   - with: the job's own contention rows (sweeps run beside the engine's step, --load resnet), or, for jobs
 #     that have none (or a GEMM load), the contention factors of REF (default h200x2-r6) as the prior
 # "protocol" = the issue's four: NVLink and 2 emulated nodes (sockets), batch 64 and 256, fp32 gradients.
-#   sh bench/holdout_table.sh          no GPU needed; outputs under build/holdout/
+#   sh bench/holdout_table.sh          no GPU needed; outputs under build/holdout/ (HOLDOUT_OUT=DIR elsewhere;
+#                                      SCALEPLAN=path/to/scaleplan picks the binary)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cd "$(dirname "$0")/.."
 REF=${REF:-h200x2-r6}
-OUT=build/holdout
+OUT=${HOLDOUT_OUT:-build/holdout}
 mkdir -p "$OUT"
-[ -x build/scaleplan ] || make -s all >/dev/null
+[ -x "${SCALEPLAN:-build/scaleplan}" ] || make -s all >/dev/null
 # mae DETAIL.csv: "all-MAE n protocol-MAE n" over the scaleplan-train rows
 mae() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
