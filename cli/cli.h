@@ -6,6 +6,8 @@
 #ifndef SCALEPLAN_CLI_H
 #define SCALEPLAN_CLI_H
 
+#include <stdbool.h>
+
 #include "hwdb/hw.h"
 
 /* One subcommand: argv[0] is the command name, options follow. Returns an exit code (0, 1, 2). */
@@ -24,6 +26,22 @@ int cli_load_db(hw_db *db, const char *hwdb_dir);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);
+
+/* The measurements `calibrate` and `validate` start from (cli/cal_inputs.c). */
+struct cal_data;
+struct cal_pset;
+typedef struct cli_cal_in {
+	bool builtin;             /* the reference tables built into the binary */
+	const char *const *paths; /* measurement CSVs, directories, MLLOG logs */
+	int npaths;
+	double target_top1;       /* for MLLOG logs */
+	bool strict;
+	const char *where;        /* --where, or NULL */
+	const char *profile;      /* a profile to read into the parameter set, or NULL */
+} cli_cal_in;
+/* Loads in's measurements into d (resolving ids against db), filters them, reads the profile into ps.
+ * Prints what went wrong as "scaleplan CMD: ..."; returns EXIT_OK, EXIT_INPUT or EXIT_ENV. */
+int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struct cal_data *d, struct cal_pset *ps);
 
 /* Commands (one line each). */
 int cmd_hw(int argc, char **argv);

@@ -43,16 +43,6 @@ static void calibrate_help(FILE *out)
 }
 
 /* Loads one --measurements argument. Returns an exit code. */
-static int load_one(cal_data *d, const char *path, double target, bool strict)
-{
-	int rc = cal_data_load_path(d, path, target, strict, stderr);
-	if (rc < 0) {
-		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
-	}
-	return EXIT_OK;
-}
-
 int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -112,25 +102,10 @@ int cmd_calibrate(int argc, char **argv)
 	cal_data_init(&d);
 	cal_pset ps;
 	cal_pset_init(&ps);
-	if (builtin && cal_data_load_builtin(&d, stderr) < 0) {
-		fprintf(stderr, "scaleplan calibrate: built-in reference data: %s\n", err_msg());
-		rc = EXIT_ENV;
+	cli_cal_in in = {.builtin = builtin, .paths = inputs, .npaths = ninputs, .target_top1 = target,
+			 .strict = strict, .where = where, .profile = prior};
+	if ((rc = cli_cal_inputs("calibrate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
-	}
-	for (int i = 0; i < ninputs; i++)
-		if ((rc = load_one(&d, inputs[i], target, strict)) != EXIT_OK)
-			goto out;
-	cal_data_canonical(&d, &db);
-	if (where && cal_data_filter(&d, where) < 0) {
-		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	if (prior && cal_pset_load(&ps, prior) < 0) {
-		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-		rc = EXIT_INPUT;
-		goto out;
-	}
 	int nk[CAL_NKINDS] = {0};
 	for (int i = 0; i < d.n; i++)
 		nk[d.pts[i].kind]++;

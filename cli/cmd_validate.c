@@ -177,30 +177,10 @@ int cmd_validate(int argc, char **argv)
 	cal_pset_init(&ps);
 	cal_vtable vt = {0};
 	FILE *df = NULL;
-	if (builtin && cal_data_load_builtin(&d, stderr) < 0) {
-		fprintf(stderr, "scaleplan validate: built-in reference data: %s\n", err_msg());
-		rc = EXIT_ENV;
+	cli_cal_in in = {.builtin = builtin, .paths = against, .npaths = nagainst,
+			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = strict, .where = where, .profile = profile};
+	if ((rc = cli_cal_inputs("validate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
-	}
-	for (int i = 0; i < nagainst; i++) {
-		int r = cal_data_load_path(&d, against[i], CAL_MLPERF_TARGET_TOP1, strict, stderr);
-		if (r < 0) {
-			fprintf(stderr, "scaleplan validate: %s\n", err_msg());
-			rc = r == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
-			goto out;
-		}
-	}
-	cal_data_canonical(&d, &db);
-	if (where && cal_data_filter(&d, where) < 0) {
-		fprintf(stderr, "scaleplan validate: %s\n", err_msg());
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	if (profile && cal_pset_load(&ps, profile) < 0) {
-		fprintf(stderr, "scaleplan validate: %s\n", err_msg());
-		rc = EXIT_INPUT;
-		goto out;
-	}
 	if (detail && !(df = fopen(detail, "w"))) {
 		fprintf(stderr, "scaleplan validate: %s: cannot write\n", detail);
 		rc = EXIT_ENV;
