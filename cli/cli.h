@@ -78,7 +78,7 @@ typedef struct cli_scen {
 	int batch_per_gpu;         /* 0 = auto: the largest of 256, 128, 64, 32, 16, 8 that fits */
 	int global_batch;          /* 0 = not given */
 	model_precision precision;
-	model_data data;
+	int data;                  /* model_data, or -1 (default): the stack's data path */
 	double epochs, images, target_top1;
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
@@ -91,6 +91,12 @@ typedef struct cli_scen {
 	model_params params;
 	const hw_system *system;   /* NULL when described by components only */
 } cli_scen;
+
+/* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
+ * (the model's default parameters). */
+const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys);
+/* "ngc-mlperf (gpu decode, staged)" for tables; "default (cpu decode)" without a stack. Returns buf. */
+char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B);
 
 void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
@@ -112,7 +118,8 @@ int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int
 /* The predict CSV columns (DESIGN.md names first, extras after) and one row of them. */
 void cli_result_csv_header(csvw *w);
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r);
-/* The same cells without ending the row, for commands that append columns (sim). */
+/* The same cells without ending the row and without the columns added last (stack), for commands that
+ * append columns (sim, which adds stack after its own). */
 void cli_result_csv_header_cells(csvw *w);
 void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
 /* JSON object of one prediction (no trailing newline). */

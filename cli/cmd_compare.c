@@ -198,7 +198,7 @@ int cmd_compare(int argc, char **argv)
 		char d[32];
 		const cmp_row *up = NULL, *outr = NULL;
 		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; sorted by time to accuracy\n",
-		       gpus, model_precision_name(s.precision), model_data_name(s.data));
+		       gpus, model_precision_name(s.precision), s.data >= 0 ? model_data_name((model_data)s.data) : "as each stack");
 		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %14s %10s %9s\n", "rank", "system", "gpu", "nodes",
 		       "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-acc", "capex $", "kWh");
 		for (int i = 0; i < nrows; i++) {

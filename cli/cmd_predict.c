@@ -27,13 +27,14 @@ static void predict_usage(FILE *out)
 
 static void print_table(const model_scenario *sc, const model_result *r, const cli_scen *s)
 {
-	char d1[32], d2[32], d3[32];
+	char d1[32], d2[32], d3[32], st[96];
 	const model_node *n = &sc->node;
 
 	printf("scaleplan predict: %s (%s), %d node%s x %d GPU%s = %d GPUs, batch %d/GPU (global %d), %s, data %s\n",
 	       n->system_id, n->gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", n->gpus_per_node,
 	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
 	       model_precision_name(sc->precision), model_data_name(sc->data));
+	printf("  stack              %s\n", cli_stack_label(sc, st, sizeof st));
 	if (s->nmeasured)
 		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->nmeasured, s->nmeasured > 1 ? "s" : "",
 		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");

@@ -140,6 +140,7 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	cli_result_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
+	csvw_text(w, "stack");
 	csvw_end_row(w);
 	cli_result_csv_cells(w, sc, &m);
 	csvw_num(w, r->iter_p50_s, 6);
@@ -158,6 +159,7 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	csvw_int(w, r->epochs_replayed);
 	csvw_num(w, (double)r->events, 12);
 	csvw_num(w, r->wall_s, 4);
+	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
 

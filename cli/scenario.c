@@ -54,7 +54,7 @@ void cli_scen_init(cli_scen *s, const char *cmd)
 	s->cmd = cmd;
 	s->nodes = 1;
 	s->precision = MODEL_BF16;
-	s->data = MODEL_DATA_CPU;
+	s->data = -1;
 	s->images = 1281167; /* ImageNet-1k, reference/seed_facts.md */
 	s->target_top1 = 0.759;
 	model_params_default(&s->params);
@@ -86,14 +86,15 @@ void cli_scen_help(FILE *out)
 		"  --host-link LINK       CPU-GPU link; --host-links N  how many the node's GPUs share\n"
 		"  --cpu ID --cpus-per-node N   host CPUs (decode threads = cores - reserved x GPUs)\n"
 		"  --fabric ID --nics-per-node K   network between nodes (`hw list fabrics`)\n"
-		"  --storage ID           shared storage the first epoch is read from\n"
-		"  --stack ID             software stack (CPU threads per GPU, decode threads)\n"
+		"  --storage ID           storage holding the data set (default: the system's; `hw list storage`)\n"
+		"  --stack ID             software stack: data path, staging, gradient bytes, buckets, overlap\n"
+		"                         (default: the system's, e.g. ngc-mlperf, tf1-hvd; `hw list stacks`)\n"
 		"run:\n"
 		"  --nodes N              nodes (default 1)\n"
 		"  --batch-per-gpu B      images per GPU per step (default auto: largest of 256..8 that fits)\n"
 		"  --global-batch GB      alternatively the global batch (a multiple of the GPU count)\n"
 		"  --precision P          fp32 | tf32 | fp16 | bf16 (default bf16; falls back to what the GPU has)\n"
-		"  --data D               cpu (JPEG decode on CPU cores, default) | gpu (DALI) | synthetic\n"
+		"  --data D               cpu (JPEG decode on CPU cores) | gpu (DALI) | synthetic (default: the stack's)\n"
 		"  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"
 		"  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"
 		"  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"
@@ -203,7 +204,7 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		int p = model_data_parse(arg);
 		if (p < 0)
 			return bad(s, "data", arg, "cpu, gpu (DALI) or synthetic");
-		s->data = (model_data)p;
+		s->data = p;
 		return 1;
 	}
 	case O_EPOCHS:
@@ -292,10 +293,6 @@ int cli_scen_load(cli_scen *s)
 	CHECK_ID(HW_STORAGE, hw_storage_find, s->storage_id);
 	CHECK_ID(HW_STACK, hw_stack_find, s->stack_id);
 	s->system = s->system_id ? hw_system_find(&s->db, s->system_id) : NULL;
-	if (s->stack_id) {
-		const hw_stack *st = hw_stack_find(&s->db, s->stack_id);
-		s->params.cores_reserved_per_gpu = st->threads_per_gpu;
-	}
 	if (fabs(s->target_top1 - 0.759) > 1e-9 && !(s->epochs > 0)) {
 		fprintf(stderr,
 			"scaleplan %s: --target-top1 %g: the convergence curve is for 75.9%% top-1 (MLPerf); give "
@@ -304,6 +301,22 @@ int cli_scen_load(cli_scen *s)
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
+}
+
+const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
+{
+	if (s->stack_id)
+		return hw_stack_find(&s->db, s->stack_id);
+	if (!sys)
+		sys = s->system;
+	return sys ? sys->stack : NULL;
+}
+
+char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, "%s (%s decode%s)", sc->stack.id, sc->data == MODEL_DATA_GPU ? "gpu" : sc->data == MODEL_DATA_CPU ? "cpu" : "no",
+		 sc->stack.staged ? ", staged" : "");
+	return buf;
 }
 
 static double known_or(double v, double dflt)
@@ -377,7 +390,23 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 	}
 	sc->nodes = nodes > 0 ? nodes : s->nodes;
 	sc->precision = precision_on(gpu, s->precision);
-	sc->data = s->data;
+	{
+		const hw_stack *st = cli_scen_stack(s, sys);
+		model_stack *ms = &sc->stack;
+		if (st) {
+			ms->id = st->id;
+			ms->staged = st->staging == HW_STAGE_LOCAL;
+			ms->cores_reserved_per_gpu = st->threads_per_gpu;
+			ms->decode_img_s_core = st->decode_img_s_core;
+			ms->grad_B = st->grad_B;
+			ms->bucket_B = st->bucket_B;
+			ms->overlap = st->comm_hidden_frac;
+			ms->step_overhead_s = st->step_overhead_s;
+			n->decode_threads = st->decode_threads;
+		}
+		sc->data = s->data >= 0 ? (model_data)s->data
+			   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	}
 	sc->epochs = s->epochs;
 	sc->images = s->images;
 
@@ -423,10 +452,6 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		}
 	}
 	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
-	if (s->stack_id) {
-		const hw_stack *st = hw_stack_find(&s->db, s->stack_id);
-		n->decode_threads = st->decode_threads;
-	}
 	/* network */
 	{
 		const hw_link *nic = NULL;
@@ -436,17 +461,25 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 			nic = f->nic;
 			over = hw_known(f->oversubscription) && f->oversubscription >= 1 ? f->oversubscription : 1.0;
 		} else if (sys) {
-			nic = sys->nic;
+			nic = sys->nic ? sys->nic : sys->fabric ? sys->fabric->nic : NULL;
+			if (sys->fabric && hw_known(sys->fabric->oversubscription) && sys->fabric->oversubscription >= 1)
+				over = sys->fabric->oversubscription;
 		}
 		n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 		n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
 	}
-	/* storage */
+	/* storage: a shared store (aggregate, per-node share) or the nodes' own drives */
 	{
 		const hw_storage *st = s->storage_id ? hw_storage_find(&s->db, s->storage_id) : sys ? sys->storage : NULL;
-		if (st) {
-			n->storage_Bps = known_or(st->read_Bps, 0);
-			n->storage_link_Bps = st->link ? st->link->bw_Bps : 0;
+		bool local = !st || strcmp(st->kind, "local") == 0;
+		if (sys && sys->local_drives > 0)
+			n->local_Bps = sys->local_drives * sys->local_drive_Bps;
+		else if (st && local && hw_known(st->read_Bps))
+			n->local_Bps = st->read_Bps; /* one drive of that kind per node */
+		if (st && !local) {
+			/* unknown aggregate: a parallel file system that grows with its clients */
+			n->storage_Bps = known_or(st->read_Bps, INFINITY);
+			n->storage_link_Bps = known_or(st->node_Bps, st->link ? st->link->bw_Bps : 0);
 		}
 	}
 	/* whole nodes are bought even when fewer GPUs per node are used */
@@ -459,8 +492,10 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 
 	what = sys ? sys->id : gpu->id;
 	if (sc->nodes > 1 && !(n->nic_Bps > 0)) {
-		fprintf(stderr, "scaleplan %s: %s has no network in the database; give --fabric ID for %d nodes\n", s->cmd,
-			what, sc->nodes);
+		fprintf(stderr,
+			"scaleplan %s: %s is a single machine with no network between nodes in the database; for %d nodes "
+			"give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)\n",
+			s->cmd, what, sc->nodes);
 		return EXIT_INPUT;
 	}
 	if (model_scenario_prepare(sc, &s->params)) {
@@ -544,6 +579,7 @@ void cli_result_csv_header_cells(csvw *w)
 void cli_result_csv_header(csvw *w)
 {
 	cli_result_csv_header_cells(w);
+	csvw_text(w, "stack"); /* columns added later go last: readers keep their positions */
 	csvw_end_row(w);
 }
 
@@ -584,6 +620,7 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
 {
 	cli_result_csv_cells(w, sc, r);
+	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
 
@@ -640,7 +677,9 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "capex_usd", r->capex_usd, true);
 	jnum(out, "power_W", r->power_W, true);
 	jnum(out, "energy_J", r->energy_J, true);
-	jnum(out, "compute_cal", sc->compute_cal, false);
+	jnum(out, "compute_cal", sc->compute_cal, true);
+	jstr(out, "stack", sc->stack.id);
+	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);
 }
 

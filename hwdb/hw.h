@@ -112,12 +112,16 @@ typedef struct hw_storage {
 	char *id;            /* "isilon-f800", "local-nvme", "nfs-head", "lustre", "wekaio-matrix" */
 	char *aliases;
 	char *kind;          /* "nas" | "local" | "nfs" | "parallel-fs" */
-	double read_Bps;     /* aggregate sequential read bandwidth; NAN = depends on the deployment */
+	double read_Bps;     /* aggregate sequential read bandwidth (kind local: per drive); NAN = depends on
+			      * the deployment (a parallel file system that grows with its clients) */
+	double node_Bps;     /* the most one node reads from it (client NIC, mount); NAN = its link's rate */
 	double latency_s;    /* per-request latency; NAN when unknown */
 	char *link_id;       /* column link: how nodes reach it, "" when local */
 	const hw_link *link; /* resolved link_id, NULL when "" */
 	char *source;
 } hw_storage;
+
+typedef struct hw_stack hw_stack;
 
 typedef struct hw_system {
 	char *id;            /* "c4140-m", "dgxa100-80g", "testbed-h200x4" */
@@ -136,22 +140,42 @@ typedef struct hw_system {
 	double mem_B;             /* host memory; NAN when not given */
 	const hw_link *nic;       /* network port link (NULL for a node that is never networked) */
 	int nics_per_node;
-	const hw_storage *storage;/* default storage (may be NULL) */
+	const hw_storage *storage;/* where the data set lives (may be NULL: the node's local drives) */
+	int local_drives;         /* node-local data drives (NVMe/SSD); 0 = not given */
+	double local_drive_Bps;   /* sequential read rate of one local drive; NAN = not given */
+	char *fabric_id, *stack_id;   /* columns fabric, stack */
+	const hw_fabric *fabric;  /* default network between nodes (NULL: the node is not clustered) */
+	const hw_stack *stack;    /* default software stack: how such systems were run (NULL: model defaults) */
 	double price_usd;         /* NAN when not public */
 	char *price_date;
 	double power_W;           /* node max power; NAN when unknown */
 	char *source;
 } hw_system;
 
-/* A software stack's CPU-side rules (seed_facts.md). */
-typedef struct hw_stack {
+/* Where a stack decodes JPEGs (stacks.csv `data_path`) and whether it copies the data set to the
+ * nodes before the clock starts (`staging`). */
+typedef enum hw_data_path { HW_DATA_CPU, HW_DATA_GPU } hw_data_path;
+typedef enum hw_staging { HW_STAGE_NONE, HW_STAGE_LOCAL } hw_staging;
+
+/* A software stack: how it trains (seed_facts.md, MLPerf v4.0 NVIDIA configs). NAN = the model's
+ * default parameter (model_params) applies. */
+struct hw_stack {
 	char *id;                 /* "tf1-hvd", "mxnet", "pytorch-ddp" */
 	char *aliases;
 	char *framework;
+	hw_data_path data_path;   /* cpu: decode on CPU cores; gpu: DALI/nvJPEG decode on the GPU */
+	hw_staging staging;       /* local: data set copied to node-local drives before the clock starts;
+				   * none: the first epoch reads the system's storage (cold) */
 	int threads_per_gpu;      /* cores a framework keeps per GPU (TensorFlow: 4) */
 	int decode_threads;       /* fixed decode threads per node, 0 = cores - threads_per_gpu x GPUs */
+	double decode_img_s_core; /* CPU decode + augment rate per core; NAN = model default */
+	double grad_B;            /* bytes per gradient element in the all-reduce at fp16/bf16; NAN = default */
+	double bucket_B;          /* gradient bucket / fusion buffer; NAN = default */
+	double comm_hidden_frac;  /* 0..1: how much of the bucket pipeline hides the all-reduce behind
+				   * backward (model overlap); NAN = default */
+	double step_overhead_s;   /* framework time per step outside the GPU work; NAN = none */
 	char *source;
-} hw_stack;
+};
 
 /* The database: one array per kind, owned by the db. */
 typedef struct hw_db {
@@ -198,6 +222,8 @@ const char *hw_kind_singular(hw_kind kind);   /* "gpu", "system"; "id" for HW_NK
 int hw_kind_parse(const char *s);
 const char *hw_topo_name(hw_topo topo);
 const char *hw_link_kind_name(hw_link_kind kind);
+const char *hw_data_path_name(hw_data_path d);   /* "cpu", "gpu" */
+const char *hw_staging_name(hw_staging st);      /* "none", "local" */
 
 /* True when a value is given (not NAN). */
 bool hw_known(double v);

@@ -22,17 +22,24 @@
 const char *const hw_topo_names[] = {"single", "nvswitch", "nvlink-mesh", "hybrid-cube",
 				     "pcie-switch", "pcie-host", NULL};
 const char *const hw_link_kind_names[] = {"pcie", "nvlink", "nvswitch", "ib", "eth", "roce", "host", NULL};
+const char *const hw_data_path_names[] = {"cpu", "gpu", NULL};
+const char *const hw_staging_names[] = {"none", "local", NULL};
 
 /* ---- schema ---- */
 
 #define OFF(type, field) offsetof(type, field)
-#define ID(type) {"id", HW_C_ID, true, OFF(type, id), 0, 0, "an id", NULL, 0}
-#define ALIASES(type) {"aliases", HW_C_TEXT, false, OFF(type, aliases), 0, 0, "names separated by ;", NULL, 0}
-#define SOURCE(type) {"source", HW_C_TEXT, true, OFF(type, source), 0, 0, "the source of the figures", NULL, 0}
-#define TEXT(type, f, req, what) {#f, HW_C_TEXT, req, OFF(type, f), 0, 0, what, NULL, 0}
-#define NUM(type, f, req, lo, hi, unit) {#f, HW_C_NUM, req, OFF(type, f), lo, hi, unit, NULL, 0}
-#define INT(type, f, req, lo, hi, what) {#f, HW_C_INT, req, OFF(type, f), lo, hi, what, NULL, 0}
-#define REF(type, col, f, req, kind) {col, HW_C_REF, req, OFF(type, f), 0, 0, "an id", NULL, kind}
+#define ID(type) {"id", HW_C_ID, true, OFF(type, id), 0, 0, "an id", NULL, 0, false}
+#define ALIASES(type) {"aliases", HW_C_TEXT, false, OFF(type, aliases), 0, 0, "names separated by ;", NULL, 0, false}
+#define SOURCE(type) {"source", HW_C_TEXT, true, OFF(type, source), 0, 0, "the source of the figures", NULL, 0, false}
+#define TEXT(type, f, req, what) {#f, HW_C_TEXT, req, OFF(type, f), 0, 0, what, NULL, 0, false}
+#define NUM(type, f, req, lo, hi, unit) {#f, HW_C_NUM, req, OFF(type, f), lo, hi, unit, NULL, 0, false}
+#define INT(type, f, req, lo, hi, what) {#f, HW_C_INT, req, OFF(type, f), lo, hi, what, NULL, 0, false}
+#define REF(type, col, f, req, kind) {col, HW_C_REF, req, OFF(type, f), 0, 0, "an id", NULL, kind, false}
+/* Columns added after tables were in users' hands: a table may leave them out (= all empty). */
+#define NUM_NEW(type, f, lo, hi, unit) {#f, HW_C_NUM, false, OFF(type, f), lo, hi, unit, NULL, 0, true}
+#define INT_NEW(type, f, lo, hi, what) {#f, HW_C_INT, false, OFF(type, f), lo, hi, what, NULL, 0, true}
+#define REF_NEW(type, col, f, kind) {col, HW_C_REF, false, OFF(type, f), 0, 0, "an id", NULL, kind, true}
+#define ENUM_NEW(type, col, f, what, names) {col, HW_C_ENUM, false, OFF(type, f), 0, 0, what, names, 0, true}
 
 static const hw_col gpu_cols[] = {
 	ID(hw_gpu),
@@ -51,7 +58,7 @@ static const hw_col gpu_cols[] = {
 	NUM(hw_gpu, nvlink_bw_Bps, false, 0, 1e14, "bytes/s one direction, e.g. 1.5e11"),
 	INT(hw_gpu, pcie_gen, true, 1, 9, "a PCIe generation 1-9"),
 	NUM(hw_gpu, price_usd, false, 1, 1e7, "US dollars"),
-	{"price_date", HW_C_DATE, false, OFF(hw_gpu, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0},
+	{"price_date", HW_C_DATE, false, OFF(hw_gpu, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, false},
 	SOURCE(hw_gpu),
 };
 
@@ -70,7 +77,7 @@ static const hw_col cpu_cols[] = {
 static const hw_col link_cols[] = {
 	ID(hw_link),
 	ALIASES(hw_link),
-	{"kind", HW_C_ENUM, true, OFF(hw_link, kind), 0, 0, "a link kind", hw_link_kind_names, 0},
+	{"kind", HW_C_ENUM, true, OFF(hw_link, kind), 0, 0, "a link kind", hw_link_kind_names, 0, false},
 	INT(hw_link, gen, false, 0, 100, "a generation number"),
 	NUM(hw_link, bw_Bps, true, 1e6, 1e14, "bytes/s one direction, e.g. 1.25e10 for 100 Gb/s"),
 	NUM(hw_link, latency_s, false, 1e-9, 1e-1, "seconds, e.g. 1e-6"),
@@ -92,6 +99,7 @@ static const hw_col storage_cols[] = {
 	ALIASES(hw_storage),
 	TEXT(hw_storage, kind, true, "a storage kind (nas, local, nfs, parallel-fs)"),
 	NUM(hw_storage, read_Bps, false, 1e6, 1e13, "bytes/s, e.g. 1.5e10"),
+	NUM_NEW(hw_storage, node_Bps, 1e6, 1e13, "bytes/s one node reads at most, e.g. 5e9"),
 	NUM(hw_storage, latency_s, false, 1e-7, 1, "seconds"),
 	REF(hw_storage, "link", link_id, false, HW_LINK),
 	SOURCE(hw_storage),
@@ -103,7 +111,7 @@ static const hw_col system_cols[] = {
 	TEXT(hw_system, name, true, "a human-readable name"),
 	REF(hw_system, "gpu", gpu_id, true, HW_GPU),
 	INT(hw_system, gpus_per_node, true, 1, 1024, "GPUs per node 1-1024"),
-	{"intra_topology", HW_C_ENUM, true, OFF(hw_system, intra), 0, 0, "an intra-node topology", hw_topo_names, 0},
+	{"intra_topology", HW_C_ENUM, true, OFF(hw_system, intra), 0, 0, "an intra-node topology", hw_topo_names, 0, false},
 	REF(hw_system, "intra_link", intra_link_id, false, HW_LINK),
 	NUM(hw_system, intra_bw_Bps, false, 1e8, 1e14, "bytes/s per GPU one direction, e.g. 1.5e11"),
 	REF(hw_system, "host_link", host_link_id, true, HW_LINK),
@@ -114,8 +122,12 @@ static const hw_col system_cols[] = {
 	REF(hw_system, "nic", nic_id, false, HW_LINK),
 	INT(hw_system, nics_per_node, false, 0, 1024, "NICs per node"),
 	REF(hw_system, "storage", storage_id, false, HW_STORAGE),
+	INT_NEW(hw_system, local_drives, 0, 1024, "node-local data drives 0-1024"),
+	NUM_NEW(hw_system, local_drive_Bps, 1e7, 1e12, "bytes/s read per drive, e.g. 7e9"),
+	REF_NEW(hw_system, "fabric", fabric_id, HW_FABRIC),
+	REF_NEW(hw_system, "stack", stack_id, HW_STACK),
 	NUM(hw_system, price_usd, false, 1, 1e9, "US dollars"),
-	{"price_date", HW_C_DATE, false, OFF(hw_system, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0},
+	{"price_date", HW_C_DATE, false, OFF(hw_system, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, false},
 	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
 	SOURCE(hw_system),
 };
@@ -124,8 +136,15 @@ static const hw_col stack_cols[] = {
 	ID(hw_stack),
 	ALIASES(hw_stack),
 	TEXT(hw_stack, framework, true, "a framework name"),
+	ENUM_NEW(hw_stack, "data_path", data_path, "a data path", hw_data_path_names),
+	ENUM_NEW(hw_stack, "staging", staging, "a staging mode", hw_staging_names),
 	INT(hw_stack, threads_per_gpu, true, 0, 64, "CPU threads kept per GPU 0-64"),
 	INT(hw_stack, decode_threads, true, 0, 4096, "decode threads per node (0 = cores - threads_per_gpu x GPUs)"),
+	NUM_NEW(hw_stack, decode_img_s_core, 1, 1e5, "images/s decoded per CPU core, e.g. 350"),
+	NUM_NEW(hw_stack, grad_B, 1, 4, "bytes per gradient element 1-4 (fp16 2, fp32 4)"),
+	NUM_NEW(hw_stack, bucket_B, 1024, 1e10, "bytes, e.g. 67108864 for 64 MiB"),
+	NUM_NEW(hw_stack, comm_hidden_frac, 0, 1, "a fraction 0-1"),
+	NUM_NEW(hw_stack, step_overhead_s, 0, 1, "seconds per step, e.g. 0.002"),
 	SOURCE(hw_stack),
 };
 
@@ -366,6 +385,16 @@ const char *hw_link_kind_name(hw_link_kind kind)
 	return (unsigned)kind < sizeof hw_link_kind_names / sizeof hw_link_kind_names[0] - 1 ? hw_link_kind_names[kind] : "?";
 }
 
+const char *hw_data_path_name(hw_data_path d)
+{
+	return (unsigned)d < 2 ? hw_data_path_names[d] : "?";
+}
+
+const char *hw_staging_name(hw_staging st)
+{
+	return (unsigned)st < 2 ? hw_staging_names[st] : "?";
+}
+
 bool hw_known(double v)
 {
 	return !isnan(v);
@@ -418,7 +447,10 @@ static void report_cell(hw_load *ld, const csv_table *t, int row, int col, const
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	report(ld, "%s:%d:%d(%s): %s", t->name, t->line[row], col + 1, t->header[col], msg);
+	if (col < 0)  /* an omitted (optional) column */
+		report(ld, "%s:%d: %s", t->name, t->line[row], msg);
+	else
+		report(ld, "%s:%d:%d(%s): %s", t->name, t->line[row], col + 1, t->header[col], msg);
 }
 
 /* Quotes a cell for a message, cut at 40 characters and with control characters replaced. */
@@ -484,7 +516,7 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 	for (int c = 0; c < k->ncols; c++) {
 		const hw_col *sc = &k->cols[c];
 		int tc = colmap[c];
-		const char *cell = t->cells[row][tc];
+		const char *cell = tc >= 0 ? t->cells[row][tc] : "";
 		bool blank = is_blank(cell);
 		if (blank && sc->required) {
 			report_cell(ld, t, row, tc, "empty; expected %s", sc->unit);
@@ -549,6 +581,10 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 		}
 		case HW_C_ENUM: {
 			int e = -1;
+			if (blank) {  /* optional: the first name is the default */
+				*(int *)((char *)item + sc->off) = 0;
+				break;
+			}
 			for (int i = 0; sc->names[i]; i++)
 				if (strcasecmp(cell, sc->names[i]) == 0)
 					e = i;
@@ -603,6 +639,12 @@ static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, co
 				    "empty; a node with %d GPUs needs intra_link and intra_bw_Bps", s->gpus_per_node);
 		if (*s->nic_id && s->nics_per_node < 1)
 			report_cell(ld, t, row, csv_table_col(t, "nics_per_node"), "must be >= 1 when nic is given");
+		if (*s->fabric_id && !*s->nic_id)
+			report_cell(ld, t, row, csv_table_col(t, "nic"), "empty; a system with a fabric needs nic and nics_per_node");
+		if ((s->local_drives > 0) != hw_known(s->local_drive_Bps))
+			report_cell(ld, t, row, csv_table_col(t, s->local_drives > 0 ? "local_drive_Bps" : "local_drives"),
+				    "local_drives %d and local_drive_Bps %g: give both or neither", s->local_drives,
+				    s->local_drive_Bps);
 	}
 }
 
@@ -635,7 +677,7 @@ static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, in
 	}
 	for (int c = 0; c < k->ncols; c++) {
 		colmap[c] = csv_table_col(t, k->cols[c].name);
-		if (colmap[c] < 0) {
+		if (colmap[c] < 0 && !k->cols[c].omittable) {
 			report(ld, "%s:%d: missing column '%s' (%s)", t->name, hdr, k->cols[c].name, k->cols[c].unit);
 			bad++;
 		}
@@ -720,7 +762,7 @@ static void check_refs(hw_load *ld, const hw_db *db, hw_kind kind, const hw_stag
 	for (int r = 0; r < s->t->nrows; r++) {
 		for (int c = 0; c < k->ncols; c++) {
 			const hw_col *sc = &k->cols[c];
-			if (sc->type != HW_C_REF)
+			if (sc->type != HW_C_REF || s->colmap[c] < 0)
 				continue;
 			const char *ref = s->t->cells[r][s->colmap[c]];
 			if (is_blank(ref) || hw_find(db, sc->ref, ref) || in_table(tabs[sc->ref], ref))
@@ -747,6 +789,8 @@ static void resolve(hw_db *db)
 		s->cpu = hw_cpu_find(db, s->cpu_id);
 		s->nic = hw_link_find(db, s->nic_id);
 		s->storage = hw_storage_find(db, s->storage_id);
+		s->fabric = hw_fabric_find(db, s->fabric_id);
+		s->stack = hw_stack_find(db, s->stack_id);
 	}
 }
 

@@ -36,6 +36,7 @@ typedef struct hw_col {
 	const char *unit;          /* what is expected, for messages: "FLOP/s, e.g. 1.4e13" */
 	const char *const *names;  /* ENUM: NULL-terminated names */
 	hw_kind ref;               /* REF: kind referred to */
+	bool omittable;            /* a column added later: a table without it reads as all empty */
 } hw_col;
 
 typedef struct hw_kind_desc {
@@ -50,6 +51,8 @@ typedef struct hw_kind_desc {
 extern const hw_kind_desc hw_kinds[HW_NKINDS];
 extern const char *const hw_topo_names[];
 extern const char *const hw_link_kind_names[];
+extern const char *const hw_data_path_names[];
+extern const char *const hw_staging_names[];
 
 /* Generic access to item i of a kind. */
 void *hw_item(const hw_db *db, hw_kind kind, int i);

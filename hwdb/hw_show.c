@@ -79,16 +79,16 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 		}
 		break;
 	case HW_STORAGE:
-		fprintf(out, "%-16s %-12s %12s %10s %s\n", "storage", "kind", "read", "latency", "link");
+		fprintf(out, "%-16s %-12s %12s %12s %10s %s\n", "storage", "kind", "read", "per node", "latency", "link");
 		for (int i = 0; i < db->nstorage; i++) {
 			const hw_storage *x = &db->storage[i];
-			fprintf(out, "%-16s %-12s %12s %10s %s\n", x->id, x->kind, si(x->read_Bps, "B/s", a, sizeof a),
-				si(x->latency_s, "s", b, sizeof b), dash(x->link_id));
+			fprintf(out, "%-16s %-12s %12s %12s %10s %s\n", x->id, x->kind, si(x->read_Bps, "B/s", a, sizeof a),
+				si(x->node_Bps, "B/s", c, sizeof c), si(x->latency_s, "s", b, sizeof b), dash(x->link_id));
 		}
 		break;
 	case HW_SYSTEM:
-		fprintf(out, "%-24s %-18s %4s %-12s %-11s %-22s %-10s %s\n", "system", "gpu", "gpus", "intra", "host links",
-			"cpu", "memory", "nic");
+		fprintf(out, "%-24s %-18s %4s %-12s %-11s %-22s %-10s %-14s %-16s %s\n", "system", "gpu", "gpus", "intra",
+			"host links", "cpu", "memory", "nic", "fabric", "stack");
 		for (int i = 0; i < db->nsystems; i++) {
 			const hw_system *s = &db->systems[i];
 			char host[32], cpu[48], nic[32];
@@ -101,16 +101,25 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 				snprintf(nic, sizeof nic, "%dx %s", s->nics_per_node, s->nic_id);
 			else
 				snprintf(nic, sizeof nic, "-");
-			fprintf(out, "%-24s %-18s %4d %-12s %-11s %-22s %-10s %s\n", s->id, s->gpu_id, s->gpus_per_node,
-				hw_topo_name(s->intra), host, cpu, si(s->mem_B, "B", a, sizeof a), nic);
+			fprintf(out, "%-24s %-18s %4d %-12s %-11s %-22s %-10s %-14s %-16s %s\n", s->id, s->gpu_id, s->gpus_per_node,
+				hw_topo_name(s->intra), host, cpu, si(s->mem_B, "B", a, sizeof a), nic, dash(s->fabric_id),
+				dash(s->stack_id));
 		}
 		break;
 	case HW_STACK:
-		fprintf(out, "%-16s %-46s %12s %12s\n", "stack", "framework", "threads/GPU", "decode thr");
+		fprintf(out, "%-14s %-5s %-7s %11s %10s %8s %7s %10s %8s %9s  %s\n", "stack", "data", "staging",
+			"threads/GPU", "decode thr", "img/s/c", "grad B", "bucket", "hidden", "overhead", "framework");
 		for (int i = 0; i < db->nstacks; i++) {
 			const hw_stack *x = &db->stacks[i];
-			fprintf(out, "%-16s %-46s %12d %12d\n", x->id, x->framework, x->threads_per_gpu, x->decode_threads);
+			char dr[16], gb[16], hid[16];
+			snprintf(dr, sizeof dr, hw_known(x->decode_img_s_core) ? "%.0f" : "-", x->decode_img_s_core);
+			snprintf(gb, sizeof gb, hw_known(x->grad_B) ? "%g" : "-", x->grad_B);
+			snprintf(hid, sizeof hid, hw_known(x->comm_hidden_frac) ? "%g" : "-", x->comm_hidden_frac);
+			fprintf(out, "%-14s %-5s %-7s %11d %10d %8s %7s %10s %8s %9s  %s\n", x->id, hw_data_path_name(x->data_path),
+				hw_staging_name(x->staging), x->threads_per_gpu, x->decode_threads, dr, gb,
+				si(x->bucket_B, "B", a, sizeof a), hid, si(x->step_overhead_s, "s", b, sizeof b), x->framework);
 		}
+		fprintf(out, "('-' = the model's default parameter; `scaleplan hw show ID` for the sources)\n");
 		break;
 	case HW_NKINDS:
 		break;
@@ -161,10 +170,48 @@ static void show_link(const hw_link *l, const char *role, const char *ind, FILE 
 
 static void show_storage(const hw_storage *s, const char *ind, FILE *out)
 {
-	char a[32], b[32];
-	fprintf(out, "%sstorage %s: %s, read %s, latency %s, via %s\n", ind, s->id, s->kind, si(s->read_Bps, "B/s", a, sizeof a),
-		si(s->latency_s, "s", b, sizeof b), dash(s->link_id));
+	char a[32], b[32], c[32];
+	fprintf(out, "%sstorage %s: %s, read %s%s, per node %s, latency %s, via %s\n", ind, s->id, s->kind,
+		si(s->read_Bps, "B/s", a, sizeof a), strcmp(s->kind, "local") == 0 ? " per drive" : " aggregate",
+		si(s->node_Bps, "B/s", c, sizeof c), si(s->latency_s, "s", b, sizeof b), dash(s->link_id));
 	fprintf(out, "%s  source         %s\n", ind, s->source);
+}
+
+static void show_fabric(const hw_fabric *f, const char *ind, FILE *out)
+{
+	char a[32];
+	fprintf(out, "%sfabric %s: %s, oversubscription %g, switch latency %s\n", ind, f->id, f->topology,
+		f->oversubscription, si(f->switch_latency_s, "s", a, sizeof a));
+	fprintf(out, "%s  source         %s\n", ind, f->source);
+}
+
+/* A stack, every field; NAN ones say that the model's default applies. */
+static void show_stack(const hw_stack *x, const char *ind, FILE *out)
+{
+	char a[32];
+	fprintf(out, "%sstack %s: %s\n", ind, x->id, x->framework);
+	fprintf(out, "%s  data path      %s decode%s\n", ind, hw_data_path_name(x->data_path),
+		x->data_path == HW_DATA_GPU ? " (DALI/nvJPEG on the GPU)" : " on CPU cores");
+	fprintf(out, "%s  staging        %s\n", ind,
+		x->staging == HW_STAGE_LOCAL ? "local: data set copied to every node's drives before the clock starts"
+					     : "none: the first epoch reads the system's storage");
+	fprintf(out, "%s  cpu threads    %d kept per GPU, decode threads %d%s\n", ind, x->threads_per_gpu,
+		x->decode_threads, x->decode_threads ? "" : " (cores - threads_per_gpu x GPUs)");
+	if (hw_known(x->decode_img_s_core))
+		fprintf(out, "%s  decode rate    %.0f img/s per core\n", ind, x->decode_img_s_core);
+	else
+		fprintf(out, "%s  decode rate    model default (decode_img_s_core)\n", ind);
+	if (hw_known(x->grad_B))
+		fprintf(out, "%s  gradients      %g B per element at fp16/bf16\n", ind, x->grad_B);
+	else
+		fprintf(out, "%s  gradients      model default (grad_B_lowp)\n", ind);
+	fprintf(out, "%s  bucket         %s\n", ind, hw_known(x->bucket_B) ? si(x->bucket_B, "B", a, sizeof a) : "model default (bucket_B)");
+	if (hw_known(x->comm_hidden_frac))
+		fprintf(out, "%s  overlap        %g of the all-reduce pipeline hidden behind backward\n", ind, x->comm_hidden_frac);
+	else
+		fprintf(out, "%s  overlap        model default (overlap)\n", ind);
+	fprintf(out, "%s  step overhead  %s\n", ind, hw_known(x->step_overhead_s) ? si(x->step_overhead_s, "s", a, sizeof a) : "none");
+	fprintf(out, "%s  source         %s\n", ind, x->source);
 }
 
 static void show_system(const hw_system *s, FILE *out)
@@ -187,6 +234,12 @@ static void show_system(const hw_system *s, FILE *out)
 	else
 		fprintf(out, "  nics           none listed\n");
 	fprintf(out, "  storage        %s\n", dash(s->storage_id));
+	if (s->local_drives > 0)
+		fprintf(out, "  local drives   %d x %s read\n", s->local_drives, si(s->local_drive_Bps, "B/s", a, sizeof a));
+	else
+		fprintf(out, "  local drives   not given\n");
+	fprintf(out, "  network        %s%s\n", dash(s->fabric_id), *s->fabric_id ? "" : " (not clustered: give --fabric ID)");
+	fprintf(out, "  stack          %s\n", *s->stack_id ? s->stack_id : "- (model defaults)");
 	if (hw_known(s->price_usd))
 		fprintf(out, "  price          %.0f USD (%s)\n", s->price_usd, dash(s->price_date));
 	else
@@ -206,12 +259,15 @@ static void show_system(const hw_system *s, FILE *out)
 		show_link(s->nic, "nic", "  ", out);
 	if (s->storage)
 		show_storage(s->storage, "  ", out);
+	if (s->fabric)
+		show_fabric(s->fabric, "  ", out);
+	if (s->stack)
+		show_stack(s->stack, "  ", out);
 }
 
 bool hw_db_show(const hw_db *db, const char *id, FILE *out)
 {
 	bool any = false;
-	char a[32];
 	for (int k = 0; k < HW_NKINDS; k++) {
 		const void *item = hw_find(db, k, id);
 		if (!item)
@@ -231,9 +287,7 @@ bool hw_db_show(const hw_db *db, const char *id, FILE *out)
 			break;
 		case HW_FABRIC: {
 			const hw_fabric *f = item;
-			fprintf(out, "fabric %s: %s, oversubscription %g, switch latency %s\n", f->id, f->topology,
-				f->oversubscription, si(f->switch_latency_s, "s", a, sizeof a));
-			fprintf(out, "  source         %s\n", f->source);
+			show_fabric(f, "", out);
 			if (f->nic)
 				show_link(f->nic, "nic", "  ", out);
 			break;
@@ -244,13 +298,9 @@ bool hw_db_show(const hw_db *db, const char *id, FILE *out)
 		case HW_SYSTEM:
 			show_system(item, out);
 			break;
-		case HW_STACK: {
-			const hw_stack *x = item;
-			fprintf(out, "stack %s: %s, %d threads kept per GPU, decode threads %d%s\n", x->id, x->framework,
-				x->threads_per_gpu, x->decode_threads, x->decode_threads ? "" : " (cores - threads_per_gpu x GPUs)");
-			fprintf(out, "  source         %s\n", x->source);
+		case HW_STACK:
+			show_stack(item, "", out);
 			break;
-		}
 		case HW_NKINDS:
 			break;
 		}

@@ -55,9 +55,20 @@ static bool prec_lowp(model_precision prec)
 	return prec == MODEL_FP16 || prec == MODEL_BF16;
 }
 
+/* A stack's value where it gives one (not NAN), else the parameter. */
+static double stack_or(double stack_v, double param_v)
+{
+	return isnan(stack_v) ? param_v : stack_v;
+}
+
 static double grad_bytes(const model_scenario *sc, const model_params *p)
 {
-	return prec_lowp(sc->precision) ? p->grad_B_lowp : 4.0;
+	return prec_lowp(sc->precision) ? stack_or(sc->stack.grad_B, p->grad_B_lowp) : 4.0;
+}
+
+double model_overlap(const model_scenario *sc, const model_params *p)
+{
+	return stack_or(sc->stack.overlap, p->overlap);
 }
 
 /* Per-image roofline time of one layer, forward and backward, and per-iteration weight traffic:
@@ -104,6 +115,10 @@ void model_scenario_init(model_scenario *sc)
 	sc->compute_cal = 1.0;
 	sc->data_cal = 1.0;
 	sc->b_half = -1.0;
+	sc->stack.id = "default";
+	sc->stack.staged = false;
+	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
+	sc->stack.bucket_B = sc->stack.overlap = sc->stack.step_overhead_s = NAN;
 }
 
 /* Host-copy capacity alone (CPU unknown: decode not modelled). */
@@ -129,12 +144,14 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 		return link > 0 ? link / img_B : INFINITY;
 	if (n->decode_threads <= 0 && n->cores <= 0)
 		return copy_only(link, p);
-	double threads = n->decode_threads > 0 ? n->decode_threads : n->cores - p->cores_reserved_per_gpu * g;
+	double reserved = stack_or(sc->stack.cores_reserved_per_gpu, p->cores_reserved_per_gpu);
+	double threads = n->decode_threads > 0 ? n->decode_threads : n->cores - reserved * g;
 	if (n->decode_threads <= 0 && threads < p->decode_cores_min_frac * n->cores)
 		threads = p->decode_cores_min_frac * n->cores;
 	if (threads < 1)
 		threads = 1;
-	cpu = threads * p->decode_img_s_core * (n->cpu_hz > 0 ? n->cpu_hz / p->decode_ref_hz : 1.0);
+	cpu = threads * stack_or(sc->stack.decode_img_s_core, p->decode_img_s_core) *
+	      (n->cpu_hz > 0 ? n->cpu_hz / p->decode_ref_hz : 1.0);
 	copy = (link > 0 && p->host_copy_B_per_img > 0) ? link / p->host_copy_B_per_img : INFINITY;
 	return fmin(cpu, copy);
 }
@@ -144,7 +161,7 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p)
 	model_node *n = &sc->node;
 	model_prep *pr = &sc->prep;
 	model_net net;
-	double e, ge, acc_img = 0, acc_w = 0, bucket = 0;
+	double e, ge, acc_img = 0, acc_w = 0, bucket = 0, bucket_cap = stack_or(sc->stack.bucket_B, p->bucket_B);
 	int rc, first = -1, last = -1;
 
 	memset(pr, 0, sizeof(*pr));
@@ -185,7 +202,7 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p)
 			last = i;
 		first = i;
 		bucket += (double)net.layers[i].params * ge;
-		if ((bucket >= p->bucket_B && pr->nbuckets < MODEL_MAX_BUCKETS - 1) || i == 0) {
+		if ((bucket >= bucket_cap && pr->nbuckets < MODEL_MAX_BUCKETS - 1) || i == 0) {
 			int k = pr->nbuckets++;
 			pr->bucket_B[k] = bucket;
 			pr->bucket_ready_img[k] = acc_img;
@@ -322,21 +339,45 @@ double model_data_rate(const model_scenario *sc, const model_params *p)
 	return sc->prep.data_node_img_s * sc->data_cal;
 }
 
-/* Shared storage: the aggregate read rate, capped by the nodes' links to it; one local NVMe per node
- * when the system names none. img/s of the whole job. */
-double model_storage_rate(const model_scenario *sc, const model_params *p)
+/* Read rate of one node's local drives: the system's drives, else one default drive. */
+static double local_node_Bps(const model_node *n, const model_params *p)
+{
+	return n->local_Bps > 0 ? n->local_Bps : p->storage_default_Bps;
+}
+
+/* First-epoch read rate of the whole job (B/s): node-local drives scale with the nodes; shared storage is
+ * min(aggregate, nodes x per-node share) (model.h). */
+static double storage_job_Bps(const model_scenario *sc, const model_params *p)
 {
 	const model_node *n = &sc->node;
-	double img_B = p->dataset_B / sc->images;
 	double bps;
 
-	if (sc->data == MODEL_DATA_SYNTHETIC)
-		return INFINITY; /* synthetic data is made on the GPU: nothing is read */
-	bps = n->storage_Bps > 0 ? n->storage_Bps : p->storage_default_Bps * sc->nodes;
-
+	if (sc->stack.staged || !(n->storage_Bps > 0))
+		return local_node_Bps(n, p) * sc->nodes;
+	bps = n->storage_Bps;
 	if (n->storage_link_Bps > 0)
 		bps = fmin(bps, n->storage_link_Bps * sc->nodes);
-	return bps / img_B;
+	return bps;
+}
+
+double model_storage_rate(const model_scenario *sc, const model_params *p)
+{
+	if (sc->data == MODEL_DATA_SYNTHETIC)
+		return INFINITY; /* synthetic data is made on the GPU: nothing is read */
+	return storage_job_Bps(sc, p) / (p->dataset_B / sc->images);
+}
+
+double model_staging_s(const model_scenario *sc, const model_params *p)
+{
+	const model_node *n = &sc->node;
+	double node_Bps;
+
+	if (!sc->stack.staged || sc->data == MODEL_DATA_SYNTHETIC || !(n->storage_Bps > 0) || sc->nodes < 1)
+		return 0.0;
+	node_Bps = fmin(n->storage_Bps / sc->nodes, local_node_Bps(n, p));
+	if (n->storage_link_Bps > 0)
+		node_Bps = fmin(node_Bps, n->storage_link_Bps);
+	return p->dataset_B / node_Bps;
 }
 
 void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
@@ -404,18 +445,22 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 		double s_c, s_a;
 		contention(sc, p, &s_c, &s_a);
 		if (s_c == 1.0 && s_a == 1.0) {
-			r->comm_exposed_s = p->overlap * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
-					    (1.0 - p->overlap) * r->comm_s;
+			double ov = model_overlap(sc, p);
+			r->comm_exposed_s = ov * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
+					    (1.0 - ov) * r->comm_s;
 		} else {
 			/* the pipeline with both slowed; what backward loses counts as exposed communication */
 			double bwd_end, comm_end;
 			for (int i = 0; i < pr->nbuckets; i++)
 				ready[i] -= r->fwd_s;
 			model_pipeline_run(pr->nbuckets, ready, comm, r->bwd_s, s_c, s_a, &bwd_end, &comm_end);
-			r->comm_exposed_s = p->overlap * (fmax(bwd_end, comm_end) - r->bwd_s) + (1.0 - p->overlap) * r->comm_s;
+			double ov = model_overlap(sc, p);
+			r->comm_exposed_s = ov * (fmax(bwd_end, comm_end) - r->bwd_s) + (1.0 - ov) * r->comm_s;
 		}
 	}
 	gpu_s = r->compute_s + r->comm_exposed_s;
+	if (sc->stack.step_overhead_s > 0)  /* framework work per step beside the GPU's (NAN: none) */
+		gpu_s += sc->stack.step_overhead_s;
 	if (r->gpus > 1 && p->straggler_cv > 0)
 		gpu_s *= 1.0 + p->straggler_cv * sqrt(2.0 * log((double)r->gpus));
 	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);

@@ -169,9 +169,11 @@ typedef struct model_node {
 	/* network */
 	double nic_Bps;          /* one NIC port, one direction; 0 = none */
 	int nics_per_node;
-	/* storage */
-	double storage_Bps;      /* aggregate read rate of shared storage; 0 = default local */
-	double storage_link_Bps; /* per-node link to storage; 0 = not limiting */
+	/* storage: where the data set lives (model_storage_rate, model_staging_s) */
+	double storage_Bps;      /* aggregate read rate of the shared storage holding the data set; 0 = none (the
+				  * data set is on each node's local drives); INFINITY = grows with its clients */
+	double storage_link_Bps; /* the most one node reads from the shared storage (client NIC); 0 = no cap */
+	double local_Bps;        /* node-local drives, read rate per node; 0 = unknown: storage_default_Bps */
 	/* money and power */
 	double price_usd;        /* per node, NAN when unknown */
 	double power_W;          /* node max power, NAN when unknown */
@@ -201,8 +203,23 @@ typedef struct model_prep {
 	bool cached;             /* data set fits in page cache after epoch 1 */
 } model_prep;
 
+/* The software stack as numbers (filled from hwdb stacks.csv by the CLI, or by hand in tests): each NAN
+ * field leaves the parameter of the same meaning in model_params in force. */
+typedef struct model_stack {
+	const char *id;               /* for output; "default" when none */
+	bool staged;                  /* the data set is copied to every node's local drives before the clock
+				       * starts (NVIDIA MLPerf run.sub); else the first epoch reads storage cold */
+	double cores_reserved_per_gpu;/* params' cores_reserved_per_gpu */
+	double decode_img_s_core;     /* params' decode_img_s_core */
+	double grad_B;                /* params' grad_B_lowp (bytes per gradient element at fp16/bf16) */
+	double bucket_B;              /* params' bucket_B */
+	double overlap;               /* params' overlap */
+	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
+} model_stack;
+
 typedef struct model_scenario {
 	model_node node;
+	model_stack stack;
 	int nodes;
 	int batch_per_gpu;
 	model_precision precision;
@@ -235,7 +252,8 @@ typedef struct model_result {
 	double capex_usd, power_W, energy_J;
 } model_result;
 
-/* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1. */
+/* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1, stack "default"
+ * (every field NAN: the params apply; not staged). */
 void model_scenario_init(model_scenario *sc);
 
 /* Validates sc->node and precomputes the batch- and node-count-independent constants with params p
@@ -276,10 +294,21 @@ void model_layer_times(const model_scenario *sc, const model_params *p, const mo
  * reduce-scatter inside the node, all-reduce of the 1/G shard between nodes over the node's NICs,
  * all-gather inside the node; each phase alpha-beta, ring or tree by p->algo. */
 double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes);
-/* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job (img/s);
- * both INFINITY for synthetic data (and the data rate for GPU decode without a known host link). */
+/* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job in its first
+ * epoch (img/s): staged (or no shared storage): nodes x the node's local drives; else the shared storage,
+ * min(aggregate, nodes x per-node share) - so 500 nodes read through one server only when the scenario
+ * names such storage. Both INFINITY for synthetic data (and the data rate for GPU decode without a known
+ * host link). */
 double model_data_rate(const model_scenario *sc, const model_params *p);
 double model_storage_rate(const model_scenario *sc, const model_params *p);
+/* Wall-clock seconds to copy the data set to every node's local drives before the clock starts: 0 unless
+ * the stack stages (sc->stack.staged) and the data set lives on shared storage. Every node holds the whole
+ * set (NVIDIA MLPerf run.sub copies it once per node; DALI's shards move each epoch), so the job reads
+ * nodes x dataset_B from storage at min(aggregate, nodes x per-node share) and each node writes dataset_B to
+ * its drives: t = dataset_B / min(storage_Bps / nodes, storage_link_Bps, local rate). 0 for synthetic data. */
+double model_staging_s(const model_scenario *sc, const model_params *p);
+/* The stack's value of a parameter where it gives one, else p's (overlap, bucket, gradient bytes). */
+double model_overlap(const model_scenario *sc, const model_params *p);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */

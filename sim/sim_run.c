@@ -448,7 +448,7 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 		sh->bwd_total_s += sh->bwd_s[l];
 	}
 	sh->opt_s = mr->opt_s;
-	sh->overlap = p->overlap;
+	sh->overlap = model_overlap(sc, p); /* the stack's where it gives one */
 	sh->nbuckets = pr->nbuckets;
 	for (int k = 0; k < pr->nbuckets; k++) {
 		int first = pr->bucket_first_layer[k];

@@ -51,7 +51,7 @@ sed -i "${hl}s/,source\$/,source,colour/; $((hl + 1)),\$s/\$/,/" "$tmp/bad/stack
 expect 1 "$SP" hw check "$tmp/bad"
 has "gpus.csv:$gl:5(fp32_flops): '15.7 TFLOPS' is not a number"
 has "cpus.csv:$cl:8(tdp_W): -150 is negative"
-has "stacks.csv:$hl:7: unknown column 'colour'"
+has "stacks.csv:$hl:$(($(sed -n "${hl}p" "$DATA/stacks.csv" | tr ',' '\n' | wc -l) + 1)): unknown column 'colour'"
 has "systems.csv:$sl:4(gpu): unknown gpu 'V100-SXM2-61GB'"
 # with the other cells fixed, the reference alone is still reported
 sed -i "${gl}s/,15.7 TFLOPS,/,15.7e12,/" "$tmp/bad/gpus.csv"
@@ -64,10 +64,27 @@ expect 2 "$SP" hw check "$tmp/does-not-exist"
 # --hwdb overlays: same id replaces, new ids add; both option positions
 mkdir "$tmp/mine"
 head -3 "$DATA/systems.csv" | grep -v '^c4130' > "$tmp/mine/systems.csv"
-echo 'mybox,,My box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,12000,2024-01,800,vendor quote' >> "$tmp/mine/systems.csv"
+echo 'mybox,,My box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,12000,2024-01,800,2,3e9,eth-100g-roce,tf1-hvd,vendor quote' >> "$tmp/mine/systems.csv"
 expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x T4"; has "12000 USD (2024-01)"; has "vendor quote"
 expect 0 "$SP" --hwdb "$tmp/mine" hw show mybox; has "2 x T4"
 expect 1 "$SP" hw show mybox;      has "unknown id 'mybox'"
-echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,x' >> "$tmp/mine/systems.csv"
+expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x 3 GB/s read"; has "network        eth-100g-roce"; has "stack tf1-hvd"
+# a systems.csv written before the local_drives, local_drive_Bps, fabric and stack columns still loads
+mkdir "$tmp/old"
+echo 'id,aliases,name,gpu,gpus_per_node,intra_topology,intra_link,intra_bw_Bps,host_link,host_links,cpu,cpus_per_node,mem_B,nic,nics_per_node,storage,price_usd,price_date,power_W,source' > "$tmp/old/systems.csv"
+echo 'oldbox,,Old box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,,,,vendor quote' >> "$tmp/old/systems.csv"
+expect 0 "$SP" hw show oldbox --hwdb "$tmp/old"; has "local drives   not given"; has "stack          - (model defaults)"
+# new columns are checked: a drive count without its rate, an unknown stack, a data path that is not one
+cp "$tmp/mine/systems.csv" "$tmp/old/systems.csv"
+sed -i 's/,2,3e9,eth-100g-roce,tf1-hvd,vendor quote/,2,,eth-100g-roce,tf2-hvd,vendor quote/' "$tmp/old/systems.csv"
+ol=$(grep -n '^mybox,' "$tmp/old/systems.csv" | cut -d: -f1)
+expect 1 "$SP" hw check "$tmp/old"
+has "systems.csv:$ol:21(local_drive_Bps): local_drives 2 and local_drive_Bps nan: give both or neither"
+has "systems.csv:$ol:23(stack): unknown stack 'tf2-hvd'; did you mean tf1-hvd"
+rm "$tmp/old/systems.csv"
+grep -v '^mxnet-dell' "$DATA/stacks.csv" > "$tmp/old/stacks.csv"
+echo 'mine,,My stack,tpu,local,0,0,,,,,,x' >> "$tmp/old/stacks.csv"
+expect 1 "$SP" hw check "$tmp/old"; has "(data_path): 'tpu' is not a data path; expected one of cpu, gpu"
+echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,,,,,x' >> "$tmp/mine/systems.csv"
 expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"; has "not loaded"
 exit $fail

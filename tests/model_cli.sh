@@ -14,7 +14,7 @@ has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out";
 # near VALUE WANT RELTOL: |VALUE - WANT| <= RELTOL x WANT
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }' || no "$1 not within $3 of $2 ($4)"; }
 # col NAME FILE: the value of column NAME in the first data row of a CSV
-col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }' "$2"; }
+col() { awk -F, -v n="$1" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }' "$2"; }
 
 # predict with no GPU and no network, from another directory; the three formats
 (cd / && "$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16) >"$tmp/out" 2>&1 || no "predict from /"
@@ -106,6 +106,27 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next 
 [ "$(col precision "$tmp/v.csv")" = fp16 ] || no "V100 asked for bf16 runs fp16"
 "$SP" predict --system r740-p40 --precision fp16 --format csv >"$tmp/p.csv" 2>&1
 [ "$(col precision "$tmp/p.csv")" = fp32 ] || no "P40 asked for fp16 runs fp32"
+
+# issue 14: default networks, stacks and their data paths
+expect 0 "$SP" predict --system xe9680-h100 --nodes 2; has "2 nodes x 8 GPUs"; has "stack              ngc-mlperf (gpu decode, staged)"
+expect 1 "$SP" predict --system testbed-h200x4 --nodes 2; has "single machine"; has "give --fabric ID"
+expect 0 "$SP" predict --system testbed-h200x4 --nodes 2 --fabric eth-100g-roce; has "2 nodes x 4 GPUs"
+expect 0 "$SP" predict --system c4140-m; has "tf1-hvd (cpu decode)"; has "data cpu"
+expect 0 "$SP" predict --system c4140-m --stack ngc-mlperf; has "ngc-mlperf (gpu decode, staged)"; has "data gpu"
+expect 0 "$SP" predict --system c4140-m --stack ngc-mlperf --data cpu; has "ngc-mlperf (cpu decode, staged)"
+expect 1 "$SP" predict --system c4140-m --stack tf2-hvd; has "unknown stack 'tf2-hvd'"; has "did you mean tf1-hvd"
+"$SP" predict --system dgxh100 --nodes 2 --format csv >"$tmp/st.csv" || no "predict csv"
+[ "$(head -1 "$tmp/st.csv" | tr -d '\r' | awk -F, '{ print $NF }')" = stack ] || no "stack is the last CSV column"
+[ "$(col stack "$tmp/st.csv")" = ngc-mlperf ] && [ "$(col data "$tmp/st.csv")" = gpu ] || no "dgxh100 runs ngc-mlperf, DALI"
+"$SP" predict --system dgxh100 --stack tf1-hvd --format csv >"$tmp/st.csv" || no "predict --stack"
+[ "$(col stack "$tmp/st.csv")" = tf1-hvd ] && [ "$(col data "$tmp/st.csv")" = cpu ] || no "--stack overrides the system's"
+expect 0 "$SP" predict --system c4140-m --format json; has '"stack": "tf1-hvd"'; has '"staged": false'
+# 500 nodes through one NAS (named by the user) vs the nodes' own drives: the first epoch
+"$SP" predict --system dgxa100-80g --nodes 500 --global-batch 64000 --storage nfs-head --stack tf1-hvd --data gpu --format csv >"$tmp/nas.csv" || no "nas"
+"$SP" predict --system dgxa100-80g --nodes 500 --global-batch 64000 --format csv >"$tmp/loc.csv" || no "local"
+# nfs-head: 1.25 GB/s for the whole job -> 1281167 x 113178 B / 1.25e9 = 116 s
+near "$(col first_epoch_s "$tmp/nas.csv")" 116 0.01 "500 nodes through one NFS head"
+awk -v a="$(col first_epoch_s "$tmp/loc.csv")" 'BEGIN { exit !(a < 1) }' || no "500 DGX A100 read their own drives: first epoch under 1 s"
 
 echo "model_cli: done (fail=$fail)"
 exit $fail

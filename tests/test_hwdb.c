@@ -335,6 +335,74 @@ static void test_dir(test_ctx *t)
 	hw_db_free(&db);
 }
 
+/* Issue 14: every system that can be clustered has a default network and every system a default stack
+ * that matches how such systems were run; the stack rows carry what the model reads. */
+static void test_stacks_networks(test_ctx *t)
+{
+	static const char *const whitepaper[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40",
+						  "apollo6500-v100", "dss8440-v100"};
+	static const char *const mlperf[] = {"dgx1-v100", "dgx2-v100", "dgxa100-80g", "dgxh100", "hgx-h200",
+					     "xe9680-h100", "xe8640-h100", "dss8440-a100-pcie-40g"};
+	hw_db db;
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "default db loads");
+	for (int i = 0; i < db.nsystems; i++) {
+		const hw_system *s = &db.systems[i];
+		bool testbed = strncmp(s->id, "testbed-", 8) == 0;
+		/* the GPU test machines are single VMs with no network between them; every other system is
+		 * sold to be clustered */
+		TEST_CHECK(t, testbed || (s->fabric && s->nic && s->nics_per_node >= 1),
+			   "%s: a clusterable system has a default fabric and NICs", s->id);
+		TEST_CHECK(t, !testbed || !s->fabric, "%s: a test VM has no network", s->id);
+		TEST_CHECK(t, s->stack != NULL, "%s has a default stack", s->id);
+		TEST_CHECK(t, (s->local_drives > 0) == hw_known(s->local_drive_Bps), "%s: drives and their rate", s->id);
+	}
+	for (size_t i = 0; i < sizeof whitepaper / sizeof *whitepaper; i++) {
+		const hw_system *s = hw_system_find(&db, whitepaper[i]);
+		TEST_CHECK(t, s && s->stack && strcmp(s->stack->id, "tf1-hvd") == 0, "%s runs TensorFlow + Horovod", whitepaper[i]);
+	}
+	for (size_t i = 0; i < sizeof mlperf / sizeof *mlperf; i++) {
+		const hw_system *s = hw_system_find(&db, mlperf[i]);
+		TEST_CHECK(t, s && s->stack && strcmp(s->stack->id, "ngc-mlperf") == 0, "%s runs the NGC MLPerf stack", mlperf[i]);
+	}
+	const hw_system *xe = hw_system_find(&db, "xe9680-h100");
+	TEST_CHECK(t, xe && xe->fabric && xe->nics_per_node == 8 && xe->nic && xe->nic->bw_Bps == 50e9,
+		   "xe9680-h100: 8 x 400 Gb/s (issue 14: --nodes 2 failed without a network)");
+	const hw_stack *ngc = hw_stack_find(&db, "ngc-mlperf"), *tf = hw_stack_find(&db, "tf1-hvd");
+	TEST_CHECK(t, ngc && ngc->data_path == HW_DATA_GPU && ngc->staging == HW_STAGE_LOCAL && ngc->grad_B == 2 &&
+			      ngc->comm_hidden_frac == 0 && ngc->bucket_B == 67108864,
+		   "ngc-mlperf: DALI, staged, fp16 grads, 64 MiB fusion, no backward overlap");
+	TEST_CHECK(t, tf && tf->data_path == HW_DATA_CPU && tf->staging == HW_STAGE_NONE && tf->threads_per_gpu == 4 &&
+			      isnan(tf->grad_B) && isnan(tf->step_overhead_s),
+		   "tf1-hvd: CPU decode, cold reads, 4 threads per GPU, the rest the model's defaults");
+	TEST_CHECK(t, hw_stack_find(&db, "NGC") == ngc, "stack aliases");
+	for (int i = 0; i < db.nstacks; i++)
+		TEST_CHECK(t, strlen(db.stacks[i].source) > 20, "stack %s has a source", db.stacks[i].id);
+	hw_db_free(&db);
+
+	/* the new stack columns are checked like the others */
+	static const char STK_HDR[] = "id,aliases,framework,data_path,staging,threads_per_gpu,decode_threads,decode_img_s_core,"
+				      "grad_B,bucket_B,comm_hidden_frac,step_overhead_s,source\n";
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%sx,,X,gpu,cached,0,0,,,,,,src\n", STK_HDR);
+	expect_bad(t, "stacks.csv", buf, "stacks.csv:2:5(staging): 'cached' is not a staging mode; expected one of none, local", NULL);
+	snprintf(buf, sizeof buf, "%sx,,X,gpu,local,0,0,,16,,,,src\n", STK_HDR);
+	expect_bad(t, "stacks.csv", buf, "stacks.csv:2:9(grad_B): 16 is out of the plausible range [1, 4]", NULL);
+	snprintf(buf, sizeof buf, "%sx,,X,gpu,local,0,0,,,,1.5,,src\n", STK_HDR);
+	expect_bad(t, "stacks.csv", buf, "stacks.csv:2:11(comm_hidden_frac): 1.5 is out of the plausible range", NULL);
+	/* an old stacks.csv without the new columns still loads: cpu, not staged, defaults */
+	hw_db d2;
+	char *errs = NULL;
+	TEST_CHECK(t, hw_db_load_default(&d2, stderr) == 0, "default db loads");
+	TEST_CHECK(t, overlay(&d2, "stacks.csv", "id,aliases,framework,threads_per_gpu,decode_threads,source\nold,,Old,2,8,src\n", &errs) == 0,
+		   "an old stacks.csv loads: %s", errs);
+	const hw_stack *old = hw_stack_find(&d2, "old");
+	TEST_CHECK(t, old && old->data_path == HW_DATA_CPU && old->staging == HW_STAGE_NONE && isnan(old->grad_B) &&
+			      old->threads_per_gpu == 2,
+		   "omitted columns read as empty");
+	free(errs);
+	hw_db_free(&d2);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -343,5 +411,6 @@ int main(void)
 	test_errors(&t);
 	test_overlay(&t);
 	test_dir(&t);
+	test_stacks_networks(&t);
 	return test_report(&t);
 }

@@ -406,6 +406,133 @@ static void test_multipoint(test_ctx *t)
 	TEST_CHECK(t, model_calibrate(&sc, &p, m, 1) == 0 && sc.b_half < 0, "reset");
 }
 
+/* Issue 14: storage that scales. Hand-computed: ImageNet 145 GB, 1,281,167 images -> 113,178 B per image.
+ * (a) 500 nodes reading one NAS of 15 GB/s aggregate behind 5 GB/s client links: min(15e9, 500 x 5e9) =
+ *     15 GB/s for the whole job; (b) the same nodes with their own drives (4 x 7.88 GB/s): 500 x 31.52 GB/s;
+ * (c) a parallel file system that grows with its clients (aggregate INFINITY) at 12.5 GB/s per node.
+ * Staging (stack staged): each node copies the whole set: 145e9 / min(15e9 / 500, 5e9, 31.52e9) = 4833.3 s
+ * from the NAS, 145e9 / min(inf, 12.5e9, 31.52e9) = 11.6 s from the parallel FS, 0 when the data already
+ * lives on the drives. */
+static void test_storage_staging(test_ctx *t)
+{
+	model_params p;
+	model_scenario sc;
+	model_params_default(&p);
+	node_c4130(&sc);
+	sc.nodes = 500;
+	double img_B = p.dataset_B / sc.images;
+	TEST_NEAR(t, img_B, 145e9 / 1281167.0, 1e-12);
+	/* (a) one NAS named by the user */
+	sc.node.storage_Bps = 15e9;
+	sc.node.storage_link_Bps = 5e9;
+	sc.node.local_Bps = 4 * 7.88e9;
+	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0, "prepare");
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 15e9 / img_B, 1e-12);
+	TEST_NEAR(t, model_staging_s(&sc, &p), 0.0, 0);   /* not staged: read cold instead */
+	/* with a small cluster the per-node links bind: 2 x 5 GB/s < 15 GB/s */
+	sc.nodes = 2;
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 10e9 / img_B, 1e-12);
+	sc.nodes = 500;
+	/* the stack stages: the run reads the local drives, the copy is paid before the clock */
+	sc.stack.staged = true;
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 500 * 4 * 7.88e9 / img_B, 1e-12);
+	TEST_NEAR(t, model_staging_s(&sc, &p), 145e9 / (15e9 / 500), 1e-12);
+	TEST_NEAR(t, model_staging_s(&sc, &p), 4833.333333, 1e-9);
+	/* (c) a parallel file system without a known aggregate: the clients' shares bound it */
+	sc.node.storage_Bps = INFINITY;
+	sc.node.storage_link_Bps = 12.5e9;
+	TEST_NEAR(t, model_staging_s(&sc, &p), 145e9 / 12.5e9, 1e-12);
+	sc.stack.staged = false;
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 500 * 12.5e9 / img_B, 1e-12);
+	/* (b) the data set lives on the nodes' drives: nothing to stage, reads scale with the nodes */
+	sc.node.storage_Bps = 0;
+	sc.node.storage_link_Bps = 0;
+	sc.stack.staged = true;
+	TEST_NEAR(t, model_staging_s(&sc, &p), 0.0, 0);
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 500 * 4 * 7.88e9 / img_B, 1e-12);
+	/* no drives given: one default drive per node (storage_default_Bps) */
+	sc.node.local_Bps = 0;
+	TEST_NEAR(t, model_storage_rate(&sc, &p), 500 * p.storage_default_Bps / img_B, 1e-12);
+	/* synthetic data reads nothing */
+	sc.data = MODEL_DATA_SYNTHETIC;
+	sc.node.storage_Bps = 15e9;
+	TEST_CHECK(t, isinf(model_storage_rate(&sc, &p)) && model_staging_s(&sc, &p) == 0, "synthetic: no reads");
+	/* the cold first epoch through one NAS is the bottleneck of a big job; staged it is not */
+	{
+		model_scenario a;
+		model_result ra, rb;
+		node_c4130(&a);
+		a.nodes = 64;
+		a.node.host_mem_B = 0; /* fits the page cache */
+		a.node.storage_Bps = 1.25e9;
+		a.node.storage_link_Bps = 1.25e9;
+		a.node.local_Bps = 8e9;
+		model_scenario_prepare(&a, &p);
+		model_predict(&a, &p, &ra);
+		TEST_NEAR(t, ra.first_epoch_s, 1281167.0 / (1.25e9 / img_B), 1e-9); /* 116 s: the NAS bounds it */
+		a.stack.staged = true;
+		model_predict(&a, &p, &rb);
+		TEST_NEAR(t, rb.first_epoch_s, rb.epoch_s, 1e-9); /* the drives keep up: no storage wait */
+		TEST_CHECK(t, rb.first_epoch_s < 0.5 * ra.first_epoch_s && rb.tta_s < ra.tta_s,
+			   "staged: first epoch %g s vs cold %g s", rb.first_epoch_s, ra.first_epoch_s);
+		TEST_NEAR(t, model_staging_s(&a, &p), 145e9 / (1.25e9 / 64), 1e-12);
+	}
+}
+
+/* A stack's figures replace the parameters of the same meaning; NAN leaves them. */
+static void test_stack_params(test_ctx *t)
+{
+	model_params p;
+	model_scenario a, b;
+	model_result ra, rb;
+	model_params_default(&p);
+	node_c4130(&a);
+	a.nodes = 2;
+	a.precision = MODEL_FP16;
+	a.node.peak_flops = 18.7e12; /* P100 fp16 */
+	b = a;
+	model_scenario_prepare(&a, &p);
+	model_predict(&a, &p, &ra);
+	/* fp32 gradients double the all-reduce bytes */
+	b.stack.grad_B = 4;
+	model_scenario_prepare(&b, &p);
+	model_predict(&b, &p, &rb);
+	TEST_NEAR(t, b.prep.grad_B, 2 * a.prep.grad_B, 1e-12);
+	TEST_CHECK(t, rb.comm_s > 1.9 * ra.comm_s, "fp32 grads: comm %g vs %g", rb.comm_s, ra.comm_s);
+	/* no overlap: all of the all-reduce is exposed */
+	b = a;
+	b.stack.overlap = 0;
+	model_scenario_prepare(&b, &p);
+	model_predict(&b, &p, &rb);
+	TEST_NEAR(t, rb.comm_exposed_s, rb.comm_s, 1e-12);
+	TEST_NEAR(t, model_overlap(&b, &p), 0.0, 0);
+	TEST_NEAR(t, model_overlap(&a, &p), p.overlap, 0);
+	/* one fusion buffer for the whole gradient */
+	b = a;
+	b.stack.bucket_B = 1e9;
+	model_scenario_prepare(&b, &p);
+	TEST_CHECK(t, b.prep.nbuckets == 1 && a.prep.nbuckets > 1, "buckets %d vs %d", b.prep.nbuckets, a.prep.nbuckets);
+	/* a framework overhead adds to every step */
+	b = a;
+	b.stack.step_overhead_s = 0.01;
+	model_scenario_prepare(&b, &p);
+	model_predict(&b, &p, &rb);
+	TEST_CHECK(t, rb.iter_s > ra.iter_s + 0.009, "overhead: %g vs %g", rb.iter_s, ra.iter_s);
+	/* decode: 16 fixed threads at the stack's per-core rate */
+	b = a;
+	b.stack.decode_img_s_core = 100;
+	b.node.decode_threads = 16;
+	b.node.host_links = 0;
+	b.node.cpu_hz = p.decode_ref_hz;
+	model_scenario_prepare(&b, &p);
+	TEST_NEAR(t, model_data_rate(&b, &p), 1600, 1e-12);
+	/* the TensorFlow rule with the stack's reservation: 28 cores - 2 x 4 GPUs = 20 threads */
+	b.node.decode_threads = 0;
+	b.stack.cores_reserved_per_gpu = 2;
+	model_scenario_prepare(&b, &p);
+	TEST_NEAR(t, model_data_rate(&b, &p), 2000, 1e-12);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -418,6 +545,8 @@ int main(void)
 	test_memory_and_errors(&t);
 	test_directions(&t);
 	test_multipoint(&t);
+	test_storage_staging(&t);
+	test_stack_params(&t);
 	test_contention(&t);
 	return test_report(&t);
 }
