@@ -246,7 +246,12 @@ typedef struct model_result {
 	model_bottleneck bottleneck; /* the resource busiest per iteration: compute_s, comm_s (all of it:
 				      * overlap hides it only while it is shorter), data_s, io_s (when
 				      * every epoch is read from storage) */
+	/* run-level times (s). ttt_s is what MLPerf scores (run_start..run_stop): epochs x epoch_s +
+	 * eval_s + boundary_s, data already staged, initialisation excluded. tta_s is wall clock from
+	 * launch: startup_s + staging_s + ttt_s. first_epoch_s is the cold first epoch (storage reads);
+	 * staging_s is the cost of getting the data where the stack reads it (see staging_time_s). */
 	double epochs, epoch_s, first_epoch_s, eval_s, tta_s;
+	double startup_s, staging_s, boundary_s, ttt_s;
 	double mem_per_gpu_B;
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
 	double capex_usd, power_W, energy_J;

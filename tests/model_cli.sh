@@ -20,11 +20,13 @@ col() { awk -F, -v n="$1" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++
 (cd / && "$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16) >"$tmp/out" 2>&1 || no "predict from /"
 has "throughput"; has "bottleneck"; has "time to accuracy"
 expect 0 "$SP" predict --system dgxh100 --format csv
-head -1 "$tmp/out" | grep -q '^system,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,global_batch,precision,throughput_img_s,per_gpu_img_s,scaling_eff,iter_s,compute_s,comm_s,comm_exposed_s,data_s,io_s,bottleneck,epochs,epoch_s,tta_s' || no "csv header"
+head -1 "$tmp/out" | grep -q '^system,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,global_batch,precision,throughput_img_s,per_gpu_img_s,scaling_eff,iter_s,compute_s,comm_s,comm_exposed_s,data_s,io_s,bottleneck,epochs,epoch_s,tta_s,ttt_s,' || no "csv header"
+awk -F, 'NR == 2 { s = $22 + $25 + $26; d = $21 - s; if (d < 0) d = -d; exit !(d <= 1e-4 * $21 && $22 < $21) }' "$tmp/out" ||
+	no "csv: tta_s = startup_s + staging_s + ttt_s"
 [ "$(wc -l <"$tmp/out")" -eq 2 ] || no "csv: header + one row"
 expect 0 "$SP" predict --system hgx-h200 --nodes 4 --format json
 if command -v python3 >/dev/null; then
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"]==32 and d["tta_s"]>0' "$tmp/out" || no "json"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"]==32 and d["tta_s"]>d["ttt_s"]>0' "$tmp/out" || no "json"
 fi
 
 # reference/throughput.csv, Dell 2019: 283 img/s on 1 P100 (batch 128) -> 1099 on 4, 2075 on 2 x 4 (5%)
@@ -79,7 +81,7 @@ expect 1 "$SP" sweep --nodes 1-4;                          has "--out"
 expect 1 "$SP" sweep --out "$tmp/x.csv" --nodes 4-1;       has "a-b"
 [ ! -e "$tmp/x.csv" ] || no "failed sweep left a file"
 printf 'param,value,source\nstartup_s,0,test\nbw_eff_net,0.5,test\n' >"$tmp/prof.csv"
-expect 0 "$SP" predict --system c4140-m --profile "$tmp/prof.csv"; has "start-up 0 s"
+expect 0 "$SP" predict --system c4140-m --profile "$tmp/prof.csv"; has "start-up 0.0 s"
 expect 0 "$SP" predict --profile "$tmp/prof.csv" --params; has "bw_eff_net                        0.5"
 printf 'param,value\nstartup_s,0\nbw_eff_nte,0.5\n' >"$tmp/bad.csv"
 expect 1 "$SP" predict --system c4140-m --profile "$tmp/bad.csv"; has "bad.csv:3"; has "did you mean bw_eff_net"

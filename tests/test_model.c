@@ -370,6 +370,13 @@ static void test_directions(test_ctx *t)
 	TEST_CHECK(t, b.tta_s < a.tta_s && b.first_epoch_s > b.epoch_s, "page cache helps after epoch 1");
 	/* energy = power x time */
 	TEST_NEAR(t, b.energy_J, b.power_W * b.tta_s, 1e-12);
+	/* the whole run: tta = start-up + staging + ttt; ttt = epochs x warm epoch + eval + boundaries;
+	 * staging (today) = the cold first epoch's extra */
+	TEST_NEAR(t, b.tta_s, b.startup_s + b.staging_s + b.ttt_s, 1e-12);
+	TEST_NEAR(t, b.ttt_s, b.epochs * b.epoch_s + b.eval_s + b.boundary_s, 1e-12);
+	TEST_NEAR(t, b.staging_s, b.first_epoch_s - b.epoch_s, 1e-12);
+	TEST_NEAR(t, b.boundary_s, b.epochs * p.epoch_boundary_s, 1e-12);
+	TEST_CHECK(t, b.startup_s == p.startup_s, "start-up %g vs %g", b.startup_s, p.startup_s);
 	TEST_CHECK(t, isnan(b.capex_usd), "no price -> NAN capex");
 }
 
