@@ -92,6 +92,18 @@ typedef struct cli_scen {
 	const hw_system *system;   /* NULL when described by components only */
 } cli_scen;
 
+/* What compare and sweep sort by (--rank-by): time to accuracy (tta_s, default) or cost = capex (node list
+ * price x nodes; configurations without a price last); sweep also takes none (grid order, streamed). */
+typedef enum cli_rank { CLI_RANK_TTA, CLI_RANK_COST, CLI_RANK_NONE } cli_rank;
+/* Parses a --rank-by value; prints "scaleplan CMD: --rank-by 'x': expected ..." and returns EXIT_INPUT when
+ * it is none of them (none only when allow_none). */
+int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *out);
+/* "time to accuracy", "capex" for headers. */
+const char *cli_rank_name(cli_rank k);
+/* The sort key of a result (smaller first) and its tie-breaker: INFINITY when it does not fit or has no
+ * value for the key (no price). */
+void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie);
+
 /* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
  * (the model's default parameters). */
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys);

@@ -19,25 +19,30 @@ static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c41
 typedef struct cmp_row {
 	model_scenario sc;
 	model_result r;
+	double key, tie;   /* cli_rank_key */
 } cmp_row;
 
-static int by_tta(const void *a, const void *b)
+static int by_rank(const void *a, const void *b)
 {
 	const cmp_row *x = a, *y = b;
-	double tx = x->r.fits ? x->r.tta_s : INFINITY, ty = y->r.fits ? y->r.tta_s : INFINITY;
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
 	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
 }
 
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan compare --gpus N [--systems a,b,c] [--format table|csv] [--out FILE] [options]\n"
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|cost] [--format table|csv]\n"
+		"                         [--out FILE] [options]\n"
 		"\n"
 		"Every placement of N GPUs on each candidate system (nodes x GPUs per node: 1xN ... Nx1, as far as\n"
-		"a node holds them), sorted by time to accuracy, with the bottleneck of each: scale up or scale out?\n"
+		"a node holds them), ranked, with the bottleneck and software stack of each: scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
+		"  --rank-by K     tta (default): wall-clock time to accuracy, tta_s; cost: capex = node list price\n"
+		"                  x nodes (placements without a price last, then by tta_s)\n"
 		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
 		"                  'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
@@ -55,6 +60,7 @@ int cmd_compare(int argc, char **argv)
 	const hw_system *cand[256];
 	int ncand = 0;
 	cmp_row *rows = NULL;
+	cli_rank rank = CLI_RANK_TTA;
 
 	cli_scen_init(&s, "compare");
 	n = cli_scen_longopts(opts, 0, 58);
@@ -62,6 +68,7 @@ int cmd_compare(int argc, char **argv)
 	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
 	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
 	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
+	opts[n++] = (struct option){"rank-by", required_argument, NULL, 'R'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
 	optind = 1;
@@ -72,6 +79,10 @@ int cmd_compare(int argc, char **argv)
 		if (hd)
 			continue;
 		switch (c) {
+		case 'R':
+			if (cli_rank_parse("compare", optarg, false, &rank))
+				return EXIT_INPUT;
+			break;
 		case 'g': {
 			char *end;
 			gpus = strtol(optarg, &end, 10);
@@ -166,6 +177,7 @@ int cmd_compare(int argc, char **argv)
 				rc = EXIT_INPUT;
 				goto out;
 			}
+			cli_rank_key(rank, &row->r, &row->key, &row->tie);
 			nrows++;
 		}
 	}
@@ -175,7 +187,7 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	qsort(rows, (size_t)nrows, sizeof(*rows), by_tta);
+	qsort(rows, (size_t)nrows, sizeof(*rows), by_rank);
 	if (outpath || strcmp(format, "csv") == 0) {
 		csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
 		if (!w) {
@@ -197,21 +209,23 @@ int cmd_compare(int argc, char **argv)
 	{
 		char d[32];
 		const cmp_row *up = NULL, *outr = NULL;
-		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; sorted by time to accuracy\n",
-		       gpus, model_precision_name(s.precision), s.data >= 0 ? model_data_name((model_data)s.data) : "as each stack");
-		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %14s %10s %9s\n", "rank", "system", "gpu", "nodes",
-		       "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-acc", "capex $", "kWh");
+		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus,
+		       model_precision_name(s.precision), s.data >= 0 ? model_data_name((model_data)s.data) : "as each stack",
+		       cli_rank_name(rank));
+		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %14s %10s %9s  %s\n", "rank", "system", "gpu", "nodes",
+		       "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-acc", "capex $", "kWh",
+		       "stack (data path)");
 		for (int i = 0; i < nrows; i++) {
 			const cmp_row *w = &rows[i];
-			char place[32], capex[24], kwh[24];
+			char place[32], capex[24], kwh[24], st[96];
 			snprintf(place, sizeof place, "%dx%d", w->sc.nodes, w->sc.node.gpus_per_node);
 			snprintf(capex, sizeof capex, isfinite(w->r.capex_usd) ? "%.0f" : "-", w->r.capex_usd);
 			snprintf(kwh, sizeof kwh, isfinite(w->r.energy_J) ? "%.0f" : "-", w->r.energy_J / 3.6e6);
-			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %14s %10s %9s\n", i + 1,
+			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %14s %10s %9s  %s\n", i + 1,
 			       w->sc.node.system_id, w->sc.node.gpu_id, place, w->sc.batch_per_gpu, w->r.global_batch,
 			       w->r.throughput_img_s, 100 * w->r.scaling_eff,
 			       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
-			       cli_fmt_duration(w->r.tta_s, d, sizeof d), capex, kwh);
+			       cli_fmt_duration(w->r.tta_s, d, sizeof d), capex, kwh, cli_stack_label(&w->sc, st, sizeof st));
 			if (w->r.fits && w->sc.nodes == 1 && !up)
 				up = w;
 			if (w->r.fits && w->sc.nodes > 1 && !outr)
@@ -226,7 +240,10 @@ int cmd_compare(int argc, char **argv)
 			printf("best scale-out (%d nodes): %s %dx%d, %s, bottleneck %s\n", outr->sc.nodes, outr->sc.node.system_id,
 			       outr->sc.nodes, outr->sc.node.gpus_per_node, cli_fmt_duration(outr->r.tta_s, d, sizeof d),
 			       model_bottleneck_name(outr->r.bottleneck));
-		if (up && outr)
+		if (up && outr && rank == CLI_RANK_COST && isfinite(up->key) && isfinite(outr->key))
+			printf("answer: scale %s (capex %.1f%% lower)\n", up->key <= outr->key ? "up" : "out",
+			       100 * (1 - fmin(up->key, outr->key) / fmax(up->key, outr->key)));
+		else if (up && outr)
 			printf("answer: scale %s (%.1f%% faster)\n", up->r.tta_s <= outr->r.tta_s ? "up" : "out",
 			       100 * (fmax(up->r.tta_s, outr->r.tta_s) / fmin(up->r.tta_s, outr->r.tta_s) - 1));
 		printf("capex = list price x nodes (whole nodes are bought), '-' where the database has no price; "

@@ -15,14 +15,36 @@
 
 enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000 };
 
+/* One configuration to write once the grid is ranked: its block (prepared scenario of one system and
+ * GPUs-per-node) and grid point; the prediction is made again when written (cheaper than keeping it). */
+typedef struct sw_row {
+	double key, tie;   /* cli_rank_key */
+	int block, nodes, batch;
+} sw_row;
+
+static int sw_by_rank(const void *a, const void *b)
+{
+	const sw_row *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
+	if (x->block != y->block)
+		return x->block - y->block;
+	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
+}
+
 static void sweep_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
-		"                       [--gpus-per-node LIST] [--budget USD] [options]\n"
+		"                       [--gpus-per-node LIST] [--budget USD] [--rank-by tta|cost|none] [options]\n"
 		"\n"
 		"Writes one CSV row (predict's columns) per configuration of the grid systems x GPUs per node x\n"
-		"nodes x batch per GPU. LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
+		"nodes x batch per GPU, best first. LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu\n"
+		"32-256:32).\n"
+		"  --rank-by K      tta (default): wall-clock time to accuracy, tta_s; cost: capex = node list price x\n"
+		"                   nodes (rows without a price last, then by tta_s); none: grid order, streamed\n"
 		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
 		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own)\n"
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
@@ -45,6 +67,11 @@ int cmd_sweep(int argc, char **argv)
 	long total, done = 0, written = 0, skipped_net = 0, skipped_budget = 0, skipped_mem = 0, skipped_gpn = 0;
 	csvw *w = NULL;
 	progress pg;
+	cli_rank rank = CLI_RANK_TTA;
+	sw_row *rows = NULL;
+	model_scenario *blocks = NULL;
+	long nrows = 0, caprows = 0;
+	int nblocks = 0;
 
 	cli_scen_init(&s, "sweep");
 	n = cli_scen_longopts(opts, 0, 56);
@@ -60,6 +87,7 @@ int cmd_sweep(int argc, char **argv)
 	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
 	opts[n++] = (struct option){"budget", required_argument, NULL, 'B'};
 	opts[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
+	opts[n++] = (struct option){"rank-by", required_argument, NULL, 'R'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
 	nodes = xmalloc(SW_MAXLIST * sizeof(int));
@@ -87,6 +115,7 @@ int cmd_sweep(int argc, char **argv)
 		case 'S': systems = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 'q': quiet = true; break;
+		case 'R': rc = cli_rank_parse("sweep", optarg, true, &rank); break;
 		case 'B': {
 			char *end;
 			budget = strtod(optarg, &end);
@@ -190,6 +219,10 @@ int cmd_sweep(int argc, char **argv)
 			if (rc)
 				goto out;
 			int auto_b = sc.batch_per_gpu;
+			if (rank != CLI_RANK_NONE) {
+				blocks = xrealloc(blocks, (size_t)(nblocks + 1) * sizeof(*blocks));
+				blocks[nblocks++] = sc;
+			}
 			for (int ni = 0; ni < nn; ni++) {
 				sc.nodes = nodes[ni];
 				bool nonet = sc.nodes > 1 && !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
@@ -212,8 +245,20 @@ int cmd_sweep(int argc, char **argv)
 					}
 					if (!r.fits)
 						skipped_mem++;
-					cli_result_csv_row(w, &sc, &r);
 					written++;
+					if (rank == CLI_RANK_NONE) {
+						cli_result_csv_row(w, &sc, &r);
+						continue;
+					}
+					if (nrows == caprows) {
+						caprows = caprows ? 2 * caprows : 4096;
+						rows = xrealloc(rows, (size_t)caprows * sizeof(*rows));
+					}
+					sw_row *row = &rows[nrows++];
+					cli_rank_key(rank, &r, &row->key, &row->tie);
+					row->block = nblocks - 1;
+					row->nodes = sc.nodes;
+					row->batch = sc.batch_per_gpu;
 				}
 				if (!quiet && (ni & 63) == 0)
 					progress_update(&pg, done);
@@ -224,6 +269,19 @@ int cmd_sweep(int argc, char **argv)
 		progress_update(&pg, done);
 		progress_finish(&pg);
 	}
+	qsort(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	for (long i = 0; i < nrows; i++) {
+		model_scenario *sc = &blocks[rows[i].block];
+		model_result r;
+		sc->nodes = rows[i].nodes;
+		sc->batch_per_gpu = rows[i].batch;
+		if (model_predict(sc, &s.params, &r)) { /* predicted once already: cannot fail */
+			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		cli_result_csv_row(w, sc, &r);
+	}
 	if (csvw_close(w)) {
 		w = NULL;
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
@@ -231,7 +289,8 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	w = NULL;
-	fprintf(stderr, "scaleplan sweep: %ld configurations, %ld rows written to %s", total, written, outpath);
+	fprintf(stderr, "scaleplan sweep: %ld configurations, %ld rows written to %s (%s first)", total, written, outpath,
+		rank == CLI_RANK_COST ? "lowest capex" : rank == CLI_RANK_TTA ? "shortest time to accuracy" : "grid order");
 	if (skipped_budget)
 		fprintf(stderr, "; %ld over budget or without a price", skipped_budget);
 	if (skipped_net)
@@ -243,6 +302,8 @@ int cmd_sweep(int argc, char **argv)
 	fprintf(stderr, "\n");
 out:
 	csvw_abort(w);
+	free(rows);
+	free(blocks);
 	free(nodes);
 	free(batches);
 	free(gpns);

@@ -130,5 +130,20 @@ expect 0 "$SP" predict --system c4140-m --format json; has '"stack": "tf1-hvd"';
 near "$(col first_epoch_s "$tmp/nas.csv")" 116 0.01 "500 nodes through one NFS head"
 awk -v a="$(col first_epoch_s "$tmp/loc.csv")" 'BEGIN { exit !(a < 1) }' || no "500 DGX A100 read their own drives: first epoch under 1 s"
 
+# --rank-by: tta by default, cost = capex (unpriced last), none = grid order (sweep); bad values named
+expect 0 "$SP" compare --help; has "--rank-by K     tta (default)"
+expect 0 "$SP" sweep --help; has "--rank-by K      tta (default)"
+expect 1 "$SP" compare --gpus 8 --rank-by fastest; has "--rank-by 'fastest': expected tta"
+expect 1 "$SP" sweep --out "$tmp/x.csv" --rank-by none2; has "--rank-by 'none2': expected tta"
+expect 0 "$SP" compare --gpus 16 --systems dgx1-v100,c4140-m --rank-by cost --out "$tmp/rc.csv"
+awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
+	 { if ($c == "") seen_blank = 1; else if (seen_blank || $c + 0 < prev) bad = 1; else prev = $c + 0 }
+	 END { exit bad || !seen_blank || prev == 0 }' "$tmp/rc.csv" || no "compare --rank-by cost: capex ascending, unpriced last"
+expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv" --quiet; has "shortest time to accuracy first"
+awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/rt.csv" || no "sweep not sorted by tta_s"
+expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --rank-by none --out "$tmp/rn.csv" --quiet
+[ "$(sed -n 2p "$tmp/rn.csv" | cut -d, -f1,3)" = "c4140-m,1" ] || no "--rank-by none: grid order"
+[ "$(sort "$tmp/rn.csv" | md5sum)" = "$(sort "$tmp/rt.csv" | md5sum)" ] || no "ranking reorders rows, changes none"
+
 echo "model_cli: done (fail=$fail)"
 exit $fail
