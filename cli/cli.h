@@ -92,9 +92,10 @@ typedef struct cli_scen {
 	const hw_system *system;   /* NULL when described by components only */
 } cli_scen;
 
-/* What compare and sweep sort by (--rank-by): time to accuracy (tta_s, default) or cost = capex (node list
- * price x nodes; configurations without a price last); sweep also takes none (grid order, streamed). */
-typedef enum cli_rank { CLI_RANK_TTA, CLI_RANK_COST, CLI_RANK_NONE } cli_rank;
+/* What compare and sweep sort by (--rank-by): wall-clock time to accuracy (tta_s, default), MLPerf-scored
+ * time to train (ttt_s) or cost = capex (node list price x nodes; configurations without a price last);
+ * sweep also takes none (grid order, streamed). */
+typedef enum cli_rank { CLI_RANK_TTA, CLI_RANK_TTT, CLI_RANK_COST, CLI_RANK_NONE } cli_rank;
 /* Parses a --rank-by value; prints "scaleplan CMD: --rank-by 'x': expected ..." and returns EXIT_INPUT when
  * it is none of them (none only when allow_none). */
 int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *out);

@@ -35,14 +35,15 @@ static int by_rank(const void *a, const void *b)
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|cost] [--format table|csv]\n"
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
 		"\n"
 		"Every placement of N GPUs on each candidate system (nodes x GPUs per node: 1xN ... Nx1, as far as\n"
 		"a node holds them), ranked, with the bottleneck and software stack of each: scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --rank-by K     tta (default): wall-clock time to accuracy, tta_s; cost: capex = node list price\n"
-		"                  x nodes (placements without a price last, then by tta_s)\n"
+		"  --rank-by K     tta (default): wall-clock time to accuracy, tta_s; ttt: time to train as MLPerf\n"
+		"                  scores it, ttt_s; cost: capex = node list price x nodes (placements without a\n"
+		"                  price last, then by tta_s)\n"
 		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
 		"                  'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"

@@ -38,13 +38,14 @@ static void sweep_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
-		"                       [--gpus-per-node LIST] [--budget USD] [--rank-by tta|cost|none] [options]\n"
+		"                       [--gpus-per-node LIST] [--budget USD] [--rank-by tta|ttt|cost|none] [options]\n"
 		"\n"
 		"Writes one CSV row (predict's columns) per configuration of the grid systems x GPUs per node x\n"
 		"nodes x batch per GPU, best first. LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu\n"
 		"32-256:32).\n"
-		"  --rank-by K      tta (default): wall-clock time to accuracy, tta_s; cost: capex = node list price x\n"
-		"                   nodes (rows without a price last, then by tta_s); none: grid order, streamed\n"
+		"  --rank-by K      tta (default): wall-clock time to accuracy, tta_s; ttt: MLPerf-scored time to\n"
+		"                   train, ttt_s; cost: capex = node list price x nodes (rows without a price last,\n"
+		"                   then by tta_s); none: grid order, streamed\n"
 		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
 		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own)\n"
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
@@ -290,7 +291,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	w = NULL;
 	fprintf(stderr, "scaleplan sweep: %ld configurations, %ld rows written to %s (%s first)", total, written, outpath,
-		rank == CLI_RANK_COST ? "lowest capex" : rank == CLI_RANK_TTA ? "shortest time to accuracy" : "grid order");
+		rank == CLI_RANK_COST ? "lowest capex" : rank == CLI_RANK_TTA ? "shortest time to accuracy"
+		: rank == CLI_RANK_TTT ? "shortest time to train" : "grid order");
 	if (skipped_budget)
 		fprintf(stderr, "; %ld over budget or without a price", skipped_budget);
 	if (skipped_net)

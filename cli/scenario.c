@@ -307,13 +307,16 @@ int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *
 {
 	if (strcmp(arg, "tta") == 0)
 		*out = CLI_RANK_TTA;
+	else if (strcmp(arg, "ttt") == 0)
+		*out = CLI_RANK_TTT;
 	else if (strcmp(arg, "cost") == 0)
 		*out = CLI_RANK_COST;
 	else if (allow_none && strcmp(arg, "none") == 0)
 		*out = CLI_RANK_NONE;
 	else {
-		fprintf(stderr, "scaleplan %s: --rank-by '%s': expected tta (time to accuracy, wall clock) or cost "
-				"(capex: list price x nodes)%s\n", cmd, arg, allow_none ? " or none (grid order)" : "");
+		fprintf(stderr, "scaleplan %s: --rank-by '%s': expected tta (time to accuracy, wall clock), ttt (time to "
+				"train as MLPerf scores it) or cost (capex: list price x nodes)%s\n", cmd, arg,
+			allow_none ? " or none (grid order)" : "");
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
@@ -321,7 +324,8 @@ int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *
 
 const char *cli_rank_name(cli_rank k)
 {
-	return k == CLI_RANK_COST ? "capex" : k == CLI_RANK_NONE ? "grid order" : "time to accuracy";
+	return k == CLI_RANK_COST ? "capex" : k == CLI_RANK_NONE ? "grid order"
+	       : k == CLI_RANK_TTT ? "time to train (MLPerf-scored)" : "time to accuracy";
 }
 
 void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie)
@@ -329,7 +333,10 @@ void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie)
 	double tta = r->fits && isfinite(r->tta_s) ? r->tta_s : INFINITY;
 	*key = tta;
 	*tie = 0;
-	if (k == CLI_RANK_COST) {
+	if (k == CLI_RANK_TTT) {
+		*key = r->fits && isfinite(r->ttt_s) ? r->ttt_s : INFINITY;
+		*tie = tta;
+	} else if (k == CLI_RANK_COST) {
 		*key = r->fits && isfinite(r->capex_usd) ? r->capex_usd : INFINITY;
 		*tie = tta;
 	}

@@ -130,7 +130,7 @@ expect 0 "$SP" predict --system c4140-m --format json; has '"stack": "tf1-hvd"';
 near "$(col first_epoch_s "$tmp/nas.csv")" 116 0.01 "500 nodes through one NFS head"
 awk -v a="$(col first_epoch_s "$tmp/loc.csv")" 'BEGIN { exit !(a < 1) }' || no "500 DGX A100 read their own drives: first epoch under 1 s"
 
-# --rank-by: tta by default, cost = capex (unpriced last), none = grid order (sweep); bad values named
+# --rank-by: tta by default, ttt, cost = capex (unpriced last), none = grid order (sweep); bad values named
 expect 0 "$SP" compare --help; has "--rank-by K     tta (default)"
 expect 0 "$SP" sweep --help; has "--rank-by K      tta (default)"
 expect 1 "$SP" compare --gpus 8 --rank-by fastest; has "--rank-by 'fastest': expected tta"
@@ -144,6 +144,13 @@ awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { ex
 expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --rank-by none --out "$tmp/rn.csv" --quiet
 [ "$(sed -n 2p "$tmp/rn.csv" | cut -d, -f1,3)" = "c4140-m,1" ] || no "--rank-by none: grid order"
 [ "$(sort "$tmp/rn.csv" | md5sum)" = "$(sort "$tmp/rt.csv" | md5sum)" ] || no "ranking reorders rows, changes none"
+# ttt ranks by the MLPerf-scored time: a staging stack on a slow NAS is last by tta, not by ttt
+expect 0 "$SP" sweep --systems dgxh100 --nodes 1,16 --storage nfs-head --rank-by ttt --out "$tmp/r1.csv" --quiet
+has "shortest time to train first"
+awk -F, 'NR > 2 && $22 + 0 < prev { bad = 1 } NR > 1 { prev = $22 + 0 } END { exit bad }' "$tmp/r1.csv" || no "sweep not sorted by ttt_s"
+[ "$(sed -n 2p "$tmp/r1.csv" | cut -d, -f3)" = 16 ] || no "ttt: 16 nodes train faster"
+expect 0 "$SP" sweep --systems dgxh100 --nodes 1,16 --storage nfs-head --out "$tmp/r2.csv" --quiet
+[ "$(sed -n 2p "$tmp/r2.csv" | cut -d, -f3)" = 1 ] || no "tta: 16 copies of ImageNet through one 10 GbE NFS head cost more than 16 nodes save"
 
 echo "model_cli: done (fail=$fail)"
 exit $fail

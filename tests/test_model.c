@@ -480,9 +480,17 @@ static void test_storage_staging(test_ctx *t)
 		a.stack.staged = true;
 		model_predict(&a, &p, &rb);
 		TEST_NEAR(t, rb.first_epoch_s, rb.epoch_s, 1e-9); /* the drives keep up: no storage wait */
-		TEST_CHECK(t, rb.first_epoch_s < 0.5 * ra.first_epoch_s && rb.tta_s < ra.tta_s,
-			   "staged: first epoch %g s vs cold %g s", rb.first_epoch_s, ra.first_epoch_s);
+		/* but 64 copies of the set through one NFS head cost more wall clock than one cold read */
+		TEST_CHECK(t, rb.first_epoch_s < 0.5 * ra.first_epoch_s && rb.tta_s > ra.tta_s,
+			   "staged: first epoch %g s vs cold %g s; tta %g vs %g", rb.first_epoch_s, ra.first_epoch_s,
+			   rb.tta_s, ra.tta_s);
 		TEST_NEAR(t, model_staging_s(&a, &p), 145e9 / (1.25e9 / 64), 1e-12);
+		/* tta = start-up + staging + ttt; staged: the copy (7424 s through 1.25 GB/s for 64 nodes) is
+		 * staging, not time to train; cold: the first epoch's extra is */
+		TEST_NEAR(t, rb.staging_s, 145e9 / (1.25e9 / 64), 1e-9);
+		TEST_NEAR(t, rb.tta_s, rb.startup_s + rb.staging_s + rb.ttt_s, 1e-12);
+		TEST_NEAR(t, ra.staging_s, ra.first_epoch_s - ra.epoch_s, 1e-9);
+		TEST_NEAR(t, ra.ttt_s, rb.ttt_s, 1e-12);
 	}
 }
 
