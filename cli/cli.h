@@ -104,6 +104,8 @@ const char *cli_rank_name(cli_rank k);
 /* The sort key of a result (smaller first) and its tie-breaker: INFINITY when it does not fit or has no
  * value for the key (no price). */
 void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie);
+/* Orders two (key, tie) pairs: -1, 0 or 1 (for qsort comparators; 0 leaves the caller's own tie-break). */
+int cli_rank_cmp(double key_a, double tie_a, double key_b, double tie_b);
 
 /* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
  * (the model's default parameters). */

@@ -25,11 +25,8 @@ typedef struct cmp_row {
 static int by_rank(const void *a, const void *b)
 {
 	const cmp_row *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->tie != y->tie)
-		return x->tie < y->tie ? -1 : 1;
-	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
+	int c = cli_rank_cmp(x->key, x->tie, y->key, y->tie);
+	return c ? c : strcmp(x->sc.node.system_id, y->sc.node.system_id);
 }
 
 static void compare_usage(FILE *out)

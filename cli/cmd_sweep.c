@@ -25,10 +25,9 @@ typedef struct sw_row {
 static int sw_by_rank(const void *a, const void *b)
 {
 	const sw_row *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->tie != y->tie)
-		return x->tie < y->tie ? -1 : 1;
+	int c = cli_rank_cmp(x->key, x->tie, y->key, y->tie);
+	if (c)
+		return c;
 	if (x->block != y->block)
 		return x->block - y->block;
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
@@ -270,7 +269,8 @@ int cmd_sweep(int argc, char **argv)
 		progress_update(&pg, done);
 		progress_finish(&pg);
 	}
-	qsort(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	if (nrows > 0) /* qsort must not see NULL, even for 0 rows */
+		qsort(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
 	for (long i = 0; i < nrows; i++) {
 		model_scenario *sc = &blocks[rows[i].block];
 		model_result r;

@@ -342,6 +342,15 @@ void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie)
 	}
 }
 
+int cli_rank_cmp(double key_a, double tie_a, double key_b, double tie_b)
+{
+	if (key_a != key_b)
+		return key_a < key_b ? -1 : 1;
+	if (tie_a != tie_b)
+		return tie_a < tie_b ? -1 : 1;
+	return 0;
+}
+
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
 {
 	if (s->stack_id)
