@@ -80,6 +80,25 @@ typedef struct cal_mllog_event {
 	char status[24];           /* metadata.status ("success", "aborted") */
 } cal_mllog_event;
 
+/* The phases of one run, from its interval events (times in ms as logged; NAN or 0 when absent).
+ * MLPerf logs bracket initialisation (init_start..init_stop), the scored run (run_start..run_stop),
+ * blocks of epochs between evaluations (block_start..block_stop), each epoch (epoch_start..epoch_stop)
+ * and each evaluation pass (eval_start..eval_stop); v4.0 result files end with `:::SYSJSON {...}`, the
+ * system description, which gives the node and GPU counts. */
+typedef struct cal_mllog_phases {
+	double init_start_ms, init_stop_ms;
+	double first_epoch_start_ms; /* the first epoch_start */
+	double eval_samples;         /* images per evaluation pass (eval_samples) */
+	int nodes, gpus_per_node;    /* from :::SYSJSON number_of_nodes / accelerators_per_node; 0 unknown */
+	int nepochs;                 /* completed epoch_start..epoch_stop intervals */
+	double epoch_sum_s;          /* their total time */
+	double first_epoch_s;        /* the first one's time */
+	int nevals;                  /* completed eval_start..eval_stop intervals */
+	double eval_sum_s, first_eval_s;
+	int nblocks;                 /* completed block_start..block_stop intervals */
+	double block_sum_s;
+} cal_mllog_phases;
+
 /* What one log file says about its run. */
 typedef struct cal_mllog_run {
 	char *name;                /* file name */
@@ -99,6 +118,7 @@ typedef struct cal_mllog_run {
 	double throughput_img_s;   /* epochs x train_samples / tta_s */
 	double block_img_s;        /* sum(epoch_count) x train_samples / sum(block_stop - block_start) */
 	double first_block_ms;
+	cal_mllog_phases ph;
 	int nevents;               /* events read */
 	int nbad;                  /* malformed MLLOG lines (reported, skipped) */
 } cal_mllog_run;
@@ -111,10 +131,54 @@ int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B);
  * the MLPerf target. run must be freed with cal_mllog_run_free whatever the result. */
 int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
 			bool strict, FILE *errs);
+/* Reads the node and GPU counts (number_of_nodes, accelerators_per_node; string or number) of an MLPerf
+ * system description JSON object (systems/<system>.json, or the text after `:::SYSJSON`) into ph; other
+ * fields are skipped. 0, or ERR_INPUT (malformed: err says the column; ph unchanged). */
+int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B);
 /* Same for a file; ERR_ENV when it cannot be read. */
 int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs);
 void cal_mllog_run_init(cal_mllog_run *run);
 void cal_mllog_run_free(cal_mllog_run *run);
+
+/* ---- phase table: one row per MLPerf run, the time around and inside its scored interval ----
+ * Written by `scaleplan calibrate --mllog DIR --phases-out FILE` (refdata/mlperf_v4_0_phases.csv is one),
+ * read back by `validate` and by the fits of the run-level terms (cal_phase_fit). */
+
+typedef struct cal_phase_row {
+	char source[320];        /* repo@commit:path of the log (or the file name) */
+	char submitter[64], system[128]; /* from a <submitter>/results/<system>/ path; else "" and the platform */
+	char platform[CAL_MLLOG_STR];
+	char status[24];         /* run_stop status ("success", "aborted"), "" when the run never stopped */
+	double nodes, gpus_per_node, gpus;
+	double global_batch, train_samples, eval_samples;
+	double init_s;           /* init_start..init_stop */
+	double init_to_run_s;    /* init_stop..run_start */
+	double run_s;            /* run_start..run_stop: what MLPerf scores */
+	double tta_s;            /* init_start..run_stop: wall clock of the logged run */
+	double epochs;           /* completed epoch intervals */
+	double epochs_to_target; /* epoch of the first evaluation at or above the target */
+	double lead_s;           /* run_start..first epoch_start */
+	double first_epoch_s, warm_epoch_s; /* the first epoch; mean of the others */
+	double first_epoch_extra_s; /* first_epoch_s - warm_epoch_s (warm-up, cold reads) */
+	double evals, eval_total_s, eval_first_s;
+	double eval_pass_s;      /* mean of the evaluation passes after the first */
+	double boundary_s;       /* run_s - lead - epochs - evaluations: gaps at epoch/block boundaries + tail */
+	double train_img_s;      /* warm-epoch throughput: train_samples x (epochs - 1) / (their time) */
+	double blocks;
+} cal_phase_row;
+
+/* Fills a row from a parsed log; source names it. Unknown numbers are NAN. */
+void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const char *source);
+/* Walks DIR recursively (sorted; files containing ":::MLLOG"), one row per log, and writes the phase
+ * table to OUT (through OUT.tmp). source = source_prefix + the path relative to DIR. Malformed lines are
+ * reported to errs and skipped (fatal when strict). *nrows gets the rows written. 0, ERR_INPUT, ERR_ENV. */
+int cal_phases_write_dir(const char *dir, const char *source_prefix, const char *out, double target_top1,
+			 bool strict, FILE *errs, int *nrows);
+/* Reads a phase table (a buffer; name for messages). *rows is malloc'ed (free it). 0 or ERR_INPUT with
+ * "name:line:col (field): expected ..." */
+int cal_phases_read_buf(const char *name, const char *buf, size_t len_B, cal_phase_row **rows, int *n);
+/* The phase table built into the binary (refdata/mlperf_v4_0_phases.csv). */
+int cal_phases_builtin(cal_phase_row **rows, int *n);
 
 /* ---- measurements ---- */
 

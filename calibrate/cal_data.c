@@ -632,6 +632,9 @@ int cal_data_load_builtin(cal_data *d, FILE *errs)
 		size_t len = strlen(f->name);
 		if (len < 4 || strcmp(f->name + len - 4, ".csv") != 0)
 			continue;
+		/* phase tables (cal_phases.c) are not measurements of a model quantity; cal_phases_builtin */
+		if (len > 11 && strcmp(f->name + len - 11, "_phases.csv") == 0)
+			continue;
 		char *name = xasprintf("refdata/%s", f->name);
 		int rc = cal_data_load_csv_buf(d, name, (const char *)f->data, f->len_B, true, errs);
 		free(name);

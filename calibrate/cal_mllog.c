@@ -341,6 +341,8 @@ void cal_mllog_run_init(cal_mllog_run *run)
 	run->throughput_img_s = NAN;
 	run->block_img_s = NAN;
 	run->first_block_ms = NAN;
+	run->ph.init_start_ms = run->ph.init_stop_ms = run->ph.first_epoch_start_ms = NAN;
+	run->ph.eval_samples = run->ph.first_epoch_s = run->ph.first_eval_s = NAN;
 }
 
 void cal_mllog_run_free(cal_mllog_run *run)
@@ -351,13 +353,54 @@ void cal_mllog_run_free(cal_mllog_run *run)
 	cal_mllog_run_init(run);
 }
 
+/* Open intervals and block totals while a log is read. */
+typedef struct run_state {
+	double block_t0, block_count;  /* open block: start, epoch_count from block_start */
+	double block_epochs, block_time_s;
+	double epoch_t0, eval_t0;      /* open epoch / evaluation */
+} run_state;
+
+/* Closes an open interval [*t0, t_ms]: adds its length to *sum_s (and the first one to *first_s);
+ * returns false when none was open or it is not positive. */
+static bool close_interval(double *t0, double t_ms, int *n, double *sum_s, double *first_s)
+{
+	double d = (t_ms - *t0) / 1000.0;
+	bool ok = isfinite(*t0) && d >= 0;
+	*t0 = NAN;
+	if (!ok)
+		return false;
+	if (*n == 0 && first_s)
+		*first_s = d;
+	(*n)++;
+	*sum_s += d;
+	return true;
+}
+
 /* Folds one event into the run's state. */
-static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, double *block_t0, double *block_imgs,
-			  double *block_time)
+static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, run_state *st)
 {
 	const char *k = ev->key;
+	cal_mllog_phases *ph = &run->ph;
 	run->nevents++;
-	if (strcmp(k, "run_start") == 0) {
+	if (strcmp(k, "init_start") == 0) {
+		if (!isfinite(ph->init_start_ms))
+			ph->init_start_ms = ev->time_ms;
+	} else if (strcmp(k, "init_stop") == 0) {
+		if (!isfinite(ph->init_stop_ms))
+			ph->init_stop_ms = ev->time_ms;
+	} else if (strcmp(k, "eval_samples") == 0 && ev->value_kind == CAL_MLLOG_NUMBER) {
+		ph->eval_samples = ev->value_num;
+	} else if (strcmp(k, "epoch_start") == 0) {
+		st->epoch_t0 = ev->time_ms;
+		if (!isfinite(ph->first_epoch_start_ms))
+			ph->first_epoch_start_ms = ev->time_ms;
+	} else if (strcmp(k, "epoch_stop") == 0) {
+		close_interval(&st->epoch_t0, ev->time_ms, &ph->nepochs, &ph->epoch_sum_s, &ph->first_epoch_s);
+	} else if (strcmp(k, "eval_start") == 0) {
+		st->eval_t0 = ev->time_ms;
+	} else if (strcmp(k, "eval_stop") == 0) {
+		close_interval(&st->eval_t0, ev->time_ms, &ph->nevals, &ph->eval_sum_s, &ph->first_eval_s);
+	} else if (strcmp(k, "run_start") == 0) {
 		if (!isfinite(run->run_start_ms))
 			run->run_start_ms = ev->time_ms;
 	} else if (strcmp(k, "run_stop") == 0) {
@@ -382,17 +425,59 @@ static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, double 
 			run->epochs = ev->epoch_num;
 		}
 	} else if (strcmp(k, "block_start") == 0) {
-		*block_t0 = ev->time_ms;
+		st->block_t0 = ev->time_ms;
+		st->block_count = ev->epoch_count;
 		if (!isfinite(run->first_block_ms))
 			run->first_block_ms = ev->time_ms;
 	} else if (strcmp(k, "block_stop") == 0) {
-		double n = isfinite(ev->epoch_count) ? ev->epoch_count : NAN;
-		if (isfinite(*block_t0) && isfinite(n) && n > 0 && ev->time_ms > *block_t0) {
-			*block_imgs += n;
-			*block_time += (ev->time_ms - *block_t0) / 1000.0;
+		/* epoch_count is on block_stop in some logs, only on block_start in others (NVIDIA's v4.0) */
+		double n = isfinite(ev->epoch_count) ? ev->epoch_count : st->block_count;
+		double t0 = st->block_t0;
+		if (close_interval(&st->block_t0, ev->time_ms, &ph->nblocks, &ph->block_sum_s, NULL) && isfinite(n) &&
+		    n > 0 && ev->time_ms > t0) {
+			st->block_epochs += n;
+			st->block_time_s += (ev->time_ms - t0) / 1000.0;
 		}
-		*block_t0 = NAN;
+		st->block_count = NAN;
 	}
+}
+
+/* Reads the node and GPU counts of a `:::SYSJSON {...}` line (MLPerf system description: string or
+ * number values "number_of_nodes", "accelerators_per_node"); other members are skipped. */
+static void sysjson_member(void *ctx, int depth, const char *key, const jval *v)
+{
+	cal_mllog_phases *ph = ctx;
+	double x = v->kind == CAL_MLLOG_NUMBER ? v->num : v->kind == CAL_MLLOG_STRING ? strtod(v->str, NULL) : NAN;
+	if (depth != 1 || !(x >= 1 && x <= 1e6))
+		return;
+	if (strcmp(key, "number_of_nodes") == 0)
+		ph->nodes = (int)x;
+	else if (strcmp(key, "accelerators_per_node") == 0)
+		ph->gpus_per_node = (int)x;
+}
+
+int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B)
+{
+	cal_mllog_phases tmp = *ph;
+	jcur c = { .p = buf, .end = buf + len_B, .why = NULL };
+	j_ws(&c);
+	if (!j_object(&c, 1, sysjson_member, &tmp))
+		return err_set("col %d: %s", (int)(c.p - buf) + 1, c.why ? c.why : "bad JSON");
+	j_ws(&c);
+	if (c.p != c.end)
+		return err_set("col %d: text after the JSON object", (int)(c.p - buf) + 1);
+	*ph = tmp;
+	return 0;
+}
+
+/* A `:::SYSJSON` line (the first one counts); a malformed one is ignored (it is not an event). */
+static void sysjson_line(cal_mllog_phases *ph, const char *line, size_t len_B)
+{
+	static const char tag[] = ":::SYSJSON";
+	const size_t tlen = sizeof tag - 1;
+	if (ph->nodes > 0 || len_B < tlen || memcmp(line, tag, tlen) != 0)
+		return;
+	cal_mllog_sysjson_parse(ph, line + tlen, len_B - tlen);
 }
 
 /* Derives epochs, time to train and throughput once all events are in. */
@@ -420,7 +505,7 @@ int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, s
 	cal_mllog_run_init(run);
 	run->name = xstrdup(name);
 	run->target_top1 = isfinite(target_top1) && target_top1 > 0 ? target_top1 : CAL_MLPERF_TARGET_TOP1;
-	double block_t0 = NAN, block_epochs = 0, block_time_s = 0;
+	run_state st = { .block_t0 = NAN, .block_count = NAN, .epoch_t0 = NAN, .eval_t0 = NAN };
 	size_t pos = 0;
 	int line = 0;
 	while (pos < len_B) {
@@ -440,11 +525,13 @@ int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, s
 				return ERR_INPUT;
 			}
 		} else if (rc == 0) {
-			run_add_event(run, &ev, &block_t0, &block_epochs, &block_time_s);
+			run_add_event(run, &ev, &st);
+		} else {
+			sysjson_line(&run->ph, buf + pos, e - pos);
 		}
 		pos = e + 1;
 	}
-	run_finish(run, block_epochs, block_time_s);
+	run_finish(run, st.block_epochs, st.block_time_s);
 	if (run->nevents == 0)
 		return err_set("%s: no :::MLLOG events", name);
 	return 0;

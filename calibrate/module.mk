@@ -35,6 +35,8 @@ CAL_FUZZ_DIR  := build-fuzz/mllog
 fuzz-mllog: $(CAL_FUZZ_DIR)/fuzz_mllog
 	@mkdir -p $(CAL_FUZZ_DIR)/corpus $(CAL_FUZZ_DIR)/crashes
 	@cp tests/data/cal/*.log $(CAL_FUZZ_DIR)/corpus/ 2>/dev/null || true
+	@k=0; for f in $$(find tests/data/mllog_v4 -name '*.txt' -o -name '*.json'); do \
+		cp "$$f" $(CAL_FUZZ_DIR)/corpus/v4-$$k; k=$$((k + 1)); done
 	$(CAL_FUZZ_DIR)/fuzz_mllog -max_total_time=$(CAL_FUZZ_TIME) -max_len=4096 -timeout=10 \
 		-artifact_prefix=$(CAL_FUZZ_DIR)/crashes/ $(CAL_FUZZ_DIR)/corpus
 

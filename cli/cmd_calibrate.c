@@ -17,6 +17,7 @@ static void calibrate_help(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan calibrate --measurements FILE|DIR [--measurements ...] [--mllog DIR] --out profile.csv\n"
+		"       scaleplan calibrate --mllog DIR --phases-out phases.csv [--source-prefix S]\n"
 		"                           [--builtin] [--where EXPR] [--prior PROFILE] [--target-top1 A] [--strict] [--hwdb DIR]\n"
 		"\n"
 		"Fits the model's free parameters (GPU efficiency vs batch, all-reduce alpha and bus bandwidth per\n"
@@ -31,6 +32,13 @@ static void calibrate_help(FILE *out)
 		"                    Sweep rows with load columns (scaleplan-train --bench-allreduce --load resnet)\n"
 		"                    give the contention factors slowdown_compute / slowdown_comm.\n"
 		"  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"
+		"  --phases-out FILE write the phase table of the --mllog DIR logs (searched recursively): per run\n"
+		"                    init_s, init_to_run_s, run_s (scored), tta_s, epochs, first/warm epoch, evaluation\n"
+		"                    passes and their time, epoch-boundary gaps, throughput, nodes, GPUs, global batch\n"
+		"                    (refdata/mlperf_v4_0_phases.csv is one; tools/mlperf_phases.sh makes it); without\n"
+		"                    --out nothing is fitted\n"
+		"  --source-prefix S prefix of the phase table's source column (e.g. repo@commit:), then the log's path\n"
+		"                    relative to DIR\n"
 		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
 		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
 		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
@@ -51,17 +59,23 @@ int cmd_calibrate(int argc, char **argv)
 		{"where", required_argument, 0, 'w'},        {"prior", required_argument, 0, 'p'},
 		{"target-top1", required_argument, 0, 't'}, {"strict", no_argument, 0, 's'},
 		{"hwdb", required_argument, 0, 'H'},         {"help", no_argument, 0, 'h'},
+		{"phases-out", required_argument, 0, 'P'},   {"source-prefix", required_argument, 0, 'S'},
 		{0, 0, 0, 0}};
 	const char *inputs[64], *out = NULL, *where = NULL, *prior = NULL, *hwdb_dir = NULL;
-	int ninputs = 0;
+	const char *phases_out = NULL, *mllog_dir = NULL, *source_prefix = "";
+	int ninputs = 0, rc;
 	bool builtin = false, strict = false;
 	double target = CAL_MLPERF_TARGET_TOP1;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm':
+		case 'P': phases_out = optarg; break;
+		case 'S': source_prefix = optarg; break;
 		case 'l':
+			mllog_dir = optarg;
+			/* fall through */
+		case 'm':
 			if (ninputs == 64) {
 				fprintf(stderr, "scaleplan calibrate: at most 64 inputs\n");
 				return EXIT_INPUT;
@@ -89,13 +103,28 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (int i = optind; i < argc && ninputs < 64; i++)
 		inputs[ninputs++] = argv[i];
+	if (phases_out) {
+		int nrows = 0;
+		if (!mllog_dir) {
+			fprintf(stderr, "scaleplan calibrate: --phases-out needs --mllog DIR\n");
+			return EXIT_INPUT;
+		}
+		rc = cal_phases_write_dir(mllog_dir, source_prefix, phases_out, target, strict, stderr, &nrows);
+		if (rc < 0) {
+			fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+			return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+		}
+		printf("phase table: %d runs written to %s\n", nrows, phases_out);
+		if (!out)
+			return EXIT_OK;
+	}
 	if (!out || (ninputs == 0 && !builtin)) {
 		fprintf(stderr, "scaleplan calibrate: %s\n\n", !out ? "--out FILE is required" : "no measurements given");
 		calibrate_help(stderr);
 		return EXIT_INPUT;
 	}
 	hw_db db;
-	int rc = cli_load_db(&db, hwdb_dir);
+	rc = cli_load_db(&db, hwdb_dir);
 	if (rc != EXIT_OK)
 		return rc;
 	cal_data d;

@@ -1,6 +1,8 @@
 /* tests for the MLLOG reader (calibrate/cal_mllog.c). SPDX-License-Identifier: GPL-3.0-or-later */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calibrate/cal.h"
 #include "common/common.h"
@@ -73,10 +75,93 @@ static void test_run(test_ctx *t)
 	cal_mllog_run_free(&run);
 }
 
+/* Phase extraction on excerpts of real v4.0 logs (tests/data/mllog_v4/README.md says what was cut).
+ * Expected values computed by hand from the time_ms of the excerpt's events. */
+static void test_phases_v4(test_ctx *t)
+{
+	const char *nv = "tests/data/mllog_v4/NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet/result_0.txt";
+	cal_mllog_run run;
+	cal_phase_row r;
+	int rc = cal_mllog_load(&run, nv, NAN, true, stderr);
+	TEST_CHECK(t, rc == 0, "load: %s", err_msg());
+	/* :::SYSJSON: number_of_nodes "8", accelerators_per_node "8" */
+	TEST_CHECK(t, run.ph.nodes == 8 && run.ph.gpus_per_node == 8, "nodes %d gpus/node %d", run.ph.nodes,
+		   run.ph.gpus_per_node);
+	cal_phase_row_from_run(&r, &run, "src:NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet/result_0.txt");
+	TEST_CHECK(t, strcmp(r.submitter, "NVIDIA") == 0 && strcmp(r.system, "eos_n8_ngc24.04_mxnet") == 0,
+		   "submitter '%s' system '%s'", r.submitter, r.system);
+	TEST_CHECK(t, strcmp(r.status, "success") == 0, "status '%s'", r.status);
+	TEST_NEAR(t, r.gpus, 64, 0);
+	TEST_NEAR(t, r.global_batch, 3200, 0);
+	TEST_NEAR(t, r.eval_samples, 50000, 0);
+	TEST_NEAR(t, r.init_s, 58.663, 1e-9);        /* 1714090291947 - 1714090233284 ms */
+	TEST_NEAR(t, r.init_to_run_s + 1.0, 1.0, 1e-12); /* init_stop and run_start share a time */
+	TEST_NEAR(t, r.run_s, 150.326, 1e-9);        /* 442273 - 291947 */
+	TEST_NEAR(t, r.tta_s, 208.989, 1e-9);        /* 442273 - 233284 */
+	TEST_NEAR(t, r.epochs, 11, 0);               /* epochs 1-7 and 32-35 */
+	TEST_NEAR(t, r.epochs_to_target, 35, 0);     /* 0.76074 at epoch 35 */
+	TEST_NEAR(t, r.lead_s, 1.066, 1e-9);         /* first epoch_start 293013 */
+	TEST_NEAR(t, r.first_epoch_s, 9.497, 1e-9);  /* 302510 - 293013 */
+	TEST_NEAR(t, r.warm_epoch_s, 4.0783, 1e-9);  /* the other ten: 40.783 s */
+	TEST_NEAR(t, r.first_epoch_extra_s, 5.4187, 1e-9);
+	TEST_NEAR(t, r.evals, 3, 0);
+	TEST_NEAR(t, r.eval_total_s, 0.553, 1e-9);   /* 0.418 + 0.068 + 0.067 */
+	TEST_NEAR(t, r.eval_first_s, 0.418, 1e-9);
+	TEST_NEAR(t, r.eval_pass_s, 0.0675, 1e-9);
+	TEST_NEAR(t, r.boundary_s, 150.326 - 1.066 - 50.28 - 0.553, 1e-9); /* incl. the cut 8-31 */
+	TEST_NEAR(t, r.train_img_s, 1281167 / 4.0783, 1e-9);
+	TEST_NEAR(t, r.blocks, 3, 0);
+	/* epoch_count only on block_start (NVIDIA v4.0): 11 epochs in 18.091 + 16.382 + 16.388 s */
+	TEST_NEAR(t, run.block_img_s, 11 * 1281167.0 / 50.861, 1e-9);
+	cal_mllog_run_free(&run);
+
+	/* the tree: the Dell log has no :::SYSJSON; its counts come from Dell/systems/<system>.json */
+	char out[] = "/tmp/test_phases_XXXXXX";
+	int fd = mkstemp(out);
+	TEST_CHECK(t, fd >= 0, "mkstemp");
+	close(fd);
+	int nrows = 0;
+	rc = cal_phases_write_dir("tests/data/mllog_v4", "repo@c:", out, NAN, true, stderr, &nrows);
+	TEST_CHECK(t, rc == 0 && nrows == 2, "write_dir: rc %d rows %d %s", rc, nrows, err_msg());
+	char *buf;
+	size_t len;
+	cal_phase_row *rows = NULL;
+	int n = 0;
+	TEST_CHECK(t, file_read_all(out, &buf, &len) == 0, "read back");
+	rc = cal_phases_read_buf(out, buf, len, &rows, &n);
+	TEST_CHECK(t, rc == 0 && n == 2, "read_buf: rc %d n %d %s", rc, n, err_msg());
+	if (n == 2) {
+		/* sorted by path: Dell first */
+		TEST_CHECK(t, strcmp(rows[0].source, "repo@c:Dell/results/XE9680x8H100-SXM-80GB/resnet/result_0.txt") == 0,
+			   "source '%s'", rows[0].source);
+		TEST_NEAR(t, rows[0].nodes, 1, 0);
+		TEST_NEAR(t, rows[0].gpus_per_node, 8, 0);
+		TEST_NEAR(t, rows[0].init_s, 47.901, 1e-9);   /* 1714567096908 - 1714567049007 */
+		TEST_NEAR(t, rows[0].init_to_run_s, 0.001, 1e-9);
+		TEST_NEAR(t, rows[0].run_s, 789.524, 1e-9);   /* 886433 - 096909 */
+		TEST_NEAR(t, rows[0].eval_pass_s, 0.319, 1e-9); /* 886432 - 886113 */
+		TEST_NEAR(t, rows[1].run_s, 150.326, 1e-9);
+		TEST_NEAR(t, rows[1].nodes, 8, 0);
+	}
+	free(rows);
+	free(buf);
+	/* a table without a column, and a bad number: file:line:col messages */
+	const char *bad = "source,nodes\nx,1\n";
+	rc = cal_phases_read_buf("bad.csv", bad, strlen(bad), &rows, &n);
+	TEST_CHECK(t, rc < 0 && strstr(err_msg(), "bad.csv:1") && strstr(err_msg(), "submitter"), "missing column: %s",
+		   err_msg());
+	unlink(out);
+	/* the built-in table parses and has the 180 v4.0 logs */
+	rc = cal_phases_builtin(&rows, &n);
+	TEST_CHECK(t, rc == 0 && n == 180, "builtin: rc %d n %d %s", rc, n, err_msg());
+	free(rows);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
 	test_event(&t);
 	test_run(&t);
+	test_phases_v4(&t);
 	return test_report(&t);
 }

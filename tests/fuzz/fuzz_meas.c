@@ -1,5 +1,6 @@
 /* libFuzzer target for the measurement CSV reader (calibrate/cal_data.c: scaleplan-train runs,
- * all-reduce sweeps incl. contention columns, pipeline, convergence and reference tables): any bytes
+ * all-reduce sweeps incl. contention columns, pipeline, convergence and reference tables) and the phase
+ * table reader (calibrate/cal_phases.c, the same bytes): any bytes
  * must load or be rejected with a message, never crash, hang or read out of bounds, and every point
  * kept must be usable by the fit (a known kind, a placement of at least one GPU, a positive finite
  * measurement, no NULL strings). Build and run: make fuzz-meas (clang -fsanitize=fuzzer,address,undefined).
@@ -36,5 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < d.n; i++)
 		check(&d.pts[i]);
 	cal_data_free(&d);
+	/* the phase table reader (calibrate/cal_phases.c) on the same bytes */
+	cal_phase_row *rows = NULL;
+	int n = 0;
+	if (cal_phases_read_buf("fuzz.csv", (const char *)data, size, &rows, &n) == 0 && n < 0)
+		abort();
+	free(rows);
 	return 0;
 }

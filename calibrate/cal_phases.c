@@ -1,0 +1,321 @@
+/* calibrate/cal_phases.c - the phase table: what an MLPerf run spends before and inside its scored time.
+ *
+ * From each MLLOG log (cal_mllog.c) one row: initialisation (init_start..init_stop), the gap to
+ * run_start, the scored run (run_start..run_stop) split into the lead before the first epoch, the epochs
+ * (the first, usually slower: warm-up and reads after the cache was cleared, and the warm rest), the
+ * evaluation passes, and what is left (the gaps at epoch and block boundaries and the tail after the last
+ * interval). Written by `scaleplan calibrate --phases-out`, read back by the run-level fits and `validate`.
+ * The table's columns and the row struct are tied by one list (phase_cols) so that writer and reader
+ * cannot drift apart.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calibrate/cal_internal.h"
+#include "common/common.h"
+
+/* One column: a text field (len > 0) or a double, and the digits it is written with. */
+typedef struct phase_col {
+	const char *name;
+	size_t off;
+	size_t len;   /* text: capacity; 0: a double */
+	int digits;
+} phase_col;
+
+#define PT(f) { #f, offsetof(cal_phase_row, f), sizeof(((cal_phase_row *)0)->f), 0 }
+#define PN(f, d) { #f, offsetof(cal_phase_row, f), 0, d }
+static const phase_col phase_cols[] = {
+	PT(source), PT(submitter), PT(system), PT(platform), PT(status),
+	PN(nodes, 6), PN(gpus_per_node, 6), PN(gpus, 8), PN(global_batch, 8), PN(train_samples, 9),
+	PN(eval_samples, 9), PN(init_s, 6), PN(init_to_run_s, 6), PN(run_s, 7), PN(tta_s, 7), PN(epochs, 6),
+	PN(epochs_to_target, 6), PN(lead_s, 5), PN(first_epoch_s, 6), PN(warm_epoch_s, 6),
+	PN(first_epoch_extra_s, 5), PN(evals, 6), PN(eval_total_s, 5), PN(eval_first_s, 5), PN(eval_pass_s, 5),
+	PN(boundary_s, 5), PN(train_img_s, 7), PN(blocks, 6),
+};
+#undef PT
+#undef PN
+enum { NCOLS = sizeof phase_cols / sizeof phase_cols[0] };
+
+static void scopy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Seconds between two ms timestamps when both are known and in order, else NAN. */
+static double span_s(double a_ms, double b_ms)
+{
+	return isfinite(a_ms) && isfinite(b_ms) && b_ms >= a_ms ? (b_ms - a_ms) / 1000.0 : NAN;
+}
+
+void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const char *source)
+{
+	const cal_mllog_phases *ph = &run->ph;
+	double *num;
+
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < NCOLS; i++) {
+		if (phase_cols[i].len)
+			continue;
+		num = (double *)((char *)r + phase_cols[i].off);
+		*num = NAN;
+	}
+	scopy(r->source, sizeof r->source, source);
+	scopy(r->platform, sizeof r->platform, run->platform);
+	scopy(r->status, sizeof r->status, run->status);
+	/* <submitter>/results/<system>/<benchmark>/result_N.txt, the MLPerf results layout */
+	const char *res = strstr(source, "/results/");
+	if (res) {
+		const char *sub = res;
+		while (sub > source && sub[-1] != '/' && sub[-1] != ':')
+			sub--;
+		const char *sys = res + 9, *end = strchr(sys, '/');
+		size_t ns = (size_t)(res - sub), nsys = end ? (size_t)(end - sys) : strlen(sys);
+		if (ns < sizeof r->submitter && nsys < sizeof r->system) {
+			memcpy(r->submitter, sub, ns);
+			memcpy(r->system, sys, nsys);
+		}
+	}
+	if (ph->nodes > 0)
+		r->nodes = ph->nodes;
+	if (ph->gpus_per_node > 0)
+		r->gpus_per_node = ph->gpus_per_node;
+	r->gpus = r->nodes * r->gpus_per_node;
+	r->global_batch = run->global_batch;
+	r->train_samples = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+	r->eval_samples = ph->eval_samples;
+	r->init_s = span_s(ph->init_start_ms, ph->init_stop_ms);
+	r->init_to_run_s = span_s(ph->init_stop_ms, run->run_start_ms);
+	r->run_s = span_s(run->run_start_ms, run->run_stop_ms);
+	r->tta_s = span_s(ph->init_start_ms, run->run_stop_ms);
+	r->epochs = ph->nepochs;
+	r->epochs_to_target = run->epochs;
+	r->lead_s = span_s(run->run_start_ms, ph->first_epoch_start_ms);
+	r->first_epoch_s = ph->first_epoch_s;
+	if (ph->nepochs >= 2) {
+		r->warm_epoch_s = (ph->epoch_sum_s - ph->first_epoch_s) / (ph->nepochs - 1);
+		r->first_epoch_extra_s = r->first_epoch_s - r->warm_epoch_s;
+		if (r->warm_epoch_s > 0)
+			r->train_img_s = r->train_samples / r->warm_epoch_s;
+	}
+	r->evals = ph->nevals;
+	r->eval_total_s = ph->eval_sum_s;
+	r->eval_first_s = ph->first_eval_s;
+	if (ph->nevals >= 2)
+		r->eval_pass_s = (ph->eval_sum_s - ph->first_eval_s) / (ph->nevals - 1);
+	r->boundary_s = r->run_s - r->lead_s - ph->epoch_sum_s - ph->eval_sum_s;
+	r->blocks = ph->nblocks;
+}
+
+/* ---- writing ---- */
+
+static void row_write(csvw *w, const cal_phase_row *r)
+{
+	for (int i = 0; i < NCOLS; i++) {
+		const char *f = (const char *)r + phase_cols[i].off;
+		if (phase_cols[i].len)
+			csvw_text(w, f);
+		else
+			csvw_num(w, *(const double *)f, phase_cols[i].digits); /* NAN is written empty */
+	}
+	csvw_end_row(w);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the regular files under dir (recursively) to *names, as paths. Unreadable subdirectories are
+ * skipped; an unreadable top directory is ERR_ENV. */
+static int list_files(const char *dir, char ***names, int *n, int *cap, int depth)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	if (!dh)
+		return depth == 0 ? (err_set("%s: cannot open directory", dir), ERR_ENV) : 0;
+	while ((e = readdir(dh))) {
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8) {
+			list_files(path, names, n, cap, depth + 1);
+			free(path);
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (*n == *cap) {
+				*cap = *cap ? 2 * *cap : 64;
+				*names = xrealloc(*names, (size_t)*cap * sizeof **names);
+			}
+			(*names)[(*n)++] = path;
+		} else {
+			free(path);
+		}
+	}
+	closedir(dh);
+	return 0;
+}
+
+/* A log without a :::SYSJSON line: nodes and GPUs from DIR/<submitter>/systems/<system>.json when that
+ * file is there (the MLPerf results layout). A malformed one is reported (fatal when strict). */
+static int sysjson_file(cal_phase_row *r, const char *dir, bool strict, FILE *errs)
+{
+	char *path = xasprintf("%s/%s/systems/%s.json", dir, r->submitter, r->system), *buf;
+	size_t len;
+	cal_mllog_phases ph = {0};
+	int rc = 0;
+
+	if (file_read_all(path, &buf, &len) < 0) {
+		err_clear();
+		free(path);
+		return 0;
+	}
+	if (cal_mllog_sysjson_parse(&ph, buf, len) < 0) {
+		if (errs)
+			fprintf(errs, "%s: %s\n", path, err_msg());
+		if (strict)
+			rc = err_set("%s: malformed system description (--strict)", path);
+	} else if (ph.nodes > 0 && ph.gpus_per_node > 0) {
+		r->nodes = ph.nodes;
+		r->gpus_per_node = ph.gpus_per_node;
+		r->gpus = r->nodes * r->gpus_per_node;
+	}
+	free(buf);
+	free(path);
+	return rc;
+}
+
+int cal_phases_write_dir(const char *dir, const char *source_prefix, const char *out, double target_top1,
+			 bool strict, FILE *errs, int *nrows)
+{
+	char **names = NULL;
+	int n = 0, cap = 0, rc;
+	size_t dlen = strlen(dir);
+	csvw *w = NULL;
+
+	*nrows = 0;
+	if ((rc = list_files(dir, &names, &n, &cap, 0)) < 0)
+		goto out;
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof *names, cmp_str);
+	w = csvw_open(out);
+	if (!w) {
+		err_set("%s: cannot write", out);
+		rc = ERR_ENV;
+		goto out;
+	}
+	for (int i = 0; i < NCOLS; i++)
+		csvw_text(w, phase_cols[i].name);
+	csvw_end_row(w);
+	for (int i = 0; i < n; i++) {
+		char *buf;
+		size_t blen;
+		if (file_read_all(names[i], &buf, &blen) < 0)
+			continue;
+		if (!memmem(buf, blen, ":::MLLOG", 8)) {
+			free(buf);
+			continue;
+		}
+		cal_mllog_run run;
+		rc = cal_mllog_parse_buf(&run, names[i], buf, blen, target_top1, strict, errs);
+		free(buf);
+		if (rc == 0) {
+			const char *rel = names[i] + dlen + (names[i][dlen] == '/');
+			char *src = xasprintf("%s%s", source_prefix ? source_prefix : "", rel);
+			cal_phase_row r;
+			cal_phase_row_from_run(&r, &run, src);
+			if (!isfinite(r.nodes) && r.submitter[0] && (rc = sysjson_file(&r, dir, strict, errs)) < 0) {
+				free(src);
+				cal_mllog_run_free(&run);
+				goto out;
+			}
+			row_write(w, &r);
+			(*nrows)++;
+			free(src);
+		}
+		cal_mllog_run_free(&run);
+		if (rc < 0)
+			goto out;
+	}
+	if (*nrows == 0) {
+		rc = err_set("%s: no MLLOG log found", dir);
+		goto out;
+	}
+	rc = csvw_close(w);
+	w = NULL;
+out:
+	csvw_abort(w);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+int cal_phases_read_buf(const char *name, const char *buf, size_t len_B, cal_phase_row **rows, int *n)
+{
+	csv_table t;
+	int col[NCOLS], rc;
+
+	*rows = NULL;
+	*n = 0;
+	if ((rc = csv_table_parse(&t, name, buf, len_B)) < 0)
+		return rc;
+	for (int i = 0; i < NCOLS; i++) {
+		col[i] = csv_table_col(&t, phase_cols[i].name);
+		if (col[i] < 0) {   /* every column is required */
+			rc = err_set("%s:1: phase table without column '%s'", name, phase_cols[i].name);
+			goto fail;
+		}
+	}
+	*rows = xmalloc((size_t)(t.nrows ? t.nrows : 1) * sizeof **rows);
+	for (int r = 0; r < t.nrows; r++) {
+		cal_phase_row *p = &(*rows)[r];
+		memset(p, 0, sizeof *p);
+		for (int i = 0; i < NCOLS; i++) {
+			char *f = (char *)p + phase_cols[i].off;
+			const char *c = t.cells[r][col[i]];
+			if (phase_cols[i].len) {
+				scopy(f, phase_cols[i].len, c);
+			} else if (c[0] == '\0') {
+				*(double *)f = NAN;
+			} else if ((rc = csv_cell_double(&t, r, col[i], (double *)f)) < 0) {
+				goto fail;
+			}
+		}
+		(*n)++;
+	}
+	csv_table_free(&t);
+	return 0;
+fail:
+	free(*rows);
+	*rows = NULL;
+	*n = 0;
+	csv_table_free(&t);
+	return rc;
+}
+
+int cal_phases_builtin(cal_phase_row **rows, int *n)
+{
+	for (int i = 0; i < cal_refdata_count; i++) {
+		if (strcmp(cal_refdata[i].name, "mlperf_v4_0_phases.csv") == 0) {
+			char *name = xasprintf("refdata/%s", cal_refdata[i].name);
+			int rc = cal_phases_read_buf(name, (const char *)cal_refdata[i].data, cal_refdata[i].len_B, rows, n);
+			free(name);
+			return rc;
+		}
+	}
+	*rows = NULL;
+	*n = 0;
+	return err_set("refdata/mlperf_v4_0_phases.csv is not built into this binary");
+}
