@@ -26,6 +26,17 @@ awk -F, 'NR > 1 && $3 > 5 { bad = 1 } END { exit bad }' "$T/v.csv" || fail "hold
 (cd "$T" && "$SP" validate --format md >"$T/v.md") || fail "validate on built-in data failed"
 grep -q "c4130-p100" "$T/v.md" || fail "c4130-p100 missing from the validation table"
 
+# the phase table of a tree of MLPerf logs (tests/data/mllog_v4: excerpts of two v4.0 logs)
+"$SP" calibrate --mllog tests/data/mllog_v4 --phases-out "$T/ph.csv" --source-prefix r@c: >"$T/ph.txt" || fail "phases-out failed"
+grep -q "2 runs written" "$T/ph.txt" || fail "phases-out: $(cat "$T/ph.txt")"
+head -1 "$T/ph.csv" | grep -q "^source,submitter,system,platform,status,nodes,gpus_per_node,gpus,global_batch" || fail "phase header"
+grep -q "^r@c:NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet/result_0.txt,NVIDIA,eos_n8_ngc24.04_mxnet," "$T/ph.csv" ||
+	fail "phase row source: $(cat "$T/ph.csv")"
+rc=0; "$SP" calibrate --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "needs --mllog" "$T/e.txt" || fail "--phases-out without --mllog: rc $rc"
+rc=0; "$SP" calibrate --mllog "$T/none" --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$T/x.csv" ] || fail "--mllog missing dir: rc $rc $(cat "$T/e.txt")"
+
 # bad input: a malformed row is reported with file:line and skipped; --strict makes it fatal (exit 1)
 printf 'machine,gpus,nodes,nccl_mode,bytes,time_s\nm,2,1,nvlink,1048576,oops\nm,2,1,nvlink,2097152,3e-5\n' >"$T/bad.csv"
 "$SP" calibrate --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>"$T/err.txt" || fail "lenient run failed"
