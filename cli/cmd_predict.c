@@ -35,6 +35,18 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
 	       model_precision_name(sc->precision), model_data_name(sc->data));
 	printf("  stack              %s\n", cli_stack_label(sc, st, sizeof st));
+	if (n->storage_id && isinf(n->storage_Bps))
+		printf("  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
+		       n->storage_link_Bps / 1e9, s->storage_id ? "" : " (the system's; --storage ID takes one as it is)");
+	else if (n->storage_id)
+		printf("  storage            %s, %.1f GB/s for the whole job, %.1f GB/s per node (--storage)\n", n->storage_id,
+		       n->storage_Bps / 1e9, n->storage_link_Bps / 1e9);
+	else
+		printf("  storage            data set on each node's drives\n");
+	if (sc->data != MODEL_DATA_SYNTHETIC)
+		printf("                     read at %.1f GB/s per node in the first epoch%s\n",
+		       model_storage_rate(sc, &s->params) * s->params.dataset_B / sc->images / sc->nodes / 1e9,
+		       sc->stack.staged && n->storage_id ? " (copied to the drives first: data staging)" : "");
 	if (s->nmeasured)
 		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->nmeasured, s->nmeasured > 1 ? "s" : "",
 		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");

@@ -525,9 +525,13 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		else if (st && local && hw_known(st->read_Bps))
 			n->local_Bps = st->read_Bps; /* one drive of that kind per node */
 		if (st && !local) {
-			/* unknown aggregate: a parallel file system that grows with its clients */
-			n->storage_Bps = known_or(st->read_Bps, INFINITY);
+			/* unknown aggregate: a parallel file system that grows with its clients. A system's
+			 * default store is the one its source was tested with (an Isilon F800 chassis for 4-16
+			 * C4140s): the planner sizes it to the cluster (scale-out NAS adds chassis), so only the
+			 * per-node share binds; a store the user names with --storage is taken as it is. */
+			n->storage_Bps = s->storage_id ? known_or(st->read_Bps, INFINITY) : INFINITY;
 			n->storage_link_Bps = known_or(st->node_Bps, st->link ? st->link->bw_Bps : 0);
+			n->storage_id = st->id;
 		}
 	}
 	/* whole nodes are bought even when fewer GPUs per node are used */

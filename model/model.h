@@ -145,6 +145,7 @@ enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 /* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
 typedef struct model_node {
 	const char *system_id;   /* for output; "custom" when none */
+	const char *storage_id;  /* for output: where the data set lives; NULL = the nodes' drives */
 	const char *gpu_id;
 	int gpus_per_node;       /* G */
 	int max_gpus_per_node;   /* the system's GPU count (G may be lower) */

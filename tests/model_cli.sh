@@ -129,6 +129,11 @@ expect 0 "$SP" predict --system c4140-m --format json; has '"stack": "tf1-hvd"';
 # nfs-head: 1.25 GB/s for the whole job -> 1281167 x 113178 B / 1.25e9 = 116 s
 near "$(col first_epoch_s "$tmp/nas.csv")" 116 0.01 "500 nodes through one NFS head"
 awk -v a="$(col first_epoch_s "$tmp/loc.csv")" 'BEGIN { exit !(a < 1) }' || no "500 DGX A100 read their own drives: first epoch under 1 s"
+# a system's default store grows with the cluster (per-node share binds); one named with --storage is taken as it is
+expect 0 "$SP" predict --system c4140-m --nodes 64; has "isilon-f800, grows with the cluster, 5.0 GB/s per node"
+expect 0 "$SP" predict --system c4140-m --nodes 64 --storage isilon-f800; has "isilon-f800, 15.0 GB/s for the whole job"
+has "read at 0.2 GB/s per node"; has "bottleneck         compute"
+expect 0 "$SP" predict --system c4140-m --data synthetic; has "stack              tf1-hvd (no decode)"
 
 # --rank-by: tta by default, ttt, cost = capex (unpriced last), none = grid order (sweep); bad values named
 expect 0 "$SP" compare --help; has "--rank-by K     tta (default)"
