@@ -138,6 +138,12 @@ typedef struct ex_op {
 	cudnnConvolutionBwdDataAlgo_t bwdd_algo;
 	cudnnConvolutionBwdFilterAlgo_t bwdf_algo;
 	cudnnMathType_t fwd_math, bwdd_math, bwdf_math;
+	/* graph-API convolution plans (issue 15), [0] fwd, [1] dgrad, [2] wgrad: the plan is borrowed from
+	 * the net's per-shape cache, the variant pack (this op's pointers) is the op's own; NULL = the
+	 * legacy call with the algorithm above. legacy_ms: what cudnnFind measured for that algorithm. */
+	cudnnBackendDescriptor_t gplan[3], gvp[3];
+	float legacy_ms[3];
+	size_t legacy_ws[3];  /* workspace of the legacy algorithm */
 	/* bn: per-channel device scratch [6*c] floats: mean, invstd, scale, shift, and two sums (double [2c]) */
 	float *bn_f;
 	double *bn_d;
@@ -169,8 +175,8 @@ typedef struct ex_net {
 	void *wscratch;       /* compute-dtype conv weight gradients before the fp32 cast */
 	void *ws;             /* the one cuDNN workspace */
 	size_t ws_B;
-	void *act_arena, *grad_arena;
-	size_t act_B, grad_B;
+	void *act_arena;      /* activations and their gradients, places shared by liveness (plan_arena) */
+	size_t act_B, grad_B; /* the arena; the activations' bytes without sharing (for the log) */
 	ex_dev_state *st;     /* device */
 	cudaStream_t stream;
 	cudnnHandle_t cudnn;
@@ -180,6 +186,10 @@ typedef struct ex_net {
 	ex_hooks hooks;
 	float label_smoothing;
 	float bn_momentum, bn_eps;
+	bool conv_graph;      /* issue 15: convolutions through cuDNN graph-API plans where faster (set before init) */
+	struct ex_gcache *gc; /* [ngc] autotuned graph plans, one per distinct shape, kind and beta */
+	int ngc;
+	int conv_graph_n[3];  /* convolutions per kind (fwd, dgrad, wgrad) that run a graph plan */
 	bool graph_ok;
 	cudaGraphExec_t graph;
 	bool have_graph;
@@ -219,6 +229,57 @@ void ex_net_forward(ex_net *net, bool train);
 void ex_net_take_stats(ex_net *net, ex_dev_state *out);
 /* The schedule's learning rate at `step` (same formula as the device). */
 float ex_sched_lr(const ex_sched *s, int step);
+
+/* ---- ex_graph.c: cuDNN graph (backend) API builder for fused convolution patterns (issue 15) ----
+ * ex_gb_* describe one operation graph (descriptors owned by the builder; keep the builder alive as
+ * long as a plan made from it is used). Builder calls never exit: the first failure is kept in `why`
+ * and makes ex_gplan_build return -1, so the caller can fall back to its own kernels. */
+#define EX_GB_MAX_DESC 64
+#define EX_GB_MAX_OPS 12
+#define EX_GPLAN_MAX_CFG 64
+typedef enum ex_gconv { EX_GCONV_FWD, EX_GCONV_DGRAD, EX_GCONV_WGRAD } ex_gconv;
+typedef struct ex_gb {
+	cudnnBackendDescriptor_t own[EX_GB_MAX_DESC]; /* everything created, destroyed by ex_gb_free */
+	int nown;
+	cudnnBackendDescriptor_t ops[EX_GB_MAX_OPS];
+	int nops;
+	bool failed;
+	char why[160];
+} ex_gb;
+typedef struct ex_gplan {
+	cudnnBackendDescriptor_t plan, vpack; /* the chosen plan and its bound pointers */
+	size_t ws_B;          /* workspace the plan needs */
+	float ms;             /* its autotuned time (median of 3) */
+	int tried;            /* engine configurations timed */
+	int heur_mode, rank;  /* 0 = heuristics A, 1 = FALLBACK; rank in that list */
+	char why[200];        /* why none was found */
+} ex_gplan;
+void ex_gb_init(ex_gb *g);
+void ex_gb_free(ex_gb *g);
+/* A tensor of logical dims N,C,H,W stored NHWC (filters K,C,R,S as K,R,S,C; per-channel 1,C,1,1). */
+cudnnBackendDescriptor_t ex_gb_tensor(ex_gb *g, int64_t uid, cudnnDataType_t dt, int64_t n, int64_t c, int64_t h,
+				      int64_t w, bool virt);
+/* Convolution: FWD y = conv(x, w); DGRAD x = dgrad(y, w); WGRAD w = wgrad(x, y); output = 1*result + beta*output. */
+void ex_gb_conv(ex_gb *g, ex_gconv kind, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t w,
+		cudnnBackendDescriptor_t y, int pad, int stride, double beta);
+void ex_gb_pw(ex_gb *g, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
+	      cudnnBackendDescriptor_t y);
+void ex_gb_genstats(ex_gb *g, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t sum, cudnnBackendDescriptor_t sq);
+void ex_gb_reduce_sum(ex_gb *g, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y);
+/* Finalizes the graph, lists engine configurations (heuristics A, then FALLBACK), times at most
+ * max_tries of them on the given pointers and workspace (<= ws_max_B) and keeps the fastest. The
+ * plan's outputs are overwritten while timing. 0, or -1 with out->why when none is supported. */
+int ex_gplan_build(ex_gb *g, cudnnHandle_t h, int n, const int64_t *uids, void *const *ptrs, void *ws, size_t ws_max_B,
+		   int max_tries, ex_gplan *out);
+/* Re-binds the plan to other pointers / workspace (-1 on a cuDNN refusal). */
+int ex_gplan_bind(ex_gplan *p, int n, const int64_t *uids, void *const *ptrs, void *ws);
+/* Runs the plan on the handle's stream (dies, exit 2, on a cuDNN error). */
+void ex_gplan_run(const ex_gplan *p, cudnnHandle_t h);
+/* A variant pack binding n tensor ids to pointers and the workspace (a plan may be shared by many
+ * packs); NULL when cuDNN refuses it. ex_gexec runs plan + pack (dies, exit 2, on a cuDNN error). */
+cudnnBackendDescriptor_t ex_gvpack_new(int n, const int64_t *uids, void *const *ptrs, void *ws);
+void ex_gexec(cudnnHandle_t h, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t vp);
+void ex_gplan_free(ex_gplan *p);
 
 /* ---- ex_kernels.cu (extern "C" launchers; every one takes the stream) ---- */
 void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float std, uint64_t seed, cudaStream_t s);

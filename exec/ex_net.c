@@ -174,87 +174,91 @@ out:
 	return rc;
 }
 
-/* Grad arena by liveness: tensor t's gradient lives from the first backward op writing it to the
- * backward of its producer. First-fit over offsets; returns the arena size (bytes). */
-static size_t plan_grad_arena(ex_net *net, size_t *offs)
+/* One arena for activations and gradients, by liveness over the step (issue 15, memory): time runs
+ * through forward (op i at time i) then backward (op i at time 2*nops-1-i). Activation t lives from
+ * its producer's forward to its last reader, forward or backward (conv wgrad reads its input, BN
+ * backward its input and output, fc its input); the image lives all step. The gradient of t lives
+ * from the first backward op writing it to its producer's backward. Intervals are inclusive, so an
+ * op never writes over what it reads in the same step. First fit, in order of birth; offsets for
+ * activations in act[t], gradients in grad[t] ((size_t)-1: none). Returns the arena's bytes.
+ * EX_ARENA_NOREUSE=1 (debugging): every buffer its own place. */
+static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 {
-	int nt = net->ntens, i, j, p;
-	int *start = xcalloc(nt, sizeof(int)), *end = xcalloc(nt, sizeof(int));
-	bool *live = xcalloc(nt, sizeof(bool));
-	size_t esz = ex_dtype_size(net->dt), top = 0, align = 256;
+	int nt = net->ntens, no = net->nops, n = 2 * nt, T = 2 * no, i, j, t;
+	int *b = xcalloc(n, sizeof(int)), *d = xcalloc(n, sizeof(int));
+	size_t *sz = xcalloc(n, sizeof(size_t)), *off = xcalloc(n, sizeof(size_t)), esz = ex_dtype_size(net->dt), top = 0;
+	bool *placed = xcalloc(n, sizeof(bool)), noreuse = getenv("EX_ARENA_NOREUSE") != NULL;
 
-	for (i = 0; i < nt; i++)
-		start[i] = end[i] = -1;
-	for (p = 0; p < net->nops; p++) {
-		ex_op *op = &net->ops[net->nops - 1 - p];
-		if (op->in > 0 && start[op->in] < 0)
-			start[op->in] = p;
-		if (op->z >= 0 && start[op->z] < 0)
-			start[op->z] = p;
-		end[op->out] = p;
+	for (i = 0; i < n; i++) {
+		b[i] = -1;
+		d[i] = -1;
+		sz[i] = (net->tens[i % nt].elems * esz + 255) / 256 * 256;
 	}
-	if (getenv("EX_GRAD_NOREUSE")) { /* debugging: one gradient buffer per tensor */
-		for (i = 0; i < nt; i++) {
-			offs[i] = top;
-			top += (net->tens[i].elems * esz + align - 1) / align * align;
-		}
-		for (p = 0; p < net->nops; p++)
-			start[0] = -1;
-		for (i = 0; i < nt; i++)
-			if (start[i] < 0)
-				offs[i] = (size_t)-1;
-		free(start);
-		free(end);
-		free(live);
-		return top;
+	b[0] = 0; /* the image: the whole step */
+	d[0] = T - 1;
+	for (i = 0; i < no; i++) { /* activations: items 0..nt-1 */
+		const ex_op *op = &net->ops[i];
+		int bt = T - 1 - i; /* this op's backward time */
+		b[op->out] = i;
+		if (d[op->out] < i)
+			d[op->out] = i;
+		if (d[op->in] < i)
+			d[op->in] = i;
+		if (op->z >= 0 && d[op->z] < i)
+			d[op->z] = i;
+		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
+			if (d[op->in] < bt)
+				d[op->in] = bt;
+		if (op->kind == EX_BN && d[op->out] < bt)
+			d[op->out] = bt;
 	}
-	for (p = 0; p < net->nops; p++) {
-		for (i = 0; i < nt; i++)
-			if (live[i] && end[i] < p)
-				live[i] = false;
-		for (i = 0; i < nt; i++) {
-			size_t sz, o = 0;
+	for (i = no - 1; i >= 0; i--) { /* gradients: items nt..2nt-1 */
+		const ex_op *op = &net->ops[i];
+		int bt = T - 1 - i;
+		if (op->in > 0 && b[nt + op->in] < 0)
+			b[nt + op->in] = bt;
+		if (op->z >= 0 && b[nt + op->z] < 0)
+			b[nt + op->z] = bt;
+		d[nt + op->out] = bt;
+	}
+	for (t = 0; t < T; t++)
+		for (i = 0; i < n; i++) {
 			bool moved = true;
-			if (start[i] != p)
+			if (b[i] != t || d[i] < 0)
 				continue;
-			sz = (net->tens[i].elems * esz + align - 1) / align * align;
-			while (moved) { /* first fit: bump past every overlapping live block */
+			off[i] = noreuse ? top : 0;
+			while (moved && !noreuse) { /* bump past every placed buffer whose life overlaps */
 				moved = false;
-				for (j = 0; j < nt; j++) {
-					size_t js;
-					if (!live[j])
-						continue;
-					js = (net->tens[j].elems * esz + align - 1) / align * align;
-					if (o < offs[j] + js && offs[j] < o + sz) {
-						o = offs[j] + js;
+				for (j = 0; j < n; j++)
+					if (placed[j] && b[j] <= d[i] && b[i] <= d[j] && off[i] < off[j] + sz[j] &&
+					    off[j] < off[i] + sz[i]) {
+						off[i] = off[j] + sz[j];
 						moved = true;
 					}
-				}
 			}
-			offs[i] = o;
-			live[i] = true;
-			if (o + sz > top)
-				top = o + sz;
+			placed[i] = true;
+			if (off[i] + sz[i] > top)
+				top = off[i] + sz[i];
 		}
+	for (i = 0; i < nt; i++) {
+		act[i] = placed[i] ? off[i] : (size_t)-1;
+		grad[i] = placed[nt + i] ? off[nt + i] : (size_t)-1;
 	}
-	for (i = 0; i < nt; i++)
-		if (start[i] < 0)
-			offs[i] = (size_t)-1;
-	free(start);
-	free(end);
-	free(live);
+	free(b);
+	free(d);
+	free(sz);
+	free(off);
+	free(placed);
 	return top;
 }
 
 void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
 {
-	size_t esz = ex_dtype_size(net->dt), act = 0, *offs = xcalloc(net->ntens, sizeof(size_t)), g;
-	int i;
-	for (i = 0; i < net->ntens; i++)
-		act += net->tens[i].elems * esz;
-	g = plan_grad_arena((ex_net *)net, offs);
-	free(offs);
-	*per_image_B = (act + g) / net->batch + (size_t)net->classes * 12 + 64 * 56 * 56 * (size_t)net->hw * net->hw / (224 * 224);
+	size_t esz = ex_dtype_size(net->dt), *a = xcalloc(net->ntens, sizeof(size_t)),
+	       *g = xcalloc(net->ntens, sizeof(size_t)), arena = plan_arena(net, a, g);
+	free(a);
+	free(g);
+	*per_image_B = arena / net->batch + (size_t)net->classes * 12 + 64 * 56 * 56 * (size_t)net->hw * net->hw / (224 * 224);
 	*fixed_B = net->p.n * (12 + esz) + 1024UL * 1024 * 1024; /* + workspace, cuDNN/cuBLAS handles */
 }
 
@@ -324,7 +328,7 @@ static bool same_conv(const ex_op *a, const ex_op *b)
 	       a->stride == b->stride && a->pad == b->pad;
 }
 
-static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B, size_t *need_B)
+static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 {
 	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
 	size_t esz = ex_dtype_size(net->dt);
@@ -346,8 +350,8 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B, size_t *ne
 	}
 	op->fwd_algo = pf[i].algo;
 	op->fwd_math = pf[i].mathType;
-	if (pf[i].memory > *need_B)
-		*need_B = pf[i].memory;
+	op->legacy_ms[0] = pf[i].time;
+	op->legacy_ws[0] = pf[i].memory;
 
 	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(net->cudnn, op->xd, x->d, op->yd, y->d, op->cd,
 								  op->wd, net->wscratch, 16, &n, pw, ws, ws_B));
@@ -361,8 +365,8 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B, size_t *ne
 	}
 	op->bwdf_algo = pw[i].algo;
 	op->bwdf_math = pw[i].mathType;
-	if (pw[i].memory > *need_B)
-		*need_B = pw[i].memory;
+	op->legacy_ms[2] = pw[i].time;
+	op->legacy_ws[2] = pw[i].memory;
 
 	if (op->in > 0) {
 		CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(net->cudnn, op->wd, w, op->yd, y->d, op->cd, op->xd,
@@ -378,14 +382,114 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B, size_t *ne
 		}
 		op->bwdd_algo = pd[i].algo;
 		op->bwdd_math = pd[i].mathType;
-		if (pd[i].memory > *need_B)
-			*need_B = pd[i].memory;
+		op->legacy_ms[1] = pd[i].time;
+		op->legacy_ws[1] = pd[i].memory;
+	}
+}
+
+/* One autotuned graph-API convolution plan, shared by every convolution of the same shape, kind and
+ * beta (issue 15). ok = false: no engine supports it (the layers keep the legacy call). */
+typedef struct ex_gcache {
+	int kind, c, h, w, k, r, stride, pad, beta;
+	ex_gb g;
+	ex_gplan p;
+	bool ok;
+} ex_gcache;
+
+static const char *conv_kind_name[3] = {"fwd", "dgrad", "wgrad"};
+
+/* The three tensors of a convolution op for kind k: ids 1 (x or dx), 2 (w or dw), 3 (y or dy). */
+static void conv_ptrs(ex_net *net, ex_op *op, int k, void *ptrs[3])
+{
+	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
+	void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt);
+	ptrs[0] = k == 1 ? x->g : x->d;
+	ptrs[1] = k == 2 ? net->wscratch : w;
+	ptrs[2] = k == 0 ? y->d : y->g;
+}
+
+static size_t graph_plan_ws(const ex_net *net, cudnnBackendDescriptor_t plan)
+{
+	int i;
+	for (i = 0; i < net->ngc; i++)
+		if (net->gc[i].ok && net->gc[i].p.plan == plan)
+			return net->gc[i].p.ws_B;
+	return 0;
+}
+
+/* For each kind of the op's convolutions: find or autotune the graph plan of its shape (on the op's
+ * own buffers and the timing workspace) and use it where it beats the legacy algorithm's time. */
+static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bool verbose)
+{
+	static const int64_t uids[3] = {1, 2, 3};
+	cudnnDataType_t dt = cudnn_dt(net->dt);
+	int k, i;
+	for (k = 0; k < 3; k++) {
+		int beta = k == 1 && op->acc_in;
+		ex_gcache *e = NULL;
+		void *ptrs[3];
+		if (k == 1 && op->in == 0)
+			continue; /* no data gradient for the image */
+		for (i = 0; i < net->ngc; i++) {
+			ex_gcache *c = &net->gc[i];
+			if (c->kind == k && c->c == op->c && c->h == op->h && c->w == op->w && c->k == op->k && c->r == op->r &&
+			    c->stride == op->stride && c->pad == op->pad && c->beta == beta)
+				e = c;
+		}
+		if (!e) {
+			cudnnBackendDescriptor_t tx, tw, ty;
+			net->gc = xrealloc(net->gc, (net->ngc + 1) * sizeof(*net->gc));
+			e = &net->gc[net->ngc++];
+			memset(e, 0, sizeof(*e));
+			e->kind = k;
+			e->c = op->c; e->h = op->h; e->w = op->w; e->k = op->k; e->r = op->r;
+			e->stride = op->stride; e->pad = op->pad; e->beta = beta;
+			ex_gb_init(&e->g);
+			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->c, op->h, op->w, false);
+			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->c, op->r, op->r, false);
+			ty = ex_gb_tensor(&e->g, 3, dt, net->batch, op->k, op->oh, op->ow, false);
+			ex_gb_conv(&e->g, k == 0 ? EX_GCONV_FWD : k == 1 ? EX_GCONV_DGRAD : EX_GCONV_WGRAD, tx, tw, ty, op->pad,
+				   op->stride, beta ? 1.0 : 0.0);
+			conv_ptrs(net, op, k, ptrs);
+			e->ok = ex_gplan_build(&e->g, net->cudnn, 3, uids, ptrs, ws, ws_B, 8, &e->p) == 0;
+			if (verbose && !e->ok)
+				fprintf(stderr, "scaleplan-train: %s %s: no cuDNN graph plan (%s); the legacy call stays\n",
+					net->model.layers[op->layer].name, conv_kind_name[k], e->p.why);
+			if (getenv("EX_GRAPH_VERBOSE"))
+				fprintf(stderr, "graph plan %-24s %-5s beta %d: %s %.4f ms (legacy %.4f ms), ws %zu B\n",
+					net->model.layers[op->layer].name, conv_kind_name[k], beta, e->ok ? "ok" : "none",
+					e->p.ms, op->legacy_ms[k], e->p.ws_B);
+		}
+		if (e->ok && e->p.ms < op->legacy_ms[k]) {
+			op->gplan[k] = e->p.plan;
+			net->conv_graph_n[k]++;
+		}
+	}
+}
+
+/* Variant packs of the op's chosen plans, on the final workspace; a refusal keeps the legacy call. */
+static void bind_graph_plans(ex_net *net, ex_op *op)
+{
+	static const int64_t uids[3] = {1, 2, 3};
+	int k;
+	for (k = 0; k < 3; k++) {
+		void *ptrs[3];
+		if (!op->gplan[k])
+			continue;
+		conv_ptrs(net, op, k, ptrs);
+		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, net->ws);
+		if (!op->gvp[k]) {
+			fprintf(stderr, "scaleplan-train: %s %s: cuDNN refused the plan's pointers; the legacy call stays\n",
+				net->model.layers[op->layer].name, conv_kind_name[k]);
+			op->gplan[k] = NULL;
+			net->conv_graph_n[k]--;
+		}
 	}
 }
 
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 {
-	size_t esz = ex_dtype_size(net->dt), act = 0, *goffs, need = 0, maxw = 0;
+	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, maxw = 0;
 	float *h;
 	int i, j, nb = 0;
 	ex_dtype dt = net->dt;
@@ -457,21 +561,19 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	free(hb);
 	free(hdec);
 
-	/* activations and gradients */
+	/* activations and gradients: one arena, places reused once their contents are dead */
 	for (i = 0; i < net->ntens; i++)
 		act += (net->tens[i].elems * esz + 255) / 256 * 256;
-	net->act_B = act;
-	CUDA_CHECK(cudaMalloc(&net->act_arena, act));
-	act = 0;
-	for (i = 0; i < net->ntens; i++) {
-		net->tens[i].d = (char *)net->act_arena + act;
-		act += (net->tens[i].elems * esz + 255) / 256 * 256;
-	}
+	net->grad_B = act; /* for the log line: what the activations alone would take without reuse */
+	aoffs = xcalloc(net->ntens, sizeof(size_t));
 	goffs = xcalloc(net->ntens, sizeof(size_t));
-	net->grad_B = plan_grad_arena(net, goffs);
-	CUDA_CHECK(cudaMalloc(&net->grad_arena, net->grad_B));
-	for (i = 0; i < net->ntens; i++)
-		net->tens[i].g = goffs[i] == (size_t)-1 ? NULL : (char *)net->grad_arena + goffs[i];
+	net->act_B = plan_arena(net, aoffs, goffs);
+	CUDA_CHECK(cudaMalloc(&net->act_arena, net->act_B));
+	for (i = 0; i < net->ntens; i++) {
+		net->tens[i].d = (char *)net->act_arena + aoffs[i];
+		net->tens[i].g = goffs[i] == (size_t)-1 ? NULL : (char *)net->act_arena + goffs[i];
+	}
+	free(aoffs);
 	free(goffs);
 	CUDA_CHECK(cudaMalloc((void **)&net->labels, net->batch * sizeof(int)));
 	CUDA_CHECK(cudaMalloc((void **)&net->logits, (size_t)net->batch * net->classes * 4));
@@ -544,19 +646,40 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 				op->fwd_math = net->ops[j].fwd_math;
 				op->bwdd_math = net->ops[j].bwdd_math;
 				op->bwdf_math = net->ops[j].bwdf_math;
+				memcpy(op->legacy_ms, net->ops[j].legacy_ms, sizeof(op->legacy_ms));
+				memcpy(op->legacy_ws, net->ops[j].legacy_ws, sizeof(op->legacy_ws));
 				continue;
 			}
-			find_algos(net, op, ws, ws_B, &need);
+			find_algos(net, op, ws, ws_B);
+		}
+		if (net->conv_graph && (dt == EX_BF16 || dt == EX_F16))
+			for (i = 0; i < net->nops; i++)
+				if (net->ops[i].kind == EX_CONV)
+					choose_graph_plans(net, &net->ops[i], ws, ws_B, verbose);
+		for (i = 0; i < net->nops; i++) { /* the workspace: what the chosen plans and algorithms need */
+			ex_op *op = &net->ops[i];
+			int k;
+			if (op->kind != EX_CONV)
+				continue;
+			for (k = 0; k < 3; k++) {
+				size_t b = op->gplan[k] ? graph_plan_ws(net, op->gplan[k]) : op->legacy_ws[k];
+				if (b > need)
+					need = b;
+			}
 		}
 		CUDA_CHECK(cudaFree(ws));
 		net->ws_B = need < 1024 ? 1024 : need;
 		CUDA_CHECK(cudaMalloc(&net->ws, net->ws_B));
+		for (i = 0; i < net->nops; i++)
+			if (net->ops[i].kind == EX_CONV)
+				bind_graph_plans(net, &net->ops[i]);
 	}
 	if (verbose)
-		fprintf(stderr, "scaleplan-train: %zu parameters, activations %.2f GiB, gradient arena %.2f GiB, "
-				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s\n",
+		fprintf(stderr, "scaleplan-train: %zu parameters, activation+gradient arena %.2f GiB (activations alone %.2f GiB), "
+				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s; graph-API plans for %d fwd, %d dgrad, "
+				"%d wgrad convolutions\n",
 			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0,
-			time_now_s() - t0);
+			time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1], net->conv_graph_n[2]);
 	CUDA_CHECK(cudaStreamSynchronize(net->stream));
 	return 0;
 }
@@ -570,6 +693,9 @@ void ex_net_free(ex_net *net)
 		cudaGraphExecDestroy(net->graph);
 	for (i = 0; i < net->nops; i++) {
 		ex_op *op = &net->ops[i];
+		for (int k = 0; k < 3; k++)
+			if (op->gvp[k])
+				cudnnBackendDestroyDescriptor(op->gvp[k]);
 		if (op->kind == EX_CONV && op->xd) {
 			cudnnDestroyTensorDescriptor(op->xd);
 			cudnnDestroyTensorDescriptor(op->yd);
@@ -580,6 +706,11 @@ void ex_net_free(ex_net *net)
 		cudaFree(op->bn_d);
 		cudaFree(op->argmax);
 	}
+	for (i = 0; i < net->ngc; i++) {
+		ex_gplan_free(&net->gc[i].p);
+		ex_gb_free(&net->gc[i].g);
+	}
+	free(net->gc);
 	if (net->p.wc != net->p.w32)
 		cudaFree(net->p.wc);
 	cudaFree(net->p.w32);
@@ -590,7 +721,6 @@ void ex_net_free(ex_net *net)
 	cudaFree(net->p.decay_flags);
 	cudaFree(net->p.norms);
 	cudaFree(net->act_arena);
-	cudaFree(net->grad_arena);
 	cudaFree(net->labels);
 	cudaFree(net->logits);
 	cudaFree(net->dlogits32);
@@ -647,6 +777,10 @@ static void forward(ex_net *net, bool train)
 		prof_begin(net);
 		switch (op->kind) {
 		case EX_CONV:
+			if (op->gplan[0]) {
+				ex_gexec(net->cudnn, op->gplan[0], op->gvp[0]);
+				break;
+			}
 			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->fwd_math));
 			CUDNN_CHECK(cudnnConvolutionForward(net->cudnn, &one, op->xd, x->d, op->wd,
 							    (char *)net->p.wc + net->p.tensors[op->pw].off * esz, op->cd,
@@ -740,15 +874,21 @@ static void backward(ex_net *net)
 		case EX_CONV: {
 			size_t off = net->p.tensors[op->pw].off, n = net->p.tensors[op->pw].n;
 			void *dw = net->dt == EX_F32 ? (void *)(net->p.grad + off) : net->wscratch;
-			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
-			CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, x->d, op->yd, y->g, op->cd,
-								   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
+			if (op->gplan[2]) {
+				ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
+			} else {
+				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
+				CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, x->d, op->yd, y->g, op->cd,
+									   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
+			}
 			if (net->dt != EX_F32)
 				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);
 			prof_end(net, EX_PROF_CONV_WGRAD);
 			prof_begin(net);
-			if (op->in > 0) {
+			if (op->in > 0 && op->gplan[1]) {
+				ex_gexec(net->cudnn, op->gplan[1], op->gvp[1]);
+			} else if (op->in > 0) {
 				const float *beta = op->acc_in ? &one : &zero;
 				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdd_math));
 				CUDNN_CHECK(cudnnConvolutionBackwardData(net->cudnn, &one, op->wd,

@@ -59,6 +59,7 @@ typedef struct ex_args {
 	long seed;
 	size_t ws_B;
 	bool folder;          /* --data DIR: a JPEG folder (ex_input.c) */
+	bool conv_legacy;     /* --conv-api legacy: no cuDNN graph-API plans */
 	int data_threads;     /* --data-threads: decode threads per loader */
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
@@ -121,6 +122,8 @@ static void usage(FILE *f)
 		"  --label-smoothing X   (default 0.1)\n"
 		"  --lars                LARS (MLPerf) instead of plain SGD;  --lars-eta X (default 0.001)\n"
 		"  --no-graph            do not capture the step in a CUDA graph\n"
+		"  --conv-api A          graph | legacy: convolutions through cuDNN graph-API plans autotuned per shape\n"
+		"                        (bf16/fp16; a shape keeps the legacy call where that is faster; default graph)\n"
 		"  --csv PATH            measurement CSV (default: none)\n"
 		"  --run-id ID  --machine NAME   labels for the CSV\n"
 		"  --seed N              (default 1)\n"
@@ -153,7 +156,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
 		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
-		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005},
+		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -258,6 +261,13 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
 		case 1004: a->mllog_org = optarg; break;
 		case 1005: a->mllog_platform = optarg; break;
+		case 1006:
+			if (strcmp(optarg, "graph") && strcmp(optarg, "legacy")) {
+				fprintf(stderr, "scaleplan-train: --conv-api: expected graph or legacy, got '%s'\n", optarg);
+				return ERR_INPUT;
+			}
+			a->conv_legacy = !strcmp(optarg, "legacy");
+			break;
 #ifdef EX_HAVE_DIST
 		case 0: {
 			int r = ex_dist_opt_set(&a->dist, opts[idx].name, optarg);
@@ -639,6 +649,7 @@ int main(int argc, char **argv)
 	net.label_smoothing = a.smoothing;
 	net.bn_momentum = 0.1f; /* PyTorch BatchNorm2d defaults */
 	net.bn_eps = 1e-5f;
+	net.conv_graph = !a.conv_legacy;
 
 	{
 		ex_mllog m = {.out = g_rank == 0 ? stdout : NULL, .src_file = "exec/ex_train.c"};

@@ -7,7 +7,7 @@ EX_CUDNN_H := $(firstword $(wildcard /usr/include/x86_64-linux-gnu/cudnn.h /usr/
 EX_CUBLAS_H := $(firstword $(wildcard $(EX_CUDA)/include/cublas_v2.h /usr/include/cublas_v2.h))
 HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
 
-EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c
+EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c
 EX_CU_SRCS  := exec/ex_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c \
                 exec/ex_mllog.c
@@ -53,6 +53,10 @@ EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST
 
 $(BUILD)/scaleplan-train: $(EX_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(EX_OBJS) $(EX_LIBDIRS) $(EX_LDLIBS)
+
+# issue 15: which cuDNN graph-API fusions this GPU supports, per ResNet-50 convolution, and their speed
+$(BUILD)/scaleplan-fuseprobe: bench/fuse_probe.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS))
+	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
 
 # GPU tests: layer checks against a CPU double-precision reference, then scripts under tests/gpu.
 EX_GPU_TESTS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/test_ex_*.c))

@@ -29,5 +29,7 @@ for i, arg in enumerate(sys.argv):
 if "--compile-only" not in sys.argv:
     for bs in bss: bench(bs)
 if "--no-compile" not in sys.argv:
-    try: bench(256, compile_=True, steps=30, warm=15)
+    # --compile-only runs torch.compile at each of --batches (default: 256 alone)
+    try:
+        for bs in (bss if "--compile-only" in sys.argv else [256]): bench(bs, compile_=True, steps=30, warm=15)
     except Exception as e: print("compile failed:", e)
