@@ -100,7 +100,7 @@ typedef struct model_params {
 	double dataset_B;           /* training set size on storage */
 	double val_images;          /* evaluation images per pass */
 	double page_cache_frac;     /* fraction of host memory usable as page cache */
-	double storage_default_Bps; /* read rate when the system names no storage (one local NVMe) */
+	double storage_default_Bps; /* one node's local drives when the system gives none (one NVMe) */
 	/* convergence: epochs to target vs global batch */
 	double conv_model;       /* 0: interpolate the MLPerf RCP points; 1: e0 (1 + (B/b0)^k) */
 	double conv_e0, conv_b0, conv_k;

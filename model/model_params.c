@@ -87,7 +87,7 @@ static const param_def model_param_defs[] = {
 	P(val_images, 50000.0, 0.0, 1e9, "images", "reference/seed_facts.md: ImageNet-1k 50,000 validation images"),
 	P(page_cache_frac, 0.75, 0.0, 1.0, "fraction",
 	  "assumption; reference/seed_facts.md: 140-150 GB fits in 384 GB node memory (page cache)"),
-	P(storage_default_Bps, 2e9, 1e6, 1e13, "B/s", "assumption: one local NVMe SSD when the system names no storage"),
+	P(storage_default_Bps, 2e9, 1e6, 1e13, "B/s", "assumption: read rate of one node's local drives when the system gives none (one NVMe SSD)"),
 	P(conv_model, 0.0, 0.0, 1.0, "enum",
 	  "0: piecewise-linear through reference/convergence_rcp.csv olympic means (MLPerf v4.0 RCPs); "
 	  "no 3-parameter smooth curve comes within 5% of all ten points (best minimax 5.4%)"),
