@@ -448,6 +448,8 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 		sh->bwd_total_s += sh->bwd_s[l];
 	}
 	sh->opt_s = mr->opt_s;
+	if (sc->stack.step_overhead_s > 0) /* the stack's per-step framework time, as model_predict adds it */
+		sh->opt_s += sc->stack.step_overhead_s;
 	sh->overlap = model_overlap(sc, p); /* the stack's where it gives one */
 	sh->nbuckets = pr->nbuckets;
 	for (int k = 0; k < pr->nbuckets; k++) {

@@ -25,7 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *name = names[data[0] % 7];
 	if (hw_db_overlay_buf(&db, name, (const char *)data + 1, size - 1, NULL) == 0) {
 		for (int i = 0; i < db.nsystems; i++)
-			if (!db.systems[i].gpu || !db.systems[i].host_link || (*db.systems[i].cpu_id && !db.systems[i].cpu))
+			if (!db.systems[i].gpu || !db.systems[i].host_link || (*db.systems[i].cpu_id && !db.systems[i].cpu) ||
+			    (*db.systems[i].fabric_id && !db.systems[i].fabric) || (*db.systems[i].stack_id && !db.systems[i].stack) ||
+			    (*db.systems[i].storage_id && !db.systems[i].storage))
 				abort();
 		char buf[256];
 		hw_suggest(&db, HW_NKINDS, "v100", buf, sizeof buf);
