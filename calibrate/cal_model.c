@@ -624,7 +624,10 @@ static void choose_vars(fitctx *c)
 		break;
 	}
 	case CAL_TTA:
-		addvar(c, ps, "epoch_boundary_s", p0->machine, mp_get(e, "epoch_boundary_s", 0.25), "s", CAL_X_LOG);
+		/* fitted in log space, which cannot start at the model's default 0 (the v4.0 fit puts the
+		 * boundary in epoch_boundary_iters): start at 10 ms */
+		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(mp_get(e, "epoch_boundary_s", 0.25), 0.01), "s",
+		       CAL_X_LOG);
 		break;
 	case CAL_CONTENTION: {
 		char *sc = link_scope(p0, outer_transport(e, p0));

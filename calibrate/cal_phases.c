@@ -13,6 +13,7 @@
 #include "calibrate/cal.h"
 
 #include <dirent.h>
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -318,4 +319,144 @@ int cal_phases_builtin(cal_phase_row **rows, int *n)
 	*rows = NULL;
 	*n = 0;
 	return err_set("refdata/mlperf_v4_0_phases.csv is not built into this binary");
+}
+
+/* ---- fitting the run-level terms (cal.h: cal_phase_fit) ---- */
+
+void cal_phase_org(const char *submitter, char *out, size_t cap)
+{
+	size_t k = strcspn(submitter, "-");
+	if (k >= cap)
+		k = cap - 1;
+	memcpy(out, submitter, k);
+	out[k] = '\0';
+}
+
+/* A run the fits may use. */
+static bool fit_usable(const cal_phase_row *r, const char *exclude_org)
+{
+	char org[64];
+	cal_phase_org(r->submitter, org, sizeof org);
+	return strcmp(r->status, "success") == 0 && r->blocks > 0 && r->nodes >= 1 && r->gpus >= 1 &&
+	       r->run_s > 0 && r->train_img_s > 0 && r->global_batch > 0 && r->epochs >= 2 &&
+	       !(exclude_org && exclude_org[0] && strcmp(org, exclude_org) == 0);
+}
+
+/* y = c0 + c1 x by least squares on relative residuals (weights 1/y^2); a negative c0 (no physical
+ * meaning: a time) is refitted as c0 = 0, y = c1 x. mape gets the in-sample error. ERR_INPUT with fewer
+ * than 3 points or when GSL fails. */
+static int fit_rel_line(const double *x, const double *y, int n, const char *what, double *c0, double *c1,
+			double *mape)
+{
+	double *w = xmalloc((size_t)(n ? n : 1) * sizeof *w), cov00, cov01, cov11, chisq, e = 0;
+	int rc = 0;
+	for (int i = 0; i < n; i++)
+		w[i] = 1.0 / (y[i] * y[i]);
+	if (n < 3 || gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, c0, c1, &cov00, &cov01, &cov11, &chisq) != 0)
+		rc = err_set("phase fit: %s: %d runs, cannot fit", what, n);
+	if (rc == 0 && *c0 < 0) {
+		*c0 = 0;
+		if (gsl_fit_wmul(x, 1, w, 1, y, 1, (size_t)n, c1, &cov11, &chisq) != 0)
+			rc = err_set("phase fit: %s: %d runs, cannot fit", what, n);
+	}
+	for (int i = 0; rc == 0 && i < n; i++)
+		e += fabs((*c0 + *c1 * x[i]) / y[i] - 1);
+	*mape = n ? e / n : NAN;
+	free(w);
+	return rc;
+}
+
+typedef struct warm_ctx {
+	const double *nodes, *warm_epoch_s, *meas_s, *run_s;
+	int n;
+	double dataset_B;
+} warm_ctx;
+
+/* Warm-up residuals relative to the run's scored time: u = (run_lead_s, log cold_read_Bps). */
+static int warm_resid(const double *u, double *r, void *vctx)
+{
+	const warm_ctx *c = vctx;
+	double lead = u[0], R = exp(u[1]);
+	for (int i = 0; i < c->n; i++)
+		r[i] = (lead + fmax(0.0, c->dataset_B / (c->nodes[i] * R) - c->warm_epoch_s[i]) - c->meas_s[i]) / c->run_s[i];
+	return 0;
+}
+
+int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f)
+{
+	double *buf = xmalloc((size_t)(n ? n : 1) * 8 * sizeof *buf);
+	double *x = buf, *y = buf + n, *nodes = buf + 2 * n, *warm = buf + 3 * n, *meas = buf + 4 * n, *run = buf + 5 * n;
+	int m = 0, rc;
+
+	memset(f, 0, sizeof *f);
+	/* start-up: init_start..run_start against nodes */
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, exclude_org) || !(r->init_s > 0) || !isfinite(r->init_to_run_s))
+			continue;
+		x[m] = r->nodes;
+		y[m++] = r->init_s + r->init_to_run_s;
+	}
+	f->nruns = m;
+	if ((rc = fit_rel_line(x, y, m, "start-up", &f->startup_s, &f->startup_per_node_s, &f->mape_startup)) < 0)
+		goto out;
+	/* one evaluation pass (after the first) against eval images / training rate */
+	m = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, exclude_org) || !(r->eval_pass_s > 0) || !(r->eval_samples > 0))
+			continue;
+		x[m] = r->eval_samples / r->train_img_s;
+		y[m++] = r->eval_pass_s;
+	}
+	if ((rc = fit_rel_line(x, y, m, "evaluation", &f->eval_fixed_s, &f->eval_step_frac, &f->mape_eval)) < 0)
+		goto out;
+	/* epoch boundary: the gaps per epoch against the step time */
+	m = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, exclude_org) || !(r->boundary_s > 0))
+			continue;
+		x[m] = r->global_batch / r->train_img_s;
+		y[m++] = r->boundary_s / r->epochs;
+	}
+	if ((rc = fit_rel_line(x, y, m, "epoch boundary", &f->epoch_boundary_s, &f->epoch_boundary_iters,
+			       &f->mape_boundary)) < 0)
+		goto out;
+	/* warm-up: lead-in + first epoch's extra + first evaluation's extra */
+	m = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		double w = r->lead_s + r->first_epoch_extra_s + (r->eval_first_s - r->eval_pass_s);
+		if (!fit_usable(r, exclude_org) || !isfinite(w) || !(r->warm_epoch_s > 0))
+			continue;
+		nodes[m] = r->nodes;
+		warm[m] = r->warm_epoch_s;
+		meas[m] = w;
+		run[m++] = r->run_s;
+	}
+	{
+		warm_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .meas_s = meas, .run_s = run, .n = m, .dataset_B = dataset_B};
+		double u[2] = {1.0, log(3e9)};
+		cal_lsq lsq = {.np = 2, .n = m, .u = u, .f = warm_resid, .ctx = &c};
+		cal_lsq_result res;
+		if (m < 3 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged) {
+			rc = err_set("phase fit: warm-up: %d runs, the fit did not converge", m);
+			goto out;
+		}
+		f->run_lead_s = u[0];
+		f->cold_read_Bps = exp(u[1]);
+		double e = 0, r[1];
+		for (int i = 0; i < m; i++) {
+			warm_ctx one = c;
+			one.nodes += i, one.warm_epoch_s += i, one.meas_s += i, one.run_s += i, one.n = 1;
+			warm_resid(u, r, &one);
+			e += fabs(r[0]);
+		}
+		f->mae_warmup_run = e / m;
+	}
+	rc = 0;
+out:
+	free(buf);
+	return rc;
 }

@@ -12,12 +12,14 @@
 #include "cli/cli.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "model/model.h"
 
 static void calibrate_help(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan calibrate --measurements FILE|DIR [--measurements ...] [--mllog DIR] --out profile.csv\n"
 		"       scaleplan calibrate --mllog DIR --phases-out phases.csv [--source-prefix S]\n"
+		"       scaleplan calibrate --phases-fit builtin|phases.csv\n"
 		"                           [--builtin] [--where EXPR] [--prior PROFILE] [--target-top1 A] [--strict] [--hwdb DIR]\n"
 		"\n"
 		"Fits the model's free parameters (GPU efficiency vs batch, all-reduce alpha and bus bandwidth per\n"
@@ -39,6 +41,9 @@ static void calibrate_help(FILE *out)
 		"                    --out nothing is fitted\n"
 		"  --source-prefix S prefix of the phase table's source column (e.g. repo@commit:), then the log's path\n"
 		"                    relative to DIR\n"
+		"  --phases-fit T    fit the model's run-level terms (start-up, warm-up, evaluation, epoch boundary;\n"
+		"                    forms in calibrate/cal.h) to phase table T (a file, or 'builtin' for\n"
+		"                    refdata/mlperf_v4_0_phases.csv) with GSL and print them as `--param` values\n"
 		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
 		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
 		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
@@ -48,6 +53,44 @@ static void calibrate_help(FILE *out)
 		"  --strict          a malformed row or log line is fatal (default: reported with file:line, skipped)\n"
 		"  --out FILE        the profile CSV to write (required)\n"
 		"  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n");
+}
+
+/* --phases-fit: the run-level terms fitted to a phase table, printed as --param assignments. */
+static int phases_fit_print(const char *table)
+{
+	cal_phase_row *rows = NULL;
+	int n = 0, rc;
+	model_params p;
+	cal_phase_fit f;
+
+	if (strcmp(table, "builtin") == 0) {
+		rc = cal_phases_builtin(&rows, &n);
+	} else {
+		char *buf;
+		size_t len;
+		rc = file_read_all(table, &buf, &len);
+		if (rc == 0) {
+			rc = cal_phases_read_buf(table, buf, len, &rows, &n);
+			free(buf);
+		}
+	}
+	model_params_default(&p);
+	if (rc < 0 || (rc = cal_phase_fit_rows(rows, n, NULL, p.dataset_B, &f)) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		free(rows);
+		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+	}
+	printf("run-level terms fitted to %s (%d of %d runs; GSL)\n", table, f.nruns, n);
+	printf("  startup_s=%.4g startup_per_node_s=%.4g     start-up = a + b nodes      in-sample MAPE %.1f%%\n",
+	       f.startup_s, f.startup_per_node_s, 100 * f.mape_startup);
+	printf("  run_lead_s=%.4g cold_read_Bps=%.4g   warm-up = a + max(0, data/(nodes R) - epoch)  mean |err| %.2f%% of the run\n",
+	       f.run_lead_s, f.cold_read_Bps, 100 * f.mae_warmup_run);
+	printf("  eval_fixed_s=%.4g eval_step_frac=%.4g  evaluation pass = a + b eval images / img/s  MAPE %.1f%%\n",
+	       f.eval_fixed_s, f.eval_step_frac, 100 * f.mape_eval);
+	printf("  epoch_boundary_s=%.4g epoch_boundary_iters=%.4g  boundary per epoch = a + b step  MAPE %.1f%%\n",
+	       f.epoch_boundary_s, f.epoch_boundary_iters, 100 * f.mape_boundary);
+	free(rows);
+	return EXIT_OK;
 }
 
 /* Loads one --measurements argument. Returns an exit code. */
@@ -60,9 +103,10 @@ int cmd_calibrate(int argc, char **argv)
 		{"target-top1", required_argument, 0, 't'}, {"strict", no_argument, 0, 's'},
 		{"hwdb", required_argument, 0, 'H'},         {"help", no_argument, 0, 'h'},
 		{"phases-out", required_argument, 0, 'P'},   {"source-prefix", required_argument, 0, 'S'},
+		{"phases-fit", required_argument, 0, 'F'},
 		{0, 0, 0, 0}};
 	const char *inputs[64], *out = NULL, *where = NULL, *prior = NULL, *hwdb_dir = NULL;
-	const char *phases_out = NULL, *mllog_dir = NULL, *source_prefix = "";
+	const char *phases_out = NULL, *mllog_dir = NULL, *source_prefix = "", *phases_fit = NULL;
 	int ninputs = 0, rc;
 	bool builtin = false, strict = false;
 	double target = CAL_MLPERF_TARGET_TOP1;
@@ -71,6 +115,7 @@ int cmd_calibrate(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P': phases_out = optarg; break;
+		case 'F': phases_fit = optarg; break;
 		case 'S': source_prefix = optarg; break;
 		case 'l':
 			mllog_dir = optarg;
@@ -103,6 +148,8 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (int i = optind; i < argc && ninputs < 64; i++)
 		inputs[ninputs++] = argv[i];
+	if (phases_fit)
+		return phases_fit_print(phases_fit);
 	if (phases_out) {
 		int nrows = 0;
 		if (!mllog_dir) {

@@ -622,7 +622,7 @@ void cli_result_csv_header_cells(csvw *w)
 		"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "compute_s", "comm_s", "comm_exposed_s",
 		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s", "ttt_s",
 		/* extras */
-		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
+		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -664,6 +664,7 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_num(w, r->startup_s, 6);
 	csvw_num(w, r->staging_s, 6);
 	csvw_num(w, r->boundary_s, 6);
+	csvw_num(w, r->warmup_s, 6);
 	csvw_text(w, model_data_name(sc->data));
 	csvw_int(w, r->fits ? 1 : 0);
 	csvw_num(w, r->mem_per_gpu_B, 6);
@@ -731,6 +732,7 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "startup_s", r->startup_s, true);
 	jnum(out, "staging_s", r->staging_s, true);
 	jnum(out, "boundary_s", r->boundary_s, true);
+	jnum(out, "warmup_s", r->warmup_s, true);
 	jstr(out, "data", model_data_name(sc->data));
 	fprintf(out, "\"fits\": %s, ", r->fits ? "true" : "false");
 	jnum(out, "mem_per_gpu_B", r->mem_per_gpu_B, true);

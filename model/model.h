@@ -104,9 +104,17 @@ typedef struct model_params {
 	/* convergence: epochs to target vs global batch */
 	double conv_model;       /* 0: interpolate the MLPerf RCP points; 1: e0 (1 + (B/b0)^k) */
 	double conv_e0, conv_b0, conv_k;
-	/* run-level costs */
-	double startup_s;        /* process start, data-set indexing, NCCL init, compile/warm-up */
-	double epoch_boundary_s; /* per epoch: shuffle, loader restart (stops inter-node traffic) */
+	/* run-level costs (fitted to the MLPerf v4.0 logs: refdata/mlperf_v4_0_phases.csv, calibrate/cal.h) */
+	double startup_s;        /* launch to run_start: process start, data indexing, NCCL init, compile */
+	double startup_per_node_s; /* ... + this per node */
+	double run_lead_s;       /* scored time before steady epochs: run_start to the first epoch and the
+				  * first evaluation's set-up */
+	double cold_read_Bps;    /* per node: the first epoch reads its share of the data set at this rate
+				  * (page cache dropped, as MLPerf does), overlapped with training */
+	double eval_fixed_s;     /* one evaluation pass: this + eval_step_frac x val_images / throughput */
+	double eval_step_frac;   /* cost of an evaluation image relative to a training image */
+	double epoch_boundary_s; /* per epoch: fixed gap between epochs (loader restart) */
+	double epoch_boundary_iters; /* per epoch: gap in training steps (the partial last batch, restart) */
 	double eval_every;       /* epochs between evaluation passes (MLPerf: 4) */
 	double power_frac;       /* average draw / max power during training */
 	double power_overhead;   /* node power = (GPU TDPs + CPU TDPs) x this, when the db has no node power */
@@ -253,6 +261,8 @@ typedef struct model_result {
 	 * staging_s is the cost of getting the data where the stack reads it (see staging_time_s). */
 	double epochs, epoch_s, first_epoch_s, eval_s, tta_s;
 	double startup_s, staging_s, boundary_s, ttt_s;
+	double warmup_s;         /* part of ttt_s: run_lead_s + the first epoch's cold page-cache read beyond
+				  * what the storage path costs (that part is in staging_s) */
 	double mem_per_gpu_B;
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
 	double capex_usd, power_W, energy_J;
@@ -315,6 +325,9 @@ double model_storage_rate(const model_scenario *sc, const model_params *p);
 double model_staging_s(const model_scenario *sc, const model_params *p);
 /* The stack's value of a parameter where it gives one, else p's (overlap, bucket, gradient bytes). */
 double model_overlap(const model_scenario *sc, const model_params *p);
+/* One evaluation pass and the gap at one epoch boundary (s) of a predicted run (r: throughput, iter_s). */
+double model_eval_pass_s(const model_params *p, const model_result *r);
+double model_boundary_epoch_s(const model_params *p, const model_result *r);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */

@@ -13,8 +13,8 @@
  *     job draws a slowdown (lognormal jitter, rare slow steps); the collective waits for the slowest,
  *     so the iteration takes sim_gpu_iter(f_max) - a barrier approximation: buckets become ready
  *     on the slowest GPU's schedule and comm is not slowed by jitter;
- *   - epoch boundaries cost epoch_boundary_s, evaluation passes every eval_every epochs cost
- *     val_images / gpus forward passes (model rules, no jitter);
+ *   - epoch boundaries cost model_boundary_epoch_s, evaluation passes every eval_every epochs cost
+ *     model_eval_pass_s (model rules, no jitter); start-up, staging and the run's lead-in are the model's;
  *   - an epoch that is not a whole number of batches ends with a partial iteration whose time is
  *     that fraction of a full one (so the epoch takes images / global batch iterations, as the
  *     model's epoch_s = images / throughput).
@@ -125,6 +125,7 @@ typedef struct run_ctx {
 	double node_batch, global_batch;
 	double data_rate, io_rate; /* node img/s: loader; storage share */
 	double eval_pass_s;
+	double boundary_s;      /* pause at each epoch boundary (model_boundary_epoch_s) */
 	double epochs;
 	int nseg;               /* epoch segments (ceil(epochs)) */
 	/* current epoch */
@@ -337,7 +338,7 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 	if (e < 0) {
 		int done = (int)(-1 - e);
 		double pos = fmin(done + 1.0, c->epochs), seg = pos - done;
-		double pause = p->epoch_boundary_s * seg;
+		double pause = c->boundary_s * seg;
 		int due = 0;
 		if (p->eval_every > 0)
 			due = done == c->nseg - 1 ? (int)ceil(c->epochs / p->eval_every - 1e-9)
@@ -573,7 +574,8 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	base.global_batch = r->global_batch;
 	base.data_rate = model_data_rate(sc, p);
 	base.io_rate = sc->data == MODEL_DATA_SYNTHETIC ? INFINITY : model_storage_rate(sc, p) / sc->nodes;
-	base.eval_pass_s = p->val_images / r->gpus * (r->model.fwd_s / sc->batch_per_gpu);
+	base.eval_pass_s = model_eval_pass_s(p, &r->model);
+	base.boundary_s = model_boundary_epoch_s(p, &r->model);
 	base.epochs = r->epochs;
 	base.nseg = (int)ceil(r->epochs - 1e-12);
 	if (base.nseg < 1)
@@ -629,7 +631,9 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		}
 		if (c.tr)
 			sim_trace_window(c.tr, -INFINITY, INFINITY);
-		tta[run] = p->startup_s + c.end_s;
+		/* the model's start-up, its staging copy (its first-epoch part is played here) and warm-up */
+		tta[run] = r->model.startup_s + r->model.staging_s + c.end_s + r->model.warmup_s -
+			   fmin(r->model.epochs, 1.0) * (r->model.first_epoch_s - r->model.epoch_s);
 		for (int k = 0; k < NKINDS; k++)
 			steady_time += c.train_s[k];
 		steady_iters += c.steady_n;

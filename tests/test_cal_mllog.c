@@ -157,11 +157,57 @@ static void test_phases_v4(test_ctx *t)
 	free(rows);
 }
 
+/* The run-level fits recover exact forms from made-up runs: start-up 30 + 2 nodes, evaluation
+ * 0.005 + 0.4 x 50,000 / img/s, boundary 0.25 steps per epoch (a fixed part < 0 is refitted as 0),
+ * warm-up 1 + max(0, 1e11 / (nodes x 2e9) - warm epoch). An excluded organisation is left out. */
+static void test_phase_fit(test_ctx *t)
+{
+	enum { N = 6 };
+	static const double nodes[N] = {1, 2, 4, 8, 16, 64}, warm[N] = {20, 15, 3, 10, 2, 0.5};
+	cal_phase_row rows[N + 1];
+	cal_phase_fit f;
+	char org[16];
+
+	for (int i = 0; i < N + 1; i++) {
+		cal_phase_row *r = &rows[i];
+		double n = i < N ? nodes[i] : 1, w = i < N ? warm[i] : 20;
+		memset(r, 0, sizeof *r);
+		strcpy(r->submitter, i < N ? "org" : "other-x");
+		strcpy(r->status, "success");
+		r->blocks = 9, r->nodes = n, r->gpus = 8 * n, r->global_batch = 3200, r->epochs = 35;
+		r->train_samples = 1281167, r->eval_samples = 50000, r->warm_epoch_s = w;
+		r->train_img_s = 1281167 / w;
+		r->run_s = 35 * w;
+		r->init_s = 30 + 2 * n + (i == N ? 1000 : 0), r->init_to_run_s = 0;
+		r->eval_pass_s = 0.005 + 0.4 * 50000 / r->train_img_s;
+		r->boundary_s = 35 * 0.25 * 3200 / r->train_img_s;
+		r->lead_s = 1, r->eval_first_s = r->eval_pass_s;
+		r->first_epoch_extra_s = fmax(0, 1e11 / (n * 2e9) - w);
+	}
+	cal_phase_org("smc-ac-power", org, sizeof org);
+	TEST_CHECK(t, strcmp(org, "smc") == 0, "org '%s'", org);
+	/* the 7th run (organisation "other") has a start-up far off the line: excluded, the fit is exact */
+	TEST_CHECK(t, cal_phase_fit_rows(rows, N + 1, "other", 1e11, &f) == 0, "fit: %s", err_msg());
+	TEST_CHECK(t, f.nruns == N, "runs %d", f.nruns);
+	TEST_NEAR(t, f.startup_s, 30, 1e-9);
+	TEST_NEAR(t, f.startup_per_node_s, 2, 1e-9);
+	TEST_NEAR(t, f.eval_fixed_s, 0.005, 1e-9);
+	TEST_NEAR(t, f.eval_step_frac, 0.4, 1e-9);
+	TEST_NEAR(t, f.epoch_boundary_s + 1, 1, 1e-9);
+	TEST_NEAR(t, f.epoch_boundary_iters, 0.25, 1e-9);
+	TEST_NEAR(t, f.run_lead_s, 1, 1e-4);
+	TEST_NEAR(t, f.cold_read_Bps, 2e9, 1e-4);
+	TEST_CHECK(t, cal_phase_fit_rows(rows, N + 1, NULL, 1e11, &f) == 0 && f.nruns == N + 1 && f.startup_s > 30,
+		   "with the outlier: %d runs, start-up %g", f.nruns, f.startup_s);
+	TEST_CHECK(t, cal_phase_fit_rows(rows, 2, NULL, 1e11, &f) < 0, "two runs cannot fit two parameters and say so");
+}
+
 int main(void)
 {
 	test_ctx t = {0};
 	test_event(&t);
 	test_run(&t);
 	test_phases_v4(&t);
+	test_phase_fit(&t);
 	return test_report(&t);
 }
