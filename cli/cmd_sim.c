@@ -46,6 +46,9 @@ static void sim_usage(FILE *out)
 		"  --format F          table (default), csv (predict columns + sim columns), json\n"
 		"With --contention off --warmup off --jitter 0 the result equals `scaleplan predict` with\n"
 		"--param straggler_cv=0.\n"
+		"Progress goes to stderr (a line now and then when stderr is not a terminal). SIGINT (^C) or\n"
+		"SIGTERM stops the run and writes nothing (an existing --trace file is kept as it was); the exit\n"
+		"status is then 130 (SIGINT) or 143 (SIGTERM).\n"
 		"\n");
 	cli_scen_help(out);
 	fprintf(out, "\nexample: scaleplan sim --system dgxa100-80g --nodes 16 --runs 5 --trace run.json\n");
@@ -366,7 +369,19 @@ int cmd_sim(int argc, char **argv)
 	progress prog;
 	progress_init(&prog, "sim", 1);
 	o.progress = &prog;
+	if (intr_install()) {
+		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	o.stop = intr_pending;
 	int src = sim_run(&sc, &s.params, &o, &r);
+	if (src == ERR_INTR) {
+		progress_break(&prog);
+		fprintf(stderr, "scaleplan sim: interrupted (%s): %s; nothing written\n", intr_name(), err_msg());
+		rc = intr_exit_code();
+		goto out;
+	}
 	if (src) {
 		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
 		rc = src == ERR_ENV ? EXIT_ENV : EXIT_INPUT;

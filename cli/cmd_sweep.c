@@ -50,6 +50,8 @@ static void sweep_usage(FILE *out)
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
 		"  --budget USD     keep only configurations whose capex (node price x nodes) is known and <= USD\n"
 		"  --quiet          no progress bar\n"
+		"SIGINT (^C) or SIGTERM stops the sweep, removes FILE.tmp and keeps an existing FILE as it was;\n"
+		"the exit status is then 130 (SIGINT) or 143 (SIGTERM).\n"
 		"\n");
 	cli_scen_help(out);
 }
@@ -186,6 +188,12 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	total = (long)ncand * (ng ? ng : 1) * nn * (nb ? nb : 1);
+	/* before the temporary file exists: from here a signal stops the loop, which removes it */
+	if (intr_install()) {
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
 	w = csvw_open(outpath);
 	if (!w) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
@@ -228,6 +236,14 @@ int cmd_sweep(int argc, char **argv)
 				bool nonet = sc.nodes > 1 && !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
 				for (int bi = 0; bi < (nb ? nb : 1); bi++) {
 					model_result r;
+					if (intr_pending()) {
+						if (!quiet)
+							progress_break(&pg);
+						fprintf(stderr, "scaleplan sweep: interrupted (%s) after %ld of %ld "
+							"configurations; %s not written\n", intr_name(), done, total, outpath);
+						rc = intr_exit_code();
+						goto out; /* csvw_abort removes the temporary file */
+					}
 					done++;
 					if (nonet) {
 						skipped_net++;

@@ -7,7 +7,8 @@
  *   "file:line:column: what was expected";
  * - an RFC 4180 CSV writer that writes to PATH.tmp and renames on close, so no half-written file
  *   ever looks complete, and that neutralises spreadsheet formula injection in text cells;
- * - a progress bar on stderr, redrawn with \r only when stderr is a terminal.
+ * - a progress bar on stderr, redrawn with \r only when stderr is a terminal;
+ * - SIGINT/SIGTERM turned into a flag that long work polls, to stop cleanly (no temp file left).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,6 +23,7 @@
 enum {
 	ERR_INPUT = -1, /* bad user input: exit code 1 */
 	ERR_ENV = -2,   /* environment (library, device, file system): exit code 2 */
+	ERR_INTR = -3,  /* stopped by SIGINT/SIGTERM (intr_pending): exit code intr_exit_code() */
 };
 
 /* Exit codes of every scaleplan command (DESIGN.md). */
@@ -105,10 +107,28 @@ typedef struct progress {
 } progress;
 
 void progress_init(progress *p, const char *label, long total);
-/* Updates the count; redraws at most 10 times a second on a terminal, every 10% otherwise, and
- * nothing during the first second (short work prints no bar at all). */
+/* Updates the count; redraws at most 10 times a second on a terminal; otherwise prints a line once
+ * the work has run a second, then at every 10% and at least every 30 s. Nothing during the first
+ * second (short work prints no bar at all). */
 void progress_update(progress *p, long done);
 void progress_finish(progress *p);
+/* Ends a terminal bar's line so that a message can follow (work stopped before the end); nothing
+ * when stderr is not a terminal or nothing was drawn. */
+void progress_break(progress *p);
+
+/* ---- interrupts (common/intr.c) ---- */
+
+/* Installs SIGINT and SIGTERM handlers that only record the signal. Long work polls intr_pending(),
+ * removes its temporary files and returns intr_exit_code(): 130 after SIGINT, 143 after SIGTERM
+ * (128 + the signal's number, as a shell reports a process the signal killed). A second signal ends
+ * the program at once (default action). 0, or ERR_ENV when sigaction fails. */
+int intr_install(void);
+/* True once SIGINT or SIGTERM has arrived after intr_install. */
+bool intr_pending(void);
+/* 128 + the signal's number; 0 while none arrived. */
+int intr_exit_code(void);
+/* "SIGINT", "SIGTERM" or "none", for messages. */
+const char *intr_name(void);
 
 /* Monotonic clock in seconds. */
 double time_now_s(void);

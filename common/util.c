@@ -127,6 +127,9 @@ static void progress_draw(progress *p, double now_s)
 
 /* Work that ends within a second draws nothing: a bar is for long work, not noise in a log. */
 #define PROGRESS_QUIET_S 1.0
+/* Not a terminal (a log): a line when the work has run a second, at every 10%, and at least this
+ * often, so that a log of long work shows it is alive. */
+#define PROGRESS_LINE_S 30.0
 
 void progress_update(progress *p, long done)
 {
@@ -138,7 +141,7 @@ void progress_update(progress *p, long done)
 	if (p->tty) {
 		if (now_s - p->last_draw_s >= 0.1)
 			progress_draw(p, now_s);
-	} else if (pct / 10 != p->last_pct / 10) {
+	} else if (p->last_draw_s < 0 || pct / 10 != p->last_pct / 10 || now_s - p->last_draw_s >= PROGRESS_LINE_S) {
 		progress_draw(p, now_s);
 	}
 }
@@ -150,6 +153,12 @@ void progress_finish(progress *p)
 		return; /* never drawn: the work was short */
 	progress_draw(p, time_now_s());
 	if (p->tty)
+		fputc('\n', stderr);
+}
+
+void progress_break(progress *p)
+{
+	if (p->tty && p->last_draw_s >= 0)
 		fputc('\n', stderr);
 }
 

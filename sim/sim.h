@@ -172,6 +172,8 @@ typedef struct sim_opts {
 	sim_trace *trace;   /* [NULL] where the trace of run 1 goes (caller owns and writes it) */
 	struct progress *progress; /* [NULL] common.h progress bar, advanced once per epoch of every run
 			     * (total: runs x ceil(epochs), set by sim_run) */
+	bool (*stop)(void); /* [NULL] polled before every epoch and iteration; once it returns true the
+			     * run ends and sim_run returns ERR_INTR (the CLI passes intr_pending) */
 } sim_opts;
 
 void sim_opts_default(sim_opts *o, const model_params *p);

@@ -195,10 +195,23 @@ static double draw_slowest(run_ctx *c, double *mean)
 
 static void iter_end(sim_loop *loop, void *ctx, long partial);
 
+/* True when the caller asked the run to stop (sim_opts.stop): records ERR_INTR; the caller then
+ * schedules nothing more, so the loop drains and sim_run returns. */
+static bool stop_asked(run_ctx *c)
+{
+	if (!c->o->stop || !c->o->stop())
+		return false;
+	err_set("stopped by a signal after %ld iterations", c->global_it);
+	c->err = ERR_INTR;
+	return true;
+}
+
 static void iter_start(sim_loop *loop, void *ctx, long arg)
 {
 	(void)arg;
 	run_ctx *c = ctx;
+	if (stop_asked(c))
+		return;
 	double mean, f = draw_slowest(c, &mean), exposed;
 	double d;
 	const sim_opts *o = c->o;
@@ -360,6 +373,8 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 		return;
 	}
 	c->e = (int)e;
+	if (stop_asked(c))
+		return;
 	if (c->o->progress)
 		progress_update(c->o->progress, c->done_before + e);
 	c->kind = (e == 0 || !c->sc->prep.cached) ? KIND_STORAGE : KIND_CACHE;
@@ -625,6 +640,9 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		sim_loop_free(loop);
 		if (c.err) {
 			rc = c.err;
+			sim_queue_free(c.queue); /* the epoch under way when it stopped */
+			sim_res_free(c.pool);
+			sim_res_free(c.storage);
 			sim_rng_free(rng);
 			free(base.factor);
 			goto out;

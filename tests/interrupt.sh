@@ -1,0 +1,82 @@
+#!/bin/sh
+# SIGINT/SIGTERM during a long `sweep --out` and a long `sim --trace`: exit status 130/143, the old
+# output file kept as it was, no temporary file left behind. Signals are sent only once the command
+# shows it is under way (the sweep's FILE.tmp exists; sim's first progress line), each wait bounded,
+# so a loaded machine makes the test slower, not wrong. Needs $SCALEPLAN.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+S=${SCALEPLAN:?set SCALEPLAN to the scaleplan binary}
+tmp=$(mktemp -d) || exit 2
+pid=""
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$2"; then :; else echo "FAIL: $1"; fail=1; fi; }
+
+# waits up to 120 s for a shell condition while process $pid lives; 0 when it came true
+wait_for() {
+	i=0
+	while [ $i -lt 1200 ]; do
+		eval "$1" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# sends SIG$1 to $pid and reaps it; rc = its exit status, or 999 when it was still running 60 s later
+# (an ignored signal: it is then killed)
+stop_it() {
+	kill -$1 "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
+		# a zombie still answers kill -0: ask ps whether it has exited
+		[ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = Z ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ $i -ge 600 ]; then
+		kill -KILL "$pid"; wait "$pid"; rc=999
+	else
+		wait "$pid"; rc=$?
+	fi
+	pid=""
+}
+
+# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes
+for sig in INT TERM; do
+	want=130; [ $sig = TERM ] && want=143
+	printf 'old plan\n' >"$tmp/plan.csv"
+	"$S" sweep --nodes 1-100000 --batch-per-gpu 1-256 --budget 1 --out "$tmp/plan.csv" 2>"$tmp/sweep.err" &
+	pid=$!
+	if wait_for '[ -f "$tmp/plan.csv.tmp" ]'; then
+		stop_it $sig
+		check "sweep SIG$sig: exit $want, got $rc ($(cat "$tmp/sweep.err"))" '[ $rc -eq $want ]'
+		check "sweep SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/sweep.err"'
+		check "sweep SIG$sig: old plan.csv intact" '[ "$(cat "$tmp/plan.csv")" = "old plan" ]'
+		check "sweep SIG$sig: no temporary file left: $(ls "$tmp")" '[ ! -e "$tmp/plan.csv.tmp" ]'
+	else
+		echo "FAIL: sweep SIG$sig: plan.csv.tmp never appeared ($(cat "$tmp/sweep.err"))"; fail=1
+		kill -KILL $pid 2>/dev/null; pid=""
+	fi
+done
+
+# sim on 800,000 GPUs runs for many minutes; its progress line (stderr not a terminal) comes after 1 s
+for sig in INT TERM; do
+	want=130; [ $sig = TERM ] && want=143
+	printf 'old trace\n' >"$tmp/run.json"
+	"$S" sim --system dgxa100-80g --nodes 100000 --trace "$tmp/run.json" >"$tmp/sim.out" 2>"$tmp/sim.err" &
+	pid=$!
+	if wait_for 'grep -q "^sim: " "$tmp/sim.err" 2>/dev/null'; then
+		stop_it $sig
+		check "sim SIG$sig: exit $want, got $rc ($(cat "$tmp/sim.err"))" '[ $rc -eq $want ]'
+		check "sim SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/sim.err"'
+		check "sim SIG$sig: old trace intact" '[ "$(cat "$tmp/run.json")" = "old trace" ]'
+		check "sim SIG$sig: no temporary file left: $(ls "$tmp")" '[ ! -e "$tmp/run.json.tmp" ]'
+		check "sim SIG$sig: no result on stdout" '[ ! -s "$tmp/sim.out" ]'
+	else
+		echo "FAIL: sim SIG$sig: no progress line ($(cat "$tmp/sim.err"))"; fail=1
+		kill -KILL $pid 2>/dev/null; pid=""
+	fi
+done
+exit $fail
