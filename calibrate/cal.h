@@ -90,6 +90,7 @@ typedef struct cal_mllog_phases {
 	double first_epoch_start_ms; /* the first epoch_start */
 	double eval_samples;         /* images per evaluation pass (eval_samples) */
 	int nodes, gpus_per_node;    /* from :::SYSJSON number_of_nodes / accelerators_per_node; 0 unknown */
+	char accelerator[64];        /* :::SYSJSON accelerator_model_name ("NVIDIA H100-SXM5-80GB"); "" unknown */
 	int nepochs;                 /* completed epoch_start..epoch_stop intervals */
 	double epoch_sum_s;          /* their total time */
 	double first_epoch_s;        /* the first one's time */
@@ -131,7 +132,8 @@ int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B);
  * the MLPerf target. run must be freed with cal_mllog_run_free whatever the result. */
 int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
 			bool strict, FILE *errs);
-/* Reads the node and GPU counts (number_of_nodes, accelerators_per_node; string or number) of an MLPerf
+/* Reads the node and GPU counts (number_of_nodes, accelerators_per_node; string or number) and the
+ * accelerator_model_name of an MLPerf
  * system description JSON object (systems/<system>.json, or the text after `:::SYSJSON`) into ph; other
  * fields are skipped. 0, or ERR_INPUT (malformed: err says the column; ph unchanged). */
 int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B);
@@ -165,6 +167,7 @@ typedef struct cal_phase_row {
 	double boundary_s;       /* run_s - lead - epochs - evaluations: gaps at epoch/block boundaries + tail */
 	double train_img_s;      /* warm-epoch throughput: train_samples x (epochs - 1) / (their time) */
 	double blocks;
+	char accelerator[64];    /* the system description's accelerator_model_name */
 } cal_phase_row;
 
 /* Fills a row from a parsed log; source names it. Unknown numbers are NAN. */

@@ -447,6 +447,10 @@ static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, run_sta
 static void sysjson_member(void *ctx, int depth, const char *key, const jval *v)
 {
 	cal_mllog_phases *ph = ctx;
+	if (depth == 1 && v->kind == CAL_MLLOG_STRING && strcmp(key, "accelerator_model_name") == 0) {
+		scopy(ph->accelerator, sizeof ph->accelerator, v->str);
+		return;
+	}
 	double x = v->kind == CAL_MLLOG_NUMBER ? v->num : v->kind == CAL_MLLOG_STRING ? strtod(v->str, NULL) : NAN;
 	if (depth != 1 || !(x >= 1 && x <= 1e6))
 		return;

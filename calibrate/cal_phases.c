@@ -39,7 +39,7 @@ static const phase_col phase_cols[] = {
 	PN(eval_samples, 9), PN(init_s, 6), PN(init_to_run_s, 6), PN(run_s, 7), PN(tta_s, 7), PN(epochs, 6),
 	PN(epochs_to_target, 6), PN(lead_s, 5), PN(first_epoch_s, 6), PN(warm_epoch_s, 6),
 	PN(first_epoch_extra_s, 5), PN(evals, 6), PN(eval_total_s, 5), PN(eval_first_s, 5), PN(eval_pass_s, 5),
-	PN(boundary_s, 5), PN(train_img_s, 7), PN(blocks, 6),
+	PN(boundary_s, 5), PN(train_img_s, 7), PN(blocks, 6), PT(accelerator),
 };
 #undef PT
 #undef PN
@@ -73,6 +73,7 @@ void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const ch
 	scopy(r->source, sizeof r->source, source);
 	scopy(r->platform, sizeof r->platform, run->platform);
 	scopy(r->status, sizeof r->status, run->status);
+	scopy(r->accelerator, sizeof r->accelerator, ph->accelerator);
 	/* <submitter>/results/<system>/<benchmark>/result_N.txt, the MLPerf results layout */
 	const char *res = strstr(source, "/results/");
 	if (res) {
@@ -186,6 +187,7 @@ static int sysjson_file(cal_phase_row *r, const char *dir, bool strict, FILE *er
 		if (strict)
 			rc = err_set("%s: malformed system description (--strict)", path);
 	} else if (ph.nodes > 0 && ph.gpus_per_node > 0) {
+		scopy(r->accelerator, sizeof r->accelerator, ph.accelerator);
 		r->nodes = ph.nodes;
 		r->gpus_per_node = ph.gpus_per_node;
 		r->gpus = r->nodes * r->gpus_per_node;

@@ -23,6 +23,9 @@ typedef struct cli_cmd {
  * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
  * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
 int cli_load_db(hw_db *db, const char *hwdb_dir);
+/* validate's whole-run group (cli/validate_run.c): the MLPerf v4.0 multi-node results predicted end to
+ * end from their submitters' single-node results; format table, md or csv. Returns an exit code. */
+int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);

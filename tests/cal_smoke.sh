@@ -37,6 +37,19 @@ rc=0; "$SP" calibrate --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
 rc=0; "$SP" calibrate --mllog "$T/none" --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$T/x.csv" ] || fail "--mllog missing dir: rc $rc $(cat "$T/e.txt")"
 
+# validate's whole-run group: the v4.0 multi-node results predicted from their single-node ones; the two
+# NVIDIA L40S clusters have no single-node anchor and say so; every predicted error is a number
+"$SP" validate --group whole-run --format csv >"$T/wr.csv" || fail "validate --group whole-run"
+head -1 "$T/wr.csv" | grep -q "^result,nodes,gpus,anchor,ttt_measured_s,ttt_pred_s,ttt_err_pct," || fail "whole-run csv header"
+[ "$(awk 'END { print NR }' "$T/wr.csv")" -eq 9 ] || fail "whole-run: expected 8 predicted results: $(cat "$T/wr.csv")"
+awk -F, 'NR > 1 && ($7 == "" || $7 == "nan" || $14 == "" || $14 == "nan") { bad = 1 } END { exit bad }' "$T/wr.csv" ||
+	fail "whole-run: an error is not a number"
+"$SP" validate --group whole-run >"$T/wr.txt" || fail "whole-run table"
+grep -q "l40s_n16_ngc24.04_mxnet: not predicted (no single-node result" "$T/wr.txt" || fail "whole-run: L40S anchor"
+grep -q "^tta_s (logged epochs) vs init_start..run_stop: 8 results, mean absolute error" "$T/wr.txt" || fail "whole-run summary"
+rc=0; "$SP" validate --group nope 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "--group nope: rc $rc"
+
 # bad input: a malformed row is reported with file:line and skipped; --strict makes it fatal (exit 1)
 printf 'machine,gpus,nodes,nccl_mode,bytes,time_s\nm,2,1,nvlink,1048576,oops\nm,2,1,nvlink,2097152,3e-5\n' >"$T/bad.csv"
 "$SP" calibrate --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>"$T/err.txt" || fail "lenient run failed"

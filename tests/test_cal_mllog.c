@@ -141,6 +141,9 @@ static void test_phases_v4(test_ctx *t)
 		TEST_NEAR(t, rows[0].run_s, 789.524, 1e-9);   /* 886433 - 096909 */
 		TEST_NEAR(t, rows[0].eval_pass_s, 0.319, 1e-9); /* 886432 - 886113 */
 		TEST_NEAR(t, rows[1].run_s, 150.326, 1e-9);
+		TEST_CHECK(t, strcmp(rows[0].accelerator, "NVIDIA H100-SXM5-80GB") == 0 &&
+				      strcmp(rows[1].accelerator, "NVIDIA H100-SXM5-80GB") == 0,
+			   "accelerators '%s' '%s'", rows[0].accelerator, rows[1].accelerator);
 		TEST_NEAR(t, rows[1].nodes, 8, 0);
 	}
 	free(rows);
