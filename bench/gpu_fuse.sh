@@ -7,9 +7,13 @@
 #           fp32) with the fused path
 #   speed   scaleplan-train batch 256/128/64, fused and legacy, back to back
 #   peers   PyTorch eager channels_last + torch.compile, batch 256/128/64, same job
-#   fm      Fashion-MNIST JPEG folder to 92 % top-1 with the fused path + the MLLOG compliance checker
+#   dist    2 GPUs: scaleplan-train per transport (buckets as before / 1 MiB first + shrinking / + bf16
+#           gradients) and PyTorch DDP, batch DIST_B per GPU
+#   fm      Fashion-MNIST JPEG folder to 92 % top-1 with graph-API convolutions + the MLLOG compliance
+#           checker (FM_RANKS=2: data-parallel with FM_ARGS, e.g. --grad-precision bf16)
 # Logs and CSVs under $OUT; a short table last. Carry: .jpegdeps (csv/turbojpeg/zlib headers + static
-# libs), .fmnist (the Fashion-MNIST .gz files), .mlperf_logging (for fm).
+# libs), .fmnist (the Fashion-MNIST .gz files), .mlperf_logging (for fm), .mpi (Open MPI libraries, for
+# dist where the machine has no mpirun).
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 # logs go to a work folder; $OUT gets results.txt, probe.csv and logs.tgz (a call returns at most 8 files)
@@ -26,7 +30,31 @@ echo "gpu: $GPU; cudnn.h: $(grep -h 'define CUDNN_M[AI][JN]OR\|define CUDNN_PATC
 if { [ ! -f /usr/include/turbojpeg.h ] || [ ! -f /usr/include/csv.h ]; } && [ -d .jpegdeps ]; then
 	export C_INCLUDE_PATH=$PWD/.jpegdeps/include LIBRARY_PATH=$PWD/.jpegdeps/lib
 fi
-make -j16 build/scaleplan-train build/scaleplan-fuseprobe > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 2; }
+# NCCL and MPI for the data-parallel build (as bench/gpu_dist_smoke.sh): the machine's, else the wheel's
+# NCCL and the carried Open MPI libraries (.mpi) with bench/launch_local.sh
+MK=()
+pydir() { python3 -c "import $1 as m; print(list(m.__path__)[0])" 2>/dev/null; }
+for d in /usr/include /usr/local/cuda/include "$(pydir nvidia.nccl)/include"; do
+	[ -f "$d/nccl.h" ] && { [ "$d" != /usr/include ] && MK+=("NCCL_INC=$d"); break; }
+done
+for d in /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64 /usr/local/cuda/lib "$(pydir nvidia.nccl)/lib"; do
+	if [ -e "$d/libnccl.so" ]; then MK+=("NCCL_LIB=$d"); break; fi
+	if [ -e "$d/libnccl.so.2" ]; then
+		mkdir -p build/nccl-lib && ln -sf "$d/libnccl.so.2" build/nccl-lib/libnccl.so
+		MK+=("NCCL_LIB=$PWD/build/nccl-lib"); break
+	fi
+done
+if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then
+	LAUNCH2="mpirun --allow-run-as-root -np 2 --bind-to none --oversubscribe"
+elif [ -d .mpi ]; then
+	export MPI_CFLAGS="-I$PWD/.mpi/include" MPI_LIBS="-L$PWD/.mpi/lib -Wl,--disable-new-dtags,-rpath,$PWD/.mpi/lib \
+-Wl,--no-as-needed -l:libmpi.so.40 -l:libopen-rte.so.40 -l:libopen-pal.so.40 -l:libhwloc.so.15 -l:libevent_core-2.1.so.7 \
+-l:libevent_pthreads-2.1.so.7 -l:libudev.so.1"
+	LAUNCH2="bench/launch_local.sh 2"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+echo "build: make ${MK[*]:-}; launcher ${LAUNCH2:-none}"
+make -j16 build/scaleplan-train build/scaleplan-fuseprobe "${MK[@]}" > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 2; }
 echo "build: $(el) s"
 TR=build/scaleplan-train
 # peak device memory of a command, as nvidia-smi sees it (MiB used, sampled every 100 ms)
@@ -96,6 +124,30 @@ if has peers; then
 		done
 	done
 fi
+if has dist; then
+	# 1 GPU, then 2 GPUs per transport (25 MiB buckets as before; then 1 MiB first bucket + shrinking
+	# buckets; then bf16 gradients), then PyTorch DDP on the same transports. DIST_B: batch per GPU.
+	DB=${DIST_B:-256}
+	A="--batch-per-gpu $DB --iters 40 --warmup-iters 10 --quiet --nccl-timeout 90"
+	$TR $A > "$O/d1.log" 2>&1; grep EXEC_RESULT "$O/d1.log" | sed 's/$/ run=1gpu/' | tee -a "$R"
+	BASE=$(sed -n 's/.*img_s=\([0-9.]*\).*/\1/p' "$O/d1.log" | head -1)
+	for m in ${DIST_MODES:-nvlink emulated all-socket}; do
+		if [ $m = emulated ]; then MA="--emulate-nodes 2"; else MA="--nccl-mode $m"; fi
+		for v in ${DIST_VARS:-base shrink bf16}; do
+			case $v in base) VA="" ;; shrink) VA="--first-bucket-mb 1 --shrink-buckets" ;;
+				bf16) VA="--first-bucket-mb 1 --shrink-buckets --grad-precision bf16" ;; esac
+			timeout 120 $LAUNCH2 $TR $A $MA $VA ${BASE:+--baseline-img-s $BASE} --csv "$O/d2_${m}_$v.csv" > "$O/d2_${m}_$v.log" 2>&1
+			grep -h "EXEC_RESULT" "$O/d2_${m}_$v.log" | head -1 | sed "s/$/ run=2gpu-$m-$v/" | tee -a "$R"
+			grep -h "^step \|# nccl" "$O/d2_${m}_$v.log" | head -2 | sed "s/^/    /" | tee -a "$R"
+		done
+	done
+	for m in ${DDP_MODES:-nvlink emulated all-socket}; do
+		case $m in emulated) E="EMU_NODES=2 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo" ;;
+			all-socket) E="NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo" ;; *) E="" ;; esac
+		env $E BS=$DB timeout 200 python3 -m torch.distributed.run --standalone --nproc_per_node=2 bench/peers/torch_ddp.py > "$O/ddp_$m.log" 2>&1
+		grep -h "ddp rn50" "$O/ddp_$m.log" | head -1 | sed "s/$/ mode=$m/" | tee -a "$R"
+	done
+fi
 if has fm; then
 	FM=/usr/share/datasets/fashion-mnist; [ -f $FM/train-images-idx3-ubyte.gz ] || FM=$PWD/.fmnist
 	make -j16 build/scaleplan-mkjpeg > "$O/build_mk.log" 2>&1 || cc -std=c11 -D_GNU_SOURCE -O3 -I. -o build/scaleplan-mkjpeg \
@@ -103,8 +155,9 @@ if has fm; then
 		-lturbojpeg -ljpeg -lcsv -lz -lm -lpthread >> "$O/build_mk.log" 2>&1
 	rm -rf /tmp/fm256
 	build/scaleplan-mkjpeg --out /tmp/fm256 --size 256 --train 60000 --val 10000 --fashion-dir "$FM" --threads $(nproc) > "$O/mkjpeg.log" 2>&1 || tail -3 "$O/mkjpeg.log"
-	timeout ${FM_S:-300} $TR --data /tmp/fm256 --data-threads $(nproc) --batch-per-gpu 256 --epochs ${FM_EPOCHS:-14} --target-top1 0.92 \
-		--lr 0.2 --weight-decay 5e-4 --warmup-epochs 1 --crop-scale-min 0.35 --conv-api graph --csv "$O/fm.csv" > "$O/fm.log" 2>&1
+	L=""; [ "${FM_RANKS:-1}" = 2 ] && L=$LAUNCH2
+	timeout ${FM_S:-300} $L $TR --data /tmp/fm256 --data-threads $(nproc) --batch-per-gpu 256 --epochs ${FM_EPOCHS:-14} --target-top1 0.92 \
+		--lr 0.2 --weight-decay 5e-4 --warmup-epochs 1 --crop-scale-min 0.35 --conv-api graph ${FM_ARGS:-} --csv "$O/fm.csv" > "$O/fm.log" 2>&1
 	echo "fm: rc $?"
 	grep -E "^epoch|EXEC_RESULT" "$O/fm.log" | tail -16 | tee -a "$R"
 	grep ':::MLLOG' "$O/fm.log" > "$O/mllog.txt"

@@ -159,6 +159,16 @@ int ex_dist_opt_set(ex_dist_opts *o, const char *name, const char *value)
 		o->bucket_B = v * 1048576.0;
 		return 0;
 	}
+	if (strcmp(name, "first-bucket-mb") == 0) {
+		if (!value || parse_double(name, value, 0.0625, 4096, &v))
+			return ERR_INPUT;
+		o->first_bucket_B = v * 1048576.0;
+		return 0;
+	}
+	if (strcmp(name, "shrink-buckets") == 0) {
+		o->shrink = true;
+		return 0;
+	}
 	if (strcmp(name, "nccl-timeout") == 0) {
 		if (!value || parse_double(name, value, 1, 86400, &v))
 			return ERR_INPUT;
@@ -483,9 +493,11 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 	if (!d->mpi && d->rank == 0)
 		unlink(getenv("SCALEPLAN_BOOT_FILE"));   /* every rank has read it: init is collective */
 	if (d->rank == 0)
-		printf("# nccl: %d ranks, %d node(s) x %d GPU(s), mode %s, %s all-reduce, buckets %.1f MiB, "
-		       "init %.2f s\n", d->size, d->nodes, d->gpus_per_node, d->label,
-		       ex_dist_dtype_name(d->o.grad_dtype), d->o.bucket_B / 1048576.0, time_now_s() - t0);
+		printf("# nccl: %d ranks, %d node(s) x %d GPU(s), mode %s, %s all-reduce, buckets %.1f MiB "
+		       "(first %.1f MiB%s), init %.2f s\n", d->size, d->nodes, d->gpus_per_node, d->label,
+		       ex_dist_dtype_name(d->o.grad_dtype), d->o.bucket_B / 1048576.0,
+		       (d->o.first_bucket_B > 0 ? d->o.first_bucket_B : d->o.bucket_B) / 1048576.0,
+		       d->o.shrink ? ", shrinking" : "", time_now_s() - t0);
 
 	int lo, hi;
 	CUDA_OK(d, cudaDeviceGetStreamPriorityRange(&lo, &hi));
@@ -609,8 +621,14 @@ int ex_dist_grad_ready(void *ctx, size_t first, size_t count, cudaStream_t s)
 		d->open_hi = (long)(first + count);
 	}
 	d->open_lo = (long)first;
-	double bytes = (double)(d->open_hi - d->open_lo) * (double)ex_dist_dtype_size(d->o.grad_dtype);
-	if (bytes >= d->o.bucket_B && d->nb < EX_DIST_MAX_BUCKETS - 1)
+	double esz = (double)ex_dist_dtype_size(d->o.grad_dtype), bytes = (double)(d->open_hi - d->open_lo) * esz;
+	double cap = d->nb == 0 && d->o.first_bucket_B > 0 ? d->o.first_bucket_B : d->o.bucket_B;
+	if (d->o.shrink) { /* elements [0, first) are still to come, in later backward steps */
+		double floor_B = d->o.first_bucket_B > 0 ? d->o.first_bucket_B : 1048576.0, half = 0.5 * (double)first * esz;
+		if (half < cap)
+			cap = half > floor_B ? half : floor_B;
+	}
+	if (bytes >= cap && d->nb < EX_DIST_MAX_BUCKETS - 1)
 		bucket_close(d, s);
 	return 0;
 }

@@ -74,17 +74,26 @@ typedef struct ex_dist_opts {
 	int emulate_nodes;         /* --emulate-nodes K; 0 = not emulated (emulated mode defaults to 2) */
 	ex_dist_dtype grad_dtype;  /* --grad-precision fp32|bf16|fp16: the all-reduce's element type */
 	double bucket_B;           /* --bucket-mb MiB of gradients per bucket (in grad_dtype bytes); 25 */
+	double first_bucket_B;     /* --first-bucket-mb: the first bucket of backward closes at this size
+	                            * (0 = bucket_B), so the first all-reduce starts early (DDP: 1 MiB) */
+	bool shrink;               /* --shrink-buckets: a bucket also closes once it holds half the gradient
+	                            * bytes still to come (not below first_bucket_B): the last bucket, sent
+	                            * after backward, is small */
 	double timeout_s;          /* --nccl-timeout s an iteration (or NCCL op) may take before the job ends; 300 */
 	bool overlap;              /* --no-overlap clears it: all buckets go out in before_optimizer */
 } ex_dist_opts;
 
 /* Long options that ex_dist_opt_set understands (all take an argument except "no-overlap"):
- * nccl-mode, emulate-nodes, grad-precision, bucket-mb, nccl-timeout, no-overlap. */
+ * nccl-mode, emulate-nodes, grad-precision, bucket-mb, first-bucket-mb, nccl-timeout, no-overlap,
+ * shrink-buckets (no argument). */
 #define EX_DIST_HELP \
 	"  --nccl-mode M        nvlink | p2p-off | all-socket | emulated (default nvlink)\n" \
 	"  --emulate-nodes K    K emulated nodes: NCCL_HOSTID per group of ranks, sockets between\n" \
 	"  --grad-precision P   all-reduce precision fp32 | bf16 | fp16 (default fp32, as DDP)\n" \
 	"  --bucket-mb X        gradient bucket size in MiB (default 25)\n" \
+	"  --first-bucket-mb X  the first bucket of backward closes at X MiB (default: --bucket-mb)\n" \
+	"  --shrink-buckets     buckets shrink towards the end of backward (a bucket closes at half the\n" \
+	"                       gradient bytes still to come), so little is left to send after backward\n" \
 	"  --nccl-timeout S     seconds an NCCL operation may stay pending before the job ends (300)\n" \
 	"  --no-overlap         all-reduce all buckets after backward (for measuring overlap)\n"
 

@@ -160,7 +160,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
-		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0},
+		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0}, {"first-bucket-mb", 1, 0, 0}, {"shrink-buckets", 0, 0, 0},
 #endif
 		{0, 0, 0, 0}};
 	int c;
