@@ -166,7 +166,8 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = strcmp(rows[j].submitter, r->submitter) == 0 && strcmp(rows[j].system, r->system) == 0;
-		if (seen || !(r->nodes > 1))
+		if (seen || !(r->nodes > 1 && r->nodes < 1e6 && r->gpus_per_node >= 1 && r->gpus_per_node < 1e6 &&
+			      r->global_batch >= 1 && r->global_batch < 1e9))
 			continue;
 		score(rows, n, i, &t);
 		if (t.nruns == 0)
@@ -175,7 +176,8 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 		for (int j = 0; j < n && ai < 0; j++)
 			if (strcmp(rows[j].submitter, r->submitter) == 0 && rows[j].nodes == 1 &&
 			    rows[j].gpus_per_node == r->gpus_per_node && strcmp(rows[j].accelerator, r->accelerator) == 0 &&
-			    strcmp(rows[j].status, "success") == 0)
+			    strcmp(rows[j].status, "success") == 0 && rows[j].global_batch >= 1 && rows[j].global_batch < 1e9 &&
+			    rows[j].train_img_s > 0)
 				ai = j;
 		char name[200];
 		snprintf(name, sizeof name, "%s/%s", r->submitter, r->system);
