@@ -22,7 +22,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Wshadow -I. $(if $(WE
            $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all) \
            $(shell pkg-config --cflags gsl 2>/dev/null)
 LDFLAGS := $(if $(SAN),-fsanitize=$(SAN))
-LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -lcsv -lz -lm -lpthread
+LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -ljansson -lcsv -lz -lm -lpthread
 
 LIB_SRCS :=
 CLI_SRCS :=

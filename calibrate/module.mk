@@ -63,4 +63,4 @@ $(MEAS_FUZZ_DIR)/fuzz_meas: tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c cali
 	sh tools/embed.sh $(MEAS_FUZZ_DIR)/cal_refdata.c calibrate/cal_internal.h cal_refdata_file cal_refdata cal_refdata_count $(CAL_REFDATA)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c common/*.c hwdb/*.c model/*.c) \
-		$(MEAS_FUZZ_DIR)/hwdb_data.c $(MEAS_FUZZ_DIR)/cal_refdata.c -lgsl -lgslcblas -lcsv -lz -lm
+		$(MEAS_FUZZ_DIR)/hwdb_data.c $(MEAS_FUZZ_DIR)/cal_refdata.c -lgsl -lgslcblas -ljansson -lcsv -lz -lm

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void hw_usage(FILE *out)
@@ -15,15 +16,25 @@ static void hw_usage(FILE *out)
 		"usage: scaleplan hw list [gpus|cpus|links|fabrics|storage|systems|stacks] [--hwdb DIR]\n"
 		"       scaleplan hw show ID... [--hwdb DIR]\n"
 		"       scaleplan hw check DIR\n"
+		"       scaleplan hw import FILE.json... --out DIR [--hwdb DIR]\n"
 		"\n"
 		"  list   a table of one kind of item (all kinds when none is named)\n"
 		"  show   every field of an item (id or alias, any case) with its source; a system with its parts\n"
 		"  check  validate a user database directory (any subset of gpus.csv, cpus.csv, links.csv,\n"
 		"         fabrics.csv, storage.csv, systems.csv, stacks.csv) as an overlay on the built-in one;\n"
 		"         prints every bad cell as file:line:column(name): what was expected\n"
+		"  import MLPerf system descriptions (systems/<name>.json of any MLPerf Training results repository)\n"
+		"         into a new overlay directory DIR: one systems.csv row per file (GPU, GPUs per node,\n"
+		"         NVLink/NVSwitch/PCIe topology, host CPU and sockets, memory, NICs, storage, stack) and a\n"
+		"         cpus.csv row for a CPU the database lacks; every field that does not map is named on\n"
+		"         stderr and in a # comment above its row, every assumption in the row's source. An\n"
+		"         unknown GPU is an error (with the nearest ids). DIR must not exist (or be empty); it is\n"
+		"         written under a temporary name and renamed when complete. Then:\n"
+		"         scaleplan predict --hwdb DIR --system ID --nodes N\n"
 		"\n"
 		"options:\n"
 		"  --hwdb DIR  overlay DIR's tables on the built-in database (default: built-in only)\n"
+		"  --out DIR   import: the overlay directory to write\n"
 		"  --help      this text\n");
 }
 
@@ -85,20 +96,63 @@ static int hw_check(int nargs, char **args)
 	return EXIT_OK;
 }
 
+/* `hw import`: every file is read before anything is written; any bad file fails the whole import. */
+static int hw_import_files(const hw_db *db, int nargs, char **args, const char *out)
+{
+	if (nargs < 1 || !out) {
+		fprintf(stderr, "scaleplan hw import: expected FILE.json... --out DIR\n");
+		return EXIT_INPUT;
+	}
+	hw_import *imp = hw_import_new(db);
+	int rc = EXIT_OK;
+	for (int i = 0; i < nargs && rc == EXIT_OK; i++) {
+		char *buf;
+		size_t len;
+		if (file_read_all(args[i], &buf, &len)) {
+			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
+			rc = EXIT_INPUT;
+			break;
+		}
+		if (hw_import_add(imp, args[i], buf, len, stderr)) {
+			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
+			rc = EXIT_INPUT;
+		}
+		free(buf);
+	}
+	if (rc == EXIT_OK) {
+		int w = hw_import_write_dir(imp, out, stderr);
+		if (w) {
+			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
+			rc = w == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
+		} else {
+			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s/; try:\n",
+			       hw_import_count(imp, HW_SYSTEM), hw_import_count(imp, HW_SYSTEM) == 1 ? "" : "s",
+			       hw_import_count(imp, HW_CPU), hw_import_count(imp, HW_CPU) == 1 ? "" : "s", out);
+			printf("  scaleplan hw list systems --hwdb %s\n  scaleplan predict --hwdb %s --system ID\n", out, out);
+		}
+	}
+	hw_import_free(imp);
+	return rc;
+}
+
 int cmd_hw(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"hwdb", required_argument, NULL, 'd'},
+		{"out", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	const char *dir = NULL;
+	const char *dir = NULL, *out = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case 'h':
 			hw_usage(stdout);
@@ -120,15 +174,22 @@ int cmd_hw(int argc, char **argv)
 			fprintf(stderr, "scaleplan hw check: --hwdb is ignored; the directory to check is the argument\n");
 		return hw_check(nargs, args);
 	}
-	if (strcmp(sub, "list") != 0 && strcmp(sub, "show") != 0) {
-		fprintf(stderr, "scaleplan hw: unknown subcommand '%s'; expected list, show or check\n", sub);
+	if (out && strcmp(sub, "import") != 0) {
+		fprintf(stderr, "scaleplan hw %s: --out is for import only\n", sub);
+		return EXIT_INPUT;
+	}
+	if (strcmp(sub, "list") != 0 && strcmp(sub, "show") != 0 && strcmp(sub, "import") != 0) {
+		fprintf(stderr, "scaleplan hw: unknown subcommand '%s'; expected list, show, check or import\n", sub);
 		return EXIT_INPUT;
 	}
 	hw_db db;
 	int rc = cli_load_db(&db, dir);
 	if (rc != EXIT_OK)
 		return rc;
-	rc = strcmp(sub, "list") == 0 ? hw_list(&db, nargs, args) : hw_show(&db, nargs, args);
+	if (strcmp(sub, "import") == 0)
+		rc = hw_import_files(&db, nargs, args, out);
+	else
+		rc = strcmp(sub, "list") == 0 ? hw_list(&db, nargs, args) : hw_show(&db, nargs, args);
 	hw_db_free(&db);
 	return rc;
 }

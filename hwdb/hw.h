@@ -238,4 +238,27 @@ bool hw_db_show(const hw_db *db, const char *id, FILE *out);
 /* Prints a table of one kind (`hw list`). */
 void hw_db_list(const hw_db *db, hw_kind kind, FILE *out);
 
+/* ---- MLPerf system descriptions as input (hw_import.c) ---- */
+
+/* Rows imported so far: a systems.csv row per file, a cpus.csv row per CPU the db lacks. */
+typedef struct hw_import hw_import;
+
+/* Starts an import that resolves GPU, CPU, link, fabric, storage and stack ids against db (kept, not
+ * copied: db must outlive the import). */
+hw_import *hw_import_new(const hw_db *db);
+void hw_import_free(hw_import *imp);
+/* Adds the system of one MLPerf systems/<name>.json (`name` is the file name used in messages and in the
+ * row's source). Fields it cannot map are named on `notes` (when not NULL) and kept for the table's
+ * comments. 0, or ERR_INPUT with "name: field 'x': what was expected" (the import is unchanged). */
+int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_B, FILE *notes);
+/* Rows of a kind (HW_SYSTEM, HW_CPU) imported so far. */
+int hw_import_count(const hw_import *imp, hw_kind kind);
+/* Writes one table (HW_SYSTEM or HW_CPU) with every column of the schema, notes as # comments.
+ * 0 or ERR_ENV. */
+int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out);
+/* Writes the overlay directory DIR (cpus.csv when a CPU was added, systems.csv): into a temporary
+ * directory beside it, checked to load as an overlay (problems to errs), then renamed to DIR. DIR
+ * must not exist or be empty. 0, ERR_INPUT (DIR exists and is not empty) or ERR_ENV. */
+int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs);
+
 #endif

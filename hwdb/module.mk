@@ -28,4 +28,21 @@ $(HWDB_FUZZ_DIR)/fuzz_hwdb: tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c common/
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $(HWDB_FUZZ_DIR)/hwdb_data.c hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c) $(wildcard hwdb/*.c) $(HWDB_FUZZ_DIR)/hwdb_data.c -lcsv -lz -lm
+		-o $@ tests/fuzz/fuzz_hwdb.c $(wildcard common/*.c) $(wildcard hwdb/*.c) $(HWDB_FUZZ_DIR)/hwdb_data.c -ljansson -lcsv -lz -lm
+
+# fuzz-import: libFuzzer + ASan/UBSan on `hw import` (MLPerf system-description JSON), seeded with the
+# v4.0 system descriptions in tests/data/mlperf_systems; anything it accepts must load back as an overlay.
+FUZZ_TARGETS    += fuzz-import
+IMPORT_FUZZ_DIR := build/fuzz-import
+.PHONY: fuzz-import
+fuzz-import: $(IMPORT_FUZZ_DIR)/fuzz_hw_import
+	@rm -rf $(IMPORT_FUZZ_DIR)/corpus && mkdir -p $(IMPORT_FUZZ_DIR)/corpus $(IMPORT_FUZZ_DIR)/crashes
+	@cp tests/data/mlperf_systems/*.json $(IMPORT_FUZZ_DIR)/corpus/
+	$(IMPORT_FUZZ_DIR)/fuzz_hw_import -max_total_time=$(HWDB_FUZZ_TIME) -max_len=8192 -timeout=10 \
+		-artifact_prefix=$(IMPORT_FUZZ_DIR)/crashes/ $(IMPORT_FUZZ_DIR)/corpus
+
+$(IMPORT_FUZZ_DIR)/fuzz_hw_import: tests/fuzz/fuzz_hw_import.c $(wildcard common/*.c common/*.h hwdb/*.c hwdb/*.h) $(HWDB_CSVS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $(IMPORT_FUZZ_DIR)/hwdb_data.c hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz/fuzz_hw_import.c $(wildcard common/*.c) $(wildcard hwdb/*.c) $(IMPORT_FUZZ_DIR)/hwdb_data.c -ljansson -lcsv -lz -lm
