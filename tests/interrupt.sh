@@ -43,40 +43,35 @@ stop_it() {
 	pid=""
 }
 
-# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes
-for sig in INT TERM; do
+# interrupted NAME SIG OUT COND CMD...: writes "old NAME" into OUT, starts CMD in the background (stderr
+# to $tmp/NAME.err, stdout to $tmp/NAME.out), waits for the shell condition COND, sends SIG, then checks
+# the exit status (130 INT, 143 TERM), the message, OUT untouched, no OUT.tmp, nothing on stdout
+interrupted() {
+	name=$1 sig=$2 out=$3 cond=$4
+	shift 4
 	want=130; [ $sig = TERM ] && want=143
-	printf 'old plan\n' >"$tmp/plan.csv"
-	"$S" sweep --nodes 1-100000 --batch-per-gpu 1-256 --budget 1 --out "$tmp/plan.csv" 2>"$tmp/sweep.err" &
+	printf 'old %s\n' "$name" >"$out"
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
 	pid=$!
-	if wait_for '[ -f "$tmp/plan.csv.tmp" ]'; then
-		stop_it $sig
-		check "sweep SIG$sig: exit $want, got $rc ($(cat "$tmp/sweep.err"))" '[ $rc -eq $want ]'
-		check "sweep SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/sweep.err"'
-		check "sweep SIG$sig: old plan.csv intact" '[ "$(cat "$tmp/plan.csv")" = "old plan" ]'
-		check "sweep SIG$sig: no temporary file left: $(ls "$tmp")" '[ ! -e "$tmp/plan.csv.tmp" ]'
-	else
-		echo "FAIL: sweep SIG$sig: plan.csv.tmp never appeared ($(cat "$tmp/sweep.err"))"; fail=1
+	if ! wait_for "$cond"; then
+		echo "FAIL: $name SIG$sig: never got under way ($(cat "$tmp/$name.err"))"; fail=1
 		kill -KILL $pid 2>/dev/null; pid=""
+		return
 	fi
-done
+	stop_it $sig
+	check "$name SIG$sig: exit $want, got $rc ($(cat "$tmp/$name.err"))" '[ $rc -eq $want ]'
+	check "$name SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/$name.err"'
+	check "$name SIG$sig: old $out intact" '[ "$(cat "$out")" = "old $name" ]'
+	check "$name SIG$sig: no temporary file left: $(ls "$tmp")" '[ ! -e "$out.tmp" ]'
+	check "$name SIG$sig: nothing on stdout" '[ ! -s "$tmp/$name.out" ]'
+}
 
-# sim on 800,000 GPUs runs for many minutes; its progress line (stderr not a terminal) comes after 1 s
 for sig in INT TERM; do
-	want=130; [ $sig = TERM ] && want=143
-	printf 'old trace\n' >"$tmp/run.json"
-	"$S" sim --system dgxa100-80g --nodes 100000 --trace "$tmp/run.json" >"$tmp/sim.out" 2>"$tmp/sim.err" &
-	pid=$!
-	if wait_for 'grep -q "^sim: " "$tmp/sim.err" 2>/dev/null'; then
-		stop_it $sig
-		check "sim SIG$sig: exit $want, got $rc ($(cat "$tmp/sim.err"))" '[ $rc -eq $want ]'
-		check "sim SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/sim.err"'
-		check "sim SIG$sig: old trace intact" '[ "$(cat "$tmp/run.json")" = "old trace" ]'
-		check "sim SIG$sig: no temporary file left: $(ls "$tmp")" '[ ! -e "$tmp/run.json.tmp" ]'
-		check "sim SIG$sig: no result on stdout" '[ ! -s "$tmp/sim.out" ]'
-	else
-		echo "FAIL: sim SIG$sig: no progress line ($(cat "$tmp/sim.err"))"; fail=1
-		kill -KILL $pid 2>/dev/null; pid=""
-	fi
+	# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes
+	interrupted sweep $sig "$tmp/plan.csv" '[ -f "$tmp/plan.csv.tmp" ]' \
+		"$S" sweep --nodes 1-100000 --batch-per-gpu 1-256 --budget 1 --out "$tmp/plan.csv"
+	# sim on 800,000 GPUs runs for many minutes; its progress line (stderr not a terminal) comes after 1 s
+	interrupted sim $sig "$tmp/run.json" 'grep -q "^sim: " "$tmp/sim.err" 2>/dev/null' \
+		"$S" sim --system dgxa100-80g --nodes 100000 --trace "$tmp/run.json"
 done
 exit $fail
