@@ -125,10 +125,10 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
 			rc = w == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
 		} else {
-			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s/; try:\n",
+			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s/\n",
 			       hw_import_count(imp, HW_SYSTEM), hw_import_count(imp, HW_SYSTEM) == 1 ? "" : "s",
 			       hw_import_count(imp, HW_CPU), hw_import_count(imp, HW_CPU) == 1 ? "" : "s", out);
-			printf("  scaleplan hw list systems --hwdb %s\n  scaleplan predict --hwdb %s --system ID\n", out, out);
+			hw_import_print(imp, out, stdout);
 		}
 	}
 	hw_import_free(imp);

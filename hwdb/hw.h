@@ -256,6 +256,9 @@ int hw_import_count(const hw_import *imp, hw_kind kind);
 /* Writes one table (HW_SYSTEM or HW_CPU) with every column of the schema, notes as # comments.
  * 0 or ERR_ENV. */
 int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out);
+/* Prints each imported system (GPUs, topology, CPUs, NICs) and the predict command for it at the
+ * submission's node count, reading the overlay DIR. */
+void hw_import_print(const hw_import *imp, const char *dir, FILE *out);
 /* Writes the overlay directory DIR (cpus.csv when a CPU was added, systems.csv): into a temporary
  * directory beside it, checked to load as an overlay (problems to errs), then renamed to DIR. DIR
  * must not exist or be empty. 0, ERR_INPUT (DIR exists and is not empty) or ERR_ENV. */

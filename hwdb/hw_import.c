@@ -38,6 +38,7 @@ typedef struct imp_row {
 	char **cell;      /* [hw_kinds[kind].ncols] */
 	char *notes;      /* "field (value): why; ..." or NULL */
 	char *file;       /* the JSON it came from */
+	long nodes;       /* systems: number_of_nodes of the submission, 0 when not given */
 } imp_row;
 
 struct hw_import {
@@ -839,6 +840,7 @@ int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_
 	r.notes = f.notes;
 	f.notes = NULL;
 	r.file = xstrdup(name);
+	r.nodes = nodes;
 	imp->sys = xrealloc(imp->sys, (size_t)(imp->nsys + 1) * sizeof *imp->sys);
 	imp->sys[imp->nsys++] = r;
 	memset(&r, 0, sizeof r);
@@ -890,6 +892,30 @@ int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out)
 		return ERR_ENV;
 	}
 	return 0;
+}
+
+/* Cell of a row by column name, "" when empty. */
+static const char *cell(const imp_row *r, hw_kind kind, const char *col)
+{
+	const hw_kind_desc *k = &hw_kinds[kind];
+	for (int c = 0; c < k->ncols; c++)
+		if (strcmp(k->cols[c].name, col) == 0)
+			return r->cell[c] ? r->cell[c] : "";
+	return "";
+}
+
+void hw_import_print(const hw_import *imp, const char *dir, FILE *out)
+{
+	for (int i = 0; i < imp->nsys; i++) {
+		const imp_row *r = &imp->sys[i];
+		const char *nic = cell(r, HW_SYSTEM, "nic");
+		fprintf(out, "%s: %s x %s (%s), %s x %s, NICs %s%s%s\n", cell(r, HW_SYSTEM, "id"),
+			cell(r, HW_SYSTEM, "gpus_per_node"), cell(r, HW_SYSTEM, "gpu"), cell(r, HW_SYSTEM, "intra_topology"),
+			cell(r, HW_SYSTEM, "cpus_per_node"), *cell(r, HW_SYSTEM, "cpu") ? cell(r, HW_SYSTEM, "cpu") : "CPU not given",
+			*nic ? cell(r, HW_SYSTEM, "nics_per_node") : "not given", *nic ? " x " : "", nic);
+		fprintf(out, "  scaleplan predict --hwdb %s --system %s --nodes %ld\n", dir, cell(r, HW_SYSTEM, "id"),
+			r->nodes > 0 ? r->nodes : 1);
+	}
 }
 
 /* Writes DIR/<kind>.csv. */

@@ -13,6 +13,9 @@ check() { if eval "$2"; then :; else echo "FAIL: $1"; fail=1; fi; }
 "$S" hw import $D/eos_ngc24.04_mxnet.json $D/R760xax4L40S.json $D/ESC8000A-E12-8xH100-PCIE-80GB.json \
 	--out "$tmp/db" >"$tmp/out" 2>"$tmp/err"
 check "import exit 0 ($(cat "$tmp/err"))" '[ $? -eq 0 ]'
+check "summary with the predict line at the submission's nodes" \
+	'grep -q "^nvidia-eos-ngc24.04-mxnet: 8 x H100-SXM5-80GB (nvswitch), 2 x Xeon Platinum 8480C, NICs 8 x ib-ndr" "$tmp/out" &&
+	 grep -q "scaleplan predict --hwdb $tmp/db --system nvidia-eos-ngc24.04-mxnet --nodes 1" "$tmp/out"'
 check "systems.csv and cpus.csv written" '[ -f "$tmp/db/systems.csv" ] && [ -f "$tmp/db/cpus.csv" ]'
 check "unmapped fields named on stderr" 'grep -q "R760xax4L40S.json: not mapped: operating_system" "$tmp/err"'
 check "and in a comment above the row" 'grep -q "^# dell-r760xax4l40s: not mapped: .*operating_system" "$tmp/db/systems.csv"'
