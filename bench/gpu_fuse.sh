@@ -102,8 +102,8 @@ if has test; then
 	done
 fi
 if has speed; then
-	for b in 256 128 64; do
-		for f in graph legacy; do
+	for b in ${SPEED_B:-256 128 64}; do
+		for f in ${SPEED_API:-graph legacy}; do
 			smi_peak "$O/syn${b}_$f" $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --conv-api $f --csv "$O/syn${b}_$f.csv" > "$O/syn${b}_$f.log" 2>&1
 			grep -h "EXEC_RESULT" "$O/syn${b}_$f.log" | sed "s/$/ conv-api=$f smi_peak_mib=$(sort -n "$O/syn${b}_$f.smi" | tail -1)/" | tee -a "$R"
 			grep -h "parameters, activations" "$O/syn${b}_$f.log" | tail -1

@@ -286,9 +286,13 @@ template <typename T>
 __global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, const float *scale, const float *shift,
 			   bool relu)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+	/* channel group of element group i, kept up to date by adding the grid stride modulo c/8 instead of a
+	 * 64-bit division per 16 bytes (measured on an H100: the step did not change, 6,032 vs 5,994 img/s) */
+	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
 		size_t e = i * 8;
-		int ch = (int)(e % c);
+		int ch = gi * 8;
 		float v[8], sc[8], sh[8];
 		load8(x + e, v);
 		load8(scale + ch, sc);
@@ -369,9 +373,13 @@ template <typename T>
 __global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total8,
 			    int c, const float *gamma, const float *bn_f)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+	/* channel group of element group i, kept up to date by adding the grid stride modulo c/8 instead of a
+	 * 64-bit division per 16 bytes (measured on an H100: the step did not change, 6,032 vs 5,994 img/s) */
+	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
 		size_t e = i * 8;
-		int ch = (int)(e % c);
+		int ch = gi * 8;
 		float g[8], xv[8], mean[8], inv[8], gm[8], mdy[8], mdyx[8], out[8];
 		load8(dy + e, g);
 		load8(x + e, xv);
@@ -472,6 +480,17 @@ __global__ void k_maxpool_fwd(const T *x, T *y, uint8_t *am, int n, int h, int w
 /* The same pooling, 8 channels per thread (16-byte loads for bf16/fp16, 8 argmax bytes at once):
  * the scalar kernels above moved 2 bytes per access and divided per element (issue 15: 1.1 ms forward
  * and 2.5 ms backward at batch 256 on an H100, against ~0.2 ms of memory traffic). c % 8 == 0, k <= 16. */
+/* Element group i (8 channels) of an NHWC tensor [n][h][w][c]: its first channel, column, row and image. */
+__device__ __forceinline__ void nhwc8_pos(size_t i, int cg, int w, int h, int *ch, int *x, int *y, int *b)
+{
+	size_t r = i / cg;
+	*ch = (int)(i % cg) * 8;
+	*x = (int)(r % w);
+	r /= w;
+	*y = (int)(r % h);
+	*b = (int)(r / h);
+}
+
 template <typename T>
 __global__ void k_maxpool_fwd8(const T *x, T *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
 			       int stride, int pad)
@@ -479,12 +498,8 @@ __global__ void k_maxpool_fwd8(const T *x, T *y, uint8_t *am, int n, int h, int 
 	int cg = c / 8;
 	size_t total8 = (size_t)n * oh * ow * cg;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % cg) * 8;
-		size_t r = i / cg;
-		int ox = (int)(r % ow);
-		r /= ow;
-		int oy = (int)(r % oh);
-		int b = (int)(r / oh);
+		int ch, ox, oy, b;
+		nhwc8_pos(i, cg, ow, oh, &ch, &ox, &oy, &b);
 		float best[8], v[8];
 		uint8_t arg[8];
 		for (int j = 0; j < 8; j++) {
@@ -519,12 +534,8 @@ __global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, int n, int
 	int cg = c / 8;
 	size_t total8 = (size_t)n * h * w * cg;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % cg) * 8;
-		size_t r = i / cg;
-		int ix = (int)(r % w);
-		r /= w;
-		int iy = (int)(r % h);
-		int b = (int)(r / h);
+		int ch, ix, iy, b;
+		nhwc8_pos(i, cg, w, h, &ch, &ix, &iy, &b);
 		float g[8], v[8];
 		for (int j = 0; j < 8; j++)
 			g[j] = 0.f;

@@ -544,6 +544,10 @@ int main(void)
 		test_bn(&t, ts[i], 2 * 7 * 7, 64, false, true);
 		test_bn(&t, ts[i], 3 * 5 * 5, 96, true, true);
 		test_bn(&t, ts[i], 2 * 4 * 4, 32, false, false);
+		/* more element groups than threads of the grid (132 * 32 blocks of 256): each thread loops, and
+		 * 72 channels (9 groups) make the channel index wrap differently on every step */
+		test_bn(&t, ts[i], 140000, 72, true, true);
+		test_bn(&t, ts[i], 140000, 72, false, true);
 		test_pool(&t, ts[i]);
 	}
 	test_loss_sgd(&t);
