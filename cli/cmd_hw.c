@@ -29,7 +29,8 @@ static void hw_usage(FILE *out)
 		"         cpus.csv row for a CPU the database lacks; every field that does not map is named on\n"
 		"         stderr and in a # comment above its row, every assumption in the row's source. An\n"
 		"         unknown GPU is an error (with the nearest ids). DIR must not exist (or be empty); it is\n"
-		"         written under a temporary name and renamed when complete. Then:\n"
+		"         written under a temporary name and renamed when complete (SIGINT/SIGTERM:\n"
+		"         nothing written, exit 130/143). Then:\n"
 		"         scaleplan predict --hwdb DIR --system ID --nodes N\n"
 		"\n"
 		"options:\n"
@@ -103,6 +104,10 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 		fprintf(stderr, "scaleplan hw import: expected FILE.json... --out DIR\n");
 		return EXIT_INPUT;
 	}
+	if (intr_install()) {
+		fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
+		return EXIT_ENV;
+	}
 	hw_import *imp = hw_import_new(db);
 	int rc = EXIT_OK;
 	for (int i = 0; i < nargs && rc == EXIT_OK; i++) {
@@ -123,7 +128,7 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 		int w = hw_import_write_dir(imp, out, stderr);
 		if (w) {
 			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
-			rc = w == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
+			rc = w == ERR_INPUT ? EXIT_INPUT : w == ERR_INTR ? intr_exit_code() : EXIT_ENV;
 		} else {
 			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s/\n",
 			       hw_import_count(imp, HW_SYSTEM), hw_import_count(imp, HW_SYSTEM) == 1 ? "" : "s",

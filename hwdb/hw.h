@@ -261,7 +261,8 @@ int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out);
 void hw_import_print(const hw_import *imp, const char *dir, FILE *out);
 /* Writes the overlay directory DIR (cpus.csv when a CPU was added, systems.csv): into a temporary
  * directory beside it, checked to load as an overlay (problems to errs), then renamed to DIR. DIR
- * must not exist or be empty. 0, ERR_INPUT (DIR exists and is not empty) or ERR_ENV. */
+ * must not exist or be empty. 0, ERR_INPUT (DIR exists and is not empty), ERR_INTR (a signal recorded
+ * by intr_install arrived: the temporary directory is removed) or ERR_ENV. */
 int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs);
 
 #endif

@@ -995,6 +995,11 @@ int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs)
 		rc = ERR_ENV;
 		goto fail;
 	}
+	if (intr_pending()) { /* SIGINT/SIGTERM while writing (the CLI installed intr_install) */
+		err_set("%s: interrupted (%s); nothing written", dir, intr_name());
+		rc = ERR_INTR;
+		goto fail;
+	}
 	if (rename(tmp, dir) != 0) {
 		err_set("%s: cannot rename %s into place: %s", dir, tmp, strerror(errno));
 		goto fail;

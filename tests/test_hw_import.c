@@ -7,6 +7,7 @@
 #include "hwdb/hw.h"
 #include "tests/test.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,12 @@ static void test_write_dir(test_ctx *t)
 	TEST_CHECK(t, stat(sys, &st) == 0, "kept");
 	unlink(sys);
 	rmdir(out);
-	rmdir(tmpl);
+	/* a signal during the write (recorded by intr_install): nothing in place, no temporary left */
+	TEST_CHECK(t, intr_install() == 0 && raise(SIGINT) == 0 && intr_pending(), "SIGINT recorded");
+	TEST_CHECK(t, hw_import_write_dir(imp, out, NULL) == ERR_INTR && strstr(err_msg(), "interrupted (SIGINT)"),
+		   "interrupted: %s", err_msg());
+	TEST_CHECK(t, intr_exit_code() == 130, "exit code %d", intr_exit_code());
+	TEST_CHECK(t, rmdir(tmpl) == 0, "%s empty: no %s and no temporary directory", tmpl, out);
 	free(sys);
 	free(cpus);
 	free(out);
