@@ -51,6 +51,7 @@ int cmd_hw(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* ---- BEGIN scenario options (cli/scenario.c; model engineer) ----
  * Shared option parsing of predict, compare, sweep and sim: the hardware (a system and/or component

@@ -23,6 +23,7 @@ static const cli_cmd commands[] = {
 	{"sim", cmd_sim, "simulate the whole run event by event: contention, stragglers, warm-up, trace"},
 	{"calibrate", cmd_calibrate, "fit the model's free parameters to measurements (GSL); profile CSV"},
 	{"validate", cmd_validate, "predict every measurement on file without fitting to it: error table"},
+	{"plot", cmd_plot, "charts (SVG, PNG) from scaleplan's CSVs with gnuplot: tta, cost, parity, epochs"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,146 @@
+/* scaleplan plot: charts (SVG, PNG) from the CSVs scaleplan writes, drawn by gnuplot (plot/).
+ * Fails with exit 1 on a bad CSV (file, line, column, what was expected) and exit 2 when gnuplot is missing
+ * or fails; outputs appear only when complete (temporary names, renamed).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+#include "plot/plot.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void plot_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan plot CSV... --out PREFIX [--kind tta|cost|parity|epochs] [--budget USD]\n"
+		"                      [--format svg,png] [--title TEXT]\n"
+		"\n"
+		"Draws PREFIX.svg and PREFIX.png with gnuplot (Debian package gnuplot-nox) from CSVs that scaleplan\n"
+		"writes; columns are read by name. Kinds (default: from the first file's header):\n"
+		"  tta     predict/compare/sweep CSV: time to accuracy (ttt_s dashed) vs GPUs, a line per system and\n"
+		"          GPUs per node, log axes (the default for these files)\n"
+		"  cost    the same CSVs: capex (and energy per run) vs time to accuracy, the Pareto front marked\n"
+		"  parity  `validate --detail FILE`: predicted vs measured, y = x and the +-10%% band\n"
+		"  epochs  the engine's measurement CSV (scaleplan-train): throughput and top-1 vs time, epochs >= 1\n"
+		"  --out PREFIX    output path without extension (required)\n"
+		"  --budget USD    cost: draw the budget as a horizontal line\n"
+		"  --format LIST   svg,png (default both)\n"
+		"  --title TEXT    chart title (default: the kind's)\n"
+		"Exit status: 0 ok, 1 bad input, 2 gnuplot missing or failed.\n");
+}
+
+static int parse_formats(const char *arg, plot_opts *o)
+{
+	o->svg = o->png = false;
+	char *list = xstrdup(arg), *save = NULL;
+	int rc = EXIT_OK;
+	for (char *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (strcmp(f, "svg") == 0)
+			o->svg = true;
+		else if (strcmp(f, "png") == 0)
+			o->png = true;
+		else {
+			fprintf(stderr, "scaleplan plot: --format '%s': expected svg, png or svg,png\n", f);
+			rc = EXIT_INPUT;
+		}
+	}
+	free(list);
+	if (rc == EXIT_OK && !o->svg && !o->png) {
+		fprintf(stderr, "scaleplan plot: --format '%s': expected svg, png or svg,png\n", arg);
+		rc = EXIT_INPUT;
+	}
+	return rc;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	plot_opts o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true};
+	const char *out = NULL;
+	static const struct option opts[] = {
+		{"out", required_argument, 0, 'o'},    {"kind", required_argument, 0, 'k'},
+		{"budget", required_argument, 0, 'b'}, {"format", required_argument, 0, 'f'},
+		{"title", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 't': o.title = optarg; break;
+		case 'k':
+			if (!plot_kind_parse(optarg, &o.kind)) {
+				fprintf(stderr, "scaleplan plot: --kind '%s': expected tta, cost, parity or epochs\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'b':
+			o.budget_usd = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' || !isfinite(o.budget_usd) || !(o.budget_usd > 0)) {
+				fprintf(stderr, "scaleplan plot: --budget '%s': expected a positive number of USD\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'f':
+			if (parse_formats(optarg, &o) != EXIT_OK)
+				return EXIT_INPUT;
+			break;
+		case 'h': plot_usage(stdout); return EXIT_OK;
+		default: plot_usage(stderr); return EXIT_INPUT;
+		}
+	}
+	int nfiles = argc - optind;
+	if (nfiles < 1 || !out) {
+		fprintf(stderr, "scaleplan plot: %s\n", nfiles < 1 ? "no CSV file given" : "--out PREFIX is required");
+		plot_usage(stderr);
+		return EXIT_INPUT;
+	}
+	csv_table *tables = xcalloc((size_t)nfiles, sizeof *tables);
+	const csv_table **tp = xcalloc((size_t)nfiles, sizeof *tp);
+	plot_data d = {0};
+	int rc = EXIT_OK;
+	for (int i = 0; i < nfiles; i++) {
+		tp[i] = &tables[i];
+		if (csv_table_load(&tables[i], argv[optind + i]) < 0) {
+			fprintf(stderr, "scaleplan plot: %s\n", err_msg());
+			rc = EXIT_INPUT;
+			goto done;
+		}
+		plot_kind k = plot_kind_detect(&tables[i]);
+		if (o.kind == PLOT_AUTO && k == PLOT_AUTO) {
+			fprintf(stderr,
+				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
+				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind\n",
+				tables[i].name);
+			rc = EXIT_INPUT;
+			goto done;
+		}
+		if (o.kind == PLOT_AUTO)
+			o.kind = k;
+	}
+	if (plot_data_build(&d, o.kind, tp, nfiles) < 0) {
+		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto done;
+	}
+	if (plot_render(&d, &o, out) < 0) {
+		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto done;
+	}
+	printf("scaleplan plot: %s chart, %d series\n", plot_kind_name(o.kind), d.nseries);
+	if (o.svg)
+		printf("  %s.svg\n", out);
+	if (o.png)
+		printf("  %s.png\n", out);
+done:
+	plot_data_free(&d);
+	for (int i = 0; i < nfiles; i++)
+		csv_table_free(&tables[i]);
+	free(tables);
+	free(tp);
+	return rc;
+}

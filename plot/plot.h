@@ -1,0 +1,86 @@
+/* plot: charts from the CSV tables scaleplan writes, drawn by gnuplot.
+ *
+ * A chart is made in three steps, each usable on its own (tests, fuzzing, `report`):
+ *   1. read the tables (csv_table_load) and decide the kind from the header (plot_kind_detect);
+ *   2. turn the rows into named series (plot_data_build): columns are found by NAME, so new columns never
+ *      break a chart; every bad cell is an error "file:line:column (name): expected ...";
+ *   3. write a gnuplot script (plot_script_write: data as inline data blocks, every string placed in the
+ *      script quoted by plot_gp_quote so no name can inject commands) and run gnuplot on it
+ *      (plot_render: outputs go to PREFIX.svg.tmp / PREFIX.png.tmp and are renamed when gnuplot succeeds).
+ *
+ * Kinds:
+ *   tta    predict/compare/sweep rows: tta_s (and ttt_s, dashed) vs GPUs, one line per system and
+ *          GPUs per node (scale up vs scale out), log axes;
+ *   cost   the same rows: capex (and energy per run when energy_J is there) vs tta_s, the Pareto front
+ *          (neither faster nor cheaper exists) marked, a budget as a horizontal line;
+ *   parity validate --detail rows: predicted vs measured, y = x and the +-10% band, log axes;
+ *   epochs the engine's measurement CSV (DESIGN.md "Measurement CSV"), rows with epoch >= 1: throughput
+ *          and top-1 vs elapsed time.
+ * Depends on common only. SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_PLOT_H
+#define SCALEPLAN_PLOT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/common.h"
+
+typedef enum plot_kind { PLOT_AUTO, PLOT_TTA, PLOT_COST, PLOT_PARITY, PLOT_EPOCHS } plot_kind;
+
+/* One line or point set of a chart; x, y, y2 have n entries. y2 is NAN where absent (tta: ttt_s;
+ * cost: energy per run; epochs: top-1). */
+typedef struct plot_series {
+	char *label;
+	int n, cap;
+	double *x, *y, *y2;
+} plot_series;
+
+typedef struct plot_data {
+	plot_kind kind;
+	int nseries;
+	plot_series *series; /* [nseries], in order of first appearance */
+	bool has_y2;         /* some y2 is a number */
+} plot_data;
+
+typedef struct plot_opts {
+	plot_kind kind;      /* PLOT_AUTO: from the first table's header */
+	double budget_usd;   /* cost: a horizontal line; NAN = none */
+	bool svg, png;       /* formats to write */
+	const char *title;   /* NULL: the kind's default */
+} plot_opts;
+
+/* "tta", "cost", "parity", "epochs" -> kind; false for anything else. */
+bool plot_kind_parse(const char *s, plot_kind *out);
+const char *plot_kind_name(plot_kind k);
+/* The kind a table's header asks for, or PLOT_AUTO when it is none scaleplan writes: measured+predicted
+ * -> parity; epoch+throughput_img_s+top1 -> epochs; tta_s+gpus -> tta (cost is chosen with --kind). */
+plot_kind plot_kind_detect(const csv_table *t);
+
+/* Builds the series of chart `kind` (not PLOT_AUTO) from n tables. Fails with ERR_INPUT and err set
+ * ("file: no column 'x' (a tta chart needs ...)", "file:line:col (name): expected ...") on a missing
+ * column or bad cell, or when no row has anything to draw. *d is empty on failure (plot_data_free safe). */
+int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n);
+void plot_data_free(plot_data *d);
+
+/* Marks the Pareto front of n points, both coordinates to be minimised: on_front[i] is true when no other
+ * point is <= in both and < in one. Points with a NAN coordinate are never on it. Exact duplicates of a
+ * front point are on it too. Returns how many are on it. */
+int plot_pareto(const double *x, const double *y, int n, bool *on_front);
+
+/* A gnuplot string literal for s: single-quoted (gnuplot does no backslash or backquote substitution
+ * there), ' doubled, control characters replaced by spaces. Fresh heap string. */
+char *plot_gp_quote(const char *s);
+
+/* Writes the whole gnuplot script: data blocks, then one chart per format of o (svg to svg_out, png to
+ * png_out; NULL = not written). Returns 0 or ERR_ENV on a write error. */
+int plot_script_write(FILE *f, const plot_data *d, const plot_opts *o, const char *svg_out, const char *png_out);
+
+/* true when an executable gnuplot is on PATH. */
+bool plot_gnuplot_found(void);
+/* Draws d to PREFIX.svg and/or PREFIX.png (per o) through gnuplot: script and outputs under temporary
+ * names, renamed into place only when gnuplot exits 0. Fails with ERR_ENV when gnuplot is missing
+ * ("gnuplot not found on PATH: install the Debian package gnuplot-nox") or fails. */
+int plot_render(const plot_data *d, const plot_opts *o, const char *prefix);
+
+#endif

@@ -1,0 +1,362 @@
+/* plot_data.c: from CSV tables to chart series (kind detection, series grouping, the Pareto front).
+ * Columns are found by name; a missing column or a bad cell is an error naming file, line and column.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "plot/plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"auto", "tta", "cost", "parity", "epochs"};
+
+bool plot_kind_parse(const char *s, plot_kind *out)
+{
+	for (int k = PLOT_TTA; k <= PLOT_EPOCHS; k++)
+		if (strcmp(s, kind_names[k]) == 0) {
+			*out = (plot_kind)k;
+			return true;
+		}
+	return false;
+}
+
+const char *plot_kind_name(plot_kind k)
+{
+	return (int)k >= 0 && k <= PLOT_EPOCHS ? kind_names[k] : "?";
+}
+
+static bool has(const csv_table *t, const char *col)
+{
+	return csv_table_col(t, col) >= 0;
+}
+
+plot_kind plot_kind_detect(const csv_table *t)
+{
+	if (has(t, "measured") && has(t, "predicted"))
+		return PLOT_PARITY;
+	if (has(t, "epoch") && has(t, "throughput_img_s") && has(t, "top1"))
+		return PLOT_EPOCHS;
+	if (has(t, "tta_s") && has(t, "gpus"))
+		return PLOT_TTA;
+	return PLOT_AUTO;
+}
+
+/* ---- series ---- */
+
+static plot_series *series_get(plot_data *d, const char *label)
+{
+	for (int i = 0; i < d->nseries; i++)
+		if (strcmp(d->series[i].label, label) == 0)
+			return &d->series[i];
+	d->series = xrealloc(d->series, (size_t)(d->nseries + 1) * sizeof *d->series);
+	plot_series *s = &d->series[d->nseries++];
+	memset(s, 0, sizeof *s);
+	s->label = xstrdup(label);
+	return s;
+}
+
+static void series_add(plot_series *s, double x, double y, double y2)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->x = xrealloc(s->x, (size_t)s->cap * sizeof *s->x);
+		s->y = xrealloc(s->y, (size_t)s->cap * sizeof *s->y);
+		s->y2 = xrealloc(s->y2, (size_t)s->cap * sizeof *s->y2);
+	}
+	s->x[s->n] = x;
+	s->y[s->n] = y;
+	s->y2[s->n] = y2;
+	s->n++;
+}
+
+void plot_data_free(plot_data *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < d->nseries; i++) {
+		free(d->series[i].label);
+		free(d->series[i].x);
+		free(d->series[i].y);
+		free(d->series[i].y2);
+	}
+	free(d->series);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- cells ---- */
+
+/* Column `name` of t, or an error naming what the chart needs. */
+static int need_col(const csv_table *t, const char *name, plot_kind k, const char *needs, int *col)
+{
+	*col = csv_table_col(t, name);
+	if (*col < 0)
+		return err_set("%s: no column '%s' (a %s chart needs the columns %s)", t->name, name,
+			       plot_kind_name(k), needs);
+	return 0;
+}
+
+/* A number cell that may be empty (NAN). col < 0 (optional column absent): NAN. */
+static int cell_opt(const csv_table *t, int row, int col, double *v)
+{
+	*v = NAN;
+	if (col < 0 || t->cells[row][col][0] == '\0')
+		return 0;
+	return csv_cell_double(t, row, col, v);
+}
+
+/* A number that must be > 0 (a log axis) when present; empty gives NAN. */
+static int cell_pos(const csv_table *t, int row, int col, double *v)
+{
+	if (cell_opt(t, row, col, v) < 0)
+		return ERR_INPUT;
+	if (!isnan(*v) && !(*v > 0))
+		return err_set("%s:%d:%d (%s): expected a positive number, found '%s'", t->name, t->line[row], col + 1,
+			       t->header[col], t->cells[row][col]);
+	return 0;
+}
+
+/* ---- per kind ---- */
+
+/* "dgxh100 8/node": a system and its GPUs per node, the unit of one tta line. */
+static int placement_label(const csv_table *t, int r, int csys, int cgpn, char *buf, size_t len_B)
+{
+	long gpn;
+	if (csv_cell_int(t, r, cgpn, &gpn) < 0)
+		return ERR_INPUT;
+	if (gpn < 1)
+		return err_set("%s:%d:%d (gpus_per_node): expected at least 1, found '%s'", t->name, t->line[r],
+			       cgpn + 1, t->cells[r][cgpn]);
+	snprintf(buf, len_B, "%s %ld/node", t->cells[r][csys], gpn);
+	return 0;
+}
+
+static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
+{
+	const char *needs = k == PLOT_TTA ? "system, gpus_per_node, gpus, tta_s (ttt_s optional)"
+					  : "system, gpus_per_node, gpus, tta_s, capex_usd (energy_J optional)";
+	int csys, cgpn, cg, ctta, ccap = -1;
+	if (need_col(t, "system", k, needs, &csys) < 0 || need_col(t, "gpus_per_node", k, needs, &cgpn) < 0 ||
+	    need_col(t, "gpus", k, needs, &cg) < 0 || need_col(t, "tta_s", k, needs, &ctta) < 0)
+		return ERR_INPUT;
+	if (k == PLOT_COST && need_col(t, "capex_usd", k, needs, &ccap) < 0)
+		return ERR_INPUT;
+	int cy2 = csv_table_col(t, k == PLOT_TTA ? "ttt_s" : "energy_J");
+	int cfits = csv_table_col(t, "fits");
+	for (int r = 0; r < t->nrows; r++) {
+		if (cfits >= 0 && strcmp(t->cells[r][cfits], "0") == 0)
+			continue; /* does not fit in memory: no time */
+		char label[256];
+		double g, tta, y2, cap = NAN;
+		if (placement_label(t, r, csys, cgpn, label, sizeof label) < 0 || cell_pos(t, r, cg, &g) < 0 ||
+		    cell_pos(t, r, ctta, &tta) < 0 || cell_pos(t, r, cy2, &y2) < 0 ||
+		    (ccap >= 0 && cell_pos(t, r, ccap, &cap) < 0))
+			return ERR_INPUT;
+		if (isnan(g) || isnan(tta))
+			continue;
+		plot_series *s = series_get(d, label);
+		if (k == PLOT_COST) {
+			if (isnan(cap))
+				continue; /* unpriced: no point on a cost chart */
+			series_add(s, tta / 60.0, cap, y2 / 3.6e6); /* minutes; USD; kWh */
+			continue;
+		}
+		/* one point per GPU count: the fastest configuration (a sweep may hold several batches) */
+		int i = 0;
+		while (i < s->n && s->x[i] != g)
+			i++;
+		if (i == s->n)
+			series_add(s, g, tta / 60.0, y2 / 60.0);
+		else if (tta / 60.0 < s->y[i]) {
+			s->y[i] = tta / 60.0;
+			s->y2[i] = y2 / 60.0;
+		}
+	}
+	return 0;
+}
+
+static int build_parity(plot_data *d, const csv_table *t)
+{
+	const char *needs = "measured, predicted (group optional)";
+	int cm, cp;
+	if (need_col(t, "measured", PLOT_PARITY, needs, &cm) < 0 || need_col(t, "predicted", PLOT_PARITY, needs, &cp) < 0)
+		return ERR_INPUT;
+	int cgrp = csv_table_col(t, "group");
+	for (int r = 0; r < t->nrows; r++) {
+		double m, p;
+		if (cell_pos(t, r, cm, &m) < 0 || cell_pos(t, r, cp, &p) < 0)
+			return ERR_INPUT;
+		if (isnan(m) || isnan(p))
+			continue;
+		/* the group's first word is the kind of measurement (throughput, allreduce, pipeline, ...) */
+		char label[64] = "points";
+		if (cgrp >= 0 && t->cells[r][cgrp][0]) {
+			snprintf(label, sizeof label, "%s", t->cells[r][cgrp]);
+			label[strcspn(label, " ")] = '\0';
+		}
+		series_add(series_get(d, label), m, p, NAN);
+	}
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static int build_epochs(plot_data *d, const csv_table *t)
+{
+	const char *needs = "epoch, throughput_img_s, top1, and time_s or iters+iter_s";
+	int ce, cthr, ctop;
+	if (need_col(t, "epoch", PLOT_EPOCHS, needs, &ce) < 0 ||
+	    need_col(t, "throughput_img_s", PLOT_EPOCHS, needs, &cthr) < 0 ||
+	    need_col(t, "top1", PLOT_EPOCHS, needs, &ctop) < 0)
+		return ERR_INPUT;
+	int ctime = csv_table_col(t, "time_s"), cit = csv_table_col(t, "iters"), cits = csv_table_col(t, "iter_s");
+	if (ctime < 0 && (cit < 0 || cits < 0))
+		return err_set("%s: no column 'time_s' nor 'iters' and 'iter_s' (an epochs chart needs the columns %s)",
+			       t->name, needs);
+	int crun = csv_table_col(t, "run_id");
+	/* elapsed time per run: the sum of its epochs' times, in file order */
+	for (int r = 0; r < t->nrows; r++) {
+		if (t->cells[r][ce][0] == '\0')
+			continue; /* the run's summary row */
+		long ep;
+		if (csv_cell_int(t, r, ce, &ep) < 0)
+			return ERR_INPUT;
+		if (ep < 1)
+			continue;
+		double thr, top1, dt, it = NAN, its = NAN;
+		if (cell_opt(t, r, cthr, &thr) < 0 || cell_opt(t, r, ctop, &top1) < 0)
+			return ERR_INPUT;
+		if (ctime >= 0) {
+			if (cell_opt(t, r, ctime, &dt) < 0)
+				return ERR_INPUT;
+		} else {
+			if (cell_opt(t, r, cit, &it) < 0 || cell_opt(t, r, cits, &its) < 0)
+				return ERR_INPUT;
+			dt = it * its;
+		}
+		if (isnan(dt) || dt < 0)
+			return err_set("%s:%d: expected the epoch's time (time_s, or iters x iter_s) as a number >= 0",
+				       t->name, t->line[r]);
+		char label[256];
+		snprintf(label, sizeof label, "%s%s%s", base_name(t->name), crun >= 0 ? " " : "",
+			 crun >= 0 ? t->cells[r][crun] : "");
+		plot_series *s = series_get(d, label);
+		double t0 = s->n ? s->x[s->n - 1] : 0.0;
+		if (!isfinite(t0 + dt))
+			return err_set("%s:%d: the elapsed time (sum of the epochs' times) is not a finite number", t->name,
+				       t->line[r]);
+		series_add(s, t0 + dt, thr, top1);
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorts a tta series by GPU count (x), carrying y and y2. */
+static void series_sort(plot_series *s)
+{
+	double *row = xmalloc((size_t)s->n * 3 * sizeof *row);
+	for (int i = 0; i < s->n; i++) {
+		row[3 * i] = s->x[i];
+		row[3 * i + 1] = s->y[i];
+		row[3 * i + 2] = s->y2[i];
+	}
+	qsort(row, (size_t)s->n, 3 * sizeof *row, cmp_double);
+	for (int i = 0; i < s->n; i++) {
+		s->x[i] = row[3 * i];
+		s->y[i] = row[3 * i + 1];
+		s->y2[i] = row[3 * i + 2];
+	}
+	free(row);
+}
+
+int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n)
+{
+	memset(d, 0, sizeof *d);
+	d->kind = kind;
+	for (int i = 0; i < n; i++) {
+		int rc = kind == PLOT_TTA || kind == PLOT_COST ? build_tta(d, tables[i], kind)
+			 : kind == PLOT_PARITY		       ? build_parity(d, tables[i])
+			 : kind == PLOT_EPOCHS		       ? build_epochs(d, tables[i])
+							       : err_set("plot: no chart kind given");
+		if (rc < 0) {
+			plot_data_free(d);
+			return ERR_INPUT;
+		}
+	}
+	/* drop empty series (every row skipped), sort tta lines by GPUs */
+	int total = 0, kept = 0;
+	for (int i = 0; i < d->nseries; i++) {
+		plot_series *s = &d->series[i];
+		if (s->n == 0) {
+			free(s->label);
+			free(s->x);
+			free(s->y);
+			free(s->y2);
+			continue;
+		}
+		if (kind == PLOT_TTA)
+			series_sort(s);
+		for (int j = 0; j < s->n; j++)
+			d->has_y2 |= !isnan(s->y2[j]);
+		total += s->n;
+		d->series[kept++] = *s;
+	}
+	d->nseries = kept;
+	if (total == 0) {
+		plot_data_free(d);
+		return err_set("%s: no row has anything to draw on a %s chart%s", n > 0 ? tables[0]->name : "plot",
+			       plot_kind_name(kind), kind == PLOT_COST ? " (rows need tta_s and capex_usd)" : "");
+	}
+	return 0;
+}
+
+/* ---- Pareto front ---- */
+
+typedef struct pidx {
+	double x, y;
+	int i;
+} pidx;
+
+static int cmp_pidx(const void *a, const void *b)
+{
+	const pidx *p = a, *q = b;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	if (p->y != q->y)
+		return p->y < q->y ? -1 : 1;
+	return p->i - q->i;
+}
+
+int plot_pareto(const double *x, const double *y, int n, bool *on_front)
+{
+	pidx *p = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *p);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		on_front[i] = false;
+		if (!isnan(x[i]) && !isnan(y[i]))
+			p[m++] = (pidx){x[i], y[i], i};
+	}
+	/* by x, then y: a point is on the front when its y is below every y seen before it (all of which have
+	 * a smaller or equal x), or when it repeats the last front point exactly */
+	qsort(p, (size_t)m, sizeof *p, cmp_pidx);
+	int count = 0;
+	double best_y = INFINITY, best_x = NAN;
+	for (int k = 0; k < m; k++) {
+		if (p[k].y < best_y || (p[k].y == best_y && p[k].x == best_x)) {
+			on_front[p[k].i] = true;
+			count++;
+			best_y = p[k].y;
+			best_x = p[k].x;
+		}
+	}
+	free(p);
+	return count;
+}

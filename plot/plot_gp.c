@@ -1,0 +1,349 @@
+/* plot_gp.c: the gnuplot script of a chart and running gnuplot on it.
+ * Data travel as inline data blocks ($d0 << EOD) of numbers only; every string (titles, series names,
+ * output paths) is a single-quoted gnuplot literal from plot_gp_quote, where gnuplot substitutes nothing.
+ * Terminals run with `noenhanced`, so names are drawn as they are.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "plot/plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Tableau 10: distinguishable colours, also in grey print */
+static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+enum { NCOLOURS = 10 };
+
+char *plot_gp_quote(const char *s)
+{
+	size_t n = 2;
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 2 : 1;
+	char *q = xmalloc(n + 1), *o = q;
+	*o++ = '\'';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\'') {
+			*o++ = '\'';
+			*o++ = '\'';
+		} else {
+			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* Writes `prefix` then s quoted then `suffix`. */
+static void put_quoted(FILE *f, const char *prefix, const char *s, const char *suffix)
+{
+	char *q = plot_gp_quote(s);
+	fprintf(f, "%s%s%s", prefix, q, suffix);
+	free(q);
+}
+
+static void put_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("NaN", f);
+	else
+		fprintf(f, "%.10g", v);
+}
+
+static void put_block(FILE *f, const char *name, const double *x, const double *y, const double *y2, int n)
+{
+	fprintf(f, "%s << EOD\n", name);
+	for (int i = 0; i < n; i++) {
+		put_num(f, x[i]);
+		fputc(' ', f);
+		put_num(f, y[i]);
+		fputc(' ', f);
+		put_num(f, y2 ? y2[i] : NAN);
+		fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+}
+
+/* The Pareto front of a cost chart (all series together), sorted by time, as a data block. */
+static void put_front(FILE *f, const plot_data *d)
+{
+	int n = 0;
+	for (int i = 0; i < d->nseries; i++)
+		n += d->series[i].n;
+	double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
+	bool *on = xmalloc((size_t)n * sizeof *on);
+	int k = 0;
+	for (int i = 0; i < d->nseries; i++)
+		for (int j = 0; j < d->series[i].n; j++, k++) {
+			x[k] = d->series[i].x[j];
+			y[k] = d->series[i].y[j];
+		}
+	plot_pareto(x, y, n, on);
+	/* selection by x: n is small (a chart's points) */
+	double *fx = xmalloc((size_t)n * sizeof *fx), *fy = xmalloc((size_t)n * sizeof *fy);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (on[i]) {
+			int at = m++;
+			while (at > 0 && fx[at - 1] > x[i]) {
+				fx[at] = fx[at - 1];
+				fy[at] = fy[at - 1];
+				at--;
+			}
+			fx[at] = x[i];
+			fy[at] = y[i];
+		}
+	put_block(f, "$front", fx, fy, NULL, m);
+	free(x);
+	free(y);
+	free(on);
+	free(fx);
+	free(fy);
+}
+
+static const char *default_title(plot_kind k)
+{
+	switch (k) {
+	case PLOT_TTA: return "Time to accuracy vs GPUs (one line per system and GPUs per node)";
+	case PLOT_COST: return "Cost vs time to accuracy";
+	case PLOT_PARITY: return "Predicted vs measured (validate)";
+	case PLOT_EPOCHS: return "Training run: throughput and top-1 per epoch";
+	default: return "scaleplan";
+	}
+}
+
+/* One series' style: colour by index, point type cycling past the palette. */
+static void put_style(FILE *f, int i, const char *with, const char *extra)
+{
+	static const int points[] = {5, 7, 9, 11, 13, 15, 4, 6, 8, 10, 12, 14};
+	fprintf(f, "%s lc rgb '%s' pt %d %s", with, colours[i % NCOLOURS], points[i % 12], extra);
+}
+
+static void body_tta(FILE *f, const plot_data *d)
+{
+	fputs("set logscale x 2\nset logscale y 10\nset xlabel 'GPUs'\n", f);
+	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (solid), MLPerf time to train (dashed)"
+						   : "time to accuracy (minutes)");
+	fputs("plot ", f);
+	for (int i = 0; i < d->nseries; i++) {
+		fprintf(f, "%s$d%d using 1:2 ", i ? ", \\\n     " : "", i);
+		put_style(f, i, "with linespoints lw 2", "");
+		put_quoted(f, "title ", d->series[i].label, "");
+		if (d->has_y2) {
+			fprintf(f, ", \\\n     $d%d using 1:3 ", i);
+			put_style(f, i, "with linespoints lw 1 dt 2", "notitle");
+		}
+	}
+	fputc('\n', f);
+}
+
+static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
+{
+	if (d->has_y2)
+		fputs("set multiplot layout 2,1\n", f);
+	if (d->has_y2)
+		fputs("set lmargin at screen 0.1\nset rmargin at screen 0.75\n", f);
+	if (!isnan(o->budget_usd))
+		fprintf(f, "set arrow 1 from graph 0, first %.10g to graph 1, first %.10g nohead lc rgb '#d62728' lw 2 dt 3\n",
+			o->budget_usd, o->budget_usd);
+	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy (minutes)'\n"
+	      "set ylabel 'capex (USD, list price x nodes)'\n",
+	      f);
+	fputs("plot ", f);
+	for (int i = 0; i < d->nseries; i++) {
+		fprintf(f, "%s$d%d using 1:2 ", i ? ", \\\n     " : "", i);
+		put_style(f, i, "with points ps 1.3", "");
+		put_quoted(f, "title ", d->series[i].label, "");
+	}
+	fputs(", \\\n     $front using 1:2 with linespoints lc rgb 'black' lw 1.5 pt 6 ps 2.2 title 'Pareto front'", f);
+	if (!isnan(o->budget_usd))
+		fprintf(f, ", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 3 title 'budget %.0f USD'", o->budget_usd);
+	fputc('\n', f);
+	if (!d->has_y2)
+		return;
+	fputs("unset title\nunset arrow 1\nset ylabel 'energy per run (kWh, GPUs and nodes)'\nplot ", f);
+	for (int i = 0; i < d->nseries; i++) {
+		fprintf(f, "%s$d%d using 1:3 ", i ? ", \\\n     " : "", i);
+		put_style(f, i, "with points ps 1.3", "notitle");
+	}
+	fputs("\nunset multiplot\n", f);
+}
+
+/* One panel per kind of measurement (units differ: img/s, s, ...), each with its own square log range so
+ * the +-10% band is visible. */
+static void body_parity(FILE *f, const plot_data *d)
+{
+	int cols = d->nseries > 1 ? 2 : 1, rows = (d->nseries + cols - 1) / cols;
+	fprintf(f, "set multiplot layout %d,%d\n", rows, cols);
+	fputs("set logscale xy 10\nset format xy '%g'\nset samples 200\nset key inside left top\n"
+	      "set xlabel 'measured'\nset ylabel 'predicted'\n",
+	      f);
+	for (int i = 0; i < d->nseries; i++) {
+		const plot_series *s = &d->series[i];
+		double lo = INFINITY, hi = 0;
+		for (int j = 0; j < s->n; j++) {
+			lo = fmin(lo, fmin(s->x[j], s->y[j]));
+			hi = fmax(hi, fmax(s->x[j], s->y[j]));
+		}
+		lo /= 1.3;
+		hi *= 1.3;
+		fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n", lo, hi, lo, hi);
+		put_quoted(f, "set title ", s->label, "\n");
+		fputs("plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves lc rgb '#d9d9d9' title '+-10%', \\\n"
+		      "     x with lines lc rgb 'black' lw 1 title 'y = x', \\\n",
+		      f);
+		fprintf(f, "     $d%d using 1:2 ", i);
+		put_style(f, i, "with points ps 1.2", "notitle");
+		fputc('\n', f);
+	}
+	fputs("unset multiplot\n", f);
+}
+
+static void body_epochs(FILE *f, const plot_data *d)
+{
+	fputs("set xlabel 'elapsed training time (s, sum of epoch times)'\nset ylabel 'throughput (img/s, solid)'\n"
+	      "set y2label 'top-1 (dashed)'\nset ytics nomirror\nset y2tics\nset y2range [0:1]\nset yrange [0:*]\n",
+	      f);
+	fputs("plot ", f);
+	for (int i = 0; i < d->nseries; i++) {
+		fprintf(f, "%s$d%d using 1:2 axes x1y1 ", i ? ", \\\n     " : "", i);
+		put_style(f, i, "with linespoints lw 2", "");
+		put_quoted(f, "title ", d->series[i].label, "");
+		fprintf(f, ", \\\n     $d%d using 1:3 axes x1y2 ", i);
+		put_style(f, i, "with linespoints lw 1 dt 2", "notitle");
+	}
+	fputc('\n', f);
+}
+
+static void body(FILE *f, const plot_data *d, const plot_opts *o)
+{
+	put_quoted(f, "set title ", o->title ? o->title : default_title(d->kind), "\n");
+	fputs("set grid\nset key outside right top vertical\nset border lw 1\n", f);
+	switch (d->kind) {
+	case PLOT_TTA: body_tta(f, d); break;
+	case PLOT_COST: body_cost(f, d, o); break;
+	case PLOT_PARITY: body_parity(f, d); break;
+	default: body_epochs(f, d); break;
+	}
+}
+
+int plot_script_write(FILE *f, const plot_data *d, const plot_opts *o, const char *svg_out, const char *png_out)
+{
+	fprintf(f, "# scaleplan plot: %s chart (gnuplot script, data inline)\n", plot_kind_name(d->kind));
+	for (int i = 0; i < d->nseries; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "$d%d", i);
+		put_block(f, name, d->series[i].x, d->series[i].y, d->series[i].y2, d->series[i].n);
+	}
+	if (d->kind == PLOT_COST)
+		put_front(f, d);
+	int height = d->kind == PLOT_COST && d->has_y2 ? 900 : 600;
+	if (svg_out) {
+		fprintf(f, "set terminal svg size 1000,%d dynamic noenhanced font 'sans,12' background rgb 'white'\n", height);
+		put_quoted(f, "set output ", svg_out, "\n");
+		body(f, d, o);
+		fputs("unset output\n", f);
+	}
+	if (png_out) {
+		fprintf(f, "reset\nset terminal pngcairo size 1000,%d noenhanced font 'sans,10' background rgb 'white'\n",
+			height);
+		put_quoted(f, "set output ", png_out, "\n");
+		body(f, d, o);
+		fputs("unset output\n", f);
+	}
+	if (ferror(f)) {
+		err_set("plot: cannot write the gnuplot script");
+		return ERR_ENV;
+	}
+	return 0;
+}
+
+bool plot_gnuplot_found(void)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return false;
+	char *dirs = xstrdup(path), *save = NULL;
+	bool found = false;
+	for (char *dir = strtok_r(dirs, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *exe = xasprintf("%s/gnuplot", *dir ? dir : ".");
+		found = access(exe, X_OK) == 0;
+		free(exe);
+	}
+	free(dirs);
+	return found;
+}
+
+/* Runs `gnuplot SCRIPT` and waits; 0 when it exits 0. */
+static int run_gnuplot(const char *script)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_set("plot: fork: %s", strerror(errno));
+		return ERR_ENV;
+	}
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			err_set("plot: waitpid: %s", strerror(errno));
+			return ERR_ENV;
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		err_set("plot: gnuplot failed (%s %d) on %s", WIFEXITED(st) ? "exit" : "signal",
+			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), script);
+		return ERR_ENV;
+	}
+	return 0;
+}
+
+int plot_render(const plot_data *d, const plot_opts *o, const char *prefix)
+{
+	if (!plot_gnuplot_found()) {
+		err_set("gnuplot not found on PATH: install the Debian package gnuplot-nox (`make deps` does)");
+		return ERR_ENV;
+	}
+	char *svg = xasprintf("%s.svg", prefix), *png = xasprintf("%s.png", prefix);
+	char *svg_tmp = xasprintf("%s.svg.tmp", prefix), *png_tmp = xasprintf("%s.png.tmp", prefix);
+	char *script = xasprintf("%s.gp.tmp", prefix);
+	int rc = 0;
+	FILE *f = fopen(script, "w");
+	if (!f) {
+		err_set("%s: cannot write: %s", script, strerror(errno));
+		rc = ERR_ENV;
+		goto out;
+	}
+	rc = plot_script_write(f, d, o, o->svg ? svg_tmp : NULL, o->png ? png_tmp : NULL);
+	if (fclose(f) != 0 && rc == 0) {
+		err_set("%s: write error", script);
+		rc = ERR_ENV;
+	}
+	if (rc == 0)
+		rc = run_gnuplot(script);
+	if (rc == 0 && o->svg && rename(svg_tmp, svg) != 0) {
+		err_set("%s: cannot rename to %s: %s", svg_tmp, svg, strerror(errno));
+		rc = ERR_ENV;
+	}
+	if (rc == 0 && o->png && rename(png_tmp, png) != 0) {
+		err_set("%s: cannot rename to %s: %s", png_tmp, png, strerror(errno));
+		rc = ERR_ENV;
+	}
+out:
+	unlink(script);
+	unlink(svg_tmp);
+	unlink(png_tmp);
+	free(svg);
+	free(png);
+	free(svg_tmp);
+	free(png_tmp);
+	free(script);
+	return rc;
+}

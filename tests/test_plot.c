@@ -1,0 +1,189 @@
+/* tests for plot/: chart-kind detection, series grouping, the Pareto front on a hand-computed case,
+ * gnuplot string escaping (no injection through names), and the error messages of bad CSVs.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot/plot.h"
+#include "tests/test.h"
+
+static int parse(csv_table *t, const char *text)
+{
+	return csv_table_parse(t, "t.csv", text, strlen(text));
+}
+
+static void test_detect(test_ctx *t)
+{
+	static const struct {
+		const char *csv;
+		plot_kind want;
+	} cases[] = {
+		{"system,gpus_per_node,gpus,tta_s,ttt_s\n", PLOT_TTA},
+		{"group,file,line,measured,predicted\n", PLOT_PARITY},
+		{"source,epoch,throughput_img_s,top1,time_s\n", PLOT_EPOCHS},
+		{"a,b,c\n", PLOT_AUTO},
+		{"system,gpus\n", PLOT_AUTO},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		csv_table tb;
+		TEST_CHECK(t, parse(&tb, cases[i].csv) == 0, "%s", err_msg());
+		TEST_CHECK(t, plot_kind_detect(&tb) == cases[i].want, "case %zu: %s", i, plot_kind_name(plot_kind_detect(&tb)));
+		csv_table_free(&tb);
+	}
+	plot_kind k;
+	TEST_CHECK(t, plot_kind_parse("cost", &k) && k == PLOT_COST, "cost");
+	TEST_CHECK(t, !plot_kind_parse("pie", &k), "pie is no kind");
+}
+
+static void test_grouping(test_ctx *t)
+{
+	/* two systems, two placements of one; a 16-GPU duplicate (another batch) keeps the faster;
+	 * a row that does not fit and an unpriced row */
+	const char *csv = "system,gpus_per_node,gpus,tta_s,ttt_s,fits,capex_usd\n"
+			  "a,8,16,600,540,1,200\n"
+			  "a,8,8,1200,1100,1,100\n"
+			  "a,1,8,1800,1700,1,400\n"
+			  "b,4,4,3000,,1,\n"
+			  "a,8,16,480,420,1,200\n"
+			  "b,4,8,60,50,0,\n";
+	csv_table tb;
+	TEST_CHECK(t, parse(&tb, csv) == 0, "%s", err_msg());
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, PLOT_TTA, &tp, 1) == 0, "%s", err_msg());
+	TEST_CHECK(t, d.nseries == 3, "nseries %d", d.nseries);
+	if (d.nseries == 3) {
+		TEST_CHECK(t, strcmp(d.series[0].label, "a 8/node") == 0, "%s", d.series[0].label);
+		TEST_CHECK(t, strcmp(d.series[1].label, "a 1/node") == 0, "%s", d.series[1].label);
+		TEST_CHECK(t, strcmp(d.series[2].label, "b 4/node") == 0, "%s", d.series[2].label);
+		TEST_CHECK(t, d.series[0].n == 2, "a 8/node points %d", d.series[0].n);
+		/* sorted by GPUs; minutes; the faster 16-GPU row kept */
+		TEST_NEAR(t, d.series[0].x[0], 8, 0);
+		TEST_NEAR(t, d.series[0].y[0], 20.0, 1e-12);
+		TEST_NEAR(t, d.series[0].x[1], 16, 0);
+		TEST_NEAR(t, d.series[0].y[1], 8.0, 1e-12);
+		TEST_NEAR(t, d.series[0].y2[1], 7.0, 1e-12);
+		TEST_CHECK(t, d.series[2].n == 1 && isnan(d.series[2].y2[0]), "b: one point, no ttt");
+	}
+	TEST_CHECK(t, d.has_y2, "ttt present");
+	plot_data_free(&d);
+	/* cost: unpriced rows dropped, so b has no series */
+	TEST_CHECK(t, plot_data_build(&d, PLOT_COST, &tp, 1) == 0, "%s", err_msg());
+	TEST_CHECK(t, d.nseries == 2, "cost series %d", d.nseries);
+	TEST_CHECK(t, !d.has_y2, "no energy column");
+	plot_data_free(&d);
+	csv_table_free(&tb);
+}
+
+static void test_epochs(test_ctx *t)
+{
+	const char *csv = "source,run_id,epoch,iters,iter_s,throughput_img_s,top1\n"
+			  "exec,r1,,100,0.5,900,0.8\n"
+			  "exec,r1,1,10,0.5,1000,0.3\n"
+			  "exec,r1,2,10,0.25,1100,0.5\n"
+			  "exec,r2,1,4,1,800,0.2\n";
+	csv_table tb;
+	TEST_CHECK(t, parse(&tb, csv) == 0, "%s", err_msg());
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, PLOT_EPOCHS, &tp, 1) == 0, "%s", err_msg());
+	TEST_CHECK(t, d.nseries == 2, "runs %d", d.nseries);
+	if (d.nseries == 2 && d.series[0].n == 2) {
+		TEST_NEAR(t, d.series[0].x[0], 5.0, 1e-12);
+		TEST_NEAR(t, d.series[0].x[1], 7.5, 1e-12); /* elapsed: 10 x 0.5 + 10 x 0.25 */
+		TEST_NEAR(t, d.series[0].y2[1], 0.5, 1e-12);
+		TEST_CHECK(t, strcmp(d.series[1].label, "t.csv r2") == 0, "%s", d.series[1].label);
+	}
+	plot_data_free(&d);
+	csv_table_free(&tb);
+}
+
+static void test_pareto(test_ctx *t)
+{
+	/* minimise both: (3,7) is dominated by (2,5), (5,1) by (4,1), (2,6) by (2,5); (2,5) twice is on
+	 * the front twice; the NAN point never is */
+	const double x[] = {1, 2, 3, 4, 2, NAN, 5, 2};
+	const double y[] = {10, 5, 7, 1, 5, 0.5, 1, 6};
+	const bool want[] = {true, true, false, true, true, false, false, false};
+	bool on[8];
+	int n = plot_pareto(x, y, 8, on);
+	TEST_CHECK(t, n == 4, "front size %d", n);
+	for (int i = 0; i < 8; i++)
+		TEST_CHECK(t, on[i] == want[i], "point %d (%g, %g): %d", i, x[i], y[i], on[i]);
+	TEST_CHECK(t, plot_pareto(x, y, 0, on) == 0, "empty");
+}
+
+static void test_escape(test_ctx *t)
+{
+	char *q = plot_gp_quote("a'b\nc\\`d`@x");
+	TEST_CHECK(t, strcmp(q, "'a''b c\\`d`@x'") == 0, "%s", q);
+	free(q);
+	/* a series named to break out of the string and run a command: the script keeps it inside one literal */
+	const char *csv = "system,gpus_per_node,gpus,tta_s\n"
+			  "\"x'\nsystem 'touch /tmp/pwned'\n#\",8,8,100\n";
+	csv_table tb;
+	TEST_CHECK(t, parse(&tb, csv) == 0, "%s", err_msg());
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, PLOT_TTA, &tp, 1) == 0, "%s", err_msg());
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	plot_opts o = {.kind = PLOT_TTA, .budget_usd = NAN, .svg = true, .png = true, .title = "it's \"mine\""};
+	TEST_CHECK(t, plot_script_write(f, &d, &o, "out'.svg", "out.png") == 0, "%s", err_msg());
+	fclose(f);
+	TEST_CHECK(t, strstr(buf, "\nsystem") == NULL, "a line starts with system:\n%s", buf);
+	TEST_CHECK(t, strstr(buf, "title 'x'' system ''touch /tmp/pwned'' # 8/node'") != NULL, "label quoted:\n%s", buf);
+	TEST_CHECK(t, strstr(buf, "set output 'out''.svg'") != NULL, "output quoted");
+	TEST_CHECK(t, strstr(buf, "set title 'it''s \"mine\"'") != NULL, "title quoted");
+	TEST_CHECK(t, strstr(buf, "$d0 << EOD\n8 1.666666667 NaN\nEOD\n") != NULL, "data block:\n%s", buf);
+	free(buf);
+	plot_data_free(&d);
+	csv_table_free(&tb);
+}
+
+/* Builds kind k from csv; expects failure with `want` in the message. */
+static void expect_error(test_ctx *t, plot_kind k, const char *csv, const char *want)
+{
+	csv_table tb;
+	if (parse(&tb, csv) < 0) {
+		TEST_CHECK(t, strstr(err_msg(), want) != NULL, "parse: '%s' lacks '%s'", err_msg(), want);
+		return;
+	}
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, k, &tp, 1) < 0, "accepted: %s", csv);
+	TEST_CHECK(t, strstr(err_msg(), want) != NULL, "'%s' lacks '%s'", err_msg(), want);
+	TEST_CHECK(t, d.nseries == 0 && d.series == NULL, "left empty");
+	csv_table_free(&tb);
+}
+
+static void test_errors(test_ctx *t)
+{
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus\na,8,8\n", "t.csv: no column 'tta_s'");
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\na,8,8,100\na,8,16,fast\n",
+		     "t.csv:3:4 (tta_s): expected a finite number, found 'fast'");
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\na,8,8,-5\n", "t.csv:2:4 (tta_s): expected a positive");
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\na,0,8,5\n", "t.csv:2:2 (gpus_per_node)");
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\na,8,8,\n", "no row has anything to draw");
+	expect_error(t, PLOT_COST, "system,gpus_per_node,gpus,tta_s\na,8,8,5\n", "no column 'capex_usd'");
+	expect_error(t, PLOT_COST, "system,gpus_per_node,gpus,tta_s,capex_usd\na,8,8,5,\n", "rows need tta_s and capex_usd");
+	expect_error(t, PLOT_PARITY, "measured,predicted\n1,0\n", "t.csv:2:2 (predicted): expected a positive");
+	expect_error(t, PLOT_EPOCHS, "epoch,throughput_img_s,top1\n1,5,0.1\n", "no column 'time_s' nor 'iters'");
+	expect_error(t, PLOT_EPOCHS, "epoch,throughput_img_s,top1,time_s\n1.5,5,0.1,3\n", "t.csv:2:1 (epoch): expected an integer");
+	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\n\"a,8,8,5\n", "t.csv");
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	test_detect(&t);
+	test_grouping(&t);
+	test_epochs(&t);
+	test_pareto(&t);
+	test_escape(&t);
+	test_errors(&t);
+	return test_report(&t);
+}
