@@ -147,8 +147,25 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 void cli_params_print(FILE *out, const model_params *p);
 /* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN. Returns buf. */
 char *cli_fmt_duration(double s, char *buf, size_t len_B);
+/* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
+typedef struct cli_row {
+	model_scenario sc;
+	model_result r;
+	double key, tie; /* cli_rank_key */
+} cli_row;
+/* The candidate systems of --systems LIST (NULL: the white papers' seed systems and current nodes; "all":
+ * every system) into cand[max]. Prints "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
+int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n);
+/* Appends every placement of `gpus` GPUs on each candidate (nodes x GPUs per node, 1xN ... Nx1 as far as a node
+ * holds them), predicted and keyed by rank, to *rows (grown, *cap its capacity); multi-node placements of
+ * systems without a network are counted in *skipped. EXIT_OK or an exit code (message printed). */
+int cli_placements(cli_scen *s, const char *cmd, const hw_system *const *cand, int ncand, long gpus, cli_rank rank,
+		   cli_row **rows, int *nrows, int *cap, int *skipped);
+/* Sorts rows by rank key, then system id. */
+void cli_rows_sort(cli_row *rows, int n);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 /* ---- END scenario options ---- */
 

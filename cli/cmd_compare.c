@@ -16,17 +16,80 @@
 static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40", "dgx1-v100",
 					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200"};
 
-typedef struct cmp_row {
-	model_scenario sc;
-	model_result r;
-	double key, tie;   /* cli_rank_key */
-} cmp_row;
+typedef cli_row cmp_row;
 
 static int by_rank(const void *a, const void *b)
 {
 	const cmp_row *x = a, *y = b;
 	int c = cli_rank_cmp(x->key, x->tie, y->key, y->tie);
 	return c ? c : strcmp(x->sc.node.system_id, y->sc.node.system_id);
+}
+
+void cli_rows_sort(cli_row *rows, int n)
+{
+	qsort(rows, (size_t)n, sizeof *rows, by_rank);
+}
+
+int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n)
+{
+	*n = 0;
+	if (!systems) {
+		for (size_t i = 0; i < sizeof(default_systems) / sizeof(default_systems[0]) && *n < max; i++) {
+			const hw_system *sys = hw_system_find(&s->db, default_systems[i]);
+			if (sys)
+				cand[(*n)++] = sys;
+		}
+	} else if (strcmp(systems, "all") == 0) {
+		for (int i = 0; i < s->db.nsystems && *n < max; i++)
+			cand[(*n)++] = &s->db.systems[i];
+	} else {
+		char buf[2048], *save = NULL, where[64];
+		snprintf(buf, sizeof(buf), "%s", systems);
+		snprintf(where, sizeof where, "%s: --systems", cmd);
+		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
+			const hw_system *sys = hw_system_find(&s->db, tok);
+			if (!sys)
+				return cli_unknown_id(&s->db, where, HW_SYSTEM, tok);
+			cand[(*n)++] = sys;
+		}
+	}
+	if (*n == 0) {
+		fprintf(stderr, "scaleplan %s: no candidate systems\n", cmd);
+		return EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+int cli_placements(cli_scen *s, const char *cmd, const hw_system *const *cand, int ncand, long gpus, cli_rank rank,
+		   cli_row **rows, int *nrows, int *cap, int *skipped)
+{
+	for (int k = 0; k < ncand; k++) {
+		const hw_system *sys = cand[k];
+		for (int gpn = sys->gpus_per_node; gpn >= 1; gpn--) {
+			if (gpus % gpn)
+				continue;
+			int nodes = (int)(gpus / gpn);
+			if (nodes > 1 && !sys->nic && !s->fabric_id) {
+				(*skipped)++;
+				continue;
+			}
+			if (*nrows == *cap) {
+				*cap = *cap ? 2 * *cap : 64;
+				*rows = xrealloc(*rows, (size_t)*cap * sizeof(**rows));
+			}
+			cli_row *row = &(*rows)[*nrows];
+			int rc = cli_scen_resolve(s, sys, gpn, nodes, &row->sc);
+			if (rc)
+				return rc;
+			if (model_predict(&row->sc, &s->params, &row->r)) {
+				fprintf(stderr, "scaleplan %s: %s: %s\n", cmd, sys->id, err_msg());
+				return EXIT_INPUT;
+			}
+			cli_rank_key(rank, &row->r, &row->key, &row->tie);
+			(*nrows)++;
+		}
+	}
+	return EXIT_OK;
 }
 
 static void compare_usage(FILE *out)
@@ -119,73 +182,24 @@ int cmd_compare(int argc, char **argv)
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	/* candidates */
-	if (!systems) {
-		for (size_t i = 0; i < sizeof(default_systems) / sizeof(default_systems[0]); i++) {
-			const hw_system *sys = hw_system_find(&s.db, default_systems[i]);
-			if (sys)
-				cand[ncand++] = sys;
-		}
-	} else if (strcmp(systems, "all") == 0) {
-		for (int i = 0; i < s.db.nsystems && ncand < 256; i++)
-			cand[ncand++] = &s.db.systems[i];
-	} else {
-		char buf[2048], *save = NULL;
-		snprintf(buf, sizeof(buf), "%s", systems);
-		for (char *tok = strtok_r(buf, ",", &save); tok && ncand < 256; tok = strtok_r(NULL, ",", &save)) {
-			const hw_system *sys = hw_system_find(&s.db, tok);
-			if (!sys) {
-				rc = cli_unknown_id(&s.db, "compare: --systems", HW_SYSTEM, tok);
-				goto out;
-			}
-			cand[ncand++] = sys;
-		}
-	}
-	if (ncand == 0) {
-		fprintf(stderr, "scaleplan compare: no candidate systems\n");
-		rc = EXIT_INPUT;
+	rc = cli_candidates(&s, "compare", systems, cand, 256, &ncand);
+	if (rc)
 		goto out;
-	}
 	if (s.nmeasured && ncand > 1) {
 		fprintf(stderr, "scaleplan compare: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	/* placements */
-	for (int k = 0; k < ncand; k++) {
-		const hw_system *sys = cand[k];
-		for (int gpn = sys->gpus_per_node; gpn >= 1; gpn--) {
-			if (gpus % gpn)
-				continue;
-			int nodes = (int)(gpus / gpn);
-			if (nodes > 1 && !sys->nic && !s.fabric_id) {
-				skipped++;
-				continue;
-			}
-			if (nrows == cap) {
-				cap = cap ? 2 * cap : 64;
-				rows = xrealloc(rows, (size_t)cap * sizeof(*rows));
-			}
-			cmp_row *row = &rows[nrows];
-			rc = cli_scen_resolve(&s, sys, gpn, nodes, &row->sc);
-			if (rc)
-				goto out;
-			if (model_predict(&row->sc, &s.params, &row->r)) {
-				fprintf(stderr, "scaleplan compare: %s: %s\n", sys->id, err_msg());
-				rc = EXIT_INPUT;
-				goto out;
-			}
-			cli_rank_key(rank, &row->r, &row->key, &row->tie);
-			nrows++;
-		}
-	}
+	rc = cli_placements(&s, "compare", cand, ncand, gpus, rank, &rows, &nrows, &cap, &skipped);
+	if (rc)
+		goto out;
 	if (nrows == 0) {
 		fprintf(stderr, "scaleplan compare: no system can hold %ld GPUs (%d need a network the database "
 				"does not give them: try --fabric ID)\n", gpus, skipped);
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	qsort(rows, (size_t)nrows, sizeof(*rows), by_rank);
+	cli_rows_sort(rows, nrows);
 	if (outpath || strcmp(format, "csv") == 0) {
 		csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
 		if (!w) {

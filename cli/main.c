@@ -23,6 +23,7 @@ static const cli_cmd commands[] = {
 	{"sim", cmd_sim, "simulate the whole run event by event: contention, stragglers, warm-up, trace"},
 	{"calibrate", cmd_calibrate, "fit the model's free parameters to measurements (GSL); profile CSV"},
 	{"validate", cmd_validate, "predict every measurement on file without fitting to it: error table"},
+	{"report", cmd_report, "procurement report folder (Markdown, HTML, SVG, CSV): ranking, breakdown, cost"},
 	{"plot", cmd_plot, "charts (SVG, PNG) from scaleplan's CSVs with gnuplot: tta, cost, parity, epochs"},
 };
 

@@ -243,7 +243,7 @@ int plot_script_write(FILE *f, const plot_data *d, const plot_opts *o, const cha
 		put_front(f, d);
 	int height = d->kind == PLOT_COST && d->has_y2 ? 900 : 600;
 	if (svg_out) {
-		fprintf(f, "set terminal svg size 1000,%d dynamic noenhanced font 'sans,12' background rgb 'white'\n", height);
+		fprintf(f, "set terminal svg size 1000,%d fixed noenhanced font 'sans,12' background rgb 'white'\n", height);
 		put_quoted(f, "set output ", svg_out, "\n");
 		body(f, d, o);
 		fputs("unset output\n", f);

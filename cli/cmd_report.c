@@ -1,0 +1,652 @@
+/* scaleplan report: the planner's question for a purchase as one self-contained folder: report.md and
+ * index.html (the same text and tables), charts as SVG (gnuplot, plot/) and the rows as CSV.
+ * The rows are compare's (cli_placements): every placement of each GPU count on each system, ranked by time to
+ * accuracy. The folder is built under DIR.tmp-PID and renamed to DIR at the end; DIR must not exist.
+ * All text placed in HTML is escaped; Markdown cells escape | and markup.
+ * Exit: 0 ok, 1 bad input (unknown system, bad list, DIR exists), 2 environment (cannot write).
+ * Without gnuplot the report is written without charts and says so.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+#include "plot/plot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef SCALEPLAN_VERSION
+#define SCALEPLAN_VERSION "0.1.0"
+#endif
+
+enum { REP_MAX_GPUS = 16, REP_MAX_SYSTEMS = 64 };
+
+/* ---- a table written to both documents ---- */
+
+typedef struct rep_table {
+	const char *id;     /* HTML id */
+	int ncols, nrows;
+	const char **head;  /* [ncols] */
+	char **cells;       /* [nrows * ncols], heap strings */
+	int ncells, cap;
+} rep_table;
+
+static void tab_init(rep_table *t, const char *id, int ncols, const char **head)
+{
+	memset(t, 0, sizeof *t);
+	t->id = id;
+	t->ncols = ncols;
+	t->head = head;
+}
+
+static void tab_cell(rep_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tab_cell(rep_table *t, const char *fmt, ...)
+{
+	if (t->ncells == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->cells = xrealloc(t->cells, (size_t)t->cap * sizeof *t->cells);
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fprintf(stderr, "scaleplan report: out of memory\n");
+		exit(EXIT_ENV);
+	}
+	va_end(ap);
+	t->cells[t->ncells++] = s;
+	t->nrows = t->ncells / t->ncols;
+}
+
+static void tab_free(rep_table *t)
+{
+	for (int i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+}
+
+/* ---- the two documents ---- */
+
+typedef struct rep_doc {
+	FILE *md, *html;
+} rep_doc;
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* Markdown text: markup characters backslash-escaped, HTML tags neutralised, one line. */
+static void md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if ((unsigned char)*s < 0x20)
+			fputc(' ', f);
+		else {
+			if (strchr("\\`*_[]|#", *s))
+				fputc('\\', f);
+			fputc(*s, f);
+		}
+	}
+}
+
+static void doc_h(rep_doc *d, int level, const char *text)
+{
+	fprintf(d->md, "%.*s ", level, "####");
+	md_text(d->md, text);
+	fputs("\n\n", d->md);
+	fprintf(d->html, "<h%d>", level);
+	html_text(d->html, text);
+	fprintf(d->html, "</h%d>\n", level);
+}
+
+static void doc_p(rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void doc_p(rep_doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		exit(EXIT_ENV);
+	va_end(ap);
+	md_text(d->md, s);
+	fputs("\n\n", d->md);
+	fputs("<p>", d->html);
+	html_text(d->html, s);
+	fputs("</p>\n", d->html);
+	free(s);
+}
+
+static void doc_table(rep_doc *d, const rep_table *t)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		fputs("| ", d->md);
+		md_text(d->md, t->head[c]);
+		fputc(' ', d->md);
+	}
+	fputs("|\n", d->md);
+	for (int c = 0; c < t->ncols; c++)
+		fputs("|---", d->md);
+	fputs("|\n", d->md);
+	fprintf(d->html, "<table id=\"%s\" data-expected-rows=\"%d\">\n<thead><tr>", t->id, t->nrows);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs("<th>", d->html);
+		html_text(d->html, t->head[c]);
+		fputs("</th>", d->html);
+	}
+	fputs("</tr></thead>\n<tbody>\n", d->html);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr>", d->html);
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+			fputs("| ", d->md);
+			md_text(d->md, s);
+			fputc(' ', d->md);
+			fputs("<td>", d->html);
+			html_text(d->html, s);
+			fputs("</td>", d->html);
+		}
+		fputs("|\n", d->md);
+		fputs("</tr>\n", d->html);
+	}
+	fputs("</tbody></table>\n", d->html);
+	fputc('\n', d->md);
+}
+
+static void doc_img(rep_doc *d, const char *src, const char *alt)
+{
+	fputs("![", d->md);
+	md_text(d->md, alt);
+	fprintf(d->md, "](%s)\n\n", src);
+	fprintf(d->html, "<p><img src=\"%s\" alt=\"", src);
+	html_text(d->html, alt);
+	fputs("\"></p>\n", d->html);
+}
+
+/* After load, index.html records on <body> how many images loaded (naturalWidth > 0) and each table's body
+ * rows, so a headless browser's --dump-dom shows whether the folder is complete (tests/report_browser.sh). */
+static const char html_head[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<title>scaleplan report</title>\n<style>\n"
+	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
+	"table{border-collapse:collapse;margin:1em 0;font-size:90%}\n"
+	"th,td{border:1px solid #bbb;padding:3px 7px;text-align:left}\nth{background:#eee}\n"
+	"img{max-width:100%;height:auto;border:1px solid #ddd}\n</style>\n"
+	"<script>\nwindow.addEventListener('load', function () {\n"
+	"  var imgs = document.images, ok = 0, rows = [];\n"
+	"  for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;\n"
+	"  var t = document.querySelectorAll('table');\n"
+	"  for (var j = 0; j < t.length; j++) rows.push(t[j].id + ':' + t[j].tBodies[0].rows.length);\n"
+	"  document.body.setAttribute('data-images', String(imgs.length));\n"
+	"  document.body.setAttribute('data-images-loaded', String(ok));\n"
+	"  document.body.setAttribute('data-table-rows', rows.join(' '));\n"
+	"});\n</script>\n</head>\n<body>\n";
+
+/* ---- the report ---- */
+
+typedef struct rep_group {
+	int gpus;
+	int first, n; /* rows[first .. first+n) */
+} rep_group;
+
+static const char *place(const cli_row *w, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, "%dx%d", w->sc.nodes, w->sc.node.gpus_per_node);
+	return buf;
+}
+
+static const char *money(double usd, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, isfinite(usd) ? "%.0f" : "-", usd);
+	return buf;
+}
+
+static const char *budget_verdict(const cli_row *w, double budget_usd)
+{
+	if (isnan(budget_usd))
+		return "-";
+	if (!isfinite(w->r.capex_usd))
+		return "unpriced";
+	return w->r.capex_usd <= budget_usd ? "within" : "over";
+}
+
+static void section_answer(rep_doc *d, const cli_row *rows, const rep_group *g, int ng, double budget_usd)
+{
+	doc_h(d, 2, "Answer");
+	for (int k = 0; k < ng; k++) {
+		const cli_row *best = NULL, *up = NULL, *out = NULL, *cheap = NULL;
+		for (int i = g[k].first; i < g[k].first + g[k].n; i++) {
+			const cli_row *w = &rows[i];
+			if (!w->r.fits)
+				continue;
+			if (!best)
+				best = w;
+			if (w->sc.nodes == 1 && !up)
+				up = w;
+			if (w->sc.nodes > 1 && !out)
+				out = w;
+			if (!isnan(budget_usd) && isfinite(w->r.capex_usd) && w->r.capex_usd <= budget_usd && !cheap)
+				cheap = w;
+		}
+		char d1[32], d2[32], d3[32], p1[32], p2[32], p3[32], within[256] = "";
+		if (!best) {
+			doc_p(d, "%d GPUs: no placement fits in GPU memory.", g[k].gpus);
+			continue;
+		}
+		if (!isnan(budget_usd))
+			snprintf(within, sizeof within, cheap ? " Fastest within the budget of %.0f USD: %s %s (%s, capex %.0f USD)."
+							      : " No priced placement fits the budget of %.0f USD.",
+				 budget_usd, cheap ? cheap->sc.node.system_id : "", cheap ? place(cheap, p3, sizeof p3) : "",
+				 cheap ? cli_fmt_duration(cheap->r.tta_s, d3, sizeof d3) : "", cheap ? cheap->r.capex_usd : 0.0);
+		doc_p(d, "%d GPUs: fastest is %s %s (nodes x GPUs per node): %s to accuracy, bottleneck %s.%s", g[k].gpus,
+		      best->sc.node.system_id, place(best, p1, sizeof p1), cli_fmt_duration(best->r.tta_s, d1, sizeof d1),
+		      model_bottleneck_name(best->r.bottleneck), within);
+		if (up && out)
+			doc_p(d, "Scale up or out at %d GPUs: the best single node, %s %s, takes %s; the best placement on "
+				 "several nodes, %s %s, takes %s: scale %s.",
+			      g[k].gpus, up->sc.node.system_id, place(up, p1, sizeof p1),
+			      cli_fmt_duration(up->r.tta_s, d1, sizeof d1), out->sc.node.system_id, place(out, p2, sizeof p2),
+			      cli_fmt_duration(out->r.tta_s, d2, sizeof d2), up->r.tta_s <= out->r.tta_s ? "up" : "out");
+		else
+			doc_p(d, "Scale up or out at %d GPUs: only %s placements are possible on these systems.", g[k].gpus,
+			      up ? "single-node" : "multi-node");
+	}
+}
+
+static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, double budget_usd)
+{
+	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
+				     "img/s", "scaling", "bottleneck", "capex USD", "energy kWh", "budget"};
+	char title[64], id[32];
+	snprintf(title, sizeof title, "Ranking at %d GPUs (by time to accuracy)", g->gpus);
+	snprintf(id, sizeof id, "rank-%d", g->gpus);
+	doc_h(d, 2, title);
+	rep_table t;
+	tab_init(&t, id, 12, head);
+	for (int i = 0; i < g->n; i++) {
+		const cli_row *w = &rows[g->first + i];
+		char b1[32], b2[32];
+		tab_cell(&t, "%d", i + 1);
+		tab_cell(&t, "%s", w->sc.node.system_id);
+		tab_cell(&t, "%s", w->sc.node.gpu_id);
+		tab_cell(&t, "%s", place(w, b1, sizeof b1));
+		tab_cell(&t, "%s", cli_fmt_duration(w->r.tta_s, b2, sizeof b2));
+		tab_cell(&t, "%s", cli_fmt_duration(w->r.ttt_s, b1, sizeof b1));
+		tab_cell(&t, "%.0f", w->r.throughput_img_s);
+		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
+		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
+		tab_cell(&t, "%s", money(w->r.capex_usd, b1, sizeof b1));
+		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
+		tab_cell(&t, "%s", budget_verdict(w, budget_usd));
+	}
+	doc_table(d, &t);
+	tab_free(&t);
+}
+
+static void section_breakdown(rep_doc *d, const cli_row *rows, int nrows)
+{
+	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "iteration ms", "compute ms",
+				     "all-reduce ms (exposed)", "data ms", "storage io ms", "bottleneck", "start-up",
+				     "staging", "epochs x epoch", "evaluation", "time to train", "time to accuracy"};
+	doc_h(d, 2, "Breakdown of each option");
+	doc_p(d, "Per iteration and GPU: compute, all-reduce (total, and the part not hidden behind backward), input "
+		 "pipeline (decode and host copy per node) and storage reads; the bottleneck is the busiest of them. "
+		 "Per run: time to accuracy = start-up + staging + time to train; time to train (what MLPerf scores) = "
+		 "epochs x epoch time + evaluations + epoch boundaries + warm-up.");
+	rep_table t;
+	tab_init(&t, "breakdown", 15, head);
+	for (int i = 0; i < nrows; i++) {
+		const cli_row *w = &rows[i];
+		const model_result *r = &w->r;
+		char b[6][32];
+		tab_cell(&t, "%d", r->gpus);
+		tab_cell(&t, "%s", w->sc.node.system_id);
+		tab_cell(&t, "%s", place(w, b[0], sizeof b[0]));
+		tab_cell(&t, "%.1f", 1e3 * r->iter_s);
+		tab_cell(&t, "%.1f", 1e3 * r->compute_s);
+		tab_cell(&t, "%.1f (%.1f)", 1e3 * r->comm_s, 1e3 * r->comm_exposed_s);
+		tab_cell(&t, "%.1f", 1e3 * r->data_s);
+		tab_cell(&t, "%.1f", 1e3 * r->io_s);
+		tab_cell(&t, "%s", r->fits ? model_bottleneck_name(r->bottleneck) : "memory");
+		tab_cell(&t, "%s", cli_fmt_duration(r->startup_s, b[1], sizeof b[1]));
+		tab_cell(&t, "%s", cli_fmt_duration(r->staging_s, b[2], sizeof b[2]));
+		tab_cell(&t, "%.1f x %s", r->epochs, cli_fmt_duration(r->epoch_s, b[3], sizeof b[3]));
+		tab_cell(&t, "%s", cli_fmt_duration(r->eval_s, b[4], sizeof b[4]));
+		tab_cell(&t, "%s", cli_fmt_duration(r->ttt_s, b[5], sizeof b[5]));
+		tab_cell(&t, "%s", cli_fmt_duration(r->tta_s, b[0], sizeof b[0]));
+	}
+	doc_table(d, &t);
+	tab_free(&t);
+}
+
+static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
+{
+	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "batch per GPU", "precision", "stack",
+				     "data path", "storage", "power W", "capex USD", "energy kWh"};
+	doc_h(d, 2, "Stack, data path, storage, cost and energy");
+	doc_p(d, "capex = the node's list price x nodes ('-' where the database has no price); energy per run = "
+		 "average power x time to accuracy. The stack (hw list stacks) sets the data path and whether the data "
+		 "set is staged to every node's drives before the run.");
+	rep_table t;
+	tab_init(&t, "setup", 11, head);
+	for (int i = 0; i < nrows; i++) {
+		const cli_row *w = &rows[i];
+		char b[96];
+		tab_cell(&t, "%d", w->r.gpus);
+		tab_cell(&t, "%s", w->sc.node.system_id);
+		tab_cell(&t, "%s", place(w, b, sizeof b));
+		tab_cell(&t, "%d", w->sc.batch_per_gpu);
+		tab_cell(&t, "%s", model_precision_name(w->sc.precision));
+		tab_cell(&t, "%s", w->sc.stack.id);
+		tab_cell(&t, "%s decode%s", model_data_name(w->sc.data), w->sc.stack.staged ? ", staged" : "");
+		tab_cell(&t, "%s", w->sc.node.storage_id ? w->sc.node.storage_id : "node drives");
+		tab_cell(&t, isfinite(w->r.power_W) ? "%.0f" : "-", w->r.power_W);
+		tab_cell(&t, "%s", money(w->r.capex_usd, b, sizeof b));
+		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
+	}
+	doc_table(d, &t);
+	tab_free(&t);
+}
+
+static void section_assumptions(rep_doc *d, const cli_scen *s)
+{
+	static const char *head[] = {"parameter", "value", "default", "unit", "source"};
+	doc_h(d, 2, "Assumptions");
+	doc_p(d, "ResNet-50 v1.5 trained on %.0f images per epoch to %.1f%% top-1; epochs from the MLPerf convergence "
+		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
+		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
+		 "(`scaleplan hw show ID` gives each figure's source). The model's parameters:",
+	      s->images, 100 * s->target_top1, model_precision_name(s->precision), s->hwdb_dir ? " with an overlay" : "");
+	rep_table t;
+	tab_init(&t, "params", 5, head);
+	for (int i = 0; i < model_params_count(); i++) {
+		const model_param_info *in = model_params_info(i);
+		double v = NAN;
+		model_params_get(&s->params, in->name, &v);
+		tab_cell(&t, "%s", in->name);
+		tab_cell(&t, "%.6g", v);
+		tab_cell(&t, "%.6g", in->def);
+		tab_cell(&t, "%s", in->unit);
+		tab_cell(&t, "%s", in->source);
+	}
+	doc_table(d, &t);
+	tab_free(&t);
+}
+
+/* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
+static bool chart(const char *dir, const char *csv_path, plot_kind kind, double budget_usd, const char *title,
+		  const char *name, char *note, size_t len_B)
+{
+	csv_table t;
+	plot_data pd = {0};
+	bool ok = false;
+	if (csv_table_load(&t, csv_path) < 0) {
+		snprintf(note, len_B, "%s", err_msg());
+		goto out;
+	}
+	const csv_table *tp = &t;
+	if (plot_data_build(&pd, kind, &tp, 1) < 0) {
+		snprintf(note, len_B, "%s", err_msg());
+		goto out;
+	}
+	plot_opts o = {.kind = kind, .budget_usd = budget_usd, .svg = true, .png = false, .title = title};
+	char *prefix = xasprintf("%s/%s", dir, name);
+	ok = plot_render(&pd, &o, prefix) == 0;
+	free(prefix);
+	if (!ok)
+		snprintf(note, len_B, "%s", err_msg());
+out:
+	plot_data_free(&pd);
+	csv_table_free(&t);
+	return ok;
+}
+
+/* Removes the flat temporary folder (only files this command wrote). */
+static void remove_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(dp);
+	rmdir(dir);
+}
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: scaleplan report --systems a,b,c --gpus 4,8,16 [--budget USD] --out DIR [options]\n"
+		"\n"
+		"Writes DIR/ (which must not exist): report.md and index.html (ranking by time to accuracy, each option's\n"
+		"bottleneck and breakdown, stack, data path, storage, cost and energy, the model's assumptions with their\n"
+		"sources), tta.svg and cost.svg (gnuplot; left out with a note when it is missing or nothing is priced)\n"
+		"and placements.csv (compare's columns). Every placement of each GPU count on each system, as compare.\n"
+		"  --systems LIST  candidate systems (`scaleplan hw list systems`; 'all')\n"
+		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
+		"  --budget USD    mark options within the budget, draw it on the cost chart\n"
+		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
+		"\n",
+		REP_MAX_GPUS);
+	cli_scen_help(out);
+}
+
+/* report.md and index.html into dir. */
+static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, const cli_row *rows, int nrows,
+		      const rep_group *g, int ng, double budget_usd, bool tta_ok, bool cost_ok, const char *tta_note,
+		      const char *cost_note)
+{
+	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
+	rep_doc d = {fopen(mdp, "w"), fopen(htp, "w")};
+	int rc = EXIT_OK;
+	if (!d.md || !d.html) {
+		fprintf(stderr, "scaleplan report: cannot write in %s: %s\n", dir, strerror(errno));
+		rc = EXIT_ENV;
+		goto out;
+	}
+	fputs(html_head, d.html);
+	char cmd[1024] = "scaleplan";
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(cmd);
+		snprintf(cmd + n, sizeof cmd - n, " %s", argv[i]);
+	}
+	doc_h(&d, 1, "Which cluster for ResNet-50? A procurement report");
+	doc_p(&d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
+		  "system is predicted by the analytic model and ranked by time to accuracy (wall clock from launch).",
+	      SCALEPLAN_VERSION, cmd);
+	section_answer(&d, rows, g, ng, budget_usd);
+	doc_h(&d, 2, "Charts");
+	if (tta_ok)
+		doc_img(&d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");
+	else
+		doc_p(&d, "No time-to-accuracy chart: %s", tta_note);
+	if (cost_ok)
+		doc_img(&d, "cost.svg", "capex and energy per run vs time to accuracy, Pareto front marked");
+	else
+		doc_p(&d, "No cost chart: %s", cost_note);
+	for (int k = 0; k < ng; k++)
+		section_ranking(&d, rows, &g[k], budget_usd);
+	section_breakdown(&d, rows, nrows);
+	section_setup(&d, rows, nrows);
+	section_assumptions(&d, s);
+	doc_h(&d, 2, "Files");
+	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
+		  "index.html: this report. tta.svg, cost.svg: the charts (scaleplan plot draws them from placements.csv).");
+	fputs("</body>\n</html>\n", d.html);
+	if (ferror(d.md) || ferror(d.html)) {
+		fprintf(stderr, "scaleplan report: write error in %s\n", dir);
+		rc = EXIT_ENV;
+	}
+out:
+	if (d.md && fclose(d.md) != 0)
+		rc = EXIT_ENV;
+	if (d.html && fclose(d.html) != 0)
+		rc = EXIT_ENV;
+	free(mdp);
+	free(htp);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct option opts[64];
+	cli_scen s;
+	const char *systems = NULL, *outdir = NULL;
+	int gpus[REP_MAX_GPUS], ngpus = 0, n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0, ncand = 0;
+	double budget_usd = NAN;
+	const hw_system *cand[REP_MAX_SYSTEMS];
+	cli_row *rows = NULL;
+	rep_group g[REP_MAX_GPUS];
+	char *tmpdir = NULL, *csvp = NULL;
+
+	cli_scen_init(&s, "report");
+	n = cli_scen_longopts(opts, 0, 58);
+	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
+	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
+	opts[n++] = (struct option){"budget", required_argument, NULL, 'b'};
+	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
+	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	opts[n] = (struct option){0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int hd = cli_scen_option(&s, c, optarg);
+		if (hd < 0)
+			return EXIT_INPUT;
+		if (hd)
+			continue;
+		char *end;
+		switch (c) {
+		case 'g':
+			if (cli_parse_int_list("--gpus", optarg, gpus, REP_MAX_GPUS, &ngpus))
+				return EXIT_INPUT;
+			break;
+		case 'S': systems = optarg; break;
+		case 'o': outdir = optarg; break;
+		case 'b':
+			budget_usd = strtod(optarg, &end);
+			if (*optarg == '\0' || *end || !isfinite(budget_usd) || !(budget_usd > 0)) {
+				fprintf(stderr, "scaleplan report: --budget '%s': expected a positive number of USD\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'h': report_usage(stdout); return EXIT_OK;
+		default: fprintf(stderr, "scaleplan report: see `scaleplan report --help`\n"); return EXIT_INPUT;
+		}
+	}
+	if (optind < argc || !systems || ngpus == 0 || !outdir) {
+		if (optind < argc)
+			fprintf(stderr, "scaleplan report: unexpected argument '%s'\n", argv[optind]);
+		else
+			fprintf(stderr, "scaleplan report: --systems, --gpus and --out are required "
+					"(e.g. --systems c4140-k,c4140-m --gpus 4,8,16 --out rep)\n");
+		return EXIT_INPUT;
+	}
+	for (int i = 0; i < ngpus; i++)
+		if (gpus[i] < 1 || gpus[i] > 65536) {
+			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..65536\n", gpus[i]);
+			return EXIT_INPUT;
+		}
+	if (s.system_id || s.gpus_per_node || s.nodes != 1 || s.global_batch || s.nmeasured) {
+		fprintf(stderr, "scaleplan report: --system/--gpus-per-node/--nodes/--global-batch/--measured are chosen "
+				"per placement; use --systems and --gpus\n");
+		return EXIT_INPUT;
+	}
+	struct stat st;
+	if (stat(outdir, &st) == 0) {
+		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", outdir);
+		return EXIT_INPUT;
+	}
+	rc = cli_scen_load(&s);
+	if (rc)
+		goto out;
+	rc = cli_candidates(&s, "report", systems, cand, REP_MAX_SYSTEMS, &ncand);
+	if (rc)
+		goto out;
+	for (int k = 0; k < ngpus; k++) {
+		g[k].gpus = gpus[k];
+		g[k].first = nrows;
+		rc = cli_placements(&s, "report", cand, ncand, gpus[k], CLI_RANK_TTA, &rows, &nrows, &cap, &skipped);
+		if (rc)
+			goto out;
+		g[k].n = nrows - g[k].first;
+		if (g[k].n == 0) {
+			fprintf(stderr, "scaleplan report: no candidate system can hold %d GPUs\n", gpus[k]);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		cli_rows_sort(rows + g[k].first, g[k].n);
+	}
+	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
+	if (mkdir(tmpdir, 0777) != 0) {
+		fprintf(stderr, "scaleplan report: cannot create %s: %s\n", tmpdir, strerror(errno));
+		free(tmpdir);
+		tmpdir = NULL;
+		rc = EXIT_ENV;
+		goto out;
+	}
+	csvp = xasprintf("%s/placements.csv", tmpdir);
+	csvw *w = csvw_open(csvp);
+	if (!w) {
+		fprintf(stderr, "scaleplan report: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	cli_result_csv_header(w);
+	for (int i = 0; i < nrows; i++)
+		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+	if (csvw_close(w)) {
+		fprintf(stderr, "scaleplan report: %s\n", err_msg());
+		rc = EXIT_ENV;
+		goto out;
+	}
+	char tta_note[512] = "", cost_note[512] = "";
+	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
+	bool cost_ok = chart(tmpdir, csvp, PLOT_COST, budget_usd, NULL, "cost", cost_note, sizeof cost_note);
+	if (!tta_ok)
+		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
+	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, budget_usd, tta_ok, cost_ok, tta_note, cost_note);
+	if (rc)
+		goto out;
+	if (rename(tmpdir, outdir) != 0) {
+		fprintf(stderr, "scaleplan report: cannot rename %s to %s: %s\n", tmpdir, outdir, strerror(errno));
+		rc = EXIT_ENV;
+		goto out;
+	}
+	printf("scaleplan report: %d options (%d systems x %d GPU counts) in %s/: report.md, index.html, "
+	       "placements.csv%s%s\n",
+	       nrows, ncand, ngpus, outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "");
+	if (skipped)
+		printf("(%d multi-node placement%s skipped: system without a network in the database)\n", skipped,
+		       skipped > 1 ? "s" : "");
+out:
+	if (rc && tmpdir)
+		remove_dir(tmpdir);
+	free(tmpdir);
+	free(csvp);
+	free(rows);
+	cli_scen_free(&s);
+	return rc;
+}
