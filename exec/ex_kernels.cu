@@ -442,44 +442,20 @@ extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void
 	KCHECK();
 }
 
+/* The outputs o0..o1 (before clipping to the output size) whose pooling window
+ * o*stride - pad .. o*stride - pad + k - 1 holds input position i. */
+__device__ __forceinline__ void pool_out_range(int i, int pad, int k, int stride, int *o0, int *o1)
+{
+	*o0 = i + pad - k + 1 < 0 ? 0 : (i + pad - k + 1 + stride - 1) / stride;
+	*o1 = (i + pad) / stride;
+}
+
 /* ---- pooling ---- */
 
-template <typename T>
-__global__ void k_maxpool_fwd(const T *x, T *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
-			      int stride, int pad)
-{
-	size_t total = (size_t)n * oh * ow * c;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % c);
-		size_t r = i / c;
-		int ox = (int)(r % ow);
-		r /= ow;
-		int oy = (int)(r % oh);
-		int b = (int)(r / oh);
-		float best = -INFINITY;
-		int arg = 0;
-		for (int ky = 0; ky < k; ky++) {
-			int iy = oy * stride - pad + ky;
-			if (iy < 0 || iy >= h)
-				continue;
-			for (int kx = 0; kx < k; kx++) {
-				int ix = ox * stride - pad + kx;
-				if (ix < 0 || ix >= w)
-					continue;
-				float v = ld(x, (((size_t)b * h + iy) * w + ix) * c + ch);
-				if (v > best) { /* first maximum wins, as PyTorch */
-					best = v;
-					arg = ky * k + kx;
-				}
-			}
-		}
-		st(y, i, best);
-		am[i] = (uint8_t)arg;
-	}
-}
-/* The same pooling, 8 channels per thread (16-byte loads for bf16/fp16, 8 argmax bytes at once):
- * the scalar kernels above moved 2 bytes per access and divided per element (issue 15: 1.1 ms forward
- * and 2.5 ms backward at batch 256 on an H100, against ~0.2 ms of memory traffic). c % 8 == 0, k <= 16. */
+/* Max pooling, 8 channels per thread (16-byte loads for bf16/fp16, 8 argmax bytes at once; issue 15:
+ * the scalar kernels before moved 2 bytes per access and divided per element: 1.1 ms forward and 2.5 ms
+ * backward at batch 256 on an H100, now 0.30 and 0.79 ms). c % 8 == 0, k <= 15 (argmax in a byte).
+ * The backward is a gather: each input element sums dy of the output windows whose argmax points at it. */
 /* Element group i (8 channels) of an NHWC tensor [n][h][w][c]: its first channel, column, row and image. */
 __device__ __forceinline__ void nhwc8_pos(size_t i, int cg, int w, int h, int *ch, int *x, int *y, int *b)
 {
@@ -539,12 +515,9 @@ __global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, int n, int
 		float g[8], v[8];
 		for (int j = 0; j < 8; j++)
 			g[j] = 0.f;
-		int oy0 = (iy + pad - k + 1 + stride - 1) / stride, oy1 = (iy + pad) / stride;
-		int ox0 = (ix + pad - k + 1 + stride - 1) / stride, ox1 = (ix + pad) / stride;
-		if (iy + pad - k + 1 < 0)
-			oy0 = 0;
-		if (ix + pad - k + 1 < 0)
-			ox0 = 0;
+		int oy0, oy1, ox0, ox1;
+		pool_out_range(iy, pad, k, stride, &oy0, &oy1);
+		pool_out_range(ix, pad, k, stride, &ox0, &ox1);
 		for (int oy = oy0; oy <= oy1 && oy < oh; oy++)
 			for (int ox = ox0; ox <= ox1 && ox < ow; ox++) {
 				size_t o = (((size_t)b * oh + oy) * ow + ox) * c + ch;
@@ -575,63 +548,28 @@ static void l_maxpool_fwd(const void *x, void *y, uint8_t *am, int n, int h, int
 			  int stride, int pad, cudaStream_t s)
 {
 	size_t total = (size_t)n * oh * ow * c;
-	if (c % 8 == 0 && k <= 16) {
-		k_maxpool_fwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, (T *)y, am, n, h, w, c, oh, ow, k,
-									  stride, pad);
-		return;
-	}
-	k_maxpool_fwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, (T *)y, am, n, h, w, c, oh, ow, k, stride, pad);
+	k_maxpool_fwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, (T *)y, am, n, h, w, c, oh, ow, k, stride,
+								  pad);
 }
 extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c,
 				 int oh, int ow, int k, int stride, int pad, cudaStream_t s)
 {
+	if (c % 8 || k > 15) {
+		fprintf(stderr, "scaleplan-train: max pooling needs channels divisible by 8 and a window <= 15 (got %d, %d)\n",
+			c, k);
+		exit(2);
+	}
 	EX_DISPATCH(t, l_maxpool_fwd, x, y, argmax, n, h, w, c, oh, ow, k, stride, pad, s);
 	KCHECK();
 }
 
-/* Gather: each input element sums dy of the output windows whose argmax points at it. */
-template <typename T>
-__global__ void k_maxpool_bwd(const T *dy, const uint8_t *am, T *dx, int n, int h, int w, int c, int oh, int ow,
-			      int k, int stride, int pad, bool acc)
-{
-	size_t total = (size_t)n * h * w * c;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-		int ch = (int)(i % c);
-		size_t r = i / c;
-		int ix = (int)(r % w);
-		r /= w;
-		int iy = (int)(r % h);
-		int b = (int)(r / h);
-		float g = 0.f;
-		/* oy*stride - pad <= iy <= oy*stride - pad + k - 1 */
-		int oy0 = (iy + pad - k + 1 + stride - 1) / stride, oy1 = (iy + pad) / stride;
-		int ox0 = (ix + pad - k + 1 + stride - 1) / stride, ox1 = (ix + pad) / stride;
-		if (iy + pad - k + 1 < 0)
-			oy0 = 0;
-		if (ix + pad - k + 1 < 0)
-			ox0 = 0;
-		for (int oy = oy0; oy <= oy1 && oy < oh; oy++)
-			for (int ox = ox0; ox <= ox1 && ox < ow; ox++) {
-				size_t o = (((size_t)b * oh + oy) * ow + ox) * c + ch;
-				int ky = iy - (oy * stride - pad), kx = ix - (ox * stride - pad);
-				if (am[o] == ky * k + kx)
-					g += ld(dy, o);
-			}
-		st(dx, i, acc ? ld(dx, i) + g : g);
-	}
-}
 template <typename T>
 static void l_maxpool_bwd(const void *dy, const uint8_t *am, void *dx, int n, int h, int w, int c, int oh, int ow,
 			  int k, int stride, int pad, bool acc, cudaStream_t s)
 {
 	size_t total = (size_t)n * h * w * c;
-	if (c % 8 == 0 && k <= 16) {
-		k_maxpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, n, h, w, c, oh, ow, k,
-									  stride, pad, acc);
-		return;
-	}
-	k_maxpool_bwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, n, h, w, c, oh, ow, k, stride,
-							       pad, acc);
+	k_maxpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, n, h, w, c, oh, ow, k, stride,
+								  pad, acc);
 }
 extern "C" void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w,
 				 int c, int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s)
