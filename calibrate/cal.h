@@ -183,29 +183,40 @@ int cal_phases_read_buf(const char *name, const char *buf, size_t len_B, cal_pha
 /* The phase table built into the binary (refdata/mlperf_v4_0_phases.csv). */
 int cal_phases_builtin(cal_phase_row **rows, int *n);
 
-/* The run-level terms of the model (model.h: startup_*, run_lead_s, cold_read_Bps, eval_*, epoch_boundary_*)
- * fitted to a phase table with GSL; forms (why: the v4.0 data, bench/NOTES.md "Whole-run phases"):
- *   start-up   init_start..run_start            = startup_s + startup_per_node_s x nodes
- *              (linear in nodes fits the 165 runs better than log2 or sqrt: MAPE 32% vs 34%, 33%; start-up
- *              varies 20-73 s between submitters of the same single node, so no form does well) 
+/* The run-level terms of the model (model.h: startup_*, run_lead_*, cold_read_Bps, eval_*, epoch_boundary_*)
+ * fitted to a phase table with GSL; forms (why: the v4.0 data, bench/NOTES.md "Whole-run phases" and h7's
+ * "forms ... chosen by nested cross-validation"):
+ *   start-up   init_start..run_start            = startup_s + b g(nodes), g one of CAL_STARTUP_*
  *   warm-up    lead-in + first epoch's extra + first evaluation's extra
- *                                               = run_lead_s + max(0, dataset_B / (nodes x cold_read_Bps) - warm epoch)
+ *                                               = run_lead_s [+ run_lead_steps x step]
+ *                                                 + max(0, dataset_B / (nodes x cold_read_Bps) - warm epoch)
  *   evaluation one pass                         = eval_fixed_s + eval_step_frac x eval_samples / train_img_s
  *   boundary   per epoch (gaps between intervals) = epoch_boundary_s + epoch_boundary_iters x step time
+ * The start-up's g and whether the lead-in has a part in steps are chosen by leave-one-organisation-out
+ * cross-validation on the runs used (the lowest pooled error; a later, less simple, form only when lower
+ * by more than 1%; the in-sample error when there are fewer than two organisations).
  * Start-up, evaluation and boundary: weighted linear least squares on relative residuals (gsl_fit_wlinear);
  * warm-up: gsl_multifit_nlinear (cal_lsq_solve) on residuals relative to the run's scored time. Runs used:
  * status success, logs with blocks (the MLPerf reference/NGC layout; tinycorp's tinygrad logs have none and
  * a half-hour kernel search as start-up, another stack), and not of the organisation `exclude_org`. */
+enum { CAL_STARTUP_CONST, CAL_STARTUP_LOG2, CAL_STARTUP_SQRT, CAL_STARTUP_LINEAR, CAL_STARTUP_NFORMS };
+enum { CAL_LEAD_CONST, CAL_LEAD_STEPS, CAL_LEAD_NFORMS };
 typedef struct cal_phase_fit {
 	int nruns;                 /* runs used */
-	double startup_s, startup_per_node_s;
-	double run_lead_s, cold_read_Bps;
+	int startup_form;          /* CAL_STARTUP_*: which of the slopes below is set (the others 0) */
+	double startup_s, startup_per_log2_node_s, startup_per_sqrt_node_s, startup_per_node_s;
+	int lead_form;             /* CAL_LEAD_*: CONST leaves run_lead_steps 0 */
+	double run_lead_s, run_lead_steps, cold_read_Bps;
 	double eval_fixed_s, eval_step_frac;
 	double epoch_boundary_s, epoch_boundary_iters;
 	double mape_startup, mape_eval, mape_boundary; /* in-sample mean |pred/meas - 1| */
 	double mae_warmup_run;     /* in-sample mean |pred - meas| / run_s of the warm-up */
+	double cv_startup[CAL_STARTUP_NFORMS]; /* cross-validated errors of each form (NAN: no fold) */
+	double cv_warmup[CAL_LEAD_NFORMS];
 } cal_phase_fit;
 
+/* A start-up form's formula ("a + b log2(nodes)"). */
+const char *cal_startup_form_name(int form);
 /* The organisation of a submitter: the name up to its first '-' ("smc-ac-power" -> "smc": the smc,
  * smc-ac-power and smc-dc-power v4.0 results share their logs, so a hold-out must leave out all three). */
 void cal_phase_org(const char *submitter, char *out, size_t cap);

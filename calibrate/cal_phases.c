@@ -334,33 +334,49 @@ void cal_phase_org(const char *submitter, char *out, size_t cap)
 	out[k] = '\0';
 }
 
-/* A run the fits may use. */
-static bool fit_usable(const cal_phase_row *r, const char *exclude_org)
+/* A run the fits may use: neither of the organisations ex1, ex2 (NULL or "": none). */
+static bool fit_usable(const cal_phase_row *r, const char *ex1, const char *ex2)
 {
 	char org[64];
 	cal_phase_org(r->submitter, org, sizeof org);
 	return strcmp(r->status, "success") == 0 && r->blocks > 0 && r->nodes >= 1 && r->gpus >= 1 &&
 	       r->run_s > 0 && r->train_img_s > 0 && r->global_batch > 0 && r->epochs >= 2 &&
-	       !(exclude_org && exclude_org[0] && strcmp(org, exclude_org) == 0);
+	       !(ex1 && ex1[0] && strcmp(org, ex1) == 0) && !(ex2 && ex2[0] && strcmp(org, ex2) == 0);
 }
 
-/* y = c0 + c1 x by least squares on relative residuals (weights 1/y^2); a negative c0 (no physical
- * meaning: a time) is refitted as c0 = 0, y = c1 x. mape gets the in-sample error. ERR_INPUT with fewer
- * than 3 points or when GSL fails. */
-static int fit_rel_line(const double *x, const double *y, int n, const char *what, double *c0, double *c1,
-			double *mape)
+/* y = c0 + c1 x by weighted least squares (weights w); a negative c0 (no physical meaning: a time) is
+ * refitted as c0 = 0, y = c1 x. slope false: y = c0 alone. ERR_INPUT with fewer than 3 points (2 without a
+ * slope) or when GSL fails. */
+static int fit_wline(const double *x, const double *y, const double *w, int n, bool slope, const char *what,
+		     double *c0, double *c1)
 {
-	double *w = xmalloc((size_t)(n ? n : 1) * sizeof *w), cov00, cov01, cov11, chisq, e = 0;
+	double *one = xmalloc((size_t)(n ? n : 1) * sizeof *one), cov00, cov01, cov11, chisq;
 	int rc = 0;
 	for (int i = 0; i < n; i++)
-		w[i] = 1.0 / (y[i] * y[i]);
-	if (n < 3 || gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, c0, c1, &cov00, &cov01, &cov11, &chisq) != 0)
+		one[i] = 1.0;
+	*c0 = *c1 = 0;
+	if (!slope) {
+		if (n < 2 || gsl_fit_wmul(one, 1, w, 1, y, 1, (size_t)n, c0, &cov00, &chisq) != 0)
+			rc = err_set("phase fit: %s: %d runs, cannot fit", what, n);
+	} else if (n < 3 || gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, c0, c1, &cov00, &cov01, &cov11, &chisq) != 0) {
 		rc = err_set("phase fit: %s: %d runs, cannot fit", what, n);
-	if (rc == 0 && *c0 < 0) {
+	} else if (*c0 < 0) {
 		*c0 = 0;
 		if (gsl_fit_wmul(x, 1, w, 1, y, 1, (size_t)n, c1, &cov11, &chisq) != 0)
 			rc = err_set("phase fit: %s: %d runs, cannot fit", what, n);
 	}
+	free(one);
+	return rc;
+}
+
+/* fit_wline on relative residuals (weights 1/y^2); mape gets the in-sample mean |pred/meas - 1|. */
+static int fit_rel_line(const double *x, const double *y, int n, bool slope, const char *what, double *c0,
+			double *c1, double *mape)
+{
+	double *w = xmalloc((size_t)(n ? n : 1) * sizeof *w), e = 0;
+	for (int i = 0; i < n; i++)
+		w[i] = 1.0 / (y[i] * y[i]);
+	int rc = fit_wline(x, y, w, n, slope, what, c0, c1);
 	for (int i = 0; rc == 0 && i < n; i++)
 		e += fabs((*c0 + *c1 * x[i]) / y[i] - 1);
 	*mape = n ? e / n : NAN;
@@ -368,97 +384,250 @@ static int fit_rel_line(const double *x, const double *y, int n, const char *wha
 	return rc;
 }
 
-typedef struct warm_ctx {
-	const double *nodes, *warm_epoch_s, *meas_s, *run_s;
+/* ---- start-up: init_start..run_start against a function of the node count ---- */
+
+static const char *const startup_form_names[CAL_STARTUP_NFORMS] = {"a", "a + b log2(nodes)", "a + b sqrt(nodes)",
+								    "a + b nodes"};
+
+static double startup_x(int form, double nodes)
+{
+	switch (form) {
+	case CAL_STARTUP_LOG2: return log2(nodes);
+	case CAL_STARTUP_SQRT: return sqrt(nodes);
+	case CAL_STARTUP_LINEAR: return nodes;
+	default: return 0.0;
+	}
+}
+
+static bool startup_row(const cal_phase_row *r)
+{
+	return r->init_s > 0 && isfinite(r->init_to_run_s);
+}
+
+/* Fits start-up form `form` to the usable runs; x, y: scratch of n. */
+static int startup_fit(const cal_phase_row *rows, int n, const char *ex1, const char *ex2, int form, double *x,
+		       double *y, double *a, double *b, double *mape, int *m)
+{
+	*m = 0;
+	for (int i = 0; i < n; i++) {
+		if (!fit_usable(&rows[i], ex1, ex2) || !startup_row(&rows[i]))
+			continue;
+		x[*m] = startup_x(form, rows[i].nodes);
+		y[(*m)++] = rows[i].init_s + rows[i].init_to_run_s;
+	}
+	return fit_rel_line(x, y, *m, form != CAL_STARTUP_CONST, "start-up", a, b, mape);
+}
+
+/* ---- warm-up: lead-in (run_start..first epoch + the first evaluation's extra) + the first epoch's extra ---- */
+
+/* The lead-in of one run, its step time and scored time, or false when the row has none. */
+static bool lead_row(const cal_phase_row *r, double *lead, double *step, double *run)
+{
+	*lead = r->lead_s + (r->eval_first_s - r->eval_pass_s);
+	*step = r->global_batch / r->train_img_s;
+	*run = r->run_s;
+	return isfinite(*lead) && *step > 0;
+}
+
+/* Fits lead-in form `form` (CAL_LEAD_*) to the usable runs, least squares on residuals relative to the
+ * run's scored time (as ttt_s weighs them); buf: scratch of 3 n. mae: in-sample mean |err| / run_s. */
+static int lead_fit(const cal_phase_row *rows, int n, const char *ex1, const char *ex2, int form, double *buf,
+		    double *a, double *k, double *mae)
+{
+	double *x = buf, *y = buf + n, *w = buf + 2 * n, run;
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (fit_usable(&rows[i], ex1, ex2) && lead_row(&rows[i], &y[m], &x[m], &run))
+			w[m++] = 1.0 / (run * run);
+	int rc = fit_wline(x, y, w, m, form == CAL_LEAD_STEPS, "lead-in", a, k);
+	*mae = 0;
+	for (int i = 0; rc == 0 && i < m; i++)
+		*mae += fabs(*a + *k * x[i] - y[i]) * sqrt(w[i]) / m;
+	return rc;
+}
+
+typedef struct cold_ctx {
+	const double *nodes, *warm_epoch_s, *extra_s, *run_s;
 	int n;
 	double dataset_B;
-} warm_ctx;
+} cold_ctx;
 
-/* Warm-up residuals relative to the run's scored time: u = (run_lead_s, log cold_read_Bps). */
-static int warm_resid(const double *u, double *r, void *vctx)
+/* First-epoch extra residuals relative to the run's scored time: u = (log cold_read_Bps). */
+static int cold_resid(const double *u, double *r, void *vctx)
 {
-	const warm_ctx *c = vctx;
-	double lead = u[0], R = exp(u[1]);
+	const cold_ctx *c = vctx;
+	double R = exp(u[0]);
 	for (int i = 0; i < c->n; i++)
-		r[i] = (lead + fmax(0.0, c->dataset_B / (c->nodes[i] * R) - c->warm_epoch_s[i]) - c->meas_s[i]) / c->run_s[i];
+		r[i] = (fmax(0.0, c->dataset_B / (c->nodes[i] * R) - c->warm_epoch_s[i]) - c->extra_s[i]) / c->run_s[i];
 	return 0;
+}
+
+/* ---- choosing a form: leave-one-organisation-out cross-validation (bench/NOTES.md, h7) ---- */
+
+/* Pooled error on each organisation's runs of the form fitted without it; NAN when no fold could be fitted. */
+static double cv_error(const cal_phase_row *rows, int n, const char *ex, bool startup, int form, double *buf)
+{
+	char (*orgs)[64] = xmalloc((size_t)(n ? n : 1) * sizeof *orgs);
+	int norgs = 0, k = 0;
+	double e = 0;
+	for (int i = 0; i < n; i++) {
+		char o[64];
+		bool seen = false;
+		if (!fit_usable(&rows[i], ex, NULL))
+			continue;
+		cal_phase_org(rows[i].submitter, o, sizeof o);
+		for (int j = 0; j < norgs && !seen; j++)
+			seen = strcmp(orgs[j], o) == 0;
+		if (!seen)
+			strcpy(orgs[norgs++], o);
+	}
+	for (int j = 0; norgs >= 2 && j < norgs; j++) {
+		double a, b, mape, lead, step, run;
+		int m;
+		int rc = startup ? startup_fit(rows, n, ex, orgs[j], form, buf, buf + n, &a, &b, &mape, &m)
+				 : lead_fit(rows, n, ex, orgs[j], form, buf, &a, &b, &mape);
+		if (rc < 0) {
+			err_clear();
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			char o[64];
+			const cal_phase_row *r = &rows[i];
+			cal_phase_org(r->submitter, o, sizeof o);
+			if (strcmp(o, orgs[j]) != 0 || !fit_usable(r, ex, NULL))
+				continue;
+			double x = startup ? (startup_row(r) ? fabs((a + b * startup_x(form, r->nodes)) /
+								     (r->init_s + r->init_to_run_s) - 1) : NAN)
+					   : (lead_row(r, &lead, &step, &run) ? fabs(a + b * step - lead) / run : NAN);
+			if (isfinite(x))
+				e += x, k++;
+		}
+	}
+	free(orgs);
+	return k ? e / k : NAN;
+}
+
+/* The form the rule keeps: the lowest error, a later (less simple) form only when lower by more than 1%.
+ * cv: cross-validated errors (NAN: none); in: in-sample errors, used when no form has a cv error. */
+static int choose_form(const double *cv, const double *in, int nforms)
+{
+	bool use_cv = false;
+	for (int f = 0; f < nforms; f++)
+		use_cv = use_cv || isfinite(cv[f]);
+	const double *e = use_cv ? cv : in;
+	int best = -1;
+	for (int f = 0; f < nforms; f++)
+		if (isfinite(e[f]) && (best < 0 || e[f] < 0.99 * e[best]))
+			best = f;
+	return best;
 }
 
 int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f)
 {
 	double *buf = xmalloc((size_t)(n ? n : 1) * 8 * sizeof *buf);
-	double *x = buf, *y = buf + n, *nodes = buf + 2 * n, *warm = buf + 3 * n, *meas = buf + 4 * n, *run = buf + 5 * n;
+	double *x = buf, *y = buf + n;
+	double in[CAL_STARTUP_NFORMS], a[CAL_STARTUP_NFORMS], b[CAL_STARTUP_NFORMS];
 	int m = 0, rc;
 
 	memset(f, 0, sizeof *f);
-	/* start-up: init_start..run_start against nodes */
-	for (int i = 0; i < n; i++) {
-		const cal_phase_row *r = &rows[i];
-		if (!fit_usable(r, exclude_org) || !(r->init_s > 0) || !isfinite(r->init_to_run_s))
-			continue;
-		x[m] = r->nodes;
-		y[m++] = r->init_s + r->init_to_run_s;
+	/* start-up: init_start..run_start against nodes, the form by cross-validation */
+	for (int k = 0; k < CAL_STARTUP_NFORMS; k++) {
+		f->cv_startup[k] = cv_error(rows, n, exclude_org, true, k, buf);
+		if (startup_fit(rows, n, exclude_org, NULL, k, x, y, &a[k], &b[k], &in[k], &m) < 0) {
+			err_clear();
+			in[k] = NAN;
+		}
+	}
+	f->startup_form = choose_form(f->cv_startup, in, CAL_STARTUP_NFORMS);
+	if (f->startup_form < 0) {
+		rc = err_set("phase fit: start-up: %d runs, cannot fit", m);
+		goto out;
 	}
 	f->nruns = m;
-	if ((rc = fit_rel_line(x, y, m, "start-up", &f->startup_s, &f->startup_per_node_s, &f->mape_startup)) < 0)
-		goto out;
+	f->startup_s = a[f->startup_form];
+	f->mape_startup = in[f->startup_form];
+	switch (f->startup_form) {
+	case CAL_STARTUP_LOG2: f->startup_per_log2_node_s = b[f->startup_form]; break;
+	case CAL_STARTUP_SQRT: f->startup_per_sqrt_node_s = b[f->startup_form]; break;
+	case CAL_STARTUP_LINEAR: f->startup_per_node_s = b[f->startup_form]; break;
+	default: break;
+	}
 	/* one evaluation pass (after the first) against eval images / training rate */
 	m = 0;
 	for (int i = 0; i < n; i++) {
 		const cal_phase_row *r = &rows[i];
-		if (!fit_usable(r, exclude_org) || !(r->eval_pass_s > 0) || !(r->eval_samples > 0))
+		if (!fit_usable(r, exclude_org, NULL) || !(r->eval_pass_s > 0) || !(r->eval_samples > 0))
 			continue;
 		x[m] = r->eval_samples / r->train_img_s;
 		y[m++] = r->eval_pass_s;
 	}
-	if ((rc = fit_rel_line(x, y, m, "evaluation", &f->eval_fixed_s, &f->eval_step_frac, &f->mape_eval)) < 0)
+	if ((rc = fit_rel_line(x, y, m, true, "evaluation", &f->eval_fixed_s, &f->eval_step_frac, &f->mape_eval)) < 0)
 		goto out;
 	/* epoch boundary: the gaps per epoch against the step time */
 	m = 0;
 	for (int i = 0; i < n; i++) {
 		const cal_phase_row *r = &rows[i];
-		if (!fit_usable(r, exclude_org) || !(r->boundary_s > 0))
+		if (!fit_usable(r, exclude_org, NULL) || !(r->boundary_s > 0))
 			continue;
 		x[m] = r->global_batch / r->train_img_s;
 		y[m++] = r->boundary_s / r->epochs;
 	}
-	if ((rc = fit_rel_line(x, y, m, "epoch boundary", &f->epoch_boundary_s, &f->epoch_boundary_iters,
+	if ((rc = fit_rel_line(x, y, m, true, "epoch boundary", &f->epoch_boundary_s, &f->epoch_boundary_iters,
 			       &f->mape_boundary)) < 0)
 		goto out;
-	/* warm-up: lead-in + first epoch's extra + first evaluation's extra */
-	m = 0;
-	for (int i = 0; i < n; i++) {
-		const cal_phase_row *r = &rows[i];
-		double w = r->lead_s + r->first_epoch_extra_s + (r->eval_first_s - r->eval_pass_s);
-		if (!fit_usable(r, exclude_org) || !isfinite(w) || !(r->warm_epoch_s > 0))
-			continue;
-		nodes[m] = r->nodes;
-		warm[m] = r->warm_epoch_s;
-		meas[m] = w;
-		run[m++] = r->run_s;
+	/* warm-up: lead-in, the form by cross-validation ... */
+	double inw[CAL_LEAD_NFORMS], la[CAL_LEAD_NFORMS], lk[CAL_LEAD_NFORMS];
+	for (int k = 0; k < CAL_LEAD_NFORMS; k++) {
+		f->cv_warmup[k] = cv_error(rows, n, exclude_org, false, k, buf);
+		if (lead_fit(rows, n, exclude_org, NULL, k, buf, &la[k], &lk[k], &inw[k]) < 0) {
+			err_clear();
+			inw[k] = NAN;
+		}
 	}
+	f->lead_form = choose_form(f->cv_warmup, inw, CAL_LEAD_NFORMS);
+	if (f->lead_form < 0) {
+		rc = err_set("phase fit: lead-in: too few runs");
+		goto out;
+	}
+	f->run_lead_s = la[f->lead_form];
+	f->run_lead_steps = lk[f->lead_form];
+	/* ... + the first epoch's extra: a cold read of the node's share of the data set at cold_read_Bps */
 	{
-		warm_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .meas_s = meas, .run_s = run, .n = m, .dataset_B = dataset_B};
-		double u[2] = {1.0, log(3e9)};
-		cal_lsq lsq = {.np = 2, .n = m, .u = u, .f = warm_resid, .ctx = &c};
+		double *nodes = buf, *warm = buf + n, *extra = buf + 2 * n, *run = buf + 3 * n, *lead = buf + 4 * n;
+		double *step = buf + 5 * n, u[1] = {log(3e9)};
+		m = 0;
+		for (int i = 0; i < n; i++) {
+			const cal_phase_row *r = &rows[i];
+			if (!fit_usable(r, exclude_org, NULL) || !lead_row(r, &lead[m], &step[m], &run[m]) ||
+			    !isfinite(r->first_epoch_extra_s) || !(r->warm_epoch_s > 0))
+				continue;
+			nodes[m] = r->nodes, warm[m] = r->warm_epoch_s, extra[m++] = r->first_epoch_extra_s;
+		}
+		cold_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .extra_s = extra, .run_s = run, .n = m,
+			      .dataset_B = dataset_B};
+		cal_lsq lsq = {.np = 1, .n = m, .u = u, .f = cold_resid, .ctx = &c};
 		cal_lsq_result res;
-		if (m < 3 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged) {
-			rc = err_set("phase fit: warm-up: %d runs, the fit did not converge", m);
+		if (m < 2 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged) {
+			rc = err_set("phase fit: first epoch's cold read: %d runs, the fit did not converge", m);
 			goto out;
 		}
-		f->run_lead_s = u[0];
-		f->cold_read_Bps = exp(u[1]);
-		double e = 0, r[1];
+		f->cold_read_Bps = exp(u[0]);
+		double e = 0, r;
 		for (int i = 0; i < m; i++) {
-			warm_ctx one = c;
-			one.nodes += i, one.warm_epoch_s += i, one.meas_s += i, one.run_s += i, one.n = 1;
-			warm_resid(u, r, &one);
-			e += fabs(r[0]);
+			cold_ctx one = c;
+			one.nodes += i, one.warm_epoch_s += i, one.extra_s += i, one.run_s += i, one.n = 1;
+			cold_resid(u, &r, &one);
+			e += fabs(r * run[i] + f->run_lead_s + f->run_lead_steps * step[i] - lead[i]) / run[i];
 		}
-		f->mae_warmup_run = e / m;
+		f->mae_warmup_run = m ? e / m : NAN;
 	}
 	rc = 0;
 out:
 	free(buf);
 	return rc;
+}
+
+const char *cal_startup_form_name(int form)
+{
+	return form >= 0 && form < CAL_STARTUP_NFORMS ? startup_form_names[form] : "?";
 }

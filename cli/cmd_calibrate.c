@@ -81,10 +81,17 @@ static int phases_fit_print(const char *table)
 		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
 	}
 	printf("run-level terms fitted to %s (%d of %d runs; GSL)\n", table, f.nruns, n);
-	printf("  startup_s=%.4g startup_per_node_s=%.4g     start-up = a + b nodes      in-sample MAPE %.1f%%\n",
-	       f.startup_s, f.startup_per_node_s, 100 * f.mape_startup);
-	printf("  run_lead_s=%.4g cold_read_Bps=%.4g   warm-up = a + max(0, data/(nodes R) - epoch)  mean |err| %.2f%% of the run\n",
-	       f.run_lead_s, f.cold_read_Bps, 100 * f.mae_warmup_run);
+	printf("  start-up = %s: startup_s=%.4g startup_per_log2_node_s=%.4g startup_per_sqrt_node_s=%.4g "
+	       "startup_per_node_s=%.4g  in-sample MAPE %.1f%%\n", cal_startup_form_name(f.startup_form), f.startup_s,
+	       f.startup_per_log2_node_s, f.startup_per_sqrt_node_s, f.startup_per_node_s, 100 * f.mape_startup);
+	printf("    leave-one-organisation-out MAPE:");
+	for (int k = 0; k < CAL_STARTUP_NFORMS; k++)
+		printf(" %s %.1f%%%s", cal_startup_form_name(k), 100 * f.cv_startup[k], k + 1 < CAL_STARTUP_NFORMS ? "," : "\n");
+	printf("  warm-up = lead-in%s + max(0, data/(nodes R) - epoch): run_lead_s=%.4g run_lead_steps=%.4g "
+	       "cold_read_Bps=%.4g  mean |err| %.2f%% of the run\n", f.lead_form == CAL_LEAD_STEPS ? " (a + k step)" : " (a)",
+	       f.run_lead_s, f.run_lead_steps, f.cold_read_Bps, 100 * f.mae_warmup_run);
+	printf("    leave-one-organisation-out mean |err| / run: lead-in a %.2f%%, a + k step %.2f%%\n",
+	       100 * f.cv_warmup[CAL_LEAD_CONST], 100 * f.cv_warmup[CAL_LEAD_STEPS]);
 	printf("  eval_fixed_s=%.4g eval_step_frac=%.4g  evaluation pass = a + b eval images / img/s  MAPE %.1f%%\n",
 	       f.eval_fixed_s, f.eval_step_frac, 100 * f.mape_eval);
 	printf("  epoch_boundary_s=%.4g epoch_boundary_iters=%.4g  boundary per epoch = a + b step  MAPE %.1f%%\n",

@@ -99,8 +99,11 @@ static int predict(const char *hwdb_dir, const hw_system *sys, const vresult *t,
 	if (cli_scen_load(&s) != EXIT_OK)
 		goto out;
 	s.params.startup_s = f->startup_s;
+	s.params.startup_per_log2_node_s = f->startup_per_log2_node_s;
+	s.params.startup_per_sqrt_node_s = f->startup_per_sqrt_node_s;
 	s.params.startup_per_node_s = f->startup_per_node_s;
 	s.params.run_lead_s = f->run_lead_s;
+	s.params.run_lead_steps = f->run_lead_steps;
 	s.params.cold_read_Bps = f->cold_read_Bps;
 	s.params.eval_fixed_s = f->eval_fixed_s;
 	s.params.eval_step_frac = f->eval_step_frac;

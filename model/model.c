@@ -411,7 +411,23 @@ static double staging_time_s(const model_scenario *sc, const model_params *p, co
 static double warmup_time_s(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	double cold = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : p->dataset_B / (sc->nodes * p->cold_read_Bps);
-	return p->run_lead_s + fmin(r->epochs, 1.0) * fmax(cold - fmax(r->first_epoch_s, r->epoch_s), 0.0);
+	return model_lead_in_s(p, r) + fmin(r->epochs, 1.0) * fmax(cold - fmax(r->first_epoch_s, r->epoch_s), 0.0);
+}
+
+/* Lead-in: run_start to steady training (the first steps, the first evaluation's set-up), a fixed part and
+ * run_lead_steps steps: a pipeline that buffers a few batches before the first step pays for them at the
+ * step's pace (cal_phase_fit chooses whether the step part is there by cross-validation). */
+double model_lead_in_s(const model_params *p, const model_result *r)
+{
+	return p->run_lead_s + p->run_lead_steps * r->iter_s;
+}
+
+/* Start-up (launch to run_start): a fixed part and a function of the node count (process launch, the
+ * communicator's bootstrap); the fit keeps at most one of the log2, sqrt and linear slopes. */
+double model_startup_s(const model_params *p, double nodes)
+{
+	return p->startup_s + p->startup_per_log2_node_s * log2(nodes) + p->startup_per_sqrt_node_s * sqrt(nodes) +
+	       p->startup_per_node_s * nodes;
 }
 
 /* Evaluation pass: a fixed set-up plus the validation images at eval_step_frac of a training image's
@@ -534,8 +550,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->boundary_s = r->epochs * model_boundary_epoch_s(p, r);
 	r->warmup_s = warmup_time_s(sc, p, r);
 	r->ttt_s = r->warmup_s + r->epochs * r->epoch_s + r->eval_s + r->boundary_s;
-	/* start-up: linear in nodes (launch and communicator set-up; cal_phase_fit) */
-	r->startup_s = p->startup_s + p->startup_per_node_s * sc->nodes;
+	r->startup_s = model_startup_s(p, sc->nodes);
 	r->staging_s = staging_time_s(sc, p, r);
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;

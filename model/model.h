@@ -106,9 +106,12 @@ typedef struct model_params {
 	double conv_e0, conv_b0, conv_k;
 	/* run-level costs (fitted to the MLPerf v4.0 logs: refdata/mlperf_v4_0_phases.csv, calibrate/cal.h) */
 	double startup_s;        /* launch to run_start: process start, data indexing, NCCL init, compile */
-	double startup_per_node_s; /* ... + this per node */
+	double startup_per_log2_node_s; /* ... + this x log2(nodes) */
+	double startup_per_sqrt_node_s; /* ... + this x sqrt(nodes) */
+	double startup_per_node_s; /* ... + this x nodes (the fit sets at most one of the three) */
 	double run_lead_s;       /* scored time before steady epochs: run_start to the first epoch and the
-				  * first evaluation's set-up */
+				  * first evaluation's set-up: this + run_lead_steps x the step time */
+	double run_lead_steps;   /* ... the lead-in's part that scales with the step (steps) */
 	double cold_read_Bps;    /* per node: the first epoch reads its share of the data set at this rate
 				  * (page cache dropped, as MLPerf does), overlapped with training */
 	double eval_fixed_s;     /* one evaluation pass: this + eval_step_frac x val_images / throughput */
@@ -328,6 +331,9 @@ double model_overlap(const model_scenario *sc, const model_params *p);
 /* One evaluation pass and the gap at one epoch boundary (s) of a predicted run (r: throughput, iter_s). */
 double model_eval_pass_s(const model_params *p, const model_result *r);
 double model_boundary_epoch_s(const model_params *p, const model_result *r);
+/* The lead-in (s) of a predicted run (r: iter_s) and the start-up (s) of a cluster of `nodes` nodes. */
+double model_lead_in_s(const model_params *p, const model_result *r);
+double model_startup_s(const model_params *p, double nodes);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */

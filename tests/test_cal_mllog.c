@@ -205,6 +205,56 @@ static void test_phase_fit(test_ctx *t)
 	TEST_CHECK(t, cal_phase_fit_rows(rows, 2, NULL, 1e11, &f) < 0, "two runs cannot fit two parameters and say so");
 }
 
+/* The forms are chosen by leave-one-organisation-out cross-validation: four organisations whose start-up
+ * is exactly 30 + 5 log2(nodes) and lead-in 0.5 s + 10 steps. Each form fitted without one organisation
+ * predicts it exactly only for the true form, so log2 and the step form win, with the exact
+ * coefficients. A start-up that does not vary with nodes keeps the constant (the simplest form). */
+static void test_phase_form_cv(test_ctx *t)
+{
+	enum { N = 12 };
+	cal_phase_row rows[N];
+	cal_phase_fit f;
+
+	for (int i = 0; i < N; i++) {
+		cal_phase_row *r = &rows[i];
+		double n = (double)(1 << (i % 3 * 2 + i / 3)), w = 10 + 7 * (i % 4);   /* 1..64 nodes */
+		memset(r, 0, sizeof *r);
+		snprintf(r->submitter, sizeof r->submitter, "org%d", i / 3);
+		strcpy(r->status, "success");
+		r->blocks = 9, r->nodes = n, r->gpus = 8 * n, r->global_batch = 3200, r->epochs = 35;
+		r->train_samples = 1281167, r->eval_samples = 50000, r->warm_epoch_s = w;
+		r->train_img_s = 1281167 / w;
+		r->run_s = 35 * w;
+		r->init_s = 30 + 5 * log2(n), r->init_to_run_s = 0;
+		r->eval_pass_s = 0.005 + 0.4 * 50000 / r->train_img_s;
+		r->boundary_s = 35 * 0.25 * 3200 / r->train_img_s;
+		r->lead_s = 0.5 + 10 * 3200 / r->train_img_s, r->eval_first_s = r->eval_pass_s;
+		r->first_epoch_extra_s = fmax(0, 1e11 / (n * 2e9) - w);
+	}
+	TEST_CHECK(t, cal_phase_fit_rows(rows, N, NULL, 1e11, &f) == 0, "fit: %s", err_msg());
+	TEST_CHECK(t, f.startup_form == CAL_STARTUP_LOG2, "start-up form %d (%s)", f.startup_form,
+		   cal_startup_form_name(f.startup_form));
+	TEST_CHECK(t, f.cv_startup[CAL_STARTUP_LOG2] < 1e-9, "log2 cv %g", f.cv_startup[CAL_STARTUP_LOG2]);
+	TEST_CHECK(t, f.cv_startup[CAL_STARTUP_CONST] > 0.01 && f.cv_startup[CAL_STARTUP_LINEAR] > 0.01,
+		   "wrong forms predict the left-out organisation badly: %g %g", f.cv_startup[CAL_STARTUP_CONST],
+		   f.cv_startup[CAL_STARTUP_LINEAR]);
+	TEST_NEAR(t, f.startup_s, 30, 1e-9);
+	TEST_NEAR(t, f.startup_per_log2_node_s, 5, 1e-9);
+	TEST_CHECK(t, f.startup_per_node_s == 0 && f.startup_per_sqrt_node_s == 0, "one slope only");
+	TEST_CHECK(t, f.lead_form == CAL_LEAD_STEPS, "lead-in form %d", f.lead_form);
+	TEST_NEAR(t, f.run_lead_s, 0.5, 1e-9);
+	TEST_NEAR(t, f.run_lead_steps, 10, 1e-7);
+	/* start-up flat in nodes, lead-in flat in steps: the constants */
+	for (int i = 0; i < N; i++)
+		rows[i].init_s = 40, rows[i].lead_s = 0.8;
+	TEST_CHECK(t, cal_phase_fit_rows(rows, N, NULL, 1e11, &f) == 0, "fit: %s", err_msg());
+	TEST_CHECK(t, f.startup_form == CAL_STARTUP_CONST && f.lead_form == CAL_LEAD_CONST, "forms %d %d",
+		   f.startup_form, f.lead_form);
+	TEST_NEAR(t, f.startup_s, 40, 1e-9);
+	TEST_NEAR(t, f.run_lead_s, 0.8, 1e-9);
+	TEST_NEAR(t, f.run_lead_steps, 0, 1e-12);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -212,5 +262,6 @@ int main(void)
 	test_run(&t);
 	test_phases_v4(&t);
 	test_phase_fit(&t);
+	test_phase_form_cv(&t);
 	return test_report(&t);
 }

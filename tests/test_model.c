@@ -388,6 +388,7 @@ static void test_run_terms(test_ctx *t)
 	p.startup_s = 10;
 	p.startup_per_node_s = 0.5;
 	p.run_lead_s = 1;
+	p.run_lead_steps = 0;
 	p.cold_read_Bps = 1e7;
 	p.dataset_B = 1.45e11;
 	p.eval_fixed_s = 0.01;
@@ -402,6 +403,18 @@ static void test_run_terms(test_ctx *t)
 	/* epoch boundary: 0.02 + 0.25 x 0.1 s step = 0.045 s */
 	r.iter_s = 0.1;
 	TEST_NEAR(t, model_boundary_epoch_s(&p, &r), 0.045, 1e-12);
+	/* lead-in: 1 s + 0 steps = 1 s; with 12 steps of 0.1 s: 2.2 s */
+	TEST_NEAR(t, model_lead_in_s(&p, &r), 1.0, 1e-12);
+	p.run_lead_steps = 12;
+	TEST_NEAR(t, model_lead_in_s(&p, &r), 2.2, 1e-12);
+	p.run_lead_steps = 0;
+	/* start-up forms at 16 nodes: 10 + 0.5 x 16 = 18 s; + 3 x log2(16) = 30 s; + 2 x sqrt(16) = 38 s */
+	TEST_NEAR(t, model_startup_s(&p, 16), 18.0, 1e-12);
+	p.startup_per_log2_node_s = 3;
+	TEST_NEAR(t, model_startup_s(&p, 16), 30.0, 1e-12);
+	p.startup_per_sqrt_node_s = 2;
+	TEST_NEAR(t, model_startup_s(&p, 16), 38.0, 1e-12);
+	p.startup_per_log2_node_s = p.startup_per_sqrt_node_s = 0;
 
 	/* a whole prediction: 4 nodes, 35 epochs */
 	node_c4130(&sc);
@@ -421,10 +434,15 @@ static void test_run_terms(test_ctx *t)
 	TEST_NEAR(t, r.warmup_s, 1.0 + 3625 - r.first_epoch_s, 1e-12);
 	TEST_NEAR(t, r.ttt_s, r.warmup_s + 35 * r.epoch_s + r.eval_s + r.boundary_s, 1e-12);
 	TEST_NEAR(t, r.tta_s, r.startup_s + r.staging_s + r.ttt_s, 1e-12);
-	/* a faster cold read than the epoch: only the lead-in */
+	/* a faster cold read than the epoch: only the lead-in; with 10 steps of lead-in, 1 + 10 steps */
 	p.cold_read_Bps = 1e12;
 	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0 && model_predict(&sc, &p, &r) == 0, "%s", err_msg());
 	TEST_NEAR(t, r.warmup_s, 1.0, 1e-12);
+	p.run_lead_steps = 10;
+	TEST_CHECK(t, model_scenario_prepare(&sc, &p) == 0 && model_predict(&sc, &p, &r) == 0, "%s", err_msg());
+	TEST_NEAR(t, r.warmup_s, 1.0 + 10 * r.iter_s, 1e-12);
+	TEST_CHECK(t, r.iter_s > 0 && r.iter_s < 10, "step %g", r.iter_s);
+	p.run_lead_steps = 0;
 	/* synthetic data reads nothing */
 	p.cold_read_Bps = 1e7;
 	sc.data = MODEL_DATA_SYNTHETIC;
