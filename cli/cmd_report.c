@@ -624,7 +624,15 @@ int cmd_report(int argc, char **argv)
 	}
 	char tta_note[512] = "", cost_note[512] = "";
 	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
-	bool cost_ok = chart(tmpdir, csvp, PLOT_COST, budget_usd, NULL, "cost", cost_note, sizeof cost_note);
+	int priced = 0;
+	for (int i = 0; i < nrows; i++)
+		priced += rows[i].r.fits && isfinite(rows[i].r.capex_usd);
+	bool cost_ok = false;
+	if (priced == 0)
+		snprintf(cost_note, sizeof cost_note, "none of these systems has a list price in the hardware database "
+						      "(`scaleplan hw show ID`; an --hwdb overlay can add one).");
+	else
+		cost_ok = chart(tmpdir, csvp, PLOT_COST, budget_usd, NULL, "cost", cost_note, sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
 	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, budget_usd, tta_ok, cost_ok, tta_note, cost_note);

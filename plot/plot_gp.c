@@ -125,7 +125,10 @@ static void put_style(FILE *f, int i, const char *with, const char *extra)
 
 static void body_tta(FILE *f, const plot_data *d)
 {
-	fputs("set logscale x 2\nset logscale y 10\nset xlabel 'GPUs'\n", f);
+	fputs("set logscale x 2\nset logscale y 10\nset autoscale yfix\nset offsets 0, 0, graph 0.05, graph 0.05\n"
+	      "set ytics (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 5000, 10000)\n"
+	      "set xlabel 'GPUs'\n",
+	      f);
 	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (solid), MLPerf time to train (dashed)"
 						   : "time to accuracy (minutes)");
 	fputs("plot ", f);

@@ -28,6 +28,16 @@ if [ -f "$here/../shared/reference/throughput.csv" ]; then
 else
 	echo "examples.sh: ../shared/reference not found; reference_errors.sh skipped"
 fi
+# the charts and procurement reports of examples/charts.sh (committed under examples/charts/); needs gnuplot
+if command -v gnuplot >/dev/null 2>&1; then
+	SCALEPLAN="$SP" sh "$here/examples/charts.sh" "$tmp/charts" >"$tmp/log" 2>&1 || { echo "FAIL: examples/charts.sh"; cat "$tmp/log"; fail=1; }
+	for f in tta.svg tta.png cost.svg parity.png epochs.png report-whitepaper/index.html report-whitepaper/tta.svg \
+		report-64xh100/report.md report-64xh100/placements.csv; do
+		[ -s "$tmp/charts/$f" ] || { echo "FAIL: examples/charts.sh wrote no $f"; fail=1; }
+	done
+else
+	echo "examples.sh: gnuplot not installed (gnuplot-nox); charts.sh skipped"
+fi
 # the white paper's observation: C4140-M beats C4140-K with CPU decode at 8 GPUs
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	 $c["data"] == "cpu" && $c["gpus"] == 8 { t[$c["system"]] = $c["throughput_img_s"] }
