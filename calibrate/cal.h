@@ -246,6 +246,7 @@ typedef struct cal_point {
 	char *gpu;           /* GPU id as written */
 	char *precision;     /* fp32/tf32/fp16/bf16/amp/... as written, lower case */
 	char *variant;       /* everything else that changes per-GPU speed (framework, layout, compiled) */
+	char *framework;     /* throughput: the `framework` cell, lower case ("" when the table has none) */
 	char *intra;         /* transport inside a node: "nvlink", "shm", "socket", "pcie", ... */
 	char *inter;         /* transport between nodes: "socket", "ib", ... ("" for one node) */
 	char *data;          /* "synthetic", "imagenet", ... */

@@ -44,6 +44,7 @@ static void point_free(cal_point *p)
 	free(p->gpu);
 	free(p->precision);
 	free(p->variant);
+	free(p->framework);
 	free(p->intra);
 	free(p->inter);
 	free(p->data);
@@ -84,7 +85,8 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 
 static void point_fill_strings(cal_point *p)
 {
-	char **s[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->intra, &p->inter, &p->data };
+	char **s[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->framework, &p->intra, &p->inter,
+			 &p->data };
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		if (!*s[i])
 			*s[i] = xstrdup("");
@@ -260,7 +262,7 @@ static int load_throughput(loader *L)
 		/* What else sets per-GPU speed: the software (the row's source names one stack and setup; a
 		 * framework cell alone changes with the launcher, e.g. "TensorFlow 1.x + Horovod"), the memory
 		 * layout and compilation. */
-		(void)cfw;
+		p->framework = lower_dup(cell(t, r, cfw));
 		const char *graph = cell(t, r, cgraph), *img = cell(t, r, cimg);
 		p->variant = xasprintf("%s%s%s%s%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
 				       clay >= 0 ? " " : "", cell(t, r, clay),

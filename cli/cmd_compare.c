@@ -219,25 +219,26 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 	}
 	{
-		char d[32];
+		char d[32], dt[32];
 		const cmp_row *up = NULL, *outr = NULL;
 		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus,
 		       model_precision_name(s.precision), s.data >= 0 ? model_data_name((model_data)s.data) : "as each stack",
 		       cli_rank_name(rank));
-		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %14s %10s %9s  %s\n", "rank", "system", "gpu", "nodes",
-		       "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-acc", "capex $", "kWh",
-		       "stack (data path)");
+		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %13s %12s %10s %9s  %s\n", "rank", "system", "gpu",
+		       "nodes", "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-train", "time-to-acc",
+		       "capex $", "kWh", "stack (data path)");
 		for (int i = 0; i < nrows; i++) {
 			const cmp_row *w = &rows[i];
 			char place[32], capex[24], kwh[24], st[96];
 			snprintf(place, sizeof place, "%dx%d", w->sc.nodes, w->sc.node.gpus_per_node);
 			snprintf(capex, sizeof capex, isfinite(w->r.capex_usd) ? "%.0f" : "-", w->r.capex_usd);
 			snprintf(kwh, sizeof kwh, isfinite(w->r.energy_J) ? "%.0f" : "-", w->r.energy_J / 3.6e6);
-			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %14s %10s %9s  %s\n", i + 1,
+			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %13s %12s %10s %9s  %s\n", i + 1,
 			       w->sc.node.system_id, w->sc.node.gpu_id, place, w->sc.batch_per_gpu, w->r.global_batch,
 			       w->r.throughput_img_s, 100 * w->r.scaling_eff,
 			       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
-			       cli_fmt_duration(w->r.tta_s, d, sizeof d), capex, kwh, cli_stack_label(&w->sc, st, sizeof st));
+			       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d), capex,
+			       kwh, cli_stack_label(&w->sc, st, sizeof st));
 			if (w->r.fits && w->sc.nodes == 1 && !up)
 				up = w;
 			if (w->r.fits && w->sc.nodes > 1 && !outr)

@@ -81,6 +81,22 @@ static int guess_batch(const cal_point *p)
 	return strstr(p->precision, "fp32") && strstr(p->gpu, "16GB") ? 128 : 256;
 }
 
+/* The stack of a point's software where the database has one (hwdb/data/stacks.csv), from its framework
+ * cell: TensorFlow / Horovod -> tf1-hvd, PyTorch -> pytorch-ddp, MXNet from NVIDIA (MLPerf submissions and
+ * DeepLearningExamples: the same MXNet + DALI code) -> ngc-mlperf, other MXNet (Dell's white papers) ->
+ * mxnet-dell. NULL (the system's default stack) when the table names no framework. */
+static const char *point_stack(const cal_point *p)
+{
+	const char *fw = p->framework;
+	if (strstr(fw, "tensorflow") || strstr(fw, "horovod"))
+		return "tf1-hvd";
+	if (strstr(fw, "pytorch"))
+		return "pytorch-ddp";
+	if (strstr(fw, "mxnet"))
+		return strstr(p->source, "nvidia") || strstr(p->source, "mlperf") ? "ngc-mlperf" : "mxnet-dell";
+	return NULL;
+}
+
 static double vmodel_point(void *vctx, const cal_data *d, int i, const int *others, int nothers)
 {
 	vmodel *m = vctx;
@@ -92,6 +108,7 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	s.hwdb_dir = m->hwdb_dir;
 	s.profile = m->profile;
 	s.system_id = p->machine;
+	s.stack_id = point_stack(p);
 	s.precision = (model_precision)model_precision_parse(model_prec(p->precision));
 	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
 	s.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
@@ -219,7 +236,9 @@ int cmd_validate(int argc, char **argv)
 		       vt.npred, vt.n, 100 * all / vt.npred,
 		       vt.nunpredictable ? " (some points could not be predicted: see stderr)" : "",
 		       profile ? "from the profile only (no fitting)" : "leave-one-out within each fit group (a group of one: from the other groups' fits and the priors)");
-		printf("%smodel column: the full analytic model (`predict`) with %s and, as --measured, the single-node points "
+		printf("%smodel column: the full analytic model (`predict`) with %s, the stack of the row's framework "
+		       "(TensorFlow: tf1-hvd, PyTorch: pytorch-ddp, NVIDIA MXNet: ngc-mlperf, other MXNet: mxnet-dell) and, as "
+		       "--measured, the single-node points "
 		       "of the same group that fit on the predicted node (none: the database estimate); %d points predicted, "
 		       "%d failed; '-' where it cannot describe the transport (sockets or host memory on one host)\n",
 		       strcmp(format, "md") == 0 ? "\n" : "", profile ? "the profile" : "default parameters", vm.npred, vm.nfail);

@@ -90,6 +90,11 @@ expect 0 "$SP" predict --params;                           has "eff_compute"; ha
 # compare: every placement, sorted by time to accuracy, with the scale-up vs scale-out answer
 expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100
 has "best scale-up"; has "best scale-out"; has "answer: scale"; has "1x8"; has "2x4"; has "8x1"
+# time to train beside time to accuracy in all 11 rows (4 + 4 + 3 placements): the scored part is never longer
+# than the wall clock (same unit here)
+has "time-to-train"
+awk '$1 ~ /^[0-9]+$/ && NF > 14 { rows++; if ($12 != $14 || $11 + 0 > $13 + 0) bad = 1 } END { exit bad || rows != 11 }' \
+	"$tmp/out" || no "compare table: time-to-train column missing or above time-to-acc"
 expect 0 "$SP" compare --gpus 8 --systems dgx1-v100,c4140-m --out "$tmp/c.csv"
 [ "$(wc -l <"$tmp/c.csv")" -eq 8 ] || no "compare 8 GPUs: dgx1 4 placements + c4140-m 3 = 7 rows"
 awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/c.csv" || no "compare not sorted by tta_s"

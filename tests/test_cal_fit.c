@@ -116,16 +116,20 @@ static void test_readers(test_ctx *t)
 	/* the built-in tables load, keep their source, and the emulated-node row is read as 2 x 2 */
 	cal_data_init(&d);
 	TEST_CHECK(t, cal_data_load_builtin(&d, stderr) == 0, "builtin: %s", err_msg());
-	int emu = 0, nthr = 0;
+	int emu = 0, nthr = 0, npt = 0;
 	for (int i = 0; i < d.n; i++) {
 		const cal_point *p = &d.pts[i];
 		TEST_CHECK(t, p->source[0] && p->line > 1, "%s:%d has a source", p->file, p->line);
+		/* the framework cell, lower case (validate maps it to a stack): throughput.csv:5 is PyTorch */
+		if (strcmp(p->file, "refdata/throughput.csv") == 0 && p->line == 5)
+			npt += strcmp(p->framework, "pytorch") == 0;
 		if (p->kind == CAL_THROUGHPUT)
 			nthr++;
 		if (p->kind == CAL_THROUGHPUT && p->nodes == 2 && p->gpus_per_node == 2 && strcmp(p->inter, "socket") == 0)
 			emu++;
 	}
 	TEST_CHECK(t, nthr == 32 && emu == 1, "throughput rows %d, emulated 2x2 rows %d", nthr, emu);
+	TEST_CHECK(t, npt == 1, "throughput.csv:5 framework read as 'pytorch': %d", npt);
 	cal_data_free(&d);
 }
 
