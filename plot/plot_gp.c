@@ -123,6 +123,16 @@ static void put_style(FILE *f, int i, const char *with, const char *extra)
 	fprintf(f, "%s lc rgb '%s' pt %d %s", with, colours[i % NCOLOURS], points[i % 12], extra);
 }
 
+/* One item of a plot command: ", \" continuation unless first, series i's data block, columns `cols`, its
+ * style, and the quoted title (NULL: notitle). */
+static void put_item(FILE *f, bool first, int i, const char *cols, const char *with, const char *title)
+{
+	fprintf(f, "%s$d%d using %s ", first ? "" : ", \\\n     ", i, cols);
+	put_style(f, i, with, title ? "" : "notitle");
+	if (title)
+		put_quoted(f, "title ", title, "");
+}
+
 static void body_tta(FILE *f, const plot_data *d)
 {
 	fputs("set logscale x 2\nset logscale y 10\nset autoscale yfix\nset offsets 0, 0, graph 0.05, graph 0.05\n"
@@ -133,13 +143,9 @@ static void body_tta(FILE *f, const plot_data *d)
 						   : "time to accuracy (minutes)");
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		fprintf(f, "%s$d%d using 1:2 ", i ? ", \\\n     " : "", i);
-		put_style(f, i, "with linespoints lw 2", "");
-		put_quoted(f, "title ", d->series[i].label, "");
-		if (d->has_y2) {
-			fprintf(f, ", \\\n     $d%d using 1:3 ", i);
-			put_style(f, i, "with linespoints lw 1 dt 2", "notitle");
-		}
+		put_item(f, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
+		if (d->has_y2)
+			put_item(f, false, i, "1:3", "with linespoints lw 1 dt 2", NULL);
 	}
 	fputc('\n', f);
 }
@@ -158,9 +164,7 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	      f);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		fprintf(f, "%s$d%d using 1:2 ", i ? ", \\\n     " : "", i);
-		put_style(f, i, "with points ps 1.3", "");
-		put_quoted(f, "title ", d->series[i].label, "");
+		put_item(f, i == 0, i, "1:2", "with points ps 1.3", d->series[i].label);
 	}
 	fputs(", \\\n     $front using 1:2 with linespoints lc rgb 'black' lw 1.5 pt 6 ps 2.2 title 'Pareto front'", f);
 	if (!isnan(o->budget_usd))
@@ -170,8 +174,7 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 		return;
 	fputs("unset title\nunset arrow 1\nset ylabel 'energy per run (kWh, GPUs and nodes)'\nplot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		fprintf(f, "%s$d%d using 1:3 ", i ? ", \\\n     " : "", i);
-		put_style(f, i, "with points ps 1.3", "notitle");
+		put_item(f, i == 0, i, "1:3", "with points ps 1.3", NULL);
 	}
 	fputs("\nunset multiplot\n", f);
 }
@@ -197,10 +200,9 @@ static void body_parity(FILE *f, const plot_data *d)
 		fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n", lo, hi, lo, hi);
 		put_quoted(f, "set title ", s->label, "\n");
 		fputs("plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves lc rgb '#d9d9d9' title '+-10%', \\\n"
-		      "     x with lines lc rgb 'black' lw 1 title 'y = x', \\\n",
+		      "     x with lines lc rgb 'black' lw 1 title 'y = x'",
 		      f);
-		fprintf(f, "     $d%d using 1:2 ", i);
-		put_style(f, i, "with points ps 1.2", "notitle");
+		put_item(f, false, i, "1:2", "with points ps 1.2", NULL);
 		fputc('\n', f);
 	}
 	fputs("unset multiplot\n", f);
@@ -213,11 +215,8 @@ static void body_epochs(FILE *f, const plot_data *d)
 	      f);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		fprintf(f, "%s$d%d using 1:2 axes x1y1 ", i ? ", \\\n     " : "", i);
-		put_style(f, i, "with linespoints lw 2", "");
-		put_quoted(f, "title ", d->series[i].label, "");
-		fprintf(f, ", \\\n     $d%d using 1:3 axes x1y2 ", i);
-		put_style(f, i, "with linespoints lw 1 dt 2", "notitle");
+		put_item(f, i == 0, i, "1:2 axes x1y1", "with linespoints lw 2", d->series[i].label);
+		put_item(f, false, i, "1:3 axes x1y2", "with linespoints lw 1 dt 2", NULL);
 	}
 	fputc('\n', f);
 }
