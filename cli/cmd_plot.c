@@ -111,10 +111,14 @@ int cmd_plot(int argc, char **argv)
 		}
 		plot_kind k = plot_kind_detect(&tables[i]);
 		if (o.kind == PLOT_AUTO && k == PLOT_AUTO) {
+			bool groups = csv_table_col(&tables[i], "mape_pct") >= 0;
 			fprintf(stderr,
 				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
-				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind\n",
-				tables[i].name);
+				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind%s\n",
+				tables[i].name,
+				groups ? " (this is validate's group table: `validate --detail FILE` writes the points a "
+					 "parity chart needs)"
+				       : "");
 			rc = EXIT_INPUT;
 			goto done;
 		}

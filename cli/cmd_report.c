@@ -3,7 +3,8 @@
  * The rows are compare's (cli_placements): every placement of each GPU count on each system, ranked by time to
  * accuracy. The folder is built under DIR.tmp-PID and renamed to DIR at the end; DIR must not exist.
  * All text placed in HTML is escaped; Markdown cells escape | and markup.
- * Exit: 0 ok, 1 bad input (unknown system, bad list, DIR exists), 2 environment (cannot write).
+ * Exit: 0 ok, 1 bad input (unknown system, bad list, DIR exists), 2 environment (cannot write); 130/143 after
+ * SIGINT/SIGTERM, polled between the steps, with the temporary folder removed.
  * Without gnuplot the report is written without charts and says so.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -510,6 +511,16 @@ out:
 	return rc;
 }
 
+/* True (message printed, *rc set to 130/143) once SIGINT or SIGTERM has arrived. */
+static bool stopped(int *rc)
+{
+	if (!intr_pending())
+		return false;
+	fprintf(stderr, "scaleplan report: stopped by %s; no folder written\n", intr_name());
+	*rc = intr_exit_code();
+	return true;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct option opts[64];
@@ -579,6 +590,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", outdir);
 		return EXIT_INPUT;
 	}
+	if (intr_install()) {
+		fprintf(stderr, "scaleplan report: %s\n", err_msg());
+		return EXIT_ENV;
+	}
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
@@ -622,6 +637,8 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	if (stopped(&rc))
+		goto out;
 	char tta_note[512] = "", cost_note[512] = "";
 	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
 	int priced = 0;
@@ -635,8 +652,10 @@ int cmd_report(int argc, char **argv)
 		cost_ok = chart(tmpdir, csvp, PLOT_COST, budget_usd, NULL, "cost", cost_note, sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
+	if (stopped(&rc))
+		goto out;
 	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, budget_usd, tta_ok, cost_ok, tta_note, cost_note);
-	if (rc)
+	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {
 		fprintf(stderr, "scaleplan report: cannot rename %s to %s: %s\n", tmpdir, outdir, strerror(errno));

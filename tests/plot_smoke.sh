@@ -29,6 +29,9 @@ printf 'system,gpus_per_node,gpus,tta_s\na,8,8,100\na,8,16,soon\n' >"$tmp/bad.cs
 printf 'a,b\n1,2\n' >"$tmp/other.csv"
 "$SP" plot "$tmp/other.csv" --out "$tmp/b" 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'other.csv:1: header' "$tmp/err" || { bad "unknown header: exit $rc"; cat "$tmp/err"; }
+"$SP" validate --format csv >"$tmp/groups.csv" 2>/dev/null
+"$SP" plot "$tmp/groups.csv" --out "$tmp/b" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'validate --detail' "$tmp/err" || { bad "validate group table: exit $rc"; cat "$tmp/err"; }
 "$SP" plot "$tmp/nonexistent.csv" --out "$tmp/b" 2>/dev/null; [ $? -eq 1 ] || bad "missing file not exit 1"
 "$SP" plot "$tmp/c8.csv" --out "$tmp/b" --kind pie 2>/dev/null; [ $? -eq 1 ] || bad "--kind pie not exit 1"
 if ! command -v gnuplot >/dev/null 2>&1; then

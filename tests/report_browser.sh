@@ -27,6 +27,23 @@ fi
 ls -d "$tmp"/r2* >/dev/null 2>&1 && bad "unknown system left a folder"
 "$SP" report --systems c4140-k --gpus 4 --out "$tmp/rep" 2>/dev/null; rc=$?
 [ $rc -eq 1 ] || bad "existing --out: exit $rc"
+# SIGINT once the temporary folder exists: exit 130 and nothing left, or (the report won the race) exit 0 and
+# the whole folder; never a half-written one
+"$SP" report --systems all --gpus 1,2,4,8,16,32,64 --out "$tmp/ri" >/dev/null 2>"$tmp/ri.err" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! ls -d "$tmp"/ri.tmp-* >/dev/null 2>&1 && kill -0 $pid 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+kill -INT $pid 2>/dev/null
+wait $pid; rc=$?
+ls -d "$tmp"/ri.tmp-* >/dev/null 2>&1 && bad "SIGINT: temporary folder left"
+if [ $rc -eq 130 ]; then
+	[ -e "$tmp/ri" ] && bad "SIGINT: exit 130 but $tmp/ri written"
+	grep -q 'stopped by SIGINT' "$tmp/ri.err" || bad "SIGINT: no message"
+elif [ $rc -eq 0 ]; then
+	[ -s "$tmp/ri/index.html" ] || bad "exit 0 without index.html"
+else
+	bad "SIGINT: exit $rc"; cat "$tmp/ri.err"
+fi
 # expected rows: per GPU count the placements in the CSV (read by column name), the model's parameters
 rows_at() { awk -F, -v g="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["gpus"] == g { n++ } END { print n + 0 }' "$tmp/rep/placements.csv"; }
 total=$(($(wc -l <"$tmp/rep/placements.csv") - 1))
