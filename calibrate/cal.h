@@ -213,6 +213,9 @@ typedef struct cal_phase_fit {
 	double mae_warmup_run;     /* in-sample mean |pred - meas| / run_s of the warm-up */
 	double cv_startup[CAL_STARTUP_NFORMS]; /* cross-validated errors of each form (NAN: no fold) */
 	double cv_warmup[CAL_LEAD_NFORMS];
+	int anchor_runs;           /* cal_phase_anchor: runs it used (0: not anchored) */
+	double anchor_nodes;       /* their node count */
+	double anchor_startup_x, anchor_lead_x; /* the factors it applied to the start-up and lead-in terms */
 } cal_phase_fit;
 
 /* A start-up form's formula ("a + b log2(nodes)"). */
@@ -222,6 +225,18 @@ const char *cal_startup_form_name(int form);
 void cal_phase_org(const char *submitter, char *out, size_t cap);
 /* Fits *f to the rows (exclude_org NULL or "": all). 0, or ERR_INPUT when too few runs or a fit fails. */
 int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f);
+/* Anchors a fit on one system's own runs at one node count (a planner's measured node; in `validate`
+ * the submitter's single-node result): the start-up and the lead-in are scaled so that their forms give
+ * what those runs measured at their node count and step time (slopes scaled with them, so the growth with
+ * nodes and steps is the fit's), and the cold-read rate becomes dataset_B / (nodes x first epoch) when the
+ * first epoch was slower than the others by more than 5% (else that figure is only a lower bound and the
+ * fitted rate is kept if higher). Why: at one node the v4.0 submitters differ by 31-53 s of start-up,
+ * 0.7-1.4 s of lead-in and 0.2-29 s of first-epoch extra - more than the node count explains
+ * (bench/NOTES.md, "anchored on the single-node runs"). Rows used: fit_usable ones whose submitter and
+ * system match (NULL: any). 0 (f->anchor_runs set), or ERR_INPUT when no row is usable or they span
+ * several node counts. */
+int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const char *submitter, const char *system,
+		     double dataset_B);
 
 /* ---- measurements ---- */
 

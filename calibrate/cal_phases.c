@@ -627,6 +627,76 @@ out:
 	return rc;
 }
 
+/* ---- anchoring on one system's own runs (cal.h) ---- */
+
+/* The mean of the anchor runs' start-up, lead-in (with their step time) and first/warm epoch; each mean over
+ * the runs that have that quantity. */
+typedef struct anchor_means {
+	int n, nstart, nlead, nepoch;
+	double nodes, startup_s, lead_s, step_s, first_s, warm_s;
+} anchor_means;
+
+static int anchor_collect(const cal_phase_row *rows, int n, const char *submitter, const char *system,
+			  anchor_means *a)
+{
+	memset(a, 0, sizeof *a);
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		double lead, step, run;
+		if (!fit_usable(r, NULL, NULL) || (submitter && strcmp(r->submitter, submitter) != 0) ||
+		    (system && strcmp(r->system, system) != 0))
+			continue;
+		if (a->n++ == 0)
+			a->nodes = r->nodes;
+		else if (r->nodes != a->nodes)
+			return err_set("phase anchor: runs at %g and %g nodes (%s): expected one system at one node count",
+				       a->nodes, r->nodes, r->source[0] ? r->source : r->system);
+		if (startup_row(r))
+			a->startup_s += r->init_s + r->init_to_run_s, a->nstart++;
+		if (lead_row(r, &lead, &step, &run) && lead > 0)
+			a->lead_s += lead, a->step_s += step, a->nlead++;
+		if (r->first_epoch_s > 0 && r->warm_epoch_s > 0)
+			a->first_s += r->first_epoch_s, a->warm_s += r->warm_epoch_s, a->nepoch++;
+	}
+	if (a->n == 0)
+		return err_set("phase anchor: no usable run%s%s%s%s (status success, epochs in blocks)",
+			       submitter ? " of " : "", submitter ? submitter : "", system ? "/" : "", system ? system : "");
+	a->startup_s /= a->nstart ? a->nstart : 1;
+	a->lead_s /= a->nlead ? a->nlead : 1, a->step_s /= a->nlead ? a->nlead : 1;
+	a->first_s /= a->nepoch ? a->nepoch : 1, a->warm_s /= a->nepoch ? a->nepoch : 1;
+	return 0;
+}
+
+int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const char *submitter, const char *system,
+		     double dataset_B)
+{
+	anchor_means a;
+	int rc = anchor_collect(rows, n, submitter, system, &a);
+	if (rc < 0)
+		return rc;
+	f->anchor_runs = a.n, f->anchor_nodes = a.nodes;
+	f->anchor_startup_x = f->anchor_lead_x = 1;
+	double s = f->startup_s + f->startup_per_log2_node_s * log2(a.nodes) + f->startup_per_sqrt_node_s * sqrt(a.nodes) +
+		   f->startup_per_node_s * a.nodes;
+	if (a.nstart && s > 0) {
+		double x = a.startup_s / s;
+		f->startup_s *= x, f->startup_per_log2_node_s *= x, f->startup_per_sqrt_node_s *= x, f->startup_per_node_s *= x;
+		f->anchor_startup_x = x;
+	}
+	double l = f->run_lead_s + f->run_lead_steps * a.step_s;
+	if (a.nlead && l > 0) {
+		double x = a.lead_s / l;
+		f->run_lead_s *= x, f->run_lead_steps *= x;
+		f->anchor_lead_x = x;
+	}
+	if (a.nepoch) {
+		/* max(0, D / (nodes R) - warm) = first - warm  =>  R = D / (nodes first), when the extra is real */
+		double r = dataset_B / (a.nodes * a.first_s);
+		f->cold_read_Bps = a.first_s - a.warm_s > 0.05 * a.warm_s ? r : fmax(f->cold_read_Bps, r);
+	}
+	return 0;
+}
+
 const char *cal_startup_form_name(int form)
 {
 	return form >= 0 && form < CAL_STARTUP_NFORMS ? startup_form_names[form] : "?";

@@ -19,7 +19,7 @@ static void calibrate_help(FILE *out)
 	fprintf(out,
 		"usage: scaleplan calibrate --measurements FILE|DIR [--measurements ...] [--mllog DIR] --out profile.csv\n"
 		"       scaleplan calibrate --mllog DIR --phases-out phases.csv [--source-prefix S]\n"
-		"       scaleplan calibrate --phases-fit builtin|phases.csv\n"
+		"       scaleplan calibrate --phases-fit builtin|phases.csv [--phases-anchor mine.csv]\n"
 		"                           [--builtin] [--where EXPR] [--prior PROFILE] [--target-top1 A] [--strict] [--hwdb DIR]\n"
 		"\n"
 		"Fits the model's free parameters (GPU efficiency vs batch, all-reduce alpha and bus bandwidth per\n"
@@ -44,6 +44,9 @@ static void calibrate_help(FILE *out)
 		"  --phases-fit T    fit the model's run-level terms (start-up, warm-up, evaluation, epoch boundary;\n"
 		"                    forms in calibrate/cal.h) to phase table T (a file, or 'builtin' for\n"
 		"                    refdata/mlperf_v4_0_phases.csv) with GSL and print them as `--param` values\n"
+		"  --phases-anchor A anchor those terms on your own runs (a phase table of one system at one node\n"
+		"                    count, from --phases-out): the start-up, lead-in and cold-read rate then give\n"
+		"                    what your runs measured there, and grow with nodes as the fit says\n"
 		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
 		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
 		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
@@ -55,27 +58,40 @@ static void calibrate_help(FILE *out)
 		"  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n");
 }
 
-/* --phases-fit: the run-level terms fitted to a phase table, printed as --param assignments. */
-static int phases_fit_print(const char *table)
+/* Reads a phase table file, or the built-in one for "builtin". 0 or ERR_*. */
+static int phases_load(const char *table, cal_phase_row **rows, int *n)
 {
-	cal_phase_row *rows = NULL;
-	int n = 0, rc;
-	model_params p;
-	cal_phase_fit f;
-
-	if (strcmp(table, "builtin") == 0) {
-		rc = cal_phases_builtin(&rows, &n);
-	} else {
-		char *buf;
-		size_t len;
-		rc = file_read_all(table, &buf, &len);
-		if (rc == 0) {
-			rc = cal_phases_read_buf(table, buf, len, &rows, &n);
-			free(buf);
-		}
+	if (strcmp(table, "builtin") == 0)
+		return cal_phases_builtin(rows, n);
+	char *buf;
+	size_t len;
+	int rc = file_read_all(table, &buf, &len);
+	if (rc == 0) {
+		rc = cal_phases_read_buf(table, buf, len, rows, n);
+		free(buf);
 	}
+	return rc;
+}
+
+/* --phases-fit [--phases-anchor]: the run-level terms fitted to a phase table (anchored on a second one),
+ * printed as --param assignments. */
+static int phases_fit_print(const char *table, const char *anchor)
+{
+	cal_phase_row *rows = NULL, *arows = NULL;
+	int n = 0, an = 0, rc;
+	model_params p;
+	cal_phase_fit f, a; /* as fitted; anchored (the options printed last) */
+
 	model_params_default(&p);
-	if (rc < 0 || (rc = cal_phase_fit_rows(rows, n, NULL, p.dataset_B, &f)) < 0) {
+	rc = phases_load(table, &rows, &n);
+	if (rc == 0)
+		rc = cal_phase_fit_rows(rows, n, NULL, p.dataset_B, &f);
+	a = f;
+	if (rc == 0 && anchor && (rc = phases_load(anchor, &arows, &an)) == 0 &&
+	    (rc = cal_phase_anchor(&a, arows, an, NULL, NULL, p.dataset_B)) < 0)
+		err_prefix("%s", anchor);
+	free(arows);
+	if (rc < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		free(rows);
 		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
@@ -96,6 +112,16 @@ static int phases_fit_print(const char *table)
 	       f.eval_fixed_s, f.eval_step_frac, 100 * f.mape_eval);
 	printf("  epoch_boundary_s=%.4g epoch_boundary_iters=%.4g  boundary per epoch = a + b step  MAPE %.1f%%\n",
 	       f.epoch_boundary_s, f.epoch_boundary_iters, 100 * f.mape_boundary);
+	if (a.anchor_runs)
+		printf("  anchored on %s (%d runs at %g node%s): start-up x %.3f, lead-in x %.3f, cold_read_Bps %.4g (from "
+		       "its first epoch)\n", anchor, a.anchor_runs, a.anchor_nodes, a.anchor_nodes == 1 ? "" : "s",
+		       a.anchor_startup_x, a.anchor_lead_x, a.cold_read_Bps);
+	printf("as options: --param startup_s=%.6g --param startup_per_log2_node_s=%.6g --param startup_per_sqrt_node_s=%.6g "
+	       "--param startup_per_node_s=%.6g --param run_lead_s=%.6g --param run_lead_steps=%.6g --param cold_read_Bps=%.6g "
+	       "--param eval_fixed_s=%.6g --param eval_step_frac=%.6g --param epoch_boundary_s=%.6g "
+	       "--param epoch_boundary_iters=%.6g\n", a.startup_s, a.startup_per_log2_node_s, a.startup_per_sqrt_node_s,
+	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.eval_fixed_s, a.eval_step_frac,
+	       a.epoch_boundary_s, a.epoch_boundary_iters);
 	free(rows);
 	return EXIT_OK;
 }
@@ -110,10 +136,11 @@ int cmd_calibrate(int argc, char **argv)
 		{"target-top1", required_argument, 0, 't'}, {"strict", no_argument, 0, 's'},
 		{"hwdb", required_argument, 0, 'H'},         {"help", no_argument, 0, 'h'},
 		{"phases-out", required_argument, 0, 'P'},   {"source-prefix", required_argument, 0, 'S'},
-		{"phases-fit", required_argument, 0, 'F'},
+		{"phases-fit", required_argument, 0, 'F'},   {"phases-anchor", required_argument, 0, 'A'},
 		{0, 0, 0, 0}};
 	const char *inputs[64], *out = NULL, *where = NULL, *prior = NULL, *hwdb_dir = NULL;
 	const char *phases_out = NULL, *mllog_dir = NULL, *source_prefix = "", *phases_fit = NULL;
+	const char *phases_anchor = NULL;
 	int ninputs = 0, rc;
 	bool builtin = false, strict = false;
 	double target = CAL_MLPERF_TARGET_TOP1;
@@ -123,6 +150,7 @@ int cmd_calibrate(int argc, char **argv)
 		switch (c) {
 		case 'P': phases_out = optarg; break;
 		case 'F': phases_fit = optarg; break;
+		case 'A': phases_anchor = optarg; break;
 		case 'S': source_prefix = optarg; break;
 		case 'l':
 			mllog_dir = optarg;
@@ -155,8 +183,12 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (int i = optind; i < argc && ninputs < 64; i++)
 		inputs[ninputs++] = argv[i];
+	if (phases_anchor && !phases_fit) {
+		fprintf(stderr, "scaleplan calibrate: --phases-anchor needs --phases-fit TABLE\n");
+		return EXIT_INPUT;
+	}
 	if (phases_fit)
-		return phases_fit_print(phases_fit);
+		return phases_fit_print(phases_fit, phases_anchor);
 	if (phases_out) {
 		int nrows = 0;
 		if (!mllog_dir) {

@@ -156,7 +156,8 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 	else
 		fprintf(out, "%swhole-run group: MLPerf v4.0 multi-node ResNet-50 results (refdata/mlperf_v4_0_phases.csv), "
 			     "each predicted from its submitter's single-node result (--measured: its warm-epoch img/s); "
-			     "run-level terms fitted without the predicted organisation\n%s",
+			     "run-level terms fitted without the predicted organisation, then anchored on that single-node "
+			     "result's own start-up, lead-in and first epoch (cal_phase_anchor)\n%s",
 			md ? "\n" : "\n", md ? "\n| result | nodes | anchor | ttt measured | ttt predicted (logged epochs) | "
 					      "ttt predicted (curve epochs) | tta measured | tta predicted |\n"
 					      "|---|---:|---|---:|---:|---:|---:|---:|\n" : "");
@@ -198,7 +199,8 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 		char org[64];
 		cal_phase_org(r->submitter, org, sizeof org);
 		cal_phase_fit f;
-		if (cal_phase_fit_rows(rows, n, org, dp.dataset_B, &f) < 0) {
+		if (cal_phase_fit_rows(rows, n, org, dp.dataset_B, &f) < 0 ||
+		    cal_phase_anchor(&f, rows, n, a.first->submitter, a.first->system, dp.dataset_B) < 0) {
 			fprintf(stderr, "scaleplan validate: whole-run %s: %s\n", name, err_msg());
 			continue;
 		}

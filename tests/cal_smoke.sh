@@ -47,6 +47,21 @@ awk -F, 'NR > 1 && ($7 == "" || $7 == "nan" || $14 == "" || $14 == "nan") { bad 
 "$SP" validate --group whole-run >"$T/wr.txt" || fail "whole-run table"
 grep -q "l40s_n16_ngc24.04_mxnet: not predicted (no single-node result" "$T/wr.txt" || fail "whole-run: L40S anchor"
 grep -q "^tta_s (logged epochs) vs init_start..run_stop: 8 results, mean absolute error" "$T/wr.txt" || fail "whole-run summary"
+grep -q "anchored on that single-node result" "$T/wr.txt" || fail "whole-run: anchoring not said"
+# --phases-anchor: the fit anchored on one system's own single-node runs (Eos, 1 node, from the built-in table)
+# gives its measured mean start-up (the start-up form is a constant); a table of several node counts is refused
+awk -F, 'NR == 1 || $3 == "eos_ngc24.04_mxnet"' refdata/mlperf_v4_0_phases.csv >"$T/eos1.csv"
+want=$(awk -F, 'NR > 1 { s += $12 + $13; n++ } END { printf "%.4f", s / n }' "$T/eos1.csv")
+"$SP" calibrate --phases-fit builtin --phases-anchor "$T/eos1.csv" >"$T/an.txt" || fail "--phases-anchor failed"
+grep -q "anchored on $T/eos1.csv (5 runs at 1 node)" "$T/an.txt" || fail "anchor line: $(cat "$T/an.txt")"
+got=$(sed -n 's/^as options: --param startup_s=\([0-9.]*\) .*/\1/p' "$T/an.txt")
+awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-4 && (b - a) / b < 1e-4) }' ||
+	fail "anchored start-up $got, measured mean $want"
+rc=0; "$SP" calibrate --phases-fit builtin --phases-anchor refdata/mlperf_v4_0_phases.csv >/dev/null 2>"$T/e.txt" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "mlperf_v4_0_phases.csv: phase anchor: runs at 1 and 2 nodes" "$T/e.txt" ||
+	fail "anchor over several node counts: rc $rc $(cat "$T/e.txt")"
+rc=0; "$SP" calibrate --phases-anchor "$T/eos1.csv" 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "--phases-anchor without --phases-fit: rc $rc"
 rc=0; "$SP" validate --group nope 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "--group nope: rc $rc"
 

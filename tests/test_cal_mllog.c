@@ -255,6 +255,52 @@ static void test_phase_form_cv(test_ctx *t)
 	TEST_NEAR(t, f.run_lead_steps, 0, 1e-12);
 }
 
+/* Anchoring on one system's runs, by hand: at 2 nodes and a 0.05 s step the fit says start-up 30 + 5 log2(2)
+ * = 35 s and lead-in 0.5 + 25 x 0.05 = 1.75 s; the runs measured 45 s and 2 s, so both forms scale by 9/7
+ * and 8/7. A first epoch of 30 s against 20 s warm: 1e11 / (2 x R) = 30 s, R = 1.667e9 B/s. A first epoch
+ * only 0.5 s slower bounds R from below (2.439e9): the fit's 4e9 stays, a fit of 1e9 is raised to it. */
+static void test_phase_anchor(test_ctx *t)
+{
+	enum { N = 4 };
+	cal_phase_row rows[N];
+	cal_phase_fit f, f0 = {.startup_s = 30, .startup_per_log2_node_s = 5, .run_lead_s = 0.5, .run_lead_steps = 25,
+			       .cold_read_Bps = 4e9};
+
+	for (int i = 0; i < N; i++) {
+		cal_phase_row *r = &rows[i];
+		memset(r, 0, sizeof *r);
+		strcpy(r->submitter, i < 3 ? "me" : "other");
+		strcpy(r->system, "box");
+		strcpy(r->status, "success");
+		r->blocks = 9, r->nodes = i < 3 ? 2 : 4, r->gpus = 8 * r->nodes, r->global_batch = 3200, r->epochs = 35;
+		r->run_s = 700, r->train_img_s = 64000;
+		r->init_s = 44 + i % 3, r->init_to_run_s = 0;
+		r->lead_s = 2, r->eval_first_s = r->eval_pass_s = 0.1;
+		r->first_epoch_s = 30, r->warm_epoch_s = 20;
+	}
+	f = f0;
+	TEST_CHECK(t, cal_phase_anchor(&f, rows, N, "me", "box", 1e11) == 0, "anchor: %s", err_msg());
+	TEST_CHECK(t, f.anchor_runs == 3 && f.anchor_nodes == 2, "runs %d at %g nodes", f.anchor_runs, f.anchor_nodes);
+	TEST_NEAR(t, f.startup_s, 30 * 9.0 / 7, 1e-9);
+	TEST_NEAR(t, f.startup_per_log2_node_s, 5 * 9.0 / 7, 1e-9);
+	TEST_NEAR(t, f.run_lead_s, 0.5 * 8.0 / 7, 1e-9);
+	TEST_NEAR(t, f.run_lead_steps, 25 * 8.0 / 7, 1e-9);
+	TEST_NEAR(t, f.cold_read_Bps / 1e9, 1e11 / 60 / 1e9, 1e-9);
+	for (int i = 0; i < 3; i++)
+		rows[i].first_epoch_s = 20.5;
+	f = f0;
+	TEST_CHECK(t, cal_phase_anchor(&f, rows, N, "me", NULL, 1e11) == 0 && f.cold_read_Bps == 4e9,
+		   "a first epoch within 5%% keeps the higher fitted rate: %g", f.cold_read_Bps);
+	f = f0, f.cold_read_Bps = 1e9;
+	TEST_CHECK(t, cal_phase_anchor(&f, rows, N, "me", NULL, 1e11) == 0, "anchor: %s", err_msg());
+	TEST_NEAR(t, f.cold_read_Bps / 1e9, 1e11 / 41 / 1e9, 1e-9);
+	f = f0;
+	TEST_CHECK(t, cal_phase_anchor(&f, rows, N, NULL, NULL, 1e11) < 0 && strstr(err_msg(), "one node count") &&
+			      f.startup_s == 30, "runs at 2 and 4 nodes are refused, the fit untouched: %s", err_msg());
+	TEST_CHECK(t, cal_phase_anchor(&f, rows, N, "nobody", NULL, 1e11) < 0 && strstr(err_msg(), "no usable run"),
+		   "no run: %s", err_msg());
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -263,5 +309,6 @@ int main(void)
 	test_phases_v4(&t);
 	test_phase_fit(&t);
 	test_phase_form_cv(&t);
+	test_phase_anchor(&t);
 	return test_report(&t);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "calibrate/cal.h"
+#include "common/common.h"
 
 static void check(const cal_point *p)
 {
@@ -40,8 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the phase table reader (calibrate/cal_phases.c) on the same bytes */
 	cal_phase_row *rows = NULL;
 	int n = 0;
-	if (cal_phases_read_buf("fuzz.csv", (const char *)data, size, &rows, &n) == 0 && n < 0)
-		abort();
+	if (cal_phases_read_buf("fuzz.csv", (const char *)data, size, &rows, &n) == 0) {
+		if (n < 0)
+			abort();
+		/* anchoring on whatever rows it read: refused with a message, or done on >= 1 run and a rate not < 0 */
+		cal_phase_fit f = {.startup_s = 35, .run_lead_s = 0.5, .run_lead_steps = 25, .cold_read_Bps = 4e9};
+		if (cal_phase_anchor(&f, rows, n, NULL, NULL, 1.45e11) == 0 ? f.anchor_runs < 1 || f.cold_read_Bps < 0
+									  : err_msg()[0] == '\0')
+			abort();
+	}
 	free(rows);
 	return 0;
 }
