@@ -6,6 +6,7 @@
 #   test    make test-gpu (layer checks vs CPU float64, CLI smoke) and the one-step check vs PyTorch (bf16,
 #           fp32) with the fused path
 #   speed   scaleplan-train batch 256/128/64, fused and legacy, back to back
+#   ab      batch-norm reduction kernel, rows per loop trip (EX_BN_UNROLL) 1 vs default vs 4, interleaved
 #   peers   PyTorch eager channels_last + torch.compile, batch 256/128/64, same job
 #   dist    2 GPUs: scaleplan-train per transport (buckets as before / 1 MiB first + shrinking / + bf16
 #           gradients) and PyTorch DDP, batch DIST_B per GPU
@@ -24,7 +25,7 @@ STEPS=${STEPS:-probe base}
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
-R="$O/results.txt"; : > "$R"
+R="$DEST/results.txt"; : > "$R" # written as the steps go: what a timed-out call leaves still comes back
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "gpu: $GPU; cudnn.h: $(grep -h 'define CUDNN_M[AI][JN]OR\|define CUDNN_PATCH' /usr/include/x86_64-linux-gnu/cudnn_version*.h 2>/dev/null | awk '{printf $3"."}')" | tee -a "$R"
 if { [ ! -f /usr/include/turbojpeg.h ] || [ ! -f /usr/include/csv.h ]; } && [ -d .jpegdeps ]; then
@@ -106,11 +107,27 @@ if has speed; then
 		for f in ${SPEED_API:-graph legacy}; do
 			smi_peak "$O/syn${b}_$f" $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --conv-api $f --csv "$O/syn${b}_$f.csv" > "$O/syn${b}_$f.log" 2>&1
 			grep -h "EXEC_RESULT" "$O/syn${b}_$f.log" | sed "s/$/ conv-api=$f smi_peak_mib=$(sort -n "$O/syn${b}_$f.smi" | tail -1)/" | tee -a "$R"
-			grep -h "parameters, activations" "$O/syn${b}_$f.log" | tail -1
+			grep -h "arena" "$O/syn${b}_$f.log" | tail -1 | tee -a "$R"
 		done
 	done
 	EX_GRAPH_VERBOSE=1 $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops --conv-api graph > "$O/profile_graph.txt" 2>&1
 	grep PROFILE "$O/profile_graph.txt" | tee -a "$R"
+fi
+if has ab; then
+	# k_bn_reduce rows per loop trip: EX_BN_UNROLL=1 (the kernel before) vs the default (4 for the statistics,
+	# 2 for the backward) vs 4, batch 256, interleaved twice in one job; then the synchronised BN profile of each
+	for rep in 1 2; do
+		for u in 1 def 4; do
+			E=""; [ $u != def ] && E="EX_BN_UNROLL=$u"
+			env $E $TR --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet > "$O/ab_${u}_$rep.log" 2>&1
+			grep -h EXEC_RESULT "$O/ab_${u}_$rep.log" | sed "s/$/ bn_unroll=$u rep=$rep/" | tee -a "$R"
+		done
+	done
+	for u in 1 def; do
+		E=""; [ $u != def ] && E="EX_BN_UNROLL=$u"
+		env $E $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops > "$O/abprof_$u.txt" 2>&1
+		grep -h "PROFILE bn\|PROFILE ptotal" "$O/abprof_$u.txt" | sed "s/$/ bn_unroll=$u/" | tee -a "$R"
+	done
 fi
 if has peers; then
 	# one process per configuration, so that nvidia-smi's peak belongs to that configuration alone
@@ -168,6 +185,6 @@ if has fm; then
 fi
 echo "===== results ($GPU, total $(el) s)"
 cat "$R"
-cp "$R" "$DEST/"; [ -f "$O/probe.csv" ] && cp "$O/probe.csv" "$DEST/"
+[ -f "$O/probe.csv" ] && cp "$O/probe.csv" "$DEST/"
 [ -f "$O/mllog.txt" ] && cp "$O/mllog.txt" "$O/compliance.txt" "$DEST/"
 tar czf "$DEST/logs.tgz" -C "$O" --exclude '*.smi' . 2>/dev/null

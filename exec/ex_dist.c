@@ -511,7 +511,7 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 	CUDA_OK(d, cudaEventCreate(&d->ev_bwd_end));
 	CUDA_OK(d, cudaEventCreate(&d->ev_comm_end));
 	d->scratch_B = 4096;
-	CUDA_OK(d, cudaMalloc(&d->scratch, d->scratch_B));
+	CUDA_OK(d, ex_dev_malloc((void **)&d->scratch, d->scratch_B));
 	if (pthread_create(&d->wd, NULL, watchdog_main, d) != 0)
 		return err_set("cannot start the NCCL watchdog thread"), ERR_ENV;
 	d->wd_started = true;
@@ -544,7 +544,7 @@ int ex_dist_attach(ex_dist *d, void *grads, ex_dist_dtype buf_dtype, long n)
 	d->buf_t = buf_dtype;
 	d->n = n;
 	if (d->size > 1 && buf_dtype != d->o.grad_dtype) {
-		if (cudaMalloc(&d->comm_buf, (size_t)n * ex_dist_dtype_size(d->o.grad_dtype)) != cudaSuccess)
+		if (ex_dev_malloc((void **)&d->comm_buf, (size_t)n * ex_dist_dtype_size(d->o.grad_dtype)) != cudaSuccess)
 			return err_set("rank %d: no GPU memory for a %ld-element %s all-reduce buffer", d->rank,
 				       n, ex_dist_dtype_name(d->o.grad_dtype)), ERR_ENV;
 	}
@@ -775,12 +775,12 @@ void ex_dist_bcast(ex_dist *d, void *buf, size_t size_B)
 		return;
 	}
 	void *tmp;
-	CUDA_OK(d, cudaMalloc(&tmp, size_B));
+	CUDA_OK(d, ex_dev_malloc((void **)&tmp, size_B));
 	CUDA_OK(d, cudaMemcpyAsync(tmp, buf, size_B, cudaMemcpyHostToDevice, d->comm_stream));
 	NCCL_OK(d, ncclBroadcast(tmp, tmp, size_B, ncclUint8, 0, d->comm, d->comm_stream));
 	CUDA_OK(d, cudaMemcpyAsync(buf, tmp, size_B, cudaMemcpyDeviceToHost, d->comm_stream));
 	ex_dist_sync(d, d->comm_stream);
-	cudaFree(tmp);
+	ex_dev_free(tmp);
 }
 
 /* ---- teardown ---- */
@@ -821,8 +821,8 @@ void ex_dist_free(ex_dist *d)
 		cudaEventDestroy(d->ev_comm_end);
 		cudaStreamDestroy(d->comm_stream);
 	}
-	cudaFree(d->comm_buf);
-	cudaFree(d->scratch);
+	ex_dev_free(d->comm_buf);
+	ex_dev_free(d->scratch);
 	if (d->mpi)
 		MPI_Finalize();
 	pthread_mutex_destroy(&d->mu);

@@ -191,8 +191,8 @@ void ex_src_attach(ex_src *s, ex_net *net)
 	}
 	CUDA_CHECK(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
 	for (int i = 0; i < EX_SRC_SLOTS; i++) {
-		CUDA_CHECK(cudaMalloc(&s->stage[i], batch_B));
-		CUDA_CHECK(cudaMalloc((void **)&s->stage_lab[i], (size_t)net->batch * sizeof(int)));
+		CUDA_CHECK(ex_dev_malloc((void **)&s->stage[i], batch_B));
+		CUDA_CHECK(ex_dev_malloc((void **)&s->stage_lab[i], (size_t)net->batch * sizeof(int)));
 		CUDA_CHECK(cudaEventCreateWithFlags(&s->copied[i], cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&s->consumed[i], cudaEventDisableTiming));
 	}
@@ -337,8 +337,8 @@ void ex_src_free(ex_src *s)
 	pool_free(&s->ev);
 	if (s->net) {
 		for (int i = 0; i < EX_SRC_SLOTS; i++) {
-			cudaFree(s->stage[i]);
-			cudaFree(s->stage_lab[i]);
+			ex_dev_free(s->stage[i]);
+			ex_dev_free(s->stage_lab[i]);
 			cudaEventDestroy(s->copied[i]);
 			cudaEventDestroy(s->consumed[i]);
 		}

@@ -50,6 +50,15 @@ typedef enum ex_dtype { EX_F32 = 0, EX_BF16 = 1, EX_F16 = 2 } ex_dtype;
 typedef enum ex_prec { EX_PREC_BF16, EX_PREC_FP16, EX_PREC_TF32, EX_PREC_FP32 } ex_prec;
 size_t ex_dtype_size(ex_dtype t);
 
+/* cudaMalloc / cudaFree of the engine's own buffers (weights, optimizer state, activation arena, cuDNN and
+ * cuBLAS workspaces, staging, gradient buckets), counted. The peak is the figure comparable to PyTorch's
+ * torch.cuda.max_memory_allocated (its tensors and the workspaces it hands to cuDNN/cuBLAS); the device's
+ * used memory (cudaMemGetInfo) also holds the CUDA context, the CUDA graph and the libraries' own memory. */
+cudaError_t ex_dev_malloc(void **p, size_t size_B);
+cudaError_t ex_dev_free(void *p);
+size_t ex_dev_alloc_now_B(void);  /* held now (during training: the steady figure) */
+size_t ex_dev_alloc_peak_B(void); /* the most ever held (start-up autotuning's workspace included) */
+
 /* Learning-rate schedule, evaluated on the device from the step counter (CUDA-graph friendly). */
 typedef enum ex_sched_kind { EX_SCHED_COSINE = 0, EX_SCHED_STEP = 1, EX_SCHED_POLY = 2 } ex_sched_kind;
 typedef struct ex_sched {

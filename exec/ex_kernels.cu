@@ -180,19 +180,49 @@ static bn_geom bn_red_geom(long m, int c)
 	return g;
 }
 
-/* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c). MODE 0: x, x^2 (forward
- * statistics). MODE 1: dy', dy' * xhat with dy' = dy masked by y > 0 when relu (backward). */
-template <typename T, int MODE>
+/* One row's 8 channels into the per-channel sums a, b. MODE 0: x, x^2 (forward statistics). MODE 1: dy',
+ * dy' * xhat with dy' = dy masked by the ReLU (from y when given, else from x*scale+shift as the forward
+ * computed it). */
+template <int MODE>
+__device__ __forceinline__ void bn_red_row(const float v[8], float g[8], const float yy[8], bool relu, bool has_y,
+					   const float sc[8], const float sh[8], const float mean[8], const float inv[8],
+					   float a[8], float b[8])
+{
+	if (MODE == 0) {
+		for (int j = 0; j < 8; j++) {
+			a[j] += v[j];
+			b[j] += v[j] * v[j];
+		}
+		return;
+	}
+	if (relu && has_y) {
+		for (int j = 0; j < 8; j++)
+			if (yy[j] <= 0.f)
+				g[j] = 0.f;
+	} else if (relu) {
+		for (int j = 0; j < 8; j++)
+			if (__fmaf_rn(v[j], sc[j], sh[j]) <= 0.f)
+				g[j] = 0.f;
+	}
+	for (int j = 0; j < 8; j++) {
+		a[j] += g[j];
+		b[j] += g[j] * (v[j] - mean[j]) * inv[j];
+	}
+}
+
+/* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c) (bn_red_row). U rows per loop trip,
+ * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
+ * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
+template <typename T, int MODE, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y, const T *dy, long m, int c, bool relu,
 							  const float *bn_f, double *sums)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int cx = blockDim.x, ry = blockDim.y;
 	int ch = (blockIdx.y * cx + threadIdx.x) * 8;
-	float a[8], b[8], mean[8], inv[8];
+	float a[8], b[8], mean[8], inv[8], sc[8], sh[8];
 	for (int j = 0; j < 8; j++)
 		a[j] = b[j] = 0.f;
-	float sc[8], sh[8];
 	if (ch < c) {
 		if (MODE == 1) {
 			load8(bn_f + ch, mean);
@@ -200,33 +230,32 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y
 			load8(bn_f + 2 * c + ch, sc);
 			load8(bn_f + 3 * c + ch, sh);
 		}
-		for (long r = blockIdx.x * (long)ry + threadIdx.y; r < m; r += (long)gridDim.x * ry) {
-			size_t i = (size_t)r * c + ch;
-			float v[8];
-			load8(x + i, v);
-			if (MODE == 0) {
-				for (int j = 0; j < 8; j++) {
-					a[j] += v[j];
-					b[j] += v[j] * v[j];
-				}
-			} else {
-				float g[8], yy[8];
-				load8(dy + i, g);
-				if (relu && y) {
-					load8(y + i, yy);
-					for (int j = 0; j < 8; j++)
-						if (yy[j] <= 0.f)
-							g[j] = 0.f;
-				} else if (relu) { /* no residual: the ReLU's input is x*scale+shift, recomputed */
-					for (int j = 0; j < 8; j++)
-						if (__fmaf_rn(v[j], sc[j], sh[j]) <= 0.f)
-							g[j] = 0.f;
-				}
-				for (int j = 0; j < 8; j++) {
-					a[j] += g[j];
-					b[j] += g[j] * (v[j] - mean[j]) * inv[j];
-				}
+		bool has_y = MODE == 1 && relu && y;
+		long r = blockIdx.x * (long)ry + threadIdx.y, step = (long)gridDim.x * ry;
+		for (; r + (U - 1) * step < m; r += U * step) {
+			float v[U][8], g[U][8], yy[U][8];
+#pragma unroll
+			for (int u = 0; u < U; u++) {
+				size_t i = (size_t)(r + u * step) * c + ch;
+				load8(x + i, v[u]);
+				if (MODE == 1)
+					load8(dy + i, g[u]);
+				if (has_y)
+					load8(y + i, yy[u]);
 			}
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				bn_red_row<MODE>(v[u], g[u], yy[u], relu, has_y, sc, sh, mean, inv, a, b);
+		}
+		for (; r < m; r += step) {
+			size_t i = (size_t)r * c + ch;
+			float v[8], g[8], yy[8];
+			load8(x + i, v);
+			if (MODE == 1)
+				load8(dy + i, g);
+			if (has_y)
+				load8(y + i, yy);
+			bn_red_row<MODE>(v, g, yy, relu, has_y, sc, sh, mean, inv, a, b);
 		}
 	}
 	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
@@ -247,6 +276,29 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y
 		}
 		atomicAdd(&sums[cc], da);
 		atomicAdd(&sums[c + cc], db);
+	}
+}
+
+/* Rows per loop trip of k_bn_reduce: EX_BN_UNROLL=1|2|4, else 4 for the statistics (one input) and 2 for
+ * the backward (two or three inputs: registers). Read once. */
+static int bn_unroll(int mode)
+{
+	static int env = -1;
+	if (env < 0) {
+		const char *e = getenv("EX_BN_UNROLL");
+		env = e && (atoi(e) == 1 || atoi(e) == 2 || atoi(e) == 4) ? atoi(e) : 0;
+	}
+	return env ? env : mode == 0 ? 4 : 2;
+}
+
+template <typename T, int MODE>
+static void l_bn_reduce(bn_geom g, const T *x, const T *y, const T *dy, long m, int c, bool relu, const float *bn_f,
+			double *sums, cudaStream_t s)
+{
+	switch (bn_unroll(MODE)) {
+	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
+	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
+	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
 	}
 }
 
@@ -319,7 +371,7 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 {
 	bn_geom g = bn_red_geom(m, c);
 	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	k_bn_reduce<T, 0><<<g.grid, g.block, 0, s>>>((const T *)x, NULL, NULL, m, c, false, NULL, bn_d);
+	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, s);
 	k_bn_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, beta, rm, rv, momentum, eps, bn_f);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
@@ -428,7 +480,7 @@ static void l_bn_bwd(const void *x, const void *y, const void *dy, void *dx, voi
 	if (!dz)
 		y = NULL;
 	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	k_bn_reduce<T, 1><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d);
+	l_bn_reduce<T, 1>(g, (const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d, s);
 	k_bn_bwd_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, dgamma, dbeta, bn_f);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,

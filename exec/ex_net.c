@@ -5,10 +5,68 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "common/common.h"
 #include "exec/ex_internal.h"
+
+/* ---- the engine's device allocations, counted (ex_internal.h) ---- */
+
+enum { EX_MAX_ALLOCS = 4096 }; /* the engine makes a few hundred (two per batch norm, ~20 more) */
+static struct {
+	void *p;
+	size_t B;
+} g_allocs[EX_MAX_ALLOCS];
+static int g_nallocs;
+static size_t g_alloc_now_B, g_alloc_peak_B;
+static pthread_mutex_t g_alloc_mu = PTHREAD_MUTEX_INITIALIZER;
+
+cudaError_t ex_dev_malloc(void **p, size_t size_B)
+{
+	cudaError_t e = cudaMalloc(p, size_B);
+	if (e != cudaSuccess)
+		return e;
+	pthread_mutex_lock(&g_alloc_mu);
+	if (g_nallocs < EX_MAX_ALLOCS) /* beyond: counted, never subtracted (an over-count, not an under-count) */
+		g_allocs[g_nallocs].p = *p, g_allocs[g_nallocs++].B = size_B;
+	g_alloc_now_B += size_B;
+	if (g_alloc_now_B > g_alloc_peak_B)
+		g_alloc_peak_B = g_alloc_now_B;
+	pthread_mutex_unlock(&g_alloc_mu);
+	return e;
+}
+
+cudaError_t ex_dev_free(void *p)
+{
+	if (!p)
+		return cudaSuccess;
+	pthread_mutex_lock(&g_alloc_mu);
+	for (int i = 0; i < g_nallocs; i++)
+		if (g_allocs[i].p == p) {
+			g_alloc_now_B -= g_allocs[i].B;
+			g_allocs[i] = g_allocs[--g_nallocs];
+			break;
+		}
+	pthread_mutex_unlock(&g_alloc_mu);
+	return cudaFree(p);
+}
+
+size_t ex_dev_alloc_now_B(void)
+{
+	pthread_mutex_lock(&g_alloc_mu);
+	size_t b = g_alloc_now_B;
+	pthread_mutex_unlock(&g_alloc_mu);
+	return b;
+}
+
+size_t ex_dev_alloc_peak_B(void)
+{
+	pthread_mutex_lock(&g_alloc_mu);
+	size_t b = g_alloc_peak_B;
+	pthread_mutex_unlock(&g_alloc_mu);
+	return b;
+}
 
 #define EX_OPT_BLOCK 4096 /* elements per optimizer block */
 
@@ -209,7 +267,11 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
 			if (d[op->in] < bt)
 				d[op->in] = bt;
-		if (op->kind == EX_BN && d[op->out] < bt)
+		/* a BN's own output is read by its backward only for the ReLU mask of a residual block (without a
+		 * residual the mask is recomputed from the input; without a ReLU there is none): the stem's BN
+		 * output (the max-pool keeps argmax) and the downsample branches' BN outputs (read by the add)
+		 * die in the forward - 1.1 GiB less at batch 256 (bench/NOTES.md, issue 15) */
+		if (op->kind == EX_BN && op->z >= 0 && op->relu && d[op->out] < bt)
 			d[op->out] = bt;
 	}
 	for (i = no - 1; i >= 0; i--) { /* gradients: items nt..2nt-1 */
@@ -502,7 +564,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
 	CUBLAS_CHECK(cublasCreate(&net->cublas));
 	CUBLAS_CHECK(cublasSetStream(net->cublas, net->stream));
-	CUDA_CHECK(cudaMalloc(&net->cublas_ws, 32 << 20));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->cublas_ws, 32 << 20));
 	CUBLAS_CHECK(cublasSetWorkspace(net->cublas, net->cublas_ws, 32 << 20));
 	for (i = 0; i < 4; i++)
 		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
@@ -511,16 +573,16 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 
 	/* parameters */
 	ex_params *p = &net->p;
-	CUDA_CHECK(cudaMalloc((void **)&p->w32, p->n * 4));
-	CUDA_CHECK(cudaMalloc((void **)&p->mom, p->n * 4));
-	CUDA_CHECK(cudaMalloc((void **)&p->grad, p->n * 4));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->w32, p->n * 4));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->mom, p->n * 4));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->grad, p->n * 4));
 	CUDA_CHECK(cudaMemset(p->mom, 0, p->n * 4));
 	CUDA_CHECK(cudaMemset(p->grad, 0, p->n * 4));
 	if (dt == EX_F32)
 		p->wc = p->w32;
 	else
-		CUDA_CHECK(cudaMalloc(&p->wc, p->n * esz));
-	CUDA_CHECK(cudaMalloc((void **)&p->bnstat, p->nbnstat * 4));
+		CUDA_CHECK(ex_dev_malloc((void **)&p->wc, p->n * esz));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->bnstat, p->nbnstat * 4));
 	h = xmalloc(p->n * 4 > p->nbnstat * 4 ? p->n * 4 : p->nbnstat * 4);
 	init_weights(net, h, seed);
 	CUDA_CHECK(cudaMemcpy(p->w32, h, p->n * 4, cudaMemcpyHostToDevice));
@@ -553,11 +615,11 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		}
 	}
 	p->nblocks = nb;
-	CUDA_CHECK(cudaMalloc((void **)&p->blocks, nb * sizeof(*hb)));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->blocks, nb * sizeof(*hb)));
 	CUDA_CHECK(cudaMemcpy(p->blocks, hb, nb * sizeof(*hb), cudaMemcpyHostToDevice));
-	CUDA_CHECK(cudaMalloc((void **)&p->decay_flags, p->ntensors * sizeof(int)));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->decay_flags, p->ntensors * sizeof(int)));
 	CUDA_CHECK(cudaMemcpy(p->decay_flags, hdec, p->ntensors * sizeof(int), cudaMemcpyHostToDevice));
-	CUDA_CHECK(cudaMalloc((void **)&p->norms, 2 * p->ntensors * sizeof(float)));
+	CUDA_CHECK(ex_dev_malloc((void **)&p->norms, 2 * p->ntensors * sizeof(float)));
 	free(hb);
 	free(hdec);
 
@@ -568,18 +630,18 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	aoffs = xcalloc(net->ntens, sizeof(size_t));
 	goffs = xcalloc(net->ntens, sizeof(size_t));
 	net->act_B = plan_arena(net, aoffs, goffs);
-	CUDA_CHECK(cudaMalloc(&net->act_arena, net->act_B));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->act_arena, net->act_B));
 	for (i = 0; i < net->ntens; i++) {
 		net->tens[i].d = (char *)net->act_arena + aoffs[i];
 		net->tens[i].g = goffs[i] == (size_t)-1 ? NULL : (char *)net->act_arena + goffs[i];
 	}
 	free(aoffs);
 	free(goffs);
-	CUDA_CHECK(cudaMalloc((void **)&net->labels, net->batch * sizeof(int)));
-	CUDA_CHECK(cudaMalloc((void **)&net->logits, (size_t)net->batch * net->classes * 4));
-	CUDA_CHECK(cudaMalloc((void **)&net->dlogits32, (size_t)net->batch * net->classes * 4));
-	CUDA_CHECK(cudaMalloc(&net->dlogits, (size_t)net->batch * net->classes * esz));
-	CUDA_CHECK(cudaMalloc((void **)&net->st, sizeof(ex_dev_state)));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->labels, net->batch * sizeof(int)));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->logits, (size_t)net->batch * net->classes * 4));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->dlogits32, (size_t)net->batch * net->classes * 4));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->dlogits, (size_t)net->batch * net->classes * esz));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->st, sizeof(ex_dev_state)));
 	{
 		ex_dev_state s0;
 		memset(&s0, 0, sizeof(s0));
@@ -591,13 +653,13 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		if (op->kind == EX_CONV && net->p.tensors[op->pw].n > maxw)
 			maxw = net->p.tensors[op->pw].n;
 		if (op->kind == EX_BN) {
-			CUDA_CHECK(cudaMalloc((void **)&op->bn_f, 6 * op->k * sizeof(float)));
-			CUDA_CHECK(cudaMalloc((void **)&op->bn_d, 2 * op->k * sizeof(double)));
+			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_f, 6 * op->k * sizeof(float)));
+			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_d, 2 * op->k * sizeof(double)));
 		}
 		if (op->kind == EX_MAXPOOL)
-			CUDA_CHECK(cudaMalloc((void **)&op->argmax, net->tens[op->out].elems));
+			CUDA_CHECK(ex_dev_malloc((void **)&op->argmax, net->tens[op->out].elems));
 	}
-	CUDA_CHECK(cudaMalloc(&net->wscratch, maxw * esz));
+	CUDA_CHECK(ex_dev_malloc((void **)&net->wscratch, maxw * esz));
 
 	/* convolutions: descriptors, then algorithms timed once per distinct shape */
 	for (i = 0; i < net->nops; i++) {
@@ -624,7 +686,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDA_CHECK(cudaMemGetInfo(&freeB, &totB));
 		if (ws_B > freeB / 2)
 			ws_B = freeB / 2;
-		CUDA_CHECK(cudaMalloc(&ws, ws_B));
+		CUDA_CHECK(ex_dev_malloc((void **)&ws, ws_B));
 		/* Find overwrites outputs: fill inputs with data first so timings are realistic */
 		for (i = 0; i < net->ntens; i++) {
 			ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
@@ -667,9 +729,9 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 					need = b;
 			}
 		}
-		CUDA_CHECK(cudaFree(ws));
+		CUDA_CHECK(ex_dev_free(ws));
 		net->ws_B = need < 1024 ? 1024 : need;
-		CUDA_CHECK(cudaMalloc(&net->ws, net->ws_B));
+		CUDA_CHECK(ex_dev_malloc((void **)&net->ws, net->ws_B));
 		for (i = 0; i < net->nops; i++)
 			if (net->ops[i].kind == EX_CONV)
 				bind_graph_plans(net, &net->ops[i]);
@@ -702,9 +764,9 @@ void ex_net_free(ex_net *net)
 			cudnnDestroyFilterDescriptor(op->wd);
 			cudnnDestroyConvolutionDescriptor(op->cd);
 		}
-		cudaFree(op->bn_f);
-		cudaFree(op->bn_d);
-		cudaFree(op->argmax);
+		ex_dev_free(op->bn_f);
+		ex_dev_free(op->bn_d);
+		ex_dev_free(op->argmax);
 	}
 	for (i = 0; i < net->ngc; i++) {
 		ex_gplan_free(&net->gc[i].p);
@@ -712,23 +774,23 @@ void ex_net_free(ex_net *net)
 	}
 	free(net->gc);
 	if (net->p.wc != net->p.w32)
-		cudaFree(net->p.wc);
-	cudaFree(net->p.w32);
-	cudaFree(net->p.mom);
-	cudaFree(net->p.grad);
-	cudaFree(net->p.bnstat);
-	cudaFree(net->p.blocks);
-	cudaFree(net->p.decay_flags);
-	cudaFree(net->p.norms);
-	cudaFree(net->act_arena);
-	cudaFree(net->labels);
-	cudaFree(net->logits);
-	cudaFree(net->dlogits32);
-	cudaFree(net->dlogits);
-	cudaFree(net->wscratch);
-	cudaFree(net->ws);
-	cudaFree(net->st);
-	cudaFree(net->cublas_ws);
+		ex_dev_free(net->p.wc);
+	ex_dev_free(net->p.w32);
+	ex_dev_free(net->p.mom);
+	ex_dev_free(net->p.grad);
+	ex_dev_free(net->p.bnstat);
+	ex_dev_free(net->p.blocks);
+	ex_dev_free(net->p.decay_flags);
+	ex_dev_free(net->p.norms);
+	ex_dev_free(net->act_arena);
+	ex_dev_free(net->labels);
+	ex_dev_free(net->logits);
+	ex_dev_free(net->dlogits32);
+	ex_dev_free(net->dlogits);
+	ex_dev_free(net->wscratch);
+	ex_dev_free(net->ws);
+	ex_dev_free(net->st);
+	ex_dev_free(net->cublas_ws);
 	if (net->cublas)
 		cublasDestroy(net->cublas);
 	if (net->cudnn)

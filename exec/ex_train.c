@@ -774,7 +774,9 @@ int main(int argc, char **argv)
 			       rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
 		printf("%-28s %.2f ms (fwd %.2f, bwd %.2f, opt %.2f ungraphed)\n", "step", rows[0].iter_s * 1e3, fwd * 1e3,
 		       bwd * 1e3, opt * 1e3);
-		printf("%-28s %.2f GiB\n", "GPU memory used", peak_B / 1073741824.0);
+		printf("%-28s %.2f GiB (device: CUDA context, graph and libraries included); allocated by the engine %.2f "
+		       "GiB while training, %.2f GiB at most (start-up autotuning)\n", "GPU memory used", peak_B / 1073741824.0,
+		       ex_dev_alloc_now_B() / 1073741824.0, ex_dev_alloc_peak_B() / 1073741824.0);
 		printf("%-28s %.4f\n", "mean loss", rows[0].loss);
 		if (a.profile) {
 			static const char *cat[EX_PROF_N] = {"conv fwd", "bn(+add+relu) fwd", "pool fwd", "fc fwd", "conv dgrad",
@@ -792,8 +794,9 @@ int main(int argc, char **argv)
 			printf("PROFILE %-20s %8.2f\n", "ptotal", ptot);
 			net.profile = false;
 		}
-		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f graph=%d", a.batch,
-		       a.prec_name, rows[0].glob_img_s, peak_B / 1073741824.0, net.have_graph);
+		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f alloc_gib=%.2f graph=%d", a.batch,
+		       a.prec_name, rows[0].glob_img_s, peak_B / 1073741824.0, ex_dev_alloc_now_B() / 1073741824.0,
+		       net.have_graph);
 		if (world > 1)
 			printf(" gpus=%d mode=%s per_gpu_img_s=%.1f allreduce_ms=%.2f exposed_ms=%.2f", world,
 			       ex_dist_mode_label(d), rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
