@@ -25,7 +25,9 @@ typedef struct cli_cmd {
 int cli_load_db(hw_db *db, const char *hwdb_dir);
 /* validate's whole-run group (cli/validate_run.c): the MLPerf v4.0 multi-node results predicted end to
  * end from their submitters' single-node results; format table, md or csv. Returns an exit code. */
-int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out);
+/* detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
+ * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
+int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out, const char *detail);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);

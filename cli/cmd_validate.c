@@ -1,12 +1,14 @@
 /* `scaleplan validate`: predicts every measurement on file without fitting to it; error table.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "calibrate/cal.h"
 #include "cli/cli.h"
@@ -32,7 +34,9 @@ static void validate_help(FILE *out)
 		"  --profile FILE  predict with this profile (written by `scaleplan calibrate`) instead of refitting\n"
 		"  --where EXPR    keep only points with field=value[,...] (see `scaleplan calibrate --help`)\n"
 		"  --format F      table (default), csv, or md (the Markdown table of docs/validate.md)\n"
-		"  --detail FILE   also write one CSV row per point (measured, predicted, error, how)\n"
+		"  --detail FILE   also write one CSV row per point (measured, predicted, error, how); with\n"
+		"                  --group whole-run one row per result and time (ttt, tta). Written as FILE.tmp,\n"
+		"                  renamed when complete; `scaleplan plot FILE` draws the parity plot\n"
 		"  --strict        malformed rows are fatal (default: reported with file:line, skipped)\n"
 		"  --group G       all (default) or whole-run: only the whole-run group - every MLPerf v4.0\n"
 		"                  multi-node result predicted end to end (ttt_s vs run_start..run_stop, tta_s vs\n"
@@ -201,7 +205,7 @@ int cmd_validate(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return rc;
 	if (strcmp(group, "whole-run") == 0) {
-		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout);
+		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, detail);
 		hw_db_free(&db);
 		return rc;
 	}
@@ -211,12 +215,13 @@ int cmd_validate(int argc, char **argv)
 	cal_pset_init(&ps);
 	cal_vtable vt = {0};
 	FILE *df = NULL;
+	char *detail_tmp = NULL;
 	cli_cal_in in = {.builtin = builtin, .paths = against, .npaths = nagainst,
 			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = strict, .where = where, .profile = profile};
 	if ((rc = cli_cal_inputs("validate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
-	if (detail && !(df = fopen(detail, "w"))) {
-		fprintf(stderr, "scaleplan validate: %s: cannot write\n", detail);
+	if (detail && !(df = fopen(detail_tmp = xasprintf("%s.tmp", detail), "w"))) {
+		fprintf(stderr, "scaleplan validate: %s: cannot write: %s\n", detail_tmp, strerror(errno));
 		rc = EXIT_ENV;
 		goto out;
 	}
@@ -242,13 +247,21 @@ int cmd_validate(int argc, char **argv)
 		       "of the same group that fit on the predicted node (none: the database estimate); %d points predicted, "
 		       "%d failed; '-' where it cannot describe the transport (sockets or host memory on one host)\n",
 		       strcmp(format, "md") == 0 ? "\n" : "", profile ? "the profile" : "default parameters", vm.npred, vm.nfail);
-		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout);
+		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
 		goto out;
 	}
 	rc = EXIT_OK;
 out:
-	if (df)
-		fclose(df);
+	if (df) { /* written as FILE.tmp: renamed only when the whole table was written */
+		bool ok = rc == EXIT_OK && !ferror(df);
+		if (fclose(df) != 0 || !ok || rename(detail_tmp, detail) != 0) {
+			if (rc == EXIT_OK)
+				fprintf(stderr, "scaleplan validate: %s: cannot write: %s\n", detail, strerror(errno));
+			unlink(detail_tmp);
+			rc = rc == EXIT_OK ? EXIT_ENV : rc;
+		}
+	}
+	free(detail_tmp);
 	cal_vtable_free(&vt);
 	cal_pset_free(&ps);
 	cal_data_free(&d);

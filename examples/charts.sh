@@ -6,6 +6,8 @@
 #   cost.{svg,png}    every priced system on 1-16 nodes: capex and energy per run vs time to accuracy, the Pareto
 #                     front, a 2 M USD budget
 #   parity.{svg,png}  `validate --detail`: predicted vs measured for every measurement on file (hold-out)
+#   parity-whole-run.{svg,png}  `validate --group whole-run --detail`: ttt_s and tta_s of the MLPerf v4.0
+#                     multi-node results, predicted from their submitters' single-node results
 #   epochs.{svg,png}  the engine's Fashion-MNIST JPEG run on one H200 (bench/data/final/train_jpeg.csv)
 #   report-whitepaper/  `scaleplan report` for the white paper's question
 #   report-64xh100/     `scaleplan report` for 64 H100s: DGX H100 and XE9680 (8 per node) vs XE8640 (4 per node)
@@ -33,6 +35,9 @@ done
 	--title 'Priced systems on 1-16 nodes: cost vs time to accuracy (budget 2 M USD)'
 "$SP" validate --detail "$work/detail.csv" >/dev/null
 "$SP" plot "$work/detail.csv" --out parity
+"$SP" validate --group whole-run --detail "$work/whole-run.csv" >/dev/null
+"$SP" plot "$work/whole-run.csv" --out parity-whole-run \
+	--title 'MLPerf v4.0 multi-node ResNet-50, seconds: predicted from the same submitter single-node result vs measured'
 "$SP" plot "$here/../bench/data/final/train_jpeg.csv" --out epochs \
 	--title 'scaleplan-train on one H200: Fashion-MNIST as JPEG, 224 px, bf16, batch 256'
 rm -rf report-whitepaper report-64xh100
@@ -40,4 +45,4 @@ rm -rf report-whitepaper report-64xh100
 "$SP" report --systems c4140-k,c4140-m,dgx1-v100 --gpus 4,8,16 $wp --out report-whitepaper
 "$SP" report --systems dgxh100,xe9680-h100,xe8640-h100 --gpus 16,32,64 --batch-per-gpu 100 --data gpu \
 	--out report-64xh100
-echo "wrote $out: tta, cost, parity, epochs (.svg, .png), report-whitepaper/, report-64xh100/"
+echo "wrote $out: tta, cost, parity, parity-whole-run, epochs (.svg, .png), report-whitepaper/, report-64xh100/"

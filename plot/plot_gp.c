@@ -181,10 +181,12 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 
 /* One panel per kind of measurement (units differ: img/s, s, ...), each with its own square log range so
  * the +-10% band is visible. */
-static void body_parity(FILE *f, const plot_data *d)
+static void body_parity(FILE *f, const plot_data *d, const plot_opts *o)
 {
 	int cols = d->nseries > 1 ? 2 : 1, rows = (d->nseries + cols - 1) / cols;
-	fprintf(f, "set multiplot layout %d,%d\n", rows, cols);
+	/* each panel's title names its kind of measurement: the chart's own title goes on the whole page */
+	fprintf(f, "set multiplot layout %d,%d ", rows, cols);
+	put_quoted(f, "title ", o->title ? o->title : default_title(d->kind), "\n");
 	fputs("set logscale xy 10\nset format xy '%g'\nset samples 200\nset key inside left top\n"
 	      "set xlabel 'measured'\nset ylabel 'predicted'\n",
 	      f);
@@ -228,7 +230,7 @@ static void body(FILE *f, const plot_data *d, const plot_opts *o)
 	switch (d->kind) {
 	case PLOT_TTA: body_tta(f, d); break;
 	case PLOT_COST: body_cost(f, d, o); break;
-	case PLOT_PARITY: body_parity(f, d); break;
+	case PLOT_PARITY: body_parity(f, d, o); break;
 	default: body_epochs(f, d); break;
 	}
 }
