@@ -180,6 +180,44 @@ static bn_geom bn_red_geom(long m, int c)
 	return g;
 }
 
+/* What the finalisation does with a batch norm's channel sums. */
+struct bn_fin {
+	long m;
+	const float *gamma, *beta;
+	float *run_mean, *run_var, momentum, eps; /* forward */
+	float *dgamma, *dbeta;                    /* backward */
+	float *bn_f;
+};
+
+/* Forward: bn_f = mean, invstd, scale, shift of channel ch; running statistics as PyTorch (momentum, unbiased
+ * variance). bn_f layout [7c]: mean, invstd, scale, shift, then the backward's dx = A dy' + B x + C. */
+__device__ void bn_finalize_fwd(const bn_fin &f, int c, int ch, double s1, double s2)
+{
+	double mean = s1 / f.m;
+	double var = s2 / f.m - mean * mean;
+	if (var < 0)
+		var = 0;
+	float invstd = (float)(1.0 / sqrt(var + f.eps));
+	f.bn_f[ch] = (float)mean;
+	f.bn_f[c + ch] = invstd;
+	f.bn_f[2 * c + ch] = f.gamma[ch] * invstd;
+	f.bn_f[3 * c + ch] = f.beta[ch] - (float)mean * f.gamma[ch] * invstd;
+	f.run_mean[ch] = (1.f - f.momentum) * f.run_mean[ch] + f.momentum * (float)mean;
+	f.run_var[ch] = (1.f - f.momentum) * f.run_var[ch] + f.momentum * (float)(var * f.m / (f.m > 1 ? f.m - 1 : 1));
+}
+
+/* Backward: dbeta = sum dy', dgamma = sum dy' xhat; dx = k (dy' - mean(dy') - xhat mean(dy' xhat)) with
+ * k = gamma invstd, written as A dy' + B x + C so that the dx pass loads three coefficients, not five. */
+__device__ void bn_finalize_bwd(const bn_fin &f, int c, int ch, double s1, double s2)
+{
+	f.dbeta[ch] = (float)s1;
+	f.dgamma[ch] = (float)s2;
+	double mdy = s1 / f.m, mdyx = s2 / f.m, inv = f.bn_f[c + ch], mean = f.bn_f[ch], k = (double)f.gamma[ch] * inv;
+	f.bn_f[4 * c + ch] = (float)k;
+	f.bn_f[5 * c + ch] = (float)(-k * inv * mdyx);
+	f.bn_f[6 * c + ch] = (float)(k * (inv * mdyx * mean - mdy));
+}
+
 /* One row's 8 channels into the per-channel sums a, b. MODE 0: x, x^2 (forward statistics). MODE 1: dy',
  * dy' * xhat with dy' = dy masked by the ReLU (from y when given, else from x*scale+shift as the forward
  * computed it). */
@@ -291,36 +329,31 @@ static int bn_unroll(int mode)
 	return env ? env : mode == 0 ? 4 : 2;
 }
 
+/* The per-channel sums of k_bn_reduce into bn_f (and running statistics / dgamma, dbeta): one thread a channel. */
+template <int MODE>
+__global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
+{
+	int ch = blockIdx.x * blockDim.x + threadIdx.x;
+	if (ch >= c)
+		return;
+	if (MODE == 0)
+		bn_finalize_fwd(f, c, ch, sums[ch], sums[c + ch]);
+	else
+		bn_finalize_bwd(f, c, ch, sums[ch], sums[c + ch]);
+}
+
+/* Statistics (MODE 0) or backward sums (MODE 1) of one batch norm, finalised into bn_f. */
 template <typename T, int MODE>
 static void l_bn_reduce(bn_geom g, const T *x, const T *y, const T *dy, long m, int c, bool relu, const float *bn_f,
-			double *sums, cudaStream_t s)
+			double *sums, const bn_fin &f, cudaStream_t s)
 {
+	cudaMemsetAsync(sums, 0, 2 * c * sizeof(double), s);
 	switch (bn_unroll(MODE)) {
 	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
 	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
 	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
 	}
-}
-
-/* bn_f layout [6c]: mean, invstd, scale, shift, spare, spare. */
-__global__ void k_bn_finalize(const double *sums, long m, int c, const float *gamma, const float *beta,
-			      float *run_mean, float *run_var, float momentum, float eps, float *bn_f)
-{
-	int ch = blockIdx.x * blockDim.x + threadIdx.x;
-	if (ch >= c)
-		return;
-	double mean = sums[ch] / m;
-	double var = sums[c + ch] / m - mean * mean;
-	if (var < 0)
-		var = 0;
-	float invstd = (float)(1.0 / sqrt(var + eps));
-	bn_f[ch] = (float)mean;
-	bn_f[c + ch] = invstd;
-	bn_f[2 * c + ch] = gamma[ch] * invstd;
-	bn_f[3 * c + ch] = beta[ch] - (float)mean * gamma[ch] * invstd;
-	/* PyTorch: running_var uses the unbiased variance; momentum 0.1 */
-	run_mean[ch] = (1.f - momentum) * run_mean[ch] + momentum * (float)mean;
-	run_var[ch] = (1.f - momentum) * run_var[ch] + momentum * (float)(var * m / (m > 1 ? m - 1 : 1));
+	k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
 }
 
 __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, const float *rm, const float *rv,
@@ -334,33 +367,47 @@ __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, con
 	bn_f[3 * c + ch] = beta[ch] - rm[ch] * gamma[ch] * invstd;
 }
 
+/* One group of 8 channels: y = relu(x scale + shift (+ z)). */
+template <typename T>
+__device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e, const float sc[8], const float sh[8],
+					  bool relu)
+{
+	float v[8];
+	load8(x + e, v);
+	for (int j = 0; j < 8; j++)
+		v[j] = __fmaf_rn(v[j], sc[j], sh[j]); /* the backward recomputes this exactly */
+	if (z) {
+		float zz[8];
+		load8(z + e, zz);
+		for (int j = 0; j < 8; j++)
+			v[j] += zz[j];
+	}
+	if (relu)
+		for (int j = 0; j < 8; j++)
+			v[j] = fmaxf(v[j], 0.f);
+	store8(y + e, v);
+}
+
 template <typename T>
 __global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, const float *scale, const float *shift,
 			   bool relu)
 {
-	/* channel group of element group i, kept up to date by adding the grid stride modulo c/8 instead of a
-	 * 64-bit division per 16 bytes (measured on an H100: the step did not change, 6,032 vs 5,994 img/s) */
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
 	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	float sc[8], sh[8];
+	if (gstep == 0) { /* the grid stride is a multiple of c/8 (ResNet's widths): one channel group per thread,
+			   * its coefficients loaded once */
+		load8(scale + gi * 8, sc);
+		load8(shift + gi * 8, sh);
+		for (size_t i = i0; i < total8; i += stride)
+			bn_apply8(x, z, y, i * 8, sc, sh, relu);
+		return;
+	}
+	/* else the channel group follows by adding the grid stride modulo c/8 (no 64-bit division per 16 bytes) */
 	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
-		size_t e = i * 8;
-		int ch = gi * 8;
-		float v[8], sc[8], sh[8];
-		load8(x + e, v);
-		load8(scale + ch, sc);
-		load8(shift + ch, sh);
-		for (int j = 0; j < 8; j++)
-			v[j] = __fmaf_rn(v[j], sc[j], sh[j]); /* the backward recomputes this exactly */
-		if (z) {
-			float zz[8];
-			load8(z + e, zz);
-			for (int j = 0; j < 8; j++)
-				v[j] += zz[j];
-		}
-		if (relu)
-			for (int j = 0; j < 8; j++)
-				v[j] = fmaxf(v[j], 0.f);
-		store8(y + e, v);
+		load8(scale + gi * 8, sc);
+		load8(shift + gi * 8, sh);
+		bn_apply8(x, z, y, i * 8, sc, sh, relu);
 	}
 }
 
@@ -370,9 +417,9 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 			   float *bn_f, double *bn_d, cudaStream_t s)
 {
 	bn_geom g = bn_red_geom(m, c);
-	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, s);
-	k_bn_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, beta, rm, rv, momentum, eps, bn_f);
+	bn_fin f = {.m = m, .gamma = gamma, .beta = beta, .run_mean = rm, .run_var = rv, .momentum = momentum, .eps = eps,
+		    .dgamma = NULL, .dbeta = NULL, .bn_f = bn_f};
+	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
 							    bn_f + 3 * c, relu);
@@ -407,67 +454,68 @@ extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void 
 	KCHECK();
 }
 
-/* dgamma = sum dy' xhat, dbeta = sum dy'; the per-channel coefficients of dx go to bn_f[4c..6c):
- * k1 = gamma*invstd, and the means of dy' and dy' xhat are read from the double sums. */
-__global__ void k_bn_bwd_finalize(const double *sums, long m, int c, const float *gamma, float *dgamma, float *dbeta,
-				  float *bn_f)
+/* One group of 8 channels of the backward: dy' = dy masked by the ReLU (from y, or recomputed from
+ * x scale + shift as the forward computed it), dx = A dy' + B x + C, dz = dy' (+ dz). */
+template <typename T>
+__device__ __forceinline__ void bn_dx8(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu,
+				       size_t e, const float sc[8], const float sh[8], const float A[8], const float B[8],
+				       const float C[8])
 {
-	int ch = blockIdx.x * blockDim.x + threadIdx.x;
-	if (ch >= c)
-		return;
-	dbeta[ch] = (float)sums[ch];
-	dgamma[ch] = (float)sums[c + ch];
-	bn_f[4 * c + ch] = (float)(sums[ch] / m);
-	bn_f[5 * c + ch] = (float)(sums[c + ch] / m);
+	float g[8], xv[8], out[8];
+	load8(dy + e, g);
+	load8(x + e, xv);
+	if (relu && y) {
+		float yy[8];
+		load8(y + e, yy);
+		for (int j = 0; j < 8; j++)
+			if (yy[j] <= 0.f)
+				g[j] = 0.f;
+	} else if (relu) {
+		for (int j = 0; j < 8; j++)
+			if (__fmaf_rn(xv[j], sc[j], sh[j]) <= 0.f)
+				g[j] = 0.f;
+	}
+	for (int j = 0; j < 8; j++)
+		out[j] = __fmaf_rn(A[j], g[j], __fmaf_rn(B[j], xv[j], C[j]));
+	store8(dx + e, out);
+	if (dz) {
+		if (z_acc) {
+			float old[8];
+			load8(dz + e, old);
+			for (int j = 0; j < 8; j++)
+				g[j] += old[j];
+		}
+		store8(dz + e, g);
+	}
+}
+
+/* Per-channel coefficients of bn_dx8 for the group starting at channel ch (bn_f layout: bn_finalize_fwd). */
+__device__ __forceinline__ void bn_dx_coef(const float *bn_f, int c, int ch, float sc[8], float sh[8], float A[8],
+					   float B[8], float C[8])
+{
+	load8(bn_f + 2 * c + ch, sc);
+	load8(bn_f + 3 * c + ch, sh);
+	load8(bn_f + 4 * c + ch, A);
+	load8(bn_f + 5 * c + ch, B);
+	load8(bn_f + 6 * c + ch, C);
 }
 
 template <typename T>
 __global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total8,
-			    int c, const float *gamma, const float *bn_f)
+			    int c, const float *bn_f)
 {
-	/* channel group of element group i, kept up to date by adding the grid stride modulo c/8 instead of a
-	 * 64-bit division per 16 bytes (measured on an H100: the step did not change, 6,032 vs 5,994 img/s) */
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
 	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	float sc[8], sh[8], A[8], B[8], C[8];
+	if (gstep == 0) { /* one channel group per thread (k_bn_apply) */
+		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
+		for (size_t i = i0; i < total8; i += stride)
+			bn_dx8(x, y, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
+		return;
+	}
 	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
-		size_t e = i * 8;
-		int ch = gi * 8;
-		float g[8], xv[8], mean[8], inv[8], gm[8], mdy[8], mdyx[8], out[8];
-		load8(dy + e, g);
-		load8(x + e, xv);
-		if (relu && y) {
-			float yy[8];
-			load8(y + e, yy);
-			for (int j = 0; j < 8; j++)
-				if (yy[j] <= 0.f)
-					g[j] = 0.f;
-		} else if (relu) { /* no residual: the mask from x*scale+shift, as the forward computed it */
-			float sc[8], sh[8];
-			load8(bn_f + 2 * c + ch, sc);
-			load8(bn_f + 3 * c + ch, sh);
-			for (int j = 0; j < 8; j++)
-				if (__fmaf_rn(xv[j], sc[j], sh[j]) <= 0.f)
-					g[j] = 0.f;
-		}
-		load8(bn_f + ch, mean);
-		load8(bn_f + c + ch, inv);
-		load8(gamma + ch, gm);
-		load8(bn_f + 4 * c + ch, mdy);
-		load8(bn_f + 5 * c + ch, mdyx);
-		for (int j = 0; j < 8; j++) {
-			float xhat = (xv[j] - mean[j]) * inv[j];
-			out[j] = gm[j] * inv[j] * (g[j] - mdy[j] - xhat * mdyx[j]);
-		}
-		store8(dx + e, out);
-		if (dz) {
-			if (z_acc) {
-				float old[8];
-				load8(dz + e, old);
-				for (int j = 0; j < 8; j++)
-					g[j] += old[j];
-			}
-			store8(dz + e, g);
-		}
+		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
+		bn_dx8(x, y, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
 	}
 }
 
@@ -479,12 +527,12 @@ static void l_bn_bwd(const void *x, const void *y, const void *dy, void *dx, voi
 	/* without a residual the ReLU mask comes from x and the forward's scale/shift: y is not read */
 	if (!dz)
 		y = NULL;
-	cudaMemsetAsync(bn_d, 0, 2 * c * sizeof(double), s);
-	l_bn_reduce<T, 1>(g, (const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d, s);
-	k_bn_bwd_finalize<<<(c + 127) / 128, 128, 0, s>>>(bn_d, m, c, gamma, dgamma, dbeta, bn_f);
+	bn_fin f = {.m = m, .gamma = gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
+		    .dgamma = dgamma, .dbeta = dbeta, .bn_f = bn_f};
+	l_bn_reduce<T, 1>(g, (const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,
-							     z_acc, relu, total8, c, gamma, bn_f);
+							     z_acc, relu, total8, c, bn_f);
 }
 extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
 			    bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
