@@ -296,10 +296,10 @@ void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s)
 void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s);
 void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s);
 /* Per-BN scratch of the kernels below, for c channels: bn_f holds EX_BN_F_FLOATS(c) floats (mean, invstd,
- * scale, shift, and the backward's dx coefficients), bn_d EX_BN_D_DOUBLES(c) doubles (the channel sums and
- * the reduction's block counter) that must be zero before the first call: the kernels leave them zero. */
+ * scale, shift, and the backward's dx = A dy' + B x + C coefficients), bn_d EX_BN_D_DOUBLES(c) doubles (the
+ * channel sums). */
 #define EX_BN_F_FLOATS(c) (7 * (size_t)(c))
-#define EX_BN_D_DOUBLES(c) (2 * (size_t)(c) + 1)
+#define EX_BN_D_DOUBLES(c) (2 * (size_t)(c))
 /* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)). */
 void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
 		       const float *beta, float *run_mean, float *run_var, float momentum, float eps,

@@ -274,7 +274,6 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	CUDA_CHECK(cudaMalloc((void **)&db, C * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnf, EX_BN_F_FLOATS(C) * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnd, EX_BN_D_DOUBLES(C) * 8));
-	CUDA_CHECK(cudaMemset(bnd, 0, EX_BN_D_DOUBLES(C) * 8));
 	{
 		float *tmp = malloc(C * 4);
 		for (c = 0; c < C; c++) tmp[c] = (float)hg[c];
