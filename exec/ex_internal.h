@@ -153,9 +153,13 @@ typedef struct ex_op {
 	cudnnBackendDescriptor_t gplan[3], gvp[3];
 	float legacy_ms[3];
 	size_t legacy_ws[3];  /* workspace of the legacy algorithm */
-	/* bn: per-channel device scratch [6*c] floats: mean, invstd, scale, shift, and two sums (double [2c]) */
+	/* bn: per-channel device scratch (EX_BN_F_FLOATS, EX_BN_D_DOUBLES) */
 	float *bn_f;
 	double *bn_d;
+	/* bn with a residual and a ReLU: the ReLU mask, one bit per element (byte i: channels 8i..8i+7 of the
+	 * flat NHWC index), written by the forward and read by the backward instead of the output (1/16 of
+	 * its bytes) */
+	uint8_t *relu_mask;
 	/* maxpool: argmax per output element (0..8) */
 	uint8_t *argmax;
 } ex_op;
@@ -300,15 +304,17 @@ void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t
  * channel sums). */
 #define EX_BN_F_FLOATS(c) (7 * (size_t)(c))
 #define EX_BN_D_DOUBLES(c) (2 * (size_t)(c))
-/* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)). */
+/* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)); relu_mask
+ * (NULL: none) gets the ReLU's bits (ex_op.relu_mask). */
 void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
 		       const float *beta, float *run_mean, float *run_var, float momentum, float eps,
-		       bool relu, float *bn_f, double *bn_d, cudaStream_t s);
+		       bool relu, float *bn_f, double *bn_d, uint8_t *relu_mask, cudaStream_t s);
 void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
 		      const float *beta, const float *run_mean, const float *run_var, float eps, bool relu,
 		      float *bn_f, cudaStream_t s);
-/* BN backward with the ReLU mask from y; writes dgamma/dbeta (fp32), dx, and dz (accumulate if z_acc). */
-void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
+/* BN backward; the ReLU mask from relu_mask (the forward's, given with a residual) or else recomputed from
+ * x*scale+shift; writes dgamma/dbeta (fp32), dx, and dz (accumulate if z_acc). */
+void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask, const void *dy, void *dx, void *dz, bool z_acc,
 		 bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
 		 double *bn_d, cudaStream_t s);
 void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c, int oh,

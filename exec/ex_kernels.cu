@@ -219,10 +219,10 @@ __device__ void bn_finalize_bwd(const bn_fin &f, int c, int ch, double s1, doubl
 }
 
 /* One row's 8 channels into the per-channel sums a, b. MODE 0: x, x^2 (forward statistics). MODE 1: dy',
- * dy' * xhat with dy' = dy masked by the ReLU (from y when given, else from x*scale+shift as the forward
- * computed it). */
+ * dy' * xhat with dy' = dy masked by the ReLU (from the forward's mask bits when given, else from
+ * x*scale+shift as the forward computed it). */
 template <int MODE>
-__device__ __forceinline__ void bn_red_row(const float v[8], float g[8], const float yy[8], bool relu, bool has_y,
+__device__ __forceinline__ void bn_red_row(const float v[8], float g[8], unsigned bits, bool relu, bool has_mask,
 					   const float sc[8], const float sh[8], const float mean[8], const float inv[8],
 					   float a[8], float b[8])
 {
@@ -233,9 +233,9 @@ __device__ __forceinline__ void bn_red_row(const float v[8], float g[8], const f
 		}
 		return;
 	}
-	if (relu && has_y) {
+	if (relu && has_mask) {
 		for (int j = 0; j < 8; j++)
-			if (yy[j] <= 0.f)
+			if (!(bits >> j & 1u))
 				g[j] = 0.f;
 	} else if (relu) {
 		for (int j = 0; j < 8; j++)
@@ -252,8 +252,8 @@ __device__ __forceinline__ void bn_red_row(const float v[8], float g[8], const f
  * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
  * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
 template <typename T, int MODE, int U>
-__global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y, const T *dy, long m, int c, bool relu,
-							  const float *bn_f, double *sums)
+__global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c,
+							  bool relu, const float *bn_f, double *sums)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int cx = blockDim.x, ry = blockDim.y;
@@ -268,32 +268,30 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const T *y
 			load8(bn_f + 2 * c + ch, sc);
 			load8(bn_f + 3 * c + ch, sh);
 		}
-		bool has_y = MODE == 1 && relu && y;
+		bool has_mask = MODE == 1 && relu && mask;
 		long r = blockIdx.x * (long)ry + threadIdx.y, step = (long)gridDim.x * ry;
 		for (; r + (U - 1) * step < m; r += U * step) {
-			float v[U][8], g[U][8], yy[U][8];
+			float v[U][8], g[U][8];
+			unsigned bits[U];
 #pragma unroll
 			for (int u = 0; u < U; u++) {
 				size_t i = (size_t)(r + u * step) * c + ch;
 				load8(x + i, v[u]);
 				if (MODE == 1)
 					load8(dy + i, g[u]);
-				if (has_y)
-					load8(y + i, yy[u]);
+				bits[u] = has_mask ? mask[i / 8] : 0u;
 			}
 #pragma unroll
 			for (int u = 0; u < U; u++)
-				bn_red_row<MODE>(v[u], g[u], yy[u], relu, has_y, sc, sh, mean, inv, a, b);
+				bn_red_row<MODE>(v[u], g[u], bits[u], relu, has_mask, sc, sh, mean, inv, a, b);
 		}
 		for (; r < m; r += step) {
 			size_t i = (size_t)r * c + ch;
-			float v[8], g[8], yy[8];
+			float v[8], g[8];
 			load8(x + i, v);
 			if (MODE == 1)
 				load8(dy + i, g);
-			if (has_y)
-				load8(y + i, yy);
-			bn_red_row<MODE>(v, g, yy, relu, has_y, sc, sh, mean, inv, a, b);
+			bn_red_row<MODE>(v, g, has_mask ? mask[i / 8] : 0u, relu, has_mask, sc, sh, mean, inv, a, b);
 		}
 	}
 	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
@@ -344,14 +342,14 @@ __global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
 
 /* Statistics (MODE 0) or backward sums (MODE 1) of one batch norm, finalised into bn_f. */
 template <typename T, int MODE>
-static void l_bn_reduce(bn_geom g, const T *x, const T *y, const T *dy, long m, int c, bool relu, const float *bn_f,
-			double *sums, const bn_fin &f, cudaStream_t s)
+static void l_bn_reduce(bn_geom g, const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu,
+			const float *bn_f, double *sums, const bn_fin &f, cudaStream_t s)
 {
 	cudaMemsetAsync(sums, 0, 2 * c * sizeof(double), s);
 	switch (bn_unroll(MODE)) {
-	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
-	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
-	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, y, dy, m, c, relu, bn_f, sums); break;
+	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
+	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
+	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
 	}
 	k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
 }
@@ -367,10 +365,10 @@ __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, con
 	bn_f[3 * c + ch] = beta[ch] - rm[ch] * gamma[ch] * invstd;
 }
 
-/* One group of 8 channels: y = relu(x scale + shift (+ z)). */
+/* One group of 8 channels: y = relu(x scale + shift (+ z)); mask (NULL: none) gets the ReLU's 8 bits. */
 template <typename T>
 __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e, const float sc[8], const float sh[8],
-					  bool relu)
+					  bool relu, uint8_t *mask)
 {
 	float v[8];
 	load8(x + e, v);
@@ -386,11 +384,17 @@ __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e
 		for (int j = 0; j < 8; j++)
 			v[j] = fmaxf(v[j], 0.f);
 	store8(y + e, v);
+	if (mask) {
+		unsigned bits = 0;
+		for (int j = 0; j < 8; j++)
+			bits |= (v[j] > 0.f) << j;
+		mask[e / 8] = (uint8_t)bits;
+	}
 }
 
 template <typename T>
 __global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, const float *scale, const float *shift,
-			   bool relu)
+			   bool relu, uint8_t *mask)
 {
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
 	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
@@ -400,21 +404,21 @@ __global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, c
 		load8(scale + gi * 8, sc);
 		load8(shift + gi * 8, sh);
 		for (size_t i = i0; i < total8; i += stride)
-			bn_apply8(x, z, y, i * 8, sc, sh, relu);
+			bn_apply8(x, z, y, i * 8, sc, sh, relu, mask);
 		return;
 	}
 	/* else the channel group follows by adding the grid stride modulo c/8 (no 64-bit division per 16 bytes) */
 	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
 		load8(scale + gi * 8, sc);
 		load8(shift + gi * 8, sh);
-		bn_apply8(x, z, y, i * 8, sc, sh, relu);
+		bn_apply8(x, z, y, i * 8, sc, sh, relu, mask);
 	}
 }
 
 template <typename T>
 static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c, const float *gamma,
 			   const float *beta, float *rm, float *rv, float momentum, float eps, bool relu,
-			   float *bn_f, double *bn_d, cudaStream_t s)
+			   float *bn_f, double *bn_d, uint8_t *relu_mask, cudaStream_t s)
 {
 	bn_geom g = bn_red_geom(m, c);
 	bn_fin f = {.m = m, .gamma = gamma, .beta = beta, .run_mean = rm, .run_var = rv, .momentum = momentum, .eps = eps,
@@ -422,17 +426,19 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
-							    bn_f + 3 * c, relu);
+							    bn_f + 3 * c, relu, relu ? relu_mask : NULL);
 }
 extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
 				  const float *gamma, const float *beta, float *run_mean, float *run_var,
-				  float momentum, float eps, bool relu, float *bn_f, double *bn_d, cudaStream_t s)
+				  float momentum, float eps, bool relu, float *bn_f, double *bn_d, uint8_t *relu_mask,
+				  cudaStream_t s)
 {
 	if (c % 8) {
 		fprintf(stderr, "scaleplan-train: batch norm needs channels divisible by 8 (got %d)\n", c);
 		exit(2);
 	}
-	EX_DISPATCH(t, l_bn_fwd_train, x, z, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d, s);
+	EX_DISPATCH(t, l_bn_fwd_train, x, z, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d,
+		    relu_mask, s);
 	KCHECK();
 }
 
@@ -444,7 +450,7 @@ static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, 
 	k_bn_eval_coef<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, rm, rv, eps, bn_f);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
-							    bn_f + 3 * c, relu);
+							    bn_f + 3 * c, relu, NULL);
 }
 extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
 				 const float *gamma, const float *beta, const float *run_mean, const float *run_var,
@@ -454,21 +460,20 @@ extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void 
 	KCHECK();
 }
 
-/* One group of 8 channels of the backward: dy' = dy masked by the ReLU (from y, or recomputed from
- * x scale + shift as the forward computed it), dx = A dy' + B x + C, dz = dy' (+ dz). */
+/* One group of 8 channels of the backward: dy' = dy masked by the ReLU (the forward's bits, or recomputed
+ * from x scale + shift as the forward computed it), dx = A dy' + B x + C, dz = dy' (+ dz). */
 template <typename T>
-__device__ __forceinline__ void bn_dx8(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu,
+__device__ __forceinline__ void bn_dx8(const T *x, const uint8_t *mask, const T *dy, T *dx, T *dz, bool z_acc, bool relu,
 				       size_t e, const float sc[8], const float sh[8], const float A[8], const float B[8],
 				       const float C[8])
 {
 	float g[8], xv[8], out[8];
 	load8(dy + e, g);
 	load8(x + e, xv);
-	if (relu && y) {
-		float yy[8];
-		load8(y + e, yy);
+	if (relu && mask) {
+		unsigned bits = mask[e / 8];
 		for (int j = 0; j < 8; j++)
-			if (yy[j] <= 0.f)
+			if (!(bits >> j & 1u))
 				g[j] = 0.f;
 	} else if (relu) {
 		for (int j = 0; j < 8; j++)
@@ -501,8 +506,8 @@ __device__ __forceinline__ void bn_dx_coef(const float *bn_f, int c, int ch, flo
 }
 
 template <typename T>
-__global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, bool z_acc, bool relu, size_t total8,
-			    int c, const float *bn_f)
+__global__ void k_bn_bwd_dx(const T *x, const uint8_t *mask, const T *dy, T *dx, T *dz, bool z_acc, bool relu,
+			    size_t total8, int c, const float *bn_f)
 {
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
 	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
@@ -510,35 +515,33 @@ __global__ void k_bn_bwd_dx(const T *x, const T *y, const T *dy, T *dx, T *dz, b
 	if (gstep == 0) { /* one channel group per thread (k_bn_apply) */
 		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
 		for (size_t i = i0; i < total8; i += stride)
-			bn_dx8(x, y, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
+			bn_dx8(x, mask, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
 		return;
 	}
 	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
 		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
-		bn_dx8(x, y, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
+		bn_dx8(x, mask, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
 	}
 }
 
 template <typename T>
-static void l_bn_bwd(const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc, bool relu, long m,
-		     int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f, double *bn_d, cudaStream_t s)
+static void l_bn_bwd(const void *x, const uint8_t *mask, const void *dy, void *dx, void *dz, bool z_acc, bool relu,
+		     long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f, double *bn_d,
+		     cudaStream_t s)
 {
 	bn_geom g = bn_red_geom(m, c);
-	/* without a residual the ReLU mask comes from x and the forward's scale/shift: y is not read */
-	if (!dz)
-		y = NULL;
 	bn_fin f = {.m = m, .gamma = gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
 		    .dgamma = dgamma, .dbeta = dbeta, .bn_f = bn_f};
-	l_bn_reduce<T, 1>(g, (const T *)x, (const T *)y, (const T *)dy, m, c, relu, bn_f, bn_d, f, s);
+	l_bn_reduce<T, 1>(g, (const T *)x, mask, (const T *)dy, m, c, relu, bn_f, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
-	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)y, (const T *)dy, (T *)dx, (T *)dz,
-							     z_acc, relu, total8, c, bn_f);
+	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, mask, (const T *)dy, (T *)dx, (T *)dz, z_acc,
+							     relu, total8, c, bn_f);
 }
-extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const void *y, const void *dy, void *dx, void *dz, bool z_acc,
-			    bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
-			    double *bn_d, cudaStream_t s)
+extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask, const void *dy, void *dx, void *dz,
+			    bool z_acc, bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta,
+			    float *bn_f, double *bn_d, cudaStream_t s)
 {
-	EX_DISPATCH(t, l_bn_bwd, x, y, dy, dx, dz, z_acc, relu, m, c, gamma, dgamma, dbeta, bn_f, bn_d, s);
+	EX_DISPATCH(t, l_bn_bwd, x, relu_mask, dy, dx, dz, z_acc, relu, m, c, gamma, dgamma, dbeta, bn_f, bn_d, s);
 	KCHECK();
 }
 

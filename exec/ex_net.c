@@ -267,12 +267,9 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
 			if (d[op->in] < bt)
 				d[op->in] = bt;
-		/* a BN's own output is read by its backward only for the ReLU mask of a residual block (without a
-		 * residual the mask is recomputed from the input; without a ReLU there is none): the stem's BN
-		 * output (the max-pool keeps argmax) and the downsample branches' BN outputs (read by the add)
-		 * die in the forward - 1.1 GiB less at batch 256 (bench/NOTES.md, issue 15) */
-		if (op->kind == EX_BN && op->z >= 0 && op->relu && d[op->out] < bt)
-			d[op->out] = bt;
+		/* no BN backward reads its own output (the ReLU mask is kept as bits with a residual, recomputed
+		 * from the input without one): a BN output lives only as long as its readers need it - the stem's
+		 * (the max-pool keeps argmax) and the downsample branches' die in the forward (bench/NOTES.md) */
 	}
 	for (i = no - 1; i >= 0; i--) { /* gradients: items nt..2nt-1 */
 		const ex_op *op = &net->ops[i];
@@ -655,6 +652,8 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		if (op->kind == EX_BN) {
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_f, EX_BN_F_FLOATS(op->k) * sizeof(float)));
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_d, EX_BN_D_DOUBLES(op->k) * sizeof(double)));
+			if (op->z >= 0 && op->relu)
+				CUDA_CHECK(ex_dev_malloc((void **)&op->relu_mask, net->tens[op->out].elems / 8));
 		}
 		if (op->kind == EX_MAXPOOL)
 			CUDA_CHECK(ex_dev_malloc((void **)&op->argmax, net->tens[op->out].elems));
@@ -766,6 +765,7 @@ void ex_net_free(ex_net *net)
 		}
 		ex_dev_free(op->bn_f);
 		ex_dev_free(op->bn_d);
+		ex_dev_free(op->relu_mask);
 		ex_dev_free(op->argmax);
 	}
 	for (i = 0; i < net->ngc; i++) {
@@ -854,7 +854,7 @@ static void forward(ex_net *net, bool train)
 			const void *z = op->z >= 0 ? net->tens[op->z].d : NULL;
 			if (train)
 				ex_k_bn_fwd_train(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_momentum, net->bn_eps,
-						  op->relu, op->bn_f, op->bn_d, net->stream);
+						  op->relu, op->bn_f, op->bn_d, op->relu_mask, net->stream);
 			else
 				ex_k_bn_fwd_eval(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_eps, op->relu, op->bn_f,
 						 net->stream);
@@ -927,7 +927,7 @@ static void backward(ex_net *net)
 			float *dg = net->p.grad + net->p.tensors[op->pw].off, *db = net->p.grad + net->p.tensors[op->pb].off;
 			void *dz = op->z >= 0 ? net->tens[op->z].g : NULL;
 			/* the BN input is a conv output read by this BN alone, so dx overwrites */
-			ex_k_bn_bwd(net->dt, x->d, y->d, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg, db, op->bn_f,
+			ex_k_bn_bwd(net->dt, x->d, op->relu_mask, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg, db, op->bn_f,
 				    op->bn_d, net->stream);
 			grad_ready(net, op->pw, op->pb);
 			prof_end(net, EX_PROF_BN_BWD);

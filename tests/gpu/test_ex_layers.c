@@ -250,6 +250,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	double tol = t == EX_BF16 ? 2e-2 : 1e-4, *o;
 	float *fg, *fb, *rm, *rv, *dg, *db, *bnf, h1[2] = {0, 1};
 	double *bnd;
+	uint8_t *mask; /* the ReLU bits, as the engine keeps them for a residual block */
 	void *dx, *dz, *dy, *ddy, *ddx, *ddz;
 	char what[128];
 	int c;
@@ -274,6 +275,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	CUDA_CHECK(cudaMalloc((void **)&db, C * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnf, EX_BN_F_FLOATS(C) * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnd, EX_BN_D_DOUBLES(C) * 8));
+	CUDA_CHECK(cudaMalloc((void **)&mask, n / 8));
 	{
 		float *tmp = malloc(C * 4);
 		for (c = 0; c < C; c++) tmp[c] = (float)hg[c];
@@ -286,9 +288,11 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 		cudaMemcpy(rv, tmp, C * 4, cudaMemcpyHostToDevice);
 		free(tmp);
 	}
-	ex_k_bn_fwd_train(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 0.1f, 1e-5f, relu, bnf, bnd, 0);
+	ex_k_bn_fwd_train(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 0.1f, 1e-5f, relu, bnf, bnd,
+			  with_z && relu ? mask : NULL, 0);
 	/* dz pre-filled with dy-independent data to test accumulation */
-	ex_k_bn_bwd(t, dx, dy, ddy, ddx, with_z ? ddz : NULL, false, relu, M, C, fg, dg, db, bnf, bnd, 0);
+	ex_k_bn_bwd(t, dx, with_z && relu ? mask : NULL, ddy, ddx, with_z ? ddz : NULL, false, relu, M, C, fg, dg, db,
+		    bnf, bnd, 0);
 	CUDA_CHECK(cudaDeviceSynchronize());
 	/* reference */
 	for (i = 0; i < n; i++)
@@ -365,7 +369,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 		free(d);
 	}
 	cudaFree(dx); cudaFree(dz); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(ddz);
-	cudaFree(fg); cudaFree(fb); cudaFree(rm); cudaFree(rv); cudaFree(dg); cudaFree(db); cudaFree(bnf); cudaFree(bnd);
+	cudaFree(fg); cudaFree(fb); cudaFree(rm); cudaFree(rv); cudaFree(dg); cudaFree(db); cudaFree(bnf); cudaFree(bnd); cudaFree(mask);
 	free(hx); free(hz); free(hdy); free(hg); free(hb); free(ry); free(rdx); free(rdz); free(rdg); free(rdb);
 	free(mean); free(var); free(xh); free(gm);
 }
