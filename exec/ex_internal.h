@@ -156,9 +156,8 @@ typedef struct ex_op {
 	/* bn: per-channel device scratch (EX_BN_F_FLOATS, EX_BN_D_DOUBLES) */
 	float *bn_f;
 	double *bn_d;
-	/* bn with a residual and a ReLU: the ReLU mask, one bit per element (byte i: channels 8i..8i+7 of the
-	 * flat NHWC index), written by the forward and read by the backward instead of the output (1/16 of
-	 * its bytes) */
+	/* bn with a residual and a ReLU: the ReLU mask, one bit per element (byte i: flat NHWC elements
+	 * 8i..8i+7), written by the forward and read by the backward instead of the output (1/16 of its bytes) */
 	uint8_t *relu_mask;
 	/* maxpool: argmax per output element (0..8) */
 	uint8_t *argmax;
