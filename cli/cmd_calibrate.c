@@ -46,7 +46,8 @@ static void calibrate_help(FILE *out)
 		"                    refdata/mlperf_v4_0_phases.csv) with GSL and print them as `--param` values\n"
 		"  --phases-anchor A anchor those terms on your own runs (a phase table of one system at one node\n"
 		"                    count, from --phases-out): the start-up, lead-in and cold-read rate then give\n"
-		"                    what your runs measured there, and grow with nodes as the fit says\n"
+		"                    what your runs measured there, and grow with nodes as the fit says; with --out\n"
+		"                    FILE the terms are also written as a profile for `predict --profile FILE`\n"
 		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
 		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
 		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
@@ -73,9 +74,37 @@ static int phases_load(const char *table, cal_phase_row **rows, int *n)
 	return rc;
 }
 
-/* --phases-fit [--phases-anchor]: the run-level terms fitted to a phase table (anchored on a second one),
- * printed as --param assignments. */
-static int phases_fit_print(const char *table, const char *anchor)
+/* --phases-fit --out: the terms as a profile CSV (param,value,source) that `predict --profile` reads. */
+static int phases_profile_write(const char *path, const cal_phase_fit *a, const char *table, const char *anchor)
+{
+	const char *names[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s", "startup_per_node_s",
+			       "run_lead_s", "run_lead_steps", "cold_read_Bps", "eval_fixed_s", "eval_step_frac",
+			       "epoch_boundary_s", "epoch_boundary_iters"};
+	const double vals[] = {a->startup_s, a->startup_per_log2_node_s, a->startup_per_sqrt_node_s,
+			       a->startup_per_node_s, a->run_lead_s, a->run_lead_steps, a->cold_read_Bps, a->eval_fixed_s,
+			       a->eval_step_frac, a->epoch_boundary_s, a->epoch_boundary_iters};
+	char source[600];
+	snprintf(source, sizeof source, "scaleplan calibrate --phases-fit %s%s%s", table, anchor ? " --phases-anchor " : "",
+		 anchor ? anchor : "");
+	csvw *w = csvw_open(path);
+	if (!w)
+		return -1;
+	csvw_text(w, "param");
+	csvw_text(w, "value");
+	csvw_text(w, "source");
+	csvw_end_row(w);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		csvw_text(w, names[i]);
+		csvw_num(w, vals[i], 10);
+		csvw_text(w, source);
+		csvw_end_row(w);
+	}
+	return csvw_close(w);
+}
+
+/* --phases-fit [--phases-anchor] [--out]: the run-level terms fitted to a phase table (anchored on a second
+ * one), printed as --param assignments and written as a profile. */
+static int phases_fit_print(const char *table, const char *anchor, const char *out)
 {
 	cal_phase_row *rows = NULL, *arows = NULL;
 	int n = 0, an = 0, rc;
@@ -123,6 +152,12 @@ static int phases_fit_print(const char *table, const char *anchor)
 	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.eval_fixed_s, a.eval_step_frac,
 	       a.epoch_boundary_s, a.epoch_boundary_iters);
 	free(rows);
+	if (out && phases_profile_write(out, &a, table, anchor) < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	if (out)
+		printf("profile: %s (scaleplan predict --profile %s ...)\n", out, out);
 	return EXIT_OK;
 }
 
@@ -188,7 +223,7 @@ int cmd_calibrate(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (phases_fit)
-		return phases_fit_print(phases_fit, phases_anchor);
+		return phases_fit_print(phases_fit, phases_anchor, out);
 	if (phases_out) {
 		int nrows = 0;
 		if (!mllog_dir) {

@@ -67,6 +67,15 @@ grep -q "anchored on $T/eos1.csv (5 runs at 1 node)" "$T/an.txt" || fail "anchor
 got=$(sed -n 's/^as options: --param startup_s=\([0-9.]*\) .*/\1/p' "$T/an.txt")
 awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-4 && (b - a) / b < 1e-4) }' ||
 	fail "anchored start-up $got, measured mean $want"
+# ... and with --out as a profile that predict reads: the start-up predict reports is the anchored one
+"$SP" calibrate --phases-fit builtin --phases-anchor "$T/eos1.csv" --out "$T/anchor.csv" >/dev/null ||
+	fail "--phases-anchor --out failed"
+got=$("$SP" predict --profile "$T/anchor.csv" --system dgxh100 --nodes 8 --format json |
+	sed -n 's/.*"startup_s": *\([0-9.]*\).*/\1/p')
+awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-4 && (b - a) / b < 1e-4) }' ||
+	fail "predict --profile with the anchored terms: start-up '$got', measured mean $want"
+rc=0; "$SP" calibrate --phases-fit builtin --out "$T/no/such/p.csv" >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$T/no/such/p.csv" ] || fail "--phases-fit --out into a missing directory: rc $rc"
 rc=0; "$SP" calibrate --phases-fit builtin --phases-anchor refdata/mlperf_v4_0_phases.csv >/dev/null 2>"$T/e.txt" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "mlperf_v4_0_phases.csv: phase anchor: runs at 1 and 2 nodes" "$T/e.txt" ||
 	fail "anchor over several node counts: rc $rc $(cat "$T/e.txt")"
