@@ -1,7 +1,9 @@
 /* bench/fuse_probe.c: which cuDNN graph-API fusions of convolution + batch norm this GPU and cuDNN
  * support for every distinct ResNet-50 convolution (bf16, NHWC), and how fast each is against the
  * legacy convolution calls the engine uses today (issue 15, first device call).
- *   scaleplan-fuseprobe [--batch N] [--tries K]    prints one CSV row per shape and pattern
+ *   scaleplan-fuseprobe [--batch N] [--tries K] [--shape C,H,K,R,STRIDE,PAD]...
+ * prints one CSV row per shape and pattern; --shape (repeatable) probes the shapes given instead of
+ * ResNet-50's (e.g. candidate layouts of the stem).
  * Patterns: fwd (plain), fwd+genstats (BN statistics in the epilogue), sbr+fwd+genstats (scale, bias,
  * ReLU of the input in the prologue, fp32 or bf16 intermediates), dgrad (plain), dgrad+drelu+dbn (ReLU
  * backward with the stored ReLU output, the masked gradient stored, and the two BN backward sums in
@@ -18,7 +20,7 @@
 #include "common/common.h"
 #include "exec/ex_internal.h"
 
-typedef struct shape { int c, h, w, k, r, stride, pad, oh, ow, count; char name[48]; } shape;
+typedef struct shape { int c, h, w, k, r, stride, pad, oh, ow, count; char name[96]; } shape;
 
 static float bf2f(uint16_t v)
 {
@@ -63,7 +65,7 @@ static void row(const shape *s, const char *pat, const ex_gplan *p, int rc, floa
 
 int main(int argc, char **argv)
 {
-	int batch = 256, tries = 6, i, j, ns = 0;
+	int batch = 256, tries = 6, i, j, ns = 0, given;
 	model_net m;
 	shape sh[64];
 	cudnnHandle_t h;
@@ -77,10 +79,25 @@ int main(int argc, char **argv)
 			batch = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tries") && i + 1 < argc)
 			tries = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--shape") && i + 1 < argc && ns < 64) {
+			shape *s = &sh[ns];
+			memset(s, 0, sizeof(*s));
+			if (sscanf(argv[++i], "%d,%d,%d,%d,%d,%d", &s->c, &s->h, &s->k, &s->r, &s->stride, &s->pad) != 6 ||
+			    s->c < 1 || s->h < s->r || s->k < 1 || s->r < 1 || s->stride < 1 || s->pad < 0) {
+				fprintf(stderr, "scaleplan-fuseprobe: --shape: expected C,H,K,R,STRIDE,PAD, got '%s'\n", argv[i]);
+				return 1;
+			}
+			s->w = s->h;
+			s->oh = s->ow = (s->h + 2 * s->pad - s->r) / s->stride + 1;
+			s->count = 1;
+			snprintf(s->name, sizeof(s->name), "c%d_h%d_k%d_r%d_s%d", s->c, s->h, s->k, s->r, s->stride);
+			ns++;
+		}
 	}
+	given = ns > 0;
 	if (model_net_resnet50(&m, 1000, 224) < 0)
 		return 1;
-	for (i = 0; i < m.nlayers; i++) {
+	for (i = 0; i < m.nlayers && !given; i++) {
 		const model_layer *l = &m.layers[i];
 		if (l->op != MODEL_OP_CONV)
 			continue;

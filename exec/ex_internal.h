@@ -138,6 +138,8 @@ typedef struct ex_op {
 	int k, oh, ow;        /* output channels and size */
 	int r, stride, pad;
 	int pw, pb;           /* parameter tensor index (weight/gamma, bias/beta), -1 none */
+	int conv_c;           /* conv: channels the convolution runs with - c, or the padded stem's net->stem_c */
+	void *xpad, *wpad;    /* the padded stem: image and weights with conv_c channels (NULL: no padding) */
 	size_t bnstat_off;    /* BN: running mean at bnstat+off, running var at +c */
 	/* conv */
 	cudnnTensorDescriptor_t xd, yd;
@@ -199,6 +201,8 @@ typedef struct ex_net {
 	float label_smoothing;
 	float bn_momentum, bn_eps;
 	bool conv_graph;      /* issue 15: convolutions through cuDNN graph-API plans where faster (set before init) */
+	int stem_c;           /* issue 15: the stem convolution runs on the image padded to this many channels
+			       * (4 or 8; 0 or 3: no padding); ex_net_plan sets EX_STEM_C_DEFAULT, change before init */
 	struct ex_gcache *gc; /* [ngc] autotuned graph plans, one per distinct shape, kind and beta */
 	int ngc;
 	int conv_graph_n[3];  /* convolutions per kind (fwd, dgrad, wgrad) that run a graph plan */
@@ -210,6 +214,9 @@ typedef struct ex_net {
 	double prof_ms[10];   /* by ex_prof category, summed */
 	cudaEvent_t pev[2];
 } ex_net;
+
+/* Stem channel padding unless told otherwise (bench/NOTES.md, issue 15: the A/B that chose it). */
+#define EX_STEM_C_DEFAULT 8
 
 /* Profile categories of --profile-ops. */
 enum { EX_PROF_CONV_FWD, EX_PROF_BN_FWD, EX_PROF_POOL_FWD, EX_PROF_FC_FWD, EX_PROF_CONV_DGRAD, EX_PROF_CONV_WGRAD,
@@ -298,6 +305,10 @@ void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float std, uint
 void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s);
 void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s);
 void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s);
+/* rows of c_src channels -> rows of c_dst (4 or 8) channels, the rest zero (the padded stem) */
+void ex_k_pad_rows(ex_dtype t, void *dst, const void *src, size_t rows, int c_src, int c_dst, cudaStream_t s);
+/* rows of c_src channels -> float rows of their first c_dst channels (the padded stem's weight gradient) */
+void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, size_t rows, int c_dst, int c_src, cudaStream_t s);
 /* Per-BN scratch of the kernels below, for c channels: bn_f holds EX_BN_F_FLOATS(c) floats (mean, invstd,
  * scale, shift, and the backward's dx = A dy' + B x + C coefficients), bn_d EX_BN_D_DOUBLES(c) doubles (the
  * channel sums). */

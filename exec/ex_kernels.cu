@@ -112,6 +112,56 @@ extern "C" void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, c
 	KCHECK();
 }
 
+/* ---- channel padding of the stem (issue 15) ----
+ * cuDNN's convolutions on 3 channels (the image) run far from the tensor cores: on an H100 at batch 256
+ * the 7x7 stem took 1.83 ms forward and 1.18 ms weight gradient of a 40 ms step (bench/NOTES.md,
+ * fuse-probe). Padding rows of c_src channels to c_dst with zeros lets the aligned kernels run. */
+template <typename T, int CD> __global__ void k_pad_rows(T *dst, const T *src, size_t rows, int c_src)
+{
+	for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < rows; r += (size_t)gridDim.x * blockDim.x) {
+		union { T v[CD]; uint2 u2[CD * sizeof(T) / 8 > 0 ? CD * sizeof(T) / 8 : 1]; } row;
+		int j;
+		for (j = 0; j < CD; j++)
+			row.v[j] = j < c_src ? src[r * c_src + j] : T(0.0f);
+		if (CD * sizeof(T) % 8 == 0) /* 8-byte stores: rows of 4 bf16, 8 bf16, 4 fp32 ... */
+			for (j = 0; j < (int)(CD * sizeof(T) / 8); j++)
+				((uint2 *)(dst + r * CD))[j] = row.u2[j];
+		else
+			for (j = 0; j < CD; j++)
+				dst[r * CD + j] = row.v[j];
+	}
+}
+template <typename T> static void l_pad_rows(void *dst, const void *src, size_t rows, int c_src, int c_dst, cudaStream_t s)
+{
+	if (c_dst == 4)
+		k_pad_rows<T, 4><<<grid_for(rows, 256), 256, 0, s>>>((T *)dst, (const T *)src, rows, c_src);
+	else
+		k_pad_rows<T, 8><<<grid_for(rows, 256), 256, 0, s>>>((T *)dst, (const T *)src, rows, c_src);
+}
+extern "C" void ex_k_pad_rows(ex_dtype t, void *dst, const void *src, size_t rows, int c_src, int c_dst, cudaStream_t s)
+{
+	if (c_src > c_dst || (c_dst != 4 && c_dst != 8))
+		ex_die_cuda(cudaErrorInvalidValue, "ex_k_pad_rows: c_dst must be 4 or 8 and >= c_src", __FILE__, __LINE__);
+	EX_DISPATCH(t, l_pad_rows, dst, src, rows, c_src, c_dst, s);
+	KCHECK();
+}
+template <typename T> __global__ void k_unpad_rows_f32(float *dst, const T *src, size_t rows, int c_dst, int c_src)
+{
+	size_t n = rows * c_dst;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		dst[i] = ld(src, i / c_dst * c_src + i % c_dst);
+}
+template <typename T> static void l_unpad_rows_f32(float *dst, const void *src, size_t rows, int c_dst, int c_src, cudaStream_t s)
+{
+	k_unpad_rows_f32<T><<<grid_for(rows * c_dst, 256), 256, 0, s>>>(dst, (const T *)src, rows, c_dst, c_src);
+}
+extern "C" void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, size_t rows, int c_dst, int c_src,
+				    cudaStream_t s)
+{
+	EX_DISPATCH(t, l_unpad_rows_f32, dst, src, rows, c_dst, c_src, s);
+	KCHECK();
+}
+
 /* ---- batch norm (NHWC: m = N*H*W rows of c channels, c a multiple of 8) ----
  * Every thread works on 8 consecutive channels of a row (one 16-byte load for bf16/fp16).
  * Reductions: block = CX channel groups x (256/CX) rows, per-thread float partials, a shared-memory

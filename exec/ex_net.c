@@ -128,6 +128,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		return ERR_INPUT;
 	net->batch = batch;
 	net->classes = classes;
+	net->stem_c = EX_STEM_C_DEFAULT;
 	net->hw = hw;
 	net->prec = prec;
 	net->dt = prec == EX_PREC_BF16 ? EX_BF16 : prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
@@ -318,6 +319,8 @@ void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
 	free(a);
 	free(g);
 	*per_image_B = arena / net->batch + (size_t)net->classes * 12 + 64 * 56 * 56 * (size_t)net->hw * net->hw / (224 * 224);
+	if (net->stem_c > 3) /* the padded stem's copy of the image */
+		*per_image_B += (size_t)net->hw * net->hw * net->stem_c * esz;
 	*fixed_B = net->p.n * (12 + esz) + 1024UL * 1024 * 1024; /* + workspace, cuDNN/cuBLAS handles */
 }
 
@@ -383,22 +386,31 @@ static void init_weights(ex_net *net, float *h, uint64_t seed)
 /* Shape key for sharing timed algorithms between identical convolutions. */
 static bool same_conv(const ex_op *a, const ex_op *b)
 {
-	return a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
+	return a->conv_c == b->conv_c && a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
 	       a->stride == b->stride && a->pad == b->pad;
+}
+
+/* A convolution's input and weights as it runs them: the padded copies for the padded stem. */
+static void *conv_x(ex_net *net, const ex_op *op)
+{
+	return op->xpad ? op->xpad : net->tens[op->in].d;
+}
+static void *conv_w(ex_net *net, const ex_op *op)
+{
+	return op->wpad ? op->wpad : (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt);
 }
 
 static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 {
 	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
-	size_t esz = ex_dtype_size(net->dt);
-	void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * esz;
+	void *w = conv_w(net, op), *xd = conv_x(net, op);
 	cudnnConvolutionFwdAlgoPerf_t pf[16];
 	cudnnConvolutionBwdDataAlgoPerf_t pd[16];
 	cudnnConvolutionBwdFilterAlgoPerf_t pw[16];
 	int n = 0, i;
 	bool fp32 = net->prec == EX_PREC_FP32;
 
-	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(net->cudnn, op->xd, x->d, op->wd, w, op->cd, op->yd, y->d, 16,
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(net->cudnn, op->xd, xd, op->wd, w, op->cd, op->yd, y->d, 16,
 							   &n, pf, ws, ws_B));
 	for (i = 0; i < n; i++)
 		if (pf[i].status == CUDNN_STATUS_SUCCESS && pf[i].memory <= ws_B && (!fp32 || pf[i].mathType == CUDNN_FMA_MATH))
@@ -412,7 +424,7 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 	op->legacy_ms[0] = pf[i].time;
 	op->legacy_ws[0] = pf[i].memory;
 
-	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(net->cudnn, op->xd, x->d, op->yd, y->d, op->cd,
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(net->cudnn, op->xd, xd, op->yd, y->d, op->cd,
 								  op->wd, net->wscratch, 16, &n, pw, ws, ws_B));
 	for (i = 0; i < n; i++)
 		if (pw[i].status == CUDNN_STATUS_SUCCESS && pw[i].memory <= ws_B && (!fp32 || pw[i].mathType == CUDNN_FMA_MATH))
@@ -461,9 +473,8 @@ static const char *conv_kind_name[3] = {"fwd", "dgrad", "wgrad"};
 static void conv_ptrs(ex_net *net, ex_op *op, int k, void *ptrs[3])
 {
 	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
-	void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt);
-	ptrs[0] = k == 1 ? x->g : x->d;
-	ptrs[1] = k == 2 ? net->wscratch : w;
+	ptrs[0] = k == 1 ? x->g : conv_x(net, op);
+	ptrs[1] = k == 2 ? net->wscratch : conv_w(net, op);
 	ptrs[2] = k == 0 ? y->d : y->g;
 }
 
@@ -491,7 +502,7 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			continue; /* no data gradient for the image */
 		for (i = 0; i < net->ngc; i++) {
 			ex_gcache *c = &net->gc[i];
-			if (c->kind == k && c->c == op->c && c->h == op->h && c->w == op->w && c->k == op->k && c->r == op->r &&
+			if (c->kind == k && c->c == op->conv_c && c->h == op->h && c->w == op->w && c->k == op->k && c->r == op->r &&
 			    c->stride == op->stride && c->pad == op->pad && c->beta == beta)
 				e = c;
 		}
@@ -501,11 +512,11 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			e = &net->gc[net->ngc++];
 			memset(e, 0, sizeof(*e));
 			e->kind = k;
-			e->c = op->c; e->h = op->h; e->w = op->w; e->k = op->k; e->r = op->r;
+			e->c = op->conv_c; e->h = op->h; e->w = op->w; e->k = op->k; e->r = op->r;
 			e->stride = op->stride; e->pad = op->pad; e->beta = beta;
 			ex_gb_init(&e->g);
-			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->c, op->h, op->w, false);
-			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->c, op->r, op->r, false);
+			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->conv_c, op->h, op->w, false);
+			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->conv_c, op->r, op->r, false);
 			ty = ex_gb_tensor(&e->g, 3, dt, net->batch, op->k, op->oh, op->ow, false);
 			ex_gb_conv(&e->g, k == 0 ? EX_GCONV_FWD : k == 1 ? EX_GCONV_DGRAD : EX_GCONV_WGRAD, tx, tw, ty, op->pad,
 				   op->stride, beta ? 1.0 : 0.0);
@@ -544,6 +555,15 @@ static void bind_graph_plans(ex_net *net, ex_op *op)
 			net->conv_graph_n[k]--;
 		}
 	}
+}
+
+/* The padded stem's inputs: the image and the compute-dtype weights with conv_c channels. */
+static void pad_stem(ex_net *net, ex_op *op)
+{
+	ex_k_pad_rows(net->dt, op->xpad, net->tens[op->in].d, (size_t)net->batch * op->h * op->w, op->c, op->conv_c,
+		      net->stream);
+	ex_k_pad_rows(net->dt, op->wpad, (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt),
+		      (size_t)op->k * op->r * op->r, op->c, op->conv_c, net->stream);
 }
 
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
@@ -647,8 +667,18 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	}
 	for (i = 0; i < net->nops; i++) {
 		ex_op *op = &net->ops[i];
-		if (op->kind == EX_CONV && net->p.tensors[op->pw].n > maxw)
-			maxw = net->p.tensors[op->pw].n;
+		if (op->kind == EX_CONV) {
+			size_t wn;
+			op->conv_c = op->c;
+			if (op->in == 0 && net->stem_c > op->c) { /* the padded stem (ex_k_pad_rows) */
+				op->conv_c = net->stem_c;
+				CUDA_CHECK(ex_dev_malloc(&op->xpad, (size_t)net->batch * op->h * op->w * op->conv_c * esz));
+				CUDA_CHECK(ex_dev_malloc(&op->wpad, (size_t)op->k * op->r * op->r * op->conv_c * esz));
+			}
+			wn = (size_t)op->k * op->r * op->r * op->conv_c;
+			if (wn > maxw)
+				maxw = wn;
+		}
 		if (op->kind == EX_BN) {
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_f, EX_BN_F_FLOATS(op->k) * sizeof(float)));
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_d, EX_BN_D_DOUBLES(op->k) * sizeof(double)));
@@ -669,9 +699,9 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->yd));
 		CUDNN_CHECK(cudnnCreateFilterDescriptor(&op->wd));
 		CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cd));
-		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->c, op->h, op->w));
+		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->conv_c, op->h, op->w));
 		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->yd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->k, op->oh, op->ow));
-		CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wd, cudnn_dt(dt), CUDNN_TENSOR_NHWC, op->k, op->c, op->r, op->r));
+		CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wd, cudnn_dt(dt), CUDNN_TENSOR_NHWC, op->k, op->conv_c, op->r, op->r));
 		CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cd, op->pad, op->pad, op->stride, op->stride, 1, 1,
 							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
 		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, net->prec == EX_PREC_FP32 ? CUDNN_FMA_MATH
@@ -692,6 +722,9 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 			if (net->tens[i].g)
 				ex_k_fill_normal(dt, net->tens[i].g, net->tens[i].elems, 0.f, 1.f, 4321 + i, net->stream);
 		}
+		for (i = 0; i < net->nops; i++)
+			if (net->ops[i].xpad)
+				pad_stem(net, &net->ops[i]);
 		CUDA_CHECK(cudaStreamSynchronize(net->stream));
 		for (i = 0; i < net->nops; i++) {
 			ex_op *op = &net->ops[i];
@@ -767,6 +800,8 @@ void ex_net_free(ex_net *net)
 		ex_dev_free(op->bn_d);
 		ex_dev_free(op->relu_mask);
 		ex_dev_free(op->argmax);
+		ex_dev_free(op->xpad);
+		ex_dev_free(op->wpad);
 	}
 	for (i = 0; i < net->ngc; i++) {
 		ex_gplan_free(&net->gc[i].p);
@@ -839,14 +874,15 @@ static void forward(ex_net *net, bool train)
 		prof_begin(net);
 		switch (op->kind) {
 		case EX_CONV:
+			if (op->xpad)
+				pad_stem(net, op);
 			if (op->gplan[0]) {
 				ex_gexec(net->cudnn, op->gplan[0], op->gvp[0]);
 				break;
 			}
 			CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->fwd_math));
-			CUDNN_CHECK(cudnnConvolutionForward(net->cudnn, &one, op->xd, x->d, op->wd,
-							    (char *)net->p.wc + net->p.tensors[op->pw].off * esz, op->cd,
-							    op->fwd_algo, net->ws, net->ws_B, &zero, op->yd, y->d));
+			CUDNN_CHECK(cudnnConvolutionForward(net->cudnn, &one, op->xd, conv_x(net, op), op->wd, conv_w(net, op),
+							    op->cd, op->fwd_algo, net->ws, net->ws_B, &zero, op->yd, y->d));
 			break;
 		case EX_BN: {
 			float *g = net->p.w32 + net->p.tensors[op->pw].off, *b = net->p.w32 + net->p.tensors[op->pb].off;
@@ -935,15 +971,18 @@ static void backward(ex_net *net)
 		}
 		case EX_CONV: {
 			size_t off = net->p.tensors[op->pw].off, n = net->p.tensors[op->pw].n;
-			void *dw = net->dt == EX_F32 ? (void *)(net->p.grad + off) : net->wscratch;
+			void *dw = net->dt == EX_F32 && !op->wpad ? (void *)(net->p.grad + off) : net->wscratch;
 			if (op->gplan[2]) {
 				ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
 			} else {
 				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
-				CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, x->d, op->yd, y->g, op->cd,
+				CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, conv_x(net, op), op->yd, y->g, op->cd,
 									   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
 			}
-			if (net->dt != EX_F32)
+			if (op->wpad)
+				ex_k_unpad_rows_f32(net->dt, net->p.grad + off, dw, (size_t)op->k * op->r * op->r, op->c,
+						    op->conv_c, net->stream);
+			else if (net->dt != EX_F32)
 				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);
 			prof_end(net, EX_PROF_CONV_WGRAD);

@@ -438,6 +438,39 @@ static void test_pool(test_ctx *tc, ex_dtype t)
 	free(hx); free(hdy); free(ry); free(rdx);
 }
 
+/* The padded stem's copies (issue 15): rows of 3 channels to 4 or 8 with zeros, and the weight
+ * gradient's first 3 channels back as floats - both exact. rows odd, so the grid's last thread works. */
+static void test_pad(test_ctx *tc, ex_dtype t, int c_dst)
+{
+	const size_t rows = 140001;
+	const int c_src = 3;
+	double *h = rnd(rows * c_src), *ref = calloc(rows * c_dst, sizeof(double)), *o;
+	void *src = up(t, h, rows * c_src), *dst;
+	float *back, *hb = malloc(rows * c_src * sizeof(float));
+	size_t i, bad = 0;
+	int j;
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < c_src; j++)
+			ref[i * c_dst + j] = h[i * c_src + j];
+	CUDA_CHECK(cudaMalloc(&dst, rows * c_dst * ex_dtype_size(t)));
+	CUDA_CHECK(cudaMemset(dst, 0xff, rows * c_dst * ex_dtype_size(t))); /* NaN: every element must be written */
+	CUDA_CHECK(cudaMalloc((void **)&back, rows * c_src * sizeof(float)));
+	ex_k_pad_rows(t, dst, src, rows, c_src, c_dst, 0);
+	ex_k_unpad_rows_f32(t, back, dst, rows, c_src, c_dst, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	o = down(t, dst, rows * c_dst);
+	for (i = 0; i < rows * c_dst; i++)
+		bad += o[i] != ref[i];
+	TEST_CHECK(tc, bad == 0, "pad %s 3 -> %d channels: %zu of %zu elements differ", tname(t), c_dst, bad, rows * c_dst);
+	CUDA_CHECK(cudaMemcpy(hb, back, rows * c_src * sizeof(float), cudaMemcpyDeviceToHost));
+	for (bad = 0, i = 0; i < rows * c_src; i++)
+		bad += hb[i] != (float)h[i];
+	TEST_CHECK(tc, bad == 0, "unpad %s %d -> 3 channels: %zu of %zu elements differ", tname(t), c_dst, bad,
+		   rows * c_src);
+	cudaFree(src); cudaFree(dst); cudaFree(back);
+	free(h); free(ref); free(o); free(hb);
+}
+
 /* softmax cross-entropy with label smoothing, and SGD with momentum + weight decay */
 static void test_loss_sgd(test_ctx *tc)
 {
@@ -553,6 +586,8 @@ int main(void)
 		test_bn(&t, ts[i], 140000, 72, true, true);
 		test_bn(&t, ts[i], 140000, 72, false, true);
 		test_pool(&t, ts[i]);
+		test_pad(&t, ts[i], 4);
+		test_pad(&t, ts[i], 8);
 	}
 	test_loss_sgd(&t);
 	cudnnDestroy(h);
