@@ -6,7 +6,7 @@
 #   test    make test-gpu (layer checks vs CPU float64, CLI smoke) and the one-step check vs PyTorch (bf16,
 #           fp32) with the fused path
 #   speed   scaleplan-train batch 256/128/64, fused and legacy, back to back
-#   stem    the stem convolution on the image padded to 3 / 4 / 8 channels (--stem-channels), interleaved
+#   stem    the stem convolution plain / padded to 8 channels / space-to-depth (--stem), interleaved
 #   ab      batch-norm reduction kernel, rows per loop trip (EX_BN_UNROLL) 1 vs default vs 4, interleaved
 #   peers   PyTorch eager channels_last + torch.compile, batch 256/128/64, same job
 #   dist    2 GPUs: scaleplan-train per transport (buckets as before / 1 MiB first + shrinking / + bf16
@@ -115,20 +115,21 @@ if has speed; then
 	grep PROFILE "$O/profile_graph.txt" | tee -a "$R"
 fi
 if has stem; then
-	# the stem convolution on the image padded to 4 or 8 channels (--stem-channels) vs 3, interleaved in one
-	# job: b256 twice, b64 once; then each variant's stem plans (EX_GRAPH_VERBOSE) and synchronised profile
+	# the stem convolution as it is, on the image padded to 8 channels, or space-to-depth (--stem),
+	# interleaved in one job: b256 twice, b64 once; then each variant's stem plans (EX_GRAPH_VERBOSE) and
+	# synchronised profile
 	for rep in 1 2; do
 		for b in 256 64; do
 			[ $b = 64 ] && [ $rep = 2 ] && continue
-			for c in 3 4 8; do
-				$TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet --stem-channels $c > "$O/stem_${c}_${b}_$rep.log" 2>&1
-				grep -h EXEC_RESULT "$O/stem_${c}_${b}_$rep.log" | sed "s/$/ stem_c=$c rep=$rep/" | tee -a "$R"
+			for c in plain pad8 s2d; do
+				$TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet --stem $c > "$O/stem_${c}_${b}_$rep.log" 2>&1
+				grep -h EXEC_RESULT "$O/stem_${c}_${b}_$rep.log" | sed "s/$/ stem=$c rep=$rep/" | tee -a "$R"
 			done
 		done
 	done
-	for c in 3 4 8; do
-		EX_GRAPH_VERBOSE=1 $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops --stem-channels $c > "$O/stemprof_$c.txt" 2>&1
-		grep -h "graph plan conv1 \|PROFILE conv\|PROFILE ptotal" "$O/stemprof_$c.txt" | sed "s/$/ stem_c=$c/" | tee -a "$R"
+	for c in plain pad8 s2d; do
+		EX_GRAPH_VERBOSE=1 $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops --stem $c > "$O/stemprof_$c.txt" 2>&1
+		grep -h "graph plan conv1 \|PROFILE conv\|PROFILE ptotal" "$O/stemprof_$c.txt" | sed "s/$/ stem=$c/" | tee -a "$R"
 	done
 fi
 if has ab; then

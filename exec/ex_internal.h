@@ -126,6 +126,13 @@ typedef struct ex_hooks {
 	int (*before_optimizer)(void *ctx, cudaStream_t stream);
 } ex_hooks;
 
+/* A convolution's shape as cuDNN runs it (per image: c channels of h x w; r x r kernel). */
+typedef struct ex_convgeo { int c, h, w, r, stride, pad; } ex_convgeo;
+/* The 7x7 stride-2 stem on 3 channels keeps cuDNN off its fast kernels (issue 15): run it as it is, on
+ * the image padded with zero channels to 8, or as the equivalent stride-1 4x4 convolution over the
+ * image's 2x2 blocks (space-to-depth, 16 channels; ex_k_s2d). */
+typedef enum ex_stem { EX_STEM_PLAIN, EX_STEM_PAD8, EX_STEM_S2D } ex_stem;
+
 /* One executed step of the network (fused: BN[+add]+ReLU). */
 typedef enum ex_kind { EX_CONV, EX_BN, EX_MAXPOOL, EX_AVGPOOL, EX_FC } ex_kind;
 typedef struct ex_op {
@@ -138,8 +145,9 @@ typedef struct ex_op {
 	int k, oh, ow;        /* output channels and size */
 	int r, stride, pad;
 	int pw, pb;           /* parameter tensor index (weight/gamma, bias/beta), -1 none */
-	int conv_c;           /* conv: channels the convolution runs with - c, or the padded stem's net->stem_c */
-	void *xpad, *wpad;    /* the padded stem: image and weights with conv_c channels (NULL: no padding) */
+	ex_convgeo cg;        /* conv: the convolution as cuDNN runs it - the layer's own shape, or the stem
+			       * rewritten (net->stem) */
+	void *xpad, *wpad;    /* the rewritten stem's image and weights in cg's shape (NULL: not rewritten) */
 	size_t bnstat_off;    /* BN: running mean at bnstat+off, running var at +c */
 	/* conv */
 	cudnnTensorDescriptor_t xd, yd;
@@ -201,8 +209,8 @@ typedef struct ex_net {
 	float label_smoothing;
 	float bn_momentum, bn_eps;
 	bool conv_graph;      /* issue 15: convolutions through cuDNN graph-API plans where faster (set before init) */
-	int stem_c;           /* issue 15: the stem convolution runs on the image padded to this many channels
-			       * (4 or 8; 0 or 3: no padding); ex_net_plan sets EX_STEM_C_DEFAULT, change before init */
+	ex_stem stem;         /* issue 15: how the stem convolution runs (ex_net_plan sets EX_STEM_DEFAULT;
+			       * change before init) */
 	struct ex_gcache *gc; /* [ngc] autotuned graph plans, one per distinct shape, kind and beta */
 	int ngc;
 	int conv_graph_n[3];  /* convolutions per kind (fwd, dgrad, wgrad) that run a graph plan */
@@ -215,8 +223,8 @@ typedef struct ex_net {
 	cudaEvent_t pev[2];
 } ex_net;
 
-/* Stem channel padding unless told otherwise (bench/NOTES.md, issue 15: the A/B that chose it). */
-#define EX_STEM_C_DEFAULT 8
+/* The stem's layout unless told otherwise (bench/NOTES.md, issue 15: the A/B that chose it). */
+#define EX_STEM_DEFAULT EX_STEM_S2D
 
 /* Profile categories of --profile-ops. */
 enum { EX_PROF_CONV_FWD, EX_PROF_BN_FWD, EX_PROF_POOL_FWD, EX_PROF_FC_FWD, EX_PROF_CONV_DGRAD, EX_PROF_CONV_WGRAD,
@@ -309,6 +317,12 @@ void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t
 void ex_k_pad_rows(ex_dtype t, void *dst, const void *src, size_t rows, int c_src, int c_dst, cudaStream_t s);
 /* rows of c_src channels -> float rows of their first c_dst channels (the padded stem's weight gradient) */
 void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, size_t rows, int c_dst, int c_src, cudaStream_t s);
+/* Space-to-depth stem: the image [n][h][w][c] -> [n][(h+2pad)/2][(w+2pad)/2][c_dst] and the weights
+ * [k][r][r][c] -> [k][(r+1)/2][(r+1)/2][c_dst] of the equivalent stride-1 convolution (either pair may
+ * be NULL; c_dst = 16 >= 4c); and that convolution's weight gradient back to float [k][r][r][c]. */
+void ex_k_s2d(ex_dtype t, void *img_dst, const void *img_src, void *w_dst, const void *w_src, int n, int h, int w, int c,
+	      int pad, int k, int r, int c_dst, cudaStream_t s);
+void ex_k_s2d_wgrad_f32(ex_dtype t, float *dst, const void *src, int k, int r, int c, int c_dst, cudaStream_t s);
 /* Per-BN scratch of the kernels below, for c channels: bn_f holds EX_BN_F_FLOATS(c) floats (mean, invstd,
  * scale, shift, and the backward's dx = A dy' + B x + C coefficients), bn_d EX_BN_D_DOUBLES(c) doubles (the
  * channel sums). */

@@ -162,6 +162,80 @@ extern "C" void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, siz
 	KCHECK();
 }
 
+/* Space-to-depth stem (issue 15). A stride-2 RxR convolution with padding P over an image of c channels
+ * equals a stride-1 AxA convolution (A = (R+1)/2, no padding) over the padded image rearranged so that
+ * every 2x2 block of pixels becomes one pixel of 4c channels (channel (2p+q)c + ch holds the block's
+ * pixel (p, q)), with weights W[k][a][b][(2p+q)c + ch] = w[k][2a+p][2b+q][ch] (zero where 2a+p or 2b+q
+ * reaches R). Channels 4c..c_dst-1 are zero. On an H100 the ResNet-50 stem runs 2.4x faster forward
+ * and 2x faster weight gradient this way (bench/NOTES.md, fuse-probe --shape 16,115,64,4,1,0). */
+template <typename T, int CD> __global__ void k_s2d_image(T *dst, const T *src, int n, int h, int w, int c, int pad)
+{
+	int uh = (h + 2 * pad) / 2, uw = (w + 2 * pad) / 2;
+	size_t pixels = (size_t)n * uh * uw;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < pixels; i += (size_t)gridDim.x * blockDim.x) {
+		union { T v[CD]; uint2 u2[CD * sizeof(T) / 8]; } px;
+		int v = (int)(i % uw), u = (int)(i / uw % uh), b = (int)(i / ((size_t)uw * uh)), j, p, q, ch;
+		for (j = 0; j < CD; j++)
+			px.v[j] = T(0.0f);
+		for (p = 0; p < 2; p++)
+			for (q = 0; q < 2; q++) {
+				int y = 2 * u + p - pad, x = 2 * v + q - pad;
+				if (y < 0 || y >= h || x < 0 || x >= w)
+					continue;
+				for (ch = 0; ch < c; ch++)
+					px.v[(2 * p + q) * c + ch] = src[(((size_t)b * h + y) * w + x) * c + ch];
+			}
+		for (j = 0; j < (int)(CD * sizeof(T) / 8); j++)
+			((uint2 *)(dst + i * CD))[j] = px.u2[j];
+	}
+}
+template <typename T> __global__ void k_s2d_weights(T *dst, const T *src, int k, int r, int c, int c_dst)
+{
+	int a_n = (r + 1) / 2;
+	size_t n = (size_t)k * a_n * a_n * c_dst;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		int j = (int)(i % c_dst), bq = (int)(i / c_dst % a_n), ap = (int)(i / ((size_t)c_dst * a_n) % a_n);
+		int kk = (int)(i / ((size_t)c_dst * a_n * a_n)), blk = j / c, ch = j % c;
+		int rr = 2 * ap + blk / 2, ss = 2 * bq + blk % 2;
+		dst[i] = j < 4 * c && rr < r && ss < r ? src[(((size_t)kk * r + rr) * r + ss) * c + ch] : T(0.0f);
+	}
+}
+template <typename T> __global__ void k_s2d_wgrad_f32(float *dst, const T *src, int k, int r, int c, int c_dst)
+{
+	int a_n = (r + 1) / 2;
+	size_t n = (size_t)k * r * r * c;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		int ch = (int)(i % c), ss = (int)(i / c % r), rr = (int)(i / ((size_t)c * r) % r), kk = (int)(i / ((size_t)c * r * r));
+		dst[i] = ld(src, (((size_t)kk * a_n + rr / 2) * a_n + ss / 2) * c_dst + (2 * (rr % 2) + ss % 2) * c + ch);
+	}
+}
+template <typename T> static void l_s2d(void *img_dst, const void *img_src, void *w_dst, const void *w_src, int n, int h,
+					int w, int c, int pad, int k, int r, int c_dst, cudaStream_t s)
+{
+	size_t pixels = (size_t)n * ((h + 2 * pad) / 2) * ((w + 2 * pad) / 2), wn = (size_t)k * ((r + 1) / 2) * ((r + 1) / 2) * c_dst;
+	if (img_dst)
+		k_s2d_image<T, 16><<<grid_for(pixels, 256), 256, 0, s>>>((T *)img_dst, (const T *)img_src, n, h, w, c, pad);
+	if (w_dst)
+		k_s2d_weights<T><<<grid_for(wn, 256), 256, 0, s>>>((T *)w_dst, (const T *)w_src, k, r, c, c_dst);
+}
+extern "C" void ex_k_s2d(ex_dtype t, void *img_dst, const void *img_src, void *w_dst, const void *w_src, int n, int h,
+			 int w, int c, int pad, int k, int r, int c_dst, cudaStream_t s)
+{
+	if (c_dst != 16 || 4 * c > c_dst || (h + 2 * pad) % 2 || (w + 2 * pad) % 2)
+		ex_die_cuda(cudaErrorInvalidValue, "ex_k_s2d: needs 4c <= c_dst = 16 and an even padded size", __FILE__, __LINE__);
+	EX_DISPATCH(t, l_s2d, img_dst, img_src, w_dst, w_src, n, h, w, c, pad, k, r, c_dst, s);
+	KCHECK();
+}
+template <typename T> static void l_s2d_wgrad_f32(float *dst, const void *src, int k, int r, int c, int c_dst, cudaStream_t s)
+{
+	k_s2d_wgrad_f32<T><<<grid_for((size_t)k * r * r * c, 256), 256, 0, s>>>(dst, (const T *)src, k, r, c, c_dst);
+}
+extern "C" void ex_k_s2d_wgrad_f32(ex_dtype t, float *dst, const void *src, int k, int r, int c, int c_dst, cudaStream_t s)
+{
+	EX_DISPATCH(t, l_s2d_wgrad_f32, dst, src, k, r, c, c_dst, s);
+	KCHECK();
+}
+
 /* ---- batch norm (NHWC: m = N*H*W rows of c channels, c a multiple of 8) ----
  * Every thread works on 8 consecutive channels of a row (one 16-byte load for bf16/fp16).
  * Reductions: block = CX channel groups x (256/CX) rows, per-thread float partials, a shared-memory

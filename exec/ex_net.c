@@ -128,7 +128,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		return ERR_INPUT;
 	net->batch = batch;
 	net->classes = classes;
-	net->stem_c = EX_STEM_C_DEFAULT;
+	net->stem = EX_STEM_DEFAULT;
 	net->hw = hw;
 	net->prec = prec;
 	net->dt = prec == EX_PREC_BF16 ? EX_BF16 : prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
@@ -312,6 +312,23 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	return top;
 }
 
+/* The stem rewritten as net->stem asks (see ex_stem): true and *g set when op is the image's
+ * convolution and the rewrite applies (space-to-depth needs stride 2, an even padded size and at most 4
+ * channels; else the stem runs as it is). */
+static bool stem_geometry(const ex_net *net, const ex_op *op, ex_convgeo *g)
+{
+	if (op->in != 0 || op->kind != EX_CONV || net->stem == EX_STEM_PLAIN || op->c > 4)
+		return false;
+	if (net->stem == EX_STEM_PAD8) {
+		*g = (ex_convgeo){8, op->h, op->w, op->r, op->stride, op->pad};
+		return true;
+	}
+	if (op->stride != 2 || (op->h + 2 * op->pad) % 2 || (op->w + 2 * op->pad) % 2 || op->h != op->w)
+		return false;
+	*g = (ex_convgeo){16, (op->h + 2 * op->pad) / 2, (op->w + 2 * op->pad) / 2, (op->r + 1) / 2, 1, 0};
+	return g->h - g->r + 1 == op->oh;
+}
+
 void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
 {
 	size_t esz = ex_dtype_size(net->dt), *a = xcalloc(net->ntens, sizeof(size_t)),
@@ -319,8 +336,11 @@ void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
 	free(a);
 	free(g);
 	*per_image_B = arena / net->batch + (size_t)net->classes * 12 + 64 * 56 * 56 * (size_t)net->hw * net->hw / (224 * 224);
-	if (net->stem_c > 3) /* the padded stem's copy of the image */
-		*per_image_B += (size_t)net->hw * net->hw * net->stem_c * esz;
+	for (int i = 0; i < net->nops; i++) { /* the rewritten stem's copy of the image */
+		ex_convgeo sg;
+		if (net->ops[i].kind == EX_CONV && stem_geometry(net, &net->ops[i], &sg))
+			*per_image_B += (size_t)sg.c * sg.h * sg.w * esz;
+	}
 	*fixed_B = net->p.n * (12 + esz) + 1024UL * 1024 * 1024; /* + workspace, cuDNN/cuBLAS handles */
 }
 
@@ -386,8 +406,8 @@ static void init_weights(ex_net *net, float *h, uint64_t seed)
 /* Shape key for sharing timed algorithms between identical convolutions. */
 static bool same_conv(const ex_op *a, const ex_op *b)
 {
-	return a->conv_c == b->conv_c && a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
-	       a->stride == b->stride && a->pad == b->pad;
+	return a->cg.c == b->cg.c && a->cg.h == b->cg.h && a->cg.w == b->cg.w && a->k == b->k && a->cg.r == b->cg.r &&
+	       a->cg.stride == b->cg.stride && a->cg.pad == b->cg.pad;
 }
 
 /* A convolution's input and weights as it runs them: the padded copies for the padded stem. */
@@ -502,8 +522,8 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			continue; /* no data gradient for the image */
 		for (i = 0; i < net->ngc; i++) {
 			ex_gcache *c = &net->gc[i];
-			if (c->kind == k && c->c == op->conv_c && c->h == op->h && c->w == op->w && c->k == op->k && c->r == op->r &&
-			    c->stride == op->stride && c->pad == op->pad && c->beta == beta)
+			if (c->kind == k && c->c == op->cg.c && c->h == op->cg.h && c->w == op->cg.w && c->k == op->k &&
+			    c->r == op->cg.r && c->stride == op->cg.stride && c->pad == op->cg.pad && c->beta == beta)
 				e = c;
 		}
 		if (!e) {
@@ -512,14 +532,14 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			e = &net->gc[net->ngc++];
 			memset(e, 0, sizeof(*e));
 			e->kind = k;
-			e->c = op->conv_c; e->h = op->h; e->w = op->w; e->k = op->k; e->r = op->r;
-			e->stride = op->stride; e->pad = op->pad; e->beta = beta;
+			e->c = op->cg.c; e->h = op->cg.h; e->w = op->cg.w; e->k = op->k; e->r = op->cg.r;
+			e->stride = op->cg.stride; e->pad = op->cg.pad; e->beta = beta;
 			ex_gb_init(&e->g);
-			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->conv_c, op->h, op->w, false);
-			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->conv_c, op->r, op->r, false);
+			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->cg.c, op->cg.h, op->cg.w, false);
+			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->cg.c, op->cg.r, op->cg.r, false);
 			ty = ex_gb_tensor(&e->g, 3, dt, net->batch, op->k, op->oh, op->ow, false);
-			ex_gb_conv(&e->g, k == 0 ? EX_GCONV_FWD : k == 1 ? EX_GCONV_DGRAD : EX_GCONV_WGRAD, tx, tw, ty, op->pad,
-				   op->stride, beta ? 1.0 : 0.0);
+			ex_gb_conv(&e->g, k == 0 ? EX_GCONV_FWD : k == 1 ? EX_GCONV_DGRAD : EX_GCONV_WGRAD, tx, tw, ty, op->cg.pad,
+				   op->cg.stride, beta ? 1.0 : 0.0);
 			conv_ptrs(net, op, k, ptrs);
 			e->ok = ex_gplan_build(&e->g, net->cudnn, 3, uids, ptrs, ws, ws_B, 8, &e->p) == 0;
 			if (verbose && !e->ok)
@@ -557,13 +577,28 @@ static void bind_graph_plans(ex_net *net, ex_op *op)
 	}
 }
 
-/* The padded stem's inputs: the image and the compute-dtype weights with conv_c channels. */
-static void pad_stem(ex_net *net, ex_op *op)
+/* The rewritten stem's inputs in op->cg's shape, from the image and the compute-dtype weights. */
+static void stem_inputs(ex_net *net, ex_op *op)
 {
-	ex_k_pad_rows(net->dt, op->xpad, net->tens[op->in].d, (size_t)net->batch * op->h * op->w, op->c, op->conv_c,
+	const void *w = (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt);
+	if (net->stem == EX_STEM_S2D) {
+		ex_k_s2d(net->dt, op->xpad, net->tens[op->in].d, op->wpad, w, net->batch, op->h, op->w, op->c, op->pad,
+			 op->k, op->r, op->cg.c, net->stream);
+		return;
+	}
+	ex_k_pad_rows(net->dt, op->xpad, net->tens[op->in].d, (size_t)net->batch * op->h * op->w, op->c, op->cg.c,
 		      net->stream);
-	ex_k_pad_rows(net->dt, op->wpad, (char *)net->p.wc + net->p.tensors[op->pw].off * ex_dtype_size(net->dt),
-		      (size_t)op->k * op->r * op->r, op->c, op->conv_c, net->stream);
+	ex_k_pad_rows(net->dt, op->wpad, w, (size_t)op->k * op->r * op->r, op->c, op->cg.c, net->stream);
+}
+
+/* The rewritten stem's weight gradient (net->wscratch, cg's shape) into the float gradient buffer. */
+static void stem_wgrad(ex_net *net, ex_op *op)
+{
+	float *g = net->p.grad + net->p.tensors[op->pw].off;
+	if (net->stem == EX_STEM_S2D)
+		ex_k_s2d_wgrad_f32(net->dt, g, net->wscratch, op->k, op->r, op->c, op->cg.c, net->stream);
+	else
+		ex_k_unpad_rows_f32(net->dt, g, net->wscratch, (size_t)op->k * op->r * op->r, op->c, op->cg.c, net->stream);
 }
 
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
@@ -669,13 +704,12 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		ex_op *op = &net->ops[i];
 		if (op->kind == EX_CONV) {
 			size_t wn;
-			op->conv_c = op->c;
-			if (op->in == 0 && net->stem_c > op->c) { /* the padded stem (ex_k_pad_rows) */
-				op->conv_c = net->stem_c;
-				CUDA_CHECK(ex_dev_malloc(&op->xpad, (size_t)net->batch * op->h * op->w * op->conv_c * esz));
-				CUDA_CHECK(ex_dev_malloc(&op->wpad, (size_t)op->k * op->r * op->r * op->conv_c * esz));
+			op->cg = (ex_convgeo){op->c, op->h, op->w, op->r, op->stride, op->pad};
+			if (stem_geometry(net, op, &op->cg)) {
+				CUDA_CHECK(ex_dev_malloc(&op->xpad, (size_t)net->batch * op->cg.h * op->cg.w * op->cg.c * esz));
+				CUDA_CHECK(ex_dev_malloc(&op->wpad, (size_t)op->k * op->cg.r * op->cg.r * op->cg.c * esz));
 			}
-			wn = (size_t)op->k * op->r * op->r * op->conv_c;
+			wn = (size_t)op->k * op->cg.r * op->cg.r * op->cg.c;
 			if (wn > maxw)
 				maxw = wn;
 		}
@@ -699,10 +733,11 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->yd));
 		CUDNN_CHECK(cudnnCreateFilterDescriptor(&op->wd));
 		CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cd));
-		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->conv_c, op->h, op->w));
+		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->cg.c, op->cg.h,
+							op->cg.w));
 		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->yd, CUDNN_TENSOR_NHWC, cudnn_dt(dt), net->batch, op->k, op->oh, op->ow));
-		CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wd, cudnn_dt(dt), CUDNN_TENSOR_NHWC, op->k, op->conv_c, op->r, op->r));
-		CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cd, op->pad, op->pad, op->stride, op->stride, 1, 1,
+		CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wd, cudnn_dt(dt), CUDNN_TENSOR_NHWC, op->k, op->cg.c, op->cg.r, op->cg.r));
+		CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cd, op->cg.pad, op->cg.pad, op->cg.stride, op->cg.stride, 1, 1,
 							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
 		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, net->prec == EX_PREC_FP32 ? CUDNN_FMA_MATH
 								 : net->prec == EX_PREC_TF32 ? CUDNN_DEFAULT_MATH
@@ -724,7 +759,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		}
 		for (i = 0; i < net->nops; i++)
 			if (net->ops[i].xpad)
-				pad_stem(net, &net->ops[i]);
+				stem_inputs(net, &net->ops[i]);
 		CUDA_CHECK(cudaStreamSynchronize(net->stream));
 		for (i = 0; i < net->nops; i++) {
 			ex_op *op = &net->ops[i];
@@ -875,7 +910,7 @@ static void forward(ex_net *net, bool train)
 		switch (op->kind) {
 		case EX_CONV:
 			if (op->xpad)
-				pad_stem(net, op);
+				stem_inputs(net, op);
 			if (op->gplan[0]) {
 				ex_gexec(net->cudnn, op->gplan[0], op->gvp[0]);
 				break;
@@ -980,8 +1015,7 @@ static void backward(ex_net *net)
 									   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
 			}
 			if (op->wpad)
-				ex_k_unpad_rows_f32(net->dt, net->p.grad + off, dw, (size_t)op->k * op->r * op->r, op->c,
-						    op->conv_c, net->stream);
+				stem_wgrad(net, op);
 			else if (net->dt != EX_F32)
 				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);

@@ -60,7 +60,7 @@ typedef struct ex_args {
 	size_t ws_B;
 	bool folder;          /* --data DIR: a JPEG folder (ex_input.c) */
 	bool conv_legacy;     /* --conv-api legacy: no cuDNN graph-API plans */
-	int stem_c;           /* --stem-channels: the stem convolution's input channels (3: no padding) */
+	int stem;             /* --stem: 1 + ex_stem (0: the engine's default) */
 	int data_threads;     /* --data-threads: decode threads per loader */
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
@@ -125,8 +125,9 @@ static void usage(FILE *f)
 		"  --no-graph            do not capture the step in a CUDA graph\n"
 		"  --conv-api A          graph | legacy: convolutions through cuDNN graph-API plans autotuned per shape\n"
 		"                        (bf16/fp16; a shape keeps the legacy call where that is faster; default graph)\n"
-		"  --stem-channels N     3, 4 or 8: the 7x7 stem convolution runs on the image padded with zero channels\n"
-		"                        to N (the same result; 3 channels keep cuDNN off its fast kernels; default 8)\n"
+		"  --stem L              how the 7x7 stride-2 stem convolution on 3 channels runs (the same result):\n"
+		"                        plain, pad8 (image padded to 8 channels), s2d (a stride-1 4x4 convolution over\n"
+		"                        2x2 pixel blocks of 16 channels; default)\n"
 		"  --csv PATH            measurement CSV (default: none)\n"
 		"  --run-id ID  --machine NAME   labels for the CSV\n"
 		"  --seed N              (default 1)\n"
@@ -160,7 +161,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
-		{"stem-channels", 1, 0, 1007},
+		{"stem", 1, 0, 1007},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -273,11 +274,12 @@ static int parse_args(int argc, char **argv, ex_args *a)
 			a->conv_legacy = !strcmp(optarg, "legacy");
 			break;
 		case 1007:
-			if (strcmp(optarg, "3") && strcmp(optarg, "4") && strcmp(optarg, "8")) {
-				fprintf(stderr, "scaleplan-train: --stem-channels: expected 3, 4 or 8, got '%s'\n", optarg);
+			a->stem = !strcmp(optarg, "plain") ? 1 + EX_STEM_PLAIN : !strcmp(optarg, "pad8") ? 1 + EX_STEM_PAD8
+				: !strcmp(optarg, "s2d") ? 1 + EX_STEM_S2D : 0;
+			if (!a->stem) {
+				fprintf(stderr, "scaleplan-train: --stem: expected plain, pad8 or s2d, got '%s'\n", optarg);
 				return ERR_INPUT;
 			}
-			a->stem_c = atoi(optarg);
 			break;
 #ifdef EX_HAVE_DIST
 		case 0: {
@@ -661,8 +663,8 @@ int main(int argc, char **argv)
 	net.bn_momentum = 0.1f; /* PyTorch BatchNorm2d defaults */
 	net.bn_eps = 1e-5f;
 	net.conv_graph = !a.conv_legacy;
-	if (a.stem_c)
-		net.stem_c = a.stem_c;
+	if (a.stem)
+		net.stem = (ex_stem)(a.stem - 1);
 
 	{
 		ex_mllog m = {.out = g_rank == 0 ? stdout : NULL, .src_file = "exec/ex_train.c"};

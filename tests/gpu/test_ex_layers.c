@@ -471,6 +471,90 @@ static void test_pad(test_ctx *tc, ex_dtype t, int c_dst)
 	free(h); free(ref); free(o); free(hb);
 }
 
+/* The space-to-depth stem (issue 15): the 7x7 stride-2 pad-3 convolution of a 3-channel image, run by
+ * cuDNN as the stride-1 4x4 convolution over ex_k_s2d's 16-channel blocks, against a float64 CPU
+ * convolution of the original; its weight gradient mapped back by ex_k_s2d_wgrad_f32 likewise. */
+static void test_s2d(test_ctx *tc, cudnnHandle_t h, ex_dtype t)
+{
+	const int N = 2, C = 3, H = 16, K = 16, R = 7, P = 3, OH = 8, U = (H + 2 * P) / 2, A = 4, CD = 16;
+	size_t nx = (size_t)N * H * H * C, nw = (size_t)K * R * R * C, ny = (size_t)N * OH * OH * K;
+	double *hx = rnd(nx), *hw = rnd(nw), *hdy = rnd(ny), *ry = calloc(ny, 8), *rdw = calloc(nw, 8), *g;
+	void *dx = up(t, hx, nx), *dw = up(t, hw, nw), *ddy = up(t, hdy, ny), *X, *W, *dy, *dW, *ws;
+	float *dw32, *hdw = malloc(nw * 4);
+	cudnnTensorDescriptor_t xd, yd;
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+	cudnnDataType_t dt = t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+	cudnnConvolutionFwdAlgoPerf_t pf;
+	cudnnConvolutionBwdFilterAlgoPerf_t pw;
+	const float one = 1, zero = 0;
+	size_t esz = ex_dtype_size(t), wsB = 64 << 20, i;
+	double tol = t == EX_BF16 ? 2e-2 : 1e-4;
+	int n, y, x, k, r, s2, c, got;
+	char what[96];
+
+	for (n = 0; n < N; n++)
+		for (y = 0; y < OH; y++)
+			for (x = 0; x < OH; x++)
+				for (k = 0; k < K; k++) {
+					size_t o = (((size_t)n * OH + y) * OH + x) * K + k;
+					for (r = 0; r < R; r++)
+						for (s2 = 0; s2 < R; s2++) {
+							int iy = 2 * y - P + r, ix = 2 * x - P + s2;
+							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
+								continue;
+							for (c = 0; c < C; c++) {
+								size_t xi = (((size_t)n * H + iy) * H + ix) * C + c;
+								size_t wi = (((size_t)k * R + r) * R + s2) * C + c;
+								ry[o] += hx[xi] * hw[wi];
+								rdw[wi] += hdy[o] * hx[xi];
+							}
+						}
+				}
+	CUDA_CHECK(cudaMalloc(&X, (size_t)N * U * U * CD * esz));
+	CUDA_CHECK(cudaMalloc(&W, (size_t)K * A * A * CD * esz));
+	CUDA_CHECK(cudaMalloc(&dW, (size_t)K * A * A * CD * esz));
+	CUDA_CHECK(cudaMalloc(&dy, ny * esz));
+	CUDA_CHECK(cudaMalloc((void **)&dw32, nw * 4));
+	CUDA_CHECK(cudaMalloc(&ws, wsB));
+	CUDA_CHECK(cudaMemset(X, 0xff, (size_t)N * U * U * CD * esz)); /* NaN: every element must be written */
+	CUDA_CHECK(cudaMemset(W, 0xff, (size_t)K * A * A * CD * esz));
+	ex_k_s2d(t, X, dx, W, dw, N, H, H, C, P, K, R, CD, 0);
+	cudnnCreateTensorDescriptor(&xd);
+	cudnnCreateTensorDescriptor(&yd);
+	cudnnCreateFilterDescriptor(&wd);
+	cudnnCreateConvolutionDescriptor(&cd);
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, dt, N, CD, U, U));
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, dt, N, K, OH, OH));
+	CUDNN_CHECK(cudnnSetFilter4dDescriptor(wd, dt, CUDNN_TENSOR_NHWC, K, CD, A, A));
+	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	CUDNN_CHECK(cudnnSetConvolutionMathType(cd, t == EX_BF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, xd, X, wd, W, cd, yd, dy, 1, &got, &pf, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionForward(h, &one, xd, X, wd, W, cd, pf.algo, ws, wsB, &zero, yd, dy));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, X, yd, ddy, cd, wd, dW, 1, &got, &pw, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, xd, X, yd, ddy, cd, pw.algo, ws, wsB, &zero, wd, dW));
+	ex_k_s2d_wgrad_f32(t, dw32, dW, K, R, C, CD, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	g = down(t, dy, ny);
+	snprintf(what, sizeof(what), "stem s2d %s fwd vs the 7x7 stride-2 convolution", tname(t));
+	CHECK_ERR(tc, what, relerr(g, ry, ny), tol);
+	free(g);
+	CUDA_CHECK(cudaMemcpy(hdw, dw32, nw * 4, cudaMemcpyDeviceToHost));
+	g = malloc(nw * sizeof(double));
+	for (i = 0; i < nw; i++)
+		g[i] = hdw[i];
+	snprintf(what, sizeof(what), "stem s2d %s weight gradient mapped back", tname(t));
+	CHECK_ERR(tc, what, relerr(g, rdw, nw), tol);
+	free(g);
+	cudnnDestroyTensorDescriptor(xd);
+	cudnnDestroyTensorDescriptor(yd);
+	cudnnDestroyFilterDescriptor(wd);
+	cudnnDestroyConvolutionDescriptor(cd);
+	cudaFree(dx); cudaFree(dw); cudaFree(ddy); cudaFree(X); cudaFree(W); cudaFree(dW); cudaFree(dy);
+	cudaFree(dw32); cudaFree(ws);
+	free(hx); free(hw); free(hdy); free(ry); free(rdw); free(hdw);
+}
+
 /* softmax cross-entropy with label smoothing, and SGD with momentum + weight decay */
 static void test_loss_sgd(test_ctx *tc)
 {
@@ -588,6 +672,7 @@ int main(void)
 		test_pool(&t, ts[i]);
 		test_pad(&t, ts[i], 4);
 		test_pad(&t, ts[i], 8);
+		test_s2d(&t, h, ts[i]);
 	}
 	test_loss_sgd(&t);
 	cudnnDestroy(h);
