@@ -171,6 +171,8 @@ typedef struct ex_op {
 	uint8_t *relu_mask;
 	/* maxpool: argmax per output element (0..8) */
 	uint8_t *argmax;
+	int fold_bn;          /* maxpool: the op index of the BN (+ReLU) it applies as it loads (-1 none) */
+	bool folded;          /* BN: folded into the max pooling that alone reads its output (not stored) */
 } ex_op;
 
 typedef struct ex_tensor {
@@ -336,13 +338,16 @@ void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m
 void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
 		      const float *beta, const float *run_mean, const float *run_var, float eps, bool relu,
 		      float *bn_f, cudaStream_t s);
+/* (Both: y NULL computes the statistics and coefficients only - the BN folded into max pooling.) */
 /* BN backward; the ReLU mask from relu_mask (the forward's, given with a residual) or else recomputed from
  * x*scale+shift; writes dgamma/dbeta (fp32), dx, and dz (accumulate if z_acc). */
 void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask, const void *dy, void *dx, void *dz, bool z_acc,
 		 bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
 		 double *bn_d, cudaStream_t s);
-void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c, int oh,
-		      int ow, int k, int stride, int pad, cudaStream_t s);
+/* Max pooling; with bn_f (a BN's coefficients, bn_f layout) the pool applies that batch norm (+ReLU) to
+ * x as it loads it - the BN folded into its only reader, its output never stored. */
+void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax, int n, int h,
+		      int w, int c, int oh, int ow, int k, int stride, int pad, cudaStream_t s);
 void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w, int c,
 		      int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s);
 void ex_k_avgpool_fwd(ex_dtype t, const void *x, void *y, int n, int hw, int c, cudaStream_t s);

@@ -21,6 +21,13 @@ __device__ __forceinline__ void st(float *p, size_t i, float v) { p[i] = v; }
 __device__ __forceinline__ void st(__nv_bfloat16 *p, size_t i, float v) { p[i] = __float2bfloat16(v); }
 __device__ __forceinline__ void st(__half *p, size_t i, float v) { p[i] = __float2half(v); }
 
+/* v rounded to T and back (what storing it as T and loading it gives). */
+template <typename T> __device__ __forceinline__ float round_as(float v)
+{
+	T t = T(v);
+	return ld(&t, 0);
+}
+
 /* Dispatch a templated launcher on the element type. */
 #define EX_DISPATCH(t, FN, ...)                                                             \
 	do {                                                                                \
@@ -549,6 +556,8 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 		    .dgamma = NULL, .dbeta = NULL, .bn_f = bn_f};
 	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
+	if (!y)
+		return; /* folded into its reader (max pooling) */
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
 							    bn_f + 3 * c, relu, relu ? relu_mask : NULL);
 }
@@ -573,6 +582,8 @@ static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, 
 {
 	k_bn_eval_coef<<<(c + 127) / 128, 128, 0, s>>>(c, gamma, beta, rm, rv, eps, bn_f);
 	size_t total8 = (size_t)m * c / 8;
+	if (!y)
+		return;
 	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
 							    bn_f + 3 * c, relu, NULL);
 }
@@ -695,16 +706,20 @@ __device__ __forceinline__ void nhwc8_pos(size_t i, int cg, int w, int h, int *c
 }
 
 template <typename T>
-__global__ void k_maxpool_fwd8(const T *x, T *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
-			       int stride, int pad)
+__global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, uint8_t *am, int n, int h, int w, int c,
+			       int oh, int ow, int k, int stride, int pad)
 {
 	int cg = c / 8;
 	size_t total8 = (size_t)n * oh * ow * cg;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
 		int ch, ox, oy, b;
 		nhwc8_pos(i, cg, ow, oh, &ch, &ox, &oy, &b);
-		float best[8], v[8];
+		float best[8], v[8], sc[8], sh[8];
 		uint8_t arg[8];
+		if (bn_f) {
+			load8(bn_f + 2 * c + ch, sc);
+			load8(bn_f + 3 * c + ch, sh);
+		}
 		for (int j = 0; j < 8; j++) {
 			best[j] = -INFINITY;
 			arg[j] = 0;
@@ -718,6 +733,11 @@ __global__ void k_maxpool_fwd8(const T *x, T *y, uint8_t *am, int n, int h, int 
 				if (ix < 0 || ix >= w)
 					continue;
 				load8(x + (((size_t)b * h + iy) * w + ix) * c + ch, v);
+				if (bn_f) /* the folded batch norm (+ReLU), rounded as its stored output would be */
+					for (int j = 0; j < 8; j++) {
+						float a = v[j] * sc[j] + sh[j];
+						v[j] = round_as<T>(relu ? fmaxf(a, 0.f) : a);
+					}
 				for (int j = 0; j < 8; j++)
 					if (v[j] > best[j]) { /* first maximum wins, as PyTorch */
 						best[j] = v[j];
@@ -771,22 +791,22 @@ __global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, int n, int
 }
 
 template <typename T>
-static void l_maxpool_fwd(const void *x, void *y, uint8_t *am, int n, int h, int w, int c, int oh, int ow, int k,
-			  int stride, int pad, cudaStream_t s)
+static void l_maxpool_fwd(const void *x, const float *bn_f, bool relu, void *y, uint8_t *am, int n, int h, int w, int c,
+			  int oh, int ow, int k, int stride, int pad, cudaStream_t s)
 {
 	size_t total = (size_t)n * oh * ow * c;
-	k_maxpool_fwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, (T *)y, am, n, h, w, c, oh, ow, k, stride,
-								  pad);
+	k_maxpool_fwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h, w, c, oh, ow,
+								  k, stride, pad);
 }
-extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, void *y, uint8_t *argmax, int n, int h, int w, int c,
-				 int oh, int ow, int k, int stride, int pad, cudaStream_t s)
+extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax,
+				 int n, int h, int w, int c, int oh, int ow, int k, int stride, int pad, cudaStream_t s)
 {
 	if (c % 8 || k > 15) {
 		fprintf(stderr, "scaleplan-train: max pooling needs channels divisible by 8 and a window <= 15 (got %d, %d)\n",
 			c, k);
 		exit(2);
 	}
-	EX_DISPATCH(t, l_maxpool_fwd, x, y, argmax, n, h, w, c, oh, ow, k, stride, pad, s);
+	EX_DISPATCH(t, l_maxpool_fwd, x, bn_f, relu, y, argmax, n, h, w, c, oh, ow, k, stride, pad, s);
 	KCHECK();
 }
 

@@ -115,6 +115,30 @@ static int add_param(ex_net *net, const char *layer, const char *suffix, size_t 
 	return p->ntensors++;
 }
 
+/* A batch norm whose output only a max pooling reads (ResNet-50's stem) is applied by the pooling as it
+ * loads its input: the BN's output (the largest activation of the net) is never written nor read
+ * (bench/NOTES.md, issue 15). EX_FOLD_POOL=0 keeps them apart, for A/B runs. */
+static void fold_bn_into_pool(ex_net *net)
+{
+	const char *env = getenv("EX_FOLD_POOL");
+	int i, j;
+	if (env && !strcmp(env, "0"))
+		return;
+	for (i = 1; i < net->nops; i++) {
+		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
+		bool alone = true;
+		if (pool->kind != EX_MAXPOOL || bn->kind != EX_BN || bn->out != pool->in || bn->z >= 0)
+			continue;
+		for (j = 0; j < net->nops; j++)
+			if (j != i && (net->ops[j].in == bn->out || net->ops[j].z == bn->out))
+				alone = false;
+		if (alone) {
+			bn->folded = true;
+			pool->fold_bn = i - 1;
+		}
+	}
+}
+
 /* Plans the network; see ex_internal.h. bn/bias weight decay is decided later (ex_net_init reads
  * net->opt), so decay here marks conv/fc weights only and is widened by the caller's flag. */
 int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
@@ -145,6 +169,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		op->layer = i;
 		op->in = in;
 		op->z = -1;
+		op->fold_bn = -1;
 		op->pw = op->pb = -1;
 		op->c = l->in_c;
 		op->h = l->in_h;
@@ -214,6 +239,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		rc = err_set("exec: the layer table does not end with fc");
 		goto out;
 	}
+	fold_bn_into_pool(net);
 	/* Backward plan: which gradient writes overwrite and which accumulate. */
 	for (i = 0; i < net->ntens; i++)
 		net->tens[i].g_first_written = false;
@@ -258,9 +284,11 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	for (i = 0; i < no; i++) { /* activations: items 0..nt-1 */
 		const ex_op *op = &net->ops[i];
 		int bt = T - 1 - i; /* this op's backward time */
-		b[op->out] = i;
-		if (d[op->out] < i)
-			d[op->out] = i;
+		if (!op->folded) { /* a folded BN's output is never stored (fold_bn_into_pool) */
+			b[op->out] = i;
+			if (d[op->out] < i)
+				d[op->out] = i;
+		}
 		if (d[op->in] < i)
 			d[op->in] = i;
 		if (op->z >= 0 && d[op->z] < i)
@@ -684,7 +712,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	net->act_B = plan_arena(net, aoffs, goffs);
 	CUDA_CHECK(ex_dev_malloc((void **)&net->act_arena, net->act_B));
 	for (i = 0; i < net->ntens; i++) {
-		net->tens[i].d = (char *)net->act_arena + aoffs[i];
+		net->tens[i].d = aoffs[i] == (size_t)-1 ? NULL : (char *)net->act_arena + aoffs[i];
 		net->tens[i].g = goffs[i] == (size_t)-1 ? NULL : (char *)net->act_arena + goffs[i];
 	}
 	free(aoffs);
@@ -753,7 +781,8 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDA_CHECK(ex_dev_malloc((void **)&ws, ws_B));
 		/* Find overwrites outputs: fill inputs with data first so timings are realistic */
 		for (i = 0; i < net->ntens; i++) {
-			ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
+			if (net->tens[i].d)
+				ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
 			if (net->tens[i].g)
 				ex_k_fill_normal(dt, net->tens[i].g, net->tens[i].elems, 0.f, 1.f, 4321 + i, net->stream);
 		}
@@ -924,17 +953,20 @@ static void forward(ex_net *net, bool train)
 			float *rm = net->p.bnstat + op->bnstat_off, *rv = rm + op->k;
 			const void *z = op->z >= 0 ? net->tens[op->z].d : NULL;
 			if (train)
-				ex_k_bn_fwd_train(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_momentum, net->bn_eps,
+				ex_k_bn_fwd_train(net->dt, x->d, z, op->folded ? NULL : y->d, m, op->k, g, b, rm, rv, net->bn_momentum, net->bn_eps,
 						  op->relu, op->bn_f, op->bn_d, op->relu_mask, net->stream);
 			else
-				ex_k_bn_fwd_eval(net->dt, x->d, z, y->d, m, op->k, g, b, rm, rv, net->bn_eps, op->relu, op->bn_f,
+				ex_k_bn_fwd_eval(net->dt, x->d, z, op->folded ? NULL : y->d, m, op->k, g, b, rm, rv, net->bn_eps, op->relu, op->bn_f,
 						 net->stream);
 			break;
 		}
-		case EX_MAXPOOL:
-			ex_k_maxpool_fwd(net->dt, x->d, y->d, op->argmax, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r,
-					 op->stride, op->pad, net->stream);
+		case EX_MAXPOOL: {
+			const ex_op *bn = op->fold_bn >= 0 ? &net->ops[op->fold_bn] : NULL;
+			ex_k_maxpool_fwd(net->dt, bn ? net->tens[bn->in].d : x->d, bn ? bn->bn_f : NULL, bn && bn->relu, y->d,
+					 op->argmax, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r, op->stride, op->pad,
+					 net->stream);
 			break;
+		}
 		case EX_AVGPOOL:
 			ex_k_avgpool_fwd(net->dt, x->d, y->d, net->batch, op->h * op->w, op->c, net->stream);
 			break;

@@ -386,7 +386,7 @@ static void test_pool(test_ctx *tc, ex_dtype t)
 	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
 	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
 	CUDA_CHECK(cudaMalloc((void **)&am, ny));
-	ex_k_maxpool_fwd(t, dx, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
+	ex_k_maxpool_fwd(t, dx, NULL, false, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
 	ex_k_maxpool_bwd(t, ddy, am, ddx, N, H, H, C, OH, OH, K, S, P, false, 0);
 	CUDA_CHECK(cudaDeviceSynchronize());
 	for (n = 0; n < N; n++)
@@ -436,6 +436,64 @@ static void test_pool(test_ctx *tc, ex_dtype t)
 	free(o);
 	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am);
 	free(hx); free(hdy); free(ry); free(rdx);
+}
+
+/* Max pooling with a batch norm + ReLU folded in (the stem, issue 15): the pool applies per-channel
+ * scale and shift (bn_f layout) and the ReLU as it loads, rounding as a stored BN output would be. */
+static void test_pool_folded(test_ctx *tc, ex_dtype t)
+{
+	int N = 2, H = 9, C = 16, K = 3, S = 2, P = 1, OH = (H + 2 * P - K) / S + 1, n, y, x, c, r, s;
+	size_t nx = (size_t)N * H * H * C, ny = (size_t)N * OH * OH * C;
+	double *hx = rnd(nx), *hdy = rnd(ny), *ry = malloc(ny * 8), *rdx = calloc(nx, 8), *o;
+	float *hf = calloc(7 * (size_t)C, 4), *bn_f;
+	double tol = t == EX_BF16 ? 1e-2 : 1e-6;
+	void *dx = up(t, hx, nx), *ddy = up(t, hdy, ny), *dy, *ddx;
+	uint8_t *am;
+	char what[64];
+	for (c = 0; c < C; c++) {
+		hf[2 * C + c] = (float)urand() * 2; /* scale, negative for some channels */
+		hf[3 * C + c] = (float)urand() * 0.5f;
+	}
+	CUDA_CHECK(cudaMalloc((void **)&bn_f, 7 * (size_t)C * 4));
+	CUDA_CHECK(cudaMemcpy(bn_f, hf, 7 * (size_t)C * 4, cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
+	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
+	CUDA_CHECK(cudaMalloc((void **)&am, ny));
+	ex_k_maxpool_fwd(t, dx, bn_f, true, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
+	ex_k_maxpool_bwd(t, ddy, am, ddx, N, H, H, C, OH, OH, K, S, P, false, 0);
+	CUDA_CHECK(cudaDeviceSynchronize());
+	for (n = 0; n < N; n++)
+		for (y = 0; y < OH; y++)
+			for (x = 0; x < OH; x++)
+				for (c = 0; c < C; c++) {
+					double best = -INFINITY;
+					size_t bi = 0, oi = (((size_t)n * OH + y) * OH + x) * C + c;
+					for (r = 0; r < K; r++)
+						for (s = 0; s < K; s++) {
+							int iy = y * S - P + r, ix = x * S - P + s;
+							size_t xi;
+							float v;
+							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
+								continue;
+							xi = (((size_t)n * H + iy) * H + ix) * C + c;
+							v = fmaxf((float)hx[xi] * hf[2 * C + c] + hf[3 * C + c], 0.f);
+							if (t == EX_BF16)
+								v = bf16_round(v);
+							if (v > best) { best = v; bi = xi; }
+						}
+					ry[oi] = best;
+					rdx[bi] += hdy[oi];
+				}
+	o = down(t, dy, ny);
+	snprintf(what, sizeof(what), "maxpool+bn+relu %s fwd", tname(t));
+	CHECK_ERR(tc, what, relerr(o, ry, ny), tol);
+	free(o);
+	o = down(t, ddx, nx);
+	snprintf(what, sizeof(what), "maxpool+bn+relu %s bwd routing", tname(t));
+	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
+	free(o);
+	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am); cudaFree(bn_f);
+	free(hx); free(hdy); free(ry); free(rdx); free(hf);
 }
 
 /* The padded stem's copies (issue 15): rows of 3 channels to 4 or 8 with zeros, and the weight
@@ -670,6 +728,7 @@ int main(void)
 		test_bn(&t, ts[i], 140000, 72, true, true);
 		test_bn(&t, ts[i], 140000, 72, false, true);
 		test_pool(&t, ts[i]);
+		test_pool_folded(&t, ts[i]);
 		test_pad(&t, ts[i], 4);
 		test_pad(&t, ts[i], 8);
 		test_s2d(&t, h, ts[i]);
