@@ -7,7 +7,7 @@
 #           fp32) with the fused path
 #   speed   scaleplan-train batch 256/128/64, fused and legacy, back to back
 #   stem    the stem convolution plain / padded to 8 channels / space-to-depth (--stem), interleaved
-#   fold    the stem's batch norm folded into the max pooling (default) vs not (EX_FOLD_POOL=0), interleaved
+#   fold    batch norms applied by their only reader (stem pool, residual add) vs not (EX_FOLD_*=0), interleaved
 #   ab      batch-norm reduction kernel, rows per loop trip (EX_BN_UNROLL) 1 vs default vs 4, interleaved
 #   peers   PyTorch eager channels_last + torch.compile, batch 256/128/64, same job
 #   dist    2 GPUs: scaleplan-train per transport (buckets as before / 1 MiB first + shrinking / + bf16
@@ -134,17 +134,19 @@ if has stem; then
 	done
 fi
 if has fold; then
-	# the stem's batch norm + ReLU applied by the max pooling as it loads (default) vs stored and read
-	# (EX_FOLD_POOL=0), interleaved in one job: b256 twice, b64 once
+	# batch norms applied by their only reader (default: the stem's by the max pooling, the downsampling
+	# blocks' by the residual add) vs stored and read (EX_FOLD_POOL=0 EX_FOLD_RES=0) vs the pool fold alone,
+	# interleaved in one job, each batch of FOLD_B (default 256) twice
 	for rep in 1 2; do
-		for b in 256 64; do
-			[ $b = 64 ] && [ $rep = 2 ] && continue
-			for f in 0 1; do
-				EX_FOLD_POOL=$f $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
-				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold_pool=$f rep=$rep/" | tee -a "$R"
+		for b in ${FOLD_B:-256}; do
+			for f in none pool both; do
+				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;; both) E="" ;; esac
+				env $E $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
+				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold=$f rep=$rep/" | tee -a "$R"
 			done
 		done
 	done
+	$TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 2>&1 | grep -h "applied by their reader" | tee -a "$R"
 fi
 if has ab; then
 	# k_bn_reduce rows per loop trip: EX_BN_UNROLL=1 (the kernel before) vs the default (4 for the statistics,

@@ -172,7 +172,10 @@ typedef struct ex_op {
 	/* maxpool: argmax per output element (0..8) */
 	uint8_t *argmax;
 	int fold_bn;          /* maxpool: the op index of the BN (+ReLU) it applies as it loads (-1 none) */
-	bool folded;          /* BN: folded into the max pooling that alone reads its output (not stored) */
+	bool folded;          /* BN: folded into the one op that reads its output (not stored): a max pooling
+			       * (fold_bn) or a residual BN (z_bn) */
+	int z_bn;             /* BN with a residual: the op index of the folded BN whose input z is - this op
+			       * normalises z with that BN's coefficients (-1: z is stored as it is added) */
 } ex_op;
 
 typedef struct ex_tensor {
@@ -332,13 +335,14 @@ void ex_k_s2d_wgrad_f32(ex_dtype t, float *dst, const void *src, int k, int r, i
 #define EX_BN_D_DOUBLES(c) (2 * (size_t)(c))
 /* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)); relu_mask
  * (NULL: none) gets the ReLU's bits (ex_op.relu_mask). */
-void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
+void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, const float *z_bn_f, void *y, long m, int c, const float *gamma,
 		       const float *beta, float *run_mean, float *run_var, float momentum, float eps,
 		       bool relu, float *bn_f, double *bn_d, uint8_t *relu_mask, cudaStream_t s);
-void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c, const float *gamma,
+void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, const float *z_bn_f, void *y, long m, int c, const float *gamma,
 		      const float *beta, const float *run_mean, const float *run_var, float eps, bool relu,
 		      float *bn_f, cudaStream_t s);
-/* (Both: y NULL computes the statistics and coefficients only - the BN folded into max pooling.) */
+/* (Both: y NULL computes the statistics and coefficients only - the BN folded into its reader; z_bn_f
+ * non-NULL: z is a folded BN's input, normalised here with that BN's coefficients before the add.) */
 /* BN backward; the ReLU mask from relu_mask (the forward's, given with a residual) or else recomputed from
  * x*scale+shift; writes dgamma/dbeta (fp32), dx, and dz (accumulate if z_acc). */
 void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask, const void *dy, void *dx, void *dz, bool z_acc,

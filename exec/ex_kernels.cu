@@ -499,7 +499,7 @@ __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, con
 /* One group of 8 channels: y = relu(x scale + shift (+ z)); mask (NULL: none) gets the ReLU's 8 bits. */
 template <typename T>
 __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e, const float sc[8], const float sh[8],
-					  bool relu, uint8_t *mask)
+					  const float *zs, const float *zh, bool relu, uint8_t *mask)
 {
 	float v[8];
 	load8(x + e, v);
@@ -508,6 +508,9 @@ __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e
 	if (z) {
 		float zz[8];
 		load8(z + e, zz);
+		if (zs) /* z is a folded BN's input: its output, rounded as if stored */
+			for (int j = 0; j < 8; j++)
+				zz[j] = round_as<T>(__fmaf_rn(zz[j], zs[j], zh[j]));
 		for (int j = 0; j < 8; j++)
 			v[j] += zz[j];
 	}
@@ -524,30 +527,39 @@ __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e
 }
 
 template <typename T>
-__global__ void k_bn_apply(const T *x, const T *z, T *y, size_t total8, int c, const float *scale, const float *shift,
-			   bool relu, uint8_t *mask)
+__global__ void k_bn_apply(const T *x, const T *z, const float *z_bn_f, T *y, size_t total8, int c, const float *scale,
+			   const float *shift, bool relu, uint8_t *mask)
 {
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
 	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
-	float sc[8], sh[8];
+	float sc[8], sh[8], zs[8], zh[8];
+	const float *zsp = z_bn_f ? zs : NULL;
 	if (gstep == 0) { /* the grid stride is a multiple of c/8 (ResNet's widths): one channel group per thread,
 			   * its coefficients loaded once */
 		load8(scale + gi * 8, sc);
 		load8(shift + gi * 8, sh);
+		if (z_bn_f) {
+			load8(z_bn_f + 2 * c + gi * 8, zs);
+			load8(z_bn_f + 3 * c + gi * 8, zh);
+		}
 		for (size_t i = i0; i < total8; i += stride)
-			bn_apply8(x, z, y, i * 8, sc, sh, relu, mask);
+			bn_apply8(x, z, y, i * 8, sc, sh, zsp, zh, relu, mask);
 		return;
 	}
 	/* else the channel group follows by adding the grid stride modulo c/8 (no 64-bit division per 16 bytes) */
 	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
 		load8(scale + gi * 8, sc);
 		load8(shift + gi * 8, sh);
-		bn_apply8(x, z, y, i * 8, sc, sh, relu, mask);
+		if (z_bn_f) {
+			load8(z_bn_f + 2 * c + gi * 8, zs);
+			load8(z_bn_f + 3 * c + gi * 8, zh);
+		}
+		bn_apply8(x, z, y, i * 8, sc, sh, zsp, zh, relu, mask);
 	}
 }
 
 template <typename T>
-static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c, const float *gamma,
+static void l_bn_fwd_train(const void *x, const void *z, const float *z_bn_f, void *y, long m, int c, const float *gamma,
 			   const float *beta, float *rm, float *rv, float momentum, float eps, bool relu,
 			   float *bn_f, double *bn_d, uint8_t *relu_mask, cudaStream_t s)
 {
@@ -558,10 +570,10 @@ static void l_bn_fwd_train(const void *x, const void *z, void *y, long m, int c,
 	size_t total8 = (size_t)m * c / 8;
 	if (!y)
 		return; /* folded into its reader (max pooling) */
-	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
-							    bn_f + 3 * c, relu, relu ? relu_mask : NULL);
+	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, z_bn_f, (T *)y, total8, c,
+							    bn_f + 2 * c, bn_f + 3 * c, relu, relu ? relu_mask : NULL);
 }
-extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
+extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, const float *z_bn_f, void *y, long m, int c,
 				  const float *gamma, const float *beta, float *run_mean, float *run_var,
 				  float momentum, float eps, bool relu, float *bn_f, double *bn_d, uint8_t *relu_mask,
 				  cudaStream_t s)
@@ -570,13 +582,13 @@ extern "C" void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, void
 		fprintf(stderr, "scaleplan-train: batch norm needs channels divisible by 8 (got %d)\n", c);
 		exit(2);
 	}
-	EX_DISPATCH(t, l_bn_fwd_train, x, z, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d,
+	EX_DISPATCH(t, l_bn_fwd_train, x, z, z_bn_f, y, m, c, gamma, beta, run_mean, run_var, momentum, eps, relu, bn_f, bn_d,
 		    relu_mask, s);
 	KCHECK();
 }
 
 template <typename T>
-static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, const float *gamma,
+static void l_bn_fwd_eval(const void *x, const void *z, const float *z_bn_f, void *y, long m, int c, const float *gamma,
 			  const float *beta, const float *rm, const float *rv, float eps, bool relu, float *bn_f,
 			  cudaStream_t s)
 {
@@ -584,14 +596,14 @@ static void l_bn_fwd_eval(const void *x, const void *z, void *y, long m, int c, 
 	size_t total8 = (size_t)m * c / 8;
 	if (!y)
 		return;
-	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, (T *)y, total8, c, bn_f + 2 * c,
-							    bn_f + 3 * c, relu, NULL);
+	k_bn_apply<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)z, z_bn_f, (T *)y, total8, c,
+							    bn_f + 2 * c, bn_f + 3 * c, relu, NULL);
 }
-extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, void *y, long m, int c,
+extern "C" void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, const float *z_bn_f, void *y, long m, int c,
 				 const float *gamma, const float *beta, const float *run_mean, const float *run_var,
 				 float eps, bool relu, float *bn_f, cudaStream_t s)
 {
-	EX_DISPATCH(t, l_bn_fwd_eval, x, z, y, m, c, gamma, beta, run_mean, run_var, eps, relu, bn_f, s);
+	EX_DISPATCH(t, l_bn_fwd_eval, x, z, z_bn_f, y, m, c, gamma, beta, run_mean, run_var, eps, relu, bn_f, s);
 	KCHECK();
 }
 
@@ -735,7 +747,7 @@ __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, u
 				load8(x + (((size_t)b * h + iy) * w + ix) * c + ch, v);
 				if (bn_f) /* the folded batch norm (+ReLU), rounded as its stored output would be */
 					for (int j = 0; j < 8; j++) {
-						float a = v[j] * sc[j] + sh[j];
+						float a = __fmaf_rn(v[j], sc[j], sh[j]); /* as k_bn_apply */
 						v[j] = round_as<T>(relu ? fmaxf(a, 0.f) : a);
 					}
 				for (int j = 0; j < 8; j++)

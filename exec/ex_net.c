@@ -115,26 +115,47 @@ static int add_param(ex_net *net, const char *layer, const char *suffix, size_t 
 	return p->ntensors++;
 }
 
-/* A batch norm whose output only a max pooling reads (ResNet-50's stem) is applied by the pooling as it
- * loads its input: the BN's output (the largest activation of the net) is never written nor read
- * (bench/NOTES.md, issue 15). EX_FOLD_POOL=0 keeps them apart, for A/B runs. */
-static void fold_bn_into_pool(ex_net *net)
+/* True when op r alone reads tensor t in the forward (no backward reads a BN's output). */
+static bool only_reader(const ex_net *net, int t, int r)
 {
-	const char *env = getenv("EX_FOLD_POOL");
+	for (int j = 0; j < net->nops; j++)
+		if (j != r && (net->ops[j].in == t || net->ops[j].z == t))
+			return false;
+	return true;
+}
+
+static bool env_off(const char *name)
+{
+	const char *v = getenv(name);
+	return v && !strcmp(v, "0");
+}
+
+/* A batch norm whose output one op alone reads is applied by that op as it loads the BN's input, and
+ * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
+ * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
+ * by the other branch's BN, which adds it. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart (A/B runs). */
+static void fold_bns(ex_net *net)
+{
 	int i, j;
-	if (env && !strcmp(env, "0"))
-		return;
-	for (i = 1; i < net->nops; i++) {
+	for (i = 1; i < net->nops && !env_off("EX_FOLD_POOL"); i++) {
 		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
-		bool alone = true;
-		if (pool->kind != EX_MAXPOOL || bn->kind != EX_BN || bn->out != pool->in || bn->z >= 0)
-			continue;
-		for (j = 0; j < net->nops; j++)
-			if (j != i && (net->ops[j].in == bn->out || net->ops[j].z == bn->out))
-				alone = false;
-		if (alone) {
+		if (pool->kind == EX_MAXPOOL && bn->kind == EX_BN && bn->out == pool->in && bn->z < 0 &&
+		    only_reader(net, bn->out, i)) {
 			bn->folded = true;
 			pool->fold_bn = i - 1;
+		}
+	}
+	for (i = 0; i < net->nops && !env_off("EX_FOLD_RES"); i++) {
+		ex_op *bo = &net->ops[i];
+		if (bo->kind != EX_BN || bo->z < 0)
+			continue;
+		for (j = 0; j < i; j++) {
+			ex_op *bz = &net->ops[j];
+			if (bz->out == bo->z && bz->kind == EX_BN && bz->z < 0 && !bz->relu && !bz->folded &&
+			    only_reader(net, bz->out, i)) {
+				bz->folded = true;
+				bo->z_bn = j;
+			}
 		}
 	}
 }
@@ -170,6 +191,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		op->in = in;
 		op->z = -1;
 		op->fold_bn = -1;
+		op->z_bn = -1;
 		op->pw = op->pb = -1;
 		op->c = l->in_c;
 		op->h = l->in_h;
@@ -239,7 +261,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		rc = err_set("exec: the layer table does not end with fc");
 		goto out;
 	}
-	fold_bn_into_pool(net);
+	fold_bns(net);
 	/* Backward plan: which gradient writes overwrite and which accumulate. */
 	for (i = 0; i < net->ntens; i++)
 		net->tens[i].g_first_written = false;
@@ -284,7 +306,7 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	for (i = 0; i < no; i++) { /* activations: items 0..nt-1 */
 		const ex_op *op = &net->ops[i];
 		int bt = T - 1 - i; /* this op's backward time */
-		if (!op->folded) { /* a folded BN's output is never stored (fold_bn_into_pool) */
+		if (!op->folded) { /* a folded BN's output is never stored (fold_bns) */
 			b[op->out] = i;
 			if (d[op->out] < i)
 				d[op->out] = i;
@@ -838,6 +860,15 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 				"%d wgrad convolutions\n",
 			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0,
 			time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1], net->conv_graph_n[2]);
+	if (verbose) {
+		int npool = 0, nres = 0;
+		for (i = 0; i < net->nops; i++) {
+			npool += net->ops[i].fold_bn >= 0;
+			nres += net->ops[i].z_bn >= 0;
+		}
+		fprintf(stderr, "scaleplan-train: batch norms applied by their reader, outputs not stored: %d by max pooling, "
+				"%d by a residual add\n", npool, nres);
+	}
 	CUDA_CHECK(cudaStreamSynchronize(net->stream));
 	return 0;
 }
@@ -951,13 +982,16 @@ static void forward(ex_net *net, bool train)
 		case EX_BN: {
 			float *g = net->p.w32 + net->p.tensors[op->pw].off, *b = net->p.w32 + net->p.tensors[op->pb].off;
 			float *rm = net->p.bnstat + op->bnstat_off, *rv = rm + op->k;
-			const void *z = op->z >= 0 ? net->tens[op->z].d : NULL;
+			const ex_op *bz = op->z_bn >= 0 ? &net->ops[op->z_bn] : NULL;
+			const void *z = bz ? net->tens[bz->in].d : op->z >= 0 ? net->tens[op->z].d : NULL;
+			const float *zf = bz ? bz->bn_f : NULL;
+			void *out = op->folded ? NULL : y->d;
 			if (train)
-				ex_k_bn_fwd_train(net->dt, x->d, z, op->folded ? NULL : y->d, m, op->k, g, b, rm, rv, net->bn_momentum, net->bn_eps,
-						  op->relu, op->bn_f, op->bn_d, op->relu_mask, net->stream);
+				ex_k_bn_fwd_train(net->dt, x->d, z, zf, out, m, op->k, g, b, rm, rv, net->bn_momentum,
+						  net->bn_eps, op->relu, op->bn_f, op->bn_d, op->relu_mask, net->stream);
 			else
-				ex_k_bn_fwd_eval(net->dt, x->d, z, op->folded ? NULL : y->d, m, op->k, g, b, rm, rv, net->bn_eps, op->relu, op->bn_f,
-						 net->stream);
+				ex_k_bn_fwd_eval(net->dt, x->d, z, zf, out, m, op->k, g, b, rm, rv, net->bn_eps, op->relu,
+						 op->bn_f, net->stream);
 			break;
 		}
 		case EX_MAXPOOL: {

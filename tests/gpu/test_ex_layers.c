@@ -241,14 +241,15 @@ static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, i
 }
 
 /* BN (training statistics) + residual add + ReLU, forward and backward; then inference mode. */
-static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool relu)
+/* zfold: z is given raw with a folded BN's coefficients (z_bn_f; issue 15), the reference adds z x zs + zh. */
+static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool relu, bool zfold)
 {
 	size_t n = (size_t)M * C, i;
 	double *hx = rnd(n), *hz = rnd(n), *hdy = rnd(n), *hg = rnd(C), *hb = rnd(C);
 	double *ry = malloc(n * 8), *rdx = malloc(n * 8), *rdz = malloc(n * 8), *rdg = calloc(C, 8), *rdb = calloc(C, 8);
 	double *mean = calloc(C, 8), *var = calloc(C, 8), *xh = malloc(n * 8), *gm = malloc(n * 8);
 	double tol = t == EX_BF16 ? 2e-2 : 1e-4, *o;
-	float *fg, *fb, *rm, *rv, *dg, *db, *bnf, h1[2] = {0, 1};
+	float *fg, *fb, *rm, *rv, *dg, *db, *bnf, h1[2] = {0, 1}, *zbnf = NULL, *zs = calloc(C, 4), *zh = calloc(C, 4);
 	double *bnd;
 	uint8_t *mask; /* the ReLU bits, as the engine keeps them for a residual block */
 	void *dx, *dz, *dy, *ddy, *ddx, *ddz;
@@ -288,7 +289,17 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 		cudaMemcpy(rv, tmp, C * 4, cudaMemcpyHostToDevice);
 		free(tmp);
 	}
-	ex_k_bn_fwd_train(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 0.1f, 1e-5f, relu, bnf, bnd,
+	if (zfold) { /* the folded BN's scale and shift at zbnf + 2C, + 3C (bn_f layout) */
+		float *tmp = calloc(EX_BN_F_FLOATS(C), 4);
+		for (c = 0; c < C; c++) {
+			zs[c] = tmp[2 * C + c] = (float)(urand() * 1.5);
+			zh[c] = tmp[3 * C + c] = (float)(urand() * 0.5);
+		}
+		CUDA_CHECK(cudaMalloc((void **)&zbnf, EX_BN_F_FLOATS(C) * 4));
+		CUDA_CHECK(cudaMemcpy(zbnf, tmp, EX_BN_F_FLOATS(C) * 4, cudaMemcpyHostToDevice));
+		free(tmp);
+	}
+	ex_k_bn_fwd_train(t, dx, with_z ? dz : NULL, zbnf, dy, M, C, fg, fb, rm, rv, 0.1f, 1e-5f, relu, bnf, bnd,
 			  with_z && relu ? mask : NULL, 0);
 	/* dz pre-filled with dy-independent data to test accumulation */
 	ex_k_bn_bwd(t, dx, with_z && relu ? mask : NULL, ddy, ddx, with_z ? ddz : NULL, false, relu, M, C, fg, dg, db,
@@ -302,7 +313,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	for (i = 0; i < n; i++) {
 		c = (int)(i % C);
 		xh[i] = (hx[i] - mean[c]) / sqrt(var[c] + 1e-5);
-		ry[i] = xh[i] * hg[c] + hb[c] + (with_z ? hz[i] : 0);
+		ry[i] = xh[i] * hg[c] + hb[c] + (with_z ? (zfold ? hz[i] * zs[c] + zh[c] : hz[i]) : 0);
 		if (relu && ry[i] < 0)
 			ry[i] = 0;
 	}
@@ -319,7 +330,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 		rdx[i] = hg[c] / sqrt(var[c] + 1e-5) * (gm[i] - rdb[c] / M - xh[i] * rdg[c] / M);
 		rdz[i] = gm[i];
 	}
-	snprintf(what, sizeof(what), "bn %s fwd M%ld C%d z%d relu%d", tname(t), M, C, with_z, relu);
+	snprintf(what, sizeof(what), "bn %s fwd M%ld C%d z%d%s relu%d", tname(t), M, C, with_z, zfold ? " (folded BN)" : "", relu);
 	CHECK_ERR(tc, what, relerr(o, ry, n), tol);
 	free(o);
 	o = down(t, ddx, n);
@@ -352,11 +363,12 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 		CHECK_ERR(tc, what, relerr(d, rrv, C), t == EX_BF16 ? 1e-2 : 1e-5);
 		/* inference mode with those running statistics */
 		cudaMemcpy(f, rm, C * 4, cudaMemcpyDeviceToHost);
-		ex_k_bn_fwd_eval(t, dx, with_z ? dz : NULL, dy, M, C, fg, fb, rm, rv, 1e-5f, relu, bnf, 0);
+		ex_k_bn_fwd_eval(t, dx, with_z ? dz : NULL, zbnf, dy, M, C, fg, fb, rm, rv, 1e-5f, relu, bnf, 0);
 		CUDA_CHECK(cudaDeviceSynchronize());
 		for (i = 0; i < n; i++) {
 			c = (int)(i % C);
-			ry[i] = (hx[i] - f[c]) / sqrt(rrv[c] + 1e-5) * hg[c] + hb[c] + (with_z ? hz[i] : 0);
+			ry[i] = (hx[i] - f[c]) / sqrt(rrv[c] + 1e-5) * hg[c] + hb[c] +
+				(with_z ? (zfold ? hz[i] * zs[c] + zh[c] : hz[i]) : 0);
 			if (relu && ry[i] < 0)
 				ry[i] = 0;
 		}
@@ -371,7 +383,8 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	cudaFree(dx); cudaFree(dz); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(ddz);
 	cudaFree(fg); cudaFree(fb); cudaFree(rm); cudaFree(rv); cudaFree(dg); cudaFree(db); cudaFree(bnf); cudaFree(bnd); cudaFree(mask);
 	free(hx); free(hz); free(hdy); free(hg); free(hb); free(ry); free(rdx); free(rdz); free(rdg); free(rdb);
-	free(mean); free(var); free(xh); free(gm);
+	free(mean); free(var); free(xh); free(gm); free(zs); free(zh);
+	cudaFree(zbnf);
 }
 
 static void test_pool(test_ctx *tc, ex_dtype t)
@@ -720,13 +733,15 @@ int main(void)
 		test_conv(&t, h, ts[i], 2, 16, 9, 32, 3, 1, 1);
 		test_conv(&t, h, ts[i], 2, 16, 10, 8, 1, 2, 0);
 		test_conv(&t, h, ts[i], 2, 3, 16, 16, 7, 2, 3);
-		test_bn(&t, ts[i], 2 * 7 * 7, 64, false, true);
-		test_bn(&t, ts[i], 3 * 5 * 5, 96, true, true);
-		test_bn(&t, ts[i], 2 * 4 * 4, 32, false, false);
+		test_bn(&t, ts[i], 2 * 7 * 7, 64, false, true, false);
+		test_bn(&t, ts[i], 3 * 5 * 5, 96, true, true, false);
+		test_bn(&t, ts[i], 3 * 5 * 5, 96, true, true, true);
+		test_bn(&t, ts[i], 2 * 4 * 4, 32, false, false, false);
 		/* more element groups than threads of the grid (132 * 32 blocks of 256): each thread loops, and
 		 * 72 channels (9 groups) make the channel index wrap differently on every step */
-		test_bn(&t, ts[i], 140000, 72, true, true);
-		test_bn(&t, ts[i], 140000, 72, false, true);
+		test_bn(&t, ts[i], 140000, 72, true, true, false);
+		test_bn(&t, ts[i], 140000, 72, true, true, true);
+		test_bn(&t, ts[i], 140000, 72, false, true, false);
 		test_pool(&t, ts[i]);
 		test_pool_folded(&t, ts[i]);
 		test_pad(&t, ts[i], 4);
