@@ -134,13 +134,15 @@ if has stem; then
 	done
 fi
 if has fold; then
-	# batch norms applied by their only reader (default: the stem's by the max pooling, the downsampling
-	# blocks' by the residual add) vs stored and read (EX_FOLD_POOL=0 EX_FOLD_RES=0) vs the pool fold alone,
+	# batch norms applied by their only reader (all, the default: the stem's by the max pooling, the
+	# downsampling blocks' by the residual add, whose backward also does the folded BN's) vs none
+	# (EX_FOLD_POOL=0 EX_FOLD_RES=0), the pool fold alone (pool), the folds' forward half (fwd); FOLD_V picks,
 	# interleaved in one job, each batch of FOLD_B (default 256) twice
 	for rep in 1 2; do
 		for b in ${FOLD_B:-256}; do
-			for f in none pool both; do
-				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;; both) E="" ;; esac
+			for f in ${FOLD_V:-none fwd all}; do
+				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;;
+					fwd) E="EX_FOLD_RES_BWD=0" ;; *) E="" ;; esac
 				env $E $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
 				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold=$f rep=$rep/" | tee -a "$R"
 			done

@@ -176,6 +176,7 @@ typedef struct ex_op {
 			       * (fold_bn) or a residual BN (z_bn) */
 	int z_bn;             /* BN with a residual: the op index of the folded BN whose input z is - this op
 			       * normalises z with that BN's coefficients (-1: z is stored as it is added) */
+	bool bwd_by_reader;   /* BN folded into a residual BN whose backward does this BN's too (ex_k_bn_bwd2) */
 } ex_op;
 
 typedef struct ex_tensor {
@@ -348,6 +349,17 @@ void ex_k_bn_fwd_eval(ex_dtype t, const void *x, const void *z, const float *z_b
 void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask, const void *dy, void *dx, void *dz, bool z_acc,
 		 bool relu, long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f,
 		 double *bn_d, cudaStream_t s);
+/* One batch norm's parameters and scratch for a backward pass. */
+typedef struct ex_bn_grads {
+	const float *gamma;
+	float *dgamma, *dbeta, *bn_f;
+	double *bn_d;
+} ex_bn_grads;
+/* The backward of two batch norms whose outputs are summed before a ReLU with mask bits relu_mask (a
+ * downsampling block whose second BN is folded): dx1, dx2 and both BNs' dgamma, dbeta from dy; the
+ * gradient of the sum's inputs is not stored. */
+void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const uint8_t *relu_mask, const void *dy, void *dx1,
+		  void *dx2, long m, int c, const ex_bn_grads *b1, const ex_bn_grads *b2, cudaStream_t s);
 /* Max pooling; with bn_f (a BN's coefficients, bn_f layout) the pool applies that batch norm (+ReLU) to
  * x as it loads it - the BN folded into its only reader, its output never stored. */
 void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax, int n, int h,

@@ -349,6 +349,22 @@ __device__ void bn_finalize_bwd(const bn_fin &f, int c, int ch, double s1, doubl
 	f.bn_f[6 * c + ch] = (float)(k * (inv * mdyx * mean - mdy));
 }
 
+/* dy' = dy masked by the forward's ReLU: from its mask bits when kept (has_mask), else recomputed from
+ * x*scale+shift exactly as the forward computed it. */
+__device__ __forceinline__ void bn_relu_grad8(float g[8], const float x[8], bool relu, bool has_mask, unsigned bits,
+					      const float sc[8], const float sh[8])
+{
+	if (relu && has_mask) {
+		for (int j = 0; j < 8; j++)
+			if (!(bits >> j & 1u))
+				g[j] = 0.f;
+	} else if (relu) {
+		for (int j = 0; j < 8; j++)
+			if (__fmaf_rn(x[j], sc[j], sh[j]) <= 0.f)
+				g[j] = 0.f;
+	}
+}
+
 /* One row's 8 channels into the per-channel sums a, b. MODE 0: x, x^2 (forward statistics). MODE 1: dy',
  * dy' * xhat with dy' = dy masked by the ReLU (from the forward's mask bits when given, else from
  * x*scale+shift as the forward computed it). */
@@ -364,15 +380,7 @@ __device__ __forceinline__ void bn_red_row(const float v[8], float g[8], unsigne
 		}
 		return;
 	}
-	if (relu && has_mask) {
-		for (int j = 0; j < 8; j++)
-			if (!(bits >> j & 1u))
-				g[j] = 0.f;
-	} else if (relu) {
-		for (int j = 0; j < 8; j++)
-			if (__fmaf_rn(v[j], sc[j], sh[j]) <= 0.f)
-				g[j] = 0.f;
-	}
+	bn_relu_grad8(g, v, relu, has_mask, bits, sc, sh);
 	for (int j = 0; j < 8; j++) {
 		a[j] += g[j];
 		b[j] += g[j] * (v[j] - mean[j]) * inv[j];
@@ -617,16 +625,7 @@ __device__ __forceinline__ void bn_dx8(const T *x, const uint8_t *mask, const T 
 	float g[8], xv[8], out[8];
 	load8(dy + e, g);
 	load8(x + e, xv);
-	if (relu && mask) {
-		unsigned bits = mask[e / 8];
-		for (int j = 0; j < 8; j++)
-			if (!(bits >> j & 1u))
-				g[j] = 0.f;
-	} else if (relu) {
-		for (int j = 0; j < 8; j++)
-			if (__fmaf_rn(xv[j], sc[j], sh[j]) <= 0.f)
-				g[j] = 0.f;
-	}
+	bn_relu_grad8(g, xv, relu, mask != NULL, mask ? mask[e / 8] : 0u, sc, sh);
 	for (int j = 0; j < 8; j++)
 		out[j] = __fmaf_rn(A[j], g[j], __fmaf_rn(B[j], xv[j], C[j]));
 	store8(dx + e, out);
@@ -689,6 +688,58 @@ extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask,
 			    float *bn_f, double *bn_d, cudaStream_t s)
 {
 	EX_DISPATCH(t, l_bn_bwd, x, relu_mask, dy, dx, dz, z_acc, relu, m, c, gamma, dgamma, dbeta, bn_f, bn_d, s);
+	KCHECK();
+}
+
+/* Two batch norms whose outputs are added before one ReLU (a downsampling block whose second BN is folded:
+ * exec/ex_net.c fold_bns): both backward passes from the one dy and its ReLU mask bits, so the gradient of
+ * the folded BN's output is never stored; the dx pass reads dy and the mask once for both. */
+template <typename T>
+__global__ void k_bn_bwd_dx2(const T *x1, const T *x2, const uint8_t *mask, const T *dy, T *dx1, T *dx2, size_t total8,
+			     int c, const float *bn_f1, const float *bn_f2)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += stride) {
+		int ch = (int)(i % (c / 8)) * 8;
+		size_t e = i * 8;
+		float g[8], v[8], out[8], A[8], B[8], C[8];
+		unsigned bits = mask[e / 8];
+		load8(dy + e, g);
+		for (int j = 0; j < 8; j++)
+			if (!(bits >> j & 1u))
+				g[j] = 0.f;
+		for (int k = 0; k < 2; k++) {
+			const float *f = k ? bn_f2 : bn_f1;
+			load8(f + 4 * c + ch, A);
+			load8(f + 5 * c + ch, B);
+			load8(f + 6 * c + ch, C);
+			load8((k ? x2 : x1) + e, v);
+			for (int j = 0; j < 8; j++)
+				out[j] = __fmaf_rn(A[j], g[j], __fmaf_rn(B[j], v[j], C[j]));
+			store8((k ? dx2 : dx1) + e, out);
+		}
+	}
+}
+template <typename T>
+static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const void *dy, void *dx1, void *dx2, long m,
+		      int c, const ex_bn_grads *b1, const ex_bn_grads *b2, cudaStream_t s)
+{
+	bn_geom g = bn_red_geom(m, c);
+	const ex_bn_grads *b[2] = {b1, b2};
+	for (int k = 0; k < 2; k++) {
+		bn_fin f = {.m = m, .gamma = b[k]->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0,
+			    .eps = 0, .dgamma = b[k]->dgamma, .dbeta = b[k]->dbeta, .bn_f = b[k]->bn_f};
+		l_bn_reduce<T, 1>(g, (const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d, f, s);
+	}
+	size_t total8 = (size_t)m * c / 8;
+	k_bn_bwd_dx2<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, (T *)dx1,
+							      (T *)dx2, total8, c, b1->bn_f, b2->bn_f);
+}
+extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const uint8_t *relu_mask, const void *dy,
+			     void *dx1, void *dx2, long m, int c, const ex_bn_grads *b1, const ex_bn_grads *b2,
+			     cudaStream_t s)
+{
+	EX_DISPATCH(t, l_bn_bwd2, x1, x2, relu_mask, dy, dx1, dx2, m, c, b1, b2, s);
 	KCHECK();
 }
 

@@ -155,6 +155,8 @@ static void fold_bns(ex_net *net)
 			    only_reader(net, bz->out, i)) {
 				bz->folded = true;
 				bo->z_bn = j;
+				/* and its backward done by bo's, from bo's dy and ReLU bits (ex_k_bn_bwd2) */
+				bz->bwd_by_reader = bo->relu && !env_off("EX_FOLD_RES_BWD");
 			}
 		}
 	}
@@ -325,9 +327,12 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	for (i = no - 1; i >= 0; i--) { /* gradients: items nt..2nt-1 */
 		const ex_op *op = &net->ops[i];
 		int bt = T - 1 - i;
+		const ex_op *bz = op->z_bn >= 0 && net->ops[op->z_bn].bwd_by_reader ? &net->ops[op->z_bn] : NULL;
 		if (op->in > 0 && b[nt + op->in] < 0)
 			b[nt + op->in] = bt;
-		if (op->z >= 0 && b[nt + op->z] < 0)
+		if (bz && b[nt + bz->in] < 0) /* ex_k_bn_bwd2 writes the folded BN's dx now; its dy is never stored */
+			b[nt + bz->in] = bt;
+		else if (op->z >= 0 && b[nt + op->z] < 0)
 			b[nt + op->z] = bt;
 		d[nt + op->out] = bt;
 	}
@@ -1063,9 +1068,18 @@ static void backward(ex_net *net)
 			float *g = net->p.w32 + net->p.tensors[op->pw].off;
 			float *dg = net->p.grad + net->p.tensors[op->pw].off, *db = net->p.grad + net->p.tensors[op->pb].off;
 			void *dz = op->z >= 0 ? net->tens[op->z].g : NULL;
+			const ex_op *bz = op->z_bn >= 0 && net->ops[op->z_bn].bwd_by_reader ? &net->ops[op->z_bn] : NULL;
 			/* the BN input is a conv output read by this BN alone, so dx overwrites */
-			ex_k_bn_bwd(net->dt, x->d, op->relu_mask, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg, db, op->bn_f,
-				    op->bn_d, net->stream);
+			if (bz) { /* this BN's backward and the folded one's, from one dy */
+				ex_bn_grads g1 = {g, dg, db, op->bn_f, op->bn_d};
+				ex_bn_grads g2 = {net->p.w32 + net->p.tensors[bz->pw].off, net->p.grad + net->p.tensors[bz->pw].off,
+						  net->p.grad + net->p.tensors[bz->pb].off, bz->bn_f, bz->bn_d};
+				ex_k_bn_bwd2(net->dt, x->d, net->tens[bz->in].d, op->relu_mask, y->g, x->g,
+					     net->tens[bz->in].g, m, op->k, &g1, &g2, net->stream);
+			} else if (!op->bwd_by_reader) {
+				ex_k_bn_bwd(net->dt, x->d, op->relu_mask, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg,
+					    db, op->bn_f, op->bn_d, net->stream);
+			}
 			grad_ready(net, op->pw, op->pb);
 			prof_end(net, EX_PROF_BN_BWD);
 			break;

@@ -509,6 +509,84 @@ static void test_pool_folded(test_ctx *tc, ex_dtype t)
 	free(hx); free(hdy); free(ry); free(rdx); free(hf);
 }
 
+/* ex_k_bn_bwd2 (a downsampling block with its second BN folded, issue 15) against the two separate backward
+ * passes it replaces (the outer BN writing dz, the folded BN reading it), each of those checked against
+ * float64 in test_bn: dx of both inputs, dgamma and dbeta of both BNs. */
+static void test_bn_bwd2(test_ctx *tc, ex_dtype t, long M, int C)
+{
+	size_t n = (size_t)M * C, i;
+	double *hx1 = rnd(n), *hx2 = rnd(n), *hdy = rnd(n), *hp = rnd(4 * (size_t)C), *a, *b;
+	void *x1 = up(t, hx1, n), *x2 = up(t, hx2, n), *dy = up(t, hdy, n), *y, *dxa[2], *dxb[2], *dz;
+	float *par, *grad[2], *f[2][2], *rm, *rv;
+	double *d[2][2];
+	uint8_t *mask, *hm = malloc(n / 8);
+	double tol = t == EX_BF16 ? 2e-2 : 1e-5;
+	size_t esz = ex_dtype_size(t);
+	char what[96];
+	int k, v;
+	for (i = 0; i < n / 8; i++)
+		hm[i] = (uint8_t)((urand() + 1) * 127.9);
+	CUDA_CHECK(cudaMalloc((void **)&mask, n / 8));
+	CUDA_CHECK(cudaMemcpy(mask, hm, n / 8, cudaMemcpyHostToDevice));
+	CUDA_CHECK(cudaMalloc((void **)&par, 4 * (size_t)C * 4)); /* gamma1, beta1, gamma2, beta2 */
+	{
+		float *tmp = malloc(4 * (size_t)C * 4);
+		for (i = 0; i < 4 * (size_t)C; i++)
+			tmp[i] = (float)hp[i];
+		CUDA_CHECK(cudaMemcpy(par, tmp, 4 * (size_t)C * 4, cudaMemcpyHostToDevice));
+		free(tmp);
+	}
+	CUDA_CHECK(cudaMalloc((void **)&rm, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&rv, C * 4));
+	CUDA_CHECK(cudaMalloc(&y, n * esz));
+	CUDA_CHECK(cudaMalloc(&dz, n * esz));
+	for (v = 0; v < 2; v++) { /* v 0: the separate passes, 1: ex_k_bn_bwd2 */
+		CUDA_CHECK(cudaMalloc((void **)&grad[v], 4 * (size_t)C * 4));
+		CUDA_CHECK(cudaMalloc(&dxa[v], n * esz));
+		CUDA_CHECK(cudaMalloc(&dxb[v], n * esz));
+		for (k = 0; k < 2; k++) {
+			CUDA_CHECK(cudaMalloc((void **)&f[v][k], EX_BN_F_FLOATS(C) * 4));
+			CUDA_CHECK(cudaMalloc((void **)&d[v][k], EX_BN_D_DOUBLES(C) * 8));
+			/* the forward's statistics of BN k into bn_f */
+			ex_k_bn_fwd_train(t, k ? x2 : x1, NULL, NULL, y, M, C, par + 2 * k * C, par + (2 * k + 1) * C, rm, rv,
+					  0.1f, 1e-5f, false, f[v][k], d[v][k], NULL, 0);
+		}
+	}
+	ex_k_bn_bwd(t, x1, mask, dy, dxa[0], dz, false, true, M, C, par, grad[0], grad[0] + C, f[0][0], d[0][0], 0);
+	ex_k_bn_bwd(t, x2, NULL, dz, dxb[0], NULL, false, false, M, C, par + 2 * C, grad[0] + 2 * C, grad[0] + 3 * C,
+		    f[0][1], d[0][1], 0);
+	{
+		ex_bn_grads g1 = {par, grad[1], grad[1] + C, f[1][0], d[1][0]};
+		ex_bn_grads g2 = {par + 2 * C, grad[1] + 2 * C, grad[1] + 3 * C, f[1][1], d[1][1]};
+		ex_k_bn_bwd2(t, x1, x2, mask, dy, dxa[1], dxb[1], M, C, &g1, &g2, 0);
+	}
+	CUDA_CHECK(cudaDeviceSynchronize());
+	for (k = 0; k < 2; k++) {
+		a = down(t, k ? dxb[0] : dxa[0], n);
+		b = down(t, k ? dxb[1] : dxa[1], n);
+		snprintf(what, sizeof(what), "bn bwd2 %s dx%d M%ld C%d", tname(t), k + 1, M, C);
+		CHECK_ERR(tc, what, relerr(b, a, n), tol);
+		free(a);
+		free(b);
+	}
+	a = down(EX_F32, grad[0], 4 * (size_t)C);
+	b = down(EX_F32, grad[1], 4 * (size_t)C);
+	snprintf(what, sizeof(what), "bn bwd2 %s dgamma/dbeta of both M%ld C%d", tname(t), M, C);
+	CHECK_ERR(tc, what, relerr(b, a, 4 * (size_t)C), tol);
+	free(a);
+	free(b);
+	for (v = 0; v < 2; v++) {
+		cudaFree(grad[v]); cudaFree(dxa[v]); cudaFree(dxb[v]);
+		for (k = 0; k < 2; k++) {
+			cudaFree(f[v][k]);
+			cudaFree(d[v][k]);
+		}
+	}
+	cudaFree(x1); cudaFree(x2); cudaFree(dy); cudaFree(y); cudaFree(dz); cudaFree(mask); cudaFree(par);
+	cudaFree(rm); cudaFree(rv);
+	free(hx1); free(hx2); free(hdy); free(hp); free(hm);
+}
+
 /* The padded stem's copies (issue 15): rows of 3 channels to 4 or 8 with zeros, and the weight
  * gradient's first 3 channels back as floats - both exact. rows odd, so the grid's last thread works. */
 static void test_pad(test_ctx *tc, ex_dtype t, int c_dst)
@@ -743,6 +821,8 @@ int main(void)
 		test_bn(&t, ts[i], 140000, 72, true, true, true);
 		test_bn(&t, ts[i], 140000, 72, false, true, false);
 		test_pool(&t, ts[i]);
+		test_bn_bwd2(&t, ts[i], 3 * 5 * 5, 96);
+		test_bn_bwd2(&t, ts[i], 140000, 72);
 		test_pool_folded(&t, ts[i]);
 		test_pad(&t, ts[i], 4);
 		test_pad(&t, ts[i], 8);
