@@ -242,6 +242,9 @@ enum { EX_PROF_CONV_FWD, EX_PROF_BN_FWD, EX_PROF_POOL_FWD, EX_PROF_FC_FWD, EX_PR
 int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec);
 /* Bytes of device memory the plan needs: fixed (weights, optimizer) + per image (activations). */
 void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B);
+/* The activation/gradient arena ex_net_init allocates: offsets of activation t in act[t] and of its gradient
+ * in grad[t] ((size_t)-1: not stored), returns the arena's bytes. Host-only (tests/test_ex_plan.c checks it). */
+size_t ex_net_arena(const ex_net *net, size_t *act, size_t *grad);
 /* Allocates device memory, creates descriptors, initialises weights (torchvision init, seed),
  * picks convolution algorithms by timing them once. Dies (exit 2) on CUDA/cuDNN failures. */
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose);

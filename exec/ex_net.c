@@ -367,6 +367,8 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	return top;
 }
 
+size_t ex_net_arena(const ex_net *net, size_t *act, size_t *grad) { return plan_arena(net, act, grad); }
+
 /* The stem rewritten as net->stem asks (see ex_stem): true and *g set when op is the image's
  * convolution and the rewrite applies (space-to-depth needs stride 2, an even padded size and at most 4
  * channels; else the stem runs as it is). */

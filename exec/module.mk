@@ -85,3 +85,13 @@ $(BUILD)/tests/gpu/test_dist: tests/gpu/test_dist.c $(filter-out $(BUILD)/exec/e
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
 endif
+
+# Host-only check of the engine's plan (which batch norms are folded, arena liveness derived independently):
+# linked with the engine, run by `make test` wherever the GPU toolchain is found; it needs no GPU. Not in the
+# sanitizer build (the CUDA libraries it links are not instrumented).
+ifeq ($(HAVE_GPU_TOOLCHAIN)$(SAN),yes)
+$(BUILD)/tests/test_ex_plan: tests/host_ex_plan.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
+test-unit: $(BUILD)/tests/test_ex_plan
+endif

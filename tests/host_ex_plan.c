@@ -1,0 +1,143 @@
+/* The engine's plan without a GPU (exec/ex_net.c, issue 15): which batch norms are folded into their reader,
+ * and whether the activation/gradient arena ever lets two buffers that are in use at the same time share
+ * bytes. The uses are derived here again from what forward() and backward() read and write - independently
+ * of plan_arena's own liveness rules - so a plan that frees a buffer too early fails here, on CPU CI, rather
+ * than as wrong gradients on a GPU (it happened: bench/NOTES.md, issue 15 session 4, call 4).
+ * Built and run by `make test` where the GPU toolchain is found (it links the engine); needs no GPU.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/ex_internal.h"
+#include "tests/test.h"
+
+/* Use interval [first, last] (op times: forward i, backward 2 nops - 1 - i) of each arena item: activations
+ * 0..nt-1, gradients nt..2nt-1. */
+typedef struct uses { int *first, *last, nt; } uses;
+
+static void use(uses *u, int item, int t)
+{
+	if (u->first[item] < 0 || t < u->first[item])
+		u->first[item] = t;
+	if (t > u->last[item])
+		u->last[item] = t;
+}
+
+/* What each op reads and writes in the arena, as forward() and backward() do. */
+static void derive_uses(const ex_net *net, uses *u)
+{
+	int no = net->nops, nt = net->ntens, i;
+	use(u, 0, 0); /* the image: written before the step, read by the stem's backward (weight gradient) */
+	use(u, 0, 2 * no - 1);
+	for (i = 0; i < no; i++) {
+		const ex_op *op = &net->ops[i];
+		int bt = 2 * no - 1 - i;
+		const ex_op *bz = op->z_bn >= 0 ? &net->ops[op->z_bn] : NULL;
+		/* forward */
+		if (op->kind == EX_MAXPOOL && op->fold_bn >= 0)
+			use(u, net->ops[op->fold_bn].in, i);
+		else
+			use(u, op->in, i);
+		if (bz)
+			use(u, bz->in, i);
+		else if (op->z >= 0)
+			use(u, op->z, i);
+		if (!op->folded && op->kind != EX_FC) /* fc writes the logits, outside the arena */
+			use(u, op->out, i);
+		/* backward */
+		if (op->kind == EX_BN && op->bwd_by_reader)
+			continue; /* done by its reader's backward */
+		if (op->kind != EX_FC)
+			use(u, nt + op->out, bt); /* dy (fc: the logits' gradient, outside the arena) */
+		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
+			use(u, op->in, bt); /* weight gradient / BN backward / fc weight gradient read x */
+		if (op->in > 0)
+			use(u, nt + op->in, bt); /* dx */
+		if (op->kind == EX_BN && bz && bz->bwd_by_reader) {
+			use(u, bz->in, bt);
+			use(u, nt + bz->in, bt);
+		} else if (op->kind == EX_BN && op->z >= 0) {
+			use(u, nt + op->z, bt);
+		}
+	}
+}
+
+static void check_plan(test_ctx *tc, const char *what, int want_pool, int want_res, int want_bwd)
+{
+	ex_net net;
+	uses u;
+	size_t *act, *grad, *off, *sz, esz;
+	int i, j, n, npool = 0, nres = 0, nbwd = 0, overlaps = 0, unplaced = 0;
+
+	memset(&net, 0, sizeof(net));
+	TEST_CHECK(tc, ex_net_plan(&net, 8, 1000, 224, EX_PREC_BF16) == 0, "%s: ex_net_plan failed", what);
+	for (i = 0; i < net.nops; i++) {
+		npool += net.ops[i].fold_bn >= 0;
+		nres += net.ops[i].z_bn >= 0;
+		nbwd += net.ops[i].bwd_by_reader;
+	}
+	TEST_CHECK(tc, npool == want_pool && nres == want_res && nbwd == want_bwd,
+		   "%s: folds by pooling %d (want %d), by a residual BN %d (%d), backward by the reader %d (%d)", what,
+		   npool, want_pool, nres, want_res, nbwd, want_bwd);
+	n = 2 * net.ntens;
+	esz = ex_dtype_size(net.dt);
+	act = calloc(net.ntens, sizeof(size_t));
+	grad = calloc(net.ntens, sizeof(size_t));
+	off = calloc(n, sizeof(size_t));
+	sz = calloc(n, sizeof(size_t));
+	u.first = malloc(n * sizeof(int));
+	u.last = malloc(n * sizeof(int));
+	u.nt = net.ntens;
+	for (i = 0; i < n; i++)
+		u.first[i] = u.last[i] = -1;
+	ex_net_arena(&net, act, grad);
+	derive_uses(&net, &u);
+	for (i = 0; i < n; i++) {
+		off[i] = i < net.ntens ? act[i] : grad[i - net.ntens];
+		sz[i] = net.tens[i % net.ntens].elems * esz;
+		if (u.first[i] >= 0 && off[i] == (size_t)-1) {
+			unplaced++;
+			fprintf(stderr, "%s: %s of tensor %d is used (times %d..%d) but has no place\n", what,
+				i < net.ntens ? "activation" : "gradient", i % net.ntens, u.first[i], u.last[i]);
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (u.first[i] < 0 || u.first[j] < 0 || off[i] == (size_t)-1 || off[j] == (size_t)-1)
+				continue;
+			if (off[i] < off[j] + sz[j] && off[j] < off[i] + sz[i] && u.first[i] <= u.last[j] &&
+			    u.first[j] <= u.last[i]) {
+				if (overlaps++ < 5)
+					fprintf(stderr, "%s: items %d and %d share bytes while both in use (%d..%d, %d..%d)\n",
+						what, i, j, u.first[i], u.last[i], u.first[j], u.last[j]);
+			}
+		}
+	TEST_CHECK(tc, unplaced == 0, "%s: %d buffers in use without a place in the arena", what, unplaced);
+	TEST_CHECK(tc, overlaps == 0, "%s: %d pairs of buffers share bytes while both are in use", what, overlaps);
+	free(act); free(grad); free(off); free(sz); free(u.first); free(u.last);
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	static const char *vars[] = {"EX_FOLD_POOL", "EX_FOLD_RES", "EX_FOLD_RES_BWD"};
+	/* each configuration the A/B runs use: none, the pool fold alone, the folds' forward half, all */
+	static const struct { const char *what, *off[3]; int pool, res, bwd; } cfg[] = {
+		{"no folds", {"0", "0", "0"}, 0, 0, 0},
+		{"pool fold", {NULL, "0", "0"}, 1, 0, 0},
+		{"forward folds", {NULL, NULL, "0"}, 1, 4, 0},
+		{"all folds (default)", {NULL, NULL, NULL}, 1, 4, 4},
+	};
+	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		for (int v = 0; v < 3; v++) {
+			if (cfg[c].off[v])
+				setenv(vars[v], cfg[c].off[v], 1);
+			else
+				unsetenv(vars[v]);
+		}
+		check_plan(&t, cfg[c].what, cfg[c].pool, cfg[c].res, cfg[c].bwd);
+	}
+	return test_report(&t);
+}
