@@ -136,8 +136,9 @@ static bool env_off(const char *name)
  * by the other branch's BN, which adds it. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart (A/B runs). */
 static void fold_bns(ex_net *net)
 {
+	bool pool = !env_off("EX_FOLD_POOL"), res = !env_off("EX_FOLD_RES"), res_bwd = !env_off("EX_FOLD_RES_BWD");
 	int i, j;
-	for (i = 1; i < net->nops && !env_off("EX_FOLD_POOL"); i++) {
+	for (i = 1; i < net->nops && pool; i++) {
 		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
 		if (pool->kind == EX_MAXPOOL && bn->kind == EX_BN && bn->out == pool->in && bn->z < 0 &&
 		    only_reader(net, bn->out, i)) {
@@ -145,7 +146,7 @@ static void fold_bns(ex_net *net)
 			pool->fold_bn = i - 1;
 		}
 	}
-	for (i = 0; i < net->nops && !env_off("EX_FOLD_RES"); i++) {
+	for (i = 0; i < net->nops && res; i++) {
 		ex_op *bo = &net->ops[i];
 		if (bo->kind != EX_BN || bo->z < 0)
 			continue;
@@ -156,7 +157,7 @@ static void fold_bns(ex_net *net)
 				bz->folded = true;
 				bo->z_bn = j;
 				/* and its backward done by bo's, from bo's dy and ReLU bits (ex_k_bn_bwd2) */
-				bz->bwd_by_reader = bo->relu && !env_off("EX_FOLD_RES_BWD");
+				bz->bwd_by_reader = bo->relu && res_bwd;
 			}
 		}
 	}
