@@ -136,9 +136,9 @@ static bool env_off(const char *name)
  * by the other branch's BN, which adds it. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart (A/B runs). */
 static void fold_bns(ex_net *net)
 {
-	bool pool = !env_off("EX_FOLD_POOL"), res = !env_off("EX_FOLD_RES"), res_bwd = !env_off("EX_FOLD_RES_BWD");
+	bool fold_pool = !env_off("EX_FOLD_POOL"), res = !env_off("EX_FOLD_RES"), res_bwd = !env_off("EX_FOLD_RES_BWD");
 	int i, j;
-	for (i = 1; i < net->nops && pool; i++) {
+	for (i = 1; i < net->nops && fold_pool; i++) {
 		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
 		if (pool->kind == EX_MAXPOOL && bn->kind == EX_BN && bn->out == pool->in && bn->z < 0 &&
 		    only_reader(net, bn->out, i)) {
