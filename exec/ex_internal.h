@@ -176,7 +176,8 @@ typedef struct ex_op {
 			       * (fold_bn) or a residual BN (z_bn) */
 	int z_bn;             /* BN with a residual: the op index of the folded BN whose input z is - this op
 			       * normalises z with that BN's coefficients (-1: z is stored as it is added) */
-	bool bwd_by_reader;   /* BN folded into a residual BN whose backward does this BN's too (ex_k_bn_bwd2) */
+	bool bwd_by_reader;   /* BN folded into its reader, whose backward does this BN's too: a residual BN's
+			       * (ex_k_bn_bwd2) or the max pooling's (ex_k_bn_bwd_pooled) */
 } ex_op;
 
 typedef struct ex_tensor {
@@ -363,6 +364,14 @@ typedef struct ex_bn_grads {
  * gradient of the sum's inputs is not stored. */
 void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const uint8_t *relu_mask, const void *dy, void *dx1,
 		  void *dx2, long m, int c, const ex_bn_grads *b1, const ex_bn_grads *b2, cudaStream_t s);
+/* The backward of a batch norm (+ReLU when relu) whose output a max pooling alone read (the BN folded into
+ * the pooling, ex_k_maxpool_fwd with bn_f): its dy is gathered from the pooling's gradient pool_dy and argmax
+ * instead of being stored; writes dx and the BN's dgamma, dbeta. Fits: the shapes it takes (ResNet's stem:
+ * a 3x3 stride-2 padding-1 pooling of an input twice its output, c % 8 == 0, n h w c < 2^31). */
+bool ex_k_bn_bwd_pooled_fits(long n, int h, int w, int c, int oh, int ow, int k, int stride, int pad);
+void ex_k_bn_bwd_pooled(ex_dtype t, const void *x, const void *pool_dy, const uint8_t *argmax, void *dx, int n, int h,
+			int w, int c, int oh, int ow, int k, int stride, int pad, bool relu, const ex_bn_grads *b,
+			cudaStream_t s);
 /* Max pooling; with bn_f (a BN's coefficients, bn_f layout) the pool applies that batch norm (+ReLU) to
  * x as it loads it - the BN folded into its only reader, its output never stored. */
 void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax, int n, int h,

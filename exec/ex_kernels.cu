@@ -5,10 +5,12 @@
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/ex_internal.h"
 
@@ -294,6 +296,87 @@ __device__ __forceinline__ void store8(__half *p, const float f[8])
 	*(uint4 *)p = u;
 }
 
+/* ---- max pooling's gradient gather (used by the pooling backward and by the backward of the batch norm
+ * folded into a pooling, which gathers its dy instead of reading it) ---- */
+
+/* Geometry of a max pooling of NHWC [n][h][w][c] into [n][oh][ow][c]: window k, stride, padding. */
+struct pool_geom { int n, h, w, c, oh, ow, k, stride, pad; };
+
+/* The outputs o0..o1 (before clipping to the output size) whose pooling window
+ * o*stride - pad .. o*stride - pad + k - 1 holds input position i. */
+__device__ __forceinline__ void pool_out_range(int i, int pad, int k, int stride, int *o0, int *o1)
+{
+	*o0 = i + pad - k + 1 < 0 ? 0 : (i + pad - k + 1 + stride - 1) / stride;
+	*o1 = (i + pad) / stride;
+}
+
+/* The gradient of the pooling's input element (b, iy, ix), channels ch..ch+7: the sum of dy over the output
+ * windows whose argmax (am, one byte per output element) points at it. */
+template <typename T>
+__device__ __forceinline__ void pool_gather8(const T *dy, const uint8_t *am, const pool_geom &p, int b, int iy, int ix,
+					     int ch, float g[8])
+{
+	float v[8];
+	int oy0, oy1, ox0, ox1;
+	for (int j = 0; j < 8; j++)
+		g[j] = 0.f;
+	pool_out_range(iy, p.pad, p.k, p.stride, &oy0, &oy1);
+	pool_out_range(ix, p.pad, p.k, p.stride, &ox0, &ox1);
+	for (int oy = oy0; oy <= oy1 && oy < p.oh; oy++)
+		for (int ox = ox0; ox <= ox1 && ox < p.ow; ox++) {
+			size_t o = (((size_t)b * p.oh + oy) * p.ow + ox) * p.c + ch;
+			uint8_t want = (uint8_t)((iy - (oy * p.stride - p.pad)) * p.k + ix - (ox * p.stride - p.pad));
+			uint2 a2 = *(const uint2 *)(am + o);
+			const uint8_t *a = (const uint8_t *)&a2;
+			bool any = false;
+			for (int j = 0; j < 8; j++)
+				any |= a[j] == want;
+			if (!any)
+				continue;
+			load8(dy + o, v);
+			for (int j = 0; j < 8; j++)
+				if (a[j] == want)
+					g[j] += v[j];
+		}
+}
+
+/* The gradients of the 2x2 input pixels (2 oy + a, 2 ox + e), a, e in {0, 1}, of a 3x3 stride-2 padding-1 max
+ * pooling whose input is exactly twice its output (ResNet's stem): pixel (0, 0) lies in window (oy, ox) alone,
+ * an odd row or column also in the next row's or column's window, so the four windows (oy..oy+1, ox..ox+1)
+ * give all four pixels - each window's dy and argmax loaded once, where pool_gather8 per pixel loads up to
+ * four. g[a][e], rounded to T as the pooling backward would store it; summed in pool_gather8's order. */
+template <typename T>
+__device__ __forceinline__ void pool_block_grad(const T *dy, const uint8_t *am, const pool_geom &p, int b, int oy,
+						int ox, int ch, float g[2][2][8])
+{
+	for (int a = 0; a < 2; a++)
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 8; j++)
+				g[a][e][j] = 0.f;
+	for (int wy = 0; wy < 2; wy++)
+		for (int wx = 0; wx < 2; wx++) {
+			if (oy + wy >= p.oh || ox + wx >= p.ow)
+				continue;
+			size_t o = (((size_t)b * p.oh + oy + wy) * p.ow + ox + wx) * p.c + ch;
+			uint2 a2 = *(const uint2 *)(am + o);
+			const uint8_t *arg = (const uint8_t *)&a2;
+			float v[8];
+			load8(dy + o, v);
+			/* pixel (2 oy + a, 2 ox + e) sits at (a + 1 - 2 wy, e + 1 - 2 wx) of window (oy + wy, ox + wx) */
+			for (int a = wy; a < 2; a++)
+				for (int e = wx; e < 2; e++) {
+					uint8_t want = (uint8_t)((a + 1 - 2 * wy) * 3 + e + 1 - 2 * wx);
+					for (int j = 0; j < 8; j++)
+						if (arg[j] == want)
+							g[a][e][j] += v[j];
+				}
+		}
+	for (int a = 0; a < 2; a++)
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 8; j++)
+				g[a][e][j] = round_as<T>(g[a][e][j]);
+}
+
 #define BN_THREADS 256
 struct bn_geom { dim3 grid, block; };
 static bn_geom bn_red_geom(long m, int c)
@@ -387,6 +470,35 @@ __device__ __forceinline__ void bn_red_row(const float v[8], float g[8], unsigne
 	}
 }
 
+/* The block's per-thread partial sums a, b (8 channels each) summed per channel in shared memory (s1, s2:
+ * BN_THREADS * 8 floats each) and added to sums[0..c), sums[c..2c): one double atomic per channel and
+ * block. Every thread of the block calls it. */
+__device__ __forceinline__ void bn_flush_sums(float *s1, float *s2, const float a[8], const float b[8], double *sums,
+					      int c)
+{
+	int cx = blockDim.x, ry = blockDim.y;
+	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
+	for (int j = 0; j < 8; j++) {
+		s1[slot + j] = a[j];
+		s2[slot + j] = b[j];
+	}
+	__syncthreads();
+	int t = threadIdx.y * cx + threadIdx.x;
+	for (int col = t; col < cx * 8; col += cx * ry) {
+		int cc = blockIdx.y * cx * 8 + col;
+		if (cc >= c)
+			continue;
+		double da = 0, db = 0;
+		for (int rr = 0; rr < ry; rr++) {
+			da += s1[rr * cx * 8 + col];
+			db += s2[rr * cx * 8 + col];
+		}
+		atomicAdd(&sums[cc], da);
+		atomicAdd(&sums[c + cc], db);
+	}
+	__syncthreads(); /* s1, s2 may be filled again */
+}
+
 /* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c) (bn_red_row). U rows per loop trip,
  * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
  * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
@@ -433,25 +545,7 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint
 			bn_red_row<MODE>(v, g, has_mask ? mask[i / 8] : 0u, relu, has_mask, sc, sh, mean, inv, a, b);
 		}
 	}
-	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
-	for (int j = 0; j < 8; j++) {
-		s1[slot + j] = a[j];
-		s2[slot + j] = b[j];
-	}
-	__syncthreads();
-	int t = threadIdx.y * cx + threadIdx.x;
-	for (int col = t; col < cx * 8; col += cx * ry) {
-		int cc = blockIdx.y * cx * 8 + col;
-		if (cc >= c)
-			continue;
-		double da = 0, db = 0;
-		for (int rr = 0; rr < ry; rr++) {
-			da += s1[rr * cx * 8 + col];
-			db += s2[rr * cx * 8 + col];
-		}
-		atomicAdd(&sums[cc], da);
-		atomicAdd(&sums[c + cc], db);
-	}
+	bn_flush_sums(s1, s2, a, b, sums, c);
 }
 
 /* Rows per loop trip of k_bn_reduce: EX_BN_UNROLL=1|2|4, else 4 for the statistics (one input) and 2 for
@@ -534,33 +628,31 @@ __device__ __forceinline__ void bn_apply8(const T *x, const T *z, T *y, size_t e
 	}
 }
 
+/* The channel group after gi when a flat index advances by a stride of gstep groups modulo cg. */
+__device__ __forceinline__ int group_step(int gi, int gstep, int cg)
+{
+	return gi + gstep >= cg ? gi + gstep - cg : gi + gstep;
+}
+
 template <typename T>
 __global__ void k_bn_apply(const T *x, const T *z, const float *z_bn_f, T *y, size_t total8, int c, const float *scale,
 			   const float *shift, bool relu, uint8_t *mask)
 {
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
-	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg), loaded = -1;
 	float sc[8], sh[8], zs[8], zh[8];
 	const float *zsp = z_bn_f ? zs : NULL;
-	if (gstep == 0) { /* the grid stride is a multiple of c/8 (ResNet's widths): one channel group per thread,
-			   * its coefficients loaded once */
-		load8(scale + gi * 8, sc);
-		load8(shift + gi * 8, sh);
-		if (z_bn_f) {
-			load8(z_bn_f + 2 * c + gi * 8, zs);
-			load8(z_bn_f + 3 * c + gi * 8, zh);
-		}
-		for (size_t i = i0; i < total8; i += stride)
-			bn_apply8(x, z, y, i * 8, sc, sh, zsp, zh, relu, mask);
-		return;
-	}
-	/* else the channel group follows by adding the grid stride modulo c/8 (no 64-bit division per 16 bytes) */
-	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
-		load8(scale + gi * 8, sc);
-		load8(shift + gi * 8, sh);
-		if (z_bn_f) {
-			load8(z_bn_f + 2 * c + gi * 8, zs);
-			load8(z_bn_f + 3 * c + gi * 8, zh);
+	/* the channel group follows by adding the grid stride modulo c/8 (no 64-bit division per 16 bytes); where
+	 * the stride is a multiple of c/8 (ResNet's widths) it never changes and the coefficients load once */
+	for (size_t i = i0; i < total8; i += stride, gi = group_step(gi, gstep, cg)) {
+		if (gi != loaded) {
+			load8(scale + gi * 8, sc);
+			load8(shift + gi * 8, sh);
+			if (z_bn_f) {
+				load8(z_bn_f + 2 * c + gi * 8, zs);
+				load8(z_bn_f + 3 * c + gi * 8, zh);
+			}
+			loaded = gi;
 		}
 		bn_apply8(x, z, y, i * 8, sc, sh, zsp, zh, relu, mask);
 	}
@@ -656,16 +748,13 @@ __global__ void k_bn_bwd_dx(const T *x, const uint8_t *mask, const T *dy, T *dx,
 			    size_t total8, int c, const float *bn_f)
 {
 	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
-	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg);
+	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg), loaded = -1;
 	float sc[8], sh[8], A[8], B[8], C[8];
-	if (gstep == 0) { /* one channel group per thread (k_bn_apply) */
-		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
-		for (size_t i = i0; i < total8; i += stride)
-			bn_dx8(x, mask, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
-		return;
-	}
-	for (size_t i = i0; i < total8; i += stride, gi = gi + gstep >= cg ? gi + gstep - cg : gi + gstep) {
-		bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
+	for (size_t i = i0; i < total8; i += stride, gi = group_step(gi, gstep, cg)) { /* as k_bn_apply */
+		if (gi != loaded) {
+			bn_dx_coef(bn_f, c, gi * 8, sc, sh, A, B, C);
+			loaded = gi;
+		}
 		bn_dx8(x, mask, dy, dx, dz, z_acc, relu, i * 8, sc, sh, A, B, C);
 	}
 }
@@ -691,45 +780,131 @@ extern "C" void ex_k_bn_bwd(ex_dtype t, const void *x, const uint8_t *relu_mask,
 	KCHECK();
 }
 
-/* Two batch norms whose outputs are added before one ReLU (a downsampling block whose second BN is folded:
- * exec/ex_net.c fold_bns): both backward passes from the one dy and its ReLU mask bits, so the gradient of
- * the folded BN's output is never stored; the dx pass reads dy and the mask once for both. */
+/* Backward sums of two batch norms whose outputs are added before one ReLU (a downsampling block whose second
+ * BN is folded: exec/ex_net.c fold_bns). Both see the same dy' (dy masked by the ReLU bits), so one pass reads
+ * dy and the mask once for both: sum dy' (both BNs' dbeta), sum dy' xhat1, sum dy' xhat2 -> sums1, sums2 as
+ * k_bn_reduce's. U rows per loop trip (k_bn_reduce). */
+__device__ __forceinline__ void bn_red2_row(float g[8], const float v1[8], const float v2[8], unsigned bits,
+					    const float mean1[8], const float inv1[8], const float mean2[8],
+					    const float inv2[8], float a[8], float b1[8], float b2[8])
+{
+	bn_relu_grad8(g, v1, true, true, bits, NULL, NULL);
+	for (int j = 0; j < 8; j++) {
+		a[j] += g[j];
+		b1[j] += g[j] * (v1[j] - mean1[j]) * inv1[j];
+		b2[j] += g[j] * (v2[j] - mean2[j]) * inv2[j];
+	}
+}
+template <typename T, int U>
+__global__ void __launch_bounds__(BN_THREADS) k_bn_reduce2(const T *x1, const T *x2, const uint8_t *mask, const T *dy,
+							   long m, int c, const float *bn_f1, const float *bn_f2,
+							   double *sums1, double *sums2)
+{
+	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
+	int ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
+	float a[8], b1[8], b2[8], mean1[8], inv1[8], mean2[8], inv2[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = b1[j] = b2[j] = 0.f;
+	if (ch < c) {
+		load8(bn_f1 + ch, mean1);
+		load8(bn_f1 + c + ch, inv1);
+		load8(bn_f2 + ch, mean2);
+		load8(bn_f2 + c + ch, inv2);
+		long r = blockIdx.x * (long)ry + threadIdx.y, step = (long)gridDim.x * ry;
+		for (; r + (U - 1) * step < m; r += U * step) {
+			float g[U][8], v1[U][8], v2[U][8];
+			unsigned bits[U];
+#pragma unroll
+			for (int u = 0; u < U; u++) {
+				size_t i = (size_t)(r + u * step) * c + ch;
+				load8(dy + i, g[u]);
+				load8(x1 + i, v1[u]);
+				load8(x2 + i, v2[u]);
+				bits[u] = mask[i / 8];
+			}
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				bn_red2_row(g[u], v1[u], v2[u], bits[u], mean1, inv1, mean2, inv2, a, b1, b2);
+		}
+		for (; r < m; r += step) {
+			size_t i = (size_t)r * c + ch;
+			float g[8], v1[8], v2[8];
+			load8(dy + i, g);
+			load8(x1 + i, v1);
+			load8(x2 + i, v2);
+			bn_red2_row(g, v1, v2, mask[i / 8], mean1, inv1, mean2, inv2, a, b1, b2);
+		}
+	}
+	bn_flush_sums(s1, s2, a, b1, sums1, c);
+	bn_flush_sums(s1, s2, a, b2, sums2, c);
+}
+
+/* The dx pass of both: dy' from dy and the ReLU bits, read once; dx1, dx2 from each BN's A, B, C. */
 template <typename T>
 __global__ void k_bn_bwd_dx2(const T *x1, const T *x2, const uint8_t *mask, const T *dy, T *dx1, T *dx2, size_t total8,
 			     int c, const float *bn_f1, const float *bn_f2)
 {
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += stride) {
-		int ch = (int)(i % (c / 8)) * 8;
+	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+	int cg = c / 8, gi = (int)(i0 % cg), gstep = (int)(stride % cg), loaded = -1;
+	float co[2][3][8]; /* A, B, C of each BN (bn_finalize_bwd) */
+	for (size_t i = i0; i < total8; i += stride, gi = group_step(gi, gstep, cg)) { /* as k_bn_apply */
+		if (gi != loaded) {
+			for (int k = 0; k < 2; k++)
+				for (int q = 0; q < 3; q++)
+					load8((k ? bn_f2 : bn_f1) + (4 + q) * c + gi * 8, co[k][q]);
+			loaded = gi;
+		}
 		size_t e = i * 8;
-		float g[8], v[8], out[8], A[8], B[8], C[8];
-		unsigned bits = mask[e / 8];
+		float g[8], v[8], out[8];
 		load8(dy + e, g);
-		for (int j = 0; j < 8; j++)
-			if (!(bits >> j & 1u))
-				g[j] = 0.f;
+		bn_relu_grad8(g, g, true, true, mask[i], NULL, NULL);
 		for (int k = 0; k < 2; k++) {
-			const float *f = k ? bn_f2 : bn_f1;
-			load8(f + 4 * c + ch, A);
-			load8(f + 5 * c + ch, B);
-			load8(f + 6 * c + ch, C);
 			load8((k ? x2 : x1) + e, v);
 			for (int j = 0; j < 8; j++)
-				out[j] = __fmaf_rn(A[j], g[j], __fmaf_rn(B[j], v[j], C[j]));
+				out[j] = __fmaf_rn(co[k][0][j], g[j], __fmaf_rn(co[k][1][j], v[j], co[k][2][j]));
 			store8((k ? dx2 : dx1) + e, out);
 		}
 	}
 }
+
+/* EX_BN_RED2=0: ex_k_bn_bwd2's sums as two k_bn_reduce passes (the kernel before; A/B runs). Read once. */
+static bool bn_red2_one_pass(void)
+{
+	static int env = -1;
+	if (env < 0) {
+		const char *e = getenv("EX_BN_RED2");
+		env = !(e && !strcmp(e, "0"));
+	}
+	return env;
+}
+
 template <typename T>
 static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const void *dy, void *dx1, void *dx2, long m,
 		      int c, const ex_bn_grads *b1, const ex_bn_grads *b2, cudaStream_t s)
 {
 	bn_geom g = bn_red_geom(m, c);
 	const ex_bn_grads *b[2] = {b1, b2};
+	bn_fin f[2];
 	for (int k = 0; k < 2; k++) {
-		bn_fin f = {.m = m, .gamma = b[k]->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0,
-			    .eps = 0, .dgamma = b[k]->dgamma, .dbeta = b[k]->dbeta, .bn_f = b[k]->bn_f};
-		l_bn_reduce<T, 1>(g, (const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d, f, s);
+		bn_fin fk = {.m = m, .gamma = b[k]->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0,
+			     .eps = 0, .dgamma = b[k]->dgamma, .dbeta = b[k]->dbeta, .bn_f = b[k]->bn_f};
+		f[k] = fk;
+	}
+	if (bn_red2_one_pass()) {
+		for (int k = 0; k < 2; k++)
+			cudaMemsetAsync(b[k]->bn_d, 0, 2 * c * sizeof(double), s);
+		if (bn_unroll(1) == 1)
+			k_bn_reduce2<T, 1><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
+								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d);
+		else
+			k_bn_reduce2<T, 2><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
+								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d);
+		for (int k = 0; k < 2; k++)
+			k_bn_finalize<1><<<(c + 127) / 128, 128, 0, s>>>(b[k]->bn_d, c, f[k]);
+	} else {
+		for (int k = 0; k < 2; k++)
+			l_bn_reduce<T, 1>(g, (const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d,
+					  f[k], s);
 	}
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx2<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, (T *)dx1,
@@ -743,12 +918,97 @@ extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const u
 	KCHECK();
 }
 
-/* The outputs o0..o1 (before clipping to the output size) whose pooling window
- * o*stride - pad .. o*stride - pad + k - 1 holds input position i. */
-__device__ __forceinline__ void pool_out_range(int i, int pad, int k, int stride, int *o0, int *o1)
+/* The backward of a batch norm (+ReLU) whose output a max pooling alone read (the stem: exec/ex_net.c
+ * fold_bns): its dy is never stored (411 MB at batch 256) but gathered from the pooling's gradient and argmax
+ * by pool_block_grad, one thread per pooling output position and 8 channels, four input pixels each.
+ * Reduction: the sums of k_bn_reduce (MODE 1, ReLU recomputed from x); rows = output positions. */
+template <typename T>
+__global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p,
+								 bool relu, const float *bn_f, double *sums)
 {
-	*o0 = i + pad - k + 1 < 0 ? 0 : (i + pad - k + 1 + stride - 1) / stride;
-	*o1 = (i + pad) / stride;
+	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
+	int c = p.c, ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
+	float a[8], b[8], mean[8], inv[8], sc[8], sh[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = b[j] = 0.f;
+	if (ch < c) {
+		load8(bn_f + ch, mean);
+		load8(bn_f + c + ch, inv);
+		load8(bn_f + 2 * c + ch, sc);
+		load8(bn_f + 3 * c + ch, sh);
+		unsigned mo = (unsigned)p.n * p.oh * p.ow, step = gridDim.x * ry;
+		for (unsigned r = blockIdx.x * ry + threadIdx.y; r < mo; r += step) {
+			unsigned t = r / p.ow;
+			int ox = (int)(r - t * p.ow), oy = (int)(t % p.oh), img = (int)(t / p.oh);
+			float g[2][2][8], v[2][2][8];
+			for (int q = 0; q < 4; q++)
+				load8(x + (((size_t)img * p.h + 2 * oy + q / 2) * p.w + 2 * ox + q % 2) * c + ch, v[q / 2][q % 2]);
+			pool_block_grad(dy, am, p, img, oy, ox, ch, g);
+			for (int q = 0; q < 4; q++)
+				bn_red_row<1>(v[q / 2][q % 2], g[q / 2][q % 2], 0u, relu, false, sc, sh, mean, inv, a, b);
+		}
+	}
+	bn_flush_sums(s1, s2, a, b, sums, c);
+}
+
+/* Its dx pass: dx = A dy' + B x + C (bn_dx8) for the four pixels of each output position. */
+template <typename T>
+__global__ void k_bn_bwd_dx_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p, T *dx, unsigned total8,
+				   bool relu, const float *bn_f)
+{
+	unsigned cg = p.c / 8, stride = gridDim.x * blockDim.x;
+	int loaded = -1;
+	float sc[8], sh[8], A[8], B[8], C[8];
+	for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total8; i += stride) {
+		unsigned r = i / cg, t = r / p.ow;
+		int gi = (int)(i - r * cg), ox = (int)(r - t * p.ow), oy = (int)(t % p.oh), img = (int)(t / p.oh);
+		if (gi != loaded) { /* once per thread where the grid stride is a multiple of c/8 */
+			bn_dx_coef(bn_f, p.c, gi * 8, sc, sh, A, B, C);
+			loaded = gi;
+		}
+		float g[2][2][8], xv[8], out[8];
+		pool_block_grad(dy, am, p, img, oy, ox, gi * 8, g);
+		for (int q = 0; q < 4; q++) {
+			size_t e = (((size_t)img * p.h + 2 * oy + q / 2) * p.w + 2 * ox + q % 2) * p.c + gi * 8;
+			float *gq = g[q / 2][q % 2];
+			load8(x + e, xv);
+			bn_relu_grad8(gq, xv, relu, false, 0u, sc, sh);
+			for (int j = 0; j < 8; j++)
+				out[j] = __fmaf_rn(A[j], gq[j], __fmaf_rn(B[j], xv[j], C[j]));
+			store8(dx + e, out);
+		}
+	}
+}
+template <typename T>
+static void l_bn_bwd_pooled(const void *x, const void *pool_dy, const uint8_t *am, void *dx, pool_geom p, bool relu,
+			    const ex_bn_grads *b, cudaStream_t s)
+{
+	long m = (long)p.n * p.h * p.w, mo = (long)p.n * p.oh * p.ow;
+	bn_geom g = bn_red_geom(mo, p.c);
+	bn_fin f = {.m = m, .gamma = b->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
+		    .dgamma = b->dgamma, .dbeta = b->dbeta, .bn_f = b->bn_f};
+	cudaMemsetAsync(b->bn_d, 0, 2 * p.c * sizeof(double), s);
+	k_bn_reduce_pooled<T><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, relu, b->bn_f, b->bn_d);
+	k_bn_finalize<1><<<(p.c + 127) / 128, 128, 0, s>>>(b->bn_d, p.c, f);
+	size_t total8 = (size_t)mo * p.c / 8;
+	k_bn_bwd_dx_pooled<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, (T *)dx,
+								    (unsigned)total8, relu, b->bn_f);
+}
+extern "C" bool ex_k_bn_bwd_pooled_fits(long n, int h, int w, int c, int oh, int ow, int k, int stride, int pad)
+{
+	return c % 8 == 0 && k == 3 && stride == 2 && pad == 1 && h == 2 * oh && w == 2 * ow &&
+	       (size_t)n * h * w * c <= (size_t)INT_MAX;
+}
+extern "C" void ex_k_bn_bwd_pooled(ex_dtype t, const void *x, const void *pool_dy, const uint8_t *argmax, void *dx,
+				   int n, int h, int w, int c, int oh, int ow, int k, int stride, int pad, bool relu,
+				   const ex_bn_grads *b, cudaStream_t s)
+{
+	if (!ex_k_bn_bwd_pooled_fits(n, h, w, c, oh, ow, k, stride, pad))
+		ex_die_cuda(cudaErrorInvalidValue, "ex_k_bn_bwd_pooled: needs a 3x3 stride-2 padding-1 pooling of an input "
+			    "twice its output, c % 8 == 0 and n h w c < 2^31", __FILE__, __LINE__);
+	pool_geom p = {n, h, w, c, oh, ow, k, stride, pad};
+	EX_DISPATCH(t, l_bn_bwd_pooled, x, pool_dy, argmax, dx, p, relu, b, s);
+	KCHECK();
 }
 
 /* ---- pooling ---- */
@@ -814,36 +1074,15 @@ __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, u
 }
 
 template <typename T>
-__global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, int n, int h, int w, int c, int oh, int ow, int k,
-			       int stride, int pad, bool acc)
+__global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, pool_geom p, bool acc)
 {
-	int cg = c / 8;
-	size_t total8 = (size_t)n * h * w * cg;
+	int cg = p.c / 8;
+	size_t total8 = (size_t)p.n * p.h * p.w * cg;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
 		int ch, ix, iy, b;
-		nhwc8_pos(i, cg, w, h, &ch, &ix, &iy, &b);
+		nhwc8_pos(i, cg, p.w, p.h, &ch, &ix, &iy, &b);
 		float g[8], v[8];
-		for (int j = 0; j < 8; j++)
-			g[j] = 0.f;
-		int oy0, oy1, ox0, ox1;
-		pool_out_range(iy, pad, k, stride, &oy0, &oy1);
-		pool_out_range(ix, pad, k, stride, &ox0, &ox1);
-		for (int oy = oy0; oy <= oy1 && oy < oh; oy++)
-			for (int ox = ox0; ox <= ox1 && ox < ow; ox++) {
-				size_t o = (((size_t)b * oh + oy) * ow + ox) * c + ch;
-				uint8_t want = (uint8_t)((iy - (oy * stride - pad)) * k + ix - (ox * stride - pad));
-				uint2 a2 = *(const uint2 *)(am + o);
-				const uint8_t *a = (const uint8_t *)&a2;
-				bool any = false;
-				for (int j = 0; j < 8; j++)
-					any |= a[j] == want;
-				if (!any)
-					continue;
-				load8(dy + o, v);
-				for (int j = 0; j < 8; j++)
-					if (a[j] == want)
-						g[j] += v[j];
-			}
+		pool_gather8(dy, am, p, b, iy, ix, ch, g);
 		if (acc) {
 			load8(dx + i * 8, v);
 			for (int j = 0; j < 8; j++)
@@ -878,8 +1117,8 @@ static void l_maxpool_bwd(const void *dy, const uint8_t *am, void *dx, int n, in
 			  int k, int stride, int pad, bool acc, cudaStream_t s)
 {
 	size_t total = (size_t)n * h * w * c;
-	k_maxpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, n, h, w, c, oh, ow, k, stride,
-								  pad, acc);
+	pool_geom p = {n, h, w, c, oh, ow, k, stride, pad};
+	k_maxpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, p, acc);
 }
 extern "C" void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w,
 				 int c, int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s)

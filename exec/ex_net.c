@@ -124,6 +124,13 @@ static bool only_reader(const ex_net *net, int t, int r)
 	return true;
 }
 
+/* The folded BN whose backward op's backward does too (fold_bns: a max pooling's or a residual BN's), or NULL. */
+static const ex_op *bwd_folded(const ex_net *net, const ex_op *op)
+{
+	int j = op->kind == EX_MAXPOOL ? op->fold_bn : op->kind == EX_BN ? op->z_bn : -1;
+	return j >= 0 && net->ops[j].bwd_by_reader ? &net->ops[j] : NULL;
+}
+
 static bool env_off(const char *name)
 {
 	const char *v = getenv(name);
@@ -133,10 +140,13 @@ static bool env_off(const char *name)
 /* A batch norm whose output one op alone reads is applied by that op as it loads the BN's input, and
  * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
  * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
- * by the other branch's BN, which adds it. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart (A/B runs). */
+ * by the other branch's BN, which adds it. The reader's backward then does the folded BN's too, so the
+ * gradient of the BN's output is not stored either. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart,
+ * EX_FOLD_POOL_BWD=0 / EX_FOLD_RES_BWD=0 the backward halves (A/B runs). */
 static void fold_bns(ex_net *net)
 {
 	bool fold_pool = !env_off("EX_FOLD_POOL"), res = !env_off("EX_FOLD_RES"), res_bwd = !env_off("EX_FOLD_RES_BWD");
+	bool pool_bwd = !env_off("EX_FOLD_POOL_BWD");
 	int i, j;
 	for (i = 1; i < net->nops && fold_pool; i++) {
 		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
@@ -144,6 +154,9 @@ static void fold_bns(ex_net *net)
 		    only_reader(net, bn->out, i)) {
 			bn->folded = true;
 			pool->fold_bn = i - 1;
+			/* and its backward done by the pooling's, which gathers the BN's dy (ex_k_bn_bwd_pooled) */
+			bn->bwd_by_reader = pool_bwd && ex_k_bn_bwd_pooled_fits(net->batch, pool->h, pool->w, pool->c, pool->oh,
+										 pool->ow, pool->r, pool->stride, pool->pad);
 		}
 	}
 	for (i = 0; i < net->nops && res; i++) {
@@ -309,7 +322,8 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	for (i = 0; i < no; i++) { /* activations: items 0..nt-1 */
 		const ex_op *op = &net->ops[i];
 		int bt = T - 1 - i; /* this op's backward time */
-		if (!op->folded) { /* a folded BN's output is never stored (fold_bns) */
+		/* a folded BN's output is never stored (fold_bns); fc writes net->logits, outside the arena */
+		if (!op->folded && op->kind != EX_FC) {
 			b[op->out] = i;
 			if (d[op->out] < i)
 				d[op->out] = i;
@@ -328,13 +342,17 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 	for (i = no - 1; i >= 0; i--) { /* gradients: items nt..2nt-1 */
 		const ex_op *op = &net->ops[i];
 		int bt = T - 1 - i;
-		const ex_op *bz = op->z_bn >= 0 && net->ops[op->z_bn].bwd_by_reader ? &net->ops[op->z_bn] : NULL;
-		if (op->in > 0 && b[nt + op->in] < 0)
-			b[nt + op->in] = bt;
-		if (bz && b[nt + bz->in] < 0) /* ex_k_bn_bwd2 writes the folded BN's dx now; its dy is never stored */
-			b[nt + bz->in] = bt;
-		else if (op->z >= 0 && b[nt + op->z] < 0)
+		const ex_op *bf = bwd_folded(net, op);
+		/* a pooling that does its folded BN's backward writes that BN's dx, not its own (never stored) */
+		int in = op->kind == EX_MAXPOOL && bf ? bf->in : op->in;
+		if (in > 0 && b[nt + in] < 0)
+			b[nt + in] = bt;
+		if (op->kind == EX_BN && bf) { /* ex_k_bn_bwd2 writes the folded BN's dx now; its dy is never stored */
+			if (b[nt + bf->in] < 0)
+				b[nt + bf->in] = bt;
+		} else if (op->z >= 0 && b[nt + op->z] < 0) {
 			b[nt + op->z] = bt;
+		}
 		d[nt + op->out] = bt;
 	}
 	for (t = 0; t < T; t++)
@@ -869,13 +887,15 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0,
 			time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1], net->conv_graph_n[2]);
 	if (verbose) {
-		int npool = 0, nres = 0;
+		int npool = 0, nres = 0, nbwd = 0;
 		for (i = 0; i < net->nops; i++) {
 			npool += net->ops[i].fold_bn >= 0;
 			nres += net->ops[i].z_bn >= 0;
+			nbwd += net->ops[i].bwd_by_reader;
 		}
 		fprintf(stderr, "scaleplan-train: batch norms applied by their reader, outputs not stored: %d by max pooling, "
-				"%d by a residual add\n", npool, nres);
+				"%d by a residual add; %d backward passes done by the reader (output gradient not stored)\n",
+			npool, nres, nbwd);
 	}
 	CUDA_CHECK(cudaStreamSynchronize(net->stream));
 	return 0;
@@ -1033,6 +1053,14 @@ static void grad_ready(ex_net *net, int pw, int pb)
 		net->hooks.grad_ready(net->hooks.ctx, first, last - first, net->stream);
 }
 
+/* A batch norm's parameters, their gradients and its scratch, for the backward kernels. */
+static ex_bn_grads bn_grads(ex_net *net, const ex_op *bn)
+{
+	ex_bn_grads g = {net->p.w32 + net->p.tensors[bn->pw].off, net->p.grad + net->p.tensors[bn->pw].off,
+			 net->p.grad + net->p.tensors[bn->pb].off, bn->bn_f, bn->bn_d};
+	return g;
+}
+
 static void backward(ex_net *net)
 {
 	size_t esz = ex_dtype_size(net->dt);
@@ -1062,26 +1090,32 @@ static void backward(ex_net *net)
 			ex_k_avgpool_bwd(net->dt, y->g, x->g, net->batch, op->h * op->w, op->c, op->acc_in, net->stream);
 			prof_end(net, EX_PROF_POOL_BWD);
 			break;
-		case EX_MAXPOOL:
-			ex_k_maxpool_bwd(net->dt, y->g, op->argmax, x->g, net->batch, op->h, op->w, op->c, op->oh, op->ow, op->r,
-					 op->stride, op->pad, op->acc_in, net->stream);
+		case EX_MAXPOOL: {
+			const ex_op *bn = bwd_folded(net, op);
+			if (bn) { /* the folded BN's backward, its dy gathered from this pooling's gradient */
+				ex_tensor *bx = &net->tens[bn->in];
+				ex_bn_grads g = bn_grads(net, bn);
+				ex_k_bn_bwd_pooled(net->dt, bx->d, y->g, op->argmax, bx->g, net->batch, op->h, op->w, op->c, op->oh,
+						   op->ow, op->r, op->stride, op->pad, bn->relu, &g, net->stream);
+			} else {
+				ex_k_maxpool_bwd(net->dt, y->g, op->argmax, x->g, net->batch, op->h, op->w, op->c, op->oh, op->ow,
+						 op->r, op->stride, op->pad, op->acc_in, net->stream);
+			}
 			prof_end(net, EX_PROF_POOL_BWD);
 			break;
+		}
 		case EX_BN: {
-			float *g = net->p.w32 + net->p.tensors[op->pw].off;
-			float *dg = net->p.grad + net->p.tensors[op->pw].off, *db = net->p.grad + net->p.tensors[op->pb].off;
+			ex_bn_grads g = bn_grads(net, op);
 			void *dz = op->z >= 0 ? net->tens[op->z].g : NULL;
-			const ex_op *bz = op->z_bn >= 0 && net->ops[op->z_bn].bwd_by_reader ? &net->ops[op->z_bn] : NULL;
+			const ex_op *bz = bwd_folded(net, op);
 			/* the BN input is a conv output read by this BN alone, so dx overwrites */
 			if (bz) { /* this BN's backward and the folded one's, from one dy */
-				ex_bn_grads g1 = {g, dg, db, op->bn_f, op->bn_d};
-				ex_bn_grads g2 = {net->p.w32 + net->p.tensors[bz->pw].off, net->p.grad + net->p.tensors[bz->pw].off,
-						  net->p.grad + net->p.tensors[bz->pb].off, bz->bn_f, bz->bn_d};
+				ex_bn_grads g2 = bn_grads(net, bz);
 				ex_k_bn_bwd2(net->dt, x->d, net->tens[bz->in].d, op->relu_mask, y->g, x->g,
-					     net->tens[bz->in].g, m, op->k, &g1, &g2, net->stream);
+					     net->tens[bz->in].g, m, op->k, &g, &g2, net->stream);
 			} else if (!op->bwd_by_reader) {
-				ex_k_bn_bwd(net->dt, x->d, op->relu_mask, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g, dg,
-					    db, op->bn_f, op->bn_d, net->stream);
+				ex_k_bn_bwd(net->dt, x->d, op->relu_mask, y->g, x->g, dz, op->acc_z, op->relu, m, op->k, g.gamma,
+					    g.dgamma, g.dbeta, op->bn_f, op->bn_d, net->stream);
 			}
 			grad_ready(net, op->pw, op->pb);
 			prof_end(net, EX_PROF_BN_BWD);

@@ -146,8 +146,10 @@ static void usage(FILE *f)
 		"  (this build has no MPI/NCCL: one GPU only)\n"
 #endif
 		"environment, for A/B runs of the engine's own kernels (bench/NOTES.md):\n"
-		"  EX_FOLD_POOL=0 EX_FOLD_RES=0 EX_FOLD_RES_BWD=0   store the batch norm outputs a single reader now\n"
-		"                        applies itself (stem -> max pooling; downsampling BN -> residual add, backward)\n"
+		"  EX_FOLD_POOL=0 EX_FOLD_RES=0   store the batch norm outputs a single reader now applies itself\n"
+		"                        (stem -> max pooling; downsampling BN -> residual add)\n"
+		"  EX_FOLD_POOL_BWD=0 EX_FOLD_RES_BWD=0   and store their output gradients (the reader's backward does\n"
+		"                        the folded BN's now);  EX_BN_RED2=0  two reductions for a folded pair, not one\n"
 		"  EX_BN_UNROLL=1|2|4    rows per loop trip of the BN reductions;  EX_ARENA_NOREUSE=1  no arena sharing\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
 		);

@@ -35,6 +35,7 @@ static void derive_uses(const ex_net *net, uses *u)
 		const ex_op *op = &net->ops[i];
 		int bt = 2 * no - 1 - i;
 		const ex_op *bz = op->z_bn >= 0 ? &net->ops[op->z_bn] : NULL;
+		const ex_op *bp = op->kind == EX_MAXPOOL && op->fold_bn >= 0 ? &net->ops[op->fold_bn] : NULL;
 		/* forward */
 		if (op->kind == EX_MAXPOOL && op->fold_bn >= 0)
 			use(u, net->ops[op->fold_bn].in, i);
@@ -53,8 +54,12 @@ static void derive_uses(const ex_net *net, uses *u)
 			use(u, nt + op->out, bt); /* dy (fc: the logits' gradient, outside the arena) */
 		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
 			use(u, op->in, bt); /* weight gradient / BN backward / fc weight gradient read x */
-		if (op->in > 0)
+		if (bp && bp->bwd_by_reader) { /* the pooling does its folded BN's backward: reads the BN's x, writes its dx */
+			use(u, bp->in, bt);
+			use(u, nt + bp->in, bt);
+		} else if (op->in > 0) {
 			use(u, nt + op->in, bt); /* dx */
+		}
 		if (op->kind == EX_BN && bz && bz->bwd_by_reader) {
 			use(u, bz->in, bt);
 			use(u, nt + bz->in, bt);
@@ -69,7 +74,7 @@ static void check_plan(test_ctx *tc, const char *what, int want_pool, int want_r
 	ex_net net;
 	uses u;
 	size_t *act, *grad, *off, *sz, esz;
-	int i, j, n, npool = 0, nres = 0, nbwd = 0, overlaps = 0, unplaced = 0;
+	int i, j, n, npool = 0, nres = 0, nbwd = 0, overlaps = 0, unplaced = 0, unused = 0;
 
 	memset(&net, 0, sizeof(net));
 	TEST_CHECK(tc, ex_net_plan(&net, 8, 1000, 224, EX_PREC_BF16) == 0, "%s: ex_net_plan failed", what);
@@ -102,6 +107,9 @@ static void check_plan(test_ctx *tc, const char *what, int want_pool, int want_r
 			fprintf(stderr, "%s: %s of tensor %d is used (times %d..%d) but has no place\n", what,
 				i < net.ntens ? "activation" : "gradient", i % net.ntens, u.first[i], u.last[i]);
 		}
+		if (u.first[i] < 0 && off[i] != (size_t)-1 && unused++ < 5) /* memory nothing reads or writes */
+			fprintf(stderr, "%s: %s of tensor %d has a place in the arena but is never used\n", what,
+				i < net.ntens ? "activation" : "gradient", i % net.ntens);
 	}
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
@@ -115,6 +123,7 @@ static void check_plan(test_ctx *tc, const char *what, int want_pool, int want_r
 			}
 		}
 	TEST_CHECK(tc, unplaced == 0, "%s: %d buffers in use without a place in the arena", what, unplaced);
+	TEST_CHECK(tc, unused == 0, "%s: %d buffers hold arena bytes but are never used", what, unused);
 	TEST_CHECK(tc, overlaps == 0, "%s: %d pairs of buffers share bytes while both are in use", what, overlaps);
 	free(act); free(grad); free(off); free(sz); free(u.first); free(u.last);
 }
@@ -122,22 +131,43 @@ static void check_plan(test_ctx *tc, const char *what, int want_pool, int want_r
 int main(void)
 {
 	test_ctx t = {0};
-	static const char *vars[] = {"EX_FOLD_POOL", "EX_FOLD_RES", "EX_FOLD_RES_BWD"};
-	/* each configuration the A/B runs use: none, the pool fold alone, the folds' forward half, all */
-	static const struct { const char *what, *off[3]; int pool, res, bwd; } cfg[] = {
-		{"no folds", {"0", "0", "0"}, 0, 0, 0},
-		{"pool fold", {NULL, "0", "0"}, 1, 0, 0},
-		{"forward folds", {NULL, NULL, "0"}, 1, 4, 0},
-		{"all folds (default)", {NULL, NULL, NULL}, 1, 4, 4},
+	static const char *vars[] = {"EX_FOLD_POOL", "EX_FOLD_RES", "EX_FOLD_RES_BWD", "EX_FOLD_POOL_BWD"};
+	/* each configuration the A/B runs use: none, the pool fold alone (forward; with its backward), the folds'
+	 * forward half, the residual folds' backward too, all */
+	static const struct { const char *what, *off[4]; int pool, res, bwd; } cfg[] = {
+		{"no folds", {"0", "0", "0", "0"}, 0, 0, 0},
+		{"pool fold", {NULL, "0", "0", "0"}, 1, 0, 0},
+		{"pool fold + backward", {NULL, "0", "0", NULL}, 1, 0, 1},
+		{"forward folds", {NULL, NULL, "0", "0"}, 1, 4, 0},
+		{"all but the pool's backward", {NULL, NULL, NULL, "0"}, 1, 4, 4},
+		{"all folds (default)", {NULL, NULL, NULL, NULL}, 1, 4, 5},
 	};
 	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
-		for (int v = 0; v < 3; v++) {
+		for (int v = 0; v < 4; v++) {
 			if (cfg[c].off[v])
 				setenv(vars[v], cfg[c].off[v], 1);
 			else
 				unsetenv(vars[v]);
 		}
 		check_plan(&t, cfg[c].what, cfg[c].pool, cfg[c].res, cfg[c].bwd);
+	}
+	/* the pooled BN backward takes ResNet's stem pooling only: 3x3, stride 2, padding 1, input twice the output */
+	TEST_CHECK(&t, ex_k_bn_bwd_pooled_fits(256, 112, 112, 64, 56, 56, 3, 2, 1), "stem pooling: pooled BN backward refused");
+	TEST_CHECK(&t, !ex_k_bn_bwd_pooled_fits(2, 9, 9, 16, 5, 5, 3, 2, 1), "odd input: pooled BN backward accepted");
+	TEST_CHECK(&t, !ex_k_bn_bwd_pooled_fits(2, 10, 10, 16, 4, 4, 3, 3, 1), "stride 3: pooled BN backward accepted");
+	TEST_CHECK(&t, !ex_k_bn_bwd_pooled_fits(2, 10, 10, 12, 5, 5, 3, 2, 1), "12 channels: pooled BN backward accepted");
+	{ /* a stem whose pooling input is odd (image 226: 113 -> 57) keeps the pooling's own backward */
+		ex_net net;
+		int npool = 0, nbwd = 0;
+		memset(&net, 0, sizeof(net));
+		TEST_CHECK(&t, ex_net_plan(&net, 2, 10, 226, EX_PREC_BF16) == 0, "ex_net_plan at 226 pixels failed");
+		for (int i = 0; i < net.nops; i++)
+			if (net.ops[i].kind == EX_MAXPOOL && net.ops[i].fold_bn >= 0) {
+				npool++;
+				nbwd += net.ops[net.ops[i].fold_bn].bwd_by_reader;
+			}
+		TEST_CHECK(&t, npool == 1 && nbwd == 0, "226 pixels: %d pool folds (want 1), %d with the backward (want 0)",
+			   npool, nbwd);
 	}
 	return test_report(&t);
 }

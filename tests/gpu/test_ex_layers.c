@@ -387,26 +387,39 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	cudaFree(zbnf);
 }
 
-static void test_pool(test_ctx *tc, ex_dtype t)
+/* Max pooling against float64, then global average pooling. folded: with a batch norm + ReLU folded in
+ * (the stem, issue 15): the pool applies per-channel scale and shift (bn_f layout) and the ReLU as it
+ * loads, rounding as a stored BN output would be; its backward routing is then checked. */
+static void test_pool(test_ctx *tc, ex_dtype t, bool folded)
 {
 	int N = 2, H = 9, C = 16, K = 3, S = 2, P = 1, OH = (H + 2 * P - K) / S + 1, n, y, x, c, r, s;
 	size_t nx = (size_t)N * H * H * C, ny = (size_t)N * OH * OH * C, i;
 	double *hx = rnd(nx), *hdy = rnd(ny), *ry = malloc(ny * 8), *rdx = calloc(nx, 8), *o;
+	float *hf = calloc(7 * (size_t)C, 4), *bn_f = NULL;
 	double tol = t == EX_BF16 ? 1e-2 : 1e-6;
 	void *dx = up(t, hx, nx), *ddy = up(t, hdy, ny), *dy, *ddx;
+	const char *tag = folded ? "maxpool+bn+relu" : "maxpool";
 	uint8_t *am;
 	char what[64];
+	if (folded) {
+		for (c = 0; c < C; c++) {
+			hf[2 * C + c] = (float)urand() * 2; /* scale, negative for some channels */
+			hf[3 * C + c] = (float)urand() * 0.5f;
+		}
+		CUDA_CHECK(cudaMalloc((void **)&bn_f, 7 * (size_t)C * 4));
+		CUDA_CHECK(cudaMemcpy(bn_f, hf, 7 * (size_t)C * 4, cudaMemcpyHostToDevice));
+	}
 	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
 	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
 	CUDA_CHECK(cudaMalloc((void **)&am, ny));
-	ex_k_maxpool_fwd(t, dx, NULL, false, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
+	ex_k_maxpool_fwd(t, dx, bn_f, folded, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
 	ex_k_maxpool_bwd(t, ddy, am, ddx, N, H, H, C, OH, OH, K, S, P, false, 0);
 	CUDA_CHECK(cudaDeviceSynchronize());
 	for (n = 0; n < N; n++)
 		for (y = 0; y < OH; y++)
 			for (x = 0; x < OH; x++)
 				for (c = 0; c < C; c++) {
-					double best = -INFINITY;
+					double best = -INFINITY, v;
 					size_t bi = 0, oi = (((size_t)n * OH + y) * OH + x) * C + c;
 					for (r = 0; r < K; r++)
 						for (s = 0; s < K; s++) {
@@ -415,98 +428,113 @@ static void test_pool(test_ctx *tc, ex_dtype t)
 							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
 								continue;
 							xi = (((size_t)n * H + iy) * H + ix) * C + c;
-							if (hx[xi] > best) { best = hx[xi]; bi = xi; }
-						}
-					ry[oi] = best;
-					rdx[bi] += hdy[oi];
-				}
-	o = down(t, dy, ny);
-	snprintf(what, sizeof(what), "maxpool %s fwd", tname(t));
-	CHECK_ERR(tc, what, relerr(o, ry, ny), tol);
-	free(o);
-	o = down(t, ddx, nx);
-	snprintf(what, sizeof(what), "maxpool %s bwd", tname(t));
-	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
-	free(o);
-	/* global average pool */
-	ex_k_avgpool_fwd(t, dx, dy, N, H * H, C, 0);
-	ex_k_avgpool_bwd(t, ddy, ddx, N, H * H, C, false, 0);
-	CUDA_CHECK(cudaDeviceSynchronize());
-	for (i = 0; i < (size_t)N * C; i++)
-		ry[i] = 0;
-	for (i = 0; i < nx; i++) {
-		size_t b = i / ((size_t)H * H * C);
-		ry[b * C + i % C] += hx[i] / (H * H);
-		rdx[i] = hdy[b * C + i % C] / (H * H);
-	}
-	o = down(t, dy, (size_t)N * C);
-	snprintf(what, sizeof(what), "avgpool %s fwd", tname(t));
-	CHECK_ERR(tc, what, relerr(o, ry, (size_t)N * C), tol);
-	free(o);
-	o = down(t, ddx, nx);
-	snprintf(what, sizeof(what), "avgpool %s bwd", tname(t));
-	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
-	free(o);
-	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am);
-	free(hx); free(hdy); free(ry); free(rdx);
-}
-
-/* Max pooling with a batch norm + ReLU folded in (the stem, issue 15): the pool applies per-channel
- * scale and shift (bn_f layout) and the ReLU as it loads, rounding as a stored BN output would be. */
-static void test_pool_folded(test_ctx *tc, ex_dtype t)
-{
-	int N = 2, H = 9, C = 16, K = 3, S = 2, P = 1, OH = (H + 2 * P - K) / S + 1, n, y, x, c, r, s;
-	size_t nx = (size_t)N * H * H * C, ny = (size_t)N * OH * OH * C;
-	double *hx = rnd(nx), *hdy = rnd(ny), *ry = malloc(ny * 8), *rdx = calloc(nx, 8), *o;
-	float *hf = calloc(7 * (size_t)C, 4), *bn_f;
-	double tol = t == EX_BF16 ? 1e-2 : 1e-6;
-	void *dx = up(t, hx, nx), *ddy = up(t, hdy, ny), *dy, *ddx;
-	uint8_t *am;
-	char what[64];
-	for (c = 0; c < C; c++) {
-		hf[2 * C + c] = (float)urand() * 2; /* scale, negative for some channels */
-		hf[3 * C + c] = (float)urand() * 0.5f;
-	}
-	CUDA_CHECK(cudaMalloc((void **)&bn_f, 7 * (size_t)C * 4));
-	CUDA_CHECK(cudaMemcpy(bn_f, hf, 7 * (size_t)C * 4, cudaMemcpyHostToDevice));
-	CUDA_CHECK(cudaMalloc(&dy, ny * 4));
-	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
-	CUDA_CHECK(cudaMalloc((void **)&am, ny));
-	ex_k_maxpool_fwd(t, dx, bn_f, true, dy, am, N, H, H, C, OH, OH, K, S, P, 0);
-	ex_k_maxpool_bwd(t, ddy, am, ddx, N, H, H, C, OH, OH, K, S, P, false, 0);
-	CUDA_CHECK(cudaDeviceSynchronize());
-	for (n = 0; n < N; n++)
-		for (y = 0; y < OH; y++)
-			for (x = 0; x < OH; x++)
-				for (c = 0; c < C; c++) {
-					double best = -INFINITY;
-					size_t bi = 0, oi = (((size_t)n * OH + y) * OH + x) * C + c;
-					for (r = 0; r < K; r++)
-						for (s = 0; s < K; s++) {
-							int iy = y * S - P + r, ix = x * S - P + s;
-							size_t xi;
-							float v;
-							if (iy < 0 || iy >= H || ix < 0 || ix >= H)
-								continue;
-							xi = (((size_t)n * H + iy) * H + ix) * C + c;
-							v = fmaxf((float)hx[xi] * hf[2 * C + c] + hf[3 * C + c], 0.f);
-							if (t == EX_BF16)
-								v = bf16_round(v);
+							v = hx[xi];
+							if (folded) {
+								float f = fmaxf((float)hx[xi] * hf[2 * C + c] + hf[3 * C + c], 0.f);
+								v = t == EX_BF16 ? bf16_round(f) : f;
+							}
 							if (v > best) { best = v; bi = xi; }
 						}
 					ry[oi] = best;
 					rdx[bi] += hdy[oi];
 				}
 	o = down(t, dy, ny);
-	snprintf(what, sizeof(what), "maxpool+bn+relu %s fwd", tname(t));
+	snprintf(what, sizeof(what), "%s %s fwd", tag, tname(t));
 	CHECK_ERR(tc, what, relerr(o, ry, ny), tol);
 	free(o);
 	o = down(t, ddx, nx);
-	snprintf(what, sizeof(what), "maxpool+bn+relu %s bwd routing", tname(t));
+	snprintf(what, sizeof(what), "%s %s bwd%s", tag, tname(t), folded ? " routing" : "");
 	CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
 	free(o);
+	if (!folded) { /* global average pool */
+		ex_k_avgpool_fwd(t, dx, dy, N, H * H, C, 0);
+		ex_k_avgpool_bwd(t, ddy, ddx, N, H * H, C, false, 0);
+		CUDA_CHECK(cudaDeviceSynchronize());
+		for (i = 0; i < (size_t)N * C; i++)
+			ry[i] = 0;
+		for (i = 0; i < nx; i++) {
+			size_t b = i / ((size_t)H * H * C);
+			ry[b * C + i % C] += hx[i] / (H * H);
+			rdx[i] = hdy[b * C + i % C] / (H * H);
+		}
+		o = down(t, dy, (size_t)N * C);
+		snprintf(what, sizeof(what), "avgpool %s fwd", tname(t));
+		CHECK_ERR(tc, what, relerr(o, ry, (size_t)N * C), tol);
+		free(o);
+		o = down(t, ddx, nx);
+		snprintf(what, sizeof(what), "avgpool %s bwd", tname(t));
+		CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
+		free(o);
+	}
 	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am); cudaFree(bn_f);
 	free(hx); free(hdy); free(ry); free(rdx); free(hf);
+}
+
+/* ex_k_bn_bwd_pooled (the stem's BN + ReLU folded into the max pooling, its backward gathering dy from the
+ * pooling's gradient, issue 15) against the two passes it replaces - the pooling backward storing dy, then
+ * the BN backward (each checked against float64 in test_pool and test_bn) - on the statistics of a real
+ * forward: dx, dgamma, dbeta. Large shapes make the kernels' grid-stride loops go round. */
+static void test_bn_bwd_pooled(test_ctx *tc, ex_dtype t, int N, int H, int C)
+{
+	int K = 3, S = 2, P = 1, OH = (H + 2 * P - K) / S + 1, v;
+	long M = (long)N * H * H;
+	size_t nx = (size_t)M * C, ny = (size_t)N * OH * OH * C, esz = ex_dtype_size(t);
+	double *hx = rnd(nx), *hdy = rnd(ny), *hp = rnd(2 * (size_t)C), *a, *b;
+	void *x = up(t, hx, nx), *dy = up(t, hdy, ny), *y, *gpool, *dx[2];
+	float *par, *grad[2], *f[2], *rm, *rv;
+	double *d;
+	uint8_t *am;
+	double tol = t == EX_BF16 ? 1e-3 : 1e-5;
+	char what[96];
+	CUDA_CHECK(cudaMalloc((void **)&par, 2 * (size_t)C * 4)); /* gamma, beta */
+	{
+		float *tmp = malloc(2 * (size_t)C * 4);
+		for (size_t i = 0; i < 2 * (size_t)C; i++)
+			tmp[i] = (float)hp[i];
+		CUDA_CHECK(cudaMemcpy(par, tmp, 2 * (size_t)C * 4, cudaMemcpyHostToDevice));
+		free(tmp);
+	}
+	CUDA_CHECK(cudaMalloc((void **)&rm, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&rv, C * 4));
+	CUDA_CHECK(cudaMalloc((void **)&d, EX_BN_D_DOUBLES(C) * 8));
+	CUDA_CHECK(cudaMalloc(&y, ny * esz));
+	CUDA_CHECK(cudaMalloc(&gpool, nx * esz));
+	CUDA_CHECK(cudaMalloc((void **)&am, ny));
+	for (v = 0; v < 2; v++) { /* v 0: the separate passes, 1: ex_k_bn_bwd_pooled */
+		CUDA_CHECK(cudaMalloc((void **)&f[v], EX_BN_F_FLOATS(C) * 4));
+		CUDA_CHECK(cudaMalloc((void **)&grad[v], 2 * (size_t)C * 4));
+		CUDA_CHECK(cudaMalloc(&dx[v], nx * esz));
+	}
+	/* the folded forward: statistics only (no output), then the pooling applying them */
+	ex_k_bn_fwd_train(t, x, NULL, NULL, NULL, M, C, par, par + C, rm, rv, 0.1f, 1e-5f, true, f[0], d, NULL, 0);
+	ex_k_maxpool_fwd(t, x, f[0], true, y, am, N, H, H, C, OH, OH, K, S, P, 0);
+	CUDA_CHECK(cudaMemcpy(f[1], f[0], EX_BN_F_FLOATS(C) * 4, cudaMemcpyDeviceToDevice));
+	ex_k_maxpool_bwd(t, dy, am, gpool, N, H, H, C, OH, OH, K, S, P, false, 0);
+	ex_k_bn_bwd(t, x, NULL, gpool, dx[0], NULL, false, true, M, C, par, grad[0], grad[0] + C, f[0], d, 0);
+	{
+		ex_bn_grads g = {par, grad[1], grad[1] + C, f[1], d};
+		CUDA_CHECK(cudaMemset(dx[1], 0xff, nx * esz)); /* NaN: every element must be written */
+		ex_k_bn_bwd_pooled(t, x, dy, am, dx[1], N, H, H, C, OH, OH, K, S, P, true, &g, 0);
+	}
+	CUDA_CHECK(cudaDeviceSynchronize());
+	a = down(t, dx[0], nx);
+	b = down(t, dx[1], nx);
+	snprintf(what, sizeof(what), "bn bwd pooled %s dx N%d H%d C%d", tname(t), N, H, C);
+	CHECK_ERR(tc, what, relerr(b, a, nx), tol);
+	free(a);
+	free(b);
+	a = down(EX_F32, grad[0], 2 * (size_t)C);
+	b = down(EX_F32, grad[1], 2 * (size_t)C);
+	snprintf(what, sizeof(what), "bn bwd pooled %s dgamma/dbeta N%d H%d C%d", tname(t), N, H, C);
+	CHECK_ERR(tc, what, relerr(b, a, 2 * (size_t)C), tol);
+	free(a);
+	free(b);
+	for (v = 0; v < 2; v++) {
+		cudaFree(f[v]); cudaFree(grad[v]); cudaFree(dx[v]);
+	}
+	cudaFree(x); cudaFree(dy); cudaFree(y); cudaFree(gpool); cudaFree(am); cudaFree(par); cudaFree(rm); cudaFree(rv);
+	cudaFree(d);
+	free(hx); free(hdy); free(hp);
 }
 
 /* ex_k_bn_bwd2 (a downsampling block with its second BN folded, issue 15) against the two separate backward
@@ -820,10 +848,12 @@ int main(void)
 		test_bn(&t, ts[i], 140000, 72, true, true, false);
 		test_bn(&t, ts[i], 140000, 72, true, true, true);
 		test_bn(&t, ts[i], 140000, 72, false, true, false);
-		test_pool(&t, ts[i]);
+		test_pool(&t, ts[i], false);
 		test_bn_bwd2(&t, ts[i], 3 * 5 * 5, 96);
 		test_bn_bwd2(&t, ts[i], 140000, 72);
-		test_pool_folded(&t, ts[i]);
+		test_pool(&t, ts[i], true);
+		test_bn_bwd_pooled(&t, ts[i], 2, 10, 16);
+		test_bn_bwd_pooled(&t, ts[i], 16, 112, 64);
 		test_pad(&t, ts[i], 4);
 		test_pad(&t, ts[i], 8);
 		test_s2d(&t, h, ts[i]);
