@@ -335,9 +335,9 @@ void ex_k_s2d(ex_dtype t, void *img_dst, const void *img_src, void *w_dst, const
 void ex_k_s2d_wgrad_f32(ex_dtype t, float *dst, const void *src, int k, int r, int c, int c_dst, cudaStream_t s);
 /* Per-BN scratch of the kernels below, for c channels: bn_f holds EX_BN_F_FLOATS(c) floats (mean, invstd,
  * scale, shift, and the backward's dx = A dy' + B x + C coefficients), bn_d EX_BN_D_DOUBLES(c) doubles (the
- * channel sums). */
+ * channel sums, then a block count): bn_d must be zero when first used - the kernels leave it zero. */
 #define EX_BN_F_FLOATS(c) (7 * (size_t)(c))
-#define EX_BN_D_DOUBLES(c) (2 * (size_t)(c))
+#define EX_BN_D_DOUBLES(c) (2 * (size_t)(c) + 1)
 /* BN training forward: statistics (running averages updated), then y = relu?(x*scale+shift (+z)); relu_mask
  * (NULL: none) gets the ReLU's bits (ex_op.relu_mask). */
 void ex_k_bn_fwd_train(ex_dtype t, const void *x, const void *z, const float *z_bn_f, void *y, long m, int c, const float *gamma,

@@ -499,12 +499,51 @@ __device__ __forceinline__ void bn_flush_sums(float *s1, float *s2, const float 
 	__syncthreads(); /* s1, s2 may be filled again */
 }
 
+/* Grid-wide end of a reduction into sums (after bn_flush_sums): true in the last block to finish, which may
+ * then read every block's sums. Counts the blocks in the 32 bits after the sums (sums[2c], EX_BN_D_DOUBLES)
+ * and sets the count back to zero in the last block. Every thread of the block calls it. */
+__device__ bool bn_last_block(double *sums, int c)
+{
+	__shared__ bool last;
+	__threadfence(); /* this block's atomics visible to the block that counts last */
+	__syncthreads();
+	if (threadIdx.x == 0 && threadIdx.y == 0) {
+		unsigned *count = (unsigned *)(sums + 2 * c);
+		last = atomicAdd(count, 1u) == gridDim.x * gridDim.y - 1;
+		if (last)
+			*count = 0;
+	}
+	__syncthreads();
+	if (last)
+		__threadfence();
+	return last;
+}
+
+/* The last block's work (bn_last_block): every channel's sums finalised (bn_finalize_fwd/bwd) and set back to
+ * zero for the next reduction - so a batch norm's reduction needs no memset and no finalising kernel (two
+ * launches fewer per reduction; EX_BN_FINISH=0: the kernels before, for A/B runs). */
+template <int MODE>
+__device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
+{
+	int nt = blockDim.x * blockDim.y;
+	for (int ch = threadIdx.y * blockDim.x + threadIdx.x; ch < c; ch += nt) {
+		double s1 = __ldcg(sums + ch), s2 = __ldcg(sums + c + ch);
+		sums[ch] = 0;
+		sums[c + ch] = 0;
+		if (MODE == 0)
+			bn_finalize_fwd(f, c, ch, s1, s2);
+		else
+			bn_finalize_bwd(f, c, ch, s1, s2);
+	}
+}
+
 /* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c) (bn_red_row). U rows per loop trip,
  * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
  * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
 template <typename T, int MODE, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c,
-							  bool relu, const float *bn_f, double *sums)
+							  bool relu, const float *bn_f, double *sums, bn_fin f,
+							  bool finish)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int cx = blockDim.x, ry = blockDim.y;
@@ -546,6 +585,8 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint
 		}
 	}
 	bn_flush_sums(s1, s2, a, b, sums, c);
+	if (finish && bn_last_block(sums, c))
+		bn_finish_sums<MODE>(sums, c, f);
 }
 
 /* Rows per loop trip of k_bn_reduce: EX_BN_UNROLL=1|2|4, else 4 for the statistics (one input) and 2 for
@@ -573,18 +614,44 @@ __global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
 		bn_finalize_bwd(f, c, ch, sums[ch], sums[c + ch]);
 }
 
+/* EX_BN_FINISH=0: each reduction's sums zeroed by a memset and finalised by k_bn_finalize (the kernels before
+ * bn_last_block; A/B runs). Read once. */
+static bool bn_finish_in_kernel(void)
+{
+	static int env = -1;
+	if (env < 0) {
+		const char *e = getenv("EX_BN_FINISH");
+		env = !(e && !strcmp(e, "0"));
+	}
+	return env;
+}
+
+/* Around a reduction kernel that finishes itself or not (bn_finish_in_kernel): the memset before, the
+ * finalising kernel after. */
+static void bn_sums_zero(double *sums, int c, bool finish, cudaStream_t s)
+{
+	if (!finish)
+		cudaMemsetAsync(sums, 0, 2 * c * sizeof(double), s);
+}
+template <int MODE> static void bn_sums_finalize(const double *sums, int c, const bn_fin &f, bool finish, cudaStream_t s)
+{
+	if (!finish)
+		k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
+}
+
 /* Statistics (MODE 0) or backward sums (MODE 1) of one batch norm, finalised into bn_f. */
 template <typename T, int MODE>
 static void l_bn_reduce(bn_geom g, const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu,
 			const float *bn_f, double *sums, const bn_fin &f, cudaStream_t s)
 {
-	cudaMemsetAsync(sums, 0, 2 * c * sizeof(double), s);
+	bool fin = bn_finish_in_kernel();
+	bn_sums_zero(sums, c, fin, s);
 	switch (bn_unroll(MODE)) {
-	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
-	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
-	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums); break;
+	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
+	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
+	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
 	}
-	k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
+	bn_sums_finalize<MODE>(sums, c, f, fin, s);
 }
 
 __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, const float *rm, const float *rv,
@@ -798,7 +865,8 @@ __device__ __forceinline__ void bn_red2_row(float g[8], const float v1[8], const
 template <typename T, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce2(const T *x1, const T *x2, const uint8_t *mask, const T *dy,
 							   long m, int c, const float *bn_f1, const float *bn_f2,
-							   double *sums1, double *sums2)
+							   double *sums1, double *sums2, bn_fin f1, bn_fin f2,
+							   bool finish)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
@@ -837,6 +905,10 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce2(const T *x1, const T 
 	}
 	bn_flush_sums(s1, s2, a, b1, sums1, c);
 	bn_flush_sums(s1, s2, a, b2, sums2, c);
+	if (finish && bn_last_block(sums1, c)) { /* one count for both */
+		bn_finish_sums<1>(sums1, c, f1);
+		bn_finish_sums<1>(sums2, c, f2);
+	}
 }
 
 /* The dx pass of both: dy' from dy and the ReLU bits, read once; dx1, dx2 from each BN's A, B, C. */
@@ -891,16 +963,17 @@ static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const
 		f[k] = fk;
 	}
 	if (bn_red2_one_pass()) {
+		bool fin = bn_finish_in_kernel();
 		for (int k = 0; k < 2; k++)
-			cudaMemsetAsync(b[k]->bn_d, 0, 2 * c * sizeof(double), s);
+			bn_sums_zero(b[k]->bn_d, c, fin, s);
 		if (bn_unroll(1) == 1)
 			k_bn_reduce2<T, 1><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
-								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d);
+								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0], f[1], fin);
 		else
 			k_bn_reduce2<T, 2><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
-								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d);
+								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0], f[1], fin);
 		for (int k = 0; k < 2; k++)
-			k_bn_finalize<1><<<(c + 127) / 128, 128, 0, s>>>(b[k]->bn_d, c, f[k]);
+			bn_sums_finalize<1>(b[k]->bn_d, c, f[k], fin, s);
 	} else {
 		for (int k = 0; k < 2; k++)
 			l_bn_reduce<T, 1>(g, (const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d,
@@ -924,7 +997,8 @@ extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const u
  * Reduction: the sums of k_bn_reduce (MODE 1, ReLU recomputed from x); rows = output positions. */
 template <typename T>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p,
-								 bool relu, const float *bn_f, double *sums)
+								 bool relu, const float *bn_f, double *sums, bn_fin f,
+								 bool finish)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int c = p.c, ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
@@ -949,6 +1023,8 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, con
 		}
 	}
 	bn_flush_sums(s1, s2, a, b, sums, c);
+	if (finish && bn_last_block(sums, c))
+		bn_finish_sums<1>(sums, c, f);
 }
 
 /* Its dx pass: dx = A dy' + B x + C (bn_dx8) for the four pixels of each output position. */
@@ -987,9 +1063,11 @@ static void l_bn_bwd_pooled(const void *x, const void *pool_dy, const uint8_t *a
 	bn_geom g = bn_red_geom(mo, p.c);
 	bn_fin f = {.m = m, .gamma = b->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
 		    .dgamma = b->dgamma, .dbeta = b->dbeta, .bn_f = b->bn_f};
-	cudaMemsetAsync(b->bn_d, 0, 2 * p.c * sizeof(double), s);
-	k_bn_reduce_pooled<T><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, relu, b->bn_f, b->bn_d);
-	k_bn_finalize<1><<<(p.c + 127) / 128, 128, 0, s>>>(b->bn_d, p.c, f);
+	bool fin = bn_finish_in_kernel();
+	bn_sums_zero(b->bn_d, p.c, fin, s);
+	k_bn_reduce_pooled<T><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, relu, b->bn_f, b->bn_d,
+							 f, fin);
+	bn_sums_finalize<1>(b->bn_d, p.c, f, fin, s);
 	size_t total8 = (size_t)mo * p.c / 8;
 	k_bn_bwd_dx_pooled<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, (T *)dx,
 								    (unsigned)total8, relu, b->bn_f);

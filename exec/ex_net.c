@@ -792,6 +792,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		if (op->kind == EX_BN) {
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_f, EX_BN_F_FLOATS(op->k) * sizeof(float)));
 			CUDA_CHECK(ex_dev_malloc((void **)&op->bn_d, EX_BN_D_DOUBLES(op->k) * sizeof(double)));
+			CUDA_CHECK(cudaMemset(op->bn_d, 0, EX_BN_D_DOUBLES(op->k) * sizeof(double))); /* EX_BN_D_DOUBLES */
 			if (op->z >= 0 && op->relu)
 				CUDA_CHECK(ex_dev_malloc((void **)&op->relu_mask, net->tens[op->out].elems / 8));
 		}

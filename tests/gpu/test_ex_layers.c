@@ -276,6 +276,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 	CUDA_CHECK(cudaMalloc((void **)&db, C * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnf, EX_BN_F_FLOATS(C) * 4));
 	CUDA_CHECK(cudaMalloc((void **)&bnd, EX_BN_D_DOUBLES(C) * 8));
+	CUDA_CHECK(cudaMemset(bnd, 0, EX_BN_D_DOUBLES(C) * 8)); /* zero when first used */
 	CUDA_CHECK(cudaMalloc((void **)&mask, n / 8));
 	{
 		float *tmp = malloc(C * 4);
@@ -497,6 +498,7 @@ static void test_bn_bwd_pooled(test_ctx *tc, ex_dtype t, int N, int H, int C)
 	CUDA_CHECK(cudaMalloc((void **)&rm, C * 4));
 	CUDA_CHECK(cudaMalloc((void **)&rv, C * 4));
 	CUDA_CHECK(cudaMalloc((void **)&d, EX_BN_D_DOUBLES(C) * 8));
+	CUDA_CHECK(cudaMemset(d, 0, EX_BN_D_DOUBLES(C) * 8)); /* zero when first used */
 	CUDA_CHECK(cudaMalloc(&y, ny * esz));
 	CUDA_CHECK(cudaMalloc(&gpool, nx * esz));
 	CUDA_CHECK(cudaMalloc((void **)&am, ny));
@@ -575,6 +577,7 @@ static void test_bn_bwd2(test_ctx *tc, ex_dtype t, long M, int C)
 		for (k = 0; k < 2; k++) {
 			CUDA_CHECK(cudaMalloc((void **)&f[v][k], EX_BN_F_FLOATS(C) * 4));
 			CUDA_CHECK(cudaMalloc((void **)&d[v][k], EX_BN_D_DOUBLES(C) * 8));
+			CUDA_CHECK(cudaMemset(d[v][k], 0, EX_BN_D_DOUBLES(C) * 8)); /* zero when first used */
 			/* the forward's statistics of BN k into bn_f */
 			ex_k_bn_fwd_train(t, k ? x2 : x1, NULL, NULL, y, M, C, par + 2 * k * C, par + (2 * k + 1) * C, rm, rv,
 					  0.1f, 1e-5f, false, f[v][k], d[v][k], NULL, 0);
