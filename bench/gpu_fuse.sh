@@ -191,16 +191,28 @@ if has dist; then
 	A="--batch-per-gpu $DB --iters 40 --warmup-iters 10 --quiet --nccl-timeout 90"
 	$TR $A > "$O/d1.log" 2>&1; grep EXEC_RESULT "$O/d1.log" | sed 's/$/ run=1gpu/' | tee -a "$R"
 	BASE=$(sed -n 's/.*img_s=\([0-9.]*\).*/\1/p' "$O/d1.log" | head -1)
-	for m in ${DIST_MODES:-nvlink emulated all-socket}; do
+	# DIST_RUNS: mode:variant[:channels] triples (default every mode x base/shrink/bf16); channels caps NCCL's
+	# channels (NCCL_MAX_NCHANNELS: the SMs its kernels take from the backward running beside them)
+	RUNS=${DIST_RUNS:-}
+	if [ -z "$RUNS" ]; then
+		for m in nvlink emulated all-socket; do for v in base shrink bf16; do RUNS="$RUNS $m:$v"; done; done
+	fi
+	for run in $RUNS; do
+		IFS=: read -r m v nch <<< "$run"
 		if [ $m = emulated ]; then MA="--emulate-nodes 2"; else MA="--nccl-mode $m"; fi
-		for v in ${DIST_VARS:-base shrink bf16}; do
-			case $v in base) VA="" ;; shrink) VA="--first-bucket-mb 1 --shrink-buckets" ;;
-				bf16) VA="--first-bucket-mb 1 --shrink-buckets --grad-precision bf16" ;; esac
-			timeout 120 $LAUNCH2 $TR $A $MA $VA ${BASE:+--baseline-img-s $BASE} --csv "$O/d2_${m}_$v.csv" > "$O/d2_${m}_$v.log" 2>&1
-			grep -h "EXEC_RESULT" "$O/d2_${m}_$v.log" | head -1 | sed "s/$/ run=2gpu-$m-$v/" | tee -a "$R"
-			grep -h "^step \|# nccl" "$O/d2_${m}_$v.log" | head -2 | sed "s/^/    /" | tee -a "$R"
-		done
+		case $v in base) VA="" ;; shrink) VA="--first-bucket-mb 1 --shrink-buckets" ;;
+			bf16) VA="--first-bucket-mb 1 --shrink-buckets --grad-precision bf16" ;; esac
+		XA=""; unset NCCL_MAX_NCHANNELS
+		if [ -n "$nch" ]; then
+			export NCCL_MAX_NCHANNELS=$nch
+			case $LAUNCH2 in mpirun*) XA="-x NCCL_MAX_NCHANNELS" ;; esac
+		fi
+		tag="${m}_$v${nch:+_ch$nch}"
+		timeout 120 $LAUNCH2 $XA $TR $A $MA $VA ${BASE:+--baseline-img-s $BASE} --csv "$O/d2_$tag.csv" > "$O/d2_$tag.log" 2>&1
+		grep -h "EXEC_RESULT" "$O/d2_$tag.log" | head -1 | sed "s/$/ run=2gpu-$m-$v${nch:+ nccl_max_nchannels=$nch}/" | tee -a "$R"
+		grep -h "^step \|# nccl" "$O/d2_$tag.log" | head -2 | sed "s/^/    /" | tee -a "$R"
 	done
+	unset NCCL_MAX_NCHANNELS
 	for m in ${DDP_MODES:-nvlink emulated all-socket}; do
 		case $m in emulated) E="EMU_NODES=2 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo" ;;
 			all-socket) E="NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo" ;; *) E="" ;; esac

@@ -614,16 +614,22 @@ __global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
 		bn_finalize_bwd(f, c, ch, sums[ch], sums[c + ch]);
 }
 
+/* An A/B switch of the engine's kernels: on unless the environment sets name to "0"; read once (*cache -1). */
+static bool ab_switch_on(const char *name, int *cache)
+{
+	if (*cache < 0) {
+		const char *e = getenv(name);
+		*cache = !(e && !strcmp(e, "0"));
+	}
+	return *cache;
+}
+
 /* EX_BN_FINISH=0: each reduction's sums zeroed by a memset and finalised by k_bn_finalize (the kernels before
- * bn_last_block; A/B runs). Read once. */
+ * bn_last_block; A/B runs). */
 static bool bn_finish_in_kernel(void)
 {
 	static int env = -1;
-	if (env < 0) {
-		const char *e = getenv("EX_BN_FINISH");
-		env = !(e && !strcmp(e, "0"));
-	}
-	return env;
+	return ab_switch_on("EX_BN_FINISH", &env);
 }
 
 /* Around a reduction kernel that finishes itself or not (bn_finish_in_kernel): the memset before, the
@@ -939,15 +945,11 @@ __global__ void k_bn_bwd_dx2(const T *x1, const T *x2, const uint8_t *mask, cons
 	}
 }
 
-/* EX_BN_RED2=0: ex_k_bn_bwd2's sums as two k_bn_reduce passes (the kernel before; A/B runs). Read once. */
+/* EX_BN_RED2=0: ex_k_bn_bwd2's sums as two k_bn_reduce passes (the kernel before; A/B runs). */
 static bool bn_red2_one_pass(void)
 {
 	static int env = -1;
-	if (env < 0) {
-		const char *e = getenv("EX_BN_RED2");
-		env = !(e && !strcmp(e, "0"));
-	}
-	return env;
+	return ab_switch_on("EX_BN_RED2", &env);
 }
 
 template <typename T>
