@@ -138,7 +138,8 @@ if has fold; then
 	# downsampling blocks' by the residual add, whose backward also does the folded BN's) vs none
 	# (EX_FOLD_POOL=0 EX_FOLD_RES=0), the pool fold alone (pool), the folds' forward half (fwd); session 4's
 	# end (s4: no pool backward fold, two reductions in ex_k_bn_bwd2), s4 + the pool's backward fold
-	# (poolbwd), s4 + one reduction (red2), all but the reductions' in-kernel finish (finoff); FOLD_V picks, interleaved in one job, each batch of FOLD_B
+	# (poolbwd), s4 + one reduction (red2), all but the reductions' in-kernel finish (finoff), all but the
+	# reductions' one-wave grids (bps4: 4 blocks per SM as before); FOLD_V picks, interleaved in one job, each batch of FOLD_B
 	# (default 256) twice
 	for rep in 1 2; do
 		for b in ${FOLD_B:-256}; do
@@ -146,7 +147,7 @@ if has fold; then
 				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;;
 					fwd) E="EX_FOLD_RES_BWD=0 EX_FOLD_POOL_BWD=0" ;;
 					s4) E="EX_FOLD_POOL_BWD=0 EX_BN_RED2=0" ;; poolbwd) E="EX_BN_RED2=0" ;;
-					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; *) E="" ;; esac
+					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;; *) E="" ;; esac
 				env $E $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
 				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold=$f rep=$rep/" | tee -a "$R"
 			done

@@ -379,12 +379,50 @@ __device__ __forceinline__ void pool_block_grad(const T *dy, const uint8_t *am, 
 
 #define BN_THREADS 256
 struct bn_geom { dim3 grid, block; };
-static bn_geom bn_red_geom(long m, int c)
+
+/* The current device's SMs (read once). */
+static int sm_count(void)
+{
+	static int n = 0;
+	if (n < 1) {
+		int d = 0;
+		if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, d) != cudaSuccess ||
+		    n < 1)
+			n = 132;
+	}
+	return n;
+}
+
+/* Blocks of BN_THREADS threads of kernel k that one SM holds at once (the CUDA occupancy calculator; read
+ * once per kernel through *cache), or EX_BN_BLOCKS_PER_SM when set (4: the fixed figure before; A/B runs). */
+template <typename K> static int bn_blocks_per_sm(K k, int *cache)
+{
+	static int env = -1;
+	if (env < 0) {
+		const char *e = getenv("EX_BN_BLOCKS_PER_SM");
+		env = e && atoi(e) > 0 ? atoi(e) : 0;
+	}
+	if (env)
+		return env;
+	if (*cache < 1) {
+		int b = 0;
+		if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k, BN_THREADS, 0) != cudaSuccess || b < 1)
+			b = 1;
+		*cache = b;
+	}
+	return *cache;
+}
+
+/* A reduction's grid over m rows of c channels: CX channel groups x (BN_THREADS/CX) rows a block, and as many
+ * blocks as the GPU holds at once (per_sm on each SM: bn_blocks_per_sm) - one wave, each block striding over
+ * its share of rows. More blocks than fit would run as a second, mostly empty wave: the reductions of the
+ * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md, issue 15 session 5). */
+static bn_geom bn_red_geom(long m, int c, int per_sm)
 {
 	bn_geom g;
 	int groups = c / 8, cx = groups < 32 ? groups : 32, ry = BN_THREADS / cx;
 	int gy = (groups + cx - 1) / cx;
-	long want = (132L * 4) / gy, maxb = (m + ry * 8 - 1) / (ry * 8);
+	long want = (long)sm_count() * per_sm / gy, maxb = (m + ry * 8 - 1) / (ry * 8);
 	if (want > maxb)
 		want = maxb;
 	if (want < 1)
@@ -645,17 +683,26 @@ template <int MODE> static void bn_sums_finalize(const double *sums, int c, cons
 		k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
 }
 
+template <typename T, int MODE, int U>
+static void launch_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu, const float *bn_f,
+			     double *sums, const bn_fin &f, bool fin, cudaStream_t s)
+{
+	static int per_sm = 0;
+	bn_geom g = bn_red_geom(m, c, bn_blocks_per_sm(k_bn_reduce<T, MODE, U>, &per_sm));
+	k_bn_reduce<T, MODE, U><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin);
+}
+
 /* Statistics (MODE 0) or backward sums (MODE 1) of one batch norm, finalised into bn_f. */
 template <typename T, int MODE>
-static void l_bn_reduce(bn_geom g, const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu,
-			const float *bn_f, double *sums, const bn_fin &f, cudaStream_t s)
+static void l_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu, const float *bn_f,
+			double *sums, const bn_fin &f, cudaStream_t s)
 {
 	bool fin = bn_finish_in_kernel();
 	bn_sums_zero(sums, c, fin, s);
 	switch (bn_unroll(MODE)) {
-	case 1: k_bn_reduce<T, MODE, 1><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
-	case 4: k_bn_reduce<T, MODE, 4><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
-	default: k_bn_reduce<T, MODE, 2><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin); break;
+	case 1: launch_bn_reduce<T, MODE, 1>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
+	case 4: launch_bn_reduce<T, MODE, 4>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
+	default: launch_bn_reduce<T, MODE, 2>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
 	}
 	bn_sums_finalize<MODE>(sums, c, f, fin, s);
 }
@@ -736,10 +783,9 @@ static void l_bn_fwd_train(const void *x, const void *z, const float *z_bn_f, vo
 			   const float *beta, float *rm, float *rv, float momentum, float eps, bool relu,
 			   float *bn_f, double *bn_d, uint8_t *relu_mask, cudaStream_t s)
 {
-	bn_geom g = bn_red_geom(m, c);
 	bn_fin f = {.m = m, .gamma = gamma, .beta = beta, .run_mean = rm, .run_var = rv, .momentum = momentum, .eps = eps,
 		    .dgamma = NULL, .dbeta = NULL, .bn_f = bn_f};
-	l_bn_reduce<T, 0>(g, (const T *)x, NULL, NULL, m, c, false, NULL, bn_d, f, s);
+	l_bn_reduce<T, 0>((const T *)x, NULL, NULL, m, c, false, NULL, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	if (!y)
 		return; /* folded into its reader (max pooling) */
@@ -837,10 +883,9 @@ static void l_bn_bwd(const void *x, const uint8_t *mask, const void *dy, void *d
 		     long m, int c, const float *gamma, float *dgamma, float *dbeta, float *bn_f, double *bn_d,
 		     cudaStream_t s)
 {
-	bn_geom g = bn_red_geom(m, c);
 	bn_fin f = {.m = m, .gamma = gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
 		    .dgamma = dgamma, .dbeta = dbeta, .bn_f = bn_f};
-	l_bn_reduce<T, 1>(g, (const T *)x, mask, (const T *)dy, m, c, relu, bn_f, bn_d, f, s);
+	l_bn_reduce<T, 1>((const T *)x, mask, (const T *)dy, m, c, relu, bn_f, bn_d, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, mask, (const T *)dy, (T *)dx, (T *)dz, z_acc,
 							     relu, total8, c, bn_f);
@@ -952,11 +997,20 @@ static bool bn_red2_one_pass(void)
 	return ab_switch_on("EX_BN_RED2", &env);
 }
 
+template <typename T, int U>
+static void launch_bn_reduce2(const T *x1, const T *x2, const uint8_t *mask, const T *dy, long m, int c,
+			      const ex_bn_grads *b1, const ex_bn_grads *b2, const bn_fin f[2], bool fin, cudaStream_t s)
+{
+	static int per_sm = 0;
+	bn_geom g = bn_red_geom(m, c, bn_blocks_per_sm(k_bn_reduce2<T, U>, &per_sm));
+	k_bn_reduce2<T, U><<<g.grid, g.block, 0, s>>>(x1, x2, mask, dy, m, c, b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0],
+						      f[1], fin);
+}
+
 template <typename T>
 static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const void *dy, void *dx1, void *dx2, long m,
 		      int c, const ex_bn_grads *b1, const ex_bn_grads *b2, cudaStream_t s)
 {
-	bn_geom g = bn_red_geom(m, c);
 	const ex_bn_grads *b[2] = {b1, b2};
 	bn_fin f[2];
 	for (int k = 0; k < 2; k++) {
@@ -969,17 +1023,15 @@ static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const
 		for (int k = 0; k < 2; k++)
 			bn_sums_zero(b[k]->bn_d, c, fin, s);
 		if (bn_unroll(1) == 1)
-			k_bn_reduce2<T, 1><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
-								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0], f[1], fin);
+			launch_bn_reduce2<T, 1>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, fin, s);
 		else
-			k_bn_reduce2<T, 2><<<g.grid, g.block, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c,
-								     b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0], f[1], fin);
+			launch_bn_reduce2<T, 2>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, fin, s);
 		for (int k = 0; k < 2; k++)
 			bn_sums_finalize<1>(b[k]->bn_d, c, f[k], fin, s);
 	} else {
 		for (int k = 0; k < 2; k++)
-			l_bn_reduce<T, 1>(g, (const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d,
-					  f[k], s);
+			l_bn_reduce<T, 1>((const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d, f[k],
+					  s);
 	}
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx2<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, (T *)dx1,
@@ -1061,8 +1113,9 @@ template <typename T>
 static void l_bn_bwd_pooled(const void *x, const void *pool_dy, const uint8_t *am, void *dx, pool_geom p, bool relu,
 			    const ex_bn_grads *b, cudaStream_t s)
 {
+	static int per_sm = 0;
 	long m = (long)p.n * p.h * p.w, mo = (long)p.n * p.oh * p.ow;
-	bn_geom g = bn_red_geom(mo, p.c);
+	bn_geom g = bn_red_geom(mo, p.c, bn_blocks_per_sm(k_bn_reduce_pooled<T>, &per_sm));
 	bn_fin f = {.m = m, .gamma = b->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
 		    .dgamma = b->dgamma, .dbeta = b->dbeta, .bn_f = b->bn_f};
 	bool fin = bn_finish_in_kernel();

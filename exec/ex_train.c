@@ -151,6 +151,7 @@ static void usage(FILE *f)
 		"  EX_FOLD_POOL_BWD=0 EX_FOLD_RES_BWD=0   and store their output gradients (the reader's backward does\n"
 		"                        the folded BN's now);  EX_BN_RED2=0  two reductions for a folded pair, not one\n"
 		"  EX_BN_UNROLL=1|2|4    rows per loop trip of the BN reductions;  EX_ARENA_NOREUSE=1  no arena sharing\n"
+		"  EX_BN_BLOCKS_PER_SM=N blocks per SM of the BN reductions' grids (default: what the GPU holds at once)\n"
 		"  EX_BN_FINISH=0        BN sums zeroed and finalised by their own kernels, not by the reduction's last block\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
 		);
