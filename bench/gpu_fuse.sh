@@ -9,6 +9,7 @@
 #   stem    the stem convolution plain / padded to 8 channels / space-to-depth (--stem), interleaved
 #   fold    batch norms applied by their only reader (stem pool, residual add) vs not (EX_FOLD_*=0), interleaved
 #   ab      batch-norm reduction kernel, rows per loop trip (EX_BN_UNROLL) 1 vs default vs 4, interleaved
+#   ncu     per-kernel time, bytes, registers, occupancy (NCU_K regex), this tree and .base
 #   peers   PyTorch eager channels_last + torch.compile, batch 256/128/64, same job
 #   dist    2 GPUs: scaleplan-train per transport (buckets as before / 1 MiB first + shrinking / + bf16
 #           gradients) and PyTorch DDP, batch DIST_B per GPU
@@ -60,6 +61,14 @@ echo "build: make ${MK[*]:-}; launcher ${LAUNCH2:-none}"
 make -j16 build/scaleplan-train build/scaleplan-fuseprobe "${MK[@]}" > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 2; }
 echo "build: $(el) s"
 TR=build/scaleplan-train
+# .base (carried, git-ignored): a source tree of an earlier commit (git archive), built beside the working
+# tree so that the fold step's variant "base" and the ncu step compare the two in one job
+TB=""
+if [ -d .base ]; then
+	(cd .base && make -j16 build/scaleplan-train "${MK[@]}") > "$O/build_base.log" 2>&1 && TB=.base/build/scaleplan-train ||
+		tail -5 "$O/build_base.log"
+	echo "base build: ${TB:-failed}, $(el) s"
+fi
 # peak device memory of a command, as nvidia-smi sees it (MiB used, sampled every 100 ms)
 smi_peak() {
 	local f=$1; shift
@@ -140,15 +149,18 @@ if has fold; then
 	# end (s4: no pool backward fold, two reductions in ex_k_bn_bwd2), s4 + the pool's backward fold
 	# (poolbwd), s4 + one reduction (red2), all but the reductions' in-kernel finish (finoff), all but the
 	# reductions' one-wave grids (bps4: 4 blocks per SM as before); FOLD_V picks, interleaved in one job, each batch of FOLD_B
-	# (default 256) twice
+	# (default 256) twice; castper: each conv weight gradient cast to float as it is made (not in one launch
+	# at the end); base: the .base tree's binary
 	for rep in 1 2; do
 		for b in ${FOLD_B:-256}; do
 			for f in ${FOLD_V:-none fwd all}; do
 				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;;
 					fwd) E="EX_FOLD_RES_BWD=0 EX_FOLD_POOL_BWD=0" ;;
 					s4) E="EX_FOLD_POOL_BWD=0 EX_BN_RED2=0" ;; poolbwd) E="EX_BN_RED2=0" ;;
-					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;; *) E="" ;; esac
-				env $E $TR --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
+					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;;
+					castper) E="EX_WGRAD_CAST_AT_END=0" ;; *) E="" ;; esac
+				BIN=$TR; [ $f = base ] && { [ -n "$TB" ] || continue; BIN=$TB; }
+				env $E $BIN --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
 				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold=$f rep=$rep/" | tee -a "$R"
 			done
 		done
@@ -156,6 +168,19 @@ if has fold; then
 	$TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 2>&1 | grep -h "applied by their reader" | tee -a "$R"
 	EX_FOLD_POOL_BWD=0 EX_BN_RED2=0 $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops 2>&1 |
 		grep -h "PROFILE bn\|PROFILE pool\|PROFILE ptotal" | sed "s/$/ fold=s4/" | tee -a "$R"
+fi
+if has ncu; then
+	# per-kernel time, DRAM bytes, registers and achieved occupancy of the kernels matching NCU_K, one
+	# training step at batch 256, this tree's binary and (if built) the .base tree's
+	for b in $TR $TB; do
+		tag=new; [ $b = "$TB" ] && tag=base
+		timeout ${NCU_S:-150} /usr/local/cuda/bin/ncu --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,\
+dram__bytes_write.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active \
+			-k regex:"${NCU_K:-pooled|maxpool|to_f32}" $b --batch-per-gpu 256 --iters 1 --warmup-iters 1 --no-graph \
+			--quiet > "$O/ncu_$tag.csv" 2> "$O/ncu_$tag.err"
+		echo "ncu $tag: rc $?, $(el) s"
+		cp "$O/ncu_$tag.csv" "$DEST/"
+	done
 fi
 if has ab; then
 	# k_bn_reduce rows per loop trip: EX_BN_UNROLL=1 (the kernel before) vs the default (4 for the statistics,

@@ -201,7 +201,10 @@ typedef struct ex_net {
 	float *logits;        /* device [batch][classes] fp32 */
 	float *dlogits32;     /* device [batch][classes] */
 	void *dlogits;        /* device [batch][classes] compute dtype */
-	void *wscratch;       /* compute-dtype conv weight gradients before the fp32 cast */
+	void *wscratch;       /* the rewritten stem's compute-dtype weight gradient (cg's shape) */
+	void *wgrad_c;        /* [p.n] compute dtype: conv weight gradients before their fp32 cast (not fp32) */
+	ex_opt_block *cast_blocks; /* device: slices of the conv weights whose gradient sits in wgrad_c */
+	int ncast_blocks;
 	void *ws;             /* the one cuDNN workspace */
 	size_t ws_B;
 	void *act_arena;      /* activations and their gradients, places shared by liveness (plan_arena) */
@@ -323,6 +326,9 @@ void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float std, uint
 void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s);
 void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s);
 void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s);
+/* dst[i] = src[i] for i in every slice [first, last) of blocks[nblocks] (device table), one launch. */
+void ex_k_to_f32_blocks(ex_dtype t, float *dst, const void *src, const ex_opt_block *blocks, int nblocks,
+			cudaStream_t s);
 /* rows of c_src channels -> rows of c_dst (4 or 8) channels, the rest zero (the padded stem) */
 void ex_k_pad_rows(ex_dtype t, void *dst, const void *src, size_t rows, int c_src, int c_dst, cudaStream_t s);
 /* rows of c_src channels -> float rows of their first c_dst channels (the padded stem's weight gradient) */

@@ -40,13 +40,16 @@ template <typename T> __device__ __forceinline__ float round_as(float v)
 		}                                                                           \
 	} while (0)
 
+#define GRID_MAX_BLOCKS (132 * 32)
 static int grid_for(size_t n, int threads)
 {
 	size_t b = (n + threads - 1) / threads;
-	if (b > 132 * 32)
-		b = 132 * 32;
+	if (b > GRID_MAX_BLOCKS)
+		b = GRID_MAX_BLOCKS;
 	return b < 1 ? 1 : (int)b;
 }
+/* A grid-stride loop over n items of a grid_for(n, 256) grid counts in 32 bits without wrapping. */
+static bool fits_u32_loop(size_t n) { return n + (size_t)GRID_MAX_BLOCKS * 256 <= UINT_MAX; }
 
 /* splitmix64 / counter hash: deterministic per (seed, index). */
 __device__ __forceinline__ uint64_t hash64(uint64_t x)
@@ -118,6 +121,29 @@ template <typename T> static void l_to_f32(float *d, const void *src, size_t n, 
 extern "C" void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, cudaStream_t s)
 {
 	EX_DISPATCH(t, l_to_f32, dst, src, n, s);
+	KCHECK();
+}
+
+/* The same over a table of slices (one CUDA block each) of one flat buffer: every convolution's weight
+ * gradient in one launch at the end of the backward, where 52 launches of ~4 us each did it before
+ * (issue 15, ncu: 0.21 ms per step at batch 256). */
+template <typename T> __global__ void k_to_f32_blocks(float *d, const T *src, const ex_opt_block *blocks)
+{
+	ex_opt_block bl = blocks[blockIdx.x];
+	for (long long i = bl.first + threadIdx.x; i < bl.last; i += blockDim.x)
+		d[i] = ld(src, (size_t)i);
+}
+template <typename T>
+static void l_to_f32_blocks(float *d, const void *src, const ex_opt_block *blocks, int nblocks, cudaStream_t s)
+{
+	k_to_f32_blocks<T><<<nblocks, 256, 0, s>>>(d, (const T *)src, blocks);
+}
+extern "C" void ex_k_to_f32_blocks(ex_dtype t, float *dst, const void *src, const ex_opt_block *blocks, int nblocks,
+				   cudaStream_t s)
+{
+	if (nblocks < 1)
+		return;
+	EX_DISPATCH(t, l_to_f32_blocks, dst, src, blocks, nblocks, s);
 	KCHECK();
 }
 
@@ -340,20 +366,21 @@ __device__ __forceinline__ void pool_gather8(const T *dy, const uint8_t *am, con
 		}
 }
 
-/* The gradients of the 2x2 input pixels (2 oy + a, 2 ox + e), a, e in {0, 1}, of a 3x3 stride-2 padding-1 max
- * pooling whose input is exactly twice its output (ResNet's stem): pixel (0, 0) lies in window (oy, ox) alone,
- * an odd row or column also in the next row's or column's window, so the four windows (oy..oy+1, ox..ox+1)
- * give all four pixels - each window's dy and argmax loaded once, where pool_gather8 per pixel loads up to
- * four. g[a][e], rounded to T as the pooling backward would store it; summed in pool_gather8's order. */
+/* The gradients of the two input pixels (2 oy + a, 2 ox + e), e in {0, 1}, of a 3x3 stride-2 padding-1
+ * max pooling whose input is exactly twice its output (ResNet's stem): pixel (2 oy, 2 ox) lies in window
+ * (oy, ox) alone, an odd row or column also in the next row's or column's window, so windows
+ * (oy..oy+a, ox..ox+1) give both pixels - each window's dy and argmax loaded once, where pool_gather8 per
+ * pixel loads up to four. g[e], rounded to T as the pooling backward would store it; summed in
+ * pool_gather8's order. One row at a time (not the 2x2 block): half the registers, twice the threads'
+ * share of an SM (issue 15, session 6: the 2x2 version took 117-150 registers). */
 template <typename T>
-__device__ __forceinline__ void pool_block_grad(const T *dy, const uint8_t *am, const pool_geom &p, int b, int oy,
-						int ox, int ch, float g[2][2][8])
+__device__ __forceinline__ void pool_row_grad(const T *dy, const uint8_t *am, const pool_geom &p, int b, int oy, int ox,
+					      int a, int ch, float g[2][8])
 {
-	for (int a = 0; a < 2; a++)
-		for (int e = 0; e < 2; e++)
-			for (int j = 0; j < 8; j++)
-				g[a][e][j] = 0.f;
-	for (int wy = 0; wy < 2; wy++)
+	for (int e = 0; e < 2; e++)
+		for (int j = 0; j < 8; j++)
+			g[e][j] = 0.f;
+	for (int wy = 0; wy <= a; wy++)
 		for (int wx = 0; wx < 2; wx++) {
 			if (oy + wy >= p.oh || ox + wx >= p.ow)
 				continue;
@@ -363,18 +390,16 @@ __device__ __forceinline__ void pool_block_grad(const T *dy, const uint8_t *am, 
 			float v[8];
 			load8(dy + o, v);
 			/* pixel (2 oy + a, 2 ox + e) sits at (a + 1 - 2 wy, e + 1 - 2 wx) of window (oy + wy, ox + wx) */
-			for (int a = wy; a < 2; a++)
-				for (int e = wx; e < 2; e++) {
-					uint8_t want = (uint8_t)((a + 1 - 2 * wy) * 3 + e + 1 - 2 * wx);
-					for (int j = 0; j < 8; j++)
-						if (arg[j] == want)
-							g[a][e][j] += v[j];
-				}
+			for (int e = wx; e < 2; e++) {
+				uint8_t want = (uint8_t)((a + 1 - 2 * wy) * 3 + e + 1 - 2 * wx);
+				for (int j = 0; j < 8; j++)
+					if (arg[j] == want)
+						g[e][j] += v[j];
+			}
 		}
-	for (int a = 0; a < 2; a++)
-		for (int e = 0; e < 2; e++)
-			for (int j = 0; j < 8; j++)
-				g[a][e][j] = round_as<T>(g[a][e][j]);
+	for (int e = 0; e < 2; e++)
+		for (int j = 0; j < 8; j++)
+			g[e][j] = round_as<T>(g[e][j]);
 }
 
 #define BN_THREADS 256
@@ -1047,7 +1072,7 @@ extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const u
 
 /* The backward of a batch norm (+ReLU) whose output a max pooling alone read (the stem: exec/ex_net.c
  * fold_bns): its dy is never stored (411 MB at batch 256) but gathered from the pooling's gradient and argmax
- * by pool_block_grad, one thread per pooling output position and 8 channels, four input pixels each.
+ * by pool_row_grad, one thread per pooling output position and 8 channels, four input pixels each.
  * Reduction: the sums of k_bn_reduce (MODE 1, ReLU recomputed from x); rows = output positions. */
 template <typename T>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p,
@@ -1068,12 +1093,14 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, con
 		for (unsigned r = blockIdx.x * ry + threadIdx.y; r < mo; r += step) {
 			unsigned t = r / p.ow;
 			int ox = (int)(r - t * p.ow), oy = (int)(t % p.oh), img = (int)(t / p.oh);
-			float g[2][2][8], v[2][2][8];
-			for (int q = 0; q < 4; q++)
-				load8(x + (((size_t)img * p.h + 2 * oy + q / 2) * p.w + 2 * ox + q % 2) * c + ch, v[q / 2][q % 2]);
-			pool_block_grad(dy, am, p, img, oy, ox, ch, g);
-			for (int q = 0; q < 4; q++)
-				bn_red_row<1>(v[q / 2][q % 2], g[q / 2][q % 2], 0u, relu, false, sc, sh, mean, inv, a, b);
+			for (int row = 0; row < 2; row++) {
+				float g[2][8], v[2][8];
+				for (int e = 0; e < 2; e++)
+					load8(x + (((size_t)img * p.h + 2 * oy + row) * p.w + 2 * ox + e) * c + ch, v[e]);
+				pool_row_grad(dy, am, p, img, oy, ox, row, ch, g);
+				for (int e = 0; e < 2; e++)
+					bn_red_row<1>(v[e], g[e], 0u, relu, false, sc, sh, mean, inv, a, b);
+			}
 		}
 	}
 	bn_flush_sums(s1, s2, a, b, sums, c);
@@ -1096,16 +1123,17 @@ __global__ void k_bn_bwd_dx_pooled(const T *x, const T *dy, const uint8_t *am, p
 			bn_dx_coef(bn_f, p.c, gi * 8, sc, sh, A, B, C);
 			loaded = gi;
 		}
-		float g[2][2][8], xv[8], out[8];
-		pool_block_grad(dy, am, p, img, oy, ox, gi * 8, g);
-		for (int q = 0; q < 4; q++) {
-			size_t e = (((size_t)img * p.h + 2 * oy + q / 2) * p.w + 2 * ox + q % 2) * p.c + gi * 8;
-			float *gq = g[q / 2][q % 2];
-			load8(x + e, xv);
-			bn_relu_grad8(gq, xv, relu, false, 0u, sc, sh);
-			for (int j = 0; j < 8; j++)
-				out[j] = __fmaf_rn(A[j], gq[j], __fmaf_rn(B[j], xv[j], C[j]));
-			store8(dx + e, out);
+		for (int row = 0; row < 2; row++) {
+			float g[2][8], xv[8], out[8];
+			pool_row_grad(dy, am, p, img, oy, ox, row, gi * 8, g);
+			for (int e = 0; e < 2; e++) {
+				size_t at = (((size_t)img * p.h + 2 * oy + row) * p.w + 2 * ox + e) * p.c + gi * 8;
+				load8(x + at, xv);
+				bn_relu_grad8(g[e], xv, relu, false, 0u, sc, sh);
+				for (int j = 0; j < 8; j++)
+					out[j] = __fmaf_rn(A[j], g[e][j], __fmaf_rn(B[j], xv[j], C[j]));
+				store8(dx + at, out);
+			}
 		}
 	}
 }
@@ -1151,9 +1179,10 @@ extern "C" void ex_k_bn_bwd_pooled(ex_dtype t, const void *x, const void *pool_d
  * backward at batch 256 on an H100, now 0.30 and 0.79 ms). c % 8 == 0, k <= 15 (argmax in a byte).
  * The backward is a gather: each input element sums dy of the output windows whose argmax points at it. */
 /* Element group i (8 channels) of an NHWC tensor [n][h][w][c]: its first channel, column, row and image. */
-__device__ __forceinline__ void nhwc8_pos(size_t i, int cg, int w, int h, int *ch, int *x, int *y, int *b)
+template <typename I>
+__device__ __forceinline__ void nhwc8_pos(I i, int cg, int w, int h, int *ch, int *x, int *y, int *b)
 {
-	size_t r = i / cg;
+	I r = i / cg;
 	*ch = (int)(i % cg) * 8;
 	*x = (int)(r % w);
 	r /= w;
@@ -1161,13 +1190,15 @@ __device__ __forceinline__ void nhwc8_pos(size_t i, int cg, int w, int h, int *c
 	*b = (int)(r / h);
 }
 
-template <typename T>
+/* I: the element-group index, unsigned where the tensor allows (64-bit divisions cost ~70 instructions;
+ * issue 15, session 6). */
+template <typename T, typename I>
 __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, uint8_t *am, int n, int h, int w, int c,
 			       int oh, int ow, int k, int stride, int pad)
 {
 	int cg = c / 8;
-	size_t total8 = (size_t)n * oh * ow * cg;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+	I total8 = (I)n * oh * ow * cg;
+	for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < total8; i += (I)gridDim.x * blockDim.x) {
 		int ch, ox, oy, b;
 		nhwc8_pos(i, cg, ow, oh, &ch, &ox, &oy, &b);
 		float best[8], v[8], sc[8], sh[8];
@@ -1201,27 +1232,27 @@ __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, u
 					}
 			}
 		}
-		store8(y + i * 8, best);
-		*(uint2 *)(am + i * 8) = *(const uint2 *)arg;
+		store8(y + (size_t)i * 8, best);
+		*(uint2 *)(am + (size_t)i * 8) = *(const uint2 *)arg;
 	}
 }
 
-template <typename T>
+template <typename T, typename I>
 __global__ void k_maxpool_bwd8(const T *dy, const uint8_t *am, T *dx, pool_geom p, bool acc)
 {
 	int cg = p.c / 8;
-	size_t total8 = (size_t)p.n * p.h * p.w * cg;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total8; i += (size_t)gridDim.x * blockDim.x) {
+	I total8 = (I)p.n * p.h * p.w * cg;
+	for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < total8; i += (I)gridDim.x * blockDim.x) {
 		int ch, ix, iy, b;
 		nhwc8_pos(i, cg, p.w, p.h, &ch, &ix, &iy, &b);
 		float g[8], v[8];
 		pool_gather8(dy, am, p, b, iy, ix, ch, g);
 		if (acc) {
-			load8(dx + i * 8, v);
+			load8(dx + (size_t)i * 8, v);
 			for (int j = 0; j < 8; j++)
 				g[j] += v[j];
 		}
-		store8(dx + i * 8, g);
+		store8(dx + (size_t)i * 8, g);
 	}
 }
 
@@ -1230,8 +1261,12 @@ static void l_maxpool_fwd(const void *x, const float *bn_f, bool relu, void *y, 
 			  int oh, int ow, int k, int stride, int pad, cudaStream_t s)
 {
 	size_t total = (size_t)n * oh * ow * c;
-	k_maxpool_fwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h, w, c, oh, ow,
-								  k, stride, pad);
+	if (fits_u32_loop(total / 8))
+		k_maxpool_fwd8<T, unsigned><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n,
+										      h, w, c, oh, ow, k, stride, pad);
+	else
+		k_maxpool_fwd8<T, size_t><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h,
+										    w, c, oh, ow, k, stride, pad);
 }
 extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax,
 				 int n, int h, int w, int c, int oh, int ow, int k, int stride, int pad, cudaStream_t s)
@@ -1251,7 +1286,10 @@ static void l_maxpool_bwd(const void *dy, const uint8_t *am, void *dx, int n, in
 {
 	size_t total = (size_t)n * h * w * c;
 	pool_geom p = {n, h, w, c, oh, ow, k, stride, pad};
-	k_maxpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, p, acc);
+	if (fits_u32_loop(total / 8))
+		k_maxpool_bwd8<T, unsigned><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, p, acc);
+	else
+		k_maxpool_bwd8<T, size_t><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, am, (T *)dx, p, acc);
 }
 extern "C" void ex_k_maxpool_bwd(ex_dtype t, const void *dy, const uint8_t *argmax, void *dx, int n, int h, int w,
 				 int c, int oh, int ow, int k, int stride, int pad, bool acc, cudaStream_t s)

@@ -417,7 +417,8 @@ void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B)
 		if (net->ops[i].kind == EX_CONV && stem_geometry(net, &net->ops[i], &sg))
 			*per_image_B += (size_t)sg.c * sg.h * sg.w * esz;
 	}
-	*fixed_B = net->p.n * (12 + esz) + 1024UL * 1024 * 1024; /* + workspace, cuDNN/cuBLAS handles */
+	/* w32, mom, grad; wc and wgrad_c (compute dtype); + workspace, cuDNN/cuBLAS handles */
+	*fixed_B = net->p.n * (12 + (net->dt == EX_F32 ? 0 : 2 * esz)) + 1024UL * 1024 * 1024;
 }
 
 static cudnnDataType_t cudnn_dt(ex_dtype t)
@@ -487,6 +488,18 @@ static bool same_conv(const ex_op *a, const ex_op *b)
 }
 
 /* A convolution's input and weights as it runs them: the padded copies for the padded stem. */
+/* Where a convolution's weight gradient is written: the float gradient itself (fp32 math), the stem's
+ * scratch (its rewritten shape), else its place in wgrad_c, cast to float by cast_wgrads. */
+static void *conv_dw(ex_net *net, const ex_op *op)
+{
+	size_t off = net->p.tensors[op->pw].off;
+	if (op->wpad)
+		return net->wscratch;
+	if (net->dt == EX_F32)
+		return net->p.grad + off;
+	return (char *)net->wgrad_c + off * ex_dtype_size(net->dt);
+}
+
 static void *conv_x(ex_net *net, const ex_op *op)
 {
 	return op->xpad ? op->xpad : net->tens[op->in].d;
@@ -521,7 +534,7 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 	op->legacy_ws[0] = pf[i].memory;
 
 	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(net->cudnn, op->xd, xd, op->yd, y->d, op->cd,
-								  op->wd, net->wscratch, 16, &n, pw, ws, ws_B));
+								  op->wd, conv_dw(net, op), 16, &n, pw, ws, ws_B));
 	for (i = 0; i < n; i++)
 		if (pw[i].status == CUDNN_STATUS_SUCCESS && pw[i].memory <= ws_B && (!fp32 || pw[i].mathType == CUDNN_FMA_MATH))
 			break;
@@ -570,7 +583,7 @@ static void conv_ptrs(ex_net *net, ex_op *op, int k, void *ptrs[3])
 {
 	ex_tensor *x = &net->tens[op->in], *y = &net->tens[op->out];
 	ptrs[0] = k == 1 ? x->g : conv_x(net, op);
-	ptrs[1] = k == 2 ? net->wscratch : conv_w(net, op);
+	ptrs[1] = k == 2 ? conv_dw(net, op) : conv_w(net, op);
 	ptrs[2] = k == 0 ? y->d : y->g;
 }
 
@@ -677,13 +690,41 @@ static void stem_wgrad(ex_net *net, ex_op *op)
 		ex_k_unpad_rows_f32(net->dt, g, net->wscratch, (size_t)op->k * op->r * op->r, op->c, op->cg.c, net->stream);
 }
 
+/* Device table of slices of EX_OPT_BLOCK elements that never cross a tensor, over the parameter tensors
+ * with take[t] (all where take is NULL): the optimizer's grid, and the one-launch gradient cast's. */
+static ex_opt_block *tensor_slices(const ex_params *p, const bool *take, int *nslices)
+{
+	ex_opt_block *hb, *db = NULL;
+	int i, nb = 0;
+	for (i = 0; i < p->ntensors; i++)
+		if (!take || take[i])
+			nb += (int)((p->tensors[i].n + EX_OPT_BLOCK - 1) / EX_OPT_BLOCK);
+	hb = xcalloc(nb > 0 ? nb : 1, sizeof(*hb));
+	nb = 0;
+	for (i = 0; i < p->ntensors; i++) {
+		size_t o, n = p->tensors[i].n;
+		for (o = 0; (!take || take[i]) && o < n; o += EX_OPT_BLOCK) {
+			hb[nb].tensor = i;
+			hb[nb].first = (long long)(p->tensors[i].off + o);
+			hb[nb].last = (long long)(p->tensors[i].off + (o + EX_OPT_BLOCK < n ? o + EX_OPT_BLOCK : n));
+			nb++;
+		}
+	}
+	if (nb > 0) {
+		CUDA_CHECK(ex_dev_malloc((void **)&db, nb * sizeof(*hb)));
+		CUDA_CHECK(cudaMemcpy(db, hb, nb * sizeof(*hb), cudaMemcpyHostToDevice));
+	}
+	free(hb);
+	*nslices = nb;
+	return db;
+}
+
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 {
 	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, maxw = 0;
 	float *h;
-	int i, j, nb = 0;
+	int i, j;
 	ex_dtype dt = net->dt;
-	ex_opt_block *hb;
 	int *hdec;
 	double t0 = time_now_s();
 
@@ -725,30 +766,14 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	if (dt != EX_F32)
 		ex_k_cast_f32(dt, p->wc, p->w32, p->n, net->stream);
 
-	/* optimizer blocks: slices of EX_OPT_BLOCK elements that never cross a tensor */
-	for (i = 0; i < p->ntensors; i++)
-		nb += (int)((p->tensors[i].n + EX_OPT_BLOCK - 1) / EX_OPT_BLOCK);
-	hb = xcalloc(nb, sizeof(*hb));
+	/* optimizer blocks */
+	p->blocks = tensor_slices(p, NULL, &p->nblocks);
 	hdec = xcalloc(p->ntensors, sizeof(int));
-	nb = 0;
-	for (i = 0; i < p->ntensors; i++) {
-		size_t o;
+	for (i = 0; i < p->ntensors; i++)
 		hdec[i] = p->tensors[i].decay;
-		for (o = 0; o < p->tensors[i].n; o += EX_OPT_BLOCK) {
-			hb[nb].tensor = i;
-			hb[nb].first = (long long)(p->tensors[i].off + o);
-			hb[nb].last = (long long)(p->tensors[i].off +
-						  (o + EX_OPT_BLOCK < p->tensors[i].n ? o + EX_OPT_BLOCK : p->tensors[i].n));
-			nb++;
-		}
-	}
-	p->nblocks = nb;
-	CUDA_CHECK(ex_dev_malloc((void **)&p->blocks, nb * sizeof(*hb)));
-	CUDA_CHECK(cudaMemcpy(p->blocks, hb, nb * sizeof(*hb), cudaMemcpyHostToDevice));
 	CUDA_CHECK(ex_dev_malloc((void **)&p->decay_flags, p->ntensors * sizeof(int)));
 	CUDA_CHECK(cudaMemcpy(p->decay_flags, hdec, p->ntensors * sizeof(int), cudaMemcpyHostToDevice));
 	CUDA_CHECK(ex_dev_malloc((void **)&p->norms, 2 * p->ntensors * sizeof(float)));
-	free(hb);
 	free(hdec);
 
 	/* activations and gradients: one arena, places reused once their contents are dead */
@@ -786,7 +811,7 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 				CUDA_CHECK(ex_dev_malloc(&op->wpad, (size_t)op->k * op->cg.r * op->cg.r * op->cg.c * esz));
 			}
 			wn = (size_t)op->k * op->cg.r * op->cg.r * op->cg.c;
-			if (wn > maxw)
+			if (op->wpad && wn > maxw)
 				maxw = wn;
 		}
 		if (op->kind == EX_BN) {
@@ -799,7 +824,17 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		if (op->kind == EX_MAXPOOL)
 			CUDA_CHECK(ex_dev_malloc((void **)&op->argmax, net->tens[op->out].elems));
 	}
-	CUDA_CHECK(ex_dev_malloc((void **)&net->wscratch, maxw * esz));
+	if (maxw)
+		CUDA_CHECK(ex_dev_malloc((void **)&net->wscratch, maxw * esz));
+	if (dt != EX_F32) { /* conv weight gradients in the compute dtype, cast to float in one launch */
+		bool *take = xcalloc(net->p.ntensors, sizeof(bool));
+		for (i = 0; i < net->nops; i++)
+			if (net->ops[i].kind == EX_CONV && !net->ops[i].wpad)
+				take[net->ops[i].pw] = true;
+		CUDA_CHECK(ex_dev_malloc(&net->wgrad_c, net->p.n * esz));
+		net->cast_blocks = tensor_slices(&net->p, take, &net->ncast_blocks);
+		free(take);
+	}
 
 	/* convolutions: descriptors, then algorithms timed once per distinct shape */
 	for (i = 0; i < net->nops; i++) {
@@ -947,6 +982,8 @@ void ex_net_free(ex_net *net)
 	ex_dev_free(net->dlogits32);
 	ex_dev_free(net->dlogits);
 	ex_dev_free(net->wscratch);
+	ex_dev_free(net->wgrad_c);
+	ex_dev_free(net->cast_blocks);
 	ex_dev_free(net->ws);
 	ex_dev_free(net->st);
 	ex_dev_free(net->cublas_ws);
@@ -1062,6 +1099,16 @@ static ex_bn_grads bn_grads(ex_net *net, const ex_op *bn)
 	return g;
 }
 
+/* Conv weight gradients cast to float in one launch before the optimizer, unless a distributed layer
+ * wants each as backward makes it (hooks.grad_ready) or EX_WGRAD_CAST_AT_END=0 (A/B: the cast per layer). */
+static bool wgrad_cast_at_end(const ex_net *net)
+{
+	static int at_end = -1;
+	if (at_end < 0)
+		at_end = !env_off("EX_WGRAD_CAST_AT_END");
+	return at_end && !net->hooks.grad_ready;
+}
+
 static void backward(ex_net *net)
 {
 	size_t esz = ex_dtype_size(net->dt);
@@ -1124,7 +1171,7 @@ static void backward(ex_net *net)
 		}
 		case EX_CONV: {
 			size_t off = net->p.tensors[op->pw].off, n = net->p.tensors[op->pw].n;
-			void *dw = net->dt == EX_F32 && !op->wpad ? (void *)(net->p.grad + off) : net->wscratch;
+			void *dw = conv_dw(net, op);
 			if (op->gplan[2]) {
 				ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
 			} else {
@@ -1134,7 +1181,7 @@ static void backward(ex_net *net)
 			}
 			if (op->wpad)
 				stem_wgrad(net, op);
-			else if (net->dt != EX_F32)
+			else if (net->dt != EX_F32 && !wgrad_cast_at_end(net))
 				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);
 			prof_end(net, EX_PROF_CONV_WGRAD);
@@ -1158,6 +1205,8 @@ static void backward(ex_net *net)
 static void optimizer(ex_net *net)
 {
 	ex_params *p = &net->p;
+	if (net->dt != EX_F32 && wgrad_cast_at_end(net))
+		ex_k_to_f32_blocks(net->dt, p->grad, net->wgrad_c, net->cast_blocks, net->ncast_blocks, net->stream);
 	if (net->hooks.before_optimizer)
 		net->hooks.before_optimizer(net->hooks.ctx, net->stream);
 	if (net->opt.dynamic_scale)
