@@ -150,7 +150,7 @@ if has fold; then
 	# (poolbwd), s4 + one reduction (red2), all but the reductions' in-kernel finish (finoff), all but the
 	# reductions' one-wave grids (bps4: 4 blocks per SM as before); FOLD_V picks, interleaved in one job, each batch of FOLD_B
 	# (default 256) twice; castper: each conv weight gradient cast to float as it is made (not in one launch
-	# at the end); base: the .base tree's binary
+	# at the end); base: the .base tree's binary; NAME=VALUE: that environment setting
 	for rep in 1 2; do
 		for b in ${FOLD_B:-256}; do
 			for f in ${FOLD_V:-none fwd all}; do
@@ -158,7 +158,7 @@ if has fold; then
 					fwd) E="EX_FOLD_RES_BWD=0 EX_FOLD_POOL_BWD=0" ;;
 					s4) E="EX_FOLD_POOL_BWD=0 EX_BN_RED2=0" ;; poolbwd) E="EX_BN_RED2=0" ;;
 					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;;
-					castper) E="EX_WGRAD_CAST_AT_END=0" ;; *) E="" ;; esac
+					castper) E="EX_WGRAD_CAST_AT_END=0" ;; *=*) E="$f" ;; *) E="" ;; esac
 				BIN=$TR; [ $f = base ] && { [ -n "$TB" ] || continue; BIN=$TB; }
 				env $E $BIN --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
 				grep -h EXEC_RESULT "$O/fold_${f}_${b}_$rep.log" | sed "s/$/ fold=$f rep=$rep/" | tee -a "$R"

@@ -51,6 +51,26 @@ static int grid_for(size_t n, int threads)
 /* A grid-stride loop over n items of a grid_for(n, 256) grid counts in 32 bits without wrapping. */
 static bool fits_u32_loop(size_t n) { return n + (size_t)GRID_MAX_BLOCKS * 256 <= UINT_MAX; }
 
+/* An A/B switch of the engine's kernels: on unless the environment sets name to "0"; read once (*cache -1). */
+static bool ab_switch_on(const char *name, int *cache)
+{
+	if (*cache < 0) {
+		const char *e = getenv(name);
+		*cache = !(e && !strcmp(e, "0"));
+	}
+	return *cache;
+}
+/* An A/B setting of the engine's kernels: the environment's positive integer name, else 0; read once
+ * (*cache -1). */
+static int ab_int(const char *name, int *cache)
+{
+	if (*cache < 0) {
+		const char *e = getenv(name);
+		*cache = e && atoi(e) > 0 ? atoi(e) : 0;
+	}
+	return *cache;
+}
+
 /* splitmix64 / counter hash: deterministic per (seed, index). */
 __device__ __forceinline__ uint64_t hash64(uint64_t x)
 {
@@ -366,21 +386,22 @@ __device__ __forceinline__ void pool_gather8(const T *dy, const uint8_t *am, con
 		}
 }
 
-/* The gradients of the two input pixels (2 oy + a, 2 ox + e), e in {0, 1}, of a 3x3 stride-2 padding-1
- * max pooling whose input is exactly twice its output (ResNet's stem): pixel (2 oy, 2 ox) lies in window
- * (oy, ox) alone, an odd row or column also in the next row's or column's window, so windows
- * (oy..oy+a, ox..ox+1) give both pixels - each window's dy and argmax loaded once, where pool_gather8 per
- * pixel loads up to four. g[e], rounded to T as the pooling backward would store it; summed in
- * pool_gather8's order. One row at a time (not the 2x2 block): half the registers, twice the threads'
- * share of an SM (issue 15, session 6: the 2x2 version took 117-150 registers). */
-template <typename T>
-__device__ __forceinline__ void pool_row_grad(const T *dy, const uint8_t *am, const pool_geom &p, int b, int oy, int ox,
-					      int a, int ch, float g[2][8])
+/* The gradients of input pixels (2 oy + a, 2 ox + e), a in [a0, a0 + ROWS), e in {0, 1}, of a 3x3 stride-2
+ * padding-1 max pooling whose input is exactly twice its output (ResNet's stem): pixel (2 oy, 2 ox) lies in
+ * window (oy, ox) alone, an odd row or column also in the next row's or column's window, so windows
+ * (oy..oy+1, ox..ox+1) give all four pixels - each window's dy and argmax loaded once, where pool_gather8 per
+ * pixel loads up to four. g[a - a0][e], rounded to T as the pooling backward would store it; summed in
+ * pool_gather8's order. ROWS 2: the 2x2 block at once (most loads in flight); ROWS 1: one row (half the
+ * registers: the reduction's 150 -> 127, two blocks per SM instead of one; issue 15, session 6). */
+template <int ROWS, typename T>
+__device__ __forceinline__ void pool_block_grad(const T *dy, const uint8_t *am, const pool_geom &p, int b, int oy,
+						int ox, int a0, int ch, float g[ROWS][2][8])
 {
-	for (int e = 0; e < 2; e++)
-		for (int j = 0; j < 8; j++)
-			g[e][j] = 0.f;
-	for (int wy = 0; wy <= a; wy++)
+	for (int a = 0; a < ROWS; a++)
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 8; j++)
+				g[a][e][j] = 0.f;
+	for (int wy = 0; wy <= a0 + ROWS - 1; wy++)
 		for (int wx = 0; wx < 2; wx++) {
 			if (oy + wy >= p.oh || ox + wx >= p.ow)
 				continue;
@@ -390,16 +411,18 @@ __device__ __forceinline__ void pool_row_grad(const T *dy, const uint8_t *am, co
 			float v[8];
 			load8(dy + o, v);
 			/* pixel (2 oy + a, 2 ox + e) sits at (a + 1 - 2 wy, e + 1 - 2 wx) of window (oy + wy, ox + wx) */
-			for (int e = wx; e < 2; e++) {
-				uint8_t want = (uint8_t)((a + 1 - 2 * wy) * 3 + e + 1 - 2 * wx);
-				for (int j = 0; j < 8; j++)
-					if (arg[j] == want)
-						g[e][j] += v[j];
-			}
+			for (int a = a0 > wy ? a0 : wy; a < a0 + ROWS; a++)
+				for (int e = wx; e < 2; e++) {
+					uint8_t want = (uint8_t)((a + 1 - 2 * wy) * 3 + e + 1 - 2 * wx);
+					for (int j = 0; j < 8; j++)
+						if (arg[j] == want)
+							g[a - a0][e][j] += v[j];
+				}
 		}
-	for (int e = 0; e < 2; e++)
-		for (int j = 0; j < 8; j++)
-			g[e][j] = round_as<T>(g[e][j]);
+	for (int a = 0; a < ROWS; a++)
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 8; j++)
+				g[a][e][j] = round_as<T>(g[a][e][j]);
 }
 
 #define BN_THREADS 256
@@ -423,11 +446,7 @@ static int sm_count(void)
 template <typename K> static int bn_blocks_per_sm(K k, int *cache)
 {
 	static int env = -1;
-	if (env < 0) {
-		const char *e = getenv("EX_BN_BLOCKS_PER_SM");
-		env = e && atoi(e) > 0 ? atoi(e) : 0;
-	}
-	if (env)
+	if (ab_int("EX_BN_BLOCKS_PER_SM", &env))
 		return env;
 	if (*cache < 1) {
 		int b = 0;
@@ -442,12 +461,21 @@ template <typename K> static int bn_blocks_per_sm(K k, int *cache)
  * blocks as the GPU holds at once (per_sm on each SM: bn_blocks_per_sm) - one wave, each block striding over
  * its share of rows. More blocks than fit would run as a second, mostly empty wave: the reductions of the
  * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md, issue 15 session 5). */
+/* Rows a reduction's thread takes at least (8; EX_BN_MIN_ROWS for A/B runs): small tensors get fewer blocks,
+ * each flushing its sums with atomics. */
+static long bn_min_rows(void)
+{
+	static int env = -1;
+	int r = ab_int("EX_BN_MIN_ROWS", &env);
+	return r ? r : 8;
+}
+
 static bn_geom bn_red_geom(long m, int c, int per_sm)
 {
 	bn_geom g;
 	int groups = c / 8, cx = groups < 32 ? groups : 32, ry = BN_THREADS / cx;
 	int gy = (groups + cx - 1) / cx;
-	long want = (long)sm_count() * per_sm / gy, maxb = (m + ry * 8 - 1) / (ry * 8);
+	long rows = bn_min_rows(), want = (long)sm_count() * per_sm / gy, maxb = (m + ry * rows - 1) / (ry * rows);
 	if (want > maxb)
 		want = maxb;
 	if (want < 1)
@@ -657,11 +685,8 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint
 static int bn_unroll(int mode)
 {
 	static int env = -1;
-	if (env < 0) {
-		const char *e = getenv("EX_BN_UNROLL");
-		env = e && (atoi(e) == 1 || atoi(e) == 2 || atoi(e) == 4) ? atoi(e) : 0;
-	}
-	return env ? env : mode == 0 ? 4 : 2;
+	int u = ab_int("EX_BN_UNROLL", &env);
+	return u == 1 || u == 2 || u == 4 ? u : mode == 0 ? 4 : 2;
 }
 
 /* The per-channel sums of k_bn_reduce into bn_f (and running statistics / dgamma, dbeta): one thread a channel. */
@@ -677,15 +702,6 @@ __global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
 		bn_finalize_bwd(f, c, ch, sums[ch], sums[c + ch]);
 }
 
-/* An A/B switch of the engine's kernels: on unless the environment sets name to "0"; read once (*cache -1). */
-static bool ab_switch_on(const char *name, int *cache)
-{
-	if (*cache < 0) {
-		const char *e = getenv(name);
-		*cache = !(e && !strcmp(e, "0"));
-	}
-	return *cache;
-}
 
 /* EX_BN_FINISH=0: each reduction's sums zeroed by a memset and finalised by k_bn_finalize (the kernels before
  * bn_last_block; A/B runs). */
@@ -1072,7 +1088,7 @@ extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const u
 
 /* The backward of a batch norm (+ReLU) whose output a max pooling alone read (the stem: exec/ex_net.c
  * fold_bns): its dy is never stored (411 MB at batch 256) but gathered from the pooling's gradient and argmax
- * by pool_row_grad, one thread per pooling output position and 8 channels, four input pixels each.
+ * by pool_block_grad, one thread per pooling output position and 8 channels, four input pixels each.
  * Reduction: the sums of k_bn_reduce (MODE 1, ReLU recomputed from x); rows = output positions. */
 template <typename T>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p,
@@ -1093,13 +1109,13 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, con
 		for (unsigned r = blockIdx.x * ry + threadIdx.y; r < mo; r += step) {
 			unsigned t = r / p.ow;
 			int ox = (int)(r - t * p.ow), oy = (int)(t % p.oh), img = (int)(t / p.oh);
-			for (int row = 0; row < 2; row++) {
-				float g[2][8], v[2][8];
+			for (int row = 0; row < 2; row++) { /* one row at a time: pool_block_grad<1> */
+				float g[1][2][8], v[2][8];
 				for (int e = 0; e < 2; e++)
 					load8(x + (((size_t)img * p.h + 2 * oy + row) * p.w + 2 * ox + e) * c + ch, v[e]);
-				pool_row_grad(dy, am, p, img, oy, ox, row, ch, g);
+				pool_block_grad<1>(dy, am, p, img, oy, ox, row, ch, g);
 				for (int e = 0; e < 2; e++)
-					bn_red_row<1>(v[e], g[e], 0u, relu, false, sc, sh, mean, inv, a, b);
+					bn_red_row<1>(v[e], g[0][e], 0u, relu, false, sc, sh, mean, inv, a, b);
 			}
 		}
 	}
@@ -1123,17 +1139,16 @@ __global__ void k_bn_bwd_dx_pooled(const T *x, const T *dy, const uint8_t *am, p
 			bn_dx_coef(bn_f, p.c, gi * 8, sc, sh, A, B, C);
 			loaded = gi;
 		}
-		for (int row = 0; row < 2; row++) {
-			float g[2][8], xv[8], out[8];
-			pool_row_grad(dy, am, p, img, oy, ox, row, gi * 8, g);
-			for (int e = 0; e < 2; e++) {
-				size_t at = (((size_t)img * p.h + 2 * oy + row) * p.w + 2 * ox + e) * p.c + gi * 8;
-				load8(x + at, xv);
-				bn_relu_grad8(g[e], xv, relu, false, 0u, sc, sh);
-				for (int j = 0; j < 8; j++)
-					out[j] = __fmaf_rn(A[j], g[e][j], __fmaf_rn(B[j], xv[j], C[j]));
-				store8(dx + at, out);
-			}
+		float g[2][2][8], xv[8], out[8];
+		pool_block_grad<2>(dy, am, p, img, oy, ox, 0, gi * 8, g);
+		for (int q = 0; q < 4; q++) {
+			size_t at = (((size_t)img * p.h + 2 * oy + q / 2) * p.w + 2 * ox + q % 2) * p.c + gi * 8;
+			float *gq = g[q / 2][q % 2];
+			load8(x + at, xv);
+			bn_relu_grad8(gq, xv, relu, false, 0u, sc, sh);
+			for (int j = 0; j < 8; j++)
+				out[j] = __fmaf_rn(A[j], gq[j], __fmaf_rn(B[j], xv[j], C[j]));
+			store8(dx + at, out);
 		}
 	}
 }
@@ -1328,10 +1343,34 @@ template <typename T> __global__ void k_avgpool_bwd(const T *dy, T *dx, int n, i
 		st(dx, i, acc ? ld(dx, i) + g : g);
 	}
 }
+/* 8 channels a thread, 32-bit indices (c % 8 == 0 and the tensor fits_u32_loop): the scalar kernel above
+ * took 0.10 ms for ResNet-50's 51 MB at batch 256 on an H100 (ncu, issue 15 session 6). */
+template <typename T> __global__ void k_avgpool_bwd8(const T *dy, T *dx, unsigned per_img8, unsigned cg, unsigned total8,
+						     float hw, bool acc)
+{
+	for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total8; i += gridDim.x * blockDim.x) {
+		unsigned b = i / per_img8, g8 = i % cg;
+		float g[8], v[8];
+		load8(dy + ((size_t)b * cg + g8) * 8, g);
+		for (int j = 0; j < 8; j++)
+			g[j] /= hw; /* as the scalar kernel: the same bits */
+		if (acc) {
+			load8(dx + (size_t)i * 8, v);
+			for (int j = 0; j < 8; j++)
+				g[j] += v[j];
+		}
+		store8(dx + (size_t)i * 8, g);
+	}
+}
 template <typename T> static void l_avgpool_bwd(const void *dy, void *dx, int n, int hw, int c, bool acc, cudaStream_t s)
 {
 	size_t total = (size_t)n * hw * c;
-	k_avgpool_bwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)dy, (T *)dx, n, hw, c, acc);
+	if (c % 8 == 0 && fits_u32_loop(total / 8))
+		k_avgpool_bwd8<T><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)dy, (T *)dx, (unsigned)hw * (c / 8),
+									   (unsigned)(c / 8), (unsigned)(total / 8),
+									   (float)hw, acc);
+	else
+		k_avgpool_bwd<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)dy, (T *)dx, n, hw, c, acc);
 }
 extern "C" void ex_k_avgpool_bwd(ex_dtype t, const void *dy, void *dx, int n, int hw, int c, bool acc, cudaStream_t s)
 {

@@ -466,6 +466,13 @@ static void test_pool(test_ctx *tc, ex_dtype t, bool folded)
 		snprintf(what, sizeof(what), "avgpool %s bwd", tname(t));
 		CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
 		free(o);
+		ex_k_avgpool_bwd(t, ddy, ddx, N, H * H, C, true, 0); /* accumulating: twice the gradient */
+		for (i = 0; i < nx; i++)
+			rdx[i] *= 2;
+		o = down(t, ddx, nx);
+		snprintf(what, sizeof(what), "avgpool %s bwd accumulate", tname(t));
+		CHECK_ERR(tc, what, relerr(o, rdx, nx), tol);
+		free(o);
 	}
 	cudaFree(dx); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(am); cudaFree(bn_f);
 	free(hx); free(hdy); free(ry); free(rdx); free(hf);
