@@ -145,19 +145,17 @@ fi
 if has fold; then
 	# batch norms applied by their only reader (all, the default: the stem's by the max pooling, the
 	# downsampling blocks' by the residual add, whose backward also does the folded BN's) vs none
-	# (EX_FOLD_POOL=0 EX_FOLD_RES=0), the pool fold alone (pool), the folds' forward half (fwd); session 4's
-	# end (s4: no pool backward fold, two reductions in ex_k_bn_bwd2), s4 + the pool's backward fold
-	# (poolbwd), s4 + one reduction (red2), all but the reductions' in-kernel finish (finoff), all but the
-	# reductions' one-wave grids (bps4: 4 blocks per SM as before); FOLD_V picks, interleaved in one job, each batch of FOLD_B
-	# (default 256) twice; castper: each conv weight gradient cast to float as it is made (not in one launch
-	# at the end); base: the .base tree's binary; NAME=VALUE: that environment setting
+	# (EX_FOLD_POOL=0 EX_FOLD_RES=0), the pool fold alone (pool), the folds' forward half (fwd), all but the
+	# pool's backward fold (poolfwd), all but the reductions' one-wave grids (bps4: 4 blocks per SM as
+	# before), each conv weight gradient cast to float as it is made (castper), the .base tree's binary
+	# (base), NAME=VALUE: that environment setting. FOLD_V picks, interleaved in one job, each batch of
+	# FOLD_B (default 256) twice. (Session 5's s4/poolbwd/red2/finoff variants named switches since removed.)
 	for rep in 1 2; do
 		for b in ${FOLD_B:-256}; do
 			for f in ${FOLD_V:-none fwd all}; do
 				case $f in none) E="EX_FOLD_POOL=0 EX_FOLD_RES=0" ;; pool) E="EX_FOLD_RES=0" ;;
 					fwd) E="EX_FOLD_RES_BWD=0 EX_FOLD_POOL_BWD=0" ;;
-					s4) E="EX_FOLD_POOL_BWD=0 EX_BN_RED2=0" ;; poolbwd) E="EX_BN_RED2=0" ;;
-					red2) E="EX_FOLD_POOL_BWD=0" ;; finoff) E="EX_BN_FINISH=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;;
+					poolfwd) E="EX_FOLD_POOL_BWD=0" ;; bps4) E="EX_BN_BLOCKS_PER_SM=4" ;;
 					castper) E="EX_WGRAD_CAST_AT_END=0" ;; *=*) E="$f" ;; *) E="" ;; esac
 				BIN=$TR; [ $f = base ] && { [ -n "$TB" ] || continue; BIN=$TB; }
 				env $E $BIN --batch-per-gpu $b --iters 60 --warmup-iters 10 --quiet > "$O/fold_${f}_${b}_$rep.log" 2>&1
@@ -166,8 +164,8 @@ if has fold; then
 		done
 	done
 	$TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 2>&1 | grep -h "applied by their reader" | tee -a "$R"
-	EX_FOLD_POOL_BWD=0 EX_BN_RED2=0 $TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops 2>&1 |
-		grep -h "PROFILE bn\|PROFILE pool\|PROFILE ptotal" | sed "s/$/ fold=s4/" | tee -a "$R"
+	$TR --batch-per-gpu 256 --iters 20 --warmup-iters 5 --quiet --profile-ops 2>&1 |
+		grep -h "PROFILE bn\|PROFILE pool\|PROFILE ptotal" | tee -a "$R"
 fi
 if has ncu; then
 	# per-kernel time, DRAM bytes, registers and achieved occupancy of the kernels matching NCU_K, one

@@ -51,15 +51,6 @@ static int grid_for(size_t n, int threads)
 /* A grid-stride loop over n items of a grid_for(n, 256) grid counts in 32 bits without wrapping. */
 static bool fits_u32_loop(size_t n) { return n + (size_t)GRID_MAX_BLOCKS * 256 <= UINT_MAX; }
 
-/* An A/B switch of the engine's kernels: on unless the environment sets name to "0"; read once (*cache -1). */
-static bool ab_switch_on(const char *name, int *cache)
-{
-	if (*cache < 0) {
-		const char *e = getenv(name);
-		*cache = !(e && !strcmp(e, "0"));
-	}
-	return *cache;
-}
 /* An A/B setting of the engine's kernels: the environment's positive integer name, else 0; read once
  * (*cache -1). */
 static int ab_int(const char *name, int *cache)
@@ -223,25 +214,36 @@ extern "C" void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, siz
  * pixel (p, q)), with weights W[k][a][b][(2p+q)c + ch] = w[k][2a+p][2b+q][ch] (zero where 2a+p or 2b+q
  * reaches R). Channels 4c..c_dst-1 are zero. On an H100 the ResNet-50 stem runs 2.4x faster forward
  * and 2x faster weight gradient this way (bench/NOTES.md, fuse-probe --shape 16,115,64,4,1,0). */
-template <typename T, int CD> __global__ void k_s2d_image(T *dst, const T *src, int n, int h, int w, int c, int pad)
+/* C: the image's channels known at compile time (3), so that px stays in registers (a runtime c put it in
+ * local memory: 0.18 ms at batch 256 on an H100 for 185 MB, ncu, issue 15 session 6); 0: c at run time.
+ * I: the pixel index, unsigned where the image allows. */
+template <typename T, int CD, int C, typename I>
+__global__ void k_s2d_image(T *dst, const T *src, int n, int h, int w, int c_rt, int pad)
 {
+	const int c = C > 0 ? C : c_rt;
 	int uh = (h + 2 * pad) / 2, uw = (w + 2 * pad) / 2;
-	size_t pixels = (size_t)n * uh * uw;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < pixels; i += (size_t)gridDim.x * blockDim.x) {
+	I pixels = (I)n * uh * uw;
+	for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < pixels; i += (I)gridDim.x * blockDim.x) {
 		union { T v[CD]; uint2 u2[CD * sizeof(T) / 8]; } px;
-		int v = (int)(i % uw), u = (int)(i / uw % uh), b = (int)(i / ((size_t)uw * uh)), j, p, q, ch;
-		for (j = 0; j < CD; j++)
+		I t = i / uw;
+		int v = (int)(i - t * uw), u = (int)(t % uh), b = (int)(t / uh);
+#pragma unroll
+		for (int j = 0; j < CD; j++)
 			px.v[j] = T(0.0f);
-		for (p = 0; p < 2; p++)
-			for (q = 0; q < 2; q++) {
+#pragma unroll
+		for (int p = 0; p < 2; p++)
+#pragma unroll
+			for (int q = 0; q < 2; q++) {
 				int y = 2 * u + p - pad, x = 2 * v + q - pad;
 				if (y < 0 || y >= h || x < 0 || x >= w)
 					continue;
-				for (ch = 0; ch < c; ch++)
+#pragma unroll
+				for (int ch = 0; ch < c; ch++)
 					px.v[(2 * p + q) * c + ch] = src[(((size_t)b * h + y) * w + x) * c + ch];
 			}
-		for (j = 0; j < (int)(CD * sizeof(T) / 8); j++)
-			((uint2 *)(dst + i * CD))[j] = px.u2[j];
+#pragma unroll
+		for (int j = 0; j < (int)(CD * sizeof(T) / 8); j++)
+			((uint2 *)(dst + (size_t)i * CD))[j] = px.u2[j];
 	}
 }
 template <typename T> __global__ void k_s2d_weights(T *dst, const T *src, int k, int r, int c, int c_dst)
@@ -268,8 +270,11 @@ template <typename T> static void l_s2d(void *img_dst, const void *img_src, void
 					int w, int c, int pad, int k, int r, int c_dst, cudaStream_t s)
 {
 	size_t pixels = (size_t)n * ((h + 2 * pad) / 2) * ((w + 2 * pad) / 2), wn = (size_t)k * ((r + 1) / 2) * ((r + 1) / 2) * c_dst;
-	if (img_dst)
-		k_s2d_image<T, 16><<<grid_for(pixels, 256), 256, 0, s>>>((T *)img_dst, (const T *)img_src, n, h, w, c, pad);
+	int g = grid_for(pixels, 256);
+	if (img_dst && c == 3 && fits_u32_loop(pixels))
+		k_s2d_image<T, 16, 3, unsigned><<<g, 256, 0, s>>>((T *)img_dst, (const T *)img_src, n, h, w, c, pad);
+	else if (img_dst)
+		k_s2d_image<T, 16, 0, size_t><<<g, 256, 0, s>>>((T *)img_dst, (const T *)img_src, n, h, w, c, pad);
 	if (w_dst)
 		k_s2d_weights<T><<<grid_for(wn, 256), 256, 0, s>>>((T *)w_dst, (const T *)w_src, k, r, c, c_dst);
 }
@@ -565,7 +570,7 @@ __device__ __forceinline__ void bn_red_row(const float v[8], float g[8], unsigne
  * BN_THREADS * 8 floats each) and added to sums[0..c), sums[c..2c): one double atomic per channel and
  * block. Every thread of the block calls it. */
 __device__ __forceinline__ void bn_flush_sums(float *s1, float *s2, const float a[8], const float b[8], double *sums,
-					      int c)
+					      int c, bool with_a = true)
 {
 	int cx = blockDim.x, ry = blockDim.y;
 	int slot = threadIdx.y * cx * 8 + threadIdx.x * 8;
@@ -584,7 +589,8 @@ __device__ __forceinline__ void bn_flush_sums(float *s1, float *s2, const float 
 			da += s1[rr * cx * 8 + col];
 			db += s2[rr * cx * 8 + col];
 		}
-		atomicAdd(&sums[cc], da);
+		if (with_a)
+			atomicAdd(&sums[cc], da);
 		atomicAdd(&sums[c + cc], db);
 	}
 	__syncthreads(); /* s1, s2 may be filled again */
@@ -612,7 +618,7 @@ __device__ bool bn_last_block(double *sums, int c)
 
 /* The last block's work (bn_last_block): every channel's sums finalised (bn_finalize_fwd/bwd) and set back to
  * zero for the next reduction - so a batch norm's reduction needs no memset and no finalising kernel (two
- * launches fewer per reduction; EX_BN_FINISH=0: the kernels before, for A/B runs). */
+ * launches fewer per reduction: +0.3% at batch 256 on an H100, bench/NOTES.md issue 15 session 5). */
 template <int MODE>
 __device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
 {
@@ -633,8 +639,7 @@ __device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
  * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
 template <typename T, int MODE, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c,
-							  bool relu, const float *bn_f, double *sums, bn_fin f,
-							  bool finish)
+							  bool relu, const float *bn_f, double *sums, bn_fin f)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int cx = blockDim.x, ry = blockDim.y;
@@ -676,7 +681,7 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint
 		}
 	}
 	bn_flush_sums(s1, s2, a, b, sums, c);
-	if (finish && bn_last_block(sums, c))
+	if (bn_last_block(sums, c))
 		bn_finish_sums<MODE>(sums, c, f);
 }
 
@@ -689,48 +694,13 @@ static int bn_unroll(int mode)
 	return u == 1 || u == 2 || u == 4 ? u : mode == 0 ? 4 : 2;
 }
 
-/* The per-channel sums of k_bn_reduce into bn_f (and running statistics / dgamma, dbeta): one thread a channel. */
-template <int MODE>
-__global__ void k_bn_finalize(const double *sums, int c, bn_fin f)
-{
-	int ch = blockIdx.x * blockDim.x + threadIdx.x;
-	if (ch >= c)
-		return;
-	if (MODE == 0)
-		bn_finalize_fwd(f, c, ch, sums[ch], sums[c + ch]);
-	else
-		bn_finalize_bwd(f, c, ch, sums[ch], sums[c + ch]);
-}
-
-
-/* EX_BN_FINISH=0: each reduction's sums zeroed by a memset and finalised by k_bn_finalize (the kernels before
- * bn_last_block; A/B runs). */
-static bool bn_finish_in_kernel(void)
-{
-	static int env = -1;
-	return ab_switch_on("EX_BN_FINISH", &env);
-}
-
-/* Around a reduction kernel that finishes itself or not (bn_finish_in_kernel): the memset before, the
- * finalising kernel after. */
-static void bn_sums_zero(double *sums, int c, bool finish, cudaStream_t s)
-{
-	if (!finish)
-		cudaMemsetAsync(sums, 0, 2 * c * sizeof(double), s);
-}
-template <int MODE> static void bn_sums_finalize(const double *sums, int c, const bn_fin &f, bool finish, cudaStream_t s)
-{
-	if (!finish)
-		k_bn_finalize<MODE><<<(c + 127) / 128, 128, 0, s>>>(sums, c, f);
-}
-
 template <typename T, int MODE, int U>
 static void launch_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu, const float *bn_f,
-			     double *sums, const bn_fin &f, bool fin, cudaStream_t s)
+			     double *sums, const bn_fin &f, cudaStream_t s)
 {
 	static int per_sm = 0;
 	bn_geom g = bn_red_geom(m, c, bn_blocks_per_sm(k_bn_reduce<T, MODE, U>, &per_sm));
-	k_bn_reduce<T, MODE, U><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f, fin);
+	k_bn_reduce<T, MODE, U><<<g.grid, g.block, 0, s>>>(x, mask, dy, m, c, relu, bn_f, sums, f);
 }
 
 /* Statistics (MODE 0) or backward sums (MODE 1) of one batch norm, finalised into bn_f. */
@@ -738,14 +708,11 @@ template <typename T, int MODE>
 static void l_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c, bool relu, const float *bn_f,
 			double *sums, const bn_fin &f, cudaStream_t s)
 {
-	bool fin = bn_finish_in_kernel();
-	bn_sums_zero(sums, c, fin, s);
 	switch (bn_unroll(MODE)) {
-	case 1: launch_bn_reduce<T, MODE, 1>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
-	case 4: launch_bn_reduce<T, MODE, 4>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
-	default: launch_bn_reduce<T, MODE, 2>(x, mask, dy, m, c, relu, bn_f, sums, f, fin, s); break;
+	case 1: launch_bn_reduce<T, MODE, 1>(x, mask, dy, m, c, relu, bn_f, sums, f, s); break;
+	case 4: launch_bn_reduce<T, MODE, 4>(x, mask, dy, m, c, relu, bn_f, sums, f, s); break;
+	default: launch_bn_reduce<T, MODE, 2>(x, mask, dy, m, c, relu, bn_f, sums, f, s); break;
 	}
-	bn_sums_finalize<MODE>(sums, c, f, fin, s);
 }
 
 __global__ void k_bn_eval_coef(int c, const float *gamma, const float *beta, const float *rm, const float *rv,
@@ -957,8 +924,7 @@ __device__ __forceinline__ void bn_red2_row(float g[8], const float v1[8], const
 template <typename T, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce2(const T *x1, const T *x2, const uint8_t *mask, const T *dy,
 							   long m, int c, const float *bn_f1, const float *bn_f2,
-							   double *sums1, double *sums2, bn_fin f1, bn_fin f2,
-							   bool finish)
+							   double *sums1, double *sums2, bn_fin f1, bn_fin f2)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
@@ -995,9 +961,12 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce2(const T *x1, const T 
 			bn_red2_row(g, v1, v2, mask[i / 8], mean1, inv1, mean2, inv2, a, b1, b2);
 		}
 	}
+	/* both BNs' first sum is the same (dy' over the rows): flushed once, into sums1, copied below */
 	bn_flush_sums(s1, s2, a, b1, sums1, c);
-	bn_flush_sums(s1, s2, a, b2, sums2, c);
-	if (finish && bn_last_block(sums1, c)) { /* one count for both */
+	bn_flush_sums(s1, s2, a, b2, sums2, c, false);
+	if (bn_last_block(sums1, c)) { /* one count for both */
+		for (int ch = threadIdx.y * blockDim.x + threadIdx.x; ch < c; ch += blockDim.x * blockDim.y)
+			sums2[ch] = __ldcg(sums1 + ch); /* the same thread finishes ch in both */
 		bn_finish_sums<1>(sums1, c, f1);
 		bn_finish_sums<1>(sums2, c, f2);
 	}
@@ -1031,21 +1000,14 @@ __global__ void k_bn_bwd_dx2(const T *x1, const T *x2, const uint8_t *mask, cons
 	}
 }
 
-/* EX_BN_RED2=0: ex_k_bn_bwd2's sums as two k_bn_reduce passes (the kernel before; A/B runs). */
-static bool bn_red2_one_pass(void)
-{
-	static int env = -1;
-	return ab_switch_on("EX_BN_RED2", &env);
-}
-
 template <typename T, int U>
 static void launch_bn_reduce2(const T *x1, const T *x2, const uint8_t *mask, const T *dy, long m, int c,
-			      const ex_bn_grads *b1, const ex_bn_grads *b2, const bn_fin f[2], bool fin, cudaStream_t s)
+			      const ex_bn_grads *b1, const ex_bn_grads *b2, const bn_fin f[2], cudaStream_t s)
 {
 	static int per_sm = 0;
 	bn_geom g = bn_red_geom(m, c, bn_blocks_per_sm(k_bn_reduce2<T, U>, &per_sm));
 	k_bn_reduce2<T, U><<<g.grid, g.block, 0, s>>>(x1, x2, mask, dy, m, c, b1->bn_f, b2->bn_f, b1->bn_d, b2->bn_d, f[0],
-						      f[1], fin);
+						      f[1]);
 }
 
 template <typename T>
@@ -1059,21 +1021,10 @@ static void l_bn_bwd2(const void *x1, const void *x2, const uint8_t *mask, const
 			     .eps = 0, .dgamma = b[k]->dgamma, .dbeta = b[k]->dbeta, .bn_f = b[k]->bn_f};
 		f[k] = fk;
 	}
-	if (bn_red2_one_pass()) {
-		bool fin = bn_finish_in_kernel();
-		for (int k = 0; k < 2; k++)
-			bn_sums_zero(b[k]->bn_d, c, fin, s);
-		if (bn_unroll(1) == 1)
-			launch_bn_reduce2<T, 1>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, fin, s);
-		else
-			launch_bn_reduce2<T, 2>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, fin, s);
-		for (int k = 0; k < 2; k++)
-			bn_sums_finalize<1>(b[k]->bn_d, c, f[k], fin, s);
-	} else {
-		for (int k = 0; k < 2; k++)
-			l_bn_reduce<T, 1>((const T *)(k ? x2 : x1), mask, (const T *)dy, m, c, true, b[k]->bn_f, b[k]->bn_d, f[k],
-					  s);
-	}
+	if (bn_unroll(1) == 1)
+		launch_bn_reduce2<T, 1>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, s);
+	else
+		launch_bn_reduce2<T, 2>((const T *)x1, (const T *)x2, mask, (const T *)dy, m, c, b1, b2, f, s);
 	size_t total8 = (size_t)m * c / 8;
 	k_bn_bwd_dx2<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x1, (const T *)x2, mask, (const T *)dy, (T *)dx1,
 							      (T *)dx2, total8, c, b1->bn_f, b2->bn_f);
@@ -1092,8 +1043,7 @@ extern "C" void ex_k_bn_bwd2(ex_dtype t, const void *x1, const void *x2, const u
  * Reduction: the sums of k_bn_reduce (MODE 1, ReLU recomputed from x); rows = output positions. */
 template <typename T>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, const T *dy, const uint8_t *am, pool_geom p,
-								 bool relu, const float *bn_f, double *sums, bn_fin f,
-								 bool finish)
+								 bool relu, const float *bn_f, double *sums, bn_fin f)
 {
 	__shared__ float s1[BN_THREADS * 8], s2[BN_THREADS * 8];
 	int c = p.c, ry = blockDim.y, ch = (blockIdx.y * blockDim.x + threadIdx.x) * 8;
@@ -1120,7 +1070,7 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce_pooled(const T *x, con
 		}
 	}
 	bn_flush_sums(s1, s2, a, b, sums, c);
-	if (finish && bn_last_block(sums, c))
+	if (bn_last_block(sums, c))
 		bn_finish_sums<1>(sums, c, f);
 }
 
@@ -1161,11 +1111,8 @@ static void l_bn_bwd_pooled(const void *x, const void *pool_dy, const uint8_t *a
 	bn_geom g = bn_red_geom(mo, p.c, bn_blocks_per_sm(k_bn_reduce_pooled<T>, &per_sm));
 	bn_fin f = {.m = m, .gamma = b->gamma, .beta = NULL, .run_mean = NULL, .run_var = NULL, .momentum = 0, .eps = 0,
 		    .dgamma = b->dgamma, .dbeta = b->dbeta, .bn_f = b->bn_f};
-	bool fin = bn_finish_in_kernel();
-	bn_sums_zero(b->bn_d, p.c, fin, s);
 	k_bn_reduce_pooled<T><<<g.grid, g.block, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, relu, b->bn_f, b->bn_d,
-							 f, fin);
-	bn_sums_finalize<1>(b->bn_d, p.c, f, fin, s);
+							 f);
 	size_t total8 = (size_t)mo * p.c / 8;
 	k_bn_bwd_dx_pooled<T><<<grid_for(total8, 256), 256, 0, s>>>((const T *)x, (const T *)pool_dy, am, p, (T *)dx,
 								    (unsigned)total8, relu, b->bn_f);
@@ -1207,10 +1154,11 @@ __device__ __forceinline__ void nhwc8_pos(I i, int cg, int w, int h, int *ch, in
 
 /* I: the element-group index, unsigned where the tensor allows (64-bit divisions cost ~70 instructions;
  * issue 15, session 6). */
-template <typename T, typename I>
+template <typename T, typename I, int K>
 __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, uint8_t *am, int n, int h, int w, int c,
-			       int oh, int ow, int k, int stride, int pad)
+			       int oh, int ow, int k_rt, int stride, int pad)
 {
+	const int k = K > 0 ? K : k_rt; /* K = 3 (ResNet): the window unrolled, its loads issued together */
 	int cg = c / 8;
 	I total8 = (I)n * oh * ow * cg;
 	for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < total8; i += (I)gridDim.x * blockDim.x) {
@@ -1226,10 +1174,12 @@ __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, u
 			best[j] = -INFINITY;
 			arg[j] = 0;
 		}
+#pragma unroll
 		for (int ky = 0; ky < k; ky++) {
 			int iy = oy * stride - pad + ky;
 			if (iy < 0 || iy >= h)
 				continue;
+#pragma unroll
 			for (int kx = 0; kx < k; kx++) {
 				int ix = ox * stride - pad + kx;
 				if (ix < 0 || ix >= w)
@@ -1276,12 +1226,13 @@ static void l_maxpool_fwd(const void *x, const float *bn_f, bool relu, void *y, 
 			  int oh, int ow, int k, int stride, int pad, cudaStream_t s)
 {
 	size_t total = (size_t)n * oh * ow * c;
-	if (fits_u32_loop(total / 8))
-		k_maxpool_fwd8<T, unsigned><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n,
-										      h, w, c, oh, ow, k, stride, pad);
+	int g = grid_for(total / 8, 256);
+	if (k == 3 && fits_u32_loop(total / 8))
+		k_maxpool_fwd8<T, unsigned, 3><<<g, 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h, w, c, oh, ow, k,
+								 stride, pad);
 	else
-		k_maxpool_fwd8<T, size_t><<<grid_for(total / 8, 256), 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h,
-										    w, c, oh, ow, k, stride, pad);
+		k_maxpool_fwd8<T, size_t, 0><<<g, 256, 0, s>>>((const T *)x, bn_f, relu, (T *)y, am, n, h, w, c, oh, ow, k,
+							       stride, pad);
 }
 extern "C" void ex_k_maxpool_fwd(ex_dtype t, const void *x, const float *bn_f, bool relu, void *y, uint8_t *argmax,
 				 int n, int h, int w, int c, int oh, int ow, int k, int stride, int pad, cudaStream_t s)

@@ -149,10 +149,11 @@ static void usage(FILE *f)
 		"  EX_FOLD_POOL=0 EX_FOLD_RES=0   store the batch norm outputs a single reader now applies itself\n"
 		"                        (stem -> max pooling; downsampling BN -> residual add)\n"
 		"  EX_FOLD_POOL_BWD=0 EX_FOLD_RES_BWD=0   and store their output gradients (the reader's backward does\n"
-		"                        the folded BN's now);  EX_BN_RED2=0  two reductions for a folded pair, not one\n"
+		"                        the folded BN's now)\n"
 		"  EX_BN_UNROLL=1|2|4    rows per loop trip of the BN reductions;  EX_ARENA_NOREUSE=1  no arena sharing\n"
 		"  EX_BN_BLOCKS_PER_SM=N blocks per SM of the BN reductions' grids (default: what the GPU holds at once)\n"
-		"  EX_BN_FINISH=0        BN sums zeroed and finalised by their own kernels, not by the reduction's last block\n"
+		"  EX_BN_MIN_ROWS=N      rows each thread of a BN reduction takes at least (fewer blocks for small tensors)\n"
+		"  EX_WGRAD_CAST_AT_END=0  each conv weight gradient cast to float as it is made, not all in one launch\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
 		);
 }

@@ -157,6 +157,38 @@ static void test_conv_graph(test_ctx *tc, cudnnHandle_t h, int N, int C, int H, 
 	cudaFree(ws);
 }
 
+/* cuDNN descriptors of an NHWC convolution: N x C x H x H in, K filters R x R, stride S, padding P. */
+typedef struct conv_descs {
+	cudnnTensorDescriptor_t xd, yd;
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+} conv_descs;
+
+static conv_descs conv_descs_make(ex_dtype t, int N, int C, int H, int K, int R, int S, int P)
+{
+	conv_descs d;
+	cudnnDataType_t dt = t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+	int OH = (H + 2 * P - R) / S + 1;
+	CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.xd));
+	CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.yd));
+	CUDNN_CHECK(cudnnCreateFilterDescriptor(&d.wd));
+	CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&d.cd));
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.xd, CUDNN_TENSOR_NHWC, dt, N, C, H, H));
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.yd, CUDNN_TENSOR_NHWC, dt, N, K, OH, OH));
+	CUDNN_CHECK(cudnnSetFilter4dDescriptor(d.wd, dt, CUDNN_TENSOR_NHWC, K, C, R, R));
+	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d.cd, P, P, S, S, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	CUDNN_CHECK(cudnnSetConvolutionMathType(d.cd, t == EX_BF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+	return d;
+}
+
+static void conv_descs_free(conv_descs *d)
+{
+	cudnnDestroyTensorDescriptor(d->xd);
+	cudnnDestroyTensorDescriptor(d->yd);
+	cudnnDestroyFilterDescriptor(d->wd);
+	cudnnDestroyConvolutionDescriptor(d->cd);
+}
+
 /* conv NHWC via cuDNN: forward, backward data, backward filter */
 static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, int H, int K, int R, int S, int P)
 {
@@ -165,10 +197,6 @@ static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, i
 	double *hx = rnd(nx), *hw = rnd(nw), *hdy = rnd(ny);
 	double *ry = calloc(ny, 8), *rdx = calloc(nx, 8), *rdw = calloc(nw, 8);
 	void *dx = up(t, hx, nx), *dw = up(t, hw, nw), *ddy = up(t, hdy, ny), *dy, *ddx, *ddw, *ws;
-	cudnnTensorDescriptor_t xd, yd;
-	cudnnFilterDescriptor_t wd;
-	cudnnConvolutionDescriptor_t cd;
-	cudnnDataType_t dt = t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 	const float one = 1, zero = 0;
 	double tol = t == EX_BF16 ? 2e-2 : 1e-4, *g;
 	char what[128];
@@ -182,21 +210,13 @@ static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, i
 	CUDA_CHECK(cudaMalloc(&ddx, nx * 4));
 	CUDA_CHECK(cudaMalloc(&ddw, nw * 4));
 	CUDA_CHECK(cudaMalloc(&ws, wsB));
-	cudnnCreateTensorDescriptor(&xd);
-	cudnnCreateTensorDescriptor(&yd);
-	cudnnCreateFilterDescriptor(&wd);
-	cudnnCreateConvolutionDescriptor(&cd);
-	CUDNN_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, dt, N, C, H, H));
-	CUDNN_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, dt, N, K, OH, OH));
-	CUDNN_CHECK(cudnnSetFilter4dDescriptor(wd, dt, CUDNN_TENSOR_NHWC, K, C, R, R));
-	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(cd, P, P, S, S, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	CUDNN_CHECK(cudnnSetConvolutionMathType(cd, t == EX_BF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
-	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, xd, dx, wd, dw, cd, yd, dy, 1, &got, &pf, ws, wsB));
-	CUDNN_CHECK(cudnnConvolutionForward(h, &one, xd, dx, wd, dw, cd, pf.algo, ws, wsB, &zero, yd, dy));
-	CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, dw, yd, ddy, cd, xd, ddx, 1, &got, &pd, ws, wsB));
-	CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, wd, dw, yd, ddy, cd, pd.algo, ws, wsB, &zero, xd, ddx));
-	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, dx, yd, ddy, cd, wd, ddw, 1, &got, &pw, ws, wsB));
-	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, xd, dx, yd, ddy, cd, pw.algo, ws, wsB, &zero, wd, ddw));
+	conv_descs d = conv_descs_make(t, N, C, H, K, R, S, P);
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, d.xd, dx, d.wd, dw, d.cd, d.yd, dy, 1, &got, &pf, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionForward(h, &one, d.xd, dx, d.wd, dw, d.cd, pf.algo, ws, wsB, &zero, d.yd, dy));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.wd, dw, d.yd, ddy, d.cd, d.xd, ddx, 1, &got, &pd, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, d.wd, dw, d.yd, ddy, d.cd, pd.algo, ws, wsB, &zero, d.xd, ddx));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.xd, dx, d.yd, ddy, d.cd, d.wd, ddw, 1, &got, &pw, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, d.xd, dx, d.yd, ddy, d.cd, pw.algo, ws, wsB, &zero, d.wd, ddw));
 	for (n = 0; n < N; n++)
 		for (y = 0; y < OH; y++)
 			for (x = 0; x < OH; x++)
@@ -232,10 +252,7 @@ static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, i
 	free(g);
 	if (t == EX_BF16)
 		test_conv_graph(tc, h, N, C, H, K, R, S, P, dx, dw, ddy, ry, rdx, rdw, hx);
-	cudnnDestroyTensorDescriptor(xd);
-	cudnnDestroyTensorDescriptor(yd);
-	cudnnDestroyFilterDescriptor(wd);
-	cudnnDestroyConvolutionDescriptor(cd);
+	conv_descs_free(&d);
 	cudaFree(dx); cudaFree(dw); cudaFree(ddy); cudaFree(dy); cudaFree(ddx); cudaFree(ddw); cudaFree(ws);
 	free(hx); free(hw); free(hdy); free(ry); free(rdx); free(rdw);
 }
@@ -668,10 +685,6 @@ static void test_s2d(test_ctx *tc, cudnnHandle_t h, ex_dtype t)
 	double *hx = rnd(nx), *hw = rnd(nw), *hdy = rnd(ny), *ry = calloc(ny, 8), *rdw = calloc(nw, 8), *g;
 	void *dx = up(t, hx, nx), *dw = up(t, hw, nw), *ddy = up(t, hdy, ny), *X, *W, *dy, *dW, *ws;
 	float *dw32, *hdw = malloc(nw * 4);
-	cudnnTensorDescriptor_t xd, yd;
-	cudnnFilterDescriptor_t wd;
-	cudnnConvolutionDescriptor_t cd;
-	cudnnDataType_t dt = t == EX_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 	cudnnConvolutionFwdAlgoPerf_t pf;
 	cudnnConvolutionBwdFilterAlgoPerf_t pw;
 	const float one = 1, zero = 0;
@@ -707,19 +720,11 @@ static void test_s2d(test_ctx *tc, cudnnHandle_t h, ex_dtype t)
 	CUDA_CHECK(cudaMemset(X, 0xff, (size_t)N * U * U * CD * esz)); /* NaN: every element must be written */
 	CUDA_CHECK(cudaMemset(W, 0xff, (size_t)K * A * A * CD * esz));
 	ex_k_s2d(t, X, dx, W, dw, N, H, H, C, P, K, R, CD, 0);
-	cudnnCreateTensorDescriptor(&xd);
-	cudnnCreateTensorDescriptor(&yd);
-	cudnnCreateFilterDescriptor(&wd);
-	cudnnCreateConvolutionDescriptor(&cd);
-	CUDNN_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, dt, N, CD, U, U));
-	CUDNN_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, dt, N, K, OH, OH));
-	CUDNN_CHECK(cudnnSetFilter4dDescriptor(wd, dt, CUDNN_TENSOR_NHWC, K, CD, A, A));
-	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(cd, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	CUDNN_CHECK(cudnnSetConvolutionMathType(cd, t == EX_BF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
-	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, xd, X, wd, W, cd, yd, dy, 1, &got, &pf, ws, wsB));
-	CUDNN_CHECK(cudnnConvolutionForward(h, &one, xd, X, wd, W, cd, pf.algo, ws, wsB, &zero, yd, dy));
-	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, X, yd, ddy, cd, wd, dW, 1, &got, &pw, ws, wsB));
-	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, xd, X, yd, ddy, cd, pw.algo, ws, wsB, &zero, wd, dW));
+	conv_descs d = conv_descs_make(t, N, CD, U, K, A, 1, 0);
+	CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, d.xd, X, d.wd, W, d.cd, d.yd, dy, 1, &got, &pf, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionForward(h, &one, d.xd, X, d.wd, W, d.cd, pf.algo, ws, wsB, &zero, d.yd, dy));
+	CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.xd, X, d.yd, ddy, d.cd, d.wd, dW, 1, &got, &pw, ws, wsB));
+	CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, d.xd, X, d.yd, ddy, d.cd, pw.algo, ws, wsB, &zero, d.wd, dW));
 	ex_k_s2d_wgrad_f32(t, dw32, dW, K, R, C, CD, 0);
 	CUDA_CHECK(cudaDeviceSynchronize());
 	g = down(t, dy, ny);
@@ -733,10 +738,7 @@ static void test_s2d(test_ctx *tc, cudnnHandle_t h, ex_dtype t)
 	snprintf(what, sizeof(what), "stem s2d %s weight gradient mapped back", tname(t));
 	CHECK_ERR(tc, what, relerr(g, rdw, nw), tol);
 	free(g);
-	cudnnDestroyTensorDescriptor(xd);
-	cudnnDestroyTensorDescriptor(yd);
-	cudnnDestroyFilterDescriptor(wd);
-	cudnnDestroyConvolutionDescriptor(cd);
+	conv_descs_free(&d);
 	cudaFree(dx); cudaFree(dw); cudaFree(ddy); cudaFree(X); cudaFree(W); cudaFree(dW); cudaFree(dy);
 	cudaFree(dw32); cudaFree(ws);
 	free(hx); free(hw); free(hdy); free(ry); free(rdw); free(hdw);
