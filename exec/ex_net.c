@@ -137,6 +137,27 @@ static bool env_off(const char *name)
 	return v && !strcmp(v, "0");
 }
 
+/* The environment's integer name if it is one digit in [lo, hi], else dflt (A/B settings). */
+static int env_digit(const char *name, int lo, int hi, int dflt)
+{
+	const char *v = getenv(name);
+	if (v && v[0] >= '0' && v[0] <= '9' && !v[1] && v[0] - '0' >= lo && v[0] - '0' <= hi)
+		return v[0] - '0';
+	return dflt;
+}
+
+/* Default lag of the weight-gradient stream (ex_net.wgrad_lag; bench/NOTES.md, issue 15 session 7). */
+#define EX_WGRAD_LAG_DEFAULT 1
+
+int ex_net_wgrad_join(const ex_net *net, int i)
+{
+	int k, left = net->wgrad_lag;
+	for (k = i - 1; k >= 0 && left > 0; k--)
+		if (net->ops[k].kind == EX_CONV && --left == 0)
+			return k;
+	return -1;
+}
+
 /* A batch norm whose output one op alone reads is applied by that op as it loads the BN's input, and
  * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
  * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
@@ -278,6 +299,7 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		goto out;
 	}
 	fold_bns(net);
+	net->wgrad_lag = env_digit("EX_WGRAD_LAG", 0, 4, EX_WGRAD_LAG_DEFAULT);
 	/* Backward plan: which gradient writes overwrite and which accumulate. */
 	for (i = 0; i < net->ntens; i++)
 		net->tens[i].g_first_written = false;
@@ -301,7 +323,9 @@ out:
  * through forward (op i at time i) then backward (op i at time 2*nops-1-i). Activation t lives from
  * its producer's forward to its last reader, forward or backward (conv wgrad reads its input, BN
  * backward its input and output, fc its input); the image lives all step. The gradient of t lives
- * from the first backward op writing it to its producer's backward. Intervals are inclusive, so an
+ * from the first backward op writing it to its producer's backward. A conv weight gradient on its own stream
+ * (wgrad_lag) reads its input and dy until the main stream joins it (ex_net_wgrad_join), so those two live
+ * until just before the joining op's backward. Intervals are inclusive, so an
  * op never writes over what it reads in the same step. First fit, in order of birth; offsets for
  * activations in act[t], gradients in grad[t] ((size_t)-1: none). Returns the arena's bytes.
  * EX_ARENA_NOREUSE=1 (debugging): every buffer its own place. */
@@ -354,6 +378,12 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 			b[nt + op->z] = bt;
 		}
 		d[nt + op->out] = bt;
+		if (op->kind == EX_CONV && net->wgrad_lag > 0) {
+			int join = ex_net_wgrad_join(net, i), last = join < 0 ? T - 1 : T - 2 - join;
+			if (d[op->in] < last)
+				d[op->in] = last;
+			d[nt + op->out] = last;
+		}
 	}
 	for (t = 0; t < T; t++)
 		for (i = 0; i < n; i++) {
@@ -646,7 +676,10 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 	}
 }
 
-/* Variant packs of the op's chosen plans, on the final workspace; a refusal keeps the legacy call. */
+/* The workspace of weight-gradient convolutions: their own where they run on their own stream. */
+static void *wgrad_ws(const ex_net *net) { return net->ws_w ? net->ws_w : net->ws; }
+
+/* Variant packs of the op's chosen plans, on the final workspaces; a refusal keeps the legacy call. */
 static void bind_graph_plans(ex_net *net, ex_op *op)
 {
 	static const int64_t uids[3] = {1, 2, 3};
@@ -656,7 +689,7 @@ static void bind_graph_plans(ex_net *net, ex_op *op)
 		if (!op->gplan[k])
 			continue;
 		conv_ptrs(net, op, k, ptrs);
-		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, net->ws);
+		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, k == 2 ? wgrad_ws(net) : net->ws);
 		if (!op->gvp[k]) {
 			fprintf(stderr, "scaleplan-train: %s %s: cuDNN refused the plan's pointers; the legacy call stays\n",
 				net->model.layers[op->layer].name, conv_kind_name[k]);
@@ -681,13 +714,13 @@ static void stem_inputs(ex_net *net, ex_op *op)
 }
 
 /* The rewritten stem's weight gradient (net->wscratch, cg's shape) into the float gradient buffer. */
-static void stem_wgrad(ex_net *net, ex_op *op)
+static void stem_wgrad(ex_net *net, ex_op *op, cudaStream_t s)
 {
 	float *g = net->p.grad + net->p.tensors[op->pw].off;
 	if (net->stem == EX_STEM_S2D)
-		ex_k_s2d_wgrad_f32(net->dt, g, net->wscratch, op->k, op->r, op->c, op->cg.c, net->stream);
+		ex_k_s2d_wgrad_f32(net->dt, g, net->wscratch, op->k, op->r, op->c, op->cg.c, s);
 	else
-		ex_k_unpad_rows_f32(net->dt, g, net->wscratch, (size_t)op->k * op->r * op->r, op->c, op->cg.c, net->stream);
+		ex_k_unpad_rows_f32(net->dt, g, net->wscratch, (size_t)op->k * op->r * op->r, op->c, op->cg.c, s);
 }
 
 /* Device table of slices of EX_OPT_BLOCK elements that never cross a tensor, over the parameter tensors
@@ -721,7 +754,7 @@ static ex_opt_block *tensor_slices(const ex_params *p, const bool *take, int *ns
 
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 {
-	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, maxw = 0;
+	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, need_w = 0, maxw = 0;
 	float *h;
 	int i, j;
 	ex_dtype dt = net->dt;
@@ -739,6 +772,13 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[0]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[1]));
+	if (net->wgrad_lag > 0) {
+		CUDA_CHECK(cudaStreamCreateWithFlags(&net->wstream, cudaStreamNonBlocking));
+		CUDA_CHECK(cudaEventCreateWithFlags(&net->wfork, cudaEventDisableTiming));
+		for (i = 0; i < net->nops; i++)
+			if (net->ops[i].kind == EX_CONV)
+				CUDA_CHECK(cudaEventCreateWithFlags(&net->ops[i].wgrad_done, cudaEventDisableTiming));
+	}
 
 	/* parameters */
 	ex_params *p = &net->p;
@@ -898,20 +938,25 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 			for (i = 0; i < net->nops; i++)
 				if (net->ops[i].kind == EX_CONV)
 					choose_graph_plans(net, &net->ops[i], ws, ws_B, verbose);
-		for (i = 0; i < net->nops; i++) { /* the workspace: what the chosen plans and algorithms need */
+		for (i = 0; i < net->nops; i++) { /* the workspaces: what the chosen plans and algorithms need */
 			ex_op *op = &net->ops[i];
 			int k;
 			if (op->kind != EX_CONV)
 				continue;
 			for (k = 0; k < 3; k++) {
 				size_t b = op->gplan[k] ? graph_plan_ws(net, op->gplan[k]) : op->legacy_ws[k];
-				if (b > need)
-					need = b;
+				size_t *to = k == 2 && net->wgrad_lag > 0 ? &need_w : &need;
+				if (b > *to)
+					*to = b;
 			}
 		}
 		CUDA_CHECK(ex_dev_free(ws));
 		net->ws_B = need < 1024 ? 1024 : need;
 		CUDA_CHECK(ex_dev_malloc((void **)&net->ws, net->ws_B));
+		if (net->wgrad_lag > 0) {
+			net->ws_w_B = need_w < 1024 ? 1024 : need_w;
+			CUDA_CHECK(ex_dev_malloc((void **)&net->ws_w, net->ws_w_B));
+		}
 		for (i = 0; i < net->nops; i++)
 			if (net->ops[i].kind == EX_CONV)
 				bind_graph_plans(net, &net->ops[i]);
@@ -919,9 +964,11 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	if (verbose)
 		fprintf(stderr, "scaleplan-train: %zu parameters, activation+gradient arena %.2f GiB (activations alone %.2f GiB), "
 				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s; graph-API plans for %d fwd, %d dgrad, "
-				"%d wgrad convolutions\n",
-			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0,
-			time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1], net->conv_graph_n[2]);
+				"%d wgrad convolutions; weight gradients %s (lag %d)\n",
+			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0,
+			(net->ws_B + net->ws_w_B) / 1048576.0, time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1],
+			net->conv_graph_n[2], net->wgrad_lag > 0 ? "on their own stream" : "on the main stream",
+			net->wgrad_lag);
 	if (verbose) {
 		int npool = 0, nres = 0, nbwd = 0;
 		for (i = 0; i < net->nops; i++) {
@@ -961,6 +1008,8 @@ void ex_net_free(ex_net *net)
 		ex_dev_free(op->argmax);
 		ex_dev_free(op->xpad);
 		ex_dev_free(op->wpad);
+		if (op->wgrad_done)
+			cudaEventDestroy(op->wgrad_done);
 	}
 	for (i = 0; i < net->ngc; i++) {
 		ex_gplan_free(&net->gc[i].p);
@@ -985,6 +1034,7 @@ void ex_net_free(ex_net *net)
 	ex_dev_free(net->wgrad_c);
 	ex_dev_free(net->cast_blocks);
 	ex_dev_free(net->ws);
+	ex_dev_free(net->ws_w);
 	ex_dev_free(net->st);
 	ex_dev_free(net->cublas_ws);
 	if (net->cublas)
@@ -993,6 +1043,10 @@ void ex_net_free(ex_net *net)
 		cudnnDestroy(net->cudnn);
 	if (net->stream)
 		cudaStreamDestroy(net->stream);
+	if (net->wstream)
+		cudaStreamDestroy(net->wstream);
+	if (net->wfork)
+		cudaEventDestroy(net->wfork);
 	free(net->ops);
 	free(net->tens);
 	free(net->p.tensors);
@@ -1109,10 +1163,51 @@ static bool wgrad_cast_at_end(const ex_net *net)
 	return at_end && !net->hooks.grad_ready;
 }
 
+/* Weight gradients on their own stream in this step: planned (wgrad_lag), and neither a distributed layer
+ * (its buckets follow the main stream) nor --profile-ops (which times each op on the main stream). */
+static bool wgrad_on_side(const ex_net *net)
+{
+	return net->wgrad_lag > 0 && net->wstream && !net->hooks.grad_ready && !net->profile;
+}
+
+/* The main stream waits for the weight gradients that join at op k's backward (-1: the backward's end). */
+static void wgrad_join(ex_net *net, int k)
+{
+	for (int i = k + 1; i < net->nops; i++)
+		if (net->ops[i].kind == EX_CONV && ex_net_wgrad_join(net, i) == k)
+			CUDA_CHECK(cudaStreamWaitEvent(net->stream, net->ops[i].wgrad_done, 0));
+}
+
+/* A conv's weight gradient (and its cast to float where made per layer) on stream s, which the cuDNN
+ * handle is set to meanwhile. */
+static void conv_wgrad(ex_net *net, ex_op *op, cudaStream_t s)
+{
+	const float one = 1.f, zero = 0.f;
+	void *dw = conv_dw(net, op);
+	size_t off = net->p.tensors[op->pw].off;
+	if (s != net->stream)
+		CUDNN_CHECK(cudnnSetStream(net->cudnn, s));
+	if (op->gplan[2]) {
+		ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
+	} else {
+		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
+		CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, conv_x(net, op), op->yd,
+							   net->tens[op->out].g, op->cd, op->bwdf_algo, wgrad_ws(net),
+							   net->ws_w ? net->ws_w_B : net->ws_B, &zero, op->wd, dw));
+	}
+	if (s != net->stream)
+		CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
+	if (op->wpad)
+		stem_wgrad(net, op, s);
+	else if (net->dt != EX_F32 && !wgrad_cast_at_end(net))
+		ex_k_to_f32(net->dt, net->p.grad + off, dw, net->p.tensors[op->pw].n, s);
+}
+
 static void backward(ex_net *net)
 {
 	size_t esz = ex_dtype_size(net->dt);
 	const float one = 1.f, zero = 0.f;
+	bool side = wgrad_on_side(net);
 	int i;
 	for (i = net->nops - 1; i >= 0; i--) {
 		ex_op *op = &net->ops[i];
@@ -1170,19 +1265,16 @@ static void backward(ex_net *net)
 			break;
 		}
 		case EX_CONV: {
-			size_t off = net->p.tensors[op->pw].off, n = net->p.tensors[op->pw].n;
-			void *dw = conv_dw(net, op);
-			if (op->gplan[2]) {
-				ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
+			size_t off = net->p.tensors[op->pw].off;
+			if (side) { /* fork: the weight gradient waits for dy on the main stream, then overlaps */
+				wgrad_join(net, i);
+				CUDA_CHECK(cudaEventRecord(net->wfork, net->stream));
+				CUDA_CHECK(cudaStreamWaitEvent(net->wstream, net->wfork, 0));
+				conv_wgrad(net, op, net->wstream);
+				CUDA_CHECK(cudaEventRecord(op->wgrad_done, net->wstream));
 			} else {
-				CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
-				CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, conv_x(net, op), op->yd, y->g, op->cd,
-									   op->bwdf_algo, net->ws, net->ws_B, &zero, op->wd, dw));
+				conv_wgrad(net, op, net->stream);
 			}
-			if (op->wpad)
-				stem_wgrad(net, op);
-			else if (net->dt != EX_F32 && !wgrad_cast_at_end(net))
-				ex_k_to_f32(net->dt, net->p.grad + off, dw, n, net->stream);
 			grad_ready(net, op->pw, -1);
 			prof_end(net, EX_PROF_CONV_WGRAD);
 			prof_begin(net);
@@ -1200,6 +1292,8 @@ static void backward(ex_net *net)
 		}
 		}
 	}
+	if (side)
+		wgrad_join(net, -1);
 }
 
 static void optimizer(ex_net *net)
