@@ -761,7 +761,22 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	int *hdec;
 	double t0 = time_now_s();
 
-	CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
+	if (net->wgrad_lag > 0) {
+		/* the main stream (data gradients, batch norms: the step's critical path) first wherever both
+		 * streams have blocks waiting; the weight gradients fill what it leaves (EX_WGRAD_PRIO=0: equal) */
+		int least = 0, greatest = 0;
+		CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+		if (env_off("EX_WGRAD_PRIO"))
+			greatest = least;
+		CUDA_CHECK(cudaStreamCreateWithPriority(&net->stream, cudaStreamNonBlocking, greatest));
+		CUDA_CHECK(cudaStreamCreateWithPriority(&net->wstream, cudaStreamNonBlocking, least));
+		CUDA_CHECK(cudaEventCreateWithFlags(&net->wfork, cudaEventDisableTiming));
+		for (i = 0; i < net->nops; i++)
+			if (net->ops[i].kind == EX_CONV)
+				CUDA_CHECK(cudaEventCreateWithFlags(&net->ops[i].wgrad_done, cudaEventDisableTiming));
+	} else {
+		CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
+	}
 	CUDNN_CHECK(cudnnCreate(&net->cudnn));
 	CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
 	CUBLAS_CHECK(cublasCreate(&net->cublas));
@@ -772,13 +787,6 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[0]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[1]));
-	if (net->wgrad_lag > 0) {
-		CUDA_CHECK(cudaStreamCreateWithFlags(&net->wstream, cudaStreamNonBlocking));
-		CUDA_CHECK(cudaEventCreateWithFlags(&net->wfork, cudaEventDisableTiming));
-		for (i = 0; i < net->nops; i++)
-			if (net->ops[i].kind == EX_CONV)
-				CUDA_CHECK(cudaEventCreateWithFlags(&net->ops[i].wgrad_done, cudaEventDisableTiming));
-	}
 
 	/* parameters */
 	ex_params *p = &net->p;
@@ -1343,7 +1351,8 @@ void ex_net_train_step_graph(ex_net *net)
 			e = cudaStreamEndCapture(net->stream, &g);
 		}
 		if (e == cudaSuccess)
-			e = cudaGraphInstantiate(&net->graph, g, 0);
+			/* kernel nodes keep the priority of the stream they were captured on (wgrad_lag) */
+			e = cudaGraphInstantiate(&net->graph, g, cudaGraphInstantiateFlagUseNodePriority);
 		if (g)
 			cudaGraphDestroy(g);
 		if (e == cudaSuccess) {
