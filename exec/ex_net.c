@@ -146,8 +146,9 @@ static int env_digit(const char *name, int lo, int hi, int dflt)
 	return dflt;
 }
 
-/* Default lag of the weight-gradient stream (ex_net.wgrad_lag; bench/NOTES.md, issue 15 session 7). */
-#define EX_WGRAD_LAG_DEFAULT 1
+/* Default lag of the weight-gradient stream (ex_net.wgrad_lag): 2 was +0.2% over 0 at b256 on an H100 in two
+ * jobs, 1 and 3 level with 0 (bench/NOTES.md, issue 15 session 7). */
+#define EX_WGRAD_LAG_DEFAULT 2
 
 int ex_net_wgrad_join(const ex_net *net, int i)
 {
