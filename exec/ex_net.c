@@ -512,11 +512,13 @@ static void init_weights(ex_net *net, float *h, uint64_t seed)
 }
 
 /* Shape key for sharing timed algorithms between identical convolutions. */
-static bool same_conv(const ex_op *a, const ex_op *b)
+/* One convolution shape as cuDNN runs it: the geometry and the output channels. */
+static bool same_shape(const ex_convgeo *a, int ka, const ex_convgeo *b, int kb)
 {
-	return a->cg.c == b->cg.c && a->cg.h == b->cg.h && a->cg.w == b->cg.w && a->k == b->k && a->cg.r == b->cg.r &&
-	       a->cg.stride == b->cg.stride && a->cg.pad == b->cg.pad;
+	return a->c == b->c && a->h == b->h && a->w == b->w && ka == kb && a->r == b->r && a->stride == b->stride &&
+	       a->pad == b->pad;
 }
+static bool same_conv(const ex_op *a, const ex_op *b) { return same_shape(&a->cg, a->k, &b->cg, b->k); }
 
 /* A convolution's input and weights as it runs them: the padded copies for the padded stem. */
 /* Where a convolution's weight gradient is written: the float gradient itself (fp32 math), the stem's
@@ -601,7 +603,8 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 /* One autotuned graph-API convolution plan, shared by every convolution of the same shape, kind and
  * beta (issue 15). ok = false: no engine supports it (the layers keep the legacy call). */
 typedef struct ex_gcache {
-	int kind, c, h, w, k, r, stride, pad, beta;
+	int kind, k, beta;
+	ex_convgeo cg;
 	ex_gb g;
 	ex_gplan p;
 	bool ok;
@@ -642,8 +645,7 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			continue; /* no data gradient for the image */
 		for (i = 0; i < net->ngc; i++) {
 			ex_gcache *c = &net->gc[i];
-			if (c->kind == k && c->c == op->cg.c && c->h == op->cg.h && c->w == op->cg.w && c->k == op->k &&
-			    c->r == op->cg.r && c->stride == op->cg.stride && c->pad == op->cg.pad && c->beta == beta)
+			if (c->kind == k && c->beta == beta && same_shape(&c->cg, c->k, &op->cg, op->k))
 				e = c;
 		}
 		if (!e) {
@@ -652,8 +654,9 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			e = &net->gc[net->ngc++];
 			memset(e, 0, sizeof(*e));
 			e->kind = k;
-			e->c = op->cg.c; e->h = op->cg.h; e->w = op->cg.w; e->k = op->k; e->r = op->cg.r;
-			e->stride = op->cg.stride; e->pad = op->cg.pad; e->beta = beta;
+			e->cg = op->cg;
+			e->k = op->k;
+			e->beta = beta;
 			ex_gb_init(&e->g);
 			tx = ex_gb_tensor(&e->g, 1, dt, net->batch, op->cg.c, op->cg.h, op->cg.w, false);
 			tw = ex_gb_tensor(&e->g, 2, dt, op->k, op->cg.c, op->cg.r, op->cg.r, false);
