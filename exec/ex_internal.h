@@ -252,6 +252,9 @@ enum { EX_PROF_CONV_FWD, EX_PROF_BN_FWD, EX_PROF_POOL_FWD, EX_PROF_FC_FWD, EX_PR
        EX_PROF_BN_BWD, EX_PROF_POOL_BWD, EX_PROF_FC_BWD, EX_PROF_N };
 
 /* ---- ex_net.c ---- */
+/* The environment's integer name when it is a whole number in [lo, hi], else dflt: the A/B settings of the
+ * engine and its kernels (listed by scaleplan-train --help). */
+int ex_env_int(const char *name, int lo, int hi, int dflt);
 /* Plans the network for `batch` images: fuses BN+ReLU and BN+add+ReLU, lays out flat parameters
  * and the activation/gradient arenas. Host-only; returns 0 or ERR_INPUT (err set). */
 int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec);

@@ -55,10 +55,8 @@ static bool fits_u32_loop(size_t n) { return n + (size_t)GRID_MAX_BLOCKS * 256 <
  * (*cache -1). */
 static int ab_int(const char *name, int *cache)
 {
-	if (*cache < 0) {
-		const char *e = getenv(name);
-		*cache = e && atoi(e) > 0 ? atoi(e) : 0;
-	}
+	if (*cache < 0)
+		*cache = ex_env_int(name, 1, INT_MAX, 0);
 	return *cache;
 }
 
