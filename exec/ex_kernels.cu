@@ -460,10 +460,6 @@ template <typename K> static int bn_blocks_per_sm(K k, int *cache)
 	return *cache;
 }
 
-/* A reduction's grid over m rows of c channels: CX channel groups x (BN_THREADS/CX) rows a block, and as many
- * blocks as the GPU holds at once (per_sm on each SM: bn_blocks_per_sm) - one wave, each block striding over
- * its share of rows. More blocks than fit would run as a second, mostly empty wave: the reductions of the
- * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md, issue 15 session 5). */
 /* Rows a reduction's thread takes at least (8; EX_BN_MIN_ROWS for A/B runs): small tensors get fewer blocks,
  * each flushing its sums with atomics. */
 static long bn_min_rows(void)
@@ -472,6 +468,11 @@ static long bn_min_rows(void)
 	int r = ab_int("EX_BN_MIN_ROWS", &env);
 	return r ? r : 8;
 }
+
+/* A reduction's grid over m rows of c channels: CX channel groups x (BN_THREADS/CX) rows a block, and as many
+ * blocks as the GPU holds at once (per_sm on each SM: bn_blocks_per_sm) - one wave, each block striding over
+ * its share of rows. More blocks than fit would run as a second, mostly empty wave: the reductions of the
+ * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md, issue 15 session 5). */
 
 static bn_geom bn_red_geom(long m, int c, int per_sm)
 {

@@ -513,8 +513,8 @@ static void init_weights(ex_net *net, float *h, uint64_t seed)
 	}
 }
 
-/* Shape key for sharing timed algorithms between identical convolutions. */
-/* One convolution shape as cuDNN runs it: the geometry and the output channels. */
+/* One convolution shape as cuDNN runs it (geometry and output channels): the key under which identical
+ * convolutions share timed algorithms (same_conv) and graph plans (ex_gcache). */
 static bool same_shape(const ex_convgeo *a, int ka, const ex_convgeo *b, int kb)
 {
 	return a->c == b->c && a->h == b->h && a->w == b->w && ka == kb && a->r == b->r && a->stride == b->stride &&
@@ -522,9 +522,9 @@ static bool same_shape(const ex_convgeo *a, int ka, const ex_convgeo *b, int kb)
 }
 static bool same_conv(const ex_op *a, const ex_op *b) { return same_shape(&a->cg, a->k, &b->cg, b->k); }
 
-/* A convolution's input and weights as it runs them: the padded copies for the padded stem. */
 /* Where a convolution's weight gradient is written: the float gradient itself (fp32 math), the stem's
- * scratch (its rewritten shape), else its place in wgrad_c, cast to float by cast_wgrads. */
+ * scratch (its rewritten shape), else its place in wgrad_c, cast to float before the optimizer
+ * (ex_k_to_f32_blocks) or per layer (wgrad_cast_at_end). */
 static void *conv_dw(ex_net *net, const ex_op *op)
 {
 	size_t off = net->p.tensors[op->pw].off;
@@ -535,6 +535,7 @@ static void *conv_dw(ex_net *net, const ex_op *op)
 	return (char *)net->wgrad_c + off * ex_dtype_size(net->dt);
 }
 
+/* A convolution's input and weights as it runs them: the rewritten copies for the rewritten stem. */
 static void *conv_x(ex_net *net, const ex_op *op)
 {
 	return op->xpad ? op->xpad : net->tens[op->in].d;
