@@ -683,8 +683,12 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 	}
 }
 
-/* The workspace of weight-gradient convolutions: their own where they run on their own stream. */
-static void *wgrad_ws(const ex_net *net) { return net->ws_w ? net->ws_w : net->ws; }
+/* The workspace of weight-gradient convolutions (*bytes its size): their own where they run on their own stream. */
+static void *wgrad_ws(const ex_net *net, size_t *bytes)
+{
+	*bytes = net->ws_w ? net->ws_w_B : net->ws_B;
+	return net->ws_w ? net->ws_w : net->ws;
+}
 
 /* Variant packs of the op's chosen plans, on the final workspaces; a refusal keeps the legacy call. */
 static void bind_graph_plans(ex_net *net, ex_op *op)
@@ -695,8 +699,9 @@ static void bind_graph_plans(ex_net *net, ex_op *op)
 		void *ptrs[3];
 		if (!op->gplan[k])
 			continue;
+		size_t ws_B;
 		conv_ptrs(net, op, k, ptrs);
-		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, k == 2 ? wgrad_ws(net) : net->ws);
+		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, k == 2 ? wgrad_ws(net, &ws_B) : net->ws);
 		if (!op->gvp[k]) {
 			fprintf(stderr, "scaleplan-train: %s %s: cuDNN refused the plan's pointers; the legacy call stays\n",
 				net->model.layers[op->layer].name, conv_kind_name[k]);
@@ -1185,11 +1190,13 @@ static bool wgrad_on_side(const ex_net *net)
 	return net->wgrad_lag > 0 && net->wstream && !net->hooks.grad_ready && !net->profile;
 }
 
-/* The main stream waits for the weight gradients that join at op k's backward (-1: the backward's end). */
+/* The main stream waits for the weight gradients that join at conv op k's backward (ex_net_wgrad_join): the
+ * wgrad_lag-th convolution above k; at the backward's end (k = -1), the first wgrad_lag convolutions. */
 static void wgrad_join(ex_net *net, int k)
 {
-	for (int i = k + 1; i < net->nops; i++)
-		if (net->ops[i].kind == EX_CONV && ex_net_wgrad_join(net, i) == k)
+	int seen = 0;
+	for (int i = k + 1; i < net->nops && seen < net->wgrad_lag; i++)
+		if (net->ops[i].kind == EX_CONV && (++seen == net->wgrad_lag || k < 0))
 			CUDA_CHECK(cudaStreamWaitEvent(net->stream, net->ops[i].wgrad_done, 0));
 }
 
@@ -1199,7 +1206,8 @@ static void conv_wgrad(ex_net *net, ex_op *op, cudaStream_t s)
 {
 	const float one = 1.f, zero = 0.f;
 	void *dw = conv_dw(net, op);
-	size_t off = net->p.tensors[op->pw].off;
+	size_t off = net->p.tensors[op->pw].off, ws_B;
+	void *ws = wgrad_ws(net, &ws_B);
 	if (s != net->stream)
 		CUDNN_CHECK(cudnnSetStream(net->cudnn, s));
 	if (op->gplan[2]) {
@@ -1207,8 +1215,8 @@ static void conv_wgrad(ex_net *net, ex_op *op, cudaStream_t s)
 	} else {
 		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
 		CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, conv_x(net, op), op->yd,
-							   net->tens[op->out].g, op->cd, op->bwdf_algo, wgrad_ws(net),
-							   net->ws_w ? net->ws_w_B : net->ws_B, &zero, op->wd, dw));
+							   net->tens[op->out].g, op->cd, op->bwdf_algo, ws, ws_B, &zero,
+							   op->wd, dw));
 	}
 	if (s != net->stream)
 		CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
