@@ -148,8 +148,9 @@ int ex_env_int(const char *name, int lo, int hi, int dflt)
 	return *end || n < lo || n > hi ? dflt : (int)n;
 }
 
-/* Default lag of the weight-gradient stream (ex_net.wgrad_lag): 2 was +0.2% over 0 at b256 on an H100 in two
- * jobs, 1 and 3 level with 0 (bench/NOTES.md, issue 15 session 7). */
+/* Default lag of the weight-gradient stream (ex_net.wgrad_lag). Lag 2 against 0 at b256 on an H100 measured
+ * +0.1%, +0.2%, 0.0% and -0.3% in four jobs, with 1 and 3 level with 0: no measurable gain either way
+ * (bench/NOTES.md, issue 15 session 7). */
 #define EX_WGRAD_LAG_DEFAULT 2
 
 int ex_net_wgrad_join(const ex_net *net, int i)
