@@ -16,7 +16,7 @@
 CC      ?= cc
 WERROR  ?=
 SAN     ?=
-BUILD   := build$(if $(SAN),-san)
+BUILD   ?= build$(if $(SAN),-san)
 OPT     ?= -O2
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Wshadow -I. $(if $(WERROR),-Werror) \
            $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all) \
