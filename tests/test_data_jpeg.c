@@ -434,6 +434,152 @@ static void test_loader(test_ctx *t)
 	ex_data_loader_free(NULL);
 }
 
+/* The header parser: sizes and layouts of real JPEGs, and each defect named. */
+static void test_header(test_ctx *t)
+{
+	unsigned long len;
+	unsigned char *j = make_jpeg(97, 61, 10, 200, 30, false, false, &len);
+	ex_jpeg_hdr h;
+	int rc = ex_jpeg_header(j, len, &h);
+	TEST_CHECK(t, rc == 0 && h.width == 97 && h.height == 61 && h.components == 3 && h.sof == 0xc0, "colour: %d %dx%d",
+		   rc, h.width, h.height);
+	TEST_CHECK(t, h.hsamp[0] == 2 && h.vsamp[0] == 2 && h.hsamp[1] == 1 && h.hw_ok && h.has_eoi, "4:2:0 baseline");
+	TEST_CHECK(t, h.scan_B > 100 && h.scan_B < len, "scan at %zu of %lu", h.scan_B, len);
+	/* truncated inside the entropy-coded data: the header still reads, the end marker is gone */
+	rc = ex_jpeg_header(j, h.scan_B + (len - h.scan_B) / 2, &h);
+	TEST_CHECK(t, rc == 0 && !h.has_eoi, "truncated: rc %d eoi %d", rc, h.has_eoi);
+	/* cut inside the header */
+	rc = ex_jpeg_header(j, 40, &h);
+	TEST_CHECK(t, rc == ERR_INPUT && strstr(err_msg(), "corrupt JPEG"), "header cut: %s", err_msg());
+	TEST_CHECK(t, ex_jpeg_header(j, 0, &h) == ERR_INPUT && strstr(err_msg(), "empty"), "empty");
+	TEST_CHECK(t, ex_jpeg_header((const unsigned char *)"GIF89a..", 8, &h) == ERR_INPUT &&
+			      strstr(err_msg(), "not a JPEG"), "GIF: %s", err_msg());
+	/* a segment length running past the end */
+	unsigned char *c = xmalloc(len);
+	memcpy(c, j, len);
+	c[4] = 0xff, c[5] = 0xf0;
+	rc = ex_jpeg_header(c, len, &h);
+	TEST_CHECK(t, rc == ERR_INPUT && strstr(err_msg(), "claims"), "long segment: %s", err_msg());
+	/* width 0 in the frame header */
+	memcpy(c, j, len);
+	for (size_t i = 2; i + 8 < len; i++)
+		if (c[i] == 0xff && c[i + 1] == 0xc0) {
+			c[i + 7] = 0, c[i + 8] = 0;
+			break;
+		}
+	rc = ex_jpeg_header(c, len, &h);
+	TEST_CHECK(t, rc == ERR_INPUT && strstr(err_msg(), "frame of 0x61"),
+		   "width 0: %s", err_msg());
+	free(c);
+	free(j);
+	j = make_jpeg(40, 30, 128, 128, 128, false, true, &len);
+	rc = ex_jpeg_header(j, len, &h);
+	TEST_CHECK(t, rc == 0 && h.components == 1 && h.hw_ok && h.width == 40, "grey: %d comps %d", rc, h.components);
+	free(j);
+	/* progressive: not for the hardware decoder */
+	tjhandle tj = tjInitCompress();
+	unsigned char img[16 * 16 * 3] = {0}, *out = NULL;
+	unsigned long olen = 0;
+	tjCompress2(tj, img, 16, 0, 16, TJPF_RGB, &out, &olen, TJSAMP_444, 90, TJFLAG_PROGRESSIVE);
+	rc = ex_jpeg_header(out, olen, &h);
+	TEST_CHECK(t, rc == 0 && h.sof == 0xc2 && !h.hw_ok && h.hsamp[0] == 1, "progressive 4:4:4: sof %X", h.sof);
+	tjFree(out);
+	tjDestroy(tj);
+}
+
+/* raw mode: bytes, sizes and crops of every image, bad files skipped and named, the same crops as the CPU
+ * decoder draws for the same seed. */
+static void test_raw(test_ctx *t)
+{
+	ex_data_config c;
+	ex_data_config_init(&c);
+	char *dir = xasprintf("%s/ds", tmpdir);
+	c.dir = dir;
+	c.batch = 4;
+	c.out_hw = 32;
+	c.resize_hw = 36;
+	c.threads = 2;
+	c.depth = 2;
+	c.seed = 7;
+	c.raw = true;
+	c.quiet = getenv("DATA_VERBOSE") == NULL;
+	ex_data_loader *l;
+	TEST_CHECK(t, ex_data_loader_new(&l, &c) == 0, "raw loader: %s", err_msg());
+	if (!l)
+		return;
+	ex_data_raw *r[2] = {ex_data_raw_new(4), ex_data_raw_new(4)};
+	int lab[2][4], bad_img = 0, crops_bad = 0;
+	for (int k = 0; k < 2; k++)
+		ex_data_loader_submit(l, r[k], lab[k]);
+	for (int b = 0; b < 16; b++) {
+		void *d;
+		int *lb;
+		int n = ex_data_loader_wait(l, &d, &lb);
+		TEST_CHECK(t, n == 4, "raw batch %d: %d", b, n);
+		ex_data_raw *rb = d;
+		for (int i = 0; i < n && n > 0; i++) {
+			ex_data_raw_img *im = &rb->img[i];
+			/* class c's images are 96 + 16c wide, 80 high */
+			if (im->width != 96 + 16 * lb[i] || im->height != 80 || im->len_B < 200 || im->data[0] != 0xff)
+				bad_img++;
+			if (!(im->crop[0] >= 0 && im->crop[1] >= 0 && im->crop[2] >= 1 && im->crop[3] >= 1 &&
+			      im->crop[0] + im->crop[2] <= im->width + 0.01f && im->crop[1] + im->crop[3] <= im->height + 0.01f))
+				crops_bad++;
+			const char *f = ex_data_loader_file(l, im->file);
+			if (!f || (lb[i] == 0 && strncmp(f, "a_red/", 6)))
+				bad_img++;
+		}
+		ex_data_loader_submit(l, d, lb);
+	}
+	TEST_CHECK(t, bad_img == 0 && crops_bad == 0, "%d images with wrong size/bytes/file, %d crops out of range",
+		   bad_img, crops_bad);
+	ex_data_stats st;
+	ex_data_loader_stats(l, &st);
+	TEST_CHECK(t, st.bad == 2 && st.files == 32, "raw: truncated + dangling link bad: %ld", st.bad);
+	bool trunc_named = false;
+	for (long i = 0;; i++) {
+		const char *why, *p = ex_data_loader_bad_file(l, i, &why);
+		if (!p)
+			break;
+		if (strstr(p, "truncated.JPEG") && (strstr(why, "truncated JPEG") || strstr(why, "corrupt JPEG")))
+			trunc_named = true;
+	}
+	TEST_CHECK(t, trunc_named, "truncated file named with its reason");
+	/* the GPU reports a file it could not decode: counted once, named, never delivered again */
+	TEST_CHECK(t, ex_data_loader_mark_bad(l, 0, "nvJPEG: bad bitstream") == 0, "mark bad");
+	ex_data_loader_mark_bad(l, 0, "again");
+	ex_data_loader_stats(l, &st);
+	TEST_CHECK(t, st.bad == 3, "marked bad counted once: %ld", st.bad);
+	TEST_CHECK(t, ex_data_loader_mark_bad(l, 999, "x") == ERR_INPUT, "index out of range");
+	ex_data_loader_free(l);
+	ex_data_raw_free(r[0]);
+	ex_data_raw_free(r[1]);
+
+	/* the crop the raw path draws equals the CPU decoder's for the same random state */
+	ex_jpeg_aug a;
+	ex_jpeg_aug_init(&a, true);
+	a.out_hw = 32;
+	ex_jpeg_ctx *jc = ex_jpeg_ctx_new();
+	unsigned long len;
+	unsigned char *j = make_jpeg(120, 90, 50, 60, 70, false, false, &len);
+	float *out = xmalloc(32 * 32 * 3 * 4);
+	int same = 0;
+	for (int k = 0; k < 20; k++) {
+		uint64_t r1 = 1000 + k, r2 = 1000 + k;
+		ex_jpeg_info info;
+		double cx, cy, cw, ch;
+		bool flip;
+		ex_jpeg_decode_aug(jc, j, len, &a, &r1, out, &info);
+		ex_jpeg_crop(120, 90, &a, &r2, &cx, &cy, &cw, &ch, &flip);
+		same += info.crop_x == (int)cx && info.crop_w == (int)cw && info.crop_h == (int)ch && info.flipped == flip;
+	}
+	TEST_CHECK(t, same == 20, "CPU and raw crops agree in %d of 20", same);
+	free(out);
+	free(j);
+	ex_jpeg_ctx_free(jc);
+	free(dir);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -446,7 +592,9 @@ int main(void)
 	test_decode(&t);
 	test_rrc(&t);
 	test_roi(&t);
+	test_header(&t);
 	test_loader(&t);
+	test_raw(&t);
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -131,6 +131,28 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 void ex_jpeg_rrc_params(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, int *x, int *y, int *w,
 			int *h);
 
+/* The crop an image of width x height gets: train: RandomResizedCrop (ex_jpeg_rrc_params) then a
+ * horizontal flip with probability 1/2 (both drawn from rng, in that order); eval: Resize(resize_hw) +
+ * CenterCrop(out_hw) expressed on the original image. In full-size pixels; the CPU and GPU paths share it. */
+void ex_jpeg_crop(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, double *cx, double *cy, double *cw,
+		  double *ch, bool *flip);
+
+/* What the markers before the first scan say (ITU T.81 annex B), read without decoding. */
+typedef struct ex_jpeg_hdr {
+	int sof;             /* frame marker: 0xC0 baseline, 0xC1 extended, 0xC2 progressive, ... */
+	int precision;       /* bits per sample */
+	int width, height;
+	int components;      /* 1 grey, 3 YCbCr, 4 CMYK/YCCK */
+	int hsamp[4], vsamp[4];  /* sampling factors per component */
+	size_t scan_B;       /* offset of the first entropy-coded byte */
+	bool has_eoi;        /* an end-of-image marker FF D9 within the last KiB */
+	bool hw_ok;          /* baseline 8-bit grey or YCbCr 4:4:4/4:2:2/4:2:0/4:4:0/4:1:1/4:1:0 (hardware decoder) */
+} ex_jpeg_hdr;
+/* Walks the markers up to the first scan (SOS). ERR_INPUT naming the defect and its byte offset on an
+ * empty, non-JPEG or corrupt header, a frame over EX_JPEG_MAX_PIXELS or bad sampling factors. A missing
+ * EOI is not an error here (has_eoi false): the caller decides. Fuzzed by tests/fuzz/fuzz_jpeghdr.c. */
+int ex_jpeg_header(const unsigned char *jpeg, size_t len_B, ex_jpeg_hdr *h);
+
 /* Bytes of one output image: out_hw^2 * 3 * (4 or 2). */
 size_t ex_jpeg_image_bytes(const ex_jpeg_aug *a);
 
@@ -164,7 +186,27 @@ typedef struct ex_data_config {
 	bool full_decode;     /* decode whole images, not just the crop's region (for comparisons) */
 	bool fast_dct;        /* libjpeg-turbo's fast integer IDCT (slightly less exact) */
 	float scale_min;      /* RandomResizedCrop's smallest area fraction; 0: torchvision's 0.08 */
+	bool raw;             /* no decode: the workers read each file, check its header (ex_jpeg_header, and an
+	                         EOI at the end), draw its crop and hand the bytes over in an ex_data_raw (the
+	                         `dst` of submit) for a GPU decoder; labels as usual */
 } ex_data_config;
+
+/* raw mode: one image's file bytes, its size and the crop drawn for it (ex_jpeg_crop). */
+typedef struct ex_data_raw_img {
+	unsigned char *data;
+	size_t len_B, cap_B;
+	int width, height;
+	bool hw_ok;           /* ex_jpeg_hdr.hw_ok */
+	float crop[4];        /* x, y, w, h in full-size pixels */
+	bool flip;
+	long file;            /* index of the file (ex_data_loader_file, ex_data_loader_mark_bad) */
+} ex_data_raw_img;
+typedef struct ex_data_raw {
+	int batch;
+	ex_data_raw_img *img; /* [batch]; buffers grow as needed and are reused across batches */
+} ex_data_raw;
+ex_data_raw *ex_data_raw_new(int batch);
+void ex_data_raw_free(ex_data_raw *r);
 
 /* Defaults: split "train", train true, batch 256, f32, 224/256, 4 threads, depth 3, rank 0 of 1, seed 1. */
 void ex_data_config_init(ex_data_config *c);
@@ -209,6 +251,11 @@ int ex_data_loader_submit(ex_data_loader *l, void *dst, int *labels);
 int ex_data_loader_wait(ex_data_loader *l, void **dst, int **labels);
 /* submit + wait into one buffer: no prefetch; for tests and simple callers. */
 int ex_data_loader_next(ex_data_loader *l, void *dst, int *labels);
+
+/* raw mode: the GPU could not decode file `file` (delivered in a batch): flag it bad, name it with `why`
+ * in the report, never deliver it again. ERR_INPUT for an index out of range. */
+int ex_data_loader_mark_bad(ex_data_loader *l, long file, const char *why);
+const char *ex_data_loader_file(const ex_data_loader *l, long file); /* relative path, or NULL */
 
 void ex_data_loader_stats(ex_data_loader *l, ex_data_stats *s);
 /* Prints a summary and each bad or skipped file with its reason (at most 50 names). */

@@ -542,6 +542,125 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, const unsigned char *base, size_t
 	}
 }
 
+void ex_jpeg_crop(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, double *cx, double *cy, double *cw,
+		  double *ch, bool *flip)
+{
+	*flip = false;
+	if (a->train) {
+		int x, y, w, h;
+		ex_jpeg_rrc_params(width, height, a, rng, &x, &y, &w, &h);
+		*cx = x, *cy = y, *cw = w, *ch = h;
+		*flip = ex_data_rand(rng) & 1;
+	} else {
+		/* Resize(resize_hw) then CenterCrop(out_hw), expressed on the original image */
+		double s = (double)(width < height ? width : height) / a->resize_hw, out = a->out_hw;
+		*cw = out * s > width ? width : out * s;
+		*ch = out * s > height ? height : out * s;
+		*cx = (width - *cw) / 2;
+		*cy = (height - *ch) / 2;
+	}
+}
+
+static unsigned be16(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
+
+/* SOF markers that start a frame: C0-C3, C5-C7, C9-CB, CD-CF (C4 is DHT, C8 reserved, CC is DAC). */
+static bool is_sof(int m) { return m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc; }
+
+/* Reads one frame header (the bytes after SOFn's length) into h. */
+static int parse_sof(const unsigned char *p, size_t seg, int marker, ex_jpeg_hdr *h)
+{
+	if (seg < 6)
+		return err_set("frame header (SOF) of %zu bytes, expected at least 6", seg);
+	h->sof = marker;
+	h->precision = p[0];
+	h->height = (int)be16(p + 1);
+	h->width = (int)be16(p + 3);
+	h->components = p[5];
+	if (h->components < 1 || h->components > 4 || seg < 6 + 3 * (size_t)h->components)
+		return err_set("frame header with %d components in %zu bytes", h->components, seg);
+	for (int i = 0; i < h->components; i++) {
+		h->hsamp[i] = p[6 + 3 * i + 1] >> 4;
+		h->vsamp[i] = p[6 + 3 * i + 1] & 15;
+		if (h->hsamp[i] < 1 || h->hsamp[i] > 4 || h->vsamp[i] < 1 || h->vsamp[i] > 4)
+			return err_set("component %d has sampling factors %dx%d, expected 1..4", i, h->hsamp[i], h->vsamp[i]);
+	}
+	if (h->width < 1 || h->height < 1)
+		return err_set("frame of %dx%d pixels (a height of 0 needs a DNL marker, not supported)", h->width,
+			       h->height);
+	if ((long)h->width * h->height > EX_JPEG_MAX_PIXELS)
+		return err_set("JPEG of %dx%d pixels is over the %ld-pixel limit", h->width, h->height,
+			       (long)EX_JPEG_MAX_PIXELS);
+	return 0;
+}
+
+/* Baseline Huffman, 8 bits, grey or YCbCr with the chroma layouts of nvJPEG's list (4:4:4, 4:2:2, 4:2:0,
+ * 4:4:0, 4:1:1, 4:1:0: chroma 1x1, luma 1x1 .. 4x2) - what a hardware JPEG decoder takes. */
+static bool hw_layout(const ex_jpeg_hdr *h)
+{
+	if (h->sof != 0xc0 || h->precision != 8)
+		return false;
+	if (h->components == 1)
+		return true;
+	if (h->components != 3 || h->hsamp[1] != 1 || h->vsamp[1] != 1 || h->hsamp[2] != 1 || h->vsamp[2] != 1)
+		return false;
+	int hs = h->hsamp[0], vs = h->vsamp[0];
+	return (hs == 1 && (vs == 1 || vs == 2)) || (hs == 2 && (vs == 1 || vs == 2)) || (hs == 4 && (vs == 1 || vs == 2));
+}
+
+int ex_jpeg_header(const unsigned char *p, size_t len_B, ex_jpeg_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (len_B == 0)
+		return err_set("empty file");
+	if (len_B < 4 || p[0] != 0xff || p[1] != 0xd8)
+		return err_set("not a JPEG (no SOI marker FF D8)");
+	size_t i = 2;
+	for (;;) {
+		while (i < len_B && p[i] == 0xff && i + 1 < len_B && p[i + 1] == 0xff)
+			i++; /* fill bytes before a marker (ITU T.81 B.1.1.2) */
+		if (i + 1 >= len_B)
+			return err_set("corrupt JPEG: ends at byte %zu before the scan (SOS)", i);
+		if (p[i] != 0xff)
+			return err_set("corrupt JPEG: byte %zu is %02X where a marker (FF xx) was expected", i, p[i]);
+		int m = p[i + 1];
+		i += 2;
+		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7))
+			continue; /* TEM and RSTn carry no length */
+		if (m == 0xd8 || m == 0xd9 || m == 0x00)
+			return err_set("corrupt JPEG: marker FF %02X at byte %zu inside the header", m, i - 2);
+		if (i + 2 > len_B)
+			return err_set("corrupt JPEG: segment FF %02X at byte %zu has no length", m, i - 2);
+		size_t seg = be16(p + i);
+		if (seg < 2 || i + seg > len_B)
+			return err_set("corrupt JPEG: segment FF %02X at byte %zu claims %zu bytes, %zu left", m, i - 2, seg,
+				       len_B - i);
+		if (is_sof(m)) {
+			if (h->sof)
+				return err_set("corrupt JPEG: a second frame header (FF %02X) at byte %zu", m, i - 2);
+			if (parse_sof(p + i + 2, seg - 2, m, h) < 0)
+				return ERR_INPUT;
+		}
+		if (m == 0xda) {
+			if (!h->sof)
+				return err_set("corrupt JPEG: scan (SOS) at byte %zu before any frame header (SOF)", i - 2);
+			h->scan_B = i + seg;
+			if (h->scan_B >= len_B)
+				return err_set("corrupt JPEG: no entropy-coded data after the scan header");
+			break;
+		}
+		i += seg;
+	}
+	/* the end-of-image marker, allowing a little trailing padding (some writers add zeros) */
+	h->has_eoi = false;
+	for (size_t k = len_B - 1; k > h->scan_B && k + 1024 > len_B; k--)
+		if (p[k - 1] == 0xff && p[k] == 0xd9) {
+			h->has_eoi = true;
+			break;
+		}
+	h->hw_ok = hw_layout(h);
+	return 0;
+}
+
 int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
 		       uint64_t *rng, void *dst, ex_jpeg_info *info)
 {
@@ -566,19 +685,7 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 	/* crop in full-size pixels */
 	double cx, cy, cw, ch;
 	bool flip = false;
-	if (a->train) {
-		int x, y, w, h;
-		ex_jpeg_rrc_params(width, height, a, rng, &x, &y, &w, &h);
-		cx = x, cy = y, cw = w, ch = h;
-		flip = ex_data_rand(rng) & 1;
-	} else {
-		/* Resize(resize_hw) then CenterCrop(out_hw), expressed on the original image */
-		double s = (double)(width < height ? width : height) / a->resize_hw;
-		cw = out * s > width ? width : out * s;
-		ch = out * s > height ? height : out * s;
-		cx = (width - cw) / 2;
-		cy = (height - ch) / 2;
-	}
+	ex_jpeg_crop(width, height, a, rng, &cx, &cy, &cw, &ch, &flip);
 
 	/* smallest DCT scaling factor (<= 1) that keeps the crop >= out on both sides */
 	int nsf = 0;

@@ -307,6 +307,65 @@ out:
 	return rc;
 }
 
+/* raw mode: the header of a file just read, checked, and the image's crop drawn (the decode is the GPU's) */
+static int raw_parse(const ex_data_loader *l, ex_data_raw_img *ri, long fi, uint64_t *rng)
+{
+	ex_jpeg_hdr h;
+	if (ex_jpeg_header(ri->data, ri->len_B, &h) < 0)
+		return ERR_INPUT;
+	if (!h.has_eoi)
+		return err_set("truncated JPEG: no end-of-image marker (FF D9) in its last KiB");
+	if (h.precision != 8)
+		return err_set("JPEG of %d bits per sample (8 expected)", h.precision);
+	double cx, cy, cw, ch;
+	ex_jpeg_crop(h.width, h.height, &l->aug, rng, &cx, &cy, &cw, &ch, &ri->flip);
+	ri->width = h.width;
+	ri->height = h.height;
+	ri->hw_ok = h.hw_ok;
+	ri->crop[0] = (float)cx, ri->crop[1] = (float)cy, ri->crop[2] = (float)cw, ri->crop[3] = (float)ch;
+	ri->file = fi;
+	return 0;
+}
+
+ex_data_raw *ex_data_raw_new(int batch)
+{
+	ex_data_raw *r = xcalloc(1, sizeof(*r));
+	r->batch = batch;
+	r->img = xcalloc((size_t)batch, sizeof(*r->img));
+	return r;
+}
+
+void ex_data_raw_free(ex_data_raw *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->batch; i++)
+		free(r->img[i].data);
+	free(r->img);
+	free(r);
+}
+
+int ex_data_loader_mark_bad(ex_data_loader *l, long file, const char *why)
+{
+	if (file < 0 || file >= l->n)
+		return err_set("data: file index %ld out of 0..%ld", file, l->n - 1);
+	pthread_mutex_lock(&l->mu);
+	if (!l->bad[file]) {
+		l->bad[file] = 1;
+		l->nbad++;
+		l->st.bad++;
+		note(l, l->files[file].path, why);
+	}
+	l->st.images--; /* delivered, but it did not decode */
+	pthread_mutex_unlock(&l->mu);
+	return 0;
+}
+
+const char *ex_data_loader_file(const ex_data_loader *l, long file)
+{
+	return file >= 0 && file < l->n ? l->files[file].path : NULL;
+}
+
 typedef struct worker_arg {
 	ex_data_loader *l;
 	int id;
@@ -359,15 +418,27 @@ static void *worker(void *varg)
 			}
 			char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
 			pthread_mutex_unlock(&l->mu);
-			double t0 = time_now_s();
+			double t0 = time_now_s(), t1, t2;
 			size_t len = 0;
-			int rc = read_whole(path, &fbuf, &fcap, &len);
-			double t1 = time_now_s();
-			if (rc == 0)
-				rc = ex_jpeg_decode_aug(jc, fbuf, len, &l->aug, &rng, dst, NULL);
-			double t2 = time_now_s();
-			if (rc < 0) {
+			int rc;
+			if (l->cfg.raw) {
+				ex_data_raw_img *ri = &((ex_data_raw *)s->dst)->img[j];
+				rc = read_whole(path, &ri->data, &ri->cap_B, &ri->len_B);
+				t1 = time_now_s();
+				len = rc == 0 ? ri->len_B : 0;
+				if (rc == 0)
+					rc = raw_parse(l, ri, fi, &rng);
+				t2 = time_now_s();
+			} else {
+				rc = read_whole(path, &fbuf, &fcap, &len);
+				t1 = time_now_s();
+				if (rc == 0)
+					rc = ex_jpeg_decode_aug(jc, fbuf, len, &l->aug, &rng, dst, NULL);
+				t2 = time_now_s();
+			}
+			if (rc < 0)
 				snprintf(err, sizeof err, "%s", err_msg());
+			if (rc < 0 && !l->cfg.raw) {
 				/* a fresh decoder after a failure: TurboJPEG recovers by longjmp, so start clean */
 				ex_jpeg_ctx_free(jc);
 				jc = ex_jpeg_ctx_new();
