@@ -146,9 +146,20 @@ typedef struct hw_system {
 	char *fabric_id, *stack_id;   /* columns fabric, stack */
 	const hw_fabric *fabric;  /* default network between nodes (NULL: the node is not clustered) */
 	const hw_stack *stack;    /* default software stack: how such systems were run (NULL: model defaults) */
-	double price_usd;         /* NAN when not public */
-	char *price_date;
+	double price_usd;         /* list price of ONE purchase unit (unit_nodes nodes); NAN when not public */
+	char *price_date;         /* "YYYY-MM" of the price, "" when none */
+	char *price_kind;         /* "list" | "quote" | "press" | "estimate" (how in price_source); "" without price */
+	char *price_source;       /* where the price comes from (publication, date); "" without price */
 	double power_W;           /* node max power; NAN when unknown */
+	char *provider;           /* cloud provider ("AWS", "Azure", ...); "" for a server one buys */
+	double rent_usd_gpu_h;    /* published on-demand rate per GPU-hour (instance rate / GPUs); NAN = none */
+	double rent_1y_usd_gpu_h; /* 1-year committed rate per GPU-hour; NAN = not published */
+	double rent_3y_usd_gpu_h; /* 3-year committed rate per GPU-hour; NAN = not published */
+	char *rent_date;          /* date of the rates, "" when none */
+	char *rent_source;        /* where the rates come from; "" when none */
+	int domain_gpus;          /* GPUs in one NVLink domain (reach each other over NVLink switches), a
+				   * multiple of gpus_per_node; 0 = the node's own GPUs (NVL72: 72) */
+	int unit_nodes;           /* nodes sold / installed as one unit (NVL72 rack: 18 trays); 1 when empty */
 	char *source;
 } hw_system;
 

@@ -40,6 +40,8 @@ const char *const hw_staging_names[] = {"none", "local", NULL};
 #define INT_NEW(type, f, lo, hi, what) {#f, HW_C_INT, false, OFF(type, f), lo, hi, what, NULL, 0, true}
 #define REF_NEW(type, col, f, kind) {col, HW_C_REF, false, OFF(type, f), 0, 0, "an id", NULL, kind, true}
 #define ENUM_NEW(type, col, f, what, names) {col, HW_C_ENUM, false, OFF(type, f), 0, 0, what, names, 0, true}
+#define TEXT_NEW(type, f, what) {#f, HW_C_TEXT, false, OFF(type, f), 0, 0, what, NULL, 0, true}
+#define DATE_NEW(type, f) {#f, HW_C_DATE, false, OFF(type, f), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, true}
 
 static const hw_col gpu_cols[] = {
 	ID(hw_gpu),
@@ -126,9 +128,19 @@ static const hw_col system_cols[] = {
 	NUM_NEW(hw_system, local_drive_Bps, 1e7, 1e12, "bytes/s read per drive, e.g. 7e9"),
 	REF_NEW(hw_system, "fabric", fabric_id, HW_FABRIC),
 	REF_NEW(hw_system, "stack", stack_id, HW_STACK),
-	NUM(hw_system, price_usd, false, 1, 1e9, "US dollars"),
+	NUM(hw_system, price_usd, false, 1, 1e9, "US dollars for one purchase unit of unit_nodes nodes"),
 	{"price_date", HW_C_DATE, false, OFF(hw_system, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, false},
+	TEXT_NEW(hw_system, price_kind, "list, quote, press or estimate"),
+	TEXT_NEW(hw_system, price_source, "where the price comes from (publication, date)"),
 	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
+	INT_NEW(hw_system, domain_gpus, 0, 100000, "GPUs in one NVLink domain, a multiple of gpus_per_node (empty: the node's)"),
+	INT_NEW(hw_system, unit_nodes, 1, 10000, "nodes per purchase unit 1-10000 (empty: 1)"),
+	TEXT_NEW(hw_system, provider, "a cloud provider name (AWS, Azure, Google Cloud...)"),
+	NUM_NEW(hw_system, rent_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour on demand, e.g. 3.93"),
+	NUM_NEW(hw_system, rent_1y_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour with a 1-year commitment"),
+	NUM_NEW(hw_system, rent_3y_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour with a 3-year commitment"),
+	DATE_NEW(hw_system, rent_date),
+	TEXT_NEW(hw_system, rent_source, "where the rental rates come from (price page, date)"),
 	SOURCE(hw_system),
 };
 
@@ -508,7 +520,7 @@ static const char *unit_hint(const hw_col *c, double v, char *buf, size_t len_B)
 }
 
 /* Parses one row into a zeroed item. Returns the number of problems reported. */
-static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const int *colmap, void *item)
+static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const int *colmap, bool patch, void *item)
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
 	int before = ld->nerr;
@@ -518,7 +530,8 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 		int tc = colmap[c];
 		const char *cell = tc >= 0 ? t->cells[row][tc] : "";
 		bool blank = is_blank(cell);
-		if (blank && sc->required) {
+		/* a price table gives some columns: the others read as empty and are not copied */
+		if (blank && sc->required && !(patch && tc < 0)) {
 			report_cell(ld, t, row, tc, "empty; expected %s", sc->unit);
 			continue;
 		}
@@ -609,6 +622,34 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 	return ld->nerr - before;
 }
 
+/* The kinds of price a system may carry (systems.csv price_kind). */
+static const char *const price_kinds[] = {"list", "quote", "press", "estimate", NULL};
+
+/* A price needs its kind and its source; a rental rate its date and source (every figure cites one). */
+static void check_price(hw_load *ld, const csv_table *t, int row, const hw_system *s)
+{
+	char q[64];
+	bool kind_ok = false;
+	for (int i = 0; price_kinds[i]; i++)
+		kind_ok |= strcasecmp(s->price_kind, price_kinds[i]) == 0;
+	if (*s->price_kind && !kind_ok)
+		report_cell(ld, t, row, csv_table_col(t, "price_kind"), "'%s' is not a price kind; expected list, quote, press or estimate",
+			    cellq(s->price_kind, q, sizeof q));
+	else if (hw_known(s->price_usd) && !*s->price_kind)
+		report_cell(ld, t, row, csv_table_col(t, "price_kind"), "empty; price_usd %.0f needs price_kind (list, quote, press or estimate)",
+			    s->price_usd);
+	else if (!hw_known(s->price_usd) && *s->price_kind)
+		report_cell(ld, t, row, csv_table_col(t, "price_usd"), "empty; price_kind '%s' is given without a price", s->price_kind);
+	if (hw_known(s->price_usd) && is_blank(s->price_source))
+		report_cell(ld, t, row, csv_table_col(t, "price_source"), "empty; price_usd %.0f needs price_source (where the price comes from)",
+			    s->price_usd);
+	bool rent = hw_known(s->rent_usd_gpu_h) || hw_known(s->rent_1y_usd_gpu_h) || hw_known(s->rent_3y_usd_gpu_h);
+	if (rent && !*s->rent_date)
+		report_cell(ld, t, row, csv_table_col(t, "rent_date"), "empty; a rental rate needs rent_date (a date YYYY-MM or YYYY-MM-DD)");
+	if (rent && is_blank(s->rent_source))
+		report_cell(ld, t, row, csv_table_col(t, "rent_source"), "empty; a rental rate needs rent_source (where the rate is published)");
+}
+
 /* Checks that relate several cells of one row. */
 static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const void *item)
 {
@@ -645,13 +686,42 @@ static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, co
 			report_cell(ld, t, row, csv_table_col(t, s->local_drives > 0 ? "local_drive_Bps" : "local_drives"),
 				    "local_drives %d and local_drive_Bps %g: give both or neither", s->local_drives,
 				    s->local_drive_Bps);
+		if (s->domain_gpus && (s->domain_gpus < s->gpus_per_node || s->domain_gpus % s->gpus_per_node))
+			report_cell(ld, t, row, csv_table_col(t, "domain_gpus"),
+				    "%d is not a multiple of gpus_per_node %d; expected the GPUs of whole nodes (NVL72: 72 = 18 x 4)",
+				    s->domain_gpus, s->gpus_per_node);
+		check_price(ld, t, row, s);
 	}
 }
 
-/* Maps schema columns to table columns; reports unknown and missing columns. -1 when unusable. */
+/* Column groups a price table replaces whole: a new price brings its own kind, date and source. */
+static const char *price_group(const char *col)
+{
+	if (strncmp(col, "price_", 6) == 0)
+		return "price_";
+	if (strncmp(col, "rent_", 5) == 0)
+		return "rent_";
+	return NULL;
+}
+
+/* A systems.csv of id and price/rent columns only (a user's own quote or rate): it changes the price
+ * of systems that exist, nothing else. */
+static bool is_price_table(hw_kind kind, const csv_table *t)
+{
+	if (kind != HW_SYSTEM || csv_table_col(t, "id") < 0)
+		return false;
+	for (int tc = 0; tc < t->ncols; tc++)
+		if (strcmp(t->header[tc], "id") != 0 && !price_group(t->header[tc]))
+			return false;
+	return true;
+}
+
+/* Maps schema columns to table columns; reports unknown and missing columns (none for a price
+ * table, which gives only some). -1 when unusable. */
 static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, int *colmap)
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
+	bool patch = is_price_table(kind, t);
 	int bad = 0;
 	char q[64];
 	for (int tc = 0; tc < t->ncols; tc++) {
@@ -677,7 +747,7 @@ static int map_header(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, in
 	}
 	for (int c = 0; c < k->ncols; c++) {
 		colmap[c] = csv_table_col(t, k->cols[c].name);
-		if (colmap[c] < 0 && !k->cols[c].omittable) {
+		if (colmap[c] < 0 && !k->cols[c].omittable && !patch) {
 			report(ld, "%s:%d: missing column '%s' (%s)", t->name, hdr, k->cols[c].name, k->cols[c].unit);
 			bad++;
 		}
@@ -692,6 +762,7 @@ typedef struct hw_staged {
 	char *items;      /* [nitems] items */
 	int *rows;        /* [nitems] table row of each item */
 	int nitems;
+	bool patch;       /* a price table: rows change price/rent cells of systems that exist */
 } hw_staged;
 
 static void staged_free(hw_kind kind, hw_staged *s)
@@ -712,14 +783,17 @@ static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, 
 	s->colmap = xmalloc((size_t)k->ncols * sizeof *s->colmap);
 	if (map_header(ld, kind, t, hdr, s->colmap) < 0)
 		return;
+	s->patch = is_price_table(kind, t);
 	s->items = xcalloc((size_t)t->nrows + 1, k->size);
 	s->rows = xcalloc((size_t)t->nrows + 1, sizeof *s->rows);
 	int idcol = s->colmap[0];
 	for (int r = 0; r < t->nrows; r++) {
 		void *item = s->items + (size_t)s->nitems * k->size;
 		memset(item, 0, k->size);
-		int bad = parse_row(ld, kind, t, r, s->colmap, item);
-		if (!bad) {
+		int bad = parse_row(ld, kind, t, r, s->colmap, s->patch, item);
+		if (kind == HW_SYSTEM && ((hw_system *)item)->unit_nodes == 0)
+			((hw_system *)item)->unit_nodes = 1;  /* empty: one node is the unit */
+		if (!bad && !s->patch) {  /* a price table's rows are checked merged into their system */
 			int before = ld->nerr;
 			check_row(ld, kind, t, r, item);
 			bad = ld->nerr - before;
@@ -794,6 +868,50 @@ static void resolve(hw_db *db)
 	}
 }
 
+/* Copies the price/rent cells of one price-table row onto its system: every column of a group the
+ * table gives (price_*, rent_*), so an old source never stays beside a new figure. */
+static void patch_system(hw_system *dst, const hw_system *src, const hw_staged *s)
+{
+	const hw_kind_desc *k = &hw_kinds[HW_SYSTEM];
+	for (int c = 0; c < k->ncols; c++) {
+		const hw_col *sc = &k->cols[c];
+		const char *grp = price_group(sc->name);
+		bool given = false;
+		for (int o = 0; grp && o < k->ncols; o++)
+			given |= s->colmap[o] >= 0 && price_group(k->cols[o].name) == grp;
+		if (!given)
+			continue;
+		if (is_str_col(sc)) {
+			char **d = str_field(dst, sc);
+			free(*d);
+			*d = xstrdup(*str_field((void *)src, sc));
+		} else {
+			memcpy((char *)dst + sc->off, (const char *)src + sc->off, sc->type == HW_C_NUM ? sizeof(double) : sizeof(int));
+		}
+	}
+}
+
+/* Phase 2 of a price table: each row names a system of the merged db (id or alias) whose price or
+ * rent it replaces; the result is checked as a whole row (a price needs its kind and source). */
+static void apply_price_table(hw_load *ld, hw_db *out, const hw_staged *s)
+{
+	char sug[256], q[64];
+	for (int i = 0; i < s->nitems; i++) {
+		const hw_system *row = (const hw_system *)(s->items + (size_t)i * sizeof(hw_system));
+		int at = find_index(out, HW_SYSTEM, row->id, true);
+		if (at < 0) {
+			hw_suggest(out, HW_SYSTEM, row->id, sug, sizeof sug);
+			report_cell(ld, s->t, s->rows[i], s->colmap[0],
+				    "unknown system '%s'%s%s; a table of only id and price/rent columns changes the price of a "
+				    "system that exists (a new system needs every column of systems.csv)",
+				    cellq(row->id, q, sizeof q), *sug ? "; " : "", sug);
+			continue;
+		}
+		patch_system(&out->systems[at], row, s);
+		check_price(ld, s->t, s->rows[i], &out->systems[at]);
+	}
+}
+
 /* Overlays parsed tables (tabs[kind], NULL where absent) on *db; the heart of every load. */
 static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], const int hdr[HW_NKINDS], int nprior,
 			  FILE *errs)
@@ -811,6 +929,10 @@ static int overlay_tables(hw_db *db, csv_table *const tabs[HW_NKINDS], const int
 	db_copy(&out, db);
 	for (int k = 0; k < HW_NKINDS; k++) {
 		size_t sz = hw_kinds[k].size;
+		if (st[k].patch) {
+			apply_price_table(&ld, &out, &st[k]);
+			continue;
+		}
 		for (int i = 0; i < st[k].nitems; i++) {
 			void *item = st[k].items + (size_t)i * sz;
 			int at = find_index(&out, k, *(char **)item, false);

@@ -6,6 +6,8 @@
 #include "common/common.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -32,6 +34,155 @@ static const char *si(double v, const char *unit, char *buf, size_t len_B)
 static const char *dash(const char *s)
 {
 	return s && *s ? s : "-";
+}
+
+/* Whole dollars with thousands separators: 3350000 -> "3,350,000"; NAN -> "-". */
+static const char *money(double usd, char *buf, size_t len_B)
+{
+	char digits[32];
+	if (!hw_known(usd) || fabs(usd) >= 1e18) {
+		snprintf(buf, len_B, "-");
+		return buf;
+	}
+	int n = snprintf(digits, sizeof digits, "%.0f", fabs(usd));
+	size_t j = 0;
+	if (usd < 0 && j + 1 < len_B)
+		buf[j++] = '-';
+	for (int i = 0; i < n && j + 2 < len_B; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = digits[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+/* A rate per GPU-hour: "3.93"; NAN -> "-". */
+static const char *rate(double usd_h, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, hw_known(usd_h) ? "%.2f" : "-", usd_h);
+	return buf;
+}
+
+/* Copies s into buf cut to `width` characters, the cut marked with "..". */
+static const char *trim(const char *s, int width, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, "%s", s);
+	if ((int)strlen(buf) > width && width > 2 && (size_t)width < len_B)
+		snprintf(buf + width - 2, len_B - (size_t)width + 2, "..");
+	return buf;
+}
+
+/* A table whose column widths follow its widest cell, so a long id never pushes a row out of line. */
+enum { TBL_COLS = 16, TBL_CELL = 96 };
+typedef struct tbl {
+	int ncols, nrows;
+	const char *const *hdr;     /* [ncols] */
+	const char *right;          /* [ncols] 'r' = right-aligned (numbers), else left */
+	char (*cell)[TBL_COLS][TBL_CELL];
+} tbl;
+
+static void tbl_init(tbl *t, int ncols, const char *const *hdr, const char *right, int nrows)
+{
+	t->ncols = ncols;
+	t->nrows = 0;
+	t->hdr = hdr;
+	t->right = right;
+	t->cell = xcalloc((size_t)(nrows > 0 ? nrows : 1), sizeof *t->cell);
+}
+
+/* Sets cell (row, col) of the row being filled; row = t->nrows until tbl_next. */
+static void tbl_set(tbl *t, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tbl_set(tbl *t, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->cell[t->nrows][col], TBL_CELL, fmt, ap);
+	va_end(ap);
+}
+
+static void tbl_print(tbl *t, FILE *out)
+{
+	int w[TBL_COLS];
+	for (int c = 0; c < t->ncols; c++) {
+		w[c] = (int)strlen(t->hdr[c]);
+		for (int r = 0; r < t->nrows; r++)
+			if ((int)strlen(t->cell[r][c]) > w[c])
+				w[c] = (int)strlen(t->cell[r][c]);
+	}
+	for (int r = -1; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const char *v = r < 0 ? t->hdr[c] : t->cell[r][c];
+			bool last = c == t->ncols - 1;
+			if (t->right[c] == 'r')
+				fprintf(out, "%s%*s", c ? " " : "", w[c], v);
+			else
+				fprintf(out, "%s%-*s", c ? " " : "", last ? 0 : w[c], v);
+		}
+		fputc('\n', out);
+	}
+	free(t->cell);
+	t->cell = NULL;
+}
+
+/* `hw list systems`: the node, its network and stack, then price and rent with their source. */
+static void list_systems(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"system", "gpu", "gpus", "domain", "intra", "cpu", "nic", "fabric", "stack",
+					   "price USD", "kind", "date", "rent $/GPU-h", "price/rent source"};
+	tbl t;
+	char a[40], b[TBL_CELL];
+	tbl_init(&t, 14, hdr, "llrrlllllrllrl", db->nsystems);
+	for (int i = 0; i < db->nsystems; i++, t.nrows++) {
+		const hw_system *s = &db->systems[i];
+		tbl_set(&t, 0, "%s", s->id);
+		tbl_set(&t, 1, "%s", s->gpu_id);
+		tbl_set(&t, 2, "%d", s->gpus_per_node);
+		tbl_set(&t, 3, "%d", s->domain_gpus > s->gpus_per_node ? s->domain_gpus : s->gpus_per_node);
+		tbl_set(&t, 4, "%s", hw_topo_name(s->intra));
+		tbl_set(&t, 5, "%dx %s", s->cpus_per_node, *s->cpu_id ? s->cpu_id : "?");
+		if (*s->nic_id)
+			tbl_set(&t, 6, "%dx %s", s->nics_per_node, s->nic_id);
+		else
+			tbl_set(&t, 6, "-");
+		tbl_set(&t, 7, "%s", dash(s->fabric_id));
+		tbl_set(&t, 8, "%s", dash(s->stack_id));
+		tbl_set(&t, 9, "%s%s", money(s->price_usd, a, sizeof a), s->unit_nodes > 1 && hw_known(s->price_usd) ? "/unit" : "");
+		tbl_set(&t, 10, "%s", dash(s->price_kind));
+		tbl_set(&t, 11, "%s", hw_known(s->price_usd) ? dash(s->price_date) : dash(s->rent_date));
+		tbl_set(&t, 12, "%s", rate(s->rent_usd_gpu_h, a, sizeof a));
+		tbl_set(&t, 13, "%s", trim(*s->price_source ? s->price_source : dash(s->rent_source), 48, b, sizeof b));
+	}
+	tbl_print(&t, out);
+	fprintf(out, "(domain: GPUs in one NVLink domain; price of one purchase unit, '/unit' = several nodes; rent on demand "
+		"per GPU-hour; `scaleplan hw show ID` for every field and source in full)\n");
+}
+
+/* `hw list stacks`: what the model reads from each stack ('-' = its default). */
+static void list_stacks(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"stack", "data", "staging", "threads/GPU", "decode thr", "img/s/c", "grad B",
+					   "bucket", "hidden", "overhead", "framework"};
+	tbl t;
+	char a[32];
+	tbl_init(&t, 11, hdr, "lllrrrrrrrl", db->nstacks);
+	for (int i = 0; i < db->nstacks; i++, t.nrows++) {
+		const hw_stack *x = &db->stacks[i];
+		tbl_set(&t, 0, "%s", x->id);
+		tbl_set(&t, 1, "%s", hw_data_path_name(x->data_path));
+		tbl_set(&t, 2, "%s", hw_staging_name(x->staging));
+		tbl_set(&t, 3, "%d", x->threads_per_gpu);
+		tbl_set(&t, 4, "%d", x->decode_threads);
+		tbl_set(&t, 5, hw_known(x->decode_img_s_core) ? "%.0f" : "-", x->decode_img_s_core);
+		tbl_set(&t, 6, hw_known(x->grad_B) ? "%g" : "-", x->grad_B);
+		tbl_set(&t, 7, "%s", si(x->bucket_B, "B", a, sizeof a));
+		tbl_set(&t, 8, hw_known(x->comm_hidden_frac) ? "%g" : "-", x->comm_hidden_frac);
+		tbl_set(&t, 9, "%s", si(x->step_overhead_s, "s", a, sizeof a));
+		char f[TBL_CELL];
+		tbl_set(&t, 10, "%s", trim(x->framework, 72, f, sizeof f));
+	}
+	tbl_print(&t, out);
+	fprintf(out, "('-' = the model's default parameter; `scaleplan hw show ID` for the sources)\n");
 }
 
 void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
@@ -87,39 +238,10 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 		}
 		break;
 	case HW_SYSTEM:
-		fprintf(out, "%-24s %-18s %4s %-12s %-11s %-22s %-10s %-14s %-16s %s\n", "system", "gpu", "gpus", "intra",
-			"host links", "cpu", "memory", "nic", "fabric", "stack");
-		for (int i = 0; i < db->nsystems; i++) {
-			const hw_system *s = &db->systems[i];
-			char host[32], cpu[48], nic[32];
-			if (s->host_links)
-				snprintf(host, sizeof host, "%dx %s", s->host_links, s->host_link_id);
-			else
-				snprintf(host, sizeof host, "?x %s", s->host_link_id);
-			snprintf(cpu, sizeof cpu, "%dx %s", s->cpus_per_node, *s->cpu_id ? s->cpu_id : "?");
-			if (*s->nic_id)
-				snprintf(nic, sizeof nic, "%dx %s", s->nics_per_node, s->nic_id);
-			else
-				snprintf(nic, sizeof nic, "-");
-			fprintf(out, "%-24s %-18s %4d %-12s %-11s %-22s %-10s %-14s %-16s %s\n", s->id, s->gpu_id, s->gpus_per_node,
-				hw_topo_name(s->intra), host, cpu, si(s->mem_B, "B", a, sizeof a), nic, dash(s->fabric_id),
-				dash(s->stack_id));
-		}
+		list_systems(db, out);
 		break;
 	case HW_STACK:
-		fprintf(out, "%-14s %-5s %-7s %11s %10s %8s %7s %10s %8s %9s  %s\n", "stack", "data", "staging",
-			"threads/GPU", "decode thr", "img/s/c", "grad B", "bucket", "hidden", "overhead", "framework");
-		for (int i = 0; i < db->nstacks; i++) {
-			const hw_stack *x = &db->stacks[i];
-			char dr[16], gb[16], hid[16];
-			snprintf(dr, sizeof dr, hw_known(x->decode_img_s_core) ? "%.0f" : "-", x->decode_img_s_core);
-			snprintf(gb, sizeof gb, hw_known(x->grad_B) ? "%g" : "-", x->grad_B);
-			snprintf(hid, sizeof hid, hw_known(x->comm_hidden_frac) ? "%g" : "-", x->comm_hidden_frac);
-			fprintf(out, "%-14s %-5s %-7s %11d %10d %8s %7s %10s %8s %9s  %s\n", x->id, hw_data_path_name(x->data_path),
-				hw_staging_name(x->staging), x->threads_per_gpu, x->decode_threads, dr, gb,
-				si(x->bucket_B, "B", a, sizeof a), hid, si(x->step_overhead_s, "s", b, sizeof b), x->framework);
-		}
-		fprintf(out, "('-' = the model's default parameter; `scaleplan hw show ID` for the sources)\n");
+		list_stacks(db, out);
 		break;
 	case HW_NKINDS:
 		break;
@@ -214,6 +336,42 @@ static void show_stack(const hw_stack *x, const char *ind, FILE *out)
 	fprintf(out, "%s  source         %s\n", ind, x->source);
 }
 
+/* The NVLink domain: the node's GPUs, or a rack of nodes joined by NVLink switches (NVL72). */
+static void show_domain(const hw_system *s, FILE *out)
+{
+	if (s->domain_gpus > s->gpus_per_node)
+		fprintf(out, "  nvlink domain  %d GPUs = %d nodes of %d\n", s->domain_gpus, s->domain_gpus / s->gpus_per_node,
+			s->gpus_per_node);
+	else
+		fprintf(out, "  nvlink domain  the node's %d GPU%s\n", s->gpus_per_node, s->gpus_per_node == 1 ? "" : "s");
+}
+
+/* Price of a purchase unit and rental rates, each with its source. */
+static void show_price(const hw_system *s, FILE *out)
+{
+	char a[40], b[16], c[16], d[16];
+	if (*s->provider)
+		fprintf(out, "  provider       %s\n", s->provider);
+	if (hw_known(s->price_usd)) {
+		fprintf(out, "  price          %s USD (%s, %s) per unit of %d node%s (%d GPUs)\n", money(s->price_usd, a, sizeof a),
+			dash(s->price_kind), dash(s->price_date), s->unit_nodes, s->unit_nodes == 1 ? "" : "s",
+			s->unit_nodes * s->gpus_per_node);
+		fprintf(out, "  price source   %s\n", dash(s->price_source));
+	} else {
+		fprintf(out, "  price          not public\n");
+	}
+	if (s->unit_nodes > 1 && !hw_known(s->price_usd))
+		fprintf(out, "  sold as        units of %d nodes (%d GPUs)\n", s->unit_nodes, s->unit_nodes * s->gpus_per_node);
+	if (hw_known(s->rent_usd_gpu_h) || hw_known(s->rent_1y_usd_gpu_h) || hw_known(s->rent_3y_usd_gpu_h)) {
+		fprintf(out, "  rent           USD per GPU-hour: on demand %s, 1-year %s, 3-year %s (%s)\n",
+			rate(s->rent_usd_gpu_h, b, sizeof b), rate(s->rent_1y_usd_gpu_h, c, sizeof c),
+			rate(s->rent_3y_usd_gpu_h, d, sizeof d), dash(s->rent_date));
+		fprintf(out, "  rent source    %s\n", dash(s->rent_source));
+	} else {
+		fprintf(out, "  rent           no published rate\n");
+	}
+}
+
 static void show_system(const hw_system *s, FILE *out)
 {
 	char a[32];
@@ -240,11 +398,9 @@ static void show_system(const hw_system *s, FILE *out)
 		fprintf(out, "  local drives   not given\n");
 	fprintf(out, "  network        %s%s\n", dash(s->fabric_id), *s->fabric_id ? "" : " (not clustered: give --fabric ID)");
 	fprintf(out, "  stack          %s\n", *s->stack_id ? s->stack_id : "- (model defaults)");
-	if (hw_known(s->price_usd))
-		fprintf(out, "  price          %.0f USD (%s)\n", s->price_usd, dash(s->price_date));
-	else
-		fprintf(out, "  price          not public\n");
-	fprintf(out, "  power          %s\n", si(s->power_W, "W", a, sizeof a));
+	show_domain(s, out);
+	show_price(s, out);
+	fprintf(out, "  power          %s per node\n", si(s->power_W, "W", a, sizeof a));
 	fprintf(out, "  source         %s\n", s->source);
 	fprintf(out, "components:\n");
 	if (s->gpu)

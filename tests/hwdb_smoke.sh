@@ -63,9 +63,10 @@ expect 2 "$SP" hw check "$tmp/does-not-exist"
 
 # --hwdb overlays: same id replaces, new ids add; both option positions
 mkdir "$tmp/mine"
-head -3 "$DATA/systems.csv" | grep -v '^c4130' > "$tmp/mine/systems.csv"
-echo 'mybox,,My box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,12000,2024-01,800,2,3e9,eth-100g-roce,tf1-hvd,vendor quote' >> "$tmp/mine/systems.csv"
-expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x T4"; has "12000 USD (2024-01)"; has "vendor quote"
+echo '# my systems' > "$tmp/mine/systems.csv"
+echo 'id,aliases,name,gpu,gpus_per_node,intra_topology,intra_link,intra_bw_Bps,host_link,host_links,cpu,cpus_per_node,mem_B,nic,nics_per_node,storage,price_usd,price_date,power_W,local_drives,local_drive_Bps,fabric,stack,price_kind,price_source,source' >> "$tmp/mine/systems.csv"
+echo 'mybox,,My box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,256e9,eth-100g,1,,12000,2024-01,800,2,3e9,eth-100g-roce,tf1-hvd,quote,vendor quote of 2024-01-15,my notes' >> "$tmp/mine/systems.csv"
+expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x T4"; has "12,000 USD (quote, 2024-01)"; has "vendor quote of 2024-01-15"; has "my notes"
 expect 0 "$SP" --hwdb "$tmp/mine" hw show mybox; has "2 x T4"
 expect 1 "$SP" hw show mybox;      has "unknown id 'mybox'"
 expect 0 "$SP" hw show mybox --hwdb "$tmp/mine"; has "2 x 3 GB/s read"; has "network        eth-100g-roce"; has "stack tf1-hvd"
@@ -76,7 +77,7 @@ echo 'oldbox,,Old box,T4,2,pcie-host,pcie3-x16,15.75e9,pcie3-x16,2,EPYC 7763,1,2
 expect 0 "$SP" hw show oldbox --hwdb "$tmp/old"; has "local drives   not given"; has "stack          - (model defaults)"
 # new columns are checked: a drive count without its rate, an unknown stack, a data path that is not one
 cp "$tmp/mine/systems.csv" "$tmp/old/systems.csv"
-sed -i 's/,2,3e9,eth-100g-roce,tf1-hvd,vendor quote/,2,,eth-100g-roce,tf2-hvd,vendor quote/' "$tmp/old/systems.csv"
+sed -i 's/,2,3e9,eth-100g-roce,tf1-hvd,/,2,,eth-100g-roce,tf2-hvd,/' "$tmp/old/systems.csv"
 ol=$(grep -n '^mybox,' "$tmp/old/systems.csv" | cut -d: -f1)
 expect 1 "$SP" hw check "$tmp/old"
 has "systems.csv:$ol:21(local_drive_Bps): local_drives 2 and local_drive_Bps nan: give both or neither"
@@ -85,6 +86,24 @@ rm "$tmp/old/systems.csv"
 grep -v '^mxnet-dell' "$DATA/stacks.csv" > "$tmp/old/stacks.csv"
 echo 'mine,,My stack,tpu,local,0,0,,,,,,x' >> "$tmp/old/stacks.csv"
 expect 1 "$SP" hw check "$tmp/old"; has "(data_path): 'tpu' is not a data path; expected one of cpu, gpu"
-echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,,,,,x' >> "$tmp/mine/systems.csv"
+echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,,,,,,,x' >> "$tmp/mine/systems.csv"
 expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"; has "not loaded"
+
+# issue 24: a user's own quote overrides a price through a table of id and price columns; a row for a
+# system that does not exist, a negative or non-numeric price, a price without its kind: exit 1 naming
+# the cell, nothing loaded
+mkdir "$tmp/quote"
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,287000,quote,2026-10,our reseller quote 2026-10-02\n' > "$tmp/quote/systems.csv"
+expect 0 "$SP" hw show dgxh100 --hwdb "$tmp/quote"; has "287,000 USD (quote, 2026-10)"; has "our reseller quote 2026-10-02"
+expect 0 "$SP" hw check "$tmp/quote"; has "ok"
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxz100,287000,quote,2026-10,me\n' > "$tmp/quote/systems.csv"
+expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2:1(id): unknown system 'dgxz100'; did you mean"
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,-287000,quote,2026-10,me\n' > "$tmp/quote/systems.csv"
+expect 1 "$SP" hw show dgxh100 --hwdb "$tmp/quote"; has "systems.csv:2:2(price_usd): -287000 is negative"
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,cheap,quote,2026-10,me\n' > "$tmp/quote/systems.csv"
+expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2:2(price_usd): 'cheap' is not a number"
+printf 'id,price_usd,price_source\ndgxh100,1000,me\n' > "$tmp/quote/systems.csv"
+expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2: empty; price_usd 1000 needs price_kind"
+printf 'id,rent_usd_gpu_h,rent_date,rent_source\ndgxh100,-2,2026-10,me\n' > "$tmp/quote/systems.csv"
+expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2:2(rent_usd_gpu_h): -2 is negative"
 exit $fail

@@ -268,7 +268,7 @@ static void test_overlay(test_ctx *t)
 	TEST_CHECK(t, hw_gpu_find(&db, "X100") != NULL, "added");
 	/* a system naming the new GPU, and c4140-m with more memory */
 	snprintf(buf, sizeof buf,
-		 "%smybox,,My box,X100,2,pcie-switch,pcie4-x16,3.15e10,pcie4-x16,1,EPYC 7742,1,2.56e11,eth-100g,1,nfs-head,20000,2024-06,1500,quote\n"
+		 "%smybox,,My box,X100,2,pcie-switch,pcie4-x16,3.15e10,pcie4-x16,1,EPYC 7742,1,2.56e11,eth-100g,1,nfs-head,,,1500,quote\n"
 		 "C4140-M,,C4140 M with more memory,V100-SXM2-16GB,4,nvlink-mesh,nvlink2,1.5e11,pcie3-x16,4,Xeon Gold 6148,2,7.68e11,ib-edr,1,,,,,mine\n",
 		 SYS_HDR);
 	TEST_CHECK(t, overlay(&db, "systems.csv", buf, &errs) == 0, "systems overlay ok: %s", errs);
@@ -403,6 +403,117 @@ static void test_stacks_networks(test_ctx *t)
 	hw_db_free(&d2);
 }
 
+/* Issue 24: systems.csv with the price and rent columns. Columns 1-19 as SYS_HDR, then 20 price_kind,
+ * 21 price_source, 22 provider, 23-25 the three rates, 26 rent_date, 27 rent_source, 28 domain_gpus,
+ * 29 unit_nodes, 30 source. */
+static const char SYS_PRICE_HDR[] = "id,aliases,name,gpu,gpus_per_node,intra_topology,intra_link,intra_bw_Bps,host_link,"
+				    "host_links,cpu,cpus_per_node,mem_B,nic,nics_per_node,storage,price_usd,price_date,"
+				    "power_W,price_kind,price_source,provider,rent_usd_gpu_h,rent_1y_usd_gpu_h,"
+				    "rent_3y_usd_gpu_h,rent_date,rent_source,domain_gpus,unit_nodes,source\n";
+
+/* The price and rent cells of one test row, each replaceable by a case. */
+enum { P_PRICE, P_DATE, P_KIND, P_PSRC, P_RENT, P_R1Y, P_R3Y, P_RDATE, P_RSRC, P_DOMAIN, P_UNIT, P_N };
+
+static void price_row(char *buf, size_t len_B, int which, const char *value)
+{
+	const char *v[P_N] = {"250000", "2026-10", "quote", "my quote", "2.5", "2.0", "1.5", "2026-11", "price page",
+			      "8", "1"};
+	if (which >= 0)
+		v[which] = value;
+	snprintf(buf, len_B, "%snb,,New box,T4,4,pcie-host,pcie3-x16,15.75e9,pcie3-x16,4,,2,,eth-100g,1,,%s,%s,1000,%s,%s,"
+		 "Cloud,%s,%s,%s,%s,%s,%s,%s,src\n", SYS_PRICE_HDR, v[P_PRICE], v[P_DATE], v[P_KIND], v[P_PSRC], v[P_RENT],
+		 v[P_R1Y], v[P_R3Y], v[P_RDATE], v[P_RSRC], v[P_DOMAIN], v[P_UNIT]);
+}
+
+static void test_prices(test_ctx *t)
+{
+	static const struct { int which; const char *value, *needle; } bad[] = {
+		{P_PRICE, "-5", "systems.csv:2:17(price_usd): -5 is negative"},
+		{P_PRICE, "0", "systems.csv:2:17(price_usd): 0 is out of the plausible range"},
+		{P_PRICE, "$250k", "systems.csv:2:17(price_usd): '$250k' is not a number"},
+		{P_DATE, "10/2026", "systems.csv:2:18(price_date): '10/2026' is not a date"},
+		{P_KIND, "cheap", "systems.csv:2:20(price_kind): 'cheap' is not a price kind; expected list, quote, press or estimate"},
+		{P_KIND, "", "systems.csv:2:20(price_kind): empty; price_usd 250000 needs price_kind"},
+		{P_PSRC, "", "systems.csv:2:21(price_source): empty; price_usd 250000 needs price_source"},
+		{P_RENT, "-1", "systems.csv:2:23(rent_usd_gpu_h): -1 is negative"},
+		{P_RENT, "0", "systems.csv:2:23(rent_usd_gpu_h): 0 is out of the plausible range"},
+		{P_RENT, "cheap", "systems.csv:2:23(rent_usd_gpu_h): 'cheap' is not a number"},
+		{P_R1Y, "x", "systems.csv:2:24(rent_1y_usd_gpu_h): 'x' is not a number"},
+		{P_R3Y, "-2", "systems.csv:2:25(rent_3y_usd_gpu_h): -2 is negative"},
+		{P_RDATE, "2025-13", "systems.csv:2:26(rent_date): '2025-13' is not a date"},
+		{P_RDATE, "", "systems.csv:2:26(rent_date): empty; a rental rate needs rent_date"},
+		{P_RSRC, "", "systems.csv:2:27(rent_source): empty; a rental rate needs rent_source"},
+		{P_DOMAIN, "6", "systems.csv:2:28(domain_gpus): 6 is not a multiple of gpus_per_node 4"},
+		{P_DOMAIN, "2", "systems.csv:2:28(domain_gpus): 2 is not a multiple of gpus_per_node 4"},
+		{P_DOMAIN, "many", "systems.csv:2:28(domain_gpus): 'many' is not a number"},
+		{P_UNIT, "0", "systems.csv:2:29(unit_nodes): 0 is out of the plausible range"},
+		{P_UNIT, "1.5", "systems.csv:2:29(unit_nodes): '1.5' is not a whole number"},
+	};
+	char buf[2048], *errs = NULL;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		price_row(buf, sizeof buf, bad[i].which, bad[i].value);
+		expect_bad(t, "systems.csv", buf, bad[i].needle, NULL);
+	}
+	/* the good row loads with every field */
+	hw_db db;
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "default db loads");
+	price_row(buf, sizeof buf, P_DOMAIN, "72");
+	TEST_CHECK(t, overlay(&db, "systems.csv", buf, &errs) == 0, "a priced row loads: %s", errs);
+	free(errs);
+	const hw_system *nb = hw_system_find(&db, "nb");
+	TEST_CHECK(t, nb && nb->price_usd == 250000 && strcmp(nb->price_kind, "quote") == 0 && nb->rent_usd_gpu_h == 2.5 &&
+			      nb->rent_1y_usd_gpu_h == 2.0 && nb->rent_3y_usd_gpu_h == 1.5 && nb->domain_gpus == 72 &&
+			      nb->unit_nodes == 1 && strcmp(nb->provider, "Cloud") == 0 && strcmp(nb->rent_source, "price page") == 0,
+		   "every new field read");
+
+	/* a user's quote: a table of id and price columns changes the price of a system that exists (id or
+	 * alias), with its own kind, date and source, and leaves the rest (rent included) as it was */
+	const hw_system *h = hw_system_find(&db, "dgxh100");
+	double mem = h ? h->mem_B : NAN, rent = h ? h->rent_usd_gpu_h : NAN;
+	TEST_CHECK(t, overlay(&db, "systems.csv",
+			      "id,price_usd,price_kind,price_date,price_source\n"
+			      "dgx-h100,287000,quote,2026-10,quote from our reseller (2026-10-02)\n"
+			      "dgx1,99000,quote,2026-09,used-market quote\n", &errs) == 0,
+		   "a price table loads: %s", errs);
+	free(errs);
+	h = hw_system_find(&db, "dgxh100");
+	const hw_system *d1 = hw_system_find(&db, "dgx1-v100");
+	TEST_CHECK(t, h && h->price_usd == 287000 && strcmp(h->price_kind, "quote") == 0 &&
+			      strcmp(h->price_source, "quote from our reseller (2026-10-02)") == 0 && strcmp(h->price_date, "2026-10") == 0,
+		   "the overlay price wins");
+	TEST_CHECK(t, h && h->mem_B == mem && (h->rent_usd_gpu_h == rent || (isnan(rent) && isnan(h->rent_usd_gpu_h))) &&
+			      h->gpu && strcmp(h->gpu->id, "H100-SXM5-80GB") == 0,
+		   "the rest of dgxh100 unchanged");
+	TEST_CHECK(t, d1 && d1->price_usd == 99000 && strcmp(d1->price_source, "used-market quote") == 0, "dgx1 quote by alias");
+	/* a rent table replaces the rates only; rates left out of it are gone (not kept from another source) */
+	TEST_CHECK(t, overlay(&db, "systems.csv", "id,rent_usd_gpu_h,rent_date,rent_source\ndgxh100,1.99,2026-11,our colo\n", &errs) == 0,
+		   "a rent table loads: %s", errs);
+	free(errs);
+	h = hw_system_find(&db, "dgxh100");
+	TEST_CHECK(t, h && h->rent_usd_gpu_h == 1.99 && isnan(h->rent_1y_usd_gpu_h) && h->price_usd == 287000 &&
+			      strcmp(h->rent_source, "our colo") == 0,
+		   "rent replaced, price kept");
+	hw_db_free(&db);
+
+	/* a price row for a system that does not exist, a price without its kind or source, a bad price:
+	 * each named at its cell, nothing loaded */
+	expect_bad(t, "systems.csv", "id,price_usd,price_kind,price_date,price_source\ndgxz100,1000,quote,2026-01,me\n",
+		   "systems.csv:2:1(id): unknown system 'dgxz100'; did you mean", "changes the price of a system that exists");
+	expect_bad(t, "systems.csv", "id,price_usd,price_date,price_source\ndgxh100,1000,2026-01,me\n",
+		   "systems.csv:2: empty; price_usd 1000 needs price_kind", NULL);
+	expect_bad(t, "systems.csv", "id,price_usd,price_kind\ndgxh100,1000,quote\n",
+		   "systems.csv:2: empty; price_usd 1000 needs price_source", NULL);
+	expect_bad(t, "systems.csv", "id,price_usd,price_kind,price_source\ndgxh100,-3,quote,me\n",
+		   "systems.csv:2:2(price_usd): -3 is negative", NULL);
+	expect_bad(t, "systems.csv", "id,rent_usd_gpu_h,rent_source\ndgxh100,2,me\n",
+		   "systems.csv:2: empty; a rental rate needs rent_date", NULL);
+	/* a table with other columns is a full systems.csv: the missing ones are named as before */
+	expect_bad(t, "systems.csv", "id,price_usd,gpu\ndgxh100,1000,H100\n", "systems.csv:1: missing column 'name'", NULL);
+	/* an old-format table (no price_kind column) with a price: the kind is asked for, not guessed */
+	snprintf(buf, sizeof buf, "%sold,,Old,T4,1,single,,,pcie3-x16,1,,1,,,,,20000,2024-06,,x\n", SYS_HDR);
+	expect_bad(t, "systems.csv", buf, "systems.csv:2: empty; price_usd 20000 needs price_kind", NULL);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -412,5 +523,6 @@ int main(void)
 	test_overlay(&t);
 	test_dir(&t);
 	test_stacks_networks(&t);
+	test_prices(&t);
 	return test_report(&t);
 }
