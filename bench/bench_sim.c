@@ -1,8 +1,7 @@
 /* bench/bench_sim.c - how fast the simulator plays a full run: 90 epochs of ResNet-50 on 1,024 GPUs
  * (128 nodes x 8, DGX A100 from the built-in hwdb, batch 32 per GPU = global 32,768), in several modes.
  * Prints one table: mode, iterations, events, wall seconds, events per second, time to accuracy.
- * `make bench-sim`. The node is filled from the hwdb system by hand here (the CLI's cli/scenario.c does
- * the same with every override); only the figures the model uses matter.
+ * `make bench-sim`. The scenario comes from plan_resolve, as the CLI's does.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -12,34 +11,8 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"
+#include "plan/plan.h"
 #include "sim/sim.h"
-
-static int node_from_hw(model_node *n, const hw_system *sys)
-{
-	memset(n, 0, sizeof(*n));
-	n->system_id = sys->id;
-	n->gpu_id = sys->gpu->id;
-	n->gpus_per_node = n->max_gpus_per_node = sys->gpus_per_node;
-	n->peak_flops = hw_gpu_peak_flops(sys->gpu, "bf16");
-	n->fp32_flops = sys->gpu->fp32_flops;
-	n->mem_bw_Bps = sys->gpu->mem_bw_Bps;
-	n->gpu_mem_B = sys->gpu->mem_B;
-	n->gpu_tdp_W = sys->gpu->tdp_W;
-	n->intra_nvlink = sys->intra == HW_TOPO_NVSWITCH || sys->intra == HW_TOPO_NVLINK_MESH ||
-			  sys->intra == HW_TOPO_HYBRID_CUBE;
-	n->intra_bw_Bps = sys->intra_bw_Bps;
-	n->host_link_Bps = sys->host_link ? sys->host_link->bw_Bps : 0;
-	n->host_links = sys->host_links > 0 ? sys->host_links : 0;
-	n->cores = sys->cpu ? sys->cpu->cores * sys->cpus_per_node : 0;
-	n->cpu_hz = sys->cpu ? sys->cpu->base_hz : 0;
-	n->cpus = sys->cpus_per_node;
-	n->host_mem_B = sys->mem_B;
-	n->nic_Bps = sys->nic ? sys->nic->bw_Bps : 0;
-	n->nics_per_node = sys->nics_per_node;
-	n->price_usd = NAN;
-	n->power_W = NAN;
-	return 0;
-}
 
 int main(void)
 {
@@ -56,12 +29,11 @@ int main(void)
 		return 2;
 	}
 	model_params_default(&p);
-	model_scenario_init(&sc);
-	node_from_hw(&sc.node, sys);
-	sc.nodes = 128;
-	sc.batch_per_gpu = 32;
-	sc.epochs = 90;
-	if (model_scenario_prepare(&sc, &p)) {
+	plan_spec spec;
+	plan_spec_init(&spec);
+	spec.batch_per_gpu = 32;
+	spec.epochs = 90;
+	if (plan_resolve(&db, &spec, &p, sys, 0, 128, &sc)) {
 		fprintf(stderr, "bench_sim: %s\n", err_msg());
 		return 1;
 	}

@@ -172,12 +172,6 @@ static void env_init(cal_env *e, const cal_opts *o)
 	}
 }
 
-static double mp_get(const cal_env *e, const char *name, double fallback)
-{
-	double v;
-	return model_params_get(&e->mp, name, &v) == 0 && isfinite(v) ? v : fallback;
-}
-
 static const char *prec_for_peak(const char *prec)
 {
 	if (strstr(prec, "bf16"))
@@ -220,23 +214,23 @@ static void comm_prior(const cal_env *e, const char *machine, const char *t, dou
 {
 	const hw_system *s = e->db && machine[0] ? hw_system_find(e->db, machine) : NULL;
 	if (strcmp(t, "nvlink") == 0) {
-		*alpha = mp_get(e, "alpha_nvlink_s", 7e-6);
-		*bw = s && hw_known(s->intra_bw_Bps) ? mp_get(e, "bw_eff_nvlink", 0.75) * s->intra_bw_Bps : 300e9;
+		*alpha = e->mp.alpha_nvlink_s;
+		*bw = s && hw_known(s->intra_bw_Bps) ? e->mp.bw_eff_nvlink * s->intra_bw_Bps : 300e9;
 	} else if (strcmp(t, "shm") == 0) {
 		*alpha = 2e-5;
 		*bw = 26e9; /* testbed_allreduce.csv: 4x H200 with NCCL_P2P_DISABLE=1, 256 MiB */
 	} else if (strcmp(t, "pcie") == 0) {
-		*alpha = mp_get(e, "alpha_pcie_s", 10e-6);
+		*alpha = e->mp.alpha_pcie_s;
 		double link = s && hw_known(s->intra_bw_Bps) ? s->intra_bw_Bps : 15.75e9;
-		*bw = mp_get(e, "bw_eff_pcie", 0.70) * link;
+		*bw = e->mp.bw_eff_pcie * link;
 	} else if (strcmp(t, "socket") == 0) {
 		*alpha = 5e-5;
 		*bw = 3.8e9; /* testbed_allreduce.csv: sockets over lo, 256 MiB */
 	} else {
-		*alpha = mp_get(e, "alpha_net_s", 15e-6);
+		*alpha = e->mp.alpha_net_s;
 		double nic = s && s->nic && hw_known(s->nic->bw_Bps) ? s->nic->bw_Bps * (s->nics_per_node > 0 ? s->nics_per_node : 1)
 								    : 12.5e9;
-		*bw = mp_get(e, "bw_eff_net", 0.90) * nic;
+		*bw = e->mp.bw_eff_net * nic;
 	}
 }
 
@@ -257,8 +251,8 @@ static double pval(cal_pset *ps, const char *name, const char *scope, double pri
 	return ps->p[i].value;
 }
 
-/* Ring all-reduce time of `bytes` on g ranks over transport t of the point's machine:
- * 2(g-1) alpha + 2(g-1)/g bytes / busbw (nccl-tests PERFORMANCE.md, busbw definition). */
+/* Ring all-reduce time of `bytes` on g ranks over transport t of the point's machine, with this machine's
+ * fitted alpha and busbw (the model's level formula, model_ar_level_s). */
 static double level_s(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, int g, double bytes)
 {
 	if (g < 2)
@@ -269,7 +263,7 @@ static double level_s(const cal_env *e, cal_pset *ps, const cal_point *p, const 
 	double a = pval(ps, "alpha_s", sc, a0, "s");
 	double bw = pval(ps, "busbw_Bps", sc, b0, "B/s");
 	free(sc);
-	return 2.0 * (g - 1) * a + 2.0 * (g - 1) / g * bytes / bw;
+	return model_ar_level_s(g, a, bw, bytes, 1.0);
 }
 
 /* Hierarchical all-reduce: the level inside a node, then the level between nodes on the full
@@ -348,7 +342,7 @@ static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
 	double bwd = 0;
 	for (int i = 0; i < e->nlayers; i++)
 		bwd += e->layers[i].mm_bwd_flop / peak + e->layers[i].ew_bwd_elems * act_B / bw;
-	double cap = isfinite(p->bucket_B) && p->bucket_B > 0 ? p->bucket_B : mp_get(e, "bucket_B", 26214400.0);
+	double cap = isfinite(p->bucket_B) && p->bucket_B > 0 ? p->bucket_B : e->mp.bucket_B;
 	double acc = 0, bucket = 0;
 	pp->n = 0;
 	for (int i = e->nlayers - 1; i >= 0; i--) {
@@ -372,7 +366,7 @@ static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
  * (exec/ex_dist.c), so its pipeline is the engine's structure: 1. Other software: the model's default. */
 static double overlap_prior(const cal_env *e, const cal_point *p)
 {
-	return strcmp(p->source, "exec") == 0 ? 1.0 : mp_get(e, "overlap", 0.6);
+	return strcmp(p->source, "exec") == 0 ? 1.0 : e->mp.overlap;
 }
 
 /* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
@@ -380,7 +374,7 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 {
 	char *sc = compute_scope(p);
 	double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
-	double bh = pval(ps, "b_half", sc, mp_get(e, "b_half", 19), "images");
+	double bh = pval(ps, "b_half", sc, e->mp.b_half, "images");
 	double ov = pval(ps, "overlap", sc, overlap_prior(e, p), "fraction");
 	free(sc);
 	double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
@@ -390,7 +384,7 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
 	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
 	if (p->gpus > 1)
-		tc *= 1 + mp_get(e, "straggler_cv", 0.015) * sqrt(2 * log((double)p->gpus));
+		tc *= 1 + e->mp.straggler_cv * sqrt(2 * log((double)p->gpus));
 	double tar = 0, exposed = 0, comm_after_bwd = 0;
 	if (p->gpus > 1) {
 		cal_pipe pp;
@@ -440,21 +434,21 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		return allreduce_s(e, ps, p, p->bytes);
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
-		double r = pval(ps, "decode_img_s_core", sc, mp_get(e, "decode_img_s_core", 264), "img/s");
+		double r = pval(ps, "decode_img_s_core", sc, e->mp.decode_img_s_core, "img/s");
 		free(sc);
 		/* decode scales with workers up to the cores (data_threads holds the core count when known) */
 		double w = isfinite(p->data_threads) && p->data_threads > 0 ? fmin(p->workers, p->data_threads) : p->workers;
 		return r * w;
 	}
 	case CAL_EPOCHS: {
-		double e0 = pval(ps, "conv_e0", p->variant, mp_get(e, "conv_e0", 34.26), "epochs");
-		double b0 = pval(ps, "conv_b0", p->variant, mp_get(e, "conv_b0", 48417), "images");
+		double e0 = pval(ps, "conv_e0", p->variant, e->mp.conv_e0, "epochs");
+		double b0 = pval(ps, "conv_b0", p->variant, e->mp.conv_b0, "images");
 		return e0 * (1 + p->global_batch / b0);
 	}
 	case CAL_CONTENTION:
 		return contention(ps, p, outer_transport(e, p), p->variant);
 	case CAL_TTA: {
-		double ob = pval(ps, "epoch_boundary_s", p->machine, mp_get(e, "epoch_boundary_s", 0.25), "s");
+		double ob = pval(ps, "epoch_boundary_s", p->machine, e->mp.epoch_boundary_s, "s");
 		return p->workers * (p->train_images / p->block_img_s + ob);
 	}
 	default:
@@ -577,7 +571,7 @@ static void choose_vars(fitctx *c)
 		/* log, not logit: against a nominal peak (GPU or precision unknown) the ratio may exceed 1 */
 		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOG);
 		if (two_batches)
-			addvar(c, ps, "b_half", sc, mp_get(e, "b_half", 19), "images", CAL_X_LOG);
+			addvar(c, ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
 		if (comm)
 			addvar(c, ps, "overlap", sc, overlap_prior(e, p0), "fraction", CAL_X_LOGIT);
 		free(sc);
@@ -604,7 +598,7 @@ static void choose_vars(fitctx *c)
 	}
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p0->machine, p0->gpu, p0->variant);
-		addvar(c, ps, "decode_img_s_core", sc, mp_get(e, "decode_img_s_core", 264), "img/s", CAL_X_LOG);
+		addvar(c, ps, "decode_img_s_core", sc, e->mp.decode_img_s_core, "img/s", CAL_X_LOG);
 		free(sc);
 		break;
 	}
@@ -618,15 +612,15 @@ static void choose_vars(fitctx *c)
 			else if (b != b1)
 				two = true;
 		}
-		addvar(c, ps, "conv_e0", p0->variant, mp_get(e, "conv_e0", 34.26), "epochs", CAL_X_LOG);
+		addvar(c, ps, "conv_e0", p0->variant, e->mp.conv_e0, "epochs", CAL_X_LOG);
 		if (two)
-			addvar(c, ps, "conv_b0", p0->variant, mp_get(e, "conv_b0", 48417), "images", CAL_X_LOG);
+			addvar(c, ps, "conv_b0", p0->variant, e->mp.conv_b0, "images", CAL_X_LOG);
 		break;
 	}
 	case CAL_TTA:
 		/* fitted in log space, which cannot start at the model's default 0 (the v4.0 fit puts the
 		 * boundary in epoch_boundary_iters): start at 10 ms */
-		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(mp_get(e, "epoch_boundary_s", 0.25), 0.01), "s",
+		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(e->mp.epoch_boundary_s, 0.01), "s",
 		       CAL_X_LOG);
 		break;
 	case CAL_CONTENTION: {

@@ -12,6 +12,7 @@
 
 #include "calibrate/cal.h"
 #include "cli/cli.h"
+#include "plan/plan.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
 
@@ -111,39 +112,35 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	cli_scen_init(&s, "validate");
 	s.hwdb_dir = m->hwdb_dir;
 	s.profile = m->profile;
-	s.system_id = p->machine;
-	s.stack_id = point_stack(p);
-	s.precision = (model_precision)model_precision_parse(model_prec(p->precision));
+	plan_spec spec;
+	plan_spec_init(&spec);
+	spec.system_id = p->machine;
+	spec.stack_id = point_stack(p);
+	spec.precision = (model_precision)model_precision_parse(model_prec(p->precision));
 	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	s.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
-	s.batch_per_gpu = guess_batch(p);
-	s.nodes = p->nodes;
+	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	spec.batch_per_gpu = guess_batch(p);
+	spec.nodes = p->nodes;
 	/* --measured places G GPUs on nodes of the scenario's size: only single-node measurements that fit */
-	for (int k = 0; k < nothers && s.nmeasured < MODEL_MAX_MEASURED; k++) {
+	for (int k = 0; k < nothers && spec.nmeasured < MODEL_MAX_MEASURED; k++) {
 		const cal_point *q = &d->pts[others[k]];
 		if (q->kind != CAL_THROUGHPUT || q->nodes != 1 || q->gpus > p->gpus_per_node || !describable(q))
 			continue;
-		s.measured[s.nmeasured].gpus = q->gpus;
-		s.measured[s.nmeasured].batch_per_gpu = guess_batch(q);
-		s.measured[s.nmeasured].img_s = q->measured;
-		s.nmeasured++;
+		spec.measured[spec.nmeasured].gpus = q->gpus;
+		spec.measured[spec.nmeasured].batch_per_gpu = guess_batch(q);
+		spec.measured[spec.nmeasured].img_s = q->measured;
+		spec.nmeasured++;
 	}
 	double pred = NAN;
 	model_scenario sc;
 	model_result r;
-	/* cli_scen prints its own reasons; keep them off the table's stdout and count them instead */
-	fflush(stderr);
-	FILE *keep = stderr;
-	FILE *sink = fopen("/dev/null", "w");
-	if (sink)
-		stderr = sink;
-	if (cli_scen_load(&s) == EXIT_OK && cli_scen_resolve(&s, s.system, p->gpus_per_node, p->nodes, &sc) == EXIT_OK &&
+	hw_kind kind;
+	const char *bad_id;
+	/* plan_resolve prints nothing: a point the model cannot describe is counted, not printed */
+	if (cli_scen_load(&s) == EXIT_OK && !plan_check_ids(&s.db, &spec, &kind, &bad_id) &&
+	    plan_resolve(&s.db, &spec, &s.params, NULL, p->gpus_per_node, p->nodes, &sc) == 0 &&
 	    model_predict(&sc, &s.params, &r) == 0 && r.fits)
 		pred = r.throughput_img_s;
-	if (sink) {
-		stderr = keep;
-		fclose(sink);
-	}
 	cli_scen_free(&s);
 	if (isfinite(pred))
 		m->npred++;

@@ -1,6 +1,6 @@
 /* cli/scenario.c: the options predict, compare, sweep and sim share, and the step from a hwdb system
- * plus user overrides to a prepared model scenario (model/model.h). No model logic here: only
- * parsing, validation with clear messages, and copying database figures into model_node.
+ * plus user overrides to a prepared model scenario: parsing and messages only; the step itself is
+ * plan_resolve (plan/plan.h).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "common/common.h"
+#include "plan/plan.h"
 
 enum {
 	O_SYSTEM = CLI_SCEN_OPT_BASE, O_GPU, O_GPN, O_INTRA, O_HOSTLINK, O_HOSTLINKS, O_CPU, O_CPUS, O_FABRIC,
@@ -256,13 +257,33 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 	}
 }
 
-/* Looks up an id of a kind; prints "unknown ... did you mean" on failure. */
-#define CHECK_ID(kind, findfn, id)                                                                         \
-	do {                                                                                               \
-		if ((id) && !findfn(&s->db, (id))) {                                                       \
-			return cli_unknown_id(&s->db, s->cmd, (kind), (id));                                 \
-		}                                                                                          \
-	} while (0)
+/* The library's view of the options (plan/plan.h). */
+static void scen_spec(const cli_scen *s, plan_spec *o)
+{
+	plan_spec_init(o);
+	o->system_id = s->system_id;
+	o->gpu_id = s->gpu_id;
+	o->intra_id = s->intra_id;
+	o->host_link_id = s->host_link_id;
+	o->cpu_id = s->cpu_id;
+	o->fabric_id = s->fabric_id;
+	o->storage_id = s->storage_id;
+	o->stack_id = s->stack_id;
+	o->gpus_per_node = s->gpus_per_node;
+	o->host_links = s->host_links;
+	o->cpus_per_node = s->cpus_per_node;
+	o->nics_per_node = s->nics_per_node;
+	o->nodes = s->nodes;
+	o->batch_per_gpu = s->batch_per_gpu;
+	o->global_batch = s->global_batch;
+	o->precision = s->precision;
+	o->data = s->data;
+	o->epochs = s->epochs;
+	o->images = s->images;
+	o->target_top1 = s->target_top1;
+	memcpy(o->measured, s->measured, sizeof(o->measured));
+	o->nmeasured = s->nmeasured;
+}
 
 int cli_scen_load(cli_scen *s)
 {
@@ -284,14 +305,14 @@ int cli_scen_load(cli_scen *s)
 			fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 			return EXIT_INPUT;
 		}
-	CHECK_ID(HW_SYSTEM, hw_system_find, s->system_id);
-	CHECK_ID(HW_GPU, hw_gpu_find, s->gpu_id);
-	CHECK_ID(HW_LINK, hw_link_find, s->intra_id);
-	CHECK_ID(HW_LINK, hw_link_find, s->host_link_id);
-	CHECK_ID(HW_CPU, hw_cpu_find, s->cpu_id);
-	CHECK_ID(HW_FABRIC, hw_fabric_find, s->fabric_id);
-	CHECK_ID(HW_STORAGE, hw_storage_find, s->storage_id);
-	CHECK_ID(HW_STACK, hw_stack_find, s->stack_id);
+	{
+		plan_spec spec;
+		hw_kind kind;
+		const char *id;
+		scen_spec(s, &spec);
+		if (plan_check_ids(&s->db, &spec, &kind, &id))
+			return cli_unknown_id(&s->db, s->cmd, kind, id);
+	}
 	s->system = s->system_id ? hw_system_find(&s->db, s->system_id) : NULL;
 	if (fabs(s->target_top1 - 0.759) > 1e-9 && !(s->epochs > 0)) {
 		fprintf(stderr,
@@ -353,11 +374,9 @@ int cli_rank_cmp(double key_a, double tie_a, double key_b, double tie_b)
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
 {
-	if (s->stack_id)
-		return hw_stack_find(&s->db, s->stack_id);
-	if (!sys)
-		sys = s->system;
-	return sys ? sys->stack : NULL;
+	plan_spec spec;
+	scen_spec(s, &spec);
+	return plan_stack(&s->db, &spec, sys ? sys : s->system);
 }
 
 char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
@@ -367,209 +386,11 @@ char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
 	return buf;
 }
 
-static double known_or(double v, double dflt)
-{
-	return hw_known(v) ? v : dflt;
-}
-
-/* Per-GPU bandwidth of an intra-node link for a GPU: an NVLink counts all the GPU's links. */
-static double intra_bw_of(const hw_link *l, const hw_gpu *g)
-{
-	if (l->kind == HW_LINK_NVLINK) {
-		if (hw_known(g->nvlink_bw_Bps) && g->nvlink_bw_Bps > 0)
-			return g->nvlink_bw_Bps;
-		return l->bw_Bps * (g->nvlinks > 0 ? g->nvlinks : 1);
-	}
-	return l->bw_Bps;
-}
-
-
-/* The precision a GPU really runs when asked for `want`: a GPU without bf16 (before Ampere) trains
- * in fp16, one without fast fp16 or tf32 in fp32, as hw_gpu_peak_flops assumes; results then name
- * the precision used, not the one asked for. */
-static model_precision precision_on(const hw_gpu *gpu, model_precision want)
-{
-	if (want == MODEL_BF16 && !hw_known(gpu->bf16_flops))
-		want = MODEL_FP16;
-	if (want == MODEL_FP16 && !hw_known(gpu->fp16_flops))
-		want = MODEL_FP32;
-	if (want == MODEL_TF32 && !hw_known(gpu->tf32_flops))
-		want = MODEL_FP32;
-	return want;
-}
-
-/* The largest batch per GPU from 256 down to 8 that fits; 0 when none. */
-static int auto_batch(model_scenario *sc, const model_params *p)
-{
-	static const int cand[] = {256, 128, 64, 32, 16, 8};
-	for (unsigned i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		model_result r;
-		sc->batch_per_gpu = cand[i];
-		if (model_predict(sc, p, &r) == 0 && r.fits)
-			return cand[i];
-	}
-	return 0;
-}
-
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc)
 {
-	model_node *n = &sc->node;
-	const hw_gpu *gpu;
-	const char *what;
-
-	if (!sys)
-		sys = s->system;
-	model_scenario_init(sc);
-	gpu = s->gpu_id ? hw_gpu_find(&s->db, s->gpu_id) : sys ? sys->gpu : NULL;
-	if (!gpu) {
-		fprintf(stderr, "scaleplan %s: give --system ID or --gpu ID (see `scaleplan hw list`)\n", s->cmd);
-		return EXIT_INPUT;
-	}
-	if (gpn <= 0)
-		gpn = s->gpus_per_node > 0 ? s->gpus_per_node : sys ? sys->gpus_per_node : 0;
-	if (gpn <= 0) {
-		fprintf(stderr, "scaleplan %s: --gpu without --system needs --gpus-per-node G\n", s->cmd);
-		return EXIT_INPUT;
-	}
-	if (sys && gpn > sys->gpus_per_node && !s->gpu_id) {
-		fprintf(stderr, "scaleplan %s: system %s has %d GPUs per node; %d requested\n", s->cmd, sys->id,
-			sys->gpus_per_node, gpn);
-		return EXIT_INPUT;
-	}
-	sc->nodes = nodes > 0 ? nodes : s->nodes;
-	sc->precision = precision_on(gpu, s->precision);
-	{
-		const hw_stack *st = cli_scen_stack(s, sys);
-		model_stack *ms = &sc->stack;
-		if (st) {
-			ms->id = st->id;
-			ms->staged = st->staging == HW_STAGE_LOCAL;
-			ms->cores_reserved_per_gpu = st->threads_per_gpu;
-			ms->decode_img_s_core = st->decode_img_s_core;
-			ms->grad_B = st->grad_B;
-			ms->bucket_B = st->bucket_B;
-			ms->overlap = st->comm_hidden_frac;
-			ms->step_overhead_s = st->step_overhead_s;
-			n->decode_threads = st->decode_threads;
-		}
-		sc->data = s->data >= 0 ? (model_data)s->data
-			   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
-	}
-	sc->epochs = s->epochs;
-	sc->images = s->images;
-
-	n->system_id = sys ? sys->id : "custom";
-	n->gpu_id = gpu->id;
-	n->gpus_per_node = gpn;
-	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
-	n->peak_flops = hw_gpu_peak_flops(gpu, model_precision_name(sc->precision));
-	n->fp32_flops = gpu->fp32_flops;
-	n->mem_bw_Bps = gpu->mem_bw_Bps;
-	n->gpu_mem_B = gpu->mem_B;
-	n->gpu_tdp_W = known_or(gpu->tdp_W, 0);
-	/* intra-node */
-	if (s->intra_id) {
-		const hw_link *l = hw_link_find(&s->db, s->intra_id);
-		n->intra_nvlink = l->kind == HW_LINK_NVLINK || l->kind == HW_LINK_NVSWITCH;
-		n->intra_bw_Bps = intra_bw_of(l, gpu);
-	} else if (sys && sys->intra != HW_TOPO_SINGLE) {
-		n->intra_nvlink = sys->intra == HW_TOPO_NVSWITCH || sys->intra == HW_TOPO_NVLINK_MESH ||
-				  sys->intra == HW_TOPO_HYBRID_CUBE;
-		n->intra_bw_Bps = known_or(sys->intra_bw_Bps, sys->intra_link ? intra_bw_of(sys->intra_link, gpu) : 0);
-	} else if (gpu->nvlinks > 0 && hw_known(gpu->nvlink_bw_Bps)) {
-		n->intra_nvlink = true;
-		n->intra_bw_Bps = gpu->nvlink_bw_Bps;
-	} else {
-		n->intra_bw_Bps = 15.75e9 * (gpu->pcie_gen >= 3 ? 1 << (gpu->pcie_gen - 3) : 1);
-	}
-	/* host */
-	{
-		const hw_link *hl = s->host_link_id ? hw_link_find(&s->db, s->host_link_id) : sys ? sys->host_link : NULL;
-		n->host_link_Bps = hl ? hl->bw_Bps : 0;
-		n->host_links = s->host_links > 0 ? s->host_links : sys ? sys->host_links : 0;
-		if (s->host_link_id && n->host_links <= 0)
-			n->host_links = gpn;
-	}
-	{
-		const hw_cpu *cpu = s->cpu_id ? hw_cpu_find(&s->db, s->cpu_id) : sys ? sys->cpu : NULL;
-		n->cpus = s->cpus_per_node > 0 ? s->cpus_per_node : sys && sys->cpus_per_node > 0 ? sys->cpus_per_node : 1;
-		if (cpu) {
-			n->cores = cpu->cores * n->cpus;
-			n->cpu_hz = known_or(cpu->base_hz, 0);
-			n->cpu_tdp_W = known_or(cpu->tdp_W, 0);
-		}
-	}
-	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
-	/* network */
-	{
-		const hw_link *nic = NULL;
-		double over = 1.0;
-		if (s->fabric_id) {
-			const hw_fabric *f = hw_fabric_find(&s->db, s->fabric_id);
-			nic = f->nic;
-			over = hw_known(f->oversubscription) && f->oversubscription >= 1 ? f->oversubscription : 1.0;
-		} else if (sys) {
-			nic = sys->nic ? sys->nic : sys->fabric ? sys->fabric->nic : NULL;
-			if (sys->fabric && hw_known(sys->fabric->oversubscription) && sys->fabric->oversubscription >= 1)
-				over = sys->fabric->oversubscription;
-		}
-		n->nic_Bps = nic ? nic->bw_Bps / over : 0;
-		n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
-	}
-	/* storage: a shared store (aggregate, per-node share) or the nodes' own drives */
-	{
-		const hw_storage *st = s->storage_id ? hw_storage_find(&s->db, s->storage_id) : sys ? sys->storage : NULL;
-		bool local = !st || strcmp(st->kind, "local") == 0;
-		if (sys && sys->local_drives > 0)
-			n->local_Bps = sys->local_drives * sys->local_drive_Bps;
-		else if (st && local && hw_known(st->read_Bps))
-			n->local_Bps = st->read_Bps; /* one drive of that kind per node */
-		if (st && !local) {
-			/* unknown aggregate: a parallel file system that grows with its clients. A system's
-			 * default store is the one its source was tested with (an Isilon F800 chassis for 4-16
-			 * C4140s): the planner sizes it to the cluster (scale-out NAS adds chassis), so only the
-			 * per-node share binds; a store the user names with --storage is taken as it is. */
-			n->storage_Bps = s->storage_id ? known_or(st->read_Bps, INFINITY) : INFINITY;
-			n->storage_link_Bps = known_or(st->node_Bps, st->link ? st->link->bw_Bps : 0);
-			n->storage_id = st->id;
-		}
-	}
-	/* whole nodes are bought even when fewer GPUs per node are used */
-	n->price_usd = (sys && !s->gpu_id) ? sys->price_usd : NAN;
-	n->power_W = (sys && !s->gpu_id && gpn == sys->gpus_per_node) ? sys->power_W : NAN;
-	if (!hw_known(n->price_usd))
-		n->price_usd = NAN;
-	if (!hw_known(n->power_W))
-		n->power_W = NAN;
-
-	what = sys ? sys->id : gpu->id;
-	if (sc->nodes > 1 && !(n->nic_Bps > 0)) {
-		fprintf(stderr,
-			"scaleplan %s: %s is a single machine with no network between nodes in the database; for %d nodes "
-			"give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)\n",
-			s->cmd, what, sc->nodes);
-		return EXIT_INPUT;
-	}
-	if (model_scenario_prepare(sc, &s->params)) {
-		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
-		return EXIT_INPUT;
-	}
-	/* batch */
-	if (s->global_batch > 0) {
-		int gpus = gpn * sc->nodes;
-		if (s->global_batch % gpus) {
-			fprintf(stderr, "scaleplan %s: --global-batch %d is not a multiple of the %d GPUs\n", s->cmd,
-				s->global_batch, gpus);
-			return EXIT_INPUT;
-		}
-		sc->batch_per_gpu = s->global_batch / gpus;
-	} else if (s->batch_per_gpu > 0) {
-		sc->batch_per_gpu = s->batch_per_gpu;
-	} else if (!auto_batch(sc, &s->params)) {
-		fprintf(stderr, "scaleplan %s: %s: not even 8 images per GPU fit %s's memory\n", s->cmd, what, gpu->id);
-		return EXIT_INPUT;
-	}
-	if (s->nmeasured && model_calibrate(sc, &s->params, s->measured, s->nmeasured)) {
+	plan_spec spec;
+	scen_spec(s, &spec);
+	if (plan_resolve(&s->db, &spec, &s->params, sys, gpn, nodes, sc)) {
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
 	}

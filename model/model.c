@@ -228,38 +228,77 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p)
 	return 0;
 }
 
-/* One ring phase (reduce-scatter or all-gather) over p ranks at bus bandwidth bw:
- * (p-1) alpha + (p-1)/p x bytes / bw (nccl-tests PERFORMANCE.md: busbw = algbw x (p-1)/p). */
-static double ring_half(int ranks, double bytes, double bw, double alpha)
+double model_ar_steps(int ranks, double algo)
 {
-	return (ranks - 1) * alpha + (double)(ranks - 1) / ranks * bytes / bw;
+	if (ranks < 2)
+		return 0;
+	double ring = 2.0 * (ranks - 1), tree = 2.0 * ceil(log2((double)ranks));
+	return algo == 1.0 ? ring : algo == 2.0 ? tree : fmin(ring, tree);
+}
+
+double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo)
+{
+	if (ranks < 2 || bytes <= 0)
+		return 0;
+	return model_ar_steps(ranks, algo) * alpha_s + 2.0 * (ranks - 1) / ranks * bytes / busbw_Bps;
+}
+
+/* Nodes per NVLink domain: an NVL72 rack's 18 trays, else 1 (the domain is the node). */
+static int domain_nodes(const model_node *n)
+{
+	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+	return n->domain_gpus > per_node ? n->domain_gpus / per_node : 1;
+}
+
+int model_domain_gpus(const model_scenario *sc)
+{
+	int dn = domain_nodes(&sc->node);
+	return sc->node.gpus_per_node * (sc->nodes < dn ? sc->nodes : dn);
+}
+
+int model_allreduce_phases(const model_scenario *sc, const model_params *p, double bytes, model_ar_phase *ph)
+{
+	const model_node *n = &sc->node;
+	int dn = domain_nodes(n);
+	int in_nodes = sc->nodes < dn ? sc->nodes : dn;
+	int g = n->gpus_per_node * in_nodes;             /* ranks that share NVLink (or the node's PCIe) */
+	int domains = (sc->nodes + in_nodes - 1) / in_nodes;
+	int np = 0;
+
+	if (bytes <= 0)
+		return 0;
+	if (g > 1) {
+		/* reduce-scatter inside the domain, all-gather at the end: together one all-reduce at the
+		 * domain's busbw. Within one node a ring (NCCL's choice there, and what calibrate fits on
+		 * the test beds); a domain across trays (NVL72) takes p->algo like the network. */
+		double bw = n->intra_bw_Bps * (n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
+		double a = n->intra_nvlink ? p->alpha_nvlink_s : p->alpha_pcie_s;
+		double half_steps = model_ar_steps(g, in_nodes > 1 ? p->algo : 1.0) / 2.0;
+		ph[np++] = (model_ar_phase){MODEL_AR_RS, half_steps * a, (double)(g - 1) / g * bytes, bw};
+	}
+	if (domains > 1) {
+		/* the 1/g shards between domains, all at once over the domain's NICs: 2(d-1)/d x bytes
+		 * leave each domain (ring 2(d-1) steps, tree 2 ceil(log2 d): NCCL double binary tree,
+		 * full-bandwidth pipelining) */
+		double bw = (double)in_nodes * n->nics_per_node * n->nic_Bps * p->bw_eff_net;
+		double steps = model_ar_steps(domains, p->algo);
+		ph[np++] = (model_ar_phase){MODEL_AR_INTER, steps * p->alpha_net_s,
+					    2.0 * (domains - 1) / domains * bytes / g, bw / g};
+	}
+	if (g > 1) {
+		ph[np] = ph[0];
+		ph[np++].kind = MODEL_AR_AG;
+	}
+	return np;
 }
 
 double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes)
 {
-	const model_node *n = &sc->node;
-	int g = n->gpus_per_node, nn = sc->nodes;
+	model_ar_phase ph[MODEL_AR_MAX_PHASES];
+	int np = model_allreduce_phases(sc, p, bytes, ph);
 	double t = 0.0;
-
-	if (bytes <= 0)
-		return 0.0;
-	if (g > 1) {
-		double bw = n->intra_bw_Bps * (n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
-		double a = n->intra_nvlink ? p->alpha_nvlink_s : p->alpha_pcie_s;
-		/* reduce-scatter then all-gather inside the node: together a ring all-reduce,
-		 * 2(g-1)/g x bytes / busbw */
-		t += 2.0 * ring_half(g, bytes, bw, a);
-	}
-	if (nn > 1) {
-		/* all-reduce of the 1/g shard between nodes, the node's g shards at once over its NICs:
-		 * ring 2(n-1) steps, tree 2 ceil(log2 n) steps (NCCL double binary tree, full-bandwidth
-		 * pipelining); either way 2(n-1)/n x bytes leave each node. */
-		double bw = (double)n->nics_per_node * n->nic_Bps * p->bw_eff_net;
-		double beta = 2.0 * (nn - 1) / nn * bytes / bw;
-		double ring = 2.0 * (nn - 1) * p->alpha_net_s + beta;
-		double tree = 2.0 * ceil(log2((double)nn)) * p->alpha_net_s + beta;
-		t += p->algo == 1.0 ? ring : p->algo == 2.0 ? tree : fmin(ring, tree);
-	}
+	for (int i = 0; i < np; i++)
+		t += ph[i].latency_s + ph[i].size_B / ph[i].rate_Bps;
 	return t;
 }
 

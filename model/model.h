@@ -181,6 +181,8 @@ typedef struct model_node {
 	/* network */
 	double nic_Bps;          /* one NIC port, one direction; 0 = none */
 	int nics_per_node;
+	int domain_gpus;         /* GPUs in one NVLink domain, a multiple of the system's GPUs per node
+				  * (GB200 NVL72: 72 over 18 trays); 0 = the node */
 	/* storage: where the data set lives (model_storage_rate, model_staging_s) */
 	double storage_Bps;      /* aggregate read rate of the shared storage holding the data set; 0 = none (the
 				  * data set is on each node's local drives); INFINITY = grows with its clients */
@@ -309,9 +311,31 @@ int model_calibrate(model_scenario *sc, const model_params *p, const model_measu
  * scenario's classes (1000). */
 void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
 		       double *fwd_s, double *bwd_s);
-/* Time of one hierarchical all-reduce of `bytes` over sc->nodes x sc->node.gpus_per_node GPUs:
- * reduce-scatter inside the node, all-reduce of the 1/G shard between nodes over the node's NICs,
- * all-gather inside the node; each phase alpha-beta, ring or tree by p->algo. */
+/* ---- The all-reduce: the one description model, sim and calibrate share ----
+ * Hierarchical: reduce-scatter among the GPUs of one NVLink domain (the node, or an NVL72 rack's 18
+ * trays), all-reduce of each GPU's 1/g shard between domains over the domain's NICs, all-gather in the
+ * domain. Each level alpha-beta: steps x alpha + 2(r-1)/r x bytes / busbw (nccl-tests PERFORMANCE.md
+ * defines busbw so). A phase as one flow per GPU: latency (its steps x alpha), the bytes each GPU sends,
+ * and the per-GPU rate the model assumes (the simulator shares links among such flows). */
+typedef enum model_ar_kind { MODEL_AR_RS, MODEL_AR_INTER, MODEL_AR_AG } model_ar_kind;
+typedef struct model_ar_phase {
+	model_ar_kind kind;
+	double latency_s;  /* steps x alpha */
+	double size_B;     /* bytes each GPU sends in the phase */
+	double rate_Bps;   /* per-GPU rate */
+} model_ar_phase;
+enum { MODEL_AR_MAX_PHASES = 3 };
+/* Latency steps of an all-reduce over `ranks`: algo 1 ring 2(r-1), 2 tree 2 ceil(log2 r) (NCCL's double
+ * binary tree), 0 the fewer. 0 for one rank. */
+double model_ar_steps(int ranks, double algo);
+/* One level's all-reduce of `bytes` over `ranks` at bus bandwidth busbw_Bps (s). */
+double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo);
+/* GPUs of the scenario in one NVLink domain: gpus_per_node x min(nodes, nodes per domain). */
+int model_domain_gpus(const model_scenario *sc);
+/* The phases of one all-reduce of `bytes` on the scenario (RS, INTER, AG; those that apply) into
+ * ph[MODEL_AR_MAX_PHASES]; returns how many. */
+int model_allreduce_phases(const model_scenario *sc, const model_params *p, double bytes, model_ar_phase *ph);
+/* Their time: the sum of latency + size / rate. */
 double model_allreduce_s(const model_scenario *sc, const model_params *p, double bytes);
 /* Input pipeline capacity of one node (img/s) and storage read capacity of the whole job in its first
  * epoch (img/s): staged (or no shared storage): nodes x the node's local drives; else the shared storage,

@@ -7,20 +7,12 @@
 #include "model/model.h"
 #include "sim/sim.h"
 
-/* One phase of a hierarchical all-reduce as one flow per GPU: `steps` alpha-beta steps of a ring or
- * tree collapse into one flow of latency steps x alpha and size steps x bytes-per-step, exact while
- * the set of flows sharing the links stays the same for the whole phase (buckets are reduced one at
- * a time, so it does). */
-typedef enum sim_phase_kind { SIM_PH_RS, SIM_PH_INTER, SIM_PH_AG } sim_phase_kind;
-
-typedef struct sim_phase {
-	sim_phase_kind kind;
-	double latency_s;  /* steps x alpha */
-	double size_B;     /* bytes each GPU sends in the phase */
-	double rate_Bps;   /* per-GPU rate the analytic model assumes (used when contention is off) */
-} sim_phase;
-
-enum { SIM_MAX_PHASES = 3 };
+/* One phase of a hierarchical all-reduce as one flow per GPU (model_allreduce_phases, model/model.h):
+ * `steps` alpha-beta steps of a ring or tree collapse into one flow of latency steps x alpha and size
+ * steps x bytes-per-step, exact while the set of flows sharing the links stays the same for the whole
+ * phase (buckets are reduced one at a time, so it does). rate_Bps is used when contention is off. */
+typedef model_ar_phase sim_phase;
+enum { SIM_MAX_PHASES = MODEL_AR_MAX_PHASES };
 
 /* A per-GPU iteration at slowdown 1 and the node it runs on, built from the model's pieces. */
 typedef struct sim_shape {

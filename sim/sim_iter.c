@@ -119,7 +119,7 @@ static void start_phase(sim_loop *loop, iter_ctx *c)
 		if (!c->contention) {
 			path[n++] = c->ideal;
 			cap = ph->rate_Bps;
-		} else if (ph->kind == SIM_PH_INTER) {
+		} else if (ph->kind == MODEL_AR_INTER) {
 			if (sh->nic_via_host)
 				path[n++] = c->up[g];
 			path[n++] = c->nic[g];

@@ -2,7 +2,7 @@
  *
  * Per run:
  *   - the iteration shape comes from the model's exposed pieces (model_layer_times, buckets of
- *     model_prep, model_allreduce_s split into phases); one node iteration is simulated in detail
+ *     model_prep, model_allreduce_phases); one node iteration is simulated in detail
  *     (sim_iter.c) to get each bucket's all-reduce time with link contention;
  *   - each epoch, node 0's data loader (a pool of loader_workers workers, each building a whole node
  *     batch as PyTorch's DataLoader does) fills a bounded queue of `prefetch` batches that starts
@@ -478,30 +478,8 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 			ready += sh->bwd_s[l];
 		sh->ready_s[k] = ready;
 		sh->model_ar_s[k] = model_allreduce_s(sc, p, pr->bucket_B[k]);
-		/* phases, mirroring model_allreduce_s term by term */
-		double B = pr->bucket_B[k];
-		int np = 0;
-		if (G > 1) {
-			double bw = n->intra_bw_Bps * (n->intra_nvlink ? p->bw_eff_nvlink : p->bw_eff_pcie);
-			double a = n->intra_nvlink ? p->alpha_nvlink_s : p->alpha_pcie_s;
-			sim_phase half = { SIM_PH_RS, (G - 1) * a, (double)(G - 1) / G * B, bw };
-			sh->phase[k][np++] = half;
-		}
-		if (N > 1) {
-			double bw = (double)n->nics_per_node * n->nic_Bps * p->bw_eff_net;
-			double beta = 2.0 * (N - 1) / N * B / bw;
-			double ring_steps = 2.0 * (N - 1), tree_steps = 2.0 * ceil(log2((double)N));
-			double ring = ring_steps * p->alpha_net_s + beta, tree = tree_steps * p->alpha_net_s + beta;
-			double steps = p->algo == 1.0 ? ring_steps : p->algo == 2.0 ? tree_steps
-									    : (tree < ring ? tree_steps : ring_steps);
-			sim_phase inter = { SIM_PH_INTER, steps * p->alpha_net_s, 2.0 * (N - 1) / N * B / G, bw / G };
-			sh->phase[k][np++] = inter;
-		}
-		if (G > 1) {
-			sim_phase half = sh->phase[k][0];
-			half.kind = SIM_PH_AG;
-			sh->phase[k][np++] = half;
-		}
+		/* the model's own phases: the simulator shares links among them, the model adds them up */
+		int np = model_allreduce_phases(sc, p, pr->bucket_B[k], sh->phase[k]);
 		sh->nphases[k] = np;
 	}
 	sh->intra_nvlink = n->intra_nvlink;

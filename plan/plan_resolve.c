@@ -1,0 +1,268 @@
+/* plan_resolve.c: a hwdb system plus the user's overrides -> a prepared model scenario.
+ * Database figures are copied into model_node here and nowhere else, so predict, compare, sweep,
+ * report, sim, validate and the bench programs all see the same machine.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "plan/plan.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "common/common.h"
+
+void plan_spec_init(plan_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->nodes = 1;
+	s->precision = MODEL_BF16;
+	s->data = -1;
+	s->images = 1281167; /* ImageNet-1k training images (refdata/seed_facts.md) */
+	s->target_top1 = 0.759;
+}
+
+/* The first id of kind k that db does not know: sets *kind, *id and returns ERR_INPUT. */
+#define CHECK_ID(k, findfn, field)                                                                        \
+	do {                                                                                               \
+		if (s->field && !findfn(db, s->field)) {                                                   \
+			*kind = (k);                                                                       \
+			*id = s->field;                                                                    \
+			return err_set("unknown %s '%s'", hw_kind_singular(k), s->field);                  \
+		}                                                                                          \
+	} while (0)
+
+int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const char **id)
+{
+	CHECK_ID(HW_SYSTEM, hw_system_find, system_id);
+	CHECK_ID(HW_GPU, hw_gpu_find, gpu_id);
+	CHECK_ID(HW_LINK, hw_link_find, intra_id);
+	CHECK_ID(HW_LINK, hw_link_find, host_link_id);
+	CHECK_ID(HW_CPU, hw_cpu_find, cpu_id);
+	CHECK_ID(HW_FABRIC, hw_fabric_find, fabric_id);
+	CHECK_ID(HW_STORAGE, hw_storage_find, storage_id);
+	CHECK_ID(HW_STACK, hw_stack_find, stack_id);
+	return 0;
+}
+
+const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system *sys)
+{
+	if (s->stack_id)
+		return hw_stack_find(db, s->stack_id);
+	if (!sys && s->system_id)
+		sys = hw_system_find(db, s->system_id);
+	return sys ? sys->stack : NULL;
+}
+
+model_precision plan_precision_on(const hw_gpu *gpu, model_precision want)
+{
+	if (want == MODEL_BF16 && !hw_known(gpu->bf16_flops))
+		want = MODEL_FP16;
+	if (want == MODEL_FP16 && !hw_known(gpu->fp16_flops))
+		want = MODEL_FP32;
+	if (want == MODEL_TF32 && !hw_known(gpu->tf32_flops))
+		want = MODEL_FP32;
+	return want;
+}
+
+static double known_or(double v, double dflt)
+{
+	return hw_known(v) ? v : dflt;
+}
+
+/* Per-GPU bandwidth of an intra-node link for a GPU: an NVLink counts all the GPU's links. */
+static double intra_bw_of(const hw_link *l, const hw_gpu *g)
+{
+	if (l->kind == HW_LINK_NVLINK) {
+		if (hw_known(g->nvlink_bw_Bps) && g->nvlink_bw_Bps > 0)
+			return g->nvlink_bw_Bps;
+		return l->bw_Bps * (g->nvlinks > 0 ? g->nvlinks : 1);
+	}
+	return l->bw_Bps;
+}
+
+/* The largest batch per GPU from 256 down to 8 that fits; 0 when none. */
+static int auto_batch(model_scenario *sc, const model_params *p)
+{
+	static const int cand[] = {256, 128, 64, 32, 16, 8};
+	for (unsigned i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		model_result r;
+		sc->batch_per_gpu = cand[i];
+		if (model_predict(sc, p, &r) == 0 && r.fits)
+			return cand[i];
+	}
+	return 0;
+}
+
+static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *sc)
+{
+	model_stack *ms = &sc->stack;
+	if (st) {
+		ms->id = st->id;
+		ms->staged = st->staging == HW_STAGE_LOCAL;
+		ms->cores_reserved_per_gpu = st->threads_per_gpu;
+		ms->decode_img_s_core = st->decode_img_s_core;
+		ms->grad_B = st->grad_B;
+		ms->bucket_B = st->bucket_B;
+		ms->overlap = st->comm_hidden_frac;
+		ms->step_overhead_s = st->step_overhead_s;
+		sc->node.decode_threads = st->decode_threads;
+	}
+	sc->data = s->data >= 0 ? (model_data)s->data
+		   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+}
+
+static void copy_gpu(const hw_gpu *gpu, model_precision prec, model_node *n)
+{
+	n->gpu_id = gpu->id;
+	n->peak_flops = hw_gpu_peak_flops(gpu, model_precision_name(prec));
+	n->fp32_flops = gpu->fp32_flops;
+	n->mem_bw_Bps = gpu->mem_bw_Bps;
+	n->gpu_mem_B = gpu->mem_B;
+	n->gpu_tdp_W = known_or(gpu->tdp_W, 0);
+}
+
+/* Between the GPUs of a node: --intra, else the system's topology, else the GPU's own NVLink, else
+ * PCIe of the GPU's generation (15.75 GB/s per x16 at gen 3, doubling per generation). */
+static void copy_intra(const hw_db *db, const plan_spec *s, const hw_system *sys, const hw_gpu *gpu,
+		       model_node *n)
+{
+	if (s->intra_id) {
+		const hw_link *l = hw_link_find(db, s->intra_id);
+		n->intra_nvlink = l->kind == HW_LINK_NVLINK || l->kind == HW_LINK_NVSWITCH;
+		n->intra_bw_Bps = intra_bw_of(l, gpu);
+	} else if (sys && sys->intra != HW_TOPO_SINGLE) {
+		n->intra_nvlink = sys->intra == HW_TOPO_NVSWITCH || sys->intra == HW_TOPO_NVLINK_MESH ||
+				  sys->intra == HW_TOPO_HYBRID_CUBE;
+		n->intra_bw_Bps = known_or(sys->intra_bw_Bps, sys->intra_link ? intra_bw_of(sys->intra_link, gpu) : 0);
+	} else if (gpu->nvlinks > 0 && hw_known(gpu->nvlink_bw_Bps)) {
+		n->intra_nvlink = true;
+		n->intra_bw_Bps = gpu->nvlink_bw_Bps;
+	} else {
+		n->intra_bw_Bps = 15.75e9 * (gpu->pcie_gen >= 3 ? 1 << (gpu->pcie_gen - 3) : 1);
+	}
+}
+
+static void copy_host(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpn, model_node *n)
+{
+	const hw_link *hl = s->host_link_id ? hw_link_find(db, s->host_link_id) : sys ? sys->host_link : NULL;
+	n->host_link_Bps = hl ? hl->bw_Bps : 0;
+	n->host_links = s->host_links > 0 ? s->host_links : sys ? sys->host_links : 0;
+	if (s->host_link_id && n->host_links <= 0)
+		n->host_links = gpn;
+	const hw_cpu *cpu = s->cpu_id ? hw_cpu_find(db, s->cpu_id) : sys ? sys->cpu : NULL;
+	n->cpus = s->cpus_per_node > 0 ? s->cpus_per_node : sys && sys->cpus_per_node > 0 ? sys->cpus_per_node : 1;
+	if (cpu) {
+		n->cores = cpu->cores * n->cpus;
+		n->cpu_hz = known_or(cpu->base_hz, 0);
+		n->cpu_tdp_W = known_or(cpu->tdp_W, 0);
+	}
+	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
+}
+
+/* The network: --fabric's NIC (its oversubscription divides the rate), else the system's NIC. */
+static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
+{
+	const hw_link *nic = NULL;
+	double over = 1.0;
+	if (s->fabric_id) {
+		const hw_fabric *f = hw_fabric_find(db, s->fabric_id);
+		nic = f->nic;
+		over = hw_known(f->oversubscription) && f->oversubscription >= 1 ? f->oversubscription : 1.0;
+	} else if (sys) {
+		nic = sys->nic ? sys->nic : sys->fabric ? sys->fabric->nic : NULL;
+		if (sys->fabric && hw_known(sys->fabric->oversubscription) && sys->fabric->oversubscription >= 1)
+			over = sys->fabric->oversubscription;
+	}
+	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
+	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
+			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
+}
+
+/* Storage: a shared store (aggregate, per-node share) or the nodes' own drives. */
+static void copy_storage(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
+{
+	const hw_storage *st = s->storage_id ? hw_storage_find(db, s->storage_id) : sys ? sys->storage : NULL;
+	bool local = !st || strcmp(st->kind, "local") == 0;
+	if (sys && sys->local_drives > 0)
+		n->local_Bps = sys->local_drives * sys->local_drive_Bps;
+	else if (st && local && hw_known(st->read_Bps))
+		n->local_Bps = st->read_Bps; /* one drive of that kind per node */
+	if (st && !local) {
+		/* unknown aggregate: a parallel file system that grows with its clients. A system's default
+		 * store is the one its source was tested with (an Isilon F800 chassis for 4-16 C4140s): the
+		 * planner sizes it to the cluster (scale-out NAS adds chassis), so only the per-node share
+		 * binds; a store the user names with --storage is taken as it is. */
+		n->storage_Bps = s->storage_id ? known_or(st->read_Bps, INFINITY) : INFINITY;
+		n->storage_link_Bps = known_or(st->node_Bps, st->link ? st->link->bw_Bps : 0);
+		n->storage_id = st->id;
+	}
+}
+
+/* Money and power of the system as sold: whole nodes are bought even when fewer GPUs per node are used.
+ * A GPU given by hand (--gpu) describes another machine: no price. */
+static void copy_money(const plan_spec *s, const hw_system *sys, int gpn, model_node *n)
+{
+	bool as_sold = sys && !s->gpu_id;
+	n->price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
+	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
+}
+
+/* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
+static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, model_scenario *sc)
+{
+	if (s->global_batch > 0) {
+		int gpus = sc->node.gpus_per_node * sc->nodes;
+		if (s->global_batch % gpus)
+			return err_set("--global-batch %d is not a multiple of the %d GPUs", s->global_batch, gpus);
+		sc->batch_per_gpu = s->global_batch / gpus;
+	} else if (s->batch_per_gpu > 0) {
+		sc->batch_per_gpu = s->batch_per_gpu;
+	} else if (!auto_batch(sc, p)) {
+		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
+	}
+	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
+		return ERR_INPUT;
+	return 0;
+}
+
+int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
+		 int nodes, model_scenario *sc)
+{
+	model_node *n = &sc->node;
+
+	if (!sys && s->system_id)
+		sys = hw_system_find(db, s->system_id);
+	model_scenario_init(sc);
+	const hw_gpu *gpu = s->gpu_id ? hw_gpu_find(db, s->gpu_id) : sys ? sys->gpu : NULL;
+	if (!gpu)
+		return err_set("give --system ID or --gpu ID (see `scaleplan hw list`)");
+	if (gpn <= 0)
+		gpn = s->gpus_per_node > 0 ? s->gpus_per_node : sys ? sys->gpus_per_node : 0;
+	if (gpn <= 0)
+		return err_set("--gpu without --system needs --gpus-per-node G");
+	if (sys && gpn > sys->gpus_per_node && !s->gpu_id)
+		return err_set("system %s has %d GPUs per node; %d requested", sys->id, sys->gpus_per_node, gpn);
+	sc->nodes = nodes > 0 ? nodes : s->nodes;
+	sc->precision = plan_precision_on(gpu, s->precision);
+	copy_stack(s, plan_stack(db, s, sys), sc);
+	sc->epochs = s->epochs;
+	sc->images = s->images;
+
+	n->system_id = sys ? sys->id : "custom";
+	n->gpus_per_node = gpn;
+	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
+	copy_gpu(gpu, sc->precision, n);
+	copy_intra(db, s, sys, gpu, n);
+	copy_host(db, s, sys, gpn, n);
+	copy_network(db, s, sys, n);
+	copy_storage(db, s, sys, n);
+	copy_money(s, sys, gpn, n);
+
+	const char *what = sys ? sys->id : gpu->id;
+	if (sc->nodes > 1 && !(n->nic_Bps > 0))
+		return err_set("%s is a single machine with no network between nodes in the database; for %d nodes "
+			       "give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)",
+			       what, sc->nodes);
+	if (model_scenario_prepare(sc, p))
+		return ERR_INPUT;
+	return resolve_batch(s, p, what, sc);
+}
