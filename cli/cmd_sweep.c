@@ -33,6 +33,13 @@ static int sw_by_rank(const void *a, const void *b)
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
 }
 
+/* The message and exit status of a sweep stopped by SIGINT/SIGTERM after the grid was computed. */
+static int sw_interrupted(const char *when, const char *outpath)
+{
+	fprintf(stderr, "scaleplan sweep: interrupted (%s) %s; %s not written\n", intr_name(), when, outpath);
+	return intr_exit_code();
+}
+
 static void sweep_usage(FILE *out)
 {
 	fprintf(out,
@@ -49,6 +56,9 @@ static void sweep_usage(FILE *out)
 		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own)\n"
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
 		"  --budget USD     keep only configurations whose capex (node price x nodes) is known and <= USD\n"
+		"  --system ID      the same as --systems ID\n"
+		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
+		"                   (configurations whose GPU count does not divide GB are left out)\n"
 		"  --quiet          no progress bar\n"
 		"SIGINT (^C) or SIGTERM stops the sweep, removes FILE.tmp and keeps an existing FILE as it was;\n"
 		"the exit status is then 130 (SIGINT) or 143 (SIGTERM).\n"
@@ -72,8 +82,8 @@ int cmd_sweep(int argc, char **argv)
 	cli_rank rank = CLI_RANK_TTA;
 	sw_row *rows = NULL;
 	model_scenario *blocks = NULL;
-	long nrows = 0, caprows = 0;
-	int nblocks = 0;
+	long nrows = 0, caprows = 0, skipped_gb = 0;
+	int nblocks = 0, global_batch;
 
 	cli_scen_init(&s, "sweep");
 	n = cli_scen_longopts(opts, 0, 56);
@@ -140,6 +150,20 @@ int cmd_sweep(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	/* the shared options --system and --global-batch name what sweep's own grid options would */
+	if (s.system_id && systems) {
+		fprintf(stderr, "scaleplan sweep: give --systems LIST or --system ID, not both\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (s.system_id)
+		systems = s.system_id;
+	global_batch = s.global_batch;
+	if (global_batch && nb) {
+		fprintf(stderr, "scaleplan sweep: give --global-batch or --batch-per-gpu, not both\n");
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	if (!outpath) {
 		fprintf(stderr, "scaleplan sweep: --out FILE is required (the grid is written as CSV)\n");
 		rc = EXIT_INPUT;
@@ -194,6 +218,7 @@ int cmd_sweep(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	intr_phase("compute");
 	w = csvw_open(outpath);
 	if (!w) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
@@ -250,6 +275,14 @@ int cmd_sweep(int argc, char **argv)
 						continue;
 					}
 					sc.batch_per_gpu = nb ? batches[bi] : auto_b;
+					if (global_batch) {
+						int gpus = gpn * sc.nodes;
+						if (global_batch % gpus) {
+							skipped_gb++;
+							continue;
+						}
+						sc.batch_per_gpu = global_batch / gpus;
+					}
 					if (model_predict(&sc, &s.params, &r)) {
 						fprintf(stderr, "scaleplan sweep: %s: %s\n", sys->id, err_msg());
 						rc = EXIT_INPUT;
@@ -285,11 +318,20 @@ int cmd_sweep(int argc, char **argv)
 		progress_update(&pg, done);
 		progress_finish(&pg);
 	}
-	if (nrows > 0) /* qsort must not see NULL, even for 0 rows */
-		qsort(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	/* millions of rows take seconds to rank and to write: both phases answer a signal too */
+	intr_phase("sort");
+	if (nrows > 0 && sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank) == ERR_INTR) {
+		rc = sw_interrupted("while ranking the rows", outpath);
+		goto out;
+	}
+	intr_phase("write");
 	for (long i = 0; i < nrows; i++) {
 		model_scenario *sc = &blocks[rows[i].block];
 		model_result r;
+		if (intr_pending()) {
+			rc = sw_interrupted("while writing the rows", outpath);
+			goto out;
+		}
 		sc->nodes = rows[i].nodes;
 		sc->batch_per_gpu = rows[i].batch;
 		if (model_predict(sc, &s.params, &r)) { /* predicted once already: cannot fail */
@@ -299,14 +341,29 @@ int cmd_sweep(int argc, char **argv)
 		}
 		cli_result_csv_row(w, sc, &r);
 	}
-	if (csvw_close(w)) {
-		w = NULL;
+	if (intr_pending()) { /* the streamed grid (--rank-by none) ends here */
+		rc = sw_interrupted("while writing the rows", outpath);
+		goto out;
+	}
+	if (global_batch && written == 0 && skipped_gb > 0) {
+		fprintf(stderr, "scaleplan sweep: --global-batch %d is not a multiple of the GPU count of any configuration "
+			"of the grid; nothing written\n", global_batch);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	int crc = csvw_close(w);
+	w = NULL;
+	if (crc == ERR_INTR) {
+		rc = sw_interrupted("before the rename", outpath);
+		goto out;
+	}
+	if (crc) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
 		rc = EXIT_ENV;
 		goto out;
 	}
-	w = NULL;
-	fprintf(stderr, "scaleplan sweep: %ld configurations, %ld rows written to %s (%s first)", total, written, outpath,
+	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first)", total,
+		total == 1 ? "" : "s", written, written == 1 ? "" : "s", outpath,
 		rank == CLI_RANK_COST ? "lowest capex" : rank == CLI_RANK_TTA ? "shortest time to accuracy"
 		: rank == CLI_RANK_TTT ? "shortest time to train" : "grid order");
 	if (skipped_budget)
@@ -315,6 +372,8 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "; %ld multi-node without a network (--fabric ID adds one)", skipped_net);
 	if (skipped_mem)
 		fprintf(stderr, "; %ld do not fit GPU memory (bottleneck 'memory')", skipped_mem);
+	if (skipped_gb)
+		fprintf(stderr, "; %ld whose GPU count does not divide --global-batch %d", skipped_gb, global_batch);
 	if (skipped_gpn)
 		fprintf(stderr, "; %ld with more GPUs per node than the system has", skipped_gpn);
 	fprintf(stderr, "\n");

@@ -89,7 +89,8 @@ void csvw_text(csvw *w, const char *s);
 void csvw_num(csvw *w, double v, int digits);
 void csvw_int(csvw *w, long v);
 void csvw_end_row(csvw *w);
-/* Flushes, fsyncs and renames PATH.tmp to PATH. Returns 0, or ERR_ENV with err set. */
+/* Flushes, fsyncs and renames PATH.tmp to PATH. Returns 0, or ERR_ENV with err set, or ERR_INTR
+ * (PATH.tmp removed, PATH as it was) when SIGINT/SIGTERM arrived before the rename. */
 int csvw_close(csvw *w);
 /* Removes PATH.tmp and frees; for error paths. csvw_abort(NULL) is fine. */
 void csvw_abort(csvw *w);
@@ -129,6 +130,18 @@ bool intr_pending(void);
 int intr_exit_code(void);
 /* "SIGINT", "SIGTERM" or "none", for messages. */
 const char *intr_name(void);
+/* Sets err "PATH: interrupted (SIGINT); not written" and returns ERR_INTR. */
+int intr_err(const char *path);
+
+/* Test hook (tests/interrupt.sh): when the environment variable SCALEPLAN_TEST_SIGNAL is "PHASE:INT" or
+ * "PHASE:TERM" and PHASE is `phase`, the process sends itself that signal here, so that a test can
+ * stop each long phase (compute, sort, write, rename) of a command at a known point. Does nothing
+ * otherwise. Call it at the start of each phase, after intr_install. */
+void intr_phase(const char *phase);
+
+/* Sorts like qsort, but stably (merge sort) and stopping when SIGINT/SIGTERM arrives: 0, or ERR_INTR
+ * (the elements are then all still there, in no useful order). */
+int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *));
 
 /* Monotonic clock in seconds. */
 double time_now_s(void);
@@ -136,7 +149,8 @@ double time_now_s(void);
 /* Reads a whole file into a fresh NUL-terminated buffer (*len_B excludes the NUL). Fails with ERR_ENV
  * and "PATH: cannot open: reason" or "PATH: read error"; *buf is then NULL. */
 int file_read_all(const char *path, char **buf, size_t *len_B);
-/* Writes a whole buffer to PATH atomically (PATH.tmp, fsync, rename). */
+/* Writes a whole buffer to PATH atomically (PATH.tmp, fsync, rename). 0, ERR_ENV, or ERR_INTR (PATH.tmp
+ * removed, PATH as it was) when SIGINT/SIGTERM arrived before the rename. */
 int file_write_atomic(const char *path, const void *buf, size_t len_B);
 
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */

@@ -345,10 +345,14 @@ int csvw_close(csvw *w)
 	}
 	int bad = fflush(w->f) != 0 || ferror(w->f) || fsync(fileno(w->f)) != 0;
 	bad |= fclose(w->f) != 0;
+	intr_phase("rename");
 	if (bad) {
 		err_set("%s: write failed: %s", w->tmp, strerror(errno));
 		unlink(w->tmp);
 		rc = ERR_ENV;
+	} else if (intr_pending()) { /* the last moment the old file can still be kept */
+		unlink(w->tmp);
+		rc = intr_err(w->path);
 	} else if (rename(w->tmp, w->path) != 0) {
 		err_set("%s: cannot rename into place: %s", w->path, strerror(errno));
 		unlink(w->tmp);

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The one mutable global of the program, and why: a signal handler can reach nothing else. It holds
  * the number of the first SIGINT/SIGTERM received, 0 while none; written only by the handler. */
@@ -47,4 +49,23 @@ int intr_exit_code(void)
 const char *intr_name(void)
 {
 	return intr_signo == SIGINT ? "SIGINT" : intr_signo == SIGTERM ? "SIGTERM" : "none";
+}
+
+void intr_phase(const char *phase)
+{
+	const char *want = getenv("SCALEPLAN_TEST_SIGNAL");
+	size_t n = strlen(phase);
+	if (!want || strncmp(want, phase, n) != 0 || want[n] != ':')
+		return;
+	if (strcmp(want + n + 1, "INT") == 0)
+		kill(getpid(), SIGINT);
+	else if (strcmp(want + n + 1, "TERM") == 0)
+		kill(getpid(), SIGTERM);
+}
+
+/* "PATH: interrupted (SIGINT); nothing written" for the callers' messages; returns ERR_INTR. */
+int intr_err(const char *path)
+{
+	err_set("%s: interrupted (%s); not written", path, intr_name());
+	return ERR_INTR;
 }

@@ -50,6 +50,12 @@ int file_write_atomic(const char *path, const void *buf, size_t len_B)
 		goto unlink_out;
 	}
 	fd = -1;
+	intr_phase("rename");
+	if (intr_pending()) { /* the last moment the old file can still be kept */
+		rc = intr_err(path);
+		unlink(tmp);
+		goto out;
+	}
 	if (rename(tmp, path) != 0) {
 		err_set("%s: cannot rename into place: %s", path, strerror(errno));
 		goto unlink_out;

@@ -66,7 +66,37 @@ interrupted() {
 	check "$name SIG$sig: nothing on stdout" '[ ! -s "$tmp/$name.out" ]'
 }
 
+# Each phase of a command that writes a file, stopped at a known point: the command sends itself the
+# signal at the start of the phase (SCALEPLAN_TEST_SIGNAL=PHASE:SIG, common/intr.c), so the test is exact
+# and fast; the phase must notice it, remove FILE.tmp and keep the old FILE.
+# phase NAME PHASE SIG OUT CMD...
+phase() {
+	name=$1 ph=$2 sig=$3 out=$4
+	shift 4
+	want=130; [ $sig = TERM ] && want=143
+	printf 'old %s\n' "$name" >"$out"
+	SCALEPLAN_TEST_SIGNAL=$ph:$sig "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	check "$name $ph SIG$sig: exit $want, got $rc ($(cat "$tmp/$name.err"))" '[ $rc -eq $want ]'
+	check "$name $ph SIG$sig: says it was interrupted" 'grep -q "interrupted (SIG$sig)" "$tmp/$name.err"'
+	check "$name $ph SIG$sig: old $out intact" '[ "$(cat "$out")" = "old $name" ]'
+	check "$name $ph SIG$sig: no temporary file left: $(ls "$tmp")" '[ -z "$(ls "$tmp" | grep "\.tmp")" ]'
+}
 for sig in INT TERM; do
+	for ph in compute sort write rename; do
+		phase sweep $ph $sig "$tmp/plan.csv" "$S" sweep --systems dgxh100,dgx1-v100 --nodes 1-2 --out "$tmp/plan.csv"
+	done
+	for ph in compute write rename; do
+		phase sweep-none $ph $sig "$tmp/plan.csv" \
+			"$S" sweep --systems dgxh100 --nodes 1-2 --rank-by none --out "$tmp/plan.csv"
+	done
+done
+
+for sig in INT TERM; do
+	# a ranked grid of a million rows: FILE.tmp holds more than its header once the rows are being
+	# written (a second or more of work); the signal must still keep the old file (issue 26)
+	interrupted sweep-rows $sig "$tmp/rows.csv" '[ -f "$tmp/rows.csv.tmp" ] && [ "$(wc -l <"$tmp/rows.csv.tmp")" -gt 1 ]' \
+		"$S" sweep --systems all --nodes 1-1500 --batch-per-gpu 8-256:8 --quiet --out "$tmp/rows.csv"
 	# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes
 	interrupted sweep $sig "$tmp/plan.csv" '[ -f "$tmp/plan.csv.tmp" ]' \
 		"$S" sweep --nodes 1-100000 --batch-per-gpu 1-256 --budget 1 --out "$tmp/plan.csv"

@@ -115,6 +115,17 @@ has "over budget"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
 	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
+# sweep honours the shared --global-batch and --system its help lists (they were ignored: issue 26)
+expect 0 "$SP" sweep --systems dgxh100 --nodes 1,2,3 --global-batch 2048 --out "$tmp/gb.csv" --quiet
+has "1 whose GPU count does not divide --global-batch 2048"
+[ "$(awk -F, 'NR > 1 { print $3 ":" $6 ":" $7 }' "$tmp/gb.csv" | sort | tr '\n' ' ')" = "1:256:2048 2:128:2048 " ] ||
+	no "sweep --global-batch 2048: 1 node x 256, 2 nodes x 128 (3 nodes do not divide)"
+expect 1 "$SP" sweep --systems dgxh100 --nodes 1 --global-batch 7 --out "$tmp/gb7.csv"; has "--global-batch 7 is not a multiple"
+[ ! -e "$tmp/gb7.csv" ] || no "sweep --global-batch 7 wrote a file"
+expect 1 "$SP" sweep --nodes 1 --global-batch 2048 --batch-per-gpu 64 --out "$tmp/gb7.csv"; has "not both"
+expect 0 "$SP" sweep --system dgxh100 --nodes 1 --out "$tmp/one.csv"; has "1 configuration, 1 row written"
+[ "$(awk -F, 'NR > 1 { print $1 }' "$tmp/one.csv")" = dgxh100 ] || no "sweep --system dgxh100: only dgxh100"
+expect 1 "$SP" sweep --system dgxh100 --systems dgx1-v100 --out "$tmp/gb7.csv"; has "not both"
 
 # the precision a GPU really runs is the one reported: V100 has no bf16 (fp16), P40 no fast fp16 (fp32)
 "$SP" predict --system c4140-m --format csv >"$tmp/v.csv" 2>&1

@@ -1,0 +1,56 @@
+/* A stable merge sort that stops when SIGINT/SIGTERM arrives, for the large tables that sweep ranks
+ * (millions of rows take seconds: qsort cannot be asked to stop half-way).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "common/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How many elements are merged between two looks at the interrupt flag: often enough that a signal
+ * is answered within milliseconds, rarely enough that the look costs nothing. */
+enum { SORT_POLL_EVERY = 1 << 14 };
+
+/* Merges the sorted runs src[lo, mid) and src[mid, hi) into dst[lo, hi); equal keys keep their order. */
+static void merge_runs(char *dst, const char *src, size_t lo, size_t mid, size_t hi, size_t size_B,
+		       int (*cmp)(const void *, const void *))
+{
+	size_t i = lo, j = mid, k = lo;
+	while (i < mid && j < hi) {
+		const char *take = cmp(src + j * size_B, src + i * size_B) < 0 ? src + j++ * size_B : src + i++ * size_B;
+		memcpy(dst + k++ * size_B, take, size_B);
+	}
+	memcpy(dst + k * size_B, src + i * size_B, (mid - i) * size_B);
+	k += mid - i;
+	memcpy(dst + k * size_B, src + j * size_B, (hi - j) * size_B);
+}
+
+int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *))
+{
+	if (n < 2)
+		return intr_pending() ? ERR_INTR : 0;
+	char *a = base, *b = xmalloc(n * size_B), *src = a, *dst = b;
+	size_t since_poll = 0;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			merge_runs(dst, src, lo, mid, hi, size_B, cmp);
+			since_poll += hi - lo;
+			if (since_poll >= SORT_POLL_EVERY) {
+				since_poll = 0;
+				if (intr_pending()) {
+					free(b);
+					return ERR_INTR; /* base holds the same rows, in no useful order */
+				}
+			}
+		}
+		char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size_B);
+	free(b);
+	return intr_pending() ? ERR_INTR : 0;
+}
