@@ -22,6 +22,12 @@
 #include "common/common.h"
 #include "exec/data/ex_data.h"
 #include "exec/ex_internal.h"
+#ifdef EX_HAVE_NVJPEG
+#include "exec/ex_jpeg_gpu.h"
+#else
+typedef struct ex_gjpeg ex_gjpeg; /* this build has no nvJPEG: --data-path jpeg-gpu is refused at open */
+#define ex_gjpeg_free(g) ((void)(g))
+#endif
 
 enum { EX_SRC_SLOTS = 2, EX_SRC_GAPS = 16 };
 
@@ -54,6 +60,10 @@ struct ex_src {
 	double gap_total_s;
 	double host_wait_s;
 	long eval_left;    /* eval batches still to deliver this pass */
+	/* --data-path jpeg-gpu (ex_jpeg_gpu.c): the loaders only read; these decode */
+	ex_gjpeg *gtr, *gev;
+	long ev_pref;      /* eval batches of this pass whose decode was enqueued */
+	long ev_n;         /* eval batches in a pass */
 };
 
 static ex_data_dtype data_dtype(ex_dtype t)
@@ -91,12 +101,22 @@ int ex_src_open(ex_src **out, const ex_src_cfg *c)
 	dc.split = "train";
 	dc.train = true;
 	dc.depth = c->depth;
+	if (c->gpu) {
+#ifdef EX_HAVE_NVJPEG
+		dc.raw = true; /* readers only: the GPU decodes */
+		dc.depth = EX_GJ_RAW;
+#else
+		rc = err_set("--data-path jpeg-gpu: this scaleplan-train was built without nvJPEG (nvjpeg.h not found "
+			     "at build time); use --data-path jpeg-cpu");
+		goto fail;
+#endif
+	}
 	rc = ex_data_loader_new(&s->tr.L, &dc);
 	if (rc < 0)
 		goto fail;
 	dc.split = "val";
 	dc.train = false;
-	dc.depth = 3;
+	dc.depth = dc.raw ? dc.depth : 3;
 	rc = ex_data_loader_new(&s->ev.L, &dc);
 	if (rc < 0)
 		goto fail;
@@ -181,9 +201,39 @@ static void pool_init(ex_pool *p, int depth, size_t batch_B, int batch, long lef
 	p->left = left;
 }
 
+static void gaps_init(ex_src *s)
+{
+	for (int i = 0; i < EX_SRC_GAPS; i++) {
+		CUDA_CHECK(cudaEventCreate(&s->gap0[i]));
+		CUDA_CHECK(cudaEventCreate(&s->gap1[i]));
+	}
+}
+
+#ifdef EX_HAVE_NVJPEG
+static void attach_gpu(ex_src *s, ex_net *net)
+{
+	s->net = net;
+	if (ex_gjpeg_new(&s->gtr, s->tr.L, net->batch, net->hw, net->dt) < 0 ||
+	    ex_gjpeg_new(&s->gev, s->ev.L, net->batch, net->hw, net->dt) < 0) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		exit(EXIT_ENV);
+	}
+	gaps_init(s);
+	s->ev_n = ex_data_loader_batches_per_epoch(s->ev.L);
+	ex_gjpeg_begin(s->gtr, 1L << 62);
+	ex_gjpeg_prefetch(s->gtr); /* the first batch */
+}
+#endif
+
 void ex_src_attach(ex_src *s, ex_net *net)
 {
 	size_t batch_B = ex_data_loader_batch_bytes(s->tr.L);
+#ifdef EX_HAVE_NVJPEG
+	if (s->cfg.gpu) {
+		attach_gpu(s, net);
+		return;
+	}
+#endif
 	s->net = net;
 	if (s->img_B != (size_t)net->hw * net->hw * 3 * ex_dtype_size(net->dt) || net->batch != s->cfg.batch) {
 		fprintf(stderr, "scaleplan-train: internal: loader image of %zu B does not match the net's input\n", s->img_B);
@@ -196,10 +246,7 @@ void ex_src_attach(ex_src *s, ex_net *net)
 		CUDA_CHECK(cudaEventCreateWithFlags(&s->copied[i], cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&s->consumed[i], cudaEventDisableTiming));
 	}
-	for (int i = 0; i < EX_SRC_GAPS; i++) {
-		CUDA_CHECK(cudaEventCreate(&s->gap0[i]));
-		CUDA_CHECK(cudaEventCreate(&s->gap1[i]));
-	}
+	gaps_init(s);
 	pool_init(&s->tr, s->cfg.depth, batch_B, net->batch, 1L << 62);
 	pool_init(&s->ev, 3, batch_B, net->batch, 0);
 	pool_fill(&s->tr); /* start decoding the first batches */
@@ -265,7 +312,34 @@ static int feed(ex_src *s, ex_pool *p, bool timed)
 
 void ex_src_train_batch(ex_src *s)
 {
+#ifdef EX_HAVE_NVJPEG
+	if (s->gtr) {
+		int r = s->gap_next;
+		gap_take(s, r);
+		CUDA_CHECK(cudaEventRecord(s->gap0[r], s->net->stream));
+		ex_gjpeg_feed(s->gtr, s->net, s->gap1[r]);
+		s->gap_used[r] = true;
+		s->gap_next = (r + 1) % EX_SRC_GAPS;
+		return;
+	}
+#endif
 	feed(s, &s->tr, true);
+}
+
+void ex_src_after_step(ex_src *s)
+{
+#ifdef EX_HAVE_NVJPEG
+	if (!s->gtr)
+		return;
+	if (s->eval_left > 0) {
+		if (s->ev_pref < s->ev_n && ex_gjpeg_prefetch(s->gev))
+			s->ev_pref++;
+	} else {
+		ex_gjpeg_prefetch(s->gtr);
+	}
+#else
+	(void)s;
+#endif
 }
 
 double ex_src_epoch_wait(ex_src *s)
@@ -280,6 +354,14 @@ double ex_src_epoch_wait(ex_src *s)
 
 int ex_src_eval_begin(ex_src *s)
 {
+#ifdef EX_HAVE_NVJPEG
+	if (s->gev) {
+		s->eval_left = s->ev_n;
+		ex_gjpeg_begin(s->gev, s->ev_n);
+		s->ev_pref = ex_gjpeg_prefetch(s->gev) ? 1 : 0;
+		return (int)s->ev_n;
+	}
+#endif
 	pool_recycle(&s->tr); /* training keeps prefetching during the pass */
 	s->eval_left = ex_data_loader_batches_per_epoch(s->ev.L);
 	s->ev.left = s->eval_left;
@@ -294,6 +376,14 @@ int ex_src_eval_batch(ex_src *s)
 		fprintf(stderr, "scaleplan-train: internal: more evaluation batches asked than the pass has\n");
 		exit(EXIT_ENV);
 	}
+#ifdef EX_HAVE_NVJPEG
+	if (s->gev) {
+		if (s->ev_pref <= s->ev_n - s->eval_left && ex_gjpeg_prefetch(s->gev))
+			s->ev_pref++; /* nothing enqueued ahead (no after_step call): this batch now */
+		s->eval_left--;
+		return ex_gjpeg_feed(s->gev, s->net, NULL);
+	}
+#endif
 	n = feed(s, &s->ev, false);
 	if (--s->eval_left == 0)
 		pool_recycle(&s->ev); /* left is 0: the buffer idles until the next pass */
@@ -305,6 +395,24 @@ void ex_src_report(ex_src *s, FILE *f)
 	ex_data_stats st, se;
 	ex_data_loader_stats(s->tr.L, &st);
 	ex_data_loader_stats(s->ev.L, &se);
+#ifdef EX_HAVE_NVJPEG
+	if (s->gtr) {
+		ex_gjpeg_stats gt, ge;
+		ex_gjpeg_stats_get(s->gtr, &gt);
+		ex_gjpeg_stats_get(s->gev, &ge);
+		fprintf(f, "input: %s, jpeg-gpu (%s), %d reader threads; train %ld images (%ld batches), val %ld; decoded "
+			   "by the hardware decoder %ld, GPU hybrid %ld, one by one %ld; %ld replaced, %ld bad files; GPU "
+			   "waited %.2f s for input; host: %.2f s waiting for readers, %.2f s in nvJPEG calls; read %.1f s "
+			   "(thread sums)\n", s->cfg.dir, ex_gjpeg_backend(s->gtr), s->cfg.threads, gt.images, gt.batches,
+			ge.images, gt.hw + ge.hw, gt.gpu + ge.gpu, gt.single + ge.single, gt.replaced + ge.replaced,
+			st.bad + se.bad, s->gap_total_s, gt.wait_s + ge.wait_s, gt.issue_s + ge.issue_s, st.read_s + se.read_s);
+		if (st.bad + se.bad + st.nonimage + se.nonimage + st.empty_classes + se.empty_classes > 0) {
+			ex_data_loader_report(s->tr.L, f);
+			ex_data_loader_report(s->ev.L, f);
+		}
+		return;
+	}
+#endif
 	fprintf(f, "input: %s, %d decode threads, train %ld images (%ld batches), val %ld images, %ld bad files; "
 		   "GPU waited %.2f s for input, host waited %.2f s in the loader; decode %.1f s, read %.1f s (thread sums)\n",
 		s->cfg.dir, s->cfg.threads, st.images, st.batches, se.images, st.bad + se.bad, s->gap_total_s,
@@ -335,7 +443,14 @@ void ex_src_free(ex_src *s)
 		cudaDeviceSynchronize();
 	pool_free(&s->tr);
 	pool_free(&s->ev);
-	if (s->net) {
+	ex_gjpeg_free(s->gtr); /* after the loaders: their readers may hold its raw buffers until joined */
+	ex_gjpeg_free(s->gev);
+	if (s->net && s->cfg.gpu) {
+		for (int i = 0; i < EX_SRC_GAPS; i++) {
+			cudaEventDestroy(s->gap0[i]);
+			cudaEventDestroy(s->gap1[i]);
+		}
+	} else if (s->net) {
 		for (int i = 0; i < EX_SRC_SLOTS; i++) {
 			ex_dev_free(s->stage[i]);
 			ex_dev_free(s->stage_lab[i]);

@@ -423,6 +423,18 @@ void ex_k_fmnist_batch(ex_dtype t, const uint8_t *images, const uint8_t *labels8
 		       int hw, bool train, uint64_t seed, void *x, int *labels, cudaStream_t s);
 float ex_sched_lr_host(const ex_sched *s, int step);
 
+/* GPU JPEG path: one decoded image (RGB interleaved, pitch w*3, at base + off_B) and its crop in its
+ * pixels; ex_k_crop_rgb resizes each crop to out_hw x out_hw (box-filtered bilinear), flips, normalises
+ * (ImageNet mean/std) into NHWC dst in t, and writes labels[i]. */
+typedef struct ex_crop_desc {
+	unsigned long long off_B;
+	int w, h;
+	float cx, cy, cw, ch;
+	int flip, label;
+} ex_crop_desc;
+void ex_k_crop_rgb(ex_dtype t, const ex_crop_desc *desc, const unsigned char *base, int n, int out_hw, void *dst,
+		   int *labels, cudaStream_t s);
+
 /* ---- ex_input.c: --data DIR, an ImageNet-layout JPEG folder (issue 6, input integration) ----
  * The loader of exec/data decodes into pinned host buffers; each batch is copied on its own stream
  * into a device staging slot and, on the compute stream after an event, into the net's fixed input
@@ -438,6 +450,7 @@ typedef struct ex_src_cfg {
 	uint64_t seed;
 	float scale_min;      /* RandomResizedCrop smallest area (0: 0.08) */
 	bool quiet;
+	bool gpu;             /* jpeg-gpu: threads only read files, nvJPEG decodes (ex_jpeg_gpu.c) */
 } ex_src_cfg;
 /* Scans DIR/train and DIR/val and starts both decode pools. ERR_INPUT (err set) on a missing folder,
  * no images, or class folders that differ between train/ and val/. */
@@ -450,6 +463,9 @@ long ex_src_eval_images(const ex_src *s);
 void ex_src_attach(ex_src *s, ex_net *net);
 /* Enqueues the next training batch into net's input/labels on net->stream. */
 void ex_src_train_batch(ex_src *s);
+/* Call after launching each training or evaluation step: jpeg-gpu enqueues the next batch's decode
+ * there, so the host's share of it overlaps the step (no-op for jpeg-cpu). */
+void ex_src_after_step(ex_src *s);
 /* GPU time spent waiting for training input since the last call (synchronises), seconds. */
 double ex_src_epoch_wait(ex_src *s);
 /* One evaluation pass: begin returns its batch count; each eval_batch enqueues the next batch and

@@ -1649,3 +1649,63 @@ extern "C" void ex_k_fmnist_batch(ex_dtype t, const uint8_t *images, const uint8
 	EX_DISPATCH(t, l_fmnist, images, labels8, idx, n, hw, train, seed, x, labels, s);
 	KCHECK();
 }
+
+/* ---- GPU JPEG path (ex_jpeg_gpu.c): decoded RGB images -> crop, resize, flip, normalise ----
+ * One thread per output pixel. Each output pixel averages an n x n grid of bilinear samples over its
+ * footprint in the source (n = ceil(source pixels per output pixel), at most 4): a box prefilter when the
+ * crop shrinks, so large crops do not alias; plain bilinear when it grows. ImageNet mean/std as the CPU
+ * path (torchvision's Normalize, on 0..1 pixels). Writes NHWC [n][hw][hw][3] in T and the labels. */
+__constant__ float c_crop_mean[3] = {0.485f, 0.456f, 0.406f}, c_crop_istd[3] = {1 / 0.229f, 1 / 0.224f, 1 / 0.225f};
+
+__device__ __forceinline__ void bilinear_rgb(const unsigned char *img, int w, int h, float sx, float sy, float *acc)
+{
+	sx = fminf(fmaxf(sx, 0.f), (float)(w - 1));
+	sy = fminf(fmaxf(sy, 0.f), (float)(h - 1));
+	int x0 = (int)sx, y0 = (int)sy, x1 = min(x0 + 1, w - 1), y1 = min(y0 + 1, h - 1);
+	float fx = sx - x0, fy = sy - y0;
+	const unsigned char *r0 = img + (size_t)y0 * w * 3, *r1 = img + (size_t)y1 * w * 3;
+	for (int c = 0; c < 3; c++) {
+		float top = r0[x0 * 3 + c] + fx * (r0[x1 * 3 + c] - r0[x0 * 3 + c]);
+		float bot = r1[x0 * 3 + c] + fx * (r1[x1 * 3 + c] - r1[x0 * 3 + c]);
+		acc[c] += top + fy * (bot - top);
+	}
+}
+
+template <typename T>
+__global__ void k_crop_rgb(const ex_crop_desc *desc, const unsigned char *base, int out, T *dst, int *labels)
+{
+	const ex_crop_desc d = desc[blockIdx.y];
+	int p = blockIdx.x * blockDim.x + threadIdx.x;
+	if (p == 0)
+		labels[blockIdx.y] = d.label;
+	if (p >= out * out)
+		return;
+	int oy = p / out, ox = p % out, sxo = d.flip ? out - 1 - ox : ox;
+	float scx = d.cw / out, scy = d.ch / out;
+	int nx = min(4, max(1, (int)ceilf(scx))), ny = min(4, max(1, (int)ceilf(scy)));
+	float acc[3] = {0, 0, 0};
+	const unsigned char *img = base + d.off_B;
+	for (int j = 0; j < ny; j++)
+		for (int i = 0; i < nx; i++)
+			bilinear_rgb(img, d.w, d.h, d.cx + (sxo + (i + 0.5f) / nx) * scx - 0.5f,
+				     d.cy + (oy + (j + 0.5f) / ny) * scy - 0.5f, acc);
+	float k = 1.f / (255.f * nx * ny);
+	size_t o = (((size_t)blockIdx.y * out + oy) * out + ox) * 3;
+	for (int c = 0; c < 3; c++)
+		st(dst, o + c, (acc[c] * k - c_crop_mean[c]) * c_crop_istd[c]);
+}
+template <typename T>
+static void l_crop_rgb(const ex_crop_desc *desc, const unsigned char *base, int n, int out, void *dst, int *labels,
+		       cudaStream_t s)
+{
+	dim3 grid((out * out + 255) / 256, n);
+	k_crop_rgb<T><<<grid, 256, 0, s>>>(desc, base, out, (T *)dst, labels);
+}
+extern "C" void ex_k_crop_rgb(ex_dtype t, const ex_crop_desc *desc, const unsigned char *base, int n, int out_hw,
+			      void *dst, int *labels, cudaStream_t s)
+{
+	if (n < 1)
+		return;
+	EX_DISPATCH(t, l_crop_rgb, desc, base, n, out_hw, dst, labels, s);
+	KCHECK();
+}

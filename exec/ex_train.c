@@ -43,6 +43,12 @@ static int ex_dist_start(ex_dist *d) { (void)d; return cudaSetDevice(0) == cudaS
 static void ex_dist_sync(ex_dist *d, cudaStream_t s) { (void)d; CUDA_CHECK(cudaStreamSynchronize(s)); }
 #endif
 
+#ifdef EX_HAVE_NVJPEG
+#define EX_DATA_PATH_DEFAULT "jpeg-gpu"
+#else
+#define EX_DATA_PATH_DEFAULT "jpeg-cpu (this build has no nvJPEG)"
+#endif
+
 #ifndef EX_GIT_SHA
 #define EX_GIT_SHA "unknown"
 #endif
@@ -61,7 +67,9 @@ typedef struct ex_args {
 	bool folder;          /* --data DIR: a JPEG folder (ex_input.c) */
 	bool conv_legacy;     /* --conv-api legacy: no cuDNN graph-API plans */
 	int stem;             /* --stem: 1 + ex_stem (0: the engine's default) */
-	int data_threads;     /* --data-threads: decode threads per loader */
+	int data_threads;     /* --data-threads: decode threads per loader (jpeg-gpu: reader threads) */
+	bool data_gpu;        /* --data-path jpeg-gpu: nvJPEG decodes, the threads only read (ex_jpeg_gpu.c) */
+	bool set_threads;
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
 #ifdef EX_HAVE_DIST
@@ -104,7 +112,9 @@ static void usage(FILE *f)
 		"  --data-dir DIR        Fashion-MNIST IDX files (default " EX_IDX_FASHION_DIR ")\n"
 		"  --data DIR            an ImageNet-layout JPEG folder: DIR/train/<class>/*.JPEG, DIR/val/<class>/*.JPEG\n"
 		"                        (classes from the folders, eval on val/ every epoch, --epochs/--target-top1 apply)\n"
-		"  --data-threads N      JPEG decode threads (default: online CPUs)\n"
+		"  --data-path P         jpeg-gpu (nvJPEG decodes on the GPU, threads only read files) | jpeg-cpu\n"
+		"                        (libjpeg-turbo on the CPU); default " EX_DATA_PATH_DEFAULT "\n"
+		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
 		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
@@ -173,7 +183,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
-		{"stem", 1, 0, 1007},
+		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -206,6 +216,9 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
 	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
+#ifdef EX_HAVE_NVJPEG
+	a->data_gpu = true;
+#endif
 #ifdef EX_HAVE_DIST
 	ex_dist_opts_default(&a->dist);
 	ex_ckpt_policy_init(&a->ck);
@@ -273,7 +286,21 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 'P': a->dump_dir = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 'Q': a->profile = true; break;
-		case 1001: NUM(a->data_threads, 1, 1024); break;
+		case 1001: NUM(a->data_threads, 1, 1024); a->set_threads = true; break;
+		case 1008:
+			if (strcmp(optarg, "jpeg-gpu") && strcmp(optarg, "jpeg-cpu")) {
+				fprintf(stderr, "scaleplan-train: --data-path: expected jpeg-gpu or jpeg-cpu, got '%s'\n", optarg);
+				return ERR_INPUT;
+			}
+			a->data_gpu = !strcmp(optarg, "jpeg-gpu");
+#ifndef EX_HAVE_NVJPEG
+			if (a->data_gpu) {
+				fprintf(stderr, "scaleplan-train: --data-path jpeg-gpu: this build has no nvJPEG (nvjpeg.h was not "
+						"found at build time); use --data-path jpeg-cpu\n");
+				return ERR_INPUT;
+			}
+#endif
+			break;
 		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
 		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
 		case 1004: a->mllog_org = optarg; break;
@@ -328,6 +355,8 @@ static int parse_args(int argc, char **argv, ex_args *a)
 			return ERR_INPUT;
 		}
 		a->folder = true;
+		if (a->data_gpu && !a->set_threads)
+			a->data_threads = 4; /* readers only: a few keep up with the GPU's decode */
 		if (!set_cls) a->classes = 0; /* from the folder */
 		if (!set_warm) a->warmup_epochs = 1;
 	}
@@ -385,7 +414,7 @@ static void csv_rows(const ex_args *a, const ex_row *rows, int nrows, double pea
 		csvw_int(w, a->batch);
 		csvw_int(w, (long)a->batch * n);
 		csvw_text(w, a->prec_name);
-		csvw_text(w, a->data);
+		csvw_text(w, a->folder ? (a->data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a->data);
 		csvw_int(w, a->folder ? a->data_threads : 0);
 		if (r->epoch < 0)
 			csvw_text(w, "");
@@ -635,7 +664,7 @@ int main(int argc, char **argv)
 	if (a.folder) {
 		ex_src_cfg sc = {.dir = a.data, .batch = a.batch, .hw = a.image_size, .threads = a.data_threads,
 				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a.seed,
-				 .scale_min = a.crop_scale_min, .quiet = a.quiet};
+				 .scale_min = a.crop_scale_min, .quiet = a.quiet, .gpu = a.data_gpu};
 		sc.dt = a.prec == EX_PREC_BF16 ? EX_BF16 : a.prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
 		if (ex_src_open(&src, &sc) < 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
@@ -946,6 +975,8 @@ int main(int argc, char **argv)
 							  (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep + 7919ULL * (uint64_t)rank,
 							  ex_net_input(&net), net.labels, net.stream);
 				step(&net, a.graph);
+				if (src)
+					ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
 				if (!a.quiet && (i % 20 == 19 || i == steps - 1)) {
 					CUDA_CHECK(cudaStreamSynchronize(net.stream));
 					progress_update(&pb, i + 1);
@@ -974,6 +1005,8 @@ int main(int argc, char **argv)
 					ex_k_fmnist_batch(net.dt, d_te, d_tel, d_idx + (size_t)i * a.batch, a.batch, a.image_size,
 							  false, 0, ex_net_input(&net), net.labels, net.stream);
 				ex_net_eval_batch(&net, valid);
+				if (src)
+					ex_src_after_step(src);
 			}
 			ex_net_take_stats(&net, &se);
 			double cnt[4] = {se.correct, se.seen, a.batch / (ms_train / 1e3 / steps), s.seen ? s.loss_sum / s.seen : 0};
@@ -1071,12 +1104,13 @@ int main(int argc, char **argv)
 		}
 		printf("%-28s %.1f s\n", "run time", rows[0].time_s);
 		if (src) {
-			printf("%-28s %.2f s (%d decode threads)\n", "GPU waited for input", wait_run_s, a.data_threads);
+			printf("%-28s %.2f s (%s, %d %s threads)\n", "GPU waited for input", wait_run_s,
+			       a.data_gpu ? "jpeg-gpu" : "jpeg-cpu", a.data_threads, a.data_gpu ? "reader" : "decode");
 			ex_src_report(src, stdout);
 		}
 		printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
 		       "data_wait_s=%.2f threads=%d\n",
-		       src ? "folder" : a.data, a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s,
+		       src ? (a.data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a.data, a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s,
 		       rows[0].glob_img_s, rows[nrows - 1].epoch, wait_run_s, src ? a.data_threads : 0);
 		if (a.target_top1 > 0 && tta < 0)
 			fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a.target_top1);

@@ -26,7 +26,8 @@ endif
 
 $(BUILD)/exec/ex_%.o: exec/ex_%.c exec/ex_internal.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' $(if $(filter exec/ex_train.c,$<),$(EX_TRAIN_DEFS)) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' $(if $(filter exec/ex_train.c,$<),$(EX_TRAIN_DEFS)) \
+		$(if $(filter exec/ex_train.c exec/ex_input.c exec/ex_jpeg_gpu.c,$<),$(EX_NVJPEG_DEFS)) -MMD -MP -c $< -o $@
 
 $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
 	@mkdir -p $(dir $@)
@@ -48,6 +49,16 @@ EX_LDLIBS  += -lnccl $(or $(MPI_LIBS),$(shell mpicc --showme:link))
 EX_TRAIN_DEFS := -DEX_HAVE_DIST   # ex_train.c: data-parallel main (mpirun -np N scaleplan-train)
 endif
 # ---- end of the data-parallel lines
+
+# ---- GPU JPEG decode (issue 27): exec/ex_jpeg_gpu.c where nvjpeg.h is found (NVJPEG_INC may name its
+# folder); without it scaleplan-train has only --data-path jpeg-cpu and says so in --help and on request.
+EX_NVJPEG_H := $(firstword $(wildcard $(if $(NVJPEG_INC),$(NVJPEG_INC)/nvjpeg.h) $(EX_CUDA)/include/nvjpeg.h /usr/include/nvjpeg.h))
+ifneq ($(EX_NVJPEG_H),)
+EX_SRCS    += exec/ex_jpeg_gpu.c
+EX_INC     += -isystem $(dir $(EX_NVJPEG_H))
+EX_LDLIBS  += -lnvjpeg
+EX_NVJPEG_DEFS := -DEX_HAVE_NVJPEG
+endif
 
 EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST_DEPS:%.c=$(BUILD)/%.o)
 
