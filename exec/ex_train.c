@@ -70,6 +70,8 @@ typedef struct ex_args {
 	int data_threads;     /* --data-threads: decode threads per loader (jpeg-gpu: reader threads) */
 	bool data_gpu;        /* --data-path jpeg-gpu: nvJPEG decodes, the threads only read (ex_jpeg_gpu.c) */
 	bool set_threads;
+	const char *mk_dir;   /* --make-jpeg-folder DIR: write an ImageNet-like folder and exit */
+	long mk_images;       /* --images N: its training images */
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
 #ifdef EX_HAVE_DIST
@@ -116,6 +118,8 @@ static void usage(FILE *f)
 		"                        (libjpeg-turbo on the CPU); default " EX_DATA_PATH_DEFAULT "\n"
 		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
+		"  --make-jpeg-folder DIR --images N   write an ImageNet-like folder (1,000 classes, photo-like content,\n"
+		"                        ImageNet-like sizes; N train + N/10 val JPEGs, --data-threads writers) and exit\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
 		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
 		"  --image-size S        input side in pixels (default 224; fashion-mnist 96)\n"
@@ -184,6 +188,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
 		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
+		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -287,6 +292,8 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		case 'q': a->quiet = true; break;
 		case 'Q': a->profile = true; break;
 		case 1001: NUM(a->data_threads, 1, 1024); a->set_threads = true; break;
+		case 1009: a->mk_dir = optarg; break;
+		case 1010: NUM(a->mk_images, 1, 1e8); break;
 		case 1008:
 			if (strcmp(optarg, "jpeg-gpu") && strcmp(optarg, "jpeg-cpu")) {
 				fprintf(stderr, "scaleplan-train: --data-path: expected jpeg-gpu or jpeg-cpu, got '%s'\n", optarg);
@@ -360,6 +367,27 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		if (!set_cls) a->classes = 0; /* from the folder */
 		if (!set_warm) a->warmup_epochs = 1;
 	}
+	return 0;
+}
+
+/* --make-jpeg-folder DIR --images N (exec/data/mkimagenet.c); needs no GPU. */
+static int make_folder(const ex_args *a)
+{
+	ex_mkin_config c;
+	ex_mkin_stats st;
+	double t0 = time_now_s();
+	ex_mkin_config_init(&c);
+	c.dir = a->mk_dir;
+	c.train = a->mk_images > 0 ? a->mk_images : c.train;
+	c.threads = a->data_threads;
+	c.seed = (uint64_t)a->seed;
+	if (ex_make_imagenet_like(&c, &st) < 0) {
+		fprintf(stderr, "scaleplan-train: --make-jpeg-folder: %s\n", err_msg());
+		return EXIT_INPUT;
+	}
+	printf("scaleplan-train: %s: %ld JPEGs (%ld train, %ld val) in %d classes, mean %.0f x %.0f px, mean %.1f KB, "
+	       "quality %d, %.1f s\n", c.dir, st.images, c.train, st.images - c.train, c.classes, st.sum_w / st.images,
+	       st.sum_h / st.images, st.bytes / st.images / 1000, c.quality, time_now_s() - t0);
 	return 0;
 }
 
@@ -629,6 +657,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scaleplan-train: warning: --ckpt-dir/--resume apply to epoch runs (fashion-mnist, --data DIR); "
 				"ignored for synthetic data\n");
 #endif
+	if (a.mk_dir)
+		return make_folder(&a);
 	if (rank != 0) {
 		/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
 		a.quiet = true;

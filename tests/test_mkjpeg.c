@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <zlib.h>
 
 #include "common/common.h"
+#include "exec/data/ex_data.h"
 #include "tests/test.h"
 
 /* the IDX reader insists on Fashion-MNIST's sizes (60,000 / 10,000); 1,000 of them are converted */
@@ -92,10 +94,92 @@ static int rm_cb(const char *path, const struct stat *sb, int type, struct FTW *
 	return remove(path);
 }
 
+
+/* Mean correlation of horizontally adjacent luma values: ~0 for noise, ~1 for flat colour; photographs
+ * sit high but below 1 (smooth regions, edges and texture). */
+static double neighbour_corr(const unsigned char *rgb, int w, int h)
+{
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, n = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x + 1 < w; x++) {
+			const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
+			double a = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2], b = 0.299 * p[3] + 0.587 * p[4] + 0.114 * p[5];
+			sx += a, sy += b, sxx += a * a, syy += b * b, sxy += a * b, n++;
+		}
+	double cov = sxy / n - sx / n * sy / n, va = sxx / n - sx / n * sx / n, vb = syy / n - sy / n * sy / n;
+	return va > 0 && vb > 0 ? cov / sqrt(va * vb) : 1.0;
+}
+
+/* The ImageNet-like folder (exec/data/mkimagenet.c): sizes, layout, baseline 4:2:0 files, photo-like. */
+static void test_imagenet_like(test_ctx *t)
+{
+	double sw = 0, sh = 0;
+	long n500 = 0, portrait = 0, N = 50000;
+	for (long i = 0; i < N; i++) {
+		int w, h;
+		ex_mkin_size((uint64_t)i * 0x9e3779b97f4a7c15ULL + 11, &w, &h);
+		sw += w, sh += h;
+		n500 += (w > h ? w : h) == 500;
+		portrait += h > w;
+	}
+	TEST_CHECK(t, sw / N > 390 && sw / N < 450 && sh / N > 330 && sh / N < 390, "mean size %.0f x %.0f", sw / N, sh / N);
+	TEST_CHECK(t, n500 > 0.4 * N && portrait > 0.2 * N && portrait < 0.3 * N, "500 px long side %ld, portrait %ld",
+		   n500, portrait);
+	char tmp[] = "/tmp/scaleplan-inlike-XXXXXX";
+	if (!mkdtemp(tmp))
+		return;
+	ex_mkin_config c;
+	ex_mkin_config_init(&c);
+	char *dir = xasprintf("%s/ds", tmp);
+	c.dir = dir;
+	c.train = 8;
+	c.val = 4;
+	c.classes = 4;
+	c.threads = 2;
+	ex_mkin_stats st;
+	TEST_CHECK(t, ex_make_imagenet_like(&c, &st) == 0 && st.images == 12, "make: %s", err_msg());
+	tjhandle tj = tjInitDecompress();
+	int ok = 0, photo = 0;
+	double bpp = 0;
+	for (int i = 0; i < 12; i++) {
+		bool val = i >= 8;
+		int j = val ? i - 8 : i, cls = j % 4;
+		char *path = xasprintf("%s/%s/n%08d/n%08d_%d.JPEG", dir, val ? "val" : "train", cls, cls, j);
+		char *buf = NULL;
+		size_t len = 0;
+		ex_jpeg_hdr h;
+		if (file_read_all(path, &buf, &len) == 0 && ex_jpeg_header((unsigned char *)buf, len, &h) == 0 && h.hw_ok &&
+		    h.has_eoi && h.hsamp[0] == 2 && h.vsamp[0] == 2) {
+			unsigned char *rgb = xmalloc((size_t)h.width * h.height * 3);
+			if (tjDecompress2(tj, (unsigned char *)buf, (unsigned long)len, rgb, h.width, 0, h.height, TJPF_RGB, 0) == 0) {
+				ok++;
+				double r = neighbour_corr(rgb, h.width, h.height);
+				photo += r > 0.6 && r < 0.995;
+				bpp += (double)len / ((double)h.width * h.height);
+			}
+			free(rgb);
+		}
+		free(buf);
+		free(path);
+	}
+	TEST_CHECK(t, ok == 12, "%d of 12 files are baseline 4:2:0 JPEGs that decode", ok);
+	TEST_CHECK(t, photo == 12, "%d of 12 look like photos (neighbour correlation 0.6..0.995)", photo);
+	/* ImageNet: ~110 KB for ~400 x 350 px, ~0.8 bytes a pixel */
+	TEST_CHECK(t, ok && bpp / ok > 0.35 && bpp / ok < 1.5, "%.2f bytes per pixel", ok ? bpp / ok : 0);
+	c.quality = 0;
+	TEST_CHECK(t, ex_make_imagenet_like(&c, &st) == ERR_INPUT && strstr(err_msg(), "quality"), "bad quality: %s",
+		   err_msg());
+	if (tj)
+		tjDestroy(tj);
+	nftw(tmp, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	test_ctx t = {0};
 	(void)argc;
+	test_imagenet_like(&t);
 	/* the program next to this test: BUILD/tests/test_mkjpeg -> BUILD/scaleplan-mkjpeg */
 	char self[PATH_MAX];
 	snprintf(self, sizeof self, "%s", argv[0]);

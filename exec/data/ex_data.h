@@ -263,4 +263,23 @@ void ex_data_loader_report(ex_data_loader *l, FILE *f);
 /* The i-th bad file found (path relative to DIR/split) and its reason, or NULL. */
 const char *ex_data_loader_bad_file(ex_data_loader *l, long i, const char **reason);
 
+/* ---- an ImageNet-like JPEG folder for benchmarks (mkimagenet.c) ---- */
+typedef struct ex_mkin_config {
+	const char *dir;      /* created if missing: DIR/train/<class>/<name>.JPEG and DIR/val/... */
+	long train, val;      /* images (val -1: train / 10) */
+	int classes;          /* 1,000 as ImageNet; image i is in class i % classes */
+	int quality;          /* JPEG quality, 4:2:0 (97) */
+	int threads;
+	uint64_t seed;
+} ex_mkin_config;
+typedef struct ex_mkin_stats {
+	long images;
+	double bytes, sum_w, sum_h;
+} ex_mkin_stats;
+void ex_mkin_config_init(ex_mkin_config *c);
+/* Writes the folder (each file atomically). ERR_INPUT naming the path or setting on failure. */
+int ex_make_imagenet_like(const ex_mkin_config *c, ex_mkin_stats *st);
+/* The width and height drawn for the image of this seed (for tests of the size distribution). */
+void ex_mkin_size(uint64_t seed, int *w, int *h);
+
 #endif
