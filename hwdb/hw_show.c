@@ -128,11 +128,11 @@ static void tbl_print(tbl *t, FILE *out)
 /* `hw list systems`: the node, its network and stack, then price and rent with their source. */
 static void list_systems(const hw_db *db, FILE *out)
 {
-	static const char *const hdr[] = {"system", "gpu", "gpus", "domain", "intra", "cpu", "nic", "fabric", "stack",
+	static const char *const hdr[] = {"system", "gpu", "gpus", "domain", "intra", "nic", "fabric", "stack",
 					   "price USD", "kind", "date", "rent $/GPU-h", "price/rent source"};
 	tbl t;
 	char a[40], b[TBL_CELL];
-	tbl_init(&t, 14, hdr, "llrrlllllrllrl", db->nsystems);
+	tbl_init(&t, 13, hdr, "llrrllllrllrl", db->nsystems);
 	for (int i = 0; i < db->nsystems; i++, t.nrows++) {
 		const hw_system *s = &db->systems[i];
 		tbl_set(&t, 0, "%s", s->id);
@@ -140,22 +140,21 @@ static void list_systems(const hw_db *db, FILE *out)
 		tbl_set(&t, 2, "%d", s->gpus_per_node);
 		tbl_set(&t, 3, "%d", s->domain_gpus > s->gpus_per_node ? s->domain_gpus : s->gpus_per_node);
 		tbl_set(&t, 4, "%s", hw_topo_name(s->intra));
-		tbl_set(&t, 5, "%dx %s", s->cpus_per_node, *s->cpu_id ? s->cpu_id : "?");
 		if (*s->nic_id)
-			tbl_set(&t, 6, "%dx %s", s->nics_per_node, s->nic_id);
+			tbl_set(&t, 5, "%dx %s", s->nics_per_node, s->nic_id);
 		else
-			tbl_set(&t, 6, "-");
-		tbl_set(&t, 7, "%s", dash(s->fabric_id));
-		tbl_set(&t, 8, "%s", dash(s->stack_id));
-		tbl_set(&t, 9, "%s%s", money(s->price_usd, a, sizeof a), s->unit_nodes > 1 && hw_known(s->price_usd) ? "/unit" : "");
-		tbl_set(&t, 10, "%s", dash(s->price_kind));
-		tbl_set(&t, 11, "%s", hw_known(s->price_usd) ? dash(s->price_date) : dash(s->rent_date));
-		tbl_set(&t, 12, "%s", rate(s->rent_usd_gpu_h, a, sizeof a));
-		tbl_set(&t, 13, "%s", trim(*s->price_source ? s->price_source : dash(s->rent_source), 48, b, sizeof b));
+			tbl_set(&t, 5, "-");
+		tbl_set(&t, 6, "%s", dash(s->fabric_id));
+		tbl_set(&t, 7, "%s", dash(s->stack_id));
+		tbl_set(&t, 8, "%s%s", money(s->price_usd, a, sizeof a), s->unit_nodes > 1 && hw_known(s->price_usd) ? "/unit" : "");
+		tbl_set(&t, 9, "%s", dash(s->price_kind));
+		tbl_set(&t, 10, "%s", hw_known(s->price_usd) ? dash(s->price_date) : dash(s->rent_date));
+		tbl_set(&t, 11, "%s", rate(s->rent_usd_gpu_h, a, sizeof a));
+		tbl_set(&t, 12, "%s", trim(*s->price_source ? s->price_source : dash(s->rent_source), 44, b, sizeof b));
 	}
 	tbl_print(&t, out);
-	fprintf(out, "(domain: GPUs in one NVLink domain; price of one purchase unit, '/unit' = several nodes; rent on demand "
-		"per GPU-hour; `scaleplan hw show ID` for every field and source in full)\n");
+	fprintf(out, "(domain: GPUs in one NVLink domain; price of one purchase unit, '/unit' = several nodes; date of the price,\n"
+		" else of the rent; rent on demand per GPU-hour; `scaleplan hw show ID` for CPUs and every source in full)\n");
 }
 
 /* `hw list stacks`: what the model reads from each stack ('-' = its default). */
@@ -400,7 +399,10 @@ static void show_system(const hw_system *s, FILE *out)
 	fprintf(out, "  stack          %s\n", *s->stack_id ? s->stack_id : "- (model defaults)");
 	show_domain(s, out);
 	show_price(s, out);
-	fprintf(out, "  power          %s per node\n", si(s->power_W, "W", a, sizeof a));
+	if (hw_known(s->power_W))
+		fprintf(out, "  power          %s per node\n", si(s->power_W, "W", a, sizeof a));
+	else
+		fprintf(out, "  power          not given\n");
 	fprintf(out, "  source         %s\n", s->source);
 	fprintf(out, "components:\n");
 	if (s->gpu)

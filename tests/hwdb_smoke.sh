@@ -26,7 +26,17 @@ expect 0 "$SP" hw show testbed-h200x4; has "4 x H200-SXM-141GB"; has "testbed-h2
 expect 1 "$SP" hw show c4140m;    has "unknown id 'c4140m'"; has "did you mean c4140-m"
 expect 1 "$SP" hw show dgx-a1OO;  has "did you mean"
 expect 0 "$SP" hw list gpus;      has "H200-SXM-141GB"; has "B200"
-expect 0 "$SP" hw list systems;   has "xe9680-h100"
+expect 0 "$SP" hw list systems;   has "xe9680-h100"; has "149,000"; has "3,000,000/unit"; has "6.88"; has "estimate"
+# columns follow their widest cell: the last column starts at the same offset on every row (issue 24: the
+# scaleplan-train stack row was pushed out of line)
+aligned() { awk -v h="$1" 'NR == 1 { off = index($0, h); next } /^[( ]/ { next }
+	substr($0, off - 1, 1) != " " || substr($0, off, 1) == " " { bad = 1; print "misaligned: " $0 } END { exit bad || !off }' "$tmp/out"; }
+aligned "price/rent source" || no "hw list systems: columns aligned"
+expect 0 "$SP" hw list stacks;    has "scaleplan-train"
+aligned "framework" || no "hw list stacks: columns aligned"
+expect 0 "$SP" hw show gb200-nvl72; has "nvlink domain  72 GPUs = 18 nodes of 4"; has "3,000,000 USD (press, 2024) per unit of 18 nodes (72 GPUs)"
+has "price source   press estimates"
+expect 0 "$SP" hw show aws-p5;    has "provider       AWS"; has "on demand 6.88"; has "rent source    AWS EC2 on-demand"
 expect 0 "$SP" hw list;           has "== stacks =="
 expect 1 "$SP" hw list gpuz;      has "unknown kind 'gpuz'"
 expect 1 "$SP" hw frob;           has "unknown subcommand"
@@ -106,4 +116,6 @@ printf 'id,price_usd,price_source\ndgxh100,1000,me\n' > "$tmp/quote/systems.csv"
 expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2: empty; price_usd 1000 needs price_kind"
 printf 'id,rent_usd_gpu_h,rent_date,rent_source\ndgxh100,-2,2026-10,me\n' > "$tmp/quote/systems.csv"
 expect 1 "$SP" hw check "$tmp/quote"; has "systems.csv:2:2(rent_usd_gpu_h): -2 is negative"
+printf 'id,rent_usd_gpu_h,rent_date,rent_source\naws-p5e,5.97,2026-08,our capacity block\n' > "$tmp/quote/systems.csv"
+expect 0 "$SP" hw show p5e --hwdb "$tmp/quote"; has "on demand 5.97"; has "our capacity block"
 exit $fail

@@ -514,6 +514,59 @@ static void test_prices(test_ctx *t)
 	expect_bad(t, "systems.csv", buf, "systems.csv:2: empty; price_usd 20000 needs price_kind", NULL);
 }
 
+/* Issue 24: every product carries a price with its kind and source, every cloud instance its provider
+ * and a rate (or a source that says why there is none), and the 2025-26 systems the figures the model
+ * reads. */
+static void test_price_data(test_ctx *t)
+{
+	static const char *const clouds[] = {"aws-p4d", "aws-p5", "aws-p5e", "aws-p5en", "aws-p6-b200", "azure-nd-h100-v5",
+					     "azure-nd-h200-v5", "gcp-a3-high", "gcp-a3-ultra", "gcp-a4", "coreweave-hgx-h100",
+					     "coreweave-hgx-b200", "lambda-hgx-h100", "lambda-hgx-b200"};
+	hw_db db;
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "default db loads");
+	int priced = 0, rented = 0;
+	for (int i = 0; i < db.nsystems; i++) {
+		const hw_system *s = &db.systems[i];
+		bool testbed = strncmp(s->id, "testbed-", 8) == 0, cloud = *s->provider != '\0';
+		TEST_CHECK(t, testbed || cloud || (hw_known(s->price_usd) && *s->price_kind && strlen(s->price_source) > 20 && *s->price_date),
+			   "%s: a product has a price with kind, date and source", s->id);
+		TEST_CHECK(t, !testbed || (!hw_known(s->price_usd) && !hw_known(s->rent_usd_gpu_h)), "%s: a test bed is unpriced", s->id);
+		TEST_CHECK(t, !cloud || (!hw_known(s->price_usd) && strlen(s->rent_source) > 20), "%s: a cloud instance is rented, with a source",
+			   s->id);
+		TEST_CHECK(t, s->unit_nodes >= 1 && (s->domain_gpus == 0 || s->domain_gpus % s->gpus_per_node == 0),
+			   "%s: unit and domain", s->id);
+		priced += hw_known(s->price_usd);
+		rented += hw_known(s->rent_usd_gpu_h);
+	}
+	TEST_CHECK(t, priced >= 24 && rented >= 12, "%d priced, %d rented", priced, rented);
+	for (size_t i = 0; i < sizeof clouds / sizeof clouds[0]; i++) {
+		const hw_system *s = hw_system_find(&db, clouds[i]);
+		TEST_CHECK(t, s && *s->provider && s->fabric && s->stack && strcmp(s->stack->id, "ngc-mlperf") == 0,
+			   "%s: provider, network and the DGX/HGX default stack", clouds[i]);
+	}
+	const hw_system *b = hw_system_find(&db, "dgxb200"), *g2 = hw_system_find(&db, "gb200-nvl72"),
+			*g3 = hw_system_find(&db, "gb300-nvl72"), *b3 = hw_system_find(&db, "hgx-b300");
+	TEST_CHECK(t, b && b->gpus_per_node == 8 && b->power_W == 14300 && b->nics_per_node == 8 && b->nic->bw_Bps == 50e9 &&
+			      b->intra_bw_Bps == 900e9 && b->cpu && b->cpu->cores == 56 && b->unit_nodes == 1 && b->domain_gpus == 0,
+		   "dgxb200: 8x B200, NVLink 5 switches, 8x 400G, 2x 56-core Xeon 8570, 14.3 kW");
+	TEST_CHECK(t, b3 && b3->nic && b3->nic->bw_Bps == 100e9 && b3->gpu->mem_B == 288e9, "hgx-b300: 800G NICs, 288 GB");
+	TEST_CHECK(t, g2 && g2->gpus_per_node == 4 && g2->domain_gpus == 72 && g2->unit_nodes == 18 && g2->cpu &&
+			      g2->cpu->cores == 72 && g2->cpus_per_node == 2 && hw_known(g2->price_usd) && g2->power_W < 10e3,
+		   "gb200-nvl72: trays of 4 GPUs and 2 Grace, 72-GPU domain, sold as 18 trays, power per tray");
+	TEST_CHECK(t, g3 && g3->domain_gpus == 72 && g3->unit_nodes == 18 && g3->nic && g3->nic->bw_Bps == 100e9,
+		   "gb300-nvl72: 72-GPU domain, 800G NICs");
+	const hw_gpu *b200 = hw_gpu_find(&db, "B200"), *gb200 = hw_gpu_find(&db, "GB200"), *b300 = hw_gpu_find(&db, "B300");
+	TEST_CHECK(t, b200 && strcmp(b200->id, "B200-SXM-180GB") == 0 && b200->bf16_flops == 2.25e15 && b200->mem_B == 180e9 &&
+			      b200->tdp_W == 1000 && b200->nvlink_bw_Bps == 900e9,
+		   "B200: dense BF16 2.25 PFLOP/s, 180 GB, 1000 W, NVLink 5 900 GB/s per direction");
+	TEST_CHECK(t, gb200 && gb200->mem_B == 186e9 && gb200->tdp_W == 1200 && gb200->bf16_flops == 2.5e15, "GB200's B200: 186 GB, 1200 W");
+	TEST_CHECK(t, b300 && b300->mem_B == 288e9, "B300: 288 GB");
+	const hw_system *p5 = hw_system_find(&db, "aws-p5");
+	TEST_CHECK(t, p5 && p5->rent_usd_gpu_h == 6.88 && p5->nics_per_node == 32 && p5->nic->bw_Bps == 12.5e9,
+		   "aws-p5: 55.04 USD/h over 8 GPUs after the 2025 cut; 32x 100G EFA");
+	hw_db_free(&db);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -524,5 +577,6 @@ int main(void)
 	test_dir(&t);
 	test_stacks_networks(&t);
 	test_prices(&t);
+	test_price_data(&t);
 	return test_report(&t);
 }
