@@ -7,6 +7,7 @@
 #include "calibrate/cal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -546,7 +547,7 @@ int cal_data_load_path(cal_data *d, const char *path, double target_top1, bool s
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return err_set("%s: cannot open", path), ERR_ENV;
+		return err_path(path, errno, "a measurement CSV, an MLLOG log or a directory of them");
 	if (S_ISDIR(st.st_mode))
 		return cal_data_load_dir(d, path, target_top1, strict, errs);
 	size_t len = strlen(path);
@@ -572,11 +573,12 @@ static int cmp_str(const void *a, const void *b)
 
 int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs)
 {
-	DIR *dh = opendir(dir);
-	if (!dh)
-		return err_set("%s: cannot open directory", dir), ERR_ENV;
+	DIR *dh;
+	int rc = dir_open(dir, &dh);
+	if (rc)
+		return rc;
 	char **names = NULL;
-	int n = 0, cap = 0, rc = 0;
+	int n = 0, cap = 0, nread = 0;
 	struct dirent *e;
 	while ((e = readdir(dh))) {
 		if (e->d_name[0] == '.')
@@ -597,6 +599,7 @@ int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool str
 		size_t len = strlen(names[i]);
 		if (len > 4 && strcmp(names[i] + len - 4, ".csv") == 0) {
 			rc = cal_data_load_csv(d, names[i], strict, errs);
+			nread++;
 			continue;
 		}
 		char *buf;
@@ -606,6 +609,7 @@ int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool str
 		bool is_log = memmem(buf, blen, ":::MLLOG", 8) != NULL;
 		if (is_log) {
 			cal_mllog_run run;
+			nread++;
 			rc = cal_mllog_parse_buf(&run, names[i], buf, blen, target_top1, strict, errs);
 			d->nbad += run.nbad;
 			if (rc == 0) {
@@ -623,6 +627,9 @@ int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool str
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	/* an empty folder or one of other files is a wrong name, not zero measurements */
+	if (rc == 0 && nread == 0)
+		rc = err_set("%s: no measurement CSV (*.csv) or MLLOG log (:::MLLOG lines) in this directory", dir);
 	return rc;
 }
 

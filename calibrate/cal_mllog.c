@@ -545,11 +545,12 @@ int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, boo
 {
 	char *buf;
 	size_t n;
-	if (file_read_all(path, &buf, &n) != 0) {
+	int rc = file_read_all(path, &buf, &n);
+	if (rc != 0) {
 		cal_mllog_run_init(run);
-		return ERR_ENV;
+		return rc;
 	}
-	int rc = cal_mllog_parse_buf(run, path, buf, n, target_top1, strict, errs);
+	rc = cal_mllog_parse_buf(run, path, buf, n, target_top1, strict, errs);
 	free(buf);
 	return rc;
 }

@@ -138,13 +138,14 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Appends the regular files under dir (recursively) to *names, as paths. Unreadable subdirectories are
- * skipped; an unreadable top directory is ERR_ENV. */
+ * skipped; a top directory that cannot be opened is dir_open's error (ERR_INPUT when missing or a file). */
 static int list_files(const char *dir, char ***names, int *n, int *cap, int depth)
 {
-	DIR *dh = opendir(dir);
+	DIR *dh;
 	struct dirent *e;
-	if (!dh)
-		return depth == 0 ? (err_set("%s: cannot open directory", dir), ERR_ENV) : 0;
+	int rc = dir_open(dir, &dh);
+	if (rc)
+		return depth == 0 ? rc : (err_clear(), 0);
 	while ((e = readdir(dh))) {
 		struct stat st;
 		if (e->d_name[0] == '.')
@@ -210,18 +211,19 @@ int cal_phases_write_dir(const char *dir, const char *source_prefix, const char 
 		goto out;
 	if (n > 1)
 		qsort(names, (size_t)n, sizeof *names, cmp_str);
-	w = csvw_open(out);
-	if (!w) {
-		err_set("%s: cannot write", out);
-		rc = ERR_ENV;
+	if ((rc = csvw_create(out, &w)) < 0)
 		goto out;
-	}
 	for (int i = 0; i < NCOLS; i++)
 		csvw_text(w, phase_cols[i].name);
 	csvw_end_row(w);
+	intr_phase("compute");
 	for (int i = 0; i < n; i++) {
 		char *buf;
 		size_t blen;
+		if (intr_pending()) { /* hundreds of logs: a signal stops the scan, the table is not written */
+			rc = intr_err(out);
+			goto out;
+		}
 		if (file_read_all(names[i], &buf, &blen) < 0)
 			continue;
 		if (!memmem(buf, blen, ":::MLLOG", 8)) {

@@ -187,9 +187,10 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 
 int cal_pset_load(cal_pset *ps, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return err_set("%s: cannot open", path), ERR_ENV;
+	FILE *f;
+	int orc = file_open_read(path, &f);
+	if (orc)
+		return orc;
 	char *out = NULL;
 	size_t olen = 0;
 	FILE *o = open_memstream(&out, &olen);

@@ -18,13 +18,16 @@ int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, cal_d
 		int r = cal_data_load_path(d, in->paths[i], in->target_top1, in->strict, stderr);
 		if (r < 0) {
 			fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
-			return r == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+			return exit_code_of(r);
 		}
 	}
 	cal_data_canonical(d, db);
-	if ((in->where && cal_data_filter(d, in->where) < 0) || (in->profile && cal_pset_load(ps, in->profile) < 0)) {
+	int r = in->where ? cal_data_filter(d, in->where) : 0;
+	if (r == 0 && in->profile)
+		r = cal_pset_load(ps, in->profile);
+	if (r < 0) {
 		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
-		return EXIT_INPUT;
+		return exit_code_of(r);
 	}
 	return EXIT_OK;
 }

@@ -86,9 +86,10 @@ static int phases_profile_write(const char *path, const cal_phase_fit *a, const 
 	char source[600];
 	snprintf(source, sizeof source, "scaleplan calibrate --phases-fit %s%s%s", table, anchor ? " --phases-anchor " : "",
 		 anchor ? anchor : "");
-	csvw *w = csvw_open(path);
-	if (!w)
-		return -1;
+	csvw *w;
+	int rc = csvw_create(path, &w);
+	if (rc)
+		return rc;
 	csvw_text(w, "param");
 	csvw_text(w, "value");
 	csvw_text(w, "source");
@@ -123,7 +124,7 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	if (rc < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		free(rows);
-		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+		return exit_code_of(rc);
 	}
 	printf("run-level terms fitted to %s (%d of %d runs; GSL)\n", table, f.nruns, n);
 	printf("  start-up = %s: startup_s=%.4g startup_per_log2_node_s=%.4g startup_per_sqrt_node_s=%.4g "
@@ -152,16 +153,60 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.eval_fixed_s, a.eval_step_frac,
 	       a.epoch_boundary_s, a.epoch_boundary_iters);
 	free(rows);
-	if (out && phases_profile_write(out, &a, table, anchor) < 0) {
+	if (out && (rc = phases_profile_write(out, &a, table, anchor)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-		return EXIT_ENV;
+		return exit_code_of(rc);
 	}
 	if (out)
 		printf("profile: %s (scaleplan predict --profile %s ...)\n", out, out);
 	return EXIT_OK;
 }
 
-/* Loads one --measurements argument. Returns an exit code. */
+/* An eff_peak above 1 deserves a word: without a precision in the rows it is relative to a nominal
+ * 100 TFLOP/s (calibrate/cal_model.c point_peak), not a fraction of a GPU's peak; with one, the runs were
+ * faster than the GPU's rated peak at that precision - a sign of a wrong precision or GPU in the rows.
+ * Scope: machine|gpu|precision|variant. */
+static void eff_peak_note(const cal_param *p)
+{
+	if (strcmp(p->name, "eff_peak") != 0 || !(p->value > 1))
+		return;
+	const char *b1 = strchr(p->scope, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
+	bool no_precision = !b2 || b2[1] == '|' || b2[1] == '\0';
+	if (no_precision)
+		printf("note: eff_peak %.4g of [%s] is above 1 because its rows name no precision: it is relative to a "
+		       "nominal 100 TFLOP/s, not to the GPU's peak (add a precision column to the measurements)\n",
+		       p->value, p->scope);
+	else
+		printf("note: eff_peak %.4g of [%s] is above 1: faster than the GPU's rated peak at that precision; "
+		       "check the precision and GPU the rows name, and the database's peak for them\n", p->value, p->scope);
+}
+
+/* The fitted parameters as a table; the scope column is as wide as its widest cell (never cut). */
+static void fitted_table_print(const cal_pset *ps)
+{
+	int w = 5;
+	for (int i = 0; i < ps->n; i++)
+		if (ps->p[i].status != CAL_PRIOR && (int)strlen(ps->p[i].scope) > w)
+			w = (int)strlen(ps->p[i].scope);
+	printf("\n%-18s %-*s %12s %11s  %-15s %s\n", "param", w, "scope", "value", "std.err", "status", "rows");
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		if (p->status == CAL_PRIOR)
+			continue;
+		char se[32] = "-";
+		if (isfinite(p->se))
+			snprintf(se, sizeof se, "%.3g", p->se);
+		int nrows = p->rows[0] ? 1 : 0;
+		for (const char *s = p->rows; *s; s++)
+			nrows += *s == ';';
+		printf("%-18s %-*s %12.5g %11s  %-15s %d\n", p->name, w, p->scope, p->value, se, cal_pstatus_name(p->status),
+		       nrows);
+	}
+	for (int i = 0; i < ps->n; i++)
+		if (ps->p[i].status != CAL_PRIOR)
+			eff_peak_note(&ps->p[i]);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -233,7 +278,7 @@ int cmd_calibrate(int argc, char **argv)
 		rc = cal_phases_write_dir(mllog_dir, source_prefix, phases_out, target, strict, stderr, &nrows);
 		if (rc < 0) {
 			fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-			return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+			return exit_code_of(rc);
 		}
 		printf("phase table: %d runs written to %s\n", nrows, phases_out);
 		if (!out)
@@ -268,25 +313,18 @@ int cmd_calibrate(int argc, char **argv)
 	printf("\n");
 	cal_opts o = {.db = &db, .strict = strict, .log = stdout};
 	cal_summary sum;
+	intr_phase("compute");
 	if (cal_fit_all(&ps, &d, &o, &sum) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	printf("\n%-18s %-56s %12s %11s  %-15s %s\n", "param", "scope", "value", "std.err", "status", "rows");
-	for (int i = 0; i < ps.n; i++) {
-		const cal_param *p = &ps.p[i];
-		if (p->status == CAL_PRIOR)
-			continue;
-		char se[32] = "-";
-		if (isfinite(p->se))
-			snprintf(se, sizeof se, "%.3g", p->se);
-		int nrows = p->rows[0] ? 1 : 0;
-		for (const char *s = p->rows; *s; s++)
-			nrows += *s == ';';
-		printf("%-18s %-56.56s %12.5g %11s  %-15s %d\n", p->name, p->scope, p->value, se, cal_pstatus_name(p->status),
-		       nrows);
+	if (intr_pending()) {
+		fprintf(stderr, "scaleplan calibrate: interrupted (%s) while fitting; %s not written\n", intr_name(), out);
+		rc = intr_exit_code();
+		goto out;
 	}
+	fitted_table_print(&ps);
 	printf("\nfits: %d, %d did not converge, %d parameters not determined by the data\n", sum.nfits, sum.nfailed,
 	       sum.nundetermined);
 	if (isfinite(sum.fit_mape))
@@ -295,9 +333,9 @@ int cmd_calibrate(int argc, char **argv)
 		printf("leave-one-out error (MAPE): %.2f%% over %d points\n", 100 * sum.loo_mape, sum.nloo);
 	else
 		printf("leave-one-out error: not available (no fit group has 2 or more points)\n");
-	if (cal_pset_write(&ps, out, &o) < 0) {
+	if ((rc = cal_pset_write(&ps, out, &o)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-		rc = EXIT_ENV;
+		rc = exit_code_of(rc);
 		goto out;
 	}
 	printf("profile written to %s\n", out);

@@ -104,9 +104,10 @@ int cmd_plot(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = 0; i < nfiles; i++) {
 		tp[i] = &tables[i];
-		if (csv_table_load(&tables[i], argv[optind + i]) < 0) {
+		int lrc = csv_table_load(&tables[i], argv[optind + i]);
+		if (lrc < 0) {
 			fprintf(stderr, "scaleplan plot: %s\n", err_msg());
-			rc = EXIT_INPUT;
+			rc = exit_code_of(lrc);
 			goto done;
 		}
 		plot_kind k = plot_kind_detect(&tables[i]);
@@ -130,9 +131,10 @@ int cmd_plot(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto done;
 	}
-	if (plot_render(&d, &o, out) < 0) {
+	int prc = plot_render(&d, &o, out);
+	if (prc < 0) {
 		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
-		rc = EXIT_ENV;
+		rc = exit_code_of(prc);
 		goto done;
 	}
 	printf("scaleplan plot: %s chart, %d series\n", plot_kind_name(o.kind), d.nseries);

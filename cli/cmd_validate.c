@@ -149,6 +149,23 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	return pred;
 }
 
+/* Opens --detail FILE as FILE.tmp (renamed at the end). EXIT_OK, or the exit code of the README's rule
+ * (1: no such directory, a directory named; 2: permission, disk) with the message printed. */
+static int detail_open(const char *detail, FILE **df, char **tmp)
+{
+	struct stat st;
+	int rc;
+	*tmp = xasprintf("%s.tmp", detail);
+	if (stat(detail, &st) == 0 && S_ISDIR(st.st_mode))
+		rc = err_path(detail, EISDIR, "a file to write");
+	else if ((*df = fopen(*tmp, "w")))
+		return EXIT_OK;
+	else
+		rc = err_path(*tmp, errno, "a file in an existing directory");
+	fprintf(stderr, "scaleplan validate: --detail %s\n", err_msg());
+	return exit_code_of(rc);
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -217,16 +234,20 @@ int cmd_validate(int argc, char **argv)
 			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = strict, .where = where, .profile = profile};
 	if ((rc = cli_cal_inputs("validate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
-	if (detail && !(df = fopen(detail_tmp = xasprintf("%s.tmp", detail), "w"))) {
-		fprintf(stderr, "scaleplan validate: %s: cannot write: %s\n", detail_tmp, strerror(errno));
-		rc = EXIT_ENV;
+	if (detail && (rc = detail_open(detail, &df, &detail_tmp)) != EXIT_OK)
 		goto out;
-	}
 	vmodel vm = {.hwdb_dir = hwdb_dir, .profile = profile};
 	cal_opts o = {.db = &db, .strict = strict, .log = stderr, .model_fn = vmodel_point, .model_ctx = &vm};
+	intr_phase("compute");
 	if (cal_validate(&vt, &d, profile ? &ps : NULL, &o, df) < 0) {
 		fprintf(stderr, "scaleplan validate: %s\n", err_msg());
 		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (intr_pending()) {
+		fprintf(stderr, "scaleplan validate: interrupted (%s)%s%s\n", intr_name(), detail ? "; not written: " : "",
+			detail ? detail : "");
+		rc = intr_exit_code();
 		goto out;
 	}
 	cal_vtable_print(&vt, format, stdout);
@@ -251,7 +272,13 @@ int cmd_validate(int argc, char **argv)
 out:
 	if (df) { /* written as FILE.tmp: renamed only when the whole table was written */
 		bool ok = rc == EXIT_OK && !ferror(df);
-		if (fclose(df) != 0 || !ok || rename(detail_tmp, detail) != 0) {
+		int closed = fclose(df);
+		intr_phase("rename");
+		if (ok && intr_pending()) { /* the last moment the old file can be kept */
+			fprintf(stderr, "scaleplan validate: interrupted (%s); not written: %s\n", intr_name(), detail);
+			unlink(detail_tmp);
+			rc = intr_exit_code();
+		} else if (closed != 0 || !ok || rename(detail_tmp, detail) != 0) {
 			if (rc == EXIT_OK)
 				fprintf(stderr, "scaleplan validate: %s: cannot write: %s\n", detail, strerror(errno));
 			unlink(detail_tmp);

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 
 #ifndef SCALEPLAN_VERSION
@@ -56,7 +57,16 @@ int cli_load_db(hw_db *db, const char *hwdb_dir)
 	}
 	if (!hwdb_dir)
 		return EXIT_OK;
-	int rc = hw_db_overlay_dir(db, hwdb_dir, stderr);
+	/* a folder the user named that is not there (or is a file) is bad input, exit 1 (README) */
+	DIR *d;
+	int rc = dir_open(hwdb_dir, &d);
+	if (rc) {
+		hw_db_free(db);
+		fprintf(stderr, "scaleplan: --hwdb: %s\n", err_msg());
+		return exit_code_of(rc);
+	}
+	closedir(d);
+	rc = hw_db_overlay_dir(db, hwdb_dir, stderr);
 	if (rc < 0) {
 		hw_db_free(db);
 		fprintf(stderr, "scaleplan: --hwdb %s not loaded\n", hwdb_dir);
@@ -101,9 +111,20 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(args[1], commands[i].name) == 0) {
+			/* Every command stops cleanly on SIGINT/SIGTERM: the writers (common/csv.c, util.c) refuse
+			 * to rename a temporary file once a signal came, long loops poll intr_pending(), and a
+			 * command that did not notice still exits 128 + signal here (README "Exit status"). */
+			if (intr_install()) {
+				fprintf(stderr, "scaleplan: %s\n", err_msg());
+				return EXIT_ENV;
+			}
 			int rc = commands[i].fn(argc - 1, args + 1);
 			if (args != argv)
 				free(args);
+			if (intr_pending() && rc != intr_exit_code()) {
+				fprintf(stderr, "scaleplan %s: interrupted (%s)\n", commands[i].name, intr_name());
+				rc = intr_exit_code();
+			}
 			return rc;
 		}
 	fprintf(stderr, "scaleplan: unknown command '%s'", args[1]);

@@ -165,10 +165,11 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 	}
 	csvw *dw = NULL;
 	if (detail) {
-		if (!(dw = csvw_open(detail))) {
+		int orc = csvw_create(detail, &dw);
+		if (orc) {
 			fprintf(stderr, "scaleplan validate: --detail %s\n", err_msg());
 			free(rows);
-			return EXIT_ENV;
+			return exit_code_of(orc);
 		}
 		static const char *hdr[] = {"group", "result", "nodes", "measured", "predicted", "err_pct"};
 		for (int k = 0; k < 6; k++)
@@ -190,10 +191,18 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 	if (!csv && !md)
 		fprintf(out, "%-44s %5s %-26s %9s %9s %7s %9s %7s %9s %9s %7s\n", "result", "nodes", "anchor (1 node)",
 			"ttt meas", "ttt pred", "err", "curve", "err", "tta meas", "tta pred", "err");
+	intr_phase("compute");
 	for (int i = 0; i < n; i++) {
 		const cal_phase_row *r = &rows[i];
 		vresult t, a;
 		bool seen = false;
+		if (intr_pending()) {
+			fprintf(stderr, "scaleplan validate: interrupted (%s)%s%s\n", intr_name(), detail ? "; not written: " : "",
+				detail ? detail : "");
+			csvw_abort(dw);
+			free(rows);
+			return intr_exit_code();
+		}
 		for (int j = 0; j < i && !seen; j++)
 			seen = strcmp(rows[j].submitter, r->submitter) == 0 && strcmp(rows[j].system, r->system) == 0;
 		if (seen || !(r->nodes > 1 && r->nodes < 1e6 && r->gpus_per_node >= 1 && r->gpus_per_node < 1e6 &&
@@ -261,9 +270,10 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 				es[k]->n, es[k]->n ? 100 * es[k]->sum / es[k]->n : NAN, 100 * es[k]->worst);
 	}
 	free(rows);
-	if (dw && csvw_close(dw) < 0) {
+	int crc = csvw_close(dw);
+	if (crc < 0) {
 		fprintf(stderr, "scaleplan validate: --detail %s\n", err_msg());
-		return EXIT_ENV;
+		return exit_code_of(crc);
 	}
 	return EXIT_OK;
 }

@@ -15,6 +15,7 @@
 #ifndef SCALEPLAN_COMMON_H
 #define SCALEPLAN_COMMON_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,8 +27,14 @@ enum {
 	ERR_INTR = -3,  /* stopped by SIGINT/SIGTERM (intr_pending): exit code intr_exit_code() */
 };
 
-/* Exit codes of every scaleplan command (DESIGN.md). */
+/* Exit codes of every scaleplan command (README "Exit status", docs/design.md): 1 for what the user named
+ * and got wrong (a missing file, a directory where a file belongs, a bad cell or option), 2 for what the
+ * machine lacks (gnuplot, a browser, disk space, permission), 128 + signal after SIGINT/SIGTERM. */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_ENV = 2 };
+
+/* The exit code of an action's result: 0 -> EXIT_OK, ERR_ENV -> EXIT_ENV, ERR_INTR -> intr_exit_code(),
+ * any other error -> EXIT_INPUT. */
+int exit_code_of(int err);
 
 /* Sets the current thread's error message (printf format). Returns ERR_INPUT so that
  * `return err_set(...)` reads naturally in input checks. */
@@ -80,6 +87,9 @@ typedef struct csvw csvw;
 
 /* Opens PATH for writing through PATH.tmp; csvw_close renames it into place. "-" means stdout. */
 csvw *csvw_open(const char *path);
+/* The same, returning 0 or err_path's code (ERR_INPUT: no such directory; ERR_ENV: permission, disk) with
+ * err set; *w is NULL on failure. */
+int csvw_create(const char *path, csvw **w);
 /* Writes to an already open stream (not closed by csvw_close). */
 csvw *csvw_stream(FILE *f);
 /* Cells of the current row. Text cells are quoted when needed; a text cell starting with
@@ -146,8 +156,18 @@ int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, cons
 /* Monotonic clock in seconds. */
 double time_now_s(void);
 
-/* Reads a whole file into a fresh NUL-terminated buffer (*len_B excludes the NUL). Fails with ERR_ENV
- * and "PATH: cannot open: reason" or "PATH: read error"; *buf is then NULL. */
+/* The exit-code rule for a path that cannot be opened, from its errno: sets err "PATH: reason (expected
+ * EXPECTED)" and returns ERR_INPUT for what the user named wrong (no such file, a directory where a file
+ * belongs or the reverse, a name too long) or ERR_ENV for what the machine refuses (permission, disk
+ * full, I/O error). */
+int err_path(const char *path, int errnum, const char *expected);
+/* Opens a file for reading: 0, or err_path's code (a directory is refused as EISDIR: fopen would take it). */
+int file_open_read(const char *path, FILE **f);
+/* Opens a directory: 0, or err_path's code ("not a directory" for a file). */
+int dir_open(const char *path, DIR **d);
+/* Reads a whole file into a fresh NUL-terminated buffer (*len_B excludes the NUL). Fails with err_path's
+ * code (ERR_INPUT: no such file, a directory; ERR_ENV: permission) or ERR_ENV and "PATH: read error";
+ * *buf is then NULL. */
 int file_read_all(const char *path, char **buf, size_t *len_B);
 /* Writes a whole buffer to PATH atomically (PATH.tmp, fsync, rename). 0, ERR_ENV, or ERR_INTR (PATH.tmp
  * removed, PATH as it was) when SIGINT/SIGTERM arrived before the rename. */

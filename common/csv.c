@@ -185,9 +185,10 @@ int csv_table_load(csv_table *t, const char *path)
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof *t);
-	if (file_read_all(path, &buf, &len) != 0)
-		return ERR_INPUT; /* a file the user named that cannot be read is bad input */
-	int rc = csv_table_parse(t, path, buf, len);
+	int rc = file_read_all(path, &buf, &len);
+	if (rc != 0)
+		return rc; /* ERR_INPUT (no such file, a directory) or ERR_ENV (permission, I/O) */
+	rc = csv_table_parse(t, path, buf, len);
 	free(buf);
 	return rc;
 }
@@ -241,34 +242,46 @@ struct csvw {
 static csvw *csvw_open_special(const char *path)
 {
 	FILE *f = fopen(path, "w");
-	if (!f) {
-		err_set("%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
+	if (!f)
+		return NULL; /* errno for the caller */
 	csvw *w = xcalloc(1, sizeof *w);
 	w->f = f;
 	w->special = 1;
 	return w;
 }
 
-csvw *csvw_open(const char *path)
+int csvw_create(const char *path, csvw **w)
 {
 	struct stat st;
-	if (strcmp(path, "-") == 0)
-		return csvw_stream(stdout);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return csvw_open_special(path);
+	*w = NULL;
+	if (strcmp(path, "-") == 0) {
+		*w = csvw_stream(stdout);
+		return 0;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_path(path, EISDIR, "a file to write");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*w = csvw_open_special(path);
+		return *w ? 0 : err_path(path, errno, "a file to write");
+	}
 	char *tmp = xasprintf("%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
-		err_set("%s: cannot create: %s", tmp, strerror(errno));
+		int rc = err_path(tmp, errno, "a file in an existing directory");
 		free(tmp);
-		return NULL;
+		return rc;
 	}
-	csvw *w = xcalloc(1, sizeof *w);
-	w->f = f;
-	w->path = xstrdup(path);
-	w->tmp = tmp;
+	*w = xcalloc(1, sizeof **w);
+	(*w)->f = f;
+	(*w)->path = xstrdup(path);
+	(*w)->tmp = tmp;
+	return 0;
+}
+
+csvw *csvw_open(const char *path)
+{
+	csvw *w;
+	csvw_create(path, &w);
 	return w;
 }
 

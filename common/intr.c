@@ -63,6 +63,15 @@ void intr_phase(const char *phase)
 		kill(getpid(), SIGTERM);
 }
 
+int exit_code_of(int err)
+{
+	if (err == 0)
+		return EXIT_OK;
+	if (err == ERR_INTR && intr_exit_code())
+		return intr_exit_code();
+	return err == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+}
+
 /* "PATH: interrupted (SIGINT); nothing written" for the callers' messages; returns ERR_INTR. */
 int intr_err(const char *path)
 {

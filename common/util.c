@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,14 +18,20 @@ double time_now_s(void)
 }
 
 /* Writes PATH.tmp, fsyncs it and renames it over PATH, so a reader sees the old file or the new
- * one, never half of one.  Fails with ERR_ENV and the OS reason. */
+ * one, never half of one.  Fails with err_path's code or ERR_ENV and the OS reason, or ERR_INTR. */
 int file_write_atomic(const char *path, const void *buf, size_t len_B)
 {
 	char *tmp = xasprintf("%s.tmp", path);
-	int rc = ERR_ENV;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int rc = ERR_ENV, fd;
+	struct stat st;
+	intr_phase("write");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = err_path(path, EISDIR, "a file to write");
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
-		err_set("%s: cannot create: %s", tmp, strerror(errno));
+		rc = err_path(tmp, errno, "a file in an existing directory");
 		goto out;
 	}
 	const char *p = buf;
@@ -71,15 +78,57 @@ out:
 	return rc;
 }
 
+/* The exit-code rule (README "Exit status"): a path the user named wrong - it does not exist, it is a
+ * directory where a file belongs or a file where a directory belongs, its name is too long or loops -
+ * is bad input; what the machine refuses - permission, a full disk, an I/O error, no file handles
+ * left - is the environment. */
+int err_path(const char *path, int errnum, const char *expected)
+{
+	switch (errnum) {
+	case ENOENT:
+		err_set("%s: no such file or directory (expected %s)", path, expected);
+		return ERR_INPUT;
+	case EISDIR:
+		err_set("%s: is a directory (expected %s)", path, expected);
+		return ERR_INPUT;
+	case ENOTDIR:
+		err_set("%s: not a directory (expected %s)", path, expected);
+		return ERR_INPUT;
+	case ENAMETOOLONG:
+	case ELOOP:
+		err_set("%s: %s (expected %s)", path, strerror(errnum), expected);
+		return ERR_INPUT;
+	default:
+		err_set("%s: %s", path, strerror(errnum));
+		return ERR_ENV;
+	}
+}
+
+int file_open_read(const char *path, FILE **f)
+{
+	struct stat st;
+	*f = NULL;
+	/* fopen opens a directory for reading on Linux and only the first read fails ("read error") */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_path(path, EISDIR, "a file");
+	*f = fopen(path, "rb");
+	return *f ? 0 : err_path(path, errno, "a file");
+}
+
+int dir_open(const char *path, DIR **d)
+{
+	*d = opendir(path);
+	return *d ? 0 : err_path(path, errno, "a directory");
+}
+
 int file_read_all(const char *path, char **buf, size_t *len_B)
 {
 	*buf = NULL;
 	*len_B = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		err_set("%s: cannot open: %s", path, strerror(errno));
-		return ERR_ENV;
-	}
+	FILE *f;
+	int rc = file_open_read(path, &f);
+	if (rc)
+		return rc;
 	size_t cap = 1 << 16, n = 0, got;
 	char *data = xmalloc(cap);
 	while ((got = fread(data + n, 1, cap - n - 1, f)) > 0) {
@@ -88,10 +137,11 @@ int file_read_all(const char *path, char **buf, size_t *len_B)
 			data = xrealloc(data, cap *= 2);
 	}
 	int bad = ferror(f);
+	int errnum = errno;
 	fclose(f);
 	if (bad) {
 		free(data);
-		err_set("%s: read error", path);
+		err_set("%s: read error: %s", path, strerror(errnum));
 		return ERR_ENV;
 	}
 	data[n] = '\0';

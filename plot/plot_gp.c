@@ -133,6 +133,39 @@ static void put_item(FILE *f, bool first, int i, const char *cols, const char *w
 		put_quoted(f, "title ", title, "");
 }
 
+/* The smallest and largest positive value of coordinate `which` (0 x, 1 y, 2 y2) over every series; false
+ * when there is none. */
+static bool axis_span(const plot_data *d, int which, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < d->nseries; i++) {
+		const plot_series *s = &d->series[i];
+		const double *v = which == 0 ? s->x : which == 1 ? s->y : s->y2;
+		for (int k = 0; v && k < s->n; k++)
+			if (isfinite(v[k]) && v[k] > 0) {
+				*lo = fmin(*lo, v[k]);
+				*hi = fmax(*hi, v[k]);
+			}
+	}
+	return *lo <= *hi;
+}
+
+/* A log axis whose data hold one value (one GPU count, one configuration): gnuplot would warn "empty x
+ * range" on stderr and pick a range itself; a factor of 2 each side says the same without the warning. */
+static void put_one_value_range(FILE *f, const char *axis, const plot_data *d, int which, int which2)
+{
+	double lo, hi, lo2, hi2;
+	bool any = axis_span(d, which, &lo, &hi);
+	if (which2 >= 0 && axis_span(d, which2, &lo2, &hi2)) {
+		lo = any ? fmin(lo, lo2) : lo2;
+		hi = any ? fmax(hi, hi2) : hi2;
+		any = true;
+	}
+	if (any && lo == hi)
+		fprintf(f, "set %srange [%.10g:%.10g]\n", axis, lo / 2, hi * 2);
+}
+
 static void body_tta(FILE *f, const plot_data *d)
 {
 	fputs("set logscale x 2\nset logscale y 10\nset autoscale yfix\nset offsets 0, 0, graph 0.05, graph 0.05\n"
@@ -141,6 +174,8 @@ static void body_tta(FILE *f, const plot_data *d)
 	      f);
 	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (solid), MLPerf time to train (dashed)"
 						   : "time to accuracy (minutes)");
+	put_one_value_range(f, "x", d, 0, -1);
+	put_one_value_range(f, "y", d, 1, d->has_y2 ? 2 : -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
 		put_item(f, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
@@ -162,6 +197,8 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy (minutes)'\n"
 	      "set ylabel 'capex (USD, list price x nodes)'\n",
 	      f);
+	put_one_value_range(f, "x", d, 0, -1);
+	put_one_value_range(f, "y", d, 1, -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
 		put_item(f, i == 0, i, "1:2", "with points ps 1.3", d->series[i].label);
@@ -172,7 +209,9 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputc('\n', f);
 	if (!d->has_y2)
 		return;
-	fputs("unset title\nunset arrow 1\nset ylabel 'energy per run (kWh, GPUs and nodes)'\nplot ", f);
+	fputs("unset title\nunset arrow 1\nset autoscale y\nset ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
+	put_one_value_range(f, "y", d, 2, -1);
+	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
 		put_item(f, i == 0, i, "1:3", "with points ps 1.3", NULL);
 	}
@@ -321,8 +360,7 @@ int plot_render(const plot_data *d, const plot_opts *o, const char *prefix)
 	int rc = 0;
 	FILE *f = fopen(script, "w");
 	if (!f) {
-		err_set("%s: cannot write: %s", script, strerror(errno));
-		rc = ERR_ENV;
+		rc = err_path(script, errno, "a file in an existing directory");
 		goto out;
 	}
 	rc = plot_script_write(f, d, o, o->svg ? svg_tmp : NULL, o->png ? png_tmp : NULL);
@@ -330,8 +368,13 @@ int plot_render(const plot_data *d, const plot_opts *o, const char *prefix)
 		err_set("%s: write error", script);
 		rc = ERR_ENV;
 	}
+	intr_phase("compute");
 	if (rc == 0)
 		rc = run_gnuplot(script);
+	/* ^C reaches gnuplot too (it then fails by signal): the signal, not gnuplot, is the reason */
+	intr_phase("rename");
+	if (intr_pending())
+		rc = intr_err(prefix);
 	if (rc == 0 && o->svg && rename(svg_tmp, svg) != 0) {
 		err_set("%s: cannot rename to %s: %s", svg_tmp, svg, strerror(errno));
 		rc = ERR_ENV;

@@ -35,7 +35,8 @@ grep -q "^r@c:NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet/result_0.txt,NVIDIA,eo
 rc=0; "$SP" calibrate --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "needs --mllog" "$T/e.txt" || fail "--phases-out without --mllog: rc $rc"
 rc=0; "$SP" calibrate --mllog "$T/none" --phases-out "$T/x.csv" 2>"$T/e.txt" || rc=$?
-[ "$rc" -eq 2 ] && [ ! -e "$T/x.csv" ] || fail "--mllog missing dir: rc $rc $(cat "$T/e.txt")"
+# a folder the user named that is not there is bad input (exit 1; README "Exit status")
+[ "$rc" -eq 1 ] && [ ! -e "$T/x.csv" ] || fail "--mllog missing dir: rc $rc $(cat "$T/e.txt")"
 
 # validate's whole-run group: the v4.0 multi-node results predicted from their single-node ones; the two
 # NVIDIA L40S clusters have no single-node anchor and say so; every predicted error is a number
@@ -55,9 +56,9 @@ grep -q "anchored on that single-node result" "$T/wr.txt" || fail "whole-run: an
 	head -1 "$T/wrd.csv" | tr -d '\r' | grep -q '^group,result,nodes,measured,predicted,err_pct$' && [ ! -e "$T/wrd.csv.tmp" ] ||
 	fail "whole-run --detail: $(cat "$T/wrd.csv")"
 rc=0; "$SP" validate --group whole-run --detail "$T/no/such/dir.csv" >/dev/null 2>&1 || rc=$?
-[ "$rc" -eq 2 ] || fail "whole-run --detail into a missing directory: rc $rc"
+[ "$rc" -eq 1 ] || fail "whole-run --detail into a missing directory: rc $rc"
 rc=0; "$SP" validate --detail "$T/no/such/dir.csv" >/dev/null 2>&1 || rc=$?
-[ "$rc" -eq 2 ] || fail "--detail into a missing directory: rc $rc"
+[ "$rc" -eq 1 ] || fail "--detail into a missing directory: rc $rc"
 # --phases-anchor: the fit anchored on one system's own single-node runs (Eos, 1 node, from the built-in table)
 # gives its measured mean start-up (the start-up form is a constant); a table of several node counts is refused
 awk -F, 'NR == 1 || $3 == "eos_ngc24.04_mxnet"' refdata/mlperf_v4_0_phases.csv >"$T/eos1.csv"
@@ -75,7 +76,7 @@ got=$("$SP" predict --profile "$T/anchor.csv" --system dgxh100 --nodes 8 --forma
 awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-4 && (b - a) / b < 1e-4) }' ||
 	fail "predict --profile with the anchored terms: start-up '$got', measured mean $want"
 rc=0; "$SP" calibrate --phases-fit builtin --out "$T/no/such/p.csv" >/dev/null 2>&1 || rc=$?
-[ "$rc" -eq 2 ] && [ ! -e "$T/no/such/p.csv" ] || fail "--phases-fit --out into a missing directory: rc $rc"
+[ "$rc" -eq 1 ] && [ ! -e "$T/no/such/p.csv" ] || fail "--phases-fit --out into a missing directory: rc $rc"
 rc=0; "$SP" calibrate --phases-fit builtin --phases-anchor refdata/mlperf_v4_0_phases.csv >/dev/null 2>"$T/e.txt" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "mlperf_v4_0_phases.csv: phase anchor: runs at 1 and 2 nodes" "$T/e.txt" ||
 	fail "anchor over several node counts: rc $rc $(cat "$T/e.txt")"
@@ -90,8 +91,14 @@ printf 'machine,gpus,nodes,nccl_mode,bytes,time_s\nm,2,1,nvlink,1048576,oops\nm,
 grep -q "bad.csv:2:6 (time_s)" "$T/err.txt" || fail "no file:line:col message: $(cat "$T/err.txt")"
 rc=0; "$SP" calibrate --strict --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "--strict exit $rc, expected 1"
+# the parameter table shows each scope whole ("graph" was printed for "graph1"), and an eff_peak above 1
+# (the torch_ddp rows name no precision: relative to a nominal peak) gets a note saying why
+"$SP" calibrate --measurements bench/data/h200x2 --out "$T/h.csv" >"$T/h.txt" 2>&1 || fail "calibrate h200x2: $(tail -3 "$T/h.txt")"
+grep -q '^eff_peak .*|scaleplan-train graph1 ' "$T/h.txt" || fail "scope cut short: $(grep '^eff_peak' "$T/h.txt")"
+grep -q '^note: eff_peak 1\.[0-9]* of \[testbed-h200x2|||torch_ddp\] is above 1 because its rows name no precision' \
+	"$T/h.txt" || fail "no note on eff_peak above 1: $(grep -i 'eff_peak' "$T/h.txt")"
 rc=0; "$SP" calibrate --measurements /nonexistent.csv --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "missing file exit $rc, expected 2"
+[ "$rc" = 1 ] || fail "missing file exit $rc, expected 1 (a name the user got wrong)"
 # MLLOG logs: epochs to target and time to train fit conv_e0 and epoch_boundary_s; a bad log line is named
 "$SP" calibrate --mllog tests/data/cal/run_ok.log --mllog tests/data/cal/run_bad.log --out "$T/m.csv" >"$T/m.txt" 2>"$T/m.err" ||
 	fail "calibrate --mllog failed"

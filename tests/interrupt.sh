@@ -92,6 +92,26 @@ for sig in INT TERM; do
 	done
 done
 
+# the other commands that write a file: calibrate (profile; phase table), validate (--detail), plot
+for sig in INT TERM; do
+	for ph in compute write rename; do
+		phase calibrate $ph $sig "$tmp/prof.csv" "$S" calibrate --measurements bench/data/h200x2 --out "$tmp/prof.csv"
+	done
+	phase calibrate-phases rename $sig "$tmp/terms.csv" "$S" calibrate --phases-fit builtin --out "$tmp/terms.csv"
+	for ph in compute rename; do
+		phase calibrate-mllog $ph $sig "$tmp/phases.csv" \
+			"$S" calibrate --mllog tests/data/mllog_v4 --phases-out "$tmp/phases.csv"
+		phase validate $ph $sig "$tmp/detail.csv" "$S" validate --detail "$tmp/detail.csv"
+		phase validate-whole-run $ph $sig "$tmp/wr.csv" "$S" validate --group whole-run --detail "$tmp/wr.csv"
+	done
+	if command -v gnuplot >/dev/null 2>&1; then
+		"$S" sweep --systems dgxh100 --nodes 1,2 --quiet --out "$tmp/in.csv" 2>/dev/null
+		for ph in compute rename; do
+			phase plot $ph $sig "$tmp/chart.svg" "$S" plot "$tmp/in.csv" --out "$tmp/chart" --format svg
+		done
+	fi
+done
+
 for sig in INT TERM; do
 	# a ranked grid of a million rows: FILE.tmp holds more than its header once the rows are being
 	# written (a second or more of work); the signal must still keep the old file (issue 26)

@@ -51,6 +51,15 @@ grep -q 'Pareto front' "$tmp/cost.svg" || bad "cost.svg lacks the Pareto front"
 [ -s "$tmp/parity.svg" ] && [ ! -e "$tmp/parity.png" ] || bad "--format svg wrote other than parity.svg"
 "$SP" plot "$here/bench/data/final/train_jpeg.csv" --out "$tmp/epochs" >/dev/null || bad "plot epochs"
 drawn "$tmp/epochs"
+# one GPU count (one x value) and one configuration (one x and one y): gnuplot says nothing on stderr (it
+# warned "empty x range" through `report --gpus 8`); both charts are drawn
+"$SP" compare --gpus 8 --systems dgxh100 --format csv >"$tmp/one-tta.csv" 2>/dev/null || bad "compare one system"
+"$SP" sweep --systems dgx1-v100 --nodes 1 --quiet --out "$tmp/one-cost.csv" 2>/dev/null || bad "sweep one configuration"
+for k in tta cost; do
+	"$SP" plot "$tmp/one-$k.csv" --kind $k --out "$tmp/one-$k" >/dev/null 2>"$tmp/err" || bad "plot one value $k"
+	[ -s "$tmp/err" ] && { bad "plot $k of one GPU count wrote to stderr:"; cat "$tmp/err"; }
+	drawn "$tmp/one-$k"
+done
 # injection: a system named to close the string and run a shell command draws as text, runs nothing
 printf 'system,gpus_per_node,gpus,tta_s\n"x'"'"'\nsystem '"'"'touch %s/pwned'"'"'\n#",8,8,100\n' "$tmp" >"$tmp/evil.csv"
 "$SP" plot "$tmp/evil.csv" --out "$tmp/evil" >/dev/null 2>"$tmp/err" || { bad "plot evil"; cat "$tmp/err"; }

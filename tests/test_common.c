@@ -1,6 +1,8 @@
 /* Tests of common/: CSV reader (line numbers, errors), CSV writer (RFC 4180, formula injection,
  * atomic rename), error prefixing, edit distance.  SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/common.h"
+
+#include <errno.h>
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -105,8 +107,14 @@ static void test_writer(test_ctx *t)
 		TEST_CHECK(t, file_read_all(path, &buf, &len) == 0 && len == strlen(want) && strcmp(buf, want) == 0,
 			   "read back");
 		free(buf);
-		TEST_CHECK(t, file_read_all("/nonexistent/y", &buf, &len) == ERR_ENV && buf == NULL, "missing");
-		TEST_CHECK(t, strstr(err_msg(), "/nonexistent/y: cannot open") != NULL, "named: %s", err_msg());
+		/* README "Exit status": a path the user named wrong is bad input, what the machine refuses is not */
+		TEST_CHECK(t, file_read_all("/nonexistent/y", &buf, &len) == ERR_INPUT && buf == NULL, "missing");
+		TEST_CHECK(t, strstr(err_msg(), "/nonexistent/y: no such file") != NULL, "named: %s", err_msg());
+		TEST_CHECK(t, file_read_all("/tmp", &buf, &len) == ERR_INPUT && buf == NULL, "a directory");
+		TEST_CHECK(t, strstr(err_msg(), "/tmp: is a directory (expected a file)") != NULL, "named: %s", err_msg());
+		TEST_CHECK(t, err_path("x", EACCES, "a file") == ERR_ENV, "permission is the machine's");
+		TEST_CHECK(t, err_path("x", ENOSPC, "a file") == ERR_ENV, "a full disk is the machine's");
+		TEST_CHECK(t, err_path("x", ENOTDIR, "a file") == ERR_INPUT, "a file where a folder belongs");
 	}
 	/* a device is written in place, never replaced by a renamed file */
 	w = csvw_open("/dev/null");
