@@ -118,8 +118,8 @@ static void usage(FILE *f)
 		"                        (libjpeg-turbo on the CPU); default " EX_DATA_PATH_DEFAULT "\n"
 		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
-		"  --make-jpeg-folder DIR --images N   write an ImageNet-like folder (1,000 classes, photo-like content,\n"
-		"                        ImageNet-like sizes; N train + N/10 val JPEGs, --data-threads writers) and exit\n"
+		"  --make-jpeg-folder DIR --images N   write an ImageNet-like folder (--classes, default 1,000; photo-like\n"
+		"                        content, ImageNet-like sizes; N train + N/10 val JPEGs, --data-threads writers), exit\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
 		"  --precision P         bf16 | fp16 | tf32 | fp32 (default bf16)\n"
 		"  --image-size S        input side in pixels (default 224; fashion-mnist 96)\n"
@@ -381,6 +381,7 @@ static int make_folder(const ex_args *a)
 	c.train = a->mk_images > 0 ? a->mk_images : c.train;
 	c.threads = a->data_threads;
 	c.seed = (uint64_t)a->seed;
+	c.classes = a->classes;
 	if (ex_make_imagenet_like(&c, &st) < 0) {
 		fprintf(stderr, "scaleplan-train: --make-jpeg-folder: %s\n", err_msg());
 		return EXIT_INPUT;

@@ -1,0 +1,47 @@
+#!/bin/sh
+# --data-path jpeg-gpu on a folder with bad inputs (issue 27): a non-JPEG, an empty file, a truncated JPEG,
+# a JPEG whose entropy-coded data is overwritten with random bytes, a folder and a dangling link named
+# .JPEG, an empty class, a file at the class level; progressive and CMYK JPEGs (the GPU hybrid backend)
+# where python3 has PIL. The run must finish (exit 0), train on the good images and name every bad one.
+# Run by make test-gpu with TRAIN=path/to/scaleplan-train.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+T=${TRAIN:-build/scaleplan-train}
+if ! "$T" --help | grep -q "default jpeg-gpu"; then
+	echo "jpeg_gpu_smoke: skipped: this scaleplan-train has no nvJPEG"
+	exit 0
+fi
+D=$(mktemp -d /tmp/jpeg_gpu_smoke.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+"$T" --make-jpeg-folder "$D/ds" --images 96 --classes 4 --data-threads 4 > "$D/mk.log" 2>&1 || { cat "$D/mk.log"; exit 1; }
+TR="$D/ds/train"
+good=$(ls "$TR"/n00000001/*.JPEG | head -1)
+printf 'not a jpeg at all' > "$TR/n00000000/text.JPEG"
+: > "$TR/n00000002/empty.JPEG"
+head -c 9000 "$good" > "$TR/n00000001/truncated.JPEG"
+cp "$good" "$TR/n00000003/scrambled.JPEG"
+sz=$(wc -c < "$good")
+dd if=/dev/urandom of="$TR/n00000003/scrambled.JPEG" bs=1 seek=$((sz / 3)) count=$((sz / 4)) conv=notrunc 2>/dev/null
+mkdir "$TR/n00000003/folder.JPEG"
+ln -s /nonexistent/file.JPEG "$TR/n00000002/gone.JPEG"
+mkdir "$TR/n00000009_empty" "$D/ds/val/n00000009_empty"
+echo readme > "$TR/README.txt"
+echo readme > "$D/ds/val/README.txt"
+python3 - "$TR" <<'PY' 2>/dev/null && echo "jpeg_gpu_smoke: progressive + CMYK JPEGs added"
+import sys
+from PIL import Image
+im = Image.radial_gradient("L").convert("RGB").resize((300, 200))
+im.save(sys.argv[1] + "/n00000000/progressive.JPEG", quality=90, progressive=True)
+im.convert("CMYK").save(sys.argv[1] + "/n00000001/cmyk.JPEG", quality=90)
+PY
+"$T" --data "$D/ds" --data-path jpeg-gpu --batch-per-gpu 16 --epochs 2 --image-size 64 --quiet > "$D/run.log" 2>&1
+rc=$?
+fail=0
+[ $rc -eq 0 ] || { echo "jpeg_gpu_smoke: FAIL: exit $rc"; fail=1; }
+for f in text.JPEG empty.JPEG truncated.JPEG folder.JPEG gone.JPEG n00000009_empty README.txt; do
+	grep -q "$f" "$D/run.log" || { echo "jpeg_gpu_smoke: FAIL: $f not named"; fail=1; }
+done
+grep -q "EXEC_RESULT data=jpeg-gpu" "$D/run.log" || { echo "jpeg_gpu_smoke: FAIL: no result line"; fail=1; }
+grep -E "^input:|skipped|scrambled|EXEC_RESULT" "$D/run.log" | head -20
+[ $fail -eq 0 ] && echo "jpeg_gpu_smoke: ok" || tail -20 "$D/run.log"
+exit $fail
