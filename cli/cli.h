@@ -71,6 +71,7 @@ int cmd_plot(int argc, char **argv);
 
 #include "common/common.h"
 #include "model/model.h"
+#include "plan/plan.h"
 
 enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
 
@@ -91,6 +92,8 @@ typedef struct cli_scen {
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
+	model_money money;         /* --kwh-price, --amortize-years, --runs-per-month */
+	int rent_term_years;       /* --rent-term: 0 on demand, 1 or 3 years committed */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -98,20 +101,14 @@ typedef struct cli_scen {
 	const hw_system *system;   /* NULL when described by components only */
 } cli_scen;
 
-/* What compare and sweep sort by (--rank-by): wall-clock time to accuracy (tta_s, default), MLPerf-scored
- * time to train (ttt_s) or cost = capex (node list price x nodes; configurations without a price last);
- * sweep also takes none (grid order, streamed). */
-typedef enum cli_rank { CLI_RANK_TTA, CLI_RANK_TTT, CLI_RANK_COST, CLI_RANK_NONE } cli_rank;
-/* Parses a --rank-by value; prints "scaleplan CMD: --rank-by 'x': expected ..." and returns EXIT_INPUT when
- * it is none of them (none only when allow_none). */
-int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *out);
-/* "time to accuracy", "capex" for headers. */
-const char *cli_rank_name(cli_rank k);
-/* The sort key of a result (smaller first) and its tie-breaker: INFINITY when it does not fit or has no
- * value for the key (no price). */
-void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie);
-/* Orders two (key, tie) pairs: -1, 0 or 1 (for qsort comparators; 0 leaves the caller's own tie-break). */
-int cli_rank_cmp(double key_a, double tie_a, double key_b, double tie_b);
+/* The buyer's question, shared by compare, report and sweep (plan/plan.h plan_question): --rank-by
+ * tta|ttt|cost (sweep also none), --cost capex|tco|rent, --budget USD, --deadline DURATION,
+ * --partial-nodes. */
+enum { CLI_ASK_OPT_BASE = 1100 };
+int cli_ask_longopts(struct option *opts, int from, int max);
+/* 1 handled, 0 not one of them, -1 bad value (message "scaleplan CMD: --opt 'x': expected ..." printed). */
+int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid);
+void cli_ask_help(FILE *out, bool allow_grid);
 
 /* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
  * (the model's default parameters). */
@@ -134,6 +131,8 @@ int cli_scen_load(cli_scen *s);
  * --system, or components only) with gpn GPUs per node (0 = from options/system) on `nodes` nodes
  * (0 = from options). Resolves the batch (auto, --global-batch) too. EXIT_OK or EXIT_INPUT. */
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
+/* The options as the library takes them (plan/plan.h). */
+void cli_scen_spec(const cli_scen *s, plan_spec *o);
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
 /* The predict CSV columns (DESIGN.md names first, extras after) and one row of them. */
@@ -147,24 +146,16 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
-/* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN. Returns buf. */
-char *cli_fmt_duration(double s, char *buf, size_t len_B);
+/* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN (plan_fmt_duration). Returns buf. */
+#define cli_fmt_duration plan_fmt_duration
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
-typedef struct cli_row {
-	model_scenario sc;
-	model_result r;
-	double key, tie; /* cli_rank_key */
-} cli_row;
+typedef plan_option cli_row;
 /* The candidate systems of --systems LIST (NULL: the white papers' seed systems and current nodes; "all":
  * every system) into cand[max]. Prints "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n);
-/* Appends every placement of `gpus` GPUs on each candidate (nodes x GPUs per node, 1xN ... Nx1 as far as a node
- * holds them), predicted and keyed by rank, to *rows (grown, *cap its capacity); multi-node placements of
- * systems without a network are counted in *skipped. EXIT_OK or an exit code (message printed). */
-int cli_placements(cli_scen *s, const char *cmd, const hw_system *const *cand, int ncand, long gpus, cli_rank rank,
-		   cli_row **rows, int *nrows, int *cap, int *skipped);
-/* Sorts rows by rank key, then system id. */
-void cli_rows_sort(cli_row *rows, int n);
+/* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
+int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
+		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -18,18 +18,6 @@ static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c41
 
 typedef cli_row cmp_row;
 
-static int by_rank(const void *a, const void *b)
-{
-	const cmp_row *x = a, *y = b;
-	int c = cli_rank_cmp(x->key, x->tie, y->key, y->tie);
-	return c ? c : strcmp(x->sc.node.system_id, y->sc.node.system_id);
-}
-
-void cli_rows_sort(cli_row *rows, int n)
-{
-	qsort(rows, (size_t)n, sizeof *rows, by_rank);
-}
-
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n)
 {
 	*n = 0;
@@ -60,113 +48,159 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_s
 	return EXIT_OK;
 }
 
-int cli_placements(cli_scen *s, const char *cmd, const hw_system *const *cand, int ncand, long gpus, cli_rank rank,
-		   cli_row **rows, int *nrows, int *cap, int *skipped)
+int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
+		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole)
 {
-	for (int k = 0; k < ncand; k++) {
-		const hw_system *sys = cand[k];
-		for (int gpn = sys->gpus_per_node; gpn >= 1; gpn--) {
-			if (gpus % gpn)
-				continue;
-			int nodes = (int)(gpus / gpn);
-			if (nodes > 1 && !sys->nic && !s->fabric_id) {
-				(*skipped)++;
-				continue;
-			}
-			if (*nrows == *cap) {
-				*cap = *cap ? 2 * *cap : 64;
-				*rows = xrealloc(*rows, (size_t)*cap * sizeof(**rows));
-			}
-			cli_row *row = &(*rows)[*nrows];
-			int rc = cli_scen_resolve(s, sys, gpn, nodes, &row->sc);
-			if (rc)
-				return rc;
-			if (model_predict(&row->sc, &s->params, &row->r)) {
-				fprintf(stderr, "scaleplan %s: %s: %s\n", cmd, sys->id, err_msg());
-				return EXIT_INPUT;
-			}
-			cli_rank_key(rank, &row->r, &row->key, &row->tie);
-			(*nrows)++;
-		}
+	plan_spec spec;
+	cli_scen_spec(s, &spec);
+	if (plan_placements(&s->db, &spec, &s->params, q, cand, ncand, gpus, rows, nrows, cap, skipped_net,
+			    skipped_whole)) {
+		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
+		return EXIT_INPUT;
 	}
 	return EXIT_OK;
-}
-
-
-/* The scale-up vs scale-out answer by time to accuracy. A margin under 5% is within the model's error on
- * whole runs (README's whole-run group), so a narrow scale-out win also says that scale-up needs one node:
- * the planner should not send someone to buy N servers for a difference the model cannot resolve. */
-static void print_time_answer(const cmp_row *up, const cmp_row *outr)
-{
-	double margin = fmax(up->r.tta_s, outr->r.tta_s) / fmin(up->r.tta_s, outr->r.tta_s) - 1;
-	bool out_wins = outr->r.tta_s < up->r.tta_s;
-	printf("answer: scale %s (%.1f%% faster)", out_wins ? "out" : "up", 100 * margin);
-	if (out_wins && margin < 0.05)
-		printf("; within 5%%, so about a tie: scale-up does it on 1 node instead of %d", outr->sc.nodes);
-	printf("\n");
 }
 
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--format table|csv]\n"
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
+		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
 		"\n"
-		"Every placement of N GPUs on each candidate system (nodes x GPUs per node: 1xN ... Nx1, as far as\n"
-		"a node holds them), ranked, with the bottleneck and software stack of each: scale up or scale out?\n"
+		"Every way to place N GPUs on each candidate system on whole servers (nodes x the system's GPUs per\n"
+		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
+		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --rank-by K     tta (default): wall-clock time to accuracy, tta_s; ttt: time to train as MLPerf\n"
-		"                  scores it, ttt_s; cost: capex = node list price x nodes (placements without a\n"
-		"                  price last, then by tta_s)\n"
 		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
 		"                  'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
 		"\n");
+	cli_ask_help(out, false);
+	fprintf(out, "\n");
 	cli_scen_help(out);
+}
+
+/* The ranked table: one line per placement with its breakdown and money. */
+static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
+{
+	char d[32], dt[32], capex[24], rent[24], tco[24], st[96], prec[64];
+	snprintf(prec, sizeof prec, "%s", model_precision_name(s->precision));
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].sc.precision != s->precision) {
+			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->precision));
+			break;
+		}
+	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
+	       s->data >= 0 ? model_data_name((model_data)s->data) : "as each stack", plan_goal_name(q));
+	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system", "gpu",
+	       "nodes", "prec", "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-train",
+	       "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
+	for (int i = 0; i < nrows; i++) {
+		const cmp_row *w = &rows[i];
+		char place[32];
+		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
+		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %-10s %6.1f %12s %12s %12s %11s %11s  %s\n", i + 1,
+		       w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff,
+		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
+		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), cli_stack_label(&w->sc, st, sizeof st));
+	}
+	printf("\n");
+}
+
+/* What the table's money columns mean and what was left out. */
+static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row *rows, int nrows, int skipped_net,
+			int skipped_whole)
+{
+	int unpriced = 0, partial = 0;
+	for (int i = 0; i < nrows; i++) {
+		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].r));
+		partial += rows[i].partial;
+	}
+	printf("capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
+	       "tco/run = capex over %.3g years %s + energy at $%.3g/kWh; '-' = no such price in the database\n",
+	       s->money.amortize_years, s->money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
+	       s->money.kwh_usd);
+	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
+		printf("(%d option%s without a %s price listed last: they cannot qualify)\n", unpriced,
+		       unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
+	if (partial)
+		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
+	if (skipped_whole)
+		printf("(%d system%s left out: N is not a multiple of their GPUs per node; --partial-nodes shows them)\n",
+		       skipped_whole, skipped_whole > 1 ? "s" : "");
+	if (skipped_net)
+		printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
+		       skipped_net, skipped_net > 1 ? "s" : "");
+}
+
+static int write_csv(const char *outpath, const cmp_row *rows, int nrows)
+{
+	csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
+	if (!w) {
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	cli_result_csv_header(w);
+	for (int i = 0; i < nrows; i++)
+		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+	if (csvw_close(w)) {
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
+static int parse_gpus(const char *arg, long *gpus)
+{
+	char *end;
+	*gpus = strtol(arg, &end, 10);
+	if (*end || end == arg || *gpus < 1 || *gpus > 65536) {
+		fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..65536\n", arg);
+		return EXIT_INPUT;
+	}
+	return EXIT_OK;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	struct option opts[64];
+	struct option opts[80];
 	cli_scen s;
 	const char *systems = NULL, *format = "table", *outpath = NULL;
 	long gpus = 0;
-	int n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0;
+	int n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped_net = 0, skipped_whole = 0;
 	const hw_system *cand[256];
 	int ncand = 0;
 	cmp_row *rows = NULL;
-	cli_rank rank = CLI_RANK_TTA;
+	plan_question q;
 
+	plan_question_init(&q);
 	cli_scen_init(&s, "compare");
-	n = cli_scen_longopts(opts, 0, 58);
+	n = cli_scen_longopts(opts, 0, 60);
+	n = cli_ask_longopts(opts, n, 72);
 	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
 	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
 	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
 	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"rank-by", required_argument, NULL, 'R'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int hd = cli_scen_option(&s, c, optarg);
+		if (!hd)
+			hd = cli_ask_option("compare", &q, c, optarg, false);
 		if (hd < 0)
 			return EXIT_INPUT;
 		if (hd)
 			continue;
 		switch (c) {
-		case 'R':
-			if (cli_rank_parse("compare", optarg, false, &rank))
+		case 'g':
+			if (parse_gpus(optarg, &gpus))
 				return EXIT_INPUT;
 			break;
-		case 'g': {
-			char *end;
-			gpus = strtol(optarg, &end, 10);
-			if (*end || end == optarg || gpus < 1 || gpus > 65536) {
-				fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..65536\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
-		}
 		case 'S': systems = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 'f':
@@ -204,80 +238,30 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	rc = cli_placements(&s, "compare", cand, ncand, gpus, rank, &rows, &nrows, &cap, &skipped);
+	rc = cli_placements(&s, "compare", &q, cand, ncand, gpus, &rows, &nrows, &cap, &skipped_net, &skipped_whole);
 	if (rc)
 		goto out;
 	if (nrows == 0) {
-		fprintf(stderr, "scaleplan compare: no system can hold %ld GPUs (%d need a network the database "
-				"does not give them: try --fabric ID)\n", gpus, skipped);
+		fprintf(stderr, "scaleplan compare: no system can hold %ld GPUs on whole nodes (%d need a network the "
+				"database does not give them: try --fabric ID; %d have another node size: try "
+				"--partial-nodes)\n", gpus, skipped_net, skipped_whole);
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	cli_rows_sort(rows, nrows);
+	plan_options_sort(rows, nrows);
 	if (outpath || strcmp(format, "csv") == 0) {
-		csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
-		if (!w) {
-			fprintf(stderr, "scaleplan compare: %s\n", err_msg());
-			rc = EXIT_ENV;
-			goto out;
-		}
-		cli_result_csv_header(w);
-		for (int i = 0; i < nrows; i++)
-			cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
-		if (csvw_close(w)) {
-			fprintf(stderr, "scaleplan compare: %s\n", err_msg());
-			rc = EXIT_ENV;
-			goto out;
-		}
-		if (!outpath)
+		rc = write_csv(outpath, rows, nrows);
+		if (rc || !outpath)
 			goto out;
 	}
+	print_table(&s, &q, gpus, rows, nrows);
 	{
-		char d[32], dt[32];
-		const cmp_row *up = NULL, *outr = NULL;
-		printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus,
-		       model_precision_name(s.precision), s.data >= 0 ? model_data_name((model_data)s.data) : "as each stack",
-		       cli_rank_name(rank));
-		printf("%4s %-16s %-16s %7s %6s %7s %9s %7s %-10s %6s %13s %12s %10s %9s  %s\n", "rank", "system", "gpu",
-		       "nodes", "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-train", "time-to-acc",
-		       "capex $", "kWh", "stack (data path)");
-		for (int i = 0; i < nrows; i++) {
-			const cmp_row *w = &rows[i];
-			char place[32], capex[24], kwh[24], st[96];
-			snprintf(place, sizeof place, "%dx%d", w->sc.nodes, w->sc.node.gpus_per_node);
-			snprintf(capex, sizeof capex, isfinite(w->r.capex_usd) ? "%.0f" : "-", w->r.capex_usd);
-			snprintf(kwh, sizeof kwh, isfinite(w->r.energy_J) ? "%.0f" : "-", w->r.energy_J / 3.6e6);
-			printf("%4d %-16.16s %-16.16s %7s %6d %7d %9.0f %6.1f%% %-10s %6.1f %13s %12s %10s %9s  %s\n", i + 1,
-			       w->sc.node.system_id, w->sc.node.gpu_id, place, w->sc.batch_per_gpu, w->r.global_batch,
-			       w->r.throughput_img_s, 100 * w->r.scaling_eff,
-			       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
-			       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d), capex,
-			       kwh, cli_stack_label(&w->sc, st, sizeof st));
-			if (w->r.fits && w->sc.nodes == 1 && !up)
-				up = w;
-			if (w->r.fits && w->sc.nodes > 1 && !outr)
-				outr = w;
-		}
-		printf("\n");
-		if (up)
-			printf("best scale-up  (1 node):   %s 1x%d, %s, bottleneck %s\n", up->sc.node.system_id,
-			       up->sc.node.gpus_per_node, cli_fmt_duration(up->r.tta_s, d, sizeof d),
-			       model_bottleneck_name(up->r.bottleneck));
-		if (outr)
-			printf("best scale-out (%d nodes): %s %dx%d, %s, bottleneck %s\n", outr->sc.nodes, outr->sc.node.system_id,
-			       outr->sc.nodes, outr->sc.node.gpus_per_node, cli_fmt_duration(outr->r.tta_s, d, sizeof d),
-			       model_bottleneck_name(outr->r.bottleneck));
-		if (up && outr && rank == CLI_RANK_COST && isfinite(up->key) && isfinite(outr->key))
-			printf("answer: scale %s (capex %.1f%% lower)\n", up->key <= outr->key ? "up" : "out",
-			       100 * (1 - fmin(up->key, outr->key) / fmax(up->key, outr->key)));
-		else if (up && outr)
-			print_time_answer(up, outr);
-		printf("capex = list price x nodes (whole nodes are bought), '-' where the database has no price; "
-		       "kWh = energy per run\n");
-		if (skipped)
-			printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
-			       skipped, skipped > 1 ? "s" : "");
+		plan_answer a;
+		char text[2048];
+		plan_decide(&q, rows, nrows, &a);
+		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
 	}
+	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
 out:
 	free(rows);
 	cli_scen_free(&s);

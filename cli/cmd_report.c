@@ -188,7 +188,8 @@ static const char html_head[] =
 	"<title>scaleplan report</title>\n<style>\n"
 	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
 	"table{border-collapse:collapse;margin:1em 0;font-size:90%}\n"
-	"th,td{border:1px solid #bbb;padding:3px 7px;text-align:left}\nth{background:#eee}\n"
+	"th,td{border:1px solid #bbb;padding:3px 7px;text-align:left;white-space:nowrap}\nth{background:#eee}\n"
+	"p.answer{font-size:1.1em;border-left:4px solid #2a6;padding-left:8px}\n"
 	"img{max-width:100%;height:auto;border:1px solid #ddd}\n</style>\n"
 	"<script>\nwindow.addEventListener('load', function () {\n"
 	"  var imgs = document.images, ok = 0, rows = [];\n"
@@ -215,72 +216,42 @@ static const char *place(const cli_row *w, char *buf, size_t len_B)
 
 static const char *money(double usd, char *buf, size_t len_B)
 {
-	snprintf(buf, len_B, isfinite(usd) ? "%.0f" : "-", usd);
-	return buf;
+	return plan_fmt_usd(usd, buf, len_B);
 }
 
-static const char *budget_verdict(const cli_row *w, double budget_usd)
+static const char *budget_verdict(const plan_question *q, const cli_row *w)
 {
-	if (isnan(budget_usd))
+	if (isnan(q->budget_usd) && isnan(q->deadline_s))
 		return "-";
-	if (!isfinite(w->r.capex_usd))
+	if (!isfinite(plan_cost_usd(q->cost, &w->r)))
 		return "unpriced";
-	return w->r.capex_usd <= budget_usd ? "within" : "over";
+	return w->ok ? "qualifies" : !isnan(q->deadline_s) && w->r.tta_s > q->deadline_s ? "too slow" : "over budget";
 }
 
-static void section_answer(rep_doc *d, const cli_row *rows, const rep_group *g, int ng, double budget_usd)
+/* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
+static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
-		const cli_row *best = NULL, *up = NULL, *out = NULL, *cheap = NULL;
-		for (int i = g[k].first; i < g[k].first + g[k].n; i++) {
-			const cli_row *w = &rows[i];
-			if (!w->r.fits)
-				continue;
-			if (!best)
-				best = w;
-			if (w->sc.nodes == 1 && !up)
-				up = w;
-			if (w->sc.nodes > 1 && !out)
-				out = w;
-			if (!isnan(budget_usd) && isfinite(w->r.capex_usd) && w->r.capex_usd <= budget_usd && !cheap)
-				cheap = w;
-		}
-		char d1[32], d2[32], d3[32], p1[32], p2[32], p3[32], within[256] = "";
-		if (!best) {
-			doc_p(d, "%d GPUs: no placement fits in GPU memory.", g[k].gpus);
-			continue;
-		}
-		if (!isnan(budget_usd))
-			snprintf(within, sizeof within, cheap ? " Fastest within the budget of %.0f USD: %s %s (%s, capex %.0f USD)."
-							      : " No priced placement fits the budget of %.0f USD.",
-				 budget_usd, cheap ? cheap->sc.node.system_id : "", cheap ? place(cheap, p3, sizeof p3) : "",
-				 cheap ? cli_fmt_duration(cheap->r.tta_s, d3, sizeof d3) : "", cheap ? cheap->r.capex_usd : 0.0);
-		doc_p(d, "%d GPUs: fastest is %s %s (nodes x GPUs per node): %s to accuracy, bottleneck %s.%s", g[k].gpus,
-		      best->sc.node.system_id, place(best, p1, sizeof p1), cli_fmt_duration(best->r.tta_s, d1, sizeof d1),
-		      model_bottleneck_name(best->r.bottleneck), within);
-		if (up && out)
-			doc_p(d, "Scale up or out at %d GPUs: the best single node, %s %s, takes %s; the best placement on "
-				 "several nodes, %s %s, takes %s: scale %s.",
-			      g[k].gpus, up->sc.node.system_id, place(up, p1, sizeof p1),
-			      cli_fmt_duration(up->r.tta_s, d1, sizeof d1), out->sc.node.system_id, place(out, p2, sizeof p2),
-			      cli_fmt_duration(out->r.tta_s, d2, sizeof d2), up->r.tta_s <= out->r.tta_s ? "up" : "out");
-		else
-			doc_p(d, "Scale up or out at %d GPUs: only %s placements are possible on these systems.", g[k].gpus,
-			      up ? "single-node" : "multi-node");
+		plan_answer a;
+		char text[2048];
+		plan_decide(q, rows + g[k].first, g[k].n, &a);
+		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
+		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
 }
 
-static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, double budget_usd)
+static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, const plan_question *q)
 {
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
-				     "img/s", "scaling", "bottleneck", "capex USD", "energy kWh", "budget"};
-	char title[64], id[32];
-	snprintf(title, sizeof title, "Ranking at %d GPUs (by time to accuracy)", g->gpus);
+				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
+				     "energy kWh", "budget / deadline"};
+	char title[128], id[32];
+	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_goal_name(q));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
-	tab_init(&t, id, 12, head);
+	tab_init(&t, id, 14, head);
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		char b1[32], b2[32];
@@ -294,8 +265,10 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
 		tab_cell(&t, "%s", money(w->r.capex_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", money(w->r.rent_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", money(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		tab_cell(&t, "%s", budget_verdict(w, budget_usd));
+		tab_cell(&t, "%s", budget_verdict(q, w));
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -342,8 +315,8 @@ static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
 	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "batch per GPU", "precision", "stack",
 				     "data path", "storage", "power W", "capex USD", "energy kWh"};
 	doc_h(d, 2, "Stack, data path, storage, cost and energy");
-	doc_p(d, "capex = the node's list price x nodes ('-' where the database has no price); energy per run = "
-		 "average power x time to accuracy. The stack (hw list stacks) sets the data path and whether the data "
+	doc_p(d, "capex = whole units bought at list price (an NVL72 rack is one unit of 18 trays; '-' where the "
+		 "database has no price); energy per run = average power x time to accuracy. The stack (hw list stacks) sets the data path and whether the data "
 		 "set is staged to every node's drives before the run.");
 	rep_table t;
 	tab_init(&t, "setup", 11, head);
@@ -440,7 +413,7 @@ static void remove_dir(const char *dir)
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan report --systems a,b,c --gpus 4,8,16 [--budget USD] --out DIR [options]\n"
+		"usage: scaleplan report --systems a,b,c --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
 		"Writes DIR/ (which must not exist): report.md and index.html (ranking by time to accuracy, each option's\n"
 		"bottleneck and breakdown, stack, data path, storage, cost and energy, the model's assumptions with their\n"
@@ -448,16 +421,17 @@ static void report_usage(FILE *out)
 		"and placements.csv (compare's columns). Every placement of each GPU count on each system, as compare.\n"
 		"  --systems LIST  candidate systems (`scaleplan hw list systems`; 'all')\n"
 		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
-		"  --budget USD    mark options within the budget, draw it on the cost chart\n"
 		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
 		"\n",
 		REP_MAX_GPUS);
+	cli_ask_help(out, false);
+	fprintf(out, "\n");
 	cli_scen_help(out);
 }
 
 /* report.md and index.html into dir. */
-static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, const cli_row *rows, int nrows,
-		      const rep_group *g, int ng, double budget_usd, bool tta_ok, bool cost_ok, const char *tta_note,
+static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, cli_row *rows, int nrows,
+		      const rep_group *g, int ng, const plan_question *q, bool tta_ok, bool cost_ok, const char *tta_note,
 		      const char *cost_note)
 {
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
@@ -476,9 +450,9 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	}
 	doc_h(&d, 1, "Which cluster for ResNet-50? A procurement report");
 	doc_p(&d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
-		  "system is predicted by the analytic model and ranked by time to accuracy (wall clock from launch).",
-	      SCALEPLAN_VERSION, cmd);
-	section_answer(&d, rows, g, ng, budget_usd);
+		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
+	      SCALEPLAN_VERSION, cmd, plan_goal_name(q), q->partial_nodes ? " and partly used ones" : " only");
+	section_answer(&d, rows, g, ng, q);
 	doc_h(&d, 2, "Charts");
 	if (tta_ok)
 		doc_img(&d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");
@@ -489,7 +463,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	else
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
-		section_ranking(&d, rows, &g[k], budget_usd);
+		section_ranking(&d, rows, &g[k], q);
 	section_breakdown(&d, rows, nrows);
 	section_setup(&d, rows, nrows);
 	section_assumptions(&d, s);
@@ -523,32 +497,35 @@ static bool stopped(int *rc)
 
 int cmd_report(int argc, char **argv)
 {
-	struct option opts[64];
+	struct option opts[80];
 	cli_scen s;
 	const char *systems = NULL, *outdir = NULL;
 	int gpus[REP_MAX_GPUS], ngpus = 0, n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0, ncand = 0;
-	double budget_usd = NAN;
+	int skipped_whole = 0;
+	plan_question q;
 	const hw_system *cand[REP_MAX_SYSTEMS];
 	cli_row *rows = NULL;
 	rep_group g[REP_MAX_GPUS];
 	char *tmpdir = NULL, *csvp = NULL;
 
+	plan_question_init(&q);
 	cli_scen_init(&s, "report");
-	n = cli_scen_longopts(opts, 0, 58);
+	n = cli_scen_longopts(opts, 0, 60);
+	n = cli_ask_longopts(opts, n, 72);
 	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
 	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
-	opts[n++] = (struct option){"budget", required_argument, NULL, 'b'};
 	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int hd = cli_scen_option(&s, c, optarg);
+		if (!hd)
+			hd = cli_ask_option("report", &q, c, optarg, false);
 		if (hd < 0)
 			return EXIT_INPUT;
 		if (hd)
 			continue;
-		char *end;
 		switch (c) {
 		case 'g':
 			if (cli_parse_int_list("--gpus", optarg, gpus, REP_MAX_GPUS, &ngpus))
@@ -556,13 +533,6 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'S': systems = optarg; break;
 		case 'o': outdir = optarg; break;
-		case 'b':
-			budget_usd = strtod(optarg, &end);
-			if (*optarg == '\0' || *end || !isfinite(budget_usd) || !(budget_usd > 0)) {
-				fprintf(stderr, "scaleplan report: --budget '%s': expected a positive number of USD\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
 		case 'h': report_usage(stdout); return EXIT_OK;
 		default: fprintf(stderr, "scaleplan report: see `scaleplan report --help`\n"); return EXIT_INPUT;
 		}
@@ -603,16 +573,17 @@ int cmd_report(int argc, char **argv)
 	for (int k = 0; k < ngpus; k++) {
 		g[k].gpus = gpus[k];
 		g[k].first = nrows;
-		rc = cli_placements(&s, "report", cand, ncand, gpus[k], CLI_RANK_TTA, &rows, &nrows, &cap, &skipped);
+		rc = cli_placements(&s, "report", &q, cand, ncand, gpus[k], &rows, &nrows, &cap, &skipped, &skipped_whole);
 		if (rc)
 			goto out;
 		g[k].n = nrows - g[k].first;
 		if (g[k].n == 0) {
-			fprintf(stderr, "scaleplan report: no candidate system can hold %d GPUs\n", gpus[k]);
+			fprintf(stderr, "scaleplan report: no candidate system can hold %d GPUs on whole nodes (--partial-nodes "
+					"offers the others)\n", gpus[k]);
 			rc = EXIT_INPUT;
 			goto out;
 		}
-		cli_rows_sort(rows + g[k].first, g[k].n);
+		plan_options_sort(rows + g[k].first, g[k].n);
 	}
 	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
 	if (mkdir(tmpdir, 0777) != 0) {
@@ -649,12 +620,13 @@ int cmd_report(int argc, char **argv)
 		snprintf(cost_note, sizeof cost_note, "none of these systems has a list price in the hardware database "
 						      "(`scaleplan hw show ID`; an --hwdb overlay can add one).");
 	else
-		cost_ok = chart(tmpdir, csvp, PLOT_COST, budget_usd, NULL, "cost", cost_note, sizeof cost_note);
+		cost_ok = chart(tmpdir, csvp, PLOT_COST, q.cost == PLAN_CAPEX ? q.budget_usd : NAN, NULL, "cost", cost_note,
+				sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
 	if (stopped(&rc))
 		goto out;
-	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, budget_usd, tta_ok, cost_ok, tta_note, cost_note);
+	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {

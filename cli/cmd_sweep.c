@@ -1,6 +1,7 @@
 /* cli/cmd_sweep.c: `scaleplan sweep`: the procurement grid - systems x GPUs per node x nodes x batch
- * per GPU - one CSV row per configuration (atomic write), with capex, power and energy where the
- * database has prices and power; --budget keeps the configurations whose capex fits.
+ * per GPU - one CSV row per configuration (atomic write), with capex, rent, owner's cost, power and energy
+ * where the database has them; --budget / --deadline keep the configurations that meet them, and the
+ * answer (plan_decide, as compare's) is printed at the end.
  * Per system and GPUs-per-node the model is prepared once; each grid point is one model_predict.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,16 +19,17 @@ enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000 };
 /* One configuration to write once the grid is ranked: its block (prepared scenario of one system and
  * GPUs-per-node) and grid point; the prediction is made again when written (cheaper than keeping it). */
 typedef struct sw_row {
-	double key, tie;   /* cli_rank_key */
+	double key, tie;   /* plan_rank_key */
 	int block, nodes, batch;
 } sw_row;
 
 static int sw_by_rank(const void *a, const void *b)
 {
 	const sw_row *x = a, *y = b;
-	int c = cli_rank_cmp(x->key, x->tie, y->key, y->tie);
-	if (c)
-		return c;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
 	if (x->block != y->block)
 		return x->block - y->block;
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
@@ -40,22 +42,67 @@ static int sw_interrupted(const char *when, const char *outpath)
 	return intr_exit_code();
 }
 
+static void sw_keep(sw_row **rows, long *n, long *cap, double key, double tie, int block, const model_scenario *sc)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4096;
+		*rows = xrealloc(*rows, (size_t)*cap * sizeof(**rows));
+	}
+	(*rows)[(*n)++] = (sw_row){key, tie, block, sc->nodes, sc->batch_per_gpu};
+}
+
+/* The answer over the grid: the rows within reach of the best (the tie band, and the runner-up) are
+ * predicted again as options and decided as compare decides (plan_decide); the others cannot win. */
+static void sw_answer(cli_scen *s, const plan_question *q, model_scenario *blocks, const sw_row *rows, long nrows)
+{
+	enum { SW_TOP = 64 };
+	plan_option *o = xcalloc(SW_TOP, sizeof(*o));
+	const sw_row *best = NULL, *next = NULL;
+	int n = 0;
+	for (long i = 0; i < nrows; i++)
+		if (isfinite(rows[i].key) && (!best || rows[i].key < best->key))
+			best = &rows[i];
+	double band = best ? best->key * (1 + q->tie_band) : 0;
+	for (long i = 0; i < nrows; i++) /* the runner-up when the band holds the best alone */
+		if (rows[i].key > band && isfinite(rows[i].key) && (!next || rows[i].key < next->key))
+			next = &rows[i];
+	for (long i = 0; best && i < nrows && n < SW_TOP; i++) {
+		const sw_row *w = &rows[i];
+		if (!(w->key <= band) && w != next)
+			continue;
+		o[n].sc = blocks[w->block];
+		o[n].sc.nodes = w->nodes;
+		o[n].sc.batch_per_gpu = w->batch;
+		if (model_predict(&o[n].sc, &s->params, &o[n].r))
+			continue;
+		o[n].partial = o[n].sc.node.max_gpus_per_node > o[n].sc.node.gpus_per_node;
+		o[n].key = w->key;
+		o[n].tie = w->tie;
+		o[n].ok = true;
+		n++;
+	}
+	plan_answer a;
+	char text[2048];
+	plan_decide(q, o, n, &a);
+	printf("answer: %s\n", plan_answer_text(q, &a, a.winner ? a.winner->r.gpus : 0, text, sizeof text));
+	free(o);
+}
+
 static void sweep_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
-		"                       [--gpus-per-node LIST] [--budget USD] [--rank-by tta|ttt|cost|none] [options]\n"
+		"                       [--gpus-per-node LIST] [--budget USD] [--deadline D] [--cost capex|tco|rent]\n"
+		"                       [--rank-by tta|ttt|cost|none] [options]\n"
 		"\n"
 		"Writes one CSV row (predict's columns) per configuration of the grid systems x GPUs per node x\n"
-		"nodes x batch per GPU, best first. LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu\n"
-		"32-256:32).\n"
-		"  --rank-by K      tta (default): wall-clock time to accuracy, tta_s; ttt: MLPerf-scored time to\n"
-		"                   train, ttt_s; cost: capex = node list price x nodes (rows without a price last,\n"
-		"                   then by tta_s); none: grid order, streamed\n"
+		"nodes x batch per GPU, best first, then prints the answer (winner, runner-up, margin). LIST: a,b,c\n"
+		"or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
 		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
-		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own)\n"
+		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own; fewer than\n"
+		"                   the system's need --partial-nodes)\n"
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
-		"  --budget USD     keep only configurations whose capex (node price x nodes) is known and <= USD\n"
+		"  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
 		"  --system ID      the same as --systems ID\n"
 		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
 		"                   (configurations whose GPU count does not divide GB are left out)\n"
@@ -63,15 +110,16 @@ static void sweep_usage(FILE *out)
 		"SIGINT (^C) or SIGTERM stops the sweep, removes FILE.tmp and keeps an existing FILE as it was;\n"
 		"the exit status is then 130 (SIGINT) or 143 (SIGTERM).\n"
 		"\n");
+	cli_ask_help(out, true);
+	fprintf(out, "\n");
 	cli_scen_help(out);
 }
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct option opts[64];
+	struct option opts[80];
 	cli_scen s;
 	const char *systems = NULL, *outpath = NULL;
-	double budget = INFINITY;
 	int *nodes = NULL, *batches = NULL, *gpns = NULL, nn = 0, nb = 0, ng = 0;
 	const hw_system **cand = NULL;
 	int ncand = 0, n, c, rc = EXIT_OK;
@@ -79,14 +127,18 @@ int cmd_sweep(int argc, char **argv)
 	long total, done = 0, written = 0, skipped_net = 0, skipped_budget = 0, skipped_mem = 0, skipped_gpn = 0;
 	csvw *w = NULL;
 	progress pg;
-	cli_rank rank = CLI_RANK_TTA;
+	plan_question q;
+	long skipped_partial = 0;
 	sw_row *rows = NULL;
 	model_scenario *blocks = NULL;
 	long nrows = 0, caprows = 0, skipped_gb = 0;
 	int nblocks = 0, global_batch;
+	bool constrained;
 
+	plan_question_init(&q);
 	cli_scen_init(&s, "sweep");
-	n = cli_scen_longopts(opts, 0, 56);
+	n = cli_scen_longopts(opts, 0, 60);
+	n = cli_ask_longopts(opts, n, 72);
 	for (int i = 0; i < n; i++) {
 		if (strcmp(opts[i].name, "nodes") == 0)
 			opts[i].val = SW_NODES;
@@ -97,9 +149,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
 	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"budget", required_argument, NULL, 'B'};
 	opts[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
-	opts[n++] = (struct option){"rank-by", required_argument, NULL, 'R'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
 	nodes = xmalloc(SW_MAXLIST * sizeof(int));
@@ -108,6 +158,8 @@ int cmd_sweep(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int hd = cli_scen_option(&s, c, optarg);
+		if (!hd)
+			hd = cli_ask_option("sweep", &q, c, optarg, true);
 		if (hd < 0) {
 			rc = EXIT_INPUT;
 			goto out;
@@ -127,16 +179,6 @@ int cmd_sweep(int argc, char **argv)
 		case 'S': systems = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 'q': quiet = true; break;
-		case 'R': rc = cli_rank_parse("sweep", optarg, true, &rank); break;
-		case 'B': {
-			char *end;
-			budget = strtod(optarg, &end);
-			if (*end || end == optarg || !(budget > 0) || !isfinite(budget)) {
-				fprintf(stderr, "scaleplan sweep: --budget '%s': expected a positive amount in USD\n", optarg);
-				rc = EXIT_INPUT;
-			}
-			break;
-		}
 		case 'h': sweep_usage(stdout); goto out;
 		default:
 			fprintf(stderr, "scaleplan sweep: see `scaleplan sweep --help`\n");
@@ -212,6 +254,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	total = (long)ncand * (ng ? ng : 1) * nn * (nb ? nb : 1);
+	constrained = !isnan(q.budget_usd) || !isnan(q.deadline_s);
 	/* before the temporary file exists: from here a signal stops the loop, which removes it */
 	if (intr_install()) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
@@ -238,6 +281,11 @@ int cmd_sweep(int argc, char **argv)
 				done += (long)nn * (nb ? nb : 1);
 				continue;
 			}
+			if (gpn < sys->gpus_per_node && !q.partial_nodes) { /* whole servers unless asked */
+				skipped_partial += (long)nn * (nb ? nb : 1);
+				done += (long)nn * (nb ? nb : 1);
+				continue;
+			}
 			/* prepared once; auto batch and calibration at one node */
 			s.batch_per_gpu = 0;
 			s.global_batch = 0;
@@ -252,13 +300,14 @@ int cmd_sweep(int argc, char **argv)
 			if (rc)
 				goto out;
 			int auto_b = sc.batch_per_gpu;
-			if (rank != CLI_RANK_NONE) {
+			if (q.goal != PLAN_GRID || constrained) {
 				blocks = xrealloc(blocks, (size_t)(nblocks + 1) * sizeof(*blocks));
 				blocks[nblocks++] = sc;
 			}
 			for (int ni = 0; ni < nn; ni++) {
 				sc.nodes = nodes[ni];
-				bool nonet = sc.nodes > 1 && !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
+				bool nonet = model_domain_gpus(&sc) < sc.nodes * gpn &&
+					     !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
 				for (int bi = 0; bi < (nb ? nb : 1); bi++) {
 					model_result r;
 					if (intr_pending()) {
@@ -288,26 +337,22 @@ int cmd_sweep(int argc, char **argv)
 						rc = EXIT_INPUT;
 						goto out;
 					}
-					if (isfinite(budget) && !(r.capex_usd <= budget)) {
+					double key, tie;
+					plan_rank_key(&q, &r, &key, &tie);
+					if (constrained && r.fits && !isfinite(key)) {
 						skipped_budget++;
 						continue;
 					}
 					if (!r.fits)
 						skipped_mem++;
 					written++;
-					if (rank == CLI_RANK_NONE) {
+					if (q.goal == PLAN_GRID) {
 						cli_result_csv_row(w, &sc, &r);
+						if (constrained)
+							sw_keep(&rows, &nrows, &caprows, key, tie, nblocks - 1, &sc);
 						continue;
 					}
-					if (nrows == caprows) {
-						caprows = caprows ? 2 * caprows : 4096;
-						rows = xrealloc(rows, (size_t)caprows * sizeof(*rows));
-					}
-					sw_row *row = &rows[nrows++];
-					cli_rank_key(rank, &r, &row->key, &row->tie);
-					row->block = nblocks - 1;
-					row->nodes = sc.nodes;
-					row->batch = sc.batch_per_gpu;
+					sw_keep(&rows, &nrows, &caprows, key, tie, nblocks - 1, &sc);
 				}
 				if (!quiet && (ni & 63) == 0)
 					progress_update(&pg, done);
@@ -320,12 +365,12 @@ int cmd_sweep(int argc, char **argv)
 	}
 	/* millions of rows take seconds to rank and to write: both phases answer a signal too */
 	intr_phase("sort");
-	if (nrows > 0 && sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank) == ERR_INTR) {
+	if (q.goal != PLAN_GRID && nrows > 0 && sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank) == ERR_INTR) {
 		rc = sw_interrupted("while ranking the rows", outpath);
 		goto out;
 	}
 	intr_phase("write");
-	for (long i = 0; i < nrows; i++) {
+	for (long i = 0; i < nrows && q.goal != PLAN_GRID; i++) {
 		model_scenario *sc = &blocks[rows[i].block];
 		model_result r;
 		if (intr_pending()) {
@@ -364,10 +409,11 @@ int cmd_sweep(int argc, char **argv)
 	}
 	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first)", total,
 		total == 1 ? "" : "s", written, written == 1 ? "" : "s", outpath,
-		rank == CLI_RANK_COST ? "lowest capex" : rank == CLI_RANK_TTA ? "shortest time to accuracy"
-		: rank == CLI_RANK_TTT ? "shortest time to train" : "grid order");
+		plan_goal_name(&q));
 	if (skipped_budget)
-		fprintf(stderr, "; %ld over budget or without a price", skipped_budget);
+		fprintf(stderr, "; %ld over budget, too slow or without a %s price", skipped_budget, plan_cost_name(q.cost));
+	if (skipped_partial)
+		fprintf(stderr, "; %ld leaving GPUs of a node idle (--partial-nodes keeps them)", skipped_partial);
 	if (skipped_net)
 		fprintf(stderr, "; %ld multi-node without a network (--fabric ID adds one)", skipped_net);
 	if (skipped_mem)
@@ -377,6 +423,8 @@ int cmd_sweep(int argc, char **argv)
 	if (skipped_gpn)
 		fprintf(stderr, "; %ld with more GPUs per node than the system has", skipped_gpn);
 	fprintf(stderr, "\n");
+	if (q.goal != PLAN_GRID || constrained)
+		sw_answer(&s, &q, blocks, rows, nrows);
 out:
 	csvw_abort(w);
 	free(rows);

@@ -19,7 +19,7 @@
 enum {
 	O_SYSTEM = CLI_SCEN_OPT_BASE, O_GPU, O_GPN, O_INTRA, O_HOSTLINK, O_HOSTLINKS, O_CPU, O_CPUS, O_FABRIC,
 	O_NICS, O_NODES, O_BATCH, O_GBATCH, O_PREC, O_MEASURED, O_EPOCHS, O_IMAGES, O_TARGET, O_DATA,
-	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB,
+	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB, O_KWH, O_AMORT, O_RUNS, O_RENT_TERM,
 };
 
 static const struct option scen_opts[] = {
@@ -47,6 +47,10 @@ static const struct option scen_opts[] = {
 	{"param", required_argument, NULL, O_PARAM},
 	{"profile", required_argument, NULL, O_PROFILE},
 	{"hwdb", required_argument, NULL, O_HWDB},
+	{"kwh-price", required_argument, NULL, O_KWH},
+	{"amortize-years", required_argument, NULL, O_AMORT},
+	{"runs-per-month", required_argument, NULL, O_RUNS},
+	{"rent-term", required_argument, NULL, O_RENT_TERM},
 };
 
 void cli_scen_init(cli_scen *s, const char *cmd)
@@ -58,6 +62,7 @@ void cli_scen_init(cli_scen *s, const char *cmd)
 	s->data = -1;
 	s->images = 1281167; /* ImageNet-1k, reference/seed_facts.md */
 	s->target_top1 = 0.759;
+	model_money_default(&s->money);
 	model_params_default(&s->params);
 }
 
@@ -103,7 +108,12 @@ void cli_scen_help(FILE *out)
 		"  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"
 		"  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"
 		"  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"
-		"  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n");
+		"  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"
+		"money (capex_usd, energy_usd, rent_usd, tco_usd in every output):\n"
+		"  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"
+		"  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"
+		"  --runs-per-month N     runs the owner's cost is spread over (default: back to back, the cluster busy)\n"
+		"  --rent-term T          ondemand (default) | 1y | 3y: which published rental rate\n");
 }
 
 /* Parses a whole-string integer in [lo, hi]. */
@@ -242,6 +252,31 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		s->measured[s->nmeasured++] = (model_measured){(int)g, (int)b, img};
 		return 1;
 	}
+	case O_KWH:
+		if (parse_double(arg, 0, 100, &d))
+			return bad(s, "kwh-price", arg, "a price per kWh in USD, 0..100 (e.g. 0.08)");
+		s->money.kwh_usd = d;
+		return 1;
+	case O_AMORT:
+		if (parse_double(arg, 0.1, 50, &d))
+			return bad(s, "amortize-years", arg, "years, 0.1..50");
+		s->money.amortize_years = d;
+		return 1;
+	case O_RUNS:
+		if (parse_double(arg, 0.001, 1e6, &d))
+			return bad(s, "runs-per-month", arg, "a positive number of runs a month");
+		s->money.runs_per_month = d;
+		return 1;
+	case O_RENT_TERM:
+		if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
+			s->rent_term_years = 0;
+		else if (strcmp(arg, "1y") == 0)
+			s->rent_term_years = 1;
+		else if (strcmp(arg, "3y") == 0)
+			s->rent_term_years = 3;
+		else
+			return bad(s, "rent-term", arg, "ondemand, 1y or 3y");
+		return 1;
 	case O_PARAM:
 		if (s->nparams_set >= CLI_SCEN_MAX_LIST)
 			return bad(s, "param", arg, "at most 64 --param options");
@@ -258,7 +293,7 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 }
 
 /* The library's view of the options (plan/plan.h). */
-static void scen_spec(const cli_scen *s, plan_spec *o)
+void cli_scen_spec(const cli_scen *s, plan_spec *o)
 {
 	plan_spec_init(o);
 	o->system_id = s->system_id;
@@ -283,6 +318,8 @@ static void scen_spec(const cli_scen *s, plan_spec *o)
 	o->target_top1 = s->target_top1;
 	memcpy(o->measured, s->measured, sizeof(o->measured));
 	o->nmeasured = s->nmeasured;
+	o->money = s->money;
+	o->rent_term_years = s->rent_term_years;
 }
 
 int cli_scen_load(cli_scen *s)
@@ -309,7 +346,7 @@ int cli_scen_load(cli_scen *s)
 		plan_spec spec;
 		hw_kind kind;
 		const char *id;
-		scen_spec(s, &spec);
+		cli_scen_spec(s, &spec);
 		if (plan_check_ids(&s->db, &spec, &kind, &id))
 			return cli_unknown_id(&s->db, s->cmd, kind, id);
 	}
@@ -324,58 +361,92 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-int cli_rank_parse(const char *cmd, const char *arg, bool allow_none, cli_rank *out)
+enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL };
+
+static const struct option ask_opts[] = {
+	{"rank-by", required_argument, NULL, A_RANK},
+	{"cost", required_argument, NULL, A_COST},
+	{"budget", required_argument, NULL, A_BUDGET},
+	{"deadline", required_argument, NULL, A_DEADLINE},
+	{"partial-nodes", no_argument, NULL, A_PARTIAL},
+};
+
+int cli_ask_longopts(struct option *opts, int from, int max)
 {
-	if (strcmp(arg, "tta") == 0)
-		*out = CLI_RANK_TTA;
-	else if (strcmp(arg, "ttt") == 0)
-		*out = CLI_RANK_TTT;
-	else if (strcmp(arg, "cost") == 0)
-		*out = CLI_RANK_COST;
-	else if (allow_none && strcmp(arg, "none") == 0)
-		*out = CLI_RANK_NONE;
-	else {
-		fprintf(stderr, "scaleplan %s: --rank-by '%s': expected tta (time to accuracy, wall clock), ttt (time to "
-				"train as MLPerf scores it) or cost (capex: list price x nodes)%s\n", cmd, arg,
-			allow_none ? " or none (grid order)" : "");
-		return EXIT_INPUT;
+	for (size_t i = 0; i < sizeof(ask_opts) / sizeof(ask_opts[0]) && from < max; i++)
+		opts[from++] = ask_opts[i];
+	return from;
+}
+
+void cli_ask_help(FILE *out, bool allow_grid)
+{
+	fprintf(out,
+		"the question:\n"
+		"  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
+		"                    cost: the --cost below (options without that price listed last)%s\n"
+		"  --cost C          capex (whole units bought: list price x units, default) | tco (the owner's cost\n"
+		"                    per run: capex spread over --amortize-years at --runs-per-month, plus energy) |\n"
+		"                    rent (whole nodes rented for the run's wall clock at the rental rate)\n"
+		"  --budget USD      the fastest option whose --cost is within USD\n"
+		"  --deadline D      the cheapest (--cost) option that reaches accuracy within D (90min, 2.5h, 3d, s)\n"
+		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
+		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
+		"  a difference within 5%% (the model's whole-run error) is a tie: fewer nodes, then lower cost win\n",
+		allow_grid ? "; none: grid order, streamed" : "");
+}
+
+static int ask_bad(const char *cmd, const char *opt, const char *arg, const char *want)
+{
+	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", cmd, opt, arg, want);
+	return -1;
+}
+
+int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid)
+{
+	double v;
+	int k;
+	switch (opt) {
+	case A_RANK:
+		if (strcmp(arg, "tta") == 0)
+			q->goal = PLAN_TTA;
+		else if (strcmp(arg, "ttt") == 0)
+			q->goal = PLAN_TTT;
+		else if (strcmp(arg, "cost") == 0)
+			q->goal = PLAN_COST;
+		else if (allow_grid && strcmp(arg, "none") == 0)
+			q->goal = PLAN_GRID;
+		else
+			return ask_bad(cmd, "rank-by", arg, allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
+		return 1;
+	case A_COST:
+		if ((k = plan_cost_parse(arg)) < 0)
+			return ask_bad(cmd, "cost", arg, "capex, tco or rent");
+		q->cost = (plan_cost)k;
+		return 1;
+	case A_BUDGET:
+		if (parse_double(arg, 1e-9, 1e15, &v))
+			return ask_bad(cmd, "budget", arg, "a positive amount in USD (e.g. 2500000)");
+		q->budget_usd = v;
+		return 1;
+	case A_DEADLINE:
+		if (plan_parse_duration(arg, &v)) {
+			fprintf(stderr, "scaleplan %s: --deadline %s\n", cmd, err_msg());
+			return -1;
+		}
+		q->deadline_s = v;
+		return 1;
+	case A_PARTIAL:
+		q->partial_nodes = true;
+		return 1;
+	default:
+		return 0;
 	}
-	return EXIT_OK;
-}
-
-const char *cli_rank_name(cli_rank k)
-{
-	return k == CLI_RANK_COST ? "capex" : k == CLI_RANK_NONE ? "grid order"
-	       : k == CLI_RANK_TTT ? "time to train (MLPerf-scored)" : "time to accuracy";
-}
-
-void cli_rank_key(cli_rank k, const model_result *r, double *key, double *tie)
-{
-	double tta = r->fits && isfinite(r->tta_s) ? r->tta_s : INFINITY;
-	*key = tta;
-	*tie = 0;
-	if (k == CLI_RANK_TTT) {
-		*key = r->fits && isfinite(r->ttt_s) ? r->ttt_s : INFINITY;
-		*tie = tta;
-	} else if (k == CLI_RANK_COST) {
-		*key = r->fits && isfinite(r->capex_usd) ? r->capex_usd : INFINITY;
-		*tie = tta;
-	}
-}
-
-int cli_rank_cmp(double key_a, double tie_a, double key_b, double tie_b)
-{
-	if (key_a != key_b)
-		return key_a < key_b ? -1 : 1;
-	if (tie_a != tie_b)
-		return tie_a < tie_b ? -1 : 1;
-	return 0;
 }
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
 {
 	plan_spec spec;
-	scen_spec(s, &spec);
+	cli_scen_spec(s, &spec);
 	return plan_stack(&s->db, &spec, sys ? sys : s->system);
 }
 
@@ -389,7 +460,7 @@ char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc)
 {
 	plan_spec spec;
-	scen_spec(s, &spec);
+	cli_scen_spec(s, &spec);
 	if (plan_resolve(&s->db, &spec, &s->params, sys, gpn, nodes, sc)) {
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
@@ -444,6 +515,7 @@ void cli_result_csv_header_cells(csvw *w)
 		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s", "ttt_s",
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
+		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -493,6 +565,10 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_num(w, r->power_W, 6);
 	csvw_num(w, r->energy_J, 6);
 	csvw_num(w, sc->compute_cal, 6);
+	csvw_num(w, r->energy_usd, 6);
+	csvw_num(w, r->rent_usd, 8);
+	csvw_num(w, r->tco_usd, 8);
+	csvw_int(w, model_domain_gpus(sc));
 }
 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
@@ -561,6 +637,10 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "power_W", r->power_W, true);
 	jnum(out, "energy_J", r->energy_J, true);
 	jnum(out, "compute_cal", sc->compute_cal, true);
+	jnum(out, "energy_usd", r->energy_usd, true);
+	jnum(out, "rent_usd", r->rent_usd, true);
+	jnum(out, "tco_usd", r->tco_usd, true);
+	fprintf(out, "\"nvlink_domain_gpus\": %d, ", model_domain_gpus(sc));
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);
@@ -575,19 +655,4 @@ void cli_params_print(FILE *out, const model_params *p)
 		model_params_get(p, in->name, &v);
 		fprintf(out, "%-24s %12.6g %12.6g %-9s %s\n", in->name, v, in->def, in->unit, in->source);
 	}
-}
-
-char *cli_fmt_duration(double s, char *buf, size_t len_B)
-{
-	if (!isfinite(s))
-		snprintf(buf, len_B, "-");
-	else if (s < 120)
-		snprintf(buf, len_B, "%.1f s", s);
-	else if (s < 7200)
-		snprintf(buf, len_B, "%.1f min", s / 60);
-	else if (s < 3 * 86400)
-		snprintf(buf, len_B, "%.0f h %02.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
-	else
-		snprintf(buf, len_B, "%.1f days", s / 86400);
-	return buf;
 }

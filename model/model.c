@@ -106,7 +106,10 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.system_id = "custom";
 	sc->node.gpu_id = "?";
 	sc->node.price_usd = NAN;
+	sc->node.unit_price_usd = NAN;
+	sc->node.rent_usd_gpu_h = NAN;
 	sc->node.power_W = NAN;
+	model_money_default(&sc->money);
 	sc->nodes = 1;
 	sc->batch_per_gpu = 256;
 	sc->precision = MODEL_BF16;
@@ -483,11 +486,47 @@ double model_boundary_epoch_s(const model_params *p, const model_result *r)
 	return p->epoch_boundary_s + p->epoch_boundary_iters * r->iter_s;
 }
 
+void model_money_default(model_money *m)
+{
+	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh (EIA Electric
+	 * Power Monthly, table 5.6.B); a site's own tariff goes in with --kwh-price */
+	m->kwh_usd = 0.13;
+	/* straight line over 5 years: the useful life large operators give servers in their filings
+	 * (Amazon 2024 10-K: 5 years for part of its servers from 2025, 6 before) */
+	m->amortize_years = 5.0;
+	m->runs_per_month = 0.0; /* back to back */
+}
+
+/* Whole units are bought: 64 trays of an NVL72 (18 per rack) buy 4 racks. */
+static double capex_usd(const model_node *n, int nodes)
+{
+	int per_unit = n->unit_nodes > 1 ? n->unit_nodes : 1;
+	if (isfinite(n->unit_price_usd))
+		return ceil((double)nodes / per_unit) * n->unit_price_usd;
+	return n->price_usd * nodes; /* a node described by hand (tests, custom): per-node price or NAN */
+}
+
+/* Energy, rent and the owner's cost of one run (model_result). */
+static void run_money(const model_scenario *sc, model_result *r)
+{
+	const model_money *m = &sc->money;
+	const model_node *n = &sc->node;
+	int gpus_rented = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+	double period_s = m->amortize_years * 365.25 * 86400.0;
+
+	r->energy_usd = r->energy_J / 3.6e6 * m->kwh_usd;
+	r->rent_usd = (double)sc->nodes * gpus_rented * n->rent_usd_gpu_h * r->tta_s / 3600.0;
+	double share = m->runs_per_month > 0 ? 1.0 / (m->amortize_years * 12.0 * m->runs_per_month)
+					      : r->tta_s / period_s;
+	r->tco_usd = r->capex_usd * share + (isfinite(r->energy_usd) ? r->energy_usd : 0.0);
+}
+
 static void result_nan(model_result *r)
 {
 	r->compute_s = r->fwd_s = r->bwd_s = r->opt_s = r->comm_s = r->comm_exposed_s = NAN;
 	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
+	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 }
 
@@ -503,14 +542,14 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 		return err_set("model_predict: scenario not prepared with these parameters");
 	if (sc->nodes < 1 || b < 1 || !(sc->images > 0) || !(k > 0) || !(sc->data_cal > 0))
 		return err_set("model_predict: nodes, batch, images and calibrations must be > 0");
-	if (sc->nodes > 1 && !(n->nic_Bps > 0 && n->nics_per_node > 0))
+	if (model_domain_gpus(sc) < sc->nodes * g && !(n->nic_Bps > 0 && n->nics_per_node > 0))
 		return err_set("system %s has no network (NICs) for %d nodes", n->system_id, sc->nodes);
 	r->gpus = sc->nodes * g;
 	r->global_batch = r->gpus * b;
 	r->mem_per_gpu_B = pr->static_mem_B + b * pr->act_B_per_img;
 	r->fits = r->mem_per_gpu_B <= n->gpu_mem_B;
 	r->epochs = sc->epochs > 0 ? sc->epochs : model_epochs(p, r->global_batch);
-	r->capex_usd = n->price_usd * sc->nodes;
+	r->capex_usd = capex_usd(n, sc->nodes);
 	node_W = n->power_W;
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
@@ -593,6 +632,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->staging_s = staging_time_s(sc, p, r);
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
+	run_money(sc, r);
 	return 0;
 }
 

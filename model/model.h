@@ -189,9 +189,21 @@ typedef struct model_node {
 	double storage_link_Bps; /* the most one node reads from the shared storage (client NIC); 0 = no cap */
 	double local_Bps;        /* node-local drives, read rate per node; 0 = unknown: storage_default_Bps */
 	/* money and power */
-	double price_usd;        /* per node, NAN when unknown */
+	double price_usd;        /* per node (unit_price_usd / unit_nodes), NAN when unknown */
+	int unit_nodes;          /* nodes sold as one unit (an NVL72 rack: 18 trays); 0 or 1 = a node */
+	double unit_price_usd;   /* list price of one unit, NAN when unknown */
+	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
 	double power_W;          /* node max power, NAN when unknown */
 } model_node;
+
+/* What money costs: the defaults (model_money_default) and their sources are in model.c. */
+typedef struct model_money {
+	double kwh_usd;          /* electricity price per kWh */
+	double amortize_years;   /* capex written off over this period (straight line) */
+	double runs_per_month;   /* runs a month the owner's cost is spread over; 0 = back to back (the
+				  * cluster busy all the time: each run pays capex x run time / period) */
+} model_money;
+void model_money_default(model_money *m);
 
 /* Precomputed per (node, precision, params); filled by model_scenario_prepare. */
 typedef struct model_prep {
@@ -243,6 +255,7 @@ typedef struct model_scenario {
 	double compute_cal;      /* multiplies GPU compute time (1 = database estimate; --measured) */
 	double data_cal;         /* multiplies the data pipeline rate (1 = estimate) */
 	double b_half;           /* < 0: use params' b_half; >= 0: fitted by model_calibrate (2+ batches) */
+	model_money money;
 	model_prep prep;
 } model_scenario;
 
@@ -270,7 +283,11 @@ typedef struct model_result {
 				  * what the storage path costs (that part is in staging_s) */
 	double mem_per_gpu_B;
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
+	/* money: capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price); rent_usd rents the whole
+	 * nodes for tta_s; energy_usd = energy_J in kWh x kwh_usd; tco_usd is the owner's cost of this run:
+	 * the capex share (model_money) + energy. NAN where the price is unknown. */
 	double capex_usd, power_W, energy_J;
+	double energy_usd, rent_usd, tco_usd;
 } model_result;
 
 /* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1, stack "default"

@@ -18,6 +18,7 @@ void plan_spec_init(plan_spec *s)
 	s->data = -1;
 	s->images = 1281167; /* ImageNet-1k training images (refdata/seed_facts.md) */
 	s->target_top1 = 0.759;
+	model_money_default(&s->money);
 }
 
 /* The first id of kind k that db does not know: sets *kind, *id and returns ERR_INPUT. */
@@ -197,13 +198,20 @@ static void copy_storage(const hw_db *db, const plan_spec *s, const hw_system *s
 	}
 }
 
-/* Money and power of the system as sold: whole nodes are bought even when fewer GPUs per node are used.
- * A GPU given by hand (--gpu) describes another machine: no price. */
+/* Money and power of the system as sold: whole units of unit_nodes nodes are bought (an NVL72 rack), whole
+ * nodes rented, even when fewer GPUs per node are used. A GPU given by hand (--gpu) describes another
+ * machine: no price. The NVLink domain comes with the system (a hand-made node's is the node). */
 static void copy_money(const plan_spec *s, const hw_system *sys, int gpn, model_node *n)
 {
 	bool as_sold = sys && !s->gpu_id;
-	n->price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
+	n->unit_nodes = as_sold && sys->unit_nodes > 1 ? sys->unit_nodes : 1;
+	n->unit_price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
+	n->price_usd = n->unit_price_usd / n->unit_nodes;
+	double rate = !as_sold ? NAN : s->rent_term_years == 1 ? sys->rent_1y_usd_gpu_h
+				   : s->rent_term_years == 3 ? sys->rent_3y_usd_gpu_h : sys->rent_usd_gpu_h;
+	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
+	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
 }
 
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
@@ -246,6 +254,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_stack(s, plan_stack(db, s, sys), sc);
 	sc->epochs = s->epochs;
 	sc->images = s->images;
+	sc->money = s->money;
 
 	n->system_id = sys ? sys->id : "custom";
 	n->gpus_per_node = gpn;
@@ -258,7 +267,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_money(s, sys, gpn, n);
 
 	const char *what = sys ? sys->id : gpu->id;
-	if (sc->nodes > 1 && !(n->nic_Bps > 0))
+	if (sc->nodes > 1 && !(n->nic_Bps > 0) && sc->nodes * gpn > model_domain_gpus(sc))
 		return err_set("%s is a single machine with no network between nodes in the database; for %d nodes "
 			       "give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)",
 			       what, sc->nodes);

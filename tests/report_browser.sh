@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-"$SP" report --systems c4140-k,c4140-m,dgx1-v100 --gpus 4,8 --budget 500000 --out "$tmp/rep" >"$tmp/log" 2>&1 ||
+"$SP" report --systems c4140-k,c4140-m,dgx1-v100 --gpus 4,8 --budget 500000 --partial-nodes --out "$tmp/rep" >"$tmp/log" 2>&1 ||
 	{ bad "report"; cat "$tmp/log"; exit 1; }
 for f in report.md index.html placements.csv; do [ -s "$tmp/rep/$f" ] || bad "rep/$f missing"; done
 ls -d "$tmp"/rep.tmp-* >/dev/null 2>&1 && bad "temporary folder left"
