@@ -10,6 +10,31 @@
 
 #include "common/common.h"
 
+/* capex (whole units), rent, the owner's cost per run and energy, each where the database has its price. */
+static void print_money(const model_scenario *sc, const model_result *r)
+{
+	const model_node *n = &sc->node;
+	char a[32], b[32], c[32];
+	int units = n->unit_nodes > 1 ? (sc->nodes + n->unit_nodes - 1) / n->unit_nodes : sc->nodes;
+	if (isfinite(r->capex_usd))
+		printf("  capex              %s (%d x %s%s)\n", plan_fmt_usd(r->capex_usd, a, sizeof a), units,
+		       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, b, sizeof b),
+		       n->unit_nodes > 1 ? ", whole units of nodes bought" : "");
+	if (isfinite(r->rent_usd))
+		printf("  rent               %s for the run (%d nodes x %d GPUs x %s per GPU-hour x %s)\n",
+		       plan_fmt_usd(r->rent_usd, a, sizeof a), sc->nodes,
+		       n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node,
+		       plan_fmt_usd(n->rent_usd_gpu_h, b, sizeof b), cli_fmt_duration(r->tta_s, c, sizeof c));
+	if (isfinite(r->power_W))
+		printf("  power / energy     %.1f kW average, %.2f kWh per run, %s at %s/kWh\n", r->power_W / 1e3,
+		       r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
+		       plan_fmt_usd(sc->money.kwh_usd, b, sizeof b));
+	if (isfinite(r->capex_usd))
+		printf("  owner's cost       %s per run (capex over %.3g years, %s, + energy)\n",
+		       plan_fmt_usd(r->tco_usd, a, sizeof a), sc->money.amortize_years,
+		       sc->money.runs_per_month > 0 ? "at --runs-per-month" : "runs back to back");
+}
+
 static void predict_usage(FILE *out)
 {
 	fprintf(out,
@@ -70,13 +95,12 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       cli_fmt_duration(r->warmup_s, d1, sizeof d1), cli_fmt_duration(r->epochs * r->epoch_s, d2, sizeof d2));
 	printf("                     + evaluation %s + epoch boundaries %s\n", cli_fmt_duration(r->eval_s, d1, sizeof d1),
 	       cli_fmt_duration(r->boundary_s, d4, sizeof d4));
-	printf("  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
+	/* staging_s holds the copy to the drives (a staging stack) and the first epoch's reads beyond a steady
+	 * epoch: a stack that does not stage reads storage cold in its first epoch, which is not staging */
+	printf("  time to accuracy   %s  wall clock = start-up %s + %s %s + time to train\n",
 	       cli_fmt_duration(r->tta_s, d3, sizeof d3), cli_fmt_duration(r->startup_s, d1, sizeof d1),
-	       cli_fmt_duration(r->staging_s, d2, sizeof d2));
-	if (isfinite(r->capex_usd))
-		printf("  capex              $%.0f (%d x $%.0f)\n", r->capex_usd, sc->nodes, n->price_usd);
-	if (isfinite(r->power_W))
-		printf("  power / energy     %.1f kW average, %.1f kWh per run\n", r->power_W / 1e3, r->energy_J / 3.6e6);
+	       sc->stack.staged ? "data staging" : "cold first-epoch storage reads", cli_fmt_duration(r->staging_s, d2, sizeof d2));
+	print_money(sc, r);
 }
 
 int cmd_predict(int argc, char **argv)

@@ -142,6 +142,7 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	m.ttt_s = r->tta_s - (r->model.tta_s - r->model.ttt_s);
 	m.first_epoch_s = r->first_epoch_s;
 	m.energy_J = m.power_W * r->tta_s; /* energy = average power x the simulated run */
+	model_run_money(sc, &m);
 
 	cli_result_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)

@@ -506,8 +506,7 @@ static double capex_usd(const model_node *n, int nodes)
 	return n->price_usd * nodes; /* a node described by hand (tests, custom): per-node price or NAN */
 }
 
-/* Energy, rent and the owner's cost of one run (model_result). */
-static void run_money(const model_scenario *sc, model_result *r)
+void model_run_money(const model_scenario *sc, model_result *r)
 {
 	const model_money *m = &sc->money;
 	const model_node *n = &sc->node;
@@ -632,7 +631,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->staging_s = staging_time_s(sc, p, r);
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
-	run_money(sc, r);
+	model_run_money(sc, r);
 	return 0;
 }
 

@@ -305,6 +305,10 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p);
  * error: r->fits is false and the times are NAN. */
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r);
 
+/* Sets r's energy_usd, rent_usd and tco_usd from its tta_s, energy_J and capex_usd (model_predict does; the
+ * simulator's CLI again with the simulated run time). */
+void model_run_money(const model_scenario *sc, model_result *r);
+
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
  * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of
  * sc->node.gpus_per_node GPUs, batch per GPU, img/s). Least squares in log throughput (exact for one

@@ -119,6 +119,10 @@ awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { ex
 "$SP" predict --system gb200-nvl72 --nodes 16 --format csv >"$tmp/n16.csv"; c1=$(col capex_usd "$tmp/n16.csv")
 "$SP" predict --system gb200-nvl72 --nodes 19 --format csv >"$tmp/n19.csv"
 awk -v a="$c1" -v b="$(col capex_usd "$tmp/n19.csv")" 'BEGIN { exit !(a > 0 && b == 2 * a) }' || no "NVL72 racks: 16 trays $c1, 19 trays twice that"
+# a stack that does not stage reads its first epoch cold: not called staging (issue 26)
+expect 0 "$SP" predict --system dgxh100 --nodes 8 --stack tf1-hvd --storage isilon-f800
+has "cold first-epoch storage reads"; lacks "data staging"
+expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "(2 x \$"; has "whole units of nodes bought)"; has "owner's cost"
 # buyers' questions: budget and deadline name the winner; bad values exit 1 naming the option
 expect 0 "$SP" compare --gpus 64 --systems all --budget 2000000; has "Fastest within the budget of \$2,000,000 (capex)"
 expect 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Cheapest (rent for the run) to reach accuracy within 10.0 min"
