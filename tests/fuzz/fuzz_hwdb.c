@@ -1,7 +1,7 @@
 /* libFuzzer target for the hwdb CSV loader: the first byte picks the table (gpus, cpus, links,
  * fabrics, storage, systems, stacks), the rest is that table's CSV text, overlaid on the default db.
  * Any outcome but a crash, a leak or a sanitizer report is fine; a successful overlay must leave a db
- * whose references all resolve.  Build and run: make fuzz-hwdb.
+ * whose references all resolve and whose prices carry their kind and source (price tables included).  Build and run: make fuzz-hwdb.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "common/common.h"
@@ -29,6 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (*db.systems[i].fabric_id && !db.systems[i].fabric) || (*db.systems[i].stack_id && !db.systems[i].stack) ||
 			    (*db.systems[i].storage_id && !db.systems[i].storage))
 				abort();
+		/* what the loader promises about prices (issue 24): a price has its kind and source, a rate its
+		 * date and source, a unit at least one node, an NVLink domain whole nodes */
+		for (int i = 0; i < db.nsystems; i++) {
+			const hw_system *s = &db.systems[i];
+			bool rate = hw_known(s->rent_usd_gpu_h) || hw_known(s->rent_1y_usd_gpu_h) || hw_known(s->rent_3y_usd_gpu_h);
+			if ((hw_known(s->price_usd) && (!*s->price_kind || !*s->price_source)) || (rate && (!*s->rent_date || !*s->rent_source)) ||
+			    s->unit_nodes < 1 || (s->domain_gpus && s->domain_gpus % s->gpus_per_node))
+				abort();
+		}
 		char buf[256];
 		hw_suggest(&db, HW_NKINDS, "v100", buf, sizeof buf);
 		FILE *devnull = fopen("/dev/null", "w");
