@@ -185,6 +185,8 @@ struct hw_stack {
 	double comm_hidden_frac;  /* 0..1: how much of the bucket pipeline hides the all-reduce behind
 				   * backward (model overlap); NAN = default */
 	double step_overhead_s;   /* framework time per step outside the GPU work; NAN = none */
+	double compute_eff;       /* GPU compute speed relative to the best known software (NVIDIA's MLPerf
+				   * code) at the same precision: the model's compute time / this; NAN = 1 */
 	char *source;
 };
 

@@ -332,6 +332,11 @@ static void show_stack(const hw_stack *x, const char *ind, FILE *out)
 	else
 		fprintf(out, "%s  overlap        model default (overlap)\n", ind);
 	fprintf(out, "%s  step overhead  %s\n", ind, hw_known(x->step_overhead_s) ? si(x->step_overhead_s, "s", a, sizeof a) : "none");
+	if (hw_known(x->compute_eff))
+		fprintf(out, "%s  compute speed  %.3g of MLPerf-grade software (the model's compute time / %.3g)\n", ind,
+			x->compute_eff, x->compute_eff);
+	else
+		fprintf(out, "%s  compute speed  MLPerf-grade (1)\n", ind);
 	fprintf(out, "%s  source         %s\n", ind, x->source);
 }
 

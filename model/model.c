@@ -100,6 +100,14 @@ static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p,
 	return c;
 }
 
+/* Multiplies the roofline compute time: the calibration (--measured) over the stack's speed relative to
+ * MLPerf-grade software (a PyTorch eager step takes longer on the same GPU). */
+static double compute_scale(const model_scenario *sc)
+{
+	double eff = sc->stack.compute_eff;
+	return sc->compute_cal / (eff > 0 ? eff : 1.0);
+}
+
 void model_scenario_init(model_scenario *sc)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -121,7 +129,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->stack.id = "default";
 	sc->stack.staged = false;
 	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
-	sc->stack.bucket_B = sc->stack.overlap = sc->stack.step_overhead_s = NAN;
+	sc->stack.bucket_B = sc->stack.overlap = sc->stack.step_overhead_s = sc->stack.compute_eff = NAN;
 }
 
 /* Host-copy capacity alone (CPU unknown: decode not modelled). */
@@ -425,7 +433,7 @@ double model_staging_s(const model_scenario *sc, const model_params *p)
 void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
 		       double *fwd_s, double *bwd_s)
 {
-	double k = sc->compute_cal, bb = batch + (sc->b_half >= 0 ? sc->b_half : p->b_half);
+	double k = compute_scale(sc), bb = batch + (sc->b_half >= 0 ? sc->b_half : p->b_half);
 
 	for (int i = 0; i < net->nlayers; i++) {
 		layer_cost c = layer_cost_of(sc, p, &net->layers[i]);
@@ -534,7 +542,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	const model_prep *pr = &sc->prep;
 	const model_node *n = &sc->node;
 	int g = n->gpus_per_node, b = sc->batch_per_gpu;
-	double k = sc->compute_cal, bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
+	double k = compute_scale(sc), bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
 	double gpu_s, io_run, first_iter, iter1, evals, node_W;
 
 	if (!pr->ready || pr->with != p)

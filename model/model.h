@@ -241,6 +241,7 @@ typedef struct model_stack {
 	double bucket_B;              /* params' bucket_B */
 	double overlap;               /* params' overlap */
 	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
+	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software; NAN = 1 */
 } model_stack;
 
 typedef struct model_scenario {

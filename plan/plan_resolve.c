@@ -105,6 +105,7 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 		ms->bucket_B = st->bucket_B;
 		ms->overlap = st->comm_hidden_frac;
 		ms->step_overhead_s = st->step_overhead_s;
+		ms->compute_eff = st->compute_eff;
 		sc->node.decode_threads = st->decode_threads;
 	}
 	sc->data = s->data >= 0 ? (model_data)s->data
