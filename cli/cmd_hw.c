@@ -34,7 +34,9 @@ static void hw_usage(FILE *out)
 		"         scaleplan predict --hwdb DIR --system ID --nodes N\n"
 		"\n"
 		"options:\n"
-		"  --hwdb DIR  overlay DIR's tables on the built-in database (default: built-in only)\n"
+		"  --hwdb DIR  overlay DIR's tables on the built-in database (default: built-in only); a systems.csv\n"
+		"              of id and price/rent columns only (id,price_usd,price_kind,price_date,price_source)\n"
+		"              replaces the price or the rental rates of existing systems: your own quote\n"
 		"  --out DIR   import: the overlay directory to write\n"
 		"  --help      this text\n");
 }
