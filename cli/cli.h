@@ -87,6 +87,7 @@ typedef struct cli_scen {
 	model_precision precision;
 	int data;                  /* model_data, or -1 (default): the stack's data path */
 	double epochs, images, target_top1;
+	double epochs_anchor_batch, anchor_epochs; /* --measured-epochs B:E */
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */

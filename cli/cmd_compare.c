@@ -100,10 +100,10 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %-10s %6.1f %12s %12s %12s %11s %11s  %s\n", i + 1,
+		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n", i + 1,
 		       w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff,
-		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), cli_stack_label(&w->sc, st, sizeof st));
@@ -129,6 +129,13 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		       unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
+	int extra = 0;
+	for (int i = 0; i < nrows; i++)
+		extra += rows[i].r.fits && rows[i].r.extrapolated;
+	if (extra)
+		printf("(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
+		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
+									 : "not recommended without --extrapolate");
 	if (skipped_whole)
 		printf("(%d system%s left out: N is not a multiple of their GPUs per node; --partial-nodes shows them)\n",
 		       skipped_whole, skipped_whole > 1 ? "s" : "");

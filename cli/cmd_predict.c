@@ -87,7 +87,10 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       r->comm_exposed_s, r->data_s, r->io_s, sc->prep.cached ? " (first epoch only: page cache)" : "");
 	printf("  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
 	printf("  epochs             %.1f%s\n", r->epochs,
-	       sc->epochs > 0 ? " (--epochs)" : " (MLPerf convergence curve at this global batch)");
+	       sc->epochs > 0 ? " (--epochs)"
+	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
+	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
+				       : " (MLPerf convergence curve at this global batch)");
 	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
 	       cli_fmt_duration(r->first_epoch_s, d2, sizeof d2));
 	printf("  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "

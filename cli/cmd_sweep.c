@@ -131,7 +131,7 @@ int cmd_sweep(int argc, char **argv)
 	long skipped_partial = 0;
 	sw_row *rows = NULL;
 	model_scenario *blocks = NULL;
-	long nrows = 0, caprows = 0, skipped_gb = 0;
+	long nrows = 0, caprows = 0, skipped_gb = 0, skipped_epoch = 0;
 	int nblocks = 0, global_batch;
 	bool constrained;
 
@@ -332,6 +332,10 @@ int cmd_sweep(int argc, char **argv)
 						}
 						sc.batch_per_gpu = global_batch / gpus;
 					}
+					if ((double)gpn * sc.nodes * sc.batch_per_gpu > sc.images) {
+						skipped_epoch++; /* a step would see images twice: refused */
+						continue;
+					}
 					if (model_predict(&sc, &s.params, &r)) {
 						fprintf(stderr, "scaleplan sweep: %s: %s\n", sys->id, err_msg());
 						rc = EXIT_INPUT;
@@ -412,6 +416,8 @@ int cmd_sweep(int argc, char **argv)
 		plan_goal_name(&q));
 	if (skipped_budget)
 		fprintf(stderr, "; %ld over budget, too slow or without a %s price", skipped_budget, plan_cost_name(q.cost));
+	if (skipped_epoch)
+		fprintf(stderr, "; %ld whose global batch is more than an epoch's images", skipped_epoch);
 	if (skipped_partial)
 		fprintf(stderr, "; %ld leaving GPUs of a node idle (--partial-nodes keeps them)", skipped_partial);
 	if (skipped_net)

@@ -19,7 +19,7 @@
 enum {
 	O_SYSTEM = CLI_SCEN_OPT_BASE, O_GPU, O_GPN, O_INTRA, O_HOSTLINK, O_HOSTLINKS, O_CPU, O_CPUS, O_FABRIC,
 	O_NICS, O_NODES, O_BATCH, O_GBATCH, O_PREC, O_MEASURED, O_EPOCHS, O_IMAGES, O_TARGET, O_DATA,
-	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB, O_KWH, O_AMORT, O_RUNS, O_RENT_TERM,
+	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB, O_KWH, O_AMORT, O_RUNS, O_RENT_TERM, O_MEPOCHS,
 };
 
 static const struct option scen_opts[] = {
@@ -51,6 +51,7 @@ static const struct option scen_opts[] = {
 	{"amortize-years", required_argument, NULL, O_AMORT},
 	{"runs-per-month", required_argument, NULL, O_RUNS},
 	{"rent-term", required_argument, NULL, O_RENT_TERM},
+	{"measured-epochs", required_argument, NULL, O_MEPOCHS},
 };
 
 void cli_scen_init(cli_scen *s, const char *cmd)
@@ -104,6 +105,8 @@ void cli_scen_help(FILE *out)
 		"  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"
 		"  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"
 		"  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"
+		"  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
+		"                         scaled through that point for every batch (a fixed --epochs does not move)\n"
 		"calibration and model parameters:\n"
 		"  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"
 		"  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"
@@ -267,6 +270,20 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 			return bad(s, "runs-per-month", arg, "a positive number of runs a month");
 		s->money.runs_per_month = d;
 		return 1;
+	case O_MEPOCHS: {
+		char buf[128], *c1;
+		long gb;
+		snprintf(buf, sizeof(buf), "%s", arg);
+		c1 = strchr(buf, ':');
+		if (!c1)
+			return bad(s, "measured-epochs", arg, "GLOBAL_BATCH:EPOCHS, e.g. 3264:41.5");
+		*c1 = '\0';
+		if (parse_int(buf, 1, 100000000, &gb) || parse_double(c1 + 1, 0.1, 10000, &d))
+			return bad(s, "measured-epochs", arg, "GLOBAL_BATCH:EPOCHS with a batch >= 1 and 0.1..10000 epochs");
+		s->epochs_anchor_batch = (double)gb;
+		s->anchor_epochs = d;
+		return 1;
+	}
 	case O_RENT_TERM:
 		if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
 			s->rent_term_years = 0;
@@ -319,6 +336,8 @@ void cli_scen_spec(const cli_scen *s, plan_spec *o)
 	memcpy(o->measured, s->measured, sizeof(o->measured));
 	o->nmeasured = s->nmeasured;
 	o->money = s->money;
+	o->epochs_anchor_batch = s->epochs_anchor_batch;
+	o->anchor_epochs = s->anchor_epochs;
 	o->rent_term_years = s->rent_term_years;
 }
 
@@ -361,7 +380,7 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL };
+enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA };
 
 static const struct option ask_opts[] = {
 	{"rank-by", required_argument, NULL, A_RANK},
@@ -369,6 +388,7 @@ static const struct option ask_opts[] = {
 	{"budget", required_argument, NULL, A_BUDGET},
 	{"deadline", required_argument, NULL, A_DEADLINE},
 	{"partial-nodes", no_argument, NULL, A_PARTIAL},
+	{"extrapolate", no_argument, NULL, A_EXTRA},
 };
 
 int cli_ask_longopts(struct option *opts, int from, int max)
@@ -391,7 +411,10 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"  --deadline D      the cheapest (--cost) option that reaches accuracy within D (90min, 2.5h, 3d, s)\n"
 		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
-		"  a difference within 5%% (the model's whole-run error) is a tie: fewer nodes, then lower cost win\n",
+		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
+		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
+		"  a difference within 5%% (the model's whole-run error) is a tie: fewer NVLink domains, fewer nodes,\n"
+		"  then lower cost win\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 
@@ -437,6 +460,9 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 		return 1;
 	case A_PARTIAL:
 		q->partial_nodes = true;
+		return 1;
+	case A_EXTRA:
+		q->extrapolate = true;
 		return 1;
 	default:
 		return 0;
@@ -515,7 +541,7 @@ void cli_result_csv_header_cells(csvw *w)
 		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s", "ttt_s",
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
-		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus",
+		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -569,6 +595,7 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_num(w, r->rent_usd, 8);
 	csvw_num(w, r->tco_usd, 8);
 	csvw_int(w, model_domain_gpus(sc));
+	csvw_int(w, r->extrapolated ? 1 : 0);
 }
 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
@@ -640,7 +667,8 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "energy_usd", r->energy_usd, true);
 	jnum(out, "rent_usd", r->rent_usd, true);
 	jnum(out, "tco_usd", r->tco_usd, true);
-	fprintf(out, "\"nvlink_domain_gpus\": %d, ", model_domain_gpus(sc));
+	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
+		r->extrapolated ? "true" : "false");
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);

@@ -45,6 +45,16 @@ double model_epochs(const model_params *p, double global_batch)
 					       (rcp_batch[RCP_N - 1] - rcp_batch[RCP_N - 2]);
 }
 
+double model_conv_max_batch(const model_scenario *sc)
+{
+	return fmax(rcp_batch[RCP_N - 1], sc->epochs_anchor_batch);
+}
+
+double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch)
+{
+	return sc->epochs > 0 ? sc->epochs : model_epochs(p, global_batch) * sc->epochs_scale;
+}
+
 double model_precision_bytes(model_precision prec)
 {
 	return (prec == MODEL_FP16 || prec == MODEL_BF16) ? 2.0 : 4.0;
@@ -124,6 +134,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->data = MODEL_DATA_CPU;
 	sc->images = 1281167.0; /* ImageNet-1k training images, reference/seed_facts.md */
 	sc->compute_cal = 1.0;
+	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
 	sc->b_half = -1.0;
 	sc->stack.id = "default";
@@ -555,7 +566,12 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->global_batch = r->gpus * b;
 	r->mem_per_gpu_B = pr->static_mem_B + b * pr->act_B_per_img;
 	r->fits = r->mem_per_gpu_B <= n->gpu_mem_B;
-	r->epochs = sc->epochs > 0 ? sc->epochs : model_epochs(p, r->global_batch);
+	if (r->global_batch > sc->images)
+		return err_set("global batch %d (%d GPUs x %d) is more than the %.0f images of an epoch: a step would "
+			       "see some images twice; use fewer GPUs or a smaller batch per GPU",
+			       r->global_batch, r->gpus, b, sc->images);
+	r->epochs = model_run_epochs(sc, p, r->global_batch);
+	r->extrapolated = !(sc->epochs > 0) && r->global_batch > model_conv_max_batch(sc);
 	r->capex_usd = capex_usd(n, sc->nodes);
 	node_W = n->power_W;
 	if (!(node_W > 0))

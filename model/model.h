@@ -252,6 +252,8 @@ typedef struct model_scenario {
 	model_precision precision;
 	model_data data;
 	double epochs;           /* > 0 overrides the convergence curve */
+	double epochs_scale;     /* multiplies the curve (1; a recipe anchored on the user's run: --measured-epochs) */
+	double epochs_anchor_batch; /* the global batch of that run (0 = none): widens the measured range */
 	double images;           /* training images per epoch (ImageNet-1k 1,281,167) */
 	double compute_cal;      /* multiplies GPU compute time (1 = database estimate; --measured) */
 	double data_cal;         /* multiplies the data pipeline rate (1 = estimate) */
@@ -284,6 +286,8 @@ typedef struct model_result {
 				  * what the storage path costs (that part is in staging_s) */
 	double mem_per_gpu_B;
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
+	bool extrapolated;       /* the global batch is above the largest measured convergence point
+				  * (model_conv_max_batch): epochs come from the curve's last slope */
 	/* money: capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price); rent_usd rents the whole
 	 * nodes for tta_s; energy_usd = energy_J in kWh x kwh_usd; tco_usd is the owner's cost of this run:
 	 * the capex share (model_money) + energy. NAN where the price is unknown. */
@@ -382,6 +386,11 @@ double model_lead_in_s(const model_params *p, const model_result *r);
 double model_startup_s(const model_params *p, double nodes);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
+/* The run's epochs: --epochs, else the curve x the scenario's epochs_scale. */
+double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch);
+/* The largest global batch whose epochs were measured: the last MLPerf v4.0 reference convergence point
+ * (67,840), or the user's anchored run when larger. */
+double model_conv_max_batch(const model_scenario *sc);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
 /* The same pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute

@@ -32,6 +32,8 @@ typedef struct plan_spec {
 	model_precision precision;
 	int data;                  /* model_data, or -1: the stack's data path */
 	double epochs, images, target_top1;
+	double epochs_anchor_batch, anchor_epochs; /* --measured-epochs B:E: the recipe needed E epochs at global
+						    * batch B; the curve is scaled through it (0 = none) */
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
 	model_money money;         /* electricity price, amortisation, runs per month */
@@ -54,7 +56,9 @@ model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
- * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (the largest of 256..8 that fits). 0 or ERR_INPUT. */
+ * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the
+ * least time to accuracy inside the measured convergence range). A global batch above an epoch is refused.
+ * 0 or ERR_INPUT. */
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
 		 int nodes, model_scenario *sc);
 
@@ -81,6 +85,7 @@ typedef struct plan_question {
 	double deadline_s;     /* NAN = none: the cheapest that reaches accuracy within it */
 	double tie_band;       /* relative difference called a tie */
 	bool partial_nodes;    /* offer placements that leave GPUs of a node idle */
+	bool extrapolate;      /* let configurations beyond the measured convergence range qualify */
 } plan_question;
 
 void plan_question_init(plan_question *q);
@@ -112,6 +117,8 @@ typedef struct plan_answer {
 	const char *broken_by;/* with a tie: "fewer nodes", "lower cost", "less time"; else NULL */
 	const plan_option *best_up, *best_out; /* fastest in one NVLink domain / over several (NULL: none) */
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
+	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
+	double conv_max_batch;/* that range's largest global batch */
 } plan_answer;
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
 /* The answer as sentences (winner, runner-up, margin, tie, scale up or out) into buf. Returns buf. */

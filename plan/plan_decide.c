@@ -77,6 +77,8 @@ void plan_rank_key(const plan_question *q, const model_result *r, double *key, d
 	}
 	if (!isnan(q->budget_usd) && !(cost <= q->budget_usd))
 		*key = INFINITY;
+	if (r->extrapolated && !q->extrapolate)
+		*key = INFINITY; /* epochs beyond the measured convergence range: listed, not recommended */
 }
 
 static int by_key(const void *a, const void *b)
@@ -217,6 +219,10 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	const plan_option *best = NULL;
 	for (int i = 0; i < n; i++) {
 		plan_option *w = &o[i];
+		if (w->r.fits && w->r.extrapolated) {
+			a->nextrapolated++;
+			a->conv_max_batch = model_conv_max_batch(&w->sc);
+		}
 		if (!w->ok)
 			continue;
 		a->nqualified++;
@@ -339,11 +345,19 @@ static void put_option(const plan_question *q, const plan_option *w, char *buf, 
 		*at += describe(q, w, buf + *at, len_B - *at);
 }
 
-/* Why nothing qualifies: no fit, no price, over budget, too slow. */
-static void put_none(const plan_question *q, long gpus, char *buf, size_t len_B, size_t *at)
+/* Why nothing qualifies: beyond the convergence data, no fit, no price, over budget, too slow. */
+static void put_none(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B, size_t *at)
 {
 	char m[32], t[32];
-	if (!isnan(q->budget_usd))
+	if (a->nextrapolated && !q->extrapolate) {
+		double max_b = a->conv_max_batch;
+		put(buf, len_B, at, "Nothing to recommend for %ld GPUs: even at 8 images per GPU the global batch (%ld) is "
+				    "above the largest measured convergence point (%.0f): the epochs it needs are unknown "
+				    "(extrapolated, they grow with the batch faster than the GPUs shorten an epoch). "
+				    "Data-parallel ResNet-50 stays inside the measured convergence data up to about %.0f GPUs "
+				    "at 8 images each (%.0f at 32, where a GPU still runs near its speed); --extrapolate ranks "
+				    "these anyway.", gpus, gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
+	} else if (!isnan(q->budget_usd))
 		put(buf, len_B, at, "No option for %ld GPUs has a %s within the budget of %s (unpriced systems cannot "
 				    "qualify: an --hwdb overlay adds your quote).", gpus, plan_cost_name(q->cost),
 		    plan_fmt_usd(q->budget_usd, m, sizeof m));
@@ -362,7 +376,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 	char m[32], t[32];
 	buf[0] = '\0';
 	if (!a->winner) {
-		put_none(q, gpus, buf, len_B, &at);
+		put_none(q, a, gpus, buf, len_B, &at);
 		return buf;
 	}
 	if (!isnan(q->deadline_s))

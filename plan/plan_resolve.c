@@ -80,17 +80,32 @@ static double intra_bw_of(const hw_link *l, const hw_gpu *g)
 	return l->bw_Bps;
 }
 
-/* The largest batch per GPU from 256 down to 8 that fits; 0 when none. */
+/* The batch per GPU of least time to accuracy among 256 down to 8: epochs grow with the global batch
+ * (model_epochs), so at scale a smaller per-GPU batch finishes sooner although each step is less
+ * efficient. Batches inside the measured convergence range first (an extrapolated one only when none is);
+ * none above an epoch. Ties (within 0.1%) go to the larger batch. 0 when none fits. */
 static int auto_batch(model_scenario *sc, const model_params *p)
 {
 	static const int cand[] = {256, 128, 64, 32, 16, 8};
+	int best = 0;
+	double best_s = INFINITY;
+	bool best_extra = true;
 	for (unsigned i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		model_result r;
 		sc->batch_per_gpu = cand[i];
-		if (model_predict(sc, p, &r) == 0 && r.fits)
-			return cand[i];
+		if (model_predict(sc, p, &r) != 0 || !r.fits)
+			continue;
+		bool better = best == 0 || (best_extra && !r.extrapolated) ||
+			      (best_extra == r.extrapolated && r.tta_s < best_s * (1 - 1e-3));
+		if (better) {
+			best = cand[i];
+			best_s = r.tta_s;
+			best_extra = r.extrapolated;
+		}
 	}
-	return 0;
+	sc->batch_per_gpu = best;
+	err_clear();
+	return best;
 }
 
 static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *sc)
@@ -226,8 +241,14 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 	} else if (s->batch_per_gpu > 0) {
 		sc->batch_per_gpu = s->batch_per_gpu;
 	} else if (!auto_batch(sc, p)) {
+		if ((double)sc->node.gpus_per_node * sc->nodes * 8 > sc->images)
+			return err_set("%s: %d GPUs x 8 images is more than the %.0f images of an epoch", what,
+				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
+	if ((double)sc->batch_per_gpu * sc->node.gpus_per_node * sc->nodes > sc->images)
+		return err_set("global batch %d x %d GPUs is more than the %.0f images of an epoch", sc->batch_per_gpu,
+			       sc->node.gpus_per_node * sc->nodes, sc->images);
 	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
 		return ERR_INPUT;
 	return 0;
@@ -256,6 +277,11 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	sc->epochs = s->epochs;
 	sc->images = s->images;
 	sc->money = s->money;
+	if (s->epochs_anchor_batch > 0) {
+		/* the user's recipe needed anchor_epochs at anchor_batch: the curve scaled through that point */
+		sc->epochs_scale = s->anchor_epochs / model_epochs(p, s->epochs_anchor_batch);
+		sc->epochs_anchor_batch = s->epochs_anchor_batch;
+	}
 
 	n->system_id = sys ? sys->id : "custom";
 	n->gpus_per_node = gpn;

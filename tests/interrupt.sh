@@ -120,8 +120,9 @@ for sig in INT TERM; do
 	# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes
 	interrupted sweep $sig "$tmp/plan.csv" '[ -f "$tmp/plan.csv.tmp" ]' \
 		"$S" sweep --nodes 1-100000 --batch-per-gpu 1-256 --budget 1 --out "$tmp/plan.csv"
-	# sim on 800,000 GPUs runs for many minutes; its progress line (stderr not a terminal) comes after 1 s
+	# sim on 160,000 GPUs at 8 images each (just under an epoch per step) runs for many seconds; its progress
+	# line (stderr not a terminal) comes after 1 s
 	interrupted sim $sig "$tmp/run.json" 'grep -q "^sim: " "$tmp/sim.err" 2>/dev/null' \
-		"$S" sim --system dgxa100-80g --nodes 100000 --trace "$tmp/run.json"
+		"$S" sim --system dgxa100-80g --nodes 20000 --batch-per-gpu 8 --trace "$tmp/run.json"
 done
 exit $fail
