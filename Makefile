@@ -4,6 +4,7 @@
 #   make test      install missing packages, build, run every host test (no GPU needed)
 #   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
+#   make install   copies scaleplan (and scaleplan-train where it was built) to $(DESTDIR)$(PREFIX)/bin
 #
 # Each module directory has a module.mk that appends to these variables (and nothing else global):
 #   LIB_SRCS   host C sources of the planner library libscaleplan.a (common, hwdb, model, sim, calibrate)
@@ -30,7 +31,10 @@ GEN_SRCS :=
 FUZZ_TARGETS :=
 TEST_SRCS := $(wildcard tests/test_*.c)
 
-.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz install
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -78,6 +82,15 @@ test-san:
 	@$(MAKE) --no-print-directory SAN=address,undefined test-unit
 
 fuzz: $(FUZZ_TARGETS)
+
+# scaleplan-train is built only where the GPU toolchain is found (exec/module.mk); installed when it was.
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/scaleplan $(DESTDIR)$(PREFIX)/bin/scaleplan
+	@if [ -x $(BUILD)/scaleplan-train ]; then \
+		echo "install -m 755 $(BUILD)/scaleplan-train $(DESTDIR)$(PREFIX)/bin/scaleplan-train"; \
+		install -m 755 $(BUILD)/scaleplan-train $(DESTDIR)$(PREFIX)/bin/scaleplan-train; \
+	else echo "install: scaleplan-train was not built (no GPU toolchain found): not installed"; fi
 
 clean:
 	rm -rf build build-san scaleplan scaleplan-san

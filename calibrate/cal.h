@@ -1,8 +1,8 @@
 /* calibrate: fits the model's free parameters to measurements and reports hold-out error.
  *
  * Inputs (each row keeps its file, line and `source`):
- *   - measurement CSVs written by scaleplan-train (DESIGN.md "Measurement CSV") and the reference
- *     throughput tables (reference/throughput.csv, testbed_pytorch.csv): images/s vs GPUs, batch, transport;
+ *   - measurement CSVs written by scaleplan-train (docs/design.md "Measurement CSV") and the reference
+ *     throughput tables (refdata/throughput.csv, testbed_pytorch.csv): images/s vs GPUs, batch, transport;
  *   - all-reduce sweeps (`...,gpus,nodes,nccl_mode,dtype,bytes,time_s,algbw_GBps,busbw_GBps`);
  *   - input-pipeline sweeps (images/s vs decode workers);
  *   - convergence tables (epochs to target vs global batch) and MLPerf `:::MLLOG {json}` logs.
@@ -58,7 +58,7 @@
 #include <stdio.h>
 
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
-#define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (seed_facts.md) */
+#define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (refdata/seed_facts.md) */
 #define CAL_MLLOG_STR 128
 /* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
  * the alpha-beta form, and gradient buckets (25 MiB) are far above it. */

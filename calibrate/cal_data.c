@@ -192,7 +192,7 @@ static const char *file_base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Throughput rows: exec measurement CSVs, reference/throughput.csv, reference/testbed_pytorch.csv. */
+/* Throughput rows: exec measurement CSVs, refdata/throughput.csv, refdata/testbed_pytorch.csv. */
 static int load_throughput(loader *L)
 {
 	const csv_table *t = L->t;

@@ -6,7 +6,7 @@
  * Lines may carry a prefix (an mpirun rank tag, a timestamp); anything before ":::MLLOG" is ignored and
  * lines without it are not events. From the events of one run we derive what calibrate needs: time to
  * train (run_stop - run_start, the MLPerf definition), epochs to the quality target, the global batch,
- * and throughput = epochs x train_samples / time to train (the method of reference/throughput.csv).
+ * and throughput = epochs x train_samples / time to train (the method of refdata/throughput.csv).
  *
  * The JSON reader below is deliberately small: objects, arrays, strings, numbers, true/false/null, with
  * a nesting limit; it reads only the fields listed in cal_mllog_event and never reads past `len_B`.

@@ -15,7 +15,7 @@
 #define SCALEPLAN_VERSION "0.1.0"
 #endif
 
-/* The commands. Owners: add one line for yours (keep the order of DESIGN.md). */
+/* The commands. Owners: add one line for yours (keep the order of docs/design.md). */
 static const cli_cmd commands[] = {
 	{"hw", cmd_hw, "hardware database: hw list [KIND] | hw show ID | hw check DIR"},
 	{"predict", cmd_predict, "one configuration: throughput, breakdown, bottleneck, time to accuracy"},

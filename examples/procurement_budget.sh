@@ -2,13 +2,13 @@
 # A procurement sweep under a budget: every system with a list price in the database, 1-32 nodes,
 # batch 64-256 per GPU; keeps what costs at most BUDGET_USD (default 2,000,000) and prints the ten
 # fastest ways to reach 75.9% top-1 with their capex and energy per run.
-# Writes procurement.csv into OUT_DIR (default examples/out).
+# Writes procurement.csv into OUT_DIR (default $TMPDIR/scaleplan-examples, or /tmp/...).
 # usage: examples/procurement_budget.sh [OUT_DIR] [BUDGET_USD]
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 SP=${SCALEPLAN:-$here/../build/scaleplan}
-out=${1:-$here/out}
+out=${1:-${TMPDIR:-/tmp}/scaleplan-examples}   # outside the repo: a clone stays clean
 budget=${2:-2000000}
 mkdir -p "$out"
 csv="$out/procurement.csv"

@@ -1,15 +1,15 @@
 #!/bin/sh
-# The Dell white paper's study (reference/seed_facts.md): PowerEdge C4140 configuration K (one shared
+# The Dell white paper's study (refdata/seed_facts.md): PowerEdge C4140 configuration K (one shared
 # x16 host link, 12-core CPUs) vs configuration M (4 x16, 20-core CPUs) vs an 8x V100 NVLink server
 # (DGX-1 class) at 4, 8 and 16 GPUs, TensorFlow rules (decode threads = cores - 4 x GPUs), fp16,
 # batch 128 per GPU; once with JPEG decode on the CPUs (--data cpu) and once with DALI on the GPUs
-# (--data gpu), which isolates the interconnect. Writes whitepaper.csv (predict's columns) into OUT_DIR (default examples/out).
+# (--data gpu), which isolates the interconnect. Writes whitepaper.csv (predict's columns) into OUT_DIR (default $TMPDIR/scaleplan-examples, or /tmp/...).
 # usage: examples/whitepaper_study.sh [OUT_DIR]      (SCALEPLAN=path/to/scaleplan to choose the binary)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 SP=${SCALEPLAN:-$here/../build/scaleplan}
-out=${1:-$here/out}
+out=${1:-${TMPDIR:-/tmp}/scaleplan-examples}   # outside the repo: a clone stays clean
 mkdir -p "$out"
 csv="$out/whitepaper.csv"
 tmp="$csv.tmp"

@@ -28,34 +28,35 @@ typedef struct param_def {
 	"scaleplan calibrate: 2x H200 engine step 1.29 (NVLink), 1.27 (host memory), 1.13 (sockets) compute, "  \
 	"1.6 / 1.1 / 1.0 comm (bench/NOTES.md, Contention)"
 
-/* Sources: reference/ = /work/shared/reference (measurements outside this project). "assumption"
+/* Sources: refdata/ (measurements from outside this project, each row with its source). "assumption"
  * marks a value no reference pins down; calibrate/ fits those first. */
 static const param_def model_param_defs[] = {
 	P(eff_compute, 0.80, 0.01, 1.0, "fraction",
-	  "grid fit to the 6 MLPerf v0.6-v4.0 NVIDIA 8/16-GPU rows of reference/throughput.csv (tuned MXNet "
-	  "stacks, DALI): errors -11%..+10% with eff_mem 0.85; PyTorch eager single-GPU rows (testbed_pytorch.csv, DeepLearningExamples) reach 0.55-0.85 of this: calibrate with --measured"),
+	  "grid fit to 6 NVIDIA 8/16-GPU MLPerf results of rounds v0.6-v4.0 (github.com/mlcommons/training_results_v0.6 "
+	  "to v4.0, NVIDIA MXNet results; tuned stacks, DALI; the rounds before v4.0 are hold-out, not in refdata/, the v4.0 "
+	  "row is in refdata/throughput.csv): errors -11%..+10% with eff_mem 0.85; PyTorch eager single-GPU rows (refdata/testbed_pytorch.csv, DeepLearningExamples) reach 0.55-0.85 of this: calibrate with --measured"),
 	P(eff_mem, 0.85, 0.01, 1.0, "fraction", "same fit as eff_compute (bandwidth-bound bn/relu/add layers)"),
 	P(b_half, 19.0, 0.0, 4096.0, "images",
-	  "reference/testbed_pytorch.csv: H100 bf16 channels-last 3718 img/s at batch 128, 3973 at 256 "
+	  "refdata/testbed_pytorch.csv: H100 bf16 channels-last 3718 img/s at batch 128, 3973 at 256 "
 	  "=> b/(b+b_half) ratio gives b_half = 19"),
 	P(opt_B_per_param, 20.0, 0.0, 200.0, "B",
 	  "SGD with momentum in fp32: read weight, grad, momentum, write weight, momentum = 5 x 4 B"),
 	P(act_mem_factor, 0.59, 0.1, 10.0, "factor",
-	  "reference/testbed_pytorch.csv: H100 bf16 batch 128 5.7 GiB, 256 11.0 GiB => 44.5 MB/img "
+	  "refdata/testbed_pytorch.csv: H100 bf16 batch 128 5.7 GiB, 256 11.0 GiB => 44.5 MB/img "
 	  "= 0.59 x sum(out_elems) (37.6 M) x 2 B"),
 	P(mem_overhead_B, 1.5e9, 0.0, 1e11, "B", "assumption: CUDA context about 0.5 GB + cuDNN workspace"),
 	P(bw_eff_nvlink, 0.75, 0.01, 1.0, "fraction",
-	  "reference/testbed_allreduce.csv: 4x H200 NV18 (450 GB/s per GPU) busbw 338.8 GB/s at 256 MiB"),
+	  "refdata/testbed_allreduce.csv: 4x H200 NV18 (450 GB/s per GPU) busbw 338.8 GB/s at 256 MiB"),
 	P(bw_eff_pcie, 0.70, 0.01, 1.0, "fraction",
 	  "assumption: nccl-tests all-reduce busbw on PCIe Gen3 x16 switches about 11 of 15.75 GB/s"),
 	P(bw_eff_net, 0.90, 0.01, 1.0, "fraction",
 	  "assumption: nccl-tests busbw over IB EDR/HDR with GPUDirect RDMA about 90% of the port rate"),
 	P(alpha_nvlink_s, 7e-6, 0.0, 1e-2, "s",
-	  "reference/testbed_allreduce.csv: 4x H200 NVLink 1 MiB in 50 us = 6 ring steps x 7.6 us + 4.6 us"),
+	  "refdata/testbed_allreduce.csv: 4x H200 NVLink 1 MiB in 50 us = 6 ring steps x 7.6 us + 4.6 us"),
 	P(alpha_pcie_s, 10e-6, 0.0, 1e-2, "s", "assumption: NCCL ring step latency through PCIe/host memory"),
 	P(alpha_net_s, 15e-6, 0.0, 1e-1, "s", "assumption: NCCL ring step latency over InfiniBand"),
 	P(overlap, 0.6, 0.0, 1.0, "fraction",
-	  "reference/testbed_pytorch.csv: 4x H200 DDP over sockets 13,736 img/s = 19.5 ms exposed of about "
+	  "refdata/testbed_pytorch.csv: 4x H200 DDP over sockets 13,736 img/s = 19.5 ms exposed of about "
 	  "40 ms all-reduce (testbed_allreduce.csv 3.8 GB/s); the bucket pipeline alone would expose about "
 	  "10 ms, no overlap 40 ms => about 0.6-0.7 (NCCL kernels contend with backward for SMs)"),
 	P(slowdown_compute_nvlink, 1.0, 1.0, 10.0, "factor", SLOWDOWN_SRC),
@@ -69,27 +70,27 @@ static const param_def model_param_defs[] = {
 	  "NVIDIA MXNet MLPerf stacks and Horovod fp16 compression reduce fp16 gradients; 4 = fp32 grads"),
 	P(algo, 0.0, 0.0, 2.0, "enum", "0 auto (faster of ring and tree, as NCCL tunes), 1 ring, 2 tree"),
 	P(straggler_cv, 0.015, 0.0, 1.0, "fraction",
-	  "fit: reference/throughput.csv c4130-p100 97% scaling on 4 GPUs, 92% on 8 (2 nodes); "
+	  "fit: refdata/throughput.csv c4130-p100 97% scaling on 4 GPUs, 92% on 8 (2 nodes); "
 	  "expected max of P normals (Gumbel) ~ mean (1 + cv sqrt(2 ln P))"),
 	P(decode_img_s_core, 350.0, 1.0, 1e5, "img/s",
-	  "reference/testbed_input_pipeline.csv: libjpeg-turbo decode + RandomResizedCrop + flip, one thread, "
+	  "refdata/testbed_input_pipeline.csv: libjpeg-turbo decode + RandomResizedCrop + flip, one thread, "
 	  "350 img/s (TensorFlow and DALI-CPU use libjpeg-turbo; PIL in a PyTorch DataLoader: 256-266)"),
 	P(decode_ref_hz, 2.1e9, 1e8, 1e10, "Hz",
 	  "assumption: clock of the testbed-h100x1 VM Xeon the decode rate was measured on"),
 	P(cores_reserved_per_gpu, 4.0, 0.0, 64.0, "cores",
-	  "reference/seed_facts.md: TensorFlow decode threads = physical cores - 4 x GPUs"),
+	  "refdata/seed_facts.md: TensorFlow decode threads = physical cores - 4 x GPUs"),
 	P(decode_cores_min_frac, 0.5, 0.0, 1.0, "fraction",
 	  "assumption: the reserved launch/copy threads mostly wait and share cores through SMT, so the "
 	  "4-per-GPU rule (sized on 4-GPU nodes) never leaves decode less than half the cores; without "
 	  "it a DGX-2 (48 cores, 16 GPUs) would decode on 1 core"),
 	P(host_copy_B_per_img, 150528.0, 0.0, 1e8, "B", "224 x 224 x 3 uint8 decoded image"),
-	P(dataset_B, 1.45e11, 1e6, 1e15, "B", "reference/seed_facts.md: ImageNet-1k about 140-150 GB"),
-	P(val_images, 50000.0, 0.0, 1e9, "images", "reference/seed_facts.md: ImageNet-1k 50,000 validation images"),
+	P(dataset_B, 1.45e11, 1e6, 1e15, "B", "refdata/seed_facts.md: ImageNet-1k about 140-150 GB"),
+	P(val_images, 50000.0, 0.0, 1e9, "images", "refdata/seed_facts.md: ImageNet-1k 50,000 validation images"),
 	P(page_cache_frac, 0.75, 0.0, 1.0, "fraction",
-	  "assumption; reference/seed_facts.md: 140-150 GB fits in 384 GB node memory (page cache)"),
+	  "assumption; refdata/seed_facts.md: 140-150 GB fits in 384 GB node memory (page cache)"),
 	P(storage_default_Bps, 2e9, 1e6, 1e13, "B/s", "assumption: read rate of one node's local drives when the system gives none (one NVMe SSD)"),
 	P(conv_model, 0.0, 0.0, 1.0, "enum",
-	  "0: piecewise-linear through reference/convergence_rcp.csv olympic means (MLPerf v4.0 RCPs); "
+	  "0: piecewise-linear through refdata/convergence_rcp.csv olympic means (MLPerf v4.0 RCPs); "
 	  "no 3-parameter smooth curve comes within 5% of all ten points (best minimax 5.4%)"),
 	P(conv_e0, 34.26, 1.0, 1000.0, "epochs", "minimax fit of e0 (1 + (B/b0)^k) to convergence_rcp.csv (5.5%)"),
 	P(conv_b0, 48417.0, 1.0, 1e8, "images", "same fit"),

@@ -14,7 +14,7 @@
  *   cost   the same rows: capex (and energy per run when energy_J is there) vs tta_s, the Pareto front
  *          (neither faster nor cheaper exists) marked, a budget as a horizontal line;
  *   parity validate --detail rows: predicted vs measured, y = x and the +-10% band, log axes;
- *   epochs the engine's measurement CSV (DESIGN.md "Measurement CSV"), rows with epoch >= 1: throughput
+ *   epochs the engine's measurement CSV (docs/design.md "Measurement CSV"), rows with epoch >= 1: throughput
  *          and top-1 vs elapsed time.
  * Depends on common only. SPDX-License-Identifier: GPL-3.0-or-later
  */

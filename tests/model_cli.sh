@@ -30,28 +30,24 @@ if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"]==32 and d["tta_s"]>d["ttt_s"]>0' "$tmp/out" || no "json"
 fi
 
-# reference/throughput.csv, Dell 2019: 283 img/s on 1 P100 (batch 128) -> 1099 on 4, 2075 on 2 x 4 (5%)
+# refdata/throughput.csv, Dell 2019: 283 img/s on 1 P100 (batch 128) -> 1099 on 4, 2075 on 2 x 4 (5%)
 "$SP" predict --system c4130-p100 --precision fp32 --batch-per-gpu 128 --measured 1:128:283 --format csv >"$tmp/p4.csv" || no "p100 x4"
 "$SP" predict --system c4130-p100 --precision fp32 --batch-per-gpu 128 --measured 1:128:283 --nodes 2 --format csv >"$tmp/p8.csv" || no "p100 2x4"
 near "$(col throughput_img_s "$tmp/p4.csv")" 1099 0.05 "c4130-p100 4 GPUs"
 near "$(col throughput_img_s "$tmp/p8.csv")" 2075 0.05 "c4130-p100 2x4 GPUs"
 
-# reference/mlperf_single_node.csv: time to train from the round's throughput and epochs (10%);
-# MLPerf's clock starts after initialisation: ttt_s; DALI: --data gpu
+# MLPerf v4.0 (refdata/throughput.csv's h200 row, refdata/mlperf_v4_0.csv): time to train from the result's
+# throughput and epochs (10%); MLPerf's clock starts after initialisation: ttt_s; DALI: --data gpu. Rounds
+# before v4.0 are the project's hold-out and are not tested against.
 while IFS=, read -r sys prec b img ep min; do
-	"$SP" predict --system "$sys" --precision "$prec" --batch-per-gpu "$b" --measured "$(echo "$sys" | grep -q dgx2h && echo 16 || echo 8):$b:$img" \
+	"$SP" predict --system "$sys" --precision "$prec" --batch-per-gpu "$b" --measured "8:$b:$img" \
 		--epochs "$ep" --data gpu --format csv >"$tmp/m.csv" || no "mlperf $sys"
 	near "$(col ttt_s "$tmp/m.csv")" "$(awk -v m="$min" 'BEGIN { print m * 60 }')" 0.10 "mlperf $sys time to train"
 done <<'ROWS'
-dgx1-v100,fp16,208,11108,59.2,115.221
-dgx2h-v100,fp16,208,24297,60.8,52.737
-dgxa100-40g,fp16,408,22195,41,39.78
-dgxa100-80g,fp16,408,26002,35,29.147
-dgxh100,fp16,400,54948,35,13.601
 hgx-h200,fp16,400,62180,35,12.027
 ROWS
 
-# C4140-M (4 x16 host links, 20-core CPUs) beats K (1 shared x16, 12-core CPUs) (seed_facts.md)
+# C4140-M (4 x16 host links, 20-core CPUs) beats K (1 shared x16, 12-core CPUs) (refdata/seed_facts.md)
 "$SP" predict --system c4140-k --nodes 2 --batch-per-gpu 128 --precision fp16 --format csv >"$tmp/k.csv"
 "$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16 --format csv >"$tmp/m.csv"
 awk -v k="$(col throughput_img_s "$tmp/k.csv")" -v m="$(col throughput_img_s "$tmp/m.csv")" 'BEGIN { exit !(m > k) }' || no "C4140-M not faster than K"

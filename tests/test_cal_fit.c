@@ -128,7 +128,9 @@ static void test_readers(test_ctx *t)
 		if (p->kind == CAL_THROUGHPUT && p->nodes == 2 && p->gpus_per_node == 2 && strcmp(p->inter, "socket") == 0)
 			emu++;
 	}
-	TEST_CHECK(t, nthr == 32 && emu == 1, "throughput rows %d, emulated 2x2 rows %d", nthr, emu);
+	/* 16 rows of refdata/throughput.csv (its MLPerf rows before v4.0 are hold-out, not shipped) + 11 of
+	 * refdata/testbed_pytorch.csv */
+	TEST_CHECK(t, nthr == 27 && emu == 1, "throughput rows %d, emulated 2x2 rows %d", nthr, emu);
 	TEST_CHECK(t, npt == 1, "throughput.csv:5 framework read as 'pytorch': %d", npt);
 	cal_data_free(&d);
 }
