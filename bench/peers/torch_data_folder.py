@@ -1,5 +1,5 @@
 # PyTorch input-pipeline peer on an existing ImageNet-layout folder (a copy of
-# /work/shared/peers/torch_data.py adapted: reads DIR/train instead of building its own photo set, sweeps
+# bench/peers/torch_data.py adapted: reads DIR/train instead of building its own photo set, sweeps
 # DataLoader workers up to the cores, adds a torchvision.io.decode_jpeg dataset, writes a CSV).
 # Pipelines: (1) ImageFolder + PIL decode + RandomResizedCrop(224) + flip + PILToTensor (uint8, as the
 # reference script); (2) file bytes + torchvision.io.decode_jpeg (libjpeg-turbo) + RRC(antialias) + flip
