@@ -324,6 +324,9 @@ int cmd_sweep(int argc, char **argv)
 						continue;
 					}
 					sc.batch_per_gpu = nb ? batches[bi] : auto_b;
+					if (!nb && !global_batch && sc.nodes > 1 && !s.nmeasured &&
+					    !plan_auto_batch(&sc, &s.params))
+						sc.batch_per_gpu = auto_b; /* least time to accuracy at this size */
 					if (global_batch) {
 						int gpus = gpn * sc.nodes;
 						if (global_batch % gpus) {

@@ -62,6 +62,10 @@ model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
 		 int nodes, model_scenario *sc);
 
+/* Sets sc->batch_per_gpu to the automatic batch (plan_resolve's rule) for its nodes; returns it, 0 when
+ * none of 256..8 fits. */
+int plan_auto_batch(model_scenario *sc, const model_params *p);
+
 /* ---- Placements and the decision (plan_decide.c) ---- */
 
 /* One placement of the GPUs on a system, predicted, with its rank key. */

@@ -84,7 +84,7 @@ static double intra_bw_of(const hw_link *l, const hw_gpu *g)
  * (model_epochs), so at scale a smaller per-GPU batch finishes sooner although each step is less
  * efficient. Batches inside the measured convergence range first (an extrapolated one only when none is);
  * none above an epoch. Ties (within 0.1%) go to the larger batch. 0 when none fits. */
-static int auto_batch(model_scenario *sc, const model_params *p)
+int plan_auto_batch(model_scenario *sc, const model_params *p)
 {
 	static const int cand[] = {256, 128, 64, 32, 16, 8};
 	int best = 0;
@@ -240,7 +240,7 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 		sc->batch_per_gpu = s->global_batch / gpus;
 	} else if (s->batch_per_gpu > 0) {
 		sc->batch_per_gpu = s->batch_per_gpu;
-	} else if (!auto_batch(sc, p)) {
+	} else if (!plan_auto_batch(sc, p)) {
 		if ((double)sc->node.gpus_per_node * sc->nodes * 8 > sc->images)
 			return err_set("%s: %d GPUs x 8 images is more than the %.0f images of an epoch", what,
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
