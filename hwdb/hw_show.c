@@ -184,57 +184,118 @@ static void list_stacks(const hw_db *db, FILE *out)
 	fprintf(out, "('-' = the model's default parameter; `scaleplan hw show ID` for the sources)\n");
 }
 
+/* `hw list gpus`: peaks, memory, NVLink, power. */
+static void list_gpus(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"gpu", "fp32", "fp16/bf16", "memory", "mem bw", "nvlink", "tdp", "pcie", "price"};
+	tbl t;
+	char a[32], b[32];
+	tbl_init(&t, 9, hdr, "lrrrrlrll", db->ngpus);
+	for (int i = 0; i < db->ngpus; i++, t.nrows++) {
+		const hw_gpu *g = &db->gpus[i];
+		tbl_set(&t, 0, "%s", g->id);
+		tbl_set(&t, 1, "%s", si(g->fp32_flops, "FLOP/s", a, sizeof a));
+		tbl_set(&t, 2, "%s", si(g->fp16_flops, "FLOP/s", a, sizeof a));
+		tbl_set(&t, 3, "%s", si(g->mem_B, "B", a, sizeof a));
+		tbl_set(&t, 4, "%s", si(g->mem_bw_Bps, "B/s", a, sizeof a));
+		if (g->nvlink_gen)
+			tbl_set(&t, 5, "%d: %s", g->nvlink_gen, si(g->nvlink_bw_Bps, "B/s", b, sizeof b));
+		else
+			tbl_set(&t, 5, "-");
+		tbl_set(&t, 6, "%s", si(g->tdp_W, "W", a, sizeof a));
+		tbl_set(&t, 7, "gen%d", g->pcie_gen);
+		tbl_set(&t, 8, "%s", money(g->price_usd, a, sizeof a));
+	}
+	tbl_print(&t, out);
+}
+
+static void list_cpus(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"cpu", "vendor", "cores", "base", "turbo", "tdp"};
+	tbl t;
+	char a[32];
+	tbl_init(&t, 6, hdr, "llrrrr", db->ncpus);
+	for (int i = 0; i < db->ncpus; i++, t.nrows++) {
+		const hw_cpu *x = &db->cpus[i];
+		tbl_set(&t, 0, "%s", x->id);
+		tbl_set(&t, 1, "%s", x->vendor);
+		tbl_set(&t, 2, "%d", x->cores);
+		tbl_set(&t, 3, "%s", si(x->base_hz, "Hz", a, sizeof a));
+		tbl_set(&t, 4, "%s", si(x->turbo_hz, "Hz", a, sizeof a));
+		tbl_set(&t, 5, "%s", si(x->tdp_W, "W", a, sizeof a));
+	}
+	tbl_print(&t, out);
+}
+
+static void list_links(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"link", "kind", "gen", "bw (1 dir)", "latency"};
+	tbl t;
+	char a[32];
+	tbl_init(&t, 5, hdr, "llrrr", db->nlinks);
+	for (int i = 0; i < db->nlinks; i++, t.nrows++) {
+		const hw_link *l = &db->links[i];
+		tbl_set(&t, 0, "%s", l->id);
+		tbl_set(&t, 1, "%s", hw_link_kind_name(l->kind));
+		tbl_set(&t, 2, "%d", l->gen);
+		tbl_set(&t, 3, "%s", si(l->bw_Bps, "B/s", a, sizeof a));
+		tbl_set(&t, 4, "%s", si(l->latency_s, "s", a, sizeof a));
+	}
+	tbl_print(&t, out);
+}
+
+static void list_fabrics(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"fabric", "nic link", "topology", "switch lat", "oversub"};
+	tbl t;
+	char a[32];
+	tbl_init(&t, 5, hdr, "lllrr", db->nfabrics);
+	for (int i = 0; i < db->nfabrics; i++, t.nrows++) {
+		const hw_fabric *x = &db->fabrics[i];
+		tbl_set(&t, 0, "%s", x->id);
+		tbl_set(&t, 1, "%s", x->nic_id);
+		tbl_set(&t, 2, "%s", x->topology);
+		tbl_set(&t, 3, "%s", si(x->switch_latency_s, "s", a, sizeof a));
+		tbl_set(&t, 4, "%g", x->oversubscription);
+	}
+	tbl_print(&t, out);
+}
+
+static void list_storage(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"storage", "kind", "read", "per node", "latency", "link"};
+	tbl t;
+	char a[32];
+	tbl_init(&t, 6, hdr, "llrrrl", db->nstorage);
+	for (int i = 0; i < db->nstorage; i++, t.nrows++) {
+		const hw_storage *x = &db->storage[i];
+		tbl_set(&t, 0, "%s", x->id);
+		tbl_set(&t, 1, "%s", x->kind);
+		tbl_set(&t, 2, "%s", si(x->read_Bps, "B/s", a, sizeof a));
+		tbl_set(&t, 3, "%s", si(x->node_Bps, "B/s", a, sizeof a));
+		tbl_set(&t, 4, "%s", si(x->latency_s, "s", a, sizeof a));
+		tbl_set(&t, 5, "%s", dash(x->link_id));
+	}
+	tbl_print(&t, out);
+}
+
 void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32];
 	switch (kind) {
 	case HW_GPU:
-		fprintf(out, "%-20s %-12s %-12s %-12s %-10s %-12s %-7s %-7s %s\n", "gpu", "fp32", "fp16/bf16", "memory",
-			"mem bw", "nvlink", "tdp", "pcie", "price");
-		for (int i = 0; i < db->ngpus; i++) {
-			const hw_gpu *g = &db->gpus[i];
-			char nv[32];
-			if (g->nvlink_gen)
-				snprintf(nv, sizeof nv, "%d: %s", g->nvlink_gen, si(g->nvlink_bw_Bps, "B/s", e, sizeof e));
-			else
-				snprintf(nv, sizeof nv, "-");
-			fprintf(out, "%-20s %-12s %-12s %-12s %-10s %-12s %-7s gen%-4d %s\n", g->id, si(g->fp32_flops, "FLOP/s", a, sizeof a),
-				si(g->fp16_flops, "FLOP/s", b, sizeof b), si(g->mem_B, "B", c, sizeof c),
-				si(g->mem_bw_Bps, "B/s", d, sizeof d), nv, si(g->tdp_W, "W", f, sizeof f), g->pcie_gen,
-				hw_known(g->price_usd) ? "known" : "-");
-		}
+		list_gpus(db, out);
 		break;
 	case HW_CPU:
-		fprintf(out, "%-26s %-6s %5s %10s %10s %8s\n", "cpu", "vendor", "cores", "base", "turbo", "tdp");
-		for (int i = 0; i < db->ncpus; i++) {
-			const hw_cpu *x = &db->cpus[i];
-			fprintf(out, "%-26s %-6s %5d %10s %10s %8s\n", x->id, x->vendor, x->cores, si(x->base_hz, "Hz", a, sizeof a),
-				si(x->turbo_hz, "Hz", b, sizeof b), si(x->tdp_W, "W", c, sizeof c));
-		}
+		list_cpus(db, out);
 		break;
 	case HW_LINK:
-		fprintf(out, "%-16s %-9s %4s %14s %10s\n", "link", "kind", "gen", "bw (1 dir)", "latency");
-		for (int i = 0; i < db->nlinks; i++) {
-			const hw_link *l = &db->links[i];
-			fprintf(out, "%-16s %-9s %4d %14s %10s\n", l->id, hw_link_kind_name(l->kind), l->gen,
-				si(l->bw_Bps, "B/s", a, sizeof a), si(l->latency_s, "s", b, sizeof b));
-		}
+		list_links(db, out);
 		break;
 	case HW_FABRIC:
-		fprintf(out, "%-22s %-14s %-16s %10s %6s\n", "fabric", "nic link", "topology", "switch lat", "oversub");
-		for (int i = 0; i < db->nfabrics; i++) {
-			const hw_fabric *x = &db->fabrics[i];
-			fprintf(out, "%-22s %-14s %-16s %10s %6g\n", x->id, x->nic_id, x->topology,
-				si(x->switch_latency_s, "s", a, sizeof a), x->oversubscription);
-		}
+		list_fabrics(db, out);
 		break;
 	case HW_STORAGE:
-		fprintf(out, "%-16s %-12s %12s %12s %10s %s\n", "storage", "kind", "read", "per node", "latency", "link");
-		for (int i = 0; i < db->nstorage; i++) {
-			const hw_storage *x = &db->storage[i];
-			fprintf(out, "%-16s %-12s %12s %12s %10s %s\n", x->id, x->kind, si(x->read_Bps, "B/s", a, sizeof a),
-				si(x->node_Bps, "B/s", c, sizeof c), si(x->latency_s, "s", b, sizeof b), dash(x->link_id));
-		}
+		list_storage(db, out);
 		break;
 	case HW_SYSTEM:
 		list_systems(db, out);
