@@ -878,8 +878,10 @@ static void patch_system(hw_system *dst, const hw_system *src, const hw_staged *
 		const hw_col *sc = &k->cols[c];
 		const char *grp = price_group(sc->name);
 		bool given = false;
-		for (int o = 0; grp && o < k->ncols; o++)
-			given |= s->colmap[o] >= 0 && price_group(k->cols[o].name) == grp;
+		for (int o = 0; grp && o < k->ncols; o++) {
+			const char *og = price_group(k->cols[o].name);
+			given |= s->colmap[o] >= 0 && og && strcmp(og, grp) == 0;
+		}
 		if (!given)
 			continue;
 		if (is_str_col(sc)) {
