@@ -104,6 +104,7 @@ typedef struct model_params {
 	/* convergence: epochs to target vs global batch */
 	double conv_model;       /* 0: interpolate the MLPerf RCP points; 1: e0 (1 + (B/b0)^k) */
 	double conv_e0, conv_b0, conv_k;
+	double conv_cv;          /* run-to-run spread of the epochs to target (sd / mean): sim --runs */
 	/* run-level costs (fitted to the MLPerf v4.0 logs: refdata/mlperf_v4_0_phases.csv, calibrate/cal.h) */
 	double startup_s;        /* launch to run_start: process start, data indexing, NCCL init, compile */
 	double startup_per_log2_node_s; /* ... + this x log2(nodes) */

@@ -95,6 +95,10 @@ static const param_def model_param_defs[] = {
 	P(conv_e0, 34.26, 1.0, 1000.0, "epochs", "minimax fit of e0 (1 + (B/b0)^k) to convergence_rcp.csv (5.5%)"),
 	P(conv_b0, 48417.0, 1.0, 1e8, "images", "same fit"),
 	P(conv_k, 0.95, 0.1, 10.0, "exponent", "same fit"),
+	P(conv_cv, 0.013, 0.0, 1.0, "fraction",
+	  "refdata/convergence_rcp.csv: run-to-run spread of the epochs to target, sd / mean, sd from each "
+	  "point's max - min over its runs (expected range of 10-28 normal samples: 3.1-3.9 sd); median of the 10 "
+	  "points 1.3% (3.2% at batch 1632, 0.6% at 67840). sim --runs draws each run's epochs with it"),
 	/* run-level terms: `scaleplan calibrate --phases-fit builtin` (calibrate/cal.h cal_phase_fit, GSL) on the
 	 * 165 successful v4.0 runs with blocks of refdata/mlperf_v4_0_phases.csv */
 	P(startup_s, 35.31, 0.0, 1e5, "s",
