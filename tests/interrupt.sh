@@ -104,8 +104,18 @@ for sig in INT TERM; do
 		phase validate $ph $sig "$tmp/detail.csv" "$S" validate --detail "$tmp/detail.csv"
 		phase validate-whole-run $ph $sig "$tmp/wr.csv" "$S" validate --group whole-run --detail "$tmp/wr.csv"
 	done
+	phase compare rename $sig "$tmp/cmp.csv" "$S" compare --gpus 8 --out "$tmp/cmp.csv"
+	for ph in write rename; do
+		phase sim-trace $ph $sig "$tmp/t.json" "$S" sim --system dgxh100 --trace "$tmp/t.json"
+	done
+	# report builds DIR.tmp-PID and renames it: neither DIR nor the temporary folder may be left
+	want=130; [ $sig = TERM ] && want=143
+	SCALEPLAN_TEST_SIGNAL=rename:$sig "$S" report --systems dgxh100 --gpus 8 --out "$tmp/rep" >/dev/null 2>"$tmp/rep.err"
+	rc=$?
+	check "report rename SIG$sig: exit $want, got $rc ($(cat "$tmp/rep.err"))" '[ $rc -eq $want ]'
+	check "report rename SIG$sig: no folder left" '[ -z "$(ls "$tmp" | grep -x "rep\|rep\.tmp-.*")" ]'
 	if command -v gnuplot >/dev/null 2>&1; then
-		"$S" sweep --systems dgxh100 --nodes 1,2 --quiet --out "$tmp/in.csv" 2>/dev/null
+		"$S" sweep --systems dgxh100 --nodes 1,2 --quiet --out "$tmp/in.csv" >/dev/null 2>&1
 		for ph in compute rename; do
 			phase plot $ph $sig "$tmp/chart.svg" "$S" plot "$tmp/in.csv" --out "$tmp/chart" --format svg
 		done
