@@ -161,10 +161,10 @@ static void list_systems(const hw_db *db, FILE *out)
 static void list_stacks(const hw_db *db, FILE *out)
 {
 	static const char *const hdr[] = {"stack", "data", "staging", "threads/GPU", "decode thr", "img/s/c", "grad B",
-					   "bucket", "hidden", "overhead", "framework"};
+					   "bucket", "hidden", "overhead", "speed", "framework"};
 	tbl t;
 	char a[32];
-	tbl_init(&t, 11, hdr, "lllrrrrrrrl", db->nstacks);
+	tbl_init(&t, 12, hdr, "lllrrrrrrrrl", db->nstacks);
 	for (int i = 0; i < db->nstacks; i++, t.nrows++) {
 		const hw_stack *x = &db->stacks[i];
 		tbl_set(&t, 0, "%s", x->id);
@@ -177,11 +177,13 @@ static void list_stacks(const hw_db *db, FILE *out)
 		tbl_set(&t, 7, "%s", si(x->bucket_B, "B", a, sizeof a));
 		tbl_set(&t, 8, hw_known(x->comm_hidden_frac) ? "%g" : "-", x->comm_hidden_frac);
 		tbl_set(&t, 9, "%s", si(x->step_overhead_s, "s", a, sizeof a));
+		tbl_set(&t, 10, hw_known(x->compute_eff) ? "%.3g" : "-", x->compute_eff);
 		char f[TBL_CELL];
-		tbl_set(&t, 10, "%s", trim(x->framework, 72, f, sizeof f));
+		tbl_set(&t, 11, "%s", trim(x->framework, 72, f, sizeof f));
 	}
 	tbl_print(&t, out);
-	fprintf(out, "('-' = the model's default parameter; `scaleplan hw show ID` for the sources)\n");
+	fprintf(out, "('-' = the model's default parameter; speed = compute_eff, relative to MLPerf-grade software;\n"
+		" `scaleplan hw show ID` for the sources)\n");
 }
 
 /* `hw list gpus`: peaks, memory, NVLink, power. */
@@ -398,6 +400,8 @@ static void show_stack(const hw_stack *x, const char *ind, FILE *out)
 			x->compute_eff, x->compute_eff);
 	else
 		fprintf(out, "%s  compute speed  MLPerf-grade (1)\n", ind);
+	if (hw_known(x->compute_eff_fp32))
+		fprintf(out, "%s  compute speed fp32/tf32 %.3g of MLPerf-grade software\n", ind, x->compute_eff_fp32);
 	fprintf(out, "%s  source         %s\n", ind, x->source);
 }
 
