@@ -135,7 +135,7 @@ static void test_readers(test_ctx *t)
 	cal_data_free(&d);
 }
 
-/* reference/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
+/* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
  * within 5% (issue 8). */
 static void test_c4130(test_ctx *t, const hw_db *db)
 {
