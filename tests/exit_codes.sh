@@ -29,7 +29,7 @@ want1() {
 		return
 	fi
 	case "$pending" in
-	*" $key "*) echo "PENDING $name: exit $rc: $(head -c 200 err.txt)" ;;
+	*" $key "*) echo "PENDING $name: exit $rc: $(head -c 200 err.txt | tr "\n" " ")" ;;
 	*) echo "FAIL $name: exit $rc (want 1, naming $path; temporary files: $(ls | grep '\.tmp')): $(head -c 300 err.txt)"
 	   fail=1 ;;
 	esac
@@ -37,7 +37,7 @@ want1() {
 }
 
 csv="$tmp/plan.csv"
-"$S" sweep --systems dgxh100 --nodes 1,2 --quiet --out "$csv" 2>/dev/null || { echo "FAIL: setup sweep"; exit 1; }
+"$S" sweep --systems dgxh100 --nodes 1,2 --quiet --out "$csv" >/dev/null 2>&1 || { echo "FAIL: setup sweep"; exit 1; }
 for p in missing adir; do
 	want1 "predict-profile:$p" $p "$S" predict --system dgxh100 --profile $p
 	want1 "predict-hwdb:$p" $p "$S" predict --system dgxh100 --hwdb $p
@@ -78,6 +78,8 @@ for p in missing/x adir; do
 	want1 "validate-whole-run-detail:$p" $p "$S" validate --group whole-run --detail $p
 done
 want1 "report-out:missing" missing/r "$S" report --systems dgxh100 --gpus 8 --out missing/r
+want1 "report-out-exists:afile" afile "$S" report --systems dgxh100 --gpus 8 --out afile
+want1 "hw-import-out-file:afile" afile "$S" hw import "$OLDPWD/tests/data/mlperf_systems/eos_ngc24.04_mxnet.json" --out afile
 want1 "hw-import-out:missing" missing/db "$S" hw import "$OLDPWD/tests/data/mlperf_systems/eos_ngc24.04_mxnet.json" --out missing/db
 if command -v gnuplot >/dev/null 2>&1; then
 	want1 "plot-out:missing" missing/x "$S" plot "$csv" --out missing/x
