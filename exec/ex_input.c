@@ -27,6 +27,7 @@
 #else
 typedef struct ex_gjpeg ex_gjpeg; /* this build has no nvJPEG: --data-path jpeg-gpu is refused at open */
 #define ex_gjpeg_free(g) ((void)(g))
+#define ex_gjpeg_stop(g) ((void)(g))
 #endif
 
 enum { EX_SRC_SLOTS = 2, EX_SRC_GAPS = 16 };
@@ -402,10 +403,12 @@ void ex_src_report(ex_src *s, FILE *f)
 		ex_gjpeg_stats_get(s->gev, &ge);
 		fprintf(f, "input: %s, jpeg-gpu (%s), %d reader threads; train %ld images (%ld batches), val %ld; decoded "
 			   "by the hardware decoder %ld, GPU hybrid %ld, one by one %ld; %ld replaced, %ld bad files; GPU "
-			   "waited %.2f s for input; host: %.2f s waiting for readers, %.2f s in nvJPEG calls; read %.1f s "
-			   "(thread sums)\n", s->cfg.dir, ex_gjpeg_backend(s->gtr), s->cfg.threads, gt.images, gt.batches,
-			ge.images, gt.hw + ge.hw, gt.gpu + ge.gpu, gt.single + ge.single, gt.replaced + ge.replaced,
-			st.bad + se.bad, s->gap_total_s, gt.wait_s + ge.wait_s, gt.issue_s + ge.issue_s, st.read_s + se.read_s);
+			   "waited %.2f s for input; decode thread: %.2f s waiting for readers, %.2f s in nvJPEG calls; training "
+			   "thread waited %.2f s for it; hardware share %d%%; read %.1f s (thread sums)\n", s->cfg.dir,
+			ex_gjpeg_backend(s->gtr), s->cfg.threads, gt.images, gt.batches, ge.images, gt.hw + ge.hw,
+			gt.gpu + ge.gpu, gt.single + ge.single, gt.replaced + ge.replaced, st.bad + se.bad, s->gap_total_s,
+			gt.wait_s + ge.wait_s, gt.issue_s + ge.issue_s, gt.feed_wait_s + ge.feed_wait_s, gt.hw_pct,
+			st.read_s + se.read_s);
 		if (st.bad + se.bad + st.nonimage + se.nonimage + st.empty_classes + se.empty_classes > 0) {
 			ex_data_loader_report(s->tr.L, f);
 			ex_data_loader_report(s->ev.L, f);
@@ -441,6 +444,8 @@ void ex_src_free(ex_src *s)
 		return;
 	if (s->net)
 		cudaDeviceSynchronize();
+	ex_gjpeg_stop(s->gtr); /* the decode threads first: they may be waiting on the loaders */
+	ex_gjpeg_stop(s->gev);
 	pool_free(&s->tr);
 	pool_free(&s->ev);
 	ex_gjpeg_free(s->gtr); /* after the loaders: their readers may hold its raw buffers until joined */

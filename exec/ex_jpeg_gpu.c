@@ -23,6 +23,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <nvjpeg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,8 @@ typedef struct gj_slot {
 	ex_crop_desc *desc_d;   /* device [batch] */
 	int n;                  /* images */
 	int raw;                /* raw buffer it was decoded from (-1: none) */
-	bool full;              /* decoded, not yet fed */
-	cudaEvent_t decoded, consumed;
+	bool full;              /* its decode is enqueued (events recorded), not yet fed */
+	cudaEvent_t decoded, decoded_hw, consumed; /* decoded: CUDA-decoder stream; decoded_hw: hardware stream */
 	bool consumed_rec;
 } gj_slot;
 
@@ -53,7 +54,17 @@ struct ex_gjpeg {
 	nvjpegHandle_t hw_h, gpu_h, one_h; /* hardware (NULL where absent), GPU hybrid, default (one by one) */
 	nvjpegJpegState_t hw_st, gpu_st, one_st;
 	int hw_init_n, gpu_init_n;         /* batch size the batched states were initialised for */
-	cudaStream_t st;
+	int hw_pct;                        /* share of a batch's hardware-decodable images sent to it */
+	cudaStream_t st, st_hw;            /* CUDA decoder (and descriptors), hardware decoder */
+	/* the decode thread: the nvJPEG calls hold the host for tens of ms a batch (measured on an H100,
+	 * bench/NOTES.md issue 27), so they run beside the thread that launches the steps */
+	pthread_t th;
+	bool th_started, stop, busy;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int want;                          /* slot fills asked for and not started */
+	int queued;                        /* slots asked for or full, not yet fed */
+	int dev;
 	ex_data_raw *raw[EX_GJ_RAW];
 	int *lab[EX_GJ_RAW];
 	bool out[EX_GJ_RAW];               /* submitted to the loader */
@@ -65,7 +76,8 @@ struct ex_gjpeg {
 	size_t *len;
 	nvjpegImage_t *img;
 	int *idx;
-	ex_gjpeg_stats s;
+	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
+	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 };
 
 static const char *nvj_str(nvjpegStatus_t e)
@@ -98,6 +110,8 @@ static void die_loader(const char *what)
 	exit(EXIT_INPUT);
 }
 
+static void *decode_thread(void *arg);
+
 int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype dt)
 {
 	ex_gjpeg *g = xcalloc(1, sizeof(*g));
@@ -124,6 +138,11 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->hw_init_n = g->gpu_init_n = -1;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaGetDevice(&g->dev));
+	/* the hardware decoder alone did not keep up with an H100 at batch 256 (bench/NOTES.md, issue 27): a
+	 * share of the images goes to the CUDA decoder, as DALI's hw_decoder_load does */
+	g->hw_pct = ex_env_int("EX_JPEG_HW_PCT", 0, 100, EX_GJ_HW_PCT);
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		g->raw[k] = ex_data_raw_new(batch);
 		g->lab[k] = xcalloc((size_t)batch, sizeof(int));
@@ -133,6 +152,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		CUDA_CHECK(cudaHostAlloc((void **)&sl->desc_h, (size_t)batch * sizeof(ex_crop_desc), cudaHostAllocDefault));
 		CUDA_CHECK(ex_dev_malloc((void **)&sl->desc_d, (size_t)batch * sizeof(ex_crop_desc)));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded, cudaEventDisableTiming));
+		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded_hw, cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->consumed, cudaEventDisableTiming));
 		sl->raw = -1;
 	}
@@ -140,7 +160,17 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	g->len = xcalloc((size_t)batch, sizeof(*g->len));
 	g->img = xcalloc((size_t)batch, sizeof(*g->img));
 	g->idx = xcalloc((size_t)batch, sizeof(*g->idx));
-	g->s.hardware = g->hw_h != NULL;
+	g->s.hardware = g->ts.hardware = g->hw_h != NULL;
+	g->s.hw_pct = g->ts.hw_pct = g->hw_h ? g->hw_pct : 0;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	int e2 = pthread_create(&g->th, NULL, decode_thread, g);
+	if (e2 != 0) {
+		err_set("cannot start the JPEG decode thread: %s", strerror(e2));
+		ex_gjpeg_free(g);
+		return ERR_ENV;
+	}
+	g->th_started = true;
 	*out = g;
 	return 0;
 }
@@ -172,12 +202,17 @@ static void slot_release(ex_gjpeg *g, gj_slot *sl)
 	if (sl->raw < 0)
 		return;
 	CUDA_CHECK(cudaEventSynchronize(sl->decoded));
+	CUDA_CHECK(cudaEventSynchronize(sl->decoded_hw));
 	sl->raw = -1;
 	submit_idle(g);
 }
 
 void ex_gjpeg_begin(ex_gjpeg *g, long batches)
 {
+	pthread_mutex_lock(&g->mu); /* the decode thread must be idle: it submits too */
+	while (g->busy || g->want > 0)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
 	for (int j = 0; j < GJ_SLOTS; j++)
 		if (!g->slot[j].full)
 			slot_release(g, &g->slot[j]);
@@ -208,7 +243,7 @@ static nvjpegImage_t rgbi(unsigned char *p, int w)
 
 /* nvjpegDecodeBatched of images idx[0..m) of rb on (h, st); its state is re-initialised when m changes. */
 static nvjpegStatus_t batched(ex_gjpeg *g, nvjpegHandle_t h, nvjpegJpegState_t st, int *init_n, const ex_data_raw *rb,
-			      const gj_slot *sl, int m)
+			      const gj_slot *sl, int m, cudaStream_t cs)
 {
 	if (m == 0)
 		return NVJPEG_STATUS_SUCCESS;
@@ -224,7 +259,7 @@ static nvjpegStatus_t batched(ex_gjpeg *g, nvjpegHandle_t h, nvjpegJpegState_t s
 			return e;
 		*init_n = m;
 	}
-	return nvjpegDecodeBatched(h, st, g->ptr, g->len, g->img, g->st);
+	return nvjpegDecodeBatched(h, st, g->ptr, g->len, g->img, cs);
 }
 
 /* One by one after a failed batched call; an image that fails is marked bad; returns the images decoded. */
@@ -239,7 +274,7 @@ static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, int m, bo
 		if (e == NVJPEG_STATUS_SUCCESS) {
 			ok[k] = true;
 			good++;
-			g->s.single++;
+			g->ts.single++;
 		} else {
 			char why[128];
 			snprintf(why, sizeof(why), "nvJPEG could not decode it: %s", nvj_str(e));
@@ -271,34 +306,38 @@ static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n)
 /* Decodes batch rb into slot sl on the decode stream; images that fail take another image's place. */
 static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 {
-	bool *ok = xcalloc((size_t)n, sizeof(bool));
-	int m_hw = 0, m_gpu = 0;
-	/* hardware first: its images are indexed at the front of idx, the rest after them */
-	if (g->hw_h)
-		for (int i = 0; i < n; i++)
-			if (rb->img[i].hw_ok)
-				g->idx[m_hw++] = i;
-	nvjpegStatus_t e = batched(g, g->hw_h, g->hw_st, &g->hw_init_n, rb, sl, m_hw);
-	if (e != NVJPEG_STATUS_SUCCESS) {
-		g->s.batch_failures++;
-		one_by_one(g, rb, sl, m_hw, ok);
-	} else {
-		for (int i = 0; i < m_hw; i++)
-			ok[g->idx[i]] = true;
-		g->s.hw += m_hw;
-	}
+	bool *ok = xcalloc((size_t)n, sizeof(bool)), *to_hw = xcalloc((size_t)n, sizeof(bool));
+	int m_hw = 0, m_gpu = 0, hw_max = (n * g->hw_pct + 50) / 100;
+	/* the CUDA decoder's batch first (its host part is short), then the hardware decoder's */
+	for (int i = 0; g->hw_h && i < n && m_hw < hw_max; i++)
+		if (rb->img[i].hw_ok)
+			to_hw[i] = true, m_hw++;
 	for (int i = 0; i < n; i++)
-		if (!(g->hw_h && rb->img[i].hw_ok))
+		if (!to_hw[i])
 			g->idx[m_gpu++] = i;
-	e = batched(g, g->gpu_h, g->gpu_st, &g->gpu_init_n, rb, sl, m_gpu);
+	nvjpegStatus_t e = batched(g, g->gpu_h, g->gpu_st, &g->gpu_init_n, rb, sl, m_gpu, g->st);
 	if (e != NVJPEG_STATUS_SUCCESS) {
-		g->s.batch_failures++;
+		g->ts.batch_failures++;
 		one_by_one(g, rb, sl, m_gpu, ok);
 	} else {
 		for (int i = 0; i < m_gpu; i++)
 			ok[g->idx[i]] = true;
-		g->s.gpu += m_gpu;
+		g->ts.gpu += m_gpu;
 	}
+	m_hw = 0;
+	for (int i = 0; i < n; i++)
+		if (to_hw[i])
+			g->idx[m_hw++] = i;
+	e = batched(g, g->hw_h, g->hw_st, &g->hw_init_n, rb, sl, m_hw, g->st_hw);
+	if (e != NVJPEG_STATUS_SUCCESS) {
+		g->ts.batch_failures++;
+		one_by_one(g, rb, sl, m_hw, ok);
+	} else {
+		for (int i = 0; i < m_hw; i++)
+			ok[g->idx[i]] = true;
+		g->ts.hw += m_hw;
+	}
+	free(to_hw);
 	int donor = -1;
 	for (int i = 0; i < n && donor < 0; i++)
 		if (ok[i])
@@ -310,18 +349,17 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 	for (int i = 0; i < n; i++)
 		if (!ok[i]) { /* its place: the donor's pixels, crop and label */
 			sl->desc_h[i] = sl->desc_h[donor];
-			g->s.replaced++;
+			g->ts.replaced++;
 		}
 	free(ok);
 }
 
-bool ex_gjpeg_prefetch(ex_gjpeg *g)
+/* Decode thread: fills the next slot (loader wait, layout, nvJPEG calls, events). */
+static void fill(ex_gjpeg *g)
 {
 	gj_slot *sl = &g->slot[g->fill];
 	void *d;
 	int *lab;
-	if (sl->full)
-		return false; /* both slots wait to be fed */
 	double t0 = time_now_s();
 	slot_release(g, sl);
 	int n = ex_data_loader_wait(g->L, &d, &lab);
@@ -340,50 +378,125 @@ bool ex_gjpeg_prefetch(ex_gjpeg *g)
 	/* the descriptors in pinned memory were last copied by this slot's previous decode (completed:
 	 * slot_release synchronised it); the arena's last reader is the crop kernel of `consumed` */
 	layout(sl, g->raw[k], lab, n);
-	if (sl->consumed_rec)
+	if (sl->consumed_rec) {
 		CUDA_CHECK(cudaStreamWaitEvent(g->st, sl->consumed, 0));
+		CUDA_CHECK(cudaStreamWaitEvent(g->st_hw, sl->consumed, 0));
+	}
 	decode(g, sl, g->raw[k], n);
 	CUDA_CHECK(cudaMemcpyAsync(sl->desc_d, sl->desc_h, (size_t)n * sizeof(ex_crop_desc), cudaMemcpyHostToDevice, g->st));
 	CUDA_CHECK(cudaEventRecord(sl->decoded, g->st));
+	CUDA_CHECK(cudaEventRecord(sl->decoded_hw, g->st_hw));
 	sl->n = n;
-	sl->full = true;
 	g->fill = (g->fill + 1) % GJ_SLOTS;
-	g->s.images += n;
-	g->s.batches++;
-	g->s.wait_s += t1 - t0;
-	g->s.issue_s += time_now_s() - t1;
-	return true;
+	g->ts.images += n;
+	g->ts.batches++;
+	g->ts.wait_s += t1 - t0;
+	g->ts.issue_s += time_now_s() - t1;
+	pthread_mutex_lock(&g->mu);
+	double fw = g->s.feed_wait_s;
+	g->s = g->ts;
+	g->s.feed_wait_s = fw;
+	sl->full = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void *decode_thread(void *arg)
+{
+	ex_gjpeg *g = arg;
+	if (cudaSetDevice(g->dev) != cudaSuccess) {
+		fprintf(stderr, "scaleplan-train: JPEG decode thread: cudaSetDevice(%d) failed\n", g->dev);
+		exit(EXIT_ENV);
+	}
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (!g->stop && g->want == 0)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (g->want == 0)
+			break; /* stop, nothing left to do */
+		g->want--;
+		g->busy = true;
+		pthread_mutex_unlock(&g->mu);
+		fill(g);
+		pthread_mutex_lock(&g->mu);
+		g->busy = false;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+bool ex_gjpeg_prefetch(ex_gjpeg *g)
+{
+	bool ok = false;
+	pthread_mutex_lock(&g->mu);
+	if (g->queued < GJ_SLOTS) {
+		g->queued++;
+		g->want++;
+		ok = true;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return ok;
 }
 
 int ex_gjpeg_feed(ex_gjpeg *g, ex_net *net, cudaEvent_t after_wait)
 {
 	gj_slot *sl = &g->slot[g->use];
-	if (!sl->full && !ex_gjpeg_prefetch(g)) {
-		fprintf(stderr, "scaleplan-train: internal: no decoded batch to feed\n");
-		exit(EXIT_ENV);
+	pthread_mutex_lock(&g->mu);
+	if (g->queued == 0) { /* the first batch, or a caller that did not prefetch */
+		g->queued++;
+		g->want++;
+		pthread_cond_broadcast(&g->cv);
 	}
+	double t0 = time_now_s();
+	while (!sl->full)
+		pthread_cond_wait(&g->cv, &g->mu);
+	g->s.feed_wait_s += time_now_s() - t0;
+	pthread_mutex_unlock(&g->mu);
 	CUDA_CHECK(cudaStreamWaitEvent(net->stream, sl->decoded, 0));
+	CUDA_CHECK(cudaStreamWaitEvent(net->stream, sl->decoded_hw, 0));
 	if (after_wait)
 		CUDA_CHECK(cudaEventRecord(after_wait, net->stream));
 	ex_k_crop_rgb(net->dt, sl->desc_d, sl->dec, sl->n, net->hw, ex_net_input(net), net->labels, net->stream);
 	CUDA_CHECK(cudaEventRecord(sl->consumed, net->stream));
 	sl->consumed_rec = true;
-	sl->full = false;
 	g->use = (g->use + 1) % GJ_SLOTS;
+	pthread_mutex_lock(&g->mu);
+	sl->full = false;
+	g->queued--;
+	pthread_mutex_unlock(&g->mu);
 	return sl->n;
 }
 
-void ex_gjpeg_stats_get(const ex_gjpeg *g, ex_gjpeg_stats *s)
+void ex_gjpeg_stats_get(ex_gjpeg *g, ex_gjpeg_stats *s)
 {
+	pthread_mutex_lock(&g->mu);
 	*s = g->s;
+	pthread_mutex_unlock(&g->mu);
+}
+
+void ex_gjpeg_stop(ex_gjpeg *g)
+{
+	if (!g || !g->th_started)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	pthread_join(g->th, NULL); /* it finishes the fills already asked for: their batches are being read */
+	g->th_started = false;
 }
 
 void ex_gjpeg_free(ex_gjpeg *g)
 {
 	if (!g)
 		return;
+	ex_gjpeg_stop(g);
 	if (g->st)
 		cudaStreamSynchronize(g->st);
+	if (g->st_hw)
+		cudaStreamSynchronize(g->st_hw);
 	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		cudaFreeHost(sl->desc_h);
@@ -391,6 +504,8 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		ex_dev_free(sl->dec);
 		if (sl->decoded)
 			cudaEventDestroy(sl->decoded);
+		if (sl->decoded_hw)
+			cudaEventDestroy(sl->decoded_hw);
 		if (sl->consumed)
 			cudaEventDestroy(sl->consumed);
 	}
@@ -408,6 +523,10 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		nvjpegDestroy(g->one_h);
 	if (g->st)
 		cudaStreamDestroy(g->st);
+	if (g->st_hw)
+		cudaStreamDestroy(g->st_hw);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
 	/* the raw buffers may still be in the loader: the caller frees the loader (joining its readers) first */
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		ex_data_raw_free(g->raw[k]);

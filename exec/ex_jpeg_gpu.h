@@ -10,16 +10,23 @@
 
 /* Raw batches per decoder: two held by the decode slots, two being read by the loader's threads. */
 enum { EX_GJ_RAW = 4 };
+/* Share (%) of a batch's hardware-decodable images given to the hardware decoder; the rest go to the CUDA
+ * decoder. EX_JPEG_HW_PCT overrides it (0..100). */
+#ifndef EX_GJ_HW_PCT
+#define EX_GJ_HW_PCT 75
+#endif
 
 typedef struct ex_gjpeg ex_gjpeg;
 typedef struct ex_gjpeg_stats {
 	bool hardware;        /* a hardware JPEG decoder was found */
+	int hw_pct;           /* share of hardware-decodable images sent to it */
 	long images, batches;
 	long hw, gpu, single; /* images decoded by the hardware backend, the GPU hybrid, one by one */
 	long replaced;        /* places filled by another image of the batch (its file failed on the GPU) */
 	long batch_failures;  /* batched calls that failed and were retried one by one */
 	double wait_s;        /* host blocked waiting for the readers */
-	double issue_s;       /* host time in nvJPEG calls and set-up (the decode itself is asynchronous) */
+	double issue_s;       /* decode thread: time in nvJPEG calls and set-up */
+	double feed_wait_s;   /* training thread blocked until the decode thread had enqueued the batch */
 } ex_gjpeg_stats;
 
 /* A decoder for loader L (raw mode, depth >= EX_GJ_RAW), writing batch x hw x hw x 3 images in dt.
@@ -27,16 +34,18 @@ typedef struct ex_gjpeg_stats {
 int ex_gjpeg_new(ex_gjpeg **g, ex_data_loader *L, int batch, int hw, ex_dtype dt);
 /* Starts a pass of `batches` batches (training: unbounded); the readers start at once. */
 void ex_gjpeg_begin(ex_gjpeg *g, long batches);
-/* Host: takes the next raw batch and enqueues its decode into a free slot; false (nothing done) when
- * both slots are full. Call it after launching a step so the host's part overlaps the GPU's work; only
- * while the pass has batches left (begin's count), or it waits for a batch never submitted. */
+/* Asks the decode thread to take the next raw batch and enqueue its decode into a free slot; false
+ * (nothing asked) when both slots are taken. Returns at once. Only while the pass has batches left
+ * (begin's count), or the thread waits for a batch never submitted. */
 bool ex_gjpeg_prefetch(ex_gjpeg *g);
 /* Compute stream: waits for the oldest decoded slot (prefetching it first if the caller did not) (records after_wait, if any, right after that wait),
  * writes its crops into net's input and labels; returns the batch's images. */
 int ex_gjpeg_feed(ex_gjpeg *g, ex_net *net, cudaEvent_t after_wait);
 const char *ex_gjpeg_backend(const ex_gjpeg *g);
-void ex_gjpeg_stats_get(const ex_gjpeg *g, ex_gjpeg_stats *s);
-/* Free after the loader (whose readers may still hold the raw buffers). */
+void ex_gjpeg_stats_get(ex_gjpeg *g, ex_gjpeg_stats *s);
+/* Stops the decode thread (after the fills asked for); then free the loader (its readers may still hold
+ * raw buffers), then ex_gjpeg_free. */
+void ex_gjpeg_stop(ex_gjpeg *g);
 void ex_gjpeg_free(ex_gjpeg *g);
 
 #endif

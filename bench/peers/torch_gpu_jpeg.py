@@ -30,10 +30,14 @@ class FileBytes(torch.utils.data.Dataset):
         return len(self.items)
     def __getitem__(self, k):
         p, y = self.items[k]
-        return torchvision.io.read_file(p), y
+        with open(p, "rb") as f:  # plain bytes through the worker pipe (tensors would share file descriptors)
+            return f.read(), y
 
 def collate(b):
     return [x for x, _ in b], torch.tensor([y for _, y in b])
+
+def to_tensors(datas):
+    return [torch.frombuffer(bytearray(x), dtype=torch.uint8) for x in datas]
 
 mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
 std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
@@ -70,7 +74,7 @@ else:
     def folder_batches():
         while True:
             for datas, y in dl:
-                yield gpu_batch(datas), y.cuda(non_blocking=True)
+                yield gpu_batch(to_tensors(datas)), y.cuda(non_blocking=True)
     batches = folder_batches()
 for _ in range(warm):
     step(*next(batches))
