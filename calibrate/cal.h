@@ -409,12 +409,14 @@ typedef struct cal_vrow {
 	char *group;
 	int n;
 	double mape;          /* mean |pred/meas - 1| */
+	double bias;          /* mean pred/meas - 1 (signed: > 0 predicts too high) */
 	double worst;         /* largest |pred/meas - 1| */
 	char *worst_where;    /* file:line of the worst point */
 	double worst_pred, worst_meas;
 	const char *how;      /* "leave-one-out", "other groups" (a fit group of one point), "profile", "mixed" */
 	int model_n;          /* points opts->model_fn predicted */
 	double model_mape;    /* its mean |pred/meas - 1| (NAN when model_n == 0) */
+	double model_bias;    /* its mean pred/meas - 1 */
 } cal_vrow;
 
 typedef struct cal_vtable {

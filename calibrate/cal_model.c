@@ -1083,16 +1083,19 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				row->worst = -1;
 				row->how = how;
 				row->model_mape = NAN;
+				row->model_bias = NAN;
 			} else {
 				free(key);
 			}
 			if (strcmp(row->how, how) != 0)
 				row->how = "mixed";
 			if (isfinite(mpr) && mpr > 0) {
-				double me = fabs(mpr / p->measured - 1);
+				double se = mpr / p->measured - 1, me = fabs(se);
 				row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
+				row->model_bias = row->model_n ? (row->model_bias * row->model_n + se) / (row->model_n + 1) : se;
 				row->model_n++;
 			}
+			row->bias = (row->bias * row->n + (pr / p->measured - 1)) / (row->n + 1);
 			row->mape = (row->mape * row->n + err) / (row->n + 1);
 			row->n++;
 			vt->npred++;
@@ -1116,8 +1119,8 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	if (csv) {
 		csvw *w = csvw_stream(out);
 		const char *h[] = { "group", "points", "mape_pct", "worst_pct", "worst_point", "worst_predicted",
-				    "worst_measured", "predicted_by", "model_points", "model_mape_pct" };
-		for (int i = 0; i < 10; i++)
+				    "worst_measured", "predicted_by", "model_points", "model_mape_pct", "bias_pct", "model_bias_pct" };
+		for (int i = 0; i < 12; i++)
 			csvw_text(w, h[i]);
 		csvw_end_row(w);
 		for (int i = 0; i < vt->n; i++) {
@@ -1132,21 +1135,27 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 			csvw_text(w, r->how);
 			csvw_int(w, r->model_n);
 			csvw_num(w, 100 * r->model_mape, 4);
+			csvw_num(w, 100 * r->bias, 4);
+			csvw_num(w, 100 * r->model_bias, 4);
 			csvw_end_row(w);
 		}
 		csvw_close(w);
 		return;
 	}
 	if (md) {
-		fprintf(out, "| group | points | MAPE | worst | worst point (predicted / measured) | predicted by | full model MAPE |\n");
-		fprintf(out, "|---|---:|---:|---:|---|---|---:|\n");
+		fprintf(out, "| group | points | MAPE | bias | worst | worst point (predicted / measured) | predicted by | "
+			     "full model MAPE | full model bias |\n");
+		fprintf(out, "|---|---:|---:|---:|---:|---|---|---:|---:|\n");
 		for (int i = 0; i < vt->n; i++) {
 			const cal_vrow *r = &vt->rows[i];
-			char mm[32] = "-";
-			if (r->model_n)
+			char mm[32] = "-", mb[32] = "-";
+			if (r->model_n) {
 				snprintf(mm, sizeof mm, "%.1f%%", 100 * r->model_mape);
-			fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %s (%.4g / %.4g) | %s | %s |\n", r->group, r->n, 100 * r->mape,
-				100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas, r->how, mm);
+				snprintf(mb, sizeof mb, "%+.1f%%", 100 * r->model_bias);
+			}
+			fprintf(out, "| %s | %d | %.1f%% | %+.1f%% | %.1f%% | %s (%.4g / %.4g) | %s | %s | %s |\n", r->group, r->n,
+				100 * r->mape, 100 * r->bias, 100 * r->worst, r->worst_where, r->worst_pred, r->worst_meas, r->how,
+				mm, mb);
 		}
 		return;
 	}
@@ -1154,14 +1163,17 @@ void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out)
 	for (int i = 0; i < vt->n; i++)
 		if ((int)strlen(vt->rows[i].group) > wg)
 			wg = (int)strlen(vt->rows[i].group);
-	fprintf(out, "%-*s %6s %7s %7s %7s  %-13s %s\n", wg, "group", "points", "MAPE", "worst", "model", "predicted by",
-		"worst point (predicted / measured)");
+	fprintf(out, "%-*s %6s %7s %7s %7s %7s %7s  %-13s %s\n", wg, "group", "points", "MAPE", "bias", "worst", "model",
+		"m.bias", "predicted by", "worst point (predicted / measured)");
 	for (int i = 0; i < vt->n; i++) {
 		const cal_vrow *r = &vt->rows[i];
-		char mm[32] = "-";
-		if (r->model_n)
+		char mm[32] = "-", mb[32] = "-";
+		if (r->model_n) {
 			snprintf(mm, sizeof mm, "%.1f%%", 100 * r->model_mape);
-		fprintf(out, "%-*s %6d %6.1f%% %6.1f%% %7s  %-13s %s (%.4g / %.4g)\n", wg, r->group, r->n, 100 * r->mape,
-			100 * r->worst, mm, r->how, r->worst_where, r->worst_pred, r->worst_meas);
+			snprintf(mb, sizeof mb, "%+.1f%%", 100 * r->model_bias);
+		}
+		fprintf(out, "%-*s %6d %6.1f%% %+6.1f%% %6.1f%% %7s %7s  %-13s %s (%.4g / %.4g)\n", wg, r->group, r->n,
+			100 * r->mape, 100 * r->bias, 100 * r->worst, mm, mb, r->how, r->worst_where, r->worst_pred,
+			r->worst_meas);
 	}
 }

@@ -51,10 +51,18 @@ static void validate_help(FILE *out)
  * system, placement, batch and precision, with the profile's parameters (--profile) and, as --measured,
  * the other measurements of the point's fit group (one-point compute calibration, as a user would run
  * it). Transports the database cannot describe (host memory, sockets on one host) are not predicted. */
+enum { VM_MAX_STACKS = 16 };
+typedef struct vstack {
+	const char *id;
+	int n;
+	double abs_sum, sum;
+} vstack;
 typedef struct vmodel {
 	const char *hwdb_dir;
 	const char *profile;
 	int npred, nfail;
+	vstack stacks[VM_MAX_STACKS];
+	int nstacks;
 } vmodel;
 
 static const char *model_prec(const char *p)
@@ -90,16 +98,50 @@ static int guess_batch(const cal_point *p)
  * cell: TensorFlow / Horovod -> tf1-hvd, PyTorch -> pytorch-ddp, MXNet from NVIDIA (MLPerf submissions and
  * DeepLearningExamples: the same MXNet + DALI code) -> ngc-mlperf, other MXNet (Dell's white papers) ->
  * mxnet-dell. NULL (the system's default stack) when the table names no framework. */
+/* The stack a reference point ran (hwdb/data/stacks.csv): its source and framework, then its layout and
+ * compilation (cal_point variant) for PyTorch, which runs at very different speeds in its modes. */
 static const char *point_stack(const cal_point *p)
 {
-	const char *fw = p->framework;
-	if (strstr(fw, "tensorflow") || strstr(fw, "horovod"))
+	/* the test bed tables name the framework in their source, not in a framework cell */
+	const char *fw = p->framework[0] ? p->framework : p->source;
+	bool dle = strstr(p->source, "deeplearningexamples") != NULL;
+	if (strcmp(p->source, "exec") == 0)
+		return "scaleplan-train";
+	if (strcasestr(fw, "tensorflow") || strcasestr(fw, "horovod"))
 		return "tf1-hvd";
-	if (strstr(fw, "pytorch"))
-		return "pytorch-ddp";
-	if (strstr(fw, "mxnet"))
-		return strstr(p->source, "nvidia") || strstr(p->source, "mlperf") ? "ngc-mlperf" : "mxnet-dell";
+	if (strcasestr(fw, "pytorch"))
+		return dle ? "pytorch-dle" : strstr(p->variant, " compiled") ? "pytorch-compile"
+		       : strstr(p->variant, " nchw") ? "pytorch-nchw" : "pytorch-ddp";
+	if (strcasestr(fw, "mxnet"))
+		return dle ? "mxnet-dle" : strstr(p->source, "mlperf") ? "ngc-mlperf" : "mxnet-dell";
 	return NULL;
+}
+
+/* The model column's errors per stack (pred / measured - 1). */
+static void stack_tally(vmodel *m, const char *stack, double err)
+{
+	int k = 0;
+	while (k < m->nstacks && strcmp(m->stacks[k].id, stack) != 0)
+		k++;
+	if (k == m->nstacks) {
+		if (m->nstacks == VM_MAX_STACKS)
+			return;
+		m->stacks[m->nstacks++] = (vstack){stack, 0, 0, 0};
+	}
+	m->stacks[k].n++;
+	m->stacks[k].abs_sum += fabs(err);
+	m->stacks[k].sum += err;
+}
+
+static void stack_print(const vmodel *m, FILE *out)
+{
+	fprintf(out, "model column by stack (no --measured from another group; compute_eff from tools/fit_stack_eff.sh, "
+		     "fitted on these one-GPU points, so in-sample there):\n");
+	for (int k = 0; k < m->nstacks; k++) {
+		const vstack *v = &m->stacks[k];
+		fprintf(out, "  %-16s %3d points  mean |error| %5.1f%%  bias %+5.1f%%\n", v->id, v->n, 100 * v->abs_sum / v->n,
+			100 * v->sum / v->n);
+	}
 }
 
 static double vmodel_point(void *vctx, const cal_data *d, int i, const int *others, int nothers)
@@ -118,7 +160,9 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	spec.stack_id = point_stack(p);
 	spec.precision = (model_precision)model_precision_parse(model_prec(p->precision));
 	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	/* refdata/testbed_pytorch.csv has no data column: every row of it is synthetic 224x224 (its note cells) */
+	bool synthetic = strcmp(p->data, "synthetic") == 0 || strstr(p->file, "testbed_pytorch") != NULL;
+	spec.data = synthetic ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
 	spec.batch_per_gpu = guess_batch(p);
 	spec.nodes = p->nodes;
 	/* --measured places G GPUs on nodes of the scenario's size: only single-node measurements that fit */
@@ -142,6 +186,8 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	    model_predict(&sc, &s.params, &r) == 0 && r.fits)
 		pred = r.throughput_img_s;
 	cli_scen_free(&s);
+	if (isfinite(pred) && spec.stack_id)
+		stack_tally(m, spec.stack_id, pred / p->measured - 1);
 	if (isfinite(pred))
 		m->npred++;
 	else
@@ -260,11 +306,13 @@ int cmd_validate(int argc, char **argv)
 		       vt.nunpredictable ? " (some points could not be predicted: see stderr)" : "",
 		       profile ? "from the profile only (no fitting)" : "leave-one-out within each fit group (a group of one: from the other groups' fits and the priors)");
 		printf("%smodel column: the full analytic model (`predict`) with %s, the stack of the row's framework "
-		       "(TensorFlow: tf1-hvd, PyTorch: pytorch-ddp, NVIDIA MXNet: ngc-mlperf, other MXNet: mxnet-dell) and, as "
+		       "(TensorFlow: tf1-hvd; PyTorch: pytorch-ddp, -nchw, -compile or -dle; MXNet: ngc-mlperf, mxnet-dle or "
+		       "mxnet-dell; this engine: scaleplan-train) and, as "
 		       "--measured, the single-node points "
 		       "of the same group that fit on the predicted node (none: the database estimate); %d points predicted, "
 		       "%d failed; '-' where it cannot describe the transport (sockets or host memory on one host)\n",
 		       strcmp(format, "md") == 0 ? "\n" : "", profile ? "the profile" : "default parameters", vm.npred, vm.nfail);
+		stack_print(&vm, stdout);
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
 		goto out;
 	}

@@ -186,7 +186,8 @@ struct hw_stack {
 				   * backward (model overlap); NAN = default */
 	double step_overhead_s;   /* framework time per step outside the GPU work; NAN = none */
 	double compute_eff;       /* GPU compute speed relative to the best known software (NVIDIA's MLPerf
-				   * code) at the same precision: the model's compute time / this; NAN = 1 */
+				   * code) in fp16/bf16: the model's compute time / this; NAN = 1 */
+	double compute_eff_fp32;  /* the same for fp32/tf32 runs; NAN = compute_eff */
 	char *source;
 };
 

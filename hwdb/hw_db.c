@@ -157,7 +157,8 @@ static const hw_col stack_cols[] = {
 	NUM_NEW(hw_stack, bucket_B, 1024, 1e10, "bytes, e.g. 67108864 for 64 MiB"),
 	NUM_NEW(hw_stack, comm_hidden_frac, 0, 1, "a fraction 0-1"),
 	NUM_NEW(hw_stack, step_overhead_s, 0, 1, "seconds per step, e.g. 0.002"),
-	NUM_NEW(hw_stack, compute_eff, 0.01, 1.5, "a speed relative to MLPerf-grade software, 0.01-1.5 (e.g. 0.6)"),
+	NUM_NEW(hw_stack, compute_eff, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
+	NUM_NEW(hw_stack, compute_eff_fp32, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
 	SOURCE(hw_stack),
 };
 

@@ -120,7 +120,9 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 		ms->bucket_B = st->bucket_B;
 		ms->overlap = st->comm_hidden_frac;
 		ms->step_overhead_s = st->step_overhead_s;
-		ms->compute_eff = st->compute_eff;
+		/* fp32/tf32 runs have their own figure where the stack gives one */
+		bool full = sc->precision == MODEL_FP32 || sc->precision == MODEL_TF32;
+		ms->compute_eff = full && hw_known(st->compute_eff_fp32) ? st->compute_eff_fp32 : st->compute_eff;
 		sc->node.decode_threads = st->decode_threads;
 	}
 	sc->data = s->data >= 0 ? (model_data)s->data
