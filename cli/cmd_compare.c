@@ -12,9 +12,11 @@
 
 #include "common/common.h"
 
-/* The seed systems of the white papers (reference/seed_facts.md) and current H100/H200 nodes. */
+/* The seed systems of the white papers (refdata/seed_facts.md), H100/H200 nodes and the 2025-26 choices: B200 and
+ * B300 servers and a GB200 NVL72 rack (whose 72-GPU NVLink domain makes scale-up go beyond one server). */
 static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40", "dgx1-v100",
-					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200"};
+					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200", "dgxb200", "hgx-b300",
+					 "gb200-nvl72"};
 
 typedef cli_row cmp_row;
 
