@@ -108,7 +108,7 @@ static void put_front(FILE *f, const plot_data *d)
 static const char *default_title(plot_kind k)
 {
 	switch (k) {
-	case PLOT_TTA: return "Time to accuracy vs GPUs (one line per system and GPUs per node)";
+	case PLOT_TTA: return "Time to accuracy vs GPUs (a colour per system, a line pattern per GPUs per node)";
 	case PLOT_COST: return "Cost vs time to accuracy";
 	case PLOT_PARITY: return "Predicted vs measured (validate)";
 	case PLOT_EPOCHS: return "Training run: throughput and top-1 per epoch";
@@ -116,19 +116,52 @@ static const char *default_title(plot_kind k)
 	}
 }
 
-/* One series' style: colour by index, point type cycling past the palette. */
-static void put_style(FILE *f, int i, const char *with, const char *extra)
+/* The first series with the same group (label prefix, or with suffix its last word) as series i. */
+static int first_with(const plot_data *d, int i, bool suffix)
+{
+	const char *li = d->series[i].label, *si = strrchr(li, ' ');
+	for (int k = 0; k < i; k++) {
+		const char *lk = d->series[k].label, *sk = strrchr(lk, ' ');
+		bool same = suffix ? (si && sk && strcmp(si, sk) == 0)
+				   : (si && sk ? (si - li == sk - lk && strncmp(li, lk, (size_t)(si - li)) == 0)
+					       : strcmp(li, lk) == 0);
+		if (same)
+			return k;
+	}
+	return i;
+}
+
+/* Index of series i's group - its label's prefix ("dgxh100" of "dgxh100 8/node") or, with suffix, its last word
+ * ("8/node") - among the distinct groups in order of first appearance. */
+static int label_group(const plot_data *d, int i, bool suffix)
+{
+	int first = first_with(d, i, suffix), distinct = 0;
+	for (int k = 0; k < first; k++)
+		distinct += first_with(d, k, suffix) == k;
+	return distinct;
+}
+
+/* One series' style. Placement charts (labels "system N/node"): a colour per system and a dash pattern and point
+ * type per GPUs-per-node family, so a reader tells systems apart by colour and placements by line; other charts:
+ * a colour per series. */
+static void put_style(FILE *f, const plot_data *d, int i, const char *with, const char *extra)
 {
 	static const int points[] = {5, 7, 9, 11, 13, 15, 4, 6, 8, 10, 12, 14};
-	fprintf(f, "%s lc rgb '%s' pt %d %s", with, colours[i % NCOLOURS], points[i % 12], extra);
+	bool placements = d->kind == PLOT_TTA || d->kind == PLOT_COST;
+	int colour = placements ? label_group(d, i, false) : i, family = placements ? label_group(d, i, true) : i;
+	fprintf(f, "%s lc rgb '%s' pt %d", with, colours[colour % NCOLOURS], points[family % 12]);
+	if (placements && strstr(with, "lines") && !strstr(with, " dt "))
+		fprintf(f, " dt %d", 1 + family % 5);
+	fprintf(f, " %s", extra);
 }
 
 /* One item of a plot command: ", \" continuation unless first, series i's data block, columns `cols`, its
  * style, and the quoted title (NULL: notitle). */
-static void put_item(FILE *f, bool first, int i, const char *cols, const char *with, const char *title)
+static void put_item(FILE *f, const plot_data *d, bool first, int i, const char *cols, const char *with,
+		     const char *title)
 {
 	fprintf(f, "%s$d%d using %s ", first ? "" : ", \\\n     ", i, cols);
-	put_style(f, i, with, title ? "" : "notitle");
+	put_style(f, d, i, with, title ? "" : "notitle");
 	if (title)
 		put_quoted(f, "title ", title, "");
 }
@@ -172,15 +205,15 @@ static void body_tta(FILE *f, const plot_data *d)
 	      "set ytics (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 5000, 10000)\n"
 	      "set xlabel 'GPUs'\n",
 	      f);
-	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (solid), MLPerf time to train (dashed)"
+	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (thick lines), MLPerf time to train (thin dots)"
 						   : "time to accuracy (minutes)");
 	put_one_value_range(f, "x", d, 0, -1);
 	put_one_value_range(f, "y", d, 1, d->has_y2 ? 2 : -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		put_item(f, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
+		put_item(f, d, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
 		if (d->has_y2)
-			put_item(f, false, i, "1:3", "with linespoints lw 1 dt 2", NULL);
+			put_item(f, d, false, i, "1:3", "with points ps 0.6", NULL);
 	}
 	fputc('\n', f);
 }
@@ -195,13 +228,13 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 		fprintf(f, "set arrow 1 from graph 0, first %.10g to graph 1, first %.10g nohead lc rgb '#d62728' lw 2 dt 3\n",
 			o->budget_usd, o->budget_usd);
 	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy (minutes)'\n"
-	      "set ylabel 'capex (USD, list price x nodes)'\n",
+	      "set ylabel 'capex (USD, whole units at list price)'\n",
 	      f);
 	put_one_value_range(f, "x", d, 0, -1);
 	put_one_value_range(f, "y", d, 1, -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		put_item(f, i == 0, i, "1:2", "with points ps 1.3", d->series[i].label);
+		put_item(f, d, i == 0, i, "1:2", "with points ps 1.3", d->series[i].label);
 	}
 	fputs(", \\\n     $front using 1:2 with linespoints lc rgb 'black' lw 1.5 pt 6 ps 2.2 title 'Pareto front'", f);
 	if (!isnan(o->budget_usd))
@@ -213,7 +246,7 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	put_one_value_range(f, "y", d, 2, -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		put_item(f, i == 0, i, "1:3", "with points ps 1.3", NULL);
+		put_item(f, d, i == 0, i, "1:3", "with points ps 1.3", NULL);
 	}
 	fputs("\nunset multiplot\n", f);
 }
@@ -243,7 +276,7 @@ static void body_parity(FILE *f, const plot_data *d, const plot_opts *o)
 		fputs("plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves lc rgb '#d9d9d9' title '+-10%', \\\n"
 		      "     x with lines lc rgb 'black' lw 1 title 'y = x'",
 		      f);
-		put_item(f, false, i, "1:2", "with points ps 1.2", NULL);
+		put_item(f, d, false, i, "1:2", "with points ps 1.2", NULL);
 		fputc('\n', f);
 	}
 	fputs("unset multiplot\n", f);
@@ -256,8 +289,8 @@ static void body_epochs(FILE *f, const plot_data *d)
 	      f);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
-		put_item(f, i == 0, i, "1:2 axes x1y1", "with linespoints lw 2", d->series[i].label);
-		put_item(f, false, i, "1:3 axes x1y2", "with linespoints lw 1 dt 2", NULL);
+		put_item(f, d, i == 0, i, "1:2 axes x1y1", "with linespoints lw 2", d->series[i].label);
+		put_item(f, d, false, i, "1:3 axes x1y2", "with linespoints lw 1 dt 2", NULL);
 	}
 	fputc('\n', f);
 }
