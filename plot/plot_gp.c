@@ -251,6 +251,18 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputs("\nunset multiplot\n", f);
 }
 
+/* The unit of a parity panel's values from its kind (validate --detail groups; whole-run times). */
+static const char *unit_of(const char *label)
+{
+	if (strstr(label, "throughput") || strstr(label, "pipeline"))
+		return "img/s";
+	if (strstr(label, "epochs"))
+		return "epochs";
+	if (strstr(label, "allreduce") || strstr(label, "tt") || strstr(label, "time") || strstr(label, "_s"))
+		return "s";
+	return "as measured";
+}
+
 /* One panel per kind of measurement (units differ: img/s, s, ...), each with its own square log range so
  * the +-10% band is visible. */
 static void body_parity(FILE *f, const plot_data *d, const plot_opts *o)
@@ -259,9 +271,7 @@ static void body_parity(FILE *f, const plot_data *d, const plot_opts *o)
 	/* each panel's title names its kind of measurement: the chart's own title goes on the whole page */
 	fprintf(f, "set multiplot layout %d,%d ", rows, cols);
 	put_quoted(f, "title ", o->title ? o->title : default_title(d->kind), "\n");
-	fputs("set logscale xy 10\nset format xy '%g'\nset samples 200\nset key inside left top\n"
-	      "set xlabel 'measured'\nset ylabel 'predicted'\n",
-	      f);
+	fputs("set logscale xy 10\nset format xy '%g'\nset samples 200\nset key inside left top\n", f);
 	for (int i = 0; i < d->nseries; i++) {
 		const plot_series *s = &d->series[i];
 		double lo = INFINITY, hi = 0;
@@ -273,6 +283,7 @@ static void body_parity(FILE *f, const plot_data *d, const plot_opts *o)
 		hi *= 1.3;
 		fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n", lo, hi, lo, hi);
 		put_quoted(f, "set title ", s->label, "\n");
+		fprintf(f, "set xlabel 'measured (%s)'\nset ylabel 'predicted (%s)'\n", unit_of(s->label), unit_of(s->label));
 		fputs("plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves lc rgb '#d9d9d9' title '+-10%', \\\n"
 		      "     x with lines lc rgb 'black' lw 1 title 'y = x'",
 		      f);
