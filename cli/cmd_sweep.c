@@ -26,10 +26,9 @@ typedef struct sw_row {
 static int sw_by_rank(const void *a, const void *b)
 {
 	const sw_row *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->tie != y->tie)
-		return x->tie < y->tie ? -1 : 1;
+	int c = plan_key_cmp(x->key, x->tie, y->key, y->tie);
+	if (c)
+		return c;
 	if (x->block != y->block)
 		return x->block - y->block;
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;

@@ -101,7 +101,9 @@ const char *plan_goal_name(const plan_question *q); /* "time to accuracy", "rent
 /* The rank key of a result under q (smaller first) and its tie-breaker. A deadline makes cost the key,
  * a budget time; cost keys are INFINITY without a price (listed last). */
 void plan_rank_key(const plan_question *q, const model_result *r, double *key, double *tie);
-/* Orders options by key, tie, then system id (qsort). */
+/* Orders two (key, tie) pairs: -1, 0 or 1. */
+int plan_key_cmp(double key_a, double tie_a, double key_b, double tie_b);
+/* Orders options by key, tie, then fewer nodes, then system id (qsort). */
 void plan_options_sort(plan_option *o, int n);
 
 /* Appends every placement of `gpus` GPUs on each candidate system to *o (grown; *cap its capacity),

@@ -81,13 +81,21 @@ void plan_rank_key(const plan_question *q, const model_result *r, double *key, d
 		*key = INFINITY; /* epochs beyond the measured convergence range: listed, not recommended */
 }
 
+int plan_key_cmp(double key_a, double tie_a, double key_b, double tie_b)
+{
+	if (key_a != key_b)
+		return key_a < key_b ? -1 : 1;
+	if (tie_a != tie_b)
+		return tie_a < tie_b ? -1 : 1;
+	return 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	const plan_option *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->tie != y->tie)
-		return x->tie < y->tie ? -1 : 1;
+	int c = plan_key_cmp(x->key, x->tie, y->key, y->tie);
+	if (c)
+		return c;
 	if (x->sc.nodes != y->sc.nodes)
 		return x->sc.nodes < y->sc.nodes ? -1 : 1;
 	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
