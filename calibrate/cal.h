@@ -189,14 +189,18 @@ int cal_phases_builtin(cal_phase_row **rows, int *n);
  *   start-up   init_start..run_start            = startup_s + b g(nodes), g one of CAL_STARTUP_*
  *   warm-up    lead-in + first epoch's extra + first evaluation's extra
  *                                               = run_lead_s [+ run_lead_steps x step]
- *                                                 + max(0, dataset_B / (nodes x cold_read_Bps) - warm epoch)
+ *                                                 + max(0, dataset_B / (nodes^e x cold_read_Bps) - warm epoch)
  *   evaluation one pass                         = eval_fixed_s + eval_step_frac x eval_samples / train_img_s
  *   boundary   per epoch (gaps between intervals) = epoch_boundary_s + epoch_boundary_iters x step time
  * The start-up's g and whether the lead-in has a part in steps are chosen by leave-one-organisation-out
  * cross-validation on the runs used (the lowest pooled error; a later, less simple, form only when lower
  * by more than 1%; the in-sample error when there are fewer than two organisations).
  * Start-up, evaluation and boundary: weighted linear least squares on relative residuals (gsl_fit_wlinear);
- * warm-up: gsl_multifit_nlinear (cal_lsq_solve) on residuals relative to the run's scored time. Runs used:
+ * warm-up: gsl_multifit_nlinear (cal_lsq_solve) on residuals relative to the run's scored time, with the
+ * node exponent e (cold_read_node_exp) fitted before it on how one system's first epoch shrinks: each
+ * multi-node run against the mean first epoch of its submitter's single-node runs of the same GPU and node
+ * size, first_1 / nodes^e - warm epoch against its extra (least squares on a 0.001 grid of e in [0, 1],
+ * residuals / run_s; e = 1 when the table has no such pair). Runs used:
  * status success, logs with blocks (the MLPerf reference/NGC layout; tinycorp's tinygrad logs have none and
  * a half-hour kernel search as start-up, another stack), and not of the organisation `exclude_org`. */
 enum { CAL_STARTUP_CONST, CAL_STARTUP_LOG2, CAL_STARTUP_SQRT, CAL_STARTUP_LINEAR, CAL_STARTUP_NFORMS };
@@ -207,6 +211,8 @@ typedef struct cal_phase_fit {
 	double startup_s, startup_per_log2_node_s, startup_per_sqrt_node_s, startup_per_node_s;
 	int lead_form;             /* CAL_LEAD_*: CONST leaves run_lead_steps 0 */
 	double run_lead_s, run_lead_steps, cold_read_Bps;
+	double cold_read_node_exp; /* the cold read's node exponent, fitted first (1 when no pair) */
+	int cold_pairs;            /* multi-node runs it was fitted to (each against its single-node runs) */
 	double eval_fixed_s, eval_step_frac;
 	double epoch_boundary_s, epoch_boundary_iters;
 	double mape_startup, mape_eval, mape_boundary; /* in-sample mean |pred/meas - 1| */
@@ -228,7 +234,7 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 /* Anchors a fit on one system's own runs at one node count (a planner's measured node; in `validate`
  * the submitter's single-node result): the start-up and the lead-in are scaled so that their forms give
  * what those runs measured at their node count and step time (slopes scaled with them, so the growth with
- * nodes and steps is the fit's), and the cold-read rate becomes dataset_B / (nodes x first epoch) when the
+ * nodes and steps is the fit's), and the cold-read rate becomes dataset_B / (nodes^e x first epoch) when the
  * first epoch was slower than the others by more than 5% (else that figure is only a lower bound and the
  * fitted rate is kept if higher). Why: at one node the v4.0 submitters differ by 31-53 s of start-up,
  * 0.7-1.4 s of lead-in and 0.2-29 s of first-epoch extra - more than the node count explains

@@ -451,7 +451,7 @@ static int lead_fit(const cal_phase_row *rows, int n, const char *ex1, const cha
 typedef struct cold_ctx {
 	const double *nodes, *warm_epoch_s, *extra_s, *run_s;
 	int n;
-	double dataset_B;
+	double dataset_B, node_exp;
 } cold_ctx;
 
 /* First-epoch extra residuals relative to the run's scored time: u = (log cold_read_Bps). */
@@ -460,8 +460,58 @@ static int cold_resid(const double *u, double *r, void *vctx)
 	const cold_ctx *c = vctx;
 	double R = exp(u[0]);
 	for (int i = 0; i < c->n; i++)
-		r[i] = (fmax(0.0, c->dataset_B / (c->nodes[i] * R) - c->warm_epoch_s[i]) - c->extra_s[i]) / c->run_s[i];
+		r[i] = (fmax(0.0, c->dataset_B / (pow(c->nodes[i], c->node_exp) * R) - c->warm_epoch_s[i]) -
+			c->extra_s[i]) / c->run_s[i];
 	return 0;
+}
+
+/* ---- the cold read's node exponent: one system's first epoch at 1 and at n nodes ---- */
+
+/* The mean first epoch of the single-node runs that r's submitter ran with r's GPU and node size (the
+ * anchor `validate` predicts r from), or NAN when there are none. */
+static double single_node_first_s(const cal_phase_row *rows, int n, const cal_phase_row *r)
+{
+	double s = 0;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *a = &rows[i];
+		if (fit_usable(a, NULL, NULL) && a->nodes == 1 && a->first_epoch_s > 0 && a->gpus_per_node == r->gpus_per_node &&
+		    strcmp(a->submitter, r->submitter) == 0 && strcmp(a->accelerator, r->accelerator) == 0)
+			s += a->first_epoch_s, k++;
+	}
+	return k ? s / k : NAN;
+}
+
+/* Fits cold_read_node_exp e: a multi-node run's first epoch reads what its single-node runs read in their
+ * whole first epoch (first_1), n^e times faster, overlapped with its warm epoch; residuals
+ * (max(0, first_1 / n^e - warm) - extra) / run_s, least squares over e in [0, 1] on a 0.001 grid (one
+ * dimension, a sum piecewise smooth in e: the grid needs no start point). buf: scratch of 5 n.
+ * Sets f->cold_read_node_exp (1: each node its share at its own rate, when there is no pair) and f->cold_pairs. */
+static void node_exp_fit(const cal_phase_row *rows, int n, const char *ex, double *buf, cal_phase_fit *f)
+{
+	double *nodes = buf, *first1 = buf + n, *warm = buf + 2 * n, *extra = buf + 3 * n, *run = buf + 4 * n;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, ex, NULL) || !(r->nodes > 1) || !(r->warm_epoch_s > 0) || !isfinite(r->first_epoch_extra_s))
+			continue;
+		first1[m] = single_node_first_s(rows, n, r);
+		if (!isfinite(first1[m]))
+			continue;
+		nodes[m] = r->nodes, warm[m] = r->warm_epoch_s, extra[m] = r->first_epoch_extra_s, run[m++] = r->run_s;
+	}
+	f->cold_pairs = m;
+	f->cold_read_node_exp = 1.0;
+	double best = INFINITY;
+	for (int k = 0; m > 0 && k <= 1000; k++) {
+		double e = k / 1000.0, sum = 0;
+		for (int i = 0; i < m; i++) {
+			double x = (fmax(0.0, first1[i] / pow(nodes[i], e) - warm[i]) - extra[i]) / run[i];
+			sum += x * x;
+		}
+		if (sum < best)
+			best = sum, f->cold_read_node_exp = e;
+	}
 }
 
 /* ---- choosing a form: leave-one-organisation-out cross-validation (bench/NOTES.md, h7) ---- */
@@ -593,7 +643,9 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 	}
 	f->run_lead_s = la[f->lead_form];
 	f->run_lead_steps = lk[f->lead_form];
-	/* ... + the first epoch's extra: a cold read of the node's share of the data set at cold_read_Bps */
+	/* ... + the first epoch's extra: a cold read of the data set by the nodes together at cold_read_Bps x
+	 * nodes^e, e from how one system's first epoch shrinks with its nodes */
+	node_exp_fit(rows, n, exclude_org, buf, f);
 	{
 		double *nodes = buf, *warm = buf + n, *extra = buf + 2 * n, *run = buf + 3 * n, *lead = buf + 4 * n;
 		double *step = buf + 5 * n, u[1] = {log(3e9)};
@@ -606,7 +658,7 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 			nodes[m] = r->nodes, warm[m] = r->warm_epoch_s, extra[m++] = r->first_epoch_extra_s;
 		}
 		cold_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .extra_s = extra, .run_s = run, .n = m,
-			      .dataset_B = dataset_B};
+			      .dataset_B = dataset_B, .node_exp = f->cold_read_node_exp};
 		cal_lsq lsq = {.np = 1, .n = m, .u = u, .f = cold_resid, .ctx = &c};
 		cal_lsq_result res;
 		if (m < 2 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged) {
@@ -692,8 +744,10 @@ int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const c
 		f->anchor_lead_x = x;
 	}
 	if (a.nepoch) {
-		/* max(0, D / (nodes R) - warm) = first - warm  =>  R = D / (nodes first), when the extra is real */
-		double r = dataset_B / (a.nodes * a.first_s);
+		/* max(0, D / (nodes^e R) - warm) = first - warm  =>  R = D / (nodes^e first), when the extra is real;
+		 * e as fitted (1 for a fit without pairs: cold_pairs 0) */
+		double e = f->cold_pairs > 0 ? f->cold_read_node_exp : 1.0;
+		double r = dataset_B / (pow(a.nodes, e) * a.first_s);
 		f->cold_read_Bps = a.first_s - a.warm_s > 0.05 * a.warm_s ? r : fmax(f->cold_read_Bps, r);
 	}
 	return 0;

@@ -105,6 +105,7 @@ static int predict(const char *hwdb_dir, const hw_system *sys, const vresult *t,
 	s.params.run_lead_s = f->run_lead_s;
 	s.params.run_lead_steps = f->run_lead_steps;
 	s.params.cold_read_Bps = f->cold_read_Bps;
+	s.params.cold_read_node_exp = f->cold_pairs > 0 ? f->cold_read_node_exp : 1.0;
 	s.params.eval_fixed_s = f->eval_fixed_s;
 	s.params.eval_step_frac = f->eval_step_frac;
 	s.params.epoch_boundary_s = f->epoch_boundary_s;

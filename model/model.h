@@ -115,6 +115,8 @@ typedef struct model_params {
 	double run_lead_steps;   /* ... the lead-in's part that scales with the step (steps) */
 	double cold_read_Bps;    /* per node: the first epoch reads its share of the data set at this rate
 				  * (page cache dropped, as MLPerf does), overlapped with training */
+	double cold_read_node_exp; /* n nodes read the data set at cold_read_Bps x n^this together (1: each
+				  * node at its own rate; < 1: the storage they share serves more nodes slower) */
 	double eval_fixed_s;     /* one evaluation pass: this + eval_step_frac x val_images / throughput */
 	double eval_step_frac;   /* cost of an evaluation image relative to a training image */
 	double epoch_boundary_s; /* per epoch: fixed gap between epochs (loader restart) */
@@ -385,6 +387,8 @@ double model_boundary_epoch_s(const model_params *p, const model_result *r);
 /* The lead-in (s) of a predicted run (r: iter_s) and the start-up (s) of a cluster of `nodes` nodes. */
 double model_lead_in_s(const model_params *p, const model_result *r);
 double model_startup_s(const model_params *p, double nodes);
+/* The first epoch's cold read of the data set (s) by `nodes` nodes together (before overlap with training). */
+double model_cold_read_s(const model_params *p, double nodes);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
 /* The run's epochs: --epochs, else the curve x the scenario's epochs_scale. */

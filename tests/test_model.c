@@ -390,6 +390,7 @@ static void test_run_terms(test_ctx *t)
 	p.run_lead_s = 1;
 	p.run_lead_steps = 0;
 	p.cold_read_Bps = 1e7;
+	p.cold_read_node_exp = 1; /* each node reads its share at its own rate (tests/test_phases.c: < 1) */
 	p.dataset_B = 1.45e11;
 	p.eval_fixed_s = 0.01;
 	p.eval_step_frac = 0.5;
