@@ -124,7 +124,7 @@ out:
 
 typedef struct errsum {
 	int n;
-	double sum, worst;
+	double sum, worst, signed_sum; /* sum of |err|, the worst |err|, sum of err (the bias) */
 } errsum;
 
 static double err_add(errsum *e, double pred, double meas)
@@ -133,6 +133,7 @@ static double err_add(errsum *e, double pred, double meas)
 	if (isfinite(x)) {
 		e->n++;
 		e->sum += fabs(x);
+		e->signed_sum += x;
 		e->worst = fmax(e->worst, fabs(x));
 	}
 	return x;
@@ -267,8 +268,9 @@ int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *fo
 				       "tta_s (logged epochs) vs init_start..run_stop"};
 		fprintf(out, "\n");
 		for (int k = 0; k < 3; k++)
-			fprintf(out, "%s%s: %d results, mean absolute error %.1f%%, worst %.1f%%\n", md ? "- " : "", what[k],
-				es[k]->n, es[k]->n ? 100 * es[k]->sum / es[k]->n : NAN, 100 * es[k]->worst);
+			fprintf(out, "%s%s: %d results, mean absolute error %.1f%%, mean signed error %+.1f%%, worst %.1f%%\n",
+				md ? "- " : "", what[k], es[k]->n, es[k]->n ? 100 * es[k]->sum / es[k]->n : NAN,
+				es[k]->n ? 100 * es[k]->signed_sum / es[k]->n : NAN, 100 * es[k]->worst);
 	}
 	free(rows);
 	int crc = csvw_close(dw);
