@@ -5,7 +5,7 @@
 #   smoke   tests/gpu/jpeg_gpu_smoke.sh: bad inputs skipped and named, the run goes on
 #   folder  scaleplan-train --make-jpeg-folder /tmp/inlike --images ${IMAGES:-8704} (ImageNet-like, 1,000 classes)
 #   speed   on ${CORES:-4} CPU cores (taskset -c 0-3): synthetic, then --data-path jpeg-gpu (${EPOCHS:-4} epochs)
-#           for each hardware-decoder share in HW_PCTS, then (CPU_RUN=1) jpeg-cpu with 4 decode threads
+#           for each VARIANTS entry (env settings, commas between several), then (CPU_RUN=1) jpeg-cpu, 4 threads
 #           (2 epochs): img/s per epoch from the measurement CSV
 #   torch   PyTorch on the same cores and folder: DataLoader reads bytes, torchvision.io.decode_jpeg on the
 #           GPU + per-image RandomResizedCrop/flip on the GPU, channels_last bf16, eager and torch.compile
@@ -75,14 +75,14 @@ EOF
 if has speed; then
 	$C $TR --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet > "$O/syn.log" 2>&1
 	grep EXEC_RESULT "$O/syn.log" | sed "s/$/ cores=${CORES:-4}/" | tee -a "$R"
-	# HW_PCTS: shares of the hardware decoder (EX_JPEG_HW_PCT; empty: the default)
-	for p in ${HW_PCTS:-default}; do
-		E=(); [ "$p" != default ] && E=(EX_JPEG_HW_PCT=$p)
+	# VARIANTS: environment settings per jpeg-gpu run ("default": none), e.g. "EX_JPEG_LANES=1 EX_JPEG_HW_PCT=75"
+	for v in ${VARIANTS:-default}; do
+		E=(); [ "$v" != default ] && E=(${v//,/ })
 		env "${E[@]}" $C $TR --data $DS --data-path jpeg-gpu --data-threads 3 --batch-per-gpu 256 --epochs ${EPOCHS:-4} \
-			--csv "$O/gpu_$p.csv" > "$O/gpu_$p.log" 2>&1
-		echo "jpeg-gpu hw share $p: rc $?" | tee -a "$R"
-		grep -E "^input:|EXEC_RESULT" "$O/gpu_$p.log" | tee -a "$R"
-		[ -f "$O/gpu_$p.csv" ] && epochs "$O/gpu_$p.csv" | sed "s/^/jpeg-gpu hw=$p /" | tee -a "$R"
+			--csv "$O/gpu_$v.csv" > "$O/gpu_$v.log" 2>&1
+		echo "jpeg-gpu $v: rc $?" | tee -a "$R"
+		grep -E "^input:|EXEC_RESULT" "$O/gpu_$v.log" | tee -a "$R"
+		[ -f "$O/gpu_$v.csv" ] && epochs "$O/gpu_$v.csv" | sed "s/^/jpeg-gpu $v /" | tee -a "$R"
 	done
 	if [ "${CPU_RUN:-1}" = 1 ]; then
 		$C $TR --data $DS --data-path jpeg-cpu --data-threads 4 --batch-per-gpu 256 --epochs 2 \
@@ -121,6 +121,6 @@ if has fm; then
 		echo "compliance checker: rc $?" | tee -a "$R"; tail -3 "$O/compliance.txt" | tee -a "$R"
 	fi
 fi
-cp "$O"/gpu_*.csv "$O"/fm.csv "$DEST/" 2>/dev/null
+cp "$O"/fm.csv "$DEST/" 2>/dev/null
 echo "==== summary ($(el) s)"
 grep -E "EXEC_RESULT|img/s per epoch|TORCH_GPU_JPEG|smoke: rc|jpeg_gpu_smoke: (ok|FAIL)|^input:|fm: rc" "$R"

@@ -33,7 +33,30 @@
 #include "exec/ex_internal.h"
 #include "exec/ex_jpeg_gpu.h"
 
-enum { GJ_SLOTS = 2, GJ_ALIGN = 256 };
+enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = 4 };
+
+typedef struct ex_gjpeg ex_gjpeg_t;
+
+/* One batched decode at a time: its nvJPEG state, stream and scratch. The hardware decoder's call holds
+ * its thread until the batch is decoded (~46 ms for 256 ImageNet-like images on an H100, bench/NOTES.md
+ * issue 27), so a batch's hardware images are split over lanes, each on its own thread (lane 0 on the
+ * decode thread itself). */
+typedef struct gj_lane {
+	nvjpegJpegState_t st;
+	int init_n;                  /* batch size st was initialised for */
+	cudaStream_t cs;
+	cudaEvent_t done_ev;
+	const unsigned char **ptr;
+	size_t *len;
+	nvjpegImage_t *img;
+	int *idx;                    /* images of the batch this lane decodes */
+	int m;
+	const void *rb, *sl;         /* the batch (ex_data_raw) and its slot (gj_slot) */
+	nvjpegStatus_t rc;
+	bool go;                     /* work handed over, not finished */
+	pthread_t th;
+	bool started;
+} gj_lane;
 
 typedef struct gj_slot {
 	unsigned char *dec;     /* device arena of decoded RGB images */
@@ -52,8 +75,13 @@ struct ex_gjpeg {
 	int batch, hw;
 	ex_dtype dt;
 	nvjpegHandle_t hw_h, gpu_h, one_h; /* hardware (NULL where absent), GPU hybrid, default (one by one) */
-	nvjpegJpegState_t hw_st, gpu_st, one_st;
-	int hw_init_n, gpu_init_n;         /* batch size the batched states were initialised for */
+	nvjpegJpegState_t one_st;
+	gj_lane gl;                        /* the CUDA decoder's lane (decode thread; stream st) */
+	gj_lane lane[GJ_MAX_LANES];        /* the hardware decoder's lanes (lane 0's stream: st_hw) */
+	int nlanes;
+	pthread_mutex_t lmu;
+	pthread_cond_t lcv;
+	bool lanes_stop;
 	int hw_pct;                        /* share of a batch's hardware-decodable images sent to it */
 	cudaStream_t st, st_hw;            /* CUDA decoder (and descriptors), hardware decoder */
 	/* the decode thread: the nvJPEG calls hold the host for tens of ms a batch (measured on an H100,
@@ -71,11 +99,6 @@ struct ex_gjpeg {
 	long left;                         /* raw batches still to submit this pass */
 	gj_slot slot[GJ_SLOTS];
 	int fill, use;
-	/* scratch for one batched call */
-	const unsigned char **ptr;
-	size_t *len;
-	nvjpegImage_t *img;
-	int *idx;
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 };
@@ -111,6 +134,39 @@ static void die_loader(const char *what)
 }
 
 static void *decode_thread(void *arg);
+static void *lane_thread(void *arg);
+typedef struct gj_lane_arg {
+	ex_gjpeg *g;
+	gj_lane *l;
+} gj_lane_arg;
+
+static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)
+{
+	NVJ_CHECK(nvjpegJpegStateCreate(h, &l->st));
+	l->init_n = -1;
+	CUDA_CHECK(cudaStreamCreateWithFlags(&l->cs, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaEventCreateWithFlags(&l->done_ev, cudaEventDisableTiming));
+	l->ptr = xcalloc((size_t)batch, sizeof(*l->ptr));
+	l->len = xcalloc((size_t)batch, sizeof(*l->len));
+	l->img = xcalloc((size_t)batch, sizeof(*l->img));
+	l->idx = xcalloc((size_t)batch, sizeof(*l->idx));
+}
+
+static void lane_free(gj_lane *l)
+{
+	if (l->cs)
+		cudaStreamSynchronize(l->cs);
+	if (l->st)
+		nvjpegJpegStateDestroy(l->st);
+	if (l->cs)
+		cudaStreamDestroy(l->cs);
+	if (l->done_ev)
+		cudaEventDestroy(l->done_ev);
+	free(l->ptr);
+	free(l->len);
+	free(l->img);
+	free(l->idx);
+}
 
 int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype dt)
 {
@@ -123,22 +179,25 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	 * through the GPU hybrid backend */
 	if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, 0, &g->hw_h) != NVJPEG_STATUS_SUCCESS)
 		g->hw_h = NULL;
-	if (g->hw_h && nvjpegJpegStateCreate(g->hw_h, &g->hw_st) != NVJPEG_STATUS_SUCCESS) {
-		nvjpegDestroy(g->hw_h);
-		g->hw_h = NULL;
-	}
 	nvjpegStatus_t e = nvjpegCreateEx(NVJPEG_BACKEND_GPU_HYBRID, NULL, NULL, 0, &g->gpu_h);
 	if (e != NVJPEG_STATUS_SUCCESS) {
 		err_set("nvJPEG: cannot start the GPU hybrid backend: %s", nvj_str(e));
 		ex_gjpeg_free(g);
 		return ERR_ENV;
 	}
-	NVJ_CHECK(nvjpegJpegStateCreate(g->gpu_h, &g->gpu_st));
+	pthread_mutex_init(&g->lmu, NULL);
+	pthread_cond_init(&g->lcv, NULL);
+	lane_init(&g->gl, g->gpu_h, batch);
 	NVJ_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->one_h));
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
-	g->hw_init_n = g->gpu_init_n = -1;
-	CUDA_CHECK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
-	CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
+	g->st = g->gl.cs;
+	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
+	for (int k = 0; k < g->nlanes; k++)
+		lane_init(&g->lane[k], g->hw_h, batch);
+	if (g->nlanes)
+		g->st_hw = g->lane[0].cs;
+	else
+		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaGetDevice(&g->dev));
 	/* the hardware decoder alone did not keep up with an H100 at batch 256 (bench/NOTES.md, issue 27): a
 	 * share of the images goes to the CUDA decoder, as DALI's hw_decoder_load does */
@@ -156,10 +215,6 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->consumed, cudaEventDisableTiming));
 		sl->raw = -1;
 	}
-	g->ptr = xcalloc((size_t)batch, sizeof(*g->ptr));
-	g->len = xcalloc((size_t)batch, sizeof(*g->len));
-	g->img = xcalloc((size_t)batch, sizeof(*g->img));
-	g->idx = xcalloc((size_t)batch, sizeof(*g->idx));
 	g->s.hardware = g->ts.hardware = g->hw_h != NULL;
 	g->s.hw_pct = g->ts.hw_pct = g->hw_h ? g->hw_pct : 0;
 	pthread_mutex_init(&g->mu, NULL);
@@ -171,6 +226,18 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		return ERR_ENV;
 	}
 	g->th_started = true;
+	for (int k = 1; k < g->nlanes; k++) {
+		gj_lane_arg *la = xmalloc(sizeof(*la));
+		la->g = g;
+		la->l = &g->lane[k];
+		if (pthread_create(&g->lane[k].th, NULL, lane_thread, la) != 0) {
+			free(la);
+			g->nlanes = k; /* fewer lanes */
+			break;
+		}
+		g->lane[k].started = true;
+	}
+	g->s.hw_lanes = g->ts.hw_lanes = g->nlanes;
 	*out = g;
 	return 0;
 }
@@ -242,32 +309,63 @@ static nvjpegImage_t rgbi(unsigned char *p, int w)
 }
 
 /* nvjpegDecodeBatched of images idx[0..m) of rb on (h, st); its state is re-initialised when m changes. */
-static nvjpegStatus_t batched(ex_gjpeg *g, nvjpegHandle_t h, nvjpegJpegState_t st, int *init_n, const ex_data_raw *rb,
-			      const gj_slot *sl, int m, cudaStream_t cs)
+/* nvjpegDecodeBatched of the lane's images on handle h; its state is re-initialised when m changes. */
+static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 {
-	if (m == 0)
+	const ex_data_raw *rb = l->rb;
+	const gj_slot *sl = l->sl;
+	if (l->m == 0)
 		return NVJPEG_STATUS_SUCCESS;
-	for (int i = 0; i < m; i++) {
-		const ex_data_raw_img *ri = &rb->img[g->idx[i]];
-		g->ptr[i] = ri->data;
-		g->len[i] = ri->len_B;
-		g->img[i] = rgbi(sl->dec + sl->desc_h[g->idx[i]].off_B, ri->width);
+	for (int i = 0; i < l->m; i++) {
+		const ex_data_raw_img *ri = &rb->img[l->idx[i]];
+		l->ptr[i] = ri->data;
+		l->len[i] = ri->len_B;
+		l->img[i] = rgbi(sl->dec + sl->desc_h[l->idx[i]].off_B, ri->width);
 	}
-	if (*init_n != m) {
-		nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(h, st, m, 1, NVJPEG_OUTPUT_RGBI);
+	if (l->init_n != l->m) {
+		nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(h, l->st, l->m, 1, NVJPEG_OUTPUT_RGBI);
 		if (e != NVJPEG_STATUS_SUCCESS)
 			return e;
-		*init_n = m;
+		l->init_n = l->m;
 	}
-	return nvjpegDecodeBatched(h, st, g->ptr, g->len, g->img, cs);
+	return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+}
+
+static void *lane_thread(void *arg)
+{
+	gj_lane_arg *la = arg;
+	ex_gjpeg *g = la->g;
+	gj_lane *l = la->l;
+	free(la);
+	if (cudaSetDevice(g->dev) != cudaSuccess) {
+		fprintf(stderr, "scaleplan-train: JPEG decode lane: cudaSetDevice(%d) failed\n", g->dev);
+		exit(EXIT_ENV);
+	}
+	pthread_mutex_lock(&g->lmu);
+	for (;;) {
+		while (!l->go && !g->lanes_stop)
+			pthread_cond_wait(&g->lcv, &g->lmu);
+		if (!l->go)
+			break;
+		pthread_mutex_unlock(&g->lmu);
+		nvjpegStatus_t rc = batched(g->hw_h, l);
+		if (rc == NVJPEG_STATUS_SUCCESS && cudaEventRecord(l->done_ev, l->cs) != cudaSuccess)
+			rc = NVJPEG_STATUS_EXECUTION_FAILED;
+		pthread_mutex_lock(&g->lmu);
+		l->rc = rc;
+		l->go = false;
+		pthread_cond_broadcast(&g->lcv);
+	}
+	pthread_mutex_unlock(&g->lmu);
+	return NULL;
 }
 
 /* One by one after a failed batched call; an image that fails is marked bad; returns the images decoded. */
-static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, int m, bool *ok)
+static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, const int *idx, int m, bool *ok)
 {
 	int good = 0;
 	for (int i = 0; i < m; i++) {
-		int k = g->idx[i];
+		int k = idx[i];
 		const ex_data_raw_img *ri = &rb->img[k];
 		nvjpegImage_t im = rgbi(sl->dec + sl->desc_h[k].off_B, ri->width);
 		nvjpegStatus_t e = nvjpegDecode(g->one_h, g->one_st, ri->data, ri->len_B, NVJPEG_OUTPUT_RGBI, &im, g->st);
@@ -303,40 +401,73 @@ static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n)
 	arena_fit(sl, off);
 }
 
-/* Decodes batch rb into slot sl on the decode stream; images that fail take another image's place. */
+static void lane_result(ex_gjpeg *g, gj_lane *l, nvjpegStatus_t e, bool *ok, long *count)
+{
+	if (e != NVJPEG_STATUS_SUCCESS) {
+		g->ts.batch_failures++;
+		one_by_one(g, l->rb, (gj_slot *)l->sl, l->idx, l->m, ok);
+		return;
+	}
+	for (int i = 0; i < l->m; i++)
+		ok[l->idx[i]] = true;
+	*count += l->m;
+}
+
+/* The hardware images (to_hw) in contiguous shares over the lanes; lane 0 runs here. */
+static void decode_hw(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n, const bool *to_hw, int m_hw, bool *ok)
+{
+	int nl = g->nlanes < m_hw ? g->nlanes : m_hw, k = 0, taken = 0;
+	if (nl == 0)
+		return;
+	for (int p = 0; p < nl; p++) {
+		gj_lane *l = &g->lane[p];
+		int want = (m_hw * (p + 1)) / nl - (m_hw * p) / nl;
+		l->m = 0;
+		l->rb = rb;
+		l->sl = sl;
+		for (; k < n && l->m < want; k++)
+			if (to_hw[k])
+				l->idx[l->m++] = k;
+		taken += l->m;
+	}
+	pthread_mutex_lock(&g->lmu);
+	for (int p = 1; p < nl; p++)
+		g->lane[p].go = true;
+	pthread_cond_broadcast(&g->lcv);
+	pthread_mutex_unlock(&g->lmu);
+	nvjpegStatus_t e0 = batched(g->hw_h, &g->lane[0]);
+	pthread_mutex_lock(&g->lmu);
+	for (int p = 1; p < nl; p++)
+		while (g->lane[p].go)
+			pthread_cond_wait(&g->lcv, &g->lmu);
+	pthread_mutex_unlock(&g->lmu);
+	lane_result(g, &g->lane[0], e0, ok, &g->ts.hw);
+	for (int p = 1; p < nl; p++) {
+		lane_result(g, &g->lane[p], g->lane[p].rc, ok, &g->ts.hw);
+		/* lane 0's stream (st_hw, whose event the step waits for) waits for the others */
+		if (g->lane[p].rc == NVJPEG_STATUS_SUCCESS)
+			CUDA_CHECK(cudaStreamWaitEvent(g->st_hw, g->lane[p].done_ev, 0));
+	}
+	(void)taken;
+}
+
+/* Decodes batch rb into slot sl; images that fail take another image's place. */
 static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 {
 	bool *ok = xcalloc((size_t)n, sizeof(bool)), *to_hw = xcalloc((size_t)n, sizeof(bool));
-	int m_hw = 0, m_gpu = 0, hw_max = (n * g->hw_pct + 50) / 100;
-	/* the CUDA decoder's batch first (its host part is short), then the hardware decoder's */
-	for (int i = 0; g->hw_h && i < n && m_hw < hw_max; i++)
+	int m_hw = 0, hw_max = (n * g->hw_pct + 50) / 100;
+	for (int i = 0; g->nlanes && i < n && m_hw < hw_max; i++)
 		if (rb->img[i].hw_ok)
 			to_hw[i] = true, m_hw++;
+	gj_lane *l = &g->gl; /* the CUDA decoder: the rest (progressive, CMYK, ... and the share not sent) */
+	l->m = 0;
+	l->rb = rb;
+	l->sl = sl;
 	for (int i = 0; i < n; i++)
 		if (!to_hw[i])
-			g->idx[m_gpu++] = i;
-	nvjpegStatus_t e = batched(g, g->gpu_h, g->gpu_st, &g->gpu_init_n, rb, sl, m_gpu, g->st);
-	if (e != NVJPEG_STATUS_SUCCESS) {
-		g->ts.batch_failures++;
-		one_by_one(g, rb, sl, m_gpu, ok);
-	} else {
-		for (int i = 0; i < m_gpu; i++)
-			ok[g->idx[i]] = true;
-		g->ts.gpu += m_gpu;
-	}
-	m_hw = 0;
-	for (int i = 0; i < n; i++)
-		if (to_hw[i])
-			g->idx[m_hw++] = i;
-	e = batched(g, g->hw_h, g->hw_st, &g->hw_init_n, rb, sl, m_hw, g->st_hw);
-	if (e != NVJPEG_STATUS_SUCCESS) {
-		g->ts.batch_failures++;
-		one_by_one(g, rb, sl, m_hw, ok);
-	} else {
-		for (int i = 0; i < m_hw; i++)
-			ok[g->idx[i]] = true;
-		g->ts.hw += m_hw;
-	}
+			l->idx[l->m++] = i;
+	lane_result(g, l, batched(g->gpu_h, l), ok, &g->ts.gpu);
+	decode_hw(g, sl, rb, n, to_hw, m_hw, ok);
 	free(to_hw);
 	int donor = -1;
 	for (int i = 0; i < n && donor < 0; i++)
@@ -381,6 +512,8 @@ static void fill(ex_gjpeg *g)
 	if (sl->consumed_rec) {
 		CUDA_CHECK(cudaStreamWaitEvent(g->st, sl->consumed, 0));
 		CUDA_CHECK(cudaStreamWaitEvent(g->st_hw, sl->consumed, 0));
+		for (int p = 1; p < g->nlanes; p++)
+			CUDA_CHECK(cudaStreamWaitEvent(g->lane[p].cs, sl->consumed, 0));
 	}
 	decode(g, sl, g->raw[k], n);
 	CUDA_CHECK(cudaMemcpyAsync(sl->desc_d, sl->desc_h, (size_t)n * sizeof(ex_crop_desc), cudaMemcpyHostToDevice, g->st));
@@ -493,8 +626,13 @@ void ex_gjpeg_free(ex_gjpeg *g)
 	if (!g)
 		return;
 	ex_gjpeg_stop(g);
-	if (g->st)
-		cudaStreamSynchronize(g->st);
+	pthread_mutex_lock(&g->lmu);
+	g->lanes_stop = true;
+	pthread_cond_broadcast(&g->lcv);
+	pthread_mutex_unlock(&g->lmu);
+	for (int k = 1; k < g->nlanes; k++)
+		if (g->lane[k].started)
+			pthread_join(g->lane[k].th, NULL);
 	if (g->st_hw)
 		cudaStreamSynchronize(g->st_hw);
 	for (int k = 0; k < GJ_SLOTS; k++) {
@@ -509,10 +647,11 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		if (sl->consumed)
 			cudaEventDestroy(sl->consumed);
 	}
-	if (g->hw_st)
-		nvjpegJpegStateDestroy(g->hw_st);
-	if (g->gpu_st)
-		nvjpegJpegStateDestroy(g->gpu_st);
+	for (int k = 0; k < g->nlanes; k++)
+		lane_free(&g->lane[k]);
+	if (!g->nlanes && g->st_hw)
+		cudaStreamDestroy(g->st_hw);
+	lane_free(&g->gl);
 	if (g->one_st)
 		nvjpegJpegStateDestroy(g->one_st);
 	if (g->hw_h)
@@ -521,20 +660,14 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		nvjpegDestroy(g->gpu_h);
 	if (g->one_h)
 		nvjpegDestroy(g->one_h);
-	if (g->st)
-		cudaStreamDestroy(g->st);
-	if (g->st_hw)
-		cudaStreamDestroy(g->st_hw);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
+	pthread_mutex_destroy(&g->lmu);
+	pthread_cond_destroy(&g->lcv);
 	/* the raw buffers may still be in the loader: the caller frees the loader (joining its readers) first */
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		ex_data_raw_free(g->raw[k]);
 		free(g->lab[k]);
 	}
-	free(g->ptr);
-	free(g->len);
-	free(g->img);
-	free(g->idx);
 	free(g);
 }

@@ -13,13 +13,18 @@ enum { EX_GJ_RAW = 4 };
 /* Share (%) of a batch's hardware-decodable images given to the hardware decoder; the rest go to the CUDA
  * decoder. EX_JPEG_HW_PCT overrides it (0..100). */
 #ifndef EX_GJ_HW_PCT
-#define EX_GJ_HW_PCT 75
+#define EX_GJ_HW_PCT 100
+#endif
+/* Threads (lanes) among which a batch's hardware-decoder images are split (EX_JPEG_LANES, 1..4). */
+#ifndef EX_GJ_LANES
+#define EX_GJ_LANES 2
 #endif
 
 typedef struct ex_gjpeg ex_gjpeg;
 typedef struct ex_gjpeg_stats {
 	bool hardware;        /* a hardware JPEG decoder was found */
 	int hw_pct;           /* share of hardware-decodable images sent to it */
+	int hw_lanes;         /* threads sharing the hardware decoder's batches */
 	long images, batches;
 	long hw, gpu, single; /* images decoded by the hardware backend, the GPU hybrid, one by one */
 	long replaced;        /* places filled by another image of the batch (its file failed on the GPU) */
