@@ -826,7 +826,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	if (d->n == 0) {
 		if (sum)
 			*sum = s;
-		return err_set("calibrate: no measurements to fit");
+		return err_set("no measurements to fit");
 	}
 	cal_env e;
 	env_init(&e, o);
@@ -965,7 +965,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	const cal_opts *o = opts ? opts : &dflt;
 	memset(vt, 0, sizeof *vt);
 	if (d->n == 0)
-		return err_set("validate: no measurements");
+		return err_set("no measurements");
 	cal_env e;
 	env_init(&e, o);
 	grouping g;

@@ -148,10 +148,15 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 
 static int write_csv(const char *outpath, const cmp_row *rows, int nrows)
 {
-	csvw *w = outpath ? csvw_open(outpath) : csvw_stream(stdout);
-	if (!w) {
-		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
-		return EXIT_ENV;
+	csvw *w = NULL;
+	if (!outpath)
+		w = csvw_stream(stdout);
+	else {
+		int crc = csvw_create(outpath, &w); /* README's rule: a missing folder is 1, permission or disk 2 */
+		if (crc) {
+			fprintf(stderr, "scaleplan compare: --out %s\n", err_msg());
+			return exit_code_of(crc);
+		}
 	}
 	cli_result_csv_header(w);
 	for (int i = 0; i < nrows; i++)

@@ -132,9 +132,10 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 			fprintf(stderr, "scaleplan hw import: %s\n", err_msg());
 			rc = w == ERR_INPUT ? EXIT_INPUT : w == ERR_INTR ? intr_exit_code() : EXIT_ENV;
 		} else {
-			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s/\n",
+			printf("scaleplan hw import: %d system%s and %d new CPU%s written to %s%s\n",
 			       hw_import_count(imp, HW_SYSTEM), hw_import_count(imp, HW_SYSTEM) == 1 ? "" : "s",
-			       hw_import_count(imp, HW_CPU), hw_import_count(imp, HW_CPU) == 1 ? "" : "s", out);
+			       hw_import_count(imp, HW_CPU), hw_import_count(imp, HW_CPU) == 1 ? "" : "s", out,
+			       out[0] && out[strlen(out) - 1] == '/' ? "" : "/");
 			hw_import_print(imp, out, stdout);
 		}
 	}

@@ -587,10 +587,11 @@ int cmd_report(int argc, char **argv)
 	}
 	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
 	if (mkdir(tmpdir, 0777) != 0) {
-		fprintf(stderr, "scaleplan report: cannot create %s: %s\n", tmpdir, strerror(errno));
+		/* README's rule: a missing parent folder is 1, permission or disk 2 */
+		rc = exit_code_of(err_path(tmpdir, errno, "a folder in an existing directory"));
+		fprintf(stderr, "scaleplan report: --out %s\n", err_msg());
 		free(tmpdir);
 		tmpdir = NULL;
-		rc = EXIT_ENV;
 		goto out;
 	}
 	csvp = xasprintf("%s/placements.csv", tmpdir);
@@ -634,9 +635,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
-	printf("scaleplan report: %d options (%d systems x %d GPU counts) in %s/: report.md, index.html, "
+	printf("scaleplan report: %d option%s (%d system%s x %d GPU count%s) in %s/: report.md, index.html, "
 	       "placements.csv%s%s\n",
-	       nrows, ncand, ngpus, outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "");
+	       nrows, nrows == 1 ? "" : "s", ncand, ncand == 1 ? "" : "s", ngpus, ngpus == 1 ? "" : "s", outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "");
 	if (skipped)
 		printf("(%d multi-node placement%s skipped: system without a network in the database)\n", skipped,
 		       skipped > 1 ? "s" : "");

@@ -390,9 +390,10 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	if (tr) {
-		if (sim_trace_write(tr, trace_path)) {
+		int wrc = sim_trace_write(tr, trace_path);
+		if (wrc) {
 			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-			rc = EXIT_ENV;
+			rc = exit_code_of(wrc);
 			goto out;
 		}
 		fprintf(stderr, "scaleplan sim: trace of iterations %ld-%ld (%zu spans) written to %s\n", wa, wb,

@@ -261,10 +261,10 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	intr_phase("compute");
-	w = csvw_open(outpath);
-	if (!w) {
-		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
-		rc = EXIT_ENV;
+	rc = csvw_create(outpath, &w); /* README's rule: a missing folder is 1, permission or disk 2 */
+	if (rc) {
+		fprintf(stderr, "scaleplan sweep: --out %s\n", err_msg());
+		rc = exit_code_of(rc);
 		goto out;
 	}
 	cli_result_csv_header(w);

@@ -1106,12 +1106,12 @@ int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs)
 	int nbad = 0, nfound = 0;
 	bool env = false;
 	memset(t, 0, sizeof t);
-	DIR *d = opendir(dir);
-	if (!d) {
-		err_set("%s: cannot open hwdb directory: %s", dir, strerror(errno));
+	DIR *d;
+	int orc = dir_open(dir, &d); /* README's rule: missing or not a folder is 1, permission 2 */
+	if (orc) {
 		if (errs)
 			fprintf(errs, "%s\n", err_msg());
-		return ERR_ENV;
+		return orc;
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {

@@ -983,9 +983,10 @@ int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs)
 		n--;
 	char *tmp = xasprintf("%.*s.tmp-XXXXXX", (int)n, dir);
 	if (!mkdtemp(tmp)) {
-		err_set("%s: cannot create a temporary directory: %s", tmp, strerror(errno));
+		/* README's rule: a missing parent folder is the user's (1), permission or disk the machine's (2) */
+		rc = err_path(tmp, errno, "a folder in an existing directory");
 		free(tmp);
-		return ERR_ENV;
+		return rc;
 	}
 	if ((imp->ncpu && write_file(imp, HW_CPU, tmp)) || write_file(imp, HW_SYSTEM, tmp))
 		goto fail;

@@ -177,7 +177,7 @@ static int param_unknown(const char *name)
 	if (best >= 0 && bestd <= 4)
 		return err_set("unknown model parameter '%s' (did you mean %s?)", name,
 			       model_param_defs[best].info.name);
-	return err_set("unknown model parameter '%s' (see `scaleplan predict --help`)", name);
+	return err_set("unknown model parameter '%s' (the list: `scaleplan predict --params`)", name);
 }
 
 int model_params_set(model_params *p, const char *name, double value)

@@ -201,9 +201,7 @@ int sim_trace_write(const sim_trace *tr, const char *path)
 	sb_printf(&b, "\n]}\n");
 	int rc = file_write_atomic(path, b.p, b.n);
 	free(b.p);
-	if (rc < 0) {
-		err_prefix("trace %s", path);
-		return ERR_ENV;
-	}
-	return 0;
+	if (rc < 0)
+		err_prefix("trace");
+	return rc < 0 ? rc : 0; /* file_write_atomic's code: ERR_INPUT no such folder, ERR_ENV permission or disk */
 }

@@ -305,7 +305,7 @@ static void test_dir(test_ctx *t)
 	TEST_CHECK(t, mkdtemp(dir) != NULL, "mkdtemp");
 	hw_db db;
 	hw_db_load_default(&db, NULL);
-	TEST_CHECK(t, hw_db_overlay_dir(&db, "/nonexistent/hwdb", NULL) == ERR_ENV, "missing dir is ERR_ENV");
+	TEST_CHECK(t, hw_db_overlay_dir(&db, "/nonexistent/hwdb", NULL) == ERR_INPUT, "missing dir is the user's error (ERR_INPUT: exit 1)");
 	TEST_CHECK(t, hw_db_overlay_dir(&db, dir, NULL) == ERR_INPUT, "empty dir is ERR_INPUT");
 	/* gpus.csv adds a GPU that systems.csv in the same dir uses */
 	snprintf(path, sizeof path, "%s/gpus.csv", dir);
