@@ -7,7 +7,7 @@
 #     quick: 20,000 train JPEGs, 3 training epochs;  full (default): 60,000 + 10,000, up to 14 epochs.
 #   PACK=1: leave one archive $OUT/input_results.tgz (device calls return at most a few files).
 # CSVs go to $OUT (databench_*.csv, torch_*.csv: source,machine,cpu,pipeline,threads,img_s,...;
-# train_*.csv: the measurement CSV of DESIGN.md); a short table is printed last. Needs nothing fetched:
+# train_*.csv: the measurement CSV of docs/design.md); a short table is printed last. Needs nothing fetched:
 # when libturbojpeg/libcsv/zlib headers are missing there, carry .jpegdeps/ (include/ + lib/*.a, made on
 # the dev machine; it also has csv.h/zlib) and .fmnist/ (the Fashion-MNIST .gz files).
 # SPDX-License-Identifier: GPL-3.0-or-later

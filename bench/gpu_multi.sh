@@ -12,7 +12,7 @@
 #   ddp:N:MODE:B             PyTorch DDP (bench/peers/torch_ddp.py), N GPUs
 #   kill                     a rank SIGKILLed (nvlink, emulated) / hung mid-run: the job ends non-zero
 #   resume                   training killed at step 250 (checkpoint every 100), resumed to step 300
-# Transport modes (DESIGN.md): nvlink (NCCL default), p2p-off, emulated (2 nodes x 1 GPU: NCCL_HOSTID
+# Transport modes (docs/design.md): nvlink (NCCL default), p2p-off, emulated (2 nodes x 1 GPU: NCCL_HOSTID
 # per rank, sockets between), all-socket.
 # Writes to $OUT (default /tmp/gpu_multi): allreduce.csv, train.csv, ddp.csv, kill.txt, log.txt,
 # summary.txt (at most 8 files come back from a device call); prints the summary last.

@@ -209,7 +209,7 @@ static const char *intra_transport(const cal_env *e, const cal_point *p)
 
 /* Prior alpha (s per ring step) and busbw (B/s) of a machine's transport: the model's efficiencies
  * times the hwdb link bandwidth where the system is known; otherwise typical values (testbed sweeps in
- * reference/testbed_allreduce.csv for nvlink/shm/socket, the model's assumptions for pcie/ib). */
+ * refdata/testbed_allreduce.csv for nvlink/shm/socket, the model's assumptions for pcie/ib). */
 static void comm_prior(const cal_env *e, const char *machine, const char *t, double *alpha, double *bw)
 {
 	const hw_system *s = e->db && machine[0] ? hw_system_find(e->db, machine) : NULL;

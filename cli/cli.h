@@ -136,7 +136,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 void cli_scen_spec(const cli_scen *s, plan_spec *o);
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
-/* The predict CSV columns (DESIGN.md names first, extras after) and one row of them. */
+/* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */
 void cli_result_csv_header(csvw *w);
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r);
 /* The same cells without ending the row and without the columns added last (stack), for commands that

@@ -61,7 +61,7 @@ void cli_scen_init(cli_scen *s, const char *cmd)
 	s->nodes = 1;
 	s->precision = MODEL_BF16;
 	s->data = -1;
-	s->images = 1281167; /* ImageNet-1k, reference/seed_facts.md */
+	s->images = 1281167; /* ImageNet-1k, refdata/seed_facts.md */
 	s->target_top1 = 0.759;
 	model_money_default(&s->money);
 	model_params_default(&s->params);

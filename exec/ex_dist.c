@@ -377,7 +377,7 @@ static void set_env(const char *k, const char *v, bool overwrite, bool verbose)
 		printf("# %s=%s\n", k, getenv(k));
 }
 
-/* The transport modes of DESIGN.md; NCCL reads them at its first call, so this runs before
+/* The transport modes of docs/design.md; NCCL reads them at its first call, so this runs before
  * ncclGetUniqueId. A user's own NCCL_SOCKET_IFNAME and NCCL_NVLS_ENABLE are kept. */
 static void set_nccl_env(ex_dist *d, int k)
 {

@@ -44,7 +44,7 @@
  * saw it, aborts the communicator and ends the whole job (MPI_Abort; without MPI: exit status 2,
  * and the launcher takes the other ranks down).
  *
- * Emulated machines on one host (DESIGN.md): --nccl-mode nvlink (default) | p2p-off | all-socket
+ * Emulated machines on one host (docs/design.md): --nccl-mode nvlink (default) | p2p-off | all-socket
  * | emulated, and --emulate-nodes K (implies emulated): ranks [g*size/K, (g+1)*size/K) share
  * NCCL_HOSTID "emunode<g>", NVLink inside a group, NCCL_NET=Socket between groups.
  *

@@ -1,6 +1,6 @@
 /* scaleplan-train: real ResNet-50 v1.5 training on one GPU (cuDNN convolutions, cuBLAS classifier,
  * own kernels for batch norm, pooling, loss and optimizer). Writes MLPerf-style :::MLLOG lines on
- * stdout, a measurement CSV (DESIGN.md "Measurement CSV") and a summary table.
+ * stdout, a measurement CSV (docs/design.md (measurement CSV)) and a summary table.
  * Exit codes: 0 ok, 1 bad input (options, data files, a batch that does not fit), 2 environment.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

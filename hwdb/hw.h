@@ -168,7 +168,7 @@ typedef struct hw_system {
 typedef enum hw_data_path { HW_DATA_CPU, HW_DATA_GPU } hw_data_path;
 typedef enum hw_staging { HW_STAGE_NONE, HW_STAGE_LOCAL } hw_staging;
 
-/* A software stack: how it trains (seed_facts.md, MLPerf v4.0 NVIDIA configs). NAN = the model's
+/* A software stack: how it trains (refdata/seed_facts.md, MLPerf v4.0 NVIDIA configs). NAN = the model's
  * default parameter (model_params) applies. */
 struct hw_stack {
 	char *id;                 /* "tf1-hvd", "mxnet", "pytorch-ddp" */

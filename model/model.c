@@ -1,4 +1,4 @@
-/* model.c: the analytic model of data-parallel ResNet-50 training (DESIGN.md "Model").
+/* model.c: the analytic model of data-parallel ResNet-50 training (docs/design.md).
  *
  * Per iteration on every GPU: forward, backward, optimizer step (a per-layer roofline on the GPU's
  * peak and memory bandwidth, slowed at small batches by b/(b + b_half)); gradient all-reduce in
@@ -22,7 +22,7 @@
 #include "common/common.h"
 
 /* MLPerf v4.0 reference convergence points (RCPs): global batch -> olympic mean epochs to 75.9%
- * top-1, reference/convergence_rcp.csv (mlcommons/logging rcps_resnet.json). */
+ * top-1, refdata/convergence_rcp.csv (mlcommons/logging rcps_resnet.json). */
 static const double rcp_batch[] = {1632, 3264, 4096, 8192, 13056, 32768, 49152, 58880, 65536, 67840};
 static const double rcp_epochs[] = {35.0, 35.15, 39.88, 41.88, 45.5, 56.0, 68.0, 80.0, 84.5, 85.85};
 enum { RCP_N = sizeof(rcp_batch) / sizeof(rcp_batch[0]) };
@@ -132,7 +132,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->batch_per_gpu = 256;
 	sc->precision = MODEL_BF16;
 	sc->data = MODEL_DATA_CPU;
-	sc->images = 1281167.0; /* ImageNet-1k training images, reference/seed_facts.md */
+	sc->images = 1281167.0; /* ImageNet-1k training images, refdata/seed_facts.md */
 	sc->compute_cal = 1.0;
 	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
@@ -151,7 +151,7 @@ static double copy_only(double link, const model_params *p)
 
 /* Input pipeline capacity of one node with g GPUs (img/s), before data_cal.
  * CPU decode: threads = stack's fixed count, else physical cores - reserved x GPUs (TensorFlow rule,
- * reference/seed_facts.md) but at least decode_cores_min_frac of the cores, each at decode_img_s_core scaled by clock; host copies: the node's host
+ * refdata/seed_facts.md) but at least decode_cores_min_frac of the cores, each at decode_img_s_core scaled by clock; host copies: the node's host
  * links at PCIe efficiency, per decoded image (CPU) or per JPEG (GPU decode, DALI). */
 static double data_node_rate(const model_scenario *sc, const model_params *p, int g)
 {
@@ -242,7 +242,7 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p)
 	pr->data_node_img_s = data_node_rate(sc, p, n->gpus_per_node);
 	pr->data_1gpu_img_s = data_node_rate(sc, p, 1);
 	/* unknown host memory (NAN or 0): assume the data set fits, as in every source system that
-	 * gives its memory (384 GB and more, reference/seed_facts.md) */
+	 * gives its memory (384 GB and more, refdata/seed_facts.md) */
 	pr->cached = !(n->host_mem_B > 0) || p->dataset_B <= n->host_mem_B * p->page_cache_frac;
 		model_net_free(&net);
 	pr->with = p;

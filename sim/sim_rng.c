@@ -19,7 +19,7 @@ struct sim_rng {
 
 sim_rng *sim_rng_new(unsigned long seed)
 {
-	gsl_set_error_handler_off(); /* STYLE.md: GSL must report, never abort */
+	gsl_set_error_handler_off(); /* GSL must report an error, never abort the program */
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!r) {
 		err_set("GSL: cannot allocate a random number generator");

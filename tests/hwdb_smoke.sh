@@ -16,7 +16,7 @@ has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out";
 # the node with its parts and their sources, from any directory (tables are compiled in)
 (cd / && "$SP" hw show c4140-m) >"$tmp/out" 2>&1 || no "hw show c4140-m from /"
 has "system c4140-m"; has "4 x V100-SXM2-16GB"; has "4 x pcie3-x16"; has "2 x Xeon Gold 6148"; has "384 GB"
-has "source         seed_facts.md"; has "Intel ARK Xeon Gold 6148"; has "NVIDIA Tesla V100 datasheet"
+has "source         refdata/seed_facts.md"; has "Intel ARK Xeon Gold 6148"; has "NVIDIA Tesla V100 datasheet"
 [ "$(grep -c 'source' "$tmp/out")" -ge 5 ] || no "c4140-m: a source for the node and each part"
 expect 0 "$SP" hw show C4140-K;   has "1 x pcie3-x16"; has "Xeon Silver 4116"
 expect 0 "$SP" hw show h100-80gb-hbm3; has "gpu H100-SXM5-80GB"

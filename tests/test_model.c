@@ -1,4 +1,4 @@
-/* tests/test_model.c: the analytic model against reference/ measurements and its own invariants.
+/* tests/test_model.c: the analytic model against refdata/ measurements and its own invariants.
  * Nodes are described by hand here (figures from vendor datasheets, as hwdb has them) so these
  * tests do not depend on the database; tests/model.sh checks the same through the CLI and hwdb.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -37,7 +37,7 @@ static void node_c4130(model_scenario *sc)
 	sc->batch_per_gpu = 128;
 }
 
-/* reference/throughput.csv: given 283 img/s on 1 P100 at batch 128, 4 GPUs ran 1099 img/s and
+/* refdata/throughput.csv: given 283 img/s on 1 P100 at batch 128, 4 GPUs ran 1099 img/s and
  * 2 nodes x 4 ran 2075 img/s (Dell white paper 2019). Tolerance 5% (issue 3). */
 static void test_c4130_scaling(test_ctx *t)
 {
@@ -208,7 +208,7 @@ static void test_pieces(test_ctx *t)
 
 /* nccl-tests convention: a ring all-reduce of S bytes on n GPUs at bus bandwidth B takes
  * 2(n-1)/n S / B (+ latency). Check against the 4x H200 NVLink measurement at 256 MiB
- * (reference/testbed_allreduce.csv: 1.188 ms, busbw 338.8 GB/s) within 5%. */
+ * (refdata/testbed_allreduce.csv: 1.188 ms, busbw 338.8 GB/s) within 5%. */
 static void test_allreduce(test_ctx *t)
 {
 	model_params p;
@@ -275,7 +275,7 @@ static void test_contention(test_ctx *t)
 	TEST_CHECK(t, model_params_parse(&p, "slowdown_comm_net=0.5") < 0, "a factor below 1 accepted");
 }
 
-/* Memory: batch 256 fp32 does not fit 16 GB, 128 does (reference/seed_facts.md: TensorFlow's max
+/* Memory: batch 256 fp32 does not fit 16 GB, 128 does (refdata/seed_facts.md: TensorFlow's max
  * batch per 16 GB GPU is 128); a configuration that does not fit is flagged with NAN times. */
 static void test_memory_and_errors(test_ctx *t)
 {
@@ -328,7 +328,7 @@ static void test_directions(test_ctx *t)
 	sc.batch_per_gpu = 128;
 	model_predict(&sc, &p, &b);
 	TEST_CHECK(t, b.per_gpu_img_s > a.per_gpu_img_s, "batch helps");
-	/* fewer cores -> data bound (C4140-K vs M, reference/seed_facts.md) */
+	/* fewer cores -> data bound (C4140-K vs M, refdata/seed_facts.md) */
 	sc.node.cores = 18;
 	sc.precision = MODEL_FP16;
 	sc.node.peak_flops = 125e12;
@@ -450,7 +450,7 @@ static void test_run_terms(test_ctx *t)
 	TEST_NEAR(t, r.warmup_s, 1.0, 1e-12);
 }
 
-/* Two batch sizes fit the small-batch efficiency too: reference/testbed_pytorch.csv, H100 bf16
+/* Two batch sizes fit the small-batch efficiency too: refdata/testbed_pytorch.csv, H100 bf16
  * channels-last 3718 img/s at 128, 3973 at 256 -> both reproduced within 0.5%, and a third batch
  * (64) predicted below both per GPU. */
 static void test_multipoint(test_ctx *t)

@@ -6,7 +6,7 @@
  *   test_dist --train --batch-per-gpu B [--iters N --warmup-iters W --graph --csv F
  *             --baseline-img-s X --ckpt-dir D --ckpt-every-steps K --resume --log-every K ...]
  *       data-parallel ResNet-50 on exec's engine (ex_net) through this layer's hooks: synthetic
- *       224x224 data (own batch per rank), DESIGN.md measurement CSV rows per rank + a run row;
+ *       224x224 data (own batch per rank), docs/design.md measurement CSV rows per rank + a run row;
  *       the integration scaleplan-train's main loop is meant to copy
  *   test_dist --mock-train [--steps N] [--kill-rank R --kill-step S] [dist options]
  *       backward replaced by kernels writing ResNet-50-shaped gradient ranges (rank-dependent
