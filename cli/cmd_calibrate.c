@@ -78,11 +78,12 @@ static int phases_load(const char *table, cal_phase_row **rows, int *n)
 static int phases_profile_write(const char *path, const cal_phase_fit *a, const char *table, const char *anchor)
 {
 	const char *names[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s", "startup_per_node_s",
-			       "run_lead_s", "run_lead_steps", "cold_read_Bps", "eval_fixed_s", "eval_step_frac",
-			       "epoch_boundary_s", "epoch_boundary_iters"};
+			       "run_lead_s", "run_lead_steps", "cold_read_Bps", "cold_read_node_exp", "eval_fixed_s",
+			       "eval_step_frac", "epoch_boundary_s", "epoch_boundary_iters"};
 	const double vals[] = {a->startup_s, a->startup_per_log2_node_s, a->startup_per_sqrt_node_s,
-			       a->startup_per_node_s, a->run_lead_s, a->run_lead_steps, a->cold_read_Bps, a->eval_fixed_s,
-			       a->eval_step_frac, a->epoch_boundary_s, a->epoch_boundary_iters};
+			       a->startup_per_node_s, a->run_lead_s, a->run_lead_steps, a->cold_read_Bps,
+			       a->cold_read_node_exp, a->eval_fixed_s, a->eval_step_frac, a->epoch_boundary_s,
+			       a->epoch_boundary_iters};
 	char source[600];
 	snprintf(source, sizeof source, "scaleplan calibrate --phases-fit %s%s%s", table, anchor ? " --phases-anchor " : "",
 		 anchor ? anchor : "");
@@ -133,9 +134,10 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	printf("    leave-one-organisation-out MAPE:");
 	for (int k = 0; k < CAL_STARTUP_NFORMS; k++)
 		printf(" %s %.1f%%%s", cal_startup_form_name(k), 100 * f.cv_startup[k], k + 1 < CAL_STARTUP_NFORMS ? "," : "\n");
-	printf("  warm-up = lead-in%s + max(0, data/(nodes R) - epoch): run_lead_s=%.4g run_lead_steps=%.4g "
-	       "cold_read_Bps=%.4g  mean |err| %.2f%% of the run\n", f.lead_form == CAL_LEAD_STEPS ? " (a + k step)" : " (a)",
-	       f.run_lead_s, f.run_lead_steps, f.cold_read_Bps, 100 * f.mae_warmup_run);
+	printf("  warm-up = lead-in%s + max(0, data/(R nodes^e) - epoch): run_lead_s=%.4g run_lead_steps=%.4g "
+	       "cold_read_Bps=%.4g cold_read_node_exp=%.3g  mean |err| %.2f%% of the run\n",
+	       f.lead_form == CAL_LEAD_STEPS ? " (a + k step)" : " (a)", f.run_lead_s, f.run_lead_steps, f.cold_read_Bps,
+	       f.cold_read_node_exp, 100 * f.mae_warmup_run);
 	printf("    leave-one-organisation-out mean |err| / run: lead-in a %.2f%%, a + k step %.2f%%\n",
 	       100 * f.cv_warmup[CAL_LEAD_CONST], 100 * f.cv_warmup[CAL_LEAD_STEPS]);
 	printf("  eval_fixed_s=%.4g eval_step_frac=%.4g  evaluation pass = a + b eval images / img/s  MAPE %.1f%%\n",
@@ -148,10 +150,10 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 		       a.anchor_startup_x, a.anchor_lead_x, a.cold_read_Bps);
 	printf("as options: --param startup_s=%.6g --param startup_per_log2_node_s=%.6g --param startup_per_sqrt_node_s=%.6g "
 	       "--param startup_per_node_s=%.6g --param run_lead_s=%.6g --param run_lead_steps=%.6g --param cold_read_Bps=%.6g "
-	       "--param eval_fixed_s=%.6g --param eval_step_frac=%.6g --param epoch_boundary_s=%.6g "
+	       "--param cold_read_node_exp=%.6g --param eval_fixed_s=%.6g --param eval_step_frac=%.6g --param epoch_boundary_s=%.6g "
 	       "--param epoch_boundary_iters=%.6g\n", a.startup_s, a.startup_per_log2_node_s, a.startup_per_sqrt_node_s,
-	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.eval_fixed_s, a.eval_step_frac,
-	       a.epoch_boundary_s, a.epoch_boundary_iters);
+	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.cold_read_node_exp,
+	       a.eval_fixed_s, a.eval_step_frac, a.epoch_boundary_s, a.epoch_boundary_iters);
 	free(rows);
 	if (out && (rc = phases_profile_write(out, &a, table, anchor)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
