@@ -3,19 +3,9 @@
 # Run by tools/run_tests.sh with SCALEPLAN set. No GPU, no network, from any directory.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
-SP=${SCALEPLAN:-build/scaleplan}
-case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-no() { echo "FAIL: $*"; fail=1; }
-expect() { want=$1; shift; "$@" >"$tmp/out" 2>&1; got=$?; [ "$got" -eq "$want" ] || { no "exit $got (wanted $want): $*"; cat "$tmp/out"; }; }
-has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out"; }; }
-lacks() { ! grep -qF -- "$1" "$tmp/out" || { no "output has '$1'"; cat "$tmp/out"; }; }
+. "$(dirname "$0")/lib/cli.sh"
 # near VALUE WANT RELTOL: |VALUE - WANT| <= RELTOL x WANT
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }' || no "$1 not within $3 of $2 ($4)"; }
-# col NAME FILE: the value of column NAME in the first data row of a CSV
-col() { awk -F, -v n="$1" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }' "$2"; }
 
 # predict with no GPU and no network, from another directory; the three formats
 (cd / && "$SP" predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16) >"$tmp/out" 2>&1 || no "predict from /"

@@ -3,16 +3,7 @@
 # the decision in sweep and report as in compare. Run by tools/run_tests.sh with SCALEPLAN set; no GPU.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
-SP=${SCALEPLAN:-build/scaleplan}
-case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-no() { echo "FAIL: $*"; fail=1; }
-expect() { want=$1; shift; "$@" >"$tmp/out" 2>&1; got=$?; [ "$got" -eq "$want" ] || { no "exit $got (wanted $want): $*"; cat "$tmp/out"; }; }
-has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out"; }; }
-lacks() { ! grep -qF -- "$1" "$tmp/out" || { no "output has '$1'"; cat "$tmp/out"; }; }
-col() { awk -F, -v n="$1" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i } NR == 2 { print $c }' "$2"; }
+. "$(dirname "$0")/lib/cli.sh"
 
 # beyond the measured convergence range: marked, never recommended; the answer names the limit
 expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g
