@@ -604,13 +604,14 @@ int cmd_report(int argc, char **argv)
 	cli_result_csv_header(w);
 	for (int i = 0; i < nrows; i++)
 		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
-	if (csvw_close(w)) {
+	int crc = csvw_close(w);
+	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
+		goto out;
+	if (crc) {
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());
-		rc = EXIT_ENV;
+		rc = exit_code_of(crc);
 		goto out;
 	}
-	if (stopped(&rc))
-		goto out;
 	char tta_note[512] = "", cost_note[512] = "";
 	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
 	int priced = 0;
