@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages scaleplan needs, only those missing; does nothing when all are present.
+# chromium: tests/report_browser.sh renders the report headless and checks its images and tables.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -e
-PKGS="pkg-config libgsl-dev libcsv-dev libjansson-dev libopenmpi-dev openmpi-bin libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev dataset-fashion-mnist clang libclang-rt-14-dev gnuplot-nox"
+PKGS="pkg-config libgsl-dev libcsv-dev libjansson-dev libopenmpi-dev openmpi-bin libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev dataset-fashion-mnist clang libclang-rt-14-dev gnuplot-nox chromium"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
