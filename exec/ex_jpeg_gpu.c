@@ -33,7 +33,7 @@
 #include "exec/ex_internal.h"
 #include "exec/ex_jpeg_gpu.h"
 
-enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = 4 };
+enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES };
 
 typedef struct ex_gjpeg ex_gjpeg_t;
 
@@ -82,7 +82,6 @@ struct ex_gjpeg {
 	pthread_mutex_t lmu;
 	pthread_cond_t lcv;
 	bool lanes_stop;
-	int hw_pct;                        /* share of a batch's hardware-decodable images sent to it */
 	cudaStream_t st, st_hw;            /* CUDA decoder (and descriptors), hardware decoder */
 	/* the decode thread: the nvJPEG calls hold the host for tens of ms a batch (measured on an H100,
 	 * bench/NOTES.md issue 27), so they run beside the thread that launches the steps */
@@ -199,9 +198,9 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	else
 		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaGetDevice(&g->dev));
-	/* the hardware decoder alone did not keep up with an H100 at batch 256 (bench/NOTES.md, issue 27): a
-	 * share of the images goes to the CUDA decoder, as DALI's hw_decoder_load does */
-	g->hw_pct = ex_env_int("EX_JPEG_HW_PCT", 0, 100, EX_GJ_HW_PCT);
+	/* every image the hardware decoder takes goes to it: sending a share to the CUDA decoder instead
+	 * (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at 100%
+	 * (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		g->raw[k] = ex_data_raw_new(batch);
 		g->lab[k] = xcalloc((size_t)batch, sizeof(int));
@@ -216,7 +215,6 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		sl->raw = -1;
 	}
 	g->s.hardware = g->ts.hardware = g->hw_h != NULL;
-	g->s.hw_pct = g->ts.hw_pct = g->hw_h ? g->hw_pct : 0;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	int e2 = pthread_create(&g->th, NULL, decode_thread, g);
@@ -455,8 +453,8 @@ static void decode_hw(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n, co
 static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 {
 	bool *ok = xcalloc((size_t)n, sizeof(bool)), *to_hw = xcalloc((size_t)n, sizeof(bool));
-	int m_hw = 0, hw_max = (n * g->hw_pct + 50) / 100;
-	for (int i = 0; g->nlanes && i < n && m_hw < hw_max; i++)
+	int m_hw = 0;
+	for (int i = 0; g->nlanes && i < n; i++)
 		if (rb->img[i].hw_ok)
 			to_hw[i] = true, m_hw++;
 	gj_lane *l = &g->gl; /* the CUDA decoder: the rest (progressive, CMYK, ... and the share not sent) */

@@ -10,20 +10,14 @@
 
 /* Raw batches per decoder: two held by the decode slots, two being read by the loader's threads. */
 enum { EX_GJ_RAW = 4 };
-/* Share (%) of a batch's hardware-decodable images given to the hardware decoder; the rest go to the CUDA
- * decoder. EX_JPEG_HW_PCT overrides it (0..100). */
-#ifndef EX_GJ_HW_PCT
-#define EX_GJ_HW_PCT 100
-#endif
-/* Threads (lanes) among which a batch's hardware-decoder images are split (EX_JPEG_LANES, 1..4). */
-#ifndef EX_GJ_LANES
-#define EX_GJ_LANES 2
-#endif
+/* Threads (lanes) among which a batch's hardware-decoder images are split: EX_JPEG_LANES=2 for A/B runs
+ * (one H100 job: 5,497 img/s with 2 vs 5,105 with 1, but 1 lane gave 5,429 in another job: no gain shown
+ * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md, issue 27). */
+enum { EX_GJ_LANES = 1, EX_GJ_MAX_LANES = 2 };
 
 typedef struct ex_gjpeg ex_gjpeg;
 typedef struct ex_gjpeg_stats {
 	bool hardware;        /* a hardware JPEG decoder was found */
-	int hw_pct;           /* share of hardware-decodable images sent to it */
 	int hw_lanes;         /* threads sharing the hardware decoder's batches */
 	long images, batches;
 	long hw, gpu, single; /* images decoded by the hardware backend, the GPU hybrid, one by one */
