@@ -178,7 +178,6 @@ typedef struct ex_op {
 			       * normalises z with that BN's coefficients (-1: z is stored as it is added) */
 	bool bwd_by_reader;   /* BN folded into its reader, whose backward does this BN's too: a residual BN's
 			       * (ex_k_bn_bwd2) or the max pooling's (ex_k_bn_bwd_pooled) */
-	cudaEvent_t wgrad_done; /* conv on the weight-gradient stream: recorded after its weight gradient */
 } ex_op;
 
 typedef struct ex_tensor {
@@ -208,16 +207,6 @@ typedef struct ex_net {
 	int ncast_blocks;
 	void *ws;             /* the cuDNN workspace of the main stream's convolutions */
 	size_t ws_B;
-	/* Weight gradients on their own stream (issue 15): a conv's weight gradient overlaps its data gradient
-	 * and the memory-bound batch-norm backward that follows; the main stream waits for it at the backward of
-	 * the wgrad_lag-th convolution below it (ex_net_wgrad_join), and the arena keeps what it reads alive
-	 * until then. wgrad_lag 0: everything on the main stream (EX_WGRAD_LAG=0; set by ex_net_plan, change
-	 * before init). Only without distributed hooks and --profile-ops (ex_net.c wgrad_on_side). */
-	int wgrad_lag;
-	cudaStream_t wstream;
-	cudaEvent_t wfork;    /* recorded on the main stream when a weight gradient's inputs are ready */
-	void *ws_w;           /* the weight-gradient stream's cuDNN workspace */
-	size_t ws_w_B;
 	void *act_arena;      /* activations and their gradients, places shared by liveness (plan_arena) */
 	size_t act_B, grad_B; /* the arena; the activations' bytes without sharing (for the log) */
 	ex_dev_state *st;     /* device */
@@ -263,9 +252,6 @@ void ex_net_mem(const ex_net *net, size_t *fixed_B, size_t *per_image_B);
 /* The activation/gradient arena ex_net_init allocates: offsets of activation t in act[t] and of its gradient
  * in grad[t] ((size_t)-1: not stored), returns the arena's bytes. Host-only (tests/test_ex_plan.c checks it). */
 size_t ex_net_arena(const ex_net *net, size_t *act, size_t *grad);
-/* The op at whose backward the main stream waits for conv op i's weight gradient (net->wgrad_lag convolutions
- * below it), or -1: at the end of the backward. Host-only. */
-int ex_net_wgrad_join(const ex_net *net, int i);
 /* Allocates device memory, creates descriptors, initialises weights (torchvision init, seed),
  * picks convolution algorithms by timing them once. Dies (exit 2) on CUDA/cuDNN failures. */
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose);

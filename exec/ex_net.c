@@ -148,20 +148,6 @@ int ex_env_int(const char *name, int lo, int hi, int dflt)
 	return *end || n < lo || n > hi ? dflt : (int)n;
 }
 
-/* Default lag of the weight-gradient stream (ex_net.wgrad_lag). Lag 2 against 0 at b256 on an H100 measured
- * +0.1%, +0.2%, 0.0% and -0.3% in four jobs, with 1 and 3 level with 0: no measurable gain either way
- * (bench/NOTES.md, issue 15 session 7). */
-#define EX_WGRAD_LAG_DEFAULT 2
-
-int ex_net_wgrad_join(const ex_net *net, int i)
-{
-	int k, left = net->wgrad_lag;
-	for (k = i - 1; k >= 0 && left > 0; k--)
-		if (net->ops[k].kind == EX_CONV && --left == 0)
-			return k;
-	return -1;
-}
-
 /* A batch norm whose output one op alone reads is applied by that op as it loads the BN's input, and
  * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
  * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
@@ -303,7 +289,6 @@ int ex_net_plan(ex_net *net, int batch, int classes, int hw, ex_prec prec)
 		goto out;
 	}
 	fold_bns(net);
-	net->wgrad_lag = ex_env_int("EX_WGRAD_LAG", 0, 4, EX_WGRAD_LAG_DEFAULT);
 	/* Backward plan: which gradient writes overwrite and which accumulate. */
 	for (i = 0; i < net->ntens; i++)
 		net->tens[i].g_first_written = false;
@@ -327,9 +312,7 @@ out:
  * through forward (op i at time i) then backward (op i at time 2*nops-1-i). Activation t lives from
  * its producer's forward to its last reader, forward or backward (conv wgrad reads its input, BN
  * backward its input and output, fc its input); the image lives all step. The gradient of t lives
- * from the first backward op writing it to its producer's backward. A conv weight gradient on its own stream
- * (wgrad_lag) reads its input and dy until the main stream joins it (ex_net_wgrad_join), so those two live
- * until just before the joining op's backward. Intervals are inclusive, so an
+ * from the first backward op writing it to its producer's backward. Intervals are inclusive, so an
  * op never writes over what it reads in the same step. First fit, in order of birth; offsets for
  * activations in act[t], gradients in grad[t] ((size_t)-1: none). Returns the arena's bytes.
  * EX_ARENA_NOREUSE=1 (debugging): every buffer its own place. */
@@ -382,12 +365,6 @@ static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 			b[nt + op->z] = bt;
 		}
 		d[nt + op->out] = bt;
-		if (op->kind == EX_CONV && net->wgrad_lag > 0) {
-			int join = ex_net_wgrad_join(net, i), last = join < 0 ? T - 1 : T - 2 - join;
-			if (d[op->in] < last)
-				d[op->in] = last;
-			d[nt + op->out] = last;
-		}
 	}
 	for (t = 0; t < T; t++)
 		for (i = 0; i < n; i++) {
@@ -684,13 +661,6 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 	}
 }
 
-/* The workspace of weight-gradient convolutions (*bytes its size): their own where they run on their own stream. */
-static void *wgrad_ws(const ex_net *net, size_t *bytes)
-{
-	*bytes = net->ws_w ? net->ws_w_B : net->ws_B;
-	return net->ws_w ? net->ws_w : net->ws;
-}
-
 /* Variant packs of the op's chosen plans, on the final workspaces; a refusal keeps the legacy call. */
 static void bind_graph_plans(ex_net *net, ex_op *op)
 {
@@ -700,9 +670,8 @@ static void bind_graph_plans(ex_net *net, ex_op *op)
 		void *ptrs[3];
 		if (!op->gplan[k])
 			continue;
-		size_t ws_B;
 		conv_ptrs(net, op, k, ptrs);
-		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, k == 2 ? wgrad_ws(net, &ws_B) : net->ws);
+		op->gvp[k] = ex_gvpack_new(3, uids, ptrs, net->ws);
 		if (!op->gvp[k]) {
 			fprintf(stderr, "scaleplan-train: %s %s: cuDNN refused the plan's pointers; the legacy call stays\n",
 				net->model.layers[op->layer].name, conv_kind_name[k]);
@@ -767,29 +736,14 @@ static ex_opt_block *tensor_slices(const ex_params *p, const bool *take, int *ns
 
 int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 {
-	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, need_w = 0, maxw = 0;
+	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, maxw = 0;
 	float *h;
 	int i, j;
 	ex_dtype dt = net->dt;
 	int *hdec;
 	double t0 = time_now_s();
 
-	if (net->wgrad_lag > 0) {
-		/* the main stream (data gradients, batch norms: the step's critical path) first wherever both
-		 * streams have blocks waiting; the weight gradients fill what it leaves (EX_WGRAD_PRIO=0: equal) */
-		int least = 0, greatest = 0;
-		CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-		if (env_off("EX_WGRAD_PRIO"))
-			greatest = least;
-		CUDA_CHECK(cudaStreamCreateWithPriority(&net->stream, cudaStreamNonBlocking, greatest));
-		CUDA_CHECK(cudaStreamCreateWithPriority(&net->wstream, cudaStreamNonBlocking, least));
-		CUDA_CHECK(cudaEventCreateWithFlags(&net->wfork, cudaEventDisableTiming));
-		for (i = 0; i < net->nops; i++)
-			if (net->ops[i].kind == EX_CONV)
-				CUDA_CHECK(cudaEventCreateWithFlags(&net->ops[i].wgrad_done, cudaEventDisableTiming));
-	} else {
-		CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
-	}
+	CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
 	CUDNN_CHECK(cudnnCreate(&net->cudnn));
 	CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
 	CUBLAS_CHECK(cublasCreate(&net->cublas));
@@ -966,18 +920,13 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 				continue;
 			for (k = 0; k < 3; k++) {
 				size_t b = op->gplan[k] ? graph_plan_ws(net, op->gplan[k]) : op->legacy_ws[k];
-				size_t *to = k == 2 && net->wgrad_lag > 0 ? &need_w : &need;
-				if (b > *to)
-					*to = b;
+				if (b > need)
+					need = b;
 			}
 		}
 		CUDA_CHECK(ex_dev_free(ws));
 		net->ws_B = need < 1024 ? 1024 : need;
 		CUDA_CHECK(ex_dev_malloc((void **)&net->ws, net->ws_B));
-		if (net->wgrad_lag > 0) {
-			net->ws_w_B = need_w < 1024 ? 1024 : need_w;
-			CUDA_CHECK(ex_dev_malloc((void **)&net->ws_w, net->ws_w_B));
-		}
 		for (i = 0; i < net->nops; i++)
 			if (net->ops[i].kind == EX_CONV)
 				bind_graph_plans(net, &net->ops[i]);
@@ -985,11 +934,10 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	if (verbose)
 		fprintf(stderr, "scaleplan-train: %zu parameters, activation+gradient arena %.2f GiB (activations alone %.2f GiB), "
 				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s; graph-API plans for %d fwd, %d dgrad, "
-				"%d wgrad convolutions; weight gradients %s (lag %d)\n",
+				"%d wgrad convolutions\n",
 			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0,
-			(net->ws_B + net->ws_w_B) / 1048576.0, time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1],
-			net->conv_graph_n[2], net->wgrad_lag > 0 ? "on their own stream" : "on the main stream",
-			net->wgrad_lag);
+			net->ws_B / 1048576.0, time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1],
+			net->conv_graph_n[2]);
 	if (verbose) {
 		int npool = 0, nres = 0, nbwd = 0;
 		for (i = 0; i < net->nops; i++) {
@@ -1029,8 +977,6 @@ void ex_net_free(ex_net *net)
 		ex_dev_free(op->argmax);
 		ex_dev_free(op->xpad);
 		ex_dev_free(op->wpad);
-		if (op->wgrad_done)
-			cudaEventDestroy(op->wgrad_done);
 	}
 	for (i = 0; i < net->ngc; i++) {
 		ex_gplan_free(&net->gc[i].p);
@@ -1055,7 +1001,6 @@ void ex_net_free(ex_net *net)
 	ex_dev_free(net->wgrad_c);
 	ex_dev_free(net->cast_blocks);
 	ex_dev_free(net->ws);
-	ex_dev_free(net->ws_w);
 	ex_dev_free(net->st);
 	ex_dev_free(net->cublas_ws);
 	if (net->cublas)
@@ -1064,10 +1009,6 @@ void ex_net_free(ex_net *net)
 		cudnnDestroy(net->cudnn);
 	if (net->stream)
 		cudaStreamDestroy(net->stream);
-	if (net->wstream)
-		cudaStreamDestroy(net->wstream);
-	if (net->wfork)
-		cudaEventDestroy(net->wfork);
 	free(net->ops);
 	free(net->tens);
 	free(net->p.tensors);
@@ -1184,43 +1125,21 @@ static bool wgrad_cast_at_end(const ex_net *net)
 	return at_end && !net->hooks.grad_ready;
 }
 
-/* Weight gradients on their own stream in this step: planned (wgrad_lag), and neither a distributed layer
- * (its buckets follow the main stream) nor --profile-ops (which times each op on the main stream). */
-static bool wgrad_on_side(const ex_net *net)
-{
-	return net->wgrad_lag > 0 && net->wstream && !net->hooks.grad_ready && !net->profile;
-}
-
-/* The main stream waits for the weight gradients that join at conv op k's backward (ex_net_wgrad_join): the
- * wgrad_lag-th convolution above k; at the backward's end (k = -1), the first wgrad_lag convolutions. */
-static void wgrad_join(ex_net *net, int k)
-{
-	int seen = 0;
-	for (int i = k + 1; i < net->nops && seen < net->wgrad_lag; i++)
-		if (net->ops[i].kind == EX_CONV && (++seen == net->wgrad_lag || k < 0))
-			CUDA_CHECK(cudaStreamWaitEvent(net->stream, net->ops[i].wgrad_done, 0));
-}
-
-/* A conv's weight gradient (and its cast to float where made per layer) on stream s, which the cuDNN
- * handle is set to meanwhile. */
-static void conv_wgrad(ex_net *net, ex_op *op, cudaStream_t s)
+/* A conv's weight gradient (and its cast to float where made per layer) on the main stream. */
+static void conv_wgrad(ex_net *net, ex_op *op)
 {
 	const float one = 1.f, zero = 0.f;
 	void *dw = conv_dw(net, op);
-	size_t off = net->p.tensors[op->pw].off, ws_B;
-	void *ws = wgrad_ws(net, &ws_B);
-	if (s != net->stream)
-		CUDNN_CHECK(cudnnSetStream(net->cudnn, s));
+	size_t off = net->p.tensors[op->pw].off;
+	cudaStream_t s = net->stream;
 	if (op->gplan[2]) {
 		ex_gexec(net->cudnn, op->gplan[2], op->gvp[2]);
 	} else {
 		CUDNN_CHECK(cudnnSetConvolutionMathType(op->cd, op->bwdf_math));
 		CUDNN_CHECK(cudnnConvolutionBackwardFilter(net->cudnn, &one, op->xd, conv_x(net, op), op->yd,
-							   net->tens[op->out].g, op->cd, op->bwdf_algo, ws, ws_B, &zero,
-							   op->wd, dw));
+							   net->tens[op->out].g, op->cd, op->bwdf_algo, net->ws, net->ws_B,
+							   &zero, op->wd, dw));
 	}
-	if (s != net->stream)
-		CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
 	if (op->wpad)
 		stem_wgrad(net, op, s);
 	else if (net->dt != EX_F32 && !wgrad_cast_at_end(net))
@@ -1231,7 +1150,6 @@ static void backward(ex_net *net)
 {
 	size_t esz = ex_dtype_size(net->dt);
 	const float one = 1.f, zero = 0.f;
-	bool side = wgrad_on_side(net);
 	int i;
 	for (i = net->nops - 1; i >= 0; i--) {
 		ex_op *op = &net->ops[i];
@@ -1290,15 +1208,7 @@ static void backward(ex_net *net)
 		}
 		case EX_CONV: {
 			size_t off = net->p.tensors[op->pw].off;
-			if (side) { /* fork: the weight gradient waits for dy on the main stream, then overlaps */
-				wgrad_join(net, i);
-				CUDA_CHECK(cudaEventRecord(net->wfork, net->stream));
-				CUDA_CHECK(cudaStreamWaitEvent(net->wstream, net->wfork, 0));
-				conv_wgrad(net, op, net->wstream);
-				CUDA_CHECK(cudaEventRecord(op->wgrad_done, net->wstream));
-			} else {
-				conv_wgrad(net, op, net->stream);
-			}
+			conv_wgrad(net, op);
 			grad_ready(net, op->pw, -1);
 			prof_end(net, EX_PROF_CONV_WGRAD);
 			prof_begin(net);
@@ -1316,8 +1226,6 @@ static void backward(ex_net *net)
 		}
 		}
 	}
-	if (side)
-		wgrad_join(net, -1);
 }
 
 static void optimizer(ex_net *net)
@@ -1367,8 +1275,7 @@ void ex_net_train_step_graph(ex_net *net)
 			e = cudaStreamEndCapture(net->stream, &g);
 		}
 		if (e == cudaSuccess)
-			/* kernel nodes keep the priority of the stream they were captured on (wgrad_lag) */
-			e = cudaGraphInstantiate(&net->graph, g, cudaGraphInstantiateFlagUseNodePriority);
+			e = cudaGraphInstantiate(&net->graph, g, 0);
 		if (g)
 			cudaGraphDestroy(g);
 		if (e == cudaSuccess) {

@@ -168,8 +168,7 @@ static void usage(FILE *f)
 		"  EX_BN_BLOCKS_PER_SM=N blocks per SM of the BN reductions' grids (default: what the GPU holds at once)\n"
 		"  EX_BN_MIN_ROWS=N      rows each thread of a BN reduction takes at least (fewer blocks for small tensors)\n"
 		"  EX_WGRAD_CAST_AT_END=0  each conv weight gradient cast to float as it is made, not all in one launch\n"
-		"  EX_WGRAD_LAG=0..4     conv weight gradients on their own stream, joined that many convolutions later\n"
-		"                        (0: on the main stream; one GPU only);  EX_WGRAD_PRIO=0  both streams one priority\n"
+		"  EX_JPEG_LANES=2       jpeg-gpu: two threads call the hardware JPEG decoder\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
 		);
 }
@@ -746,8 +745,6 @@ int main(int argc, char **argv)
 					   .synthetic = !strcmp(a.data, "synthetic"), .global_batch = (long)a.batch * world};
 		ex_mllog_submission_write(&m, &sub, __LINE__);
 	}
-	if (world > 1)
-		net.wgrad_lag = 0; /* a distributed step's gradient buckets follow the main stream */
 	mllog(EX_MLLOG_START, "init_start", "null", -1, __LINE__);
 	ex_net_init(&net, (uint64_t)a.seed, a.ws_B, !a.quiet); /* same seed: same weights on every rank */
 #ifdef EX_HAVE_DIST

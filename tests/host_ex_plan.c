@@ -25,18 +25,6 @@ static void use(uses *u, int item, int t)
 		u->last[item] = t;
 }
 
-/* The last time a conv's weight gradient on its own stream may still read (net->wgrad_lag > 0): just before
- * the backward of the lag-th conv below it, whose start makes the main stream wait for it; the step's last
- * time if there are not that many. Counted here again, not taken from ex_net_wgrad_join. */
-static int wgrad_last_read(const ex_net *net, int i)
-{
-	int T = 2 * net->nops, seen = 0;
-	for (int k = i - 1; k >= 0; k--)
-		if (net->ops[k].kind == EX_CONV && ++seen == net->wgrad_lag)
-			return T - 1 - k - 1;
-	return T - 1;
-}
-
 /* What each op reads and writes in the arena, as forward() and backward() do. */
 static void derive_uses(const ex_net *net, uses *u)
 {
@@ -66,10 +54,6 @@ static void derive_uses(const ex_net *net, uses *u)
 			use(u, nt + op->out, bt); /* dy (fc: the logits' gradient, outside the arena) */
 		if (op->kind == EX_CONV || op->kind == EX_BN || op->kind == EX_FC)
 			use(u, op->in, bt); /* weight gradient / BN backward / fc weight gradient read x */
-		if (op->kind == EX_CONV && net->wgrad_lag > 0) { /* the weight gradient's stream reads x, dy until joined */
-			use(u, op->in, wgrad_last_read(net, i));
-			use(u, nt + op->out, wgrad_last_read(net, i));
-		}
 		if (bp && bp->bwd_by_reader) { /* the pooling does its folded BN's backward: reads the BN's x, writes its dx */
 			use(u, bp->in, bt);
 			use(u, nt + bp->in, bt);
@@ -168,17 +152,6 @@ int main(void)
 				unsetenv(vars[v]);
 		}
 		check_plan(&t, cfg[c].what, cfg[c].pool, cfg[c].res, cfg[c].bwd);
-	}
-	{ /* weight gradients on their own stream, joined 1..4 convolutions later: what they read stays placed */
-		char lag[2] = "0", what[48];
-		for (int l = 0; l <= 4; l++) {
-			lag[0] = (char)('0' + l);
-			setenv("EX_WGRAD_LAG", lag, 1);
-			snprintf(what, sizeof(what), "weight-gradient stream lag %d", l);
-			printf("# arena at batch 8, EX_WGRAD_LAG=%d: %.1f MiB\n", l,
-			       check_plan(&t, what, 1, 4, 5) / 1048576.0);
-		}
-		unsetenv("EX_WGRAD_LAG");
 	}
 	/* the pooled BN backward takes ResNet's stem pooling only: 3x3, stride 2, padding 1, input twice the output */
 	TEST_CHECK(&t, ex_k_bn_bwd_pooled_fits(256, 112, 112, 64, 56, 56, 3, 2, 1), "stem pooling: pooled BN backward refused");
