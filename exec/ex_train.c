@@ -609,29 +609,39 @@ static int dump_step(ex_net *net, const char *dir, const ex_args *a)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* Everything a run carries from its set-up to its summary. */
+typedef struct ex_run {
 	ex_args a;
 	ex_net net;
-	int ndev = 0, rc = EXIT_OK, nrows = 0;
+	ex_dist *d;
+	ex_src *src;          /* --data DIR */
+	struct cudaDeviceProp prop;
+	ex_dist_times tm;
+	int rank, world;
+	size_t free0;         /* free device memory before the net (peak_B: what the run took of it) */
+	ex_row *rows;
+	int nrows;
+	double peak_B;
+	bool no_csv;          /* --dump-step: no measurement rows */
+} ex_run;
+
+/* Set-up: options (all ranks agree), the GPU, the input folder, the net's plan, memory check, weights and
+ * the optimizer. EX_CONTINUE to go on, else the exit code (what it opened is closed again). */
+enum { EX_CONTINUE = -1 };
+static int run_setup(ex_run *job, int argc, char **argv)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	int ndev = 0, pr;
 	cudaError_t ce;
 	struct cudaDeviceProp prop;
-	size_t free0, tot, fixed_B, per_B, free1;
-	ex_row *rows = NULL;
-	double peak_B = 0;
+	size_t free0, tot, fixed_B, per_B;
 	char buf[256];
-	ex_src *src = NULL; /* --data DIR */
+	ex_src *src = NULL;
 	ex_dist *d = NULL;
-	ex_dist_times tm;
-	int rank, world, pr;
+	int rank, world;
 
-#ifdef EX_HAVE_DIST
-	for (int k = 1; k < argc; k++)
-		if (!strcmp(argv[k], "--bench-allreduce"))
-			return ex_dist_bench_main(argc, argv);
-#endif
 	t_origin_s = time_now_s();
-	memset(&tm, 0, sizeof(tm));
 	if (ex_dist_boot(&d, &argc, &argv)) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_ENV;
@@ -639,9 +649,9 @@ int main(int argc, char **argv)
 	rank = g_rank = ex_dist_rank(d);
 	world = ex_dist_size(d);
 	/* bad input is found on every rank before any GPU work; all ranks exit 1 together */
-	pr = parse_args(argc, argv, &a);
+	pr = parse_args(argc, argv, a);
 #ifdef EX_HAVE_DIST
-	if (pr == 0 && (ex_dist_opts_check(d, &a.dist) || ex_ckpt_policy_check(&a.ck))) {
+	if (pr == 0 && (ex_dist_opts_check(d, &a->dist) || ex_ckpt_policy_check(&a->ck))) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		pr = ERR_INPUT;
 	}
@@ -653,15 +663,15 @@ int main(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 #ifdef EX_HAVE_DIST
-	if (rank == 0 && !strcmp(a.data, "synthetic") && (a.ck.dir || a.ck.resume))
+	if (rank == 0 && !strcmp(a->data, "synthetic") && (a->ck.dir || a->ck.resume))
 		fprintf(stderr, "scaleplan-train: warning: --ckpt-dir/--resume apply to epoch runs (fashion-mnist, --data DIR); "
 				"ignored for synthetic data\n");
 #endif
-	if (a.mk_dir)
-		return make_folder(&a);
+	if (a->mk_dir)
+		return make_folder(a);
 	if (rank != 0) {
 		/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
-		a.quiet = true;
+		a->quiet = true;
 		if (!freopen("/dev/null", "w", stdout))
 			fprintf(stderr, "scaleplan-train: rank %d: cannot silence stdout\n", rank);
 	}
@@ -679,7 +689,7 @@ int main(int argc, char **argv)
 		return EXIT_ENV;
 	}
 #ifdef EX_HAVE_DIST
-	if (ex_dist_start(d, &a.dist)) {
+	if (ex_dist_start(d, &a->dist)) {
 #else
 	if (ex_dist_start(d)) {
 #endif
@@ -690,472 +700,520 @@ int main(int argc, char **argv)
 	CUDA_CHECK(cudaFree(0));
 	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
 
-	memset(&net, 0, sizeof(net));
-	if (a.folder) {
-		ex_src_cfg sc = {.dir = a.data, .batch = a.batch, .hw = a.image_size, .threads = a.data_threads,
-				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a.seed,
-				 .scale_min = a.crop_scale_min, .quiet = a.quiet, .gpu = a.data_gpu};
-		sc.dt = a.prec == EX_PREC_BF16 ? EX_BF16 : a.prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
+	memset(net, 0, sizeof(*net));
+	if (a->folder) {
+		ex_src_cfg sc = {.dir = a->data, .batch = a->batch, .hw = a->image_size, .threads = a->data_threads,
+				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a->seed,
+				 .scale_min = a->crop_scale_min, .quiet = a->quiet, .gpu = a->data_gpu};
+		sc.dt = a->prec == EX_PREC_BF16 ? EX_BF16 : a->prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
 		if (ex_src_open(&src, &sc) < 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 			return EXIT_INPUT;
 		}
-		if (a.classes == 0)
-			a.classes = ex_src_classes(src);
-		if (a.classes < ex_src_classes(src)) {
-			fprintf(stderr, "scaleplan-train: --classes %d but %s has %d class folders\n", a.classes, a.data,
+		if (a->classes == 0)
+			a->classes = ex_src_classes(src);
+		if (a->classes < ex_src_classes(src)) {
+			fprintf(stderr, "scaleplan-train: --classes %d but %s has %d class folders\n", a->classes, a->data,
 				ex_src_classes(src));
 			ex_src_free(src);
 			return EXIT_INPUT;
 		}
 	}
-	if (ex_net_plan(&net, a.batch, a.classes, a.image_size, a.prec) < 0) {
+	if (ex_net_plan(net, a->batch, a->classes, a->image_size, a->prec) < 0) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_INPUT;
 	}
-	ex_net_mem(&net, &fixed_B, &per_B);
-	if (fixed_B + (size_t)a.batch * per_B > free0) {
+	ex_net_mem(net, &fixed_B, &per_B);
+	if (fixed_B + (size_t)a->batch * per_B > free0) {
 		long fit = free0 > fixed_B ? (long)((free0 - fixed_B) / per_B) : 0;
 		fprintf(stderr, "scaleplan-train: batch %d does not fit in GPU memory (%s, %.1f GiB free: needs about %.1f GiB); "
 				"the largest batch that would fit at %dx%d %s is about %ld\n",
-			a.batch, prop.name, free0 / 1073741824.0, (fixed_B + (double)a.batch * per_B) / 1073741824.0,
-			a.image_size, a.image_size, a.prec_name, fit);
-		ex_net_free(&net);
+			a->batch, prop.name, free0 / 1073741824.0, (fixed_B + (double)a->batch * per_B) / 1073741824.0,
+			a->image_size, a->image_size, a->prec_name, fit);
+		ex_net_free(net);
 		return EXIT_INPUT;
 	}
-	if (!a.bn_wd) {
+	if (!a->bn_wd) {
 		/* decay stays on conv/fc weights only (set in the plan) */
 	} else {
 		int i;
-		for (i = 0; i < net.p.ntensors; i++)
-			net.p.tensors[i].decay = true;
+		for (i = 0; i < net->p.ntensors; i++)
+			net->p.tensors[i].decay = true;
 	}
-	net.label_smoothing = a.smoothing;
-	net.bn_momentum = 0.1f; /* PyTorch BatchNorm2d defaults */
-	net.bn_eps = 1e-5f;
-	net.conv_graph = !a.conv_legacy;
-	if (a.stem)
-		net.stem = (ex_stem)(a.stem - 1);
+	net->label_smoothing = a->smoothing;
+	net->bn_momentum = 0.1f; /* PyTorch BatchNorm2d defaults */
+	net->bn_eps = 1e-5f;
+	net->conv_graph = !a->conv_legacy;
+	if (a->stem)
+		net->stem = (ex_stem)(a->stem - 1);
 
 	{
 		ex_mllog m = {.out = g_rank == 0 ? stdout : NULL, .src_file = "exec/ex_train.c"};
 		char platform[300];
 		snprintf(platform, sizeof(platform), "%dx%s", world, prop.name);
-		ex_mllog_submission sub = {.org = a.mllog_org, .platform = a.mllog_platform ? a.mllog_platform : platform,
-					   .synthetic = !strcmp(a.data, "synthetic"), .global_batch = (long)a.batch * world};
+		ex_mllog_submission sub = {.org = a->mllog_org, .platform = a->mllog_platform ? a->mllog_platform : platform,
+					   .synthetic = !strcmp(a->data, "synthetic"), .global_batch = (long)a->batch * world};
 		ex_mllog_submission_write(&m, &sub, __LINE__);
 	}
 	mllog(EX_MLLOG_START, "init_start", "null", -1, __LINE__);
-	ex_net_init(&net, (uint64_t)a.seed, a.ws_B, !a.quiet); /* same seed: same weights on every rank */
+	ex_net_init(net, (uint64_t)a->seed, a->ws_B, !a->quiet); /* same seed: same weights on every rank */
 #ifdef EX_HAVE_DIST
-	if (ex_dist_attach(d, net.p.grad, EX_DIST_FP32, (long)net.p.n))
+	if (ex_dist_attach(d, net->p.grad, EX_DIST_FP32, (long)net->p.n))
 		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
-	ex_dist_hooks(d, &net.hooks); /* one rank: leaves them NULL */
+	ex_dist_hooks(d, &net->hooks); /* one rank: leaves them NULL */
 #endif
 	mllog(EX_MLLOG_END, "init_stop", "null", -1, __LINE__);
 
-	ex_opt_cfg *o = &net.opt;
-	o->momentum = a.momentum;
-	o->weight_decay = a.wd;
-	o->lars = a.lars;
-	o->lars_eta = a.lars_eta;
-	o->dynamic_scale = a.prec == EX_PREC_FP16;
-	o->sched.kind = a.sched;
-	o->sched.base_lr = a.lr;
-	o->sched.end_lr = a.end_lr;
+	ex_opt_cfg *o = &net->opt;
+	o->momentum = a->momentum;
+	o->weight_decay = a->wd;
+	o->lars = a->lars;
+	o->lars_eta = a->lars_eta;
+	o->dynamic_scale = a->prec == EX_PREC_FP16;
+	o->sched.kind = a->sched;
+	o->sched.base_lr = a->lr;
+	o->sched.end_lr = a->end_lr;
 	o->sched.power = 2.f;
 	o->sched.step_gamma = 0.1f;
-	snprintf(buf, sizeof(buf), "%g", a.lr);
+	snprintf(buf, sizeof(buf), "%g", a->lr);
 	MLLOG_POINT("opt_base_learning_rate", buf);
-	snprintf(buf, sizeof(buf), "%g", a.wd);
+	snprintf(buf, sizeof(buf), "%g", a->wd);
 	MLLOG_POINT("opt_weight_decay", buf);
-	snprintf(buf, sizeof(buf), "\"%s\"", a.lars ? "lars" : "sgd");
+	snprintf(buf, sizeof(buf), "\"%s\"", a->lars ? "lars" : "sgd");
 	MLLOG_POINT("opt_name", buf);
 
-	if (!strcmp(a.data, "synthetic")) {
-		double fwd, bwd, opt, t0, dt;
-		float ms;
-		ex_dev_state s;
-		int i;
-		progress pb;
-		o->sched.warmup_steps = 0;
-		o->sched.total_steps = a.warmup_iters + a.iters + 10;
-		/* each rank its own batch (rank 0: as a single-GPU run) */
-		ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f,
-				 (uint64_t)a.seed + 1000003ULL * (uint64_t)rank, net.stream);
-		ex_k_fill_labels(net.labels, a.batch, a.classes, (uint64_t)a.seed + 99 + 7919ULL * (uint64_t)rank, net.stream);
-		if (a.dump_dir) {
-			rc = dump_step(&net, a.dump_dir, &a) < 0 ? EXIT_ENV : EXIT_OK;
-			goto out;
+	job->d = d;
+	job->src = src;
+	job->prop = prop;
+	job->rank = rank;
+	job->world = world;
+	job->free0 = free0;
+	return EX_CONTINUE;
+}
+
+/* Synthetic data: warm-up, the phase times, the timed steps and their summary. */
+static int run_synthetic(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	ex_dist *d = job->d;
+	int rank = job->rank, world = job->world;
+	ex_opt_cfg *o = &net->opt;
+	size_t tot, free1;
+	char buf[256];
+	double fwd, bwd, opt, t0, dt;
+	float ms;
+	ex_dev_state s;
+	int i;
+	progress pb;
+	o->sched.warmup_steps = 0;
+	o->sched.total_steps = a->warmup_iters + a->iters + 10;
+	/* each rank its own batch (rank 0: as a single-GPU run) */
+	ex_k_fill_normal(net->dt, ex_net_input(net), net->tens[0].elems, 0.f, 1.f,
+			 (uint64_t)a->seed + 1000003ULL * (uint64_t)rank, net->stream);
+	ex_k_fill_labels(net->labels, a->batch, a->classes, (uint64_t)a->seed + 99 + 7919ULL * (uint64_t)rank, net->stream);
+	if (a->dump_dir) {
+		job->no_csv = true;
+		return dump_step(net, a->dump_dir, a) < 0 ? EXIT_ENV : EXIT_OK;
+	}
+	snprintf(buf, sizeof(buf), "%ld", (long)(a->warmup_iters + a->iters) * a->batch * world);
+	MLLOG_POINT("train_samples", buf);
+	MLLOG_POINT("eval_samples", "0");
+	mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
+	for (i = 0; i < a->warmup_iters; i++) {
+		ex_dist_heartbeat(d);
+		step(net, a->graph);
+	}
+	phase_times(net, &fwd, &bwd, &opt, d, &job->tm);
+	ex_net_take_stats(net, &s);
+	ex_dist_sync(d, net->stream);
+	ex_dist_barrier(d); /* all ranks start the timed steps together */
+	MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", "1", 1);
+	if (!a->quiet)
+		progress_init(&pb, "train", a->iters);
+	CUDA_CHECK(cudaEventRecord(net->ev[0], net->stream));
+	t0 = time_now_s();
+	for (i = 0; i < a->iters; i++) {
+		ex_dist_heartbeat(d);
+		step(net, a->graph);
+		if (!a->quiet && (i % 10 == 9 || i == a->iters - 1)) {
+			CUDA_CHECK(cudaStreamSynchronize(net->stream));
+			progress_update(&pb, i + 1);
 		}
-		snprintf(buf, sizeof(buf), "%ld", (long)(a.warmup_iters + a.iters) * a.batch * world);
-		MLLOG_POINT("train_samples", buf);
-		MLLOG_POINT("eval_samples", "0");
-		mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
-		for (i = 0; i < a.warmup_iters; i++) {
-			ex_dist_heartbeat(d);
-			step(&net, a.graph);
+	}
+	CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
+	ex_dist_sync(d, net->stream);
+	dt = time_now_s() - t0;
+	ex_dist_pause(d);
+	if (!a->quiet)
+		progress_finish(&pb);
+	CUDA_CHECK(cudaEventElapsedTime(&ms, net->ev[0], net->ev[1]));
+	(void)dt;
+	ex_net_take_stats(net, &s);
+	CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
+	job->peak_B = (double)(job->free0 - free1);
+	MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", "1", 1);
+	double glob = a->iters * (double)a->batch / (ms / 1e3);
+	ex_dist_sum(d, &glob, 1); /* img/s of all ranks together */
+	snprintf(buf, sizeof(buf), "%.1f", glob);
+	MLLOG_POINT("throughput", buf);
+	run_stop("success", __LINE__);
+	job->rows = xcalloc(2, sizeof(*job->rows));
+	for (i = 0; i < 2; i++) {
+		ex_row *r = &job->rows[i];
+		r->epoch = i == 0 ? -1 : 1;
+		r->iters = a->iters;
+		r->iter_s = ms / 1e3 / a->iters;
+		r->img_s = a->batch / r->iter_s;
+		r->glob_img_s = world > 1 ? glob : r->img_s;
+		r->allreduce_s = job->tm.iters ? job->tm.allreduce_s / job->tm.iters : 0;
+		r->exposed_s = job->tm.iters ? job->tm.exposed_s / job->tm.iters : 0;
+		r->fwd_s = fwd;
+		r->bwd_s = bwd;
+		r->opt_s = opt;
+		r->loss = s.seen ? s.loss_sum / s.seen : NAN;
+		r->top1 = NAN;
+		r->time_s = ms / 1e3;
+		r->lr = s.lr;
+	}
+	job->nrows = 2;
+	printf("\n%-28s %s\n", "scaleplan-train", "synthetic");
+	printf("%-28s %s (%d SMs), cuDNN %zu\n", "gpu", job->prop.name, job->prop.multiProcessorCount, cudnnGetVersion());
+	printf("%-28s %d x %dx%d, %s, %s\n", "batch", a->batch, a->image_size, a->image_size, a->prec_name,
+	       net->have_graph ? "CUDA graph" : "no graph");
+	printf("%-28s %.1f\n", "throughput img/s", job->rows[0].glob_img_s);
+	if (world > 1)
+		printf("%-28s %d GPUs (%d nodes x %d), %s, %.1f img/s per GPU, all-reduce %.2f ms/step (%.2f ms exposed)\n",
+		       "data-parallel", world, ex_dist_nodes(d), ex_dist_gpus_per_node(d), ex_dist_mode_label(d),
+		       job->rows[0].glob_img_s / world, job->rows[0].allreduce_s * 1e3, job->rows[0].exposed_s * 1e3);
+	printf("%-28s %.2f ms (fwd %.2f, bwd %.2f, opt %.2f ungraphed)\n", "step", job->rows[0].iter_s * 1e3, fwd * 1e3,
+	       bwd * 1e3, opt * 1e3);
+	printf("%-28s %.2f GiB (device: CUDA context, graph and libraries included); allocated by the engine %.2f "
+	       "GiB while training, %.2f GiB at most (start-up autotuning)\n", "GPU memory used", job->peak_B / 1073741824.0,
+	       ex_dev_alloc_now_B() / 1073741824.0, ex_dev_alloc_peak_B() / 1073741824.0);
+	printf("%-28s %.4f\n", "mean loss", job->rows[0].loss);
+	if (a->profile) {
+		static const char *cat[EX_PROF_N] = {"conv fwd", "bn(+add+relu) fwd", "pool fwd", "fc fwd", "conv dgrad",
+						     "conv wgrad (+cast)", "bn(+add+relu) bwd", "pool bwd", "fc+loss bwd"};
+		double ptot = 0;
+		net->profile = true;
+		for (i = 0; i < 5; i++)
+			ex_net_train_step(net, false);
+		CUDA_CHECK(cudaStreamSynchronize(net->stream));
+		for (i = 0; i < EX_PROF_N; i++)
+			ptot += net->prof_ms[i] / 5;
+		printf("%-28s %8s %6s\n", "per step (synchronised)", "ms", "%");
+		for (i = 0; i < EX_PROF_N; i++)
+			printf("PROFILE %-20s %8.2f %6.1f\n", cat[i], net->prof_ms[i] / 5, 100 * net->prof_ms[i] / 5 / ptot);
+		printf("PROFILE %-20s %8.2f\n", "ptotal", ptot);
+		net->profile = false;
+	}
+	printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f alloc_gib=%.2f graph=%d", a->batch,
+	       a->prec_name, job->rows[0].glob_img_s, job->peak_B / 1073741824.0, ex_dev_alloc_now_B() / 1073741824.0,
+	       net->have_graph);
+	if (world > 1)
+		printf(" gpus=%d mode=%s per_gpu_img_s=%.1f allreduce_ms=%.2f exposed_ms=%.2f", world,
+		       ex_dist_mode_label(d), job->rows[0].glob_img_s / world, job->rows[0].allreduce_s * 1e3, job->rows[0].exposed_s * 1e3);
+	printf("\n");
+	return EXIT_OK;
+}
+
+/* Epochs over Fashion-MNIST or a JPEG folder: train, evaluate, checkpoint, then the summary. */
+static int run_epochs(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	ex_dist *d = job->d;
+	ex_src *src = job->src;
+	int rank = job->rank, world = job->world;
+	ex_opt_cfg *o = &net->opt;
+	size_t tot, free1;
+	char buf[256];
+	ex_idx_set tr, te;
+	uint8_t *d_tr = NULL, *d_trl = NULL, *d_te = NULL, *d_tel = NULL;
+	int *d_idx = NULL, *h_idx, steps, e, i, gstep = 0;
+	double t_run0, tta = -1;
+	progress pb;
+	uint64_t rs = (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL + 1; /* same on every rank: one permutation */
+	double wait_run_s = 0;
+	int e0 = 1;
+#ifdef EX_HAVE_DIST
+	char *ckpath = a->ck.dir ? ex_ckpt_path(&a->ck) : NULL;
+	ex_ckpt_meta meta;
+	memset(&meta, 0, sizeof(meta));
+#endif
+	memset(&tr, 0, sizeof(tr));
+	memset(&te, 0, sizeof(te));
+	h_idx = NULL;
+	steps = 0;
+	if (src) { /* JPEG folder: batches come from ex_input.c */
+		ex_src_attach(src, net);
+		steps = (int)ex_src_train_steps(src);
+		double neg = -steps; /* shards may differ by a batch: every rank takes the fewest steps */
+		ex_dist_max(d, &neg, 1);
+		steps = (int)-neg;
+		te.n = (int)ex_src_eval_images(src);
+	} else if (ex_idx_load_fashion_mnist(&tr, &te, a->data_dir) < 0) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		return EXIT_INPUT;
+	}
+	if (!src)
+		steps = tr.n / (a->batch * world); /* fashion-mnist: rank r takes batches r, r+N, ... */
+	if (steps < 1) {
+		fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a->batch, tr.n);
+		ex_idx_free(&tr);
+		ex_idx_free(&te);
+		return EXIT_INPUT;
+	}
+	o->sched.warmup_steps = a->warmup_epochs * steps;
+	o->sched.total_steps = a->epochs * steps;
+	o->sched.step_every = steps * (a->epochs / 3 > 0 ? a->epochs / 3 : 1);
+#ifdef EX_HAVE_DIST
+	if (a->ck.resume) { /* every rank reads the same file (weights, momentum, BN, step) */
+		if (ex_ckpt_load(ckpath, net, &meta))
+			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s", err_msg());
+		if (meta.world_size != world || meta.batch_per_gpu != a->batch)
+			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s was written by %d ranks x batch %d, this job is %d x %d",
+				      ckpath, meta.world_size, meta.batch_per_gpu, world, a->batch);
+		e0 = (int)meta.epoch + 1;
+		if (e0 > a->epochs)
+			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s is after epoch %d, --epochs is %d: nothing left to train",
+				      ckpath, e0 - 1, a->epochs);
+		gstep = (int)meta.step;
+		rs = meta.rng[0];
+		if (rank == 0)
+			printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ckpath, e0 - 1, gstep, meta.last_loss);
+	}
+	a->ck.last_s = time_now_s();
+#endif
+	if (!src) {
+		CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
+		CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
+		CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
+	}
+	int nidx = tr.n > te.n + a->batch ? tr.n : te.n + a->batch;
+	CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
+	h_idx = xmalloc((size_t)nidx * sizeof(int));
+	job->rows = xcalloc(a->epochs + 1, sizeof(*job->rows));
+	snprintf(buf, sizeof(buf), "%ld", (long)steps * a->batch * world);
+	MLLOG_POINT("train_samples", buf);
+	snprintf(buf, sizeof(buf), "%d", te.n);
+	MLLOG_POINT("eval_samples", buf);
+	mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
+	t_run0 = time_now_s();
+	for (e = e0; e <= a->epochs; e++) {
+		ex_dev_state s, se;
+		double te0 = time_now_s(), tt;
+		float ms_train;
+		int j, nb;
+		ex_row *r = &job->rows[job->nrows];
+		snprintf(buf, sizeof(buf), "%d", e);
+		MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", buf, e);
+		for (i = 0; i < tr.n; i++)
+			h_idx[i] = i;
+		for (i = tr.n - 1; i > 0; i--) { /* Fisher-Yates with splitmix64 */
+			uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+			z ^= z >> 31;
+			j = (int)(z % (uint64_t)(i + 1));
+			int t = h_idx[i];
+			h_idx[i] = h_idx[j];
+			h_idx[j] = t;
 		}
-		phase_times(&net, &fwd, &bwd, &opt, d, &tm);
-		ex_net_take_stats(&net, &s);
-		ex_dist_sync(d, net.stream);
-		ex_dist_barrier(d); /* all ranks start the timed steps together */
-		MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", "1", 1);
-		if (!a.quiet)
-			progress_init(&pb, "train", a.iters);
-		CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
-		t0 = time_now_s();
-		for (i = 0; i < a.iters; i++) {
+		if (!src)
+			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice,
+						   net->stream));
+		if (!a->quiet)
+			progress_init(&pb, "epoch", steps);
+		CUDA_CHECK(cudaEventRecord(net->ev[0], net->stream));
+		for (i = 0; i < steps; i++, gstep++) {
 			ex_dist_heartbeat(d);
-			step(&net, a.graph);
-			if (!a.quiet && (i % 10 == 9 || i == a.iters - 1)) {
-				CUDA_CHECK(cudaStreamSynchronize(net.stream));
+			if (src)
+				ex_src_train_batch(src);
+			else
+				ex_k_fmnist_batch(net->dt, d_tr, d_trl, d_idx + ((size_t)i * world + rank) * a->batch, a->batch,
+						  a->image_size, true,
+						  (uint64_t)a->seed * 1000003ULL + (uint64_t)gstep + 7919ULL * (uint64_t)rank,
+						  ex_net_input(net), net->labels, net->stream);
+			step(net, a->graph);
+			if (src)
+				ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
+			if (!a->quiet && (i % 20 == 19 || i == steps - 1)) {
+				CUDA_CHECK(cudaStreamSynchronize(net->stream));
 				progress_update(&pb, i + 1);
 			}
 		}
-		CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
-		ex_dist_sync(d, net.stream);
-		dt = time_now_s() - t0;
-		ex_dist_pause(d);
-		if (!a.quiet)
+		CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
+		ex_dist_sync(d, net->stream);
+		CUDA_CHECK(cudaEventElapsedTime(&ms_train, net->ev[0], net->ev[1]));
+		if (!a->quiet)
 			progress_finish(&pb);
-		CUDA_CHECK(cudaEventElapsedTime(&ms, net.ev[0], net.ev[1]));
-		(void)dt;
-		ex_net_take_stats(&net, &s);
-		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
-		peak_B = (double)(free0 - free1);
-		MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", "1", 1);
-		double glob = a.iters * (double)a.batch / (ms / 1e3);
-		ex_dist_sum(d, &glob, 1); /* img/s of all ranks together */
-		snprintf(buf, sizeof(buf), "%.1f", glob);
-		MLLOG_POINT("throughput", buf);
-		run_stop("success", __LINE__);
-		rows = xcalloc(2, sizeof(*rows));
-		for (i = 0; i < 2; i++) {
-			ex_row *r = &rows[i];
-			r->epoch = i == 0 ? -1 : 1;
-			r->iters = a.iters;
-			r->iter_s = ms / 1e3 / a.iters;
-			r->img_s = a.batch / r->iter_s;
-			r->glob_img_s = world > 1 ? glob : r->img_s;
-			r->allreduce_s = tm.iters ? tm.allreduce_s / tm.iters : 0;
-			r->exposed_s = tm.iters ? tm.exposed_s / tm.iters : 0;
-			r->fwd_s = fwd;
-			r->bwd_s = bwd;
-			r->opt_s = opt;
-			r->loss = s.seen ? s.loss_sum / s.seen : NAN;
-			r->top1 = NAN;
-			r->time_s = ms / 1e3;
-			r->lr = s.lr;
-		}
-		nrows = 2;
-		printf("\n%-28s %s\n", "scaleplan-train", "synthetic");
-		printf("%-28s %s (%d SMs), cuDNN %zu\n", "gpu", prop.name, prop.multiProcessorCount, cudnnGetVersion());
-		printf("%-28s %d x %dx%d, %s, %s\n", "batch", a.batch, a.image_size, a.image_size, a.prec_name,
-		       net.have_graph ? "CUDA graph" : "no graph");
-		printf("%-28s %.1f\n", "throughput img/s", rows[0].glob_img_s);
-		if (world > 1)
-			printf("%-28s %d GPUs (%d nodes x %d), %s, %.1f img/s per GPU, all-reduce %.2f ms/step (%.2f ms exposed)\n",
-			       "data-parallel", world, ex_dist_nodes(d), ex_dist_gpus_per_node(d), ex_dist_mode_label(d),
-			       rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
-		printf("%-28s %.2f ms (fwd %.2f, bwd %.2f, opt %.2f ungraphed)\n", "step", rows[0].iter_s * 1e3, fwd * 1e3,
-		       bwd * 1e3, opt * 1e3);
-		printf("%-28s %.2f GiB (device: CUDA context, graph and libraries included); allocated by the engine %.2f "
-		       "GiB while training, %.2f GiB at most (start-up autotuning)\n", "GPU memory used", peak_B / 1073741824.0,
-		       ex_dev_alloc_now_B() / 1073741824.0, ex_dev_alloc_peak_B() / 1073741824.0);
-		printf("%-28s %.4f\n", "mean loss", rows[0].loss);
-		if (a.profile) {
-			static const char *cat[EX_PROF_N] = {"conv fwd", "bn(+add+relu) fwd", "pool fwd", "fc fwd", "conv dgrad",
-							     "conv wgrad (+cast)", "bn(+add+relu) bwd", "pool bwd", "fc+loss bwd"};
-			double ptot = 0;
-			net.profile = true;
-			for (i = 0; i < 5; i++)
-				ex_net_train_step(&net, false);
-			CUDA_CHECK(cudaStreamSynchronize(net.stream));
-			for (i = 0; i < EX_PROF_N; i++)
-				ptot += net.prof_ms[i] / 5;
-			printf("%-28s %8s %6s\n", "per step (synchronised)", "ms", "%");
-			for (i = 0; i < EX_PROF_N; i++)
-				printf("PROFILE %-20s %8.2f %6.1f\n", cat[i], net.prof_ms[i] / 5, 100 * net.prof_ms[i] / 5 / ptot);
-			printf("PROFILE %-20s %8.2f\n", "ptotal", ptot);
-			net.profile = false;
-		}
-		printf("EXEC_RESULT data=synthetic batch=%d prec=%s img_s=%.1f peak_gib=%.2f alloc_gib=%.2f graph=%d", a.batch,
-		       a.prec_name, rows[0].glob_img_s, peak_B / 1073741824.0, ex_dev_alloc_now_B() / 1073741824.0,
-		       net.have_graph);
-		if (world > 1)
-			printf(" gpus=%d mode=%s per_gpu_img_s=%.1f allreduce_ms=%.2f exposed_ms=%.2f", world,
-			       ex_dist_mode_label(d), rows[0].glob_img_s / world, rows[0].allreduce_s * 1e3, rows[0].exposed_s * 1e3);
-		printf("\n");
-	} else {
-		ex_idx_set tr, te;
-		uint8_t *d_tr = NULL, *d_trl = NULL, *d_te = NULL, *d_tel = NULL;
-		int *d_idx = NULL, *h_idx, steps, e, i, gstep = 0;
-		double t_run0, tta = -1;
-		progress pb;
-		uint64_t rs = (uint64_t)a.seed * 0x9e3779b97f4a7c15ULL + 1; /* same on every rank: one permutation */
-		double wait_run_s = 0;
-		int e0 = 1;
-#ifdef EX_HAVE_DIST
-		char *ckpath = a.ck.dir ? ex_ckpt_path(&a.ck) : NULL;
-		ex_ckpt_meta meta;
-		memset(&meta, 0, sizeof(meta));
-#endif
-		memset(&tr, 0, sizeof(tr));
-		memset(&te, 0, sizeof(te));
-		h_idx = NULL;
-		steps = 0;
-		if (src) { /* JPEG folder: batches come from ex_input.c */
-			ex_src_attach(src, &net);
-			steps = (int)ex_src_train_steps(src);
-			double neg = -steps; /* shards may differ by a batch: every rank takes the fewest steps */
-			ex_dist_max(d, &neg, 1);
-			steps = (int)-neg;
-			te.n = (int)ex_src_eval_images(src);
-		} else if (ex_idx_load_fashion_mnist(&tr, &te, a.data_dir) < 0) {
-			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
-			rc = EXIT_INPUT;
-			goto out;
-		}
-		if (!src)
-			steps = tr.n / (a.batch * world); /* fashion-mnist: rank r takes batches r, r+N, ... */
-		if (steps < 1) {
-			fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a.batch, tr.n);
-			rc = EXIT_INPUT;
-			ex_idx_free(&tr);
-			ex_idx_free(&te);
-			goto out;
-		}
-		o->sched.warmup_steps = a.warmup_epochs * steps;
-		o->sched.total_steps = a.epochs * steps;
-		o->sched.step_every = steps * (a.epochs / 3 > 0 ? a.epochs / 3 : 1);
-#ifdef EX_HAVE_DIST
-		if (a.ck.resume) { /* every rank reads the same file (weights, momentum, BN, step) */
-			if (ex_ckpt_load(ckpath, &net, &meta))
-				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s", err_msg());
-			if (meta.world_size != world || meta.batch_per_gpu != a.batch)
-				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s was written by %d ranks x batch %d, this job is %d x %d",
-					      ckpath, meta.world_size, meta.batch_per_gpu, world, a.batch);
-			e0 = (int)meta.epoch + 1;
-			if (e0 > a.epochs)
-				ex_dist_fatal(d, EXIT_INPUT, "--resume: %s is after epoch %d, --epochs is %d: nothing left to train",
-					      ckpath, e0 - 1, a.epochs);
-			gstep = (int)meta.step;
-			rs = meta.rng[0];
-			if (rank == 0)
-				printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ckpath, e0 - 1, gstep, meta.last_loss);
-		}
-		a.ck.last_s = time_now_s();
-#endif
-		if (!src) {
-			CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
-			CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
-			CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
-			CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
-			CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
-			CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
-			CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
-			CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
-		}
-		int nidx = tr.n > te.n + a.batch ? tr.n : te.n + a.batch;
-		CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
-		h_idx = xmalloc((size_t)nidx * sizeof(int));
-		rows = xcalloc(a.epochs + 1, sizeof(*rows));
-		snprintf(buf, sizeof(buf), "%ld", (long)steps * a.batch * world);
-		MLLOG_POINT("train_samples", buf);
-		snprintf(buf, sizeof(buf), "%d", te.n);
-		MLLOG_POINT("eval_samples", buf);
-		mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
-		t_run0 = time_now_s();
-		for (e = e0; e <= a.epochs; e++) {
-			ex_dev_state s, se;
-			double te0 = time_now_s(), tt;
-			float ms_train;
-			int j, nb;
-			ex_row *r = &rows[nrows];
-			snprintf(buf, sizeof(buf), "%d", e);
-			MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", buf, e);
-			for (i = 0; i < tr.n; i++)
-				h_idx[i] = i;
-			for (i = tr.n - 1; i > 0; i--) { /* Fisher-Yates with splitmix64 */
-				uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-				z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-				z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-				z ^= z >> 31;
-				j = (int)(z % (uint64_t)(i + 1));
-				int t = h_idx[i];
-				h_idx[i] = h_idx[j];
-				h_idx[j] = t;
-			}
-			if (!src)
-				CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice,
-							   net.stream));
-			if (!a.quiet)
-				progress_init(&pb, "epoch", steps);
-			CUDA_CHECK(cudaEventRecord(net.ev[0], net.stream));
-			for (i = 0; i < steps; i++, gstep++) {
-				ex_dist_heartbeat(d);
-				if (src)
-					ex_src_train_batch(src);
-				else
-					ex_k_fmnist_batch(net.dt, d_tr, d_trl, d_idx + ((size_t)i * world + rank) * a.batch, a.batch,
-							  a.image_size, true,
-							  (uint64_t)a.seed * 1000003ULL + (uint64_t)gstep + 7919ULL * (uint64_t)rank,
-							  ex_net_input(&net), net.labels, net.stream);
-				step(&net, a.graph);
-				if (src)
-					ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
-				if (!a.quiet && (i % 20 == 19 || i == steps - 1)) {
-					CUDA_CHECK(cudaStreamSynchronize(net.stream));
-					progress_update(&pb, i + 1);
-				}
-			}
-			CUDA_CHECK(cudaEventRecord(net.ev[1], net.stream));
-			ex_dist_sync(d, net.stream);
-			CUDA_CHECK(cudaEventElapsedTime(&ms_train, net.ev[0], net.ev[1]));
-			if (!a.quiet)
-				progress_finish(&pb);
-			ex_net_take_stats(&net, &s);
-			/* evaluation on the test set; the last batch is padded with image 0 and not counted */
-			MLLOG_EPOCH(EX_MLLOG_START, "eval_start", buf, e);
-			for (i = 0; i < te.n + a.batch; i++)
-				h_idx[i] = i < te.n ? i : 0;
-			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a.batch) * sizeof(int), cudaMemcpyHostToDevice,
-						   net.stream));
-			/* eval: the folder loader shards val/ by rank; fashion-mnist: rank r takes batches r, r+N, ... */
-			nb = src ? ex_src_eval_begin(src) : (te.n + a.batch - 1) / a.batch;
-			for (i = src ? 0 : rank; i < nb; i += src ? 1 : world) {
-				int valid = te.n - i * a.batch < a.batch ? te.n - i * a.batch : a.batch;
-				ex_dist_heartbeat(d);
-				if (src)
-					valid = ex_src_eval_batch(src);
-				else
-					ex_k_fmnist_batch(net.dt, d_te, d_tel, d_idx + (size_t)i * a.batch, a.batch, a.image_size,
-							  false, 0, ex_net_input(&net), net.labels, net.stream);
-				ex_net_eval_batch(&net, valid);
-				if (src)
-					ex_src_after_step(src);
-			}
-			ex_net_take_stats(&net, &se);
-			double cnt[4] = {se.correct, se.seen, a.batch / (ms_train / 1e3 / steps), s.seen ? s.loss_sum / s.seen : 0};
-			ex_dist_sum(d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch below */
-			se.correct = (int)cnt[0];
-			se.seen = (int)cnt[1];
-			tt = time_now_s();
-			snprintf(buf, sizeof(buf), "%.5f", se.seen ? (double)se.correct / se.seen : 0.0);
-			MLLOG_EPOCH(EX_MLLOG_POINT, "eval_accuracy", buf, e);
-			MLLOG_EPOCH(EX_MLLOG_END, "eval_stop", buf, e);
-			snprintf(buf, sizeof(buf), "%d", e);
-			MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", buf, e);
-			r->epoch = e;
-			r->iters = steps;
-			r->iter_s = ms_train / 1e3 / steps;
-			r->img_s = a.batch / r->iter_s;
-			r->glob_img_s = world > 1 ? cnt[2] : r->img_s;
-			r->loss = s.seen ? (world > 1 ? cnt[3] / world : s.loss_sum / s.seen) : NAN;
-			r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
-			r->time_s = tt - te0;
-			r->lr = s.lr;
-			r->data_wait_s = src ? ex_src_epoch_wait(src) : 0;
-			wait_run_s += r->data_wait_s;
-			nrows++;
-			if (!a.quiet)
-				fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
-					e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->glob_img_s, r->time_s,
-					tt - t_run0);
-#ifdef EX_HAVE_DIST
-			/* only rank 0 writes (identical weights on every rank); no collective inside */
-			if (ckpath && rank == 0 && ex_ckpt_due(&a.ck, true, e, time_now_s())) {
-				meta.epoch = e;
-				meta.step = gstep;
-				meta.images = (int64_t)gstep * a.batch * world;
-				meta.world_size = world;
-				meta.batch_per_gpu = a.batch;
-				meta.seed = (uint64_t)a.seed;
-				meta.rng[0] = rs;
-				meta.elapsed_s = tt - t_run0;
-				meta.last_loss = r->loss;
-				snprintf(meta.run_id, sizeof(meta.run_id), "%s", a.run_id);
-				if (ex_ckpt_save(ckpath, &net, &meta))
-					ex_dist_fatal(d, EXIT_ENV, "checkpoint: %s", err_msg());
-				printf("# checkpoint after epoch %d: %s\n", e, ckpath);
-				a.ck.last_s = time_now_s();
-			}
-#endif
-			if (a.target_top1 > 0 && r->top1 >= a.target_top1) {
-				tta = tt - t_run0;
-				break;
-			}
-		}
-		ex_dist_pause(d);
-#ifdef EX_HAVE_DIST
-		free(ckpath);
-#endif
-		CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
-		peak_B = (double)(free0 - free1);
-		run_stop(a.target_top1 <= 0 || tta >= 0 ? "success" : "aborted", __LINE__);
-		/* run row: totals */
-		{
-			ex_row run = rows[nrows - 1];
-			double tr_s = 0, glob_it = 0;
-			long it = 0;
-			for (i = 0; i < nrows; i++) {
-				tr_s += rows[i].iter_s * rows[i].iters;
-				glob_it += rows[i].glob_img_s * rows[i].iters;
-				it += rows[i].iters;
-			}
-			run.glob_img_s = world > 1 ? glob_it / it : a.batch * it / tr_s;
-			run.epoch = -1;
-			run.iters = it;
-			run.iter_s = tr_s / it;
-			run.img_s = a.batch / run.iter_s;
-			run.time_s = time_now_s() - t_run0;
-			run.data_wait_s = wait_run_s;
-			memmove(rows + 1, rows, nrows * sizeof(*rows));
-			rows[0] = run;
-			nrows++;
-		}
-		printf("\n%-28s %s\n", "scaleplan-train", a.data);
-		printf("%-28s %s, cuDNN %zu\n", "gpu", prop.name, cudnnGetVersion());
-		printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a.batch, a.image_size, a.image_size,
-		       a.prec_name, a.lr, a.wd, a.epochs);
-		printf("%-28s %.1f\n", "train throughput img/s", rows[0].glob_img_s);
-		if (world > 1)
-			printf("%-28s %d GPUs (%d nodes x %d), %s\n", "data-parallel", world, ex_dist_nodes(d),
-			       ex_dist_gpus_per_node(d), ex_dist_mode_label(d));
-		printf("%-28s %.4f (epoch %d)\n", "final test top-1", rows[0].top1, rows[nrows - 1].epoch);
-		if (a.target_top1 > 0) {
-			if (tta >= 0)
-				printf("%-28s %.1f s\n", "time to target", tta);
+		ex_net_take_stats(net, &s);
+		/* evaluation on the test set; the last batch is padded with image 0 and not counted */
+		MLLOG_EPOCH(EX_MLLOG_START, "eval_start", buf, e);
+		for (i = 0; i < te.n + a->batch; i++)
+			h_idx[i] = i < te.n ? i : 0;
+		CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a->batch) * sizeof(int), cudaMemcpyHostToDevice,
+					   net->stream));
+		/* eval: the folder loader shards val/ by rank; fashion-mnist: rank r takes batches r, r+N, ... */
+		nb = src ? ex_src_eval_begin(src) : (te.n + a->batch - 1) / a->batch;
+		for (i = src ? 0 : rank; i < nb; i += src ? 1 : world) {
+			int valid = te.n - i * a->batch < a->batch ? te.n - i * a->batch : a->batch;
+			ex_dist_heartbeat(d);
+			if (src)
+				valid = ex_src_eval_batch(src);
 			else
-				printf("%-28s not reached\n", "time to target");
+				ex_k_fmnist_batch(net->dt, d_te, d_tel, d_idx + (size_t)i * a->batch, a->batch, a->image_size,
+						  false, 0, ex_net_input(net), net->labels, net->stream);
+			ex_net_eval_batch(net, valid);
+			if (src)
+				ex_src_after_step(src);
 		}
-		printf("%-28s %.1f s\n", "run time", rows[0].time_s);
-		if (src) {
-			printf("%-28s %.2f s (%s, %d %s threads)\n", "GPU waited for input", wait_run_s,
-			       a.data_gpu ? "jpeg-gpu" : "jpeg-cpu", a.data_threads, a.data_gpu ? "reader" : "decode");
-			ex_src_report(src, stdout);
+		ex_net_take_stats(net, &se);
+		double cnt[4] = {se.correct, se.seen, a->batch / (ms_train / 1e3 / steps), s.seen ? s.loss_sum / s.seen : 0};
+		ex_dist_sum(d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch below */
+		se.correct = (int)cnt[0];
+		se.seen = (int)cnt[1];
+		tt = time_now_s();
+		snprintf(buf, sizeof(buf), "%.5f", se.seen ? (double)se.correct / se.seen : 0.0);
+		MLLOG_EPOCH(EX_MLLOG_POINT, "eval_accuracy", buf, e);
+		MLLOG_EPOCH(EX_MLLOG_END, "eval_stop", buf, e);
+		snprintf(buf, sizeof(buf), "%d", e);
+		MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", buf, e);
+		r->epoch = e;
+		r->iters = steps;
+		r->iter_s = ms_train / 1e3 / steps;
+		r->img_s = a->batch / r->iter_s;
+		r->glob_img_s = world > 1 ? cnt[2] : r->img_s;
+		r->loss = s.seen ? (world > 1 ? cnt[3] / world : s.loss_sum / s.seen) : NAN;
+		r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
+		r->time_s = tt - te0;
+		r->lr = s.lr;
+		r->data_wait_s = src ? ex_src_epoch_wait(src) : 0;
+		wait_run_s += r->data_wait_s;
+		job->nrows++;
+		if (!a->quiet)
+			fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
+				e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->glob_img_s, r->time_s,
+				tt - t_run0);
+#ifdef EX_HAVE_DIST
+		/* only rank 0 writes (identical weights on every rank); no collective inside */
+		if (ckpath && rank == 0 && ex_ckpt_due(&a->ck, true, e, time_now_s())) {
+			meta.epoch = e;
+			meta.step = gstep;
+			meta.images = (int64_t)gstep * a->batch * world;
+			meta.world_size = world;
+			meta.batch_per_gpu = a->batch;
+			meta.seed = (uint64_t)a->seed;
+			meta.rng[0] = rs;
+			meta.elapsed_s = tt - t_run0;
+			meta.last_loss = r->loss;
+			snprintf(meta.run_id, sizeof(meta.run_id), "%s", a->run_id);
+			if (ex_ckpt_save(ckpath, net, &meta))
+				ex_dist_fatal(d, EXIT_ENV, "checkpoint: %s", err_msg());
+			printf("# checkpoint after epoch %d: %s\n", e, ckpath);
+			a->ck.last_s = time_now_s();
 		}
-		printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
-		       "data_wait_s=%.2f threads=%d\n",
-		       src ? (a.data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a.data, a.batch, a.prec_name, a.image_size, rows[0].top1, tta, rows[0].time_s,
-		       rows[0].glob_img_s, rows[nrows - 1].epoch, wait_run_s, src ? a.data_threads : 0);
-		if (a.target_top1 > 0 && tta < 0)
-			fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a.target_top1);
-		cudaFree(d_tr);
-		cudaFree(d_trl);
-		cudaFree(d_te);
-		cudaFree(d_tel);
-		cudaFree(d_idx);
-		free(h_idx);
-		ex_idx_free(&tr);
-		ex_idx_free(&te);
+#endif
+		if (a->target_top1 > 0 && r->top1 >= a->target_top1) {
+			tta = tt - t_run0;
+			break;
+		}
 	}
-	csv_rows(&a, rows, nrows, peak_B, prop.name, d);
-out:
-	free(rows);
-	ex_src_free(src);
-	ex_net_free(&net);
-	ex_dist_free(d);
+	ex_dist_pause(d);
+#ifdef EX_HAVE_DIST
+	free(ckpath);
+#endif
+	CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
+	job->peak_B = (double)(job->free0 - free1);
+	run_stop(a->target_top1 <= 0 || tta >= 0 ? "success" : "aborted", __LINE__);
+	/* run row: totals */
+	{
+		ex_row run = job->rows[job->nrows - 1];
+		double tr_s = 0, glob_it = 0;
+		long it = 0;
+		for (i = 0; i < job->nrows; i++) {
+			tr_s += job->rows[i].iter_s * job->rows[i].iters;
+			glob_it += job->rows[i].glob_img_s * job->rows[i].iters;
+			it += job->rows[i].iters;
+		}
+		run.glob_img_s = world > 1 ? glob_it / it : a->batch * it / tr_s;
+		run.epoch = -1;
+		run.iters = it;
+		run.iter_s = tr_s / it;
+		run.img_s = a->batch / run.iter_s;
+		run.time_s = time_now_s() - t_run0;
+		run.data_wait_s = wait_run_s;
+		memmove(job->rows + 1, job->rows, job->nrows * sizeof(*job->rows));
+		job->rows[0] = run;
+		job->nrows++;
+	}
+	printf("\n%-28s %s\n", "scaleplan-train", a->data);
+	printf("%-28s %s, cuDNN %zu\n", "gpu", job->prop.name, cudnnGetVersion());
+	printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a->batch, a->image_size, a->image_size,
+	       a->prec_name, a->lr, a->wd, a->epochs);
+	printf("%-28s %.1f\n", "train throughput img/s", job->rows[0].glob_img_s);
+	if (world > 1)
+		printf("%-28s %d GPUs (%d nodes x %d), %s\n", "data-parallel", world, ex_dist_nodes(d),
+		       ex_dist_gpus_per_node(d), ex_dist_mode_label(d));
+	printf("%-28s %.4f (epoch %d)\n", "final test top-1", job->rows[0].top1, job->rows[job->nrows - 1].epoch);
+	if (a->target_top1 > 0) {
+		if (tta >= 0)
+			printf("%-28s %.1f s\n", "time to target", tta);
+		else
+			printf("%-28s not reached\n", "time to target");
+	}
+	printf("%-28s %.1f s\n", "run time", job->rows[0].time_s);
+	if (src) {
+		printf("%-28s %.2f s (%s, %d %s threads)\n", "GPU waited for input", wait_run_s,
+		       a->data_gpu ? "jpeg-gpu" : "jpeg-cpu", a->data_threads, a->data_gpu ? "reader" : "decode");
+		ex_src_report(src, stdout);
+	}
+	printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
+	       "data_wait_s=%.2f threads=%d\n",
+	       src ? (a->data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a->data, a->batch, a->prec_name, a->image_size, job->rows[0].top1, tta, job->rows[0].time_s,
+	       job->rows[0].glob_img_s, job->rows[job->nrows - 1].epoch, wait_run_s, src ? a->data_threads : 0);
+	if (a->target_top1 > 0 && tta < 0)
+		fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a->target_top1);
+	cudaFree(d_tr);
+	cudaFree(d_trl);
+	cudaFree(d_te);
+	cudaFree(d_tel);
+	cudaFree(d_idx);
+	free(h_idx);
+	ex_idx_free(&tr);
+	ex_idx_free(&te);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	ex_run *job = xcalloc(1, sizeof(*job));
+	int rc;
+
+#ifdef EX_HAVE_DIST
+	for (int k = 1; k < argc; k++)
+		if (!strcmp(argv[k], "--bench-allreduce"))
+			return ex_dist_bench_main(argc, argv);
+#endif
+	rc = run_setup(job, argc, argv);
+	if (rc != EX_CONTINUE) {
+		free(job);
+		return rc;
+	}
+	rc = !strcmp(job->a.data, "synthetic") ? run_synthetic(job) : run_epochs(job);
+	if (rc == EXIT_OK && !job->no_csv)
+		csv_rows(&job->a, job->rows, job->nrows, job->peak_B, job->prop.name, job->d);
+	free(job->rows);
+	ex_src_free(job->src);
+	ex_net_free(&job->net);
+	ex_dist_free(job->d);
+	free(job);
 	return rc;
 }
