@@ -918,277 +918,366 @@ static int run_synthetic(ex_run *job)
 	return EXIT_OK;
 }
 
-/* Epochs over Fashion-MNIST or a JPEG folder: train, evaluate, checkpoint, then the summary. */
-static int run_epochs(ex_run *job)
+/* The epoch loop's state: the data (Fashion-MNIST on the device, or the folder's source), the order,
+ * the step count and what the summary reports. */
+typedef struct ex_epochs {
+	ex_idx_set tr, te;
+	uint8_t *d_tr, *d_trl, *d_te, *d_tel;
+	int *d_idx, *h_idx;
+	int steps, gstep, e0;
+	uint64_t rs;          /* the shuffle's state: the same on every rank (one permutation) */
+	double t_run0, tta, wait_run_s;
+#ifdef EX_HAVE_DIST
+	char *ckpath;         /* --ckpt-dir's file */
+	ex_ckpt_meta meta;
+#endif
+} ex_epochs;
+
+#ifdef EX_HAVE_DIST
+/* --resume: every rank reads the same file (weights, momentum, BN, step); bad files end every rank. */
+static void resume(ex_run *job, ex_epochs *ep)
+{
+	ex_args *a = &job->a;
+	ex_dist *d = job->d;
+	int world = job->world;
+	if (ex_ckpt_load(ep->ckpath, &job->net, &ep->meta))
+		ex_dist_fatal(d, EXIT_INPUT, "--resume: %s", err_msg());
+	if (ep->meta.world_size != world || ep->meta.batch_per_gpu != a->batch)
+		ex_dist_fatal(d, EXIT_INPUT, "--resume: %s was written by %d ranks x batch %d, this job is %d x %d",
+			      ep->ckpath, ep->meta.world_size, ep->meta.batch_per_gpu, world, a->batch);
+	ep->e0 = (int)ep->meta.epoch + 1;
+	if (ep->e0 > a->epochs)
+		ex_dist_fatal(d, EXIT_INPUT, "--resume: %s is after epoch %d, --epochs is %d: nothing left to train",
+			      ep->ckpath, ep->e0 - 1, a->epochs);
+	ep->gstep = (int)ep->meta.step;
+	ep->rs = ep->meta.rng[0];
+	if (job->rank == 0)
+		printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ep->ckpath, ep->e0 - 1, ep->gstep,
+		       ep->meta.last_loss);
+}
+#endif
+
+/* The data, the steps per epoch, the schedule, a resumed run's state, the device copies of Fashion-MNIST.
+ * EX_CONTINUE, or the exit code. */
+static int epochs_open(ex_run *job, ex_epochs *ep)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	ex_src *src = job->src;
+	ex_opt_cfg *o = &net->opt;
+	char buf[64];
+	if (src) { /* JPEG folder: batches come from ex_input.c */
+		ex_src_attach(src, net);
+		ep->steps = (int)ex_src_train_steps(src);
+		double neg = -ep->steps; /* shards may differ by a batch: every rank takes the fewest steps */
+		ex_dist_max(job->d, &neg, 1);
+		ep->steps = (int)-neg;
+		ep->te.n = (int)ex_src_eval_images(src);
+	} else if (ex_idx_load_fashion_mnist(&ep->tr, &ep->te, a->data_dir) < 0) {
+		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+		return EXIT_INPUT;
+	} else {
+		ep->steps = ep->tr.n / (a->batch * job->world); /* fashion-mnist: rank r takes batches r, r+N, ... */
+	}
+	if (ep->steps < 1) {
+		fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a->batch,
+			ep->tr.n);
+		return EXIT_INPUT;
+	}
+	o->sched.warmup_steps = a->warmup_epochs * ep->steps;
+	o->sched.total_steps = a->epochs * ep->steps;
+	o->sched.step_every = ep->steps * (a->epochs / 3 > 0 ? a->epochs / 3 : 1);
+#ifdef EX_HAVE_DIST
+	ep->ckpath = a->ck.dir ? ex_ckpt_path(&a->ck) : NULL;
+	if (a->ck.resume)
+		resume(job, ep);
+	a->ck.last_s = time_now_s();
+#endif
+	if (!src) {
+		ex_idx_set *tr = &ep->tr, *te = &ep->te;
+		CUDA_CHECK(cudaMalloc((void **)&ep->d_tr, (size_t)tr->n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&ep->d_trl, tr->n));
+		CUDA_CHECK(cudaMalloc((void **)&ep->d_te, (size_t)te->n * 784));
+		CUDA_CHECK(cudaMalloc((void **)&ep->d_tel, te->n));
+		CUDA_CHECK(cudaMemcpy(ep->d_tr, tr->images, (size_t)tr->n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(ep->d_trl, tr->labels, tr->n, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(ep->d_te, te->images, (size_t)te->n * 784, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(ep->d_tel, te->labels, te->n, cudaMemcpyHostToDevice));
+	}
+	int nidx = ep->tr.n > ep->te.n + a->batch ? ep->tr.n : ep->te.n + a->batch;
+	CUDA_CHECK(cudaMalloc((void **)&ep->d_idx, (size_t)nidx * sizeof(int)));
+	ep->h_idx = xmalloc((size_t)nidx * sizeof(int));
+	job->rows = xcalloc(a->epochs + 1, sizeof(*job->rows));
+	snprintf(buf, sizeof(buf), "%ld", (long)ep->steps * a->batch * job->world);
+	MLLOG_POINT("train_samples", buf);
+	snprintf(buf, sizeof(buf), "%d", ep->te.n);
+	MLLOG_POINT("eval_samples", buf);
+	return EX_CONTINUE;
+}
+
+static void epochs_close(ex_epochs *ep)
+{
+	cudaFree(ep->d_tr);
+	cudaFree(ep->d_trl);
+	cudaFree(ep->d_te);
+	cudaFree(ep->d_tel);
+	cudaFree(ep->d_idx);
+	free(ep->h_idx);
+	ex_idx_free(&ep->tr);
+	ex_idx_free(&ep->te);
+#ifdef EX_HAVE_DIST
+	free(ep->ckpath);
+#endif
+}
+
+/* Fashion-MNIST's order for this epoch: Fisher-Yates with splitmix64 from the shared state. */
+static void shuffle_order(ex_epochs *ep)
+{
+	int i, j, *h = ep->h_idx;
+	for (i = 0; i < ep->tr.n; i++)
+		h[i] = i;
+	for (i = ep->tr.n - 1; i > 0; i--) {
+		uint64_t z = (ep->rs += 0x9e3779b97f4a7c15ULL);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		j = (int)(z % (uint64_t)(i + 1));
+		int t = h[i];
+		h[i] = h[j];
+		h[j] = t;
+	}
+}
+
+/* One epoch's training steps; returns their GPU time in ms, *s the training counts. */
+static float train_epoch(ex_run *job, ex_epochs *ep, ex_dev_state *s)
 {
 	ex_args *a = &job->a;
 	ex_net *net = &job->net;
 	ex_dist *d = job->d;
 	ex_src *src = job->src;
-	int rank = job->rank, world = job->world;
-	ex_opt_cfg *o = &net->opt;
-	size_t tot, free1;
-	char buf[256];
-	ex_idx_set tr, te;
-	uint8_t *d_tr = NULL, *d_trl = NULL, *d_te = NULL, *d_tel = NULL;
-	int *d_idx = NULL, *h_idx, steps, e, i, gstep = 0;
-	double t_run0, tta = -1;
+	int rank = job->rank, world = job->world, i;
+	float ms;
 	progress pb;
-	uint64_t rs = (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL + 1; /* same on every rank: one permutation */
-	double wait_run_s = 0;
-	int e0 = 1;
-#ifdef EX_HAVE_DIST
-	char *ckpath = a->ck.dir ? ex_ckpt_path(&a->ck) : NULL;
-	ex_ckpt_meta meta;
-	memset(&meta, 0, sizeof(meta));
-#endif
-	memset(&tr, 0, sizeof(tr));
-	memset(&te, 0, sizeof(te));
-	h_idx = NULL;
-	steps = 0;
-	if (src) { /* JPEG folder: batches come from ex_input.c */
-		ex_src_attach(src, net);
-		steps = (int)ex_src_train_steps(src);
-		double neg = -steps; /* shards may differ by a batch: every rank takes the fewest steps */
-		ex_dist_max(d, &neg, 1);
-		steps = (int)-neg;
-		te.n = (int)ex_src_eval_images(src);
-	} else if (ex_idx_load_fashion_mnist(&tr, &te, a->data_dir) < 0) {
-		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
-		return EXIT_INPUT;
-	}
+	shuffle_order(ep);
 	if (!src)
-		steps = tr.n / (a->batch * world); /* fashion-mnist: rank r takes batches r, r+N, ... */
-	if (steps < 1) {
-		fprintf(stderr, "scaleplan-train: --batch-per-gpu %d is larger than the training set (%d)\n", a->batch, tr.n);
-		ex_idx_free(&tr);
-		ex_idx_free(&te);
-		return EXIT_INPUT;
-	}
-	o->sched.warmup_steps = a->warmup_epochs * steps;
-	o->sched.total_steps = a->epochs * steps;
-	o->sched.step_every = steps * (a->epochs / 3 > 0 ? a->epochs / 3 : 1);
-#ifdef EX_HAVE_DIST
-	if (a->ck.resume) { /* every rank reads the same file (weights, momentum, BN, step) */
-		if (ex_ckpt_load(ckpath, net, &meta))
-			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s", err_msg());
-		if (meta.world_size != world || meta.batch_per_gpu != a->batch)
-			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s was written by %d ranks x batch %d, this job is %d x %d",
-				      ckpath, meta.world_size, meta.batch_per_gpu, world, a->batch);
-		e0 = (int)meta.epoch + 1;
-		if (e0 > a->epochs)
-			ex_dist_fatal(d, EXIT_INPUT, "--resume: %s is after epoch %d, --epochs is %d: nothing left to train",
-				      ckpath, e0 - 1, a->epochs);
-		gstep = (int)meta.step;
-		rs = meta.rng[0];
-		if (rank == 0)
-			printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ckpath, e0 - 1, gstep, meta.last_loss);
-	}
-	a->ck.last_s = time_now_s();
-#endif
-	if (!src) {
-		CUDA_CHECK(cudaMalloc((void **)&d_tr, (size_t)tr.n * 784));
-		CUDA_CHECK(cudaMalloc((void **)&d_trl, tr.n));
-		CUDA_CHECK(cudaMalloc((void **)&d_te, (size_t)te.n * 784));
-		CUDA_CHECK(cudaMalloc((void **)&d_tel, te.n));
-		CUDA_CHECK(cudaMemcpy(d_tr, tr.images, (size_t)tr.n * 784, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_trl, tr.labels, tr.n, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_te, te.images, (size_t)te.n * 784, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(d_tel, te.labels, te.n, cudaMemcpyHostToDevice));
-	}
-	int nidx = tr.n > te.n + a->batch ? tr.n : te.n + a->batch;
-	CUDA_CHECK(cudaMalloc((void **)&d_idx, (size_t)nidx * sizeof(int)));
-	h_idx = xmalloc((size_t)nidx * sizeof(int));
-	job->rows = xcalloc(a->epochs + 1, sizeof(*job->rows));
-	snprintf(buf, sizeof(buf), "%ld", (long)steps * a->batch * world);
-	MLLOG_POINT("train_samples", buf);
-	snprintf(buf, sizeof(buf), "%d", te.n);
-	MLLOG_POINT("eval_samples", buf);
-	mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
-	t_run0 = time_now_s();
-	for (e = e0; e <= a->epochs; e++) {
-		ex_dev_state s, se;
-		double te0 = time_now_s(), tt;
-		float ms_train;
-		int j, nb;
-		ex_row *r = &job->rows[job->nrows];
-		snprintf(buf, sizeof(buf), "%d", e);
-		MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", buf, e);
-		for (i = 0; i < tr.n; i++)
-			h_idx[i] = i;
-		for (i = tr.n - 1; i > 0; i--) { /* Fisher-Yates with splitmix64 */
-			uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-			z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-			z ^= z >> 31;
-			j = (int)(z % (uint64_t)(i + 1));
-			int t = h_idx[i];
-			h_idx[i] = h_idx[j];
-			h_idx[j] = t;
-		}
-		if (!src)
-			CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)tr.n * sizeof(int), cudaMemcpyHostToDevice,
-						   net->stream));
-		if (!a->quiet)
-			progress_init(&pb, "epoch", steps);
-		CUDA_CHECK(cudaEventRecord(net->ev[0], net->stream));
-		for (i = 0; i < steps; i++, gstep++) {
-			ex_dist_heartbeat(d);
-			if (src)
-				ex_src_train_batch(src);
-			else
-				ex_k_fmnist_batch(net->dt, d_tr, d_trl, d_idx + ((size_t)i * world + rank) * a->batch, a->batch,
-						  a->image_size, true,
-						  (uint64_t)a->seed * 1000003ULL + (uint64_t)gstep + 7919ULL * (uint64_t)rank,
-						  ex_net_input(net), net->labels, net->stream);
-			step(net, a->graph);
-			if (src)
-				ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
-			if (!a->quiet && (i % 20 == 19 || i == steps - 1)) {
-				CUDA_CHECK(cudaStreamSynchronize(net->stream));
-				progress_update(&pb, i + 1);
-			}
-		}
-		CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
-		ex_dist_sync(d, net->stream);
-		CUDA_CHECK(cudaEventElapsedTime(&ms_train, net->ev[0], net->ev[1]));
-		if (!a->quiet)
-			progress_finish(&pb);
-		ex_net_take_stats(net, &s);
-		/* evaluation on the test set; the last batch is padded with image 0 and not counted */
-		MLLOG_EPOCH(EX_MLLOG_START, "eval_start", buf, e);
-		for (i = 0; i < te.n + a->batch; i++)
-			h_idx[i] = i < te.n ? i : 0;
-		CUDA_CHECK(cudaMemcpyAsync(d_idx, h_idx, (size_t)(te.n + a->batch) * sizeof(int), cudaMemcpyHostToDevice,
+		CUDA_CHECK(cudaMemcpyAsync(ep->d_idx, ep->h_idx, (size_t)ep->tr.n * sizeof(int), cudaMemcpyHostToDevice,
 					   net->stream));
-		/* eval: the folder loader shards val/ by rank; fashion-mnist: rank r takes batches r, r+N, ... */
-		nb = src ? ex_src_eval_begin(src) : (te.n + a->batch - 1) / a->batch;
-		for (i = src ? 0 : rank; i < nb; i += src ? 1 : world) {
-			int valid = te.n - i * a->batch < a->batch ? te.n - i * a->batch : a->batch;
-			ex_dist_heartbeat(d);
-			if (src)
-				valid = ex_src_eval_batch(src);
-			else
-				ex_k_fmnist_batch(net->dt, d_te, d_tel, d_idx + (size_t)i * a->batch, a->batch, a->image_size,
-						  false, 0, ex_net_input(net), net->labels, net->stream);
-			ex_net_eval_batch(net, valid);
-			if (src)
-				ex_src_after_step(src);
-		}
-		ex_net_take_stats(net, &se);
-		double cnt[4] = {se.correct, se.seen, a->batch / (ms_train / 1e3 / steps), s.seen ? s.loss_sum / s.seen : 0};
-		ex_dist_sum(d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch below */
-		se.correct = (int)cnt[0];
-		se.seen = (int)cnt[1];
-		tt = time_now_s();
-		snprintf(buf, sizeof(buf), "%.5f", se.seen ? (double)se.correct / se.seen : 0.0);
-		MLLOG_EPOCH(EX_MLLOG_POINT, "eval_accuracy", buf, e);
-		MLLOG_EPOCH(EX_MLLOG_END, "eval_stop", buf, e);
-		snprintf(buf, sizeof(buf), "%d", e);
-		MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", buf, e);
-		r->epoch = e;
-		r->iters = steps;
-		r->iter_s = ms_train / 1e3 / steps;
-		r->img_s = a->batch / r->iter_s;
-		r->glob_img_s = world > 1 ? cnt[2] : r->img_s;
-		r->loss = s.seen ? (world > 1 ? cnt[3] / world : s.loss_sum / s.seen) : NAN;
-		r->top1 = se.seen ? (double)se.correct / se.seen : NAN;
-		r->time_s = tt - te0;
-		r->lr = s.lr;
-		r->data_wait_s = src ? ex_src_epoch_wait(src) : 0;
-		wait_run_s += r->data_wait_s;
-		job->nrows++;
-		if (!a->quiet)
-			fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
-				e, r->loss, s.seen ? (double)s.correct / s.seen : 0.0, r->top1, r->glob_img_s, r->time_s,
-				tt - t_run0);
-#ifdef EX_HAVE_DIST
-		/* only rank 0 writes (identical weights on every rank); no collective inside */
-		if (ckpath && rank == 0 && ex_ckpt_due(&a->ck, true, e, time_now_s())) {
-			meta.epoch = e;
-			meta.step = gstep;
-			meta.images = (int64_t)gstep * a->batch * world;
-			meta.world_size = world;
-			meta.batch_per_gpu = a->batch;
-			meta.seed = (uint64_t)a->seed;
-			meta.rng[0] = rs;
-			meta.elapsed_s = tt - t_run0;
-			meta.last_loss = r->loss;
-			snprintf(meta.run_id, sizeof(meta.run_id), "%s", a->run_id);
-			if (ex_ckpt_save(ckpath, net, &meta))
-				ex_dist_fatal(d, EXIT_ENV, "checkpoint: %s", err_msg());
-			printf("# checkpoint after epoch %d: %s\n", e, ckpath);
-			a->ck.last_s = time_now_s();
-		}
-#endif
-		if (a->target_top1 > 0 && r->top1 >= a->target_top1) {
-			tta = tt - t_run0;
-			break;
+	if (!a->quiet)
+		progress_init(&pb, "epoch", ep->steps);
+	CUDA_CHECK(cudaEventRecord(net->ev[0], net->stream));
+	for (i = 0; i < ep->steps; i++, ep->gstep++) {
+		ex_dist_heartbeat(d);
+		if (src)
+			ex_src_train_batch(src);
+		else
+			ex_k_fmnist_batch(net->dt, ep->d_tr, ep->d_trl, ep->d_idx + ((size_t)i * world + rank) * a->batch,
+					  a->batch, a->image_size, true,
+					  (uint64_t)a->seed * 1000003ULL + (uint64_t)ep->gstep + 7919ULL * (uint64_t)rank,
+					  ex_net_input(net), net->labels, net->stream);
+		step(net, a->graph);
+		if (src)
+			ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
+		if (!a->quiet && (i % 20 == 19 || i == ep->steps - 1)) {
+			CUDA_CHECK(cudaStreamSynchronize(net->stream));
+			progress_update(&pb, i + 1);
 		}
 	}
-	ex_dist_pause(d);
-#ifdef EX_HAVE_DIST
-	free(ckpath);
-#endif
-	CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
-	job->peak_B = (double)(job->free0 - free1);
-	run_stop(a->target_top1 <= 0 || tta >= 0 ? "success" : "aborted", __LINE__);
-	/* run row: totals */
-	{
-		ex_row run = job->rows[job->nrows - 1];
-		double tr_s = 0, glob_it = 0;
-		long it = 0;
-		for (i = 0; i < job->nrows; i++) {
-			tr_s += job->rows[i].iter_s * job->rows[i].iters;
-			glob_it += job->rows[i].glob_img_s * job->rows[i].iters;
-			it += job->rows[i].iters;
-		}
-		run.glob_img_s = world > 1 ? glob_it / it : a->batch * it / tr_s;
-		run.epoch = -1;
-		run.iters = it;
-		run.iter_s = tr_s / it;
-		run.img_s = a->batch / run.iter_s;
-		run.time_s = time_now_s() - t_run0;
-		run.data_wait_s = wait_run_s;
-		memmove(job->rows + 1, job->rows, job->nrows * sizeof(*job->rows));
-		job->rows[0] = run;
-		job->nrows++;
+	CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
+	ex_dist_sync(d, net->stream);
+	CUDA_CHECK(cudaEventElapsedTime(&ms, net->ev[0], net->ev[1]));
+	if (!a->quiet)
+		progress_finish(&pb);
+	ex_net_take_stats(net, s);
+	return ms;
+}
+
+/* Evaluation on the test set (this rank's share); *se its counts. Fashion-MNIST: the last batch is padded
+ * with image 0 and not counted; rank r takes batches r, r+N, ...; the folder's loader shards val/ by rank. */
+static void evaluate(ex_run *job, ex_epochs *ep, ex_dev_state *se)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	ex_src *src = job->src;
+	int i, nb, n = ep->te.n;
+	for (i = 0; i < n + a->batch; i++)
+		ep->h_idx[i] = i < n ? i : 0;
+	CUDA_CHECK(cudaMemcpyAsync(ep->d_idx, ep->h_idx, (size_t)(n + a->batch) * sizeof(int), cudaMemcpyHostToDevice,
+				   net->stream));
+	nb = src ? ex_src_eval_begin(src) : (n + a->batch - 1) / a->batch;
+	for (i = src ? 0 : job->rank; i < nb; i += src ? 1 : job->world) {
+		int valid = n - i * a->batch < a->batch ? n - i * a->batch : a->batch;
+		ex_dist_heartbeat(job->d);
+		if (src)
+			valid = ex_src_eval_batch(src);
+		else
+			ex_k_fmnist_batch(net->dt, ep->d_te, ep->d_tel, ep->d_idx + (size_t)i * a->batch, a->batch,
+					  a->image_size, false, 0, ex_net_input(net), net->labels, net->stream);
+		ex_net_eval_batch(net, valid);
+		if (src)
+			ex_src_after_step(src);
 	}
+	ex_net_take_stats(net, se);
+}
+
+/* The epoch's row from the counts of every rank (one all-reduce); MLLOG lines; progress line. *tt: now. */
+static ex_row *epoch_row(ex_run *job, ex_epochs *ep, int e, float ms_train, const ex_dev_state *s, ex_dev_state *se,
+			 double te0, double *tt)
+{
+	ex_args *a = &job->a;
+	int world = job->world;
+	char buf[64];
+	ex_row *r = &job->rows[job->nrows];
+	double cnt[4] = {se->correct, se->seen, a->batch / (ms_train / 1e3 / ep->steps), s->seen ? s->loss_sum / s->seen : 0};
+	ex_dist_sum(job->d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch after */
+	se->correct = (int)cnt[0];
+	se->seen = (int)cnt[1];
+	*tt = time_now_s();
+	snprintf(buf, sizeof(buf), "%.5f", se->seen ? (double)se->correct / se->seen : 0.0);
+	MLLOG_EPOCH(EX_MLLOG_POINT, "eval_accuracy", buf, e);
+	MLLOG_EPOCH(EX_MLLOG_END, "eval_stop", buf, e);
+	snprintf(buf, sizeof(buf), "%d", e);
+	MLLOG_EPOCH(EX_MLLOG_END, "epoch_stop", buf, e);
+	r->epoch = e;
+	r->iters = ep->steps;
+	r->iter_s = ms_train / 1e3 / ep->steps;
+	r->img_s = a->batch / r->iter_s;
+	r->glob_img_s = world > 1 ? cnt[2] : r->img_s;
+	r->loss = s->seen ? (world > 1 ? cnt[3] / world : s->loss_sum / s->seen) : NAN;
+	r->top1 = se->seen ? (double)se->correct / se->seen : NAN;
+	r->time_s = *tt - te0;
+	r->lr = s->lr;
+	r->data_wait_s = job->src ? ex_src_epoch_wait(job->src) : 0;
+	ep->wait_run_s += r->data_wait_s;
+	job->nrows++;
+	if (!a->quiet)
+		fprintf(stderr, "epoch %d: train loss %.4f, train top-1 %.4f, test top-1 %.4f, %.0f img/s, %.1f s (run %.1f s)\n",
+			e, r->loss, s->seen ? (double)s->correct / s->seen : 0.0, r->top1, r->glob_img_s, r->time_s,
+			*tt - ep->t_run0);
+	return r;
+}
+
+/* --ckpt-dir: rank 0 writes when due (identical weights on every rank; no collective inside). */
+static void checkpoint(ex_run *job, ex_epochs *ep, int e, const ex_row *r, double tt)
+{
+#ifdef EX_HAVE_DIST
+	ex_args *a = &job->a;
+	ex_ckpt_meta *m = &ep->meta;
+	if (!ep->ckpath || job->rank != 0 || !ex_ckpt_due(&a->ck, true, e, time_now_s()))
+		return;
+	m->epoch = e;
+	m->step = ep->gstep;
+	m->images = (int64_t)ep->gstep * a->batch * job->world;
+	m->world_size = job->world;
+	m->batch_per_gpu = a->batch;
+	m->seed = (uint64_t)a->seed;
+	m->rng[0] = ep->rs;
+	m->elapsed_s = tt - ep->t_run0;
+	m->last_loss = r->loss;
+	snprintf(m->run_id, sizeof(m->run_id), "%s", a->run_id);
+	if (ex_ckpt_save(ep->ckpath, &job->net, m))
+		ex_dist_fatal(job->d, EXIT_ENV, "checkpoint: %s", err_msg());
+	printf("# checkpoint after epoch %d: %s\n", e, ep->ckpath);
+	a->ck.last_s = time_now_s();
+#else
+	(void)job, (void)ep, (void)e, (void)r, (void)tt;
+#endif
+}
+
+/* The run row (totals over the epochs, first in the CSV) and the printed summary. */
+static void epochs_summary(ex_run *job, ex_epochs *ep)
+{
+	ex_args *a = &job->a;
+	ex_dist *d = job->d;
+	ex_src *src = job->src;
+	int world = job->world, i;
+	ex_row run = job->rows[job->nrows - 1], *rows;
+	double tr_s = 0, glob_it = 0;
+	long it = 0;
+	for (i = 0; i < job->nrows; i++) {
+		tr_s += job->rows[i].iter_s * job->rows[i].iters;
+		glob_it += job->rows[i].glob_img_s * job->rows[i].iters;
+		it += job->rows[i].iters;
+	}
+	run.glob_img_s = world > 1 ? glob_it / it : a->batch * it / tr_s;
+	run.epoch = -1;
+	run.iters = it;
+	run.iter_s = tr_s / it;
+	run.img_s = a->batch / run.iter_s;
+	run.time_s = time_now_s() - ep->t_run0;
+	run.data_wait_s = ep->wait_run_s;
+	memmove(job->rows + 1, job->rows, job->nrows * sizeof(*job->rows));
+	job->rows[0] = run;
+	job->nrows++;
+	rows = job->rows;
 	printf("\n%-28s %s\n", "scaleplan-train", a->data);
 	printf("%-28s %s, cuDNN %zu\n", "gpu", job->prop.name, cudnnGetVersion());
 	printf("%-28s %d x %dx%d, %s, lr %g, wd %g, %d epochs max\n", "recipe", a->batch, a->image_size, a->image_size,
 	       a->prec_name, a->lr, a->wd, a->epochs);
-	printf("%-28s %.1f\n", "train throughput img/s", job->rows[0].glob_img_s);
+	printf("%-28s %.1f\n", "train throughput img/s", rows[0].glob_img_s);
 	if (world > 1)
 		printf("%-28s %d GPUs (%d nodes x %d), %s\n", "data-parallel", world, ex_dist_nodes(d),
 		       ex_dist_gpus_per_node(d), ex_dist_mode_label(d));
-	printf("%-28s %.4f (epoch %d)\n", "final test top-1", job->rows[0].top1, job->rows[job->nrows - 1].epoch);
+	printf("%-28s %.4f (epoch %d)\n", "final test top-1", rows[0].top1, rows[job->nrows - 1].epoch);
 	if (a->target_top1 > 0) {
-		if (tta >= 0)
-			printf("%-28s %.1f s\n", "time to target", tta);
+		if (ep->tta >= 0)
+			printf("%-28s %.1f s\n", "time to target", ep->tta);
 		else
 			printf("%-28s not reached\n", "time to target");
 	}
-	printf("%-28s %.1f s\n", "run time", job->rows[0].time_s);
+	printf("%-28s %.1f s\n", "run time", rows[0].time_s);
 	if (src) {
-		printf("%-28s %.2f s (%s, %d %s threads)\n", "GPU waited for input", wait_run_s,
+		printf("%-28s %.2f s (%s, %d %s threads)\n", "GPU waited for input", ep->wait_run_s,
 		       a->data_gpu ? "jpeg-gpu" : "jpeg-cpu", a->data_threads, a->data_gpu ? "reader" : "decode");
 		ex_src_report(src, stdout);
 	}
 	printf("EXEC_RESULT data=%s batch=%d prec=%s size=%d top1=%.4f tta_s=%.1f run_s=%.1f img_s=%.0f epochs=%d "
 	       "data_wait_s=%.2f threads=%d\n",
-	       src ? (a->data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a->data, a->batch, a->prec_name, a->image_size, job->rows[0].top1, tta, job->rows[0].time_s,
-	       job->rows[0].glob_img_s, job->rows[job->nrows - 1].epoch, wait_run_s, src ? a->data_threads : 0);
-	if (a->target_top1 > 0 && tta < 0)
+	       src ? (a->data_gpu ? "jpeg-gpu" : "jpeg-cpu") : a->data, a->batch, a->prec_name, a->image_size,
+	       rows[0].top1, ep->tta, rows[0].time_s, rows[0].glob_img_s, rows[job->nrows - 1].epoch, ep->wait_run_s,
+	       src ? a->data_threads : 0);
+	if (a->target_top1 > 0 && ep->tta < 0)
 		fprintf(stderr, "scaleplan-train: target top-1 %.3f not reached\n", a->target_top1);
-	cudaFree(d_tr);
-	cudaFree(d_trl);
-	cudaFree(d_te);
-	cudaFree(d_tel);
-	cudaFree(d_idx);
-	free(h_idx);
-	ex_idx_free(&tr);
-	ex_idx_free(&te);
+}
+
+/* Epochs over Fashion-MNIST or a JPEG folder: train, evaluate, checkpoint, then the summary. */
+static int run_epochs(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_epochs ep;
+	size_t tot, free1;
+	char buf[32];
+	memset(&ep, 0, sizeof(ep));
+	ep.rs = (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL + 1;
+	ep.tta = -1;
+	ep.e0 = 1;
+	int rc = epochs_open(job, &ep);
+	if (rc != EX_CONTINUE) {
+		epochs_close(&ep);
+		return rc;
+	}
+	mllog(EX_MLLOG_START, "run_start", "null", -1, __LINE__);
+	ep.t_run0 = time_now_s();
+	for (int e = ep.e0; e <= a->epochs; e++) {
+		ex_dev_state s, se;
+		double te0 = time_now_s(), tt;
+		snprintf(buf, sizeof(buf), "%d", e);
+		MLLOG_EPOCH(EX_MLLOG_START, "epoch_start", buf, e);
+		float ms_train = train_epoch(job, &ep, &s);
+		MLLOG_EPOCH(EX_MLLOG_START, "eval_start", buf, e);
+		evaluate(job, &ep, &se);
+		ex_row *r = epoch_row(job, &ep, e, ms_train, &s, &se, te0, &tt);
+		checkpoint(job, &ep, e, r, tt);
+		if (a->target_top1 > 0 && r->top1 >= a->target_top1) {
+			ep.tta = tt - ep.t_run0;
+			break;
+		}
+	}
+	ex_dist_pause(job->d);
+	CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
+	job->peak_B = (double)(job->free0 - free1);
+	run_stop(a->target_top1 <= 0 || ep.tta >= 0 ? "success" : "aborted", __LINE__);
+	epochs_summary(job, &ep);
+	epochs_close(&ep);
 	return EXIT_OK;
 }
 
