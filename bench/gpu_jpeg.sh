@@ -2,6 +2,7 @@
 # Device calls of issue 27: the engine fed by the GPU JPEG path (nvJPEG). Steps, in order, chosen by STEPS
 # (default "smoke folder speed torch"):
 #   (always) build scaleplan-train with nvJPEG where nvjpeg.h is found
+#   verify  synthetic steps and 2 Fashion-MNIST epochs (IDX files: .fmnist carried), after an engine change
 #   smoke   tests/gpu/jpeg_gpu_smoke.sh: bad inputs skipped and named, the run goes on
 #   folder  scaleplan-train --make-jpeg-folder /tmp/inlike --images ${IMAGES:-8704} (ImageNet-like, 1,000 classes)
 #   speed   on ${CORES:-4} CPU cores (taskset -c 0-3): synthetic, then --data-path jpeg-gpu (${EPOCHS:-4} epochs)
@@ -50,6 +51,14 @@ make -j16 "${MK[@]}" build-dev/scaleplan-train > "$O/build.log" 2>&1 || { tail -
 TR=build-dev/scaleplan-train
 echo "build: $(el) s; $($TR --help | grep -o 'default jpeg-[a-z]*')" | tee -a "$R"
 
+if has verify; then
+	# the engine after a change: synthetic steps, one Fashion-MNIST epoch from the IDX files (.fmnist carried)
+	$TR --batch-per-gpu 256 --iters 30 --warmup-iters 10 --quiet > "$O/verify_syn.log" 2>&1
+	echo "verify synthetic: rc $?" | tee -a "$R"; grep -h "EXEC_RESULT\|arena" "$O/verify_syn.log" | tee -a "$R"
+	FMD=/usr/share/datasets/fashion-mnist; [ -f $FMD/train-images-idx3-ubyte.gz ] || FMD=$PWD/.fmnist
+	$TR --data fashion-mnist --data-dir "$FMD" --epochs 2 --quiet --csv "$O/verify_fm.csv" > "$O/verify_fm.log" 2>&1
+	echo "verify fashion-mnist: rc $?" | tee -a "$R"; grep -h "EXEC_RESULT" "$O/verify_fm.log" | tee -a "$R"
+fi
 if has smoke; then
 	TRAIN=$PWD/$TR timeout 240 sh tests/gpu/jpeg_gpu_smoke.sh > "$O/smoke.log" 2>&1
 	echo "smoke: rc $?, $(el) s" | tee -a "$R"; tail -14 "$O/smoke.log" | tee -a "$R"
@@ -123,4 +132,4 @@ if has fm; then
 fi
 cp "$O"/fm.csv "$DEST/" 2>/dev/null
 echo "==== summary ($(el) s)"
-grep -E "EXEC_RESULT|img/s per epoch|TORCH_GPU_JPEG|smoke: rc|jpeg_gpu_smoke: (ok|FAIL)|^input:|fm: rc" "$R"
+grep -E "EXEC_RESULT|img/s per epoch|TORCH_GPU_JPEG|smoke: rc|jpeg_gpu_smoke: (ok|FAIL)|^input:|fm: rc|verify" "$R"
