@@ -161,6 +161,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
 /* ---- END scenario options ---- */
 
 #endif

@@ -23,6 +23,7 @@ static const cli_cmd commands[] = {
 	{"sweep", cmd_sweep, "procurement grid (systems x nodes x batch) to CSV, with capex and energy"},
 	{"sim", cmd_sim, "simulate the whole run event by event: contention, stragglers, warm-up, trace"},
 	{"calibrate", cmd_calibrate, "fit the model's free parameters to measurements (GSL); profile CSV"},
+	{"campaign", cmd_campaign, "calibration campaign: mpirun/Slurm scripts for a grid of runs; --run runs and fits"},
 	{"validate", cmd_validate, "predict every measurement on file without fitting to it: error table"},
 	{"report", cmd_report, "procurement report folder (Markdown, HTML, SVG, CSV): ranking, breakdown, cost"},
 	{"plot", cmd_plot, "charts (SVG, PNG) from scaleplan's CSVs with gnuplot: tta, cost, parity, epochs"},

@@ -1,0 +1,471 @@
+/* scaleplan campaign: a calibration campaign in one command (issue 27). From a grid of GPUs per node,
+ * nodes, batch per GPU, data path and transport it writes the launch scripts of every scaleplan-train run
+ * (run_mpirun.sh: mpirun, or the plain binary for one GPU; campaign.sbatch: Slurm, one srun per run) and
+ * the expanded grid (grid.csv); --run runs run_mpirun.sh here, then fits the measurement CSVs it wrote
+ * (`scaleplan calibrate`: parameters, fit and leave-one-out error, profile.csv) and predicts them back from
+ * that profile (`scaleplan validate --detail`: parity.csv, drawn as parity.svg/png by `scaleplan plot`);
+ * --fit-only does the last two on CSVs already in DIR/csv. Bad input: a message naming the field, value
+ * and what was expected, exit 1, nothing written (each file appears complete or not at all).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/common.h"
+
+enum { CG_MAX = 16, CG_MAX_RUNS = 4096 };
+
+static const char *const cg_data[] = {"synthetic", "jpeg-gpu", "jpeg-cpu", NULL};
+static const char *const cg_transport[] = {"nvlink", "p2p-off", "all-socket", "emulated", NULL};
+
+/* One axis of the grid: integers or names. */
+typedef struct cg_axis {
+	int n;
+	long v[CG_MAX];
+	const char *s[CG_MAX];
+} cg_axis;
+
+typedef struct cg_grid {
+	cg_axis gpn, nodes, batch, data, transport;
+} cg_grid;
+
+typedef struct cg_run {
+	int gpn, nodes, batch;
+	const char *data, *transport; /* transport "none" for one GPU */
+	char id[96];
+} cg_run;
+
+typedef struct cg_opts {
+	const char *out, *train, *folder, *machine, *hwdb, *where; /* where: "--grid" or "FILE:LINE" */
+	int iters, epochs;
+	bool run, fit_only;
+} cg_opts;
+
+static void campaign_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scaleplan campaign --grid SPEC|@FILE --out DIR [--dry-run | --run | --fit-only]\n"
+		"                          [--train PATH] [--data-dir FOLDER] [--iters N] [--epochs E]\n"
+		"                          [--machine NAME] [--hwdb DIR]\n"
+		"\n"
+		"Writes DIR/run_mpirun.sh (mpirun; the plain binary for one GPU), DIR/campaign.sbatch (Slurm: one srun\n"
+		"per run) and DIR/grid.csv: one scaleplan-train run per point of the grid, each writing its\n"
+		"measurement CSV to DIR/csv/<id>.csv.\n"
+		"  --grid SPEC       key=v1,v2,...;key=... with keys gpus_per_node (1..64), nodes (1..4096),\n"
+		"                    batch (1..65536), data (synthetic, jpeg-gpu, jpeg-cpu), transport (nvlink, p2p-off,\n"
+		"                    all-socket, emulated: that many nodes emulated on one host); every combination is\n"
+		"                    run (one GPU runs once, without a transport). Defaults: gpus_per_node=1;nodes=1;\n"
+		"                    batch=256;data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments\n"
+		"  --out DIR         where the scripts, grid and CSVs go (created)\n"
+		"  --dry-run         write the scripts only (the default)\n"
+		"  --run             then run DIR/run_mpirun.sh here, fit its CSVs (scaleplan calibrate: profile.csv,\n"
+		"                    the fit's leave-one-out error) and compare them with the profile's predictions\n"
+		"                    (scaleplan validate: parity.csv; scaleplan plot: parity.svg/png)\n"
+		"  --fit-only        only the fit and the comparison, on the CSVs already in DIR/csv\n"
+		"  --train PATH      scaleplan-train as the scripts call it (default: scaleplan-train on PATH;\n"
+		"                    the scripts also read $TRAIN)\n"
+		"  --data-dir FOLDER the JPEG folder (train/ and val/) of jpeg-gpu and jpeg-cpu runs (required for them)\n"
+		"  --iters N         synthetic runs: timed steps (default 60; 10 warm-up steps first)\n"
+		"  --epochs E        JPEG runs: epochs (default 2)\n"
+		"  --machine NAME    the CSVs' machine column (default local)\n"
+		"  --hwdb DIR        passed to calibrate and validate\n");
+}
+
+static int bad(const cg_opts *o, const char *field, const char *value, const char *expected)
+{
+	fprintf(stderr, "scaleplan campaign: %s: field '%s', value '%s': expected %s\n", o->where, field, value, expected);
+	return EXIT_INPUT;
+}
+
+static int name_index(const char *const *names, const char *v)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(names[i], v))
+			return i;
+	return -1;
+}
+
+/* Parses "v1,v2,..." into axis a: integers in [lo, hi], or names of `names`. */
+static int parse_axis(const cg_opts *o, const char *key, char *vals, cg_axis *a, long lo, long hi,
+		      const char *const *names)
+{
+	char *save = NULL, exp[160];
+	a->n = 0;
+	if (names)
+		snprintf(exp, sizeof(exp), "one of %s, %s%s%s", names[0], names[1], names[2] ? ", ..." : "",
+			 names[2] ? " (see --help)" : "");
+	else
+		snprintf(exp, sizeof(exp), "an integer %ld..%ld", lo, hi);
+	for (char *v = strtok_r(vals, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+		while (*v == ' ' || *v == '\t')
+			v++;
+		for (size_t k = strlen(v); k > 0 && (v[k - 1] == ' ' || v[k - 1] == '\t'); k--)
+			v[k - 1] = '\0';
+		if (a->n == CG_MAX)
+			return bad(o, key, v, "at most 16 values");
+		if (names) {
+			int k = name_index(names, v);
+			if (k < 0)
+				return bad(o, key, v, exp);
+			a->s[a->n++] = names[k];
+		} else {
+			char *end;
+			long x = strtol(v, &end, 10);
+			if (end == v || *end || x < lo || x > hi)
+				return bad(o, key, v, exp);
+			a->v[a->n++] = x;
+		}
+	}
+	if (a->n == 0)
+		return bad(o, key, "", names ? exp : "at least one value");
+	return EXIT_OK;
+}
+
+/* One "key=v1,v2" item. */
+static int parse_item(cg_opts *o, char *item, cg_grid *g)
+{
+	while (*item == ' ' || *item == '\t')
+		item++;
+	if (!*item)
+		return EXIT_OK;
+	char *eq = strchr(item, '=');
+	if (!eq)
+		return bad(o, item, "", "key=value[,value...]");
+	*eq = '\0';
+	char *key = item, *vals = eq + 1;
+	if (!strcmp(key, "gpus_per_node") || !strcmp(key, "gpn"))
+		return parse_axis(o, key, vals, &g->gpn, 1, 64, NULL);
+	if (!strcmp(key, "nodes"))
+		return parse_axis(o, key, vals, &g->nodes, 1, 4096, NULL);
+	if (!strcmp(key, "batch") || !strcmp(key, "batch_per_gpu"))
+		return parse_axis(o, key, vals, &g->batch, 1, 65536, NULL);
+	if (!strcmp(key, "data"))
+		return parse_axis(o, key, vals, &g->data, 0, 0, cg_data);
+	if (!strcmp(key, "transport"))
+		return parse_axis(o, key, vals, &g->transport, 0, 0, cg_transport);
+	return bad(o, key, vals, "a key gpus_per_node, nodes, batch, data or transport");
+}
+
+static void grid_defaults(cg_grid *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->gpn = (cg_axis){.n = 1, .v = {1}};
+	g->nodes = (cg_axis){.n = 1, .v = {1}};
+	g->batch = (cg_axis){.n = 1, .v = {256}};
+	g->data = (cg_axis){.n = 1, .s = {"synthetic"}};
+	g->transport = (cg_axis){.n = 1, .s = {"nvlink"}};
+}
+
+/* --grid SPEC (items split by ';') or @FILE (one item a line). */
+static int parse_grid(cg_opts *o, const char *spec, cg_grid *g)
+{
+	int rc = EXIT_OK;
+	grid_defaults(g);
+	if (spec[0] == '@') {
+		FILE *f = fopen(spec + 1, "r");
+		char line[1024], where[1100];
+		if (!f) {
+			fprintf(stderr, "scaleplan campaign: --grid %s: cannot read: %s\n", spec + 1, strerror(errno));
+			return EXIT_INPUT;
+		}
+		for (int ln = 1; rc == EXIT_OK && fgets(line, sizeof(line), f); ln++) {
+			line[strcspn(line, "\r\n#")] = '\0';
+			snprintf(where, sizeof(where), "%s:%d", spec + 1, ln);
+			o->where = where;
+			rc = parse_item(o, line, g);
+		}
+		fclose(f);
+		o->where = "--grid";
+		return rc;
+	}
+	char *s = xstrdup(spec), *save = NULL;
+	o->where = "--grid";
+	for (char *it = strtok_r(s, ";", &save); rc == EXIT_OK && it; it = strtok_r(NULL, ";", &save))
+		rc = parse_item(o, it, g);
+	free(s);
+	return rc;
+}
+
+/* Every combination; one GPU in all runs once per batch and data path (no transport). */
+static int expand(const cg_grid *g, cg_run *runs)
+{
+	int n = 0;
+	for (int a = 0; a < g->gpn.n; a++)
+		for (int b = 0; b < g->nodes.n; b++)
+			for (int c = 0; c < g->batch.n; c++)
+				for (int d = 0; d < g->data.n; d++)
+					for (int e = 0; e < g->transport.n; e++) {
+						cg_run r = {.gpn = (int)g->gpn.v[a], .nodes = (int)g->nodes.v[b],
+							    .batch = (int)g->batch.v[c], .data = g->data.s[d],
+							    .transport = g->transport.s[e]};
+						if (r.gpn * r.nodes == 1) {
+							if (e > 0)
+								continue;
+							r.transport = "none";
+						}
+						snprintf(r.id, sizeof(r.id), "g%dx%d_b%d_%s_%s", r.gpn, r.nodes, r.batch, r.data,
+							 r.transport);
+						if (n < CG_MAX_RUNS)
+							runs[n] = r;
+						n++;
+					}
+	return n;
+}
+
+/* The scaleplan-train options of one run (after the binary). */
+static void train_args(FILE *f, const cg_opts *o, const cg_run *r)
+{
+	fprintf(f, " --batch-per-gpu %d --quiet --machine '%s' --run-id %s --csv \"$CSV/%s.csv\"", r->batch, o->machine,
+		r->id, r->id);
+	if (!strcmp(r->data, "synthetic"))
+		fprintf(f, " --iters %d --warmup-iters 10", o->iters);
+	else
+		fprintf(f, " --data '%s' --data-path %s --epochs %d", o->folder, r->data, o->epochs);
+	if (strcmp(r->transport, "none")) {
+		fprintf(f, " --nccl-mode %s", r->transport);
+		if (!strcmp(r->transport, "emulated"))
+			fprintf(f, " --emulate-nodes %d", r->nodes);
+	}
+	fprintf(f, "\n");
+}
+
+static void script_head(FILE *f, const cg_opts *o, const char *spec, int n, const char *how)
+{
+	fprintf(f, "# scaleplan campaign: %d scaleplan-train runs (%s), written by `scaleplan campaign`.\n", n, how);
+	fprintf(f, "# grid: %s\n", spec);
+	fprintf(f, "# TRAIN: the scaleplan-train binary; CSV: where the measurement CSVs go.\n");
+	fprintf(f, "set -u\nTRAIN=${TRAIN:-'%s'}\nCSV=${CSV:-'%s/csv'}\nmkdir -p \"$CSV\"\nfail=0\n", o->train, o->out);
+	fprintf(f, "run() {\n\tid=$1; shift\n\techo \"== $id\"\n\t\"$@\" || { echo \"campaign: $id failed (exit $?)\"; "
+		   "fail=$((fail + 1)); }\n}\n");
+}
+
+/* mpirun: ranks of a run on one host with one node (or emulated nodes), else across HOSTFILE's hosts. */
+static void write_mpirun(FILE *f, const cg_opts *o, const char *spec, const cg_run *runs, int n)
+{
+	fprintf(f, "#!/bin/sh\n");
+	script_head(f, o, spec, n, "mpirun; one GPU: the binary alone");
+	fprintf(f, "# HOSTFILE: mpirun's host file for the runs on more than one node; MPIRUN_ARGS: more mpirun options\n");
+	for (int i = 0; i < n; i++) {
+		const cg_run *r = &runs[i];
+		int np = r->gpn * r->nodes;
+		fprintf(f, "run %s", r->id);
+		if (np > 1) {
+			bool one_host = r->nodes == 1 || !strcmp(r->transport, "emulated");
+			fprintf(f, " mpirun -np %d --map-by ppr:%d:node%s ${MPIRUN_ARGS:-}", np,
+				one_host ? np : r->gpn, one_host ? "" : " ${HOSTFILE:+--hostfile \"$HOSTFILE\"}");
+		}
+		fprintf(f, " \"$TRAIN\"");
+		train_args(f, o, r);
+	}
+	fprintf(f, "echo \"campaign: %d runs, $fail failed; CSVs in $CSV\"\n[ $fail -eq 0 ]\n", n);
+}
+
+/* Slurm: one allocation as large as the largest run, one srun per run. */
+static void write_sbatch(FILE *f, const cg_opts *o, const char *spec, const cg_run *runs, int n)
+{
+	int max_nodes = 1, max_gpn = 1;
+	for (int i = 0; i < n; i++) {
+		int nodes = !strcmp(runs[i].transport, "emulated") ? 1 : runs[i].nodes;
+		int gpn = !strcmp(runs[i].transport, "emulated") ? runs[i].gpn * runs[i].nodes : runs[i].gpn;
+		max_nodes = nodes > max_nodes ? nodes : max_nodes;
+		max_gpn = gpn > max_gpn ? gpn : max_gpn;
+	}
+	fprintf(f, "#!/bin/bash\n#SBATCH --job-name=scaleplan-campaign\n#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n"
+		   "#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n#SBATCH --time=%d\n",
+		max_nodes, max_gpn, max_gpn, 10 * n + 10);
+	script_head(f, o, spec, n, "Slurm: sbatch campaign.sbatch; --time: 10 minutes a run");
+	fprintf(f, "# SRUN_MPI: srun's --mpi plugin for scaleplan-train's MPI (default pmix)\n");
+	for (int i = 0; i < n; i++) {
+		const cg_run *r = &runs[i];
+		bool emu = !strcmp(r->transport, "emulated");
+		int nodes = emu ? 1 : r->nodes, per = emu ? r->gpn * r->nodes : r->gpn;
+		fprintf(f, "run %s srun --mpi=${SRUN_MPI:-pmix} --nodes=%d --ntasks=%d --ntasks-per-node=%d --gpus-per-node=%d "
+			   "\"$TRAIN\"", r->id, nodes, nodes * per, per, per);
+		train_args(f, o, r);
+	}
+	fprintf(f, "echo \"campaign: %d runs, $fail failed; CSVs in $CSV\"\n[ $fail -eq 0 ]\n", n);
+}
+
+static void write_grid_csv(FILE *f, const cg_run *runs, int n)
+{
+	fprintf(f, "id,gpus_per_node,nodes,gpus,batch_per_gpu,data,transport\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s,%d,%d,%d,%d,%s,%s\n", runs[i].id, runs[i].gpn, runs[i].nodes, runs[i].gpn * runs[i].nodes,
+			runs[i].batch, runs[i].data, runs[i].transport);
+}
+
+/* Writes one file through a temporary name (complete or absent); mode 0755 for scripts. */
+static int write_file(const char *dir, const char *name, bool exec,
+		      void (*fn)(FILE *, const cg_opts *, const char *, const cg_run *, int), const cg_opts *o,
+		      const char *spec, const cg_run *runs, int n)
+{
+	char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int rc = EXIT_OK;
+	if (!f) {
+		fprintf(stderr, "scaleplan campaign: %s: cannot write: %s\n", tmp, strerror(errno));
+		rc = EXIT_ENV;
+	} else {
+		fn(f, o, spec, runs, n);
+		if (fclose(f) != 0 || chmod(tmp, exec ? 0755 : 0644) != 0 || rename(tmp, path) != 0) {
+			fprintf(stderr, "scaleplan campaign: %s: cannot write: %s\n", path, strerror(errno));
+			remove(tmp);
+			rc = EXIT_ENV;
+		}
+	}
+	free(path);
+	free(tmp);
+	return rc;
+}
+
+static void grid_csv_fn(FILE *f, const cg_opts *o, const char *spec, const cg_run *runs, int n)
+{
+	(void)o, (void)spec;
+	write_grid_csv(f, runs, n);
+}
+
+/* calibrate, then validate --detail and plot --kind parity, in this process. */
+static int fit(const cg_opts *o)
+{
+	char *csv = xasprintf("%s/csv", o->out), *prof = xasprintf("%s/profile.csv", o->out);
+	char *par = xasprintf("%s/parity.csv", o->out), *pre = xasprintf("%s/parity", o->out);
+	char *cal[] = {"calibrate", "--measurements", csv, "--out", prof, "--hwdb", (char *)o->hwdb, NULL};
+	char *val[] = {"validate", "--no-builtin", "--against", csv, "--profile", prof, "--detail", par,
+		       "--hwdb", (char *)o->hwdb, NULL};
+	char *plt[] = {"plot", par, "--kind", "parity", "--out", pre, NULL};
+	int rc;
+	printf("== scaleplan calibrate --measurements %s --out %s\n", csv, prof);
+	fflush(stdout);
+	optind = 0; /* each command parses its own options */
+	rc = cmd_calibrate(o->hwdb ? 7 : 5, cal);
+	if (rc == EXIT_OK) {
+		printf("== scaleplan validate --no-builtin --against %s --profile %s --detail %s\n", csv, prof, par);
+		fflush(stdout);
+		optind = 0;
+		rc = cmd_validate(o->hwdb ? 10 : 8, val);
+	}
+	if (rc == EXIT_OK) {
+		optind = 0;
+		if (cmd_plot(6, plt) != EXIT_OK)
+			fprintf(stderr, "scaleplan campaign: no parity chart (scaleplan plot failed; gnuplot missing?); "
+					"the comparison is in %s\n", par);
+	}
+	free(csv);
+	free(prof);
+	free(par);
+	free(pre);
+	return rc;
+}
+
+static int mkdir_ok(const char *p)
+{
+	if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "scaleplan campaign: %s: cannot create: %s\n", p, strerror(errno));
+		return EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
+static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
+{
+	static const struct option lo[] = {
+		{"grid", 1, 0, 'g'}, {"out", 1, 0, 'o'}, {"dry-run", 0, 0, 'n'}, {"run", 0, 0, 'r'}, {"fit-only", 0, 0, 'f'},
+		{"train", 1, 0, 't'}, {"data-dir", 1, 0, 'D'}, {"iters", 1, 0, 'i'}, {"epochs", 1, 0, 'e'},
+		{"machine", 1, 0, 'm'}, {"hwdb", 1, 0, 'H'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
+	char *end;
+	*o = (cg_opts){.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 2, .where = "--grid"};
+	*spec = NULL;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'g': *spec = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'n': o->run = false; break;
+		case 'r': o->run = true; break;
+		case 'f': o->fit_only = true; break;
+		case 't': o->train = optarg; break;
+		case 'D': o->folder = optarg; break;
+		case 'm': o->machine = optarg; break;
+		case 'H': o->hwdb = optarg; break;
+		case 'i':
+		case 'e': {
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 1000000) {
+				fprintf(stderr, "scaleplan campaign: --%s: expected an integer 1..1000000, got '%s'\n",
+					c == 'i' ? "iters" : "epochs", optarg);
+				return EXIT_INPUT;
+			}
+			*(c == 'i' ? &o->iters : &o->epochs) = (int)v;
+			break;
+		}
+		case 'h': campaign_usage(stdout); exit(EXIT_OK);
+		default: campaign_usage(stderr); return EXIT_INPUT;
+		}
+	}
+	if (optind < argc || !o->out || (!*spec && !o->fit_only)) {
+		fprintf(stderr, "scaleplan campaign: %s\n", optind < argc ? "unexpected argument (see --help)"
+							      : !o->out ? "--out DIR is required" : "--grid SPEC is required");
+		return EXIT_INPUT;
+	}
+	/* the scripts quote these in single quotes */
+	const char *names[4] = {"machine", "train", "data-dir", "out"}, *vals[4] = {o->machine, o->train, o->folder, o->out};
+	for (int k = 0; k < 4; k++)
+		if (vals[k] && strpbrk(vals[k], "'\"\n")) {
+			fprintf(stderr, "scaleplan campaign: --%s '%s': expected a value without quotes or newlines\n", names[k],
+				vals[k]);
+			return EXIT_INPUT;
+		}
+	return EXIT_OK;
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+	cg_opts o;
+	cg_grid g;
+	const char *spec;
+	int rc = parse_opts(argc, argv, &o, &spec);
+	if (rc != EXIT_OK)
+		return rc;
+	if (o.fit_only)
+		return fit(&o);
+	if ((rc = parse_grid(&o, spec, &g)) != EXIT_OK)
+		return rc;
+	cg_run *runs = xcalloc(CG_MAX_RUNS, sizeof(*runs));
+	int n = expand(&g, runs);
+	if (n > CG_MAX_RUNS) {
+		fprintf(stderr, "scaleplan campaign: --grid: %d runs; expected at most %d\n", n, CG_MAX_RUNS);
+		free(runs);
+		return EXIT_INPUT;
+	}
+	for (int i = 0; i < n; i++)
+		if (strcmp(runs[i].data, "synthetic") && !o.folder) {
+			fprintf(stderr, "scaleplan campaign: --grid: field 'data', value '%s': expected --data-dir FOLDER "
+					"(the JPEG folder it reads)\n", runs[i].data);
+			free(runs);
+			return EXIT_INPUT;
+		}
+	if ((rc = mkdir_ok(o.out)) == EXIT_OK &&
+	    (rc = write_file(o.out, "grid.csv", false, grid_csv_fn, &o, spec, runs, n)) == EXIT_OK &&
+	    (rc = write_file(o.out, "run_mpirun.sh", true, write_mpirun, &o, spec, runs, n)) == EXIT_OK)
+		rc = write_file(o.out, "campaign.sbatch", true, write_sbatch, &o, spec, runs, n);
+	free(runs);
+	if (rc != EXIT_OK)
+		return rc;
+	printf("scaleplan campaign: %d runs: %s/run_mpirun.sh, %s/campaign.sbatch, %s/grid.csv\n", n, o.out, o.out, o.out);
+	if (!o.run)
+		return EXIT_OK;
+	char *cmd = xasprintf("TRAIN='%s' sh '%s/run_mpirun.sh'", o.train, o.out);
+	fflush(stdout);
+	int st = system(cmd);
+	free(cmd);
+	if (st != 0)
+		fprintf(stderr, "scaleplan campaign: some runs failed (see above); fitting the CSVs that were written\n");
+	return fit(&o);
+}
