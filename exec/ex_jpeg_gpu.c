@@ -1,20 +1,23 @@
 /* --data DIR --data-path jpeg-gpu: JPEG decode on the GPU with nvJPEG (issue 27).
  *
- * Why: the CPU path decodes at about 477 images/s per core (bench/NOTES.md, issue 27), so one GPU at
- * 7,000 img/s would need ~15 cores for decoding alone. Here the CPU threads of exec/data's loader (raw
+ * Why: the CPU path decoded 2,253 img/s with 4 threads on an H100 host, ~560 a core (bench/NOTES.md,
+ * issue 27), so one GPU at 7,000 img/s would need ~12 cores for decoding alone. Here the CPU threads of exec/data's loader (raw
  * mode) only read the files, check their headers and draw each image's crop; the GPU decodes.
  *
  * Per batch (one ex_gjpeg per loader, train and val):
- *   host, after the previous step was launched (ex_gjpeg_prefetch): take the next raw batch from the
- *     loader; lay its images out in the slot's device arena; nvjpegDecodeBatched of the images the
- *     hardware JPEG decoder takes (baseline 8-bit grey/YCbCr, ex_jpeg_hdr.hw_ok; the A100/H100/H200 have
- *     one) on a handle of NVJPEG_BACKEND_HARDWARE, and of the rest (progressive, CMYK, ...) - or of all
- *     where the GPU has no hardware decoder - on a handle of NVJPEG_BACKEND_GPU_HYBRID (Huffman decode on
- *     the GPU too); all on the decode stream, with the crops (ex_crop_desc) copied after them; record
- *     `decoded`.
- *   compute stream (ex_gjpeg_feed): wait `decoded`, then ex_k_crop_rgb resizes, flips and normalises the
- *     crops straight into the net's fixed input buffer (CUDA-graph safe) and writes the labels; record
- *     `consumed` (the decode stream waits for it before it overwrites that slot).
+ *   training thread, after launching a step (ex_gjpeg_prefetch): asks the decode thread for the next batch.
+ *   decode thread (fill): takes the next raw batch from the loader; lays its images out in the slot's
+ *     device arena; nvjpegDecodeBatched of the images the hardware JPEG decoder takes (baseline 8-bit
+ *     grey/YCbCr, ex_jpeg_hdr.hw_ok; A100/H100/H200 have one) on a handle of NVJPEG_BACKEND_HARDWARE, of the
+ *     rest (progressive, CMYK, ...; all of them where the GPU has no hardware decoder) on a handle of
+ *     NVJPEG_BACKEND_GPU_HYBRID; the crops (ex_crop_desc) copied after them; events `decoded`. Its own
+ *     thread because a hardware batched call holds the calling thread until the batch is decoded (~46 ms
+ *     per 256 ImageNet-like images on an H100: bench/NOTES.md, issue 27); EX_JPEG_LANES=2 splits that call
+ *     over two threads (A/B).
+ *   training thread (ex_gjpeg_feed): waits until the batch's decode is enqueued; the compute stream waits
+ *     for `decoded`, then ex_k_crop_rgb resizes, flips and normalises the crops straight into the net's
+ *     fixed input buffer (CUDA-graph safe) and writes the labels; `consumed` recorded (the decode streams
+ *     wait for it before they overwrite that slot).
  * Two slots: batch i+1 decodes while step i runs. A raw batch goes back to the loader once the decode
  * that read it completed. A failed batched call is retried image by image (NVJPEG_BACKEND_DEFAULT); an
  * image that still fails is marked bad in the loader (named in the report, never read again) and its
