@@ -402,6 +402,8 @@ static void show_stack(const hw_stack *x, const char *ind, FILE *out)
 		fprintf(out, "%s  compute speed  MLPerf-grade (1)\n", ind);
 	if (hw_known(x->compute_eff_fp32))
 		fprintf(out, "%s  compute speed fp32/tf32 %.3g of MLPerf-grade software\n", ind, x->compute_eff_fp32);
+	if (hw_known(x->gpu_decode_img_s))
+		fprintf(out, "%s  GPU decode     %.0f img/s per GPU\n", ind, x->gpu_decode_img_s);
 	fprintf(out, "%s  source         %s\n", ind, x->source);
 }
 

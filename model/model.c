@@ -141,6 +141,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->stack.staged = false;
 	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
 	sc->stack.bucket_B = sc->stack.overlap = sc->stack.step_overhead_s = sc->stack.compute_eff = NAN;
+	sc->stack.gpu_decode_img_s = NAN;
 }
 
 /* Host-copy capacity alone (CPU unknown: decode not modelled). */
@@ -162,8 +163,12 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 
 	if (sc->data == MODEL_DATA_SYNTHETIC)
 		return INFINITY;
-	if (sc->data == MODEL_DATA_GPU)
-		return link > 0 ? link / img_B : INFINITY;
+	if (sc->data == MODEL_DATA_GPU) {
+		/* the JPEGs over the host link, and each GPU's decoder (nvJPEG's hardware engine has a rate:
+		 * the stack's gpu_decode_img_s where measured, else unlimited) */
+		double dec = sc->stack.gpu_decode_img_s > 0 ? g * sc->stack.gpu_decode_img_s : INFINITY;
+		return fmin(link > 0 ? link / img_B : INFINITY, dec);
+	}
 	if (n->decode_threads <= 0 && n->cores <= 0)
 		return copy_only(link, p);
 	double reserved = stack_or(sc->stack.cores_reserved_per_gpu, p->cores_reserved_per_gpu);

@@ -245,6 +245,7 @@ typedef struct model_stack {
 	double overlap;               /* params' overlap */
 	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
 	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software; NAN = 1 */
+	double gpu_decode_img_s;      /* GPU JPEG decode rate per GPU (data path gpu); NAN = not a limit */
 } model_stack;
 
 typedef struct model_scenario {

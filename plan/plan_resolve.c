@@ -123,6 +123,7 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 		/* fp32/tf32 runs have their own figure where the stack gives one */
 		bool full = sc->precision == MODEL_FP32 || sc->precision == MODEL_TF32;
 		ms->compute_eff = full && hw_known(st->compute_eff_fp32) ? st->compute_eff_fp32 : st->compute_eff;
+		ms->gpu_decode_img_s = st->gpu_decode_img_s;
 		sc->node.decode_threads = st->decode_threads;
 	}
 	sc->data = s->data >= 0 ? (model_data)s->data
