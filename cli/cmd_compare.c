@@ -95,16 +95,16 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		}
 	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
 	       s->data >= 0 ? model_data_name((model_data)s->data) : "as each stack", plan_goal_name(q));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system", "gpu",
-	       "nodes", "prec", "batch", "global", "img/s", "scaling", "bottleneck", "epochs", "time-to-train",
-	       "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
+	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
+	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
+	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n", i + 1,
-		       w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
-		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff,
+		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
+		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
@@ -122,7 +122,8 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].r));
 		partial += rows[i].partial;
 	}
-	printf("capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
+	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
+	       "capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
 	       "tco/run = capex over %.3g years %s + energy at $%.3g/kWh; '-' = no such price in the database\n",
 	       s->money.amortize_years, s->money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
 	       s->money.kwh_usd);

@@ -94,7 +94,7 @@ done
 # time to train beside time to accuracy in all 11 rows (4 + 4 + 3 placements): the scored part is never longer
 # than the wall clock (same unit here)
 has "time-to-train"
-awk '$1 ~ /^[0-9]+$/ && NF > 16 { rows++; if ($13 != $15 || $12 + 0 > $14 + 0) bad = 1 } END { exit bad || rows != 11 }' \
+awk '$1 ~ /^[0-9]+$/ && NF > 17 { rows++; if ($14 != $16 || $13 + 0 > $15 + 0) bad = 1 } END { exit bad || rows != 11 }' \
 	"$tmp/out" || no "compare table: time-to-train column missing or above time-to-acc"
 expect 0 "$SP" compare --gpus 8 --systems dgx1-v100,c4140-m --out "$tmp/c.csv"
 [ "$(wc -l <"$tmp/c.csv")" -eq 3 ] || no "compare 8 GPUs on whole servers: dgx1 1x8 + c4140-m 2x4 = 2 rows"
