@@ -41,7 +41,12 @@ typedef struct plot_data {
 	int nseries;
 	plot_series *series; /* [nseries], in order of first appearance */
 	bool has_y2;         /* some y2 is a number */
+	int dropped;         /* placement charts: series left out to keep the chart readable (PLOT_MAX_SERIES) */
 } plot_data;
+
+/* A placement chart draws at most this many series (systems x GPUs per node), the fastest ones: more lines
+ * than a reader can tell apart say nothing; the CSV keeps every row. */
+enum { PLOT_MAX_SERIES = 10 };
 
 typedef struct plot_opts {
 	plot_kind kind;      /* PLOT_AUTO: from the first table's header */

@@ -277,6 +277,41 @@ static void series_sort(plot_series *s)
 	free(row);
 }
 
+/* The series' best time: tta's smallest y (minutes), cost's smallest x (time to accuracy). */
+static double best_time(const plot_series *s, plot_kind kind)
+{
+	double b = INFINITY;
+	for (int j = 0; j < s->n; j++)
+		b = fmin(b, kind == PLOT_TTA ? s->y[j] : s->x[j]);
+	return b;
+}
+
+/* Keeps the PLOT_MAX_SERIES series with the shortest best time, in their order; frees the others. */
+static void keep_fastest(plot_data *d, plot_kind kind)
+{
+	double *t = xcalloc((size_t)d->nseries, sizeof(double)), *sorted = xcalloc((size_t)d->nseries, sizeof(double));
+	for (int i = 0; i < d->nseries; i++)
+		sorted[i] = t[i] = best_time(&d->series[i], kind);
+	qsort(sorted, (size_t)d->nseries, sizeof(double), cmp_double);
+	double cut = sorted[PLOT_MAX_SERIES - 1];
+	int kept = 0;
+	for (int i = 0; i < d->nseries; i++) {
+		plot_series *s = &d->series[i];
+		if (t[i] <= cut && kept < PLOT_MAX_SERIES) {
+			d->series[kept++] = *s;
+			continue;
+		}
+		free(s->label);
+		free(s->x);
+		free(s->y);
+		free(s->y2);
+		d->dropped++;
+	}
+	d->nseries = kept;
+	free(t);
+	free(sorted);
+}
+
 int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n)
 {
 	memset(d, 0, sizeof *d);
@@ -310,6 +345,8 @@ int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables
 		d->series[kept++] = *s;
 	}
 	d->nseries = kept;
+	if ((kind == PLOT_TTA || kind == PLOT_COST) && d->nseries > PLOT_MAX_SERIES)
+		keep_fastest(d, kind);
 	if (total == 0) {
 		plot_data_free(d);
 		return err_set("%s: no row has anything to draw on a %s chart%s", n > 0 ? tables[0]->name : "plot",

@@ -308,7 +308,14 @@ static void body_epochs(FILE *f, const plot_data *d)
 
 static void body(FILE *f, const plot_data *d, const plot_opts *o)
 {
-	put_quoted(f, "set title ", o->title ? o->title : default_title(d->kind), "\n");
+	const char *title = o->title ? o->title : default_title(d->kind);
+	if (d->dropped) { /* say which lines are drawn: the fastest, the rest in the CSV */
+		char *t = xasprintf("%s - the %d fastest of %d lines", title, d->nseries, d->nseries + d->dropped);
+		put_quoted(f, "set title ", t, "\n");
+		free(t);
+	} else {
+		put_quoted(f, "set title ", title, "\n");
+	}
 	fputs("set grid\nset key outside right top vertical\nset border lw 1\n", f);
 	switch (d->kind) {
 	case PLOT_TTA: body_tta(f, d); break;
