@@ -77,6 +77,28 @@ static void test_grouping(test_ctx *t)
 	csv_table_free(&tb);
 }
 
+/* More systems than a reader can follow: the 10 fastest lines are drawn, in their order, the rest counted. */
+static void test_max_series(test_ctx *t)
+{
+	char csv[4096] = "system,gpus_per_node,gpus,tta_s,ttt_s,fits,capex_usd\n";
+	for (int i = 0; i < 14; i++) { /* s0 is slowest ... s13 fastest */
+		size_t n = strlen(csv);
+		snprintf(csv + n, sizeof csv - n, "s%d,8,8,%d,%d,1,100\n", i, 6000 - 300 * i, 5000 - 300 * i);
+	}
+	csv_table tb;
+	TEST_CHECK(t, parse(&tb, csv) == 0, "%s", err_msg());
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, PLOT_TTA, &tp, 1) == 0, "%s", err_msg());
+	TEST_CHECK(t, d.nseries == PLOT_MAX_SERIES && d.dropped == 4, "nseries %d dropped %d", d.nseries, d.dropped);
+	if (d.nseries == PLOT_MAX_SERIES) {
+		TEST_CHECK(t, strcmp(d.series[0].label, "s4 8/node") == 0, "first kept %s", d.series[0].label);
+		TEST_CHECK(t, strcmp(d.series[9].label, "s13 8/node") == 0, "last kept %s", d.series[9].label);
+	}
+	plot_data_free(&d);
+	csv_table_free(&tb);
+}
+
 static void test_epochs(test_ctx *t)
 {
 	const char *csv = "source,run_id,epoch,iters,iter_s,throughput_img_s,top1\n"
@@ -181,6 +203,7 @@ int main(void)
 	test_ctx t = {0};
 	test_detect(&t);
 	test_grouping(&t);
+	test_max_series(&t);
 	test_epochs(&t);
 	test_pareto(&t);
 	test_escape(&t);
