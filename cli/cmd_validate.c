@@ -160,9 +160,7 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	spec.stack_id = point_stack(p);
 	spec.precision = (model_precision)model_precision_parse(model_prec(p->precision));
 	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	/* refdata/testbed_pytorch.csv has no data column: every row of it is synthetic 224x224 (its note cells) */
-	bool synthetic = strcmp(p->data, "synthetic") == 0 || strstr(p->file, "testbed_pytorch") != NULL;
-	spec.data = synthetic ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
 	spec.batch_per_gpu = guess_batch(p);
 	spec.nodes = p->nodes;
 	/* --measured places G GPUs on nodes of the scenario's size: only single-node measurements that fit */

@@ -3,15 +3,8 @@
 # naming each broken cell.  Run by tools/run_tests.sh with SCALEPLAN set.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
-SP=${SCALEPLAN:-build/scaleplan}
+. "$(dirname "$0")/lib/cli.sh"
 DATA=$(cd "$(dirname "$0")/../hwdb/data" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-no() { echo "FAIL: $*"; fail=1; }
-# expect RC CMD...: runs CMD, output in $tmp/out, checks the exit status
-expect() { want=$1; shift; "$@" >"$tmp/out" 2>&1; got=$?; [ "$got" -eq "$want" ] || { no "exit $got (wanted $want): $*"; cat "$tmp/out"; }; }
-has() { grep -qF -- "$1" "$tmp/out" || { no "output lacks '$1'"; cat "$tmp/out"; }; }
 
 # the node with its parts and their sources, from any directory (tables are compiled in)
 (cd / && "$SP" hw show c4140-m) >"$tmp/out" 2>&1 || no "hw show c4140-m from /"
