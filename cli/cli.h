@@ -78,23 +78,10 @@ enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
 typedef struct cli_scen {
 	const char *cmd;           /* "predict", for messages */
 	const char *hwdb_dir;
-	const char *system_id, *gpu_id, *intra_id, *host_link_id, *cpu_id, *fabric_id, *storage_id, *stack_id;
-	int gpus_per_node;         /* 0 = the system's */
-	int host_links, cpus_per_node, nics_per_node; /* 0 = the system's */
-	int nodes;                 /* default 1 */
-	int batch_per_gpu;         /* 0 = auto: the largest of 256, 128, 64, 32, 16, 8 that fits */
-	int global_batch;          /* 0 = not given */
-	model_precision precision;
-	int data;                  /* model_data, or -1 (default): the stack's data path */
-	double epochs, images, target_top1;
-	double epochs_anchor_batch, anchor_epochs; /* --measured-epochs B:E */
-	model_measured measured[MODEL_MAX_MEASURED];
-	int nmeasured;
+	plan_spec spec;            /* the run as the options describe it (plan/plan.h) */
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
-	model_money money;         /* --kwh-price, --amortize-years, --runs-per-month */
-	int rent_term_years;       /* --rent-term: 0 on demand, 1 or 3 years committed */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -132,8 +119,6 @@ int cli_scen_load(cli_scen *s);
  * --system, or components only) with gpn GPUs per node (0 = from options/system) on `nodes` nodes
  * (0 = from options). Resolves the batch (auto, --global-batch) too. EXIT_OK or EXIT_INPUT. */
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
-/* The options as the library takes them (plan/plan.h). */
-void cli_scen_spec(const cli_scen *s, plan_spec *o);
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
 /* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */

@@ -53,9 +53,7 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_s
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole)
 {
-	plan_spec spec;
-	cli_scen_spec(s, &spec);
-	if (plan_placements(&s->db, &spec, &s->params, q, cand, ncand, gpus, rows, nrows, cap, skipped_net,
+	if (plan_placements(&s->db, &s->spec, &s->params, q, cand, ncand, gpus, rows, nrows, cap, skipped_net,
 			    skipped_whole)) {
 		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
 		return EXIT_INPUT;
@@ -87,14 +85,14 @@ static void compare_usage(FILE *out)
 static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
 {
 	char d[32], dt[32], capex[24], rent[24], tco[24], st[96], prec[64];
-	snprintf(prec, sizeof prec, "%s", model_precision_name(s->precision));
+	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
-		if (rows[i].sc.precision != s->precision) {
-			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->precision));
+		if (rows[i].sc.precision != s->spec.precision) {
+			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->spec.precision));
 			break;
 		}
 	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
-	       s->data >= 0 ? model_data_name((model_data)s->data) : "as each stack", plan_goal_name(q));
+	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
 	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
 	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
 	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
@@ -125,8 +123,8 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
 	       "capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
 	       "tco/run = capex over %.3g years %s + energy at $%.3g/kWh; '-' = no such price in the database\n",
-	       s->money.amortize_years, s->money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
-	       s->money.kwh_usd);
+	       s->spec.money.amortize_years, s->spec.money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
+	       s->spec.money.kwh_usd);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
 		printf("(%d option%s without a %s price listed last: they cannot qualify)\n", unpriced,
 		       unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
@@ -237,7 +235,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
 		return EXIT_INPUT;
 	}
-	if (s.system_id || s.gpus_per_node || s.nodes != 1 || s.global_batch) {
+	if (s.spec.system_id || s.spec.gpus_per_node || s.spec.nodes != 1 || s.spec.global_batch) {
 		fprintf(stderr, "scaleplan compare: --system/--gpus-per-node/--nodes/--global-batch are chosen by "
 				"compare; use --systems and --gpus (or `predict` for one placement)\n");
 		return EXIT_INPUT;
@@ -248,7 +246,7 @@ int cmd_compare(int argc, char **argv)
 	rc = cli_candidates(&s, "compare", systems, cand, 256, &ncand);
 	if (rc)
 		goto out;
-	if (s.nmeasured && ncand > 1) {
+	if (s.spec.nmeasured && ncand > 1) {
 		fprintf(stderr, "scaleplan compare: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;

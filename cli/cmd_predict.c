@@ -62,7 +62,7 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	printf("  stack              %s\n", cli_stack_label(sc, st, sizeof st));
 	if (n->storage_id && isinf(n->storage_Bps))
 		printf("  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
-		       n->storage_link_Bps / 1e9, s->storage_id ? "" : " (the system's; --storage ID takes one as it is)");
+		       n->storage_link_Bps / 1e9, s->spec.storage_id ? "" : " (the system's; --storage ID takes one as it is)");
 	else if (n->storage_id)
 		printf("  storage            %s, %.1f GB/s for the whole job, %.1f GB/s per node (--storage)\n", n->storage_id,
 		       n->storage_Bps / 1e9, n->storage_link_Bps / 1e9);
@@ -72,8 +72,8 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 		printf("                     read at %.1f GB/s per node in the first epoch%s\n",
 		       model_storage_rate(sc, &s->params) * s->params.dataset_B / sc->images / sc->nodes / 1e9,
 		       sc->stack.staged && n->storage_id ? " (copied to the drives first: data staging)" : "");
-	if (s->nmeasured)
-		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->nmeasured, s->nmeasured > 1 ? "s" : "",
+	if (s->spec.nmeasured)
+		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->spec.nmeasured, s->spec.nmeasured > 1 ? "s" : "",
 		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");
 	printf("  memory per GPU     %.1f GB of %.0f GB%s\n", r->mem_per_gpu_B / 1e9, n->gpu_mem_B / 1e9,
 	       r->fits ? "" : "  -> DOES NOT FIT: lower --batch-per-gpu");
@@ -167,7 +167,7 @@ int cmd_predict(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	if (!r.fits && s.batch_per_gpu > 0) {
+	if (!r.fits && s.spec.batch_per_gpu > 0) {
 		fprintf(stderr,
 			"scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (try --batch-per-gpu %d)\n",
 			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9,

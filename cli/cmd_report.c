@@ -347,7 +347,7 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
 		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
 		 "(`scaleplan hw show ID` gives each figure's source). The model's parameters:",
-	      s->images, 100 * s->target_top1, model_precision_name(s->precision), s->hwdb_dir ? " with an overlay" : "");
+	      s->spec.images, 100 * s->spec.target_top1, model_precision_name(s->spec.precision), s->hwdb_dir ? " with an overlay" : "");
 	rep_table t;
 	tab_init(&t, "params", 5, head);
 	for (int i = 0; i < model_params_count(); i++) {
@@ -550,7 +550,7 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..65536\n", gpus[i]);
 			return EXIT_INPUT;
 		}
-	if (s.system_id || s.gpus_per_node || s.nodes != 1 || s.global_batch || s.nmeasured) {
+	if (s.spec.system_id || s.spec.gpus_per_node || s.spec.nodes != 1 || s.spec.global_batch || s.spec.nmeasured) {
 		fprintf(stderr, "scaleplan report: --system/--gpus-per-node/--nodes/--global-batch/--measured are chosen "
 				"per placement; use --systems and --gpus\n");
 		return EXIT_INPUT;

@@ -192,14 +192,14 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	/* the shared options --system and --global-batch name what sweep's own grid options would */
-	if (s.system_id && systems) {
+	if (s.spec.system_id && systems) {
 		fprintf(stderr, "scaleplan sweep: give --systems LIST or --system ID, not both\n");
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	if (s.system_id)
-		systems = s.system_id;
-	global_batch = s.global_batch;
+	if (s.spec.system_id)
+		systems = s.spec.system_id;
+	global_batch = s.spec.global_batch;
 	if (global_batch && nb) {
 		fprintf(stderr, "scaleplan sweep: give --global-batch or --batch-per-gpu, not both\n");
 		rc = EXIT_INPUT;
@@ -247,7 +247,7 @@ int cmd_sweep(int argc, char **argv)
 				cand[ncand++] = sys;
 		}
 	}
-	if (s.nmeasured && ncand > 1) {
+	if (s.spec.nmeasured && ncand > 1) {
 		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;
@@ -286,10 +286,10 @@ int cmd_sweep(int argc, char **argv)
 				continue;
 			}
 			/* prepared once; auto batch and calibration at one node */
-			s.batch_per_gpu = 0;
-			s.global_batch = 0;
+			s.spec.batch_per_gpu = 0;
+			s.spec.global_batch = 0;
 			rc = cli_scen_resolve(&s, sys, gpn, 1, &sc);
-			if (rc == EXIT_INPUT && !s.nmeasured) {
+			if (rc == EXIT_INPUT && !s.spec.nmeasured) {
 				/* e.g. nothing fits: the whole block is skipped, not the sweep */
 				skipped_mem += (long)nn * (nb ? nb : 1);
 				done += (long)nn * (nb ? nb : 1);
@@ -323,7 +323,7 @@ int cmd_sweep(int argc, char **argv)
 						continue;
 					}
 					sc.batch_per_gpu = nb ? batches[bi] : auto_b;
-					if (!nb && !global_batch && sc.nodes > 1 && !s.nmeasured &&
+					if (!nb && !global_batch && sc.nodes > 1 && !s.spec.nmeasured &&
 					    !plan_auto_batch(&sc, &s.params))
 						sc.batch_per_gpu = auto_b; /* least time to accuracy at this size */
 					if (global_batch) {

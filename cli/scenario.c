@@ -58,12 +58,7 @@ void cli_scen_init(cli_scen *s, const char *cmd)
 {
 	memset(s, 0, sizeof(*s));
 	s->cmd = cmd;
-	s->nodes = 1;
-	s->precision = MODEL_BF16;
-	s->data = -1;
-	s->images = 1281167; /* ImageNet-1k, refdata/seed_facts.md */
-	s->target_top1 = 0.759;
-	model_money_default(&s->money);
+	plan_spec_init(&s->spec); /* the library's defaults: 1 node, bf16, ImageNet-1k, 75.9% top-1, money */
 	model_params_default(&s->params);
 }
 
@@ -158,89 +153,89 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 	double d;
 
 	switch (opt) {
-	case O_SYSTEM: s->system_id = arg; return 1;
-	case O_GPU: s->gpu_id = arg; return 1;
-	case O_INTRA: s->intra_id = arg; return 1;
-	case O_HOSTLINK: s->host_link_id = arg; return 1;
-	case O_CPU: s->cpu_id = arg; return 1;
-	case O_FABRIC: s->fabric_id = arg; return 1;
-	case O_STORAGE: s->storage_id = arg; return 1;
-	case O_STACK: s->stack_id = arg; return 1;
+	case O_SYSTEM: s->spec.system_id = arg; return 1;
+	case O_GPU: s->spec.gpu_id = arg; return 1;
+	case O_INTRA: s->spec.intra_id = arg; return 1;
+	case O_HOSTLINK: s->spec.host_link_id = arg; return 1;
+	case O_CPU: s->spec.cpu_id = arg; return 1;
+	case O_FABRIC: s->spec.fabric_id = arg; return 1;
+	case O_STORAGE: s->spec.storage_id = arg; return 1;
+	case O_STACK: s->spec.stack_id = arg; return 1;
 	case O_HWDB: s->hwdb_dir = arg; return 1;
 	case O_PROFILE: s->profile = arg; return 1;
 	case O_GPN:
 		if (parse_int(arg, 1, 1024, &v))
 			return bad(s, "gpus-per-node", arg, "an integer 1..1024");
-		s->gpus_per_node = (int)v;
+		s->spec.gpus_per_node = (int)v;
 		return 1;
 	case O_HOSTLINKS:
 		if (parse_int(arg, 1, 1024, &v))
 			return bad(s, "host-links", arg, "an integer 1..1024");
-		s->host_links = (int)v;
+		s->spec.host_links = (int)v;
 		return 1;
 	case O_CPUS:
 		if (parse_int(arg, 1, 64, &v))
 			return bad(s, "cpus-per-node", arg, "an integer 1..64");
-		s->cpus_per_node = (int)v;
+		s->spec.cpus_per_node = (int)v;
 		return 1;
 	case O_NICS:
 		if (parse_int(arg, 1, 1024, &v))
 			return bad(s, "nics-per-node", arg, "an integer 1..1024");
-		s->nics_per_node = (int)v;
+		s->spec.nics_per_node = (int)v;
 		return 1;
 	case O_NODES:
 		if (parse_int(arg, 1, 100000, &v))
 			return bad(s, "nodes", arg, "an integer 1..100000");
-		s->nodes = (int)v;
+		s->spec.nodes = (int)v;
 		return 1;
 	case O_BATCH:
 		if (strcmp(arg, "auto") == 0) {
-			s->batch_per_gpu = 0;
+			s->spec.batch_per_gpu = 0;
 			return 1;
 		}
 		if (parse_int(arg, 1, 65536, &v))
 			return bad(s, "batch-per-gpu", arg, "an integer 1..65536 or auto");
-		s->batch_per_gpu = (int)v;
+		s->spec.batch_per_gpu = (int)v;
 		return 1;
 	case O_GBATCH:
 		if (parse_int(arg, 1, 100000000, &v))
 			return bad(s, "global-batch", arg, "an integer 1..100000000");
-		s->global_batch = (int)v;
+		s->spec.global_batch = (int)v;
 		return 1;
 	case O_PREC: {
 		int p = model_precision_parse(arg);
 		if (p < 0)
 			return bad(s, "precision", arg, "fp32, tf32, fp16 or bf16");
-		s->precision = (model_precision)p;
+		s->spec.precision = (model_precision)p;
 		return 1;
 	}
 	case O_DATA: {
 		int p = model_data_parse(arg);
 		if (p < 0)
 			return bad(s, "data", arg, "cpu, gpu (DALI) or synthetic");
-		s->data = p;
+		s->spec.data = p;
 		return 1;
 	}
 	case O_EPOCHS:
 		if (parse_double(arg, 0.01, 10000, &d))
 			return bad(s, "epochs", arg, "a number of epochs in 0.01..10000");
-		s->epochs = d;
+		s->spec.epochs = d;
 		return 1;
 	case O_IMAGES:
 		if (parse_double(arg, 1, 1e12, &d))
 			return bad(s, "images", arg, "a number of images 1..1e12");
-		s->images = d;
+		s->spec.images = d;
 		return 1;
 	case O_TARGET:
 		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0)
 			return bad(s, "target-top1", arg, "a top-1 accuracy in (0, 1] or a percentage");
-		s->target_top1 = d > 1.0 ? d / 100.0 : d;
+		s->spec.target_top1 = d > 1.0 ? d / 100.0 : d;
 		return 1;
 	case O_MEASURED: {
 		long g, b;
 		double img;
 		char buf[128], *c1, *c2;
-		if (s->nmeasured >= MODEL_MAX_MEASURED)
+		if (s->spec.nmeasured >= MODEL_MAX_MEASURED)
 			return bad(s, "measured", arg, "at most 16 measurements");
 		snprintf(buf, sizeof(buf), "%s", arg);
 		c1 = strchr(buf, ':');
@@ -252,23 +247,23 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		    parse_double(c2 + 1, 1e-3, 1e9, &img))
 			return bad(s, "measured", arg,
 				   "GPUS:BATCH_PER_GPU:IMG_S with GPUs >= 1, batch >= 1, img/s > 0 (e.g. 8:400:54948)");
-		s->measured[s->nmeasured++] = (model_measured){(int)g, (int)b, img};
+		s->spec.measured[s->spec.nmeasured++] = (model_measured){(int)g, (int)b, img};
 		return 1;
 	}
 	case O_KWH:
 		if (parse_double(arg, 0, 100, &d))
 			return bad(s, "kwh-price", arg, "a price per kWh in USD, 0..100 (e.g. 0.08)");
-		s->money.kwh_usd = d;
+		s->spec.money.kwh_usd = d;
 		return 1;
 	case O_AMORT:
 		if (parse_double(arg, 0.1, 50, &d))
 			return bad(s, "amortize-years", arg, "years, 0.1..50");
-		s->money.amortize_years = d;
+		s->spec.money.amortize_years = d;
 		return 1;
 	case O_RUNS:
 		if (parse_double(arg, 0.001, 1e6, &d))
 			return bad(s, "runs-per-month", arg, "a positive number of runs a month");
-		s->money.runs_per_month = d;
+		s->spec.money.runs_per_month = d;
 		return 1;
 	case O_MEPOCHS: {
 		char buf[128], *c1;
@@ -280,17 +275,17 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		*c1 = '\0';
 		if (parse_int(buf, 1, 100000000, &gb) || parse_double(c1 + 1, 0.1, 10000, &d))
 			return bad(s, "measured-epochs", arg, "GLOBAL_BATCH:EPOCHS with a batch >= 1 and 0.1..10000 epochs");
-		s->epochs_anchor_batch = (double)gb;
-		s->anchor_epochs = d;
+		s->spec.epochs_anchor_batch = (double)gb;
+		s->spec.anchor_epochs = d;
 		return 1;
 	}
 	case O_RENT_TERM:
 		if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
-			s->rent_term_years = 0;
+			s->spec.rent_term_years = 0;
 		else if (strcmp(arg, "1y") == 0)
-			s->rent_term_years = 1;
+			s->spec.rent_term_years = 1;
 		else if (strcmp(arg, "3y") == 0)
-			s->rent_term_years = 3;
+			s->spec.rent_term_years = 3;
 		else
 			return bad(s, "rent-term", arg, "ondemand, 1y or 3y");
 		return 1;
@@ -307,38 +302,6 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 	default:
 		return 0;
 	}
-}
-
-/* The library's view of the options (plan/plan.h). */
-void cli_scen_spec(const cli_scen *s, plan_spec *o)
-{
-	plan_spec_init(o);
-	o->system_id = s->system_id;
-	o->gpu_id = s->gpu_id;
-	o->intra_id = s->intra_id;
-	o->host_link_id = s->host_link_id;
-	o->cpu_id = s->cpu_id;
-	o->fabric_id = s->fabric_id;
-	o->storage_id = s->storage_id;
-	o->stack_id = s->stack_id;
-	o->gpus_per_node = s->gpus_per_node;
-	o->host_links = s->host_links;
-	o->cpus_per_node = s->cpus_per_node;
-	o->nics_per_node = s->nics_per_node;
-	o->nodes = s->nodes;
-	o->batch_per_gpu = s->batch_per_gpu;
-	o->global_batch = s->global_batch;
-	o->precision = s->precision;
-	o->data = s->data;
-	o->epochs = s->epochs;
-	o->images = s->images;
-	o->target_top1 = s->target_top1;
-	memcpy(o->measured, s->measured, sizeof(o->measured));
-	o->nmeasured = s->nmeasured;
-	o->money = s->money;
-	o->epochs_anchor_batch = s->epochs_anchor_batch;
-	o->anchor_epochs = s->anchor_epochs;
-	o->rent_term_years = s->rent_term_years;
 }
 
 int cli_scen_load(cli_scen *s)
@@ -362,19 +325,17 @@ int cli_scen_load(cli_scen *s)
 			return EXIT_INPUT;
 		}
 	{
-		plan_spec spec;
 		hw_kind kind;
 		const char *id;
-		cli_scen_spec(s, &spec);
-		if (plan_check_ids(&s->db, &spec, &kind, &id))
+		if (plan_check_ids(&s->db, &s->spec, &kind, &id))
 			return cli_unknown_id(&s->db, s->cmd, kind, id);
 	}
-	s->system = s->system_id ? hw_system_find(&s->db, s->system_id) : NULL;
-	if (fabs(s->target_top1 - 0.759) > 1e-9 && !(s->epochs > 0)) {
+	s->system = s->spec.system_id ? hw_system_find(&s->db, s->spec.system_id) : NULL;
+	if (fabs(s->spec.target_top1 - 0.759) > 1e-9 && !(s->spec.epochs > 0)) {
 		fprintf(stderr,
 			"scaleplan %s: --target-top1 %g: the convergence curve is for 75.9%% top-1 (MLPerf); give "
 			"--epochs for another target\n",
-			s->cmd, s->target_top1);
+			s->cmd, s->spec.target_top1);
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
@@ -471,9 +432,7 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
 {
-	plan_spec spec;
-	cli_scen_spec(s, &spec);
-	return plan_stack(&s->db, &spec, sys ? sys : s->system);
+	return plan_stack(&s->db, &s->spec, sys ? sys : s->system);
 }
 
 char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
@@ -485,9 +444,7 @@ char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
 
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc)
 {
-	plan_spec spec;
-	cli_scen_spec(s, &spec);
-	if (plan_resolve(&s->db, &spec, &s->params, sys, gpn, nodes, sc)) {
+	if (plan_resolve(&s->db, &s->spec, &s->params, sys, gpn, nodes, sc)) {
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
 	}

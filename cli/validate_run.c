@@ -88,14 +88,14 @@ static int predict(const char *hwdb_dir, const hw_system *sys, const vresult *t,
 
 	cli_scen_init(&s, "validate");
 	s.hwdb_dir = hwdb_dir;
-	s.system_id = sys->id;
-	s.precision = MODEL_FP16;         /* the v4.0 NVIDIA MXNet stack trains in fp16 */
-	s.global_batch = (int)r->global_batch;
-	s.epochs = epochs;
-	s.measured[0].gpus = (int)a->gpus;
-	s.measured[0].batch_per_gpu = (int)(a->global_batch / a->gpus);
-	s.measured[0].img_s = anchor->img_s;
-	s.nmeasured = 1;
+	s.spec.system_id = sys->id;
+	s.spec.precision = MODEL_FP16;         /* the v4.0 NVIDIA MXNet stack trains in fp16 */
+	s.spec.global_batch = (int)r->global_batch;
+	s.spec.epochs = epochs;
+	s.spec.measured[0].gpus = (int)a->gpus;
+	s.spec.measured[0].batch_per_gpu = (int)(a->global_batch / a->gpus);
+	s.spec.measured[0].img_s = anchor->img_s;
+	s.spec.nmeasured = 1;
 	if (cli_scen_load(&s) != EXIT_OK)
 		goto out;
 	s.params.startup_s = f->startup_s;
