@@ -344,19 +344,25 @@ static int *run_loader(test_ctx *t, ex_data_config *c, int batches, ex_data_stat
 	return out;
 }
 
+/* The loader over the test folder in dir: 4 images of 32 px (from 36) a batch, 2 threads, seed 7. */
+static void small_loader(ex_data_config *c, const char *dir)
+{
+	ex_data_config_init(c);
+	c->dir = dir;
+	c->batch = 4;
+	c->out_hw = 32;
+	c->resize_hw = 36;
+	c->threads = 2;
+	c->depth = 2;
+	c->seed = 7;
+}
+
 static void test_loader(test_ctx *t)
 {
 	make_folder();
 	ex_data_config c;
-	ex_data_config_init(&c);
 	char *dir = xasprintf("%s/ds", tmpdir);
-	c.dir = dir;
-	c.batch = 4;
-	c.out_hw = 32;
-	c.resize_hw = 36;
-	c.threads = 2;
-	c.depth = 2;
-	c.seed = 7;
+	small_loader(&c, dir);
 	c.quiet = getenv("DATA_VERBOSE") == NULL;
 	/* 32 files (30 + truncated + dangling link): 8 batches per epoch; 2 epochs visit every file */
 	ex_data_stats st;
@@ -492,15 +498,8 @@ static void test_header(test_ctx *t)
 static void test_raw(test_ctx *t)
 {
 	ex_data_config c;
-	ex_data_config_init(&c);
 	char *dir = xasprintf("%s/ds", tmpdir);
-	c.dir = dir;
-	c.batch = 4;
-	c.out_hw = 32;
-	c.resize_hw = 36;
-	c.threads = 2;
-	c.depth = 2;
-	c.seed = 7;
+	small_loader(&c, dir);
 	c.raw = true;
 	c.quiet = getenv("DATA_VERBOSE") == NULL;
 	ex_data_loader *l;
