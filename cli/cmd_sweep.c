@@ -334,7 +334,7 @@ int cmd_sweep(int argc, char **argv)
 						}
 						sc.batch_per_gpu = global_batch / gpus;
 					}
-					if ((double)gpn * sc.nodes * sc.batch_per_gpu > sc.images) {
+					if (model_batch_over_epoch(&sc)) {
 						skipped_epoch++; /* a step would see images twice: refused */
 						continue;
 					}

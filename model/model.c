@@ -50,6 +50,11 @@ double model_conv_max_batch(const model_scenario *sc)
 	return fmax(rcp_batch[RCP_N - 1], sc->epochs_anchor_batch);
 }
 
+bool model_batch_over_epoch(const model_scenario *sc)
+{
+	return (double)sc->nodes * sc->node.gpus_per_node * sc->batch_per_gpu > sc->images;
+}
+
 double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch)
 {
 	return sc->epochs > 0 ? sc->epochs : model_epochs(p, global_batch) * sc->epochs_scale;
@@ -584,7 +589,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->global_batch = r->gpus * b;
 	r->mem_per_gpu_B = pr->static_mem_B + b * pr->act_B_per_img;
 	r->fits = r->mem_per_gpu_B <= n->gpu_mem_B;
-	if (r->global_batch > sc->images)
+	if (model_batch_over_epoch(sc))
 		return err_set("global batch %d (%d GPUs x %d) is more than the %.0f images of an epoch: a step would "
 			       "see some images twice; use fewer GPUs or a smaller batch per GPU",
 			       r->global_batch, r->gpus, b, sc->images);

@@ -394,6 +394,9 @@ double model_cold_read_s(const model_params *p, double nodes);
 double model_epochs(const model_params *p, double global_batch);
 /* The run's epochs: --epochs, else the curve x the scenario's epochs_scale. */
 double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch);
+/* Whether the scenario's global batch is more than an epoch's images (a step would see some twice):
+ * model_predict refuses it. */
+bool model_batch_over_epoch(const model_scenario *sc);
 /* The largest global batch whose epochs were measured: the last MLPerf v4.0 reference convergence point
  * (67,840), or the user's anchored run when larger. */
 double model_conv_max_batch(const model_scenario *sc);

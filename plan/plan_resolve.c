@@ -244,14 +244,12 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 	} else if (s->batch_per_gpu > 0) {
 		sc->batch_per_gpu = s->batch_per_gpu;
 	} else if (!plan_auto_batch(sc, p)) {
-		if ((double)sc->node.gpus_per_node * sc->nodes * 8 > sc->images)
+		sc->batch_per_gpu = 8; /* the smallest candidate: why even it failed */
+		if (model_batch_over_epoch(sc))
 			return err_set("%s: %d GPUs x 8 images is more than the %.0f images of an epoch", what,
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if ((double)sc->batch_per_gpu * sc->node.gpus_per_node * sc->nodes > sc->images)
-		return err_set("global batch %d x %d GPUs is more than the %.0f images of an epoch", sc->batch_per_gpu,
-			       sc->node.gpus_per_node * sc->nodes, sc->images);
 	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
 		return ERR_INPUT;
 	return 0;
