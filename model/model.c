@@ -264,8 +264,14 @@ double model_ar_steps(int ranks, double algo)
 {
 	if (ranks < 2)
 		return 0;
-	double ring = 2.0 * (ranks - 1), tree = 2.0 * ceil(log2((double)ranks));
-	return algo == 1.0 ? ring : algo == 2.0 ? tree : fmin(ring, tree);
+	double ring = 2.0 * (ranks - 1);
+	if (algo == 1.0)
+		return ring;
+	int depth = 0; /* ceil(log2(ranks)) in integers: this runs per bucket in every prediction */
+	while ((1L << depth) < ranks)
+		depth++;
+	double tree = 2.0 * depth;
+	return algo == 2.0 ? tree : fmin(ring, tree);
 }
 
 double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo)
