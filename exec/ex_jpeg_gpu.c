@@ -47,6 +47,7 @@ typedef struct ex_gjpeg ex_gjpeg_t;
 typedef struct gj_lane {
 	nvjpegJpegState_t st;
 	int init_n;                  /* batch size st was initialised for */
+	int init_batch;              /* images the arrays hold */
 	cudaStream_t cs;
 	cudaEvent_t done_ev;
 	const unsigned char **ptr;
@@ -55,6 +56,9 @@ typedef struct gj_lane {
 	int *idx;                    /* images of the batch this lane decodes */
 	int m;
 	const void *rb, *sl;         /* the batch (ex_data_raw) and its slot (gj_slot) */
+	nvjpegDecodeParams_t *par;   /* hardware lanes with EX_JPEG_HW_ROI=1: one per image, its crop's region */
+	int (*roi)[4];               /* x, y, w, h of that region */
+	bool use_roi;
 	nvjpegStatus_t rc;
 	bool go;                     /* work handed over, not finished */
 	pthread_t th;
@@ -66,6 +70,8 @@ typedef struct gj_slot {
 	size_t cap_B;
 	ex_crop_desc *desc_h;   /* pinned [batch] */
 	ex_crop_desc *desc_d;   /* device [batch] */
+	unsigned char *stage_h; /* pinned: the images the loader's threads decoded (the CPU share), as laid out first in dec */
+	size_t cpu_B;           /* bytes of that block */
 	int n;                  /* images */
 	int raw;                /* raw buffer it was decoded from (-1: none) */
 	bool full;              /* its decode is enqueued (events recorded), not yet fed */
@@ -101,6 +107,12 @@ struct ex_gjpeg {
 	long left;                         /* raw batches still to submit this pass */
 	gj_slot slot[GJ_SLOTS];
 	int fill, use;
+	/* the CPU share: the loader's threads decode the first cpu_n images of each batch themselves where the
+	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md issue 27) */
+	int cpu_n;
+	bool cpu_auto;                     /* cpu_n follows who waits (cpu_share_adjust); EX_JPEG_CPU_PCT fixes it */
+	double fw_seen;                    /* the training thread's feed wait at the last adjustment */
+	bool hw_roi;                       /* EX_JPEG_HW_ROI=1: the hardware decoder decodes only each crop's region */
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 };
@@ -137,6 +149,8 @@ static void die_loader(const char *what)
 
 static void *decode_thread(void *arg);
 static void *lane_thread(void *arg);
+
+static size_t gj_round(size_t b) { return (b + GJ_ALIGN - 1) / GJ_ALIGN * GJ_ALIGN; }
 typedef struct gj_lane_arg {
 	ex_gjpeg *g;
 	gj_lane *l;
@@ -146,12 +160,25 @@ static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)
 {
 	NVJ_CHECK(nvjpegJpegStateCreate(h, &l->st));
 	l->init_n = -1;
+	l->init_batch = batch;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&l->cs, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaEventCreateWithFlags(&l->done_ev, cudaEventDisableTiming));
 	l->ptr = xcalloc((size_t)batch, sizeof(*l->ptr));
 	l->len = xcalloc((size_t)batch, sizeof(*l->len));
 	l->img = xcalloc((size_t)batch, sizeof(*l->img));
 	l->idx = xcalloc((size_t)batch, sizeof(*l->idx));
+}
+
+/* A hardware lane that decodes regions: a decode-parameter handle per image of the batch. */
+static void lane_roi_init(gj_lane *l, nvjpegHandle_t h, int batch)
+{
+	l->par = xcalloc((size_t)batch, sizeof(*l->par));
+	l->roi = xcalloc((size_t)batch, sizeof(*l->roi));
+	for (int i = 0; i < batch; i++) {
+		NVJ_CHECK(nvjpegDecodeParamsCreate(h, &l->par[i]));
+		NVJ_CHECK(nvjpegDecodeParamsSetOutputFormat(l->par[i], NVJPEG_OUTPUT_RGBI));
+	}
+	l->use_roi = true;
 }
 
 static void lane_free(gj_lane *l)
@@ -164,6 +191,11 @@ static void lane_free(gj_lane *l)
 		cudaStreamDestroy(l->cs);
 	if (l->done_ev)
 		cudaEventDestroy(l->done_ev);
+	for (int i = 0; l->par && i < l->init_batch; i++)
+		if (l->par[i])
+			nvjpegDecodeParamsDestroy(l->par[i]);
+	free(l->par);
+	free(l->roi);
 	free(l->ptr);
 	free(l->len);
 	free(l->img);
@@ -194,16 +226,24 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->st = g->gl.cs;
 	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
-	for (int k = 0; k < g->nlanes; k++)
+	g->hw_roi = g->hw_h && ex_env_int("EX_JPEG_HW_ROI", 0, 1, 0);
+	for (int k = 0; k < g->nlanes; k++) {
 		lane_init(&g->lane[k], g->hw_h, batch);
+		if (g->hw_roi)
+			lane_roi_init(&g->lane[k], g->hw_h, batch);
+	}
+	int pct = ex_env_int("EX_JPEG_CPU_PCT", -1, 75, -1);
+	g->cpu_auto = pct < 0;
+	g->cpu_n = g->cpu_auto ? batch / 8 : batch * pct / 100;
+	ex_data_loader_set_cpu_decode(L, g->cpu_n);
 	if (g->nlanes)
 		g->st_hw = g->lane[0].cs;
 	else
 		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaGetDevice(&g->dev));
-	/* every image the hardware decoder takes goes to it: sending a share to the CUDA decoder instead
-	 * (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at 100%
-	 * (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
+	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
+	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
+	 * 100% (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		g->raw[k] = ex_data_raw_new(batch);
 		g->lab[k] = xcalloc((size_t)batch, sizeof(int));
@@ -211,6 +251,8 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		CUDA_CHECK(cudaHostAlloc((void **)&sl->desc_h, (size_t)batch * sizeof(ex_crop_desc), cudaHostAllocDefault));
+		CUDA_CHECK(cudaHostAlloc((void **)&sl->stage_h, (size_t)batch * gj_round((size_t)hw * hw * 3),
+					 cudaHostAllocDefault));
 		CUDA_CHECK(ex_dev_malloc((void **)&sl->desc_d, (size_t)batch * sizeof(ex_crop_desc)));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded, cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded_hw, cudaEventDisableTiming));
@@ -309,7 +351,18 @@ static nvjpegImage_t rgbi(unsigned char *p, int w)
 	return im;
 }
 
-/* nvjpegDecodeBatched of images idx[0..m) of rb on (h, st); its state is re-initialised when m changes. */
+/* The region of the image a crop reads: its pixels plus one for the bilinear taps, widened to 16-pixel
+ * (MCU) boundaries, within the image. */
+static void roi_of(const ex_crop_desc *d, int r[4])
+{
+	int x0 = (int)d->cx - 1, y0 = (int)d->cy - 1, x1 = (int)(d->cx + d->cw) + 2, y1 = (int)(d->cy + d->ch) + 2;
+	x0 = x0 < 0 ? 0 : x0 / 16 * 16;
+	y0 = y0 < 0 ? 0 : y0 / 16 * 16;
+	x1 = x1 > d->w ? d->w : x1;
+	y1 = y1 > d->h ? d->h : y1;
+	r[0] = x0, r[1] = y0, r[2] = x1 - x0, r[3] = y1 - y0;
+}
+
 /* nvjpegDecodeBatched of the lane's images on handle h; its state is re-initialised when m changes. */
 static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 {
@@ -329,7 +382,18 @@ static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 			return e;
 		l->init_n = l->m;
 	}
-	return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+	if (!l->use_roi)
+		return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+	for (int i = 0; i < l->m; i++) {
+		const ex_crop_desc *d = &sl->desc_h[l->idx[i]];
+		int *r = l->roi[i];
+		roi_of(d, r);
+		nvjpegStatus_t e = nvjpegDecodeParamsSetROI(l->par[i], r[0], r[1], r[2], r[3]);
+		if (e != NVJPEG_STATUS_SUCCESS)
+			return e;
+		l->img[i] = rgbi(sl->dec + d->off_B, r[2]);
+	}
+	return nvjpegDecodeBatchedEx(h, l->st, l->ptr, l->len, l->img, l->par, l->cs);
 }
 
 static void *lane_thread(void *arg)
@@ -384,33 +448,64 @@ static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, const int
 	return good;
 }
 
-/* Lays the batch out in the arena and fills the crops (offsets, sizes, crop, flip, label). */
-static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n)
+/* Lays the batch out in the arena and fills the crops (offsets, sizes, crop, flip, label). The images the
+ * loader's threads decoded (out x out, resized and flipped already) come first, packed into the pinned stage
+ * in the same layout, so one copy moves them all. */
+static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n, int out)
 {
-	size_t off = 0;
-	for (int i = 0; i < n; i++) {
-		const ex_data_raw_img *ri = &rb->img[i];
-		ex_crop_desc *d = &sl->desc_h[i];
-		d->off_B = off;
-		d->w = ri->width;
-		d->h = ri->height;
-		d->cx = ri->crop[0], d->cy = ri->crop[1], d->cw = ri->crop[2], d->ch = ri->crop[3];
-		d->flip = ri->flip;
-		d->label = lab[i];
-		off += ((size_t)ri->width * ri->height * 3 + GJ_ALIGN - 1) / GJ_ALIGN * GJ_ALIGN;
+	size_t off = 0, pix_B = (size_t)out * out * 3;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			const ex_data_raw_img *ri = &rb->img[i];
+			if (ri->cpu != (pass == 0))
+				continue;
+			ex_crop_desc *d = &sl->desc_h[i];
+			d->off_B = off;
+			d->label = lab[i];
+			if (ri->cpu) {
+				memcpy(sl->stage_h + off, ri->pix, pix_B);
+				d->w = d->h = out;
+				d->cx = d->cy = 0, d->cw = d->ch = (float)out;
+				d->flip = 0;
+				off += gj_round(pix_B);
+				continue;
+			}
+			d->w = ri->width;
+			d->h = ri->height;
+			d->cx = ri->crop[0], d->cy = ri->crop[1], d->cw = ri->crop[2], d->ch = ri->crop[3];
+			d->flip = ri->flip;
+			off += gj_round((size_t)ri->width * ri->height * 3);
+		}
+		if (pass == 0)
+			sl->cpu_B = off;
 	}
 	arena_fit(sl, off);
 }
 
 static void lane_result(ex_gjpeg *g, gj_lane *l, nvjpegStatus_t e, bool *ok, long *count)
 {
+	if (e != NVJPEG_STATUS_SUCCESS && l->use_roi) {
+		/* this nvJPEG or GPU does not decode regions on the hardware decoder: whole images from now on
+		 * (this batch one by one, as after any failed call: its crops are still the whole image's) */
+		fprintf(stderr, "scaleplan-train: nvJPEG: region decode on the hardware decoder failed (%s): "
+				"whole images from now on\n", nvj_str(e));
+		for (int p = 0; p < g->nlanes; p++)
+			g->lane[p].use_roi = false;
+	}
 	if (e != NVJPEG_STATUS_SUCCESS) {
 		g->ts.batch_failures++;
 		one_by_one(g, l->rb, (gj_slot *)l->sl, l->idx, l->m, ok);
 		return;
 	}
-	for (int i = 0; i < l->m; i++)
+	for (int i = 0; i < l->m; i++) {
 		ok[l->idx[i]] = true;
+		if (l->use_roi) { /* the image in the arena is the region: sizes and crop relative to it */
+			ex_crop_desc *d = &((gj_slot *)l->sl)->desc_h[l->idx[i]];
+			const int *r = l->roi[i];
+			d->cx -= (float)r[0], d->cy -= (float)r[1];
+			d->w = r[2], d->h = r[3];
+		}
+	}
 	*count += l->m;
 }
 
@@ -457,15 +552,19 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 {
 	bool *ok = xcalloc((size_t)n, sizeof(bool)), *to_hw = xcalloc((size_t)n, sizeof(bool));
 	int m_hw = 0;
-	for (int i = 0; g->nlanes && i < n; i++)
-		if (rb->img[i].hw_ok)
+	for (int i = 0; i < n; i++)
+		if (rb->img[i].cpu) {
+			ok[i] = true;
+			g->ts.cpu++;
+		} else if (g->nlanes && rb->img[i].hw_ok) {
 			to_hw[i] = true, m_hw++;
+		}
 	gj_lane *l = &g->gl; /* the CUDA decoder: the rest (progressive, CMYK, ... and the share not sent) */
 	l->m = 0;
 	l->rb = rb;
 	l->sl = sl;
 	for (int i = 0; i < n; i++)
-		if (!to_hw[i])
+		if (!to_hw[i] && !rb->img[i].cpu)
 			l->idx[l->m++] = i;
 	lane_result(g, l, batched(g->gpu_h, l), ok, &g->ts.gpu);
 	decode_hw(g, sl, rb, n, to_hw, m_hw, ok);
@@ -484,6 +583,32 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 			g->ts.replaced++;
 		}
 	free(ok);
+}
+
+/* The CPU share follows who waits: the decode thread for the readers (they decode too much: less), or the
+ * training thread for the decode thread while the readers kept up (the GPU decoder is the bound: more).
+ * Steps of batch/64 images; at most 3/4 of a batch. Takes effect on batches assigned from then on. */
+static void cpu_share_adjust(ex_gjpeg *g, double reader_wait_s)
+{
+	pthread_mutex_lock(&g->mu);
+	double fw = g->s.feed_wait_s;
+	pthread_mutex_unlock(&g->mu);
+	double fed_wait_s = fw - g->fw_seen;
+	g->fw_seen = fw;
+	g->ts.cpu_n = g->cpu_n;
+	if (!g->cpu_auto)
+		return;
+	int step = g->batch >= 64 ? g->batch / 64 : 1, n = g->cpu_n;
+	if (reader_wait_s > 1e-3)
+		n -= step;
+	else if (fed_wait_s > 0.5e-3)
+		n += step;
+	n = n < 0 ? 0 : n > g->batch * 3 / 4 ? g->batch * 3 / 4 : n;
+	if (n != g->cpu_n) {
+		g->cpu_n = n;
+		ex_data_loader_set_cpu_decode(g->L, n);
+	}
+	g->ts.cpu_n = n;
 }
 
 /* Decode thread: fills the next slot (loader wait, layout, nvJPEG calls, events). */
@@ -509,14 +634,17 @@ static void fill(ex_gjpeg *g)
 	sl->raw = k;
 	/* the descriptors in pinned memory were last copied by this slot's previous decode (completed:
 	 * slot_release synchronised it); the arena's last reader is the crop kernel of `consumed` */
-	layout(sl, g->raw[k], lab, n);
+	layout(sl, g->raw[k], lab, n, g->hw);
 	if (sl->consumed_rec) {
 		CUDA_CHECK(cudaStreamWaitEvent(g->st, sl->consumed, 0));
 		CUDA_CHECK(cudaStreamWaitEvent(g->st_hw, sl->consumed, 0));
 		for (int p = 1; p < g->nlanes; p++)
 			CUDA_CHECK(cudaStreamWaitEvent(g->lane[p].cs, sl->consumed, 0));
 	}
+	if (sl->cpu_B)
+		CUDA_CHECK(cudaMemcpyAsync(sl->dec, sl->stage_h, sl->cpu_B, cudaMemcpyHostToDevice, g->st));
 	decode(g, sl, g->raw[k], n);
+	cpu_share_adjust(g, t1 - t0);
 	CUDA_CHECK(cudaMemcpyAsync(sl->desc_d, sl->desc_h, (size_t)n * sizeof(ex_crop_desc), cudaMemcpyHostToDevice, g->st));
 	CUDA_CHECK(cudaEventRecord(sl->decoded, g->st));
 	CUDA_CHECK(cudaEventRecord(sl->decoded_hw, g->st_hw));
@@ -639,6 +767,7 @@ void ex_gjpeg_free(ex_gjpeg *g)
 	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		cudaFreeHost(sl->desc_h);
+		cudaFreeHost(sl->stage_h);
 		ex_dev_free(sl->desc_d);
 		ex_dev_free(sl->dec);
 		if (sl->decoded)

@@ -21,6 +21,8 @@ typedef struct ex_gjpeg_stats {
 	int hw_lanes;         /* threads sharing the hardware decoder's batches */
 	long images, batches;
 	long hw, gpu, single; /* images decoded by the hardware backend, the GPU hybrid, one by one */
+	long cpu;             /* images the loader's threads decoded (the CPU share) */
+	int cpu_n;            /* the CPU share's images per batch at the last batch */
 	long replaced;        /* places filled by another image of the batch (its file failed on the GPU) */
 	long batch_failures;  /* batched calls that failed and were retried one by one */
 	double wait_s;        /* host blocked waiting for the readers */

@@ -579,6 +579,89 @@ static void test_raw(test_ctx *t)
 	free(dir);
 }
 
+/* The GPU path's CPU share: ex_jpeg_decode_at (uint8, the crop as drawn) gives the pixels ex_jpeg_decode_aug
+ * normalises for the same crop; a raw loader told to decode n images a batch hands over exactly those decoded. */
+static void test_cpu_share(test_ctx *t)
+{
+	ex_jpeg_aug a, a8;
+	ex_jpeg_aug_init(&a, true);
+	a.out_hw = 32;
+	a8 = a;
+	a8.dtype = EX_DATA_U8;
+	TEST_CHECK(t, ex_jpeg_image_bytes(&a8) == 32 * 32 * 3, "uint8 image bytes %zu", ex_jpeg_image_bytes(&a8));
+	ex_jpeg_ctx *jc = ex_jpeg_ctx_new();
+	unsigned long len;
+	unsigned char *j = make_jpeg(120, 90, 50, 60, 70, true, false, &len);
+	float *ref = xmalloc(32 * 32 * 3 * sizeof(float));
+	unsigned char *u8 = xmalloc(32 * 32 * 3);
+	double worst = 0;
+	for (int k = 0; k < 20; k++) {
+		uint64_t r1 = 500 + k, r2 = 500 + k;
+		double cx, cy, cw, ch;
+		bool flip;
+		ex_jpeg_crop(120, 90, &a, &r2, &cx, &cy, &cw, &ch, &flip);
+		float crop[4] = {(float)cx, (float)cy, (float)cw, (float)ch};
+		TEST_CHECK(t, ex_jpeg_decode_aug(jc, j, len, &a, &r1, ref, NULL) == 0, "decode_aug: %s", err_msg());
+		TEST_CHECK(t, ex_jpeg_decode_at(jc, j, len, &a8, crop, flip, u8) == 0, "decode_at: %s", err_msg());
+		for (int p = 0; p < 32 * 32 * 3; p++) {
+			int q = p % 3;
+			double v = (ref[p] * a.std[q] + a.mean[q]) * 255.0, d = fabs(v - u8[p]);
+			worst = d > worst ? d : worst;
+		}
+	}
+	TEST_CHECK(t, worst <= 0.51, "uint8 pixels within rounding of the normalised ones: worst %.3f", worst);
+	float outside[4] = {100, 10, 40, 40};
+	TEST_CHECK(t, ex_jpeg_decode_at(jc, j, len, &a8, outside, false, u8) == ERR_INPUT, "a crop outside is refused");
+	TEST_CHECK(t, ex_jpeg_decode_at(jc, j, 10, &a8, outside, false, u8) == ERR_INPUT, "a truncated file is refused");
+	free(ref);
+	free(u8);
+	free(j);
+	ex_jpeg_ctx_free(jc);
+
+	ex_data_config c;
+	char *dir = xasprintf("%s/ds", tmpdir);
+	small_loader(&c, dir);
+	c.raw = true;
+	c.quiet = true;
+	ex_data_loader *l;
+	TEST_CHECK(t, ex_data_loader_new(&l, &c) == 0, "raw loader: %s", err_msg());
+	if (!l) {
+		free(dir);
+		return;
+	}
+	ex_data_loader_set_cpu_decode(l, 2);
+	ex_data_raw *r[2] = {ex_data_raw_new(4), ex_data_raw_new(4)};
+	int lab[2][4], wrong = 0, dark = 0;
+	for (int k = 0; k < 2; k++)
+		ex_data_loader_submit(l, r[k], lab[k]);
+	for (int b = 0; b < 12; b++) {
+		void *d;
+		int *lb;
+		if (ex_data_loader_wait(l, &d, &lb) != 4)
+			break;
+		ex_data_raw *rb = d;
+		for (int i = 0; i < 4; i++) {
+			wrong += rb->img[i].cpu != (i < 2) || (rb->img[i].cpu && !rb->img[i].pix);
+			if (rb->img[i].cpu) { /* the test images are flat colours, none black */
+				long sum = 0;
+				for (int p = 0; p < 32 * 32 * 3; p++)
+					sum += rb->img[i].pix[p];
+				dark += sum < 32 * 32 * 3 * 8;
+			}
+		}
+		ex_data_loader_submit(l, d, lb);
+	}
+	TEST_CHECK(t, wrong == 0 && dark == 0, "images 0-1 decoded by the readers, 2-3 left raw: %d wrong, %d black",
+		   wrong, dark);
+	ex_data_stats st;
+	ex_data_loader_stats(l, &st);
+	TEST_CHECK(t, st.bad == 2, "bad files still found and counted with a CPU share: %ld", st.bad);
+	ex_data_loader_free(l);
+	ex_data_raw_free(r[0]);
+	ex_data_raw_free(r[1]);
+	free(dir);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -594,6 +677,7 @@ int main(void)
 	test_header(&t);
 	test_loader(&t);
 	test_raw(&t);
+	test_cpu_share(&t);
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -87,7 +87,8 @@ int ex_idx_parse(const void *buf, size_t len_B, const char *name, int ndims, int
 
 /* ---- JPEG decode + augmentation ---- */
 
-typedef enum ex_data_dtype { EX_DATA_F32 = 0, EX_DATA_BF16 = 1, EX_DATA_F16 = 2 } ex_data_dtype;
+/* EX_DATA_U8: the resized, flipped pixels as uint8 RGB without normalisation (the GPU path's CPU share). */
+typedef enum ex_data_dtype { EX_DATA_F32 = 0, EX_DATA_BF16 = 1, EX_DATA_F16 = 2, EX_DATA_U8 = 3 } ex_data_dtype;
 
 /* How one image becomes a network input. */
 typedef struct ex_jpeg_aug {
@@ -126,6 +127,12 @@ typedef struct ex_jpeg_info {
  * non-JPEG buffer or an image over EX_JPEG_MAX_PIXELS; dst is then untouched. */
 int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
 		       uint64_t *rng, void *dst, ex_jpeg_info *info);
+
+/* As ex_jpeg_decode_aug with the crop (x, y, w, h in full-size pixels) and flip already drawn (raw mode's
+ * ex_data_raw_img): the GPU path's CPU share decodes with a->dtype EX_DATA_U8. ERR_INPUT on a corrupt file or
+ * a crop outside the image. */
+int ex_jpeg_decode_at(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
+		      const float crop[4], bool flip, void *dst);
 
 /* torchvision RandomResizedCrop.get_params on a width x height image: crop (x, y, w, h). */
 void ex_jpeg_rrc_params(int width, int height, const ex_jpeg_aug *a, uint64_t *rng, int *x, int *y, int *w,
@@ -200,6 +207,10 @@ typedef struct ex_data_raw_img {
 	float crop[4];        /* x, y, w, h in full-size pixels */
 	bool flip;
 	long file;            /* index of the file (ex_data_loader_file, ex_data_loader_mark_bad) */
+	bool cpu;             /* decoded here (ex_data_loader_set_cpu_decode): pix holds out_hw^2 uint8 RGB, the
+	                         crop resized and flipped already */
+	unsigned char *pix;
+	size_t pix_cap_B;
 } ex_data_raw_img;
 typedef struct ex_data_raw {
 	int batch;
@@ -252,6 +263,10 @@ int ex_data_loader_wait(ex_data_loader *l, void **dst, int **labels);
 /* submit + wait into one buffer: no prefetch; for tests and simple callers. */
 int ex_data_loader_next(ex_data_loader *l, void *dst, int *labels);
 
+/* raw mode: the first n images of every batch assigned from now on are decoded by the workers as well
+ * (ex_data_raw_img.cpu, .pix), so the CPU takes a share of the decoding beside a GPU decoder; 0 (the
+ * default) leaves every decode to the GPU. Clamped to 0..batch. */
+void ex_data_loader_set_cpu_decode(ex_data_loader *l, int n);
 /* raw mode: the GPU could not decode file `file` (delivered in a batch): flag it bad, name it with `why`
  * in the report, never deliver it again. ERR_INPUT for an index out of range. */
 int ex_data_loader_mark_bad(ex_data_loader *l, long file, const char *why);

@@ -157,7 +157,8 @@ void ex_jpeg_aug_init(ex_jpeg_aug *a, bool train)
 
 size_t ex_jpeg_image_bytes(const ex_jpeg_aug *a)
 {
-	return (size_t)a->out_hw * a->out_hw * 3 * (a->dtype == EX_DATA_F32 ? 4 : 2);
+	size_t per = a->dtype == EX_DATA_F32 ? 4 : a->dtype == EX_DATA_U8 ? 1 : 2;
+	return (size_t)a->out_hw * a->out_hw * 3 * per;
 }
 
 ex_jpeg_ctx *ex_jpeg_ctx_new(void)
@@ -530,6 +531,13 @@ EX_CLONES static void resample(ex_jpeg_ctx *c, const unsigned char *base, size_t
 				v4s b = __builtin_shufflevector(h, h, 1, 3, 5, 7);
 				memcpy(d + 3 * o, &b, o < out - 1 ? sizeof b : 3 * sizeof(uint16_t));
 			}
+		} else if (a->dtype == EX_DATA_U8) { /* pixels as decoded, resized and flipped: no normalisation */
+			unsigned char *d = (unsigned char *)dst + orow;
+			for (int o = 0; o < out; o++)
+				for (int q = 0; q < 3; q++) {
+					float v = hv[o][q] + 0.5f;
+					d[3 * o + q] = (unsigned char)(v <= 0 ? 0 : v >= 255 ? 255 : v);
+				}
 		} else {
 			uint16_t *d = (uint16_t *)dst + orow;
 			for (int o = 0; o < out; o++) {
@@ -661,31 +669,36 @@ int ex_jpeg_header(const unsigned char *p, size_t len_B, ex_jpeg_hdr *h)
 	return 0;
 }
 
-int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
-		       uint64_t *rng, void *dst, ex_jpeg_info *info)
+/* The header's size and colour space through TurboJPEG, with the checks every decode makes. */
+static int decode_header(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a, int *width,
+			 int *height, int *cs)
 {
-	int width, height, subsamp, cs;
+	int subsamp;
 	if (len_B == 0)
 		return err_set("empty file");
 	if (len_B > 0x7fffffffUL)
 		return err_set("file over 2 GiB");
 	if (len_B < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8)
 		return err_set("not a JPEG (no SOI marker FF D8)");
-	if (tjDecompressHeader3(c->tj, jpeg, (unsigned long)len_B, &width, &height, &subsamp, &cs) < 0)
+	if (tjDecompressHeader3(c->tj, jpeg, (unsigned long)len_B, width, height, &subsamp, cs) < 0)
 		return err_set("bad JPEG header: %s", tjGetErrorStr2(c->tj));
-	if (width < 1 || height < 1 || (long)width * height > EX_JPEG_MAX_PIXELS)
-		return err_set("JPEG of %dx%d pixels is over the %ld-pixel limit", width, height,
+	if (*width < 1 || *height < 1 || (long)*width * *height > EX_JPEG_MAX_PIXELS)
+		return err_set("JPEG of %dx%d pixels is over the %ld-pixel limit", *width, *height,
 			       (long)EX_JPEG_MAX_PIXELS);
-	int out = a->out_hw;
-	if (out < 1 || out > 4096)
-		return err_set("output size %d is not 1..4096", out);
+	if (a->out_hw < 1 || a->out_hw > 4096)
+		return err_set("output size %d is not 1..4096", a->out_hw);
 	if (!a->train && a->resize_hw < 1)
 		return err_set("eval resize %d is not >= 1", a->resize_hw);
+	return 0;
+}
 
-	/* crop in full-size pixels */
-	double cx, cy, cw, ch;
-	bool flip = false;
-	ex_jpeg_crop(width, height, a, rng, &cx, &cy, &cw, &ch, &flip);
+/* Decodes the crop (cx, cy, cw, ch) of a width x height JPEG (colour space cs) at the smallest DCT scale that
+ * keeps it >= out_hw, resamples it to out_hw^2 (mirrored when flip) and writes it to dst in a->dtype. */
+static int decode_crop(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a, int width,
+		       int height, int cs, double cx, double cy, double cw, double ch, bool flip, void *dst,
+		       ex_jpeg_info *info)
+{
+	int out = a->out_hw;
 
 	/* smallest DCT scaling factor (<= 1) that keeps the crop >= out on both sides */
 	int nsf = 0;
@@ -764,4 +777,29 @@ int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, 
 		info->flipped = flip;
 	}
 	return 0;
+}
+
+int ex_jpeg_decode_aug(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
+		       uint64_t *rng, void *dst, ex_jpeg_info *info)
+{
+	int width, height, cs;
+	if (decode_header(c, jpeg, len_B, a, &width, &height, &cs) < 0)
+		return ERR_INPUT;
+	double cx, cy, cw, ch;
+	bool flip = false;
+	ex_jpeg_crop(width, height, a, rng, &cx, &cy, &cw, &ch, &flip);
+	return decode_crop(c, jpeg, len_B, a, width, height, cs, cx, cy, cw, ch, flip, dst, info);
+}
+
+int ex_jpeg_decode_at(ex_jpeg_ctx *c, const unsigned char *jpeg, size_t len_B, const ex_jpeg_aug *a,
+		      const float crop[4], bool flip, void *dst)
+{
+	int width, height, cs;
+	if (decode_header(c, jpeg, len_B, a, &width, &height, &cs) < 0)
+		return ERR_INPUT;
+	if (!(crop[2] > 0 && crop[3] > 0 && crop[0] >= 0 && crop[1] >= 0 && crop[0] + crop[2] <= width + 0.5f &&
+	      crop[1] + crop[3] <= height + 0.5f))
+		return err_set("crop %.1f,%.1f %.1fx%.1f is outside the %dx%d image", crop[0], crop[1], crop[2], crop[3],
+			       width, height);
+	return decode_crop(c, jpeg, len_B, a, width, height, cs, crop[0], crop[1], crop[2], crop[3], flip, dst, NULL);
 }

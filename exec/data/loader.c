@@ -55,7 +55,9 @@ struct ex_data_loader {
 	long shard;             /* this rank's files per epoch */
 	long bpe;               /* batches per epoch */
 	ex_jpeg_aug aug;
+	ex_jpeg_aug aug_u8;     /* raw mode's CPU share: the same crop and resize, uint8 RGB out */
 	size_t img_B;
+	int cpu_n;              /* raw mode: images 0..cpu_n-1 of each batch decoded here (ex_data_loader_set_cpu_decode) */
 
 	unsigned char *bad;     /* [n] 1 when the file failed */
 	long nbad;
@@ -327,6 +329,28 @@ static int raw_parse(const ex_data_loader *l, ex_data_raw_img *ri, long fi, uint
 	return 0;
 }
 
+/* raw mode's CPU share: decodes the image here (its crop and flip as drawn) into ri->pix, uint8 RGB */
+static int raw_decode_here(const ex_data_loader *l, ex_jpeg_ctx *jc, ex_data_raw_img *ri)
+{
+	size_t need = ex_jpeg_image_bytes(&l->aug_u8);
+	if (need > ri->pix_cap_B) {
+		free(ri->pix);
+		ri->pix = xmalloc(need);
+		ri->pix_cap_B = need;
+	}
+	if (ex_jpeg_decode_at(jc, ri->data, ri->len_B, &l->aug_u8, ri->crop, ri->flip, ri->pix) < 0)
+		return ERR_INPUT;
+	ri->cpu = true;
+	return 0;
+}
+
+void ex_data_loader_set_cpu_decode(ex_data_loader *l, int n)
+{
+	pthread_mutex_lock(&l->mu);
+	l->cpu_n = n < 0 ? 0 : n > l->cfg.batch ? l->cfg.batch : n;
+	pthread_mutex_unlock(&l->mu);
+}
+
 ex_data_raw *ex_data_raw_new(int batch)
 {
 	ex_data_raw *r = xcalloc(1, sizeof(*r));
@@ -339,8 +363,10 @@ void ex_data_raw_free(ex_data_raw *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->batch; i++)
+	for (int i = 0; i < r->batch; i++) {
 		free(r->img[i].data);
+		free(r->img[i].pix);
+	}
 	free(r->img);
 	free(r);
 }
@@ -396,6 +422,7 @@ static void *worker(void *varg)
 			continue;
 		}
 		int j = s->assigned++;
+		bool on_cpu = l->cfg.raw && j < l->cpu_n;
 		long e = s->seq / l->bpe, b = s->seq % l->bpe;
 		if (e != l->order_epoch)
 			make_order(l, e);
@@ -428,6 +455,9 @@ static void *worker(void *varg)
 				len = rc == 0 ? ri->len_B : 0;
 				if (rc == 0)
 					rc = raw_parse(l, ri, fi, &rng);
+				ri->cpu = false;
+				if (rc == 0 && on_cpu)
+					rc = raw_decode_here(l, jc, ri);
 				t2 = time_now_s();
 			} else {
 				rc = read_whole(path, &fbuf, &fcap, &len);
@@ -438,7 +468,7 @@ static void *worker(void *varg)
 			}
 			if (rc < 0)
 				snprintf(err, sizeof err, "%s", err_msg());
-			if (rc < 0 && !l->cfg.raw) {
+			if (rc < 0 && (!l->cfg.raw || on_cpu)) {
 				/* a fresh decoder after a failure: TurboJPEG recovers by longjmp, so start clean */
 				ex_jpeg_ctx_free(jc);
 				jc = ex_jpeg_ctx_new();
@@ -524,6 +554,8 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 	l->aug.dtype = c->dtype;
 	l->aug.full_decode = c->full_decode;
 	l->aug.fast_dct = c->fast_dct;
+	l->aug_u8 = l->aug;
+	l->aug_u8.dtype = EX_DATA_U8;
 	if (c->scale_min > 0 && c->scale_min <= 1)
 		l->aug.scale_min = c->scale_min;
 	l->img_B = ex_jpeg_image_bytes(&l->aug);
