@@ -82,12 +82,16 @@ print("img/s per epoch " + " ".join(f"{x:.0f}" for x in v) + f"; epochs 2-: mean
 EOF
 }
 if has speed; then
-	$C $TR --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet > "$O/syn.log" 2>&1
-	grep EXEC_RESULT "$O/syn.log" | sed "s/$/ cores=${CORES:-4}/" | tee -a "$R"
+	# SYN_VARIANTS: environment settings per synthetic run, as VARIANTS below
+	for v in ${SYN_VARIANTS:-default}; do
+		E=(); [ "$v" != default ] && E=(${v//,/ })
+		env "${E[@]}" $C $TR --batch-per-gpu 256 --iters 60 --warmup-iters 10 --quiet > "$O/syn_$v.log" 2>&1
+		grep EXEC_RESULT "$O/syn_$v.log" | sed "s/$/ cores=${CORES:-4} env=$v/" | tee -a "$R"
+	done
 	# VARIANTS: environment settings per jpeg-gpu run ("default": none), e.g. "EX_JPEG_LANES=1 EX_JPEG_HW_PCT=75"
 	for v in ${VARIANTS:-default}; do
 		E=(); [ "$v" != default ] && E=(${v//,/ })
-		env "${E[@]}" $C $TR --data $DS --data-path jpeg-gpu --data-threads 3 --batch-per-gpu 256 --epochs ${EPOCHS:-4} \
+		env "${E[@]}" $C $TR --data $DS --data-path jpeg-gpu --data-threads ${GPU_THREADS:-3} --batch-per-gpu 256 --epochs ${EPOCHS:-4} \
 			--csv "$O/gpu_$v.csv" > "$O/gpu_$v.log" 2>&1
 		echo "jpeg-gpu $v: rc $?" | tee -a "$R"
 		grep -E "^input:|EXEC_RESULT" "$O/gpu_$v.log" | tee -a "$R"

@@ -587,7 +587,7 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 
 /* The CPU share follows who waits: the decode thread for the readers (they decode too much: less), or the
  * training thread for the decode thread while the readers kept up (the GPU decoder is the bound: more).
- * Steps of batch/64 images; at most 3/4 of a batch. Takes effect on batches assigned from then on. */
+ * Steps of batch/64 images; at most half a batch. Takes effect on batches assigned from then on. */
 static void cpu_share_adjust(ex_gjpeg *g, double reader_wait_s)
 {
 	pthread_mutex_lock(&g->mu);
@@ -599,11 +599,11 @@ static void cpu_share_adjust(ex_gjpeg *g, double reader_wait_s)
 	if (!g->cpu_auto)
 		return;
 	int step = g->batch >= 64 ? g->batch / 64 : 1, n = g->cpu_n;
-	if (reader_wait_s > 1e-3)
+	if (reader_wait_s > 0.5e-3)
 		n -= step;
 	else if (fed_wait_s > 0.5e-3)
 		n += step;
-	n = n < 0 ? 0 : n > g->batch * 3 / 4 ? g->batch * 3 / 4 : n;
+	n = n < 0 ? 0 : n > g->batch / 2 ? g->batch / 2 : n;
 	if (n != g->cpu_n) {
 		g->cpu_n = n;
 		ex_data_loader_set_cpu_decode(g->L, n);
