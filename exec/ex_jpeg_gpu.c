@@ -36,7 +36,7 @@
 #include "exec/ex_internal.h"
 #include "exec/ex_jpeg_gpu.h"
 
-enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES };
+enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES, GJ_CPU_WINDOW = 4 };
 
 typedef struct ex_gjpeg ex_gjpeg_t;
 
@@ -47,7 +47,6 @@ typedef struct ex_gjpeg ex_gjpeg_t;
 typedef struct gj_lane {
 	nvjpegJpegState_t st;
 	int init_n;                  /* batch size st was initialised for */
-	int init_batch;              /* images the arrays hold */
 	cudaStream_t cs;
 	cudaEvent_t done_ev;
 	const unsigned char **ptr;
@@ -56,9 +55,6 @@ typedef struct gj_lane {
 	int *idx;                    /* images of the batch this lane decodes */
 	int m;
 	const void *rb, *sl;         /* the batch (ex_data_raw) and its slot (gj_slot) */
-	nvjpegDecodeParams_t *par;   /* hardware lanes with EX_JPEG_HW_ROI=1: one per image, its crop's region */
-	int (*roi)[4];               /* x, y, w, h of that region */
-	bool use_roi;
 	nvjpegStatus_t rc;
 	bool go;                     /* work handed over, not finished */
 	pthread_t th;
@@ -111,8 +107,9 @@ struct ex_gjpeg {
 	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md issue 27) */
 	int cpu_n;
 	bool cpu_auto;                     /* cpu_n follows who waits (cpu_share_adjust); EX_JPEG_CPU_PCT fixes it */
-	double fw_seen;                    /* the training thread's feed wait at the last adjustment */
-	bool hw_roi;                       /* EX_JPEG_HW_ROI=1: the hardware decoder decodes only each crop's region */
+	double fw_seen;                    /* the training thread's feed wait at the last batch */
+	double win_reader_s, win_fed_s;    /* the waits summed over the adjustment window */
+	int win_n;                         /* batches in it */
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 };
@@ -156,29 +153,26 @@ typedef struct gj_lane_arg {
 	gj_lane *l;
 } gj_lane_arg;
 
+/* A decode stream: the highest priority with EX_JPEG_PRIO=1 (A/B), so that nvJPEG's kernels (colour
+ * conversion after the hardware decoder, the GPU hybrid's decode) do not queue behind training's. */
+static void decode_stream(cudaStream_t *s)
+{
+	int least = 0, greatest = 0;
+	if (ex_env_int("EX_JPEG_PRIO", 0, 1, 0))
+		CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	CUDA_CHECK(cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, greatest));
+}
+
 static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)
 {
 	NVJ_CHECK(nvjpegJpegStateCreate(h, &l->st));
 	l->init_n = -1;
-	l->init_batch = batch;
-	CUDA_CHECK(cudaStreamCreateWithFlags(&l->cs, cudaStreamNonBlocking));
+	decode_stream(&l->cs);
 	CUDA_CHECK(cudaEventCreateWithFlags(&l->done_ev, cudaEventDisableTiming));
 	l->ptr = xcalloc((size_t)batch, sizeof(*l->ptr));
 	l->len = xcalloc((size_t)batch, sizeof(*l->len));
 	l->img = xcalloc((size_t)batch, sizeof(*l->img));
 	l->idx = xcalloc((size_t)batch, sizeof(*l->idx));
-}
-
-/* A hardware lane that decodes regions: a decode-parameter handle per image of the batch. */
-static void lane_roi_init(gj_lane *l, nvjpegHandle_t h, int batch)
-{
-	l->par = xcalloc((size_t)batch, sizeof(*l->par));
-	l->roi = xcalloc((size_t)batch, sizeof(*l->roi));
-	for (int i = 0; i < batch; i++) {
-		NVJ_CHECK(nvjpegDecodeParamsCreate(h, &l->par[i]));
-		NVJ_CHECK(nvjpegDecodeParamsSetOutputFormat(l->par[i], NVJPEG_OUTPUT_RGBI));
-	}
-	l->use_roi = true;
 }
 
 static void lane_free(gj_lane *l)
@@ -191,11 +185,6 @@ static void lane_free(gj_lane *l)
 		cudaStreamDestroy(l->cs);
 	if (l->done_ev)
 		cudaEventDestroy(l->done_ev);
-	for (int i = 0; l->par && i < l->init_batch; i++)
-		if (l->par[i])
-			nvjpegDecodeParamsDestroy(l->par[i]);
-	free(l->par);
-	free(l->roi);
 	free(l->ptr);
 	free(l->len);
 	free(l->img);
@@ -226,12 +215,8 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->st = g->gl.cs;
 	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
-	g->hw_roi = g->hw_h && ex_env_int("EX_JPEG_HW_ROI", 0, 1, 0);
-	for (int k = 0; k < g->nlanes; k++) {
+	for (int k = 0; k < g->nlanes; k++)
 		lane_init(&g->lane[k], g->hw_h, batch);
-		if (g->hw_roi)
-			lane_roi_init(&g->lane[k], g->hw_h, batch);
-	}
 	int pct = ex_env_int("EX_JPEG_CPU_PCT", -1, 75, -1);
 	g->cpu_auto = pct < 0;
 	g->cpu_n = g->cpu_auto ? batch / 8 : batch * pct / 100;
@@ -239,7 +224,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	if (g->nlanes)
 		g->st_hw = g->lane[0].cs;
 	else
-		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
+		decode_stream(&g->st_hw);
 	CUDA_CHECK(cudaGetDevice(&g->dev));
 	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
 	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
@@ -351,18 +336,6 @@ static nvjpegImage_t rgbi(unsigned char *p, int w)
 	return im;
 }
 
-/* The region of the image a crop reads: its pixels plus one for the bilinear taps, widened to 16-pixel
- * (MCU) boundaries, within the image. */
-static void roi_of(const ex_crop_desc *d, int r[4])
-{
-	int x0 = (int)d->cx - 1, y0 = (int)d->cy - 1, x1 = (int)(d->cx + d->cw) + 2, y1 = (int)(d->cy + d->ch) + 2;
-	x0 = x0 < 0 ? 0 : x0 / 16 * 16;
-	y0 = y0 < 0 ? 0 : y0 / 16 * 16;
-	x1 = x1 > d->w ? d->w : x1;
-	y1 = y1 > d->h ? d->h : y1;
-	r[0] = x0, r[1] = y0, r[2] = x1 - x0, r[3] = y1 - y0;
-}
-
 /* nvjpegDecodeBatched of the lane's images on handle h; its state is re-initialised when m changes. */
 static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 {
@@ -382,18 +355,7 @@ static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 			return e;
 		l->init_n = l->m;
 	}
-	if (!l->use_roi)
-		return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
-	for (int i = 0; i < l->m; i++) {
-		const ex_crop_desc *d = &sl->desc_h[l->idx[i]];
-		int *r = l->roi[i];
-		roi_of(d, r);
-		nvjpegStatus_t e = nvjpegDecodeParamsSetROI(l->par[i], r[0], r[1], r[2], r[3]);
-		if (e != NVJPEG_STATUS_SUCCESS)
-			return e;
-		l->img[i] = rgbi(sl->dec + d->off_B, r[2]);
-	}
-	return nvjpegDecodeBatchedEx(h, l->st, l->ptr, l->len, l->img, l->par, l->cs);
+	return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
 }
 
 static void *lane_thread(void *arg)
@@ -484,28 +446,13 @@ static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n, in
 
 static void lane_result(ex_gjpeg *g, gj_lane *l, nvjpegStatus_t e, bool *ok, long *count)
 {
-	if (e != NVJPEG_STATUS_SUCCESS && l->use_roi) {
-		/* this nvJPEG or GPU does not decode regions on the hardware decoder: whole images from now on
-		 * (this batch one by one, as after any failed call: its crops are still the whole image's) */
-		fprintf(stderr, "scaleplan-train: nvJPEG: region decode on the hardware decoder failed (%s): "
-				"whole images from now on\n", nvj_str(e));
-		for (int p = 0; p < g->nlanes; p++)
-			g->lane[p].use_roi = false;
-	}
 	if (e != NVJPEG_STATUS_SUCCESS) {
 		g->ts.batch_failures++;
 		one_by_one(g, l->rb, (gj_slot *)l->sl, l->idx, l->m, ok);
 		return;
 	}
-	for (int i = 0; i < l->m; i++) {
+	for (int i = 0; i < l->m; i++)
 		ok[l->idx[i]] = true;
-		if (l->use_roi) { /* the image in the arena is the region: sizes and crop relative to it */
-			ex_crop_desc *d = &((gj_slot *)l->sl)->desc_h[l->idx[i]];
-			const int *r = l->roi[i];
-			d->cx -= (float)r[0], d->cy -= (float)r[1];
-			d->w = r[2], d->h = r[3];
-		}
-	}
 	*count += l->m;
 }
 
@@ -585,30 +532,34 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 	free(ok);
 }
 
-/* The CPU share follows who waits: the decode thread for the readers (they decode too much: less), or the
- * training thread for the decode thread while the readers kept up (the GPU decoder is the bound: more).
- * Steps of batch/64 images; at most half a batch. Takes effect on batches assigned from then on. */
+/* The CPU share follows who waits, judged over windows of GJ_CPU_WINDOW batches: the decode thread for the
+ * readers (they decode too much: less), or the training thread for the decode thread while the readers kept
+ * up (the GPU decoder is the bound: more). Steps of batch/32 images, at most half a batch; windows because
+ * each change of the hardware share re-initialises nvJPEG's batched state. Takes effect on batches assigned
+ * from then on. */
 static void cpu_share_adjust(ex_gjpeg *g, double reader_wait_s)
 {
 	pthread_mutex_lock(&g->mu);
 	double fw = g->s.feed_wait_s;
 	pthread_mutex_unlock(&g->mu);
-	double fed_wait_s = fw - g->fw_seen;
+	g->win_fed_s += fw - g->fw_seen;
 	g->fw_seen = fw;
+	g->win_reader_s += reader_wait_s;
 	g->ts.cpu_n = g->cpu_n;
-	if (!g->cpu_auto)
+	if (!g->cpu_auto || ++g->win_n < GJ_CPU_WINDOW)
 		return;
-	int step = g->batch >= 64 ? g->batch / 64 : 1, n = g->cpu_n;
-	if (reader_wait_s > 0.5e-3)
+	int step = g->batch >= 32 ? g->batch / 32 : 1, n = g->cpu_n;
+	if (g->win_reader_s > GJ_CPU_WINDOW * 0.5e-3)
 		n -= step;
-	else if (fed_wait_s > 0.5e-3)
+	else if (g->win_fed_s > GJ_CPU_WINDOW * 0.5e-3)
 		n += step;
 	n = n < 0 ? 0 : n > g->batch / 2 ? g->batch / 2 : n;
 	if (n != g->cpu_n) {
 		g->cpu_n = n;
 		ex_data_loader_set_cpu_decode(g->L, n);
 	}
-	g->ts.cpu_n = n;
+	g->win_n = 0;
+	g->win_reader_s = g->win_fed_s = 0;
 }
 
 /* Decode thread: fills the next slot (loader wait, layout, nvJPEG calls, events). */

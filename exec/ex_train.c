@@ -697,10 +697,6 @@ static int run_setup(ex_run *job, int argc, char **argv)
 		return EXIT_ENV;
 	}
 	CUDA_CHECK(cudaGetDeviceProperties(&prop, ex_dist_device(d)));
-	/* EX_CUDA_BLOCKING=1 (A/B): host waits sleep instead of spinning, which leaves cores to the JPEG readers */
-	if (ex_env_int("EX_CUDA_BLOCKING", 0, 1, 0) && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
-		fprintf(stderr, "scaleplan-train: warning: cudaSetDeviceFlags(blocking sync) failed: %s\n",
-			cudaGetErrorString(cudaGetLastError()));
 	CUDA_CHECK(cudaFree(0));
 	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
 
