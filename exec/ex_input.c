@@ -336,7 +336,8 @@ void ex_src_after_step(ex_src *s)
 		if (s->ev_pref < s->ev_n && ex_gjpeg_prefetch(s->gev))
 			s->ev_pref++;
 	} else {
-		ex_gjpeg_prefetch(s->gtr);
+		while (ex_gjpeg_prefetch(s->gtr)) /* every free slot: decode runs up to the slots ahead of the steps */
+			;
 	}
 #else
 	(void)s;
