@@ -13,6 +13,7 @@
 #           (bench/peers/torch_gpu_jpeg.py); TORCH_SYN=1 adds its synthetic-data runs
 #   fm      Fashion-MNIST JPEG folder (256 px) through jpeg-gpu to 92 % top-1 (+ the MLPerf compliance
 #           checker when .mlperf_logging is carried)
+#   campaign  run the campaign script in ${CAMPAIGN} (written here by `scaleplan campaign`) on the same cores
 # Results: $OUT/results.txt (as the steps go), $OUT/logs.tgz; a short table last.
 # Carry: .jpegdeps (turbojpeg/libjpeg/libcsv/zlib headers + static libs), .fmnist (for fm).
 #   OUT=dir STEPS="..." bash bench/gpu_jpeg.sh
@@ -134,6 +135,12 @@ if has fm; then
 		echo "compliance checker: rc $?" | tee -a "$R"; tail -3 "$O/compliance.txt" | tee -a "$R"
 	fi
 fi
+if has campaign; then
+	# a campaign written here by `scaleplan campaign` (CAMPAIGN: its folder); its CSVs come back in $DEST/campaign
+	CSV="$DEST/campaign" TRAIN=$TR timeout ${CAMPAIGN_S:-240} $C sh "${CAMPAIGN:-bench/data/h100-i27/campaign2}/run_mpirun.sh" \
+		> "$O/campaign.log" 2>&1
+	echo "campaign: rc $?, $(el) s; $(ls "$DEST/campaign" 2>/dev/null | wc -l) CSVs" | tee -a "$R"
+fi
 cp "$O"/fm.csv "$DEST/" 2>/dev/null
 echo "==== summary ($(el) s)"
-grep -E "EXEC_RESULT|img/s per epoch|TORCH_GPU_JPEG|smoke: rc|jpeg_gpu_smoke: (ok|FAIL)|^input:|fm: rc|verify" "$R"
+grep -E "EXEC_RESULT|img/s per epoch|TORCH_GPU_JPEG|smoke: rc|jpeg_gpu_smoke: (ok|FAIL)|^input:|fm: rc|verify|campaign|compliance" "$R"

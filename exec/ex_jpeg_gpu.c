@@ -154,14 +154,11 @@ typedef struct gj_lane_arg {
 	gj_lane *l;
 } gj_lane_arg;
 
-/* A decode stream: the highest priority with EX_JPEG_PRIO=1 (A/B), so that nvJPEG's kernels (colour
- * conversion after the hardware decoder, the GPU hybrid's decode) do not queue behind training's. */
+/* A decode stream. (At the highest priority nvJPEG's kernels measured no faster: 5,419 vs 5,426 img/s on an
+ * H100, bench/NOTES.md issue 27.) */
 static void decode_stream(cudaStream_t *s)
 {
-	int least = 0, greatest = 0;
-	if (ex_env_int("EX_JPEG_PRIO", 0, 1, 0))
-		CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-	CUDA_CHECK(cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, greatest));
+	CUDA_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 }
 
 static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)

@@ -10,7 +10,8 @@
 
 /* Decode slots: batches decoded ahead of the step (EX_JPEG_SLOTS=2..EX_GJ_MAX_SLOTS for A/B runs), and raw
  * batches per decoder: those the slots hold plus two being read by the loader's threads. */
-enum { EX_GJ_SLOTS = 2, EX_GJ_MAX_SLOTS = 4, EX_GJ_RAW = EX_GJ_MAX_SLOTS + 2 };
+/* 3 slots: 5,632 img/s against 5,438 with 2, hardware decoder alone, one H100 job (bench/NOTES.md, issue 27). */
+enum { EX_GJ_SLOTS = 3, EX_GJ_MAX_SLOTS = 4, EX_GJ_RAW = EX_GJ_MAX_SLOTS + 2 };
 /* Threads (lanes) among which a batch's hardware-decoder images are split: EX_JPEG_LANES=2 for A/B runs
  * (one H100 job: 5,497 img/s with 2 vs 5,105 with 1, but 1 lane gave 5,429 in another job: no gain shown
  * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md, issue 27). */
