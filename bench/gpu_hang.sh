@@ -1,0 +1,23 @@
+#!/bin/bash
+# Issue 27 bisection: jpeg-gpu at batch 64 stopped inside epoch 1 (campaign, call 6). Each variant: one epoch,
+# 60 s; a run still alive then gets a backtrace of every thread (gdb) and is killed.
+#   OUT=dir bash bench/gpu_hang.sh   (after bench/gpu_jpeg.sh built build-dev/scaleplan-train and /tmp/inlike)
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+cd "$(dirname "$0")/.." || exit 2
+TR=build-dev/scaleplan-train; DEST=${OUT:-/tmp/hang}; mkdir -p "$DEST"
+for v in ${VARIANTS:-default}; do
+	E=(); [ "$v" != default ] && E=(${v//,/ })
+	env "${E[@]}" taskset -c 0-3 $TR --data /tmp/inlike --data-path jpeg-gpu --batch-per-gpu ${B:-64} --epochs 1 \
+		--quiet > "$DEST/hang_$v.log" 2>&1 &
+	pid=$!; t=0
+	while kill -0 $pid 2>/dev/null && [ $t -lt ${LIMIT:-60} ]; do sleep 1; t=$((t + 1)); done
+	if kill -0 $pid 2>/dev/null; then
+		echo "$v: still running after $t s"
+		command -v gdb >/dev/null && gdb -p $pid -batch -ex "thread apply all bt 12" > "$DEST/bt_$v.txt" 2>&1
+		kill -9 $pid; wait $pid 2>/dev/null
+		grep -E "^#[0-9]+ .* in (ex_|fill|decode|nvjpeg|pthread_cond|cuda|batched|lane|slot|worker|feed)" "$DEST/bt_$v.txt" 2>/dev/null | head -30
+	else
+		wait $pid; echo "$v: rc $? in $t s; $(grep -o 'img_s=[0-9]*' "$DEST/hang_$v.log")"
+	fi
+done
