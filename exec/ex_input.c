@@ -336,8 +336,7 @@ void ex_src_after_step(ex_src *s)
 		if (s->ev_pref < s->ev_n && ex_gjpeg_prefetch(s->gev))
 			s->ev_pref++;
 	} else {
-		while (ex_gjpeg_prefetch(s->gtr)) /* every free slot: decode runs up to the slots ahead of the steps */
-			;
+		ex_gjpeg_prefetch(s->gtr);
 	}
 #else
 	(void)s;

@@ -36,7 +36,7 @@
 #include "exec/ex_internal.h"
 #include "exec/ex_jpeg_gpu.h"
 
-enum { GJ_MAX_SLOTS = EX_GJ_MAX_SLOTS, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES, GJ_CPU_WINDOW = 4 };
+enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES, GJ_CPU_WINDOW = 4 };
 
 typedef struct ex_gjpeg ex_gjpeg_t;
 
@@ -101,8 +101,7 @@ struct ex_gjpeg {
 	int *lab[EX_GJ_RAW];
 	bool out[EX_GJ_RAW];               /* submitted to the loader */
 	long left;                         /* raw batches still to submit this pass */
-	gj_slot slot[GJ_MAX_SLOTS];
-	int nslots;                        /* slots in use: batches decoded ahead of the step (EX_JPEG_SLOTS) */
+	gj_slot slot[GJ_SLOTS];
 	int fill, use;
 	/* the CPU share: the loader's threads decode the first cpu_n images of each batch themselves where the
 	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md issue 27) */
@@ -227,12 +226,11 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
 	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
 	 * 100% (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
-	g->nslots = ex_env_int("EX_JPEG_SLOTS", 2, GJ_MAX_SLOTS, EX_GJ_SLOTS);
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		g->raw[k] = ex_data_raw_new(batch);
 		g->lab[k] = xcalloc((size_t)batch, sizeof(int));
 	}
-	for (int k = 0; k < g->nslots; k++) {
+	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		CUDA_CHECK(cudaHostAlloc((void **)&sl->desc_h, (size_t)batch * sizeof(ex_crop_desc), cudaHostAllocDefault));
 		CUDA_CHECK(cudaHostAlloc((void **)&sl->stage_h, (size_t)batch * gj_round((size_t)hw * hw * 3),
@@ -279,7 +277,7 @@ static void submit_idle(ex_gjpeg *g)
 {
 	for (int k = 0; k < EX_GJ_RAW && g->left > 0; k++) {
 		bool held = false;
-		for (int j = 0; j < g->nslots; j++)
+		for (int j = 0; j < GJ_SLOTS; j++)
 			held |= g->slot[j].raw == k;
 		if (g->out[k] || held)
 			continue;
@@ -307,7 +305,7 @@ void ex_gjpeg_begin(ex_gjpeg *g, long batches)
 	while (g->busy || g->want > 0)
 		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
-	for (int j = 0; j < g->nslots; j++)
+	for (int j = 0; j < GJ_SLOTS; j++)
 		if (!g->slot[j].full)
 			slot_release(g, &g->slot[j]);
 	g->left = batches;
@@ -599,7 +597,7 @@ static void fill(ex_gjpeg *g)
 	CUDA_CHECK(cudaEventRecord(sl->decoded, g->st));
 	CUDA_CHECK(cudaEventRecord(sl->decoded_hw, g->st_hw));
 	sl->n = n;
-	g->fill = (g->fill + 1) % g->nslots;
+	g->fill = (g->fill + 1) % GJ_SLOTS;
 	g->ts.images += n;
 	g->ts.batches++;
 	g->ts.wait_s += t1 - t0;
@@ -642,7 +640,7 @@ bool ex_gjpeg_prefetch(ex_gjpeg *g)
 {
 	bool ok = false;
 	pthread_mutex_lock(&g->mu);
-	if (g->queued < g->nslots) {
+	if (g->queued < GJ_SLOTS) {
 		g->queued++;
 		g->want++;
 		ok = true;
@@ -673,7 +671,7 @@ int ex_gjpeg_feed(ex_gjpeg *g, ex_net *net, cudaEvent_t after_wait)
 	ex_k_crop_rgb(net->dt, sl->desc_d, sl->dec, sl->n, net->hw, ex_net_input(net), net->labels, net->stream);
 	CUDA_CHECK(cudaEventRecord(sl->consumed, net->stream));
 	sl->consumed_rec = true;
-	g->use = (g->use + 1) % g->nslots;
+	g->use = (g->use + 1) % GJ_SLOTS;
 	pthread_mutex_lock(&g->mu);
 	sl->full = false;
 	g->queued--;
@@ -714,7 +712,7 @@ void ex_gjpeg_free(ex_gjpeg *g)
 			pthread_join(g->lane[k].th, NULL);
 	if (g->st_hw)
 		cudaStreamSynchronize(g->st_hw);
-	for (int k = 0; k < g->nslots; k++) {
+	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		cudaFreeHost(sl->desc_h);
 		cudaFreeHost(sl->stage_h);

@@ -8,10 +8,10 @@
 #include "exec/data/ex_data.h"
 #include "exec/ex_internal.h"
 
-/* Decode slots: batches decoded ahead of the step (EX_JPEG_SLOTS=2..EX_GJ_MAX_SLOTS for A/B runs), and raw
- * batches per decoder: those the slots hold plus two being read by the loader's threads. */
-/* 3 slots: 5,632 img/s against 5,438 with 2, hardware decoder alone, one H100 job (bench/NOTES.md, issue 27). */
-enum { EX_GJ_SLOTS = 3, EX_GJ_MAX_SLOTS = 4, EX_GJ_RAW = EX_GJ_MAX_SLOTS + 2 };
+/* Raw batches per decoder: two held by the decode slots, two being read by the loader's threads. (Decoding
+ * further ahead - every free slot asked for after each step, 3 slots - measured 5,632 against 5,438 img/s
+ * but stopped inside an epoch twice, at batch 64 with 2 and 3 slots: bench/NOTES.md, issue 27; not kept.) */
+enum { EX_GJ_RAW = 4 };
 /* Threads (lanes) among which a batch's hardware-decoder images are split: EX_JPEG_LANES=2 for A/B runs
  * (one H100 job: 5,497 img/s with 2 vs 5,105 with 1, but 1 lane gave 5,429 in another job: no gain shown
  * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md, issue 27). */
@@ -38,7 +38,7 @@ int ex_gjpeg_new(ex_gjpeg **g, ex_data_loader *L, int batch, int hw, ex_dtype dt
 /* Starts a pass of `batches` batches (training: unbounded); the readers start at once. */
 void ex_gjpeg_begin(ex_gjpeg *g, long batches);
 /* Asks the decode thread to take the next raw batch and enqueue its decode into a free slot; false
- * (nothing asked) when every slot is taken (call it until false to keep them all busy). Returns at once. Only while the pass has batches left
+ * (nothing asked) when both slots are taken. Returns at once. Only while the pass has batches left
  * (begin's count), or the thread waits for a batch never submitted. */
 bool ex_gjpeg_prefetch(ex_gjpeg *g);
 /* Compute stream: waits for the oldest decoded slot (prefetching it first if the caller did not) (records after_wait, if any, right after that wait),
