@@ -147,6 +147,10 @@ static void die_loader(const char *what)
 static void *decode_thread(void *arg);
 static void *lane_thread(void *arg);
 
+/* One nvJPEG decode call at a time in the process (the train and val decoders, their lanes): hardware calls
+ * from three threads at once stopped inside nvJPEG (bench/NOTES.md, issue 27). */
+static pthread_mutex_t nvj_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static size_t gj_round(size_t b) { return (b + GJ_ALIGN - 1) / GJ_ALIGN * GJ_ALIGN; }
 typedef struct gj_lane_arg {
 	ex_gjpeg *g;
@@ -352,7 +356,10 @@ static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 			return e;
 		l->init_n = l->m;
 	}
-	return nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+	pthread_mutex_lock(&nvj_mu);
+	nvjpegStatus_t e = nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+	pthread_mutex_unlock(&nvj_mu);
+	return e;
 }
 
 static void *lane_thread(void *arg)
@@ -392,7 +399,9 @@ static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, const int
 		int k = idx[i];
 		const ex_data_raw_img *ri = &rb->img[k];
 		nvjpegImage_t im = rgbi(sl->dec + sl->desc_h[k].off_B, ri->width);
+		pthread_mutex_lock(&nvj_mu);
 		nvjpegStatus_t e = nvjpegDecode(g->one_h, g->one_st, ri->data, ri->len_B, NVJPEG_OUTPUT_RGBI, &im, g->st);
+		pthread_mutex_unlock(&nvj_mu);
 		if (e == NVJPEG_STATUS_SUCCESS) {
 			ok[k] = true;
 			good++;
@@ -583,12 +592,10 @@ static void fill(ex_gjpeg *g)
 	/* the descriptors in pinned memory were last copied by this slot's previous decode (completed:
 	 * slot_release synchronised it); the arena's last reader is the crop kernel of `consumed` */
 	layout(sl, g->raw[k], lab, n, g->hw);
-	if (sl->consumed_rec) {
-		CUDA_CHECK(cudaStreamWaitEvent(g->st, sl->consumed, 0));
-		CUDA_CHECK(cudaStreamWaitEvent(g->st_hw, sl->consumed, 0));
-		for (int p = 1; p < g->nlanes; p++)
-			CUDA_CHECK(cudaStreamWaitEvent(g->lane[p].cs, sl->consumed, 0));
-	}
+	/* waited for here rather than by the decode streams: an nvJPEG call whose stream waited on the compute
+	 * stream stopped for good inside an epoch at batch 64 and 128 (bench/NOTES.md, issue 27) */
+	if (sl->consumed_rec)
+		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
 	if (sl->cpu_B)
 		CUDA_CHECK(cudaMemcpyAsync(sl->dec, sl->stage_h, sl->cpu_B, cudaMemcpyHostToDevice, g->st));
 	decode(g, sl, g->raw[k], n);
