@@ -15,7 +15,8 @@
 #           checker when .mlperf_logging is carried)
 #   campaign  run the campaign script in ${CAMPAIGN} (written here by `scaleplan campaign`) on the same cores
 # Results: $OUT/results.txt (as the steps go), $OUT/logs.tgz; a short table last.
-# Carry: .jpegdeps (turbojpeg/libjpeg/libcsv/zlib headers + static libs), .fmnist (for fm).
+# Carry: .jpegdeps (turbojpeg/libjpeg/libcsv/zlib, and jansson/GSL for scaleplan-mkjpeg: headers + static libs),
+# .fmnist (for fm), .mlperf_logging (the MLCommons checker, github.com/mlcommons/logging, for fm).
 #   OUT=dir STEPS="..." bash bench/gpu_jpeg.sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u

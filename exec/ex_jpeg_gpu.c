@@ -18,6 +18,11 @@
  *     for `decoded`, then ex_k_crop_rgb resizes, flips and normalises the crops straight into the net's
  *     fixed input buffer (CUDA-graph safe) and writes the labels; `consumed` recorded (the decode streams
  *     wait for it before they overwrite that slot).
+ * CPU share (EX_JPEG_CPU_PCT, off by default): the loader's threads decode the first cpu_n images of each batch
+ * themselves (ex_jpeg_decode_at, uint8, crop and flip as drawn); those go first in the arena, copied from a
+ * pinned stage in one call, as out x out crops. On 4 cores of an H100 host it raised 5,438-5,547 to 5,675-5,793
+ * img/s, on an H200 6,633 to 6,965 (bench/NOTES.md, issue 27, session 9); off by default because runs at
+ * batch 64 and 128 stopped inside an epoch - with it and, once, without it - and the cause is not found.
  * Two slots: batch i+1 decodes while step i runs. A raw batch goes back to the loader once the decode
  * that read it completed. A failed batched call is retried image by image (NVJPEG_BACKEND_DEFAULT); an
  * image that still fails is marked bad in the loader (named in the report, never read again) and its

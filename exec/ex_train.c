@@ -169,6 +169,8 @@ static void usage(FILE *f)
 		"  EX_BN_MIN_ROWS=N      rows each thread of a BN reduction takes at least (fewer blocks for small tensors)\n"
 		"  EX_WGRAD_CAST_AT_END=0  each conv weight gradient cast to float as it is made, not all in one launch\n"
 		"  EX_JPEG_LANES=2       jpeg-gpu: two threads call the hardware JPEG decoder\n"
+		"  EX_JPEG_CPU_PCT=P     jpeg-gpu: the reader threads decode P%% of each batch themselves (1..75; -1: a\n"
+		"                        share that follows who waits; default 0: off - see bench/NOTES.md, issue 27)\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
 		);
 }
