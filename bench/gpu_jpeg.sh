@@ -138,7 +138,7 @@ if has fm; then
 fi
 if has campaign; then
 	# a campaign written here by `scaleplan campaign` (CAMPAIGN: its folder); its CSVs come back in $DEST/campaign
-	CSV="$DEST/campaign" TRAIN=$TR timeout ${CAMPAIGN_S:-240} $C sh "${CAMPAIGN:-bench/data/h100-i27/campaign2}/run_mpirun.sh" \
+	CSV="$DEST/campaign" TRAIN=$TR timeout ${CAMPAIGN_S:-240} $C sh "${CAMPAIGN:-bench/data/i27-s9/campaign}/run_mpirun.sh" \
 		> "$O/campaign.log" 2>&1
 	echo "campaign: rc $?, $(el) s; $(ls "$DEST/campaign" 2>/dev/null | wc -l) CSVs" | tee -a "$R"
 fi

@@ -4,7 +4,7 @@
 # TRAIN: the scaleplan-train binary; CSV: where the measurement CSVs go.
 set -u
 TRAIN=${TRAIN:-'build-dev/scaleplan-train'}
-CSV=${CSV:-'bench/data/h100-i27/campaign2/csv'}
+CSV=${CSV:-'bench/data/i27-s9/campaign/csv'}
 mkdir -p "$CSV"
 fail=0
 run() {
