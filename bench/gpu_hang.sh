@@ -15,6 +15,12 @@ for v in ${VARIANTS:-default}; do
 	if kill -0 $pid 2>/dev/null; then
 		echo "$v: still running after $t s"
 		command -v gdb >/dev/null && gdb -p $pid -batch -ex "thread apply all bt 12" > "$DEST/bt_$v.txt" 2>&1
+		# without gdb: each thread's name, kernel wait channel and system call (futex: a lock or condition
+		# variable; ioctl: the GPU driver)
+		for t in /proc/$pid/task/*; do
+			echo "$(basename $t) $(cat $t/comm) wchan=$(cat $t/wchan 2>/dev/null) syscall=$(cut -d' ' -f1-3 $t/syscall 2>/dev/null)"
+		done > "$DEST/threads_$v.txt" 2>&1
+		cat "$DEST/threads_$v.txt"
 		kill -9 $pid; wait $pid 2>/dev/null
 		grep -E "^#[0-9]+ .* in (ex_|fill|decode|nvjpeg|pthread_cond|cuda|batched|lane|slot|worker|feed)" "$DEST/bt_$v.txt" 2>/dev/null | head -30
 	else
