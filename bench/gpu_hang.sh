@@ -6,10 +6,14 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 TR=build-dev/scaleplan-train; DEST=${OUT:-/tmp/hang}; mkdir -p "$DEST"
-for v in ${VARIANTS:-default}; do
-	E=(); [ "$v" != default ] && E=(${v//,/ })
-	env "${E[@]}" taskset -c 0-3 $TR --data /tmp/inlike --data-path jpeg-gpu --batch-per-gpu ${B:-64} --epochs 1 \
-		--quiet > "$DEST/hang_$v.log" 2>&1 &
+# VARIANTS: environment settings per run, commas between several; QUIET=1 in a variant adds --quiet (no
+# progress bar, whose cudaStreamSynchronize every 20 steps the runs that stopped all lacked). REPEAT: runs each.
+for v0 in ${VARIANTS:-default}; do for rep in $(seq 1 ${REPEAT:-1}); do
+	v=$v0-$rep
+	E=(); [ "$v0" != default ] && E=(${v0//,/ })
+	Q=; case ",$v0," in *,QUIET=1,*) Q=--quiet ;; esac
+	env "${E[@]}" taskset -c 0-3 $TR --data /tmp/inlike --data-path jpeg-gpu --batch-per-gpu ${B:-64} --epochs ${EPOCHS:-1} \
+		$Q > "$DEST/hang_$v.log" 2>&1 &
 	pid=$!; t=0
 	while kill -0 $pid 2>/dev/null && [ $t -lt ${LIMIT:-60} ]; do sleep 1; t=$((t + 1)); done
 	if kill -0 $pid 2>/dev/null; then
@@ -26,4 +30,4 @@ for v in ${VARIANTS:-default}; do
 	else
 		wait $pid; echo "$v: rc $? in $t s; $(grep -o 'img_s=[0-9]*' "$DEST/hang_$v.log")"
 	fi
-done
+done; done

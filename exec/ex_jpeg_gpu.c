@@ -256,6 +256,8 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	int e2 = pthread_create(&g->th, NULL, decode_thread, g);
+	if (e2 == 0) /* named for thread dumps (bench/gpu_hang.sh) */
+		pthread_setname_np(g->th, "sp-jpeg-decode");
 	if (e2 != 0) {
 		err_set("cannot start the JPEG decode thread: %s", strerror(e2));
 		ex_gjpeg_free(g);

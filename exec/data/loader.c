@@ -569,6 +569,8 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 		wa->l = l;
 		wa->id = i;
 		int e = pthread_create(&l->tids[i], NULL, worker, wa);
+		if (e == 0) /* named for thread dumps (bench/gpu_hang.sh) */
+			pthread_setname_np(l->tids[i], "sp-reader");
 		if (e != 0) {
 			free(wa);
 			ex_data_loader_free(l);
