@@ -17,6 +17,8 @@
  *   slowdown_compute   factor: compute slowed while an all-reduce runs beside it  (scope: machine/transport)
  *   slowdown_comm      factor: all-reduce slowed while compute runs beside it     (scope: machine/transport)
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
+ *   gpu_decode_img_s   JPEG decode rate per GPU of exec --data-path jpeg-gpu runs, fitted on those runs
+ *                      alone after the compute group (prior: hwdb stack scaleplan-train)  (scope: machine/GPU/stack)
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -40,6 +42,7 @@
  *                  pipeline above is then played with those rates (exposed also counts what backward lost)
  *   t_iter       = t_compute + exposed
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
+ *                  jpeg-gpu runs: min(gpus x B / t_iter, gpus x gpu_decode_img_s)
  *
  * Fits use GSL's trust-region nonlinear least squares (gsl_multifit_nlinear) on relative residuals
  * (predicted / measured - 1); parameters are fitted in log (or logit) space so they stay physical, and

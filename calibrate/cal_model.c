@@ -112,6 +112,9 @@ typedef struct cal_layer {
 enum { CAL_MAX_LAYERS = 256, CAL_MAX_BUCKETS = 128 };
 
 /* What predictions need besides the parameters. */
+/* The GPU JPEG decoder's rate where the database has none: the engine's on one H100 (bench/NOTES.md, issue 27). */
+#define CAL_GPU_DECODE_PRIOR 5400.0
+
 typedef struct cal_env {
 	const hw_db *db;
 	model_params mp;      /* the model's defaults: priors */
@@ -294,6 +297,25 @@ static double contention(cal_pset *ps, const cal_point *p, const char *t, const 
 	return v;
 }
 
+/* A run whose JPEGs the GPU decoded (exec --data-path jpeg-gpu): fitted after the compute group, on its own
+ * parameter, so that a decoder-bound point does not pull the compute efficiency down. */
+static bool gpu_jpeg(const cal_point *p)
+{
+	return p->kind == CAL_THROUGHPUT && strcmp(p->data, "jpeg-gpu") == 0;
+}
+
+static char *decode_scope(const cal_point *p)
+{
+	return xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
+}
+
+/* The stack's measured rate (hwdb stacks.csv gpu_decode_img_s), else CAL_GPU_DECODE_PRIOR. */
+static double gpu_decode_prior(const cal_env *e)
+{
+	const hw_stack *st = e->db ? hw_stack_find(e->db, "scaleplan-train") : NULL;
+	return st && isfinite(st->gpu_decode_img_s) ? st->gpu_decode_img_s : CAL_GPU_DECODE_PRIOR;
+}
+
 /* The fitted decode rate per core of a machine (any pipeline fitted on it), or NAN. */
 static double machine_decode_rate(const cal_pset *ps, const char *machine)
 {
@@ -411,8 +433,14 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		comm_after_bwd = fmax(0.0, comm_end - bwd_end);
 	}
 	double img_s = p->gpus * B / (tc + exposed);
-	/* JPEG data: no faster than the decode cores of the nodes (where a pipeline was fitted) */
-	if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
+	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
+	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
+	if (gpu_jpeg(p)) {
+		char *dsc = decode_scope(p);
+		img_s = fmin(img_s, p->gpus * pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s"));
+		free(dsc);
+	} else if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
+		/* JPEG decoded by the CPU: no faster than the decode cores of the nodes (where a pipeline was fitted) */
 		double r = machine_decode_rate(ps, p->machine);
 		if (isfinite(r))
 			img_s = fmin(img_s, r * p->data_threads * p->nodes);
@@ -465,9 +493,16 @@ double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts)
 
 /* ---- fit groups ---- */
 
+
 /* The group a point is fitted in, and the free parameters of that group. */
 static char *group_of(const cal_env *e, const cal_point *p)
 {
+	if (gpu_jpeg(p)) {
+		char *dsc = decode_scope(p);
+		char *g = xasprintf("gpu-decode|%s", dsc);
+		free(dsc);
+		return g;
+	}
 	switch (p->kind) {
 	case CAL_THROUGHPUT: {
 		char *sc = compute_scope(p);
@@ -498,7 +533,7 @@ static int group_stage(const cal_point *p)
 	case CAL_ALLREDUCE: return p->nodes > 1 && p->gpus_per_node > 1 ? 1 : 0;
 	case CAL_CONTENTION: return 0;
 	case CAL_PIPELINE: return 2;
-	case CAL_THROUGHPUT: return 3;
+	case CAL_THROUGHPUT: return gpu_jpeg(p) ? 4 : 3;
 	default: return 4;
 	}
 }
@@ -554,6 +589,22 @@ static void choose_vars(fitctx *c)
 	cal_pset *ps = c->ps;
 	const cal_point *p0 = &c->d->pts[c->pts[0]];
 	c->nv = 0;
+	if (gpu_jpeg(p0)) {
+		/* starts at the slowest point's rate per GPU where that is below the prior, so that the decoder
+		 * bound is active (a min() has no slope on its other side) */
+		double start = gpu_decode_prior(e);
+		for (int k = 0; k < c->npts; k++) {
+			const cal_point *p = &c->d->pts[c->pts[k]];
+			start = fmin(start, 0.999 * p->measured / p->gpus);
+		}
+		char *dsc = decode_scope(p0);
+		int idx = cal_pset_get(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
+		if (ps->p[idx].status != CAL_FITTED)
+			ps->p[idx].value = start;
+		addvar(c, ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
+		free(dsc);
+		return;
+	}
 	switch (p0->kind) {
 	case CAL_THROUGHPUT: {
 		char *sc = compute_scope(p0);

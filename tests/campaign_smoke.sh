@@ -50,4 +50,16 @@ cp tests/data/cal/h200x2/allreduce.csv "$T/ar.csv"
 grep -q "leave-one-out error" "$T/run.txt" || fail "--run: no leave-one-out error printed"
 [ -s "$T/r/profile.csv" ] && [ -s "$T/r/parity.csv" ] || fail "--run: profile or parity CSV missing"
 grep -qi nan "$T/r/profile.csv" && fail "--run: NaN in the profile"
+
+# recorded H100 runs (bench/NOTES.md issue 27, session 9): synthetic at batch 64 and 128, jpeg-gpu at 64. The
+# decoder-bound jpeg-gpu point gets its own parameter (gpu_decode_img_s) and leaves the compute fit as the two
+# synthetic points alone make it.
+"$SP" calibrate --measurements tests/data/cal/h100-jpeg --out "$T/all.csv" > "$T/all.txt" 2>&1 || fail "calibrate: $(tail -3 "$T/all.txt")"
+mkdir "$T/syn" && cp tests/data/cal/h100-jpeg/*synthetic* "$T/syn/"
+"$SP" calibrate --measurements "$T/syn" --out "$T/syn.csv" > "$T/syn.txt" 2>&1 || fail "calibrate (synthetic only) failed"
+eff() { awk '$1 == "eff_peak" { print $3 }' "$1"; }
+[ -n "$(eff "$T/all.txt")" ] && [ "$(eff "$T/all.txt")" = "$(eff "$T/syn.txt")" ] ||
+	fail "the jpeg-gpu point moved eff_peak: $(eff "$T/all.txt") vs $(eff "$T/syn.txt") without it"
+awk '$1 == "gpu_decode_img_s" { ok = ($3 > 4700 && $3 < 4713) } END { exit !ok }' "$T/all.txt" ||
+	fail "gpu_decode_img_s not fitted to the jpeg-gpu point (4706 img/s): $(grep gpu_decode "$T/all.txt")"
 echo "campaign_smoke: ok"
