@@ -162,18 +162,13 @@ typedef struct gj_lane_arg {
 	gj_lane *l;
 } gj_lane_arg;
 
-/* A decode stream. (At the highest priority nvJPEG's kernels measured no faster: 5,419 vs 5,426 img/s on an
- * H100, bench/NOTES.md issue 27.) */
-static void decode_stream(cudaStream_t *s)
-{
-	CUDA_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
-}
-
 static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)
 {
 	NVJ_CHECK(nvjpegJpegStateCreate(h, &l->st));
 	l->init_n = -1;
-	decode_stream(&l->cs);
+	/* default priority: at the highest, nvJPEG's kernels measured no faster (5,419 vs 5,426 img/s on an H100,
+	 * bench/NOTES.md issue 27) */
+	CUDA_CHECK(cudaStreamCreateWithFlags(&l->cs, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaEventCreateWithFlags(&l->done_ev, cudaEventDisableTiming));
 	l->ptr = xcalloc((size_t)batch, sizeof(*l->ptr));
 	l->len = xcalloc((size_t)batch, sizeof(*l->len));
@@ -232,7 +227,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	if (g->nlanes)
 		g->st_hw = g->lane[0].cs;
 	else
-		decode_stream(&g->st_hw);
+		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaGetDevice(&g->dev));
 	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
 	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
@@ -244,8 +239,9 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		CUDA_CHECK(cudaHostAlloc((void **)&sl->desc_h, (size_t)batch * sizeof(ex_crop_desc), cudaHostAllocDefault));
-		CUDA_CHECK(cudaHostAlloc((void **)&sl->stage_h, (size_t)batch * gj_round((size_t)hw * hw * 3),
-					 cudaHostAllocDefault));
+		if (g->cpu_auto || g->cpu_n > 0) /* the CPU share's images: pinned only where it is on */
+			CUDA_CHECK(cudaHostAlloc((void **)&sl->stage_h, (size_t)batch * gj_round((size_t)hw * hw * 3),
+						 cudaHostAllocDefault));
 		CUDA_CHECK(ex_dev_malloc((void **)&sl->desc_d, (size_t)batch * sizeof(ex_crop_desc)));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded, cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&sl->decoded_hw, cudaEventDisableTiming));
@@ -256,13 +252,12 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	int e2 = pthread_create(&g->th, NULL, decode_thread, g);
-	if (e2 == 0) /* named for thread dumps (bench/gpu_hang.sh) */
-		pthread_setname_np(g->th, "sp-jpeg-decode");
 	if (e2 != 0) {
 		err_set("cannot start the JPEG decode thread: %s", strerror(e2));
 		ex_gjpeg_free(g);
 		return ERR_ENV;
 	}
+	pthread_setname_np(g->th, "sp-jpeg-decode"); /* for thread dumps (bench/gpu_hang.sh) */
 	g->th_started = true;
 	for (int k = 1; k < g->nlanes; k++) {
 		gj_lane_arg *la = xmalloc(sizeof(*la));
@@ -325,13 +320,11 @@ void ex_gjpeg_begin(ex_gjpeg *g, long batches)
 	submit_idle(g);
 }
 
-/* Grows the slot's arena to `need` bytes once nothing reads it any more. */
+/* Grows the slot's arena to `need` bytes (fill waited for its last reader). */
 static void arena_fit(gj_slot *sl, size_t need)
 {
 	if (need <= sl->cap_B)
 		return;
-	if (sl->consumed_rec)
-		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
 	ex_dev_free(sl->dec); /* cudaFree waits for the device */
 	sl->cap_B = need + need / 4; /* a little headroom: batches differ in size */
 	CUDA_CHECK(ex_dev_malloc((void **)&sl->dec, sl->cap_B));
@@ -554,14 +547,16 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
  * from then on. */
 static void cpu_share_adjust(ex_gjpeg *g, double reader_wait_s)
 {
+	g->ts.cpu_n = g->cpu_n;
+	if (!g->cpu_auto)
+		return;
 	pthread_mutex_lock(&g->mu);
 	double fw = g->s.feed_wait_s;
 	pthread_mutex_unlock(&g->mu);
 	g->win_fed_s += fw - g->fw_seen;
 	g->fw_seen = fw;
 	g->win_reader_s += reader_wait_s;
-	g->ts.cpu_n = g->cpu_n;
-	if (!g->cpu_auto || ++g->win_n < GJ_CPU_WINDOW)
+	if (++g->win_n < GJ_CPU_WINDOW)
 		return;
 	int step = g->batch >= 32 ? g->batch / 32 : 1, n = g->cpu_n;
 	if (g->win_reader_s > GJ_CPU_WINDOW * 0.5e-3)
@@ -600,11 +595,12 @@ static void fill(ex_gjpeg *g)
 	sl->raw = k;
 	/* the descriptors in pinned memory were last copied by this slot's previous decode (completed:
 	 * slot_release synchronised it); the arena's last reader is the crop kernel of `consumed` */
-	layout(sl, g->raw[k], lab, n, g->hw);
-	/* waited for here rather than by the decode streams: an nvJPEG call whose stream waited on the compute
-	 * stream stopped for good inside an epoch at batch 64 and 128 (bench/NOTES.md, issue 27) */
+	/* the slot's last reader (its crop kernel) waited for on the host, once, before the arena is touched:
+	 * no decode stream then waits on the compute stream inside an nvJPEG call (a suspect of the stops at
+	 * batch 64 and 128, bench/NOTES.md issue 27, not shown to be their cause: they went on after it) */
 	if (sl->consumed_rec)
 		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
+	layout(sl, g->raw[k], lab, n, g->hw);
 	if (sl->cpu_B)
 		CUDA_CHECK(cudaMemcpyAsync(sl->dec, sl->stage_h, sl->cpu_B, cudaMemcpyHostToDevice, g->st));
 	decode(g, sl, g->raw[k], n);
@@ -731,7 +727,8 @@ void ex_gjpeg_free(ex_gjpeg *g)
 	for (int k = 0; k < GJ_SLOTS; k++) {
 		gj_slot *sl = &g->slot[k];
 		cudaFreeHost(sl->desc_h);
-		cudaFreeHost(sl->stage_h);
+		if (sl->stage_h)
+			cudaFreeHost(sl->stage_h);
 		ex_dev_free(sl->desc_d);
 		ex_dev_free(sl->dec);
 		if (sl->decoded)

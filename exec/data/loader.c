@@ -554,10 +554,10 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 	l->aug.dtype = c->dtype;
 	l->aug.full_decode = c->full_decode;
 	l->aug.fast_dct = c->fast_dct;
-	l->aug_u8 = l->aug;
-	l->aug_u8.dtype = EX_DATA_U8;
 	if (c->scale_min > 0 && c->scale_min <= 1)
 		l->aug.scale_min = c->scale_min;
+	l->aug_u8 = l->aug;
+	l->aug_u8.dtype = EX_DATA_U8;
 	l->img_B = ex_jpeg_image_bytes(&l->aug);
 	l->slots = xcalloc((size_t)c->depth, sizeof *l->slots);
 	pthread_mutex_init(&l->mu, NULL);
@@ -569,14 +569,13 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 		wa->l = l;
 		wa->id = i;
 		int e = pthread_create(&l->tids[i], NULL, worker, wa);
-		if (e == 0) /* named for thread dumps (bench/gpu_hang.sh) */
-			pthread_setname_np(l->tids[i], "sp-reader");
 		if (e != 0) {
 			free(wa);
 			ex_data_loader_free(l);
 			err_set("data: cannot start decode thread %d: %s", i, strerror(e));
 			return ERR_ENV;
 		}
+		pthread_setname_np(l->tids[i], "sp-reader"); /* for thread dumps (bench/gpu_hang.sh) */
 		l->nthreads++;
 	}
 	*out = l;
