@@ -12,8 +12,10 @@ for v0 in ${VARIANTS:-default}; do for rep in $(seq 1 ${REPEAT:-1}); do
 	v=$v0-$rep
 	E=(); [ "$v0" != default ] && E=(${v0//,/ })
 	Q=; case ",$v0," in *,QUIET=1,*) Q=--quiet ;; esac
+	# --data-timeout (DATA_TIMEOUT s, below LIMIT): a run that stops ends itself with a report of each data
+	# thread's phase (exit 2), kept in hang_$v.log and shown below
 	env "${E[@]}" taskset -c 0-3 $TR --data /tmp/inlike --data-path jpeg-gpu --batch-per-gpu ${B:-64} --epochs ${EPOCHS:-1} \
-		$Q > "$DEST/hang_$v.log" 2>&1 &
+		--data-timeout ${DATA_TIMEOUT:-30} $Q > "$DEST/hang_$v.log" 2>&1 &
 	pid=$!; t=0
 	while kill -0 $pid 2>/dev/null && [ $t -lt ${LIMIT:-60} ]; do sleep 1; t=$((t + 1)); done
 	if kill -0 $pid 2>/dev/null; then
@@ -28,6 +30,7 @@ for v0 in ${VARIANTS:-default}; do for rep in $(seq 1 ${REPEAT:-1}); do
 		kill -9 $pid; wait $pid 2>/dev/null
 		grep -E "^#[0-9]+ .* in (ex_|fill|decode|nvjpeg|pthread_cond|cuda|batched|lane|slot|worker|feed)" "$DEST/bt_$v.txt" 2>/dev/null | head -30
 	else
-		wait $pid; echo "$v: rc $? in $t s; $(grep -o 'img_s=[0-9]*' "$DEST/hang_$v.log")"
+		wait $pid; rc=$?; echo "$v: rc $rc in $t s; $(grep -o 'img_s=[0-9]*' "$DEST/hang_$v.log")"
+		[ $rc -eq 2 ] && grep -A12 "jpeg-gpu: no batch" "$DEST/hang_$v.log"
 	fi
 done; done

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "exec/data/ex_data.h"
@@ -63,6 +64,8 @@ struct ex_src {
 	long eval_left;    /* eval batches still to deliver this pass */
 	/* --data-path jpeg-gpu (ex_jpeg_gpu.c): the loaders only read; these decode */
 	ex_gjpeg *gtr, *gev;
+	ex_data_watch *watch; /* their stall watch (--data-timeout) */
+	int wfeed;            /* the training thread's party in it */
 	long ev_pref;      /* eval batches of this pass whose decode was enqueued */
 	long ev_n;         /* eval batches in a pass */
 };
@@ -211,11 +214,33 @@ static void gaps_init(ex_src *s)
 }
 
 #ifdef EX_HAVE_NVJPEG
+/* The stall watch fired: where each thread was, what the readers hold, then the job ends (a run that waits
+ * for ever holds its GPUs and tells nobody: bench/NOTES.md, issue 27). _exit: the threads it names may be
+ * stuck inside CUDA or nvJPEG, where exit()'s clean-up would wait for them too. No CSV is written. */
+static void on_stall(const char *report, void *arg)
+{
+	ex_src *s = arg;
+	char tr[512], ev[512];
+	ex_data_loader_describe(s->tr.L, tr, sizeof(tr));
+	ex_data_loader_describe(s->ev.L, ev, sizeof(ev));
+	fprintf(stderr, "scaleplan-train: jpeg-gpu: %s  reader threads, training: %s\n  reader threads, "
+		"evaluation: %s\nscaleplan-train: ending the job (--data-timeout %.0f; 0 turns this watch off)\n",
+		report, tr, ev, s->cfg.stall_s);
+	fflush(stderr);
+	fflush(stdout);
+	_exit(EXIT_ENV);
+}
+
 static void attach_gpu(ex_src *s, ex_net *net)
 {
 	s->net = net;
-	if (ex_gjpeg_new(&s->gtr, s->tr.L, net->batch, net->hw, net->dt) < 0 ||
-	    ex_gjpeg_new(&s->gev, s->ev.L, net->batch, net->hw, net->dt) < 0) {
+	int rc = ex_data_watch_new(&s->watch, s->cfg.stall_s, on_stall, s);
+	s->wfeed = ex_data_watch_party(s->watch, "training thread");
+	if (rc == 0)
+		rc = ex_gjpeg_new(&s->gtr, s->tr.L, net->batch, net->hw, net->dt, s->watch, s->wfeed, "train");
+	if (rc == 0)
+		rc = ex_gjpeg_new(&s->gev, s->ev.L, net->batch, net->hw, net->dt, s->watch, s->wfeed, "val");
+	if (rc < 0) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		exit(EXIT_ENV);
 	}
@@ -223,8 +248,15 @@ static void attach_gpu(ex_src *s, ex_net *net)
 	s->ev_n = ex_data_loader_batches_per_epoch(s->ev.L);
 	ex_gjpeg_begin(s->gtr, 1L << 62);
 	ex_gjpeg_prefetch(s->gtr); /* the first batch */
+	ex_data_watch_arm(s->watch, true);
 }
 #endif
+
+void ex_src_watch(ex_src *s, bool on)
+{
+	if (s)
+		ex_data_watch_arm(s->watch, on);
+}
 
 void ex_src_attach(ex_src *s, ex_net *net)
 {
@@ -443,6 +475,7 @@ void ex_src_free(ex_src *s)
 {
 	if (!s)
 		return;
+	ex_data_watch_arm(s->watch, false); /* no batches from here on */
 	if (s->net)
 		cudaDeviceSynchronize();
 	ex_gjpeg_stop(s->gtr); /* the decode threads first: they may be waiting on the loaders */
@@ -451,6 +484,7 @@ void ex_src_free(ex_src *s)
 	pool_free(&s->ev);
 	ex_gjpeg_free(s->gtr); /* after the loaders: their readers may hold its raw buffers until joined */
 	ex_gjpeg_free(s->gev);
+	ex_data_watch_free(s->watch); /* after the threads that name their phases in it */
 	if (s->net && s->cfg.gpu) {
 		for (int i = 0; i < EX_SRC_GAPS; i++) {
 			cudaEventDestroy(s->gap0[i]);

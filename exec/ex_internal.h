@@ -437,6 +437,7 @@ typedef struct ex_src_cfg {
 	float scale_min;      /* RandomResizedCrop smallest area (0: 0.08) */
 	bool quiet;
 	bool gpu;             /* jpeg-gpu: threads only read files, nvJPEG decodes (ex_jpeg_gpu.c) */
+	double stall_s;       /* jpeg-gpu: no batch for this long ends the job with a report (--data-timeout; 0 never) */
 } ex_src_cfg;
 /* Scans DIR/train and DIR/val and starts both decode pools. ERR_INPUT (err set) on a missing folder,
  * no images, or class folders that differ between train/ and val/. */
@@ -458,6 +459,9 @@ double ex_src_epoch_wait(ex_src *s);
  * returns its valid images (the last may be short). */
 int ex_src_eval_begin(ex_src *s);
 int ex_src_eval_batch(ex_src *s);
+/* jpeg-gpu's stall watch (--data-timeout): on while steps take batches (ex_src_attach turns it on), off
+ * around work that takes none (checkpoints, the end of the run); turning it on restarts the count. */
+void ex_src_watch(ex_src *s, bool on);
 /* One line of loader totals (and the bad files) to f. */
 void ex_src_report(ex_src *s, FILE *f);
 void ex_src_free(ex_src *s);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "exec/data/ex_data.h"
@@ -64,6 +65,7 @@ typedef struct gj_lane {
 	bool go;                     /* work handed over, not finished */
 	pthread_t th;
 	bool started;
+	int wp;                      /* its thread's party in the stall watch */
 } gj_lane;
 
 typedef struct gj_slot {
@@ -115,6 +117,10 @@ struct ex_gjpeg {
 	double fw_seen;                    /* the training thread's feed wait at the last batch */
 	double win_reader_s, win_fed_s;    /* the waits summed over the adjustment window */
 	int win_n;                         /* batches in it */
+	/* the stall watch (ex_data_watch, owned by ex_input.c): the decode thread's party, the training thread's */
+	ex_data_watch *w;
+	int wp, wfeed;
+	long test_stall;                   /* EX_JPEG_TEST_STALL: the batch (from 1) before which fill stops; 0 never */
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 };
@@ -156,6 +162,18 @@ static void *lane_thread(void *arg);
  * from three threads at once stopped inside nvJPEG (bench/NOTES.md, issue 27). */
 static pthread_mutex_t nvj_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* What a thread is doing, for the stall watch's report (exec/data/watch.c). */
+static const char PH_IDLE[] = "idle (no batch asked for)", PH_RELEASE[] = "waiting for the slot's last decode to "
+	"complete (cudaEventSynchronize of decoded)", PH_READERS[] = "waiting for the reader threads' next batch "
+	"(ex_data_loader_wait)", PH_CONSUMED[] = "waiting on the host for the slot's last crop kernel "
+	"(cudaEventSynchronize of consumed)", PH_ARENA[] = "growing the arena (cudaFree, cudaMalloc)",
+	PH_LOCK[] = "waiting for the process's nvJPEG lock", PH_HW[] = "in nvjpegDecodeBatched (hardware decoder)",
+	PH_HYBRID[] = "in nvjpegDecodeBatched (GPU hybrid)", PH_ONE[] = "in nvjpegDecode (one image at a time)",
+	PH_LANES[] = "waiting for the other hardware lanes", PH_QUEUE[] = "queuing copies and events",
+	PH_FEED[] = "waiting for a decoded batch (ex_gjpeg_feed)", PH_STEP[] = "outside the data path (steps, "
+	"evaluation, CUDA calls)", PH_BEGIN[] = "waiting for the decode thread to go idle (a pass begins)",
+	PH_LANE_IDLE[] = "idle (no share asked for)", PH_TEST_STALL[] = "stopped on purpose (EX_JPEG_TEST_STALL)";
+
 static size_t gj_round(size_t b) { return (b + GJ_ALIGN - 1) / GJ_ALIGN * GJ_ALIGN; }
 typedef struct gj_lane_arg {
 	ex_gjpeg *g;
@@ -192,10 +210,17 @@ static void lane_free(gj_lane *l)
 	free(l->idx);
 }
 
-int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype dt)
+int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype dt, ex_data_watch *w,
+		 int feeder, const char *name)
 {
 	ex_gjpeg *g = xcalloc(1, sizeof(*g));
+	char party[48];
 	g->L = L;
+	g->w = w;
+	g->wfeed = feeder;
+	snprintf(party, sizeof(party), "%s decode thread", name);
+	g->wp = ex_data_watch_party(w, party);
+	g->test_stall = strcmp(name, "train") == 0 ? ex_env_int("EX_JPEG_TEST_STALL", 0, 1 << 30, 0) : 0;
 	g->batch = batch;
 	g->hw = hw;
 	g->dt = dt;
@@ -212,12 +237,16 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	pthread_mutex_init(&g->lmu, NULL);
 	pthread_cond_init(&g->lcv, NULL);
 	lane_init(&g->gl, g->gpu_h, batch);
+	g->gl.wp = g->wp;
 	NVJ_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->one_h));
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->st = g->gl.cs;
 	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
-	for (int k = 0; k < g->nlanes; k++)
+	for (int k = 0; k < g->nlanes; k++) {
 		lane_init(&g->lane[k], g->hw_h, batch);
+		snprintf(party, sizeof(party), "%s decode lane %d", name, k);
+		g->lane[k].wp = k == 0 ? g->wp : ex_data_watch_party(w, party); /* lane 0 runs on the decode thread */
+	}
 	/* off unless asked for (EX_JPEG_CPU_PCT: -1 follows who waits, 1..75 a fixed share): it raised img/s 4-6% on
 	 * 4 cores but runs with it stopped inside an epoch (bench/NOTES.md, issue 27) */
 	int pct = ex_env_int("EX_JPEG_CPU_PCT", -1, 75, 0);
@@ -296,11 +325,12 @@ static void submit_idle(ex_gjpeg *g)
 	}
 }
 
-/* The raw buffer a slot decoded from goes back once that decode completed. */
-static void slot_release(ex_gjpeg *g, gj_slot *sl)
+/* The raw buffer a slot decoded from goes back once that decode completed (party: the calling thread's). */
+static void slot_release(ex_gjpeg *g, gj_slot *sl, int party)
 {
 	if (sl->raw < 0)
 		return;
+	ex_data_watch_phase(g->w, party, PH_RELEASE);
 	CUDA_CHECK(cudaEventSynchronize(sl->decoded));
 	CUDA_CHECK(cudaEventSynchronize(sl->decoded_hw));
 	sl->raw = -1;
@@ -309,22 +339,25 @@ static void slot_release(ex_gjpeg *g, gj_slot *sl)
 
 void ex_gjpeg_begin(ex_gjpeg *g, long batches)
 {
+	ex_data_watch_phase(g->w, g->wfeed, PH_BEGIN);
 	pthread_mutex_lock(&g->mu); /* the decode thread must be idle: it submits too */
 	while (g->busy || g->want > 0)
 		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
 	for (int j = 0; j < GJ_SLOTS; j++)
 		if (!g->slot[j].full)
-			slot_release(g, &g->slot[j]);
+			slot_release(g, &g->slot[j], g->wfeed);
 	g->left = batches;
 	submit_idle(g);
+	ex_data_watch_phase(g->w, g->wfeed, PH_STEP);
 }
 
 /* Grows the slot's arena to `need` bytes (fill waited for its last reader). */
-static void arena_fit(gj_slot *sl, size_t need)
+static void arena_fit(ex_gjpeg *g, gj_slot *sl, size_t need)
 {
 	if (need <= sl->cap_B)
 		return;
+	ex_data_watch_phase(g->w, g->wp, PH_ARENA);
 	ex_dev_free(sl->dec); /* cudaFree waits for the device */
 	sl->cap_B = need + need / 4; /* a little headroom: batches differ in size */
 	CUDA_CHECK(ex_dev_malloc((void **)&sl->dec, sl->cap_B));
@@ -340,7 +373,7 @@ static nvjpegImage_t rgbi(unsigned char *p, int w)
 }
 
 /* nvjpegDecodeBatched of the lane's images on handle h; its state is re-initialised when m changes. */
-static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
+static nvjpegStatus_t batched(ex_gjpeg *g, nvjpegHandle_t h, gj_lane *l)
 {
 	const ex_data_raw *rb = l->rb;
 	const gj_slot *sl = l->sl;
@@ -358,9 +391,12 @@ static nvjpegStatus_t batched(nvjpegHandle_t h, gj_lane *l)
 			return e;
 		l->init_n = l->m;
 	}
+	ex_data_watch_phase(g->w, l->wp, PH_LOCK);
 	pthread_mutex_lock(&nvj_mu);
+	ex_data_watch_phase(g->w, l->wp, h == g->hw_h ? PH_HW : PH_HYBRID);
 	nvjpegStatus_t e = nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
 	pthread_mutex_unlock(&nvj_mu);
+	ex_data_watch_phase(g->w, l->wp, PH_QUEUE);
 	return e;
 }
 
@@ -381,9 +417,10 @@ static void *lane_thread(void *arg)
 		if (!l->go)
 			break;
 		pthread_mutex_unlock(&g->lmu);
-		nvjpegStatus_t rc = batched(g->hw_h, l);
+		nvjpegStatus_t rc = batched(g, g->hw_h, l);
 		if (rc == NVJPEG_STATUS_SUCCESS && cudaEventRecord(l->done_ev, l->cs) != cudaSuccess)
 			rc = NVJPEG_STATUS_EXECUTION_FAILED;
+		ex_data_watch_phase(g->w, l->wp, PH_LANE_IDLE);
 		pthread_mutex_lock(&g->lmu);
 		l->rc = rc;
 		l->go = false;
@@ -401,7 +438,9 @@ static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, const int
 		int k = idx[i];
 		const ex_data_raw_img *ri = &rb->img[k];
 		nvjpegImage_t im = rgbi(sl->dec + sl->desc_h[k].off_B, ri->width);
+		ex_data_watch_phase(g->w, g->wp, PH_LOCK);
 		pthread_mutex_lock(&nvj_mu);
+		ex_data_watch_phase(g->w, g->wp, PH_ONE);
 		nvjpegStatus_t e = nvjpegDecode(g->one_h, g->one_st, ri->data, ri->len_B, NVJPEG_OUTPUT_RGBI, &im, g->st);
 		pthread_mutex_unlock(&nvj_mu);
 		if (e == NVJPEG_STATUS_SUCCESS) {
@@ -421,7 +460,7 @@ static int one_by_one(ex_gjpeg *g, const ex_data_raw *rb, gj_slot *sl, const int
 /* Lays the batch out in the arena and fills the crops (offsets, sizes, crop, flip, label). The images the
  * loader's threads decoded (out x out, resized and flipped already) come first, packed into the pinned stage
  * in the same layout, so one copy moves them all. */
-static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n, int out)
+static void layout(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, const int *lab, int n, int out)
 {
 	size_t off = 0, pix_B = (size_t)out * out * 3;
 	for (int pass = 0; pass < 2; pass++) {
@@ -449,7 +488,7 @@ static void layout(gj_slot *sl, const ex_data_raw *rb, const int *lab, int n, in
 		if (pass == 0)
 			sl->cpu_B = off;
 	}
-	arena_fit(sl, off);
+	arena_fit(g, sl, off);
 }
 
 static void lane_result(ex_gjpeg *g, gj_lane *l, nvjpegStatus_t e, bool *ok, long *count)
@@ -486,7 +525,8 @@ static void decode_hw(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n, co
 		g->lane[p].go = true;
 	pthread_cond_broadcast(&g->lcv);
 	pthread_mutex_unlock(&g->lmu);
-	nvjpegStatus_t e0 = batched(g->hw_h, &g->lane[0]);
+	nvjpegStatus_t e0 = batched(g, g->hw_h, &g->lane[0]);
+	ex_data_watch_phase(g->w, g->wp, PH_LANES);
 	pthread_mutex_lock(&g->lmu);
 	for (int p = 1; p < nl; p++)
 		while (g->lane[p].go)
@@ -521,7 +561,7 @@ static void decode(ex_gjpeg *g, gj_slot *sl, const ex_data_raw *rb, int n)
 	for (int i = 0; i < n; i++)
 		if (!to_hw[i] && !rb->img[i].cpu)
 			l->idx[l->m++] = i;
-	lane_result(g, l, batched(g->gpu_h, l), ok, &g->ts.gpu);
+	lane_result(g, l, batched(g, g->gpu_h, l), ok, &g->ts.gpu);
 	decode_hw(g, sl, rb, n, to_hw, m_hw, ok);
 	free(to_hw);
 	int donor = -1;
@@ -579,7 +619,13 @@ static void fill(ex_gjpeg *g)
 	void *d;
 	int *lab;
 	double t0 = time_now_s();
-	slot_release(g, sl);
+	if (g->test_stall > 0 && g->ts.batches + 1 == g->test_stall) {
+		ex_data_watch_phase(g->w, g->wp, PH_TEST_STALL);
+		for (;;) /* a stop that --data-timeout must catch (tests/gpu/jpeg_gpu_smoke.sh) */
+			sleep(1);
+	}
+	slot_release(g, sl, g->wp);
+	ex_data_watch_phase(g->w, g->wp, PH_READERS);
 	int n = ex_data_loader_wait(g->L, &d, &lab);
 	if (n < 0)
 		die_loader("data");
@@ -598,9 +644,11 @@ static void fill(ex_gjpeg *g)
 	/* the slot's last reader (its crop kernel) waited for on the host, once, before the arena is touched:
 	 * no decode stream then waits on the compute stream inside an nvJPEG call (a suspect of the stops at
 	 * batch 64 and 128, bench/NOTES.md issue 27, not shown to be their cause: they went on after it) */
+	ex_data_watch_phase(g->w, g->wp, PH_CONSUMED);
 	if (sl->consumed_rec)
 		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
-	layout(sl, g->raw[k], lab, n, g->hw);
+	layout(g, sl, g->raw[k], lab, n, g->hw);
+	ex_data_watch_phase(g->w, g->wp, PH_QUEUE);
 	if (sl->cpu_B)
 		CUDA_CHECK(cudaMemcpyAsync(sl->dec, sl->stage_h, sl->cpu_B, cudaMemcpyHostToDevice, g->st));
 	decode(g, sl, g->raw[k], n);
@@ -632,6 +680,7 @@ static void *decode_thread(void *arg)
 	}
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
+		ex_data_watch_phase(g->w, g->wp, PH_IDLE);
 		while (!g->stop && g->want == 0)
 			pthread_cond_wait(&g->cv, &g->mu);
 		if (g->want == 0)
@@ -672,10 +721,13 @@ int ex_gjpeg_feed(ex_gjpeg *g, ex_net *net, cudaEvent_t after_wait)
 		pthread_cond_broadcast(&g->cv);
 	}
 	double t0 = time_now_s();
+	ex_data_watch_phase(g->w, g->wfeed, PH_FEED);
 	while (!sl->full)
 		pthread_cond_wait(&g->cv, &g->mu);
 	g->s.feed_wait_s += time_now_s() - t0;
 	pthread_mutex_unlock(&g->mu);
+	ex_data_watch_phase(g->w, g->wfeed, PH_STEP);
+	ex_data_watch_progress(g->w);
 	CUDA_CHECK(cudaStreamWaitEvent(net->stream, sl->decoded, 0));
 	CUDA_CHECK(cudaStreamWaitEvent(net->stream, sl->decoded_hw, 0));
 	if (after_wait)

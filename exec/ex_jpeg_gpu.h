@@ -33,8 +33,11 @@ typedef struct ex_gjpeg_stats {
 } ex_gjpeg_stats;
 
 /* A decoder for loader L (raw mode, depth >= EX_GJ_RAW), writing batch x hw x hw x 3 images in dt.
+ * Its threads name their phases in the stall watch w (NULL: none) as "NAME decode thread" (and lanes); the
+ * training thread's phases in feed and begin go to party `feeder`; each fed batch is the watch's progress.
  * ERR_ENV when nvJPEG cannot start. */
-int ex_gjpeg_new(ex_gjpeg **g, ex_data_loader *L, int batch, int hw, ex_dtype dt);
+int ex_gjpeg_new(ex_gjpeg **g, ex_data_loader *L, int batch, int hw, ex_dtype dt, ex_data_watch *w, int feeder,
+		 const char *name);
 /* Starts a pass of `batches` batches (training: unbounded); the readers start at once. */
 void ex_gjpeg_begin(ex_gjpeg *g, long batches);
 /* Asks the decode thread to take the next raw batch and enqueue its decode into a free slot; false

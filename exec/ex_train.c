@@ -73,6 +73,7 @@ typedef struct ex_args {
 	const char *mk_dir;   /* --make-jpeg-folder DIR: write an ImageNet-like folder and exit */
 	long mk_images;       /* --images N: its training images */
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
+	double data_timeout_s; /* --data-timeout: jpeg-gpu's stall watch (ex_input.c) */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
 #ifdef EX_HAVE_DIST
 	ex_dist_opts dist;    /* --nccl-mode ... (ex_dist_opt_set) */
@@ -118,6 +119,8 @@ static void usage(FILE *f)
 		"                        (libjpeg-turbo on the CPU); default " EX_DATA_PATH_DEFAULT "\n"
 		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
+		"  --data-timeout S      jpeg-gpu: when no batch reaches the step for S seconds, end the job (exit 2) with\n"
+		"                        a report of where each data thread was (default 300; 0: wait for ever)\n"
 		"  --make-jpeg-folder DIR --images N   write an ImageNet-like folder (--classes, default 1,000; photo-like\n"
 		"                        content, ImageNet-like sizes; N train + N/10 val JPEGs, --data-threads writers), exit\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
@@ -172,6 +175,8 @@ static void usage(FILE *f)
 		"  EX_JPEG_CPU_PCT=P     jpeg-gpu: the reader threads decode P%% of each batch themselves (1..75; -1: a\n"
 		"                        share that follows who waits; default 0: off - see bench/NOTES.md, issue 27)\n"
 		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
+		"  EX_JPEG_TEST_STALL=N  jpeg-gpu, tests only: the training decode thread stops before its batch N (from\n"
+		"                        1), so --data-timeout's report can be checked (tests/gpu/jpeg_gpu_smoke.sh)\n"
 		);
 }
 
@@ -189,7 +194,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
 		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
-		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010},
+		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -221,6 +226,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->run_id = "run";
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
+	a->data_timeout_s = 300; /* as --nccl-timeout: far beyond a step or an evaluation pass */
 	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
 #ifdef EX_HAVE_NVJPEG
 	a->data_gpu = true;
@@ -310,6 +316,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 #endif
 			break;
 		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
+		case 1011: NUM(a->data_timeout_s, 0, 1e6); break;
 		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
 		case 1004: a->mllog_org = optarg; break;
 		case 1005: a->mllog_platform = optarg; break;
@@ -706,7 +713,8 @@ static int run_setup(ex_run *job, int argc, char **argv)
 	if (a->folder) {
 		ex_src_cfg sc = {.dir = a->data, .batch = a->batch, .hw = a->image_size, .threads = a->data_threads,
 				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a->seed,
-				 .scale_min = a->crop_scale_min, .quiet = a->quiet, .gpu = a->data_gpu};
+				 .scale_min = a->crop_scale_min, .quiet = a->quiet, .gpu = a->data_gpu,
+				 .stall_s = a->data_timeout_s};
 		sc.dt = a->prec == EX_PREC_BF16 ? EX_BF16 : a->prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
 		if (ex_src_open(&src, &sc) < 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
@@ -1268,12 +1276,15 @@ static int run_epochs(ex_run *job)
 		MLLOG_EPOCH(EX_MLLOG_START, "eval_start", buf, e);
 		evaluate(job, &ep, &se);
 		ex_row *r = epoch_row(job, &ep, e, ms_train, &s, &se, te0, &tt);
+		ex_src_watch(job->src, false); /* a checkpoint takes no batches; on again restarts the count */
 		checkpoint(job, &ep, e, r, tt);
+		ex_src_watch(job->src, true);
 		if (a->target_top1 > 0 && r->top1 >= a->target_top1) {
 			ep.tta = tt - ep.t_run0;
 			break;
 		}
 	}
+	ex_src_watch(job->src, false);
 	ex_dist_pause(job->d);
 	CUDA_CHECK(cudaMemGetInfo(&free1, &tot));
 	job->peak_B = (double)(job->free0 - free1);

@@ -10,6 +10,7 @@ HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
 EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c
 EX_CU_SRCS  := exec/ex_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c exec/data/mkimagenet.c \
+                exec/data/watch.c \
                 exec/ex_mllog.c
 # the MLLOG writer is host C: in the library too, so tests/test_mllog.c checks it without a GPU
 LIB_SRCS    += exec/ex_mllog.c

@@ -12,6 +12,8 @@
  *    decoded by a pthread worker pool into caller-owned (pinned) host buffers, with a bounded number
  *    of batches in flight. Bad files (corrupt, truncated, not a JPEG, unreadable) are counted, named
  *    and replaced by another image; they never stop training. A split with no images is ERR_INPUT.
+ * 4. A stall watch (ex_data_watch_*, watch.c): threads name their phase; no batch delivered for a time
+ *    limit calls the owner's handler with every thread's phase and its age (scaleplan-train --data-timeout).
  *
  * ---- Integration into scaleplan-train (exec engineer): `--data DIR --data-threads N` ----
  *   ex_data_config c; ex_data_config_init(&c);            // defaults: 224 out, 256 eval resize, ImageNet mean/std
@@ -277,6 +279,28 @@ void ex_data_loader_stats(ex_data_loader *l, ex_data_stats *s);
 void ex_data_loader_report(ex_data_loader *l, FILE *f);
 /* The i-th bad file found (path relative to DIR/split) and its reason, or NULL. */
 const char *ex_data_loader_bad_file(ex_data_loader *l, long i, const char **reason);
+/* One line on the batches in flight (for a stall report): how many, and the oldest one's images handed to
+ * the threads and not finished. Does not wait for the loader's lock: says so when a thread holds it. */
+void ex_data_loader_describe(ex_data_loader *l, char *buf, size_t cap);
+
+/* ---- a stall watch for the data path (watch.c) ----
+ * Threads (parties) name the phase they are in; the delivery of a batch to the step is progress. Armed,
+ * the watch's own thread calls on_stall(report) once when no progress came for limit_s seconds; the report
+ * names each party's phase and how long it has been in it (scaleplan-train's --data-timeout). Every call
+ * takes NULL for w and then does nothing, so callers need no checks. */
+typedef struct ex_data_watch ex_data_watch;
+enum { EX_WATCH_PARTIES = 8 };
+typedef void (*ex_data_watch_fn)(const char *report, void *arg);
+/* limit_s 0 or on_stall NULL: no thread (phases are still kept; ex_data_watch_check works). ERR_INPUT for a
+ * negative or absurd limit, ERR_ENV when the thread cannot start. */
+int ex_data_watch_new(ex_data_watch **out, double limit_s, ex_data_watch_fn on_stall, void *arg);
+int ex_data_watch_party(ex_data_watch *w, const char *name); /* its id, or -1 past EX_WATCH_PARTIES */
+void ex_data_watch_phase(ex_data_watch *w, int party, const char *phase); /* phase: a string that lives on */
+void ex_data_watch_progress(ex_data_watch *w);
+void ex_data_watch_arm(ex_data_watch *w, bool armed); /* arming starts the limit's count */
+/* Whether the watch counts as stalled at now_s (time_now_s's clock); if so, and report, writes the report. */
+bool ex_data_watch_check(ex_data_watch *w, double now_s, char *report, size_t cap);
+void ex_data_watch_free(ex_data_watch *w);
 
 /* ---- an ImageNet-like JPEG folder for benchmarks (mkimagenet.c) ---- */
 typedef struct ex_mkin_config {

@@ -268,7 +268,9 @@ static void make_order(ex_data_loader *l, long e)
 /* Reads a whole file into *buf (grown as needed). */
 static int read_whole(const char *path, unsigned char **buf, size_t *cap, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or device) named .JPEG would block open() for ever; so it opens, fails the
+	 * regular-file check below and is skipped. Reads of regular files ignore the flag. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return err_set("cannot open: %s", strerror(errno));
 	struct stat sb;
@@ -721,5 +723,31 @@ void ex_data_loader_report(ex_data_loader *l, FILE *f)
 		fprintf(f, "  skipped %s: %s\n", l->notes[i].path, l->notes[i].why);
 	if (l->skipped_named)
 		fprintf(f, "  ... and %ld more\n", l->skipped_named);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void ex_data_loader_describe(ex_data_loader *l, char *buf, size_t cap)
+{
+	if (cap == 0)
+		return;
+	/* a stall report must not stall on the lock it reports on: a few tries, then say who holds it */
+	bool locked = false;
+	for (int i = 0; i < 100 && !locked; i++) {
+		locked = pthread_mutex_trylock(&l->mu) == 0;
+		if (!locked)
+			usleep(10000);
+	}
+	if (!locked) {
+		snprintf(buf, cap, "%s: its lock stayed held for 1 s (a reader thread holds it)", l->root);
+		return;
+	}
+	if (l->nslots == 0) {
+		snprintf(buf, cap, "%s: no batch in flight, %ld delivered", l->root, l->st.batches);
+	} else {
+		const slot *s = &l->slots[l->head];
+		snprintf(buf, cap, "%s: %d batches in flight, %ld delivered; the oldest (batch %ld): %d of %d images "
+			 "handed to the %d reader threads, %d not finished", l->root, l->nslots, l->st.batches, s->seq,
+			 s->assigned, s->count, l->nthreads, s->remaining);
+	}
 	pthread_mutex_unlock(&l->mu);
 }

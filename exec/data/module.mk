@@ -4,7 +4,8 @@
 #   build/scaleplan-databench  decode+augment images/s per thread count -> CSV
 #   make fuzz-data             libFuzzer (clang) on the JPEG and IDX readers, briefly
 # SPDX-License-Identifier: GPL-3.0-or-later
-EX_DATA_SRCS := exec/data/idx.c exec/data/jpeg.c $(wildcard exec/data/loader.c) exec/data/mkimagenet.c
+EX_DATA_SRCS := exec/data/idx.c exec/data/jpeg.c $(wildcard exec/data/loader.c) exec/data/mkimagenet.c \
+                exec/data/watch.c
 LIB_SRCS += $(EX_DATA_SRCS)
 LDLIBS += -lturbojpeg -ljpeg
 
