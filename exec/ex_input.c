@@ -436,11 +436,14 @@ void ex_src_report(ex_src *s, FILE *f)
 		fprintf(f, "input: %s, jpeg-gpu (%s), %d reader threads; train %ld images (%ld batches), val %ld; decoded "
 			   "by the hardware decoder %ld, GPU hybrid %ld, one by one %ld, reader threads %ld (last %d a batch); "
 			   "%ld replaced, %ld bad files; GPU "
-			   "waited %.2f s for input; decode thread: %.2f s waiting for readers, %.2f s in nvJPEG calls; training "
-			   "thread waited %.2f s for it; hardware decoder called by %d threads; read %.1f s (thread sums)\n", s->cfg.dir,
+			   "waited %.2f s for input; decode thread: %.2f s waiting for readers, %.2f s from a batch read to its "
+			   "decode enqueued (%.2f s waiting for the slot, %.2f s in the hardware decoder's calls, %.2f s in the "
+			   "GPU hybrid's); training thread waited %.2f s for it; hardware decoder called by %d threads; read %.1f s "
+			   "(thread sums)\n", s->cfg.dir,
 			ex_gjpeg_backend(s->gtr), s->cfg.threads, gt.images, gt.batches, ge.images, gt.hw + ge.hw,
 			gt.gpu + ge.gpu, gt.single + ge.single, gt.cpu + ge.cpu, gt.cpu_n, gt.replaced + ge.replaced, st.bad + se.bad, s->gap_total_s,
-			gt.wait_s + ge.wait_s, gt.issue_s + ge.issue_s, gt.feed_wait_s + ge.feed_wait_s, gt.hw_lanes,
+			gt.wait_s + ge.wait_s, gt.issue_s + ge.issue_s, gt.slot_wait_s + ge.slot_wait_s, gt.hw_call_s + ge.hw_call_s,
+			gt.hybrid_call_s + ge.hybrid_call_s, gt.feed_wait_s + ge.feed_wait_s, gt.hw_lanes,
 			st.read_s + se.read_s);
 		if (st.bad + se.bad + st.nonimage + se.nonimage + st.empty_classes + se.empty_classes > 0) {
 			ex_data_loader_report(s->tr.L, f);

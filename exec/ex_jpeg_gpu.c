@@ -394,8 +394,14 @@ static nvjpegStatus_t batched(ex_gjpeg *g, nvjpegHandle_t h, gj_lane *l)
 	ex_data_watch_phase(g->w, l->wp, PH_LOCK);
 	pthread_mutex_lock(&nvj_mu);
 	ex_data_watch_phase(g->w, l->wp, h == g->hw_h ? PH_HW : PH_HYBRID);
+	double t0 = time_now_s();
 	nvjpegStatus_t e = nvjpegDecodeBatched(h, l->st, l->ptr, l->len, l->img, l->cs);
+	double t_s = time_now_s() - t0;
 	pthread_mutex_unlock(&nvj_mu);
+	if (l == &g->lane[0]) /* the decode thread's own lanes: its counts (lanes 1.. run on threads of their own) */
+		g->ts.hw_call_s += t_s;
+	else if (l == &g->gl)
+		g->ts.hybrid_call_s += t_s;
 	ex_data_watch_phase(g->w, l->wp, PH_QUEUE);
 	return e;
 }
@@ -618,13 +624,14 @@ static void fill(ex_gjpeg *g)
 	gj_slot *sl = &g->slot[g->fill];
 	void *d;
 	int *lab;
-	double t0 = time_now_s();
 	if (g->test_stall > 0 && g->ts.batches + 1 == g->test_stall) {
 		ex_data_watch_phase(g->w, g->wp, PH_TEST_STALL);
 		for (;;) /* a stop that --data-timeout must catch (tests/gpu/jpeg_gpu_smoke.sh) */
 			sleep(1);
 	}
+	double tw = time_now_s();
 	slot_release(g, sl, g->wp);
+	double t0 = time_now_s(), release_s = t0 - tw;
 	ex_data_watch_phase(g->w, g->wp, PH_READERS);
 	int n = ex_data_loader_wait(g->L, &d, &lab);
 	if (n < 0)
@@ -645,8 +652,10 @@ static void fill(ex_gjpeg *g)
 	 * no decode stream then waits on the compute stream inside an nvJPEG call (a suspect of the stops at
 	 * batch 64 and 128, bench/NOTES.md issue 27, not shown to be their cause: they went on after it) */
 	ex_data_watch_phase(g->w, g->wp, PH_CONSUMED);
+	tw = time_now_s();
 	if (sl->consumed_rec)
 		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
+	g->ts.slot_wait_s += time_now_s() - tw;
 	layout(g, sl, g->raw[k], lab, n, g->hw);
 	ex_data_watch_phase(g->w, g->wp, PH_QUEUE);
 	if (sl->cpu_B)
@@ -661,7 +670,8 @@ static void fill(ex_gjpeg *g)
 	g->ts.images += n;
 	g->ts.batches++;
 	g->ts.wait_s += t1 - t0;
-	g->ts.issue_s += time_now_s() - t1;
+	g->ts.issue_s += time_now_s() - t1 + release_s;
+	g->ts.slot_wait_s += release_s;
 	pthread_mutex_lock(&g->mu);
 	double fw = g->s.feed_wait_s;
 	g->s = g->ts;

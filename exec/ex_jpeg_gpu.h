@@ -28,7 +28,10 @@ typedef struct ex_gjpeg_stats {
 	long replaced;        /* places filled by another image of the batch (its file failed on the GPU) */
 	long batch_failures;  /* batched calls that failed and were retried one by one */
 	double wait_s;        /* host blocked waiting for the readers */
-	double issue_s;       /* decode thread: time in nvJPEG calls and set-up */
+	double issue_s;       /* decode thread: from the readers' batch to its decode enqueued (all below and set-up) */
+	double slot_wait_s;   /* of that: host waits for the slot's last decode and last crop kernel (consumed) */
+	double hw_call_s;     /* of that: inside nvjpegDecodeBatched on the hardware decoder (the decode thread's lane) */
+	double hybrid_call_s; /* of that: inside nvjpegDecodeBatched on the GPU hybrid decoder */
 	double feed_wait_s;   /* training thread blocked until the decode thread had enqueued the batch */
 } ex_gjpeg_stats;
 
