@@ -163,16 +163,22 @@ static void *lane_thread(void *arg);
 static pthread_mutex_t nvj_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* What a thread is doing, for the stall watch's report (exec/data/watch.c). */
-static const char PH_IDLE[] = "idle (no batch asked for)", PH_RELEASE[] = "waiting for the slot's last decode to "
-	"complete (cudaEventSynchronize of decoded)", PH_READERS[] = "waiting for the reader threads' next batch "
-	"(ex_data_loader_wait)", PH_CONSUMED[] = "waiting on the host for the slot's last crop kernel "
-	"(cudaEventSynchronize of consumed)", PH_ARENA[] = "growing the arena (cudaFree, cudaMalloc)",
-	PH_LOCK[] = "waiting for the process's nvJPEG lock", PH_HW[] = "in nvjpegDecodeBatched (hardware decoder)",
-	PH_HYBRID[] = "in nvjpegDecodeBatched (GPU hybrid)", PH_ONE[] = "in nvjpegDecode (one image at a time)",
-	PH_LANES[] = "waiting for the other hardware lanes", PH_QUEUE[] = "queuing copies and events",
-	PH_FEED[] = "waiting for a decoded batch (ex_gjpeg_feed)", PH_STEP[] = "outside the data path (steps, "
-	"evaluation, CUDA calls)", PH_BEGIN[] = "waiting for the decode thread to go idle (a pass begins)",
-	PH_LANE_IDLE[] = "idle (no share asked for)", PH_TEST_STALL[] = "stopped on purpose (EX_JPEG_TEST_STALL)";
+static const char PH_IDLE[] = "idle (no batch asked for)";
+static const char PH_RELEASE[] = "waiting for the slot's last decode to complete (cudaEventSynchronize of decoded)";
+static const char PH_READERS[] = "waiting for the reader threads' next batch (ex_data_loader_wait)";
+static const char PH_CONSUMED[] = "waiting for the slot's last crop kernel (cudaEventSynchronize of consumed)";
+static const char PH_ARENA[] = "growing the arena (cudaFree, cudaMalloc)";
+static const char PH_LOCK[] = "waiting for the process's nvJPEG lock";
+static const char PH_HW[] = "in nvjpegDecodeBatched (hardware decoder)";
+static const char PH_HYBRID[] = "in nvjpegDecodeBatched (GPU hybrid)";
+static const char PH_ONE[] = "in nvjpegDecode (one image at a time)";
+static const char PH_LANES[] = "waiting for the other hardware lanes";
+static const char PH_QUEUE[] = "queuing copies and events";
+static const char PH_FEED[] = "waiting for a decoded batch (ex_gjpeg_feed)";
+static const char PH_STEP[] = "outside the data path (steps, evaluation, CUDA calls)";
+static const char PH_BEGIN[] = "waiting for the decode thread to go idle (a pass begins)";
+static const char PH_LANE_IDLE[] = "idle (no share asked for)";
+static const char PH_TEST_STALL[] = "stopped on purpose (EX_JPEG_TEST_STALL)";
 
 static size_t gj_round(size_t b) { return (b + GJ_ALIGN - 1) / GJ_ALIGN * GJ_ALIGN; }
 typedef struct gj_lane_arg {
@@ -629,9 +635,10 @@ static void fill(ex_gjpeg *g)
 		for (;;) /* a stop that --data-timeout must catch (tests/gpu/jpeg_gpu_smoke.sh) */
 			sleep(1);
 	}
-	double tw = time_now_s();
+	double t_start = time_now_s();
 	slot_release(g, sl, g->wp);
-	double t0 = time_now_s(), release_s = t0 - tw;
+	double t0 = time_now_s();
+	g->ts.slot_wait_s += t0 - t_start;
 	ex_data_watch_phase(g->w, g->wp, PH_READERS);
 	int n = ex_data_loader_wait(g->L, &d, &lab);
 	if (n < 0)
@@ -652,10 +659,10 @@ static void fill(ex_gjpeg *g)
 	 * no decode stream then waits on the compute stream inside an nvJPEG call (a suspect of the stops at
 	 * batch 64 and 128, bench/NOTES.md issue 27, not shown to be their cause: they went on after it) */
 	ex_data_watch_phase(g->w, g->wp, PH_CONSUMED);
-	tw = time_now_s();
+	double tc = time_now_s();
 	if (sl->consumed_rec)
 		CUDA_CHECK(cudaEventSynchronize(sl->consumed));
-	g->ts.slot_wait_s += time_now_s() - tw;
+	g->ts.slot_wait_s += time_now_s() - tc;
 	layout(g, sl, g->raw[k], lab, n, g->hw);
 	ex_data_watch_phase(g->w, g->wp, PH_QUEUE);
 	if (sl->cpu_B)
@@ -670,8 +677,7 @@ static void fill(ex_gjpeg *g)
 	g->ts.images += n;
 	g->ts.batches++;
 	g->ts.wait_s += t1 - t0;
-	g->ts.issue_s += time_now_s() - t1 + release_s;
-	g->ts.slot_wait_s += release_s;
+	g->ts.issue_s += time_now_s() - t_start - (t1 - t0); /* all but the readers' wait */
 	pthread_mutex_lock(&g->mu);
 	double fw = g->s.feed_wait_s;
 	g->s = g->ts;

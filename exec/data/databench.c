@@ -213,7 +213,7 @@ static void *reader(void *varg)
 		pthread_mutex_unlock(&j->mu);
 		if (i >= j->f->n)
 			break;
-		int fd = open(j->f->v[i], O_RDONLY | O_CLOEXEC);
+		int fd = open(j->f->v[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block (loader.c) */
 		if (fd < 0) {
 			errors++;
 			continue;
@@ -235,7 +235,7 @@ static double read_pass(flist *f, int threads, bool evict, double *bytes)
 {
 	if (evict) /* drop each file's cached pages: the next read comes from storage */
 		for (long i = 0; i < f->n; i++) {
-			int fd = open(f->v[i], O_RDONLY | O_CLOEXEC);
+			int fd = open(f->v[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 			if (fd >= 0) {
 				fdatasync(fd);
 				posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
