@@ -575,6 +575,9 @@ static void result_nan(model_result *r)
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
+	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
+	r->ttt_lo_s = r->ttt_hi_s = r->tta_lo_s = r->tta_hi_s = NAN;
+	r->basis = MODEL_BASIS_ESTIMATE;
 }
 
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r)
@@ -685,6 +688,10 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
 	model_run_money(sc, r);
+	r->basis = MODEL_BASIS_ESTIMATE; /* the caller that knows the data sets measured or transfer */
+	r->throughput_lo_img_s = r->throughput_hi_img_s = r->throughput_img_s;
+	r->ttt_lo_s = r->ttt_hi_s = r->ttt_s;
+	r->tta_lo_s = r->tta_hi_s = r->tta_s;
 	return 0;
 }
 

@@ -153,6 +153,9 @@ int model_params_load(model_params *p, const char *path);
 typedef enum model_precision { MODEL_FP32, MODEL_TF32, MODEL_FP16, MODEL_BF16 } model_precision;
 typedef enum model_data { MODEL_DATA_CPU, MODEL_DATA_GPU, MODEL_DATA_SYNTHETIC } model_data;
 typedef enum model_bottleneck { MODEL_BN_COMPUTE, MODEL_BN_COMM, MODEL_BN_DATA, MODEL_BN_IO } model_bottleneck;
+/* How the prediction's GPU is known: measured (this GPU has results in the data or the user's --measured),
+ * transfer (its architecture does), estimate (neither). It sets the width of the intervals. */
+typedef enum model_basis { MODEL_BASIS_MEASURED, MODEL_BASIS_TRANSFER, MODEL_BASIS_ESTIMATE } model_basis;
 
 enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 
@@ -297,6 +300,11 @@ typedef struct model_result {
 	 * the capex share (model_money) + energy. NAN where the price is unknown. */
 	double capex_usd, power_W, energy_J;
 	double energy_usd, rent_usd, tco_usd;
+	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
+	 * (lo <= point <= hi; equal to the point until an interval is applied to the result) */
+	model_basis basis;
+	double throughput_lo_img_s, throughput_hi_img_s;
+	double ttt_lo_s, ttt_hi_s, tta_lo_s, tta_hi_s;
 } model_result;
 
 /* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1, stack "default"
