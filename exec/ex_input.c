@@ -15,6 +15,7 @@
  * the loader's message and exit 1; CUDA failures exit 2 (CUDA_CHECK).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,18 +215,61 @@ static void gaps_init(ex_src *s)
 }
 
 #ifdef EX_HAVE_NVJPEG
+/* The first line of a /proc file into buf (empty where it cannot be read). */
+static void proc_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)cap, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Every thread of this process with its kernel wait channel and system call (Linux /proc): the stall
+ * report's view of threads that are not the data path's own (NCCL's, the CUDA driver's), which a machine
+ * without a debugger cannot otherwise show (bench/NOTES.md, issue 27). */
+static void threads_dump(FILE *f, int rank)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	if (!dir)
+		return;
+	fprintf(f, "  threads of rank %d (name, wait channel, system call number and first argument):\n", rank);
+	while ((de = readdir(dir)) != NULL) {
+		char path[96], comm[64] = "", wchan[64] = "", sc[64] = "";
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		proc_line(path, comm, sizeof(comm));
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", de->d_name);
+		proc_line(path, wchan, sizeof(wchan));
+		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", de->d_name);
+		proc_line(path, sc, sizeof(sc));
+		char *cut = strchr(sc, ' ');
+		if (cut && (cut = strchr(cut + 1, ' ')) != NULL)
+			*cut = '\0'; /* the number and first argument: 202 is futex, 16 ioctl (the GPU driver) */
+		fprintf(f, "    %s %s wchan=%s syscall=%s\n", de->d_name, comm, wchan, sc);
+	}
+	closedir(dir);
+}
+
 /* The stall watch fired: where each thread was, what the readers hold, then the job ends (a run that waits
  * for ever holds its GPUs and tells nobody: bench/NOTES.md, issue 27). _exit: the threads it names may be
  * stuck inside CUDA or nvJPEG, where exit()'s clean-up would wait for them too. No CSV is written. */
 static void on_stall(const char *report, void *arg)
 {
 	ex_src *s = arg;
-	char tr[512], ev[512];
+	char tr[512], ev[512], host[64] = "?";
 	ex_data_loader_describe(s->tr.L, tr, sizeof(tr));
 	ex_data_loader_describe(s->ev.L, ev, sizeof(ev));
-	fprintf(stderr, "scaleplan-train: jpeg-gpu: %s  reader threads, training: %s\n  reader threads, "
-		"evaluation: %s\nscaleplan-train: ending the job (--data-timeout %.0f; 0 turns this watch off)\n",
-		report, tr, ev, s->cfg.stall_s);
+	gethostname(host, sizeof(host) - 1);
+	fprintf(stderr, "scaleplan-train: rank %d of %d (%s): jpeg-gpu: %s  reader threads, training: %s\n  reader "
+		"threads, evaluation: %s\n", s->cfg.rank, s->cfg.world, host, report, tr, ev);
+	threads_dump(stderr, s->cfg.rank);
+	fprintf(stderr, "scaleplan-train: rank %d: ending the job (--data-timeout %.0f; 0 turns this watch off)\n",
+		s->cfg.rank, s->cfg.stall_s);
 	fflush(stderr);
 	fflush(stdout);
 	_exit(EXIT_ENV);
@@ -251,6 +295,12 @@ static void attach_gpu(ex_src *s, ex_net *net)
 	ex_data_watch_arm(s->watch, true);
 }
 #endif
+
+void ex_src_phase(ex_src *s, const char *phase)
+{
+	if (s)
+		ex_data_watch_phase(s->watch, s->wfeed, phase);
+}
 
 void ex_src_watch(ex_src *s, bool on)
 {

@@ -462,6 +462,9 @@ int ex_src_eval_batch(ex_src *s);
 /* jpeg-gpu's stall watch (--data-timeout): on while steps take batches (ex_src_attach turns it on), off
  * around work that takes none (checkpoints, the end of the run); turning it on restarts the count. */
 void ex_src_watch(ex_src *s, bool on);
+/* The training thread's phase in that watch's report (a static string): what it waits for outside the data
+ * path (a step's launch, a synchronisation, an all-reduce), so a stop names it. */
+void ex_src_phase(ex_src *s, const char *phase);
 /* One line of loader totals (and the bad files) to f. */
 void ex_src_report(ex_src *s, FILE *f);
 void ex_src_free(ex_src *s);

@@ -120,7 +120,7 @@ static void usage(FILE *f)
 		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
 		"  --data-timeout S      jpeg-gpu: when no batch reaches the step for S seconds, end the job (exit 2) with\n"
-		"                        a report of where each data thread was (default 300; 0: wait for ever)\n"
+		"                        a report naming the rank and where each thread was (default 60; 0: wait for ever)\n"
 		"  --make-jpeg-folder DIR --images N   write an ImageNet-like folder (--classes, default 1,000; photo-like\n"
 		"                        content, ImageNet-like sizes; N train + N/10 val JPEGs, --data-threads writers), exit\n"
 		"  --batch-per-gpu B     images per step (default 256)\n"
@@ -226,7 +226,8 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->run_id = "run";
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
-	a->data_timeout_s = 300; /* as --nccl-timeout: far beyond a step or an evaluation pass */
+	a->data_timeout_s = 60; /* far beyond a step or an evaluation pass (a few seconds), short enough that a
+				  * stopped job gives its GPUs back within a minute (issue 32) */
 	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
 #ifdef EX_HAVE_NVJPEG
 	a->data_gpu = true;
@@ -1059,6 +1060,13 @@ static void shuffle_order(ex_epochs *ep)
 }
 
 /* One epoch's training steps; returns their GPU time in ms, *s the training counts. */
+/* The training thread's phases for the stall watch's report (ex_src_phase). */
+static const char PH_LAUNCH[] = "launching a training step (CUDA graph or kernels, all-reduce buckets)";
+static const char PH_PROGRESS[] = "waiting for the GPU (the progress bar's cudaStreamSynchronize)";
+static const char PH_EPOCH_END[] = "waiting for the epoch's last step and its all-reduces (ex_dist_sync)";
+static const char PH_EVAL[] = "launching an evaluation step";
+static const char PH_COUNTS[] = "the epoch's all-reduce of the evaluation counts";
+
 static float train_epoch(ex_run *job, ex_epochs *ep, ex_dev_state *s)
 {
 	ex_args *a = &job->a;
@@ -1084,15 +1092,18 @@ static float train_epoch(ex_run *job, ex_epochs *ep, ex_dev_state *s)
 					  a->batch, a->image_size, true,
 					  (uint64_t)a->seed * 1000003ULL + (uint64_t)ep->gstep + 7919ULL * (uint64_t)rank,
 					  ex_net_input(net), net->labels, net->stream);
+		ex_src_phase(src, PH_LAUNCH);
 		step(net, a->graph);
 		if (src)
 			ex_src_after_step(src); /* jpeg-gpu: the next batch's decode, beside this step */
 		if (!a->quiet && (i % 20 == 19 || i == ep->steps - 1)) {
+			ex_src_phase(src, PH_PROGRESS);
 			CUDA_CHECK(cudaStreamSynchronize(net->stream));
 			progress_update(&pb, i + 1);
 		}
 	}
 	CUDA_CHECK(cudaEventRecord(net->ev[1], net->stream));
+	ex_src_phase(src, PH_EPOCH_END);
 	ex_dist_sync(d, net->stream);
 	CUDA_CHECK(cudaEventElapsedTime(&ms, net->ev[0], net->ev[1]));
 	if (!a->quiet)
@@ -1122,6 +1133,7 @@ static void evaluate(ex_run *job, ex_epochs *ep, ex_dev_state *se)
 		else
 			ex_k_fmnist_batch(net->dt, ep->d_te, ep->d_tel, ep->d_idx + (size_t)i * a->batch, a->batch,
 					  a->image_size, false, 0, ex_net_input(net), net->labels, net->stream);
+		ex_src_phase(src, PH_EVAL);
 		ex_net_eval_batch(net, valid);
 		if (src)
 			ex_src_after_step(src);
@@ -1138,6 +1150,7 @@ static ex_row *epoch_row(ex_run *job, ex_epochs *ep, int e, float ms_train, cons
 	char buf[64];
 	ex_row *r = &job->rows[job->nrows];
 	double cnt[4] = {se->correct, se->seen, a->batch / (ms_train / 1e3 / ep->steps), s->seen ? s->loss_sum / s->seen : 0};
+	ex_src_phase(job->src, PH_COUNTS);
 	ex_dist_sum(job->d, cnt, 4); /* global top-1, img/s and mean loss; every rank takes the same branch after */
 	se->correct = (int)cnt[0];
 	se->seen = (int)cnt[1];
@@ -1294,10 +1307,23 @@ static int run_epochs(ex_run *job)
 	return EXIT_OK;
 }
 
+/* The engine's own CUDA settings, made before the first CUDA call (the runtime reads them once, when it
+ * starts); a value already in the environment is kept. */
+static void cuda_env_defaults(void)
+{
+	/* Hardware work queues per device. The default 8 are shared by the training, copy, NCCL and nvJPEG
+	 * streams; with 32, jpeg-gpu at batch 256 on 4 cores of an H100 went from 79.2% to 90.6-94.1% of
+	 * synthetic (bench/NOTES.md, issue 32). The CUDA C++ Programming Guide lists the variable and its limit
+	 * (32). */
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
+
 int main(int argc, char **argv)
 {
 	ex_run *job = xcalloc(1, sizeof(*job));
 	int rc;
+
+	cuda_env_defaults();
 
 #ifdef EX_HAVE_DIST
 	for (int k = 1; k < argc; k++)

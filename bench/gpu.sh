@@ -1,0 +1,290 @@
+#!/bin/bash
+# The GPU bench driver: one build of exec/ on the device machine, then the named steps in STEPS, in order,
+# until DEADLINE_S seconds have passed (the steps left are named as skipped; the table still prints).
+#   build     make BUILD=build-gpu build-gpu/scaleplan-train against the machine's CUDA, cuDNN, nvJPEG, NCCL
+#             (always done first; the carried build-deps/ gives libcsv, zlib, libjpeg-turbo and MPI where
+#             the machine lacks them: sh tools/gpu_carry.sh here, carry ["build-deps"])
+#   test-gpu  make test-gpu (layer checks, the one-step check against PyTorch, the smoke scripts)
+#   speed     synthetic img/s on 1 GPU, CORES cores (taskset), each batch of BATCHES
+#   jpeg      an ImageNet-like folder of IMAGES JPEGs, then --data-path jpeg-gpu for EPOCHS epochs on the same
+#             cores at each batch of BATCHES (each JPEG_VARIANTS entry: environment settings, commas between
+#             several, "default" none), and jpeg-cpu (CPU_EPOCHS epochs, CORES threads) at the first batch
+#   multi     synthetic on 2 GPUs at MULTI_B: 1 GPU (all cores), NVLink, 2 emulated nodes (sockets); then each
+#             MULTI_VARIANTS entry on emulated nodes ("NAME:settings", settings as above or scaleplan-train
+#             flags after '+', e.g. "ch2:NCCL_MAX_NCHANNELS=2" or "b100:+--bucket-mb,100")
+#   peers     PyTorch in the same job: torchvision GPU decode over the folder on CORES cores (eager; compile too
+#             with PEER_COMPILE=1), DDP synthetic 1 GPU, 2 GPUs NVLink, 2 emulated nodes at MULTI_B
+#   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
+#             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report
+#   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`), its CSVs back
+# Results: $OUT/results.txt as the steps go, $OUT/raw.tgz (logs and CSVs), a short table last.
+#   OUT=dir STEPS="build test-gpu speed jpeg" bash bench/gpu.sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+cd "$(dirname "$0")/.." || exit 2
+DEST=${OUT:-/tmp/gpu_out}
+W=/tmp/gpu_work
+rm -rf "$W"
+mkdir -p "$W" "$DEST"
+STEPS=${STEPS:-build test-gpu speed jpeg}
+DEADLINE_S=${DEADLINE_S:-530}
+CORES=${CORES:-4}
+BATCHES=${BATCHES:-256 128 64}
+EPOCHS=${EPOCHS:-8}
+IMAGES=${IMAGES:-8704}
+MULTI_B=${MULTI_B:-256}
+T0=$(date +%s)
+R=$DEST/results.txt
+: >"$R"
+el() { echo $(($(date +%s) - T0)); }
+say() { echo "$*" | tee -a "$R"; }
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+late() { [ "$(el)" -ge "$DEADLINE_S" ]; }
+pack() { tar czf "$DEST/raw.tgz" -C "$W" . 2>/dev/null; }
+trap pack EXIT
+# NVLink multicast stays off on shared hosts (the device notes); PyTorch's too
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export SCALEPLAN_GIT_SHA=${SCALEPLAN_GIT_SHA:-$(sh tools/git_sha.sh 2>/dev/null)}
+# DRY=1: no GPU, no build; tests/lib/stand_in_train.sh stands in for scaleplan-train (checks this script here)
+DRY=${DRY:-0}
+if [ "$DRY" != 1 ] && { ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; }; then
+	echo "gpu.sh: no NVIDIA GPU here (nvidia-smi -L failed): run it on the device machine (DRY=1: a dry run)" >&2
+	exit 2
+fi
+GPUNAME=$([ "$DRY" = 1 ] && echo "dry run" || nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+NGPU=$([ "$DRY" = 1 ] && echo 2 || nvidia-smi -L | wc -l)
+say "# gpu.sh $(date -u +%FT%TZ) sha $SCALEPLAN_GIT_SHA; $GPUNAME x$NGPU; $(nproc) cores; steps: $STEPS"
+
+# ---- build: the machine's toolchain; libraries it lacks from the carried build-deps/ ----
+MK=(BUILD=build-gpu)
+if [ -d build-deps ]; then
+	[ -f /usr/include/csv.h ] || export C_INCLUDE_PATH=$PWD/build-deps/include LIBRARY_PATH=$PWD/build-deps/lib
+fi
+pydir() { python3 -c "import $1 as m; print(list(m.__path__)[0])" 2>/dev/null; }
+CU=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
+NVH=$(ls "$CU"/include/nvjpeg.h /usr/include/nvjpeg.h "$CU"/targets/*/include/nvjpeg.h 2>/dev/null | head -1)
+[ -n "$NVH" ] && [ "$NVH" != "$CU/include/nvjpeg.h" ] && MK+=("NVJPEG_INC=$(dirname "$NVH")")
+mkdir -p build-gpu/lib
+# a library found only as libX.so.N gets a libX.so link for the linker
+link_lib() { # name dirs...
+	local n=$1 d
+	shift
+	for d in "$@"; do
+		[ -e "$d/lib$n.so" ] && { echo "$d"; return; }
+	done
+	for d in "$@"; do
+		local f
+		f=$(ls "$d"/lib"$n".so.* 2>/dev/null | head -1)
+		[ -n "$f" ] && { ln -sf "$f" "build-gpu/lib/lib$n.so"; echo "$PWD/build-gpu/lib"; return; }
+	done
+}
+NVJ_LIB=$(link_lib nvjpeg "$CU/lib64" "$CU"/targets/*/lib /usr/lib/x86_64-linux-gnu "$(pydir nvidia.nvjpeg)/lib")
+[ -n "$NVJ_LIB" ] && export LIBRARY_PATH=${LIBRARY_PATH:+$LIBRARY_PATH:}$NVJ_LIB
+for d in /usr/include "$CU/include" "$(pydir nvidia.nccl)/include"; do
+	if [ -f "$d/nccl.h" ]; then
+		[ "$d" != /usr/include ] && MK+=("NCCL_INC=$d")
+		break
+	fi
+done
+NCCL_LIB=$(link_lib nccl /usr/lib/x86_64-linux-gnu "$CU/lib64" "$(pydir nvidia.nccl)/lib")
+[ -n "$NCCL_LIB" ] && MK+=("NCCL_LIB=$NCCL_LIB")
+NCCL_SO=$(ls "$(pydir nvidia.nccl)"/lib/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2 2>/dev/null | head -1)
+[ -n "$NCCL_SO" ] && export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$NCCL_SO")
+if ! command -v mpicc >/dev/null && [ -d build-deps/mpi ]; then
+	# libmpi's own RUNPATH names Debian's folder, so the program NEEDs its dependencies itself
+	M=$PWD/build-deps/mpi
+	MK+=("MPI_CFLAGS=-I$M/include" "MPI_LIBS=-L$M/lib -Wl,--disable-new-dtags,-rpath,$M/lib -Wl,--no-as-needed \
+-l:libmpi.so.40 -l:libopen-rte.so.40 -l:libopen-pal.so.40 -l:libhwloc.so.15 -l:libevent_core-2.1.so.7 \
+-l:libevent_pthreads-2.1.so.7 -l:libudev.so.1")
+fi
+LAUNCH2="bench/launch_local.sh 2"
+TR=$PWD/build-gpu/scaleplan-train
+# sm_90 only: the H100 and H200 (half the compile time of sm_80 + sm_90)
+NVF="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Xcompiler -Wall -I."
+if [ "$DRY" = 1 ]; then
+	TR=$PWD/tests/lib/stand_in_train.sh
+elif ! make -j"$(nproc)" "${MK[@]}" EX_NVFLAGS="$NVF" build-gpu/scaleplan-train >"$W/build.log" 2>&1; then
+	grep -E "error|Error" "$W/build.log" | head -30
+	say "build: FAILED ($(el) s; build.log in raw.tgz)"
+	exit 2
+fi
+say "build: $(el) s; $($TR --help | grep -o 'default jpeg-[a-z]*'); data-parallel: $($TR --help | grep -q nccl-mode && echo yes || echo NO)"
+C="taskset -c 0-$((CORES - 1))"
+
+# img/s per epoch of a measurement CSV (epoch rows): all epochs, then the mean of epochs 2 on
+epochs() {
+	python3 - "$1" <<'EOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["epoch"]]
+v = [float(r["throughput_img_s"]) for r in rows]
+rest = v[1:] or v
+print("per_epoch=" + "/".join(f"{x:.0f}" for x in v) + f" mean2on={sum(rest)/len(rest):.0f} best={max(v):.0f}")
+EOF
+}
+val() { sed -n "s/.*\b$2=\([0-9.]*\).*/\1/p" <<<"$1" | head -1; }
+declare -A SYN
+
+step_test_gpu() {
+	make "${MK[@]}" EX_NVFLAGS="$NVF" test-gpu >"$W/test-gpu.log" 2>&1
+	local rc=$?
+	say "test-gpu: rc $rc ($(grep -c '^== ' "$W/test-gpu.log") test programs; $(el) s)"
+	[ $rc -eq 0 ] || tail -25 "$W/test-gpu.log" | tee -a "$R"
+}
+
+step_speed() {
+	local b line
+	for b in $BATCHES; do
+		$C $TR --batch-per-gpu "$b" --iters 60 --warmup-iters 10 --quiet >"$W/syn_b$b.log" 2>&1
+		line=$(grep -m1 EXEC_RESULT "$W/syn_b$b.log")
+		SYN[$b]=$(val "$line" img_s)
+		say "speed b$b cores=$CORES: synthetic img/s ${SYN[$b]:-FAILED}"
+	done
+}
+
+DS=/tmp/inlike
+folder() {
+	[ -d $DS/train ] && return
+	$TR --make-jpeg-folder $DS --images "$IMAGES" --data-threads "$(nproc)" >"$W/folder.log" 2>&1
+	say "folder: $IMAGES train JPEGs, $(du -sb $DS/train | cut -f1) bytes ($(el) s)"
+}
+
+step_jpeg() {
+	folder
+	local b v E name line pe
+	for v in ${JPEG_VARIANTS:-default}; do
+		local only=${v#*@}
+		[ "$only" = "$v" ] && only=""
+		v=${v%@*}
+		for b in $BATCHES; do
+			[ -n "$only" ] && [ "$only" != "$b" ] && continue
+			late && { say "jpeg: deadline, skipped b$b $v"; continue; }
+			E=()
+			[ "$v" != default ] && E=(${v//,/ })
+			name=gpu_b${b}_${v//[^A-Za-z0-9_]/_}
+			env "${E[@]}" $C $TR --data $DS --data-path jpeg-gpu --batch-per-gpu "$b" --epochs "$EPOCHS" --quiet \
+				--csv "$W/$name.csv" >"$W/$name.log" 2>&1
+			local rc=$?
+			pe=$([ -f "$W/$name.csv" ] && epochs "$W/$name.csv")
+			local m=$(val "$pe" mean2on)
+			local pct=$(awk -v a="${m:-0}" -v s="${SYN[$b]:-0}" 'BEGIN { if (a > 0 && s > 0) printf "%.1f%%", 100 * a / s; else print "-" }')
+			say "jpeg-gpu b$b $v: rc $rc; $pe; of synthetic $pct"
+			grep -h "^input:" "$W/$name.log" | tail -1 | tee -a "$R"
+		done
+	done
+	local b0=${BATCHES%% *}
+	if [ "${CPU_EPOCHS:-2}" -gt 0 ] && ! late; then
+		$C $TR --data $DS --data-path jpeg-cpu --data-threads "$CORES" --batch-per-gpu "$b0" --epochs "${CPU_EPOCHS:-2}" \
+			--quiet --csv "$W/cpu_b$b0.csv" >"$W/cpu_b$b0.log" 2>&1
+		say "jpeg-cpu b$b0 threads=$CORES: rc $?; $([ -f "$W/cpu_b$b0.csv" ] && epochs "$W/cpu_b$b0.csv")"
+	fi
+}
+
+# one synthetic run on 1 or 2 GPUs: name, launcher words..., then "--" and extra flags
+multi_run() {
+	local name=$1 line
+	shift
+	timeout 120 "$@" --data synthetic --batch-per-gpu "$MULTI_B" --iters 50 --warmup-iters 10 --quiet \
+		--run-id "$name" --csv "$W/$name.csv" >"$W/$name.log" 2>&1
+	local rc=$?
+	line=$(grep -m1 EXEC_RESULT "$W/$name.log")
+	local img=$(val "$line" img_s) base=${SYN[all$MULTI_B]:-0}
+	local eff=$(awk -v a="${img:-0}" -v b="$base" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", 100 * a / (2 * b); else print "-" }')
+	say "multi $name b$MULTI_B: rc $rc img_s=${img:-?} eff=$eff $(grep -o 'allreduce_ms=[0-9.]* exposed_ms=[0-9.]*' <<<"$line")"
+}
+
+step_multi() {
+	local line v name set E F
+	$TR --batch-per-gpu "$MULTI_B" --iters 50 --warmup-iters 10 --quiet >"$W/multi_1gpu.log" 2>&1
+	line=$(grep -m1 EXEC_RESULT "$W/multi_1gpu.log")
+	SYN[all$MULTI_B]=$(val "$line" img_s)
+	say "multi 1gpu b$MULTI_B (all cores): img_s=${SYN[all$MULTI_B]:-FAILED}"
+	multi_run nvlink $LAUNCH2 "$TR" --nccl-mode nvlink
+	multi_run emulated $LAUNCH2 "$TR" --emulate-nodes 2
+	for v in ${MULTI_VARIANTS:-}; do
+		late && { say "multi: deadline, skipped $v"; continue; }
+		name=${v%%:*}
+		set=${v#*:}
+		E=()
+		F=()
+		case $set in +*) F=(${set#+}) ;; *) E=(${set//,/ }) ;; esac
+		F=(${F[@]//,/ })
+		multi_run "emulated_$name" env "${E[@]}" $LAUNCH2 "$TR" --emulate-nodes 2 "${F[@]}"
+	done
+}
+
+step_peers() {
+	folder
+	local m line
+	for m in "" ${PEER_COMPILE:+--compile}; do
+		timeout 240 $C python3 bench/peers/torch_gpu_jpeg.py $DS --workers $((CORES - 1)) $m >"$W/torch_jpeg$m.log" 2>&1
+		say "peer torchvision GPU decode${m:+ $m} cores=$CORES: $(grep -h 'TORCH_GPU_JPEG' "$W/torch_jpeg$m.log" | tail -1)"
+	done
+	late && return
+	local emu="EMU_NODES=2 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo"
+	for m in "1 x" "2 nvlink" "2 emulated"; do
+		set -- $m
+		late && { say "peers: deadline, skipped ddp $m"; continue; }
+		env $([ "$2" = emulated ] && echo "$emu") BS=$MULTI_B timeout 150 python3 -m torch.distributed.run --standalone \
+			--nproc_per_node="$1" bench/peers/torch_ddp.py >"$W/ddp_$1_$2.log" 2>&1
+		say "peer ddp $1 GPU $2 b$MULTI_B: $(grep -h 'ddp rn50' "$W/ddp_$1_$2.log" | head -1)"
+	done
+}
+
+step_hang() {
+	folder
+	local r mode b k t0 rc
+	for r in ${HANG_RUNS:-nvlink:256 nvlink:128 emulated:256 emulated:128}; do
+		mode=${r%%:*}
+		b=${r#*:}
+		local E=() set=${b#*:}
+		b=${b%%:*}
+		[ "$set" != "$r" ] && [ "$set" != "$b" ] && E=(${set//,/ })
+		for k in $(seq 1 "${REPEAT:-1}"); do
+			late && { say "hang: deadline, skipped $r #$k"; continue; }
+			local name=hang_${mode}_b${b}_${#E[@]}_$k F=(--nccl-mode nvlink)
+			[ "$mode" = emulated ] && F=(--emulate-nodes 2)
+			t0=$(date +%s)
+			timeout $((${HANG_TIMEOUT:-20} + 100)) env "${E[@]}" $LAUNCH2 "$TR" "${F[@]}" --data $DS --data-path jpeg-gpu --batch-per-gpu "$b" \
+				--epochs "${EPOCHS_2G:-6}" --data-timeout "${HANG_TIMEOUT:-20}" --quiet --csv "$W/$name.csv" \
+				>"$W/$name.log" 2>&1
+			rc=$?
+			local line=$(grep -m1 EXEC_RESULT "$W/$name.log")
+			say "hang $mode b$b ${E[*]} #$k: rc $rc in $(($(date +%s) - t0)) s; img_s=$(val "$line" img_s)" \
+				"$([ -f "$W/$name.csv" ] && epochs "$W/$name.csv")"
+			[ $rc -ne 0 ] && grep -E "no batch|rank [0-9]|thread|decode|lane|ending|NCCL|error" "$W/$name.log" | head -40 | tee -a "$R"
+		done
+	done
+}
+
+step_campaign() {
+	local c=${CAMPAIGN:-bench/data/campaign}
+	[ -f "$c/run_mpirun.sh" ] || { say "campaign: $c/run_mpirun.sh not found"; return; }
+	folder
+	CSV="$W/campaign" TRAIN=$TR LAUNCH=bench/launch_local.sh DATA_DIR=$DS timeout "${CAMPAIGN_S:-300}" \
+		bash "$c/run_mpirun.sh" >"$W/campaign.log" 2>&1
+	say "campaign: rc $? ($(el) s); $(ls "$W/campaign" 2>/dev/null | wc -l) CSVs"
+	grep -E "^== |campaign:" "$W/campaign.log" | tail -30 | tee -a "$R"
+	tar czf "$DEST/campaign.tgz" -C "$W" campaign 2>/dev/null
+}
+
+for s in $STEPS; do
+	[ "$s" = build ] && continue
+	if late; then
+		say "$s: skipped (deadline ${DEADLINE_S} s)"
+		continue
+	fi
+	case $s in
+	test-gpu) step_test_gpu ;;
+	speed) step_speed ;;
+	jpeg) step_jpeg ;;
+	multi) step_multi ;;
+	peers) step_peers ;;
+	hang) step_hang ;;
+	campaign) step_campaign ;;
+	*) say "unknown step '$s' (build test-gpu speed jpeg multi peers hang campaign)" ;;
+	esac
+	say "# $s done at $(el) s"
+done
+echo "==== summary ($(el) s)"
+grep -vE "^\s|^#" "$R"
