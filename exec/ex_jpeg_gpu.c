@@ -123,6 +123,7 @@ struct ex_gjpeg {
 	long test_stall;                   /* EX_JPEG_TEST_STALL: the batch (from 1) before which fill stops; 0 never */
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
+	bool pin_user;                     /* counted in g_pin.users */
 };
 
 static const char *nvj_str(nvjpegStatus_t e)
@@ -162,12 +163,144 @@ static void *lane_thread(void *arg);
  * from three threads at once stopped inside nvJPEG (bench/NOTES.md, issue 27). */
 static pthread_mutex_t nvj_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* nvJPEG's own buffers (bitstreams, scratch, staging) grow while it meets larger images. With its default
+ * allocators each growth is a cudaFree + cudaMalloc (device) or cudaFreeHost + cudaHostAlloc (pinned): calls
+ * that wait for the whole device, in a data-parallel run NCCL kernels that wait for another rank included,
+ * and that stall the training stream for as long (CUDA C++ Programming Guide, "Implicit Synchronization").
+ * jpeg-gpu ran its epochs 2-3 slower than the later ones, by as much as those stalls (bench/NOTES.md, issue
+ * 32). So the allocators given to nvJPEG (nvjpegCreateExV2, which names the stream of each buffer) are
+ * stream-ordered: device buffers from the device's memory pool (cudaMallocAsync / cudaFreeAsync on that
+ * stream; the pool keeps what is freed, gj_pool_keep); pinned buffers kept in a cache and handed out again
+ * once the stream of their last use has passed the point they were freed at (an event), never given back
+ * before the end. */
+typedef struct gj_pinned {
+	void *p;
+	size_t size_B;
+	cudaEvent_t freed;      /* recorded on the stream of its last use when nvJPEG frees it */
+	bool in_use;
+} gj_pinned;
+
+static struct {
+	pthread_mutex_t mu;
+	gj_pinned *b;
+	int n, cap;
+	int users;              /* decoders alive: the cache is given back when the last one goes */
+} g_pin = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+static int gj_dev_malloc(void *ctx, void **p, size_t size_B, cudaStream_t st)
+{
+	(void)ctx;
+	return cudaMallocAsync(p, size_B, st) == cudaSuccess ? 0 : 1;
+}
+
+static int gj_dev_free(void *ctx, void *p, size_t size_B, cudaStream_t st)
+{
+	(void)ctx, (void)size_B;
+	return cudaFreeAsync(p, st) == cudaSuccess ? 0 : 1;
+}
+
+/* The smallest free cached buffer of at least size_B whose last use has completed, else a new one. */
+static int gj_pin_malloc(void *ctx, void **p, size_t size_B, cudaStream_t st)
+{
+	(void)ctx, (void)st;
+	int best = -1;
+	pthread_mutex_lock(&g_pin.mu);
+	for (int i = 0; i < g_pin.n; i++) {
+		gj_pinned *b = &g_pin.b[i];
+		if (b->in_use || b->size_B < size_B || (best >= 0 && b->size_B >= g_pin.b[best].size_B))
+			continue;
+		if (cudaEventQuery(b->freed) == cudaSuccess)
+			best = i;
+	}
+	if (best < 0) {
+		void *q = NULL;
+		if (cudaHostAlloc(&q, size_B, cudaHostAllocDefault) != cudaSuccess) {
+			pthread_mutex_unlock(&g_pin.mu);
+			return 1;
+		}
+		if (g_pin.n == g_pin.cap) {
+			g_pin.cap = g_pin.cap ? 2 * g_pin.cap : 16;
+			g_pin.b = xrealloc(g_pin.b, (size_t)g_pin.cap * sizeof(*g_pin.b));
+		}
+		best = g_pin.n++;
+		g_pin.b[best].p = q;
+		g_pin.b[best].size_B = size_B;
+		if (cudaEventCreateWithFlags(&g_pin.b[best].freed, cudaEventDisableTiming) != cudaSuccess)
+			g_pin.b[best].freed = NULL;
+	}
+	g_pin.b[best].in_use = true;
+	*p = g_pin.b[best].p;
+	pthread_mutex_unlock(&g_pin.mu);
+	return 0;
+}
+
+static int gj_pin_free(void *ctx, void *p, size_t size_B, cudaStream_t st)
+{
+	(void)ctx, (void)size_B;
+	int rc = 1;
+	pthread_mutex_lock(&g_pin.mu);
+	for (int i = 0; i < g_pin.n; i++)
+		if (g_pin.b[i].p == p) {
+			gj_pinned *b = &g_pin.b[i];
+			/* without its event it stays taken: never handed out again, given back at the end */
+			if (b->freed && cudaEventRecord(b->freed, st) == cudaSuccess)
+				b->in_use = false;
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&g_pin.mu);
+	return rc;
+}
+
+/* The pinned cache back to CUDA once no decoder is left (the caller has synchronised their streams). */
+static void gj_pin_release(void)
+{
+	pthread_mutex_lock(&g_pin.mu);
+	if (--g_pin.users == 0) {
+		for (int i = 0; i < g_pin.n; i++) {
+			cudaFreeHost(g_pin.b[i].p);
+			if (g_pin.b[i].freed)
+				cudaEventDestroy(g_pin.b[i].freed);
+		}
+		free(g_pin.b);
+		g_pin.b = NULL;
+		g_pin.n = g_pin.cap = 0;
+	}
+	pthread_mutex_unlock(&g_pin.mu);
+}
+
+/* Memory freed to the device's pool stays there (the default gives it back to the driver at each
+ * synchronisation, and takes it again at the next growth). */
+static void gj_pool_keep(int dev)
+{
+	cudaMemPool_t pool;
+	unsigned long long keep_B = ~0ULL;
+	if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+		cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_B);
+}
+
+/* A handle of backend b with the stream-ordered allocators (NULL where the backend is absent). */
+static nvjpegHandle_t gj_handle(nvjpegBackend_t b)
+{
+	nvjpegDevAllocatorV2_t dev = {gj_dev_malloc, gj_dev_free, NULL};
+	nvjpegPinnedAllocatorV2_t pin = {gj_pin_malloc, gj_pin_free, NULL};
+	nvjpegHandle_t h = NULL;
+	if (nvjpegCreateExV2(b, &dev, &pin, 0, &h) == NVJPEG_STATUS_SUCCESS)
+		return h;
+	h = NULL; /* refused (an older nvJPEG, or a backend without them): its default allocators */
+	if (nvjpegCreateEx(b, NULL, NULL, 0, &h) != NVJPEG_STATUS_SUCCESS)
+		return NULL;
+	fprintf(stderr, "scaleplan-train: note: nvJPEG backend %d refused stream-ordered allocators; its buffers grow "
+		"with cudaMalloc, which waits for the device\n", (int)b);
+	return h;
+}
+
 /* What a thread is doing, for the stall watch's report (exec/data/watch.c). */
 static const char PH_IDLE[] = "idle (no batch asked for)";
 static const char PH_RELEASE[] = "waiting for the slot's last decode to complete (cudaEventSynchronize of decoded)";
 static const char PH_READERS[] = "waiting for the reader threads' next batch (ex_data_loader_wait)";
 static const char PH_CONSUMED[] = "waiting for the slot's last crop kernel (cudaEventSynchronize of consumed)";
-static const char PH_ARENA[] = "growing the arena (cudaFree, cudaMalloc)";
+static const char PH_ARENA[] = "growing the arena (cudaFreeAsync, cudaMallocAsync, cudaStreamSynchronize)";
 static const char PH_LOCK[] = "waiting for the process's nvJPEG lock";
 static const char PH_HW[] = "in nvjpegDecodeBatched (hardware decoder)";
 static const char PH_HYBRID[] = "in nvjpegDecodeBatched (GPU hybrid)";
@@ -232,11 +365,16 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	g->dt = dt;
 	/* the hardware backend fails to start where the GPU has no JPEG engine: then everything goes
 	 * through the GPU hybrid backend */
-	if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, 0, &g->hw_h) != NVJPEG_STATUS_SUCCESS)
-		g->hw_h = NULL;
-	nvjpegStatus_t e = nvjpegCreateEx(NVJPEG_BACKEND_GPU_HYBRID, NULL, NULL, 0, &g->gpu_h);
-	if (e != NVJPEG_STATUS_SUCCESS) {
-		err_set("nvJPEG: cannot start the GPU hybrid backend: %s", nvj_str(e));
+	CUDA_CHECK(cudaGetDevice(&g->dev));
+	gj_pool_keep(g->dev);
+	pthread_mutex_lock(&g_pin.mu);
+	g_pin.users++;
+	pthread_mutex_unlock(&g_pin.mu);
+	g->pin_user = true;
+	g->hw_h = gj_handle(NVJPEG_BACKEND_HARDWARE);
+	g->gpu_h = gj_handle(NVJPEG_BACKEND_GPU_HYBRID);
+	if (!g->gpu_h) {
+		err_set("nvJPEG: cannot start the GPU hybrid backend");
 		ex_gjpeg_free(g);
 		return ERR_ENV;
 	}
@@ -244,7 +382,9 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	pthread_cond_init(&g->lcv, NULL);
 	lane_init(&g->gl, g->gpu_h, batch);
 	g->gl.wp = g->wp;
-	NVJ_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->one_h));
+	g->one_h = gj_handle(NVJPEG_BACKEND_DEFAULT);
+	if (!g->one_h)
+		nvj_die(NVJPEG_STATUS_NOT_INITIALIZED, "nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT)");
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->st = g->gl.cs;
 	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
@@ -263,7 +403,6 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		g->st_hw = g->lane[0].cs;
 	else
 		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
-	CUDA_CHECK(cudaGetDevice(&g->dev));
 	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
 	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
 	 * 100% (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
@@ -364,9 +503,13 @@ static void arena_fit(ex_gjpeg *g, gj_slot *sl, size_t need)
 	if (need <= sl->cap_B)
 		return;
 	ex_data_watch_phase(g->w, g->wp, PH_ARENA);
-	ex_dev_free(sl->dec); /* cudaFree waits for the device */
+	/* stream-ordered, as nvJPEG's own buffers (gj_dev_malloc): a cudaFree would wait for the whole device */
+	if (sl->dec)
+		CUDA_CHECK(cudaFreeAsync(sl->dec, g->st));
 	sl->cap_B = need + need / 4; /* a little headroom: batches differ in size */
-	CUDA_CHECK(ex_dev_malloc((void **)&sl->dec, sl->cap_B));
+	CUDA_CHECK(cudaMallocAsync((void **)&sl->dec, sl->cap_B, g->st));
+	/* the hardware lanes write it from their own streams: the allocation completed first */
+	CUDA_CHECK(cudaStreamSynchronize(g->st));
 }
 
 static nvjpegImage_t rgbi(unsigned char *p, int w)
@@ -798,7 +941,8 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		if (sl->stage_h)
 			cudaFreeHost(sl->stage_h);
 		ex_dev_free(sl->desc_d);
-		ex_dev_free(sl->dec);
+		if (sl->dec)
+			cudaFree(sl->dec); /* from cudaMallocAsync: cudaFree synchronises, then frees (the end of the run) */
 		if (sl->decoded)
 			cudaEventDestroy(sl->decoded);
 		if (sl->decoded_hw)
@@ -819,6 +963,8 @@ void ex_gjpeg_free(ex_gjpeg *g)
 		nvjpegDestroy(g->gpu_h);
 	if (g->one_h)
 		nvjpegDestroy(g->one_h);
+	if (g->pin_user)
+		gj_pin_release();
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
 	pthread_mutex_destroy(&g->lmu);
