@@ -31,6 +31,7 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
+#include "exec/ex_settings.h"
 #include "model/model.h"
 
 #ifdef __cplusplus

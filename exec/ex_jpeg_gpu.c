@@ -12,13 +12,13 @@
  *     rest (progressive, CMYK, ...; all of them where the GPU has no hardware decoder) on a handle of
  *     NVJPEG_BACKEND_GPU_HYBRID; the crops (ex_crop_desc) copied after them; events `decoded`. Its own
  *     thread because a hardware batched call holds the calling thread until the batch is decoded (~46 ms
- *     per 256 ImageNet-like images on an H100: bench/NOTES.md, issue 27); EX_JPEG_LANES=2 splits that call
+ *     per 256 ImageNet-like images on an H100: bench/NOTES.md, issue 27); --engine jpeg_lanes=2 splits that call
  *     over two threads (A/B).
  *   training thread (ex_gjpeg_feed): waits until the batch's decode is enqueued; the compute stream waits
  *     for `decoded`, then ex_k_crop_rgb resizes, flips and normalises the crops straight into the net's
  *     fixed input buffer (CUDA-graph safe) and writes the labels; `consumed` recorded (the decode streams
  *     wait for it before they overwrite that slot).
- * CPU share (EX_JPEG_CPU_PCT, off by default): the loader's threads decode the first cpu_n images of each batch
+ * CPU share (--engine jpeg_cpu_pct, off by default): the loader's threads decode the first cpu_n images of each batch
  * themselves (ex_jpeg_decode_at, uint8, crop and flip as drawn); those go first in the arena, copied from a
  * pinned stage in one call, as out x out crops. On 4 cores of an H100 host it raised 5,438-5,547 to 5,675-5,793
  * img/s, on an H200 6,633 to 6,965 (bench/NOTES.md, issue 27, session 9); off by default because runs at
@@ -113,14 +113,15 @@ struct ex_gjpeg {
 	/* the CPU share: the loader's threads decode the first cpu_n images of each batch themselves where the
 	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md issue 27) */
 	int cpu_n;
-	bool cpu_auto;                     /* cpu_n follows who waits (cpu_share_adjust); EX_JPEG_CPU_PCT fixes it */
+	bool cpu_auto;                     /* cpu_n follows who waits (cpu_share_adjust); jpeg_cpu_pct > 0 fixes it */
 	double fw_seen;                    /* the training thread's feed wait at the last batch */
 	double win_reader_s, win_fed_s;    /* the waits summed over the adjustment window */
 	int win_n;                         /* batches in it */
 	/* the stall watch (ex_data_watch, owned by ex_input.c): the decode thread's party, the training thread's */
 	ex_data_watch *w;
 	int wp, wfeed;
-	long test_stall;                   /* EX_JPEG_TEST_STALL: the batch (from 1) before which fill stops; 0 never */
+	long test_stall;                   /* test builds (EX_TEST_HOOKS), EX_JPEG_TEST_STALL: the batch (from 1) before
+	                                    * which fill stops; 0 never */
 	ex_gjpeg_stats s;                  /* what stats_get returns (under mu) */
 	ex_gjpeg_stats ts;                 /* the decode thread's running counts, copied into s under mu */
 	bool pin_user;                     /* counted in g_pin.users */
@@ -359,7 +360,9 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 	g->wfeed = feeder;
 	snprintf(party, sizeof(party), "%s decode thread", name);
 	g->wp = ex_data_watch_party(w, party);
+#ifdef EX_TEST_HOOKS /* the test build of scaleplan-train only (exec/module.mk, tests/gpu/jpeg_gpu_smoke.sh) */
 	g->test_stall = strcmp(name, "train") == 0 ? ex_env_int("EX_JPEG_TEST_STALL", 0, 1 << 30, 0) : 0;
+#endif
 	g->batch = batch;
 	g->hw = hw;
 	g->dt = dt;
@@ -387,15 +390,15 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		nvj_die(NVJPEG_STATUS_NOT_INITIALIZED, "nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT)");
 	NVJ_CHECK(nvjpegJpegStateCreate(g->one_h, &g->one_st));
 	g->st = g->gl.cs;
-	g->nlanes = g->hw_h ? ex_env_int("EX_JPEG_LANES", 1, GJ_MAX_LANES, EX_GJ_LANES) : 0;
+	g->nlanes = !g->hw_h ? 0 : ex_set.jpeg_lanes < 1 ? 1 : ex_set.jpeg_lanes > GJ_MAX_LANES ? GJ_MAX_LANES : ex_set.jpeg_lanes;
 	for (int k = 0; k < g->nlanes; k++) {
 		lane_init(&g->lane[k], g->hw_h, batch);
 		snprintf(party, sizeof(party), "%s decode lane %d", name, k);
 		g->lane[k].wp = k == 0 ? g->wp : ex_data_watch_party(w, party); /* lane 0 runs on the decode thread */
 	}
-	/* off unless asked for (EX_JPEG_CPU_PCT: -1 follows who waits, 1..75 a fixed share): it raised img/s 4-6% on
+	/* off unless asked for (--engine jpeg_cpu_pct: -1 follows who waits, 1..75 a fixed share): it raised img/s 4-6% on
 	 * 4 cores but runs with it stopped inside an epoch (bench/NOTES.md, issue 27) */
-	int pct = ex_env_int("EX_JPEG_CPU_PCT", -1, 75, 0);
+	int pct = ex_set.jpeg_cpu_pct;
 	g->cpu_auto = pct < 0;
 	g->cpu_n = g->cpu_auto ? batch / 8 : batch * pct / 100;
 	ex_data_loader_set_cpu_decode(L, g->cpu_n);
@@ -773,11 +776,13 @@ static void fill(ex_gjpeg *g)
 	gj_slot *sl = &g->slot[g->fill];
 	void *d;
 	int *lab;
+#ifdef EX_TEST_HOOKS
 	if (g->test_stall > 0 && g->ts.batches + 1 == g->test_stall) {
 		ex_data_watch_phase(g->w, g->wp, PH_TEST_STALL);
 		for (;;) /* a stop that --data-timeout must catch (tests/gpu/jpeg_gpu_smoke.sh) */
 			sleep(1);
 	}
+#endif
 	double t_start = time_now_s();
 	slot_release(g, sl, g->wp);
 	double t0 = time_now_s();

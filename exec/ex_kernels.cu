@@ -51,15 +51,6 @@ static int grid_for(size_t n, int threads)
 /* A grid-stride loop over n items of a grid_for(n, 256) grid counts in 32 bits without wrapping. */
 static bool fits_u32_loop(size_t n) { return n + (size_t)GRID_MAX_BLOCKS * 256 <= UINT_MAX; }
 
-/* An A/B setting of the engine's kernels: the environment's positive integer name, else 0; read once
- * (*cache -1). */
-static int ab_int(const char *name, int *cache)
-{
-	if (*cache < 0)
-		*cache = ex_env_int(name, 1, INT_MAX, 0);
-	return *cache;
-}
-
 /* splitmix64 / counter hash: deterministic per (seed, index). */
 __device__ __forceinline__ uint64_t hash64(uint64_t x)
 {
@@ -445,12 +436,11 @@ static int sm_count(void)
 }
 
 /* Blocks of BN_THREADS threads of kernel k that one SM holds at once (the CUDA occupancy calculator; read
- * once per kernel through *cache), or EX_BN_BLOCKS_PER_SM when set (4: the fixed figure before; A/B runs). */
+ * once per kernel through *cache), or --engine bn_blocks_per_sm=N (4: the fixed figure before; A/B runs). */
 template <typename K> static int bn_blocks_per_sm(K k, int *cache)
 {
-	static int env = -1;
-	if (ab_int("EX_BN_BLOCKS_PER_SM", &env))
-		return env;
+	if (ex_set.bn_blocks_per_sm > 0)
+		return ex_set.bn_blocks_per_sm;
 	if (*cache < 1) {
 		int b = 0;
 		if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k, BN_THREADS, 0) != cudaSuccess || b < 1)
@@ -460,13 +450,11 @@ template <typename K> static int bn_blocks_per_sm(K k, int *cache)
 	return *cache;
 }
 
-/* Rows a reduction's thread takes at least (8; EX_BN_MIN_ROWS for A/B runs): small tensors get fewer blocks,
+/* Rows a reduction's thread takes at least (8; --engine bn_min_rows=N for A/B runs): small tensors get fewer blocks,
  * each flushing its sums with atomics. */
 static long bn_min_rows(void)
 {
-	static int env = -1;
-	int r = ab_int("EX_BN_MIN_ROWS", &env);
-	return r ? r : 8;
+	return ex_set.bn_min_rows > 0 ? ex_set.bn_min_rows : 8;
 }
 
 /* A reduction's grid over m rows of c channels: CX channel groups x (BN_THREADS/CX) rows a block, and as many
@@ -635,7 +623,7 @@ __device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
 
 /* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c) (bn_red_row). U rows per loop trip,
  * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
- * pass needs (U = 1 is the kernel before issue 15's last change; EX_BN_UNROLL chooses, for A/B runs). */
+ * pass needs (U = 1 is the kernel before issue 15's last change; --engine bn_unroll chooses, for A/B runs). */
 template <typename T, int MODE, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c,
 							  bool relu, const float *bn_f, double *sums, bn_fin f)
@@ -684,12 +672,11 @@ __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint
 		bn_finish_sums<MODE>(sums, c, f);
 }
 
-/* Rows per loop trip of k_bn_reduce: EX_BN_UNROLL=1|2|4, else 4 for the statistics (one input) and 2 for
+/* Rows per loop trip of k_bn_reduce: --engine bn_unroll=1|2|4, else 4 for the statistics (one input) and 2 for
  * the backward (two or three inputs: registers). Read once. */
 static int bn_unroll(int mode)
 {
-	static int env = -1;
-	int u = ab_int("EX_BN_UNROLL", &env);
+	int u = ex_set.bn_unroll;
 	return u == 1 || u == 2 || u == 4 ? u : mode == 0 ? 4 : 2;
 }
 

@@ -131,12 +131,6 @@ static const ex_op *bwd_folded(const ex_net *net, const ex_op *op)
 	return j >= 0 && net->ops[j].bwd_by_reader ? &net->ops[j] : NULL;
 }
 
-static bool env_off(const char *name)
-{
-	const char *v = getenv(name);
-	return v && !strcmp(v, "0");
-}
-
 int ex_env_int(const char *name, int lo, int hi, int dflt)
 {
 	const char *v = getenv(name);
@@ -152,12 +146,12 @@ int ex_env_int(const char *name, int lo, int hi, int dflt)
  * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
  * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
  * by the other branch's BN, which adds it. The reader's backward then does the folded BN's too, so the
- * gradient of the BN's output is not stored either. EX_FOLD_POOL=0 / EX_FOLD_RES=0 keep them apart,
- * EX_FOLD_POOL_BWD=0 / EX_FOLD_RES_BWD=0 the backward halves (A/B runs). */
+ * gradient of the BN's output is not stored either. --engine fold_pool=off / fold_res=off keep them apart,
+ * fold_pool_bwd=off / fold_res_bwd=off the backward halves (A/B runs; ex_settings.h). */
 static void fold_bns(ex_net *net)
 {
-	bool fold_pool = !env_off("EX_FOLD_POOL"), res = !env_off("EX_FOLD_RES"), res_bwd = !env_off("EX_FOLD_RES_BWD");
-	bool pool_bwd = !env_off("EX_FOLD_POOL_BWD");
+	bool fold_pool = ex_set.fold_pool, res = ex_set.fold_res, res_bwd = ex_set.fold_res_bwd;
+	bool pool_bwd = ex_set.fold_pool_bwd;
 	int i, j;
 	for (i = 1; i < net->nops && fold_pool; i++) {
 		ex_op *pool = &net->ops[i], *bn = &net->ops[i - 1];
@@ -315,13 +309,13 @@ out:
  * from the first backward op writing it to its producer's backward. Intervals are inclusive, so an
  * op never writes over what it reads in the same step. First fit, in order of birth; offsets for
  * activations in act[t], gradients in grad[t] ((size_t)-1: none). Returns the arena's bytes.
- * EX_ARENA_NOREUSE=1 (debugging): every buffer its own place. */
+ * --engine arena_reuse=off (debugging): every buffer its own place. */
 static size_t plan_arena(const ex_net *net, size_t *act, size_t *grad)
 {
 	int nt = net->ntens, no = net->nops, n = 2 * nt, T = 2 * no, i, j, t;
 	int *b = xcalloc(n, sizeof(int)), *d = xcalloc(n, sizeof(int));
 	size_t *sz = xcalloc(n, sizeof(size_t)), *off = xcalloc(n, sizeof(size_t)), esz = ex_dtype_size(net->dt), top = 0;
-	bool *placed = xcalloc(n, sizeof(bool)), noreuse = getenv("EX_ARENA_NOREUSE") != NULL;
+	bool *placed = xcalloc(n, sizeof(bool)), noreuse = !ex_set.arena_reuse;
 
 	for (i = 0; i < n; i++) {
 		b[i] = -1;
@@ -649,7 +643,7 @@ static void choose_graph_plans(ex_net *net, ex_op *op, void *ws, size_t ws_B, bo
 			if (verbose && !e->ok)
 				fprintf(stderr, "scaleplan-train: %s %s: no cuDNN graph plan (%s); the legacy call stays\n",
 					net->model.layers[op->layer].name, conv_kind_name[k], e->p.why);
-			if (getenv("EX_GRAPH_VERBOSE"))
+			if (ex_set.graph_verbose)
 				fprintf(stderr, "graph plan %-24s %-5s beta %d: %s %.4f ms (legacy %.4f ms), ws %zu B\n",
 					net->model.layers[op->layer].name, conv_kind_name[k], beta, e->ok ? "ok" : "none",
 					e->p.ms, op->legacy_ms[k], e->p.ws_B);
@@ -1116,12 +1110,12 @@ static ex_bn_grads bn_grads(ex_net *net, const ex_op *bn)
 }
 
 /* Conv weight gradients cast to float in one launch before the optimizer, unless a distributed layer
- * wants each as backward makes it (hooks.grad_ready) or EX_WGRAD_CAST_AT_END=0 (A/B: the cast per layer). */
+ * wants each as backward makes it (hooks.grad_ready) or --engine wgrad_cast_at_end=off (A/B: the cast per layer). */
 static bool wgrad_cast_at_end(const ex_net *net)
 {
 	static int at_end = -1;
 	if (at_end < 0)
-		at_end = !env_off("EX_WGRAD_CAST_AT_END");
+		at_end = ex_set.wgrad_cast_at_end;
 	return at_end && !net->hooks.grad_ready;
 }
 

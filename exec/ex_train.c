@@ -162,22 +162,10 @@ static void usage(FILE *f)
 #else
 		"  (this build has no MPI/NCCL: one GPU only)\n"
 #endif
-		"environment, for A/B runs of the engine's own kernels (bench/NOTES.md):\n"
-		"  EX_FOLD_POOL=0 EX_FOLD_RES=0   store the batch norm outputs a single reader now applies itself\n"
-		"                        (stem -> max pooling; downsampling BN -> residual add)\n"
-		"  EX_FOLD_POOL_BWD=0 EX_FOLD_RES_BWD=0   and store their output gradients (the reader's backward does\n"
-		"                        the folded BN's now)\n"
-		"  EX_BN_UNROLL=1|2|4    rows per loop trip of the BN reductions;  EX_ARENA_NOREUSE=1  no arena sharing\n"
-		"  EX_BN_BLOCKS_PER_SM=N blocks per SM of the BN reductions' grids (default: what the GPU holds at once)\n"
-		"  EX_BN_MIN_ROWS=N      rows each thread of a BN reduction takes at least (fewer blocks for small tensors)\n"
-		"  EX_WGRAD_CAST_AT_END=0  each conv weight gradient cast to float as it is made, not all in one launch\n"
-		"  EX_JPEG_LANES=2       jpeg-gpu: two threads call the hardware JPEG decoder\n"
-		"  EX_JPEG_CPU_PCT=P     jpeg-gpu: the reader threads decode P%% of each batch themselves (1..75; -1: a\n"
-		"                        share that follows who waits; default 0: off - see bench/NOTES.md, issue 27)\n"
-		"  EX_GRAPH_VERBOSE=1    each convolution shape's graph plan and legacy times\n"
-		"  EX_JPEG_TEST_STALL=N  jpeg-gpu, tests only: the training decode thread stops before its batch N (from\n"
-		"                        1), so --data-timeout's report can be checked (tests/gpu/jpeg_gpu_smoke.sh)\n"
+		"  --engine KEY=VALUE[,KEY=VALUE...]   the engine's tuning settings, for measuring against the\n"
+		"                        defaults (bench/NOTES.md); keys:\n"
 		);
+	ex_settings_help(f);
 }
 
 static int parse_args(int argc, char **argv, ex_args *a)
@@ -194,7 +182,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
 		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
-		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011},
+		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011}, {"engine", 1, 0, 1012},
 #ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
@@ -318,6 +306,12 @@ static int parse_args(int argc, char **argv, ex_args *a)
 			break;
 		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
 		case 1011: NUM(a->data_timeout_s, 0, 1e6); break;
+		case 1012:
+			if (ex_settings_parse(&ex_set, optarg)) {
+				fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+				return ERR_INPUT;
+			}
+			break;
 		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
 		case 1004: a->mllog_org = optarg; break;
 		case 1005: a->mllog_platform = optarg; break;

@@ -11,9 +11,10 @@ EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c
 EX_CU_SRCS  := exec/ex_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c exec/data/mkimagenet.c \
                 exec/data/watch.c \
-                exec/ex_mllog.c
-# the MLLOG writer is host C: in the library too, so tests/test_mllog.c checks it without a GPU
-LIB_SRCS    += exec/ex_mllog.c
+                exec/ex_mllog.c exec/ex_settings.c
+# the MLLOG writer and the --engine settings are host C: in the library too, so tests/test_mllog.c and
+# tests/test_ex_settings.c check them without a GPU
+LIB_SRCS    += exec/ex_mllog.c exec/ex_settings.c
 EX_INC      := -isystem $(EX_CUDA)/include $(if $(EX_CUDNN_H),-isystem $(dir $(EX_CUDNN_H)))
 EX_LIBDIRS  := -L$(EX_CUDA)/lib64 -L$(EX_CUDA)/lib -Wl,-rpath,$(EX_CUDA)/lib64 -Wl,-rpath,$(EX_CUDA)/lib
 EX_GIT_SHA  := $(shell sh tools/git_sha.sh)
@@ -66,6 +67,18 @@ EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST
 $(BUILD)/scaleplan-train: $(EX_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(EX_OBJS) $(EX_LIBDIRS) $(EX_LDLIBS)
 
+# The test build of scaleplan-train (make test-gpu only): ex_jpeg_gpu.c with its test hooks (EX_TEST_HOOKS:
+# EX_JPEG_TEST_STALL, a decode thread that stops on purpose so the stall watch can be checked); the product
+# build has none. tests/gpu/*.sh get it as TRAIN_HOOKS.
+ifneq ($(EX_NVJPEG_H),)
+EX_HOOKS_BIN := $(BUILD)/tests/gpu/scaleplan-train-hooks
+$(BUILD)/tests/gpu/ex_jpeg_gpu_hooks.o: exec/ex_jpeg_gpu.c exec/ex_internal.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EX_INC) $(EX_NVJPEG_DEFS) -DEX_TEST_HOOKS -c $< -o $@
+$(EX_HOOKS_BIN): $(patsubst $(BUILD)/exec/ex_jpeg_gpu.o,$(BUILD)/tests/gpu/ex_jpeg_gpu_hooks.o,$(EX_OBJS))
+	$(CC) $(LDFLAGS) -o $@ $^ $(EX_LIBDIRS) $(EX_LDLIBS)
+endif
+
 # issue 15: which cuDNN graph-API fusions this GPU supports, per ResNet-50 convolution, and their speed
 $(BUILD)/scaleplan-fuseprobe: bench/fuse_probe.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS))
 	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
@@ -80,10 +93,11 @@ $(BUILD)/tests/gpu/test_ex_%: tests/gpu/test_ex_%.c $(filter-out $(BUILD)/exec/e
 test-gpu:
 ifeq ($(HAVE_GPU_TOOLCHAIN),yes)
 	@if nvidia-smi -L >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory $(BUILD)/scaleplan-train $(EX_GPU_TESTS) && \
+		$(MAKE) --no-print-directory $(BUILD)/scaleplan-train $(EX_GPU_TESTS) $(EX_HOOKS_BIN) && \
 		for t in $(EX_GPU_TESTS); do echo "== $$t"; $$t || exit 1; done && \
 		for s in tests/gpu/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
-			TRAIN=$(PWD)/$(BUILD)/scaleplan-train sh $$s || exit 1; done; \
+			TRAIN=$(PWD)/$(BUILD)/scaleplan-train $(if $(EX_HOOKS_BIN),TRAIN_HOOKS=$(PWD)/$(EX_HOOKS_BIN)) \
+			sh $$s || exit 1; done; \
 	else echo "test-gpu: skipped: no NVIDIA GPU on this machine (nvidia-smi -L failed)"; fi
 else
 	@echo "test-gpu: skipped: no GPU toolchain (nvcc + cuDNN + cuBLAS) found"

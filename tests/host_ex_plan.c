@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common.h"
 #include "exec/ex_internal.h"
 #include "tests/test.h"
 
@@ -133,26 +134,22 @@ static size_t check_plan(test_ctx *tc, const char *what, int want_pool, int want
 int main(void)
 {
 	test_ctx t = {0};
-	static const char *vars[] = {"EX_FOLD_POOL", "EX_FOLD_RES", "EX_FOLD_RES_BWD", "EX_FOLD_POOL_BWD"};
-	/* each configuration the A/B runs use: none, the pool fold alone (forward; with its backward), the folds'
-	 * forward half, the residual folds' backward too, all */
-	static const struct { const char *what, *off[4]; int pool, res, bwd; } cfg[] = {
-		{"no folds", {"0", "0", "0", "0"}, 0, 0, 0},
-		{"pool fold", {NULL, "0", "0", "0"}, 1, 0, 0},
-		{"pool fold + backward", {NULL, "0", "0", NULL}, 1, 0, 1},
-		{"forward folds", {NULL, NULL, "0", "0"}, 1, 4, 0},
-		{"all but the pool's backward", {NULL, NULL, NULL, "0"}, 1, 4, 4},
-		{"all folds (default)", {NULL, NULL, NULL, NULL}, 1, 4, 5},
+	/* each configuration the A/B runs use (--engine): none, the pool fold alone (forward; with its backward),
+	 * the folds' forward half, the residual folds' backward too, all */
+	static const struct { const char *what, *spec; int pool, res, bwd; } cfg[] = {
+		{"no folds", "fold_pool=off,fold_res=off,fold_res_bwd=off,fold_pool_bwd=off", 0, 0, 0},
+		{"pool fold", "fold_res=off,fold_res_bwd=off,fold_pool_bwd=off", 1, 0, 0},
+		{"pool fold + backward", "fold_res=off,fold_res_bwd=off", 1, 0, 1},
+		{"forward folds", "fold_res_bwd=off,fold_pool_bwd=off", 1, 4, 0},
+		{"all but the pool's backward", "fold_pool_bwd=off", 1, 4, 4},
+		{"all folds (default)", NULL, 1, 4, 5},
 	};
 	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
-		for (int v = 0; v < 4; v++) {
-			if (cfg[c].off[v])
-				setenv(vars[v], cfg[c].off[v], 1);
-			else
-				unsetenv(vars[v]);
-		}
+		ex_set = ex_settings_default();
+		TEST_CHECK(&t, !cfg[c].spec || ex_settings_parse(&ex_set, cfg[c].spec) == 0, "%s: %s", cfg[c].what, err_msg());
 		check_plan(&t, cfg[c].what, cfg[c].pool, cfg[c].res, cfg[c].bwd);
 	}
+	ex_set = ex_settings_default();
 	/* the pooled BN backward takes ResNet's stem pooling only: 3x3, stride 2, padding 1, input twice the output */
 	TEST_CHECK(&t, ex_k_bn_bwd_pooled_fits(256, 112, 112, 64, 56, 56, 3, 2, 1), "stem pooling: pooled BN backward refused");
 	TEST_CHECK(&t, !ex_k_bn_bwd_pooled_fits(2, 9, 9, 16, 5, 5, 3, 2, 1), "odd input: pooled BN backward accepted");

@@ -7,6 +7,15 @@ T=${TRAIN:-build/scaleplan-train}
 D=$(mktemp -d); fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
+# 0. no environment switches in the product: --help lists none, --engine is the one way to tune (issue 32)
+if $T --help | grep -q 'EX_'; then bad "--help lists EX_ switches"; else ok "--help: no EX_ switches"; fi
+$T --help | grep -q 'fold_pool' && ok "--help lists the --engine keys" || bad "--help lacks the --engine keys"
+$T --engine fold_pool=maybe >$D/eng.log 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "key 'fold_pool', value 'maybe'" $D/eng.log && ok "--engine: bad value, exit 1" \
+	|| bad "--engine bad value: exit $rc"
+out=$($T --engine fold_pool=off,fold_res=off,bn_unroll=1 --batch-per-gpu 16 --image-size 64 --warmup-iters 2 --iters 3 --quiet 2>&1)
+loss=$(printf '%s\n' "$out" | awk '/^mean loss/ {print $3}')
+case "$loss" in ''|*nan*|*inf*) bad "--engine folds off: loss '$loss'";; *) ok "--engine folds off: loss $loss";; esac
 # 1. overfit: 32 random images with random labels, no smoothing/decay: mean loss of steps 251-300 < 0.05
 out=$($T --batch-per-gpu 32 --image-size 64 --classes 10 --warmup-iters 250 --iters 50 --lr 0.01 \
 	--label-smoothing 0 --weight-decay 0 --quiet 2>&1)
