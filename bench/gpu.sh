@@ -15,7 +15,8 @@
 #   peers     PyTorch in the same job: torchvision GPU decode over the folder on CORES cores (eager; compile too
 #             with PEER_COMPILE=1), DDP synthetic 1 GPU, 2 GPUs NVLink, 2 emulated nodes at MULTI_B
 #   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
-#             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report
+#             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report; then one
+#             rank stopped on purpose (the test build, after test-gpu): the job must end with exit 2 naming it
 #   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`), its CSVs back
 # Results: $OUT/results.txt as the steps go, $OUT/raw.tgz (logs and CSVs), a short table last.
 #   OUT=dir STEPS="build test-gpu speed jpeg" bash bench/gpu.sh
@@ -255,6 +256,22 @@ step_hang() {
 			[ $rc -ne 0 ] && grep -E "no batch|rank [0-9]|thread|decode|lane|ending|NCCL|error" "$W/$name.log" | head -40 | tee -a "$R"
 		done
 	done
+	late || stop_check
+}
+
+# One rank stops on purpose (the test build's EX_JPEG_TEST_STALL, rank 1 only): the whole job must end with
+# exit 2 within HANG_TIMEOUT + a few seconds, the report naming rank 1, its threads and their phases.
+stop_check() {
+	local hooks=$PWD/build-gpu/tests/gpu/scaleplan-train-hooks t0 rc
+	[ -x "$hooks" ] || { say "stop check: skipped (no $hooks: run the test-gpu step first)"; return; }
+	t0=$(date +%s)
+	timeout 150 $LAUNCH2 sh -c '[ "$RANK" = 1 ] && export EX_JPEG_TEST_STALL=5; exec "$0" "$@"' "$hooks" \
+		--nccl-mode nvlink --data $DS --data-path jpeg-gpu --batch-per-gpu 128 --epochs 2 --quiet \
+		--data-timeout "${HANG_TIMEOUT:-20}" >"$W/stop_check.log" 2>&1
+	rc=$?
+	say "stop check (rank 1 stops at its batch 5, --data-timeout ${HANG_TIMEOUT:-20}): rc $rc in $(($(date +%s) - t0)) s;" \
+		"report names rank 1: $(grep -c 'rank 1 of 2' "$W/stop_check.log") line(s)"
+	grep -E "rank [01] of 2|stopped on purpose|training thread:|ending the job|launch_local" "$W/stop_check.log" | head -12 | tee -a "$R"
 }
 
 step_campaign() {
