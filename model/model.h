@@ -387,6 +387,18 @@ int model_nodes_bought(const model_scenario *sc);
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
 
+/* Sensitivity of a run's cost (the owner's per run, or with `rent` its rent) to one input at a time, each at
+ * both ends of a stated range: prices (their ranges), speed (the run time +-speed_err, e.g. the model's
+ * whole-run error), utilisation (x0.5 .. x1.5, at most 1), kWh price (x0.5 .. x1.5) and PUE (1.1 .. 1.8).
+ * lo_in/hi_in: the input at each end (prices: capex or rent; speed: tta_s); lo_usd/hi_usd: the cost there. */
+typedef enum model_sens_input {
+	MODEL_SENS_PRICE, MODEL_SENS_SPEED, MODEL_SENS_UTIL, MODEL_SENS_KWH, MODEL_SENS_PUE, MODEL_SENS_N
+} model_sens_input;
+typedef struct model_sens { double lo_in, hi_in, lo_usd, hi_usd; } model_sens;
+void model_money_sensitivity(const model_scenario *sc, const model_result *r, double speed_err, bool rent,
+			     model_sens out[MODEL_SENS_N]);
+const char *model_sens_name(model_sens_input i); /* "prices", "speed", "utilisation", "kWh price", "PUE" */
+
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
  * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of
  * sc->node.gpus_per_node GPUs, batch per GPU, img/s). Least squares in log throughput (exact for one

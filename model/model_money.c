@@ -232,3 +232,59 @@ void model_run_money(const model_scenario *sc, model_result *r)
 		r->breakeven_runs_per_month = rent > energy ? fix / (rent - energy) : INFINITY;
 	}
 }
+
+const char *model_sens_name(model_sens_input i)
+{
+	static const char *const names[MODEL_SENS_N] = {"prices", "speed", "utilisation", "kWh price", "PUE"};
+	return (unsigned)i < MODEL_SENS_N ? names[i] : "?";
+}
+
+/* The run's cost (owner's per run, or rent) after model_run_money on a changed copy. */
+static double cost_of(const model_scenario *sc, const model_result *r, bool rent)
+{
+	model_result x = *r;
+	model_run_money(sc, &x);
+	return rent ? x.rent_usd : x.tco_usd;
+}
+
+void model_money_sensitivity(const model_scenario *sc, const model_result *r, double speed_err, bool rent,
+			     model_sens out[MODEL_SENS_N])
+{
+	model_scenario s = *sc;
+	model_result x = *r;
+	const model_money *m = &sc->money;
+
+	/* prices: each at the low and the high end of its range */
+	out[MODEL_SENS_PRICE].lo_in = rent ? r->rent_lo_usd : r->capex_lo_usd;
+	out[MODEL_SENS_PRICE].hi_in = rent ? r->rent_hi_usd : r->capex_hi_usd;
+	out[MODEL_SENS_PRICE].lo_usd = rent ? r->rent_lo_usd : r->tco_lo_usd;
+	out[MODEL_SENS_PRICE].hi_usd = rent ? r->rent_hi_usd : r->tco_hi_usd;
+	/* speed: the run (and its energy) shorter and longer by the prediction's error */
+	for (int k = 0; k < 2; k++) {
+		double f = k == 0 ? 1.0 - speed_err : 1.0 + speed_err;
+		x = *r;
+		x.tta_s = r->tta_s * f;
+		x.energy_J = r->energy_J * f;
+		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_in : &out[MODEL_SENS_SPEED].hi_in) = x.tta_s;
+		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_usd : &out[MODEL_SENS_SPEED].hi_usd) = cost_of(sc, &x, rent);
+	}
+	/* the site's inputs: utilisation half to one and a half times (at most 1), kWh price half to one and a
+	 * half times, PUE 1.1 (a hyperscale hall; Uptime Institute 2023) to 1.8 (an older room) */
+	double in[3][2] = {{m->utilisation / 2.0, fmin(1.0, m->utilisation * 1.5)},
+			   {m->kwh_usd / 2.0, m->kwh_usd * 1.5},
+			   {fmin(1.1, m->pue), fmax(1.8, m->pue)}};
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 2; k++) {
+			s = *sc;
+			double v = in[i][k];
+			if (i == 0)
+				s.money.utilisation = v;
+			else if (i == 1)
+				s.money.kwh_usd = v;
+			else
+				s.money.pue = v;
+			model_sens *o = &out[MODEL_SENS_UTIL + i];
+			*(k == 0 ? &o->lo_in : &o->hi_in) = v;
+			*(k == 0 ? &o->lo_usd : &o->hi_usd) = cost_of(&s, r, rent);
+		}
+}

@@ -193,6 +193,39 @@ static void test_owner(test_ctx *t)
 	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "never: %g", r.breakeven_runs_per_month);
 }
 
+static void test_sensitivity(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_sens s[MODEL_SENS_N];
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	r.throughput_img_s = NAN;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r);
+	r.tta_s = 3600.0;
+	r.energy_J = 50e3 * 3600.0;
+	r.power_max_W = 80e3;
+	model_run_money(&sc, &r);
+	model_money_sensitivity(&sc, &r, 0.1, false, s);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].lo_usd, r.tco_lo_usd, 1e-12);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].hi_usd, r.tco_hi_usd, 1e-12);
+	TEST_NEAR(t, s[MODEL_SENS_SPEED].lo_in, 3240.0, 1e-12);
+	TEST_CHECK(t, s[MODEL_SENS_SPEED].lo_usd < r.tco_usd && r.tco_usd < s[MODEL_SENS_SPEED].hi_usd, "speed %g %g",
+		   s[MODEL_SENS_SPEED].lo_usd, s[MODEL_SENS_SPEED].hi_usd);
+	/* a busier cluster spreads its month over more runs: the low utilisation costs more */
+	TEST_CHECK(t, s[MODEL_SENS_UTIL].lo_usd > r.tco_usd && r.tco_usd > s[MODEL_SENS_UTIL].hi_usd, "utilisation %g %g",
+		   s[MODEL_SENS_UTIL].lo_usd, s[MODEL_SENS_UTIL].hi_usd);
+	TEST_NEAR(t, s[MODEL_SENS_UTIL].lo_in, sc.money.utilisation / 2, 1e-12);
+	/* energy: kWh x 0.5 saves half the energy bill */
+	TEST_NEAR(t, r.tco_usd - s[MODEL_SENS_KWH].lo_usd, r.energy_usd / 2, 1e-9);
+	TEST_CHECK(t, s[MODEL_SENS_PUE].lo_in == 1.1 && s[MODEL_SENS_PUE].hi_in == 1.8, "PUE range %g-%g",
+		   s[MODEL_SENS_PUE].lo_in, s[MODEL_SENS_PUE].hi_in);
+	TEST_CHECK(t, strcmp(model_sens_name(MODEL_SENS_PUE), "PUE") == 0, "names");
+}
+
 static void test_checks(test_ctx *t)
 {
 	model_money m;
@@ -219,6 +252,7 @@ int main(void)
 	test_store(&t);
 	test_rent(&t);
 	test_owner(&t);
+	test_sensitivity(&t);
 	test_checks(&t);
 	return test_report(&t);
 }
