@@ -538,7 +538,11 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 		tab_cell(&t, "%s", !rs->alt ? "-" : rs->flips[i] ? "yes" : "no");
 		if (rs->flips[i]) {
 			size_t u = strlen(names);
-			snprintf(names + u, sizeof names - u, "%s%s", nflip ? ", " : "", model_sens_name((model_sens_input)i));
+			int left = 0; /* flipping inputs after this one: ", " before all but the last, " and " before it */
+			for (int j = i + 1; j < MODEL_SENS_N; j++)
+				left += rs->flips[j];
+			snprintf(names + u, sizeof names - u, "%s%s", !nflip ? "" : left ? ", " : " and ",
+				 model_sens_name((model_sens_input)i));
 			nflip++;
 		}
 	}
