@@ -128,6 +128,9 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
  * append columns (sim, which adds stack after its own). */
 void cli_result_csv_header_cells(csvw *w);
 void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
+/* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
+ * the model summed TDPs, "" without power. */
+const char *cli_power_basis(const model_scenario *sc, const model_result *r);
 /* JSON object of one prediction (no trailing newline). */
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */

@@ -120,11 +120,15 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].r));
 		partial += rows[i].partial;
 	}
+	const model_money *m = &s->spec.money;
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
-	       "capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
-	       "tco/run = capex over %.3g years %s + energy at $%.3g/kWh; '-' = no such price in the database\n",
-	       s->spec.money.amortize_years, s->spec.money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
-	       s->spec.money.kwh_usd);
+	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
+	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
+	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
+	       "'-' = no such price in the database (the CSV has each part and its range)\n",
+	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
+	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
+	       m->kwh_usd, m->pue);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
 		printf("(%d option%s without a %s price listed last: they cannot qualify)\n", unpriced,
 		       unpriced > 1 ? "s" : "", plan_cost_name(q->cost));

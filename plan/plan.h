@@ -21,6 +21,8 @@
 #include "hwdb/hw.h"
 #include "model/model.h"
 
+enum { PLAN_RENT_SPOT = -1 }; /* plan_spec.rent_term_years: the spot rate */
+
 /* A run as the user described it. Ids are NULL when not given; counts 0 when not given. */
 typedef struct plan_spec {
 	const char *system_id, *gpu_id, *intra_id, *host_link_id, *cpu_id, *fabric_id, *storage_id, *stack_id;
@@ -37,7 +39,8 @@ typedef struct plan_spec {
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
 	model_money money;         /* electricity price, amortisation, runs per month */
-	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate */
+	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
+				    * PLAN_RENT_SPOT the spot rate */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */
