@@ -6,6 +6,9 @@
  * that profile (`scaleplan validate --detail`: parity.csv, drawn as parity.svg/png by `scaleplan plot`);
  * --fit-only does the last two on CSVs already in DIR/csv. Bad input: a message naming the field, value
  * and what was expected, exit 1, nothing written (each file appears complete or not at all).
+ * Every run has a time limit (--run-timeout, else twice its predicted time, run_limit_s): a run that stops
+ * or fails is recorded in DIR/runs.csv and the campaign goes on (issue 32: one stuck run used to stop the
+ * rest). The scripts find their folder themselves, so they run from anywhere.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -15,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/common.h"
 
@@ -44,27 +49,46 @@ typedef struct cg_run {
 typedef struct cg_opts {
 	const char *out, *train, *folder, *machine, *hwdb, *where; /* where: "--grid" or "FILE:LINE" */
 	int iters, epochs;
-	bool run, fit_only;
+	bool run, fit_only, force;
+	double run_timeout_s;  /* --run-timeout; 0: from each run's predicted time */
+	long train_n, val_n;   /* JPEGs in the folder's train/ and val/ (counted when written) */
+	char *out_abs;         /* --out as an absolute path (the Slurm script's copy runs elsewhere) */
 } cg_opts;
+
+/* The default grid (no --grid): what the calibration fit needs from one host of 2 GPUs - 1 and 2 GPUs, two
+ * batches, both data paths, NVLink and 2 emulated nodes (bench/NOTES.md, issue 32). jpeg-gpu only with
+ * --data-dir. */
+#define CG_DEFAULT_GRID "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated"
+#define CG_DEFAULT_GRID_NO_DATA "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic;transport=nvlink,emulated"
 
 static void campaign_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: scaleplan campaign --grid SPEC|@FILE --out DIR [--dry-run | --run | --fit-only]\n"
+		"usage: scaleplan campaign [--grid SPEC|@FILE] --out DIR [--dry-run | --run | --fit-only] [--force]\n"
 		"                          [--train PATH] [--data-dir FOLDER] [--iters N] [--epochs E]\n"
-		"                          [--machine NAME] [--hwdb DIR]\n"
+		"                          [--run-timeout S] [--machine NAME] [--hwdb DIR]\n"
 		"\n"
 		"Writes DIR/run_mpirun.sh (mpirun; the plain binary for one GPU), DIR/campaign.sbatch (Slurm: one srun\n"
 		"per run) and DIR/grid.csv: one scaleplan-train run per point of the grid, each writing its\n"
 		"measurement CSV to DIR/csv/<id>.csv.\n"
 		"  --grid SPEC       key=v1,v2,...;key=... with keys gpus_per_node (1..64), nodes (1..4096),\n"
 		"                    batch (1..65536), data (synthetic, jpeg-gpu, jpeg-cpu), transport (nvlink, p2p-off,\n"
-		"                    all-socket, emulated: that many nodes emulated on one host); every combination is\n"
-		"                    run (one GPU runs once, without a transport). Defaults: gpus_per_node=1;nodes=1;\n"
-		"                    batch=256;data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments\n"
-		"  --out DIR         where the scripts, grid and CSVs go (created)\n"
+		"                    all-socket, emulated: the run's nodes emulated on one host, sockets between them;\n"
+		"                    a point of one node emulates one node per GPU: gpus_per_node=2;nodes=1 runs as 2\n"
+		"                    nodes of 1 GPU, id g1x2_..._emulated); every combination is run once (one GPU\n"
+		"                    without a transport). Keys left out: gpus_per_node=1;nodes=1;batch=256;\n"
+		"                    data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments.\n"
+		"                    Without --grid: " CG_DEFAULT_GRID "\n"
+		"                    (data=synthetic alone without --data-dir): 12 runs on a host of 2 GPUs\n"
+		"  --out DIR         where the scripts, grid and CSVs go (created; a folder that already holds a\n"
+		"                    campaign is refused unless --force)\n"
+		"  --force           write over the campaign in DIR\n"
 		"  --dry-run         write the scripts only (the default)\n"
-		"  --run             then run DIR/run_mpirun.sh here, fit its CSVs (scaleplan calibrate: profile.csv,\n"
+		"  --run-timeout S   each run's time limit in seconds (default: twice its predicted time, at least\n"
+		"                    120 s: 60 s of start-up + its images at 250 img/s a GPU); a run that stops or\n"
+		"                    fails is recorded in DIR/runs.csv (id,status,exit,seconds,limit_s) and skipped\n"
+		"  --run             then run DIR/run_mpirun.sh here (a GPU is needed: exit 2 without one), fit its\n"
+		"                    CSVs (scaleplan calibrate: profile.csv,\n"
 		"                    the fit's leave-one-out error) and compare them with the profile's predictions\n"
 		"                    (scaleplan validate: parity.csv; scaleplan plot: parity.svg/png)\n"
 		"  --fit-only        only the fit and the comparison, on the CSVs already in DIR/csv\n"
@@ -209,13 +233,41 @@ static int expand(const cg_grid *g, cg_run *runs)
 								continue;
 							r.transport = "none";
 						}
+						/* emulation means nodes: one node emulates one node per GPU */
+						if (!strcmp(r.transport, "emulated") && r.nodes == 1)
+							r.nodes = r.gpn, r.gpn = 1;
 						snprintf(r.id, sizeof(r.id), "g%dx%d_b%d_%s_%s", r.gpn, r.nodes, r.batch, r.data,
 							 r.transport);
+						bool dup = false;
+						for (int k = 0; k < n && k < CG_MAX_RUNS && !dup; k++)
+							dup = !strcmp(runs[k].id, r.id);
+						if (dup)
+							continue;
 						if (n < CG_MAX_RUNS)
 							runs[n] = r;
 						n++;
 					}
 	return n;
+}
+
+/* Start-up of a run before its first step: cuDNN's algorithm search, NCCL's set-up, the first batches; 12-20 s
+ * on an H100 (bench/NOTES.md, issue 32), 60 s leaves room for slower hosts and file systems. */
+static const double CG_START_S = 60.0;
+/* A rate below any GPU a campaign meets: the slowest in refdata/throughput.csv is the P100 at 283 img/s
+ * (c4130-p100, batch 128). */
+static const double CG_FLOOR_IMG_S = 250.0;
+
+/* Run r's time limit: --run-timeout, else twice its predicted time at CG_FLOOR_IMG_S a GPU, at least 120 s.
+ * Synthetic: (iters + 10 warm-up) steps; JPEG: epochs over the rank's share of train/ and val/. */
+static int run_limit_s(const cg_opts *o, const cg_run *r)
+{
+	if (o->run_timeout_s > 0)
+		return (int)(o->run_timeout_s + 0.5);
+	int gpus = r->gpn * r->nodes;
+	double img = !strcmp(r->data, "synthetic") ? (double)(o->iters + 10) * r->batch
+						   : (double)o->epochs * (double)(o->train_n + o->val_n) / gpus;
+	double t = 2.0 * (CG_START_S + img / CG_FLOOR_IMG_S);
+	return t < 120.0 ? 120 : (int)(t + 0.5);
 }
 
 /* The scaleplan-train options of one run (after the binary). */
@@ -226,7 +278,7 @@ static void train_args(FILE *f, const cg_opts *o, const cg_run *r)
 	if (!strcmp(r->data, "synthetic"))
 		fprintf(f, " --iters %d --warmup-iters 10", o->iters);
 	else
-		fprintf(f, " --data '%s' --data-path %s --epochs %d", o->folder, r->data, o->epochs);
+		fprintf(f, " --data \"$DATA\" --data-path %s --epochs %d", r->data, o->epochs);
 	if (strcmp(r->transport, "none")) {
 		fprintf(f, " --nccl-mode %s", r->transport);
 		if (!strcmp(r->transport, "emulated"))
@@ -235,30 +287,57 @@ static void train_args(FILE *f, const cg_opts *o, const cg_run *r)
 	fprintf(f, "\n");
 }
 
-static void script_head(FILE *f, const cg_opts *o, const char *spec, int n, const char *how)
+/* The scripts' common head. dir_expr: the shell expression of the campaign folder (the mpirun script finds
+ * its own; Slurm runs a copy of the batch script from its spool, so that one carries the absolute path). */
+static void script_head(FILE *f, const cg_opts *o, const char *spec, int n, const char *how, const char *dir_expr)
 {
 	fprintf(f, "# scaleplan campaign: %d scaleplan-train runs (%s), written by `scaleplan campaign`.\n", n, how);
 	fprintf(f, "# grid: %s\n", spec);
-	fprintf(f, "# TRAIN: the scaleplan-train binary; CSV: where the measurement CSVs go.\n");
-	fprintf(f, "set -u\nTRAIN=${TRAIN:-'%s'}\nCSV=${CSV:-'%s/csv'}\nmkdir -p \"$CSV\"\nfail=0\n", o->train, o->out);
-	fprintf(f, "run() {\n\tid=$1; shift\n\techo \"== $id\"\n\t\"$@\" || { echo \"campaign: $id failed (exit $?)\"; "
-		   "fail=$((fail + 1)); }\n}\n");
+	fprintf(f, "# TRAIN: the scaleplan-train binary; CAMPAIGN_DIR: this campaign's folder; CSV: where the measurement\n"
+		   "# CSVs go (default CAMPAIGN_DIR/csv); STATUS: each run's outcome (default CAMPAIGN_DIR/runs.csv);\n"
+		   "# DATA_DIR: the JPEG folder (default the one given when written). Each run has a time limit (its\n"
+		   "# second word, seconds: --run-timeout); a run that stops or fails is recorded and the next one starts.\n");
+	fprintf(f, "set -u\nTRAIN=${TRAIN:-'%s'}\nCAMPAIGN_DIR=${CAMPAIGN_DIR:-%s}\nCSV=${CSV:-$CAMPAIGN_DIR/csv}\n"
+		   "STATUS=${STATUS:-$CAMPAIGN_DIR/runs.csv}\nDATA=${DATA_DIR:-'%s'}\nmkdir -p \"$CSV\"\nfail=0\n"
+		   "echo \"id,status,exit,seconds,limit_s\" > \"$STATUS\"\n",
+		o->train, dir_expr, o->folder ? o->folder : "");
+	fprintf(f, "run() {\n"
+		   "\tid=$1; limit=$2; shift 2\n"
+		   "\techo \"== $id (limit $limit s)\"\n"
+		   "\tt0=$(date +%%s)\n"
+		   "\ttimeout -k 10 \"$limit\" \"$@\"\n"
+		   "\trc=$?\n"
+		   "\tt=$(($(date +%%s) - t0))\n"
+		   "\tcase $rc in\n"
+		   "\t0) st=ok ;;\n"
+		   "\t124 | 137) st=timeout; echo \"campaign: $id stopped at its limit of $limit s; skipped\" ;;\n"
+		   "\t*) st=failed; echo \"campaign: $id failed (exit $rc); skipped\" ;;\n"
+		   "\tesac\n"
+		   "\t[ $rc -eq 0 ] || fail=$((fail + 1))\n"
+		   "\techo \"$id,$st,$rc,$t,$limit\" >> \"$STATUS\"\n"
+		   "}\n");
 }
 
 /* mpirun: ranks of a run on one host with one node (or emulated nodes), else across HOSTFILE's hosts. */
 static void write_mpirun(FILE *f, const cg_opts *o, const char *spec, const cg_run *runs, int n)
 {
 	fprintf(f, "#!/bin/sh\n");
-	script_head(f, o, spec, n, "mpirun; one GPU: the binary alone");
-	fprintf(f, "# HOSTFILE: mpirun's host file for the runs on more than one node; MPIRUN_ARGS: more mpirun options\n");
+	script_head(f, o, spec, n, "mpirun; one GPU: the binary alone", "$(cd \"$(dirname \"$0\")\" && pwd)");
+	fprintf(f, "# HOSTFILE: mpirun's host file for the runs on more than one node; MPIRUN_ARGS: more mpirun options;\n"
+		   "# LAUNCH: instead of mpirun for the runs on one host, a launcher taking the rank count first\n"
+		   "# (bench/launch_local.sh)\n");
 	for (int i = 0; i < n; i++) {
 		const cg_run *r = &runs[i];
 		int np = r->gpn * r->nodes;
-		fprintf(f, "run %s", r->id);
+		fprintf(f, "run %s %d", r->id, run_limit_s(o, r));
 		if (np > 1) {
 			bool one_host = r->nodes == 1 || !strcmp(r->transport, "emulated");
-			fprintf(f, " mpirun -np %d --map-by ppr:%d:node%s ${MPIRUN_ARGS:-}", np,
-				one_host ? np : r->gpn, one_host ? "" : " ${HOSTFILE:+--hostfile \"$HOSTFILE\"}");
+			if (one_host)
+				fprintf(f, " ${LAUNCH:-mpirun -np %d --map-by ppr:%d:node ${MPIRUN_ARGS:-}} ${LAUNCH:+%d}", np, np,
+					np);
+			else
+				fprintf(f, " mpirun -np %d --map-by ppr:%d:node ${MPIRUN_ARGS:-} ${HOSTFILE:+--hostfile \"$HOSTFILE\"}",
+					np, r->gpn);
 		}
 		fprintf(f, " \"$TRAIN\"");
 		train_args(f, o, r);
@@ -276,17 +355,23 @@ static void write_sbatch(FILE *f, const cg_opts *o, const char *spec, const cg_r
 		max_nodes = nodes > max_nodes ? nodes : max_nodes;
 		max_gpn = gpn > max_gpn ? gpn : max_gpn;
 	}
+	long limit_s = 600;
+	for (int i = 0; i < n; i++)
+		limit_s += run_limit_s(o, &runs[i]) + 10;
 	fprintf(f, "#!/bin/bash\n#SBATCH --job-name=scaleplan-campaign\n#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n"
-		   "#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n#SBATCH --time=%d\n",
-		max_nodes, max_gpn, max_gpn, 10 * n + 10);
-	script_head(f, o, spec, n, "Slurm: sbatch campaign.sbatch; --time: 10 minutes a run");
-	fprintf(f, "# SRUN_MPI: srun's --mpi plugin for scaleplan-train's MPI (default pmix)\n");
+		   "#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n#SBATCH --time=%ld\n",
+		max_nodes, max_gpn, max_gpn, (limit_s + 59) / 60);
+	char *dir = xasprintf("'%s'", o->out_abs);
+	script_head(f, o, spec, n, "Slurm: sbatch campaign.sbatch; --time: the runs' limits added up", dir);
+	free(dir);
+	fprintf(f, "# SRUN_MPI: srun's --mpi plugin for scaleplan-train's MPI (default pmix); SRUN_GPUS: srun's GPU request\n"
+		   "# (default --gpus-per-node=N; empty where the cluster has no GPU resource configured)\n");
 	for (int i = 0; i < n; i++) {
 		const cg_run *r = &runs[i];
 		bool emu = !strcmp(r->transport, "emulated");
 		int nodes = emu ? 1 : r->nodes, per = emu ? r->gpn * r->nodes : r->gpn;
-		fprintf(f, "run %s srun --mpi=${SRUN_MPI:-pmix} --nodes=%d --ntasks=%d --ntasks-per-node=%d --gpus-per-node=%d "
-			   "\"$TRAIN\"", r->id, nodes, nodes * per, per, per);
+		fprintf(f, "run %s %d srun --mpi=${SRUN_MPI:-pmix} --nodes=%d --ntasks=%d --ntasks-per-node=%d "
+			   "${SRUN_GPUS---gpus-per-node=%d} \"$TRAIN\"", r->id, run_limit_s(o, r), nodes, nodes * per, per, per);
 		train_args(f, o, r);
 	}
 	fprintf(f, "echo \"campaign: %d runs, $fail failed; CSVs in $CSV\"\n[ $fail -eq 0 ]\n", n);
@@ -377,7 +462,8 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 	static const struct option lo[] = {
 		{"grid", 1, 0, 'g'}, {"out", 1, 0, 'o'}, {"dry-run", 0, 0, 'n'}, {"run", 0, 0, 'r'}, {"fit-only", 0, 0, 'f'},
 		{"train", 1, 0, 't'}, {"data-dir", 1, 0, 'D'}, {"iters", 1, 0, 'i'}, {"epochs", 1, 0, 'e'},
-		{"machine", 1, 0, 'm'}, {"hwdb", 1, 0, 'H'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"machine", 1, 0, 'm'}, {"hwdb", 1, 0, 'H'}, {"force", 0, 0, 'F'}, {"run-timeout", 1, 0, 'T'},
+		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	*o = (cg_opts){.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 2, .where = "--grid"};
@@ -394,6 +480,17 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 		case 'D': o->folder = optarg; break;
 		case 'm': o->machine = optarg; break;
 		case 'H': o->hwdb = optarg; break;
+		case 'F': o->force = true; break;
+		case 'T': {
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v >= 1 && v <= 1e6)) {
+				fprintf(stderr, "scaleplan campaign: --run-timeout: expected seconds 1..1000000, got '%s'\n",
+					optarg);
+				return EXIT_INPUT;
+			}
+			o->run_timeout_s = v;
+			break;
+		}
 		case 'i':
 		case 'e': {
 			long v = strtol(optarg, &end, 10);
@@ -409,11 +506,13 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 		default: campaign_usage(stderr); return EXIT_INPUT;
 		}
 	}
-	if (optind < argc || !o->out || (!*spec && !o->fit_only)) {
+	if (optind < argc || !o->out) {
 		fprintf(stderr, "scaleplan campaign: %s\n", optind < argc ? "unexpected argument (see --help)"
-							      : !o->out ? "--out DIR is required" : "--grid SPEC is required");
+							      : "--out DIR is required");
 		return EXIT_INPUT;
 	}
+	if (!*spec)
+		*spec = o->folder ? CG_DEFAULT_GRID : CG_DEFAULT_GRID_NO_DATA;
 	/* the scripts quote these in single quotes */
 	const char *names[4] = {"machine", "train", "data-dir", "out"}, *vals[4] = {o->machine, o->train, o->folder, o->out};
 	for (int k = 0; k < 4; k++)
@@ -423,6 +522,55 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 			return EXIT_INPUT;
 		}
 	return EXIT_OK;
+}
+
+/* Regular files in each class folder of dir/sub (one level, as the loader scans); -1 where dir/sub cannot be
+ * read. */
+static long count_images(const char *dir, const char *sub)
+{
+	char *top = xasprintf("%s/%s", dir, sub);
+	DIR *d = opendir(top);
+	long n = 0;
+	struct dirent *e;
+	if (!d) {
+		free(top);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *cls = xasprintf("%s/%s", top, e->d_name);
+		DIR *c = opendir(cls);
+		struct dirent *f;
+		while (c && (f = readdir(c)))
+			n += f->d_name[0] != '.';
+		if (c)
+			closedir(c);
+		free(cls);
+	}
+	closedir(d);
+	free(top);
+	return n;
+}
+
+/* A folder that holds a campaign already (its scripts or grid). */
+static bool has_campaign(const char *dir)
+{
+	static const char *const names[] = {"grid.csv", "run_mpirun.sh", "campaign.sbatch"};
+	for (int k = 0; k < 3; k++) {
+		char *p = xasprintf("%s/%s", dir, names[k]);
+		bool there = access(p, F_OK) == 0;
+		free(p);
+		if (there)
+			return true;
+	}
+	return false;
+}
+
+/* --run needs a GPU here: nvidia-smi lists one. */
+static bool gpu_here(void)
+{
+	return system("nvidia-smi -L >/dev/null 2>&1") == 0;
 }
 
 int cmd_campaign(int argc, char **argv)
@@ -437,6 +585,11 @@ int cmd_campaign(int argc, char **argv)
 		return fit(&o);
 	if ((rc = parse_grid(&o, spec, &g)) != EXIT_OK)
 		return rc;
+	if (has_campaign(o.out) && !o.force) {
+		fprintf(stderr, "scaleplan campaign: --out %s holds a campaign already (its grid.csv or scripts); "
+				"expected a new folder, or --force to write over it\n", o.out);
+		return EXIT_INPUT;
+	}
 	cg_run *runs = xcalloc(CG_MAX_RUNS, sizeof(*runs));
 	int n = expand(&g, runs);
 	if (n > CG_MAX_RUNS) {
@@ -451,16 +604,41 @@ int cmd_campaign(int argc, char **argv)
 			free(runs);
 			return EXIT_INPUT;
 		}
-	if ((rc = mkdir_ok(o.out)) == EXIT_OK &&
+	/* the JPEG runs' time limits count the folder's images (ImageNet's 1,281,167 + 50,000 where unreadable
+	 * here: the scripts may run on another machine) */
+	if (o.folder) {
+		o.train_n = count_images(o.folder, "train");
+		o.val_n = count_images(o.folder, "val");
+		if (o.train_n < 0)
+			o.train_n = 1281167, o.val_n = 50000;
+		if (o.val_n < 0)
+			o.val_n = 0;
+	}
+	if ((rc = mkdir_ok(o.out)) == EXIT_OK) {
+		o.out_abs = realpath(o.out, NULL);
+		if (!o.out_abs) {
+			fprintf(stderr, "scaleplan campaign: %s: %s\n", o.out, strerror(errno));
+			rc = EXIT_ENV;
+		}
+	}
+	if (rc == EXIT_OK &&
 	    (rc = write_file(o.out, "grid.csv", false, grid_csv_fn, &o, spec, runs, n)) == EXIT_OK &&
 	    (rc = write_file(o.out, "run_mpirun.sh", true, write_mpirun, &o, spec, runs, n)) == EXIT_OK)
 		rc = write_file(o.out, "campaign.sbatch", true, write_sbatch, &o, spec, runs, n);
 	free(runs);
+	free(o.out_abs);
 	if (rc != EXIT_OK)
 		return rc;
-	printf("scaleplan campaign: %d runs: %s/run_mpirun.sh, %s/campaign.sbatch, %s/grid.csv\n", n, o.out, o.out, o.out);
+	printf("scaleplan campaign: %d runs (grid %s): %s/run_mpirun.sh, %s/campaign.sbatch, %s/grid.csv\n", n, spec, o.out,
+	       o.out, o.out);
 	if (!o.run)
 		return EXIT_OK;
+	if (!gpu_here()) {
+		fprintf(stderr, "scaleplan campaign: --run: no NVIDIA GPU here (nvidia-smi -L failed); the scripts are "
+				"written: run %s/run_mpirun.sh (or sbatch campaign.sbatch) where the GPUs are, then --fit-only\n",
+			o.out);
+		return EXIT_ENV;
+	}
 	char *cmd = xasprintf("TRAIN='%s' sh '%s/run_mpirun.sh'", o.train, o.out);
 	fflush(stdout);
 	int st = system(cmd);

@@ -1,7 +1,9 @@
 #!/bin/sh
-# `scaleplan campaign` (issue 27): scripts for a grid of runs (mpirun and Slurm), bad grids refused with
-# nothing written, --run with a stand-in scaleplan-train that writes a recorded measurement CSV, then the
-# fit (leave-one-out error, profile) and the parity comparison on those CSVs.
+# `scaleplan campaign` (issues 27, 32): scripts for a grid of runs (mpirun and Slurm), bad grids refused with
+# nothing written, emulated transport means nodes, the default grid, a time limit on every run (a stuck run
+# recorded and skipped), scripts that run from any folder, an existing campaign kept unless --force, --run
+# without a GPU exits 2; --run with a stand-in scaleplan-train that writes a recorded measurement CSV, then
+# the fit (leave-one-out error, profile) and the parity comparison on those CSVs.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 SP=${SCALEPLAN:-./build/scaleplan}
@@ -12,20 +14,75 @@ fail() { echo "campaign_smoke: $*" >&2; exit 1; }
 # 2 GPUs per node x 1,2 nodes x batch 64,128,256 x synthetic/jpeg-gpu x nvlink/emulated, plus one GPU
 "$SP" campaign --grid "gpus_per_node=1,2;nodes=1,2;batch=64,128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated" \
 	--data-dir /data/inlike --out "$T/c" --train /opt/scaleplan-train > "$T/out.txt" || fail "dry run failed"
-# 1 GPU: 3 batches x 2 data once; 3 other shapes x 3 x 2 x 2 transports
-[ "$(tail -n +2 "$T/c/grid.csv" | wc -l)" -eq 42 ] || fail "expected 42 runs, grid.csv has $(tail -n +2 "$T/c/grid.csv" | wc -l)"
+# 1 GPU: 3 batches x 2 data once; 1x2 and 2x2: 3 x 2 x 2 transports; 2x1: nvlink only (its emulated points
+# emulate one node per GPU: the 1x2 emulated runs, listed once)
+[ "$(tail -n +2 "$T/c/grid.csv" | wc -l)" -eq 36 ] || fail "expected 36 runs, grid.csv has $(tail -n +2 "$T/c/grid.csv" | wc -l)"
+grep -q '^g1x2_b64_synthetic_emulated,1,2,2,64,synthetic,emulated$' "$T/c/grid.csv" || fail "1x2 emulated point missing"
+grep -q 'g2x1_b[0-9]*_[a-z-]*_emulated' "$T/c/grid.csv" && fail "an emulated run of one node is in the grid"
+grep -q -- '--emulate-nodes 1\b' "$T/c/run_mpirun.sh" && fail "--emulate-nodes 1 written (no emulation)"
 [ -x "$T/c/run_mpirun.sh" ] && [ -x "$T/c/campaign.sbatch" ] || fail "scripts missing or not executable"
 sh -n "$T/c/run_mpirun.sh" || fail "run_mpirun.sh: shell syntax"
 bash -n "$T/c/campaign.sbatch" || fail "campaign.sbatch: shell syntax"
-grep -q '^run g2x2_b128_jpeg-gpu_nvlink mpirun -np 4 --map-by ppr:2:node .*--hostfile.*--data-path jpeg-gpu' "$T/c/run_mpirun.sh" ||
+grep -q '^run g2x2_b128_jpeg-gpu_nvlink [0-9]* mpirun -np 4 --map-by ppr:2:node .*--hostfile.*--data-path jpeg-gpu' "$T/c/run_mpirun.sh" ||
 	fail "no 4-rank mpirun line over 2 nodes for jpeg-gpu"
-grep -q '^run g2x2_b64_synthetic_emulated mpirun -np 4 --map-by ppr:4:node .*--nccl-mode emulated --emulate-nodes 2' "$T/c/run_mpirun.sh" ||
+grep -q '^run g2x2_b64_synthetic_emulated [0-9]* ${LAUNCH:-mpirun -np 4 --map-by ppr:4:node .*--nccl-mode emulated --emulate-nodes 2' "$T/c/run_mpirun.sh" ||
 	fail "emulated nodes not on one host"
-grep -q '^run g1x1_b256_synthetic_none "$TRAIN" --batch-per-gpu 256' "$T/c/run_mpirun.sh" || fail "1 GPU not run alone"
+grep -q '^run g1x1_b256_synthetic_none [0-9]* "$TRAIN" --batch-per-gpu 256' "$T/c/run_mpirun.sh" || fail "1 GPU not run alone"
 grep -q '^#SBATCH --nodes=2$' "$T/c/campaign.sbatch" || fail "sbatch: --nodes"
-grep -q '^run g2x2_b256_synthetic_nvlink srun --mpi=${SRUN_MPI:-pmix} --nodes=2 --ntasks=4 --ntasks-per-node=2 --gpus-per-node=2' \
+grep -q '^run g2x2_b256_synthetic_nvlink [0-9]* srun --mpi=${SRUN_MPI:-pmix} --nodes=2 --ntasks=4 --ntasks-per-node=2 ${SRUN_GPUS---gpus-per-node=2}' \
 	"$T/c/campaign.sbatch" || fail "sbatch: srun line of 2 nodes x 2 GPUs"
-[ "$(grep -c '^run ' "$T/c/campaign.sbatch")" -eq 42 ] || fail "sbatch: not 42 runs"
+[ "$(grep -c '^run ' "$T/c/campaign.sbatch")" -eq 36 ] || fail "sbatch: not 36 runs"
+# every run line carries its limit: the synthetic b256 run (70 steps x 256 images at 250 img/s, 60 s start-up,
+# twice that) 263 s; the folder is not there, so a JPEG run counts ImageNet's 1,331,167 images over its 4 ranks
+# (2 epochs: 665,584 a GPU at 250 img/s + 60 s, twice that: 5,445 s)
+grep -q '^run g1x1_b256_synthetic_none 263 ' "$T/c/run_mpirun.sh" || fail "synthetic run limit not 263 s"
+grep -q '^run g2x2_b64_jpeg-gpu_nvlink 5445 ' "$T/c/run_mpirun.sh" || fail "JPEG run limit: $(grep -o '^run g2x2_b64_jpeg-gpu_nvlink [0-9]*' "$T/c/run_mpirun.sh")"
+
+# an existing campaign is kept: exit 1 without --force, written over with it
+if "$SP" campaign --grid "batch=64" --out "$T/c" 2> "$T/err.txt"; then fail "--out onto a campaign accepted"; fi
+grep -q "holds a campaign already" "$T/err.txt" || fail "existing campaign: $(cat "$T/err.txt")"
+[ "$(tail -n +2 "$T/c/grid.csv" | wc -l)" -eq 36 ] || fail "existing campaign changed without --force"
+"$SP" campaign --grid "batch=64" --out "$T/c" --force > /dev/null || fail "--force refused"
+[ "$(tail -n +2 "$T/c/grid.csv" | wc -l)" -eq 1 ] || fail "--force did not write the new grid"
+
+# the default grid (no --grid): 6 synthetic runs; 12 with a folder (jpeg-gpu too), the limits from its images
+"$SP" campaign --out "$T/d" > "$T/d.txt" || fail "default grid refused"
+[ "$(tail -n +2 "$T/d/grid.csv" | wc -l)" -eq 6 ] || fail "default grid without a folder: not 6 runs"
+mkdir -p "$T/f/train/n1" "$T/f/val/n1"
+for i in 1 2 3 4 5 6 7 8 9 10; do : > "$T/f/train/n1/$i.JPEG"; done
+: > "$T/f/val/n1/1.JPEG"
+"$SP" campaign --out "$T/e" --data-dir "$T/f" --epochs 3 > "$T/e.txt" || fail "default grid with a folder refused"
+[ "$(tail -n +2 "$T/e/grid.csv" | wc -l)" -eq 12 ] || fail "default grid with a folder: not 12 runs"
+grep -q '^run g1x2_b128_jpeg-gpu_emulated 120 ' "$T/e/run_mpirun.sh" || fail "small-folder JPEG run: not the 120 s floor"
+"$SP" campaign --out "$T/e2" --data-dir "$T/f" --run-timeout 45 > /dev/null || fail "--run-timeout refused"
+[ "$(grep -c '^run [^ ]* 45 ' "$T/e2/run_mpirun.sh")" -eq 12 ] || fail "--run-timeout 45 not on every run"
+for v in 0 -3 x 1e9; do
+	if "$SP" campaign --out "$T/bad" --run-timeout "$v" 2> "$T/err.txt"; then fail "--run-timeout $v accepted"; fi
+	[ ! -e "$T/bad" ] || fail "--run-timeout $v: output written"
+done
+
+# the scripts run from any folder, through a local launcher, with a stand-in scaleplan-train: a run that
+# stops is ended at its limit, a failed one recorded, both skipped; the others write their CSVs
+"$SP" campaign --grid "gpus_per_node=1,2;batch=64,128;transport=nvlink,emulated" --out "$T/s" --run-timeout 3 \
+	--train "$PWD/tests/lib/stand_in_train.sh" > /dev/null || fail "stand-in campaign not written"
+(cd / && LAUNCH="$OLDPWD/bench/launch_local.sh" STAND_IN_HANG=g2x1_b128_synthetic_nvlink STAND_IN_FAIL=g1x1_b64_synthetic_none \
+	sh "$T/s/run_mpirun.sh") > "$T/s.txt" 2>&1 && fail "a campaign with a stuck and a failed run exited 0"
+grep -q "g2x1_b128_synthetic_nvlink stopped at its limit of 3 s; skipped" "$T/s.txt" || fail "stuck run: $(cat "$T/s.txt")"
+grep -q "g1x1_b64_synthetic_none failed (exit 2); skipped" "$T/s.txt" || fail "failed run not named"
+grep -q '^g2x1_b128_synthetic_nvlink,timeout,124,[3-9],3$' "$T/s/runs.csv" || fail "runs.csv: $(cat "$T/s/runs.csv")"
+grep -q '^g1x1_b64_synthetic_none,failed,2,' "$T/s/runs.csv" || fail "runs.csv: failed run not recorded"
+[ "$(grep -c ',ok,0,' "$T/s/runs.csv")" -eq 4 ] || fail "runs.csv: not 4 runs ok"
+[ -f "$T/s/csv/g1x2_b128_synthetic_emulated.csv" ] && [ -f "$T/s/csv/g1x2_b128_synthetic_emulated.rank1.csv" ] ||
+	fail "emulated run: CSVs of both ranks missing (in $(ls "$T/s/csv"))"
+[ ! -f "$T/s/csv/g2x1_b128_synthetic_nvlink.csv" ] || fail "the stuck run left a CSV"
+
+# --run needs a GPU: without one (nvidia-smi fails), exit 2 after writing the scripts
+mkdir -p "$T/bin" && printf '#!/bin/sh\nexit 9\n' > "$T/bin/nvidia-smi" && chmod +x "$T/bin/nvidia-smi"
+rc=0
+PATH="$T/bin:$PATH" "$SP" campaign --grid "batch=64" --out "$T/nogpu" --run > "$T/nogpu.txt" 2>&1 || rc=$?
+[ $rc -eq 2 ] || fail "--run without a GPU: exit $rc, expected 2"
+grep -q "no NVIDIA GPU here" "$T/nogpu.txt" || fail "--run without a GPU: $(cat "$T/nogpu.txt")"
+printf '#!/bin/sh\necho "GPU 0: stand-in"\n' > "$T/bin/nvidia-smi"
 
 # bad grids: exit 1, the field named, no folder written
 for g in "batch=64,abc" "transport=infiniband" "gpn=0" "colour=red" "data=jpeg-gpu"; do
@@ -44,7 +101,7 @@ while [ \$# -gt 0 ]; do [ "\$1" = --csv ] && cp "$PWD/tests/data/cal/h200x2/trai
 EOS
 chmod +x "$T/train.sh"
 cp tests/data/cal/h200x2/allreduce.csv "$T/ar.csv"
-"$SP" campaign --grid "batch=64,128,256" --out "$T/r" --train "$T/train.sh" --run > "$T/run.txt" 2>&1 ||
+PATH="$T/bin:$PATH" "$SP" campaign --grid "batch=64,128,256" --out "$T/r" --train "$T/train.sh" --run > "$T/run.txt" 2>&1 ||
 	fail "--run failed: $(tail -5 "$T/run.txt")"
 [ "$(ls "$T/r/csv" | wc -l)" -eq 3 ] || fail "--run: expected 3 CSVs"
 grep -q "leave-one-out error" "$T/run.txt" || fail "--run: no leave-one-out error printed"
