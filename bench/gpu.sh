@@ -17,7 +17,9 @@
 #   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
 #             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report; then one
 #             rank stopped on purpose (the test build, after test-gpu): the job must end with exit 2 naming it
-#   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`), its CSVs back
+#   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`) through
+#             bench/launch_local.sh, on the folder above; its CSVs and runs.csv back in campaign.tgz (fit them here:
+#             scaleplan campaign --fit-only)
 # Results: $OUT/results.txt as the steps go, $OUT/raw.tgz (logs and CSVs), a short table last.
 #   OUT=dir STEPS="build test-gpu speed jpeg" bash bench/gpu.sh
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -278,10 +280,12 @@ step_campaign() {
 	local c=${CAMPAIGN:-bench/data/campaign}
 	[ -f "$c/run_mpirun.sh" ] || { say "campaign: $c/run_mpirun.sh not found"; return; }
 	folder
-	CSV="$W/campaign" TRAIN=$TR LAUNCH=bench/launch_local.sh DATA_DIR=$DS timeout "${CAMPAIGN_S:-300}" \
-		bash "$c/run_mpirun.sh" >"$W/campaign.log" 2>&1
-	say "campaign: rc $? ($(el) s); $(ls "$W/campaign" 2>/dev/null | wc -l) CSVs"
-	grep -E "^== |campaign:" "$W/campaign.log" | tail -30 | tee -a "$R"
+	mkdir -p "$W/campaign"
+	CSV="$W/campaign/csv" STATUS="$W/campaign/runs.csv" TRAIN=$TR LAUNCH=$PWD/bench/launch_local.sh DATA_DIR=$DS \
+		timeout "${CAMPAIGN_S:-300}" sh "$c/run_mpirun.sh" >"$W/campaign/campaign.log" 2>&1
+	say "campaign: rc $? ($(el) s); $(ls "$W/campaign/csv" 2>/dev/null | wc -l) CSVs"
+	cat "$W/campaign/runs.csv" | tee -a "$R"
+	grep -h EXEC_RESULT "$W/campaign/campaign.log" | tee -a "$R"
 	tar czf "$DEST/campaign.tgz" -C "$W" campaign 2>/dev/null
 }
 
