@@ -87,8 +87,10 @@ int ex_settings_parse(ex_settings *s, const char *spec)
 	ex_settings t = *s;
 	char *buf = xstrdup(spec), *save = NULL;
 	int rc = 0;
-	if (!*spec)
-		rc = err_set("--engine: empty (expected KEY=VALUE[,KEY=VALUE...])"), ERR_INPUT;
+	if (!*spec) {
+		err_set("--engine: empty (expected KEY=VALUE[,KEY=VALUE...])");
+		rc = ERR_INPUT;
+	}
 	for (char *it = strtok_r(buf, ",", &save); it && rc == 0; it = strtok_r(NULL, ",", &save))
 		rc = set_one(&t, it);
 	free(buf);
