@@ -17,6 +17,14 @@
 #   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
 #             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report; then one
 #             rank stopped on purpose (the test build, after test-gpu): the job must end with exit 2 naming it
+#   sweep     all-reduce sweeps on 2 GPUs per SWEEP_MODES (nvlink emulated p2p-off all-socket), 1 KiB..SWEEP_MAX,
+#             fp32 and bf16 (scaleplan-train --bench-allreduce; SWEEP_LOAD=gemm|resnet also times 4-128 MiB beside
+#             that compute load): allreduce.csv, the input of scaleplan calibrate
+#   faults    after test-gpu (its tests/gpu/test_dist): a rank SIGKILLed (NVLink, emulated) and a rank that hangs
+#             must end the job; training killed at step 250 with checkpoints every 100 resumes from 200
+#   probe     scaleplan-fuseprobe: support and speed of each cuDNN graph-API fusion per ResNet-50 convolution
+#   fm        Fashion-MNIST as a JPEG folder (scaleplan-mkjpeg; FM_DIR: the IDX files, default Debian's
+#             dataset-fashion-mnist) through jpeg-gpu to 92% top-1, its MLLOG kept (mllog.txt)
 #   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`) through
 #             bench/launch_local.sh, on the folder above; its CSVs and runs.csv back in campaign.tgz (fit them here:
 #             scaleplan campaign --fit-only)
@@ -236,7 +244,7 @@ step_peers() {
 
 step_hang() {
 	folder
-	local r mode b k t0 rc
+	local r mode b k t0 rc seq=0
 	for r in ${HANG_RUNS:-nvlink:256 nvlink:128 emulated:256 emulated:128}; do
 		mode=${r%%:*}
 		b=${r#*:}
@@ -245,7 +253,8 @@ step_hang() {
 		[ "$set" != "$r" ] && [ "$set" != "$b" ] && E=(${set//,/ })
 		for k in $(seq 1 "${REPEAT:-1}"); do
 			late && { say "hang: deadline, skipped $r #$k"; continue; }
-			local name=hang_${mode}_b${b}_${#E[@]}_$k F=(--nccl-mode nvlink)
+			seq=$((seq + 1))
+			local name=hang${seq}_${mode}_b${b} F=(--nccl-mode nvlink)
 			[ "$mode" = emulated ] && F=(--emulate-nodes 2)
 			t0=$(date +%s)
 			timeout $((${HANG_TIMEOUT:-20} + 100)) env "${E[@]}" $LAUNCH2 "$TR" "${F[@]}" --data $DS --data-path jpeg-gpu --batch-per-gpu "$b" \
@@ -265,7 +274,7 @@ step_hang() {
 # exit 2 within HANG_TIMEOUT + a few seconds, the report naming rank 1, its threads and their phases.
 stop_check() {
 	local hooks=$PWD/build-gpu/tests/gpu/scaleplan-train-hooks t0 rc
-	[ -x "$hooks" ] || { say "stop check: skipped (no $hooks: run the test-gpu step first)"; return; }
+	[ -x "$hooks" ] || { say "stop check: skipped (no build-gpu/tests/gpu/scaleplan-train-hooks: run the test-gpu step first)"; return; }
 	t0=$(date +%s)
 	timeout 150 $LAUNCH2 sh -c '[ "$RANK" = 1 ] && export EX_JPEG_TEST_STALL=5; exec "$0" "$@"' "$hooks" \
 		--nccl-mode nvlink --data $DS --data-path jpeg-gpu --batch-per-gpu 128 --epochs 2 --quiet \
@@ -274,6 +283,73 @@ stop_check() {
 	say "stop check (rank 1 stops at its batch 5, --data-timeout ${HANG_TIMEOUT:-20}): rc $rc in $(($(date +%s) - t0)) s;" \
 		"report names rank 1: $(grep -c 'rank 1 of 2' "$W/stop_check.log") line(s)"
 	grep -E "rank [01] of 2|stopped on purpose|training thread:|ending the job|launch_local" "$W/stop_check.log" | head -12 | tee -a "$R"
+}
+
+step_sweep() {
+	local m F
+	for m in ${SWEEP_MODES:-nvlink emulated}; do
+		late && { say "sweep: deadline, skipped $m"; continue; }
+		F=(--nccl-mode "$m")
+		[ "$m" = emulated ] && F=(--emulate-nodes 2)
+		timeout 240 $LAUNCH2 "$TR" --bench-allreduce "${F[@]}" --max-bytes "${SWEEP_MAX:-268435456}" --dtypes fp32,bf16 \
+			--machine "${MACHINE:-local}" --out "$W/sweep_$m.csv" --nccl-timeout 60 ${SWEEP_LOAD:+--load $SWEEP_LOAD} \
+			>"$W/sweep_$m.log" 2>&1
+		say "sweep $m: rc $? ($(($(wc -l <"$W/sweep_$m.csv" 2>/dev/null || echo 1) - 1)) rows)"
+		if [ -f "$W/sweep_$m.csv" ]; then
+			if [ -f "$DEST/allreduce.csv" ]; then tail -n +2 "$W/sweep_$m.csv" >>"$DEST/allreduce.csv"
+			else cp "$W/sweep_$m.csv" "$DEST/allreduce.csv"; fi
+		fi
+	done
+}
+
+step_faults() {
+	local TD=$PWD/build-gpu/tests/gpu/test_dist m t0 CK
+	[ -x "$TD" ] || { say "faults: skipped (no build-gpu/tests/gpu/test_dist: run the test-gpu step first)"; return; }
+	for m in nvlink emulated; do
+		local F=(--nccl-mode "$m")
+		[ "$m" = emulated ] && F=(--emulate-nodes 2)
+		t0=$(date +%s)
+		timeout 120 $LAUNCH2 "$TD" --mock-train --steps 100000 --kill-rank 1 --kill-step 40 "${F[@]}" --nccl-timeout 20 \
+			>"$W/kill_$m.log" 2>&1
+		say "faults: rank 1 SIGKILLed at step 40 ($m): job rc $? after $(($(date +%s) - t0)) s"
+	done
+	t0=$(date +%s)
+	timeout 120 $LAUNCH2 "$TD" --mock-train --steps 100000 --kill-rank 1 --kill-step 40 --hang --nccl-timeout 10 \
+		>"$W/hang_rank.log" 2>&1
+	say "faults: rank 1 hangs at step 40 (nvlink): job rc $? after $(($(date +%s) - t0)) s (--nccl-timeout 10)"
+	CK=$(mktemp -d /tmp/ckpt.XXXXXX)
+	local RA=(--train --batch-per-gpu 64 --iters 300 --warmup-iters 10 --precision bf16 --ckpt-dir "$CK"
+		--ckpt-every-steps 100 --log-every 25 --nccl-timeout 60)
+	timeout 200 $LAUNCH2 "$TD" "${RA[@]}" --kill-rank 1 --kill-step 250 >"$W/resume1.log" 2>&1
+	say "faults: training killed at step 250: rc $?; $(grep -c 'checkpoint at' "$W/resume1.log") checkpoint line(s)"
+	timeout 200 $LAUNCH2 "$TD" "${RA[@]}" --resume >"$W/resume2.log" 2>&1
+	say "faults: --resume: rc $?; $(grep -hE 'resumed from' "$W/resume2.log" | head -1)"
+	rm -rf "$CK"
+}
+
+step_probe() {
+	make -j"$(nproc)" "${MK[@]}" EX_NVFLAGS="$NVF" build-gpu/scaleplan-fuseprobe >"$W/build_probe.log" 2>&1 ||
+		{ say "probe: build failed"; return; }
+	timeout "${PROBE_S:-240}" build-gpu/scaleplan-fuseprobe --batch 256 --tries "${TRIES:-6}" >"$W/probe.csv" 2>"$W/probe.err"
+	say "probe: rc $?; $(($(wc -l <"$W/probe.csv") - 1)) rows"
+	cp "$W/probe.csv" "$DEST/" 2>/dev/null
+}
+
+step_fm() {
+	local FM=${FM_DIR:-/usr/share/datasets/fashion-mnist}
+	[ -f "$FM/train-images-idx3-ubyte.gz" ] || { say "fm: skipped (no Fashion-MNIST IDX files in $FM; FM_DIR)"; return; }
+	# the converter alone, without the planner library (the machine may lack GSL)
+	cc -std=c11 -D_GNU_SOURCE -O2 -I. -o build-gpu/scaleplan-mkjpeg exec/data/mkjpeg.c exec/data/idx.c exec/data/jpeg.c \
+		exec/data/loader.c common/*.c -lturbojpeg -ljpeg -lcsv -lz -lm -lpthread \
+		>"$W/build_mk.log" 2>&1 || { say "fm: scaleplan-mkjpeg build failed"; return; }
+	rm -rf /tmp/fm256
+	build-gpu/scaleplan-mkjpeg --out /tmp/fm256 --size 256 --train 60000 --val 10000 --fashion-dir "$FM" \
+		--threads "$(nproc)" >"$W/mkjpeg.log" 2>&1 || { say "fm: scaleplan-mkjpeg failed"; return; }
+	timeout "${FM_S:-300}" "$TR" --data /tmp/fm256 --data-path jpeg-gpu --batch-per-gpu 256 --epochs "${FM_EPOCHS:-14}" \
+		--target-top1 0.92 --lr 0.2 --weight-decay 5e-4 --warmup-epochs 1 --crop-scale-min 0.35 --csv "$W/fm.csv" \
+		>"$W/fm.log" 2>&1
+	say "fm: rc $?; $(grep -h EXEC_RESULT "$W/fm.log")"
+	grep ':::MLLOG' "$W/fm.log" >"$DEST/mllog.txt"
 }
 
 step_campaign() {
@@ -303,7 +379,11 @@ for s in $STEPS; do
 	peers) step_peers ;;
 	hang) step_hang ;;
 	campaign) step_campaign ;;
-	*) say "unknown step '$s' (build test-gpu speed jpeg multi peers hang campaign)" ;;
+	sweep) step_sweep ;;
+	faults) step_faults ;;
+	probe) step_probe ;;
+	fm) step_fm ;;
+	*) say "unknown step '$s' (build test-gpu speed jpeg multi peers hang sweep faults probe fm campaign)" ;;
 	esac
 	say "# $s done at $(el) s"
 done

@@ -2,7 +2,7 @@
  * buckets overlapped with backward, watchdog (see ex_dist.h for the call order).
  *
  * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (lines added by the dist
- * engineer, marked there); bench/build_dist.sh builds tests/gpu/test_dist alone.
+ * engineer, marked there); make test-gpu builds tests/gpu/test_dist.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

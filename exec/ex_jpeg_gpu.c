@@ -434,7 +434,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		ex_gjpeg_free(g);
 		return ERR_ENV;
 	}
-	pthread_setname_np(g->th, "sp-jpeg-decode"); /* for thread dumps (bench/gpu_hang.sh) */
+	pthread_setname_np(g->th, "sp-jpeg-decode"); /* for thread dumps (the stall report, ex_input.c) */
 	g->th_started = true;
 	for (int k = 1; k < g->nlanes; k++) {
 		gj_lane_arg *la = xmalloc(sizeof(*la));

@@ -38,7 +38,7 @@ $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
 # ---- data-parallel layer (issue 5; lines added by the dist engineer): exec/ex_dist*.c, ex_ckpt.c,
 # ex_dist_kernels.cu, built where MPI (mpicc) and NCCL (nccl.h) are found; tests/gpu/test_dist below.
 # NCCL_INC / NCCL_LIB (nccl.h, libnccl.so folders) and MPI_CFLAGS / MPI_LIBS (instead of mpicc) may
-# be given on the command line or in the environment (bench/gpu_dist_smoke.sh, bench/gpu_multi.sh).
+# be given on the command line or in the environment (bench/gpu.sh).
 EX_COMMA   := ,
 EX_NCCL_H  := $(firstword $(wildcard $(if $(NCCL_INC),$(NCCL_INC)/nccl.h) /usr/include/nccl.h $(EX_CUDA)/include/nccl.h))
 EX_DIST    := $(if $(and $(or $(MPI_LIBS),$(shell command -v mpicc 2>/dev/null)),$(EX_NCCL_H)),yes)
@@ -104,7 +104,7 @@ else
 endif
 
 # ---- data-parallel test driver (issue 5; dist engineer): no arguments = single-process checks;
-# multi-rank runs: bench/gpu_multi.sh
+# multi-rank runs: bench/gpu.sh (steps multi, hang, faults)
 ifeq ($(EX_DIST),yes)
 EX_GPU_TESTS += $(BUILD)/tests/gpu/test_dist
 $(BUILD)/tests/gpu/test_dist: tests/gpu/test_dist.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) tests/test.h

@@ -1,4 +1,4 @@
-# The peer baseline of bench/gpu_single.sh: torchvision ResNet-50, synthetic 224x224, SGD momentum,
+# The peer baseline of bench/gpu.sh (peers): torchvision ResNet-50, synthetic 224x224, SGD momentum,
 # bf16 autocast, channels_last, eager at batch 256/128/64 and torch.compile at 256 (the method of
 # the PyTorch baseline script that measured refdata/testbed_pytorch.csv).
 # usage: python3 torch_rn50_cl.py [--no-compile] [--batches 256,128,64]

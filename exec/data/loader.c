@@ -577,7 +577,7 @@ int ex_data_loader_new(ex_data_loader **out, const ex_data_config *c)
 			err_set("data: cannot start decode thread %d: %s", i, strerror(e));
 			return ERR_ENV;
 		}
-		pthread_setname_np(l->tids[i], "sp-reader"); /* for thread dumps (bench/gpu_hang.sh) */
+		pthread_setname_np(l->tids[i], "sp-reader"); /* for thread dumps (the stall report, ex_input.c) */
 		l->nthreads++;
 	}
 	*out = l;

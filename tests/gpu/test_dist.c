@@ -622,6 +622,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_dist [--ckpt-selftest | --bench-allreduce ... | --mock-train ... | --train ...]\n");
 		return 1;
 	}
-	/* no arguments (make test-gpu): the single-process checks; multi-rank ones: bench/gpu_multi.sh */
+	/* no arguments (make test-gpu): the single-process checks; multi-rank ones: bench/gpu.sh (steps faults, multi) */
 	return ckpt_selftest();
 }
