@@ -136,9 +136,16 @@ void cli_params_print(FILE *out, const model_params *p);
 #define cli_fmt_duration plan_fmt_duration
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
 typedef plan_option cli_row;
-/* The candidate systems of --systems LIST (NULL: the white papers' seed systems and current nodes; "all":
- * every system) into cand[max]. Prints "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
-int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n);
+/* The candidate systems of --systems LIST (NULL: the default list; "all": every system; both only those of
+ * today unless q->include_eol; a named system whatever its status) into cand[max]. Prints
+ * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
+int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
+		   int max, int *n);
+/* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
+ * late_s, idle_gpus, then stack. */
+void cli_option_csv_header(csvw *w);
+void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
+			const plan_verdict *v);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);

@@ -219,22 +219,13 @@ static const char *money(double usd, char *buf, size_t len_B)
 	return plan_fmt_usd(usd, buf, len_B);
 }
 
-static const char *budget_verdict(const plan_question *q, const cli_row *w)
-{
-	if (isnan(q->budget_usd) && isnan(q->deadline_s))
-		return "-";
-	if (!isfinite(plan_cost_usd(q->cost, &w->r)))
-		return "unpriced";
-	return w->ok ? "qualifies" : !isnan(q->deadline_s) && w->r.tta_s > q->deadline_s ? "too slow" : "over budget";
-}
-
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
 static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
-		char text[2048];
+		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
@@ -245,9 +236,9 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 {
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
-				     "energy kWh", "budget / deadline"};
-	char title[128], id[32];
-	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_goal_name(q));
+				     "energy kWh", "meets (budget / deadline)"};
+	char title[256], id[32], order[160];
+	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
@@ -268,7 +259,8 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 		tab_cell(&t, "%s", money(w->r.rent_usd, b1, sizeof b1));
 		tab_cell(&t, "%s", money(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		tab_cell(&t, "%s", budget_verdict(q, w));
+		char f[96];
+		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -567,7 +559,7 @@ int cmd_report(int argc, char **argv)
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	rc = cli_candidates(&s, "report", systems, cand, REP_MAX_SYSTEMS, &ncand);
+	rc = cli_candidates(&s, "report", systems, &q, cand, REP_MAX_SYSTEMS, &ncand);
 	if (rc)
 		goto out;
 	for (int k = 0; k < ngpus; k++) {
@@ -583,7 +575,7 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_INPUT;
 			goto out;
 		}
-		plan_options_sort(rows + g[k].first, g[k].n);
+		plan_options_sort(&q, rows + g[k].first, g[k].n);
 	}
 	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
 	if (mkdir(tmpdir, 0777) != 0) {
@@ -601,9 +593,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
-	cli_result_csv_header(w);
+	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+		cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v);
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
 		goto out;

@@ -341,7 +341,7 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA };
+enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA, A_EOL };
 
 static const struct option ask_opts[] = {
 	{"rank-by", required_argument, NULL, A_RANK},
@@ -350,6 +350,7 @@ static const struct option ask_opts[] = {
 	{"deadline", required_argument, NULL, A_DEADLINE},
 	{"partial-nodes", no_argument, NULL, A_PARTIAL},
 	{"extrapolate", no_argument, NULL, A_EXTRA},
+	{"include-eol", no_argument, NULL, A_EOL},
 };
 
 int cli_ask_longopts(struct option *opts, int from, int max)
@@ -368,14 +369,19 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"  --cost C          capex (whole units bought: list price x units, default) | tco (the owner's cost\n"
 		"                    per run: capex spread over --amortize-years at --runs-per-month, plus energy) |\n"
 		"                    rent (whole nodes rented for the run's wall clock at the rental rate)\n"
-		"  --budget USD      the fastest option whose --cost is within USD\n"
-		"  --deadline D      the cheapest (--cost) option that reaches accuracy within D (90min, 2.5h, 3d, s)\n"
+		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
+		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
+		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
+		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
 		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
 		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
 		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
-		"  a difference within 5%% (the model's whole-run error) is a tie: fewer NVLink domains, fewer nodes,\n"
-		"  then lower cost win\n",
+		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
+		"                    --systems is offered whatever its status; its price is then historical)\n"
+		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
+		"  options whose 90%% time intervals overlap (the model's 5%% whole-run error where a prediction carries\n"
+		"  no interval) are a tie, broken by money: never toward the dearer option\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 
@@ -424,6 +430,9 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 		return 1;
 	case A_EXTRA:
 		q->extrapolate = true;
+		return 1;
+	case A_EOL:
+		q->include_eol = true;
 		return 1;
 	default:
 		return 0;

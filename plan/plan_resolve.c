@@ -178,6 +178,8 @@ static void copy_host(const hw_db *db, const plan_spec *s, const hw_system *sys,
 	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
 }
 
+static void reachable_nics(model_node *n);
+
 /* The network: --fabric's NIC (its oversubscription divides the rate), else the system's NIC. */
 static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
 {
@@ -195,6 +197,25 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
+	reachable_nics(n);
+}
+
+/* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
+ * behind the PCIe switch of each GPU; NVIDIA DGX H100 user guide, network ports), and NCCL sends a GPU's
+ * traffic through the NICs near it (GPU-NIC affinity, NCCL's topology search). So a node using gpn of its
+ * G GPUs drives gpn x ceil(NICs / G) of them, and a GPU sends no faster than its own PCIe link: one GPU
+ * per DGX H100 gets one NIC, not the eight of the node. Needs host_link_Bps (copy_host) and
+ * max_gpus_per_node. */
+static void reachable_nics(model_node *n)
+{
+	int G = n->max_gpus_per_node > n->gpus_per_node ? n->max_gpus_per_node : n->gpus_per_node;
+	if (n->nics_per_node <= 0 || G <= 0)
+		return;
+	int per_gpu = (n->nics_per_node + G - 1) / G;
+	if ((long)n->gpus_per_node * per_gpu < n->nics_per_node)
+		n->nics_per_node = n->gpus_per_node * per_gpu;
+	if (n->host_link_Bps > 0 && per_gpu * n->nic_Bps > n->host_link_Bps)
+		n->nic_Bps = n->host_link_Bps / per_gpu;
 }
 
 /* Storage: a shared store (aggregate, per-node share) or the nodes' own drives. */
