@@ -68,6 +68,27 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 	return EXIT_OK;
 }
 
+plan_option *cli_buy_rent_fill(const cli_scen *s, const plan_question *q, long gpus, plan_answer *a)
+{
+	if (!a->winner || !a->buy_rent.buy || a->buy_rent.rent)
+		return NULL;
+	const hw_system **cand = xcalloc((size_t)s->db.nsystems + 1, sizeof(*cand));
+	int ncand = 0, n = 0, cap = 0, net = 0, whole = 0;
+	for (int i = 0; i < s->db.nsystems; i++) {
+		const hw_system *sys = &s->db.systems[i];
+		double rate = s->spec.rent_term_years == 1 ? sys->rent_1y_usd_gpu_h
+			      : s->spec.rent_term_years == 3 ? sys->rent_3y_usd_gpu_h : sys->rent_usd_gpu_h;
+		if (hw_known(rate) && plan_offered(q, sys) && sys->gpu &&
+		    plan_same_gpu_model(sys->gpu->id, a->winner->sc.node.gpu_id))
+			cand[ncand++] = sys;
+	}
+	plan_option *extra = NULL;
+	if (ncand && plan_placements(&s->db, &s->spec, &s->params, q, cand, ncand, gpus, &extra, &n, &cap, &net, &whole) == 0)
+		plan_buy_rent_with(q, a, extra, n);
+	free(cand);
+	return extra;
+}
+
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
@@ -338,7 +359,9 @@ int cmd_compare(int argc, char **argv)
 		plan_answer a;
 		char text[4096];
 		plan_decide(&q, rows, nrows, &a);
+		plan_option *rentals = cli_buy_rent_fill(&s, &q, gpus, &a); /* buy vs rent when none is a candidate */
 		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
+		free(rentals);
 	}
 	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
 	fflush(stdout);

@@ -220,14 +220,17 @@ static const char *money(double usd, char *buf, size_t len_B)
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
-static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
+static void section_answer(rep_doc *d, const cli_scen *s, cli_row *rows, const rep_group *g, int ng,
+			   const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
 		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
+		plan_option *rentals = cli_buy_rent_fill(s, q, g[k].gpus, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
+		free(rentals);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
 }
@@ -444,7 +447,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	doc_p(&d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
 		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
 	      SCALEPLAN_VERSION, cmd, plan_goal_name(q), q->partial_nodes ? " and partly used ones" : " only");
-	section_answer(&d, rows, g, ng, q);
+	section_answer(&d, s, rows, g, ng, q);
 	doc_h(&d, 2, "Charts");
 	if (tta_ok)
 		doc_img(&d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");

@@ -146,7 +146,7 @@ static void sw_answer(sw_opts *o, sw_grid *g)
 	for (long i = 0; i < g->nrows; i++)
 		counts += i == 0 || g->rows[i].gpus != g->rows[i - 1].gpus;
 	if (counts > SW_MAX_COUNTS) {
-		sw_decide(o, g, 0, g->nrows, 0, " (overall: every GPU count of the grid, not one count)");
+		sw_decide(o, g, 0, g->nrows, 0, " (overall, not per GPU count: the grid has more than 16)");
 		return;
 	}
 	for (long i = 0, j; i < g->nrows; i = j) {

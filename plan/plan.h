@@ -128,7 +128,7 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 /* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
  * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
 int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b);
-/* "budget +$88,000; deadline +2.1 min (90% bound)" or "meets" (or "-" without constraints) into buf. */
+/* "over budget by $88,000; misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) into buf. */
 char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B);
 
 /* One placement of the GPUs on a system, predicted and judged. */
@@ -186,6 +186,10 @@ typedef struct plan_buy_rent {
  * a capex. */
 double plan_breakeven_runs_month(const model_scenario *sc, const model_result *r, double rent_usd_run);
 
+/* Whether two GPU ids name one GPU model: the same chip up to the first '-' ("B200" for B200-SXM-180GB and
+ * B200-GB200-186GB), whatever its package. */
+bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
+
 /* The answer to q among options (sorted or not): one function for compare, report and sweep. */
 typedef struct plan_answer {
 	const plan_option *winner; /* the recommendation; NULL when none qualifies */
@@ -204,6 +208,9 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
 /* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
  * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
+/* Fills a's buy vs rent from `extra` options (rented systems of the winner's GPU model, predicted by the
+ * caller) when the answer's own options hold no rented one. */
+void plan_buy_rent_with(const plan_question *q, plan_answer *a, const plan_option *extra, int n);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);

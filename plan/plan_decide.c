@@ -189,9 +189,9 @@ char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, 
 	if (v->fails & PLAN_FAIL_PRICE)
 		ADD("%sno %s price", at ? "; " : "", plan_cost_name(q->cost));
 	if (v->fails & PLAN_FAIL_BUDGET)
-		ADD("%sbudget +%s", at ? "; " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
+		ADD("%sover budget by %s", at ? "; " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%sdeadline +%s", at ? "; " : "", plan_fmt_duration(v->late_s, t, sizeof t));
+		ADD("%smisses deadline by %s", at ? "; " : "", plan_fmt_duration(v->late_s, t, sizeof t));
 #undef ADD
 	return buf;
 }
@@ -321,10 +321,15 @@ static size_t chip_len(const char *gpu_id)
 	return d ? (size_t)(d - gpu_id) : strlen(gpu_id);
 }
 
+bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b)
+{
+	size_t la = chip_len(gpu_a), lb = chip_len(gpu_b);
+	return la == lb && strncasecmp(gpu_a, gpu_b, la) == 0;
+}
+
 static bool same_chip(const plan_option *a, const plan_option *b)
 {
-	size_t la = chip_len(a->sc.node.gpu_id), lb = chip_len(b->sc.node.gpu_id);
-	return la == lb && strncasecmp(a->sc.node.gpu_id, b->sc.node.gpu_id, la) == 0;
+	return plan_same_gpu_model(a->sc.node.gpu_id, b->sc.node.gpu_id);
 }
 
 /* Time first: less time, then less money, then the table's order. */
@@ -423,8 +428,8 @@ static void like_for_like(const plan_question *q, const plan_option *o, int n, p
 	a->like_for_like_none = !a->best_up;
 }
 
-/* Buy against rent for the winner's GPU model: the winner (or the fastest of its model with a capex)
- * bought, the cheapest rent per run of its model rented. */
+/* Buy against rent for the winner's GPU model among o: the winner (or the fastest of its model with a
+ * capex) bought, the cheapest rent per run of its model rented; the figures once both are there. */
 static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_answer *a)
 {
 	plan_buy_rent *b = &a->buy_rent;
@@ -444,6 +449,13 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_usd_run = b->rent->r.rent_usd;
 	b->breakeven_runs_month = plan_breakeven_runs_month(&b->buy->sc, &b->buy->r, b->rent_usd_run);
 	b->max_runs_month = 365.25 / 12 * 86400 / b->buy->r.tta_s;
+}
+
+void plan_buy_rent_with(const plan_question *q, plan_answer *a, const plan_option *extra, int n)
+{
+	if (!a->winner || a->buy_rent.rent)
+		return;
+	buy_rent(q, extra, n, a);
 }
 
 /* With no option qualifying: the one that misses the budget and deadline least (relative), among those
@@ -672,7 +684,7 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 		char f[96];
 		put(buf, len_B, at, " Nearest: ");
 		put_short(q, a->near_miss, buf, len_B, at);
-		put(buf, len_B, at, ": %s.", plan_fails_text(q, &a->near_miss->v, f, sizeof f));
+		put(buf, len_B, at, " %s (90%% upper bound of its time).", plan_fails_text(q, &a->near_miss->v, f, sizeof f));
 	}
 }
 
@@ -726,7 +738,8 @@ static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf
 	(void)q;
 	if (!b->buy || !b->rent) {
 		put(buf, len_B, at, " Buy vs rent (%.*s): %s.", (int)cl, a->winner->sc.node.gpu_id,
-		    !b->buy ? "no bought option with a capex among these" : "no rented option among these (systems with a rental rate: `scaleplan hw list systems`)");
+		    !b->buy ? "no bought option with a capex among these"
+			    : "no system of this GPU model with a rental rate (at this --rent-term) in the database");
 		return;
 	}
 	put(buf, len_B, at, " Buy vs rent (%.*s): owning %s %dx%d costs %s a run at the stated use, renting %s %dx%d %s a run; ",
@@ -759,8 +772,10 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 	else if (!isnan(q->budget_usd))
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s): ", plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_cost_name(q->cost));
-	else
+	else if (gpus > 0)
 		put(buf, len_B, &at, "Best by %s for %ld GPUs: ", plan_goal_name(q), gpus);
+	else
+		put(buf, len_B, &at, "Best by %s over every GPU count of the grid: ", plan_goal_name(q));
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
 	if (a->tied_faster) {
@@ -771,7 +786,8 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put(buf, len_B, &at, ", inside the model's error (their 90%% intervals overlap).");
 	}
 	put_trio(q, a, buf, len_B, &at);
-	put_scale(q, a, buf, len_B, &at);
+	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */
+		put_scale(q, a, buf, len_B, &at);
 	put_buy_rent(q, a, buf, len_B, &at);
 	return buf;
 }

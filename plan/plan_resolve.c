@@ -316,7 +316,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_money(s, sys, gpn, n);
 
 	const char *what = sys ? sys->id : gpu->id;
-	if (sc->nodes > 1 && !(n->nic_Bps > 0) && sc->nodes * gpn > model_domain_gpus(sc))
+	if (sys ? !plan_joinable(s, sys, gpn, sc->nodes) : sc->nodes > 1 && !(n->nic_Bps > 0))
 		return err_set("%s is a single machine with no network between nodes in the database; for %d nodes "
 			       "give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)",
 			       what, sc->nodes);
