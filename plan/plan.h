@@ -54,6 +54,12 @@ const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system 
  * tf32: fp32), as hw_gpu_peak_flops assumes. */
 model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 
+/* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
+ * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
+ * test-bed rows); transfer when another GPU of its architecture (gpus.csv arch) has results; else estimate
+ * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
+
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
  * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the
