@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "hwdb/hw.h"
+#include "model/model.h"
 
 /* One subcommand: argv[0] is the command name, options follow. Returns an exit code (0, 1, 2). */
 typedef int (*cli_fn)(int argc, char **argv);
@@ -28,6 +29,30 @@ int cli_load_db(hw_db *db, const char *hwdb_dir);
 /* detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
  * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
 int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out, const char *detail);
+
+/* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
+ * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
+struct cal_resid;
+struct cal_point;
+typedef struct cli_resids {
+	struct cal_resid *r;
+	int n, cap;
+} cli_resids;
+void cli_resids_add(cli_resids *v, model_quantity q, model_basis b, int nodes, double measured, double predicted);
+void cli_resids_free(cli_resids *v);
+typedef struct cli_interval_in {
+	const char *hwdb_dir;
+	const hw_db *db;
+	const struct cal_data *d;
+	const char *intervals;    /* --intervals FILE, or NULL */
+	/* validate's model column without --measured (the default model) and the stack of a point */
+	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
+	void *default_ctx;
+	const char *(*stack_fn)(const struct cal_point *p);
+} cli_interval_in;
+/* Adds the whole-run residuals to v, writes in->intervals when set, prints the coverage to out (NULL: not).
+ * Returns an exit code (message printed). */
+int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);
