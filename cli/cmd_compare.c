@@ -84,7 +84,7 @@ static void compare_usage(FILE *out)
 /* The ranked table: one line per placement with its breakdown and money. */
 static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
 {
-	char d[32], dt[32], capex[24], rent[24], tco[24], st[96], prec[64];
+	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].sc.precision != s->spec.precision) {
@@ -93,20 +93,21 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		}
 	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
 	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
-	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
-	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
+	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %s\n", "rank",
+	       "system", "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
+	       "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
+		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %s\n",
 		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
-		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
+		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), cli_stack_label(&w->sc, st, sizeof st));
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
+		       cli_stack_label(&w->sc, st, sizeof st));
 	}
 	printf("\n");
 }

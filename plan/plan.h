@@ -60,6 +60,12 @@ model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
  * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
 model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
 
+/* Checks the user's --measured points on sc's GPU and precision (plan_measured.c): each img/s at most what
+ * the GPUs' peak can compute (img/s x training FLOPs per image <= peak FLOP/s x GPUs), and no two points of
+ * the same GPU count and batch more than 10% apart. 0, or ERR_INPUT naming the --measured value(s) and the
+ * limit. plan_resolve runs it before calibrating. */
+int plan_check_measured(const model_scenario *sc, const model_measured *m, int n);
+
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
  * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the

@@ -262,7 +262,8 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
+	if (s->nmeasured && (plan_check_measured(sc, s->measured, s->nmeasured) ||
+			     model_calibrate(sc, p, s->measured, s->nmeasured)))
 		return ERR_INPUT;
 	return 0;
 }
