@@ -45,6 +45,7 @@ typedef struct cli_interval_in {
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */
+	bool md;                  /* the coverage as a Markdown code block */
 	/* validate's model column without --measured (the default model) and the stack of a point */
 	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
 	void *default_ctx;

@@ -42,7 +42,11 @@ static void predict_usage(FILE *out)
 		"                         [--batch-per-gpu B | --global-batch GB] [--precision P]\n"
 		"                         [--measured G:B:IMG_S]... [--format table|csv|json] [--params]\n"
 		"\n"
-		"Predicts ResNet-50 training throughput and time to 75.9%% top-1 for one configuration.\n"
+		"Predicts ResNet-50 training throughput and time to 75.9%% top-1 for one configuration, each with its\n"
+		"90%% prediction interval (in parentheses; CSV: *_lo_*, *_hi_*) and its basis: measured (this GPU has\n"
+		"results in the data the model is checked on, or --measured), transfer (its architecture has),\n"
+		"estimate (neither). A --measured above the GPUs' peak, or two of one GPU count and batch more than\n"
+		"10%% apart, is refused.\n"
 		"  --format F   table (default), csv (header + one row), json\n"
 		"  --params     list the model parameters (name, value, default, source) and exit\n"
 		"\n");

@@ -334,9 +334,10 @@ int cmd_validate(int argc, char **argv)
 		stack_print(&vm, stdout);
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
 	}
-	if (rc == EXIT_OK) {
+	if (rc == EXIT_OK && (intervals || strcmp(format, "csv") != 0)) {
 		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals,
-				      .default_fn = vmodel_point, .default_ctx = &vm_default, .stack_fn = point_stack};
+				      .md = strcmp(format, "md") == 0, .default_fn = vmodel_point,
+				      .default_ctx = &vm_default, .stack_fn = point_stack};
 		rc = cli_validate_intervals(&ii, &rec.res, strcmp(format, "csv") != 0 ? stdout : NULL);
 	}
 out:

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calibrate/cal.h"
 #include "common/common.h"
@@ -37,31 +36,30 @@ void cli_resids_free(cli_resids *v)
 }
 
 /* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
- * through its --detail CSV in a temporary file. EXIT_OK or the group's exit code. */
+ * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
 static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v)
 {
-	const char *dir = getenv("TMPDIR");
-	char *path = xasprintf("%s/scaleplan-wholerun-%ld.csv", dir && dir[0] ? dir : "/tmp", (long)getpid());
-	FILE *null = fopen("/dev/null", "w");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
 	csv_table t = {0};
-	int rc = null ? cli_validate_whole_run(hwdb_dir, db, "table", null, path) : EXIT_ENV;
-	if (null)
-		fclose(null);
-	if (rc == EXIT_OK && csv_table_load(&t, path) == 0) {
-		int cg = csv_table_col(&t, "group"), cn = csv_table_col(&t, "nodes"), cm = csv_table_col(&t, "measured"),
-		    cp = csv_table_col(&t, "predicted");
-		for (int i = 0; cg >= 0 && cn >= 0 && cm >= 0 && cp >= 0 && i < t.nrows; i++) {
-			double nodes = atof(t.cells[i][cn]), meas = atof(t.cells[i][cm]), pred = atof(t.cells[i][cp]);
-			model_quantity q = strncmp(t.cells[i][cg], "ttt", 3) == 0 ? MODEL_Q_TTT : MODEL_Q_TTA;
-			cli_resids_add(v, q, MODEL_BASIS_MEASURED, (int)nodes, meas, pred);
+	int rc = mem ? cli_validate_whole_run(hwdb_dir, db, "csv", mem, NULL) : EXIT_ENV;
+	if (mem && fclose(mem) != 0)
+		rc = EXIT_ENV;
+	if (rc == EXIT_OK && csv_table_parse(&t, "whole-run", buf, len) == 0) {
+		int cn = csv_table_col(&t, "nodes"), c1 = csv_table_col(&t, "ttt_measured_s"), c2 = csv_table_col(&t, "ttt_pred_s"),
+		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
+		for (int i = 0; cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
+			int nodes = atoi(t.cells[i][cn]);
+			cli_resids_add(v, MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c1]), atof(t.cells[i][c2]));
+			cli_resids_add(v, MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c3]), atof(t.cells[i][c4]));
 		}
 	} else if (rc == EXIT_OK) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
 		rc = EXIT_ENV;
 	}
 	csv_table_free(&t);
-	unlink(path);
-	free(path);
+	free(buf);
 	return rc;
 }
 
@@ -99,12 +97,14 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 		free(t);
 	}
 	if (out) {
-		fprintf(out, "\n");
+		fprintf(out, in->md ? "\n```\n" : "\n");
 		cal_interval_coverage(v->r, v->n, miss, NCHECKED, out);
 		for (int k = 0; k < NCHECKED; k++)
 			fprintf(out, "  default model %s -> %s: ratio off by %+.1f%% (%d and %d points, %s)\n", miss[k].from,
 				miss[k].to, 100 * (exp(miss[k].miss) - 1), miss[k].n_from, miss[k].n_to,
 				miss[k].same_stack ? "the stacks both ran" : "all their stacks");
+		if (in->md)
+			fprintf(out, "```\n");
 	}
 out:
 	free(pred);
