@@ -112,7 +112,7 @@ static void compare_usage(FILE *out)
 /* The ranked table: one line per placement with its breakdown, money and what it fails. */
 static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
 {
-	char d[32], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
+	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].sc.precision != s->spec.precision) {
@@ -122,20 +122,21 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
 	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
 	       plan_order_text(q, order, sizeof order));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %-24s %s\n", "rank",
+	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
 	       "system", "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
-	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "meets", "stack (data path)");
+	       "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets", "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %-24s %s\n",
+		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
 		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
-		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
+		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), plan_fails_text(q, &w->v, fails, sizeof fails),
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
+		       plan_fails_text(q, &w->v, fails, sizeof fails),
 		       cli_stack_label(&w->sc, st, sizeof st));
 	}
 	printf("\n");
@@ -199,7 +200,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 
 void cli_option_csv_header(csvw *w)
 {
-	cli_result_csv_header_cells(w);
+	cli_result_csv_header_all(w);
 	csvw_text(w, "meets");
 	csvw_text(w, "fails");
 	csvw_text(w, "over_budget_usd");
@@ -213,7 +214,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 			const plan_verdict *v)
 {
 	char f[96];
-	cli_result_csv_cells(w, sc, r);
+	cli_result_csv_cells_all(w, sc, r);
 	csvw_int(w, v->fails ? 0 : 1);
 	csvw_text(w, v->fails ? plan_fails_text(q, v, f, sizeof f) : "");
 	csvw_num(w, v->over_budget_usd, 8);

@@ -219,6 +219,27 @@ static const char *money(double usd, char *buf, size_t len_B)
 	return plan_fmt_usd(usd, buf, len_B);
 }
 
+/* What the intervals in parentheses mean and how each option's GPU is known (basis), once for the report. */
+static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group *g, int ng)
+{
+	int nb[MODEL_NBASES] = {0};
+	for (int k = 0; k < ng; k++)
+		for (int i = 0; i < g[k].n; i++)
+			nb[rows[g[k].first + i].r.basis]++;
+	doc_p(d, "How sure: a time in parentheses, e.g. 12.3 min (11.8-13.1), is a 90%% prediction interval - nine times "
+		 "in ten the real run lands inside. It comes from the model's errors on runs it was not fitted to "
+		 "(`scaleplan validate`: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
+		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
+		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
+		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Options whose "
+		 "intervals overlap are not told apart by the model; an estimate is a starting point for a quote, not "
+		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
+		 "runs in MLPerf v4.0 took 2-4 times what the model predicts.",
+	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
+	      nb[MODEL_BASIS_ESTIMATE]);
+}
+
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
 static void section_answer(rep_doc *d, const cli_scen *s, cli_row *rows, const rep_group *g, int ng,
 			   const plan_question *q)
@@ -233,28 +254,29 @@ static void section_answer(rep_doc *d, const cli_scen *s, cli_row *rows, const r
 		free(rentals);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
+	section_uncertainty(d, rows, g, ng);
 }
 
 static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, const plan_question *q)
 {
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
-				     "energy kWh", "meets (budget / deadline)"};
+				     "energy kWh", "meets (budget / deadline)", "basis"};
 	char title[256], id[32], order[160];
 	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
-	tab_init(&t, id, 14, head);
+	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
-		char b1[32], b2[32];
+		char b1[48], b2[48];
 		tab_cell(&t, "%d", i + 1);
 		tab_cell(&t, "%s", w->sc.node.system_id);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.tta_s, b2, sizeof b2));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.ttt_s, b1, sizeof b1));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, b2, sizeof b2));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.ttt_s, w->r.ttt_lo_s, w->r.ttt_hi_s, b1, sizeof b1));
 		tab_cell(&t, "%.0f", w->r.throughput_img_s);
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
@@ -264,6 +286,7 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
 		char f[96];
 		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
+		tab_cell(&t, "%s", model_basis_name(w->r.basis));
 	}
 	doc_table(d, &t);
 	tab_free(&t);

@@ -513,10 +513,21 @@ void cli_result_csv_header_cells(csvw *w)
 		csvw_text(w, cols[i]);
 }
 
-void cli_result_csv_header(csvw *w)
+/* How the GPU is known and the 90% intervals (issue 31): after the cells sim shares, before stack. */
+static const char *const interval_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
+					     "throughput_lo_img_s", "throughput_hi_img_s"};
+
+void cli_result_csv_header_all(csvw *w)
 {
 	cli_result_csv_header_cells(w);
-	csvw_text(w, "stack"); /* columns added later go last: readers keep their positions */
+	for (unsigned i = 0; i < sizeof(interval_cols) / sizeof(interval_cols[0]); i++)
+		csvw_text(w, interval_cols[i]);
+}
+
+void cli_result_csv_header(csvw *w)
+{
+	cli_result_csv_header_all(w);
+	csvw_text(w, "stack"); /* columns added later go before it (README): readers keep their positions */
 	csvw_end_row(w);
 }
 
@@ -564,9 +575,21 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_int(w, r->extrapolated ? 1 : 0);
 }
 
-void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r)
 {
 	cli_result_csv_cells(w, sc, r);
+	csvw_text(w, model_basis_name(r->basis));
+	csvw_num(w, r->ttt_lo_s, 6);
+	csvw_num(w, r->ttt_hi_s, 6);
+	csvw_num(w, r->tta_lo_s, 6);
+	csvw_num(w, r->tta_hi_s, 6);
+	csvw_num(w, r->throughput_lo_img_s, 6);
+	csvw_num(w, r->throughput_hi_img_s, 6);
+}
+
+void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+{
+	cli_result_csv_cells_all(w, sc, r);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
@@ -635,9 +658,33 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "tco_usd", r->tco_usd, true);
 	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
 		r->extrapolated ? "true" : "false");
+	jstr(out, "basis", model_basis_name(r->basis));
+	jnum(out, "ttt_lo_s", r->ttt_lo_s, true);
+	jnum(out, "ttt_hi_s", r->ttt_hi_s, true);
+	jnum(out, "tta_lo_s", r->tta_lo_s, true);
+	jnum(out, "tta_hi_s", r->tta_hi_s, true);
+	jnum(out, "throughput_lo_img_s", r->throughput_lo_img_s, true);
+	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);
+}
+
+char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B)
+{
+	double unit = 1.0;
+	const char *name = "s";
+	if (!isfinite(s) || !isfinite(lo_s) || !isfinite(hi_s) || (lo_s == s && hi_s == s))
+		return plan_fmt_duration(s, buf, len_B);
+	/* plan_fmt_duration's units; hours as decimals so that the range reads in the point's unit */
+	if (s >= 3 * 86400.0)
+		unit = 86400.0, name = "days";
+	else if (s >= 7200.0)
+		unit = 3600.0, name = "h";
+	else if (s >= 120.0)
+		unit = 60.0, name = "min";
+	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
+	return buf;
 }
 
 void cli_params_print(FILE *out, const model_params *p)

@@ -142,6 +142,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
 	sc->b_half = -1.0;
+	sc->basis = MODEL_BASIS_ESTIMATE; /* nothing known of a hand-made node's GPU until plan_resolve says */
 	sc->stack.id = "default";
 	sc->stack.staged = false;
 	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
@@ -579,7 +580,6 @@ static void result_nan(model_result *r)
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
 	r->ttt_lo_s = r->ttt_hi_s = r->tta_lo_s = r->tta_hi_s = NAN;
-	r->basis = MODEL_BASIS_ESTIMATE;
 }
 
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r)
@@ -614,6 +614,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);
+		r->basis = sc->basis;
 		return 0;
 	}
 
@@ -690,10 +691,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
 	model_run_money(sc, r);
-	r->basis = MODEL_BASIS_ESTIMATE; /* the caller that knows the data sets measured or transfer */
-	r->throughput_lo_img_s = r->throughput_hi_img_s = r->throughput_img_s;
-	r->ttt_lo_s = r->ttt_hi_s = r->ttt_s;
-	r->tta_lo_s = r->tta_hi_s = r->tta_s;
+	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;
 }
 

@@ -54,6 +54,18 @@ const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system 
  * tf32: fp32), as hw_gpu_peak_flops assumes. */
 model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 
+/* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
+ * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
+ * test-bed rows); transfer when another GPU of its architecture (gpus.csv arch) has results; else estimate
+ * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
+
+/* Checks the user's --measured points on sc's GPU and precision (plan_measured.c): each img/s at most what
+ * the GPUs' peak can compute (img/s x training FLOPs per image <= peak FLOP/s x GPUs), and no two points of
+ * the same GPU count and batch more than 10% apart. 0, or ERR_INPUT naming the --measured value(s) and the
+ * limit. plan_resolve runs it before calibrating. */
+int plan_check_measured(const model_scenario *sc, const model_measured *m, int n);
+
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
  * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the
@@ -128,7 +140,7 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 /* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
  * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
 int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b);
-/* "over budget by $88,000; misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) into buf. */
+/* "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) into buf. */
 char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B);
 
 /* One placement of the GPUs on a system, predicted and judged. */
@@ -201,7 +213,10 @@ typedef struct plan_answer {
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
 	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
-	const plan_option *near_miss; /* with no winner: the option that misses the constraints least */
+	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
+				       * failed, then by how much) */
+	const plan_option *options;   /* the options decided on (for the text) */
+	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
 } plan_answer;
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);

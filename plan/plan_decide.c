@@ -183,15 +183,15 @@ char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, 
 	}
 #define ADD(...) do { if (at < len_B) at += (size_t)snprintf(buf + at, len_B - at, __VA_ARGS__); } while (0)
 	if (v->fails & PLAN_FAIL_MEMORY)
-		ADD("%sno fit (memory)", at ? "; " : "");
+		ADD("%sno fit (memory)", at ? " and " : "");
 	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
-		ADD("%sbeyond measured convergence", at ? "; " : "");
+		ADD("%sbeyond measured convergence", at ? " and " : "");
 	if (v->fails & PLAN_FAIL_PRICE)
-		ADD("%sno %s price", at ? "; " : "", plan_cost_name(q->cost));
+		ADD("%sno %s price", at ? " and " : "", plan_cost_name(q->cost));
 	if (v->fails & PLAN_FAIL_BUDGET)
-		ADD("%sover budget by %s", at ? "; " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
+		ADD("%sover budget by %s", at ? " and " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%smisses deadline by %s", at ? "; " : "", plan_fmt_duration(v->late_s, t, sizeof t));
+		ADD("%smisses deadline by %s", at ? " and " : "", plan_fmt_duration(v->late_s, t, sizeof t));
 #undef ADD
 	return buf;
 }
@@ -458,29 +458,34 @@ void plan_buy_rent_with(const plan_question *q, plan_answer *a, const plan_optio
 	buy_rent(q, extra, n, a);
 }
 
-/* With no option qualifying: the one that misses the budget and deadline least (relative), among those
- * that fit, are inside the convergence data and have a price. */
+/* How far an option that fits, has its price and is inside the convergence data misses the budget and
+ * deadline: the number of constraints it fails, then the relative miss; INFINITY for the others. */
+static double miss_of(const plan_question *q, const plan_option *w)
+{
+	unsigned bd = PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE;
+	if (!w->v.fails || (w->v.fails & ~bd))
+		return INFINITY;
+	double m = (isnan(q->budget_usd) ? 0 : w->v.over_budget_usd / q->budget_usd) +
+		   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s);
+	int k = ((w->v.fails & PLAN_FAIL_BUDGET) != 0) + ((w->v.fails & PLAN_FAIL_DEADLINE) != 0);
+	return k * 1e6 + m; /* one constraint failed comes before two, however far */
+}
+
+/* With no option qualifying: the one that misses the budget and deadline least (miss_of). */
 static const plan_option *near_miss(const plan_question *q, const plan_option *o, int n)
 {
 	const plan_option *best = NULL;
-	double best_m = INFINITY;
-	for (int i = 0; i < n; i++) {
-		const plan_option *w = &o[i];
-		if (w->v.fails & ~(unsigned)(PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE) || !w->v.fails)
-			continue;
-		double m = (isnan(q->budget_usd) ? 0 : w->v.over_budget_usd / q->budget_usd) +
-			   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s);
-		if (m < best_m) {
-			best = w;
-			best_m = m;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		if (isfinite(miss_of(q, &o[i])) && (!best || miss_of(q, &o[i]) < miss_of(q, best)))
+			best = &o[i];
 	return best;
 }
 
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->options = o;
+	a->noptions = n;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
 		if (w->r.fits && w->r.extrapolated) {
@@ -646,6 +651,34 @@ static void put_relation(const plan_question *q, const plan_option *w, const pla
 		put(buf, len_B, at, " for the same %s", cn);
 }
 
+/* Each option that misses only the budget or the deadline, what it fails and by how much, nearest first
+ * (miss_of); at most 6. */
+static void put_misses(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
+{
+	const plan_option *o = a->options;
+	const plan_option *done[6];
+	int nd = 0;
+	put(buf, len_B, at, " Nearest: ");
+	while (nd < 6) {
+		const plan_option *next = NULL;
+		for (int i = 0; i < a->noptions; i++) {
+			bool seen = false;
+			for (int k = 0; k < nd; k++)
+				seen |= done[k] == &o[i];
+			if (!seen && isfinite(miss_of(q, &o[i])) && (!next || miss_of(q, &o[i]) < miss_of(q, next)))
+				next = &o[i];
+		}
+		if (!next)
+			break;
+		char f[96];
+		put(buf, len_B, at, "%s", nd ? "; " : "");
+		put_short(q, next, buf, len_B, at);
+		put(buf, len_B, at, " %s", plan_fails_text(q, &next->v, f, sizeof f));
+		done[nd++] = next;
+	}
+	put(buf, len_B, at, " (deadlines at the 90%% upper bound of the time).");
+}
+
 /* Why nothing qualifies: beyond the convergence data, no fit, no price, over budget, too slow. */
 static void put_none(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B, size_t *at)
 {
@@ -680,12 +713,8 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 		put(buf, len_B, at, "No placement of %ld GPUs fits in GPU memory.", gpus);
 	else
 		put(buf, len_B, at, "No configuration to answer with.");
-	if (a->near_miss) {
-		char f[96];
-		put(buf, len_B, at, " Nearest: ");
-		put_short(q, a->near_miss, buf, len_B, at);
-		put(buf, len_B, at, " %s (90%% upper bound of its time).", plan_fails_text(q, &a->near_miss->v, f, sizeof f));
-	}
+	if (a->near_miss)
+		put_misses(q, a, buf, len_B, at);
 }
 
 /* Fastest, cheapest and best value, each with what it costs over the recommendation. */
@@ -773,9 +802,11 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s): ", plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_cost_name(q->cost));
 	else if (gpus > 0)
-		put(buf, len_B, &at, "Best by %s for %ld GPUs: ", plan_goal_name(q), gpus);
+		put(buf, len_B, &at, "Best by %s for %ld GPUs%s: ", plan_goal_name(q), gpus,
+		    a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "");
 	else
-		put(buf, len_B, &at, "Best by %s over every GPU count of the grid: ", plan_goal_name(q));
+		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q),
+		    a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "");
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
 	if (a->tied_faster) {

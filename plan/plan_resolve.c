@@ -254,6 +254,18 @@ static void copy_money(const plan_spec *s, const hw_system *sys, int gpn, model_
 	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
 }
 
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
+{
+	if (nmeasured > 0 || model_gpu_measured(gpu->id))
+		return MODEL_BASIS_MEASURED;
+	for (int i = 0; gpu->arch && i < db->ngpus; i++) {
+		const hw_gpu *g = &db->gpus[i];
+		if (g != gpu && g->arch && strcmp(g->arch, gpu->arch) == 0 && model_gpu_measured(g->id))
+			return MODEL_BASIS_TRANSFER;
+	}
+	return MODEL_BASIS_ESTIMATE;
+}
+
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
 static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, model_scenario *sc)
 {
@@ -271,7 +283,8 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
+	if (s->nmeasured && (plan_check_measured(sc, s->measured, s->nmeasured) ||
+			     model_calibrate(sc, p, s->measured, s->nmeasured)))
 		return ERR_INPUT;
 	return 0;
 }
@@ -309,6 +322,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	n->gpus_per_node = gpn;
 	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
 	copy_gpu(gpu, sc->precision, n);
+	sc->basis = plan_basis(db, gpu, s->nmeasured);
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);
 	copy_network(db, s, sys, n);
