@@ -158,6 +158,9 @@ void cli_result_csv_header_cells(csvw *w);
 void cli_result_csv_header_all(csvw *w);
 void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r);
 void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
+/* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
+ * the model summed TDPs, "" without power. */
+const char *cli_power_basis(const model_scenario *sc, const model_result *r);
 /* JSON object of one prediction (no trailing newline). */
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
@@ -174,10 +177,6 @@ typedef plan_option cli_row;
  * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
-/* Buy vs rent for an answer whose options hold no rented system of the winner's GPU model: those of the
- * database (a rental rate at --rent-term, offered as q says) placed as compare places them. Returns the
- * options the answer now points to (the caller frees them after the text), or NULL. */
-plan_option *cli_buy_rent_fill(const cli_scen *s, const plan_question *q, long gpus, plan_answer *a);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
  * late_s, idle_gpus, then stack. */
 void cli_option_csv_header(csvw *w);

@@ -68,27 +68,6 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 	return EXIT_OK;
 }
 
-plan_option *cli_buy_rent_fill(const cli_scen *s, const plan_question *q, long gpus, plan_answer *a)
-{
-	if (!a->winner || !a->buy_rent.buy || a->buy_rent.rent)
-		return NULL;
-	const hw_system **cand = xcalloc((size_t)s->db.nsystems + 1, sizeof(*cand));
-	int ncand = 0, n = 0, cap = 0, net = 0, whole = 0;
-	for (int i = 0; i < s->db.nsystems; i++) {
-		const hw_system *sys = &s->db.systems[i];
-		double rate = s->spec.rent_term_years == 1 ? sys->rent_1y_usd_gpu_h
-			      : s->spec.rent_term_years == 3 ? sys->rent_3y_usd_gpu_h : sys->rent_usd_gpu_h;
-		if (hw_known(rate) && plan_offered(q, sys) && sys->gpu &&
-		    plan_same_gpu_model(sys->gpu->id, a->winner->sc.node.gpu_id))
-			cand[ncand++] = sys;
-	}
-	plan_option *extra = NULL;
-	if (ncand && plan_placements(&s->db, &s->spec, &s->params, q, cand, ncand, gpus, &extra, &n, &cap, &net, &whole) == 0)
-		plan_buy_rent_with(q, a, extra, n);
-	free(cand);
-	return extra;
-}
-
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
@@ -171,12 +150,16 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].r));
 		partial += rows[i].partial;
 	}
+	const model_money *m = &s->spec.money;
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
-	       "capex = whole units bought at list price; rent/run = whole nodes rented for the time to accuracy; "
-	       "tco/run = capex over %.3g years %s + energy at $%.3g/kWh; '-' = no such price in the database; "
-	       "meets = the budget and deadline (90%% upper bound of the time) or what fails and by how much\n",
-	       s->spec.money.amortize_years, s->spec.money.runs_per_month > 0 ? "at --runs-per-month" : "with runs back to back",
-	       s->spec.money.kwh_usd);
+	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
+	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
+	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
+	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
+	       "deadline (90%% upper bound of the time) or what fails and by how much\n",
+	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
+	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
+	       m->kwh_usd, m->pue);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
 		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
@@ -360,9 +343,7 @@ int cmd_compare(int argc, char **argv)
 		plan_answer a;
 		char text[4096];
 		plan_decide(&q, rows, nrows, &a);
-		plan_option *rentals = cli_buy_rent_fill(&s, &q, gpus, &a); /* buy vs rent when none is a candidate */
 		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
-		free(rentals);
 	}
 	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
 	fflush(stdout);

@@ -10,29 +10,47 @@
 
 #include "common/common.h"
 
-/* capex (whole units), rent, the owner's cost per run and energy, each where the database has its price. */
+/* capex by part (whole units, the fabric, the store) with its range, rent as billed, the owner's cost per run
+ * by part and the break-even against renting, each where the database has its price. */
 static void print_money(const model_scenario *sc, const model_result *r)
 {
 	const model_node *n = &sc->node;
-	char a[32], b[32], c[32];
+	const model_money *m = &sc->money;
+	char a[32], b[32], c[32], d[32], e[32];
 	int units = n->unit_nodes > 1 ? (sc->nodes + n->unit_nodes - 1) / n->unit_nodes : sc->nodes;
-	if (isfinite(r->capex_usd))
-		printf("  capex              %s (%d x %s%s)\n", plan_fmt_usd(r->capex_usd, a, sizeof a), units,
-		       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, b, sizeof b),
-		       n->unit_nodes > 1 ? ", whole units of nodes bought" : "");
+	if (isfinite(r->capex_usd)) {
+		printf("  capex              %s (%s-%s): servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
+		       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
+		       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, d, sizeof d),
+		       n->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
+		printf(" + network %s + storage %s\n", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
+		       !n->store_shared ? "0 (the nodes' own drives)"
+		       : isfinite(r->capex_storage_usd) ? plan_fmt_usd(r->capex_storage_usd, b, sizeof b) : "unpriced");
+	}
 	if (isfinite(r->rent_usd))
-		printf("  rent               %s for the run (%d nodes x %d GPUs x %s per GPU-hour x %s)\n",
-		       plan_fmt_usd(r->rent_usd, a, sizeof a), sc->nodes,
-		       n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node,
-		       plan_fmt_usd(n->rent_usd_gpu_h, b, sizeof b), cli_fmt_duration(r->tta_s, c, sizeof c));
+		printf("  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
+		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
+		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
+		       cli_fmt_duration(r->tta_s, e, sizeof e));
 	if (isfinite(r->power_W))
-		printf("  power / energy     %.1f kW average, %.2f kWh per run, %s at %s/kWh\n", r->power_W / 1e3,
-		       r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
-		       plan_fmt_usd(sc->money.kwh_usd, b, sizeof b));
-	if (isfinite(r->capex_usd))
-		printf("  owner's cost       %s per run (capex over %.3g years, %s, + energy)\n",
-		       plan_fmt_usd(r->tco_usd, a, sizeof a), sc->money.amortize_years,
-		       sc->money.runs_per_month > 0 ? "at --runs-per-month" : "runs back to back");
+		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
+		       r->power_W / 1e3, cli_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
+		       plan_fmt_usd(m->kwh_usd, b, sizeof b), m->pue);
+	if (isfinite(r->capex_usd)) {
+		printf("  owner's cost       %s (%s-%s) per run: capex over %.3g years, support %s, facility %s, energy; ",
+		       plan_fmt_usd(r->tco_usd, a, sizeof a), plan_fmt_usd(r->tco_lo_usd, b, sizeof b),
+		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), m->amortize_years, plan_fmt_usd(r->support_usd, d, sizeof d),
+		       plan_fmt_usd(r->facility_usd, e, sizeof e));
+		if (m->runs_per_month > 0)
+			printf("at %.3g runs a month\n", m->runs_per_month);
+		else
+			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
+	}
+	if (isfinite(r->breakeven_runs_per_month))
+		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour)\n",
+		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
+	else if (isfinite(r->capex_usd))
+		printf("  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }
 
 static void predict_usage(FILE *out)

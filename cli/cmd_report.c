@@ -241,17 +241,14 @@ static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
-static void section_answer(rep_doc *d, const cli_scen *s, cli_row *rows, const rep_group *g, int ng,
-			   const plan_question *q)
+static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
 		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
-		plan_option *rentals = cli_buy_rent_fill(s, q, g[k].gpus, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
-		free(rentals);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
 	section_uncertainty(d, rows, g, ng);
@@ -357,6 +354,8 @@ static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
 	tab_free(&t);
 }
 
+static void section_money(rep_doc *d, const cli_scen *s);
+
 static void section_assumptions(rep_doc *d, const cli_scen *s)
 {
 	static const char *head[] = {"parameter", "value", "default", "unit", "source"};
@@ -364,8 +363,10 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 	doc_p(d, "ResNet-50 v1.5 trained on %.0f images per epoch to %.1f%% top-1; epochs from the MLPerf convergence "
 		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
 		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
-		 "(`scaleplan hw show ID` gives each figure's source). The model's parameters:",
+		 "(`scaleplan hw show ID` gives each figure's source).",
 	      s->spec.images, 100 * s->spec.target_top1, model_precision_name(s->spec.precision), s->hwdb_dir ? " with an overlay" : "");
+	section_money(d, s);
+	doc_p(d, "The model's parameters:");
 	rep_table t;
 	tab_init(&t, "params", 5, head);
 	for (int i = 0; i < model_params_count(); i++) {
@@ -378,6 +379,250 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 		tab_cell(&t, "%s", in->unit);
 		tab_cell(&t, "%s", in->source);
 	}
+	doc_table(d, &t);
+	tab_free(&t);
+}
+
+/* ---- sensitivity (issue 33): how the answer's cost moves with each input, and what could flip it ---- */
+
+typedef struct rep_sens {
+	bool ok;                  /* an answer with a cost to move */
+	bool rent;                /* the answer is rented: its rent moves (else the owner's cost per run) */
+	int gpus;
+	const cli_row *ans, *alt; /* the answer and the option it is weighed against (alt NULL: none) */
+	double base, alt_base, speed_err;
+	model_sens s[MODEL_SENS_N], a[MODEL_SENS_N];
+	bool flips[MODEL_SENS_N];
+} rep_sens;
+
+static double sens_cost(const cli_row *w, bool rent)
+{
+	return rent ? w->r.rent_usd : w->r.tco_usd;
+}
+
+/* Whether an input, at either end of its range, turns which of answer and alternative costs less: prices and
+ * speed err independently (the answer at one end, the alternative at the other), the site's inputs move both. */
+static bool sens_flips(const rep_sens *rs, int i)
+{
+	double d0 = rs->base - rs->alt_base;
+	bool indep = i == MODEL_SENS_PRICE || i == MODEL_SENS_SPEED;
+	double d1 = rs->s[i].lo_usd - (indep ? rs->a[i].hi_usd : rs->a[i].lo_usd);
+	double d2 = rs->s[i].hi_usd - (indep ? rs->a[i].lo_usd : rs->a[i].hi_usd);
+	return (d0 < 0 && (d1 > 0 || d2 > 0)) || (d0 > 0 && (d1 < 0 || d2 < 0));
+}
+
+/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the other
+ * option the answer names (the faster one left for money, else the fastest, else the cheapest) when it has
+ * the same kind of cost, else the cheapest other option that has. */
+static void sens_compute(cli_row *rows, const rep_group *g, const plan_question *q, rep_sens *rs)
+{
+	plan_answer a;
+	memset(rs, 0, sizeof *rs);
+	rs->gpus = g->gpus;
+	plan_decide(q, rows + g->first, g->n, &a);
+	if (!a.winner)
+		return;
+	rs->ans = a.winner;
+	rs->rent = !isfinite(rs->ans->r.tco_usd);
+	rs->base = sens_cost(rs->ans, rs->rent);
+	if (!isfinite(rs->base))
+		return;
+	rs->ok = true;
+	const plan_option *ru = a.tied_faster ? a.tied_faster : a.fastest != a.winner ? a.fastest
+				: a.cheapest != a.winner ? a.cheapest : NULL;
+	if (ru && isfinite(sens_cost(ru, rs->rent)))
+		rs->alt = ru;
+	for (int i = 0; !rs->alt && i < g->n; i++) {
+		const cli_row *w = &rows[g->first + i];
+		if (w == rs->ans || !w->r.fits || !isfinite(sens_cost(w, rs->rent)))
+			continue;
+		rs->alt = w;
+	}
+	for (int i = 0; i < g->n; i++) {
+		const cli_row *w = &rows[g->first + i];
+		if (w != rs->ans && w->r.fits && isfinite(sens_cost(w, rs->rent)) &&
+		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != ru)
+			rs->alt = w;
+	}
+	/* the speed's range: the prediction's interval where one was applied, else the model's whole-run error
+	 * (the 5% tie band, validate's whole-run group) */
+	const model_result *r = &rs->ans->r;
+	rs->speed_err = r->tta_hi_s > r->tta_lo_s ? (r->tta_hi_s - r->tta_lo_s) / (2.0 * r->tta_s) : q->tie_band;
+	model_money_sensitivity(&rs->ans->sc, r, rs->speed_err, rs->rent, rs->s);
+	if (rs->alt) {
+		rs->alt_base = sens_cost(rs->alt, rs->rent);
+		model_money_sensitivity(&rs->alt->sc, &rs->alt->r, rs->speed_err, rs->rent, rs->a);
+		for (int i = 0; i < MODEL_SENS_N; i++)
+			rs->flips[i] = sens_flips(rs, i);
+	}
+}
+
+/* An input's range as text: money, duration, fraction or plain. */
+static const char *sens_in(int i, double v, char *buf, size_t len_B)
+{
+	if (i == MODEL_SENS_PRICE)
+		return plan_fmt_usd(v, buf, len_B);
+	if (i == MODEL_SENS_SPEED)
+		return plan_fmt_duration(v, buf, len_B);
+	if (i == MODEL_SENS_UTIL)
+		snprintf(buf, len_B, "%.0f%%", 100 * v);
+	else if (i == MODEL_SENS_KWH)
+		snprintf(buf, len_B, "$%.3f/kWh", v);
+	else
+		snprintf(buf, len_B, "%.2f", v);
+	return buf;
+}
+
+static const char *opt_name(const cli_row *w, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, "%s %dx%d", w->sc.node.system_id, w->sc.nodes, w->sc.node.gpus_per_node);
+	return buf;
+}
+
+/* The tornado chart into dir/sensitivity.svg: bars sorted by width, widest on top. */
+static bool sens_chart(const char *dir, const rep_sens *rs, char *note, size_t len_B)
+{
+	plot_data pd = {0};
+	int order[MODEL_SENS_N];
+	char label[96], lo[32], hi[32], alt[128], an[64];
+	for (int i = 0; i < MODEL_SENS_N; i++) {
+		int at = i;
+		double w = fabs(rs->s[i].hi_usd - rs->s[i].lo_usd);
+		while (at > 0 && fabs(rs->s[order[at - 1]].hi_usd - rs->s[order[at - 1]].lo_usd) > w) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = i;
+	}
+	pd.kind = PLOT_TORNADO;
+	for (int k = 0; k < MODEL_SENS_N; k++) {
+		int i = order[k];
+		snprintf(label, sizeof label, "%s %s-%s", model_sens_name((model_sens_input)i),
+			 sens_in(i, rs->s[i].lo_in, lo, sizeof lo), sens_in(i, rs->s[i].hi_in, hi, sizeof hi));
+		plot_data_add(&pd, label, rs->s[i].lo_usd, rs->s[i].hi_usd, rs->base);
+	}
+	if (rs->alt)
+		snprintf(alt, sizeof alt, "%s %.2f USD", opt_name(rs->alt, an, sizeof an), rs->alt_base);
+	char *title = xasprintf("%s per run of %s at %d GPUs: each input at both ends",
+				rs->rent ? "Rent" : "Owner's cost", opt_name(rs->ans, an, sizeof an), rs->gpus);
+	plot_opts o = {.kind = PLOT_TORNADO, .svg = true, .title = title, .mark_label = rs->alt ? alt : NULL,
+		       .mark_usd = rs->alt_base, .xlabel = rs->rent ? "rent per run" : "owner's cost per run"};
+	char *prefix = xasprintf("%s/sensitivity", dir);
+	bool ok = plot_render(&pd, &o, prefix) == 0;
+	if (!ok)
+		snprintf(note, len_B, "%s", err_msg());
+	free(prefix);
+	free(title);
+	plot_data_free(&pd);
+	return ok;
+}
+
+static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, const char *chart_note)
+{
+	static const char *head[] = {"input", "low end", "high end", "cost at low end", "cost at high end",
+				     "could flip the decision"};
+	char a[64], b[64], c[32], e[32];
+	doc_h(d, 2, "Sensitivity");
+	if (!rs->ok) {
+		doc_p(d, "The answer at %d GPUs has no price in the database, so there is no cost to move.", rs->gpus);
+		return;
+	}
+	const model_result *r = &rs->ans->r;
+	doc_p(d, "The answer at %d GPUs, %s, costs %s per run (%s). Each input below is moved alone to both ends of "
+		 "its range; the chart draws the cost at each end, the widest bar on top. Prices: each price's own "
+		 "range or its kind's width (docs/prices.md); speed: the run time +-%.0f%%; utilisation x0.5-x1.5; kWh "
+		 "price x0.5-x1.5; PUE 1.1 (a hyperscale hall) to 1.8.",
+	      rs->gpus, opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->base, b, sizeof b),
+	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err);
+	if (!rs->rent && isfinite(r->breakeven_runs_per_month))
+		doc_p(d, "Buy or rent: owning %s costs less than renting the same GPUs at %s per GPU-hour (%s) above %.0f "
+			 "runs a month; below that, rent.",
+		      opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->ans->sc.node.ref_rent_usd_gpu_h, b, sizeof b),
+		      rs->ans->sc.node.ref_rent_id, r->breakeven_runs_per_month);
+	if (chart_ok)
+		doc_img(d, "sensitivity.svg", "tornado chart: the answer's cost per run at the low and high end of each input");
+	else
+		doc_p(d, "No sensitivity chart: %s", chart_note);
+	rep_table t;
+	tab_init(&t, "sensitivity", 6, head);
+	int nflip = 0;
+	char names[160] = "";
+	for (int i = 0; i < MODEL_SENS_N; i++) {
+		tab_cell(&t, "%s", model_sens_name((model_sens_input)i));
+		tab_cell(&t, "%s", sens_in(i, rs->s[i].lo_in, a, sizeof a));
+		tab_cell(&t, "%s", sens_in(i, rs->s[i].hi_in, b, sizeof b));
+		tab_cell(&t, "%s", plan_fmt_usd(rs->s[i].lo_usd, c, sizeof c));
+		tab_cell(&t, "%s", plan_fmt_usd(rs->s[i].hi_usd, e, sizeof e));
+		tab_cell(&t, "%s", !rs->alt ? "-" : rs->flips[i] ? "yes" : "no");
+		if (rs->flips[i]) {
+			size_t u = strlen(names);
+			int left = 0; /* flipping inputs after this one: ", " before all but the last, " and " before it */
+			for (int j = i + 1; j < MODEL_SENS_N; j++)
+				left += rs->flips[j];
+			snprintf(names + u, sizeof names - u, "%s%s", !nflip ? "" : left ? ", " : " and ",
+				 model_sens_name((model_sens_input)i));
+			nflip++;
+		}
+	}
+	doc_table(d, &t);
+	tab_free(&t);
+	if (!rs->alt)
+		doc_p(d, "No other option at %d GPUs has such a cost to weigh the answer against.", rs->gpus);
+	else if (nflip)
+		doc_p(d, "Against %s (%s per run): %s could flip which of the two costs less per run over %s range%s.",
+		      opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b), names,
+		      nflip > 1 ? "their" : "its", nflip > 1 ? "s" : "");
+	else
+		doc_p(d, "Against %s (%s per run): none of these inputs, over its range, changes which of the two costs "
+			 "less per run.", opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b));
+}
+
+/* The money assumptions a finance reader checks, each with its source (model_money_default's comments). */
+static void section_money(rep_doc *d, const cli_scen *s)
+{
+	static const char *head[] = {"input", "value", "flag", "source"};
+	const model_money *m = &s->spec.money;
+	rep_table t;
+	doc_p(d, "Money (docs/prices.md has every price with its source and range):");
+	tab_init(&t, "money", 4, head);
+	tab_cell(&t, "%s", "electricity");
+	tab_cell(&t, "$%.3f per kWh", m->kwh_usd);
+	tab_cell(&t, "%s", "--kwh-price");
+	tab_cell(&t, "%s", "EIA Electric Power Monthly 5.6.B: U.S. commercial average 2024, 12-13 cents");
+	tab_cell(&t, "%s", "PUE");
+	tab_cell(&t, "%.2f", m->pue);
+	tab_cell(&t, "%s", "--pue");
+	tab_cell(&t, "%s", "Uptime Institute Global Data Center Survey 2023: industry average 1.58");
+	tab_cell(&t, "%s", "facility");
+	tab_cell(&t, "$%.0f per kW-month", m->facility_usd_kw_month);
+	tab_cell(&t, "%s", "--facility-price");
+	tab_cell(&t, "%s", "wholesale colocation 150-250 USD per kW-month (2026 GPU TCO analyses; CBRE 2018: 120-140)");
+	tab_cell(&t, "%s", "support");
+	tab_cell(&t, "%.0f%% of capex a year", 100 * m->support_frac_year);
+	tab_cell(&t, "%s", "--support-frac");
+	tab_cell(&t, "%s", "assumption: no public support price list found");
+	tab_cell(&t, "%s", "utilisation");
+	tab_cell(&t, m->runs_per_month > 0 ? "%.3g runs a month" : "%.0f%%",
+		 m->runs_per_month > 0 ? m->runs_per_month : 100 * m->utilisation);
+	tab_cell(&t, m->runs_per_month > 0 ? "--runs-per-month" : "--utilisation");
+	tab_cell(&t, "%s", "Alibaba PAI trace (ATC'23): 54% of GPUs held by running jobs");
+	tab_cell(&t, "%s", "amortisation");
+	tab_cell(&t, "%.3g years", m->amortize_years);
+	tab_cell(&t, "%s", "--amortize-years");
+	tab_cell(&t, "%s", "Amazon 2024 10-K: servers' useful life 5 years");
+	tab_cell(&t, "%s", "financing");
+	tab_cell(&t, "%.1f%% a year", 100 * m->finance_rate);
+	tab_cell(&t, "%s", "--finance-rate");
+	tab_cell(&t, "%s", "0 = paid cash");
+	tab_cell(&t, "%s", "residual value");
+	tab_cell(&t, "%.0f%% of capex", 100 * m->residual_frac);
+	tab_cell(&t, "%s", "--residual");
+	tab_cell(&t, "%s", "0 = written off to nothing");
+	tab_cell(&t, "%s", "rental rate");
+	tab_cell(&t, "%s", s->spec.rent_term_years == 1 ? "1-year" : s->spec.rent_term_years == 3 ? "3-year"
+			   : s->spec.rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");
+	tab_cell(&t, "%s", "--rent-term");
+	tab_cell(&t, "%s", "each system's rent_source (hw show ID)");
 	doc_table(d, &t);
 	tab_free(&t);
 }
@@ -434,8 +679,11 @@ static void report_usage(FILE *out)
 		"usage: scaleplan report --systems a,b,c --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
 		"Writes DIR/ (which must not exist): report.md and index.html (ranking by time to accuracy, each option's\n"
-		"bottleneck and breakdown, stack, data path, storage, cost and energy, the model's assumptions with their\n"
-		"sources), tta.svg and cost.svg (gnuplot; left out with a note when it is missing or nothing is priced)\n"
+		"bottleneck and breakdown, stack, data path, storage, cost and energy, a Sensitivity section - the first GPU\n"
+		"count's answer's cost per run at both ends of its prices, speed, utilisation, kWh price and PUE, and the\n"
+		"input that could flip it against the runner-up -, buy against rent, the money and model assumptions with\n"
+		"their sources), tta.svg, cost.svg and sensitivity.svg (gnuplot; left out with a note when it is missing\n"
+		"or nothing is priced)\n"
 		"and placements.csv (compare's columns). Every placement of each GPU count on each system, as compare.\n"
 		"  --systems LIST  candidate systems (`scaleplan hw list systems`; 'all')\n"
 		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
@@ -450,7 +698,7 @@ static void report_usage(FILE *out)
 /* report.md and index.html into dir. */
 static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, cli_row *rows, int nrows,
 		      const rep_group *g, int ng, const plan_question *q, bool tta_ok, bool cost_ok, const char *tta_note,
-		      const char *cost_note)
+		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note)
 {
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
 	rep_doc d = {fopen(mdp, "w"), fopen(htp, "w")};
@@ -470,7 +718,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	doc_p(&d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
 		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
 	      SCALEPLAN_VERSION, cmd, plan_goal_name(q), q->partial_nodes ? " and partly used ones" : " only");
-	section_answer(&d, s, rows, g, ng, q);
+	section_answer(&d, rows, g, ng, q);
 	doc_h(&d, 2, "Charts");
 	if (tta_ok)
 		doc_img(&d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");
@@ -482,12 +730,14 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
 		section_ranking(&d, rows, &g[k], q);
+	section_sensitivity(&d, rs, sens_ok, sens_note);
 	section_breakdown(&d, rows, nrows);
 	section_setup(&d, rows, nrows);
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
-		  "index.html: this report. tta.svg, cost.svg: the charts (scaleplan plot draws them from placements.csv).");
+		  "index.html: this report. tta.svg, cost.svg: the charts (scaleplan plot draws them from placements.csv); "
+		  "sensitivity.svg: the Sensitivity section's tornado chart.");
 	fputs("</body>\n</html>\n", d.html);
 	if (ferror(d.md) || ferror(d.html)) {
 		fprintf(stderr, "scaleplan report: write error in %s\n", dir);
@@ -644,9 +894,14 @@ int cmd_report(int argc, char **argv)
 				sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
+	rep_sens rs;
+	char sens_note[512] = "";
+	sens_compute(rows, &g[0], &q, &rs);
+	bool sens_ok = rs.ok && sens_chart(tmpdir, &rs, sens_note, sizeof sens_note);
 	if (stopped(&rc))
 		goto out;
-	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note);
+	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
+			sens_ok, sens_note);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {
@@ -657,6 +912,8 @@ int cmd_report(int argc, char **argv)
 	printf("scaleplan report: %d option%s (%d system%s x %d GPU count%s) in %s/: report.md, index.html, "
 	       "placements.csv%s%s\n",
 	       nrows, nrows == 1 ? "" : "s", ncand, ncand == 1 ? "" : "s", ngpus, ngpus == 1 ? "" : "s", outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "");
+	if (sens_ok)
+		printf("sensitivity.svg: the answer's cost per run at %d GPUs against each input\n", g[0].gpus);
 	if (skipped)
 		printf("(%d multi-node placement%s skipped: system without a network in the database)\n", skipped,
 		       skipped > 1 ? "s" : "");

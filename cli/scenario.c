@@ -20,6 +20,7 @@ enum {
 	O_SYSTEM = CLI_SCEN_OPT_BASE, O_GPU, O_GPN, O_INTRA, O_HOSTLINK, O_HOSTLINKS, O_CPU, O_CPUS, O_FABRIC,
 	O_NICS, O_NODES, O_BATCH, O_GBATCH, O_PREC, O_MEASURED, O_EPOCHS, O_IMAGES, O_TARGET, O_DATA,
 	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB, O_KWH, O_AMORT, O_RUNS, O_RENT_TERM, O_MEPOCHS,
+	O_UTIL, O_PUE, O_FACILITY, O_SUPPORT, O_FINANCE, O_RESIDUAL,
 };
 
 static const struct option scen_opts[] = {
@@ -52,6 +53,13 @@ static const struct option scen_opts[] = {
 	{"runs-per-month", required_argument, NULL, O_RUNS},
 	{"rent-term", required_argument, NULL, O_RENT_TERM},
 	{"measured-epochs", required_argument, NULL, O_MEPOCHS},
+	{"utilisation", required_argument, NULL, O_UTIL},
+	{"utilization", required_argument, NULL, O_UTIL},
+	{"pue", required_argument, NULL, O_PUE},
+	{"facility-price", required_argument, NULL, O_FACILITY},
+	{"support-frac", required_argument, NULL, O_SUPPORT},
+	{"finance-rate", required_argument, NULL, O_FINANCE},
+	{"residual", required_argument, NULL, O_RESIDUAL},
 };
 
 void cli_scen_init(cli_scen *s, const char *cmd)
@@ -107,11 +115,18 @@ void cli_scen_help(FILE *out)
 		"  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"
 		"  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"
 		"  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"
-		"money (capex_usd, energy_usd, rent_usd, tco_usd in every output):\n"
+		"money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"
 		"  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"
+		"  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"
+		"  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"
+		"  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"
+		"  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
+		"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"
 		"  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"
-		"  --runs-per-month N     runs the owner's cost is spread over (default: back to back, the cluster busy)\n"
-		"  --rent-term T          ondemand (default) | 1y | 3y: which published rental rate\n");
+		"  --finance-rate R       yearly interest on the capex (default 0: paid cash); --residual F resale value\n"
+		"                         at the end as a fraction of capex (default 0)\n"
+		"  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time)\n"
+		"  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n");
 }
 
 /* Parses a whole-string integer in [lo, hi]. */
@@ -279,15 +294,47 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		s->spec.anchor_epochs = d;
 		return 1;
 	}
+	case O_UTIL:
+		if (parse_double(arg, 0, 1, &d) || !(d > 0))
+			return bad(s, "utilisation", arg, "a fraction 0 < F <= 1 (e.g. 0.6)");
+		s->spec.money.utilisation = d;
+		return 1;
+	case O_PUE:
+		if (parse_double(arg, 1, 5, &d))
+			return bad(s, "pue", arg, "a power usage effectiveness 1..5 (e.g. 1.3)");
+		s->spec.money.pue = d;
+		return 1;
+	case O_FACILITY:
+		if (parse_double(arg, 0, 1e5, &d))
+			return bad(s, "facility-price", arg, "USD per kW-month, 0..100000 (e.g. 180)");
+		s->spec.money.facility_usd_kw_month = d;
+		return 1;
+	case O_SUPPORT:
+		if (parse_double(arg, 0, 1, &d))
+			return bad(s, "support-frac", arg, "a fraction of capex a year, 0..1 (e.g. 0.1)");
+		s->spec.money.support_frac_year = d;
+		return 1;
+	case O_FINANCE:
+		if (parse_double(arg, 0, 1, &d))
+			return bad(s, "finance-rate", arg, "a yearly rate 0..1 (e.g. 0.07)");
+		s->spec.money.finance_rate = d;
+		return 1;
+	case O_RESIDUAL:
+		if (parse_double(arg, 0, 1, &d) || d >= 1)
+			return bad(s, "residual", arg, "a fraction of capex 0 <= F < 1 (e.g. 0.3)");
+		s->spec.money.residual_frac = d;
+		return 1;
 	case O_RENT_TERM:
-		if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
+		if (strcmp(arg, "spot") == 0)
+			s->spec.rent_term_years = PLAN_RENT_SPOT;
+		else if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
 			s->spec.rent_term_years = 0;
 		else if (strcmp(arg, "1y") == 0)
 			s->spec.rent_term_years = 1;
 		else if (strcmp(arg, "3y") == 0)
 			s->spec.rent_term_years = 3;
 		else
-			return bad(s, "rent-term", arg, "ondemand, 1y or 3y");
+			return bad(s, "rent-term", arg, "ondemand, 1y, 3y or spot");
 		return 1;
 	case O_PARAM:
 		if (s->nparams_set >= CLI_SCEN_MAX_LIST)
@@ -330,6 +377,10 @@ int cli_scen_load(cli_scen *s)
 		if (plan_check_ids(&s->db, &s->spec, &kind, &id))
 			return cli_unknown_id(&s->db, s->cmd, kind, id);
 	}
+	if (model_money_check(&s->spec.money)) {
+		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
+		return EXIT_INPUT;
+	}
 	s->system = s->spec.system_id ? hw_system_find(&s->db, s->spec.system_id) : NULL;
 	if (fabs(s->spec.target_top1 - 0.759) > 1e-9 && !(s->spec.epochs > 0)) {
 		fprintf(stderr,
@@ -366,9 +417,10 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"the question:\n"
 		"  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
 		"                    cost: the --cost below (options without that price listed last)%s\n"
-		"  --cost C          capex (whole units bought: list price x units, default) | tco (the owner's cost\n"
-		"                    per run: capex spread over --amortize-years at --runs-per-month, plus energy) |\n"
-		"                    rent (whole nodes rented for the run's wall clock at the rental rate)\n"
+		"  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
+		"                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
+		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
+		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
 		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
 		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
 		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
@@ -508,6 +560,10 @@ void cli_result_csv_header_cells(csvw *w)
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
 		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated",
+		/* issue 33: the whole cluster's cost */
+		"capex_servers_usd", "capex_network_usd", "capex_storage_usd", "pue", "facility_usd", "support_usd",
+		"utilisation", "power_basis", "rent_gpus", "breakeven_runs_per_month", "capex_lo_usd", "capex_hi_usd",
+		"tco_lo_usd", "tco_hi_usd", "rent_lo_usd", "rent_hi_usd",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -573,6 +629,30 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_num(w, r->tco_usd, 8);
 	csvw_int(w, model_domain_gpus(sc));
 	csvw_int(w, r->extrapolated ? 1 : 0);
+	csvw_num(w, r->capex_servers_usd, 8);
+	csvw_num(w, r->capex_network_usd, 8);
+	csvw_num(w, r->capex_storage_usd, 8);
+	csvw_num(w, sc->money.pue, 4);
+	csvw_num(w, r->facility_usd, 6);
+	csvw_num(w, r->support_usd, 6);
+	csvw_num(w, sc->money.utilisation, 4);
+	csvw_text(w, cli_power_basis(sc, r));
+	csvw_num(w, r->rent_gpus, 8);
+	csvw_num(w, r->breakeven_runs_per_month, 6);
+	csvw_num(w, r->capex_lo_usd, 8);
+	csvw_num(w, r->capex_hi_usd, 8);
+	csvw_num(w, r->tco_lo_usd, 8);
+	csvw_num(w, r->tco_hi_usd, 8);
+	csvw_num(w, r->rent_lo_usd, 8);
+	csvw_num(w, r->rent_hi_usd, 8);
+}
+
+const char *cli_power_basis(const model_scenario *sc, const model_result *r)
+{
+	if (!isfinite(r->power_W))
+		return "";
+	/* without a figure for the node: (GPU TDP x G + CPU TDP x sockets) x power_overhead, labelled */
+	return sc->node.power_basis ? sc->node.power_basis : "tdp-fallback";
 }
 
 void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r)
@@ -656,6 +736,22 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "energy_usd", r->energy_usd, true);
 	jnum(out, "rent_usd", r->rent_usd, true);
 	jnum(out, "tco_usd", r->tco_usd, true);
+	jnum(out, "capex_servers_usd", r->capex_servers_usd, true);
+	jnum(out, "capex_network_usd", r->capex_network_usd, true);
+	jnum(out, "capex_storage_usd", r->capex_storage_usd, true);
+	jnum(out, "pue", sc->money.pue, true);
+	jnum(out, "facility_usd", r->facility_usd, true);
+	jnum(out, "support_usd", r->support_usd, true);
+	jnum(out, "utilisation", sc->money.utilisation, true);
+	jstr(out, "power_basis", cli_power_basis(sc, r));
+	jnum(out, "rent_gpus", r->rent_gpus, true);
+	jnum(out, "breakeven_runs_per_month", r->breakeven_runs_per_month, true);
+	jnum(out, "capex_lo_usd", r->capex_lo_usd, true);
+	jnum(out, "capex_hi_usd", r->capex_hi_usd, true);
+	jnum(out, "tco_lo_usd", r->tco_lo_usd, true);
+	jnum(out, "tco_hi_usd", r->tco_hi_usd, true);
+	jnum(out, "rent_lo_usd", r->rent_lo_usd, true);
+	jnum(out, "rent_hi_usd", r->rent_hi_usd, true);
 	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
 		r->extrapolated ? "true" : "false");
 	jstr(out, "basis", model_basis_name(r->basis));

@@ -105,6 +105,13 @@ typedef struct hw_fabric {
 	char *topology;      /* "fat-tree", "single-switch", "dragonfly", "rail-optimized" ... */
 	double switch_latency_s;
 	double oversubscription; /* 1 = non-blocking */
+	/* what one buys to build it (model_run_money sizes leaf/spine switches from the ports); NAN = not priced */
+	int switch_ports;         /* ports of one switch at the NIC's rate; 0 = not given */
+	double switch_usd;        /* one switch */
+	double link_usd;          /* one link: transceivers at both ends and the fibre (or a copper cable) */
+	double nic_usd;           /* one NIC port, counted where the server's price leaves the NICs out */
+	char *price_kind;         /* list | quote | press | estimate ("" without prices) */
+	char *price_date, *price_source;
 	char *source;
 } hw_fabric;
 
@@ -118,6 +125,12 @@ typedef struct hw_storage {
 	double latency_s;    /* per-request latency; NAN when unknown */
 	char *link_id;       /* column link: how nodes reach it, "" when local */
 	const hw_link *link; /* resolved link_id, NULL when "" */
+	/* what one buys to hold and serve the data set: whole units of unit_B usable bytes and unit_Bps read
+	 * rate (model_run_money sizes them); NAN = not priced (kind local: the nodes' drives, in their price) */
+	double price_usd;    /* one unit */
+	double unit_B;       /* usable capacity of one unit */
+	double unit_Bps;     /* read rate of one unit; NAN = read_Bps */
+	char *price_kind, *price_date, *price_source;
 	char *source;
 } hw_storage;
 
@@ -150,13 +163,27 @@ typedef struct hw_system {
 	char *price_date;         /* "YYYY-MM" of the price, "" when none */
 	char *price_kind;         /* "list" | "quote" | "press" | "estimate" (how in price_source); "" without price */
 	char *price_source;       /* where the price comes from (publication, date); "" without price */
+	double price_lo_usd;      /* the low and high ends of the price from its sources; NAN = the price kind's */
+	double price_hi_usd;      /*   stated width (docs/prices.md) */
+	char *price_includes;     /* what the unit's price holds (server, NICs, rack switches, cooling) */
+	int price_nics;           /* 1: the NICs are in the price (DGX); 0: bought beside it (fabric nic_usd) */
 	double power_W;           /* node max power; NAN when unknown */
+	char *power_kind;         /* measured | datasheet | estimate ("" = none: the model's TDP fallback) */
+	char *power_source;       /* where power_W comes from */
 	char *provider;           /* cloud provider ("AWS", "Azure", ...); "" for a server one buys */
 	double rent_usd_gpu_h;    /* published on-demand rate per GPU-hour (instance rate / GPUs); NAN = none */
 	double rent_1y_usd_gpu_h; /* 1-year committed rate per GPU-hour; NAN = not published */
 	double rent_3y_usd_gpu_h; /* 3-year committed rate per GPU-hour; NAN = not published */
 	char *rent_date;          /* date of the rates, "" when none */
 	char *rent_source;        /* where the rates come from; "" when none */
+	char *rent_kind;          /* list | quote | press | estimate: how the rates are known (sets their width) */
+	double rent_spot_usd_gpu_h; /* spot / preemptible rate per GPU-hour; NAN = not published */
+	int rent_unit_gpus;       /* the fewest GPUs rented at once (a whole NVL72 rack: 72); 0 = one instance */
+	int rent_max_gpus;        /* the most GPUs the rates cover (one instance's provider: 8); 0 = no limit */
+	double rent_increment_s;  /* billing increment (per second 1, per minute 60); NAN = continuous */
+	double rent_min_s;        /* minimum time billed per rental; NAN = none */
+	double rent_cluster_usd_gpu_h; /* rate above rent_max_gpus (a provider's cluster product); NAN = none */
+	double rent_cluster_increment_s; /* its billing increment (Lambda 1-Click Clusters: a week); NAN = none */
 	int domain_gpus;          /* GPUs in one NVLink domain (reach each other over NVLink switches), a
 				   * multiple of gpus_per_node; 0 = the node's own GPUs (NVL72: 72) */
 	int unit_nodes;           /* nodes sold / installed as one unit (NVL72 rack: 18 trays); 1 when empty */

@@ -93,6 +93,13 @@ static const hw_col fabric_cols[] = {
 	TEXT(hw_fabric, topology, true, "a topology name (fat-tree, single-switch...)"),
 	NUM(hw_fabric, switch_latency_s, false, 1e-9, 1e-2, "seconds, e.g. 1.3e-7"),
 	NUM(hw_fabric, oversubscription, true, 1, 100, "a ratio >= 1 (1 = non-blocking)"),
+	INT_NEW(hw_fabric, switch_ports, 2, 100000, "ports of one switch 2-100000"),
+	NUM_NEW(hw_fabric, switch_usd, 1, 1e8, "US dollars for one switch"),
+	NUM_NEW(hw_fabric, link_usd, 1, 1e6, "US dollars for one link (both transceivers and the cable)"),
+	NUM_NEW(hw_fabric, nic_usd, 1, 1e6, "US dollars for one NIC port"),
+	TEXT_NEW(hw_fabric, price_kind, "list, quote, press or estimate"),
+	DATE_NEW(hw_fabric, price_date),
+	TEXT_NEW(hw_fabric, price_source, "where the prices come from (publication, date)"),
 	SOURCE(hw_fabric),
 };
 
@@ -104,6 +111,12 @@ static const hw_col storage_cols[] = {
 	NUM_NEW(hw_storage, node_Bps, 1e6, 1e13, "bytes/s one node reads at most, e.g. 5e9"),
 	NUM(hw_storage, latency_s, false, 1e-7, 1, "seconds"),
 	REF(hw_storage, "link", link_id, false, HW_LINK),
+	NUM_NEW(hw_storage, price_usd, 1, 1e9, "US dollars for one unit"),
+	NUM_NEW(hw_storage, unit_B, 1e9, 1e18, "usable bytes of one unit, e.g. 1e14 for 100 TB"),
+	NUM_NEW(hw_storage, unit_Bps, 1e6, 1e13, "bytes/s one unit reads, e.g. 1e10"),
+	TEXT_NEW(hw_storage, price_kind, "list, quote, press or estimate"),
+	DATE_NEW(hw_storage, price_date),
+	TEXT_NEW(hw_storage, price_source, "where the price comes from (publication, date)"),
 	SOURCE(hw_storage),
 };
 
@@ -132,7 +145,13 @@ static const hw_col system_cols[] = {
 	{"price_date", HW_C_DATE, false, OFF(hw_system, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, false},
 	TEXT_NEW(hw_system, price_kind, "list, quote, press or estimate"),
 	TEXT_NEW(hw_system, price_source, "where the price comes from (publication, date)"),
+	NUM_NEW(hw_system, price_lo_usd, 1, 1e9, "US dollars, the low end of the price from its sources"),
+	NUM_NEW(hw_system, price_hi_usd, 1, 1e9, "US dollars, the high end of the price from its sources"),
+	TEXT_NEW(hw_system, price_includes, "what the unit's price holds (server, NICs, rack switches, cooling)"),
+	INT_NEW(hw_system, price_nics, 0, 1, "1 when the NICs are in the price, 0 or empty when bought beside it"),
 	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
+	TEXT_NEW(hw_system, power_kind, "measured, datasheet or estimate"),
+	TEXT_NEW(hw_system, power_source, "where power_W comes from"),
 	INT_NEW(hw_system, domain_gpus, 0, 100000, "GPUs in one NVLink domain, a multiple of gpus_per_node (empty: the node's)"),
 	INT_NEW(hw_system, unit_nodes, 1, 10000, "nodes per purchase unit 1-10000 (empty: 1)"),
 	TEXT_NEW(hw_system, provider, "a cloud provider name (AWS, Azure, Google Cloud...)"),
@@ -141,6 +160,14 @@ static const hw_col system_cols[] = {
 	NUM_NEW(hw_system, rent_3y_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour with a 3-year commitment"),
 	DATE_NEW(hw_system, rent_date),
 	TEXT_NEW(hw_system, rent_source, "where the rental rates come from (price page, date)"),
+	TEXT_NEW(hw_system, rent_kind, "list, quote, press or estimate"),
+	NUM_NEW(hw_system, rent_spot_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour on spot"),
+	INT_NEW(hw_system, rent_unit_gpus, 0, 100000, "the fewest GPUs rented at once (empty: one instance)"),
+	INT_NEW(hw_system, rent_max_gpus, 0, 1000000, "the most GPUs the rates cover (empty: no limit)"),
+	NUM_NEW(hw_system, rent_increment_s, 1, 1e8, "seconds, the billing increment (1 per second, 60 per minute)"),
+	NUM_NEW(hw_system, rent_min_s, 1, 1e9, "seconds, the least time billed"),
+	NUM_NEW(hw_system, rent_cluster_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour above rent_max_gpus"),
+	NUM_NEW(hw_system, rent_cluster_increment_s, 1, 1e9, "seconds, the cluster product's billing increment"),
 	TEXT_NEW(hw_system, status, "current or eol (end of life)"),
 	DATE_NEW(hw_system, status_date),
 	TEXT_NEW(hw_system, status_source, "where the end of life is announced (publication, date)"),
@@ -631,6 +658,51 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 /* The kinds of price a system may carry (systems.csv price_kind). */
 static const char *const price_kinds[] = {"list", "quote", "press", "estimate", NULL};
 
+/* The kinds of power figure (systems.csv power_kind). */
+static const char *const power_kinds[] = {"measured", "datasheet", "estimate", NULL};
+
+/* A kind cell (empty or one of names); reports another word at its cell. */
+static void check_kind(hw_load *ld, const csv_table *t, int row, const char *col, const char *v,
+		       const char *const *names)
+{
+	char q[64], list[128];
+	size_t u = 0;
+	if (!*v)
+		return;
+	for (int i = 0; names[i]; i++)
+		if (strcasecmp(v, names[i]) == 0)
+			return;
+	list[0] = '\0';
+	for (int i = 0; names[i] && u < sizeof list; i++)
+		u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", names[i]);
+	report_cell(ld, t, row, csv_table_col(t, col), "'%s' is not a %s; expected %s", cellq(v, q, sizeof q), col, list);
+}
+
+/* A price's range: low <= price <= high where given (a low above its high is refused at the low's cell). */
+static void check_range(hw_load *ld, const csv_table *t, int row, const char *lo_col, const char *hi_col, double lo,
+			double v, double hi)
+{
+	if (hw_known(lo) && hw_known(hi) && lo > hi)
+		report_cell(ld, t, row, csv_table_col(t, lo_col), "%g is above the high end %g; expected low <= high", lo, hi);
+	else if (hw_known(lo) && hw_known(v) && lo > v)
+		report_cell(ld, t, row, csv_table_col(t, lo_col), "%g is above the price %g; expected low <= price", lo, v);
+	else if (hw_known(hi) && hw_known(v) && hi < v)
+		report_cell(ld, t, row, csv_table_col(t, hi_col), "%g is below the price %g; expected price <= high", hi, v);
+	else if ((hw_known(lo) || hw_known(hi)) && !hw_known(v))
+		report_cell(ld, t, row, csv_table_col(t, lo_col), "a price range needs the price itself");
+}
+
+/* A fabric's or store's prices need their kind and source. */
+static void check_part_price(hw_load *ld, const csv_table *t, int row, bool priced, const char *kind, const char *src)
+{
+	check_kind(ld, t, row, "price_kind", kind, price_kinds);
+	if (priced && !*kind)
+		report_cell(ld, t, row, csv_table_col(t, "price_kind"), "empty; a price needs price_kind (list, quote, press "
+			    "or estimate)");
+	if (priced && is_blank(src))
+		report_cell(ld, t, row, csv_table_col(t, "price_source"), "empty; a price needs price_source");
+}
+
 /* A price needs its kind and its source; a rental rate its date and source (every figure cites one). */
 static void check_price(hw_load *ld, const csv_table *t, int row, const hw_system *s)
 {
@@ -649,7 +721,14 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 	if (hw_known(s->price_usd) && is_blank(s->price_source))
 		report_cell(ld, t, row, csv_table_col(t, "price_source"), "empty; price_usd %.0f needs price_source (where the price comes from)",
 			    s->price_usd);
-	bool rent = hw_known(s->rent_usd_gpu_h) || hw_known(s->rent_1y_usd_gpu_h) || hw_known(s->rent_3y_usd_gpu_h);
+	check_range(ld, t, row, "price_lo_usd", "price_hi_usd", s->price_lo_usd, s->price_usd, s->price_hi_usd);
+	check_kind(ld, t, row, "rent_kind", s->rent_kind, price_kinds);
+	check_kind(ld, t, row, "power_kind", s->power_kind, power_kinds);
+	if (hw_known(s->power_W) && *s->power_kind && is_blank(s->power_source))
+		report_cell(ld, t, row, csv_table_col(t, "power_source"), "empty; power_kind '%s' needs power_source (where "
+			    "power_W comes from)", s->power_kind);
+	bool rent = hw_known(s->rent_usd_gpu_h) || hw_known(s->rent_1y_usd_gpu_h) || hw_known(s->rent_3y_usd_gpu_h) ||
+		    hw_known(s->rent_spot_usd_gpu_h);
 	if (rent && !*s->rent_date)
 		report_cell(ld, t, row, csv_table_col(t, "rent_date"), "empty; a rental rate needs rent_date (a date YYYY-MM or YYYY-MM-DD)");
 	if (rent && is_blank(s->rent_source))
@@ -710,6 +789,17 @@ static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, co
 				    s->domain_gpus, s->gpus_per_node);
 		check_price(ld, t, row, s);
 		check_status(ld, t, row, s);
+	} else if (kind == HW_FABRIC) {
+		const hw_fabric *f = item;
+		bool priced = hw_known(f->switch_usd) || hw_known(f->link_usd) || hw_known(f->nic_usd);
+		check_part_price(ld, t, row, priced, f->price_kind, f->price_source);
+		if (hw_known(f->switch_usd) && f->switch_ports < 2)
+			report_cell(ld, t, row, csv_table_col(t, "switch_ports"), "empty; switch_usd needs switch_ports (>= 2)");
+	} else if (kind == HW_STORAGE) {
+		const hw_storage *st = item;
+		check_part_price(ld, t, row, hw_known(st->price_usd), st->price_kind, st->price_source);
+		if (hw_known(st->price_usd) && !hw_known(st->unit_B))
+			report_cell(ld, t, row, csv_table_col(t, "unit_B"), "empty; price_usd needs unit_B (usable bytes of one unit)");
 	}
 }
 

@@ -358,6 +358,9 @@ static void show_storage(const hw_storage *s, const char *ind, FILE *out)
 	fprintf(out, "%sstorage %s: %s, read %s%s, per node %s, latency %s, via %s\n", ind, s->id, s->kind,
 		si(s->read_Bps, "B/s", a, sizeof a), strcmp(s->kind, "local") == 0 ? " per drive" : " aggregate",
 		si(s->node_Bps, "B/s", c, sizeof c), si(s->latency_s, "s", b, sizeof b), dash(s->link_id));
+	if (hw_known(s->price_usd))
+		fprintf(out, "%s  price          %s USD a unit of %s (%s, %s): %s\n", ind, money(s->price_usd, a, sizeof a),
+			si(s->unit_B, "B", b, sizeof b), dash(s->price_kind), dash(s->price_date), dash(s->price_source));
 	fprintf(out, "%s  source         %s\n", ind, s->source);
 }
 
@@ -366,6 +369,14 @@ static void show_fabric(const hw_fabric *f, const char *ind, FILE *out)
 	char a[32];
 	fprintf(out, "%sfabric %s: %s, oversubscription %g, switch latency %s\n", ind, f->id, f->topology,
 		f->oversubscription, si(f->switch_latency_s, "s", a, sizeof a));
+	if (f->switch_ports >= 2) {
+		char b[40], c[40];
+		fprintf(out, "%s  prices         switch of %d ports %s USD, link %s USD, NIC %s (%s, %s)\n", ind, f->switch_ports,
+			money(f->switch_usd, a, sizeof a), money(f->link_usd, b, sizeof b),
+			hw_known(f->nic_usd) ? money(f->nic_usd, c, sizeof c) : "- (in the servers' price)", dash(f->price_kind),
+			dash(f->price_date));
+		fprintf(out, "%s  price source   %s\n", ind, dash(f->price_source));
+	}
 	fprintf(out, "%s  source         %s\n", ind, f->source);
 }
 
@@ -420,7 +431,7 @@ static void show_domain(const hw_system *s, FILE *out)
 /* Price of a purchase unit and rental rates, each with its source. */
 static void show_price(const hw_system *s, FILE *out)
 {
-	char a[40], b[16], c[16], d[16];
+	char a[40], b[16], c[16], d[16], e[40];
 	if (*s->provider)
 		fprintf(out, "  provider       %s\n", s->provider);
 	if (hw_known(s->price_usd)) {
@@ -428,6 +439,11 @@ static void show_price(const hw_system *s, FILE *out)
 			dash(s->price_kind), dash(s->price_date), s->unit_nodes, s->unit_nodes == 1 ? "" : "s",
 			s->unit_nodes * s->gpus_per_node);
 		fprintf(out, "  price source   %s\n", dash(s->price_source));
+		if (hw_known(s->price_lo_usd) || hw_known(s->price_hi_usd))
+			fprintf(out, "  price range    %s to %s USD from the sources\n", money(s->price_lo_usd, a, sizeof a),
+				money(s->price_hi_usd, e, sizeof e));
+		fprintf(out, "  price holds    %s%s\n", dash(s->price_includes),
+			s->price_nics == 1 || !*s->price_includes ? "" : " (NICs bought beside it)");
 	} else {
 		fprintf(out, "  price          not public\n");
 	}
@@ -438,6 +454,14 @@ static void show_price(const hw_system *s, FILE *out)
 			rate(s->rent_usd_gpu_h, b, sizeof b), rate(s->rent_1y_usd_gpu_h, c, sizeof c),
 			rate(s->rent_3y_usd_gpu_h, d, sizeof d), dash(s->rent_date));
 		fprintf(out, "  rent source    %s\n", dash(s->rent_source));
+		fprintf(out, "  rent as billed %s: spot %s USD per GPU-hour; at least %d GPUs; increment %s; minimum %s",
+			dash(s->rent_kind), rate(s->rent_spot_usd_gpu_h, b, sizeof b),
+			s->rent_unit_gpus > s->gpus_per_node ? s->rent_unit_gpus : s->gpus_per_node,
+			si(s->rent_increment_s, "s", a, sizeof a), si(s->rent_min_s, "s", e, sizeof e));
+		if (s->rent_max_gpus > 0)
+			fprintf(out, "; up to %d GPUs, beyond: %s USD per GPU-hour", s->rent_max_gpus,
+				rate(s->rent_cluster_usd_gpu_h, c, sizeof c));
+		fprintf(out, "\n");
 	} else {
 		fprintf(out, "  rent           no published rate\n");
 	}
@@ -476,7 +500,8 @@ static void show_system(const hw_system *s, FILE *out)
 	show_domain(s, out);
 	show_price(s, out);
 	if (hw_known(s->power_W))
-		fprintf(out, "  power          %s per node\n", si(s->power_W, "W", a, sizeof a));
+		fprintf(out, "  power          %s per node (%s: %s)\n", si(s->power_W, "W", a, sizeof a), dash(s->power_kind),
+			dash(s->power_source));
 	else
 		fprintf(out, "  power          not given\n");
 	fprintf(out, "  source         %s\n", s->source);

@@ -132,6 +132,13 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.unit_price_usd = NAN;
 	sc->node.rent_usd_gpu_h = NAN;
 	sc->node.power_W = NAN;
+	sc->node.unit_price_lo_usd = sc->node.unit_price_hi_usd = NAN;
+	sc->node.nics_in_price = true;
+	sc->node.switch_usd = sc->node.link_usd = sc->node.nic_usd = NAN;
+	sc->node.store_unit_usd = sc->node.store_unit_B = sc->node.store_unit_Bps = NAN;
+	sc->node.rent_increment_s = sc->node.rent_min_s = NAN;
+	sc->node.rent_cluster_usd_gpu_h = sc->node.rent_cluster_increment_s = NAN;
+	sc->node.ref_rent_usd_gpu_h = NAN;
 	model_money_default(&sc->money);
 	sc->nodes = 1;
 	sc->batch_per_gpu = 256;
@@ -537,46 +544,14 @@ double model_boundary_epoch_s(const model_params *p, const model_result *r)
 	return p->epoch_boundary_s + p->epoch_boundary_iters * r->iter_s;
 }
 
-void model_money_default(model_money *m)
-{
-	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh (EIA Electric
-	 * Power Monthly, table 5.6.B); a site's own tariff goes in with --kwh-price */
-	m->kwh_usd = 0.13;
-	/* straight line over 5 years: the useful life large operators give servers in their filings
-	 * (Amazon 2024 10-K: 5 years for part of its servers from 2025, 6 before) */
-	m->amortize_years = 5.0;
-	m->runs_per_month = 0.0; /* back to back */
-}
-
-/* Whole units are bought: 64 trays of an NVL72 (18 per rack) buy 4 racks. */
-static double capex_usd(const model_node *n, int nodes)
-{
-	int per_unit = n->unit_nodes > 1 ? n->unit_nodes : 1;
-	if (isfinite(n->unit_price_usd))
-		return ceil((double)nodes / per_unit) * n->unit_price_usd;
-	return n->price_usd * nodes; /* a node described by hand (tests, custom): per-node price or NAN */
-}
-
-void model_run_money(const model_scenario *sc, model_result *r)
-{
-	const model_money *m = &sc->money;
-	const model_node *n = &sc->node;
-	int gpus_rented = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	double period_s = m->amortize_years * 365.25 * 86400.0;
-
-	r->energy_usd = r->energy_J / 3.6e6 * m->kwh_usd;
-	r->rent_usd = (double)sc->nodes * gpus_rented * n->rent_usd_gpu_h * r->tta_s / 3600.0;
-	double share = m->runs_per_month > 0 ? 1.0 / (m->amortize_years * 12.0 * m->runs_per_month)
-					      : r->tta_s / period_s;
-	r->tco_usd = r->capex_usd * share + (isfinite(r->energy_usd) ? r->energy_usd : 0.0);
-}
-
 static void result_nan(model_result *r)
 {
 	r->compute_s = r->fwd_s = r->bwd_s = r->opt_s = r->comm_s = r->comm_exposed_s = NAN;
 	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
+	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = NAN;
+	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
 	r->ttt_lo_s = r->ttt_hi_s = r->tta_lo_s = r->tta_hi_s = NAN;
@@ -606,15 +581,16 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 			       r->global_batch, r->gpus, b, sc->images);
 	r->epochs = model_run_epochs(sc, p, r->global_batch);
 	r->extrapolated = !(sc->epochs > 0) && r->global_batch > model_conv_max_batch(sc);
-	r->capex_usd = capex_usd(n, sc->nodes);
 	node_W = n->power_W;
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
 	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
+	r->power_max_W = node_W > 0 ? node_W * model_nodes_bought(sc) : NAN;
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);
 		r->basis = sc->basis;
+		model_run_capex(sc, p, r);
 		return 0;
 	}
 
@@ -690,6 +666,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->staging_s = staging_time_s(sc, p, r);
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
+	model_run_capex(sc, p, r);
 	model_run_money(sc, r);
 	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;

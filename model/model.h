@@ -200,16 +200,55 @@ typedef struct model_node {
 	double unit_price_usd;   /* list price of one unit, NAN when unknown */
 	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
 	double power_W;          /* node max power, NAN when unknown */
+	const char *power_basis; /* how power_W is known: measured, datasheet, estimate; NULL = none given */
+	/* what the cluster buys beside its servers (model_run_capex); NAN = not priced */
+	double unit_price_lo_usd, unit_price_hi_usd; /* the unit price's range (lo <= price <= hi) */
+	bool nics_in_price;      /* the NICs come with the server (else nic_usd each) */
+	int switch_ports;        /* fabric: ports of one switch; 0 = the fabric is not priced */
+	double switch_usd;       /* one switch */
+	double link_usd;         /* one link: a transceiver at each end and the fibre */
+	double nic_usd;          /* one NIC port (NAN: not priced) */
+	double oversubscription; /* leaf down-ports per up-port (1 = non-blocking; 0 read as 1) */
+	double net_width;        /* relative half-width of the fabric's prices (0.05 list .. 0.35 estimate) */
+	bool store_shared;       /* the data set lives on a shared store that is bought with the cluster */
+	double store_unit_usd;   /* one unit of it (NAN: not priced) */
+	double store_unit_B;     /* usable bytes of one unit */
+	double store_unit_Bps;   /* read rate of one unit (NAN: capacity alone sizes it) */
+	double store_width;      /* relative half-width of its price */
+	/* rent as billed (model_run_money) */
+	int rent_unit_gpus;      /* the fewest GPUs rented at once (an NVL72 rack: 72); 0 = one node */
+	int rent_max_gpus;       /* the most GPUs at rent_usd_gpu_h (one instance's provider); 0 = no limit */
+	double rent_increment_s; /* billing increment; NAN = continuous */
+	double rent_min_s;       /* the least time billed; NAN = none */
+	double rent_cluster_usd_gpu_h;   /* the rate above rent_max_gpus; NAN = none (not rentable so) */
+	double rent_cluster_increment_s; /* its billing increment; NAN = continuous */
+	double rent_width;       /* relative half-width of the rate */
+	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
+	 * instances of ref_rent_gpus GPUs (plan_resolve finds it); NAN = none */
+	double ref_rent_usd_gpu_h;
+	int ref_rent_gpus;
+	const char *ref_rent_id;
 } model_node;
 
-/* What money costs: the defaults (model_money_default) and their sources are in model.c. */
+/* What money costs: the defaults (model_money_default) and their sources are in model_money.c. */
 typedef struct model_money {
 	double kwh_usd;          /* electricity price per kWh */
 	double amortize_years;   /* capex written off over this period (straight line) */
-	double runs_per_month;   /* runs a month the owner's cost is spread over; 0 = back to back (the
-				  * cluster busy all the time: each run pays capex x run time / period) */
+	double runs_per_month;   /* runs a month the owner's cost is spread over; 0 = the runs fill the
+				  * utilised time: each run pays the month's fixed cost x run time / (utilisation x month) */
+	double utilisation;      /* fraction of the period the owned cluster does paid work, 0 < u <= 1 */
+	double pue;              /* facility power / IT power, >= 1: energy is billed at the meter */
+	double facility_usd_kw_month; /* colocation (space, cooling, power capacity) per kW of node max power */
+	double support_frac_year;/* support contract a year as a fraction of capex */
+	double finance_rate;     /* yearly interest on the capex (0 = paid cash): annuity instead of straight line */
+	double residual_frac;    /* resale value at the end of the period as a fraction of capex */
 } model_money;
 void model_money_default(model_money *m);
+/* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
+int model_money_check(const model_money *m);
+/* The relative half-width of a price of a kind: list and quote 0.05, press 0.25, estimate 0.35, other 0.35
+ * (docs/prices.md). */
+double model_price_width(const char *kind);
 
 /* Precomputed per (node, precision, params); filled by model_scenario_prepare. */
 typedef struct model_prep {
@@ -302,6 +341,22 @@ typedef struct model_result {
 	 * the capex share (model_money) + energy. NAN where the price is unknown. */
 	double capex_usd, power_W, energy_J;
 	double energy_usd, rent_usd, tco_usd;
+	/* capex by part: servers (whole units), network (NICs not in the server price, leaf/spine switches
+	 * and links sized to the nodes bought; a rack unit's own switches stay in its price), storage (units
+	 * of a shared store sized to the data set's bytes and the first epoch's read rate; 0 on the nodes'
+	 * own drives; NAN when the store is not priced, and then out of capex_usd); capex_usd their sum */
+	double capex_servers_usd, capex_network_usd, capex_storage_usd;
+	double power_max_W;      /* max power of the nodes bought (the facility's contracted kW) */
+	/* per run: facility (colocation) and support shares; tco_usd = capex share + support + facility +
+	 * energy at the meter (energy_J x pue x kwh) */
+	double facility_usd, support_usd;
+	double rent_gpus;        /* GPUs billed for the run (whole instances, minimum units) */
+	/* runs a month above which owning costs less than renting the same GPUs at ref_rent_usd_gpu_h
+	 * (month's fixed cost / (rent per run - energy per run)); INFINITY: renting is always cheaper per run;
+	 * NAN: no price or no rate for that GPU */
+	double breakeven_runs_per_month;
+	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
+	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
 	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
 	 * (lo <= point <= hi; equal to the point until an interval is applied to the result) */
 	model_basis basis;
@@ -324,9 +379,31 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p);
  * error: r->fits is false and the times are NAN. */
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r);
 
-/* Sets r's energy_usd, rent_usd and tco_usd from its tta_s, energy_J and capex_usd (model_predict does; the
+/* Sets r's capex by part and its range from the node's prices and the nodes bought (model_predict does),
+ * with p's data set bytes. Needs r->throughput_img_s for the store's read rate (NAN: capacity alone). */
+void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r);
+/* Nodes bought for the scenario's nodes: whole units (19 NVL72 trays buy 36). */
+int model_nodes_bought(const model_scenario *sc);
+/* Sets r's energy_usd, rent_usd (as billed), facility_usd, support_usd, tco_usd, breakeven_runs_per_month
+ * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
+/* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
+ * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
+ * without a reference rate. */
+double model_ref_rent_usd(const model_scenario *sc, const model_result *r);
+
+/* Sensitivity of a run's cost (the owner's per run, or with `rent` its rent) to one input at a time, each at
+ * both ends of a stated range: prices (their ranges), speed (the run time +-speed_err, e.g. the model's
+ * whole-run error), utilisation (x0.5 .. x1.5, at most 1), kWh price (x0.5 .. x1.5) and PUE (1.1 .. 1.8).
+ * lo_in/hi_in: the input at each end (prices: capex or rent; speed: tta_s); lo_usd/hi_usd: the cost there. */
+typedef enum model_sens_input {
+	MODEL_SENS_PRICE, MODEL_SENS_SPEED, MODEL_SENS_UTIL, MODEL_SENS_KWH, MODEL_SENS_PUE, MODEL_SENS_N
+} model_sens_input;
+typedef struct model_sens { double lo_in, hi_in, lo_usd, hi_usd; } model_sens;
+void model_money_sensitivity(const model_scenario *sc, const model_result *r, double speed_err, bool rent,
+			     model_sens out[MODEL_SENS_N]);
+const char *model_sens_name(model_sens_input i); /* "prices", "speed", "utilisation", "kWh price", "PUE" */
 
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
  * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of

@@ -21,6 +21,8 @@
 #include "hwdb/hw.h"
 #include "model/model.h"
 
+enum { PLAN_RENT_SPOT = -1 }; /* plan_spec.rent_term_years: the spot rate */
+
 /* A run as the user described it. Ids are NULL when not given; counts 0 when not given. */
 typedef struct plan_spec {
 	const char *system_id, *gpu_id, *intra_id, *host_link_id, *cpu_id, *fabric_id, *storage_id, *stack_id;
@@ -37,7 +39,8 @@ typedef struct plan_spec {
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
 	model_money money;         /* electricity price, amortisation, runs per month */
-	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate */
+	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
+				    * PLAN_RENT_SPOT the spot rate */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */
@@ -184,19 +187,18 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
 		    int *skipped_net, int *skipped_whole);
 
-/* Buy against rent for one GPU model: the owner's cost per run of a bought option beside the rent per run
- * of a rented one, and the runs a month above which buying is cheaper. */
+/* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
+ * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a
+ * month above which buying is cheaper (model_result breakeven_runs_per_month: one rule, model_money.c). */
 typedef struct plan_buy_rent {
-	const plan_option *buy, *rent; /* NULL when the options hold none */
-	double owner_usd_run;  /* buy's tco_usd at the stated utilisation */
-	double rent_usd_run;   /* rent's rent_usd */
+	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */
+	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
+	double rent_usd_gpu_h;     /* its rate */
+	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
+	double rent_usd_run;       /* the same run rented (model_ref_rent_usd) */
 	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
-	double max_runs_month; /* runs back to back a month on the bought cluster */
+	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
-/* Runs a month above which owning sc's cluster (capex over money.amortize_years, energy per run) costs less
- * per run than renting at rent_usd_run. INFINITY when renting costs no more than the energy; NAN without
- * a capex. */
-double plan_breakeven_runs_month(const model_scenario *sc, const model_result *r, double rent_usd_run);
 
 /* Whether two GPU ids name one GPU model: the same chip up to the first '-' ("B200" for B200-SXM-180GB and
  * B200-GB200-186GB), whatever its package. */
@@ -223,9 +225,6 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
 /* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
  * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
-/* Fills a's buy vs rent from `extra` options (rented systems of the winner's GPU model, predicted by the
- * caller) when the answer's own options hold no rented one. */
-void plan_buy_rent_with(const plan_question *q, plan_answer *a, const plan_option *extra, int n);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);

@@ -302,17 +302,6 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 
 /* ---- the decision ---- */
 
-double plan_breakeven_runs_month(const model_scenario *sc, const model_result *r, double rent_usd_run)
-{
-	if (!isfinite(r->capex_usd) || !isfinite(rent_usd_run) || !(sc->money.amortize_years > 0))
-		return NAN;
-	/* owning: capex written off straight-line over the period, whatever the use, plus energy per run
-	 * (model_run_money); renting: rent per run. Buying wins above capex/month / (rent - energy). */
-	double month_usd = r->capex_usd / (sc->money.amortize_years * 12);
-	double margin = rent_usd_run - (isfinite(r->energy_usd) ? r->energy_usd : 0);
-	return margin > 0 ? month_usd / margin : INFINITY;
-}
-
 /* The GPU model of an option: its GPU id up to the first '-' ("B200" for B200-SXM-180GB and
  * B200-GB200-186GB): the same chip in another package is the same GPU model for scale up vs out. */
 static size_t chip_len(const char *gpu_id)
@@ -428,34 +417,26 @@ static void like_for_like(const plan_question *q, const plan_option *o, int n, p
 	a->like_for_like_none = !a->best_up;
 }
 
-/* Buy against rent for the winner's GPU model among o: the winner (or the fastest of its model with a
- * capex) bought, the cheapest rent per run of its model rented; the figures once both are there. */
+/* Buy against rent for the winner's GPU: the winner (or the fastest option of its GPU model with a capex)
+ * bought, against the cheapest rental of its GPU that plan_resolve found (ref_rent_*). */
 static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_answer *a)
 {
 	plan_buy_rent *b = &a->buy_rent;
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (!x->r.fits || !same_chip(x, w))
-			continue;
-		if (isfinite(x->r.capex_usd) && (!b->buy || x == w || (b->buy != w && faster(q, x, b->buy))))
+		if (x->r.fits && same_chip(x, w) && isfinite(x->r.capex_usd) &&
+		    (!b->buy || x == w || (b->buy != w && faster(q, x, b->buy))))
 			b->buy = x;
-		if (isfinite(x->r.rent_usd) && (!b->rent || x->r.rent_usd < b->rent->r.rent_usd))
-			b->rent = x;
 	}
-	if (!b->buy || !b->rent)
+	if (!b->buy || !b->buy->sc.node.ref_rent_id)
 		return;
+	b->rent_id = b->buy->sc.node.ref_rent_id;
+	b->rent_usd_gpu_h = b->buy->sc.node.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->r.tco_usd;
-	b->rent_usd_run = b->rent->r.rent_usd;
-	b->breakeven_runs_month = plan_breakeven_runs_month(&b->buy->sc, &b->buy->r, b->rent_usd_run);
+	b->rent_usd_run = model_ref_rent_usd(&b->buy->sc, &b->buy->r);
+	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
 	b->max_runs_month = 365.25 / 12 * 86400 / b->buy->r.tta_s;
-}
-
-void plan_buy_rent_with(const plan_question *q, plan_answer *a, const plan_option *extra, int n)
-{
-	if (!a->winner || a->buy_rent.rent)
-		return;
-	buy_rent(q, extra, n, a);
 }
 
 /* How far an option that fits, has its price and is inside the convergence data misses the budget and
@@ -762,19 +743,19 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
 {
 	const plan_buy_rent *b = &a->buy_rent;
-	char m1[32], m2[32];
+	char m1[32], m2[32], m3[32];
 	size_t cl = chip_len(a->winner->sc.node.gpu_id);
 	(void)q;
-	if (!b->buy || !b->rent) {
+	if (!b->buy || !b->rent_id) {
 		put(buf, len_B, at, " Buy vs rent (%.*s): %s.", (int)cl, a->winner->sc.node.gpu_id,
 		    !b->buy ? "no bought option with a capex among these"
-			    : "no system of this GPU model with a rental rate (at this --rent-term) in the database");
+			    : "no system of this GPU with a rental rate (at this --rent-term) in the database");
 		return;
 	}
-	put(buf, len_B, at, " Buy vs rent (%.*s): owning %s %dx%d costs %s a run at the stated use, renting %s %dx%d %s a run; ",
-	    (int)cl, a->winner->sc.node.gpu_id, b->buy->sc.node.system_id, b->buy->sc.nodes, b->buy->sc.node.gpus_per_node,
-	    plan_fmt_usd(b->owner_usd_run, m1, sizeof m1), b->rent->sc.node.system_id, b->rent->sc.nodes,
-	    b->rent->sc.node.gpus_per_node, plan_fmt_usd(b->rent_usd_run, m2, sizeof m2));
+	put(buf, len_B, at, " Buy vs rent (%s): owning %s %dx%d costs %s a run at the stated use, renting the same GPUs "
+			    "(%s, %s per GPU-hour) %s; ", b->buy->sc.node.gpu_id, b->buy->sc.node.system_id,
+	    b->buy->sc.nodes, b->buy->sc.node.gpus_per_node, plan_fmt_usd(b->owner_usd_run, m1, sizeof m1), b->rent_id,
+	    plan_fmt_usd(b->rent_usd_gpu_h, m3, sizeof m3), plan_fmt_usd(b->rent_usd_run, m2, sizeof m2));
 	if (!isfinite(b->breakeven_runs_month) || b->breakeven_runs_month > b->max_runs_month)
 		put(buf, len_B, at, "buying never wins (break-even above the %.0f runs a month the cluster can do).",
 		    b->max_runs_month);

@@ -238,20 +238,109 @@ static void copy_storage(const hw_db *db, const plan_spec *s, const hw_system *s
 	}
 }
 
+/* The rate of a system at the spec's rent term (on demand, 1y, 3y, spot), NAN when none. */
+static double term_rate(const plan_spec *s, const hw_system *sys)
+{
+	return s->rent_term_years == 1 ? sys->rent_1y_usd_gpu_h : s->rent_term_years == 3 ? sys->rent_3y_usd_gpu_h
+	       : s->rent_term_years == PLAN_RENT_SPOT ? sys->rent_spot_usd_gpu_h : sys->rent_usd_gpu_h;
+}
+
+/* The relative width of a rate: on demand by its kind; committed and spot rates are press figures or
+ * estimates in our sources (providers quote them per account), so the estimate's width. */
+static double rate_width(const plan_spec *s, const hw_system *sys)
+{
+	return s->rent_term_years == 0 ? model_price_width(sys->rent_kind) : model_price_width("estimate");
+}
+
+/* Whether sys rents `gpus` GPUs at its rate (within rent_max_gpus, or with a cluster rate). */
+static bool rents(const plan_spec *s, const hw_system *sys, int gpus)
+{
+	if (!hw_known(term_rate(s, sys)))
+		return false;
+	return sys->rent_max_gpus <= 0 || gpus <= sys->rent_max_gpus || hw_known(sys->rent_cluster_usd_gpu_h);
+}
+
+/* Buy against rent: the cheapest rate (per GPU-hour at the spec's term) of a system that rents the same
+ * GPU model for `gpus` GPUs; sets n->ref_rent_*, NAN when none. */
+static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpus, model_node *n)
+{
+	n->ref_rent_usd_gpu_h = NAN;
+	n->ref_rent_gpus = 0;
+	n->ref_rent_id = NULL;
+	for (int i = 0; sys && i < db->nsystems; i++) {
+		const hw_system *o = &db->systems[i];
+		double rate = term_rate(s, o);
+		if (o->gpu != sys->gpu || !rents(s, o, gpus))
+			continue;
+		if (o->rent_max_gpus > 0 && gpus > o->rent_max_gpus)
+			rate = o->rent_cluster_usd_gpu_h;
+		if (isfinite(n->ref_rent_usd_gpu_h) && !(rate < n->ref_rent_usd_gpu_h))
+			continue;
+		n->ref_rent_usd_gpu_h = rate;
+		n->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
+		n->ref_rent_id = o->id;
+	}
+}
+
+/* What the cluster buys beside its servers: the fabric's switches, links and NICs (the --fabric, else the
+ * system's) and the shared store holding the data set (the --storage, else the system's), with the
+ * widths of their price kinds. */
+static void copy_parts(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
+{
+	const hw_fabric *f = s->fabric_id ? hw_fabric_find(db, s->fabric_id) : sys ? sys->fabric : NULL;
+	const hw_storage *st = s->storage_id ? hw_storage_find(db, s->storage_id) : sys ? sys->storage : NULL;
+	if (f && f->switch_ports >= 2) {
+		n->switch_ports = f->switch_ports;
+		n->switch_usd = f->switch_usd;
+		n->link_usd = f->link_usd;
+		n->nic_usd = f->nic_usd;
+		n->oversubscription = hw_known(f->oversubscription) ? f->oversubscription : 1.0;
+		n->net_width = model_price_width(f->price_kind);
+	}
+	n->store_shared = st && strcmp(st->kind, "local") != 0;
+	if (n->store_shared) {
+		n->store_unit_usd = st->price_usd;
+		n->store_unit_B = st->unit_B;
+		n->store_unit_Bps = hw_known(st->unit_Bps) ? st->unit_Bps : st->read_Bps;
+		n->store_width = model_price_width(st->price_kind);
+	}
+}
+
 /* Money and power of the system as sold: whole units of unit_nodes nodes are bought (an NVL72 rack), whole
- * nodes rented, even when fewer GPUs per node are used. A GPU given by hand (--gpu) describes another
- * machine: no price. The NVLink domain comes with the system (a hand-made node's is the node). */
-static void copy_money(const plan_spec *s, const hw_system *sys, int gpn, model_node *n)
+ * nodes rented (whole minimum units, as billed), even when fewer GPUs per node are used. A GPU given by
+ * hand (--gpu) describes another machine: no price. The NVLink domain comes with the system (a hand-made
+ * node's is the node). Each price's range: its own low/high, else its kind's width. */
+static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpn, int nodes,
+		       model_node *n)
 {
 	bool as_sold = sys && !s->gpu_id;
 	n->unit_nodes = as_sold && sys->unit_nodes > 1 ? sys->unit_nodes : 1;
 	n->unit_price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
 	n->price_usd = n->unit_price_usd / n->unit_nodes;
-	double rate = !as_sold ? NAN : s->rent_term_years == 1 ? sys->rent_1y_usd_gpu_h
-				   : s->rent_term_years == 3 ? sys->rent_3y_usd_gpu_h : sys->rent_usd_gpu_h;
+	if (isfinite(n->unit_price_usd)) {
+		double w = model_price_width(sys->price_kind);
+		n->unit_price_lo_usd = hw_known(sys->price_lo_usd) ? sys->price_lo_usd : n->unit_price_usd * (1.0 - w);
+		n->unit_price_hi_usd = hw_known(sys->price_hi_usd) ? sys->price_hi_usd : n->unit_price_usd * (1.0 + w);
+		n->nics_in_price = sys->price_nics == 1;
+	}
+	double rate = as_sold ? term_rate(s, sys) : NAN;
 	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
+	if (as_sold && hw_known(rate)) {
+		n->rent_unit_gpus = sys->rent_unit_gpus;
+		n->rent_max_gpus = sys->rent_max_gpus;
+		n->rent_increment_s = sys->rent_increment_s;
+		n->rent_min_s = sys->rent_min_s;
+		n->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
+		n->rent_cluster_increment_s = sys->rent_cluster_increment_s;
+		n->rent_width = rate_width(s, sys);
+	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
+	n->power_basis = isfinite(n->power_W) && *sys->power_kind ? sys->power_kind : isfinite(n->power_W) ? "given" : NULL;
 	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
+	if (isfinite(n->unit_price_usd)) {
+		copy_parts(db, s, sys, n);
+		copy_ref_rent(db, s, sys, nodes * gpn, n);
+	}
 }
 
 model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
@@ -327,7 +416,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_host(db, s, sys, gpn, n);
 	copy_network(db, s, sys, n);
 	copy_storage(db, s, sys, n);
-	copy_money(s, sys, gpn, n);
+	copy_money(db, s, sys, gpn, sc->nodes, n);
 
 	const char *what = sys ? sys->id : gpu->id;
 	if (sys ? !plan_joinable(s, sys, gpn, sc->nodes) : sc->nodes > 1 && !(n->nic_Bps > 0))

@@ -15,7 +15,10 @@
  *          (neither faster nor cheaper exists) marked, a budget as a horizontal line;
  *   parity validate --detail rows: predicted vs measured, y = x and the +-10% band, log axes;
  *   epochs the engine's measurement CSV (docs/design.md "Measurement CSV"), rows with epoch >= 1: throughput
- *          and top-1 vs elapsed time.
+ *          and top-1 vs elapsed time;
+ *   tornado a cost's sensitivity (report): one horizontal bar per input from the cost at its low end (x) to the
+ *          cost at its high end (y), the base cost (y2) as a line, widest bar on top; built with plot_data_add,
+ *          not from a CSV (plot_kind_parse does not offer it).
  * Depends on common only. SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_PLOT_H
@@ -26,7 +29,7 @@
 
 #include "common/common.h"
 
-typedef enum plot_kind { PLOT_AUTO, PLOT_TTA, PLOT_COST, PLOT_PARITY, PLOT_EPOCHS } plot_kind;
+typedef enum plot_kind { PLOT_AUTO, PLOT_TTA, PLOT_COST, PLOT_PARITY, PLOT_EPOCHS, PLOT_TORNADO } plot_kind;
 
 /* One line or point set of a chart; x, y, y2 have n entries. y2 is NAN where absent (tta: ttt_s;
  * cost: energy per run; epochs: top-1). */
@@ -53,6 +56,9 @@ typedef struct plot_opts {
 	double budget_usd;   /* cost: a horizontal line; NAN = none */
 	bool svg, png;       /* formats to write */
 	const char *title;   /* NULL: the kind's default */
+	const char *mark_label; /* tornado: a dashed line at mark_usd with this name (the alternative's cost); NULL none */
+	double mark_usd;
+	const char *xlabel;  /* tornado: the money axis' label; NULL: "cost (USD)" */
 } plot_opts;
 
 /* "tta", "cost", "parity", "epochs" -> kind; false for anything else. */
@@ -67,6 +73,8 @@ plot_kind plot_kind_detect(const csv_table *t);
  * column or bad cell, or when no row has anything to draw. *d is empty on failure (plot_data_free safe). */
 int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n);
 void plot_data_free(plot_data *d);
+/* Appends the point (x, y, y2) to the series labelled `label` (made when new). */
+void plot_data_add(plot_data *d, const char *label, double x, double y, double y2);
 
 /* Marks the Pareto front of n points, both coordinates to be minimised: on_front[i] is true when no other
  * point is <= in both and < in one. Points with a NAN coordinate are never on it. Exact duplicates of a

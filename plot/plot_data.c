@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"auto", "tta", "cost", "parity", "epochs"};
+static const char *const kind_names[] = {"auto", "tta", "cost", "parity", "epochs", "tornado"};
 
 bool plot_kind_parse(const char *s, plot_kind *out)
 {
@@ -22,7 +22,7 @@ bool plot_kind_parse(const char *s, plot_kind *out)
 
 const char *plot_kind_name(plot_kind k)
 {
-	return (int)k >= 0 && k <= PLOT_EPOCHS ? kind_names[k] : "?";
+	return (int)k >= 0 && k <= PLOT_TORNADO ? kind_names[k] : "?";
 }
 
 static bool has(const csv_table *t, const char *col)
@@ -67,6 +67,13 @@ static void series_add(plot_series *s, double x, double y, double y2)
 	s->y[s->n] = y;
 	s->y2[s->n] = y2;
 	s->n++;
+}
+
+void plot_data_add(plot_data *d, const char *label, double x, double y, double y2)
+{
+	series_add(series_get(d, label), x, y, y2);
+	if (isfinite(y2))
+		d->has_y2 = true;
 }
 
 void plot_data_free(plot_data *d)

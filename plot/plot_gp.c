@@ -112,6 +112,7 @@ static const char *default_title(plot_kind k)
 	case PLOT_COST: return "Cost vs time to accuracy";
 	case PLOT_PARITY: return "Predicted vs measured (validate)";
 	case PLOT_EPOCHS: return "Training run: throughput and top-1 per epoch";
+	case PLOT_TORNADO: return "Sensitivity of the cost to each input (low end to high end)";
 	default: return "scaleplan";
 	}
 }
@@ -228,7 +229,7 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 		fprintf(f, "set arrow 1 from graph 0, first %.10g to graph 1, first %.10g nohead lc rgb '#d62728' lw 2 dt 3\n",
 			o->budget_usd, o->budget_usd);
 	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy (minutes)'\n"
-	      "set ylabel 'capex (USD, whole units at list price)'\n",
+	      "set ylabel 'capex (servers, network, storage)'\nset format y '$%.1s%c'\n",
 	      f);
 	put_one_value_range(f, "x", d, 0, -1);
 	put_one_value_range(f, "y", d, 1, -1);
@@ -242,7 +243,7 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputc('\n', f);
 	if (!d->has_y2)
 		return;
-	fputs("unset title\nunset arrow 1\nset autoscale y\nset ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
+	fputs("unset title\nunset arrow 1\nset autoscale y\nset format y '%g'\nset ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
 	put_one_value_range(f, "y", d, 2, -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
@@ -306,6 +307,68 @@ static void body_epochs(FILE *f, const plot_data *d)
 	fputc('\n', f);
 }
 
+/* A money axis in dollars: "$12.50" for costs under 100 USD, "$1.2M"-style prefixes above (never 1e+07). */
+static void put_money_format(FILE *f, const char *axis, double max_usd)
+{
+	if (max_usd < 100)
+		fprintf(f, "set format %s '$%%.2f'\n", axis);
+	else
+		fprintf(f, "set format %s '$%%.1s%%c'\n", axis);
+}
+
+/* Horizontal bars, series i (one point: cost at the input's low end, at its high end, base) at height i, the
+ * caller's order bottom to top; the base cost a solid line, the alternative's a dashed one. */
+static void body_tornado(FILE *f, const plot_data *d, const plot_opts *o)
+{
+	double lo = INFINITY, hi = -INFINITY, base = NAN;
+	fputs("set ytics (", f);
+	for (int i = 0; i < d->nseries; i++) {
+		const plot_series *s = &d->series[i];
+		/* a tic label is a format for the tic's value: its % doubled */
+		char *lab = xmalloc(2 * strlen(s->label) + 1), *o2 = lab;
+		for (const char *c = s->label; *c; c++) {
+			*o2++ = *c;
+			if (*c == '%')
+				*o2++ = '%';
+		}
+		*o2 = '\0';
+		put_quoted(f, i ? ", " : "", lab, "");
+		free(lab);
+		fprintf(f, " %d", i);
+		lo = fmin(lo, fmin(s->x[0], s->y[0]));
+		hi = fmax(hi, fmax(s->x[0], s->y[0]));
+		base = s->y2[0];
+	}
+	fputs(")\n", f);
+	if (o->mark_label && isfinite(o->mark_usd)) {
+		lo = fmin(lo, o->mark_usd);
+		hi = fmax(hi, o->mark_usd);
+	}
+	double pad = (hi - lo) * 0.08 + 1e-9 * fabs(hi);
+	fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [-0.7:%d.7]\nunset grid\nset grid xtics\n", lo - pad, hi + pad,
+		d->nseries - 1);
+	put_money_format(f, "x", hi);
+	put_quoted(f, "set xlabel ", o->xlabel ? o->xlabel : "cost (USD)", "\n");
+	fputs("set style fill solid 0.7 border lc rgb '#333333'\nset key outside right top vertical\n", f);
+	if (isfinite(base))
+		fprintf(f, "set arrow 1 from first %.10g, graph 0 to first %.10g, graph 1 nohead lc rgb 'black' lw 2\n", base,
+			base);
+	if (o->mark_label && isfinite(o->mark_usd))
+		fprintf(f, "set arrow 2 from first %.10g, graph 0 to first %.10g, graph 1 nohead lc rgb '#d62728' lw 2 dt 2\n",
+			o->mark_usd, o->mark_usd);
+	fputs("plot ", f);
+	for (int i = 0; i < d->nseries; i++)
+		fprintf(f, "%s$d%d using (($1+$2)/2):(%d):(abs($2-$1)/2):(0.32) with boxxyerror lc rgb '%s' notitle",
+			i ? ", \\\n     " : "", i, i, colours[i % NCOLOURS]);
+	if (isfinite(base))
+		fprintf(f, ", \\\n     NaN with lines lc rgb 'black' lw 2 title 'base $%.2f'", base);
+	if (o->mark_label && isfinite(o->mark_usd)) {
+		fputs(", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 2 ", f);
+		put_quoted(f, "title ", o->mark_label, "");
+	}
+	fputc('\n', f);
+}
+
 static void body(FILE *f, const plot_data *d, const plot_opts *o)
 {
 	const char *title = o->title ? o->title : default_title(d->kind);
@@ -321,6 +384,7 @@ static void body(FILE *f, const plot_data *d, const plot_opts *o)
 	case PLOT_TTA: body_tta(f, d); break;
 	case PLOT_COST: body_cost(f, d, o); break;
 	case PLOT_PARITY: body_parity(f, d, o); break;
+	case PLOT_TORNADO: body_tornado(f, d, o); break;
 	default: body_epochs(f, d); break;
 	}
 }

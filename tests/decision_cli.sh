@@ -103,6 +103,6 @@ expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has 
 
 # 10. buy against rent for the winner's GPU model, with the break-even
 expect 0 "$SP" compare --gpus 8 --systems dgxb200
-has "Buy vs rent (B200): owning dgxb200 1x8"; has "runs a month"
+has "Buy vs rent (B200-SXM-180GB): owning dgxb200 1x8"; has "renting the same GPUs"; has "runs a month"
 
 exit $fail

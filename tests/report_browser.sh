@@ -18,9 +18,16 @@ for f in report.md index.html placements.csv; do [ -s "$tmp/rep/$f" ] || bad "re
 ls -d "$tmp"/rep.tmp-* >/dev/null 2>&1 && bad "temporary folder left"
 charts=0
 if command -v gnuplot >/dev/null 2>&1; then
-	charts=2
-	for f in tta.svg cost.svg; do [ -s "$tmp/rep/$f" ] || bad "rep/$f missing"; done
+	charts=3
+	for f in tta.svg cost.svg sensitivity.svg; do [ -s "$tmp/rep/$f" ] || bad "rep/$f missing"; done
+	# money axes in dollars, never 1e+06 (issue 33)
+	grep -q '>\$[0-9.]*[kMG]*<' "$tmp/rep/cost.svg" || bad "cost.svg: no dollar tic labels"
+	grep -q '>\$[0-9.]*[kMG]*<' "$tmp/rep/sensitivity.svg" || bad "sensitivity.svg: no dollar tic labels"
+	grep -q 'e+0' "$tmp/rep/cost.svg" "$tmp/rep/sensitivity.svg" && bad "a money axis in e+0 notation"
 fi
+# the Sensitivity section (issue 33): the answer's cost against each input, what could flip the decision said
+grep -q '^## Sensitivity' "$tmp/rep/report.md" || bad "report.md: no Sensitivity section"
+grep -q 'could flip which\|none of these inputs' "$tmp/rep/report.md" || bad "report.md: Sensitivity names no flip"
 # bad input: exit 1, no folder
 "$SP" report --systems c4140-k,nosuch --gpus 4 --out "$tmp/r2" 2>/dev/null; rc=$?
 [ $rc -eq 1 ] || bad "unknown system: exit $rc"
@@ -48,7 +55,7 @@ fi
 rows_at() { awk -F, -v g="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["gpus"] == g { n++ } END { print n + 0 }' "$tmp/rep/placements.csv"; }
 total=$(($(wc -l <"$tmp/rep/placements.csv") - 1))
 nparams=$(($("$SP" predict --params | wc -l) - 1))
-want="rank-4:$(rows_at 4) rank-8:$(rows_at 8) breakdown:$total setup:$total params:$nparams"
+want="rank-4:$(rows_at 4) rank-8:$(rows_at 8) sensitivity:5 breakdown:$total setup:$total money:9 params:$nparams"
 [ "$(rows_at 4)" -ge 6 ] && [ "$nparams" -ge 20 ] || bad "expected rows too few: $want"
 grep -q 'c4140-m' "$tmp/rep/report.md" || bad "report.md does not name c4140-m"
 browser=""
@@ -74,5 +81,8 @@ if [ $charts -gt 0 ]; then
 	cp -r "$tmp/rep" "$tmp/broken" && rm "$tmp/broken/tta.svg"
 	body=$(body_of "$tmp/broken")
 	[ "$(attr "$body" data-images-loaded)" = "$((charts - 1))" ] || bad "a missing chart went unnoticed: $body"
+	cp -r "$tmp/rep" "$tmp/nosens" && rm "$tmp/nosens/sensitivity.svg"
+	body=$(body_of "$tmp/nosens")
+	[ "$(attr "$body" data-images-loaded)" = "$((charts - 1))" ] || bad "a missing sensitivity chart went unnoticed: $body"
 fi
 exit $fail

@@ -215,23 +215,38 @@ static void test_like_for_like(test_ctx *t)
 	TEST_CHECK(t, strstr(text, "56 GPUs idle") != NULL, "4 trays of a 72-GPU rack: 56 idle: %s", text);
 }
 
-/* Buy vs rent: capex over 5 years against rent per run, less energy. */
+/* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of
+ * its GPU (ref_rent_*), and the break-even of model_money.c: at that many runs a month owning costs what
+ * renting does. */
 static void test_buy_rent(test_ctx *t)
 {
 	plan_question q;
 	plan_question_init(&q);
-	plan_option o[2] = {
-		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, 1.2e6, NAN),
-		opt("aws-p5", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, NAN, 1001),
-	};
-	judge_all(&q, o, 2);
-	/* 1.2e6 / 60 months = 20,000 a month; rent 1,001 - energy 1 = 1,000 a run: 20 runs a month */
-	TEST_NEAR(t, plan_breakeven_runs_month(&o[0].sc, &o[0].r, 1001), 20.0, 1e-12);
-	TEST_CHECK(t, isinf(plan_breakeven_runs_month(&o[0].sc, &o[0].r, 0.5)), "rent below the energy: never");
+	plan_option o = opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, 1.2e6, NAN);
+	model_money_default(&o.sc.money);
+	o.sc.node.ref_rent_usd_gpu_h = 3.0;
+	o.sc.node.ref_rent_gpus = 8;
+	o.sc.node.ref_rent_id = "aws-p5";
+	o.r.energy_J = 10 * 3.6e6; /* 10 kWh */
+	o.r.power_max_W = NAN;
+	o.r.capex_lo_usd = o.r.capex_hi_usd = o.r.capex_usd;
+	model_run_money(&o.sc, &o.r);
+	plan_option_judge(&q, &o);
 	plan_answer a;
-	plan_decide(&q, o, 2, &a);
-	TEST_CHECK(t, a.buy_rent.buy == &o[0] && a.buy_rent.rent == &o[1], "the pair of the winner's GPU model");
-	TEST_NEAR(t, a.buy_rent.breakeven_runs_month, 20.0, 1e-12);
+	plan_decide(&q, &o, 1, &a);
+	TEST_CHECK(t, a.buy_rent.buy == &o && a.buy_rent.rent_id && strcmp(a.buy_rent.rent_id, "aws-p5") == 0,
+		   "the winner bought against aws-p5");
+	TEST_NEAR(t, a.buy_rent.rent_usd_run, 8 * 3.0 * 1.0, 1e-12); /* 8 GPUs x $3 x 1 h */
+	double n = a.buy_rent.breakeven_runs_month;
+	TEST_CHECK(t, isfinite(n) && n > 0, "a break-even: %g runs a month", n);
+	/* at the break-even, the owner's cost per run is the rent per run */
+	o.sc.money.runs_per_month = n;
+	model_run_money(&o.sc, &o.r);
+	TEST_NEAR(t, o.r.tco_usd, a.buy_rent.rent_usd_run, 1e-9);
+	char text[4096];
+	plan_answer_text(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Buy vs rent (H100-SXM5-80GB): owning dgxh100 1x8") && strstr(text, "runs a month"),
+		   "buy vs rent said: %s", text);
 }
 
 /* One placement rule: whole nodes unless asked, a network or one NVLink domain to join nodes. */

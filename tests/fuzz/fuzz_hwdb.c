@@ -37,7 +37,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((hw_known(s->price_usd) && (!*s->price_kind || !*s->price_source)) || (rate && (!*s->rent_date || !*s->rent_source)) ||
 			    s->unit_nodes < 1 || (s->domain_gpus && s->domain_gpus % s->gpus_per_node))
 				abort();
+			/* issue 33: a price's range holds the price; a spot rate cites its source too */
+			if ((hw_known(s->price_lo_usd) && !(s->price_lo_usd <= s->price_usd)) ||
+			    (hw_known(s->price_hi_usd) && !(s->price_hi_usd >= s->price_usd)) ||
+			    (hw_known(s->rent_spot_usd_gpu_h) && !*s->rent_source))
+				abort();
 		}
+		for (int i = 0; i < db.nfabrics; i++) {
+			const hw_fabric *f = &db.fabrics[i];
+			if (hw_known(f->switch_usd) && (f->switch_ports < 2 || !*f->price_kind || !*f->price_source))
+				abort();
+		}
+		for (int i = 0; i < db.nstorage; i++)
+			if (hw_known(db.storage[i].price_usd) && (!hw_known(db.storage[i].unit_B) || !*db.storage[i].price_kind))
+				abort();
 		char buf[256];
 		hw_suggest(&db, HW_NKINDS, "v100", buf, sizeof buf);
 		FILE *devnull = fopen("/dev/null", "w");

@@ -1,0 +1,108 @@
+#!/bin/sh
+# The whole cost of a cluster (issue 33) through the CLI and the built-in hwdb: capex by part, running cost at
+# a utilisation, rent as billed, buy against rent, price ranges, bad money refused.
+# Run by tools/run_tests.sh with SCALEPLAN set. No GPU, no network.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+. "$(dirname "$0")/lib/cli.sh"
+# get NAME SYSTEM FILE: column NAME of SYSTEM's first row in a result CSV
+get() { awk -F, -v n="$1" -v s="$2" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+	$1 == s && !done { print $c; done = 1 }' "$3"; }
+# check EXPR MSG: an awk condition over the variables passed as -v name=value before it
+ok() { msg=$1; shift; awk "$@" || no "$msg"; }
+
+# the goal command: servers + network, network 5-35% of capex, PUE above 1, break-even above 0, one power basis,
+# each price inside its range
+expect 0 "$SP" compare --systems dgxh100,xe9680-h100,gb200-nvl72 --gpus 64 --format csv --out "$tmp/g.csv"
+for s in dgxh100 xe9680-h100 gb200-nvl72; do
+	ok "$s: capex = servers + network + storage, network 5-35%" -v c="$(get capex_usd $s "$tmp/g.csv")" \
+		-v sv="$(get capex_servers_usd $s "$tmp/g.csv")" -v n="$(get capex_network_usd $s "$tmp/g.csv")" \
+		-v st="$(get capex_storage_usd $s "$tmp/g.csv")" \
+		'BEGIN { d = c - sv - n - st; if (d < 0) d = -d; exit !(sv > 0 && n >= 0.05 * c && n <= 0.35 * c && d < 1) }'
+	ok "$s: pue > 1, breakeven > 0" -v p="$(get pue $s "$tmp/g.csv")" -v b="$(get breakeven_runs_per_month $s "$tmp/g.csv")" \
+		'BEGIN { exit !(p > 1 && b > 0) }'
+	ok "$s: capex_lo < capex < capex_hi, tco_lo < tco < tco_hi" -v c="$(get capex_usd $s "$tmp/g.csv")" \
+		-v l="$(get capex_lo_usd $s "$tmp/g.csv")" -v h="$(get capex_hi_usd $s "$tmp/g.csv")" \
+		-v t="$(get tco_usd $s "$tmp/g.csv")" -v tl="$(get tco_lo_usd $s "$tmp/g.csv")" -v th="$(get tco_hi_usd $s "$tmp/g.csv")" \
+		'BEGIN { exit !(l < c && c < h && tl < t && t < th) }'
+done
+ok "dgxh100 and xe9680-h100 power within 15%" -v a="$(get power_W dgxh100 "$tmp/g.csv")" \
+	-v b="$(get power_W xe9680-h100 "$tmp/g.csv")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.15 * a) }'
+[ "$(get power_basis dgxh100 "$tmp/g.csv")" = datasheet ] || no "dgxh100 power from its datasheet"
+[ "$(get power_basis xe9680-h100 "$tmp/g.csv")" = estimate ] || no "xe9680-h100 power labelled estimate"
+# a system without a power figure says so
+expect 0 "$SP" predict --system xe8640-h100 --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
+
+# one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (36,000 + 64 x 1,320)
+expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_network_usd "$tmp/out")" = 0 ] || no "1 node: no network"
+expect 0 "$SP" predict --system dgxh100 --nodes 8 --format csv
+[ "$(col capex_network_usd "$tmp/out")" = 120480 ] || no "8 DGX: 1 switch + 64 links = 120480, got $(col capex_network_usd "$tmp/out")"
+# 16 nodes (128 ports): 4 leaves of 32 down-ports, 128 up-links to 2 spines: 6 switches, 256 links
+expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
+[ "$(col capex_network_usd "$tmp/out")" = 553920 ] || no "16 DGX: 6 switches + 256 links = 553920, got $(col capex_network_usd "$tmp/out")"
+
+# the owner's cost: a lower utilisation costs more per run; the parts add up; bad values refused
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 0.5 --format csv >"$tmp/u5.csv" || no "utilisation 0.5"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --format csv >"$tmp/u1.csv" || no "utilisation 1"
+ok "utilisation 0.5 costs more per run than 1" -v a="$(col tco_usd "$tmp/u5.csv")" -v b="$(col tco_usd "$tmp/u1.csv")" \
+	'BEGIN { exit !(a > b && b > 0) }'
+ok "tco = capex share + support + facility + energy (utilisation 1, 5 years, straight line)" \
+	-v t="$(col tco_usd "$tmp/u1.csv")" -v c="$(col capex_usd "$tmp/u1.csv")" -v tta="$(col tta_s "$tmp/u1.csv")" \
+	-v s="$(col support_usd "$tmp/u1.csv")" -v f="$(col facility_usd "$tmp/u1.csv")" -v e="$(col energy_usd "$tmp/u1.csv")" \
+	'BEGIN { m = 365.25 * 86400 / 12; want = c / 60 * tta / m + s + f + e; d = t - want; if (d < 0) d = -d
+		 exit !(s > 0 && f > 0 && d < 1e-4 * t) }'
+ok "support = 8% of capex a year, per run" -v s="$(col support_usd "$tmp/u1.csv")" -v c="$(col capex_usd "$tmp/u1.csv")" \
+	-v tta="$(col tta_s "$tmp/u1.csv")" 'BEGIN { want = 0.08 * c / 12 * tta / (365.25 * 86400 / 12); d = s - want; if (d < 0) d = -d
+		 exit !(d < 1e-4 * want) }'
+ok "energy at the meter: kWh x PUE x price" -v e="$(col energy_usd "$tmp/u1.csv")" -v j="$(col energy_J "$tmp/u1.csv")" \
+	'BEGIN { want = j / 3.6e6 * 1.58 * 0.13; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --format csv >"$tmp/fin.csv"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --residual 0.3 --format csv >"$tmp/res.csv"
+ok "financing costs more, a residual value less" -v f="$(col tco_usd "$tmp/fin.csv")" -v r="$(col tco_usd "$tmp/res.csv")" \
+	-v b="$(col tco_usd "$tmp/u1.csv")" 'BEGIN { exit !(f > b && r < b) }'
+expect 1 "$SP" compare --systems dgxh100 --gpus 64 --utilisation 1.5; has "--utilisation '1.5': expected a fraction 0 < F <= 1"
+expect 1 "$SP" predict --system dgxh100 --utilisation 0; has "--utilisation '0'"
+expect 1 "$SP" predict --system dgxh100 --pue 0.9; has "--pue '0.9'"
+expect 1 "$SP" predict --system dgxh100 --facility-price -5; has "--facility-price '-5'"
+expect 1 "$SP" predict --system dgxh100 --residual 1; has "--residual '1'"
+expect 1 "$SP" predict --system dgxh100 --rent-term 2y; has "expected ondemand, 1y, 3y or spot"
+
+# rent as billed: a CoreWeave NVL72 is a whole rack of 72 GPUs, however few are used
+expect 0 "$SP" compare --systems coreweave-gb200-nvl72 --gpus 8 --format csv
+ok "coreweave-gb200-nvl72 at 8 GPUs rents 72" -v g="$(col rent_gpus "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
+	-v t="$(col tta_s "$tmp/out")" 'BEGIN { exit !(g == 72 && r >= 72 * 10.5 * t / 3600) }'
+# Lambda's instance rate covers one instance: a 2-node cluster has no rate from our sources
+expect 0 "$SP" predict --system lambda-hgx-h100 --nodes 2 --format csv; [ -z "$(col rent_usd "$tmp/out")" ] || no "lambda 2 nodes: no rate"
+expect 0 "$SP" predict --system lambda-hgx-h100 --format csv; [ -n "$(col rent_usd "$tmp/out")" ] || no "lambda 1 node: rented"
+# billing increments: AWS bills per second with a 60 s minimum, so a run's rent is at least a minute
+expect 0 "$SP" predict --system aws-p5 --epochs 0.01 --format csv
+ok "aws-p5: at least 60 s billed" -v r="$(col rent_usd "$tmp/out")" 'BEGIN { exit !(r >= 8 * 6.88 * 60 / 3600 - 1e-6) }'
+# committed and spot rates: at least 3 systems with a 1-year rate
+expect 0 "$SP" compare --systems all --gpus 64 --rent-term 1y --format csv
+n=$(awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rent_usd") c = i; next } $c != "" { s[$1] = 1 }
+	END { for (k in s) n++; print n + 0 }' "$tmp/out")
+[ "$n" -ge 3 ] || no "--rent-term 1y prices $n systems, want >= 3"
+expect 0 "$SP" predict --system aws-p5 --rent-term spot --format csv; [ -n "$(col rent_usd "$tmp/out")" ] || no "aws-p5 spot rate"
+
+# your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
+mkdir -p "$tmp/mine"
+printf 'id,price_usd,price_kind,price_date,price_source,price_lo_usd,price_hi_usd\ndgxh100,250000,quote,2026-11,our quote,240000,260000\n' \
+	>"$tmp/mine/systems.csv"
+expect 0 "$SP" predict --system dgxh100 --nodes 2 --hwdb "$tmp/mine" --format csv
+ok "quote range used" -v s="$(col capex_servers_usd "$tmp/out")" -v l="$(col capex_lo_usd "$tmp/out")" \
+	-v n="$(col capex_network_usd "$tmp/out")" 'BEGIN { exit !(s == 500000 && l > 480000 && l < 480000 + n) }'
+printf 'id,price_usd,price_kind,price_date,price_source,price_lo_usd,price_hi_usd\ndgxh100,250000,quote,2026-11,our quote,270000,260000\n' \
+	>"$tmp/mine/systems.csv"
+expect 1 "$SP" hw check "$tmp/mine"; has "systems.csv:2:6(price_lo_usd): 270000 is above the high end 260000"
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,-3,quote,2026-11,me\n' >"$tmp/mine/systems.csv"
+expect 1 "$SP" predict --system dgxh100 --hwdb "$tmp/mine"; has "systems.csv:2:2(price_usd): -3 is negative"
+rm "$tmp/mine/systems.csv"
+printf 'id,aliases,kind,read_Bps,node_Bps,latency_s,link,price_usd,unit_B,unit_Bps,price_kind,price_date,price_source,source\n' >"$tmp/mine/storage.csv"
+printf 'nas-q,,nas,1e10,,,eth-40g,100000,1e14,5e9,quote,2026-11,our NAS quote,mine\n' >>"$tmp/mine/storage.csv"
+expect 0 "$SP" predict --system dgxh100 --nodes 8 --storage nas-q --hwdb "$tmp/mine" --format csv
+ok "a shared store: whole units for the first epoch's read rate" -v s="$(col capex_storage_usd "$tmp/out")" \
+	-v x="$(col throughput_img_s "$tmp/out")" 'BEGIN { u = int(x * 1.45e11 / 1281167 / 5e9) + 1; exit !(s == u * 100000) }'
+printf 'nas-bad,,nas,1e10,,,eth-40g,100000,1e14,5e9,rumour,2026-11,x,mine\n' >>"$tmp/mine/storage.csv"
+expect 1 "$SP" hw check "$tmp/mine"; has "storage.csv:3:11(price_kind): 'rumour' is not a price_kind"
+echo "money_cli: done (fail=$fail)"
+exit $fail

@@ -1,0 +1,258 @@
+/* tests/test_money.c: the cost of a cluster (model/model_money.c) on hand-made nodes: the fabric's fat tree,
+ * the store's units, rent as billed, the owner's cost at a utilisation, the break-even against renting and
+ * the price ranges. Expected figures are worked by hand in the comments.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "model/model.h"
+#include "tests/test.h"
+
+#include <math.h>
+#include <string.h>
+
+/* An 8-GPU node priced 100,000 a unit with a 64-port fabric: switch 10,000, link 1,000. */
+static void node_priced(model_scenario *sc, model_params *p)
+{
+	model_params_default(p);
+	model_scenario_init(sc);
+	model_node *n = &sc->node;
+	n->gpus_per_node = n->max_gpus_per_node = 8;
+	n->nics_per_node = 8;
+	n->unit_nodes = 1;
+	n->unit_price_usd = 100000.0;
+	n->unit_price_lo_usd = 90000.0;
+	n->unit_price_hi_usd = 120000.0;
+	n->switch_ports = 64;
+	n->switch_usd = 10000.0;
+	n->link_usd = 1000.0;
+	n->oversubscription = 1.0;
+	n->net_width = 0.25;
+}
+
+static void test_fabric(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	r.throughput_img_s = NAN;
+	sc.nodes = 1; /* one node: nothing to join */
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_network_usd == 0 && r.capex_usd == 100000.0, "1 node: %g %g", r.capex_network_usd, r.capex_usd);
+	sc.nodes = 8; /* 64 ports: one switch, 64 links = 74,000 */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_network_usd, 74000.0, 1e-12);
+	TEST_NEAR(t, r.capex_usd, 874000.0, 1e-12);
+	/* range: servers 8 x 90,000-120,000, network 74,000 x (1 -+ 0.25) */
+	TEST_NEAR(t, r.capex_lo_usd, 720000.0 + 55500.0, 1e-12);
+	TEST_NEAR(t, r.capex_hi_usd, 960000.0 + 92500.0, 1e-12);
+	sc.nodes = 16; /* 128 ports: 4 leaves of 32 down, 128 up-links on 2 spines = 6 switches, 256 links */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_network_usd, 6 * 10000.0 + 256 * 1000.0, 1e-12);
+	sc.node.oversubscription = 3.0; /* leaves 48 down 16 up: 3 leaves, 43 up-links, 1 spine; 171 links */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_network_usd, 4 * 10000.0 + (128 + 43) * 1000.0, 1e-12);
+	sc.node.oversubscription = 1.0;
+	sc.nodes = 1024; /* 8192 ports: 256 leaves > 64: three levels, 256 + 256 + 128 switches, 3 x 8192 links */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_network_usd, 640 * 10000.0 + 3 * 8192 * 1000.0, 1e-12);
+	/* NICs bought beside the server where its price leaves them out */
+	sc.nodes = 8;
+	sc.node.nics_in_price = false;
+	sc.node.nic_usd = 500.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_network_usd, 74000.0 + 64 * 500.0, 1e-12);
+	/* an unpriced fabric adds nothing; an unpriced server prices nothing */
+	sc.node.switch_ports = 0;
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_network_usd == 0, "unpriced fabric %g", r.capex_network_usd);
+	sc.node.unit_price_usd = NAN;
+	sc.node.price_usd = NAN;
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, isnan(r.capex_usd) && isnan(r.capex_network_usd), "no price: %g", r.capex_usd);
+}
+
+static void test_store(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 2;
+	sc.node.store_shared = true;
+	r.throughput_img_s = NAN;
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, isnan(r.capex_storage_usd) && isfinite(r.capex_usd), "unpriced store: out of capex %g", r.capex_usd);
+	sc.node.store_unit_usd = 50000.0;
+	sc.node.store_unit_B = 1e14;   /* 145 GB fit one unit */
+	sc.node.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
+	sc.node.store_width = 0.05;
+	r.throughput_img_s = 100000.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, 150000.0, 1e-12);
+	sc.node.store_unit_B = 1e11;   /* 145 GB need 2 units of 100 GB; slow reads need 3 */
+	r.throughput_img_s = NAN;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, 100000.0, 1e-12);
+}
+
+static void test_rent(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.node.unit_price_usd = NAN;
+	sc.node.price_usd = NAN;
+	sc.node.rent_usd_gpu_h = 10.0;
+	sc.node.rent_width = 0.05;
+	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
+	sc.nodes = 2;
+	r.tta_s = 1800.0;
+	r.energy_J = 0.0;
+	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	model_run_money(&sc, &r); /* 8 GPUs x 10 x 0.5 h */
+	TEST_NEAR(t, r.rent_usd, 40.0, 1e-12);
+	TEST_NEAR(t, r.rent_lo_usd, 38.0, 1e-12);
+	sc.node.rent_unit_gpus = 72; /* a whole rack */
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 360.0, 1e-12);
+	TEST_CHECK(t, r.rent_gpus == 72, "rent_gpus %g", r.rent_gpus);
+	sc.node.rent_unit_gpus = 0;
+	sc.node.rent_increment_s = 3600.0; /* hourly: 3,601 s bill two hours */
+	r.tta_s = 3601.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 160.0, 1e-12);
+	sc.node.rent_increment_s = 1.0;
+	sc.node.rent_min_s = 3600.0; /* at least an hour */
+	r.tta_s = 1800.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 80.0, 1e-12);
+	sc.node.rent_min_s = NAN;
+	sc.node.rent_max_gpus = 4; /* beyond one instance: no cluster rate */
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, isnan(r.rent_usd), "beyond the instance: %g", r.rent_usd);
+	sc.node.rent_cluster_usd_gpu_h = 5.0;
+	sc.node.rent_cluster_increment_s = 7 * 86400.0; /* a week */
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
+}
+
+static void test_owner(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	const double month_s = 365.25 * 86400.0 / 12.0;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 1.0;
+	sc.money.support_frac_year = 0.12;
+	sc.money.facility_usd_kw_month = 100.0;
+	sc.money.pue = 1.5;
+	sc.money.kwh_usd = 0.1;
+	r.throughput_img_s = NAN;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r); /* capex 874,000 */
+	r.tta_s = 3600.0;
+	r.energy_J = 50e3 * 3600.0;   /* 50 kWh */
+	r.power_max_W = 80e3;         /* 80 kW contracted */
+	model_run_money(&sc, &r);
+	double share = 3600.0 / month_s;
+	TEST_NEAR(t, r.energy_usd, 50 * 1.5 * 0.1, 1e-12);
+	TEST_NEAR(t, r.support_usd, 0.12 * 874000.0 / 12.0 * share, 1e-12);
+	TEST_NEAR(t, r.facility_usd, 100.0 * 80.0 * share, 1e-12);
+	TEST_NEAR(t, r.tco_usd, 874000.0 / 60.0 * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-12);
+	TEST_CHECK(t, r.tco_lo_usd < r.tco_usd && r.tco_usd < r.tco_hi_usd, "tco range %g %g %g", r.tco_lo_usd, r.tco_usd,
+		   r.tco_hi_usd);
+	double busy = r.tco_usd;
+	sc.money.utilisation = 0.5; /* half the runs carry the same month: fixed costs per run double */
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.tco_usd - r.energy_usd, 2.0 * (busy - r.energy_usd), 1e-12);
+	sc.money.utilisation = 1.0;
+	sc.money.finance_rate = 0.06; /* annuity: 874,000 x r / (1 - (1 + r)^-60), r = 0.005 */
+	model_run_money(&sc, &r);
+	double ann = 874000.0 * 0.005 / (1.0 - pow(1.005, -60.0));
+	TEST_NEAR(t, r.tco_usd, ann * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-9);
+	sc.money.finance_rate = 0.0;
+	sc.money.residual_frac = 0.25;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.tco_usd, 0.75 * 874000.0 / 60.0 * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-12);
+	sc.money.residual_frac = 0.0;
+	/* break-even: fixed a month / (rent per run - energy per run); rent 64 x 4 x 1 h = 256 */
+	sc.node.ref_rent_usd_gpu_h = 4.0;
+	sc.node.ref_rent_gpus = 8;
+	model_run_money(&sc, &r);
+	double fix = 874000.0 / 60.0 + 0.12 * 874000.0 / 12.0 + 100.0 * 80.0;
+	TEST_NEAR(t, r.breakeven_runs_per_month, fix / (256.0 - 7.5), 1e-12);
+	sc.node.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "never: %g", r.breakeven_runs_per_month);
+}
+
+static void test_sensitivity(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_sens s[MODEL_SENS_N];
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	r.throughput_img_s = NAN;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r);
+	r.tta_s = 3600.0;
+	r.energy_J = 50e3 * 3600.0;
+	r.power_max_W = 80e3;
+	model_run_money(&sc, &r);
+	model_money_sensitivity(&sc, &r, 0.1, false, s);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].lo_usd, r.tco_lo_usd, 1e-12);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].hi_usd, r.tco_hi_usd, 1e-12);
+	TEST_NEAR(t, s[MODEL_SENS_SPEED].lo_in, 3240.0, 1e-12);
+	TEST_CHECK(t, s[MODEL_SENS_SPEED].lo_usd < r.tco_usd && r.tco_usd < s[MODEL_SENS_SPEED].hi_usd, "speed %g %g",
+		   s[MODEL_SENS_SPEED].lo_usd, s[MODEL_SENS_SPEED].hi_usd);
+	/* a busier cluster spreads its month over more runs: the low utilisation costs more */
+	TEST_CHECK(t, s[MODEL_SENS_UTIL].lo_usd > r.tco_usd && r.tco_usd > s[MODEL_SENS_UTIL].hi_usd, "utilisation %g %g",
+		   s[MODEL_SENS_UTIL].lo_usd, s[MODEL_SENS_UTIL].hi_usd);
+	TEST_NEAR(t, s[MODEL_SENS_UTIL].lo_in, sc.money.utilisation / 2, 1e-12);
+	/* energy: kWh x 0.5 saves half the energy bill */
+	TEST_NEAR(t, r.tco_usd - s[MODEL_SENS_KWH].lo_usd, r.energy_usd / 2, 1e-9);
+	TEST_CHECK(t, s[MODEL_SENS_PUE].lo_in == 1.1 && s[MODEL_SENS_PUE].hi_in == 1.8, "PUE range %g-%g",
+		   s[MODEL_SENS_PUE].lo_in, s[MODEL_SENS_PUE].hi_in);
+	TEST_CHECK(t, strcmp(model_sens_name(MODEL_SENS_PUE), "PUE") == 0, "names");
+}
+
+static void test_checks(test_ctx *t)
+{
+	model_money m;
+	model_money_default(&m);
+	TEST_CHECK(t, model_money_check(&m) == 0, "defaults pass");
+	TEST_CHECK(t, m.pue > 1 && m.utilisation > 0 && m.utilisation < 1, "defaults: pue %g utilisation %g", m.pue,
+		   m.utilisation);
+	m.utilisation = 0;
+	TEST_CHECK(t, model_money_check(&m) != 0, "utilisation 0 refused");
+	m.utilisation = 1.5;
+	TEST_CHECK(t, model_money_check(&m) != 0, "utilisation 1.5 refused");
+	m.utilisation = 1;
+	m.pue = 0.9;
+	TEST_CHECK(t, model_money_check(&m) != 0, "pue 0.9 refused");
+	TEST_CHECK(t, model_price_width("list") < model_price_width("press") &&
+			      model_price_width("press") < model_price_width("estimate"),
+		   "widths: list narrow, press and estimate wide");
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	test_fabric(&t);
+	test_store(&t);
+	test_rent(&t);
+	test_owner(&t);
+	test_sensitivity(&t);
+	test_checks(&t);
+	return test_report(&t);
+}
