@@ -453,8 +453,10 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
 		return EXIT_ENV;
 	}
-	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first)", g->total,
-		g->total == 1 ? "" : "s", g->written, g->written == 1 ? "" : "s", o->outpath, plan_goal_name(&o->q));
+	char order[160];
+	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first; ordered by %s)",
+		g->total, g->total == 1 ? "" : "s", g->written, g->written == 1 ? "" : "s", o->outpath,
+		plan_goal_name(&o->q), plan_order_text(&o->q, order, sizeof order));
 	sw_print_skips(stderr, o, g);
 	fprintf(stderr, "\n");
 	return EXIT_OK;

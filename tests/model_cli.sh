@@ -190,14 +190,14 @@ expect 0 "$SP" compare --gpus 16 --systems dgx1-v100,aws-p4d,c4140-m --rank-by c
 awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
 	 { if ($c == "") seen_blank = 1; else if (seen_blank || $c + 0 < prev) bad = 1; else prev = $c + 0 }
 	 END { exit bad || !seen_blank || prev == 0 }' "$tmp/rc.csv" || no "compare --rank-by cost: capex ascending, unpriced last"
-expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv" --quiet; has "(time to accuracy first)"; has "answer: Best by time to accuracy"
+expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv" --quiet; has "(time to accuracy first; ordered by time to accuracy, then capex"; has "answer: Best by time to accuracy"
 awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/rt.csv" || no "sweep not sorted by tta_s"
 expect 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --rank-by none --out "$tmp/rn.csv" --quiet
 [ "$(sed -n 2p "$tmp/rn.csv" | cut -d, -f1,3)" = "c4140-m,1" ] || no "--rank-by none: grid order"
 [ "$(sort "$tmp/rn.csv" | md5sum)" = "$(sort "$tmp/rt.csv" | md5sum)" ] || no "ranking reorders rows, changes none"
 # ttt ranks by the MLPerf-scored time: a staging stack on a slow NAS is last by tta, not by ttt
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,16 --storage nfs-head --rank-by ttt --out "$tmp/r1.csv" --quiet
-has "(time to train (MLPerf-scored) first)"
+has "(time to train (MLPerf-scored) first; ordered by"
 awk -F, 'NR > 2 && $22 + 0 < prev { bad = 1 } NR > 1 { prev = $22 + 0 } END { exit bad }' "$tmp/r1.csv" || no "sweep not sorted by ttt_s"
 [ "$(sed -n 2p "$tmp/r1.csv" | cut -d, -f3)" = 16 ] || no "ttt: 16 nodes train faster"
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,16 --storage nfs-head --out "$tmp/r2.csv" --quiet
