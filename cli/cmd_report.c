@@ -220,13 +220,25 @@ static const char *money(double usd, char *buf, size_t len_B)
 	return plan_fmt_usd(usd, buf, len_B);
 }
 
-static const char *budget_verdict(const plan_question *q, const cli_row *w)
+/* What the intervals in parentheses mean and how each option's GPU is known (basis), once for the report. */
+static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group *g, int ng)
 {
-	if (isnan(q->budget_usd) && isnan(q->deadline_s))
-		return "-";
-	if (!isfinite(plan_cost_usd(q->cost, &w->r)))
-		return "unpriced";
-	return w->ok ? "qualifies" : !isnan(q->deadline_s) && w->r.tta_s > q->deadline_s ? "too slow" : "over budget";
+	int nb[MODEL_NBASES] = {0};
+	for (int k = 0; k < ng; k++)
+		for (int i = 0; i < g[k].n; i++)
+			nb[rows[g[k].first + i].r.basis]++;
+	doc_p(d, "How sure: a time in parentheses, e.g. 12.3 min (11.8-13.1), is a 90%% prediction interval - nine times "
+		 "in ten the real run lands inside. It comes from the model's errors on runs it was not fitted to "
+		 "(`scaleplan validate`: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
+		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
+		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
+		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Options whose "
+		 "intervals overlap are not told apart by the model; an estimate is a starting point for a quote, not "
+		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
+		 "runs in MLPerf v4.0 took 2-4 times what the model predicts.",
+	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
+	      nb[MODEL_BASIS_ESTIMATE]);
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
@@ -235,33 +247,34 @@ static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
-		char text[2048];
+		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
+	section_uncertainty(d, rows, g, ng);
 }
 
 static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, const plan_question *q)
 {
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
-				     "energy kWh", "budget / deadline"};
-	char title[128], id[32];
-	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_goal_name(q));
+				     "energy kWh", "meets (budget / deadline)", "basis"};
+	char title[256], id[32], order[160];
+	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
-	tab_init(&t, id, 14, head);
+	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
-		char b1[32], b2[32];
+		char b1[48], b2[48];
 		tab_cell(&t, "%d", i + 1);
 		tab_cell(&t, "%s", w->sc.node.system_id);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.tta_s, b2, sizeof b2));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.ttt_s, b1, sizeof b1));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, b2, sizeof b2));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.ttt_s, w->r.ttt_lo_s, w->r.ttt_hi_s, b1, sizeof b1));
 		tab_cell(&t, "%.0f", w->r.throughput_img_s);
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
@@ -269,7 +282,9 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 		tab_cell(&t, "%s", money(w->r.rent_usd, b1, sizeof b1));
 		tab_cell(&t, "%s", money(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		tab_cell(&t, "%s", budget_verdict(q, w));
+		char f[96];
+		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
+		tab_cell(&t, "%s", model_basis_name(w->r.basis));
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -397,8 +412,9 @@ static bool sens_flips(const rep_sens *rs, int i)
 	return (d0 < 0 && (d1 > 0 || d2 > 0)) || (d0 > 0 && (d1 < 0 || d2 < 0));
 }
 
-/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the runner-up
- * when it has the same kind of cost, else the cheapest other option that has. */
+/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the other
+ * option the answer names (the faster one left for money, else the fastest, else the cheapest) when it has
+ * the same kind of cost, else the cheapest other option that has. */
 static void sens_compute(cli_row *rows, const rep_group *g, const plan_question *q, rep_sens *rs)
 {
 	plan_answer a;
@@ -413,8 +429,10 @@ static void sens_compute(cli_row *rows, const rep_group *g, const plan_question 
 	if (!isfinite(rs->base))
 		return;
 	rs->ok = true;
-	if (a.runner_up && isfinite(sens_cost(a.runner_up, rs->rent)))
-		rs->alt = a.runner_up;
+	const plan_option *ru = a.tied_faster ? a.tied_faster : a.fastest != a.winner ? a.fastest
+				: a.cheapest != a.winner ? a.cheapest : NULL;
+	if (ru && isfinite(sens_cost(ru, rs->rent)))
+		rs->alt = ru;
 	for (int i = 0; !rs->alt && i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		if (w == rs->ans || !w->r.fits || !isfinite(sens_cost(w, rs->rent)))
@@ -424,7 +442,7 @@ static void sens_compute(cli_row *rows, const rep_group *g, const plan_question 
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		if (w != rs->ans && w->r.fits && isfinite(sens_cost(w, rs->rent)) &&
-		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != a.runner_up)
+		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != ru)
 			rs->alt = w;
 	}
 	/* the speed's range: the prediction's interval where one was applied, else the model's whole-run error
@@ -818,7 +836,7 @@ int cmd_report(int argc, char **argv)
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	rc = cli_candidates(&s, "report", systems, cand, REP_MAX_SYSTEMS, &ncand);
+	rc = cli_candidates(&s, "report", systems, &q, cand, REP_MAX_SYSTEMS, &ncand);
 	if (rc)
 		goto out;
 	for (int k = 0; k < ngpus; k++) {
@@ -834,7 +852,7 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_INPUT;
 			goto out;
 		}
-		plan_options_sort(rows + g[k].first, g[k].n);
+		plan_options_sort(&q, rows + g[k].first, g[k].n);
 	}
 	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
 	if (mkdir(tmpdir, 0777) != 0) {
@@ -852,9 +870,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
-	cli_result_csv_header(w);
+	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+		cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v);
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
 		goto out;

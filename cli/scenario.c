@@ -392,7 +392,7 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA };
+enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA, A_EOL };
 
 static const struct option ask_opts[] = {
 	{"rank-by", required_argument, NULL, A_RANK},
@@ -401,6 +401,7 @@ static const struct option ask_opts[] = {
 	{"deadline", required_argument, NULL, A_DEADLINE},
 	{"partial-nodes", no_argument, NULL, A_PARTIAL},
 	{"extrapolate", no_argument, NULL, A_EXTRA},
+	{"include-eol", no_argument, NULL, A_EOL},
 };
 
 int cli_ask_longopts(struct option *opts, int from, int max)
@@ -420,14 +421,19 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
 		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
 		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
-		"  --budget USD      the fastest option whose --cost is within USD\n"
-		"  --deadline D      the cheapest (--cost) option that reaches accuracy within D (90min, 2.5h, 3d, s)\n"
+		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
+		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
+		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
+		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
 		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
 		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
 		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
-		"  a difference within 5%% (the model's whole-run error) is a tie: fewer NVLink domains, fewer nodes,\n"
-		"  then lower cost win\n",
+		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
+		"                    --systems is offered whatever its status; its price is then historical)\n"
+		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
+		"  options whose 90%% time intervals overlap (the model's 5%% whole-run error where a prediction carries\n"
+		"  no interval) are a tie, broken by money: never toward the dearer option\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 
@@ -476,6 +482,9 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 		return 1;
 	case A_EXTRA:
 		q->extrapolate = true;
+		return 1;
+	case A_EOL:
+		q->include_eol = true;
 		return 1;
 	default:
 		return 0;
@@ -560,10 +569,21 @@ void cli_result_csv_header_cells(csvw *w)
 		csvw_text(w, cols[i]);
 }
 
-void cli_result_csv_header(csvw *w)
+/* How the GPU is known and the 90% intervals (issue 31): after the cells sim shares, before stack. */
+static const char *const interval_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
+					     "throughput_lo_img_s", "throughput_hi_img_s"};
+
+void cli_result_csv_header_all(csvw *w)
 {
 	cli_result_csv_header_cells(w);
-	csvw_text(w, "stack"); /* columns added later go last: readers keep their positions */
+	for (unsigned i = 0; i < sizeof(interval_cols) / sizeof(interval_cols[0]); i++)
+		csvw_text(w, interval_cols[i]);
+}
+
+void cli_result_csv_header(csvw *w)
+{
+	cli_result_csv_header_all(w);
+	csvw_text(w, "stack"); /* columns added later go before it (README): readers keep their positions */
 	csvw_end_row(w);
 }
 
@@ -635,9 +655,21 @@ const char *cli_power_basis(const model_scenario *sc, const model_result *r)
 	return sc->node.power_basis ? sc->node.power_basis : "tdp-fallback";
 }
 
-void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r)
 {
 	cli_result_csv_cells(w, sc, r);
+	csvw_text(w, model_basis_name(r->basis));
+	csvw_num(w, r->ttt_lo_s, 6);
+	csvw_num(w, r->ttt_hi_s, 6);
+	csvw_num(w, r->tta_lo_s, 6);
+	csvw_num(w, r->tta_hi_s, 6);
+	csvw_num(w, r->throughput_lo_img_s, 6);
+	csvw_num(w, r->throughput_hi_img_s, 6);
+}
+
+void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+{
+	cli_result_csv_cells_all(w, sc, r);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
@@ -722,9 +754,33 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "rent_hi_usd", r->rent_hi_usd, true);
 	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
 		r->extrapolated ? "true" : "false");
+	jstr(out, "basis", model_basis_name(r->basis));
+	jnum(out, "ttt_lo_s", r->ttt_lo_s, true);
+	jnum(out, "ttt_hi_s", r->ttt_hi_s, true);
+	jnum(out, "tta_lo_s", r->tta_lo_s, true);
+	jnum(out, "tta_hi_s", r->tta_hi_s, true);
+	jnum(out, "throughput_lo_img_s", r->throughput_lo_img_s, true);
+	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);
+}
+
+char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B)
+{
+	double unit = 1.0;
+	const char *name = "s";
+	if (!isfinite(s) || !isfinite(lo_s) || !isfinite(hi_s) || (lo_s == s && hi_s == s))
+		return plan_fmt_duration(s, buf, len_B);
+	/* plan_fmt_duration's units; hours as decimals so that the range reads in the point's unit */
+	if (s >= 3 * 86400.0)
+		unit = 86400.0, name = "days";
+	else if (s >= 7200.0)
+		unit = 3600.0, name = "h";
+	else if (s >= 120.0)
+		unit = 60.0, name = "min";
+	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
+	return buf;
 }
 
 void cli_params_print(FILE *out, const model_params *p)

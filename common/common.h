@@ -134,6 +134,11 @@ void progress_break(progress *p);
  * (128 + the signal's number, as a shell reports a process the signal killed). A second signal ends
  * the program at once (default action). 0, or ERR_ENV when sigaction fails. */
 int intr_install(void);
+/* The command commits from here: SIGINT and SIGTERM are blocked for the rest of the process, so a signal
+ * either came before (intr_pending() says so: keep the old output, exit 128 + signal) or is dropped at the
+ * exit of a command that finished (exit 0, the new output in place), never both. Call it just before the
+ * last check and rename of a command's output. 0, or ERR_ENV when sigprocmask fails. */
+int intr_hold(void);
 /* True once SIGINT or SIGTERM has arrived after intr_install. */
 bool intr_pending(void);
 /* 128 + the signal's number; 0 while none arrived. */

@@ -465,6 +465,10 @@ static void show_price(const hw_system *s, FILE *out)
 	} else {
 		fprintf(out, "  rent           no published rate\n");
 	}
+	if (strcmp(s->status, "eol") == 0) {
+		fprintf(out, "  status         end of life since %s: no longer sold, prices historical\n", dash(s->status_date));
+		fprintf(out, "  status source  %s\n", dash(s->status_source));
+	}
 }
 
 static void show_system(const hw_system *s, FILE *out)
