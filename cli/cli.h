@@ -112,6 +112,9 @@ int cli_scen_longopts(struct option *opts, int from, int max);
 int cli_scen_option(cli_scen *s, int opt, const char *arg);
 /* Prints the shared options' help. */
 void cli_scen_help(FILE *out);
+/* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
+ * refuses), so that every option a --help lists is one the command accepts (tests/help_options.sh). */
+void cli_scen_help_except(FILE *out, const char *omit);
 /* Loads the database and parameters and checks every id given (unknown ids get suggestions).
  * EXIT_OK, EXIT_INPUT or EXIT_ENV. */
 int cli_scen_load(cli_scen *s);

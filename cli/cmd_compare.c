@@ -72,13 +72,13 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
-		"                  'all' = every system in the database)\n"
+		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200,\n"
+		"                  dgxb200, hgx-b300, gb200-nvl72; 'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
 		"\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
 /* The ranked table: one line per placement with its breakdown and money. */

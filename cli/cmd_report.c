@@ -345,7 +345,8 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 	doc_h(d, 2, "Assumptions");
 	doc_p(d, "ResNet-50 v1.5 trained on %.0f images per epoch to %.1f%% top-1; epochs from the MLPerf convergence "
 		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
-		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
+		 "batch per GPU: of 256, 128 ... 8 that fit, the one of least time to accuracy (inside the measured "
+		 "convergence range first). Hardware from the built-in database%s "
 		 "(`scaleplan hw show ID` gives each figure's source). The model's parameters:",
 	      s->spec.images, 100 * s->spec.target_top1, model_precision_name(s->spec.precision), s->hwdb_dir ? " with an overlay" : "");
 	rep_table t;
@@ -426,7 +427,7 @@ static void report_usage(FILE *out)
 		REP_MAX_GPUS);
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
 }
 
 /* report.md and index.html into dir. */

@@ -100,7 +100,8 @@ static void sweep_usage(FILE *out)
 		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
 		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own; fewer than\n"
 		"                   the system's need --partial-nodes)\n"
-		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
+		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
+		"                   the one of least time to accuracy\n"
 		"  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
 		"  --system ID      the same as --systems ID\n"
 		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
@@ -111,7 +112,7 @@ static void sweep_usage(FILE *out)
 		"\n");
 	cli_ask_help(out, true);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,batch-per-gpu,global-batch"); /* lists, above */
 }
 
 int cmd_sweep(int argc, char **argv)
