@@ -34,6 +34,8 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_s
 			cand[(*n)++] = &s->db.systems[i];
 	} else {
 		char buf[2048], *save = NULL, where[64];
+		if (cli_check_systems_unique(cmd, &s->db, systems))
+			return EXIT_INPUT;
 		snprintf(buf, sizeof(buf), "%s", systems);
 		snprintf(where, sizeof where, "%s: --systems", cmd);
 		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
@@ -58,7 +60,11 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	double best_s = INFINITY;
+	for (int i = 0; i < *nrows; i++)
+		if ((*rows)[i].r.fits && (*rows)[i].r.tta_s < best_s)
+			best_s = (*rows)[i].r.tta_s;
+	return cli_check_runs_fit(cmd, &s->spec.money, best_s);
 }
 
 static void compare_usage(FILE *out)
@@ -91,8 +97,9 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->spec.precision));
 			break;
 		}
-	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
-	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
+	char target[64];
+	printf("scaleplan compare: %ld GPUs, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+	       cli_target_label(&s->spec, target, sizeof target), prec, s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
 	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
 	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
 	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
@@ -113,7 +120,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 
 /* What the table's money columns mean and what was left out. */
 static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row *rows, int nrows, int skipped_net,
-			int skipped_whole)
+			int skipped_whole, const char *left_out)
 {
 	int unpriced = 0, partial = 0;
 	for (int i = 0; i < nrows; i++) {
@@ -138,8 +145,8 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
 									 : "not recommended without --extrapolate");
 	if (skipped_whole)
-		printf("(%d system%s left out: N is not a multiple of their GPUs per node; --partial-nodes shows them)\n",
-		       skipped_whole, skipped_whole > 1 ? "s" : "");
+		printf("(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
+		       skipped_whole, skipped_whole > 1 ? "s" : "", left_out);
 	if (skipped_net)
 		printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 		       skipped_net, skipped_net > 1 ? "s" : "");
@@ -274,7 +281,11 @@ int cmd_compare(int argc, char **argv)
 		plan_decide(&q, rows, nrows, &a);
 		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
 	}
-	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
+	{
+		char left_out[1024];
+		cli_left_out_names(cand, ncand, q.partial_nodes ? 0 : gpus, left_out, sizeof left_out);
+		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
+	}
 out:
 	free(rows);
 	cli_scen_free(&s);

@@ -54,6 +54,18 @@ static int parse_formats(const char *arg, plot_opts *o)
 	return rc;
 }
 
+/* PREFIX must end in a file name: "dir/" would write the hidden files dir/.svg and dir/.png. */
+static int check_prefix(const char *out)
+{
+	size_t n = strlen(out);
+	if (n > 0 && out[n - 1] != '/' && strcmp(out, ".") != 0 && strcmp(out, "..") != 0 &&
+	    !(n >= 2 && strcmp(out + n - 2, "/.") == 0) && !(n >= 3 && strcmp(out + n - 3, "/..") == 0))
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan plot: --out '%s': expected a path prefix that ends in a file name (e.g. %schart "
+			"writes %schart.svg and %schart.png)\n", out, out, out, out);
+	return EXIT_INPUT;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	plot_opts o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true};
@@ -98,6 +110,8 @@ int cmd_plot(int argc, char **argv)
 		plot_usage(stderr);
 		return EXIT_INPUT;
 	}
+	if (check_prefix(out))
+		return EXIT_INPUT;
 	csv_table *tables = xcalloc((size_t)nfiles, sizeof *tables);
 	const csv_table **tp = xcalloc((size_t)nfiles, sizeof *tp);
 	plot_data d = {0};

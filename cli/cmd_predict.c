@@ -168,13 +168,18 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	if (!r.fits && s.spec.batch_per_gpu > 0) {
-		fprintf(stderr,
-			"scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (try --batch-per-gpu %d)\n",
-			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9,
-			sc.batch_per_gpu / 2 > 0 ? sc.batch_per_gpu / 2 : 1);
+		int fit = cli_batch_that_fits(&sc, &s.params);
+		char hint[64] = "no batch per GPU fits";
+		if (fit > 0)
+			snprintf(hint, sizeof hint, "try --batch-per-gpu %d", fit);
+		fprintf(stderr, "scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (%s)\n",
+			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9, hint);
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	rc = cli_check_runs_fit("predict", &sc.money, r.tta_s);
+	if (rc)
+		goto out;
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
 		cli_result_csv_header(w);

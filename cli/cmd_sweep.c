@@ -237,6 +237,9 @@ int cmd_sweep(int argc, char **argv)
 			cand[ncand++] = &s.db.systems[i];
 	} else {
 		char buf[4096], *save = NULL;
+		rc = cli_check_systems_unique("sweep", &s.db, systems);
+		if (rc)
+			goto out;
 		snprintf(buf, sizeof(buf), "%s", systems);
 		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			const hw_system *sys = hw_system_find(&s.db, tok);

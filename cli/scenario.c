@@ -260,8 +260,9 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		s->spec.images = d;
 		return 1;
 	case O_TARGET:
-		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0)
-			return bad(s, "target-top1", arg, "a top-1 accuracy in (0, 1] or a percentage");
+		/* 1 < A < 10 is refused: 1.5 is more likely a slip than a 1.5% target (ImageNet chance is 0.1%) */
+		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0 || (d > 1.0 && d < 10.0))
+			return bad(s, "target-top1", arg, "a top-1 accuracy as a fraction in (0, 1] or a percentage in 10..100");
 		s->spec.target_top1 = d > 1.0 ? d / 100.0 : d;
 		return 1;
 	case O_MEASURED: {

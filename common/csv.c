@@ -258,6 +258,8 @@ int csvw_create(const char *path, csvw **w)
 		*w = csvw_stream(stdout);
 		return 0;
 	}
+	if (!*path)
+		return err_set("'': an empty path (expected a file to write)");
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_path(path, EISDIR, "a file to write");
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {

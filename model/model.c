@@ -565,6 +565,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->rent_usd = (double)sc->nodes * gpus_rented * n->rent_usd_gpu_h * r->tta_s / 3600.0;
 	double share = m->runs_per_month > 0 ? 1.0 / (m->amortize_years * 12.0 * m->runs_per_month)
 					      : r->tta_s / period_s;
+	/* no more runs fit a month than its wall clock holds: a run never costs less than back to back */
+	share = fmax(share, r->tta_s / period_s);
 	r->tco_usd = r->capex_usd * share + (isfinite(r->energy_usd) ? r->energy_usd : 0.0);
 }
 
