@@ -28,6 +28,8 @@ static void plot_usage(FILE *out)
 		"  --budget USD    cost: draw the budget as a horizontal line\n"
 		"  --format LIST   svg,png (default both)\n"
 		"  --title TEXT    chart title (default: the kind's)\n"
+		"CSVs are read in batches (a multi-million-row sweep in tens of MB: one point per system, GPUs per\n"
+		"node and GPU count, the fastest), with progress on stderr for large files.\n"
 		"Exit status: 0 ok, 1 bad input, 2 gnuplot missing or failed.\n");
 }
 
@@ -64,6 +66,46 @@ static int check_prefix(const char *out)
 	fprintf(stderr, "scaleplan plot: --out '%s': expected a path prefix that ends in a file name (e.g. %schart "
 			"writes %schart.svg and %schart.png)\n", out, out, out, out);
 	return EXIT_INPUT;
+}
+
+/* Rows handed over at a time when reading a CSV: a few MB of cells, whatever the file's size. */
+enum { PLOT_BATCH_ROWS = 16384 };
+
+typedef struct stream_ctx {
+	plot_opts *o;
+	plot_data *d;
+	bool first;   /* the first batch of a file: its header picks the kind */
+	bool started; /* plot_data_begin done */
+	bool printed; /* the message is out already */
+} stream_ctx;
+
+/* csv_table_stream's callback: the kind from the first file's header, then the rows into the series. */
+static int stream_rows(const csv_table *t, void *ctx)
+{
+	stream_ctx *c = ctx;
+	if (c->first) {
+		c->first = false;
+		plot_kind k = plot_kind_detect(t);
+		if (c->o->kind == PLOT_AUTO && k == PLOT_AUTO) {
+			bool groups = csv_table_col(t, "mape_pct") >= 0;
+			fprintf(stderr,
+				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
+				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind%s\n",
+				t->name,
+				groups ? " (this is validate's group table: `validate --detail FILE` writes the points a "
+					 "parity chart needs)"
+				       : "");
+			c->printed = true;
+			return ERR_INPUT;
+		}
+		if (c->o->kind == PLOT_AUTO)
+			c->o->kind = k;
+		if (!c->started) {
+			plot_data_begin(c->d, c->o->kind);
+			c->started = true;
+		}
+	}
+	return plot_data_add(c->d, t);
 }
 
 int cmd_plot(int argc, char **argv)
@@ -112,35 +154,22 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (check_prefix(out))
 		return EXIT_INPUT;
-	csv_table *tables = xcalloc((size_t)nfiles, sizeof *tables);
-	const csv_table **tp = xcalloc((size_t)nfiles, sizeof *tp);
 	plot_data d = {0};
 	int rc = EXIT_OK;
+	stream_ctx sc = {.o = &o, .d = &d};
 	for (int i = 0; i < nfiles; i++) {
-		tp[i] = &tables[i];
-		int lrc = csv_table_load(&tables[i], argv[optind + i]);
+		char label[512];
+		snprintf(label, sizeof label, "plot: reading %s", argv[optind + i]);
+		sc.first = true;
+		int lrc = csv_table_stream(argv[optind + i], PLOT_BATCH_ROWS, stream_rows, &sc, label);
 		if (lrc < 0) {
-			fprintf(stderr, "scaleplan plot: %s\n", err_msg());
+			if (lrc != ERR_INTR && !sc.printed)
+				fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 			rc = exit_code_of(lrc);
 			goto done;
 		}
-		plot_kind k = plot_kind_detect(&tables[i]);
-		if (o.kind == PLOT_AUTO && k == PLOT_AUTO) {
-			bool groups = csv_table_col(&tables[i], "mape_pct") >= 0;
-			fprintf(stderr,
-				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
-				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind%s\n",
-				tables[i].name,
-				groups ? " (this is validate's group table: `validate --detail FILE` writes the points a "
-					 "parity chart needs)"
-				       : "");
-			rc = EXIT_INPUT;
-			goto done;
-		}
-		if (o.kind == PLOT_AUTO)
-			o.kind = k;
 	}
-	if (plot_data_build(&d, o.kind, tp, nfiles) < 0) {
+	if (plot_data_end(&d, argv[optind]) < 0) {
 		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 		rc = EXIT_INPUT;
 		goto done;
@@ -158,9 +187,5 @@ int cmd_plot(int argc, char **argv)
 		printf("  %s.png\n", out);
 done:
 	plot_data_free(&d);
-	for (int i = 0; i < nfiles; i++)
-		csv_table_free(&tables[i]);
-	free(tables);
-	free(tp);
 	return rc;
 }

@@ -34,6 +34,21 @@ static int sw_by_rank(const void *a, const void *b)
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
 }
 
+/* Ranks the rows; millions take seconds: a progress bar unless quiet. 0 or ERR_INTR. */
+static int sw_sort(sw_row *rows, long nrows, bool quiet)
+{
+	progress pg;
+	if (quiet)
+		return sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	progress_init(&pg, "sweep: ranking", nrows);
+	int rc = sort_intr_progress(rows, (size_t)nrows, sizeof(*rows), sw_by_rank, &pg);
+	if (rc == 0)
+		progress_finish(&pg);
+	else
+		progress_break(&pg);
+	return rc;
+}
+
 /* The message and exit status of a sweep stopped by SIGINT/SIGTERM after the grid was computed. */
 static int sw_interrupted(const char *when, const char *outpath)
 {
@@ -375,18 +390,24 @@ int cmd_sweep(int argc, char **argv)
 	}
 	/* millions of rows take seconds to rank and to write: both phases answer a signal too */
 	intr_phase("sort");
-	if (q.goal != PLAN_GRID && nrows > 0 && sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank) == ERR_INTR) {
+	if (q.goal != PLAN_GRID && nrows > 0 && sw_sort(rows, nrows, quiet) == ERR_INTR) {
 		rc = sw_interrupted("while ranking the rows", outpath);
 		goto out;
 	}
 	intr_phase("write");
+	if (!quiet && q.goal != PLAN_GRID)
+		progress_init(&pg, "sweep: writing", nrows);
 	for (long i = 0; i < nrows && q.goal != PLAN_GRID; i++) {
 		model_scenario *sc = &blocks[rows[i].block];
 		model_result r;
 		if (intr_pending()) {
+			if (!quiet)
+				progress_break(&pg);
 			rc = sw_interrupted("while writing the rows", outpath);
 			goto out;
 		}
+		if (!quiet && (i & 4095) == 0)
+			progress_update(&pg, i);
 		sc->nodes = rows[i].nodes;
 		sc->batch_per_gpu = rows[i].batch;
 		if (model_predict(sc, &s.params, &r)) { /* predicted once already: cannot fail */
@@ -395,6 +416,10 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		cli_result_csv_row(w, sc, &r);
+	}
+	if (!quiet && q.goal != PLAN_GRID) {
+		progress_update(&pg, nrows);
+		progress_finish(&pg);
 	}
 	if (intr_pending()) { /* the streamed grid (--rank-by none) ends here */
 		rc = sw_interrupted("while writing the rows", outpath);

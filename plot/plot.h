@@ -34,6 +34,9 @@ typedef struct plot_series {
 	char *label;
 	int n, cap;
 	double *x, *y, *y2;
+	double *key;         /* tta/cost: the GPU count of each point (one point per count, the fastest); else NAN */
+	unsigned char *mark; /* tta/cost: 1 = extrapolated (global batch outside the measured convergence range) */
+	double *t_s;         /* tta/cost: the point's time to accuracy, which picks the fastest per GPU count */
 } plot_series;
 
 typedef struct plot_data {
@@ -66,6 +69,11 @@ plot_kind plot_kind_detect(const csv_table *t);
  * ("file: no column 'x' (a tta chart needs ...)", "file:line:col (name): expected ...") on a missing
  * column or bad cell, or when no row has anything to draw. *d is empty on failure (plot_data_free safe). */
 int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n);
+/* The same in steps, for tables read in batches (csv_table_stream): memory is the chart's, not the file's.
+ * begin; add each batch (ERR_INPUT as above, *d then emptied); end (name: for the "nothing to draw" message). */
+void plot_data_begin(plot_data *d, plot_kind kind);
+int plot_data_add(plot_data *d, const csv_table *t);
+int plot_data_end(plot_data *d, const char *name);
 void plot_data_free(plot_data *d);
 
 /* Marks the Pareto front of n points, both coordinates to be minimised: on_front[i] is true when no other
