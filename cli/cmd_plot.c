@@ -15,17 +15,19 @@ static void plot_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan plot CSV... --out PREFIX [--kind tta|cost|parity|epochs] [--budget USD]\n"
-		"                      [--format svg,png] [--title TEXT]\n"
+		"                      [--cost capex|tco|rent] [--format svg,png] [--title TEXT]\n"
 		"\n"
 		"Draws PREFIX.svg and PREFIX.png with gnuplot (Debian package gnuplot-nox) from CSVs that scaleplan\n"
 		"writes; columns are read by name. Kinds (default: from the first file's header):\n"
 		"  tta     predict/compare/sweep CSV: time to accuracy (ttt_s dashed) vs GPUs, a line per system and\n"
 		"          GPUs per node, log axes (the default for these files)\n"
-		"  cost    the same CSVs: capex (and energy per run) vs time to accuracy, the Pareto front marked\n"
+		"  cost    the same CSVs: capex, TCO or rent per run (--cost; and energy per run) vs time to\n"
+		"          accuracy, the Pareto front marked\n"
 		"  parity  `validate --detail FILE`: predicted vs measured, y = x and the +-10%% band\n"
 		"  epochs  the engine's measurement CSV (scaleplan-train): throughput and top-1 vs time, epochs >= 1\n"
 		"  --out PREFIX    output path without extension (required)\n"
 		"  --budget USD    cost: draw the budget as a horizontal line\n"
+		"  --cost C        cost: capex (default) | tco | rent: the money on the y axis (as compare's --cost)\n"
 		"  --format LIST   svg,png (default both)\n"
 		"  --title TEXT    chart title (default: the kind's)\n"
 		"CSVs are read in batches (a multi-million-row sweep in tens of MB: one point per system, GPUs per\n"
@@ -73,6 +75,7 @@ enum { PLOT_BATCH_ROWS = 16384 };
 
 typedef struct stream_ctx {
 	plot_opts *o;
+	const char *cost_col; /* --cost: the column of a cost chart */
 	plot_data *d;
 	bool first;   /* the first batch of a file: its header picks the kind */
 	bool started; /* plot_data_begin done */
@@ -102,6 +105,7 @@ static int stream_rows(const csv_table *t, void *ctx)
 			c->o->kind = k;
 		if (!c->started) {
 			plot_data_begin(c->d, c->o->kind);
+			c->d->cost_col = c->cost_col;
 			c->started = true;
 		}
 	}
@@ -111,8 +115,9 @@ static int stream_rows(const csv_table *t, void *ctx)
 int cmd_plot(int argc, char **argv)
 {
 	plot_opts o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true};
-	const char *out = NULL;
+	const char *out = NULL, *cost_col = NULL;
 	static const struct option opts[] = {
+		{"cost", required_argument, 0, 'c'},
 		{"out", required_argument, 0, 'o'},    {"kind", required_argument, 0, 'k'},
 		{"budget", required_argument, 0, 'b'}, {"format", required_argument, 0, 'f'},
 		{"title", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
@@ -125,6 +130,16 @@ int cmd_plot(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': o.title = optarg; break;
+		case 'c':
+			cost_col = strcmp(optarg, "capex") == 0 ? "capex_usd"
+				   : strcmp(optarg, "tco") == 0 ? "tco_usd"
+				   : strcmp(optarg, "rent") == 0 ? "rent_usd"
+								  : NULL;
+			if (!cost_col) {
+				fprintf(stderr, "scaleplan plot: --cost '%s': expected capex, tco or rent\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
 		case 'k':
 			if (!plot_kind_parse(optarg, &o.kind)) {
 				fprintf(stderr, "scaleplan plot: --kind '%s': expected tta, cost, parity or epochs\n", optarg);
@@ -156,7 +171,7 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	plot_data d = {0};
 	int rc = EXIT_OK;
-	stream_ctx sc = {.o = &o, .d = &d};
+	stream_ctx sc = {.o = &o, .d = &d, .cost_col = cost_col};
 	for (int i = 0; i < nfiles; i++) {
 		char label[512];
 		snprintf(label, sizeof label, "plot: reading %s", argv[optind + i]);

@@ -366,8 +366,8 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 }
 
 /* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
-static bool chart(const char *dir, const char *csv_path, plot_kind kind, double budget_usd, const char *title,
-		  const char *name, char *note, size_t len_B)
+static bool chart(const char *dir, const char *csv_path, plot_kind kind, const char *cost_col, double budget_usd,
+		  const char *title, const char *name, char *note, size_t len_B)
 {
 	csv_table t;
 	plot_data pd = {0};
@@ -376,8 +376,9 @@ static bool chart(const char *dir, const char *csv_path, plot_kind kind, double 
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
-	const csv_table *tp = &t;
-	if (plot_data_build(&pd, kind, &tp, 1) < 0) {
+	plot_data_begin(&pd, kind);
+	pd.cost_col = cost_col; /* the cost the reader ranked by (--cost) */
+	if (plot_data_add(&pd, &t) < 0 || plot_data_end(&pd, csv_path) < 0) {
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
@@ -460,7 +461,9 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	else
 		doc_p(&d, "No time-to-accuracy chart: %s", tta_note);
 	if (cost_ok)
-		doc_img(&d, "cost.svg", "capex and energy per run vs time to accuracy, Pareto front marked");
+		doc_img(&d, "cost.svg", q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
+					: q->cost == PLAN_TCO ? "owner's cost and energy per run vs time to accuracy, Pareto front marked"
+							      : "capex and energy per run vs time to accuracy, Pareto front marked");
 	else
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
@@ -614,16 +617,17 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	char tta_note[512] = "", cost_note[512] = "";
-	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
+	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NULL, NAN, NULL, "tta", tta_note, sizeof tta_note);
 	int priced = 0;
 	for (int i = 0; i < nrows; i++)
-		priced += rows[i].r.fits && isfinite(rows[i].r.capex_usd);
+		priced += rows[i].r.fits && isfinite(plan_cost_usd(q.cost, &rows[i].r));
 	bool cost_ok = false;
+	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
 	if (priced == 0)
-		snprintf(cost_note, sizeof cost_note, "none of these systems has a list price in the hardware database "
-						      "(`scaleplan hw show ID`; an --hwdb overlay can add one).");
+		snprintf(cost_note, sizeof cost_note, "none of these systems has a %s price in the hardware database "
+			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q.cost));
 	else
-		cost_ok = chart(tmpdir, csvp, PLOT_COST, q.cost == PLAN_CAPEX ? q.budget_usd : NAN, NULL, "cost", cost_note,
+		cost_ok = chart(tmpdir, csvp, PLOT_COST, cost_cols[q.cost], q.budget_usd, NULL, "cost", cost_note,
 				sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);

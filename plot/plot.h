@@ -11,8 +11,11 @@
  * Kinds:
  *   tta    predict/compare/sweep rows: tta_s (and ttt_s, dashed) vs GPUs, one line per system and
  *          GPUs per node (scale up vs scale out), log axes;
- *   cost   the same rows: capex (and energy per run when energy_J is there) vs tta_s, the Pareto front
- *          (neither faster nor cheaper exists) marked, a budget as a horizontal line;
+ *   cost   the same rows: capex, rent or TCO per run (plot_data.cost_col; and energy per run when energy_J is
+ *          there) vs tta_s, the Pareto front (neither faster nor cheaper exists) marked, a budget as a line;
+ * Placement charts mark extrapolated points (the CSV's extrapolated column), label time axes in s/min/h/d
+ * at every scale and money in dollars ($250k, $1.5M), and name each line at its end (lines that end
+ * together share one label).
  *   parity validate --detail rows: predicted vs measured, y = x and the +-10% band, log axes;
  *   epochs the engine's measurement CSV (docs/design.md "Measurement CSV"), rows with epoch >= 1: throughput
  *          and top-1 vs elapsed time.
@@ -44,6 +47,9 @@ typedef struct plot_data {
 	int nseries;
 	plot_series *series; /* [nseries], in order of first appearance */
 	bool has_y2;         /* some y2 is a number */
+	bool has_mark;       /* some point is marked extrapolated */
+	const char *cost_col; /* cost: the money column on y - capex_usd (NULL), rent_usd or tco_usd: the cost the
+			       * reader ranks by. Set after plot_data_begin, before the rows. */
 	int dropped;         /* placement charts: series left out to keep the chart readable (PLOT_MAX_SERIES) */
 } plot_data;
 

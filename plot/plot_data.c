@@ -184,13 +184,15 @@ static int placement_label(const csv_table *t, int r, int csys, int cgpn, char *
 
 static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
 {
-	const char *needs = k == PLOT_TTA ? "system, gpus_per_node, gpus, tta_s (ttt_s optional)"
-					  : "system, gpus_per_node, gpus, tta_s, capex_usd (energy_J optional)";
+	const char *money = d->cost_col ? d->cost_col : "capex_usd";
+	char needs_cost[160];
+	snprintf(needs_cost, sizeof needs_cost, "system, gpus_per_node, gpus, tta_s, %s (energy_J optional)", money);
+	const char *needs = k == PLOT_TTA ? "system, gpus_per_node, gpus, tta_s (ttt_s optional)" : needs_cost;
 	int csys, cgpn, cg, ctta, ccap = -1;
 	if (need_col(t, "system", k, needs, &csys) < 0 || need_col(t, "gpus_per_node", k, needs, &cgpn) < 0 ||
 	    need_col(t, "gpus", k, needs, &cg) < 0 || need_col(t, "tta_s", k, needs, &ctta) < 0)
 		return ERR_INPUT;
-	if (k == PLOT_COST && need_col(t, "capex_usd", k, needs, &ccap) < 0)
+	if (k == PLOT_COST && need_col(t, money, k, needs, &ccap) < 0)
 		return ERR_INPUT;
 	int cy2 = csv_table_col(t, k == PLOT_TTA ? "ttt_s" : "energy_J");
 	int cfits = csv_table_col(t, "fits"), cextra = csv_table_col(t, "extrapolated");
@@ -378,8 +380,10 @@ int plot_data_end(plot_data *d, const char *name)
 			series_free(s);
 			continue;
 		}
-		for (int j = 0; j < s->n; j++)
+		for (int j = 0; j < s->n; j++) {
 			d->has_y2 |= !isnan(s->y2[j]);
+			d->has_mark |= s->mark[j] != 0;
+		}
 		total += s->n;
 		d->series[kept++] = *s;
 	}
@@ -387,8 +391,11 @@ int plot_data_end(plot_data *d, const char *name)
 	if ((kind == PLOT_TTA || kind == PLOT_COST) && d->nseries > PLOT_MAX_SERIES)
 		keep_fastest(d, kind);
 	if (total == 0) {
+		const char *money = d->cost_col ? d->cost_col : "capex_usd";
 		plot_data_free(d);
-		return err_set("%s: no row has anything to draw on a %s chart%s", name, plot_kind_name(kind), kind == PLOT_COST ? " (rows need tta_s and capex_usd)" : "");
+		return err_set("%s: no row has anything to draw on a %s chart%s%s%s", name, plot_kind_name(kind),
+			       kind == PLOT_COST ? " (rows need tta_s and " : "", kind == PLOT_COST ? money : "",
+			       kind == PLOT_COST ? ")" : "");
 	}
 	return 0;
 }

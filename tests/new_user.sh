@@ -84,5 +84,12 @@ if [ -z "$b" ]; then echo "FAIL the memory error suggests no batch: $(cat err.tx
 else "$S" predict --system dgxh100 --batch-per-gpu "$b" >/dev/null 2>err.txt ||
 	{ echo "FAIL the suggested --batch-per-gpu $b does not fit either: $(cat err.txt)"; fail=1; }; fi
 
+# the report's cost chart plots the cost the reader ranked by (rent: the rentals, which have no capex)
+if command -v gnuplot >/dev/null 2>&1; then
+	"$S" report --systems lambda-hgx-b200,coreweave-hgx-b200 --gpus 8,16 --cost rent --out rrep >/dev/null 2>err.txt ||
+		{ echo "FAIL report --cost rent: $(cat err.txt)"; fail=1; }
+	grep -q "rent per run" rrep/cost.svg 2>/dev/null || { echo "FAIL report --cost rent: cost.svg does not plot rent"; fail=1; }
+fi
+
 [ $fail -eq 0 ] && echo "new_user: every case refused or labelled"
 exit $fail
