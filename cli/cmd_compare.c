@@ -110,7 +110,8 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
 		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
-		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
+		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), cli_stack_label(&w->sc, st, sizeof st));
@@ -144,6 +145,12 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		printf("(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
 		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
 									 : "not recommended without --extrapolate");
+	int below = 0;
+	for (int i = 0; i < nrows; i++)
+		below += rows[i].r.fits && rows[i].r.extrapolated_below;
+	if (below)
+		printf("(< = global batch below the smallest measured convergence point (%.0f): epochs held at its "
+		       "value, extrapolated)\n", model_conv_min_batch(&rows[0].sc));
 	if (skipped_whole)
 		printf("(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
 		       skipped_whole, skipped_whole > 1 ? "s" : "", left_out);

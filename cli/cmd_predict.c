@@ -89,6 +89,8 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	printf("  epochs             %.1f%s\n", r->epochs,
 	       sc->epochs > 0 ? " (--epochs)"
 	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
+	       : r->extrapolated_below ? " (EXTRAPOLATED: the global batch is below the smallest measured convergence "
+					 "point; epochs held at its value)"
 	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
 				       : " (MLPerf convergence curve at this global batch)");
 	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),

@@ -532,7 +532,7 @@ void cli_result_csv_header_cells(csvw *w)
 		"data_s", "io_s", "bottleneck", "epochs", "epoch_s", "tta_s", "ttt_s",
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
-		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated",
+		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated", "extrapolated_below",
 	};
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
@@ -587,6 +587,7 @@ void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result 
 	csvw_num(w, r->tco_usd, 8);
 	csvw_int(w, model_domain_gpus(sc));
 	csvw_int(w, r->extrapolated ? 1 : 0);
+	csvw_int(w, r->extrapolated_below ? 1 : 0);
 }
 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
@@ -658,8 +659,8 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "energy_usd", r->energy_usd, true);
 	jnum(out, "rent_usd", r->rent_usd, true);
 	jnum(out, "tco_usd", r->tco_usd, true);
-	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
-		r->extrapolated ? "true" : "false");
+	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, \"extrapolated_below\": %s, ", model_domain_gpus(sc),
+		r->extrapolated ? "true" : "false", r->extrapolated_below ? "true" : "false");
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);

@@ -38,7 +38,8 @@ typedef struct plot_series {
 	int n, cap;
 	double *x, *y, *y2;
 	double *key;         /* tta/cost: the GPU count of each point (one point per count, the fastest); else NAN */
-	unsigned char *mark; /* tta/cost: 1 = extrapolated (global batch outside the measured convergence range) */
+	unsigned char *mark; /* tta/cost: 1 = extrapolated (global batch outside the measured convergence range:
+			      * the extrapolated or extrapolated_below column) */
 	double *t_s;         /* tta/cost: the point's time to accuracy, which picks the fastest per GPU count */
 } plot_series;
 

@@ -196,6 +196,7 @@ static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
 		return ERR_INPUT;
 	int cy2 = csv_table_col(t, k == PLOT_TTA ? "ttt_s" : "energy_J");
 	int cfits = csv_table_col(t, "fits"), cextra = csv_table_col(t, "extrapolated");
+	int cbelow = csv_table_col(t, "extrapolated_below");
 	for (int r = 0; r < t->nrows; r++) {
 		if (cfits >= 0 && strcmp(t->cells[r][cfits], "0") == 0)
 			continue; /* does not fit in memory: no time */
@@ -208,7 +209,8 @@ static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
 		if (isnan(g) || isnan(tta))
 			continue;
 		plot_series *s = series_get(d, label);
-		int extra = cextra >= 0 && strcmp(t->cells[r][cextra], "1") == 0;
+		int extra = (cextra >= 0 && strcmp(t->cells[r][cextra], "1") == 0) ||
+			    (cbelow >= 0 && strcmp(t->cells[r][cbelow], "1") == 0);
 		if (k == PLOT_COST) {
 			if (isnan(cap))
 				continue; /* unpriced: no point on a cost chart */

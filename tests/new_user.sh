@@ -84,6 +84,15 @@ if [ -z "$b" ]; then echo "FAIL the memory error suggests no batch: $(cat err.tx
 else "$S" predict --system dgxh100 --batch-per-gpu "$b" >/dev/null 2>err.txt ||
 	{ echo "FAIL the suggested --batch-per-gpu $b does not fit either: $(cat err.txt)"; fail=1; }; fi
 
+# below the smallest measured global batch (1,632) the epochs are extrapolated too, and say so
+"$S" predict --system dgxh100 --gpus-per-node 1 --format csv >one.csv 2>err.txt || { echo "FAIL predict 1 GPU: $(cat err.txt)"; fail=1; }
+c=$(head -1 one.csv | tr ',' '\n' | grep -n '^extrapolated_below$' | cut -d: -f1)
+[ -n "$c" ] && [ "$(sed -n 2p one.csv | cut -d, -f"$c")" = 1 ] || { echo "FAIL predict on 1 GPU: extrapolated_below not 1"; fail=1; }
+"$S" predict --system dgxh100 --gpus-per-node 1 | grep -q "epochs.*EXTRAPOLATED.*below" ||
+	{ echo "FAIL predict on 1 GPU: the epochs line does not say they are extrapolated below"; fail=1; }
+"$S" predict --system dgxh100 --nodes 2 --format csv >two.csv 2>/dev/null
+[ "$(sed -n 2p two.csv | cut -d, -f"$c")" = 0 ] || { echo "FAIL predict 2x8 (global batch in range) marked below"; fail=1; }
+
 # the report's cost chart plots the cost the reader ranked by (rent: the rentals, which have no capex)
 if command -v gnuplot >/dev/null 2>&1; then
 	"$S" report --systems lambda-hgx-b200,coreweave-hgx-b200 --gpus 8,16 --cost rent --out rrep >/dev/null 2>err.txt ||
