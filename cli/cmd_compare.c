@@ -100,15 +100,21 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	char target[64];
 	printf("scaleplan compare: %ld GPUs, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
 	       cli_target_label(&s->spec, target, sizeof target), prec, s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
-	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
+	/* ids in full: the columns as wide as the longest (coreweave-gb200-nvl72 is 21 characters) */
+	int wsys = 16, wgpu = 15;
+	for (int i = 0; i < nrows; i++) {
+		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
+		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
+	}
+	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", wsys, "system",
+	       wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
 	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
-		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		printf("%4d %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
+		       i + 1, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
 		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",

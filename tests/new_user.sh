@@ -93,6 +93,12 @@ c=$(head -1 one.csv | tr ',' '\n' | grep -n '^extrapolated_below$' | cut -d: -f1
 "$S" predict --system dgxh100 --nodes 2 --format csv >two.csv 2>/dev/null
 [ "$(sed -n 2p two.csv | cut -d, -f"$c")" = 0 ] || { echo "FAIL predict 2x8 (global batch in range) marked below"; fail=1; }
 
+# ids in tables in full; hw show does not say "decode threads 0"
+"$S" compare --gpus 16 --systems coreweave-gb200-nvl72,coreweave-hgx-h100 >out.txt 2>&1
+grep -q "coreweave-gb200-nvl72 " out.txt && grep -q "coreweave-hgx-h100 " out.txt ||
+	{ echo "FAIL compare truncates ids: $(grep coreweave out.txt | head -2)"; fail=1; }
+"$S" hw show tf1-hvd | grep -q "decode threads 0" && { echo "FAIL hw show tf1-hvd says decode threads 0"; fail=1; }
+
 # the report's cost chart plots the cost the reader ranked by (rent: the rentals, which have no capex)
 if command -v gnuplot >/dev/null 2>&1; then
 	"$S" report --systems lambda-hgx-b200,coreweave-hgx-b200 --gpus 8,16 --cost rent --out rrep >/dev/null 2>err.txt ||
