@@ -154,6 +154,20 @@ static void put_time_tics(FILE *f, const char *axis, double lo_min, double hi_mi
 
 /* A money axis (USD) labelled "$500", "$250k", "$1.5M", "$2B": 10^k first, then 2 and 5 x 10^k, then 1.5, 3, 7 where
  * there is room (put_tics): never 1e+07. */
+/* "$500", "$250k", "$1.5M", "$2B". Returns buf. */
+static char *usd_short(double x, char *buf, size_t len_B)
+{
+	if (x >= 1e9)
+		snprintf(buf, len_B, "$%gB", x / 1e9);
+	else if (x >= 1e6)
+		snprintf(buf, len_B, "$%gM", x / 1e6);
+	else if (x >= 1e3)
+		snprintf(buf, len_B, "$%gk", x / 1e3);
+	else
+		snprintf(buf, len_B, "$%g", x);
+	return buf;
+}
+
 static void put_money_tics(FILE *f, const char *axis, double lo, double hi)
 {
 	static const double mant[] = {1, 1.5, 2, 3, 5, 7};
@@ -168,15 +182,7 @@ static void put_money_tics(FILE *f, const char *axis, double lo, double hi)
 			double x = mant[m] * pow(10, e);
 			v[n] = x;
 			rank[n] = mrank[m];
-			if (x >= 1e9)
-				snprintf(text[n], sizeof text[n], "$%gB", x / 1e9);
-			else if (x >= 1e6)
-				snprintf(text[n], sizeof text[n], "$%gM", x / 1e6);
-			else if (x >= 1e3)
-				snprintf(text[n], sizeof text[n], "$%gk", x / 1e3);
-			else
-				snprintf(text[n], sizeof text[n], "$%g", x);
-			label[n] = text[n];
+			label[n] = usd_short(x, text[n], sizeof text[n]);
 		}
 	put_tics(f, axis, v, label, rank, n, lo, hi);
 }
@@ -440,8 +446,9 @@ static void put_marked(FILE *f, const plot_data *d, const char *cols)
 			any |= d->series[i].mark[j] != 0;
 		if (!any)
 			continue;
-		fprintf(f, ", \\\n     $d%d using %s with points pt 6 ps 2.4 lw 1.5 lc rgb 'black' ", i, cols);
-		fputs(titled ? "notitle" : "title 'extrapolated: global batch outside the measured convergence range'", f);
+		/* an open diamond: not the Pareto front's circle */
+		fprintf(f, ", \\\n     $d%d using %s with points pt 12 ps 2.6 lw 1.2 lc rgb '#555555' ", i, cols);
+		fputs(titled ? "notitle" : "title 'epochs extrapolated (batch outside the measured range)'", f);
 		titled = true;
 	}
 }
@@ -512,8 +519,11 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputs(", \\\n     $front using 1:2 with linespoints lc rgb 'black' lw 1.5 pt 6 ps 2.2 title 'Pareto front'", f);
 	if (d->has_mark)
 		put_marked(f, d, "1:($4 > 0 ? $2 : NaN)");
-	if (!isnan(o->budget_usd))
-		fprintf(f, ", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 3 title 'budget $%.0f'", o->budget_usd);
+	if (!isnan(o->budget_usd)) {
+		char b[32];
+		fprintf(f, ", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 3 title 'budget %s'",
+			usd_short(o->budget_usd, b, sizeof b));
+	}
 	fputc('\n', f);
 	if (!d->has_y2)
 		return;
