@@ -102,9 +102,15 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       cli_fmt_duration(r->boundary_s, d4, sizeof d4));
 	/* staging_s holds the copy to the drives (a staging stack) and the first epoch's reads beyond a steady
 	 * epoch: a stack that does not stage reads storage cold in its first epoch, which is not staging */
-	printf("  time to accuracy   %s  wall clock = start-up %s + %s %s + time to train\n",
-	       cli_fmt_duration(r->tta_s, d3, sizeof d3), cli_fmt_duration(r->startup_s, d1, sizeof d1),
-	       sc->stack.staged ? "data staging" : "cold first-epoch storage reads", cli_fmt_duration(r->staging_s, d2, sizeof d2));
+	if (r->staging_s == 0 && !sc->node.storage_id) /* not "data staging 0.0 s": there was nothing to copy */
+		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
+		       "drives already: nothing to stage)\n",
+		       cli_fmt_duration(r->tta_s, d3, sizeof d3), cli_fmt_duration(r->startup_s, d1, sizeof d1));
+	else
+		printf("  time to accuracy   %s  wall clock = start-up %s + %s %s + time to train\n",
+		       cli_fmt_duration(r->tta_s, d3, sizeof d3), cli_fmt_duration(r->startup_s, d1, sizeof d1),
+		       sc->stack.staged ? "data staging" : "cold first-epoch storage reads",
+		       cli_fmt_duration(r->staging_s, d2, sizeof d2));
 	print_money(sc, r);
 }
 

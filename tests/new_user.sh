@@ -99,6 +99,9 @@ grep -q "coreweave-gb200-nvl72 " out.txt && grep -q "coreweave-hgx-h100 " out.tx
 	{ echo "FAIL compare truncates ids: $(grep coreweave out.txt | head -2)"; fail=1; }
 "$S" hw show tf1-hvd | grep -q "decode threads 0" && { echo "FAIL hw show tf1-hvd says decode threads 0"; fail=1; }
 
+# no "data staging 0.0 s" where the data set is on the nodes' drives already (nothing is copied)
+"$S" predict --system dgxh100 | grep -q "data staging 0.0 s" && { echo "FAIL predict says data staging 0.0 s"; fail=1; }
+
 # the report's cost chart plots the cost the reader ranked by (rent: the rentals, which have no capex)
 if command -v gnuplot >/dev/null 2>&1; then
 	"$S" report --systems lambda-hgx-b200,coreweave-hgx-b200 --gpus 8,16 --cost rent --out rrep >/dev/null 2>err.txt ||
