@@ -21,8 +21,11 @@ rows=$(($(wc -l <thrice.csv) - 1))
 [ "$rows" -gt 400000 ] || { echo "FAIL setup: only $rows rows"; exit 1; }
 
 "$S" plot once.csv --format svg --out once >/dev/null 2>&1 || { echo "FAIL plot once.csv"; fail=1; }
-# 200 MB of address space for scaleplan and gnuplot each: the file is ~150 MB, its cells several times that
-(ulimit -v 200000 && "$S" plot thrice.csv --format svg --out thrice) >out.txt 2>err.txt ||
+# 200 MB of address space for scaleplan and gnuplot each: the file is ~150 MB, its cells several times that.
+# A sanitizer build reserves terabytes of shadow address space: there the limit is left out.
+limit="ulimit -v 200000"
+case "${BUILD:-build}" in *san*) limit=: ; echo "plot_stream: sanitizer build: no address-space limit" ;; esac
+(eval "$limit" && "$S" plot thrice.csv --format svg --out thrice) >out.txt 2>err.txt ||
 	{ echo "FAIL plot of a $rows-row CSV under a 200 MB limit: $(head -c 300 err.txt)"; fail=1; }
 cmp -s once.svg thrice.svg || { echo "FAIL the rows three times over draw another chart than once"; fail=1; }
 # not a terminal here: progress lines, never a carriage return
