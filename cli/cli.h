@@ -138,6 +138,9 @@ int cli_scen_longopts(struct option *opts, int from, int max);
 int cli_scen_option(cli_scen *s, int opt, const char *arg);
 /* Prints the shared options' help. */
 void cli_scen_help(FILE *out);
+/* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
+ * refuses), so that every option a --help lists is one the command accepts (tests/help_options.sh). */
+void cli_scen_help_except(FILE *out, const char *omit);
 /* Loads the database and parameters and checks every id given (unknown ids get suggestions).
  * EXIT_OK, EXIT_INPUT or EXIT_ENV. */
 int cli_scen_load(cli_scen *s);
@@ -185,6 +188,19 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
+/* cli/optcheck.c: checks across options (issue 35), each printing "scaleplan CMD: ..." and returning an
+ * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
+int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
+/* --runs-per-month more than fit a month of wall clock at tta_s per run (the fastest option's): */
+int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s);
+/* "75.9% top-1" or "70.0% top-1 in 20 epochs (--epochs)": what a header says the run trains to. */
+char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
+/* The largest batch per GPU below sc's (halving) that fits the GPU's memory; 0 when none does.
+ * sc's batch is left as it was. */
+int cli_batch_that_fits(model_scenario *sc, const model_params *p);
+/* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
+ * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
+char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, char *buf, size_t len_B);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -40,6 +40,8 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
 		}
 	} else {
 		char buf[2048], *save = NULL, where[64];
+		if (cli_check_systems_unique(cmd, &s->db, systems))
+			return EXIT_INPUT;
 		snprintf(buf, sizeof(buf), "%s", systems);
 		snprintf(where, sizeof where, "%s: --systems", cmd);
 		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
@@ -65,7 +67,11 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	double best_s = INFINITY;
+	for (int i = 0; i < *nrows; i++)
+		if ((*rows)[i].r.fits && (*rows)[i].r.tta_s < best_s)
+			best_s = (*rows)[i].r.tta_s;
+	return cli_check_runs_fit(cmd, &s->spec.money, best_s);
 }
 
 static void compare_usage(FILE *out)
@@ -79,13 +85,13 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
-		"                  'all' = every system in the database)\n"
+		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200,\n"
+		"                  dgxb200, hgx-b300, gb200-nvl72; 'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
 		"\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
 /* The ranked table: one line per placement with its breakdown, money and what it fails. */
@@ -98,20 +104,30 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->spec.precision));
 			break;
 		}
-	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
+	char target[64];
+	printf("scaleplan compare: %ld GPUs, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+	       cli_target_label(&s->spec, target, sizeof target), prec,
 	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
 	       plan_order_text(q, order, sizeof order));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
-	       "system", "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
-	       "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets", "stack (data path)");
+	/* ids in full: the columns as wide as the longest (coreweave-gb200-nvl72 is 21 characters) */
+	int wsys = 16, wgpu = 15;
+	for (int i = 0; i < nrows; i++) {
+		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
+		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
+	}
+	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
+	       wsys, "system", wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck",
+	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets",
+	       "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
-		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		printf("%4d %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
+		       i + 1, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
-		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
+		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
@@ -143,7 +159,7 @@ static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 
 /* What the table's money columns mean and what was left out. */
 static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row *rows, int nrows, int skipped_net,
-			int skipped_whole)
+			int skipped_whole, const char *left_out)
 {
 	int unpriced = 0, partial = 0;
 	for (int i = 0; i < nrows; i++) {
@@ -172,9 +188,15 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		printf("(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
 		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
 									 : "not recommended without --extrapolate");
+	int below = 0;
+	for (int i = 0; i < nrows; i++)
+		below += rows[i].r.fits && rows[i].r.extrapolated_below;
+	if (below)
+		printf("(< = global batch below the smallest measured convergence point (%.0f): epochs held at its "
+		       "value, extrapolated)\n", model_conv_min_batch(&rows[0].sc));
 	if (skipped_whole)
-		printf("(%d system%s left out: N is not a multiple of their GPUs per node; --partial-nodes shows them)\n",
-		       skipped_whole, skipped_whole > 1 ? "s" : "");
+		printf("(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
+		       skipped_whole, skipped_whole > 1 ? "s" : "", left_out);
 	if (skipped_net)
 		printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 		       skipped_net, skipped_net > 1 ? "s" : "");
@@ -345,7 +367,11 @@ int cmd_compare(int argc, char **argv)
 		plan_decide(&q, rows, nrows, &a);
 		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
 	}
-	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
+	{
+		char left_out[1024];
+		cli_left_out_names(cand, ncand, q.partial_nodes ? 0 : gpus, left_out, sizeof left_out);
+		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
+	}
 	fflush(stdout);
 	if (outpath)
 		rc = write_csv(outpath, &q, rows, nrows); /* last: see write_csv */

@@ -127,6 +127,8 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	printf("  epochs             %.1f%s\n", r->epochs,
 	       sc->epochs > 0 ? " (--epochs)"
 	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
+	       : r->extrapolated_below ? " (EXTRAPOLATED: the global batch is below the smallest measured convergence "
+					 "point; epochs held at its value)"
 	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
 				       : " (MLPerf convergence curve at this global batch)");
 	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
@@ -138,10 +140,15 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       cli_fmt_duration(r->boundary_s, d4, sizeof d4));
 	/* staging_s is the copy to the drives before the clock (a staging stack); a stack that does not stage
 	 * reads storage cold in its first epoch, inside time to train (model.c warmup_time_s) */
-	if (sc->stack.staged)
+	if (sc->stack.staged && !(r->staging_s == 0 && !sc->node.storage_id))
 		printf("  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
 		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       cli_fmt_duration(r->startup_s, d1, sizeof d1), cli_fmt_duration(r->staging_s, d2, sizeof d2));
+	else if (sc->stack.staged) /* not "data staging 0.0 s": there was nothing to copy */
+		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
+		       "drives already: nothing to stage)\n",
+		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
 	else
 		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (no staging: the stack reads "
 		       "storage cold in its first epoch, inside time to train)\n",
@@ -214,13 +221,18 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	if (!r.fits && s.spec.batch_per_gpu > 0) {
-		fprintf(stderr,
-			"scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (try --batch-per-gpu %d)\n",
-			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9,
-			sc.batch_per_gpu / 2 > 0 ? sc.batch_per_gpu / 2 : 1);
+		int fit = cli_batch_that_fits(&sc, &s.params);
+		char hint[64] = "no batch per GPU fits";
+		if (fit > 0)
+			snprintf(hint, sizeof hint, "try --batch-per-gpu %d", fit);
+		fprintf(stderr, "scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (%s)\n",
+			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9, hint);
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	rc = cli_check_runs_fit("predict", &sc.money, r.tta_s);
+	if (rc)
+		goto out;
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
 		cli_result_csv_header(w);

@@ -363,7 +363,8 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 	doc_h(d, 2, "Assumptions");
 	doc_p(d, "ResNet-50 v1.5 trained on %.0f images per epoch to %.1f%% top-1; epochs from the MLPerf convergence "
 		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
-		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
+		 "batch per GPU: of 256, 128 ... 8 that fit, the one of least time to accuracy (inside the measured "
+		 "convergence range first). Hardware from the built-in database%s "
 		 "(`scaleplan hw show ID` gives each figure's source).",
 	      s->spec.images, 100 * s->spec.target_top1, model_precision_name(s->spec.precision), s->hwdb_dir ? " with an overlay" : "");
 	section_money(d, s);
@@ -500,7 +501,7 @@ static bool sens_chart(const char *dir, const rep_sens *rs, char *note, size_t l
 		int i = order[k];
 		snprintf(label, sizeof label, "%s %s-%s", model_sens_name((model_sens_input)i),
 			 sens_in(i, rs->s[i].lo_in, lo, sizeof lo), sens_in(i, rs->s[i].hi_in, hi, sizeof hi));
-		plot_data_add(&pd, label, rs->s[i].lo_usd, rs->s[i].hi_usd, rs->base);
+		plot_data_add_point(&pd, label, rs->s[i].lo_usd, rs->s[i].hi_usd, rs->base);
 	}
 	if (rs->alt)
 		snprintf(alt, sizeof alt, "%s %.2f USD", opt_name(rs->alt, an, sizeof an), rs->alt_base);
@@ -629,8 +630,8 @@ static void section_money(rep_doc *d, const cli_scen *s)
 }
 
 /* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
-static bool chart(const char *dir, const char *csv_path, plot_kind kind, double budget_usd, const char *title,
-		  const char *name, char *note, size_t len_B)
+static bool chart(const char *dir, const char *csv_path, plot_kind kind, const char *cost_col, double budget_usd,
+		  const char *title, const char *name, char *note, size_t len_B)
 {
 	csv_table t;
 	plot_data pd = {0};
@@ -639,8 +640,9 @@ static bool chart(const char *dir, const char *csv_path, plot_kind kind, double 
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
-	const csv_table *tp = &t;
-	if (plot_data_build(&pd, kind, &tp, 1) < 0) {
+	plot_data_begin(&pd, kind);
+	pd.cost_col = cost_col; /* the cost the reader ranked by (--cost) */
+	if (plot_data_add(&pd, &t) < 0 || plot_data_end(&pd, csv_path) < 0) {
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
@@ -693,7 +695,7 @@ static void report_usage(FILE *out)
 		REP_MAX_GPUS);
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
 }
 
 /* report.md and index.html into dir. */
@@ -726,7 +728,9 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	else
 		doc_p(&d, "No time-to-accuracy chart: %s", tta_note);
 	if (cost_ok)
-		doc_img(&d, "cost.svg", "capex and energy per run vs time to accuracy, Pareto front marked");
+		doc_img(&d, "cost.svg", q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
+					: q->cost == PLAN_TCO ? "owner's cost and energy per run vs time to accuracy, Pareto front marked"
+							      : "capex and energy per run vs time to accuracy, Pareto front marked");
 	else
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
@@ -882,16 +886,17 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	char tta_note[512] = "", cost_note[512] = "";
-	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
+	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NULL, NAN, NULL, "tta", tta_note, sizeof tta_note);
 	int priced = 0;
 	for (int i = 0; i < nrows; i++)
-		priced += rows[i].r.fits && isfinite(rows[i].r.capex_usd);
+		priced += rows[i].r.fits && isfinite(plan_cost_usd(q.cost, &rows[i].r));
 	bool cost_ok = false;
+	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
 	if (priced == 0)
-		snprintf(cost_note, sizeof cost_note, "none of these systems has a list price in the hardware database "
-						      "(`scaleplan hw show ID`; an --hwdb overlay can add one).");
+		snprintf(cost_note, sizeof cost_note, "none of these systems has a %s price in the hardware database "
+			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q.cost));
 	else
-		cost_ok = chart(tmpdir, csvp, PLOT_COST, q.cost == PLAN_CAPEX ? q.budget_usd : NAN, NULL, "cost", cost_note,
+		cost_ok = chart(tmpdir, csvp, PLOT_COST, cost_cols[q.cost], q.budget_usd, NULL, "cost", cost_note,
 				sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);

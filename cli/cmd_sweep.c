@@ -65,6 +65,21 @@ static int sw_by_rank(const void *a, const void *b)
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
 }
 
+/* Ranks the rows; millions take seconds: a progress bar unless quiet. 0 or ERR_INTR. */
+static int sw_sort(sw_row *rows, long nrows, bool quiet)
+{
+	progress pg;
+	if (quiet)
+		return sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	progress_init(&pg, "sweep: ranking", nrows);
+	int rc = sort_intr_progress(rows, (size_t)nrows, sizeof(*rows), sw_by_rank, &pg);
+	if (rc == 0)
+		progress_finish(&pg);
+	else
+		progress_break(&pg);
+	return rc;
+}
+
 /* The message and exit status of a sweep stopped by SIGINT/SIGTERM. */
 static int sw_interrupted(const char *when, const char *outpath)
 {
@@ -175,7 +190,8 @@ static void sweep_usage(FILE *out)
 		"  --systems LIST   systems (default all of today's: end-of-life ones with --include-eol or by name);\n"
 		"                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
 		"                   --partial-nodes beyond one node)\n"
-		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
+		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
+		"                   the one of least time to accuracy\n"
 		"  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
 		"  --system ID      the same as --systems ID\n"
 		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
@@ -186,7 +202,7 @@ static void sweep_usage(FILE *out)
 		"\n");
 	cli_ask_help(out, true);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,batch-per-gpu,global-batch"); /* lists, above */
 }
 
 /* The checks between options once all are read. EXIT_OK or EXIT_INPUT (message printed). */
@@ -415,15 +431,23 @@ static void sw_print_skips(FILE *f, const sw_opts *o, const sw_grid *g)
 static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 {
 	intr_phase("sort"); /* millions of rows take seconds to rank and to write: both phases answer a signal */
-	if (o->q.goal != PLAN_GRID && g->nrows > 0 &&
-	    sort_intr(g->rows, (size_t)g->nrows, sizeof(*g->rows), sw_by_rank) == ERR_INTR)
+	if (o->q.goal != PLAN_GRID && g->nrows > 0 && sw_sort(g->rows, g->nrows, o->quiet) == ERR_INTR)
 		return sw_interrupted("while ranking the rows", o->outpath);
 	intr_phase("write");
+	progress pg;
+	bool show = !o->quiet && o->q.goal != PLAN_GRID;
+	if (show)
+		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
 		model_scenario *sc = &g->blocks[g->rows[i].block];
 		model_result r;
-		if (intr_pending())
+		if (intr_pending()) {
+			if (show)
+				progress_break(&pg);
 			return sw_interrupted("while writing the rows", o->outpath);
+		}
+		if (show && (i & 4095) == 0)
+			progress_update(&pg, i);
 		sc->nodes = g->rows[i].nodes;
 		sc->batch_per_gpu = g->rows[i].batch;
 		if (model_predict(sc, &o->s.params, &r)) { /* predicted once already: cannot fail */
@@ -431,6 +455,10 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 			return EXIT_INPUT;
 		}
 		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v);
+	}
+	if (show) {
+		progress_update(&pg, g->nrows);
+		progress_finish(&pg);
 	}
 	if (intr_pending()) /* the streamed grid (--rank-by none) ends here */
 		return sw_interrupted("while writing the rows", o->outpath);

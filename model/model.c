@@ -50,6 +50,11 @@ double model_conv_max_batch(const model_scenario *sc)
 	return fmax(rcp_batch[RCP_N - 1], sc->epochs_anchor_batch);
 }
 
+double model_conv_min_batch(const model_scenario *sc)
+{
+	return sc->epochs_anchor_batch > 0 ? fmin(rcp_batch[0], sc->epochs_anchor_batch) : rcp_batch[0];
+}
+
 bool model_batch_over_epoch(const model_scenario *sc)
 {
 	return (double)sc->nodes * sc->node.gpus_per_node * sc->batch_per_gpu > sc->images;
@@ -581,6 +586,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 			       r->global_batch, r->gpus, b, sc->images);
 	r->epochs = model_run_epochs(sc, p, r->global_batch);
 	r->extrapolated = !(sc->epochs > 0) && r->global_batch > model_conv_max_batch(sc);
+	r->extrapolated_below = !(sc->epochs > 0) && r->global_batch < model_conv_min_batch(sc);
 	node_W = n->power_W;
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;

@@ -336,6 +336,8 @@ typedef struct model_result {
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
 	bool extrapolated;       /* the global batch is above the largest measured convergence point
 				  * (model_conv_max_batch): epochs come from the curve's last slope */
+	bool extrapolated_below; /* the global batch is below the smallest measured convergence point
+				  * (model_conv_min_batch): epochs held at that point's (model_epochs) */
 	/* money: capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price); rent_usd rents the whole
 	 * nodes for tta_s; energy_usd = energy_J in kWh x kwh_usd; tco_usd is the owner's cost of this run:
 	 * the capex share (model_money) + energy. NAN where the price is unknown. */
@@ -487,6 +489,8 @@ bool model_batch_over_epoch(const model_scenario *sc);
 /* The largest global batch whose epochs were measured: the last MLPerf v4.0 reference convergence point
  * (67,840), or the user's anchored run when larger. */
 double model_conv_max_batch(const model_scenario *sc);
+/* The smallest: the first MLPerf v4.0 reference convergence point (1,632), or the anchored run when smaller. */
+double model_conv_min_batch(const model_scenario *sc);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
 /* The same pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute

@@ -217,6 +217,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is: 1 of
 	 * runs_per_month, else its share of the utilised time */
 	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MONTH_S);
+	/* no more runs fit a month than its wall clock holds back to back: never below that share */
+	share = fmax(share, r->tta_s / MONTH_S);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double fix = fixed_month(sc, r, r->capex_usd, &sup_m, &fac_m);
 	r->support_usd = isfinite(r->capex_usd) ? sup_m * share : NAN;
