@@ -60,6 +60,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/model.h"
+
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
 #define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (refdata/seed_facts.md) */
 #define CAL_MLLOG_STR 128
@@ -443,5 +445,59 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 void cal_vtable_free(cal_vtable *vt);
 /* Prints the table for people (format "table"), as CSV ("csv") or as a Markdown table ("md"). */
 void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out);
+
+/* ---- 90% prediction intervals from held-out residuals (cal_interval.c; issue 31) ----
+ * `scaleplan validate` records each held-out prediction it makes (the model column's throughput points, the
+ * whole-run group's ttt and tta); cal_interval_derive turns them into model/intervals.csv's table
+ * (`make intervals`), cal_interval_coverage checks how often they fall inside. */
+typedef struct cal_resid {
+	model_quantity q;
+	model_basis basis;   /* how the point's GPU is known without the point (cal_point_basis) */
+	int nodes;
+	double measured, predicted;
+} cal_resid;
+
+/* How far the default model (no --measured) missed one generation against another: the mean of
+ * ln(predicted / measured) over `to`'s points minus the same over `from`'s (the error of the model's
+ * to/from speed ratio), on the points of the stacks both have (else all of each GPU's points). */
+typedef struct cal_miss {
+	const char *from, *to;   /* database GPU ids */
+	bool same_arch;          /* a transfer within an architecture (H100 -> H200) */
+	bool same_stack;         /* computed on shared stacks */
+	int n_from, n_to;        /* points used (0: no such points: miss NAN) */
+	double miss;             /* log */
+} cal_miss;
+
+/* The derived table: log bounds lo <= 0 <= hi of ln(measured / predicted), per basis, scale and quantity. */
+typedef struct cal_itable {
+	double lo[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
+	double hi[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
+	int n[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
+	char how[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES][200];
+} cal_itable;
+
+/* The basis point i's GPU would have without the point: measured when another point of kind throughput
+ * has its GPU, transfer when one of its architecture does (db), else estimate. */
+model_basis cal_point_basis(const cal_data *d, int i, const struct hw_db *db);
+/* The miss of the default model from one GPU to another: default_pred[i] is point i's default-model
+ * prediction (NAN: none), stack[i] its stack (may be NULL). */
+void cal_transfer_miss(const cal_data *d, const double *default_pred, const char *const *stack, const char *from,
+		       const char *to, const struct hw_db *db, cal_miss *m);
+/* Builds the table (rules in cal_interval.c's head comment; model_interval_conformal per pool). skip >= 0
+ * leaves residual `skip` out (leave-one-out coverage). 0, or ERR_INPUT when there is no measured throughput
+ * residual to start from. */
+int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *miss, int nmiss, cal_itable *t);
+/* The database ids of the GPUs with results in d (throughput and run points) and in the built-in MLPerf v4.0
+ * phase table, sorted, into *ids (caller frees each and the array). Returns how many. */
+int cal_measured_gpus(const cal_data *d, const struct hw_db *db, char ***ids);
+/* Writes model/intervals.csv: comment lines, the header kind,basis,scale,quantity,n,lo_x,hi_x,what, one
+ * interval row per basis x scale x quantity and one gpu row per id (through PATH.tmp, renamed). 0 or ERR_ENV /
+ * ERR_INPUT (err_path). */
+int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, char *const *gpus, int ngpus,
+		       const char *path);
+/* Coverage: the share of residuals whose measured / predicted lies inside the interval of their basis,
+ * scale and quantity, with the built-in table (model_interval_factors) and leave-one-out (each against a
+ * table derived without it). Prints a short table to out. */
+void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
 
 #endif

@@ -14,12 +14,20 @@ int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, cal_d
 		fprintf(stderr, "scaleplan %s: built-in reference data: %s\n", cmd, err_msg());
 		return EXIT_ENV;
 	}
+	int before = d->n;
 	for (int i = 0; i < in->npaths; i++) {
 		int r = cal_data_load_path(d, in->paths[i], in->target_top1, in->strict, stderr);
 		if (r < 0) {
 			fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
 			return exit_code_of(r);
 		}
+	}
+	/* files the user named that gave nothing at all are a mistake, not "the built-in data alone" (one bad
+	 * log among good ones is skipped with its message, as before) */
+	if (in->npaths > 0 && d->n == before) {
+		fprintf(stderr, "scaleplan %s: %s%s: no measurement read (expected measurement CSVs with a header "
+				"row, MLLOG logs, or folders of them)\n", cmd, in->paths[0], in->npaths > 1 ? " ..." : "");
+		return EXIT_INPUT;
 	}
 	cal_data_canonical(d, db);
 	int r = in->where ? cal_data_filter(d, in->where) : 0;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "hwdb/hw.h"
+#include "model/model.h"
 
 /* One subcommand: argv[0] is the command name, options follow. Returns an exit code (0, 1, 2). */
 typedef int (*cli_fn)(int argc, char **argv);
@@ -28,6 +29,31 @@ int cli_load_db(hw_db *db, const char *hwdb_dir);
 /* detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
  * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
 int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out, const char *detail);
+
+/* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
+ * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
+struct cal_resid;
+struct cal_point;
+typedef struct cli_resids {
+	struct cal_resid *r;
+	int n, cap;
+} cli_resids;
+void cli_resids_add(cli_resids *v, model_quantity q, model_basis b, int nodes, double measured, double predicted);
+void cli_resids_free(cli_resids *v);
+typedef struct cli_interval_in {
+	const char *hwdb_dir;
+	const hw_db *db;
+	const struct cal_data *d;
+	const char *intervals;    /* --intervals FILE, or NULL */
+	bool md;                  /* the coverage as a Markdown code block */
+	/* validate's model column without --measured (the default model) and the stack of a point */
+	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
+	void *default_ctx;
+	const char *(*stack_fn)(const struct cal_point *p);
+} cli_interval_in;
+/* Adds the whole-run residuals to v, writes in->intervals when set, prints the coverage to out (NULL: not).
+ * Returns an exit code (message printed). */
+int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);
@@ -112,6 +138,9 @@ int cli_scen_longopts(struct option *opts, int from, int max);
 int cli_scen_option(cli_scen *s, int opt, const char *arg);
 /* Prints the shared options' help. */
 void cli_scen_help(FILE *out);
+/* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
+ * refuses), so that every option a --help lists is one the command accepts (tests/help_options.sh). */
+void cli_scen_help_except(FILE *out, const char *omit);
 /* Loads the database and parameters and checks every id given (unknown ids get suggestions).
  * EXIT_OK, EXIT_INPUT or EXIT_ENV. */
 int cli_scen_load(cli_scen *s);
@@ -127,6 +156,10 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
 /* The same cells without ending the row and without the columns added last (stack), for commands that
  * append columns (sim, which adds stack after its own). */
 void cli_result_csv_header_cells(csvw *w);
+/* Every predict column but stack (the cells above, then those added since: basis and intervals, ...), for
+ * commands that add their own before stack (compare's and sweep's judged options). */
+void cli_result_csv_header_all(csvw *w);
+void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r);
 void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
 /* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
  * the model summed TDPs, "" without power. */
@@ -137,14 +170,37 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 void cli_params_print(FILE *out, const model_params *p);
 /* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN (plan_fmt_duration). Returns buf. */
 #define cli_fmt_duration plan_fmt_duration
+/* A time with its 90% interval in the point's unit: "12.3 min (11.8-13.1)", "2.6 h (2.1-3.0)"; the point
+ * alone (cli_fmt_duration) when the interval is unknown or empty. Returns buf. */
+char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B);
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
 typedef plan_option cli_row;
-/* The candidate systems of --systems LIST (NULL: the white papers' seed systems and current nodes; "all":
- * every system) into cand[max]. Prints "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
-int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n);
+/* The candidate systems of --systems LIST (NULL: the default list; "all": every system; both only those of
+ * today unless q->include_eol; a named system whatever its status) into cand[max]. Prints
+ * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
+int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
+		   int max, int *n);
+/* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
+ * late_s, idle_gpus, then stack. */
+void cli_option_csv_header(csvw *w);
+void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
+			const plan_verdict *v);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
+/* cli/optcheck.c: checks across options (issue 35), each printing "scaleplan CMD: ..." and returning an
+ * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
+int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
+/* --runs-per-month more than fit a month of wall clock at tta_s per run (the fastest option's): */
+int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s);
+/* "75.9% top-1" or "70.0% top-1 in 20 epochs (--epochs)": what a header says the run trains to. */
+char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
+/* The largest batch per GPU below sc's (halving) that fits the GPU's memory; 0 when none does.
+ * sc's batch is left as it was. */
+int cli_batch_that_fits(model_scenario *sc, const model_params *p);
+/* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
+ * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
+char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, char *buf, size_t len_B);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* cli/cmd_compare.c: `scaleplan compare --gpus N`: every way to place N GPUs on the candidate systems
- * (1 x N ... N x 1 nodes x GPUs per node, as far as a node holds them), sorted by time to accuracy,
- * each with its bottleneck: the scale-up vs scale-out answer.
+ * (whole nodes; with --partial-nodes 1 x N ... N x 1 as far as a node holds them), ranked as the question
+ * asks (plan_order_text), each with its bottleneck, money and the constraints it fails, then the one
+ * decision (plan_decide): fastest, cheapest, best value, scale up vs out for one GPU model, buy vs rent.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -13,38 +14,46 @@
 #include "common/common.h"
 
 /* The seed systems of the white papers (refdata/seed_facts.md), H100/H200 nodes and the 2025-26 choices: B200 and
- * B300 servers and a GB200 NVL72 rack (whose 72-GPU NVLink domain makes scale-up go beyond one server). */
+ * B300 servers and a GB200 NVL72 rack (whose 72-GPU NVLink domain makes scale-up go beyond one server). Only
+ * those of today (hw_system status current) are offered unless --include-eol: the seed systems' P100/V100
+ * servers stay in the database for validation. */
 static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40", "dgx1-v100",
 					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200", "dgxb200", "hgx-b300",
 					 "gb200-nvl72"};
 
 typedef cli_row cmp_row;
 
-int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const hw_system **cand, int max, int *n)
+int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
+		   int max, int *n)
 {
+	int eol = 0;
 	*n = 0;
-	if (!systems) {
-		for (size_t i = 0; i < sizeof(default_systems) / sizeof(default_systems[0]) && *n < max; i++) {
-			const hw_system *sys = hw_system_find(&s->db, default_systems[i]);
-			if (sys)
+	if (!systems || strcmp(systems, "all") == 0) {
+		int nd = (int)(sizeof(default_systems) / sizeof(default_systems[0]));
+		int total = systems ? s->db.nsystems : nd;
+		for (int i = 0; i < total && *n < max; i++) {
+			const hw_system *sys = systems ? &s->db.systems[i] : hw_system_find(&s->db, default_systems[i]);
+			if (sys && plan_offered(q, sys))
 				cand[(*n)++] = sys;
+			else if (sys)
+				eol++;
 		}
-	} else if (strcmp(systems, "all") == 0) {
-		for (int i = 0; i < s->db.nsystems && *n < max; i++)
-			cand[(*n)++] = &s->db.systems[i];
 	} else {
 		char buf[2048], *save = NULL, where[64];
+		if (cli_check_systems_unique(cmd, &s->db, systems))
+			return EXIT_INPUT;
 		snprintf(buf, sizeof(buf), "%s", systems);
 		snprintf(where, sizeof where, "%s: --systems", cmd);
 		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
 			const hw_system *sys = hw_system_find(&s->db, tok);
 			if (!sys)
 				return cli_unknown_id(&s->db, where, HW_SYSTEM, tok);
-			cand[(*n)++] = sys;
+			cand[(*n)++] = sys; /* named: offered whatever its status */
 		}
 	}
 	if (*n == 0) {
-		fprintf(stderr, "scaleplan %s: no candidate systems\n", cmd);
+		fprintf(stderr, "scaleplan %s: no candidate systems%s\n", cmd,
+			eol ? " of today (the others are end of life: --include-eol offers them)" : "");
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
@@ -58,7 +67,11 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 		fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	double best_s = INFINITY;
+	for (int i = 0; i < *nrows; i++)
+		if ((*rows)[i].r.fits && (*rows)[i].r.tta_s < best_s)
+			best_s = (*rows)[i].r.tta_s;
+	return cli_check_runs_fit(cmd, &s->spec.money, best_s);
 }
 
 static void compare_usage(FILE *out)
@@ -72,48 +85,81 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200;\n"
-		"                  'all' = every system in the database)\n"
+		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200,\n"
+		"                  dgxb200, hgx-b300, gb200-nvl72; 'all' = every system in the database)\n"
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
 		"\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
-/* The ranked table: one line per placement with its breakdown and money. */
+/* The ranked table: one line per placement with its breakdown, money and what it fails. */
 static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
 {
-	char d[32], dt[32], capex[24], rent[24], tco[24], st[96], prec[64];
+	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].sc.precision != s->spec.precision) {
 			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->spec.precision));
 			break;
 		}
-	printf("scaleplan compare: %ld GPUs, ResNet-50 to 75.9%% top-1, %s, data %s; ranked by %s\n", gpus, prec,
-	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack", plan_goal_name(q));
-	printf("%4s %-16s %-15s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %12s %12s %11s %11s  %s\n", "rank", "system",
-	       "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck", "epochs",
-	       "time-to-train", "time-to-acc", "capex", "rent/run", "tco/run", "stack (data path)");
+	char target[64];
+	printf("scaleplan compare: %ld GPUs, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+	       cli_target_label(&s->spec, target, sizeof target), prec,
+	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
+	       plan_order_text(q, order, sizeof order));
+	/* ids in full: the columns as wide as the longest (coreweave-gb200-nvl72 is 21 characters) */
+	int wsys = 16, wgpu = 15;
+	for (int i = 0; i < nrows; i++) {
+		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
+		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
+	}
+	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
+	       wsys, "system", wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck",
+	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets",
+	       "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-16.16s %-15.15s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %12s %12s %11s %11s  %s\n",
-		       i + 1, w->sc.node.system_id, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		printf("%4d %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
+		       i + 1, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
-		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs, w->r.extrapolated ? "~" : " ",
-		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_duration(w->r.tta_s, d, sizeof d),
+		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
+		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
+		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), cli_stack_label(&w->sc, st, sizeof st));
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
+		       plan_fails_text(q, &w->v, fails, sizeof fails),
+		       cli_stack_label(&w->sc, st, sizeof st));
 	}
 	printf("\n");
 }
 
+/* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
+static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
+{
+	const char *seen[64];
+	int ns = 0;
+	for (int i = 0; i < nrows && ns < 64; i++) {
+		const hw_system *sys = hw_system_find(&s->db, rows[i].sc.node.system_id);
+		bool dup = false;
+		for (int k = 0; k < ns; k++)
+			dup |= seen[k] == rows[i].sc.node.system_id;
+		if (!sys || dup || strcmp(sys->status, "eol"))
+			continue;
+		printf("%s%s (end of life %s)", ns ? ", " : "(prices of end-of-life systems are historical: ", sys->id,
+		       sys->status_date);
+		seen[ns++] = rows[i].sc.node.system_id;
+	}
+	if (ns)
+		printf(")\n");
+}
+
 /* What the table's money columns mean and what was left out. */
 static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row *rows, int nrows, int skipped_net,
-			int skipped_whole)
+			int skipped_whole, const char *left_out)
 {
 	int unpriced = 0, partial = 0;
 	for (int i = 0; i < nrows; i++) {
@@ -125,13 +171,14 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
 	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
-	       "'-' = no such price in the database (the CSV has each part and its range)\n",
+	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
+	       "deadline (90%% upper bound of the time) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
-		printf("(%d option%s without a %s price listed last: they cannot qualify)\n", unpriced,
-		       unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
+		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
+		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
 	int extra = 0;
@@ -141,15 +188,50 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		printf("(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
 		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
 									 : "not recommended without --extrapolate");
+	int below = 0;
+	for (int i = 0; i < nrows; i++)
+		below += rows[i].r.fits && rows[i].r.extrapolated_below;
+	if (below)
+		printf("(< = global batch below the smallest measured convergence point (%.0f): epochs held at its "
+		       "value, extrapolated)\n", model_conv_min_batch(&rows[0].sc));
 	if (skipped_whole)
-		printf("(%d system%s left out: N is not a multiple of their GPUs per node; --partial-nodes shows them)\n",
-		       skipped_whole, skipped_whole > 1 ? "s" : "");
+		printf("(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
+		       skipped_whole, skipped_whole > 1 ? "s" : "", left_out);
 	if (skipped_net)
 		printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 		       skipped_net, skipped_net > 1 ? "s" : "");
+	print_eol(s, rows, nrows);
 }
 
-static int write_csv(const char *outpath, const cmp_row *rows, int nrows)
+void cli_option_csv_header(csvw *w)
+{
+	cli_result_csv_header_all(w);
+	csvw_text(w, "meets");
+	csvw_text(w, "fails");
+	csvw_text(w, "over_budget_usd");
+	csvw_text(w, "late_s");
+	csvw_text(w, "idle_gpus");
+	csvw_text(w, "stack");
+	csvw_end_row(w);
+}
+
+void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
+			const plan_verdict *v)
+{
+	char f[96];
+	cli_result_csv_cells_all(w, sc, r);
+	csvw_int(w, v->fails ? 0 : 1);
+	csvw_text(w, v->fails ? plan_fails_text(q, v, f, sizeof f) : "");
+	csvw_num(w, v->over_budget_usd, 8);
+	csvw_num(w, v->late_s, 6);
+	csvw_int(w, v->idle_gpus);
+	csvw_text(w, sc->stack.id);
+	csvw_end_row(w);
+}
+
+/* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
+ * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
+static int write_csv(const char *outpath, const plan_question *q, const cmp_row *rows, int nrows)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -161,12 +243,20 @@ static int write_csv(const char *outpath, const cmp_row *rows, int nrows)
 			return exit_code_of(crc);
 		}
 	}
-	cli_result_csv_header(w);
+	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
-	if (csvw_close(w)) {
+		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v);
+	if (outpath)
+		intr_phase("rename"); /* the test hook's signal before the hold: it must keep the old file */
+	if (outpath && intr_hold()) {
+		csvw_abort(w);
 		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
 		return EXIT_ENV;
+	}
+	int crc = csvw_close(w);
+	if (crc) {
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		return exit_code_of(crc) == EXIT_INPUT ? EXIT_ENV : exit_code_of(crc);
 	}
 	return EXIT_OK;
 }
@@ -247,7 +337,7 @@ int cmd_compare(int argc, char **argv)
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	rc = cli_candidates(&s, "compare", systems, cand, 256, &ncand);
+	rc = cli_candidates(&s, "compare", systems, &q, cand, 256, &ncand);
 	if (rc)
 		goto out;
 	if (s.spec.nmeasured && ncand > 1) {
@@ -265,20 +355,26 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	plan_options_sort(rows, nrows);
-	if (outpath || strcmp(format, "csv") == 0) {
-		rc = write_csv(outpath, rows, nrows);
-		if (rc || !outpath)
-			goto out;
+	plan_options_sort(&q, rows, nrows);
+	if (!outpath && strcmp(format, "csv") == 0) {
+		rc = write_csv(NULL, &q, rows, nrows);
+		goto out;
 	}
 	print_table(&s, &q, gpus, rows, nrows);
 	{
 		plan_answer a;
-		char text[2048];
+		char text[4096];
 		plan_decide(&q, rows, nrows, &a);
 		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
 	}
-	print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole);
+	{
+		char left_out[1024];
+		cli_left_out_names(cand, ncand, q.partial_nodes ? 0 : gpus, left_out, sizeof left_out);
+		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
+	}
+	fflush(stdout);
+	if (outpath)
+		rc = write_csv(outpath, &q, rows, nrows); /* last: see write_csv */
 out:
 	free(rows);
 	cli_scen_free(&s);

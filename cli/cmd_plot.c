@@ -15,19 +15,23 @@ static void plot_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan plot CSV... --out PREFIX [--kind tta|cost|parity|epochs] [--budget USD]\n"
-		"                      [--format svg,png] [--title TEXT]\n"
+		"                      [--cost capex|tco|rent] [--format svg,png] [--title TEXT]\n"
 		"\n"
 		"Draws PREFIX.svg and PREFIX.png with gnuplot (Debian package gnuplot-nox) from CSVs that scaleplan\n"
 		"writes; columns are read by name. Kinds (default: from the first file's header):\n"
 		"  tta     predict/compare/sweep CSV: time to accuracy (ttt_s dashed) vs GPUs, a line per system and\n"
 		"          GPUs per node, log axes (the default for these files)\n"
-		"  cost    the same CSVs: capex (and energy per run) vs time to accuracy, the Pareto front marked\n"
+		"  cost    the same CSVs: capex, TCO or rent per run (--cost; and energy per run) vs time to\n"
+		"          accuracy, the Pareto front marked\n"
 		"  parity  `validate --detail FILE`: predicted vs measured, y = x and the +-10%% band\n"
 		"  epochs  the engine's measurement CSV (scaleplan-train): throughput and top-1 vs time, epochs >= 1\n"
 		"  --out PREFIX    output path without extension (required)\n"
 		"  --budget USD    cost: draw the budget as a horizontal line\n"
+		"  --cost C        cost: capex (default) | tco | rent: the money on the y axis (as compare's --cost)\n"
 		"  --format LIST   svg,png (default both)\n"
 		"  --title TEXT    chart title (default: the kind's)\n"
+		"CSVs are read in batches (a multi-million-row sweep in tens of MB: one point per system, GPUs per\n"
+		"node and GPU count, the fastest), with progress on stderr for large files.\n"
 		"Exit status: 0 ok, 1 bad input, 2 gnuplot missing or failed.\n");
 }
 
@@ -54,11 +58,66 @@ static int parse_formats(const char *arg, plot_opts *o)
 	return rc;
 }
 
+/* PREFIX must end in a file name: "dir/" would write the hidden files dir/.svg and dir/.png. */
+static int check_prefix(const char *out)
+{
+	size_t n = strlen(out);
+	if (n > 0 && out[n - 1] != '/' && strcmp(out, ".") != 0 && strcmp(out, "..") != 0 &&
+	    !(n >= 2 && strcmp(out + n - 2, "/.") == 0) && !(n >= 3 && strcmp(out + n - 3, "/..") == 0))
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan plot: --out '%s': expected a path prefix that ends in a file name (e.g. %schart "
+			"writes %schart.svg and %schart.png)\n", out, out, out, out);
+	return EXIT_INPUT;
+}
+
+/* Rows handed over at a time when reading a CSV: a few MB of cells, whatever the file's size. */
+enum { PLOT_BATCH_ROWS = 16384 };
+
+typedef struct stream_ctx {
+	plot_opts *o;
+	const char *cost_col; /* --cost: the column of a cost chart */
+	plot_data *d;
+	bool first;   /* the first batch of a file: its header picks the kind */
+	bool started; /* plot_data_begin done */
+	bool printed; /* the message is out already */
+} stream_ctx;
+
+/* csv_table_stream's callback: the kind from the first file's header, then the rows into the series. */
+static int stream_rows(const csv_table *t, void *ctx)
+{
+	stream_ctx *c = ctx;
+	if (c->first) {
+		c->first = false;
+		plot_kind k = plot_kind_detect(t);
+		if (c->o->kind == PLOT_AUTO && k == PLOT_AUTO) {
+			bool groups = csv_table_col(t, "mape_pct") >= 0;
+			fprintf(stderr,
+				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
+				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind%s\n",
+				t->name,
+				groups ? " (this is validate's group table: `validate --detail FILE` writes the points a "
+					 "parity chart needs)"
+				       : "");
+			c->printed = true;
+			return ERR_INPUT;
+		}
+		if (c->o->kind == PLOT_AUTO)
+			c->o->kind = k;
+		if (!c->started) {
+			plot_data_begin(c->d, c->o->kind);
+			c->d->cost_col = c->cost_col;
+			c->started = true;
+		}
+	}
+	return plot_data_add(c->d, t);
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	plot_opts o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true};
-	const char *out = NULL;
+	const char *out = NULL, *cost_col = NULL;
 	static const struct option opts[] = {
+		{"cost", required_argument, 0, 'c'},
 		{"out", required_argument, 0, 'o'},    {"kind", required_argument, 0, 'k'},
 		{"budget", required_argument, 0, 'b'}, {"format", required_argument, 0, 'f'},
 		{"title", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
@@ -71,6 +130,16 @@ int cmd_plot(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': o.title = optarg; break;
+		case 'c':
+			cost_col = strcmp(optarg, "capex") == 0 ? "capex_usd"
+				   : strcmp(optarg, "tco") == 0 ? "tco_usd"
+				   : strcmp(optarg, "rent") == 0 ? "rent_usd"
+								  : NULL;
+			if (!cost_col) {
+				fprintf(stderr, "scaleplan plot: --cost '%s': expected capex, tco or rent\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
 		case 'k':
 			if (!plot_kind_parse(optarg, &o.kind)) {
 				fprintf(stderr, "scaleplan plot: --kind '%s': expected tta, cost, parity or epochs\n", optarg);
@@ -98,35 +167,24 @@ int cmd_plot(int argc, char **argv)
 		plot_usage(stderr);
 		return EXIT_INPUT;
 	}
-	csv_table *tables = xcalloc((size_t)nfiles, sizeof *tables);
-	const csv_table **tp = xcalloc((size_t)nfiles, sizeof *tp);
+	if (check_prefix(out))
+		return EXIT_INPUT;
 	plot_data d = {0};
 	int rc = EXIT_OK;
+	stream_ctx sc = {.o = &o, .d = &d, .cost_col = cost_col};
 	for (int i = 0; i < nfiles; i++) {
-		tp[i] = &tables[i];
-		int lrc = csv_table_load(&tables[i], argv[optind + i]);
+		char label[512];
+		snprintf(label, sizeof label, "plot: reading %s", argv[optind + i]);
+		sc.first = true;
+		int lrc = csv_table_stream(argv[optind + i], PLOT_BATCH_ROWS, stream_rows, &sc, label);
 		if (lrc < 0) {
-			fprintf(stderr, "scaleplan plot: %s\n", err_msg());
+			if (lrc != ERR_INTR && !sc.printed)
+				fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 			rc = exit_code_of(lrc);
 			goto done;
 		}
-		plot_kind k = plot_kind_detect(&tables[i]);
-		if (o.kind == PLOT_AUTO && k == PLOT_AUTO) {
-			bool groups = csv_table_col(&tables[i], "mape_pct") >= 0;
-			fprintf(stderr,
-				"scaleplan plot: %s:1: header: expected the columns of a chart kind (tta_s+gpus, "
-				"measured+predicted, or epoch+throughput_img_s+top1); or give --kind%s\n",
-				tables[i].name,
-				groups ? " (this is validate's group table: `validate --detail FILE` writes the points a "
-					 "parity chart needs)"
-				       : "");
-			rc = EXIT_INPUT;
-			goto done;
-		}
-		if (o.kind == PLOT_AUTO)
-			o.kind = k;
 	}
-	if (plot_data_build(&d, o.kind, tp, nfiles) < 0) {
+	if (plot_data_end(&d, argv[optind]) < 0) {
 		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 		rc = EXIT_INPUT;
 		goto done;
@@ -144,9 +202,5 @@ int cmd_plot(int argc, char **argv)
 		printf("  %s.png\n", out);
 done:
 	plot_data_free(&d);
-	for (int i = 0; i < nfiles; i++)
-		csv_table_free(&tables[i]);
-	free(tables);
-	free(tp);
 	return rc;
 }

@@ -65,7 +65,11 @@ static void predict_usage(FILE *out)
 		"                         [--batch-per-gpu B | --global-batch GB] [--precision P]\n"
 		"                         [--measured G:B:IMG_S]... [--format table|csv|json] [--params]\n"
 		"\n"
-		"Predicts ResNet-50 training throughput and time to 75.9%% top-1 for one configuration.\n"
+		"Predicts ResNet-50 training throughput and time to 75.9%% top-1 for one configuration, each with its\n"
+		"90%% prediction interval (in parentheses; CSV: *_lo_*, *_hi_*) and its basis: measured (this GPU has\n"
+		"results in the data the model is checked on, or --measured), transfer (its architecture has),\n"
+		"estimate (neither). A --measured above the GPUs' peak, or two of one GPU count and batch more than\n"
+		"10%% apart, is refused.\n"
 		"  --format F   table (default), csv (header + one row), json\n"
 		"  --params     list the model parameters (name, value, default, source) and exit\n"
 		"\n");
@@ -73,9 +77,19 @@ static void predict_usage(FILE *out)
 	fprintf(out, "\nexample: scaleplan predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16\n");
 }
 
+/* Why the prediction has the basis it has (plan_basis decided it). */
+static const char *basis_text(model_basis b, const cli_scen *s)
+{
+	if (b == MODEL_BASIS_MEASURED)
+		return s->spec.nmeasured ? "calibrated to your --measured" : "this GPU has results in the data the model was checked on";
+	if (b == MODEL_BASIS_TRANSFER)
+		return "no results of this GPU, but of its architecture: carried over from those (wider interval)";
+	return "no results of this GPU or its architecture: the database's figures only (widest interval)";
+}
+
 static void print_table(const model_scenario *sc, const model_result *r, const cli_scen *s)
 {
-	char d1[32], d2[32], d3[32], d4[32], st[96];
+	char d1[32], d2[32], d4[32], st[96];
 	const model_node *n = &sc->node;
 
 	printf("scaleplan predict: %s (%s), %d node%s x %d GPU%s = %d GPUs, batch %d/GPU (global %d), %s, data %s\n",
@@ -102,8 +116,9 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       r->fits ? "" : "  -> DOES NOT FIT: lower --batch-per-gpu");
 	if (!r->fits)
 		return;
-	printf("  throughput         %.0f img/s  (%.0f per GPU, scaling efficiency %.1f%%)\n", r->throughput_img_s,
-	       r->per_gpu_img_s, 100 * r->scaling_eff);
+	printf("  basis              %s: %s\n", model_basis_name(r->basis), basis_text(r->basis, s));
+	printf("  throughput         %.0f img/s (%.0f-%.0f)  (%.0f per GPU, scaling efficiency %.1f%%)\n",
+	       r->throughput_img_s, r->throughput_lo_img_s, r->throughput_hi_img_s, r->per_gpu_img_s, 100 * r->scaling_eff);
 	printf("  iteration          %.4f s   compute %.4f (fwd %.4f bwd %.4f opt %.4f)\n", r->iter_s, r->compute_s,
 	       r->fwd_s, r->bwd_s, r->opt_s);
 	printf("                                all-reduce %.4f (exposed %.4f)  data %.4f  io %.4f%s\n", r->comm_s,
@@ -112,21 +127,36 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	printf("  epochs             %.1f%s\n", r->epochs,
 	       sc->epochs > 0 ? " (--epochs)"
 	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
+	       : r->extrapolated_below ? " (EXTRAPOLATED: the global batch is below the smallest measured convergence "
+					 "point; epochs held at its value)"
 	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
 				       : " (MLPerf convergence curve at this global batch)");
 	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
 	       cli_fmt_duration(r->first_epoch_s, d2, sizeof d2));
 	printf("  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "
-	       "epoch) + epochs %s\n", cli_fmt_duration(r->ttt_s, d3, sizeof d3),
+	       "epoch) + epochs %s\n", cli_fmt_range(r->ttt_s, r->ttt_lo_s, r->ttt_hi_s, st, sizeof st),
 	       cli_fmt_duration(r->warmup_s, d1, sizeof d1), cli_fmt_duration(r->epochs * r->epoch_s, d2, sizeof d2));
 	printf("                     + evaluation %s + epoch boundaries %s\n", cli_fmt_duration(r->eval_s, d1, sizeof d1),
 	       cli_fmt_duration(r->boundary_s, d4, sizeof d4));
-	/* staging_s holds the copy to the drives (a staging stack) and the first epoch's reads beyond a steady
-	 * epoch: a stack that does not stage reads storage cold in its first epoch, which is not staging */
-	printf("  time to accuracy   %s  wall clock = start-up %s + %s %s + time to train\n",
-	       cli_fmt_duration(r->tta_s, d3, sizeof d3), cli_fmt_duration(r->startup_s, d1, sizeof d1),
-	       sc->stack.staged ? "data staging" : "cold first-epoch storage reads", cli_fmt_duration(r->staging_s, d2, sizeof d2));
+	/* staging_s is the copy to the drives before the clock (a staging stack); a stack that does not stage
+	 * reads storage cold in its first epoch, inside time to train (model.c warmup_time_s) */
+	if (sc->stack.staged && !(r->staging_s == 0 && !sc->node.storage_id))
+		printf("  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
+		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       cli_fmt_duration(r->startup_s, d1, sizeof d1), cli_fmt_duration(r->staging_s, d2, sizeof d2));
+	else if (sc->stack.staged) /* not "data staging 0.0 s": there was nothing to copy */
+		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
+		       "drives already: nothing to stage)\n",
+		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
+	else
+		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (no staging: the stack reads "
+		       "storage cold in its first epoch, inside time to train)\n",
+		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
 	print_money(sc, r);
+	printf("  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
+	       model_basis_name(r->basis));
 }
 
 int cmd_predict(int argc, char **argv)
@@ -191,13 +221,18 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	if (!r.fits && s.spec.batch_per_gpu > 0) {
-		fprintf(stderr,
-			"scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (try --batch-per-gpu %d)\n",
-			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9,
-			sc.batch_per_gpu / 2 > 0 ? sc.batch_per_gpu / 2 : 1);
+		int fit = cli_batch_that_fits(&sc, &s.params);
+		char hint[64] = "no batch per GPU fits";
+		if (fit > 0)
+			snprintf(hint, sizeof hint, "try --batch-per-gpu %d", fit);
+		fprintf(stderr, "scaleplan predict: batch %d per GPU needs %.1f GB per GPU; %s has %.0f GB (%s)\n",
+			sc.batch_per_gpu, r.mem_per_gpu_B / 1e9, sc.node.gpu_id, sc.node.gpu_mem_B / 1e9, hint);
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	rc = cli_check_runs_fit("predict", &sc.money, r.tta_s);
+	if (rc)
+		goto out;
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
 		cli_result_csv_header(w);

@@ -220,13 +220,25 @@ static const char *money(double usd, char *buf, size_t len_B)
 	return plan_fmt_usd(usd, buf, len_B);
 }
 
-static const char *budget_verdict(const plan_question *q, const cli_row *w)
+/* What the intervals in parentheses mean and how each option's GPU is known (basis), once for the report. */
+static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group *g, int ng)
 {
-	if (isnan(q->budget_usd) && isnan(q->deadline_s))
-		return "-";
-	if (!isfinite(plan_cost_usd(q->cost, &w->r)))
-		return "unpriced";
-	return w->ok ? "qualifies" : !isnan(q->deadline_s) && w->r.tta_s > q->deadline_s ? "too slow" : "over budget";
+	int nb[MODEL_NBASES] = {0};
+	for (int k = 0; k < ng; k++)
+		for (int i = 0; i < g[k].n; i++)
+			nb[rows[g[k].first + i].r.basis]++;
+	doc_p(d, "How sure: a time in parentheses, e.g. 12.3 min (11.8-13.1), is a 90%% prediction interval - nine times "
+		 "in ten the real run lands inside. It comes from the model's errors on runs it was not fitted to "
+		 "(`scaleplan validate`: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
+		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
+		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
+		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Options whose "
+		 "intervals overlap are not told apart by the model; an estimate is a starting point for a quote, not "
+		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
+		 "runs in MLPerf v4.0 took 2-4 times what the model predicts.",
+	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
+	      nb[MODEL_BASIS_ESTIMATE]);
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
@@ -235,33 +247,34 @@ static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
-		char text[2048];
+		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
 		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
 	}
+	section_uncertainty(d, rows, g, ng);
 }
 
 static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, const plan_question *q)
 {
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
-				     "energy kWh", "budget / deadline"};
-	char title[128], id[32];
-	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_goal_name(q));
+				     "energy kWh", "meets (budget / deadline)", "basis"};
+	char title[256], id[32], order[160];
+	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
-	tab_init(&t, id, 14, head);
+	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
-		char b1[32], b2[32];
+		char b1[48], b2[48];
 		tab_cell(&t, "%d", i + 1);
 		tab_cell(&t, "%s", w->sc.node.system_id);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.tta_s, b2, sizeof b2));
-		tab_cell(&t, "%s", cli_fmt_duration(w->r.ttt_s, b1, sizeof b1));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, b2, sizeof b2));
+		tab_cell(&t, "%s", cli_fmt_range(w->r.ttt_s, w->r.ttt_lo_s, w->r.ttt_hi_s, b1, sizeof b1));
 		tab_cell(&t, "%.0f", w->r.throughput_img_s);
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
@@ -269,7 +282,9 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 		tab_cell(&t, "%s", money(w->r.rent_usd, b1, sizeof b1));
 		tab_cell(&t, "%s", money(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		tab_cell(&t, "%s", budget_verdict(q, w));
+		char f[96];
+		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
+		tab_cell(&t, "%s", model_basis_name(w->r.basis));
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -348,7 +363,8 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 	doc_h(d, 2, "Assumptions");
 	doc_p(d, "ResNet-50 v1.5 trained on %.0f images per epoch to %.1f%% top-1; epochs from the MLPerf convergence "
 		 "curve of the global batch unless --epochs; precision %s (a GPU without it runs the nearest it has); "
-		 "batch per GPU: the largest of 256 ... 8 that fits. Hardware from the built-in database%s "
+		 "batch per GPU: of 256, 128 ... 8 that fit, the one of least time to accuracy (inside the measured "
+		 "convergence range first). Hardware from the built-in database%s "
 		 "(`scaleplan hw show ID` gives each figure's source).",
 	      s->spec.images, 100 * s->spec.target_top1, model_precision_name(s->spec.precision), s->hwdb_dir ? " with an overlay" : "");
 	section_money(d, s);
@@ -397,8 +413,9 @@ static bool sens_flips(const rep_sens *rs, int i)
 	return (d0 < 0 && (d1 > 0 || d2 > 0)) || (d0 > 0 && (d1 < 0 || d2 < 0));
 }
 
-/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the runner-up
- * when it has the same kind of cost, else the cheapest other option that has. */
+/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the other
+ * option the answer names (the faster one left for money, else the fastest, else the cheapest) when it has
+ * the same kind of cost, else the cheapest other option that has. */
 static void sens_compute(cli_row *rows, const rep_group *g, const plan_question *q, rep_sens *rs)
 {
 	plan_answer a;
@@ -413,8 +430,10 @@ static void sens_compute(cli_row *rows, const rep_group *g, const plan_question 
 	if (!isfinite(rs->base))
 		return;
 	rs->ok = true;
-	if (a.runner_up && isfinite(sens_cost(a.runner_up, rs->rent)))
-		rs->alt = a.runner_up;
+	const plan_option *ru = a.tied_faster ? a.tied_faster : a.fastest != a.winner ? a.fastest
+				: a.cheapest != a.winner ? a.cheapest : NULL;
+	if (ru && isfinite(sens_cost(ru, rs->rent)))
+		rs->alt = ru;
 	for (int i = 0; !rs->alt && i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		if (w == rs->ans || !w->r.fits || !isfinite(sens_cost(w, rs->rent)))
@@ -424,7 +443,7 @@ static void sens_compute(cli_row *rows, const rep_group *g, const plan_question 
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		if (w != rs->ans && w->r.fits && isfinite(sens_cost(w, rs->rent)) &&
-		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != a.runner_up)
+		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != ru)
 			rs->alt = w;
 	}
 	/* the speed's range: the prediction's interval where one was applied, else the model's whole-run error
@@ -482,7 +501,7 @@ static bool sens_chart(const char *dir, const rep_sens *rs, char *note, size_t l
 		int i = order[k];
 		snprintf(label, sizeof label, "%s %s-%s", model_sens_name((model_sens_input)i),
 			 sens_in(i, rs->s[i].lo_in, lo, sizeof lo), sens_in(i, rs->s[i].hi_in, hi, sizeof hi));
-		plot_data_add(&pd, label, rs->s[i].lo_usd, rs->s[i].hi_usd, rs->base);
+		plot_data_add_point(&pd, label, rs->s[i].lo_usd, rs->s[i].hi_usd, rs->base);
 	}
 	if (rs->alt)
 		snprintf(alt, sizeof alt, "%s %.2f USD", opt_name(rs->alt, an, sizeof an), rs->alt_base);
@@ -611,8 +630,8 @@ static void section_money(rep_doc *d, const cli_scen *s)
 }
 
 /* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
-static bool chart(const char *dir, const char *csv_path, plot_kind kind, double budget_usd, const char *title,
-		  const char *name, char *note, size_t len_B)
+static bool chart(const char *dir, const char *csv_path, plot_kind kind, const char *cost_col, double budget_usd,
+		  const char *title, const char *name, char *note, size_t len_B)
 {
 	csv_table t;
 	plot_data pd = {0};
@@ -621,8 +640,9 @@ static bool chart(const char *dir, const char *csv_path, plot_kind kind, double 
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
-	const csv_table *tp = &t;
-	if (plot_data_build(&pd, kind, &tp, 1) < 0) {
+	plot_data_begin(&pd, kind);
+	pd.cost_col = cost_col; /* the cost the reader ranked by (--cost) */
+	if (plot_data_add(&pd, &t) < 0 || plot_data_end(&pd, csv_path) < 0) {
 		snprintf(note, len_B, "%s", err_msg());
 		goto out;
 	}
@@ -675,7 +695,7 @@ static void report_usage(FILE *out)
 		REP_MAX_GPUS);
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
 }
 
 /* report.md and index.html into dir. */
@@ -708,7 +728,9 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	else
 		doc_p(&d, "No time-to-accuracy chart: %s", tta_note);
 	if (cost_ok)
-		doc_img(&d, "cost.svg", "capex and energy per run vs time to accuracy, Pareto front marked");
+		doc_img(&d, "cost.svg", q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
+					: q->cost == PLAN_TCO ? "owner's cost and energy per run vs time to accuracy, Pareto front marked"
+							      : "capex and energy per run vs time to accuracy, Pareto front marked");
 	else
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
@@ -818,7 +840,7 @@ int cmd_report(int argc, char **argv)
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	rc = cli_candidates(&s, "report", systems, cand, REP_MAX_SYSTEMS, &ncand);
+	rc = cli_candidates(&s, "report", systems, &q, cand, REP_MAX_SYSTEMS, &ncand);
 	if (rc)
 		goto out;
 	for (int k = 0; k < ngpus; k++) {
@@ -834,7 +856,7 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_INPUT;
 			goto out;
 		}
-		plan_options_sort(rows + g[k].first, g[k].n);
+		plan_options_sort(&q, rows + g[k].first, g[k].n);
 	}
 	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
 	if (mkdir(tmpdir, 0777) != 0) {
@@ -852,9 +874,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_ENV;
 		goto out;
 	}
-	cli_result_csv_header(w);
+	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_result_csv_row(w, &rows[i].sc, &rows[i].r);
+		cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v);
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
 		goto out;
@@ -864,16 +886,17 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	char tta_note[512] = "", cost_note[512] = "";
-	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NAN, NULL, "tta", tta_note, sizeof tta_note);
+	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NULL, NAN, NULL, "tta", tta_note, sizeof tta_note);
 	int priced = 0;
 	for (int i = 0; i < nrows; i++)
-		priced += rows[i].r.fits && isfinite(rows[i].r.capex_usd);
+		priced += rows[i].r.fits && isfinite(plan_cost_usd(q.cost, &rows[i].r));
 	bool cost_ok = false;
+	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
 	if (priced == 0)
-		snprintf(cost_note, sizeof cost_note, "none of these systems has a list price in the hardware database "
-						      "(`scaleplan hw show ID`; an --hwdb overlay can add one).");
+		snprintf(cost_note, sizeof cost_note, "none of these systems has a %s price in the hardware database "
+			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q.cost));
 	else
-		cost_ok = chart(tmpdir, csvp, PLOT_COST, q.cost == PLAN_CAPEX ? q.budget_usd : NAN, NULL, "cost", cost_note,
+		cost_ok = chart(tmpdir, csvp, PLOT_COST, cost_cols[q.cost], q.budget_usd, NULL, "cost", cost_note,
 				sizeof cost_note);
 	if (!tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);

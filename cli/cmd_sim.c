@@ -13,6 +13,11 @@
 #include "common/common.h"
 #include "sim/sim.h"
 
+/* The largest --jitter (lognormal sigma of a GPU's step): at 1 a step varies by e = 2.7x around its median,
+ * far beyond the stragglers the model knows (straggler_cv 0.015, model_params.c); at 100 the simulated
+ * throughput was 0 and at 1000 NaN (issue 34). */
+#define SIM_JITTER_MAX 1.0
+
 enum { O_TRACE = 2000, O_WINDOW, O_SEED, O_RUNS, O_JITTER, O_SLOWP, O_SLOWF, O_CONT, O_WARM, O_REPLAY, O_WORKERS,
        O_PREFETCH, O_FORMAT, O_DETAIL };
 
@@ -33,8 +38,8 @@ static void sim_usage(FILE *out)
 		"  --seed S            GSL mt19937 seed (default 1)\n"
 		"  --runs R            independent runs, for the spread of time to accuracy (default 1); each run\n"
 		"                      needs its own epochs (model conv_cv, the MLPerf reference runs' spread)\n"
-		"  --jitter X          sigma of each GPU's lognormal per-iteration slowdown (default: the model's\n"
-		"                      straggler_cv, 0.015); 0 = none\n"
+		"  --jitter X          sigma of each GPU's lognormal per-iteration slowdown, 0..1 (default: the\n"
+		"                      model's straggler_cv, 0.015); 0 = none\n"
 		"  --slow-prob P       probability a GPU's iteration is a slow step (default 0)\n"
 		"  --slow-factor F     slowdown of a slow step (default 3)\n"
 		"  --contention on|off flows share links max-min fairly (on, default) or run at the model's rate\n"
@@ -291,7 +296,16 @@ int cmd_sim(int argc, char **argv)
 		case O_WINDOW: bad = parse_window(optarg, &wa, &wb); window_given = true; break;
 		case O_SEED: bad = parse_long("--seed", optarg, 0, 4294967295L, &seed); break;
 		case O_RUNS: bad = parse_long("--runs", optarg, 1, 100000, &runs); break;
-		case O_JITTER: bad = parse_num("--jitter", optarg, 0, &jitter); break;
+		case O_JITTER:
+			bad = parse_num("--jitter", optarg, 0, &jitter);
+			if (!bad && jitter > SIM_JITTER_MAX) {
+				fprintf(stderr, "scaleplan sim: --jitter '%s': expected a lognormal sigma in [0, %g] (%g lets one "
+						"GPU's step run e^%g = %.1fx slower or faster than its median, already beyond any "
+						"straggler seen; larger values overflow the simulated times)\n", optarg,
+					SIM_JITTER_MAX, SIM_JITTER_MAX, SIM_JITTER_MAX, exp(SIM_JITTER_MAX));
+				bad = -1;
+			}
+			break;
 		case O_SLOWP:
 			bad = parse_num("--slow-prob", optarg, 0, &slow_prob);
 			if (!bad && slow_prob > 1) {
@@ -326,6 +340,11 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "scaleplan sim: unexpected argument '%s'\n", argv[optind]);
+		goto out;
+	}
+	if (s.spec.global_batch && s.spec.batch_per_gpu) {
+		fprintf(stderr, "scaleplan sim: give --global-batch or --batch-per-gpu, not both (%d images globally vs "
+				"%d per GPU)\n", s.spec.global_batch, s.spec.batch_per_gpu);
 		goto out;
 	}
 	if (window_given && !trace_path) {

@@ -1,8 +1,10 @@
 /* cli/cmd_sweep.c: `scaleplan sweep`: the procurement grid - systems x GPUs per node x nodes x batch
  * per GPU - one CSV row per configuration (atomic write), with capex, rent, owner's cost, power and energy
- * where the database has them; --budget / --deadline keep the configurations that meet them, and the
- * answer (plan_decide, as compare's) is printed at the end.
+ * where the database has them and the constraints each row fails; --budget / --deadline keep the
+ * configurations that meet them. The answer (plan_decide, as compare's) is given per GPU count of the
+ * grid, or, for a grid of many counts, once over all of them and labelled so.
  * Per system and GPUs-per-node the model is prepared once; each grid point is one model_predict.
+ * cmd_sweep reads as its steps: parse, candidates, grid, rank, write, answer.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -14,93 +16,182 @@
 
 #include "common/common.h"
 
-enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000 };
+enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 64 };
 
-/* One configuration to write once the grid is ranked: its block (prepared scenario of one system and
- * GPUs-per-node) and grid point; the prediction is made again when written (cheaper than keeping it). */
+/* One configuration kept to rank and write: its verdict (plan_judge) and where it comes from: its block
+ * (prepared scenario of one system and GPUs-per-node) and grid point; the prediction is made again when
+ * written (cheaper than keeping it). */
 typedef struct sw_row {
-	double key, tie;   /* plan_rank_key */
-	int block, nodes, batch;
+	plan_verdict v;
+	double k1, k2, k3; /* plan_verdict_cmp's order as numbers (qualifies, primary, secondary) */
+	int block, nodes, batch, gpus;
 } sw_row;
+
+/* What the command was asked. */
+typedef struct sw_opts {
+	cli_scen s;
+	plan_question q;
+	const char *systems, *outpath;
+	int *nodes, *batches, *gpns, nn, nb, ng, global_batch;
+	bool quiet, constrained;
+} sw_opts;
+
+/* What the grid gave: rows kept, blocks, and why configurations were left out. */
+typedef struct sw_grid {
+	sw_row *rows;
+	long nrows, cap, total, done, written;
+	model_scenario *blocks;
+	int nblocks;
+	long skipped_net, skipped_budget, skipped_mem, skipped_gpn, skipped_partial, skipped_gb, skipped_epoch,
+	     skipped_nofit_block;
+} sw_grid;
+
+static double order_num(double x)
+{
+	return isfinite(x) ? x : INFINITY;
+}
 
 static int sw_by_rank(const void *a, const void *b)
 {
 	const sw_row *x = a, *y = b;
-	int c = plan_key_cmp(x->key, x->tie, y->key, y->tie);
-	if (c)
-		return c;
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	if (x->k3 != y->k3)
+		return x->k3 < y->k3 ? -1 : 1;
 	if (x->block != y->block)
 		return x->block - y->block;
 	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
 }
 
-/* The message and exit status of a sweep stopped by SIGINT/SIGTERM after the grid was computed. */
+/* Ranks the rows; millions take seconds: a progress bar unless quiet. 0 or ERR_INTR. */
+static int sw_sort(sw_row *rows, long nrows, bool quiet)
+{
+	progress pg;
+	if (quiet)
+		return sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+	progress_init(&pg, "sweep: ranking", nrows);
+	int rc = sort_intr_progress(rows, (size_t)nrows, sizeof(*rows), sw_by_rank, &pg);
+	if (rc == 0)
+		progress_finish(&pg);
+	else
+		progress_break(&pg);
+	return rc;
+}
+
+/* The message and exit status of a sweep stopped by SIGINT/SIGTERM. */
 static int sw_interrupted(const char *when, const char *outpath)
 {
 	fprintf(stderr, "scaleplan sweep: interrupted (%s) %s; %s not written\n", intr_name(), when, outpath);
 	return intr_exit_code();
 }
 
-static void sw_keep(sw_row **rows, long *n, long *cap, double key, double tie, int block, const model_scenario *sc)
+static void sw_keep(const sw_opts *o, sw_grid *g, const plan_verdict *v, const model_scenario *sc)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 4096;
-		*rows = xrealloc(*rows, (size_t)*cap * sizeof(**rows));
+	if (g->nrows == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 4096;
+		g->rows = xrealloc(g->rows, (size_t)g->cap * sizeof(*g->rows));
 	}
-	(*rows)[(*n)++] = (sw_row){key, tie, block, sc->nodes, sc->batch_per_gpu};
+	bool money = plan_cost_first(&o->q);
+	g->rows[g->nrows++] = (sw_row){*v, v->fails ? 1 : 0, order_num(money ? v->cost_usd : v->time_s),
+				       order_num(money ? v->time_s : v->cost_usd), g->nblocks - 1, sc->nodes,
+				       sc->batch_per_gpu, sc->nodes * sc->node.gpus_per_node};
 }
 
-/* The answer over the grid: the rows within reach of the best (the tie band, and the runner-up) are
- * predicted again as options and decided as compare decides (plan_decide); the others cannot win. */
-static void sw_answer(cli_scen *s, const plan_question *q, model_scenario *blocks, const sw_row *rows, long nrows)
+/* ---- the answer ---- */
+
+/* Whether row i of the group [from, to) can be a decision's pick: on the time-cost front of the rows that
+ * qualify, or inside the time interval of their fastest (a tie). */
+static bool sw_contender(const sw_row *r, long from, long to, long i, const sw_row *fastest)
 {
-	enum { SW_TOP = 64 };
-	plan_option *o = xcalloc(SW_TOP, sizeof(*o));
-	const sw_row *best = NULL, *next = NULL;
+	const plan_verdict *v = &r[i].v;
+	if (v->fails)
+		return false;
+	if (v->time_lo_s <= fastest->v.time_hi_s)
+		return true;
+	for (long j = from; j < to; j++) {
+		const plan_verdict *u = &r[j].v;
+		if (j != i && !u->fails && u->time_s <= v->time_s && u->cost_usd <= v->cost_usd &&
+		    (u->time_s < v->time_s || u->cost_usd < v->cost_usd))
+			return false; /* dominated */
+	}
+	return true;
+}
+
+/* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
+static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+{
+	const sw_row *r = g->rows, *fastest = NULL;
+	for (long i = from; i < to; i++)
+		if (!r[i].v.fails && (!fastest || r[i].v.time_s < fastest->v.time_s))
+			fastest = &r[i];
+	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
 	int n = 0;
-	for (long i = 0; i < nrows; i++)
-		if (isfinite(rows[i].key) && (!best || rows[i].key < best->key))
-			best = &rows[i];
-	double band = best ? best->key * (1 + q->tie_band) : 0;
-	for (long i = 0; i < nrows; i++) /* the runner-up when the band holds the best alone */
-		if (rows[i].key > band && isfinite(rows[i].key) && (!next || rows[i].key < next->key))
-			next = &rows[i];
-	for (long i = 0; best && i < nrows && n < SW_TOP; i++) {
-		const sw_row *w = &rows[i];
-		if (!(w->key <= band) && w != next)
+	for (long i = from; fastest && i < to && n < SW_TOP; i++) {
+		if (!sw_contender(r, from, to, i, fastest))
 			continue;
-		o[n].sc = blocks[w->block];
-		o[n].sc.nodes = w->nodes;
-		o[n].sc.batch_per_gpu = w->batch;
-		if (model_predict(&o[n].sc, &s->params, &o[n].r))
-			continue;
-		o[n].partial = o[n].sc.node.max_gpus_per_node > o[n].sc.node.gpus_per_node;
-		o[n].key = w->key;
-		o[n].tie = w->tie;
-		o[n].ok = true;
+		opt[n].sc = g->blocks[r[i].block];
+		opt[n].sc.nodes = r[i].nodes;
+		opt[n].sc.batch_per_gpu = r[i].batch;
+		if (model_predict(&opt[n].sc, &o->s.params, &opt[n].r))
+			continue; /* predicted once already: cannot fail */
+		plan_option_judge(&o->q, &opt[n]);
 		n++;
 	}
 	plan_answer a;
-	char text[2048];
-	plan_decide(q, o, n, &a);
-	printf("answer: %s\n", plan_answer_text(q, &a, a.winner ? a.winner->r.gpus : 0, text, sizeof text));
-	free(o);
+	char text[4096];
+	plan_decide(&o->q, opt, n, &a);
+	printf("answer%s: %s\n", label, plan_answer_text(&o->q, &a, gpus, text, sizeof text));
+	free(opt);
 }
+
+static int sw_by_gpus(const void *a, const void *b)
+{
+	const sw_row *x = a, *y = b;
+	return x->gpus != y->gpus ? (x->gpus < y->gpus ? -1 : 1) : sw_by_rank(a, b);
+}
+
+/* The answer per GPU count of the grid; with more counts than SW_MAX_COUNTS, once over all, labelled so
+ * (the rows are then regrouped: the CSV is already written). */
+static void sw_answer(sw_opts *o, sw_grid *g)
+{
+	long counts = 0;
+	qsort(g->rows, (size_t)g->nrows, sizeof(*g->rows), sw_by_gpus);
+	for (long i = 0; i < g->nrows; i++)
+		counts += i == 0 || g->rows[i].gpus != g->rows[i - 1].gpus;
+	if (counts > SW_MAX_COUNTS) {
+		sw_decide(o, g, 0, g->nrows, 0, " (overall, not per GPU count: the grid has more than 16)");
+		return;
+	}
+	for (long i = 0, j; i < g->nrows; i = j) {
+		for (j = i; j < g->nrows && g->rows[j].gpus == g->rows[i].gpus; j++)
+			;
+		sw_decide(o, g, i, j, g->rows[i].gpus, "");
+	}
+}
+
+/* ---- the options ---- */
 
 static void sweep_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
 		"                       [--gpus-per-node LIST] [--budget USD] [--deadline D] [--cost capex|tco|rent]\n"
-		"                       [--rank-by tta|ttt|cost|none] [options]\n"
+		"                       [--rank-by tta|ttt|cost|none] [--include-eol] [options]\n"
 		"\n"
-		"Writes one CSV row (predict's columns) per configuration of the grid systems x GPUs per node x\n"
-		"nodes x batch per GPU, best first, then prints the answer (winner, runner-up, margin). LIST: a,b,c\n"
-		"or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
-		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete)\n"
-		"  --systems LIST   systems (default all); --gpus-per-node LIST (default each system's own; fewer than\n"
-		"                   the system's need --partial-nodes)\n"
-		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto (largest that fits)\n"
+		"Writes one CSV row (predict's columns, then meets, fails, over_budget_usd, late_s, idle_gpus, stack)\n"
+		"per configuration of the grid systems x GPUs per node x nodes x batch per GPU, in the order the\n"
+		"question asks, then prints the answer per GPU count of the grid (fastest, cheapest, best value); a\n"
+		"grid of more than 16 GPU counts gets one answer over all of them, labelled overall.\n"
+		"LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
+		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete; a grid that gives no row\n"
+		"                   leaves FILE as it was and exits 1 with the reason)\n"
+		"  --systems LIST   systems (default all of today's: end-of-life ones with --include-eol or by name);\n"
+		"                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
+		"                   --partial-nodes beyond one node)\n"
+		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
+		"                   the one of least time to accuracy\n"
 		"  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
 		"  --system ID      the same as --systems ID\n"
 		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
@@ -111,31 +202,52 @@ static void sweep_usage(FILE *out)
 		"\n");
 	cli_ask_help(out, true);
 	fprintf(out, "\n");
-	cli_scen_help(out);
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,batch-per-gpu,global-batch"); /* lists, above */
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The checks between options once all are read. EXIT_OK or EXIT_INPUT (message printed). */
+static int sw_check(sw_opts *o)
+{
+	/* the shared options --system and --global-batch name what sweep's own grid options would */
+	if (o->s.spec.system_id && o->systems) {
+		fprintf(stderr, "scaleplan sweep: give --systems LIST or --system ID, not both\n");
+		return EXIT_INPUT;
+	}
+	if (o->s.spec.system_id)
+		o->systems = o->s.spec.system_id;
+	o->global_batch = o->s.spec.global_batch;
+	if (o->global_batch && o->nb) {
+		fprintf(stderr, "scaleplan sweep: give --global-batch or --batch-per-gpu, not both\n");
+		return EXIT_INPUT;
+	}
+	if (!o->outpath) {
+		fprintf(stderr, "scaleplan sweep: --out FILE is required (the grid is written as CSV)\n");
+		return EXIT_INPUT;
+	}
+	for (int i = 0; i < o->nb; i++)
+		if (o->batches[i] > 65536) {
+			fprintf(stderr, "scaleplan sweep: --batch-per-gpu %d: at most 65536\n", o->batches[i]);
+			return EXIT_INPUT;
+		}
+	for (int i = 0; i < o->nn; i++)
+		if (o->nodes[i] > 100000) {
+			fprintf(stderr, "scaleplan sweep: --nodes %d: at most 100000\n", o->nodes[i]);
+			return EXIT_INPUT;
+		}
+	if (o->nn == 0) {
+		static const int dflt[] = {1, 2, 4, 8, 16};
+		memcpy(o->nodes, dflt, sizeof(dflt));
+		o->nn = 5;
+	}
+	o->constrained = !isnan(o->q.budget_usd) || !isnan(o->q.deadline_s);
+	return EXIT_OK;
+}
+
+/* Parses argv into o. EXIT_OK, EXIT_INPUT, or -1 after --help. */
+static int sw_parse(int argc, char **argv, sw_opts *o)
 {
 	struct option opts[80];
-	cli_scen s;
-	const char *systems = NULL, *outpath = NULL;
-	int *nodes = NULL, *batches = NULL, *gpns = NULL, nn = 0, nb = 0, ng = 0;
-	const hw_system **cand = NULL;
-	int ncand = 0, n, c, rc = EXIT_OK;
-	bool quiet = false;
-	long total, done = 0, written = 0, skipped_net = 0, skipped_budget = 0, skipped_mem = 0, skipped_gpn = 0;
-	csvw *w = NULL;
-	progress pg;
-	plan_question q;
-	long skipped_partial = 0;
-	sw_row *rows = NULL;
-	model_scenario *blocks = NULL;
-	long nrows = 0, caprows = 0, skipped_gb = 0, skipped_epoch = 0;
-	int nblocks = 0, global_batch;
-	bool constrained;
-
-	plan_question_init(&q);
-	cli_scen_init(&s, "sweep");
+	int n, c, rc = EXIT_OK;
 	n = cli_scen_longopts(opts, 0, 60);
 	n = cli_ask_longopts(opts, n, 72);
 	for (int i = 0; i < n; i++) {
@@ -151,109 +263,263 @@ int cmd_sweep(int argc, char **argv)
 	opts[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	opts[n] = (struct option){0};
-	nodes = xmalloc(SW_MAXLIST * sizeof(int));
-	batches = xmalloc(SW_MAXLIST * sizeof(int));
-	gpns = xmalloc(1024 * sizeof(int));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
+	while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int hd = cli_scen_option(&o->s, c, optarg);
 		if (!hd)
-			hd = cli_ask_option("sweep", &q, c, optarg, true);
-		if (hd < 0) {
-			rc = EXIT_INPUT;
-			goto out;
-		}
+			hd = cli_ask_option("sweep", &o->q, c, optarg, true);
 		if (hd)
-			continue;
-		switch (c) {
-		case SW_NODES:
-			rc = cli_parse_int_list("--nodes", optarg, nodes, SW_MAXLIST, &nn);
-			break;
-		case SW_BATCH:
-			rc = cli_parse_int_list("--batch-per-gpu", optarg, batches, SW_MAXLIST, &nb);
-			break;
-		case SW_GPN:
-			rc = cli_parse_int_list("--gpus-per-node", optarg, gpns, 1024, &ng);
-			break;
-		case 'S': systems = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 'q': quiet = true; break;
-		case 'h': sweep_usage(stdout); goto out;
-		default:
+			rc = hd < 0 ? EXIT_INPUT : EXIT_OK;
+		else if (c == SW_NODES)
+			rc = cli_parse_int_list("--nodes", optarg, o->nodes, SW_MAXLIST, &o->nn);
+		else if (c == SW_BATCH)
+			rc = cli_parse_int_list("--batch-per-gpu", optarg, o->batches, SW_MAXLIST, &o->nb);
+		else if (c == SW_GPN)
+			rc = cli_parse_int_list("--gpus-per-node", optarg, o->gpns, 1024, &o->ng);
+		else if (c == 'S')
+			o->systems = optarg;
+		else if (c == 'o')
+			o->outpath = optarg;
+		else if (c == 'q')
+			o->quiet = true;
+		else if (c == 'h') {
+			sweep_usage(stdout);
+			return -1;
+		} else {
 			fprintf(stderr, "scaleplan sweep: see `scaleplan sweep --help`\n");
 			rc = EXIT_INPUT;
 		}
-		if (rc)
-			goto out;
 	}
-	if (optind < argc) {
+	if (!rc && optind < argc) {
 		fprintf(stderr, "scaleplan sweep: unexpected argument '%s'\n", argv[optind]);
 		rc = EXIT_INPUT;
-		goto out;
 	}
-	/* the shared options --system and --global-batch name what sweep's own grid options would */
-	if (s.spec.system_id && systems) {
-		fprintf(stderr, "scaleplan sweep: give --systems LIST or --system ID, not both\n");
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	if (s.spec.system_id)
-		systems = s.spec.system_id;
-	global_batch = s.spec.global_batch;
-	if (global_batch && nb) {
-		fprintf(stderr, "scaleplan sweep: give --global-batch or --batch-per-gpu, not both\n");
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	if (!outpath) {
-		fprintf(stderr, "scaleplan sweep: --out FILE is required (the grid is written as CSV)\n");
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	for (int i = 0; i < nb; i++)
-		if (batches[i] > 65536) {
-			fprintf(stderr, "scaleplan sweep: --batch-per-gpu %d: at most 65536\n", batches[i]);
-			rc = EXIT_INPUT;
-			goto out;
+	return rc ? rc : sw_check(o);
+}
+
+/* ---- the grid ---- */
+
+/* One grid point: batch chosen, predicted, judged, streamed or kept. EXIT_OK or EXIT_INPUT. */
+static int sw_point(sw_opts *o, sw_grid *g, model_scenario *sc, int auto_b, int batch, csvw *w)
+{
+	model_result r;
+	plan_verdict v;
+	int gpus = sc->node.gpus_per_node * sc->nodes;
+	sc->batch_per_gpu = o->nb ? batch : auto_b;
+	if (!o->nb && !o->global_batch && sc->nodes > 1 && !o->s.spec.nmeasured && !plan_auto_batch(sc, &o->s.params))
+		sc->batch_per_gpu = auto_b; /* least time to accuracy at this size */
+	if (o->global_batch) {
+		if (o->global_batch % gpus) {
+			g->skipped_gb++;
+			return EXIT_OK;
 		}
-	for (int i = 0; i < nn; i++)
-		if (nodes[i] > 100000) {
-			fprintf(stderr, "scaleplan sweep: --nodes %d: at most 100000\n", nodes[i]);
-			rc = EXIT_INPUT;
-			goto out;
-		}
-	if (nn == 0) {
-		static const int dflt[] = {1, 2, 4, 8, 16};
-		memcpy(nodes, dflt, sizeof(dflt));
-		nn = 5;
+		sc->batch_per_gpu = o->global_batch / gpus;
 	}
-	rc = cli_scen_load(&s);
+	if (model_batch_over_epoch(sc)) {
+		g->skipped_epoch++; /* a step would see images twice: refused */
+		return EXIT_OK;
+	}
+	if (model_predict(sc, &o->s.params, &r)) {
+		fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
+		return EXIT_INPUT;
+	}
+	plan_judge(&o->q, sc, &r, &v);
+	if (o->constrained && r.fits && (v.fails & (PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_PRICE))) {
+		g->skipped_budget++;
+		return EXIT_OK;
+	}
+	g->skipped_mem += !r.fits;
+	g->written++;
+	if (o->q.goal == PLAN_GRID)
+		cli_option_csv_row(w, &o->q, sc, &r, &v);
+	if (o->q.goal != PLAN_GRID || o->constrained)
+		sw_keep(o, g, &v, sc);
+	return EXIT_OK;
+}
+
+/* One block: a system with gpn GPUs per node, prepared once, over the nodes and batches of the grid.
+ * EXIT_OK, EXIT_INPUT, or the interrupt's exit code. */
+static int sw_block(sw_opts *o, sw_grid *g, const hw_system *sys, int gpn, csvw *w, progress *pg)
+{
+	long per_block = (long)o->nn * (o->nb ? o->nb : 1);
+	model_scenario sc;
+	o->s.spec.batch_per_gpu = 0;
+	o->s.spec.global_batch = 0;
+	int rc = cli_scen_resolve(&o->s, sys, gpn, 1, &sc); /* auto batch and calibration at one node */
+	if (rc == EXIT_INPUT && !o->s.spec.nmeasured) {
+		g->skipped_nofit_block += per_block; /* e.g. nothing fits: the block is skipped, not the sweep */
+		g->done += per_block;
+		return EXIT_OK;
+	}
 	if (rc)
-		goto out;
-	cand = xcalloc((size_t)s.db.nsystems + 1, sizeof(*cand));
-	if (!systems || strcmp(systems, "all") == 0) {
-		for (int i = 0; i < s.db.nsystems; i++)
-			cand[ncand++] = &s.db.systems[i];
-	} else {
-		char buf[4096], *save = NULL;
-		snprintf(buf, sizeof(buf), "%s", systems);
-		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			const hw_system *sys = hw_system_find(&s.db, tok);
-			if (!sys) {
-				rc = cli_unknown_id(&s.db, "sweep: --systems", HW_SYSTEM, tok);
-				goto out;
+		return rc;
+	int auto_b = sc.batch_per_gpu;
+	g->blocks = xrealloc(g->blocks, (size_t)(g->nblocks + 1) * sizeof(*g->blocks));
+	g->blocks[g->nblocks++] = sc;
+	for (int ni = 0; ni < o->nn; ni++) {
+		sc.nodes = o->nodes[ni];
+		plan_shape k = plan_shape_check(&o->s.spec, &o->q, sys, gpn, sc.nodes);
+		for (int bi = 0; bi < (o->nb ? o->nb : 1); bi++) {
+			if (intr_pending()) {
+				if (!o->quiet)
+					progress_break(pg);
+				fprintf(stderr, "scaleplan sweep: interrupted (%s) after %ld of %ld configurations; %s not "
+					"written\n", intr_name(), g->done, g->total, o->outpath);
+				return intr_exit_code();
 			}
-			if (ncand < s.db.nsystems)
-				cand[ncand++] = sys;
+			g->done++;
+			g->skipped_net += k == PLAN_SHAPE_NO_NET;
+			g->skipped_partial += k == PLAN_SHAPE_PARTIAL;
+			if (k == PLAN_SHAPE_OK && (rc = sw_point(o, g, &sc, auto_b, o->nb ? o->batches[bi] : 0, w)))
+				return rc;
 		}
+		if (!o->quiet && (ni & 63) == 0)
+			progress_update(pg, g->done);
 	}
-	if (s.spec.nmeasured && ncand > 1) {
+	return EXIT_OK;
+}
+
+/* Every block of the grid. */
+static int sw_run_grid(sw_opts *o, sw_grid *g, const hw_system *const *cand, int ncand, csvw *w)
+{
+	progress pg;
+	long per_block = (long)o->nn * (o->nb ? o->nb : 1);
+	g->total = (long)ncand * (o->ng ? o->ng : 1) * per_block;
+	if (!o->quiet)
+		progress_init(&pg, "sweep", g->total);
+	for (int k = 0; k < ncand; k++)
+		for (int gi = 0; gi < (o->ng ? o->ng : 1); gi++) {
+			int gpn = o->ng ? o->gpns[gi] : cand[k]->gpus_per_node, rc;
+			if (gpn > cand[k]->gpus_per_node) {
+				g->skipped_gpn += per_block;
+				g->done += per_block;
+				continue;
+			}
+			if ((rc = sw_block(o, g, cand[k], gpn, w, &pg)))
+				return rc;
+		}
+	if (!o->quiet) {
+		progress_update(&pg, g->done);
+		progress_finish(&pg);
+	}
+	return EXIT_OK;
+}
+
+/* Why configurations were left out, "; 5 with more GPUs per node than the system has" ... */
+static void sw_print_skips(FILE *f, const sw_opts *o, const sw_grid *g)
+{
+	if (g->skipped_budget)
+		fprintf(f, "; %ld over budget, too slow or without a %s price", g->skipped_budget, plan_cost_name(o->q.cost));
+	if (g->skipped_epoch)
+		fprintf(f, "; %ld whose global batch is more than an epoch's images", g->skipped_epoch);
+	if (g->skipped_partial)
+		fprintf(f, "; %ld leaving GPUs of a node idle (--partial-nodes keeps them)", g->skipped_partial);
+	if (g->skipped_net)
+		fprintf(f, "; %ld multi-node without a network (--fabric ID adds one)", g->skipped_net);
+	if (g->skipped_mem)
+		fprintf(f, "; %ld do not fit GPU memory (bottleneck 'memory')", g->skipped_mem);
+	if (g->skipped_nofit_block)
+		fprintf(f, "; %ld on systems where not even 8 images per GPU fit", g->skipped_nofit_block);
+	if (g->skipped_gb)
+		fprintf(f, "; %ld whose GPU count does not divide --global-batch %d", g->skipped_gb, o->global_batch);
+	if (g->skipped_gpn)
+		fprintf(f, "; %ld with more GPUs per node than the system has", g->skipped_gpn);
+}
+
+/* The kept rows ranked and written (each predicted again), then the file closed and renamed: never an
+ * empty one in place of a file (exit 1 with the reasons). EXIT_OK, EXIT_INPUT, EXIT_ENV or the interrupt's. */
+static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
+{
+	intr_phase("sort"); /* millions of rows take seconds to rank and to write: both phases answer a signal */
+	if (o->q.goal != PLAN_GRID && g->nrows > 0 && sw_sort(g->rows, g->nrows, o->quiet) == ERR_INTR)
+		return sw_interrupted("while ranking the rows", o->outpath);
+	intr_phase("write");
+	progress pg;
+	bool show = !o->quiet && o->q.goal != PLAN_GRID;
+	if (show)
+		progress_init(&pg, "sweep: writing", g->nrows);
+	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
+		model_scenario *sc = &g->blocks[g->rows[i].block];
+		model_result r;
+		if (intr_pending()) {
+			if (show)
+				progress_break(&pg);
+			return sw_interrupted("while writing the rows", o->outpath);
+		}
+		if (show && (i & 4095) == 0)
+			progress_update(&pg, i);
+		sc->nodes = g->rows[i].nodes;
+		sc->batch_per_gpu = g->rows[i].batch;
+		if (model_predict(sc, &o->s.params, &r)) { /* predicted once already: cannot fail */
+			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
+			return EXIT_INPUT;
+		}
+		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v);
+	}
+	if (show) {
+		progress_update(&pg, g->nrows);
+		progress_finish(&pg);
+	}
+	if (intr_pending()) /* the streamed grid (--rank-by none) ends here */
+		return sw_interrupted("while writing the rows", o->outpath);
+	if (g->written == 0 && o->global_batch && g->skipped_gb == g->total) {
+		fprintf(stderr, "scaleplan sweep: --global-batch %d is not a multiple of the GPU count of any configuration "
+			"of the grid; %s left as it was\n", o->global_batch, o->outpath);
+		return EXIT_INPUT;
+	}
+	if (g->written == 0) {
+		fprintf(stderr, "scaleplan sweep: none of the %ld configurations gives a row", g->total);
+		sw_print_skips(stderr, o, g);
+		fprintf(stderr, "; %s left as it was\n", o->outpath);
+		return EXIT_INPUT;
+	}
+	int crc = csvw_close(*w);
+	*w = NULL;
+	if (crc == ERR_INTR)
+		return sw_interrupted("before the rename", o->outpath);
+	if (crc) {
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	char order[160];
+	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first; ordered by %s)",
+		g->total, g->total == 1 ? "" : "s", g->written, g->written == 1 ? "" : "s", o->outpath,
+		plan_goal_name(&o->q), plan_order_text(&o->q, order, sizeof order));
+	sw_print_skips(stderr, o, g);
+	fprintf(stderr, "\n");
+	return EXIT_OK;
+}
+
+/* The candidate systems: --systems LIST (any status), else every system of today (--include-eol: all). */
+static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
+{
+	*cand = xcalloc((size_t)o->s.db.nsystems + 1, sizeof(**cand));
+	int rc = cli_candidates(&o->s, "sweep", o->systems ? o->systems : "all", &o->q, *cand, o->s.db.nsystems, ncand);
+	if (!rc && o->s.spec.nmeasured && *ncand > 1) {
 		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;
-		goto out;
 	}
-	total = (long)ncand * (ng ? ng : 1) * nn * (nb ? nb : 1);
-	constrained = !isnan(q.budget_usd) || !isnan(q.deadline_s);
+	return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	sw_opts o = {0};
+	sw_grid g = {0};
+	const hw_system **cand = NULL;
+	int ncand = 0, rc;
+	csvw *w = NULL;
+
+	plan_question_init(&o.q);
+	cli_scen_init(&o.s, "sweep");
+	o.nodes = xmalloc(SW_MAXLIST * sizeof(int));
+	o.batches = xmalloc(SW_MAXLIST * sizeof(int));
+	o.gpns = xmalloc(1024 * sizeof(int));
+	rc = sw_parse(argc, argv, &o);
+	if (rc)
+		goto out;
+	if ((rc = cli_scen_load(&o.s)) || (rc = sw_candidates(&o, &cand, &ncand)))
+		goto out;
 	/* before the temporary file exists: from here a signal stops the loop, which removes it */
 	if (intr_install()) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
@@ -261,186 +527,26 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	intr_phase("compute");
-	rc = csvw_create(outpath, &w); /* README's rule: a missing folder is 1, permission or disk 2 */
-	if (rc) {
+	if ((rc = csvw_create(o.outpath, &w))) { /* README's rule: a missing folder is 1, permission or disk 2 */
 		fprintf(stderr, "scaleplan sweep: --out %s\n", err_msg());
 		rc = exit_code_of(rc);
 		goto out;
 	}
-	cli_result_csv_header(w);
-	if (!quiet)
-		progress_init(&pg, "sweep", total);
-	for (int k = 0; k < ncand; k++) {
-		const hw_system *sys = cand[k];
-		for (int gi = 0; gi < (ng ? ng : 1); gi++) {
-			int gpn = ng ? gpns[gi] : sys->gpus_per_node;
-			model_scenario sc;
-			if (gpn > sys->gpus_per_node) {
-				skipped_gpn += (long)nn * (nb ? nb : 1);
-				done += (long)nn * (nb ? nb : 1);
-				continue;
-			}
-			if (gpn < sys->gpus_per_node && !q.partial_nodes) { /* whole servers unless asked */
-				skipped_partial += (long)nn * (nb ? nb : 1);
-				done += (long)nn * (nb ? nb : 1);
-				continue;
-			}
-			/* prepared once; auto batch and calibration at one node */
-			s.spec.batch_per_gpu = 0;
-			s.spec.global_batch = 0;
-			rc = cli_scen_resolve(&s, sys, gpn, 1, &sc);
-			if (rc == EXIT_INPUT && !s.spec.nmeasured) {
-				/* e.g. nothing fits: the whole block is skipped, not the sweep */
-				skipped_mem += (long)nn * (nb ? nb : 1);
-				done += (long)nn * (nb ? nb : 1);
-				rc = EXIT_OK;
-				continue;
-			}
-			if (rc)
-				goto out;
-			int auto_b = sc.batch_per_gpu;
-			if (q.goal != PLAN_GRID || constrained) {
-				blocks = xrealloc(blocks, (size_t)(nblocks + 1) * sizeof(*blocks));
-				blocks[nblocks++] = sc;
-			}
-			for (int ni = 0; ni < nn; ni++) {
-				sc.nodes = nodes[ni];
-				bool nonet = model_domain_gpus(&sc) < sc.nodes * gpn &&
-					     !(sc.node.nic_Bps > 0 && sc.node.nics_per_node > 0);
-				for (int bi = 0; bi < (nb ? nb : 1); bi++) {
-					model_result r;
-					if (intr_pending()) {
-						if (!quiet)
-							progress_break(&pg);
-						fprintf(stderr, "scaleplan sweep: interrupted (%s) after %ld of %ld "
-							"configurations; %s not written\n", intr_name(), done, total, outpath);
-						rc = intr_exit_code();
-						goto out; /* csvw_abort removes the temporary file */
-					}
-					done++;
-					if (nonet) {
-						skipped_net++;
-						continue;
-					}
-					sc.batch_per_gpu = nb ? batches[bi] : auto_b;
-					if (!nb && !global_batch && sc.nodes > 1 && !s.spec.nmeasured &&
-					    !plan_auto_batch(&sc, &s.params))
-						sc.batch_per_gpu = auto_b; /* least time to accuracy at this size */
-					if (global_batch) {
-						int gpus = gpn * sc.nodes;
-						if (global_batch % gpus) {
-							skipped_gb++;
-							continue;
-						}
-						sc.batch_per_gpu = global_batch / gpus;
-					}
-					if (model_batch_over_epoch(&sc)) {
-						skipped_epoch++; /* a step would see images twice: refused */
-						continue;
-					}
-					if (model_predict(&sc, &s.params, &r)) {
-						fprintf(stderr, "scaleplan sweep: %s: %s\n", sys->id, err_msg());
-						rc = EXIT_INPUT;
-						goto out;
-					}
-					double key, tie;
-					plan_rank_key(&q, &r, &key, &tie);
-					if (constrained && r.fits && !isfinite(key)) {
-						skipped_budget++;
-						continue;
-					}
-					if (!r.fits)
-						skipped_mem++;
-					written++;
-					if (q.goal == PLAN_GRID) {
-						cli_result_csv_row(w, &sc, &r);
-						if (constrained)
-							sw_keep(&rows, &nrows, &caprows, key, tie, nblocks - 1, &sc);
-						continue;
-					}
-					sw_keep(&rows, &nrows, &caprows, key, tie, nblocks - 1, &sc);
-				}
-				if (!quiet && (ni & 63) == 0)
-					progress_update(&pg, done);
-			}
-		}
-	}
-	if (!quiet) {
-		progress_update(&pg, done);
-		progress_finish(&pg);
-	}
-	/* millions of rows take seconds to rank and to write: both phases answer a signal too */
-	intr_phase("sort");
-	if (q.goal != PLAN_GRID && nrows > 0 && sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank) == ERR_INTR) {
-		rc = sw_interrupted("while ranking the rows", outpath);
+	cli_option_csv_header(w);
+	if ((rc = sw_run_grid(&o, &g, cand, ncand, w)) || (rc = sw_write(&o, &g, &w)))
 		goto out;
-	}
-	intr_phase("write");
-	for (long i = 0; i < nrows && q.goal != PLAN_GRID; i++) {
-		model_scenario *sc = &blocks[rows[i].block];
-		model_result r;
-		if (intr_pending()) {
-			rc = sw_interrupted("while writing the rows", outpath);
-			goto out;
-		}
-		sc->nodes = rows[i].nodes;
-		sc->batch_per_gpu = rows[i].batch;
-		if (model_predict(sc, &s.params, &r)) { /* predicted once already: cannot fail */
-			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
-			rc = EXIT_INPUT;
-			goto out;
-		}
-		cli_result_csv_row(w, sc, &r);
-	}
-	if (intr_pending()) { /* the streamed grid (--rank-by none) ends here */
-		rc = sw_interrupted("while writing the rows", outpath);
-		goto out;
-	}
-	if (global_batch && written == 0 && skipped_gb > 0) {
-		fprintf(stderr, "scaleplan sweep: --global-batch %d is not a multiple of the GPU count of any configuration "
-			"of the grid; nothing written\n", global_batch);
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	int crc = csvw_close(w);
-	w = NULL;
-	if (crc == ERR_INTR) {
-		rc = sw_interrupted("before the rename", outpath);
-		goto out;
-	}
-	if (crc) {
-		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
-		rc = EXIT_ENV;
-		goto out;
-	}
-	fprintf(stderr, "scaleplan sweep: %ld configuration%s, %ld row%s written to %s (%s first)", total,
-		total == 1 ? "" : "s", written, written == 1 ? "" : "s", outpath,
-		plan_goal_name(&q));
-	if (skipped_budget)
-		fprintf(stderr, "; %ld over budget, too slow or without a %s price", skipped_budget, plan_cost_name(q.cost));
-	if (skipped_epoch)
-		fprintf(stderr, "; %ld whose global batch is more than an epoch's images", skipped_epoch);
-	if (skipped_partial)
-		fprintf(stderr, "; %ld leaving GPUs of a node idle (--partial-nodes keeps them)", skipped_partial);
-	if (skipped_net)
-		fprintf(stderr, "; %ld multi-node without a network (--fabric ID adds one)", skipped_net);
-	if (skipped_mem)
-		fprintf(stderr, "; %ld do not fit GPU memory (bottleneck 'memory')", skipped_mem);
-	if (skipped_gb)
-		fprintf(stderr, "; %ld whose GPU count does not divide --global-batch %d", skipped_gb, global_batch);
-	if (skipped_gpn)
-		fprintf(stderr, "; %ld with more GPUs per node than the system has", skipped_gpn);
-	fprintf(stderr, "\n");
-	if (q.goal != PLAN_GRID || constrained)
-		sw_answer(&s, &q, blocks, rows, nrows);
+	if (o.q.goal != PLAN_GRID || o.constrained)
+		sw_answer(&o, &g);
 out:
+	if (rc < 0)
+		rc = EXIT_OK; /* --help */
 	csvw_abort(w);
-	free(rows);
-	free(blocks);
-	free(nodes);
-	free(batches);
-	free(gpns);
+	free(g.rows);
+	free(g.blocks);
+	free(o.nodes);
+	free(o.batches);
+	free(o.gpns);
 	free(cand);
-	cli_scen_free(&s);
+	cli_scen_free(&o.s);
 	return rc;
 }

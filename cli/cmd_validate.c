@@ -44,7 +44,10 @@ static void validate_help(FILE *out)
 		"                  init_start..run_stop) from its submitter's single-node result, run-level terms\n"
 		"                  fitted leave-one-submitter-out (refdata/mlperf_v4_0_phases.csv); with --format\n"
 		"                  table or md it follows the other groups, with csv it needs --group whole-run\n"
-		"  --hwdb DIR      overlay DIR on the built-in hardware database\n");
+		"  --intervals FILE  also write the 90%% prediction-interval table derived from these held-out\n"
+		"                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"
+		"  --hwdb DIR      overlay DIR on the built-in hardware database\n"
+		"After the table: interval coverage, the share of held-out points inside their own 90%% interval.\n");
 }
 
 /* The full analytic model as a second predictor (cal_opts.model_fn): `scaleplan predict` for the point's
@@ -193,6 +196,22 @@ static double vmodel_point(void *vctx, const cal_data *d, int i, const int *othe
 	return pred;
 }
 
+/* The model column, recording each prediction as a held-out residual for the intervals (the point's basis:
+ * how its GPU is known without it). */
+typedef struct vrecord {
+	vmodel *m;
+	const hw_db *db;
+	cli_resids res;
+} vrecord;
+
+static double vmodel_record(void *vctx, const cal_data *d, int i, const int *others, int nothers)
+{
+	vrecord *v = vctx;
+	double pred = vmodel_point(v->m, d, i, others, nothers);
+	cli_resids_add(&v->res, MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred);
+	return pred;
+}
+
 /* Opens --detail FILE as FILE.tmp (renamed at the end). EXIT_OK, or the exit code of the README's rule
  * (1: no such directory, a directory named; 2: permission, disk) with the message printed. */
 static int detail_open(const char *detail, FILE **df, char **tmp)
@@ -218,9 +237,9 @@ int cmd_validate(int argc, char **argv)
 		{"format", required_argument, 0, 'f'},  {"detail", required_argument, 0, 'd'},
 		{"strict", no_argument, 0, 's'},        {"hwdb", required_argument, 0, 'H'},
 		{"help", no_argument, 0, 'h'},          {"group", required_argument, 0, 'g'},
-		{0, 0, 0, 0}};
+		{"intervals", required_argument, 0, 'I'}, {0, 0, 0, 0}};
 	const char *against[64], *profile = NULL, *where = NULL, *format = "table", *detail = NULL, *hwdb_dir = NULL;
-	const char *group = "all";
+	const char *group = "all", *intervals = NULL;
 	int nagainst = 0;
 	bool builtin = true, strict = false;
 	int c;
@@ -242,6 +261,7 @@ int cmd_validate(int argc, char **argv)
 		case 's': strict = true; break;
 		case 'H': hwdb_dir = optarg; break;
 		case 'g': group = optarg; break;
+		case 'I': intervals = optarg; break;
 		case 'h': validate_help(stdout); return EXIT_OK;
 		default: validate_help(stderr); return EXIT_INPUT;
 		}
@@ -274,14 +294,15 @@ int cmd_validate(int argc, char **argv)
 	cal_vtable vt = {0};
 	FILE *df = NULL;
 	char *detail_tmp = NULL;
+	vmodel vm = {.hwdb_dir = hwdb_dir, .profile = profile}, vm_default = vm;
+	vrecord rec = {.m = &vm, .db = &db};
 	cli_cal_in in = {.builtin = builtin, .paths = against, .npaths = nagainst,
 			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = strict, .where = where, .profile = profile};
 	if ((rc = cli_cal_inputs("validate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
 	if (detail && (rc = detail_open(detail, &df, &detail_tmp)) != EXIT_OK)
 		goto out;
-	vmodel vm = {.hwdb_dir = hwdb_dir, .profile = profile};
-	cal_opts o = {.db = &db, .strict = strict, .log = stderr, .model_fn = vmodel_point, .model_ctx = &vm};
+	cal_opts o = {.db = &db, .strict = strict, .log = stderr, .model_fn = vmodel_record, .model_ctx = &rec};
 	intr_phase("compute");
 	if (cal_validate(&vt, &d, profile ? &ps : NULL, &o, df) < 0) {
 		fprintf(stderr, "scaleplan validate: %s\n", err_msg());
@@ -312,9 +333,13 @@ int cmd_validate(int argc, char **argv)
 		       strcmp(format, "md") == 0 ? "\n" : "", profile ? "the profile" : "default parameters", vm.npred, vm.nfail);
 		stack_print(&vm, stdout);
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
-		goto out;
 	}
-	rc = EXIT_OK;
+	if (rc == EXIT_OK && (intervals || strcmp(format, "csv") != 0)) {
+		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals,
+				      .md = strcmp(format, "md") == 0, .default_fn = vmodel_point,
+				      .default_ctx = &vm_default, .stack_fn = point_stack};
+		rc = cli_validate_intervals(&ii, &rec.res, strcmp(format, "csv") != 0 ? stdout : NULL);
+	}
 out:
 	if (df) { /* written as FILE.tmp: renamed only when the whole table was written */
 		bool ok = rc == EXIT_OK && !ferror(df);
@@ -332,6 +357,7 @@ out:
 		}
 	}
 	free(detail_tmp);
+	cli_resids_free(&rec.res);
 	cal_vtable_free(&vt);
 	cal_pset_free(&ps);
 	cal_data_free(&d);

@@ -85,48 +85,81 @@ int cli_scen_longopts(struct option *opts, int from, int max)
 	return from;
 }
 
+/* The shared options' help, one entry per option line (continuation lines included), so a command
+ * can leave out the options it chooses itself (compare picks the placements: no --nodes). opt is the
+ * long option the entry describes (NULL: a section heading). */
+static const struct {
+	const char *opt;
+	const char *text;
+} scen_help[] = {
+	{NULL, "hardware (a system, or components; every component flag overrides the system's):\n"},
+	{"system", "  --system ID            node type from the database (`scaleplan hw list systems`)\n"},
+	{"gpu", "  --gpu ID               GPU model (`hw list gpus`)\n"},
+	{"gpus-per-node", "  --gpus-per-node G      GPUs used per node (default: all of the system's)\n"},
+	{"intra", "  --intra LINK           link between GPUs in a node (nvlink2, nvswitch3, pcie3-x16, ...)\n"},
+	{"host-link", "  --host-link LINK       CPU-GPU link; --host-links N  how many the node's GPUs share\n"},
+	{"cpu", "  --cpu ID --cpus-per-node N   host CPUs (decode threads = cores - reserved x GPUs)\n"},
+	{"fabric", "  --fabric ID --nics-per-node K   network between nodes (`hw list fabrics`)\n"},
+	{"storage", "  --storage ID           storage holding the data set (default: the system's; `hw list storage`)\n"},
+	{"stack", "  --stack ID             software stack: data path, staging, gradient bytes, buckets, overlap\n"
+		  "                         (default: the system's, e.g. ngc-mlperf, tf1-hvd; `hw list stacks`)\n"},
+	{NULL, "run:\n"},
+	{"nodes", "  --nodes N              nodes (default 1)\n"},
+	/* plan_auto_batch: the batch of least time to accuracy, not the largest that fits */
+	{"batch-per-gpu", "  --batch-per-gpu B      images per GPU per step (default auto: of 256, 128 ... 8 that fit,\n"
+			  "                         the one of least time to accuracy; inside the measured convergence range first)\n"},
+	{"global-batch", "  --global-batch GB      alternatively the global batch (a multiple of the GPU count)\n"},
+	{"precision", "  --precision P          fp32 | tf32 | fp16 | bf16 (default bf16; falls back to what the GPU has)\n"},
+	{"data", "  --data D               cpu (JPEG decode on CPU cores) | gpu (DALI) | synthetic (default: the stack's)\n"},
+	{"epochs", "  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"},
+	{"images", "  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"},
+	{"target-top1", "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"},
+	{"measured-epochs", "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
+			    "                         scaled through that point for every batch (a fixed --epochs does not move)\n"},
+	{NULL, "calibration and model parameters:\n"},
+	{"measured", "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"},
+	{"param", "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"},
+	{"profile", "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"},
+	{"hwdb", "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"},
+	{NULL, "money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"},
+	{"kwh-price", "  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"},
+	{"pue", "  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"},
+	{"facility-price", "  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"},
+	{"support-frac", "  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"},
+	{"utilisation", "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
+			"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
+	{"amortize-years", "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"},
+	{"finance-rate", "  --finance-rate R       yearly interest on the capex (default 0: paid cash)\n"},
+	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0)\n"},
+	{"runs-per-month", "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
+			   "                         at most the runs that fit the utilised wall clock of a month)\n"},
+	{"rent-term", "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"},
+};
+
+/* true when opt is one of the comma-separated names in list */
+static bool in_list(const char *list, const char *opt)
+{
+	size_t n = strlen(opt);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && strncmp(p, opt, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+void cli_scen_help_except(FILE *out, const char *omit)
+{
+	for (size_t i = 0; i < sizeof(scen_help) / sizeof(scen_help[0]); i++)
+		if (!scen_help[i].opt || !in_list(omit, scen_help[i].opt))
+			fputs(scen_help[i].text, out);
+}
+
 void cli_scen_help(FILE *out)
 {
-	fprintf(out,
-		"hardware (a --system, or components; every component flag overrides the system's):\n"
-		"  --system ID            node type from the database (`scaleplan hw list systems`)\n"
-		"  --gpu ID               GPU model (`hw list gpus`)\n"
-		"  --gpus-per-node G      GPUs used per node (default: all of the system's)\n"
-		"  --intra LINK           link between GPUs in a node (nvlink2, nvswitch3, pcie3-x16, ...)\n"
-		"  --host-link LINK       CPU-GPU link; --host-links N  how many the node's GPUs share\n"
-		"  --cpu ID --cpus-per-node N   host CPUs (decode threads = cores - reserved x GPUs)\n"
-		"  --fabric ID --nics-per-node K   network between nodes (`hw list fabrics`)\n"
-		"  --storage ID           storage holding the data set (default: the system's; `hw list storage`)\n"
-		"  --stack ID             software stack: data path, staging, gradient bytes, buckets, overlap\n"
-		"                         (default: the system's, e.g. ngc-mlperf, tf1-hvd; `hw list stacks`)\n"
-		"run:\n"
-		"  --nodes N              nodes (default 1)\n"
-		"  --batch-per-gpu B      images per GPU per step (default auto: largest of 256..8 that fits)\n"
-		"  --global-batch GB      alternatively the global batch (a multiple of the GPU count)\n"
-		"  --precision P          fp32 | tf32 | fp16 | bf16 (default bf16; falls back to what the GPU has)\n"
-		"  --data D               cpu (JPEG decode on CPU cores) | gpu (DALI) | synthetic (default: the stack's)\n"
-		"  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"
-		"  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"
-		"  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"
-		"  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
-		"                         scaled through that point for every batch (a fixed --epochs does not move)\n"
-		"calibration and model parameters:\n"
-		"  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"
-		"  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"
-		"  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"
-		"  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"
-		"money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"
-		"  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"
-		"  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"
-		"  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"
-		"  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"
-		"  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
-		"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"
-		"  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"
-		"  --finance-rate R       yearly interest on the capex (default 0: paid cash); --residual F resale value\n"
-		"                         at the end as a fraction of capex (default 0)\n"
-		"  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time)\n"
-		"  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n");
+	cli_scen_help_except(out, NULL);
 }
 
 /* Parses a whole-string integer in [lo, hi]. */
@@ -242,8 +275,9 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		s->spec.images = d;
 		return 1;
 	case O_TARGET:
-		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0)
-			return bad(s, "target-top1", arg, "a top-1 accuracy in (0, 1] or a percentage");
+		/* 1 < A < 10 is refused: 1.5 is more likely a slip than a 1.5% target (ImageNet chance is 0.1%) */
+		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0 || (d > 1.0 && d < 10.0))
+			return bad(s, "target-top1", arg, "a top-1 accuracy as a fraction in (0, 1] or a percentage in 10..100");
 		s->spec.target_top1 = d > 1.0 ? d / 100.0 : d;
 		return 1;
 	case O_MEASURED: {
@@ -392,7 +426,7 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA };
+enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA, A_EOL };
 
 static const struct option ask_opts[] = {
 	{"rank-by", required_argument, NULL, A_RANK},
@@ -401,6 +435,7 @@ static const struct option ask_opts[] = {
 	{"deadline", required_argument, NULL, A_DEADLINE},
 	{"partial-nodes", no_argument, NULL, A_PARTIAL},
 	{"extrapolate", no_argument, NULL, A_EXTRA},
+	{"include-eol", no_argument, NULL, A_EOL},
 };
 
 int cli_ask_longopts(struct option *opts, int from, int max)
@@ -420,14 +455,19 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
 		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
 		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
-		"  --budget USD      the fastest option whose --cost is within USD\n"
-		"  --deadline D      the cheapest (--cost) option that reaches accuracy within D (90min, 2.5h, 3d, s)\n"
+		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
+		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
+		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
+		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
 		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
 		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
 		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
-		"  a difference within 5%% (the model's whole-run error) is a tie: fewer NVLink domains, fewer nodes,\n"
-		"  then lower cost win\n",
+		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
+		"                    --systems is offered whatever its status; its price is then historical)\n"
+		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
+		"  options whose 90%% time intervals overlap (the model's 5%% whole-run error where a prediction carries\n"
+		"  no interval) are a tie, broken by money: never toward the dearer option\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 
@@ -476,6 +516,9 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 		return 1;
 	case A_EXTRA:
 		q->extrapolate = true;
+		return 1;
+	case A_EOL:
+		q->include_eol = true;
 		return 1;
 	default:
 		return 0;
@@ -560,10 +603,21 @@ void cli_result_csv_header_cells(csvw *w)
 		csvw_text(w, cols[i]);
 }
 
-void cli_result_csv_header(csvw *w)
+/* How the GPU is known and the 90% intervals (issue 31): after the cells sim shares, before stack. */
+static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
+					     "throughput_lo_img_s", "throughput_hi_img_s", "extrapolated_below"};
+
+void cli_result_csv_header_all(csvw *w)
 {
 	cli_result_csv_header_cells(w);
-	csvw_text(w, "stack"); /* columns added later go last: readers keep their positions */
+	for (unsigned i = 0; i < sizeof(all_extra_cols) / sizeof(all_extra_cols[0]); i++)
+		csvw_text(w, all_extra_cols[i]);
+}
+
+void cli_result_csv_header(csvw *w)
+{
+	cli_result_csv_header_all(w);
+	csvw_text(w, "stack"); /* columns added later go before it (README): readers keep their positions */
 	csvw_end_row(w);
 }
 
@@ -635,9 +689,22 @@ const char *cli_power_basis(const model_scenario *sc, const model_result *r)
 	return sc->node.power_basis ? sc->node.power_basis : "tdp-fallback";
 }
 
-void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r)
 {
 	cli_result_csv_cells(w, sc, r);
+	csvw_text(w, model_basis_name(r->basis));
+	csvw_num(w, r->ttt_lo_s, 6);
+	csvw_num(w, r->ttt_hi_s, 6);
+	csvw_num(w, r->tta_lo_s, 6);
+	csvw_num(w, r->tta_hi_s, 6);
+	csvw_num(w, r->throughput_lo_img_s, 6);
+	csvw_num(w, r->throughput_hi_img_s, 6);
+	csvw_int(w, r->extrapolated_below ? 1 : 0);
+}
+
+void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
+{
+	cli_result_csv_cells_all(w, sc, r);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
@@ -722,9 +789,34 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "rent_hi_usd", r->rent_hi_usd, true);
 	fprintf(out, "\"nvlink_domain_gpus\": %d, \"extrapolated\": %s, ", model_domain_gpus(sc),
 		r->extrapolated ? "true" : "false");
+	jstr(out, "basis", model_basis_name(r->basis));
+	jnum(out, "ttt_lo_s", r->ttt_lo_s, true);
+	jnum(out, "ttt_hi_s", r->ttt_hi_s, true);
+	jnum(out, "tta_lo_s", r->tta_lo_s, true);
+	jnum(out, "tta_hi_s", r->tta_hi_s, true);
+	jnum(out, "throughput_lo_img_s", r->throughput_lo_img_s, true);
+	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
+	fprintf(out, "\"extrapolated_below\": %s, ", r->extrapolated_below ? "true" : "false");
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);
+}
+
+char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B)
+{
+	double unit = 1.0;
+	const char *name = "s";
+	if (!isfinite(s) || !isfinite(lo_s) || !isfinite(hi_s) || (lo_s == s && hi_s == s))
+		return plan_fmt_duration(s, buf, len_B);
+	/* plan_fmt_duration's units; hours as decimals so that the range reads in the point's unit */
+	if (s >= 3 * 86400.0)
+		unit = 86400.0, name = "days";
+	else if (s >= 7200.0)
+		unit = 3600.0, name = "h";
+	else if (s >= 120.0)
+		unit = 60.0, name = "min";
+	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
+	return buf;
 }
 
 void cli_params_print(FILE *out, const model_params *p)

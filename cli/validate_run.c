@@ -66,11 +66,14 @@ static const hw_system *system_for(const hw_db *db, const cal_phase_row *r)
 {
 	const char *acc = r->accelerator;
 	const hw_gpu *g = hw_gpu_find(db, acc);
+	plan_spec spec;
+	plan_spec_init(&spec);
 	if (!g && strncmp(acc, "NVIDIA ", 7) == 0)
 		g = hw_gpu_find(db, acc + 7);
 	for (int i = 0; g && i < db->nsystems; i++) {
 		const hw_system *s = &db->systems[i];
-		if (s->gpu == g && s->gpus_per_node == (int)r->gpus_per_node && (r->nodes <= 1 || s->fabric || s->nic))
+		if (s->gpu == g && s->gpus_per_node == (int)r->gpus_per_node &&
+		    plan_joinable(&spec, s, s->gpus_per_node, (int)r->nodes))
 			return s;
 	}
 	return NULL;

@@ -73,6 +73,13 @@ int csv_table_load(csv_table *t, const char *path);
 /* Same as csv_table_load but parses a buffer; `name` is used in messages. */
 int csv_table_parse(csv_table *t, const char *name, const char *buf, size_t len_B);
 void csv_table_free(csv_table *t);
+/* Reads a CSV file as csv_table_load does, but in batches: each(t, ctx) gets the header and up to batch_rows
+ * rows (t->line set) whenever that many are read, and once more at the end (perhaps with none), and the
+ * rows are freed after each call, so memory is bounded by the batch, not the file. A progress bar by bytes
+ * read goes to stderr under progress_label (NULL: none). Returns 0, the error csv_table_load would, the
+ * first non-zero value each returns, or ERR_INTR when SIGINT/SIGTERM arrived. */
+int csv_table_stream(const char *path, int batch_rows, int (*each)(const csv_table *t, void *ctx), void *ctx,
+		     const char *progress_label);
 /* Column index of a header name (exact match), or -1. */
 int csv_table_col(const csv_table *t, const char *name);
 
@@ -134,6 +141,11 @@ void progress_break(progress *p);
  * (128 + the signal's number, as a shell reports a process the signal killed). A second signal ends
  * the program at once (default action). 0, or ERR_ENV when sigaction fails. */
 int intr_install(void);
+/* The command commits from here: SIGINT and SIGTERM are blocked for the rest of the process, so a signal
+ * either came before (intr_pending() says so: keep the old output, exit 128 + signal) or is dropped at the
+ * exit of a command that finished (exit 0, the new output in place), never both. Call it just before the
+ * last check and rename of a command's output. 0, or ERR_ENV when sigprocmask fails. */
+int intr_hold(void);
 /* True once SIGINT or SIGTERM has arrived after intr_install. */
 bool intr_pending(void);
 /* 128 + the signal's number; 0 while none arrived. */
@@ -152,6 +164,9 @@ void intr_phase(const char *phase);
 /* Sorts like qsort, but stably (merge sort) and stopping when SIGINT/SIGTERM arrives: 0, or ERR_INTR
  * (the elements are then all still there, in no useful order). */
 int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *));
+/* The same with a progress bar: pg (progress_init'ed; its total is set here to the merge work) is
+ * updated as the passes go; NULL = none. The caller finishes or breaks it. */
+int sort_intr_progress(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *), progress *pg);
 
 /* Monotonic clock in seconds. */
 double time_now_s(void);

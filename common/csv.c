@@ -122,8 +122,24 @@ void csv_table_free(csv_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Feeds the buffer to libcsv one line at a time so every row knows its line; a line that starts
- * with '#' outside a row is a comment. */
+/* Feeds one line (n bytes, its newline included) of line number b->chunk_line to libcsv; a line that
+ * starts with '#' outside a row is a comment. *row_open: a quoted cell goes on past this line. */
+static int feed_line(struct csv_parser *p, csv_build *b, const char *s, size_t n, int *row_open)
+{
+	int blank = n == 1 || (n == 2 && s[0] == '\r');
+	if (!*row_open && s[0] == '#')
+		return 0;
+	int ends_before = b->row_ends;
+	if (csv_parse(p, s, n, on_field, on_row_end, b) != n)
+		return err_set("%s:%d: malformed CSV (%s)", b->t->name, b->chunk_line, csv_strerror(csv_error(p)));
+	if (b->failed)
+		return ERR_INPUT;
+	if (!blank)
+		*row_open = !(b->row_ends > ends_before && b->fields_pending == 0);
+	return 0;
+}
+
+/* Feeds the buffer to libcsv one line at a time so every row knows its line. */
 static int feed_lines(struct csv_parser *p, csv_build *b, const char *buf, size_t len_B)
 {
 	int row_open = 0;
@@ -132,18 +148,9 @@ static int feed_lines(struct csv_parser *p, csv_build *b, const char *buf, size_
 	while (pos < len_B) {
 		const char *nl = memchr(buf + pos, '\n', len_B - pos);
 		size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len_B - pos;
-		int blank = n == 1 || (n == 2 && buf[pos] == '\r');
-		if (!(!row_open && buf[pos] == '#')) {
-			int ends_before = b->row_ends;
-			if (csv_parse(p, buf + pos, n, on_field, on_row_end, b) != n) {
-				return err_set("%s:%d: malformed CSV (%s)", b->t->name, b->chunk_line,
-					       csv_strerror(csv_error(p)));
-			}
-			if (b->failed)
-				return ERR_INPUT;
-			if (!blank)
-				row_open = !(b->row_ends > ends_before && b->fields_pending == 0);
-		}
+		int rc = feed_line(p, b, buf + pos, n, &row_open);
+		if (rc)
+			return rc;
 		pos += n;
 		b->chunk_line++;
 	}
@@ -258,6 +265,8 @@ int csvw_create(const char *path, csvw **w)
 		*w = csvw_stream(stdout);
 		return 0;
 	}
+	if (!*path)
+		return err_set("'': an empty path (expected a file to write)");
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_path(path, EISDIR, "a file to write");
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -390,4 +399,98 @@ void csvw_abort(csvw *w)
 		free(w->tmp);
 	}
 	free(w);
+}
+
+/* ---- streaming reader ---- */
+
+/* Hands the rows read so far to each, then frees them (the row arrays are kept for the next batch). */
+static int stream_flush(csv_table *t, int (*each)(const csv_table *t, void *ctx), void *ctx)
+{
+	int rc = each(t, ctx);
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			free(t->cells[r][c]);
+		free(t->cells[r]);
+	}
+	t->nrows = 0;
+	return rc;
+}
+
+/* The file's lines through feed_line, a batch of rows to each whenever batch_rows are read. */
+static int stream_lines(FILE *f, struct csv_parser *p, csv_build *b, int batch_rows,
+			int (*each)(const csv_table *t, void *ctx), void *ctx, progress *pg)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long read_B = 0;
+	int row_open = 0, rc = 0;
+	b->chunk_line = 0;
+	while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
+		b->chunk_line++;
+		read_B += n;
+		rc = feed_line(p, b, line, (size_t)n, &row_open);
+		if (rc == 0 && b->t->nrows >= batch_rows)
+			rc = stream_flush(b->t, each, ctx);
+		if (rc == 0 && (b->chunk_line & 8191) == 0) {
+			if (pg)
+				progress_update(pg, read_B);
+			if (intr_pending())
+				rc = ERR_INTR;
+		}
+	}
+	free(line);
+	if (rc == 0 && ferror(f))
+		rc = err_path(b->t->name, errno, "a CSV file to read");
+	if (rc == 0 && csv_fini(p, on_field, on_row_end, b) != 0)
+		rc = err_set("%s:%d: malformed CSV at end of file (%s)", b->t->name, b->chunk_line,
+			     csv_strerror(csv_error(p)));
+	if (rc == 0 && b->failed)
+		rc = ERR_INPUT;
+	if (rc == 0 && !b->t->header)
+		rc = err_set("%s:1: empty file, expected a header row", b->t->name);
+	if (rc == 0)
+		rc = stream_flush(b->t, each, ctx); /* the last rows, perhaps none: each sees the header */
+	return rc;
+}
+
+int csv_table_stream(const char *path, int batch_rows, int (*each)(const csv_table *t, void *ctx), void *ctx,
+		     const char *progress_label)
+{
+	FILE *f;
+	int rc = file_open_read(path, &f);
+	if (rc)
+		return rc;
+	csv_table t = {.name = xstrdup(path)};
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
+		fclose(f);
+		csv_table_free(&t);
+		return err_set("%s: cannot initialise libcsv", path);
+	}
+	progress pg;
+	struct stat st;
+	if (progress_label)
+		progress_init(&pg, progress_label, fstat(fileno(f), &st) == 0 ? (long)st.st_size : 1);
+	csv_build b = {.t = &t};
+	rc = stream_lines(f, &p, &b, batch_rows > 0 ? batch_rows : 1, each, ctx, progress_label ? &pg : NULL);
+	if (progress_label) {
+		if (rc == 0)
+			progress_finish(&pg);
+		else
+			progress_break(&pg);
+	}
+	csv_free(&p);
+	drop_row(&b);
+	free(b.row);
+	fclose(f);
+	if (rc != 0) {
+		char *keep = xstrdup(err_msg());
+		csv_table_free(&t);
+		err_set("%s", keep);
+		free(keep);
+	} else {
+		csv_table_free(&t);
+	}
+	return rc;
 }

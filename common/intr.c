@@ -36,6 +36,19 @@ int intr_install(void)
 	return 0;
 }
 
+int intr_hold(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
+		err_set("cannot block SIGINT/SIGTERM: %s", strerror(errno));
+		return ERR_ENV;
+	}
+	return 0;
+}
+
 bool intr_pending(void)
 {
 	return intr_signo != 0;

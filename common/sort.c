@@ -27,18 +27,33 @@ static void merge_runs(char *dst, const char *src, size_t lo, size_t mid, size_t
 
 int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *))
 {
+	return sort_intr_progress(base, n, size_B, cmp, NULL);
+}
+
+int sort_intr_progress(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *), progress *pg)
+{
 	if (n < 2)
 		return intr_pending() ? ERR_INTR : 0;
 	char *a = base, *b = xmalloc(n * size_B), *src = a, *dst = b;
 	size_t since_poll = 0;
+	long merged = 0;
+	if (pg) { /* every pass merges all n elements: ceil(log2 n) passes */
+		long passes = 0;
+		for (size_t w = 1; w < n; w *= 2)
+			passes++;
+		pg->total = (long)n * passes;
+	}
 	for (size_t width = 1; width < n; width *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * width) {
 			size_t mid = lo + width < n ? lo + width : n;
 			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
 			merge_runs(dst, src, lo, mid, hi, size_B, cmp);
 			since_poll += hi - lo;
+			merged += (long)(hi - lo);
 			if (since_poll >= SORT_POLL_EVERY) {
 				since_poll = 0;
+				if (pg)
+					progress_update(pg, merged);
 				if (intr_pending()) {
 					free(b);
 					return ERR_INTR; /* base holds the same rows, in no useful order */

@@ -2,7 +2,7 @@
 # Uncalibrated predictions against every published throughput in refdata/throughput.csv: error per
 # row and mean absolute percentage error (MAPE) per source group. Writes reference_errors.csv
 # (source group, system, GPUs, precision, batch, measured, predicted, error) into OUT_DIR.
-# Batch per GPU: the row's, else auto (largest of 256..8 that fits); TensorFlow rows decode JPEGs on
+# Batch per GPU: the row's, else auto (of 256..8 that fit, the one of least time to accuracy); TensorFlow rows decode JPEGs on
 # the CPUs, the others use DALI (--data gpu) as their sources did.
 # usage: examples/reference_errors.sh [OUT_DIR] [REFERENCE_DIR]   (default refdata/, the repo's reference data)
 # SPDX-License-Identifier: GPL-3.0-or-later

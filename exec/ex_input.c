@@ -111,8 +111,9 @@ int ex_src_open(ex_src **out, const ex_src_cfg *c)
 		dc.raw = true; /* readers only: the GPU decodes */
 		dc.depth = EX_GJ_RAW;
 #else
-		rc = err_set("--data-path jpeg-gpu: this scaleplan-train was built without nvJPEG (nvjpeg.h not found "
-			     "at build time); use --data-path jpeg-cpu");
+		err_set("--data-path jpeg-gpu: this scaleplan-train was built without nvJPEG (nvjpeg.h not found "
+			"at build time); use --data-path jpeg-cpu");
+		rc = ERR_ENV; /* what the build lacks is the environment's: exit 2 (README "Exit status") */
 		goto fail;
 #endif
 	}

@@ -711,9 +711,10 @@ static int run_setup(ex_run *job, int argc, char **argv)
 				 .scale_min = a->crop_scale_min, .quiet = a->quiet, .gpu = a->data_gpu,
 				 .stall_s = a->data_timeout_s};
 		sc.dt = a->prec == EX_PREC_BF16 ? EX_BF16 : a->prec == EX_PREC_FP16 ? EX_F16 : EX_F32;
-		if (ex_src_open(&src, &sc) < 0) {
+		int orc = ex_src_open(&src, &sc);
+		if (orc < 0) { /* 1 for a bad folder, 2 for what the machine or build lacks (no nvJPEG) */
 			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
-			return EXIT_INPUT;
+			return exit_code_of(orc);
 		}
 		if (a->classes == 0)
 			a->classes = ex_src_classes(src);

@@ -187,6 +187,10 @@ typedef struct hw_system {
 	int domain_gpus;          /* GPUs in one NVLink domain (reach each other over NVLink switches), a
 				   * multiple of gpus_per_node; 0 = the node's own GPUs (NVL72: 72) */
 	int unit_nodes;           /* nodes sold / installed as one unit (NVL72 rack: 18 trays); 1 when empty */
+	char *status;             /* "current" (or "") | "eol": end of life, no longer sold (then its prices are
+				   * historical); compare, report and sweep offer current systems by default */
+	char *status_date;        /* when it reached end of life (YYYY-MM), "" when current */
+	char *status_source;      /* where that is announced; "" when current */
 	char *source;
 } hw_system;
 

@@ -168,6 +168,9 @@ static const hw_col system_cols[] = {
 	NUM_NEW(hw_system, rent_min_s, 1, 1e9, "seconds, the least time billed"),
 	NUM_NEW(hw_system, rent_cluster_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour above rent_max_gpus"),
 	NUM_NEW(hw_system, rent_cluster_increment_s, 1, 1e9, "seconds, the cluster product's billing increment"),
+	TEXT_NEW(hw_system, status, "current or eol (end of life)"),
+	DATE_NEW(hw_system, status_date),
+	TEXT_NEW(hw_system, status_source, "where the end of life is announced (publication, date)"),
 	SOURCE(hw_system),
 };
 
@@ -732,6 +735,18 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 		report_cell(ld, t, row, csv_table_col(t, "rent_source"), "empty; a rental rate needs rent_source (where the rate is published)");
 }
 
+/* A system is current (empty: current) or end of life, and an end of life names its date and source. */
+static void check_status(hw_load *ld, const csv_table *t, int row, const hw_system *s)
+{
+	char q[64];
+	if (*s->status && strcmp(s->status, "current") && strcmp(s->status, "eol"))
+		report_cell(ld, t, row, csv_table_col(t, "status"), "'%s' is not a status; expected current or eol",
+			    cellq(s->status, q, sizeof q));
+	else if (strcmp(s->status, "eol") == 0 && (!*s->status_date || is_blank(s->status_source)))
+		report_cell(ld, t, row, csv_table_col(t, *s->status_date ? "status_source" : "status_date"),
+			    "empty; status eol needs status_date (YYYY-MM) and status_source (where it is announced)");
+}
+
 /* Checks that relate several cells of one row. */
 static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const void *item)
 {
@@ -773,6 +788,7 @@ static void check_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, co
 				    "%d is not a multiple of gpus_per_node %d; expected the GPUs of whole nodes (NVL72: 72 = 18 x 4)",
 				    s->domain_gpus, s->gpus_per_node);
 		check_price(ld, t, row, s);
+		check_status(ld, t, row, s);
 	} else if (kind == HW_FABRIC) {
 		const hw_fabric *f = item;
 		bool priced = hw_known(f->switch_usd) || hw_known(f->link_usd) || hw_known(f->nic_usd);

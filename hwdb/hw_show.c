@@ -390,8 +390,13 @@ static void show_stack(const hw_stack *x, const char *ind, FILE *out)
 	fprintf(out, "%s  staging        %s\n", ind,
 		x->staging == HW_STAGE_LOCAL ? "local: data set copied to every node's drives before the clock starts"
 					     : "none: the first epoch reads the system's storage");
-	fprintf(out, "%s  cpu threads    %d kept per GPU, decode threads %d%s\n", ind, x->threads_per_gpu,
-		x->decode_threads, x->decode_threads ? "" : " (cores - threads_per_gpu x GPUs)");
+	/* 0 decode threads means "not fixed by the stack": the node's cores less those kept per GPU */
+	if (x->decode_threads)
+		fprintf(out, "%s  cpu threads    %d kept per GPU, decode threads %d\n", ind, x->threads_per_gpu,
+			x->decode_threads);
+	else
+		fprintf(out, "%s  cpu threads    %d kept per GPU; decode threads: the node's cores - %d x GPUs\n", ind,
+			x->threads_per_gpu, x->threads_per_gpu);
 	if (hw_known(x->decode_img_s_core))
 		fprintf(out, "%s  decode rate    %.0f img/s per core\n", ind, x->decode_img_s_core);
 	else
@@ -464,6 +469,10 @@ static void show_price(const hw_system *s, FILE *out)
 		fprintf(out, "\n");
 	} else {
 		fprintf(out, "  rent           no published rate\n");
+	}
+	if (strcmp(s->status, "eol") == 0) {
+		fprintf(out, "  status         end of life since %s: no longer sold, prices historical\n", dash(s->status_date));
+		fprintf(out, "  status source  %s\n", dash(s->status_source));
 	}
 }
 

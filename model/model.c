@@ -50,6 +50,11 @@ double model_conv_max_batch(const model_scenario *sc)
 	return fmax(rcp_batch[RCP_N - 1], sc->epochs_anchor_batch);
 }
 
+double model_conv_min_batch(const model_scenario *sc)
+{
+	return sc->epochs_anchor_batch > 0 ? fmin(rcp_batch[0], sc->epochs_anchor_batch) : rcp_batch[0];
+}
+
 bool model_batch_over_epoch(const model_scenario *sc)
 {
 	return (double)sc->nodes * sc->node.gpus_per_node * sc->batch_per_gpu > sc->images;
@@ -149,6 +154,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
 	sc->b_half = -1.0;
+	sc->basis = MODEL_BASIS_ESTIMATE; /* nothing known of a hand-made node's GPU until plan_resolve says */
 	sc->stack.id = "default";
 	sc->stack.staged = false;
 	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
@@ -477,25 +483,27 @@ void model_layer_times(const model_scenario *sc, const model_params *p, const mo
 }
 
 /* Wall-clock cost of getting the training data where the stack reads it, not scored by MLPerf (its clock
- * starts with the data staged): a staging stack copies the data set to every node's drives before the
- * clock (model_staging_s); then, or when the stack does not stage, the first epoch's reads beyond a warm
- * epoch, min(epochs, 1) x (first_epoch_s - epoch_s): from the nodes' drives (about 0 when the drives keep
- * up) or, cold, from the shared storage. Needs r->epochs, r->epoch_s and r->first_epoch_s. Never fails. */
+ * starts with the data staged): only a staging stack has it, the copy of the data set to every node's
+ * drives before the clock (model_staging_s). A stack that does not stage reads storage cold in its first
+ * epoch, after the clock starts: that is scored time (warmup_time_s), never staging, so two systems that
+ * train alike get the same scored time whatever their drives' part in it. Never fails. */
 static double staging_time_s(const model_scenario *sc, const model_params *p, const model_result *r)
 {
-	return model_staging_s(sc, p) + fmin(r->epochs, 1.0) * (r->first_epoch_s - r->epoch_s);
+	(void)r;
+	return model_staging_s(sc, p);
 }
 
-/* The scored time before steady epochs that the storage path does not explain: the lead-in (run_start
- * to the first epoch, the first evaluation's set-up) and a first epoch that reads the data set into a
- * cold page cache, overlapped with training, beyond what the storage path already costs (first_epoch_s,
- * in staging_s). MLPerf drops the page cache before each run, so its scored time holds this read; fitted
- * to the v4.0 logs (calibrate/cal.h cal_phase_fit: ~4 GB/s per node explains first epochs 0.1-40 s slower
- * than the others). Never fails. */
+/* The scored time before steady epochs: the lead-in (run_start to the first epoch, the first evaluation's
+ * set-up) and a first epoch slower than the others, by the slower of two reads overlapped with training:
+ * the storage path (first_epoch_s: the nodes' drives, or shared storage read cold by a stack that does not
+ * stage) and a cold page cache. MLPerf drops the page cache before each run, so its scored time holds this
+ * read; fitted to the v4.0 logs (calibrate/cal.h cal_phase_fit: ~4 GB/s per node explains first epochs
+ * 0.1-40 s slower than the others). Never fails. */
 static double warmup_time_s(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	double cold = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : model_cold_read_s(p, sc->nodes);
-	return model_lead_in_s(p, r) + fmin(r->epochs, 1.0) * fmax(cold - fmax(r->first_epoch_s, r->epoch_s), 0.0);
+	double first = fmax(cold, r->first_epoch_s);
+	return model_lead_in_s(p, r) + fmin(r->epochs, 1.0) * fmax(first - r->epoch_s, 0.0);
 }
 
 /* The first epoch's cold read of the whole data set by n nodes together: dataset_B / (cold_read_Bps x
@@ -552,7 +560,6 @@ static void result_nan(model_result *r)
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
 	r->ttt_lo_s = r->ttt_hi_s = r->tta_lo_s = r->tta_hi_s = NAN;
-	r->basis = MODEL_BASIS_ESTIMATE;
 }
 
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r)
@@ -579,6 +586,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 			       r->global_batch, r->gpus, b, sc->images);
 	r->epochs = model_run_epochs(sc, p, r->global_batch);
 	r->extrapolated = !(sc->epochs > 0) && r->global_batch > model_conv_max_batch(sc);
+	r->extrapolated_below = !(sc->epochs > 0) && r->global_batch < model_conv_min_batch(sc);
 	node_W = n->power_W;
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
@@ -587,6 +595,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);
+		r->basis = sc->basis;
 		model_run_capex(sc, p, r);
 		return 0;
 	}
@@ -665,10 +674,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->energy_J = r->power_W * r->tta_s;
 	model_run_capex(sc, p, r);
 	model_run_money(sc, r);
-	r->basis = MODEL_BASIS_ESTIMATE; /* the caller that knows the data sets measured or transfer */
-	r->throughput_lo_img_s = r->throughput_hi_img_s = r->throughput_img_s;
-	r->ttt_lo_s = r->ttt_hi_s = r->ttt_s;
-	r->tta_lo_s = r->tta_hi_s = r->tta_s;
+	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;
 }
 

@@ -304,6 +304,8 @@ typedef struct model_scenario {
 	double compute_cal;      /* multiplies GPU compute time (1 = database estimate; --measured) */
 	double data_cal;         /* multiplies the data pipeline rate (1 = estimate) */
 	double b_half;           /* < 0: use params' b_half; >= 0: fitted by model_calibrate (2+ batches) */
+	model_basis basis;       /* how the GPU is known (plan_resolve decides; model_scenario_init: estimate):
+				  * model_predict copies it to the result and applies its interval */
 	model_money money;
 	model_prep prep;
 } model_scenario;
@@ -334,6 +336,8 @@ typedef struct model_result {
 	bool fits;               /* false: the batch does not fit GPU memory; times are then NAN */
 	bool extrapolated;       /* the global batch is above the largest measured convergence point
 				  * (model_conv_max_batch): epochs come from the curve's last slope */
+	bool extrapolated_below; /* the global batch is below the smallest measured convergence point
+				  * (model_conv_min_batch): epochs held at that point's (model_epochs) */
 	/* money: capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price); rent_usd rents the whole
 	 * nodes for tta_s; energy_usd = energy_J in kWh x kwh_usd; tco_usd is the owner's cost of this run:
 	 * the capex share (model_money) + energy. NAN where the price is unknown. */
@@ -386,6 +390,10 @@ int model_nodes_bought(const model_scenario *sc);
  * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
+/* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
+ * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
+ * without a reference rate. */
+double model_ref_rent_usd(const model_scenario *sc, const model_result *r);
 
 /* Sensitivity of a run's cost (the owner's per run, or with `rent` its rent) to one input at a time, each at
  * both ends of a stated range: prices (their ranges), speed (the run time +-speed_err, e.g. the model's
@@ -481,6 +489,8 @@ bool model_batch_over_epoch(const model_scenario *sc);
 /* The largest global batch whose epochs were measured: the last MLPerf v4.0 reference convergence point
  * (67,840), or the user's anchored run when larger. */
 double model_conv_max_batch(const model_scenario *sc);
+/* The smallest: the first MLPerf v4.0 reference convergence point (1,632), or the anchored run when smaller. */
+double model_conv_min_batch(const model_scenario *sc);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
 /* The same pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute
@@ -491,6 +501,41 @@ double model_exposed_s(int n, const double *ready_s, const double *comm_s, doubl
  * model_exposed_s. */
 void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
 			double slow_comm, double *bwd_end_s, double *comm_end_s);
+
+/* ---- 90% prediction intervals (model_interval.c) ----
+ * Split-conformal: held-out residuals rho = ln(measured / predicted) of `scaleplan validate` (the model
+ * column's throughput points, the whole-run group's ttt and tta), by basis and scale, give factors
+ * lo_x <= 1 <= hi_x that multiply a prediction. The table is generated data (model/intervals.csv, written
+ * by `make intervals` = `scaleplan validate --intervals FILE`) compiled into the library; its rows say
+ * how each was derived. */
+typedef enum model_quantity { MODEL_Q_THROUGHPUT, MODEL_Q_TTT, MODEL_Q_TTA, MODEL_NQUANTITIES } model_quantity;
+enum { MODEL_NSCALES = 3, MODEL_NBASES = 3 }; /* scales: one node, 2-16 nodes, more */
+/* The scale of a run of `nodes` nodes: 0 (one node), 1 (2-16), 2 (17 or more). */
+int model_scale_of(int nodes);
+const char *model_scale_name(int scale);          /* "1", "2-16", "17+" */
+const char *model_basis_name(model_basis b);       /* "measured", "transfer", "estimate" */
+int model_basis_parse(const char *s);              /* -1 when unknown */
+const char *model_quantity_name(model_quantity q); /* "throughput", "ttt", "tta" */
+int model_quantity_parse(const char *s);           /* -1 when unknown */
+/* The built-in interval of a quantity for a basis at `nodes` nodes: factors on the point (measured / predicted
+ * lies in [lo_x, hi_x] nine times in ten). 1 and 1 when the table has no such row. */
+void model_interval_factors(model_basis b, int nodes, model_quantity q, double *lo_x, double *hi_x);
+/* Sets r->basis = sc->basis and r's lo/hi fields from the point values and model_interval_factors (NAN points
+ * give NAN bounds). model_predict calls it: every prediction carries its interval. */
+void model_interval_apply(const model_scenario *sc, model_result *r);
+/* Whether the data the tool was built with holds results of this GPU (a database id; exact match). */
+bool model_gpu_measured(const char *gpu_id);
+/* The i-th GPU with results in that data (NULL past the end), for messages and tests. */
+const char *model_measured_gpu(int i);
+/* Split-conformal bounds (log) of n residuals rho = ln(measured / predicted), 90%: n >= 19: the
+ * floor(0.05 (n+1))-th and ceil(0.95 (n+1))-th smallest (asymmetric); 9 <= n < 19: +-the ceil(0.9 (n+1))-th
+ * smallest |rho| (symmetric: too few points for each tail); 1 <= n < 9: the observed range (too few for a
+ * 90% quantile: the widest miss seen). Bounds always hold 0 (the point). rho is not changed (sorted copy).
+ * Returns 0, or -1 when n < 1 (*lo = *hi = 0). Vovk et al., Algorithmic Learning in a Random World (2005);
+ * Lei et al., Distribution-free predictive inference for regression, JASA 2018 (split conformal). */
+int model_interval_conformal(const double *rho, int n, double *lo, double *hi);
+/* Two independent errors' bounds (log) together: -sqrt(lo1^2 + lo2^2), +sqrt(hi1^2 + hi2^2). */
+void model_interval_combine(double lo1, double hi1, double lo2, double hi2, double *lo, double *hi);
 
 const char *model_precision_name(model_precision p);
 int model_precision_parse(const char *s);     /* -1 when unknown */

@@ -217,6 +217,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is: 1 of
 	 * runs_per_month, else its share of the utilised time */
 	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MONTH_S);
+	/* no more runs fit a month than its wall clock holds back to back: never below that share */
+	share = fmax(share, r->tta_s / MONTH_S);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double fix = fixed_month(sc, r, r->capex_usd, &sup_m, &fac_m);
 	r->support_usd = isfinite(r->capex_usd) ? sup_m * share : NAN;
@@ -226,11 +228,18 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->tco_hi_usd = fixed_month(sc, r, r->capex_hi_usd, &lo_s, &lo_f) * share + energy;
 	/* owning N runs a month costs fix + N x energy, renting the same GPUs N x rent: equal at N* */
 	r->breakeven_runs_per_month = NAN;
-	if (isfinite(fix) && isfinite(n->ref_rent_usd_gpu_h) && n->ref_rent_gpus > 0) {
-		double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-		double rent = gpus * n->ref_rent_usd_gpu_h * r->tta_s / 3600.0;
+	double rent = model_ref_rent_usd(sc, r);
+	if (isfinite(fix) && isfinite(rent))
 		r->breakeven_runs_per_month = rent > energy ? fix / (rent - energy) : INFINITY;
-	}
+}
+
+double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
+{
+	const model_node *n = &sc->node;
+	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
+		return NAN;
+	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
+	return gpus * n->ref_rent_usd_gpu_h * r->tta_s / 3600.0;
 }
 
 const char *model_sens_name(model_sens_input i)

@@ -57,6 +57,18 @@ const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system 
  * tf32: fp32), as hw_gpu_peak_flops assumes. */
 model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 
+/* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
+ * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
+ * test-bed rows); transfer when another GPU of its architecture (gpus.csv arch) has results; else estimate
+ * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
+
+/* Checks the user's --measured points on sc's GPU and precision (plan_measured.c): each img/s at most what
+ * the GPUs' peak can compute (img/s x training FLOPs per image <= peak FLOP/s x GPUs), and no two points of
+ * the same GPU count and batch more than 10% apart. 0, or ERR_INPUT naming the --measured value(s) and the
+ * limit. plan_resolve runs it before calibrating. */
+int plan_check_measured(const model_scenario *sc, const model_measured *m, int n);
+
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
  * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the
@@ -71,66 +83,147 @@ int plan_auto_batch(model_scenario *sc, const model_params *p);
 
 /* ---- Placements and the decision (plan_decide.c) ---- */
 
-/* One placement of the GPUs on a system, predicted, with its rank key. */
-typedef struct plan_option {
-	model_scenario sc;
-	model_result r;
-	double key, tie;   /* plan_rank_key: smaller first; INFINITY = no value (does not fit, no price) */
-	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
-	bool ok;           /* meets the question's budget and deadline */
-} plan_option;
-
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
 typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT } plan_cost;
 
 /* What the buyer asks. Defaults (plan_question_init): fastest to accuracy, capex, no budget, no
- * deadline, a tie band of 5% (the model's error on whole runs: validate's whole-run group). */
+ * deadline, the model's whole-run error of 5% as the interval where a result carries none, today's
+ * products only. */
 typedef struct plan_question {
 	plan_goal goal;        /* rank by tta_s, ttt_s or cost (grid: sweep's unsorted order) */
 	plan_cost cost;        /* which cost: capex, the owner's cost per run (tco) or rent */
-	double budget_usd;     /* NAN = none: the fastest whose cost is within it */
-	double deadline_s;     /* NAN = none: the cheapest that reaches accuracy within it */
-	double tie_band;       /* relative difference called a tie */
+	double budget_usd;     /* NAN = none: an option must cost (q->cost) at most this */
+	double deadline_s;     /* NAN = none: an option must reach accuracy within it with 90% confidence */
+	double tie_band;       /* the model's stated whole-run error (relative), the interval of a result
+				* that carries none (plan_time_interval) */
 	bool partial_nodes;    /* offer placements that leave GPUs of a node idle */
 	bool extrapolate;      /* let configurations beyond the measured convergence range qualify */
+	bool include_eol;      /* candidates include end-of-life systems (hw_system status) */
 } plan_question;
 
 void plan_question_init(plan_question *q);
-/* The cost of a result under q->cost (NAN when the system has no such price). */
+/* The cost of a result under c (NAN when the system has no such price). */
 double plan_cost_usd(plan_cost c, const model_result *r);
 const char *plan_cost_name(plan_cost c);          /* "capex", "tco", "rent" */
 int plan_cost_parse(const char *s);               /* -1 when unknown */
-const char *plan_goal_name(const plan_question *q); /* "time to accuracy", "rent", ... for headers */
-/* The rank key of a result under q (smaller first) and its tie-breaker. A deadline makes cost the key,
- * a budget time; cost keys are INFINITY without a price (listed last). */
-void plan_rank_key(const plan_question *q, const model_result *r, double *key, double *tie);
-/* Orders two (key, tie) pairs: -1, 0 or 1. */
-int plan_key_cmp(double key_a, double tie_a, double key_b, double tie_b);
-/* Orders options by key, tie, then fewer nodes, then system id (qsort). */
-void plan_options_sort(plan_option *o, int n);
+/* How the rows of a table answering q are ordered, for its header ("time to accuracy, then capex; options
+ * that fail a constraint after those that meet them"). */
+const char *plan_goal_name(const plan_question *q);
+const char *plan_order_text(const plan_question *q, char *buf, size_t len_B);
+/* Whether money, not time, orders the options: --rank-by cost, or a deadline without a budget (the
+ * cheapest that meets it). */
+bool plan_cost_first(const plan_question *q);
 
-/* Appends every placement of `gpus` GPUs on each candidate system to *o (grown; *cap its capacity),
- * predicted and keyed: whole nodes (nodes x the system's GPUs per node; one partial node only when gpus
- * is below a node), and with q->partial_nodes every GPUs-per-node that divides gpus. Multi-node
- * placements of systems without a network count in *skipped_net; systems whose node size does not divide
- * gpus in *skipped_whole. 0 or ERR_INPUT (err_msg names the system). */
+/* Why an option does not qualify (bits of plan_verdict.fails). */
+enum {
+	PLAN_FAIL_MEMORY = 1,       /* the batch does not fit GPU memory */
+	PLAN_FAIL_EXTRAPOLATED = 2, /* beyond the measured convergence range (without --extrapolate) */
+	PLAN_FAIL_PRICE = 4,        /* no price of the kind the question needs (--cost) */
+	PLAN_FAIL_BUDGET = 8,       /* costs more than the budget */
+	PLAN_FAIL_DEADLINE = 16,    /* its 90% upper bound of time is past the deadline */
+};
+
+/* An option judged against the question: its time (tta_s, or ttt_s for --rank-by ttt) with the 90%
+ * interval, its cost, the constraints it fails and by how much, the GPUs bought and left idle. */
+typedef struct plan_verdict {
+	double time_s, time_lo_s, time_hi_s; /* INFINITY when it does not fit */
+	double cost_usd;       /* under q->cost; NAN without that price */
+	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
+	double over_budget_usd;/* cost - budget where over it, else 0 */
+	double late_s;         /* time_hi_s - deadline where past it, else 0 */
+	int idle_gpus;         /* GPUs of the whole units bought (an NVL72 rack: 72) that the placement leaves idle */
+	int domains;           /* NVLink domains the placement spans */
+} plan_verdict;
+
+/* The 90% interval of the question's time on r: the result's own (tta_lo_s..tta_hi_s, or ttt_*) once one
+ * is applied; while lo == hi the model's stated whole-run error (q->tie_band) either side. */
+void plan_time_interval(const plan_question *q, const model_result *r, double *lo_s, double *hi_s);
+/* Judges the result r of scenario sc against q into *v. Never fails. */
+void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v);
+/* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
+ * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
+int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b);
+/* "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) into buf. */
+char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B);
+
+/* One placement of the GPUs on a system, predicted and judged. */
+typedef struct plan_option {
+	model_scenario sc;
+	model_result r;
+	plan_verdict v;
+	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
+	bool ok;           /* qualifies: v.fails == 0 */
+} plan_option;
+
+/* Judges an option (after sc and r are set): v, ok and partial. */
+void plan_option_judge(const plan_question *q, plan_option *w);
+/* Orders options as plan_verdict_cmp, then fewer NVLink domains, fewer nodes, system id. */
+void plan_options_sort(const plan_question *q, plan_option *o, int n);
+
+/* Whether `nodes` nodes of sys with gpn GPUs each can be joined: one node, or a network (the system's
+ * NIC or fabric, or --fabric), or all inside one NVLink domain (an NVL72 rack's 18 trays). The one rule
+ * compare, sweep, report, validate and plan_resolve use. */
+bool plan_joinable(const plan_spec *s, const hw_system *sys, int gpn, int nodes);
+/* Whether q lets sys carry gpn GPUs per node on `nodes` nodes, and if not why: more GPUs per node than it
+ * has, GPUs of a node left idle without q->partial_nodes (one partial node alone is fine: fewer GPUs than a
+ * node), or nodes that cannot be joined (plan_joinable). The rule of every placement compare, report and
+ * sweep offer. */
+typedef enum plan_shape { PLAN_SHAPE_OK, PLAN_SHAPE_TOO_MANY, PLAN_SHAPE_PARTIAL, PLAN_SHAPE_NO_NET } plan_shape;
+plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes);
+/* Whether sys is offered by default: status current, or any with q->include_eol. */
+bool plan_offered(const plan_question *q, const hw_system *sys);
+
+/* The placements of `gpus` GPUs on system sys that q asks for, as (GPUs per node, nodes) pairs into
+ * gpn[max], nodes[max], most GPUs per node first: whole nodes (one partial node when gpus is below a
+ * node), and with q->partial_nodes every GPUs-per-node that divides gpus. Pairs whose nodes cannot be
+ * joined count in *skipped_net, a system whose node size does not divide gpus in *skipped_whole. Returns
+ * how many. The one placement generator compare, report and sweep use. */
+int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_system *sys, long gpus, int *gpn,
+			  int *nodes, int max, int *skipped_net, int *skipped_whole);
+
+/* Appends every placement of `gpus` GPUs on each candidate system (plan_placement_shapes) to *o (grown;
+ * *cap its capacity), predicted and judged. 0 or ERR_INPUT (err_msg names the system). */
 int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
 		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
 		    int *skipped_net, int *skipped_whole);
 
+/* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
+ * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a
+ * month above which buying is cheaper (model_result breakeven_runs_per_month: one rule, model_money.c). */
+typedef struct plan_buy_rent {
+	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */
+	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
+	double rent_usd_gpu_h;     /* its rate */
+	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
+	double rent_usd_run;       /* the same run rented (model_ref_rent_usd) */
+	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
+	double max_runs_month;     /* runs back to back a month on the bought cluster */
+} plan_buy_rent;
+
+/* Whether two GPU ids name one GPU model: the same chip up to the first '-' ("B200" for B200-SXM-180GB and
+ * B200-GB200-186GB), whatever its package. */
+bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
+
 /* The answer to q among options (sorted or not): one function for compare, report and sweep. */
 typedef struct plan_answer {
-	const plan_option *winner, *runner_up; /* NULL when none qualifies */
-	double margin;        /* runner-up's objective over the winner's, - 1 (time or cost) */
-	bool tie;             /* the best two within q->tie_band */
-	const char *broken_by;/* with a tie: "fewer nodes", "lower cost", "less time"; else NULL */
-	const plan_option *best_up, *best_out; /* fastest in one NVLink domain / over several (NULL: none) */
+	const plan_option *winner; /* the recommendation; NULL when none qualifies */
+	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
+	const plan_option *tied_faster; /* a faster option whose interval overlaps the winner's, left for money */
+	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
+	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
+	plan_buy_rent buy_rent;    /* for the winner's GPU model */
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
+	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
+				       * failed, then by how much) */
+	const plan_option *options;   /* the options decided on (for the text) */
+	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
 } plan_answer;
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
-/* The answer as sentences (winner, runner-up, margin, tie, scale up or out) into buf. Returns buf. */
+/* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
+ * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */

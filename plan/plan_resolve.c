@@ -178,6 +178,8 @@ static void copy_host(const hw_db *db, const plan_spec *s, const hw_system *sys,
 	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
 }
 
+static void reachable_nics(model_node *n);
+
 /* The network: --fabric's NIC (its oversubscription divides the rate), else the system's NIC. */
 static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
 {
@@ -195,6 +197,25 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
+	reachable_nics(n);
+}
+
+/* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
+ * behind the PCIe switch of each GPU; NVIDIA DGX H100 user guide, network ports), and NCCL sends a GPU's
+ * traffic through the NICs near it (GPU-NIC affinity, NCCL's topology search). So a node using gpn of its
+ * G GPUs drives gpn x ceil(NICs / G) of them, and a GPU sends no faster than its own PCIe link: one GPU
+ * per DGX H100 gets one NIC, not the eight of the node. Needs host_link_Bps (copy_host) and
+ * max_gpus_per_node. */
+static void reachable_nics(model_node *n)
+{
+	int G = n->max_gpus_per_node > n->gpus_per_node ? n->max_gpus_per_node : n->gpus_per_node;
+	if (n->nics_per_node <= 0 || G <= 0)
+		return;
+	int per_gpu = (n->nics_per_node + G - 1) / G;
+	if ((long)n->gpus_per_node * per_gpu < n->nics_per_node)
+		n->nics_per_node = n->gpus_per_node * per_gpu;
+	if (n->host_link_Bps > 0 && per_gpu * n->nic_Bps > n->host_link_Bps)
+		n->nic_Bps = n->host_link_Bps / per_gpu;
 }
 
 /* Storage: a shared store (aggregate, per-node share) or the nodes' own drives. */
@@ -322,6 +343,18 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 	}
 }
 
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
+{
+	if (nmeasured > 0 || model_gpu_measured(gpu->id))
+		return MODEL_BASIS_MEASURED;
+	for (int i = 0; gpu->arch && i < db->ngpus; i++) {
+		const hw_gpu *g = &db->gpus[i];
+		if (g != gpu && g->arch && strcmp(g->arch, gpu->arch) == 0 && model_gpu_measured(g->id))
+			return MODEL_BASIS_TRANSFER;
+	}
+	return MODEL_BASIS_ESTIMATE;
+}
+
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
 static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, model_scenario *sc)
 {
@@ -339,7 +372,8 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (s->nmeasured && model_calibrate(sc, p, s->measured, s->nmeasured))
+	if (s->nmeasured && (plan_check_measured(sc, s->measured, s->nmeasured) ||
+			     model_calibrate(sc, p, s->measured, s->nmeasured)))
 		return ERR_INPUT;
 	return 0;
 }
@@ -377,6 +411,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	n->gpus_per_node = gpn;
 	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
 	copy_gpu(gpu, sc->precision, n);
+	sc->basis = plan_basis(db, gpu, s->nmeasured);
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);
 	copy_network(db, s, sys, n);
@@ -384,7 +419,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_money(db, s, sys, gpn, sc->nodes, n);
 
 	const char *what = sys ? sys->id : gpu->id;
-	if (sc->nodes > 1 && !(n->nic_Bps > 0) && sc->nodes * gpn > model_domain_gpus(sc))
+	if (sys ? !plan_joinable(s, sys, gpn, sc->nodes) : sc->nodes > 1 && !(n->nic_Bps > 0))
 		return err_set("%s is a single machine with no network between nodes in the database; for %d nodes "
 			       "give --fabric ID [--nics-per-node K] (`scaleplan hw list fabrics`)",
 			       what, sc->nodes);

@@ -11,13 +11,16 @@
  * Kinds:
  *   tta    predict/compare/sweep rows: tta_s (and ttt_s, dashed) vs GPUs, one line per system and
  *          GPUs per node (scale up vs scale out), log axes;
- *   cost   the same rows: capex (and energy per run when energy_J is there) vs tta_s, the Pareto front
- *          (neither faster nor cheaper exists) marked, a budget as a horizontal line;
+ *   cost   the same rows: capex, rent or TCO per run (plot_data.cost_col; and energy per run when energy_J is
+ *          there) vs tta_s, the Pareto front (neither faster nor cheaper exists) marked, a budget as a line;
+ * Placement charts mark extrapolated points (the CSV's extrapolated column), label time axes in s/min/h/d
+ * at every scale and money in dollars ($250k, $1.5M), and name each line at its end (lines that end
+ * together share one label).
  *   parity validate --detail rows: predicted vs measured, y = x and the +-10% band, log axes;
  *   epochs the engine's measurement CSV (docs/design.md "Measurement CSV"), rows with epoch >= 1: throughput
  *          and top-1 vs elapsed time;
  *   tornado a cost's sensitivity (report): one horizontal bar per input from the cost at its low end (x) to the
- *          cost at its high end (y), the base cost (y2) as a line, widest bar on top; built with plot_data_add,
+ *          cost at its high end (y), the base cost (y2) as a line, widest bar on top; built with plot_data_add_point,
  *          not from a CSV (plot_kind_parse does not offer it).
  * Depends on common only. SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,6 +40,10 @@ typedef struct plot_series {
 	char *label;
 	int n, cap;
 	double *x, *y, *y2;
+	double *key;         /* tta/cost: the GPU count of each point (one point per count, the fastest); else NAN */
+	unsigned char *mark; /* tta/cost: 1 = extrapolated (global batch outside the measured convergence range:
+			      * the extrapolated or extrapolated_below column) */
+	double *t_s;         /* tta/cost: the point's time to accuracy, which picks the fastest per GPU count */
 } plot_series;
 
 typedef struct plot_data {
@@ -44,6 +51,9 @@ typedef struct plot_data {
 	int nseries;
 	plot_series *series; /* [nseries], in order of first appearance */
 	bool has_y2;         /* some y2 is a number */
+	bool has_mark;       /* some point is marked extrapolated */
+	const char *cost_col; /* cost: the money column on y - capex_usd (NULL), rent_usd or tco_usd: the cost the
+			       * reader ranks by. Set after plot_data_begin, before the rows. */
 	int dropped;         /* placement charts: series left out to keep the chart readable (PLOT_MAX_SERIES) */
 } plot_data;
 
@@ -72,9 +82,14 @@ plot_kind plot_kind_detect(const csv_table *t);
  * ("file: no column 'x' (a tta chart needs ...)", "file:line:col (name): expected ...") on a missing
  * column or bad cell, or when no row has anything to draw. *d is empty on failure (plot_data_free safe). */
 int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n);
+/* The same in steps, for tables read in batches (csv_table_stream): memory is the chart's, not the file's.
+ * begin; add each batch (ERR_INPUT as above, *d then emptied); end (name: for the "nothing to draw" message). */
+void plot_data_begin(plot_data *d, plot_kind kind);
+int plot_data_add(plot_data *d, const csv_table *t);
+int plot_data_end(plot_data *d, const char *name);
 void plot_data_free(plot_data *d);
 /* Appends the point (x, y, y2) to the series labelled `label` (made when new). */
-void plot_data_add(plot_data *d, const char *label, double x, double y, double y2);
+void plot_data_add_point(plot_data *d, const char *label, double x, double y, double y2);
 
 /* Marks the Pareto front of n points, both coordinates to be minimised: on_front[i] is true when no other
  * point is <= in both and < in one. Points with a NAN coordinate are never on it. Exact duplicates of a

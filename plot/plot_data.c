@@ -55,37 +55,89 @@ static plot_series *series_get(plot_data *d, const char *label)
 	return s;
 }
 
+static void series_grow(plot_series *s)
+{
+	if (s->n < s->cap)
+		return;
+	s->cap = s->cap ? 2 * s->cap : 8;
+	s->x = xrealloc(s->x, (size_t)s->cap * sizeof *s->x);
+	s->y = xrealloc(s->y, (size_t)s->cap * sizeof *s->y);
+	s->y2 = xrealloc(s->y2, (size_t)s->cap * sizeof *s->y2);
+	s->key = xrealloc(s->key, (size_t)s->cap * sizeof *s->key);
+	s->mark = xrealloc(s->mark, (size_t)s->cap * sizeof *s->mark);
+}
+
 static void series_add(plot_series *s, double x, double y, double y2)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 8;
-		s->x = xrealloc(s->x, (size_t)s->cap * sizeof *s->x);
-		s->y = xrealloc(s->y, (size_t)s->cap * sizeof *s->y);
-		s->y2 = xrealloc(s->y2, (size_t)s->cap * sizeof *s->y2);
-	}
+	series_grow(s);
 	s->x[s->n] = x;
 	s->y[s->n] = y;
 	s->y2[s->n] = y2;
+	s->key[s->n] = NAN;
+	s->mark[s->n] = 0;
 	s->n++;
 }
 
-void plot_data_add(plot_data *d, const char *label, double x, double y, double y2)
+void plot_data_add_point(plot_data *d, const char *label, double x, double y, double y2)
 {
 	series_add(series_get(d, label), x, y, y2);
 	if (isfinite(y2))
 		d->has_y2 = true;
 }
 
+/* One point per key (the GPU count), kept sorted by key: a new key is inserted, a known one replaced
+ * when t_s is shorter (the fastest configuration of that many GPUs; a sweep holds several batches).
+ * Binary search: millions of sweep rows fold into a chart-sized series. */
+static void series_upsert(plot_series *s, double key, double t_s, double x, double y, double y2, int mark)
+{
+	int lo = 0, hi = s->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (s->key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->n && s->key[lo] == key) {
+		if (!(t_s < s->t_s[lo]))
+			return;
+	} else {
+		series_grow(s);
+		s->t_s = xrealloc(s->t_s, (size_t)s->cap * sizeof *s->t_s);
+		size_t tail = (size_t)(s->n - lo);
+		memmove(s->x + lo + 1, s->x + lo, tail * sizeof *s->x);
+		memmove(s->y + lo + 1, s->y + lo, tail * sizeof *s->y);
+		memmove(s->y2 + lo + 1, s->y2 + lo, tail * sizeof *s->y2);
+		memmove(s->key + lo + 1, s->key + lo, tail * sizeof *s->key);
+		memmove(s->mark + lo + 1, s->mark + lo, tail * sizeof *s->mark);
+		memmove(s->t_s + lo + 1, s->t_s + lo, tail * sizeof *s->t_s);
+		s->n++;
+	}
+	s->key[lo] = key;
+	s->t_s[lo] = t_s;
+	s->x[lo] = x;
+	s->y[lo] = y;
+	s->y2[lo] = y2;
+	s->mark[lo] = (unsigned char)mark;
+}
+
+static void series_free(plot_series *s)
+{
+	free(s->label);
+	free(s->x);
+	free(s->y);
+	free(s->y2);
+	free(s->key);
+	free(s->mark);
+	free(s->t_s);
+}
+
 void plot_data_free(plot_data *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < d->nseries; i++) {
-		free(d->series[i].label);
-		free(d->series[i].x);
-		free(d->series[i].y);
-		free(d->series[i].y2);
-	}
+	for (int i = 0; i < d->nseries; i++)
+		series_free(&d->series[i]);
 	free(d->series);
 	memset(d, 0, sizeof *d);
 }
@@ -139,16 +191,19 @@ static int placement_label(const csv_table *t, int r, int csys, int cgpn, char *
 
 static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
 {
-	const char *needs = k == PLOT_TTA ? "system, gpus_per_node, gpus, tta_s (ttt_s optional)"
-					  : "system, gpus_per_node, gpus, tta_s, capex_usd (energy_J optional)";
+	const char *money = d->cost_col ? d->cost_col : "capex_usd";
+	char needs_cost[160];
+	snprintf(needs_cost, sizeof needs_cost, "system, gpus_per_node, gpus, tta_s, %s (energy_J optional)", money);
+	const char *needs = k == PLOT_TTA ? "system, gpus_per_node, gpus, tta_s (ttt_s optional)" : needs_cost;
 	int csys, cgpn, cg, ctta, ccap = -1;
 	if (need_col(t, "system", k, needs, &csys) < 0 || need_col(t, "gpus_per_node", k, needs, &cgpn) < 0 ||
 	    need_col(t, "gpus", k, needs, &cg) < 0 || need_col(t, "tta_s", k, needs, &ctta) < 0)
 		return ERR_INPUT;
-	if (k == PLOT_COST && need_col(t, "capex_usd", k, needs, &ccap) < 0)
+	if (k == PLOT_COST && need_col(t, money, k, needs, &ccap) < 0)
 		return ERR_INPUT;
 	int cy2 = csv_table_col(t, k == PLOT_TTA ? "ttt_s" : "energy_J");
-	int cfits = csv_table_col(t, "fits");
+	int cfits = csv_table_col(t, "fits"), cextra = csv_table_col(t, "extrapolated");
+	int cbelow = csv_table_col(t, "extrapolated_below");
 	for (int r = 0; r < t->nrows; r++) {
 		if (cfits >= 0 && strcmp(t->cells[r][cfits], "0") == 0)
 			continue; /* does not fit in memory: no time */
@@ -161,22 +216,18 @@ static int build_tta(plot_data *d, const csv_table *t, plot_kind k)
 		if (isnan(g) || isnan(tta))
 			continue;
 		plot_series *s = series_get(d, label);
+		int extra = (cextra >= 0 && strcmp(t->cells[r][cextra], "1") == 0) ||
+			    (cbelow >= 0 && strcmp(t->cells[r][cbelow], "1") == 0);
 		if (k == PLOT_COST) {
 			if (isnan(cap))
 				continue; /* unpriced: no point on a cost chart */
-			series_add(s, tta / 60.0, cap, y2 / 3.6e6); /* minutes; USD; kWh */
+			/* minutes; USD; kWh. One point per GPU count: a slower batch on the same nodes costs the
+			 * same and is never on the front */
+			series_upsert(s, g, tta, tta / 60.0, cap, y2 / 3.6e6, extra);
 			continue;
 		}
 		/* one point per GPU count: the fastest configuration (a sweep may hold several batches) */
-		int i = 0;
-		while (i < s->n && s->x[i] != g)
-			i++;
-		if (i == s->n)
-			series_add(s, g, tta / 60.0, y2 / 60.0);
-		else if (tta / 60.0 < s->y[i]) {
-			s->y[i] = tta / 60.0;
-			s->y2[i] = y2 / 60.0;
-		}
+		series_upsert(s, g, tta, g, tta / 60.0, y2 / 60.0, extra);
 	}
 	return 0;
 }
@@ -266,24 +317,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Sorts a tta series by GPU count (x), carrying y and y2. */
-static void series_sort(plot_series *s)
-{
-	double *row = xmalloc((size_t)s->n * 3 * sizeof *row);
-	for (int i = 0; i < s->n; i++) {
-		row[3 * i] = s->x[i];
-		row[3 * i + 1] = s->y[i];
-		row[3 * i + 2] = s->y2[i];
-	}
-	qsort(row, (size_t)s->n, 3 * sizeof *row, cmp_double);
-	for (int i = 0; i < s->n; i++) {
-		s->x[i] = row[3 * i];
-		s->y[i] = row[3 * i + 1];
-		s->y2[i] = row[3 * i + 2];
-	}
-	free(row);
-}
-
 /* The series' best time: tta's smallest y (minutes), cost's smallest x (time to accuracy). */
 static double best_time(const plot_series *s, plot_kind kind)
 {
@@ -308,10 +341,7 @@ static void keep_fastest(plot_data *d, plot_kind kind)
 			d->series[kept++] = *s;
 			continue;
 		}
-		free(s->label);
-		free(s->x);
-		free(s->y);
-		free(s->y2);
+		series_free(s);
 		d->dropped++;
 	}
 	d->nseries = kept;
@@ -319,35 +349,50 @@ static void keep_fastest(plot_data *d, plot_kind kind)
 	free(sorted);
 }
 
-int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n)
+void plot_data_begin(plot_data *d, plot_kind kind)
 {
 	memset(d, 0, sizeof *d);
 	d->kind = kind;
-	for (int i = 0; i < n; i++) {
-		int rc = kind == PLOT_TTA || kind == PLOT_COST ? build_tta(d, tables[i], kind)
-			 : kind == PLOT_PARITY		       ? build_parity(d, tables[i])
-			 : kind == PLOT_EPOCHS		       ? build_epochs(d, tables[i])
-							       : err_set("plot: no chart kind given");
-		if (rc < 0) {
-			plot_data_free(d);
-			return ERR_INPUT;
-		}
+}
+
+int plot_data_add(plot_data *d, const csv_table *t)
+{
+	plot_kind kind = d->kind;
+	int rc = kind == PLOT_TTA || kind == PLOT_COST ? build_tta(d, t, kind)
+		 : kind == PLOT_PARITY		       ? build_parity(d, t)
+		 : kind == PLOT_EPOCHS		       ? build_epochs(d, t)
+						       : err_set("plot: no chart kind given");
+	if (rc < 0) {
+		plot_data_free(d);
+		return ERR_INPUT;
 	}
-	/* drop empty series (every row skipped), sort tta lines by GPUs */
+	return 0;
+}
+
+int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n)
+{
+	plot_data_begin(d, kind);
+	for (int i = 0; i < n; i++)
+		if (plot_data_add(d, tables[i]) < 0)
+			return ERR_INPUT;
+	return plot_data_end(d, n > 0 ? tables[0]->name : "plot");
+}
+
+int plot_data_end(plot_data *d, const char *name)
+{
+	plot_kind kind = d->kind;
+	/* drop empty series (every row skipped); tta lines are sorted by GPUs already (series_upsert) */
 	int total = 0, kept = 0;
 	for (int i = 0; i < d->nseries; i++) {
 		plot_series *s = &d->series[i];
 		if (s->n == 0) {
-			free(s->label);
-			free(s->x);
-			free(s->y);
-			free(s->y2);
+			series_free(s);
 			continue;
 		}
-		if (kind == PLOT_TTA)
-			series_sort(s);
-		for (int j = 0; j < s->n; j++)
+		for (int j = 0; j < s->n; j++) {
 			d->has_y2 |= !isnan(s->y2[j]);
+			d->has_mark |= s->mark[j] != 0;
+		}
 		total += s->n;
 		d->series[kept++] = *s;
 	}
@@ -355,9 +400,11 @@ int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables
 	if ((kind == PLOT_TTA || kind == PLOT_COST) && d->nseries > PLOT_MAX_SERIES)
 		keep_fastest(d, kind);
 	if (total == 0) {
+		const char *money = d->cost_col ? d->cost_col : "capex_usd";
 		plot_data_free(d);
-		return err_set("%s: no row has anything to draw on a %s chart%s", n > 0 ? tables[0]->name : "plot",
-			       plot_kind_name(kind), kind == PLOT_COST ? " (rows need tta_s and capex_usd)" : "");
+		return err_set("%s: no row has anything to draw on a %s chart%s%s%s", name, plot_kind_name(kind),
+			       kind == PLOT_COST ? " (rows need tta_s and " : "", kind == PLOT_COST ? money : "",
+			       kind == PLOT_COST ? ")" : "");
 	}
 	return 0;
 }

@@ -54,7 +54,9 @@ static void put_num(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
-static void put_block(FILE *f, const char *name, const double *x, const double *y, const double *y2, int n)
+/* Columns x, y, y2 and, with mark, a 4th: 1 for a point marked extrapolated. */
+static void put_block_marked(FILE *f, const char *name, const double *x, const double *y, const double *y2,
+			     const unsigned char *mark, int n)
 {
 	fprintf(f, "%s << EOD\n", name);
 	for (int i = 0; i < n; i++) {
@@ -63,9 +65,126 @@ static void put_block(FILE *f, const char *name, const double *x, const double *
 		put_num(f, y[i]);
 		fputc(' ', f);
 		put_num(f, y2 ? y2[i] : NAN);
+		if (mark)
+			fprintf(f, " %d", mark[i] ? 1 : 0);
 		fputc('\n', f);
 	}
 	fputs("EOD\n", f);
+}
+
+static void put_block(FILE *f, const char *name, const double *x, const double *y, const double *y2, int n)
+{
+	put_block_marked(f, name, x, y, y2, NULL, n);
+}
+
+/* ---- axis labels: times in s/min/h/d and money in dollars, at every scale ---- */
+
+/* Round times for a log axis, in minutes (the charts' time unit), from a second to a year, with a rank:
+ * 1 the decades of each unit (1 s, 10 s, 1 min, 10 min, 1 h, 1 d, ...), 2 the halves and fifths, 3 the rest. */
+static const struct {
+	double min;
+	const char *label;
+	int rank;
+} time_tics[] = {
+	{1 / 60.0, "1 s", 1},  {2 / 60.0, "2 s", 2},  {3 / 60.0, "3 s", 3},   {5 / 60.0, "5 s", 2},  {10 / 60.0, "10 s", 1},
+	{15 / 60.0, "15 s", 3}, {20 / 60.0, "20 s", 2}, {30 / 60.0, "30 s", 2}, {45 / 60.0, "45 s", 3}, {1, "1 min", 1},
+	{1.5, "1.5 min", 3},   {2, "2 min", 2},       {3, "3 min", 3},       {5, "5 min", 2},        {10, "10 min", 1},     {15, "15 min", 3},
+	{20, "20 min", 2},     {30, "30 min", 2},     {45, "45 min", 3},      {60, "1 h", 1},        {90, "1.5 h", 3},
+	{120, "2 h", 2},       {180, "3 h", 3},       {240, "4 h", 3},        {360, "6 h", 2},       {480, "8 h", 3},
+	{720, "12 h", 2},      {960, "16 h", 3},      {1440, "1 d", 1},       {2160, "1.5 d", 3},    {2880, "2 d", 2},
+	{4320, "3 d", 3},      {7200, "5 d", 2},      {10080, "7 d", 3},      {14400, "10 d", 1},    {20160, "14 d", 3},
+	{30240, "21 d", 3},    {43200, "30 d", 2},    {86400, "60 d", 3},     {129600, "90 d", 2},   {262980, "0.5 y", 3},
+	{525960, "1 y", 1},
+};
+enum { TICS_MAX = 8 };
+
+/* Writes "set Atics (...)" with the candidates (ascending v) inside [lo, hi] (the data's span, widened a
+ * little as gnuplot's range is): rank 1 first, then 2, then 3, each only where it keeps its neighbours a
+ * ratio apart (at most about TICS_MAX over the span), so that labels never run into each other. Nothing
+ * when lo > hi (no data). */
+static void put_tics(FILE *f, const char *axis, const double *v, const char *const *label, const int *rank, int n,
+		     double lo, double hi)
+{
+	if (!(lo <= hi) || n <= 0)
+		return;
+	lo /= 1.25;
+	hi *= 1.25;
+	double ratio = fmax(1.3, pow(hi / lo, 1.0 / TICS_MAX));
+	bool *on = xcalloc((size_t)n, sizeof *on);
+	for (int r = 1; r <= 3; r++)
+		for (int i = 0; i < n; i++) {
+			if (rank[i] != r || v[i] < lo || v[i] > hi)
+				continue;
+			bool room = true;
+			for (int k = 0; k < n && room; k++)
+				room = !on[k] || fmax(v[k], v[i]) / fmin(v[k], v[i]) >= ratio;
+			on[i] = room;
+		}
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!on[i])
+			continue;
+		char *q = plot_gp_quote(label[i]);
+		if (k++ == 0)
+			fprintf(f, "set %stics (", axis);
+		else
+			fputs(", ", f);
+		fprintf(f, "%s %.10g", q, v[i]);
+		free(q);
+	}
+	free(on);
+	if (k > 0)
+		fputs(")\n", f);
+}
+
+/* A time axis (values in minutes) labelled "30 s", "2 min", "1.5 h", "3 d": readable below a minute too. */
+static void put_time_tics(FILE *f, const char *axis, double lo_min, double hi_min)
+{
+	enum { N = sizeof time_tics / sizeof time_tics[0] };
+	double v[N];
+	const char *label[N];
+	int rank[N];
+	for (int i = 0; i < N; i++) {
+		v[i] = time_tics[i].min;
+		label[i] = time_tics[i].label;
+		rank[i] = time_tics[i].rank;
+	}
+	put_tics(f, axis, v, label, rank, N, lo_min, hi_min);
+}
+
+/* A money axis (USD) labelled "$500", "$250k", "$1.5M", "$2B": 10^k first, then 2 and 5 x 10^k, then 1.5, 3, 7 where
+ * there is room (put_tics): never 1e+07. */
+/* "$500", "$250k", "$1.5M", "$2B". Returns buf. */
+static char *usd_short(double x, char *buf, size_t len_B)
+{
+	if (x >= 1e9)
+		snprintf(buf, len_B, "$%gB", x / 1e9);
+	else if (x >= 1e6)
+		snprintf(buf, len_B, "$%gM", x / 1e6);
+	else if (x >= 1e3)
+		snprintf(buf, len_B, "$%gk", x / 1e3);
+	else
+		snprintf(buf, len_B, "$%g", x);
+	return buf;
+}
+
+static void put_money_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	static const double mant[] = {1, 1.5, 2, 3, 5, 7};
+	static const int mrank[] = {1, 3, 2, 3, 2, 3};
+	enum { N = 6 * 16 };
+	double v[N];
+	char text[N][24];
+	const char *label[N];
+	int rank[N], n = 0;
+	for (int e = -2; e < 14; e++)
+		for (int m = 0; m < 6; m++, n++) {
+			double x = mant[m] * pow(10, e);
+			v[n] = x;
+			rank[n] = mrank[m];
+			label[n] = usd_short(x, text[n], sizeof text[n]);
+		}
+	put_tics(f, axis, v, label, rank, n, lo, hi);
 }
 
 /* The Pareto front of a cost chart (all series together), sorted by time, as a data block. */
@@ -200,23 +319,179 @@ static void put_one_value_range(FILE *f, const char *axis, const plot_data *d, i
 		fprintf(f, "set %srange [%.10g:%.10g]\n", axis, lo / 2, hi * 2);
 }
 
+/* The span of coordinate which, and of which2 too when >= 0. */
+static bool axis_span2(const plot_data *d, int which, int which2, double *lo, double *hi)
+{
+	double lo2, hi2;
+	bool any = axis_span(d, which, lo, hi);
+	if (which2 >= 0 && axis_span(d, which2, &lo2, &hi2)) {
+		*lo = any ? fmin(*lo, lo2) : lo2;
+		*hi = any ? fmax(*hi, hi2) : hi2;
+		any = true;
+	}
+	return any;
+}
+
+/* The colour put_style gives series i. */
+static const char *series_colour(const plot_data *d, int i)
+{
+	bool placements = d->kind == PLOT_TTA || d->kind == PLOT_COST;
+	return colours[(placements ? label_group(d, i, false) : i) % NCOLOURS];
+}
+
+/* The label of a group of lines: "a 8/node" alone; "a, b, c 8/node" when they share the last word. */
+static void group_text(const plot_data *d, const int *leader, int lead, char *text, size_t len_B)
+{
+	const char *suffix = strrchr(d->series[lead].label, ' ');
+	bool same = suffix != NULL;
+	for (int k = lead; k < d->nseries; k++)
+		if (leader[k] == lead) {
+			const char *sk = strrchr(d->series[k].label, ' ');
+			same &= sk && strcmp(sk, suffix) == 0;
+		}
+	size_t used = 0;
+	text[0] = '\0';
+	for (int k = lead; k < d->nseries; k++) {
+		if (leader[k] != lead)
+			continue;
+		const char *l = d->series[k].label;
+		int n = same ? (int)(strrchr(l, ' ') - l) : (int)strlen(l);
+		if (used + (size_t)n + 40 < len_B)
+			used += (size_t)snprintf(text + used, len_B - used, "%s%.*s", used ? ", " : "", n, l);
+	}
+	if (same)
+		snprintf(text + used, len_B - used, "%s", suffix);
+}
+
+/* Names each line at its right end, so a reader need not match colours to the key. Lines that end at the
+ * same GPU count within 5% of each other (several B200 servers on one curve) share one label naming them
+ * all; labels are spread vertically so that no two overlap (a line of text is about 4% of the plot's
+ * height; span_dec: the y axis's decades). */
+static void put_direct_labels(FILE *f, const plot_data *d, double span_dec)
+{
+	int n = d->nseries;
+	int *leader = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *leader), *order = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+	double *ly = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ly), xmax = 0;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const plot_series *s = &d->series[i];
+		leader[i] = -1;
+		if (s->n == 0 || !(s->y[s->n - 1] > 0))
+			continue;
+		leader[i] = i;
+		xmax = fmax(xmax, s->x[s->n - 1]);
+		for (int k = 0; k < i; k++) {
+			const plot_series *o = &d->series[k];
+			if (leader[k] == k && o->x[o->n - 1] == s->x[s->n - 1] && fabs(log(o->y[o->n - 1] / s->y[s->n - 1])) < 0.05) {
+				leader[i] = k;
+				break;
+			}
+		}
+		if (leader[i] == i) {
+			ly[i] = log10(s->y[s->n - 1]);
+			int at = m++;
+			while (at > 0 && ly[order[at - 1]] > ly[i]) { /* insertion by height */
+				order[at] = order[at - 1];
+				at--;
+			}
+			order[at] = i;
+		}
+	}
+	double gap = 0.045 * (span_dec > 0 ? span_dec : 1), top = -INFINITY;
+	for (int k = 0; k < m; k++) {
+		int i = order[k], members = 0;
+		for (int j = i; j < n; j++)
+			members += leader[j] == i;
+		char text[512];
+		group_text(d, leader, i, text, sizeof text);
+		/* a long name list wraps at ", " into lines of about 34 characters, read top down; the last
+		 * line sits at the lines' end */
+		char *line[16];
+		int nl = 0;
+		for (char *p = text; *p && nl < 16;) {
+			size_t len = strlen(p), cut = len;
+			if (len > 34) {
+				cut = 0;
+				for (char *c = strstr(p, ", "); c && (size_t)(c - p) <= 34; c = strstr(c + 2, ", "))
+					cut = (size_t)(c - p) + 1;
+				cut = cut ? cut : len;
+			}
+			line[nl++] = p;
+			p += cut;
+			if (*p) {
+				*p++ = '\0'; /* the space after the comma */
+				while (*p == ' ')
+					p++;
+			}
+		}
+		double base = fmax(ly[i], top + gap);
+		for (int j = 0; j < nl; j++) {
+			put_quoted(f, "set label ", line[j], "");
+			fprintf(f, " at %.10g,%.10g offset character 1,0 left font ',9' tc rgb '%s' front\n", xmax,
+				pow(10, base + (nl - 1 - j) * gap), members > 1 ? "#333333" : series_colour(d, i));
+		}
+		top = base + (nl - 1) * gap;
+	}
+	free(leader);
+	free(order);
+	free(ly);
+}
+
+/* Circles round the points whose epochs are extrapolated (a 4th data column of 1), one key entry. */
+static void put_marked(FILE *f, const plot_data *d, const char *cols)
+{
+	bool titled = false;
+	for (int i = 0; i < d->nseries; i++) {
+		bool any = false;
+		for (int j = 0; j < d->series[i].n; j++)
+			any |= d->series[i].mark[j] != 0;
+		if (!any)
+			continue;
+		/* an open diamond: not the Pareto front's circle */
+		fprintf(f, ", \\\n     $d%d using %s with points pt 12 ps 2.6 lw 1.2 lc rgb '#555555' ", i, cols);
+		fputs(titled ? "notitle" : "title 'epochs extrapolated (batch outside the measured range)'", f);
+		titled = true;
+	}
+}
+
 static void body_tta(FILE *f, const plot_data *d)
 {
-	fputs("set logscale x 2\nset logscale y 10\nset autoscale yfix\nset offsets 0, 0, graph 0.05, graph 0.05\n"
-	      "set ytics (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 5000, 10000)\n"
-	      "set xlabel 'GPUs'\n",
+	double lo, hi;
+	/* room on the right for the lines' names */
+	/* the key below, the plot the page's width: room on the right for the lines' names */
+	fputs("set key below horizontal\nset logscale x 2\nset logscale y 10\nset autoscale yfix\n"
+	      "set offsets 0, graph 0.45, graph 0.05, graph 0.05\nset xlabel 'GPUs'\n",
 	      f);
-	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "minutes: time to accuracy (thick lines), MLPerf time to train (thin dots)"
-						   : "time to accuracy (minutes)");
+	double span_dec = 1;
+	if (axis_span2(d, 1, d->has_y2 ? 2 : -1, &lo, &hi)) {
+		put_time_tics(f, "y", lo, hi);
+		span_dec = log10(hi / lo) * 1.1 + 0.1; /* the offsets widen it a little */
+	}
+	fprintf(f, "set ylabel '%s'\n", d->has_y2 ? "time to accuracy (thick lines), MLPerf time to train (thin dots)"
+						   : "time to accuracy");
 	put_one_value_range(f, "x", d, 0, -1);
 	put_one_value_range(f, "y", d, 1, d->has_y2 ? 2 : -1);
+	put_direct_labels(f, d, span_dec);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
 		put_item(f, d, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
 		if (d->has_y2)
 			put_item(f, d, false, i, "1:3", "with points ps 0.6", NULL);
 	}
+	if (d->has_mark)
+		put_marked(f, d, "1:($4 > 0 ? $2 : NaN)");
 	fputc('\n', f);
+}
+
+/* The y label of a cost chart: the money the reader ranks by. */
+static const char *cost_label(const plot_data *d)
+{
+	const char *c = d->cost_col ? d->cost_col : "capex_usd";
+	if (strcmp(c, "rent_usd") == 0)
+		return "rent per run (whole nodes for the time to accuracy)";
+	if (strcmp(c, "tco_usd") == 0)
+		return "owner's cost per run (capex share, support, facility, energy x PUE)";
+	return "capex (servers, network, storage)";
 }
 
 static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
@@ -228,9 +503,14 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	if (!isnan(o->budget_usd))
 		fprintf(f, "set arrow 1 from graph 0, first %.10g to graph 1, first %.10g nohead lc rgb '#d62728' lw 2 dt 3\n",
 			o->budget_usd, o->budget_usd);
-	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy (minutes)'\n"
-	      "set ylabel 'capex (servers, network, storage)'\nset format y '$%.1s%c'\n",
-	      f);
+	double lo, hi;
+	fputs("set logscale x 10\nset logscale y 10\nset xlabel 'time to accuracy'\n", f);
+	if (axis_span(d, 0, &lo, &hi))
+		put_time_tics(f, "x", lo, hi);
+	if (axis_span(d, 1, &lo, &hi))
+		put_money_tics(f, "y", fmin(lo, isnan(o->budget_usd) ? lo : o->budget_usd),
+			       fmax(hi, isnan(o->budget_usd) ? hi : o->budget_usd));
+	put_quoted(f, "set ylabel ", cost_label(d), "\n");
 	put_one_value_range(f, "x", d, 0, -1);
 	put_one_value_range(f, "y", d, 1, -1);
 	fputs("plot ", f);
@@ -238,12 +518,18 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 		put_item(f, d, i == 0, i, "1:2", "with points ps 1.3", d->series[i].label);
 	}
 	fputs(", \\\n     $front using 1:2 with linespoints lc rgb 'black' lw 1.5 pt 6 ps 2.2 title 'Pareto front'", f);
-	if (!isnan(o->budget_usd))
-		fprintf(f, ", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 3 title 'budget %.0f USD'", o->budget_usd);
+	if (d->has_mark)
+		put_marked(f, d, "1:($4 > 0 ? $2 : NaN)");
+	if (!isnan(o->budget_usd)) {
+		char b[32];
+		fprintf(f, ", \\\n     NaN with lines lc rgb '#d62728' lw 2 dt 3 title 'budget %s'",
+			usd_short(o->budget_usd, b, sizeof b));
+	}
 	fputc('\n', f);
 	if (!d->has_y2)
 		return;
-	fputs("unset title\nunset arrow 1\nset autoscale y\nset format y '%g'\nset ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
+	fputs("unset title\nunset arrow 1\nset autoscale y\nset ytics autofreq\nset format y '%g'\n"
+	      "set ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
 	put_one_value_range(f, "y", d, 2, -1);
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++) {
@@ -392,10 +678,12 @@ static void body(FILE *f, const plot_data *d, const plot_opts *o)
 int plot_script_write(FILE *f, const plot_data *d, const plot_opts *o, const char *svg_out, const char *png_out)
 {
 	fprintf(f, "# scaleplan plot: %s chart (gnuplot script, data inline)\n", plot_kind_name(d->kind));
+	bool placements = d->kind == PLOT_TTA || d->kind == PLOT_COST;
 	for (int i = 0; i < d->nseries; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "$d%d", i);
-		put_block(f, name, d->series[i].x, d->series[i].y, d->series[i].y2, d->series[i].n);
+		put_block_marked(f, name, d->series[i].x, d->series[i].y, d->series[i].y2,
+				 placements ? d->series[i].mark : NULL, d->series[i].n);
 	}
 	if (d->kind == PLOT_COST)
 		put_front(f, d);

@@ -630,7 +630,8 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		/* several runs differ as MLPerf's seeds do: each needs its own number of epochs (lognormal,
 		 * sd conv_cv of the mean; refdata/convergence_rcp.csv), so its training time scales with it */
 		double conv = o->runs > 1 && !(sc->epochs > 0) ? sim_rng_slowdown(rng, p->conv_cv, 0.0, 1.0) : 1.0;
-		/* the model's start-up, its staging copy (its first-epoch part is played here) and warm-up */
+		/* the model's start-up, its staging copy and warm-up, less the warm-up's first-epoch storage reads
+		 * (played here) */
 		tta[run] = r->model.startup_s + r->model.staging_s + c.end_s * conv + r->model.warmup_s -
 			   fmin(r->model.epochs, 1.0) * (r->model.first_epoch_s - r->model.epoch_s);
 		for (int k = 0; k < NKINDS; k++)

@@ -35,6 +35,21 @@ if command -v gnuplot >/dev/null 2>&1; then
 		report-64xh100/report.md report-64xh100/placements.csv; do
 		[ -s "$tmp/charts/$f" ] || { echo "FAIL: examples/charts.sh wrote no $f"; fail=1; }
 	done
+	# the committed examples are what this binary writes: the reports' text and tables exactly, each chart's
+	# labels (axis values, names: what the numbers read as; PNG pixels and SVG geometry are gnuplot's own).
+	# A model change moves these numbers: `make examples` regenerates examples/charts/.
+	svg_text() { grep -o '<text>[^<]*</text>' "$1"; }
+	stale=""
+	for f in $(cd "$here/examples/charts" && find . -type f \( -name '*.md' -o -name '*.csv' -o -name '*.html' \
+		-o -name '*.svg' \) | sort); do
+		new="$tmp/charts/$f" old="$here/examples/charts/$f"
+		if [ ! -f "$new" ]; then stale="$stale $f(not written)"; continue; fi
+		case "$f" in
+		*.svg) [ "$(svg_text "$old")" = "$(svg_text "$new")" ] || stale="$stale $f" ;;
+		*) cmp -s "$old" "$new" || stale="$stale $f" ;;
+		esac
+	done
+	[ -z "$stale" ] || { echo "FAIL: examples/charts/ is stale (run \`make examples\` and commit):$stale"; fail=1; }
 else
 	echo "examples.sh: gnuplot not installed (gnuplot-nox); charts.sh skipped"
 fi

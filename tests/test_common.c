@@ -143,10 +143,63 @@ static void test_errors_and_distance(test_ctx *t)
 	free(s);
 }
 
+/* What csv_table_stream hands over: every batch's rows with their file lines, then the last (perhaps empty). */
+typedef struct stream_seen {
+	int calls, rows, max_batch, lines[16];
+	char first[16][16];
+} stream_seen;
+
+static int stream_each(const csv_table *tab, void *ctx)
+{
+	stream_seen *s = ctx;
+	s->calls++;
+	if (tab->nrows > s->max_batch)
+		s->max_batch = tab->nrows;
+	for (int r = 0; r < tab->nrows && s->rows < 16; r++, s->rows++) {
+		s->lines[s->rows] = tab->line[r];
+		snprintf(s->first[s->rows], sizeof s->first[0], "%s", tab->cells[r][0]);
+	}
+	return 0;
+}
+
+static void test_reader_stream(test_ctx *t)
+{
+	char dir[] = "/tmp/scaleplan-test-XXXXXX", path[64];
+	if (!mkdtemp(dir)) {
+		TEST_CHECK(t, 0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof path, "%s/s.csv", dir);
+	/* the same text as test_reader_lines plus rows: comments, a blank line, a cell spanning lines */
+	const char *text = "# comment\nid,value\n\na,1\n\"b\nc\",2\r\n# another\nd,\"x,y\"\ne,5\n";
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	stream_seen s = {0};
+	int rc = csv_table_stream(path, 2, stream_each, &s, NULL);
+	TEST_CHECK(t, rc == 0, "stream: %s", err_msg());
+	TEST_CHECK(t, s.rows == 4 && s.max_batch <= 2, "rows %d, largest batch %d (want 4 rows, batches <= 2)", s.rows,
+		   s.max_batch);
+	TEST_CHECK(t, s.calls == 3, "calls %d (two full batches, then the end with none)", s.calls);
+	TEST_CHECK(t, s.lines[0] == 4 && s.lines[1] == 5 && s.lines[2] == 8 && s.lines[3] == 9,
+		   "lines %d %d %d %d, want 4 5 8 9 as csv_table_load", s.lines[0], s.lines[1], s.lines[2], s.lines[3]);
+	TEST_CHECK(t, strcmp(s.first[1], "b\nc") == 0, "cell spanning lines: '%s'", s.first[1]);
+	/* a ragged row after a batch was handed over is named by its own line */
+	f = fopen(path, "w");
+	fputs("a,b\n1,2\n3,4\n5,6\n7\n", f);
+	fclose(f);
+	stream_seen s2 = {0};
+	rc = csv_table_stream(path, 2, stream_each, &s2, NULL);
+	TEST_CHECK(t, rc == ERR_INPUT && strstr(err_msg(), "s.csv:5:") != NULL, "ragged row: rc %d, %s", rc, err_msg());
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_ctx t = { 0 };
 	test_reader_lines(&t);
+	test_reader_stream(&t);
 	test_reader_errors(&t);
 	test_writer(&t);
 	test_errors_and_distance(&t);

@@ -160,7 +160,7 @@ static void test_escape(test_ctx *t)
 	TEST_CHECK(t, strstr(buf, "title 'x'' system ''touch /tmp/pwned'' # 8/node'") != NULL, "label quoted:\n%s", buf);
 	TEST_CHECK(t, strstr(buf, "set output 'out''.svg'") != NULL, "output quoted");
 	TEST_CHECK(t, strstr(buf, "set title 'it''s \"mine\"'") != NULL, "title quoted");
-	TEST_CHECK(t, strstr(buf, "$d0 << EOD\n8 1.666666667 NaN\nEOD\n") != NULL, "data block:\n%s", buf);
+	TEST_CHECK(t, strstr(buf, "$d0 << EOD\n8 1.666666667 NaN 0\nEOD\n") != NULL, "data block:\n%s", buf);
 	free(buf);
 	plot_data_free(&d);
 	csv_table_free(&tb);
@@ -198,6 +198,68 @@ static void test_errors(test_ctx *t)
 	expect_error(t, PLOT_TTA, "system,gpus_per_node,gpus,tta_s\n\"a,8,8,5\n", "t.csv");
 }
 
+/* The script of kind k from csv (cost_col for a cost chart); NULL when it cannot be built. Caller frees. */
+static char *script_of(test_ctx *t, plot_kind k, const char *cost_col, const char *csv)
+{
+	csv_table tb;
+	char *buf = NULL;
+	size_t len = 0;
+	if (parse(&tb, csv) < 0) {
+		TEST_CHECK(t, 0, "parse: %s", err_msg());
+		return NULL;
+	}
+	plot_data d;
+	plot_data_begin(&d, k);
+	d.cost_col = cost_col;
+	if (plot_data_add(&d, &tb) == 0 && plot_data_end(&d, "t.csv") == 0) {
+		FILE *f = open_memstream(&buf, &len);
+		plot_opts o = {.kind = k, .budget_usd = NAN, .svg = true};
+		TEST_CHECK(t, plot_script_write(f, &d, &o, "o.svg", NULL) == 0, "%s", err_msg());
+		fclose(f);
+	} else {
+		TEST_CHECK(t, 0, "build: %s", err_msg());
+	}
+	plot_data_free(&d);
+	csv_table_free(&tb);
+	return buf;
+}
+
+/* Issue 35: labels at every scale, extrapolated points marked, the ranked cost on a cost chart, money in
+ * dollars, overlapping lines named together. */
+static void test_chart_labels(test_ctx *t)
+{
+	/* a sweep under a minute: 20-50 s; the 64-GPU point extrapolated; b's line the same as a's */
+	const char *csv = "system,gpus_per_node,gpus,tta_s,capex_usd,rent_usd,extrapolated\n"
+			  "a,8,16,50,2000000,40,0\n"
+			  "a,8,64,20,8000000,70,1\n"
+			  "b,8,16,50,2500000,,0\n"
+			  "b,8,64,20,10000000,,1\n";
+	char *s = script_of(t, PLOT_TTA, NULL, csv);
+	if (s) {
+		TEST_CHECK(t, strstr(s, "set ytics (") && strstr(s, "'30 s' 0.5"), "tta: a 30 s label below a minute:\n%s", s);
+		TEST_CHECK(t, strstr(s, "extrapolated") != NULL, "tta: extrapolated points marked:\n%s", s);
+		TEST_CHECK(t, strstr(s, "64 0.3333333333 NaN 1\n") != NULL, "tta: the mark column:\n%s", s);
+		TEST_CHECK(t, strstr(s, "set label 'a, b 8/node'") != NULL, "tta: one label for the lines that overlap:\n%s", s);
+		free(s);
+	}
+	s = script_of(t, PLOT_COST, "rent_usd", csv);
+	if (s) {
+		/* rent: b has no rental price, so only a's points; y is rent, labelled in dollars */
+		TEST_CHECK(t, strstr(s, "$d1") == NULL, "cost rent: b (no rent) drawn:\n%s", s);
+		TEST_CHECK(t, strstr(s, "0.3333333333 70 ") != NULL, "cost rent: y is rent_usd:\n%s", s);
+		TEST_CHECK(t, strstr(s, "set ylabel 'rent per run") != NULL, "cost rent: y label:\n%s", s);
+		TEST_CHECK(t, strstr(s, "'$50' 50") != NULL, "cost rent: dollars on y:\n%s", s);
+		free(s);
+	}
+	s = script_of(t, PLOT_COST, NULL, csv);
+	if (s) {
+		TEST_CHECK(t, strstr(s, "'$10M' 10000000") != NULL || strstr(s, "'$5M' 5000000") != NULL,
+			   "cost capex: $M labels:\n%s", s);
+		TEST_CHECK(t, strstr(s, "e+") == NULL, "cost: no exponent anywhere:\n%s", s);
+		free(s);
+	}
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -208,5 +270,6 @@ int main(void)
 	test_pareto(&t);
 	test_escape(&t);
 	test_errors(&t);
+	test_chart_labels(&t);
 	return test_report(&t);
 }

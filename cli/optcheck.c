@@ -1,0 +1,92 @@
+/* cli/optcheck.c: checks on what the user asked for that need more than one option or the database,
+ * shared by predict, compare, sweep and report: input the commands used to accept without a word
+ * (issue 35). Each prints "scaleplan CMD: ..." and returns an exit code.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+
+/* A month of wall clock: a year of 365.25 days over 12, the months model_run_money spreads capex over. */
+#define MONTH_S (365.25 * 86400.0 / 12.0)
+
+int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list)
+{
+	char buf[2048], *save = NULL;
+	const hw_system *seen[256];
+	int n = 0;
+
+	if (!list || strcmp(list, "all") == 0)
+		return EXIT_OK;
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *tok = strtok_r(buf, ",", &save); tok && n < 256; tok = strtok_r(NULL, ",", &save)) {
+		const hw_system *sys = hw_system_find(db, tok);
+		if (!sys)
+			continue; /* the caller names unknown ids with suggestions */
+		for (int i = 0; i < n; i++)
+			if (seen[i] == sys) {
+				fprintf(stderr, "scaleplan %s: --systems names %s more than once ('%s' again): it would "
+						"be its own runner-up; give each system once\n",
+					cmd, sys->id, tok);
+				return EXIT_INPUT;
+			}
+		seen[n++] = sys;
+	}
+	return EXIT_OK;
+}
+
+int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
+{
+	char d[32];
+	if (!(m->runs_per_month > 0) || !isfinite(tta_s) || !(tta_s > 0))
+		return EXIT_OK;
+	if (m->runs_per_month * tta_s <= MONTH_S)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan %s: --runs-per-month %g: a run takes %s to accuracy (the fastest option), so at "
+			"most %.0f runs fit a month of wall clock back to back; give at most that (or leave "
+			"--runs-per-month out: runs back to back)\n",
+		cmd, m->runs_per_month, cli_fmt_duration(tta_s, d, sizeof d), floor(MONTH_S / tta_s));
+	return EXIT_INPUT;
+}
+
+char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B)
+{
+	if (spec->epochs > 0)
+		snprintf(buf, len_B, "%.1f%% top-1 in %g epochs (--epochs)", 100 * spec->target_top1, spec->epochs);
+	else
+		snprintf(buf, len_B, "%.1f%% top-1", 100 * spec->target_top1);
+	return buf;
+}
+
+int cli_batch_that_fits(model_scenario *sc, const model_params *p)
+{
+	int was = sc->batch_per_gpu, fit = 0;
+	for (int b = was / 2; b >= 1 && !fit; b /= 2) {
+		model_result r;
+		sc->batch_per_gpu = b;
+		if (model_predict(sc, p, &r) == 0 && r.fits)
+			fit = b;
+	}
+	sc->batch_per_gpu = was;
+	err_clear();
+	return fit;
+}
+
+char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, char *buf, size_t len_B)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < ncand && used + 1 < len_B; k++) {
+		long G = cand[k]->gpus_per_node;
+		long gpn = gpus < G ? gpus : G;
+		if (gpn > 0 && gpus % gpn == 0) /* plan_placements' whole-node rule */
+			continue;
+		int w = snprintf(buf + used, len_B - used, "%s%s %ld GPUs", used ? ", " : "", cand[k]->id, G);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
+}

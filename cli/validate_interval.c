@@ -1,0 +1,113 @@
+/* cli/validate_interval.c: validate's prediction intervals: gathers the held-out residuals (the model
+ * column's, recorded by cmd_validate.c, and the whole-run group's), the default model's transfer misses, then
+ * prints the coverage and, with --intervals FILE, writes the table `make intervals` compiles in. The
+ * derivation itself is calibrate/cal_interval.c; this file only collects and prints.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/cal.h"
+#include "common/common.h"
+
+/* The transfers the data can check (issue 31): across an architecture and within one. */
+static const char *const checked[][2] = {{"A100-SXM4-80GB", "H100-SXM5-80GB"}, {"H100-SXM5-80GB", "H200-SXM-141GB"}};
+enum { NCHECKED = sizeof(checked) / sizeof(checked[0]) };
+
+void cli_resids_add(cli_resids *v, model_quantity q, model_basis b, int nodes, double measured, double predicted)
+{
+	if (!(measured > 0) || !(predicted > 0) || !isfinite(predicted))
+		return;
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 64;
+		v->r = xrealloc(v->r, (size_t)v->cap * sizeof(*v->r));
+	}
+	v->r[v->n++] = (cal_resid){q, b, nodes, measured, predicted};
+}
+
+void cli_resids_free(cli_resids *v)
+{
+	free(v->r);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
+ * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
+static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	csv_table t = {0};
+	int rc = mem ? cli_validate_whole_run(hwdb_dir, db, "csv", mem, NULL) : EXIT_ENV;
+	if (mem && fclose(mem) != 0)
+		rc = EXIT_ENV;
+	if (rc == EXIT_OK && csv_table_parse(&t, "whole-run", buf, len) == 0) {
+		int cn = csv_table_col(&t, "nodes"), c1 = csv_table_col(&t, "ttt_measured_s"), c2 = csv_table_col(&t, "ttt_pred_s"),
+		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
+		for (int i = 0; cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
+			int nodes = atoi(t.cells[i][cn]);
+			cli_resids_add(v, MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c1]), atof(t.cells[i][c2]));
+			cli_resids_add(v, MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c3]), atof(t.cells[i][c4]));
+		}
+	} else if (rc == EXIT_OK) {
+		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
+		rc = EXIT_ENV;
+	}
+	csv_table_free(&t);
+	free(buf);
+	return rc;
+}
+
+int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
+{
+	const cal_data *d = in->d;
+	double *pred = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*pred));
+	const char **stack = xcalloc((size_t)(d->n > 0 ? d->n : 1), sizeof(*stack));
+	cal_miss miss[NCHECKED];
+	int rc = whole_run_resids(in->hwdb_dir, in->db, v);
+	if (rc != EXIT_OK)
+		goto out;
+	/* the default model (no --measured) on every throughput point: how far it misses across generations */
+	for (int i = 0; i < d->n; i++) {
+		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(in->default_ctx, d, i, NULL, 0) : NAN;
+		stack[i] = in->stack_fn(&d->pts[i]);
+	}
+	for (int k = 0; k < NCHECKED; k++)
+		cal_transfer_miss(d, pred, stack, checked[k][0], checked[k][1], in->db, &miss[k]);
+	if (in->intervals) {
+		cal_itable *t = xmalloc(sizeof(*t));
+		char **gpus = NULL;
+		int ngpus = cal_measured_gpus(d, in->db, &gpus);
+		if (cal_interval_derive(v->r, v->n, -1, miss, NCHECKED, t) != 0 ||
+		    cal_interval_write(t, miss, NCHECKED, gpus, ngpus, in->intervals) != 0) {
+			fprintf(stderr, "scaleplan validate: --intervals %s\n", err_msg());
+			rc = EXIT_INPUT;
+		} else {
+			fprintf(stderr, "scaleplan validate: wrote %s (%d residuals, %d GPUs with results)\n", in->intervals,
+				v->n, ngpus);
+		}
+		for (int i = 0; i < ngpus; i++)
+			free(gpus[i]);
+		free(gpus);
+		free(t);
+	}
+	if (out) {
+		fprintf(out, in->md ? "\n```\n" : "\n");
+		cal_interval_coverage(v->r, v->n, miss, NCHECKED, out);
+		for (int k = 0; k < NCHECKED; k++)
+			fprintf(out, "  default model %s -> %s: ratio off by %+.1f%% (%d and %d points, %s)\n", miss[k].from,
+				miss[k].to, 100 * (exp(miss[k].miss) - 1), miss[k].n_from, miss[k].n_to,
+				miss[k].same_stack ? "the stacks both ran" : "all their stacks");
+		if (in->md)
+			fprintf(out, "```\n");
+	}
+out:
+	free(pred);
+	free(stack);
+	return rc;
+}

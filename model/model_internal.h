@@ -1,0 +1,21 @@
+/* model/model_internal.h: what model/ shares with its generated sources (not a public header).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SCALEPLAN_MODEL_INTERNAL_H
+#define SCALEPLAN_MODEL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "model/model.h"
+
+/* One interval: factors on the point; n residuals it came from. All 0 = no such row (factors 1 apply). */
+typedef struct model_interval_row {
+	double lo_x, hi_x;
+	int n;
+} model_interval_row;
+
+/* model/model_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */
+extern const model_interval_row model_interval_table[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
+extern const char *const model_measured_gpus[]; /* ends with NULL */
+
+#endif

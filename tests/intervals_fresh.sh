@@ -1,0 +1,20 @@
+#!/bin/sh
+# The committed interval table (model/intervals.csv and its C form model/model_intervals.c) is what
+# `make intervals` makes from today's model and data: a change to the physics or refdata/ without
+# regenerating it fails here. Run by tools/run_tests.sh with SCALEPLAN set.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+. "$(dirname "$0")/lib/cli.sh"
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$SP" validate --intervals "$tmp/iv.csv" >"$tmp/out" 2>&1 || no "validate --intervals"
+has "interval coverage"
+cmp -s "$tmp/iv.csv" "$root/model/intervals.csv" ||
+	no "model/intervals.csv is stale: run make intervals ($(diff "$root/model/intervals.csv" "$tmp/iv.csv" | head -5))"
+sh "$root/tools/intervals_c.sh" "$tmp/iv.c" "$root/model/intervals.csv" || no "tools/intervals_c.sh"
+cmp -s "$tmp/iv.c" "$root/model/model_intervals.c" || no "model/model_intervals.c is stale: run make intervals"
+# a table the generator cannot read stops it with file:line
+printf 'kind,basis,scale,quantity,n,lo_x,hi_x,what\ninterval,guessed,1,ttt,3,0.9,1.1,x\n' >"$tmp/bad.csv"
+sh "$root/tools/intervals_c.sh" "$tmp/badc.c" "$tmp/bad.csv" 2>"$tmp/err" && no "bad basis accepted"
+grep -q 'bad.csv:2: basis "guessed"' "$tmp/err" || no "intervals_c.sh: file:line message ($(cat "$tmp/err"))"
+echo "intervals_fresh: done (fail=$fail)"
+exit $fail

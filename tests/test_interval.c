@@ -1,0 +1,147 @@
+/* tests/test_interval.c: the basis of a prediction and its 90% interval (issue 31): the split-conformal rule,
+ * the derivation from residuals, the table applied by model_predict, and plan_basis on the built-in data.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/cal.h"
+#include "common/common.h"
+#include "hwdb/hw.h"
+#include "model/model.h"
+#include "plan/plan.h"
+#include "tests/test.h"
+
+/* n < 9: the observed range, always holding 0 */
+static void test_conformal_small(test_ctx *t)
+{
+	double rho[] = {0.10, -0.05, 0.20}, lo, hi;
+	TEST_CHECK(t, model_interval_conformal(rho, 3, &lo, &hi) == 0, "3 residuals");
+	TEST_NEAR(t, lo, -0.05, 1e-12);
+	TEST_NEAR(t, hi, 0.20, 1e-12);
+	double pos[] = {0.1, 0.3};
+	model_interval_conformal(pos, 2, &lo, &hi);
+	TEST_CHECK(t, lo == 0.0 && fabs(hi - 0.3) < 1e-12, "all positive: [0, max], got [%g, %g]", lo, hi);
+	TEST_CHECK(t, model_interval_conformal(rho, 0, &lo, &hi) == -1 && lo == 0 && hi == 0, "none: -1");
+}
+
+/* 9 <= n < 19: +-the ceil(0.9 (n + 1))-th smallest |rho|: n = 10 -> the 10th (the largest) */
+static void test_conformal_symmetric(test_ctx *t)
+{
+	double rho[10], lo, hi;
+	for (int i = 0; i < 10; i++)
+		rho[i] = (i % 2 ? -1 : 1) * 0.01 * (i + 1); /* |rho| = 0.01 .. 0.10 */
+	model_interval_conformal(rho, 10, &lo, &hi);
+	TEST_NEAR(t, hi, 0.10, 1e-12);
+	TEST_NEAR(t, lo, -0.10, 1e-12);
+	/* n = 12: ceil(0.9 x 13) = 12th smallest: still the largest; n = 18: ceil(17.1) = 18th */
+	double r18[18];
+	for (int i = 0; i < 18; i++)
+		r18[i] = 0.01 * (i + 1);
+	model_interval_conformal(r18, 18, &lo, &hi);
+	TEST_NEAR(t, hi, 0.18, 1e-12);
+}
+
+/* n >= 19: asymmetric order statistics. n = 39: k_lo = floor(0.05 x 40) = 2, k_hi = ceil(0.95 x 40) = 38 */
+static void test_conformal_asymmetric(test_ctx *t)
+{
+	double rho[39], lo, hi;
+	for (int i = 0; i < 39; i++)
+		rho[38 - i] = -0.19 + 0.01 * i; /* -0.19 .. +0.19, reversed: the rule sorts a copy */
+	double first = rho[0];
+	model_interval_conformal(rho, 39, &lo, &hi);
+	TEST_NEAR(t, lo, -0.18, 1e-9);
+	TEST_NEAR(t, hi, 0.18, 1e-9);
+	TEST_CHECK(t, rho[0] == first, "input left unsorted");
+	/* a biased pool: every residual positive -> lo is 0 (the point stays inside) */
+	for (int i = 0; i < 39; i++)
+		rho[i] = 0.05 + 0.001 * i;
+	model_interval_conformal(rho, 39, &lo, &hi);
+	TEST_CHECK(t, lo == 0.0 && hi > 0.05, "biased: [0, %g]", hi);
+}
+
+static void test_combine(test_ctx *t)
+{
+	double lo, hi;
+	model_interval_combine(-0.3, 0.4, -0.4, 0.3, &lo, &hi);
+	TEST_NEAR(t, lo, -0.5, 1e-12);
+	TEST_NEAR(t, hi, 0.5, 1e-12);
+}
+
+/* The derivation: transfer and estimate are the measured interval widened by the largest checked miss
+ * (within an architecture for transfer), on every scale and quantity. */
+static void test_derive(test_ctx *t)
+{
+	cal_resid res[12];
+	int n = 0;
+	for (int i = 0; i < 10; i++) /* one-node throughput residuals +-1..10% */
+		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, MODEL_BASIS_MEASURED, 1, 1.0, i % 2 ? 1.0 + 0.01 * (i + 1) : 1.0 / (1.0 + 0.01 * (i + 1))};
+	res[n++] = (cal_resid){MODEL_Q_TTA, MODEL_BASIS_MEASURED, 300, 200.0, 100.0}; /* measured 2x the prediction */
+	res[n++] = (cal_resid){MODEL_Q_TTT, MODEL_BASIS_MEASURED, 8, 100.0, 100.0};
+	cal_miss miss[2] = {{"A", "B", false, false, 3, 3, log(0.8)}, {"B", "C", true, true, 2, 2, log(1.1)}};
+	cal_itable *it = xmalloc(sizeof(*it));
+	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
+	double tp_hi = it->hi[MODEL_BASIS_MEASURED][0][MODEL_Q_THROUGHPUT];
+	TEST_CHECK(t, tp_hi > 0.09 && tp_hi < 0.11, "one-node throughput hi %g: the largest |rho| of 10 (log 1.10)", tp_hi);
+	TEST_NEAR(t, it->hi[MODEL_BASIS_TRANSFER][0][MODEL_Q_THROUGHPUT] - tp_hi, log(1.1), 1e-12);
+	TEST_NEAR(t, it->hi[MODEL_BASIS_ESTIMATE][0][MODEL_Q_THROUGHPUT] - tp_hi, -log(0.8), 1e-12);
+	TEST_NEAR(t, it->lo[MODEL_BASIS_ESTIMATE][2][MODEL_Q_TTA] - it->lo[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA], log(0.8), 1e-12);
+	/* the many-node tta carries its start-up miss (measured 2x predicted) */
+	TEST_CHECK(t, it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA] >= log(2.0), "tta 17+ hi %g >= ln 2",
+		   it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA]);
+	/* leaving the only many-node tta residual out: that scale borrows the nearest one's */
+	TEST_CHECK(t, cal_interval_derive(res, n, 10, miss, 2, it) == 0, "skip");
+	TEST_CHECK(t, it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA] < log(2.0), "without it: %g",
+		   it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA]);
+	TEST_CHECK(t, cal_interval_derive(res + 10, 2, -1, miss, 2, it) != 0, "no throughput residual: refused");
+	free(it);
+}
+
+/* plan_basis on the built-in data and model_predict's interval: H100 measured, a Blackwell estimate whose
+ * per-GPU interval is wider; lo <= point <= hi for every quantity. */
+static void test_basis_predict(test_ctx *t)
+{
+	hw_db db;
+	model_params p;
+	model_result r[2];
+	const char *sys[2] = {"dgxh100", "dgxb200"};
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "%s", err_msg());
+	model_params_default(&p);
+	TEST_CHECK(t, plan_basis(&db, hw_gpu_find(&db, "H100-SXM5-80GB"), 0) == MODEL_BASIS_MEASURED, "H100 measured");
+	TEST_CHECK(t, plan_basis(&db, hw_gpu_find(&db, "B200-SXM-180GB"), 0) == MODEL_BASIS_ESTIMATE, "B200 estimate");
+	TEST_CHECK(t, plan_basis(&db, hw_gpu_find(&db, "B200-SXM-180GB"), 1) == MODEL_BASIS_MEASURED,
+		   "--measured makes it measured");
+	TEST_CHECK(t, plan_basis(&db, hw_gpu_find(&db, "A100-PCIe-40GB"), 0) == MODEL_BASIS_TRANSFER,
+		   "A100 PCIe: no results of its own, its architecture's (A100 SXM4) -> transfer");
+	for (int k = 0; k < 2; k++) {
+		plan_spec spec;
+		model_scenario sc;
+		plan_spec_init(&spec);
+		spec.system_id = sys[k];
+		spec.global_batch = 3200;
+		TEST_CHECK(t, plan_resolve(&db, &spec, &p, NULL, 0, 0, &sc) == 0, "%s: %s", sys[k], err_msg());
+		TEST_CHECK(t, model_predict(&sc, &p, &r[k]) == 0 && r[k].fits, "%s predicts", sys[k]);
+		TEST_CHECK(t, r[k].throughput_lo_img_s <= r[k].throughput_img_s && r[k].throughput_img_s <= r[k].throughput_hi_img_s,
+			   "%s throughput in its interval", sys[k]);
+		TEST_CHECK(t, r[k].ttt_lo_s <= r[k].ttt_s && r[k].ttt_s <= r[k].ttt_hi_s, "%s ttt in its interval", sys[k]);
+		TEST_CHECK(t, r[k].tta_lo_s <= r[k].tta_s && r[k].tta_s <= r[k].tta_hi_s, "%s tta in its interval", sys[k]);
+	}
+	TEST_CHECK(t, r[0].basis == MODEL_BASIS_MEASURED && r[1].basis == MODEL_BASIS_ESTIMATE, "bases %d %d", r[0].basis,
+		   r[1].basis);
+	double w0 = r[0].throughput_hi_img_s / r[0].throughput_lo_img_s, w1 = r[1].throughput_hi_img_s / r[1].throughput_lo_img_s;
+	TEST_CHECK(t, w1 > w0, "estimate interval (x%.2f) wider than measured (x%.2f)", w1, w0);
+	hw_db_free(&db);
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	test_conformal_small(&t);
+	test_conformal_symmetric(&t);
+	test_conformal_asymmetric(&t);
+	test_combine(&t);
+	test_derive(&t);
+	test_basis_predict(&t);
+	return test_report(&t);
+}

@@ -1,0 +1,292 @@
+/* tests/test_plan_decide.c: the decision (plan/plan_decide.c) on hand-built options: ties broken by money
+ * and never toward the dearer option, an answer that losing options do not move, money rankings by money,
+ * budget and deadline together (each failing option with what it fails), the deadline at the 90% bound,
+ * idle GPUs of a rack-scale unit, scale up vs out for one GPU model only, buy vs rent.
+ * Each case is one the decision of main at cc5ebc3 got wrong (issue 34): it picked the dearer of two tied
+ * options, put fewer NVLink domains before money, said "no option within the budget" when the budget was
+ * met and the deadline missed, and compared a B200 with a V100 as scale up vs out.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "tests/test.h"
+
+/* An option: system id, GPU id, nodes x GPUs per node (of a node of max_gpn GPUs), NVLink domain GPUs (0:
+ * the node), purchase unit nodes, time to accuracy (s), capex (NAN: none), rent per run (NAN: none). */
+static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int max_gpn, int domain_gpus,
+		       int unit_nodes, double tta_s, double capex_usd, double rent_usd)
+{
+	plan_option w;
+	memset(&w, 0, sizeof w);
+	model_scenario_init(&w.sc);
+	w.sc.node.system_id = sys;
+	w.sc.node.gpu_id = gpu;
+	w.sc.node.gpus_per_node = gpn;
+	w.sc.node.max_gpus_per_node = max_gpn;
+	w.sc.node.domain_gpus = domain_gpus;
+	w.sc.node.unit_nodes = unit_nodes;
+	w.sc.nodes = nodes;
+	w.sc.money.amortize_years = 5;
+	w.r.gpus = nodes * gpn;
+	w.r.fits = true;
+	w.r.tta_s = w.r.tta_lo_s = w.r.tta_hi_s = tta_s;
+	w.r.ttt_s = w.r.ttt_lo_s = w.r.ttt_hi_s = tta_s - 30;
+	w.r.capex_usd = capex_usd;
+	w.r.rent_usd = rent_usd;
+	w.r.energy_usd = 1.0;
+	w.r.tco_usd = isfinite(capex_usd) ? capex_usd * tta_s / (5 * 365.25 * 86400) + 1.0 : NAN;
+	w.r.basis = MODEL_BASIS_ESTIMATE;
+	return w;
+}
+
+static void judge_all(const plan_question *q, plan_option *o, int n)
+{
+	for (int i = 0; i < n; i++)
+		plan_option_judge(q, &o[i]);
+}
+
+/* compare --gpus 8 of main: gb200-nvl72 2x4 (7.0 min, $3,000,000) against dgxb200 1x8 (7.3 min, $515,000),
+ * 4.3% apart: a tie (the intervals overlap), which money breaks: dgxb200. */
+static void test_tie_by_money(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	plan_option o[2] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 438, 515000, NAN),
+	};
+	judge_all(&q, o, 2);
+	plan_answer a;
+	plan_decide(&q, o, 2, &a);
+	TEST_CHECK(t, a.winner == &o[1], "tie: the cheaper dgxb200 wins, got %s", a.winner ? a.winner->sc.node.system_id : "none");
+	TEST_CHECK(t, a.fastest == &o[0] && a.tied_faster == &o[0], "the faster one is named as the fastest, tied");
+	TEST_CHECK(t, a.cheapest == &o[1], "cheapest dgxb200");
+	TEST_CHECK(t, o[0].v.idle_gpus == 64, "2 trays of an 18-tray rack bought whole: 64 of 72 GPUs idle, got %d",
+		   o[0].v.idle_gpus);
+	char text[4096];
+	plan_answer_text(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "the cheapest of them): dgxb200 1x8") != NULL, "answer: %s", text);
+	TEST_CHECK(t, strstr(text, "5.8x the capex") != NULL, "what the faster one costs over it: %s", text);
+	TEST_CHECK(t, strstr(text, "64 GPUs idle") != NULL, "idle GPUs said: %s", text);
+}
+
+/* --partial-nodes adds losing rows and one faster inside the tie: the answer stays (main moved to the $3M rack). */
+static void test_losing_rows_do_not_move_it(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	plan_option o[5] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 438, 515000, NAN),
+		opt("gb200-nvl72", "B200-GB200-186GB", 8, 1, 4, 72, 18, 414, 3e6, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 8, 1, 8, 0, 1, 425, 8 * 515000.0, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, 270000, NAN),
+	};
+	judge_all(&q, o, 5);
+	plan_answer a;
+	plan_decide(&q, o, 5, &a);
+	TEST_CHECK(t, a.winner == &o[1], "still dgxb200 1x8, got %s %dx%d", a.winner->sc.node.system_id,
+		   a.winner->sc.nodes, a.winner->sc.node.gpus_per_node);
+	TEST_CHECK(t, a.fastest == &o[2], "fastest gb200 8x1");
+	TEST_CHECK(t, a.cheapest == &o[4], "cheapest dgxh100");
+	/* the best value is on the front: never an option another beats on both time and money */
+	const plan_option *k = a.best_value;
+	for (int i = 0; k && i < 5; i++)
+		TEST_CHECK(t, !(o[i].v.time_s < k->v.time_s && o[i].v.cost_usd < k->v.cost_usd),
+			   "best value %s %dx%d is dominated by option %d", k->sc.node.system_id, k->sc.nodes,
+			   k->sc.node.gpus_per_node, i);
+}
+
+/* Money rankings rank by money; NVLink domains only break exact ties (main put the rack first, 3.8% dearer). */
+static void test_cost_ranking(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	q.goal = PLAN_COST;
+	q.cost = PLAN_TCO;
+	plan_option o[2] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 18, 4, 4, 72, 18, 100, 3e6, NAN),
+		opt("xe9680-h100", "H100-SXM5-80GB", 9, 8, 8, 0, 1, 300, 0.9e6, NAN),
+	};
+	judge_all(&q, o, 2);
+	TEST_CHECK(t, o[1].v.cost_usd < o[0].v.cost_usd, "the H100 cluster has the lower tco (%g vs %g)", o[1].v.cost_usd,
+		   o[0].v.cost_usd);
+	plan_answer a;
+	plan_decide(&q, o, 2, &a);
+	TEST_CHECK(t, a.winner == &o[1], "by money: xe9680-h100, got %s", a.winner->sc.node.system_id);
+	plan_options_sort(&q, o, 2);
+	TEST_CHECK(t, strcmp(o[0].sc.node.system_id, "xe9680-h100") == 0, "sorted by money first: %s", o[0].sc.node.system_id);
+	/* a rented option has no capex: it cannot qualify on capex and is never counted as infinitely dear */
+	plan_question_init(&q);
+	q.goal = PLAN_COST;
+	plan_option r[2] = {
+		opt("aws-p5", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, NAN, 300),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, 270000, NAN),
+	};
+	judge_all(&q, r, 2);
+	TEST_CHECK(t, (r[0].v.fails & PLAN_FAIL_PRICE) && !r[0].ok, "rental on capex: fails for want of a capex");
+	plan_decide(&q, r, 2, &a);
+	TEST_CHECK(t, a.winner == &r[1], "the bought one answers a capex question");
+}
+
+/* --budget 400000 --deadline 10min: hgx-h200 is within budget and misses the deadline; the answer says
+ * so (main: "No option ... has a capex within the budget"). */
+static void test_budget_and_deadline(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	q.budget_usd = 400000;
+	q.deadline_s = 600;
+	plan_option o[3] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 438, 515000, NAN),
+		opt("hgx-h200", "H200-SXM-141GB", 1, 8, 8, 0, 1, 720, 312010, NAN),
+	};
+	judge_all(&q, o, 3);
+	TEST_CHECK(t, o[2].v.fails == PLAN_FAIL_DEADLINE, "hgx-h200 fails the deadline only (fails %u)", o[2].v.fails);
+	TEST_NEAR(t, o[2].v.late_s, 720 * 1.05 - 600, 1e-9);
+	TEST_CHECK(t, o[0].v.fails == PLAN_FAIL_BUDGET, "the rack fails the budget only (fails %u)", o[0].v.fails);
+	TEST_NEAR(t, o[1].v.over_budget_usd, 115000, 1e-9);
+	plan_answer a;
+	plan_decide(&q, o, 3, &a);
+	TEST_CHECK(t, !a.winner && a.near_miss == &o[2], "none qualifies; nearest hgx-h200");
+	TEST_CHECK(t, a.nfail_budget == 2 && a.nfail_deadline == 1, "2 over budget (%d), 1 past the deadline (%d)",
+		   a.nfail_budget, a.nfail_deadline);
+	char text[4096];
+	plan_answer_text(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "hgx-h200") && strstr(text, "misses deadline by"), "names hgx-h200 and its deadline: %s", text);
+	/* with a looser deadline: the fastest within budget that meets it */
+	q.deadline_s = 900;
+	judge_all(&q, o, 3);
+	plan_decide(&q, o, 3, &a);
+	TEST_CHECK(t, a.winner == &o[2], "hgx-h200 meets both");
+	/* the table lists what qualifies first, however fast the others are */
+	plan_options_sort(&q, o, 3);
+	TEST_CHECK(t, strcmp(o[0].sc.node.system_id, "hgx-h200") == 0 && !o[1].ok && !o[2].ok, "qualified first: %s",
+		   o[0].sc.node.system_id);
+}
+
+/* The deadline is met with 90% confidence: the interval's upper end, the result's own when it has one. */
+static void test_deadline_interval(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	q.deadline_s = 600;
+	plan_option o = opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 590, 270000, NAN);
+	plan_option_judge(&q, &o);
+	TEST_CHECK(t, o.v.fails == PLAN_FAIL_DEADLINE, "590 s +5%% (no interval yet) is past 600 s");
+	o.r.tta_lo_s = 560;
+	o.r.tta_hi_s = 598;
+	plan_option_judge(&q, &o);
+	TEST_CHECK(t, o.v.fails == 0 && o.v.time_hi_s == 598, "the result's own interval (hi %g)", o.v.time_hi_s);
+	double lo, hi;
+	q.goal = PLAN_TTT;
+	plan_time_interval(&q, &o.r, &lo, &hi);
+	TEST_NEAR(t, hi, 560 * 1.05, 1e-12); /* ttt 560 s, lo == hi: the stated error */
+}
+
+/* Scale up vs out compares one GPU model; with no such pair it says so. */
+static void test_like_for_like(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	plan_option o[3] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
+		opt("c4140-m", "V100-SXM2-16GB", 2, 4, 4, 0, 1, 4000, 149000, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, 270000, NAN),
+	};
+	judge_all(&q, o, 3);
+	plan_answer a;
+	plan_decide(&q, o, 3, &a);
+	TEST_CHECK(t, a.like_for_like_none && !a.best_up, "a B200 rack and a V100 pair are not scale up vs out");
+	plan_option p[3] = {
+		opt("gb200-nvl72", "B200-GB200-186GB", 4, 4, 4, 72, 18, 246, 3e6, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 2, 8, 8, 0, 1, 264, 1030000, NAN),
+		opt("c4140-m", "V100-SXM2-16GB", 4, 4, 4, 0, 1, 2000, 298000, NAN),
+	};
+	judge_all(&q, p, 3);
+	plan_decide(&q, p, 3, &a);
+	TEST_CHECK(t, a.best_up == &p[0] && a.best_out == &p[1], "B200 alike: the rack (1 domain) vs 2 DGX B200");
+	char text[4096];
+	plan_answer_text(&q, &a, 16, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale out (B200 alike)") != NULL, "tied, the cheaper scale-out: %s", text);
+	TEST_CHECK(t, strstr(text, "56 GPUs idle") != NULL, "4 trays of a 72-GPU rack: 56 idle: %s", text);
+}
+
+/* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of
+ * its GPU (ref_rent_*), and the break-even of model_money.c: at that many runs a month owning costs what
+ * renting does. */
+static void test_buy_rent(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	/* capex low enough that the break-even fits a month of 1-hour runs (above it the share is floored) */
+	plan_option o = opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, 2e5, NAN);
+	model_money_default(&o.sc.money);
+	o.sc.node.ref_rent_usd_gpu_h = 3.0;
+	o.sc.node.ref_rent_gpus = 8;
+	o.sc.node.ref_rent_id = "aws-p5";
+	o.r.energy_J = 10 * 3.6e6; /* 10 kWh */
+	o.r.power_max_W = NAN;
+	o.r.capex_lo_usd = o.r.capex_hi_usd = o.r.capex_usd;
+	model_run_money(&o.sc, &o.r);
+	plan_option_judge(&q, &o);
+	plan_answer a;
+	plan_decide(&q, &o, 1, &a);
+	TEST_CHECK(t, a.buy_rent.buy == &o && a.buy_rent.rent_id && strcmp(a.buy_rent.rent_id, "aws-p5") == 0,
+		   "the winner bought against aws-p5");
+	TEST_NEAR(t, a.buy_rent.rent_usd_run, 8 * 3.0 * 1.0, 1e-12); /* 8 GPUs x $3 x 1 h */
+	double n = a.buy_rent.breakeven_runs_month;
+	TEST_CHECK(t, isfinite(n) && n > 0, "a break-even: %g runs a month", n);
+	/* at the break-even, the owner's cost per run is the rent per run */
+	o.sc.money.runs_per_month = n;
+	model_run_money(&o.sc, &o.r);
+	TEST_NEAR(t, o.r.tco_usd, a.buy_rent.rent_usd_run, 1e-9);
+	char text[4096];
+	plan_answer_text(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Buy vs rent (H100-SXM5-80GB): owning dgxh100 1x8") && strstr(text, "runs a month"),
+		   "buy vs rent said: %s", text);
+}
+
+/* One placement rule: whole nodes unless asked, a network or one NVLink domain to join nodes. */
+static void test_shapes(test_ctx *t)
+{
+	hw_system sys;
+	memset(&sys, 0, sizeof sys);
+	sys.gpus_per_node = 4;
+	sys.domain_gpus = 72;
+	sys.status = "current";
+	plan_spec s;
+	plan_spec_init(&s);
+	plan_question q;
+	plan_question_init(&q);
+	TEST_CHECK(t, plan_shape_check(&s, &q, &sys, 4, 18) == PLAN_SHAPE_OK, "18 trays of a rack join over NVLink");
+	TEST_CHECK(t, plan_shape_check(&s, &q, &sys, 4, 19) == PLAN_SHAPE_NO_NET, "19 trays need a network");
+	TEST_CHECK(t, plan_shape_check(&s, &q, &sys, 2, 2) == PLAN_SHAPE_PARTIAL, "partial nodes need asking");
+	TEST_CHECK(t, plan_shape_check(&s, &q, &sys, 2, 1) == PLAN_SHAPE_OK, "one partial node is fine");
+	TEST_CHECK(t, plan_shape_check(&s, &q, &sys, 8, 1) == PLAN_SHAPE_TOO_MANY, "8 GPUs on a 4-GPU node");
+	int gpn[8], nodes[8], net = 0, whole = 0;
+	q.partial_nodes = true;
+	int n = plan_placement_shapes(&s, &q, &sys, 8, gpn, nodes, 8, &net, &whole);
+	TEST_CHECK(t, n == 3 && gpn[0] == 4 && nodes[0] == 2 && gpn[2] == 1 && nodes[2] == 8, "2x4, 4x2, 8x1 (%d)", n);
+	sys.status = "eol";
+	TEST_CHECK(t, !plan_offered(&q, &sys), "end of life: not offered by default");
+	q.include_eol = true;
+	TEST_CHECK(t, plan_offered(&q, &sys), "--include-eol offers it");
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	test_tie_by_money(&t);
+	test_losing_rows_do_not_move_it(&t);
+	test_cost_ranking(&t);
+	test_budget_and_deadline(&t);
+	test_deadline_interval(&t);
+	test_like_for_like(&t);
+	test_buy_rent(&t);
+	test_shapes(&t);
+	return test_report(&t);
+}
