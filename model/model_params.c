@@ -36,8 +36,17 @@ static const param_def model_param_defs[] = {
 	  "results, warm-epoch img/s at 400 per GPU: H100 eos 57,312 and H200 63,619 (refdata/mlperf_v4_0_phases.csv): "
 	  "predicted -10.2% and +8.8% with eff_mem 0.90 (the model gains more from the H200's bandwidth than the "
 	  "results show); rounds before v4.0 are the project's hold-out and were not used. Other software reaches a "
-	  "stack-dependent share of this (hwdb stacks.csv compute_eff, docs/stacks.md)"),
+	  "stack-dependent share of this (hwdb stacks.csv compute_eff, docs/stacks.md). `scaleplan validate --group "
+	  "gpus` refits it with every GPU on file (docs/model.md): 0.28 with eff_mem 0.72, not adopted (docs/model.md)"),
+	P(eff_compute_sync, 0.80, 0.01, 1.0, "fraction",
+	  "= eff_compute: the data on file cannot tell synchronous-MMA GPUs (V100, A100) from Hopper (docs/model.md)"),
+	P(eff_compute_fp32, 0.80, 0.01, 1.0, "fraction",
+	  "= eff_compute (one efficiency served both paths before they were separated; docs/model.md)"),
 	P(eff_mem, 0.90, 0.01, 1.0, "fraction", "same fit as eff_compute (bandwidth-bound bn/relu/add layers)"),
+	P(fuse_bn_relu, 0.0, 0.0, 1.0, "fraction",
+	  "MLPerf-grade stacks fuse batch norm and ReLU into the convolutions (mlcommons/training_results_v4.0 "
+	  "NVIDIA MXNet ResNet-50: cuDNN NormConvolution and BN-add-ReLU kernels): 1; the default stays 0, the "
+	  "traffic eff_compute and eff_mem were fitted with (docs/model.md: the refit with 1)"),
 	P(b_half, 19.0, 0.0, 4096.0, "images",
 	  "refdata/testbed_pytorch.csv: H100 bf16 channels-last 3718 img/s at batch 128, 3973 at 256 "
 	  "=> b/(b+b_half) ratio gives b_half = 19"),
