@@ -25,7 +25,7 @@
 #include "hwdb/hw.h"
 #include "plan/plan.h"
 
-enum { GP_MAX = 64, GP_NPAR = 3 };
+enum { GP_MAX = 64 };
 
 typedef struct gpoint {
 	char label[96];
@@ -42,6 +42,8 @@ typedef struct gset {
 	gpoint *p;
 	int n;
 	model_params par;         /* the parameters the fit varies (others default) */
+	int stage;                /* what fit() varies: 0 eff_compute and eff_mem on the GPUs with asynchronous
+				   * (or no) tensor MMAs; 1 eff_compute_fp32 on every point */
 } gset;
 
 /* One-GPU runs of stacks other than MLPerf's, as tools/fit_stack_eff.sh lists them (the same rows). */
@@ -179,6 +181,13 @@ static void residuals(gset *gs, double *r)
 	}
 }
 
+/* Whether point i is out of the fit in progress: left out, or (stage 0) on a GPU with synchronous MMAs, whose
+ * tensor fraction is eff_compute_sync's (sync_bound). */
+static bool skipped(const gset *gs, int i)
+{
+	return gs->p[i].out || (gs->stage == 0 && gs->p[i].sc.node.tensor_sync);
+}
+
 /* The class factors (log): 0 for MLPerf's stack, else the weighted mean residual of the class's points in
  * the fit; NAN for a class with none in it. */
 static double class_offset(const gset *gs, const double *r, const char *cls)
@@ -187,7 +196,7 @@ static double class_offset(const gset *gs, const double *r, const char *cls)
 	if (strcmp(cls, "mlperf") == 0)
 		return 0.0;
 	for (int i = 0; i < gs->n; i++)
-		if (!gs->p[i].out && strcmp(gs->p[i].cls, cls) == 0 && isfinite(r[i])) {
+		if (!skipped(gs, i) && strcmp(gs->p[i].cls, cls) == 0 && isfinite(r[i])) {
 			s += gs->p[i].w * r[i];
 			w += gs->p[i].w;
 		}
@@ -196,11 +205,14 @@ static double class_offset(const gset *gs, const double *r, const char *cls)
 
 static void par_set(gset *gs, const gsl_vector *x)
 {
-	gs->par.eff_compute = exp(gsl_vector_get(x, 0));
-	gs->par.eff_mem = exp(gsl_vector_get(x, 1));
-	gs->par.eff_compute_fp32 = exp(gsl_vector_get(x, 2));
-	gs->par.eff_compute_sync = gs->par.eff_compute; /* one tensor fraction: the data cannot tell them apart */
+	if (gs->stage == 0) {
+		gs->par.eff_compute = exp(gsl_vector_get(x, 0));
+		gs->par.eff_mem = exp(gsl_vector_get(x, 1));
+	} else {
+		gs->par.eff_compute_fp32 = exp(gsl_vector_get(x, 0));
+	}
 }
+
 
 static double cost_fn(const gsl_vector *x, void *ctx)
 {
@@ -212,7 +224,7 @@ static double cost_fn(const gsl_vector *x, void *ctx)
 		return 1e6;
 	residuals(gs, r);
 	for (int i = 0; i < gs->n; i++) {
-		if (gs->p[i].out)
+		if (skipped(gs, i))
 			continue;
 		if (!isfinite(r[i]))
 			return 1e6;
@@ -228,25 +240,29 @@ static void weights(gset *gs)
 	for (int i = 0; i < gs->n; i++) {
 		int k = 0;
 		for (int j = 0; j < gs->n; j++)
-			k += !gs->p[j].out && strcmp(gs->p[j].gpu, gs->p[i].gpu) == 0 &&
+			k += !skipped(gs, j) && strcmp(gs->p[j].gpu, gs->p[i].gpu) == 0 &&
 			     strcmp(gs->p[j].cls, gs->p[i].cls) == 0;
 		gs->p[i].w = k > 0 ? 1.0 / sqrt((double)k) : 0.0;
 	}
 }
 
-/* Nelder-Mead (GSL nmsimplex2) over the logs of the three fractions, each at most 1. 0 or ERR_INPUT. */
+/* Nelder-Mead (GSL nmsimplex2) over the logs of the stage's fractions, each at most 1. 0 or ERR_INPUT. */
 static int fit(gset *gs)
 {
 	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
-	gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(T, GP_NPAR);
-	gsl_vector *x = gsl_vector_alloc(GP_NPAR), *step = gsl_vector_alloc(GP_NPAR);
-	gsl_multimin_function f = {.f = cost_fn, .n = GP_NPAR, .params = gs};
+	size_t np = gs->stage == 0 ? 2 : 1;
+	gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(T, np);
+	gsl_vector *x = gsl_vector_alloc(np), *step = gsl_vector_alloc(np);
+	gsl_multimin_function f = {.f = cost_fn, .n = np, .params = gs};
 	int rc = 0, status = GSL_CONTINUE;
 
 	weights(gs);
-	gsl_vector_set(x, 0, log(0.3));
-	gsl_vector_set(x, 1, log(0.7));
-	gsl_vector_set(x, 2, log(0.8));
+	if (gs->stage == 0) {
+		gsl_vector_set(x, 0, log(0.3));
+		gsl_vector_set(x, 1, log(0.7));
+	} else {
+		gsl_vector_set(x, 0, log(0.8));
+	}
 	gsl_vector_set_all(step, 0.3);
 	gsl_multimin_fminimizer_set(m, &f, x, step);
 	for (int it = 0; it < 2000 && status == GSL_CONTINUE; it++) {
@@ -263,15 +279,65 @@ static int fit(gset *gs)
 	return rc;
 }
 
+/* eff_compute_sync: no point pins the level of a GPU with synchronous MMAs (V100, A100): every run of one is in a
+ * stack with a free factor. It takes the bound the reference defines: the smallest value at which no such run on
+ * tensor cores is faster than the model's MLPerf-grade estimate for its GPU (measured <= model at factor 1:
+ * NVIDIA's MLPerf code is the fastest software for its GPU). Bisection on [0.01, 1]; points left out ignored. */
+static void sync_bound(gset *gs)
+{
+	double lo = 0.01, hi = 1.0;
+
+	for (int it = 0; it < 40; it++) {
+		double mid = 0.5 * (lo + hi), r[GP_MAX];
+		bool ok = true;
+		gs->par.eff_compute_sync = mid;
+		residuals(gs, r);
+		for (int i = 0; i < gs->n; i++) {
+			const model_node *n = &gs->p[i].sc.node;
+			if (!gs->p[i].out && n->tensor_sync && n->peak_flops > n->fp32_flops &&
+			    strcmp(gs->p[i].cls, "mlperf") != 0 && isfinite(r[i]) && r[i] > 0)
+				ok = false;
+		}
+		if (ok)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	gs->par.eff_compute_sync = hi;
+}
+
+/* The whole fit: eff_compute and eff_mem on the asynchronous-MMA GPUs (Hopper, Ada here), then the
+ * synchronous-MMA bound, then eff_compute_fp32 (only the V100 fp32 / A100 tf32 pair of one stack moves it). */
+static int fit_all(gset *gs)
+{
+	int rc;
+
+	gs->stage = 0;
+	rc = fit(gs);
+	if (rc == 0) {
+		sync_bound(gs);
+		gs->stage = 1;
+		rc = fit(gs);
+		gs->stage = 0;
+	}
+	weights(gs);
+	return rc;
+}
+
 /* The errors (predicted / measured - 1) of the points left out, with the class factors of the fit. */
 static void heldout_errors(gset *gs, double *err)
 {
 	double r[GP_MAX];
+	int stage = gs->stage;
+
+	gs->stage = 1; /* every point in its class */
+	weights(gs);
 	residuals(gs, r);
 	for (int i = 0; i < gs->n; i++) {
 		double off = class_offset(gs, r, gs->p[i].cls);
 		err[i] = isfinite(off) && isfinite(r[i]) ? exp(off - r[i]) - 1.0 : NAN;
 	}
+	gs->stage = stage;
 }
 
 static void print_group(FILE *out, const char *what, const gset *gs, const double *err, bool only_out)
@@ -287,12 +353,12 @@ static void print_group(FILE *out, const char *what, const gset *gs, const doubl
 		n++;
 	}
 	if (n == 0) {
-		fprintf(out, "  %-42s      -  (no point its class's factor can be fitted without it)\n", what);
+		fprintf(out, "  %-24s      -  (no point its class's factor can be fitted without it)\n", what);
 		return;
 	}
-	fprintf(out, "  %-42s %3d  bias %+6.1f%%  MAPE %5.1f%%  worst %+6.1f%%  (eff_compute %.3f eff_mem %.3f "
-		"eff_compute_fp32 %.3f)\n", what, n, 100 * s / n, 100 * a / n, 100 * worst, gs->par.eff_compute,
-		gs->par.eff_mem, gs->par.eff_compute_fp32);
+	fprintf(out, "  %-24s %3d  bias %+6.1f%%  MAPE %5.1f%%  worst %+6.1f%%  (eff_compute %.3f eff_mem %.3f "
+		"fp32 %.3f sync %.3f)\n", what, n, 100 * s / n, 100 * a / n, 100 * worst, gs->par.eff_compute,
+		gs->par.eff_mem, gs->par.eff_compute_fp32, gs->par.eff_compute_sync);
 }
 
 static bool listed(const char *const *ids, int n, const char *id)
@@ -316,13 +382,14 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 	if (rc == 0)
 		rc = add_others(db, &gs.par, &gs);
 	if (rc == 0)
-		rc = fit(&gs);
+		rc = fit_all(&gs);
 	if (rc)
 		goto out;
 	model_params fitted = gs.par;
 	heldout_errors(&gs, all);
-	fprintf(out, "GPU-generation fit (eff_compute = eff_compute_sync, eff_mem, eff_compute_fp32 with fuse_bn_relu 1, "
-		"through plan_resolve + model_predict; "
+	fprintf(out, "GPU-generation fit (eff_compute, eff_mem, eff_compute_fp32 with fuse_bn_relu 1, least squares; "
+		"eff_compute_sync the smallest value at which no V100/A100 run of another stack beats the model's MLPerf-grade "
+		"estimate; through plan_resolve + model_predict; "
 		"MLPerf v4.0 single-node results, NVIDIA MXNet stack, no factor; other stacks: one factor per stack "
 		"and precision class)\n");
 	fprintf(out, "fit: eff_compute %.4f  eff_mem %.4f  eff_compute_fp32 %.4f  eff_compute_sync %.4f\n", fitted.eff_compute,
@@ -345,7 +412,7 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 		for (int i = 0; i < gs.n; i++)
 			gs.p[i].out = strcmp(gs.p[i].gpu, ids[k]) == 0;
 		gs.par = fitted;
-		rc = fit(&gs);
+		rc = fit_all(&gs);
 		heldout_errors(&gs, err);
 		print_group(out, ids[k], &gs, err, true);
 	}
@@ -358,7 +425,7 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 		for (int i = 0; i < gs.n; i++)
 			gs.p[i].out = strcmp(gs.p[i].submitter, ids[k]) == 0;
 		gs.par = fitted;
-		rc = fit(&gs);
+		rc = fit_all(&gs);
 		heldout_errors(&gs, err);
 		print_group(out, ids[k], &gs, err, true);
 	}
