@@ -90,9 +90,10 @@ double model_overlap(const model_scenario *sc, const model_params *p)
  * t = max(flop / achieved FLOP/s, bytes / achieved B/s) (Williams et al., "Roofline", CACM 2009), with the
  * achieved, not the datasheet, rates:
  * - conv/fc on tensor cores (a tensor path at the precision: peak_flops above the CUDA-core figure, and
- *   tensor_frac > 0): peak_flops x tensor_frac x eff_compute. eff_compute is what ResNet-50's convolutions
- *   (small channel counts, 7x7 to 56x56 images) reach of the dense peak in an MLPerf-grade stack, fitted
- *   (model_params.c); tensor_frac is the architecture's achieved GEMM rate next to Hopper's (model_arch_tensor_frac).
+ *   tensor_frac > 0): peak_flops x tensor_frac x eff_compute (eff_compute_sync on Volta/Turing/Ampere,
+ *   model_arch_tensor_sync). They are what ResNet-50's convolutions (small channel counts, 7x7 to 56x56
+ *   images) reach of the dense peak in an MLPerf-grade stack (model_params.c); tensor_frac is the
+ *   architecture's achieved GEMM rate next to Hopper's (model_arch_tensor_frac).
  * - conv/fc on CUDA cores (fp32, or no tensor cores) and the elementwise layers' arithmetic:
  *   their peak x eff_compute_fp32.
  * - memory: mem_bw x eff_mem. A fused stack (MLPerf-grade: cuDNN's conv + batch-norm statistics, scale,
@@ -138,8 +139,8 @@ static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p,
 }
 
 /* Achieved tensor-core throughput by architecture, relative to the datasheet dense peak and to Hopper's
- * (whose fraction, with Volta's, Turing's, Ampere's and Ada's, is in eff_compute: the v4.0 results of
- * H100 SXM, H100 PCIe, H200 and L40S fit one value, model_params.c). Only a measurement moves an
+ * (Hopper's and Ada's fraction is eff_compute: the v4.0 results of H100 SXM, H100 PCIe, H200 and L40S fit one
+ * value; Volta's, Turing's and Ampere's eff_compute_sync; model_params.c). Only a measurement moves an
  * architecture off 1. */
 static const struct {
 	const char *arch;
@@ -157,7 +158,9 @@ static const struct {
 
 bool model_arch_tensor_sync(const char *arch)
 {
-	/* CUDA PTX ISA: mma.sync from sm_70 (Volta) to sm_89; wgmma from sm_90 (Hopper), tcgen05 sm_100 */
+	/* CUDA PTX ISA: mma.sync from sm_70 (Volta); wgmma from sm_90 (Hopper), tcgen05 sm_100 (Blackwell). Ada
+	 * (sm_89) also issues mma.sync but is left with Hopper: with eff_compute_sync its L40S (350 W) comes out 18%
+	 * faster than its v4.0 results (docs/model.md), so the v4.0 data keep it with the GPUs they were fitted on */
 	static const char *sync_arch[] = {"Volta", "Turing", "Ampere"};
 	for (size_t i = 0; arch && i < sizeof(sync_arch) / sizeof(sync_arch[0]); i++)
 		if (strcasecmp(arch, sync_arch[i]) == 0)

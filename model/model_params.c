@@ -44,7 +44,8 @@ static const param_def model_param_defs[] = {
 	  "has a free factor, so the level is the bound the reference defines: the smallest value at which no "
 	  "tensor-core run on file of another stack on such a GPU beats the model's MLPerf-grade estimate (binding: "
 	  "DeepLearningExamples MXNet 20.12, V100, 1,376 img/s, refdata/throughput.csv:9). Volta/Turing/Ampere issue "
-	  "synchronous register-fed MMAs; Hopper's dense peak needs asynchronous wgmma (Luo et al., arXiv 2402.13499)"),
+	  "synchronous register-fed MMAs; Hopper's dense peak needs asynchronous wgmma (Luo et al., arXiv 2402.13499); "
+	  "Ada issues them too but stays with eff_compute, whose v4.0 L40S results it fits (docs/model.md)"),
 	P(eff_compute_fp32, 1.0, 0.01, 1.0, "fraction",
 	  "same program, at its bound: only the DeepLearningExamples PyTorch V100 fp32 / A100 tf32 pair "
 	  "(refdata/throughput.csv:7, 14) moves it, and it would put the CUDA-core path above its peak"),
