@@ -63,6 +63,9 @@ static const struct {
 	{"pytorch-ddp", "testbed-h100x1", "bf16", 256, "synthetic", 3973, "refdata/testbed_pytorch.csv:4"},
 	{"pytorch-ddp", "testbed-h100x1", "bf16", 128, "synthetic", 3718, "refdata/testbed_pytorch.csv:5"},
 	{"pytorch-ddp", "testbed-h200x4", "bf16", 256, "synthetic", 4623, "refdata/testbed_pytorch.csv:7"},
+	{"scaleplan-train", "testbed-h100x1", "bf16", 256, "synthetic", 7069, "bench/NOTES.md issue 15 session 7 call 7"},
+	{"scaleplan-train", "testbed-h100x1", "bf16", 128, "synthetic", 6516, "bench/NOTES.md issue 15 session 7 call 7"},
+	{"scaleplan-train", "testbed-h100x1", "bf16", 64, "synthetic", 5847, "bench/NOTES.md issue 15 session 7 call 7"},
 };
 
 /* The database GPU of an MLPerf accelerator name ("NVIDIA H100 80GB HBM3"): as given, else without the
@@ -208,6 +211,7 @@ static void par_set(gset *gs, const gsl_vector *x)
 	if (gs->stage == 0) {
 		gs->par.eff_compute = exp(gsl_vector_get(x, 0));
 		gs->par.eff_mem = exp(gsl_vector_get(x, 1));
+		gs->par.b_half = exp(gsl_vector_get(x, 2));
 	} else {
 		gs->par.eff_compute_fp32 = exp(gsl_vector_get(x, 0));
 	}
@@ -250,7 +254,7 @@ static void weights(gset *gs)
 static int fit(gset *gs)
 {
 	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
-	size_t np = gs->stage == 0 ? 2 : 1;
+	size_t np = gs->stage == 0 ? 3 : 1;
 	gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(T, np);
 	gsl_vector *x = gsl_vector_alloc(np), *step = gsl_vector_alloc(np);
 	gsl_multimin_function f = {.f = cost_fn, .n = np, .params = gs};
@@ -260,6 +264,7 @@ static int fit(gset *gs)
 	if (gs->stage == 0) {
 		gsl_vector_set(x, 0, log(0.3));
 		gsl_vector_set(x, 1, log(0.7));
+		gsl_vector_set(x, 2, log(19.0));
 	} else {
 		gsl_vector_set(x, 0, log(0.8));
 	}
@@ -357,8 +362,8 @@ static void print_group(FILE *out, const char *what, const gset *gs, const doubl
 		return;
 	}
 	fprintf(out, "  %-24s %3d  bias %+6.1f%%  MAPE %5.1f%%  worst %+6.1f%%  (eff_compute %.3f eff_mem %.3f "
-		"fp32 %.3f sync %.3f)\n", what, n, 100 * s / n, 100 * a / n, 100 * worst, gs->par.eff_compute,
-		gs->par.eff_mem, gs->par.eff_compute_fp32, gs->par.eff_compute_sync);
+		"b_half %.1f fp32 %.3f sync %.3f)\n", what, n, 100 * s / n, 100 * a / n, 100 * worst, gs->par.eff_compute,
+		gs->par.eff_mem, gs->par.b_half, gs->par.eff_compute_fp32, gs->par.eff_compute_sync);
 }
 
 static bool listed(const char *const *ids, int n, const char *id)
@@ -392,8 +397,8 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 		"estimate; through plan_resolve + model_predict; "
 		"MLPerf v4.0 single-node results, NVIDIA MXNet stack, no factor; other stacks: one factor per stack "
 		"and precision class)\n");
-	fprintf(out, "fit: eff_compute %.4f  eff_mem %.4f  eff_compute_fp32 %.4f  eff_compute_sync %.4f\n", fitted.eff_compute,
-		fitted.eff_mem, fitted.eff_compute_fp32, fitted.eff_compute_sync);
+	fprintf(out, "fit: eff_compute %.4f  eff_mem %.4f  b_half %.2f  eff_compute_fp32 %.4f  eff_compute_sync %.4f\n",
+		fitted.eff_compute, fitted.eff_mem, fitted.b_half, fitted.eff_compute_fp32, fitted.eff_compute_sync);
 	fprintf(out, "%-66s %-16s %-18s %9s %9s %7s\n", "point (in the fit)", "gpu", "class", "measured", "model", "error");
 	for (int i = 0; i < gs.n; i++)
 		fprintf(out, "%-66.66s %-16.16s %-18.18s %9.0f %9.0f %+6.1f%%\n", gs.p[i].label, gs.p[i].gpu, gs.p[i].cls,
