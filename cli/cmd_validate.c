@@ -46,6 +46,7 @@ static void validate_help(FILE *out)
 		"                  table or md it follows the other groups, with csv it needs --group whole-run;\n"
 		"                  gpus: the fit of the compute constants (eff_compute, eff_mem, eff_compute_fp32)\n"
 		"                  to every GPU on file, with leave-one-GPU-out and leave-one-submitter-out errors\n"
+		"                  (a table; docs/model.md)\n"
 		"  --hwdb DIR      overlay DIR on the built-in hardware database\n");
 }
 
@@ -258,6 +259,10 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (strcmp(group, "all") != 0 && strcmp(group, "whole-run") != 0 && strcmp(group, "gpus") != 0) {
 		fprintf(stderr, "scaleplan validate: --group '%s': expected all, whole-run or gpus\n", group);
+		return EXIT_INPUT;
+	}
+	if (strcmp(group, "gpus") == 0 && strcmp(format, "table") != 0) {
+		fprintf(stderr, "scaleplan validate: --group gpus prints a table only (got --format %s)\n", format);
 		return EXIT_INPUT;
 	}
 	hw_db db;

@@ -76,6 +76,7 @@ expect 0 "$SP" predict --params;                           has "eff_compute"; ha
 # the GPU-generation fit through the model (calibrate/cal_gpus.c): every GPU on file, held-out errors
 expect 0 "$SP" validate --group gpus; has "leave-one-GPU-out"; has "H200-SXM-141GB"; has "leave-one-submitter-out"
 expect 1 "$SP" validate --group gpu; has "expected all, whole-run or gpus"
+expect 1 "$SP" validate --group gpus --format csv; has "table only"
 
 # compare: whole servers by default (issue 24: nobody buys 8 servers to use one GPU in each), the answer
 expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100
