@@ -500,4 +500,14 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
  * table derived without it). Prints a short table to out. */
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
 
+/* ---- GPU-generation fit (cal_gpus.c) ----
+ * Fits eff_compute, eff_mem and eff_compute_fp32 of `base` through plan_resolve + model_predict to every
+ * GPU's throughput on file (MLPerf v4.0 single-node results; DeepLearningExamples and test-bed runs of two
+ * GPUs per stack) and prints the fit, its errors by GPU, leave-one-GPU-out and leave-one-submitter-out
+ * errors to out (`scaleplan validate --group gpus`). 0, or ERR_INPUT (a point the database cannot place,
+ * a fit that fails; err set). */
+struct hw_db;
+struct model_params;
+int cal_gpu_report(const struct hw_db *db, const struct model_params *base, FILE *out);
+
 #endif

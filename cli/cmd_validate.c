@@ -43,7 +43,10 @@ static void validate_help(FILE *out)
 		"                  multi-node result predicted end to end (ttt_s vs run_start..run_stop, tta_s vs\n"
 		"                  init_start..run_stop) from its submitter's single-node result, run-level terms\n"
 		"                  fitted leave-one-submitter-out (refdata/mlperf_v4_0_phases.csv); with --format\n"
-		"                  table or md it follows the other groups, with csv it needs --group whole-run\n"
+		"                  table or md it follows the other groups, with csv it needs --group whole-run;\n"
+		"                  gpus: the fit of the compute constants (eff_compute, eff_mem, eff_compute_fp32)\n"
+		"                  to every GPU on file, with leave-one-GPU-out and leave-one-submitter-out errors\n"
+		"                  (a table; docs/model.md)\n"
 		"  --intervals FILE  also write the 90%% prediction-interval table derived from these held-out\n"
 		"                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"
 		"  --hwdb DIR      overlay DIR on the built-in hardware database\n"
@@ -274,14 +277,27 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "scaleplan validate: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_INPUT;
 	}
-	if (strcmp(group, "all") != 0 && strcmp(group, "whole-run") != 0) {
-		fprintf(stderr, "scaleplan validate: --group '%s': expected all or whole-run\n", group);
+	if (strcmp(group, "all") != 0 && strcmp(group, "whole-run") != 0 && strcmp(group, "gpus") != 0) {
+		fprintf(stderr, "scaleplan validate: --group '%s': expected all, whole-run or gpus\n", group);
+		return EXIT_INPUT;
+	}
+	if (strcmp(group, "gpus") == 0 && strcmp(format, "table") != 0) {
+		fprintf(stderr, "scaleplan validate: --group gpus prints a table only (got --format %s)\n", format);
 		return EXIT_INPUT;
 	}
 	hw_db db;
 	int rc = cli_load_db(&db, hwdb_dir);
 	if (rc != EXIT_OK)
 		return rc;
+	if (strcmp(group, "gpus") == 0) {
+		model_params p;
+		model_params_default(&p);
+		rc = cal_gpu_report(&db, &p, stdout) ? EXIT_INPUT : EXIT_OK;
+		if (rc != EXIT_OK)
+			fprintf(stderr, "scaleplan validate: %s\n", err_msg());
+		hw_db_free(&db);
+		return rc;
+	}
 	if (strcmp(group, "whole-run") == 0) {
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, detail);
 		hw_db_free(&db);

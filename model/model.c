@@ -92,25 +92,48 @@ double model_overlap(const model_scenario *sc, const model_params *p)
 }
 
 /* Per-image roofline time of one layer, forward and backward, and per-iteration weight traffic:
- * t = max(flop / (peak x eff_compute), bytes / (bw x eff_mem)) (Williams et al., "Roofline",
- * CACM 2009). Conv/fc run on the precision's (tensor) peak, elementwise layers on FP32. */
+ * t = max(flop / achieved FLOP/s, bytes / achieved B/s) (Williams et al., "Roofline", CACM 2009), with the
+ * achieved, not the datasheet, rates:
+ * - conv/fc on tensor cores (a tensor path at the precision: peak_flops above the CUDA-core figure, and
+ *   tensor_frac > 0): peak_flops x tensor_frac x eff_compute (eff_compute_sync on Volta/Turing/Ampere,
+ *   model_arch_tensor_sync). They are what ResNet-50's convolutions (small channel counts, 7x7 to 56x56
+ *   images) reach of the dense peak in an MLPerf-grade stack (model_params.c); tensor_frac is the
+ *   architecture's achieved GEMM rate next to Hopper's (model_arch_tensor_frac).
+ * - conv/fc on CUDA cores (fp32, or no tensor cores) and the elementwise layers' arithmetic:
+ *   their peak x eff_compute_fp32.
+ * - memory: mem_bw x eff_mem. A fused stack (MLPerf-grade: cuDNN's conv + batch-norm statistics, scale,
+ *   bias and ReLU in one kernel) moves no bytes of its own for batch norm and ReLU: fuse_bn_relu of their
+ *   traffic is folded away; the residual add still reads two tensors and writes one.
+ * A layer is bound by one of the two: which one moves with the generation (an H200 gains only on the
+ * layers that are memory-bound on an H100). */
 typedef struct layer_cost {
 	double f_img, b_img; /* s per image */
 	double f_w, b_w;     /* s per iteration (weights read; weights read + gradient written) */
 } layer_cost;
 
+/* The achieved FLOP/s of a layer's arithmetic (see layer_cost_of). */
+static double layer_flops(const model_node *n, const model_params *p, const model_layer *l)
+{
+	bool mm = l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC;
+	bool tensor = mm && n->tensor_frac > 0 && n->peak_flops > n->fp32_flops;
+
+	if (tensor)
+		return n->peak_flops * n->tensor_frac * (n->tensor_sync ? p->eff_compute_sync : p->eff_compute);
+	return (mm ? n->peak_flops : n->fp32_flops) * p->eff_compute_fp32;
+}
+
 static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p, const model_layer *l)
 {
 	const model_node *n = &sc->node;
 	double e = model_precision_bytes(sc->precision);
-	bool mm = l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC;
-	double peak = (mm ? n->peak_flops : n->fp32_flops) * p->eff_compute;
+	double peak = layer_flops(n, p, l);
 	double bw = n->mem_bw_Bps * p->eff_mem;
 	double in2 = l->op == MODEL_OP_ADD ? (double)l->in_elems : 0.0;
+	double own = (l->op == MODEL_OP_BN || l->op == MODEL_OP_RELU) ? 1.0 - p->fuse_bn_relu : 1.0;
 	/* forward reads x (and the shortcut), writes y; backward reads dy and the saved x, writes dx
 	 * (and the shortcut's gradient) */
-	double fB = ((double)l->in_elems + in2 + (double)l->out_elems) * e;
-	double bB = (2.0 * (double)l->in_elems + in2 + (double)l->out_elems) * e;
+	double fB = ((double)l->in_elems + in2 + (double)l->out_elems) * e * own;
+	double bB = (2.0 * (double)l->in_elems + in2 + (double)l->out_elems) * e * own;
 	layer_cost c;
 
 	c.f_img = fmax(l->fwd_flop / peak, fB / bw);
@@ -118,6 +141,46 @@ static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p,
 	c.f_w = (double)l->weight_elems * e / bw;
 	c.b_w = (double)l->weight_elems * (e + grad_bytes(sc, p)) / bw;
 	return c;
+}
+
+/* Achieved tensor-core throughput by architecture, relative to the datasheet dense peak and to Hopper's
+ * (Hopper's and Ada's fraction is eff_compute: the v4.0 results of H100 SXM, H100 PCIe, H200 and L40S fit one
+ * value; Volta's, Turing's and Ampere's eff_compute_sync; model_params.c). Only a measurement moves an
+ * architecture off 1. */
+static const struct {
+	const char *arch;
+	double frac;
+} arch_tensor[] = {
+	/* no tensor cores: FP16 runs on CUDA cores (NVIDIA Pascal architecture whitepaper, GP100) */
+	{"Pascal", 0.0},
+	/* Jarmusch and Chandrasekaran, "Microbenchmarking NVIDIA's Blackwell Architecture", arXiv 2512.02189
+	 * v1 (2025): B200 tensor cores reach 1.56x the H200's mixed-precision GEMM throughput, where the
+	 * datasheets' dense FP16/BF16 peaks differ 2.27x (2.25 / 0.989 PFLOP/s): 1.56 / 2.27 = 0.69. Blackwell
+	 * Ultra (B300) has the B200's dense BF16 peak and no published measurement: the same. */
+	{"Blackwell", 0.69},
+	{"Blackwell Ultra", 0.69},
+};
+
+bool model_arch_tensor_sync(const char *arch)
+{
+	/* CUDA PTX ISA: mma.sync from sm_70 (Volta); wgmma from sm_90 (Hopper), tcgen05 sm_100 (Blackwell). Ada
+	 * (sm_89) also issues mma.sync but is left with Hopper: with eff_compute_sync its L40S (350 W) comes out 18%
+	 * faster than its v4.0 results (docs/model.md), so the v4.0 data keep it with the GPUs they were fitted on */
+	static const char *sync_arch[] = {"Volta", "Turing", "Ampere"};
+	for (size_t i = 0; arch && i < sizeof(sync_arch) / sizeof(sync_arch[0]); i++)
+		if (strcasecmp(arch, sync_arch[i]) == 0)
+			return true;
+	return false;
+}
+
+double model_arch_tensor_frac(const char *arch)
+{
+	if (!arch)
+		return 1.0;
+	for (size_t i = 0; i < sizeof(arch_tensor) / sizeof(arch_tensor[0]); i++)
+		if (strcasecmp(arch, arch_tensor[i].arch) == 0)
+			return arch_tensor[i].frac;
+	return 1.0;
 }
 
 /* Multiplies the roofline compute time: the calibration (--measured) over the stack's speed relative to
@@ -144,6 +207,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.rent_increment_s = sc->node.rent_min_s = NAN;
 	sc->node.rent_cluster_usd_gpu_h = sc->node.rent_cluster_increment_s = NAN;
 	sc->node.ref_rent_usd_gpu_h = NAN;
+	sc->node.tensor_frac = 1.0;
 	model_money_default(&sc->money);
 	sc->nodes = 1;
 	sc->batch_per_gpu = 256;

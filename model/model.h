@@ -66,8 +66,15 @@ const char *model_op_name(model_op op);
 
 typedef struct model_params {
 	/* compute (roofline per layer on the GPU's peak and memory bandwidth) */
-	double eff_compute;      /* fraction of the tensor (or FP32) peak conv/fc reach at large batch */
-	double eff_mem;          /* fraction of the memory bandwidth memory-bound layers reach */
+	double eff_compute;      /* fraction of the dense tensor peak conv/fc reach on tensor cores at large batch
+				  * (x the architecture's node.tensor_frac) */
+	double eff_compute_fp32; /* fraction of the CUDA-core peak (fp32 runs, GPUs without tensor cores, and the
+				  * elementwise layers' arithmetic) */
+	double eff_mem;          /* fraction of the memory bandwidth the layers' traffic reaches */
+	double eff_compute_sync; /* eff_compute on GPUs whose tensor cores take synchronous register-fed MMAs
+				  * (Volta, Turing, Ampere: node.tensor_sync) */
+	double fuse_bn_relu;     /* 0..1: share of the batch-norm and ReLU layers' own memory traffic folded into
+				  * the neighbouring convolutions (1: MLPerf-grade fused kernels, 0: each its own pass) */
 	double b_half;           /* images per GPU at which the batch efficiency b/(b+b_half) is one half */
 	double opt_B_per_param;  /* optimizer-step bytes moved per parameter (SGD momentum, fp32) */
 	double act_mem_factor;   /* activation memory = factor x sum(out_elems) x bytes/element x batch */
@@ -126,6 +133,15 @@ typedef struct model_params {
 	double power_overhead;   /* node power = (GPU TDPs + CPU TDPs) x this, when the db has no node power */
 } model_params;
 
+/* The achieved tensor-core throughput of a GPU architecture ("Volta", "Hopper", "Blackwell", ... as
+ * hwdb's gpus.csv spells it) relative to its datasheet dense peak, next to Hopper's (= 1): model_node's
+ * tensor_frac. 0 for architectures without tensor cores (Pascal), 1 where no measurement says otherwise;
+ * sources in model.c. Case-insensitive; NULL or unknown: 1. */
+double model_arch_tensor_frac(const char *arch);
+/* Whether the architecture's tensor cores take synchronous, register-fed MMAs (Volta, Turing, Ampere: mma.sync)
+ * rather than asynchronous warp-group ones fed from shared memory (Hopper wgmma, Blackwell tcgen05) or none. */
+bool model_arch_tensor_sync(const char *arch);
+
 /* Fills *p with the documented defaults. */
 void model_params_default(model_params *p);
 /* Sets one parameter by name. 0, or ERR_INPUT (unknown name, with a suggestion; value out of its
@@ -168,6 +184,10 @@ typedef struct model_node {
 	int max_gpus_per_node;   /* the system's GPU count (G may be lower) */
 	/* GPU */
 	double peak_flops;       /* conv/fc peak at the chosen precision (dense tensor or FP32) */
+	double tensor_frac;      /* the architecture's achieved tensor-core throughput relative to its datasheet
+				  * peak, next to Hopper's (model_arch_tensor_frac); 0 = no tensor cores (conv/fc on
+				  * CUDA cores at peak_flops); model_scenario_init sets 1 */
+	bool tensor_sync;        /* synchronous register-fed tensor MMAs (Volta, Turing, Ampere): eff_compute_sync */
 	double fp32_flops;       /* non-tensor peak (elementwise layers) */
 	double mem_bw_Bps;
 	double gpu_mem_B;

@@ -73,6 +73,10 @@ expect 0 "$SP" predict --profile "$tmp/prof.csv" --params; has "bw_eff_net      
 printf 'param,value\nstartup_s,0\nbw_eff_nte,0.5\n' >"$tmp/bad.csv"
 expect 1 "$SP" predict --system c4140-m --profile "$tmp/bad.csv"; has "bad.csv:3"; has "did you mean bw_eff_net"
 expect 0 "$SP" predict --params;                           has "eff_compute"; has "source"
+# the GPU-generation fit through the model (calibrate/cal_gpus.c): every GPU on file, held-out errors
+expect 0 "$SP" validate --group gpus; has "leave-one-GPU-out"; has "H200-SXM-141GB"; has "leave-one-submitter-out"
+expect 1 "$SP" validate --group gpu; has "expected all, whole-run or gpus"
+expect 1 "$SP" validate --group gpus --format csv; has "table only"
 
 # compare: whole servers by default (issue 24: nobody buys 8 servers to use one GPU in each), the answer
 expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100

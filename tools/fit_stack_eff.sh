@@ -26,6 +26,7 @@ pytorch-dle|dgx1-v100|fp32|112|gpu|367|refdata/throughput.csv:7
 pytorch-dle|dgxa100-80g|fp16|256|gpu|2470|refdata/throughput.csv:12
 pytorch-dle|dgxa100-80g|tf32|256|gpu|938|refdata/throughput.csv:14
 mxnet-dle|dgx1-v100|fp16|192|gpu|1376|refdata/throughput.csv:9
+mxnet-dle|dgxa100-80g|fp16|256|gpu|2180|refdata/throughput.csv:16 (note: 1 GPU)
 tf1-hvd|c4130-p100|fp32|128|cpu|283|refdata/throughput.csv:2
 scaleplan-train|testbed-h100x1|bf16|256|synthetic|7069|bench/NOTES.md issue 15 session 7 call 7
 scaleplan-train|testbed-h100x1|bf16|128|synthetic|6516|bench/NOTES.md issue 15 session 7 call 7
