@@ -59,10 +59,10 @@ fuzz-meas: $(MEAS_FUZZ_DIR)/fuzz_meas
 	$(MEAS_FUZZ_DIR)/fuzz_meas -max_total_time=$(CAL_FUZZ_TIME) -max_len=4096 -timeout=10 \
 		-artifact_prefix=$(MEAS_FUZZ_DIR)/crashes/ $(MEAS_FUZZ_DIR)/corpus
 
-$(MEAS_FUZZ_DIR)/fuzz_meas: tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c calibrate/*.h common/*.c common/*.h hwdb/*.c hwdb/*.h model/*.c model/*.h) $(HWDB_CSVS) $(CAL_REFDATA) tools/embed.sh
+$(MEAS_FUZZ_DIR)/fuzz_meas: tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c calibrate/*.h common/*.c common/*.h hwdb/*.c hwdb/*.h model/*.c model/*.h plan/*.c plan/*.h) $(HWDB_CSVS) $(CAL_REFDATA) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $(MEAS_FUZZ_DIR)/hwdb_data.c hwdb/hw_internal.h hw_embedded hw_embedded_tables hw_embedded_ntables $(HWDB_CSVS)
 	sh tools/embed.sh $(MEAS_FUZZ_DIR)/cal_refdata.c calibrate/cal_internal.h cal_refdata_file cal_refdata cal_refdata_count $(CAL_REFDATA)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c common/*.c hwdb/*.c model/*.c) \
+		-o $@ tests/fuzz/fuzz_meas.c $(wildcard calibrate/*.c common/*.c hwdb/*.c model/*.c plan/*.c) \
 		$(MEAS_FUZZ_DIR)/hwdb_data.c $(MEAS_FUZZ_DIR)/cal_refdata.c -lgsl -lgslcblas -ljansson -lcsv -lz -lm
