@@ -288,6 +288,9 @@ typedef struct cal_point {
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */
 	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
 	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
+	char *run_id;        /* throughput: the row's `run_id` ("" when the file has none) */
+	int nranks;          /* throughput: rank files of one run combined into this point (exec writes one per
+			      * process: out.csv, out.rank1.csv, ...; each run row holds the job's img/s) */
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */

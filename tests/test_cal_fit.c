@@ -135,6 +135,37 @@ static void test_readers(test_ctx *t)
 	cal_data_free(&d);
 }
 
+/* A 2-GPU exec run writes out.csv and out.rank1.csv, each with the job's img/s in its run row: they are
+ * one measurement (one point, the ranks' all-reduce times averaged), not two. The same run_id in another
+ * folder, or with another configuration, is another run. */
+static void test_rank_files(test_ctx *t)
+{
+	const char *hdr = "source,run_id,machine,gpu,nodes,gpus_per_node,gpus,nccl_mode,batch_per_gpu,global_batch,"
+			  "precision,data,epoch,iters,throughput_img_s,allreduce_s\n";
+	const char *r0 = "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,,40,13887,0.0007\n"
+			 "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,1,40,13887,0.0007\n";
+	const char *r1 = "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,,40,13887,0.0009\n";
+	const char *b128 = "exec,g2,m,H100,1,2,2,nvlink,128,256,bf16,synthetic,,40,12000,0.0005\n";
+	char *a = xasprintf("%s%s", hdr, r0), *b = xasprintf("%s%s", hdr, r1), *c = xasprintf("%s%s", hdr, b128);
+	cal_data d;
+	cal_data_init(&d);
+	int rc = cal_data_load_csv_buf(&d, "camp/g2.csv", a, strlen(a), true, NULL);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank1.csv", b, strlen(b), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 1, "two ranks of one run: %d points (rc %d)", d.n, rc);
+	if (d.n >= 1)
+		TEST_CHECK(t, d.pts[0].nranks == 2 && fabs(d.pts[0].measured - 13887) < 1e-9 &&
+			      fabs(d.pts[0].meas_comm_s - 0.0008) < 1e-12,
+			   "combined: ranks %d, img/s %g, allreduce %g s", d.pts[0].nranks, d.pts[0].measured,
+			   d.pts[0].meas_comm_s);
+	rc = cal_data_load_csv_buf(&d, "other/g2.rank1.csv", b, strlen(b), true, NULL);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank2.csv", c, strlen(c), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 3, "another folder / another batch: %d points, want 3", d.n);
+	cal_data_free(&d);
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
  * within 5% (issue 8). */
 static void test_c4130(test_ctx *t, const hw_db *db)
@@ -406,6 +437,7 @@ int main(void)
 	}
 	test_lsq(&t);
 	test_readers(&t);
+	test_rank_files(&t);
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
