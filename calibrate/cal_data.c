@@ -194,11 +194,19 @@ static const char *file_base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Length of the folder part of a path ("" -> 0). */
-static size_t dir_len(const char *path)
+/* Length of a measurement file's run stem: the path without ".csv" and without exec's ".rank<N>" (rank
+ * r > 0 of `--csv out.csv` writes out.rank<r>.csv: exec/ex_train.c csv_rows). */
+static size_t stem_len(const char *path)
 {
-	const char *s = strrchr(path, '/');
-	return s ? (size_t)(s - path) : 0;
+	size_t n = strlen(path);
+	if (n > 4 && strcmp(path + n - 4, ".csv") == 0)
+		n -= 4;
+	size_t d = n;
+	while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9')
+		d--;
+	if (d < n && d >= 5 && strncmp(path + d - 5, ".rank", 5) == 0)
+		n = d - 5;
+	return n;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -208,17 +216,19 @@ static bool same_str(const char *a, const char *b)
 
 /* The earlier point of the same run as the new last point p, or NULL: a multi-GPU exec run writes one
  * CSV per rank (exec/ex_train.c csv_rows: out.csv, out.rank1.csv, ...) and each one's run row holds the
- * job's img/s, so the ranks are one measurement, not one per process. Same run: same folder, run_id,
- * source and configuration. */
+ * job's img/s, so the ranks are one measurement, not one per process. Same run: another file of the
+ * same stem (folder and name but the rank), run_id, source and configuration. Exec's default run_id
+ * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-r3
+ * train.csv: three of each) are separate measurements, so the run_id alone does not say. */
 static cal_point *same_run(cal_data *d, const cal_point *p)
 {
-	if (!p->run_id[0])
+	if (!p->run_id[0] || p->gpus < 2)
 		return NULL;
-	size_t dl = dir_len(p->file);
+	size_t sl = stem_len(p->file);
 	for (int i = 0; i < d->n - 1; i++) {
 		cal_point *q = &d->pts[i];
-		if (q->kind != CAL_THROUGHPUT || !same_str(q->run_id, p->run_id) || dir_len(q->file) != dl ||
-		    strncmp(q->file, p->file, dl) != 0)
+		if (q->kind != CAL_THROUGHPUT || !same_str(q->run_id, p->run_id) || stem_len(q->file) != sl ||
+		    strncmp(q->file, p->file, sl) != 0 || strcmp(q->file, p->file) == 0)
 			continue;
 		if (same_str(q->source, p->source) && same_str(q->machine, p->machine) && same_str(q->gpu, p->gpu) &&
 		    same_str(q->precision, p->precision) && same_str(q->data, p->data) &&

@@ -137,7 +137,8 @@ static void test_readers(test_ctx *t)
 
 /* A 2-GPU exec run writes out.csv and out.rank1.csv, each with the job's img/s in its run row: they are
  * one measurement (one point, the ranks' all-reduce times averaged), not two. The same run_id in another
- * folder, or with another configuration, is another run. */
+ * folder, in another file of the folder (exec's default run_id "run" is shared by separate runs) or with
+ * another configuration is another run. */
 static void test_rank_files(test_ctx *t)
 {
 	const char *hdr = "source,run_id,machine,gpu,nodes,gpus_per_node,gpus,nccl_mode,batch_per_gpu,global_batch,"
@@ -159,7 +160,13 @@ static void test_rank_files(test_ctx *t)
 			   d.pts[0].meas_comm_s);
 	rc = cal_data_load_csv_buf(&d, "other/g2.rank1.csv", b, strlen(b), true, NULL);
 	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank2.csv", c, strlen(c), true, NULL);
-	TEST_CHECK(t, rc == 0 && d.n == 3, "another folder / another batch: %d points, want 3", d.n);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2b.csv", b, strlen(b), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 4, "another folder / batch / file: %d points, want 4", d.n);
+	/* a repeat of the run appended to the same file is another measurement */
+	char *rep = xasprintf("%s%s%s", hdr, r1, r1);
+	rc = cal_data_load_csv_buf(&d, "camp/rep.csv", rep, strlen(rep), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 6, "two rows of one file: %d points, want 6", d.n);
+	free(rep);
 	cal_data_free(&d);
 	free(a);
 	free(b);
