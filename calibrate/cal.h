@@ -22,11 +22,14 @@
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
- * The throughput model fitted here (cal_predict) is a compact form of the model's physics:
+ * The throughput model fitted here (cal_predict) is a compact form of the model's compute physics with
+ * the model's own all-reduce:
  *   t_compute(B) = (B + b_half) x flop_per_image / (peak_flops x eff_peak)
  *                  x (1 + straggler_cv sqrt(2 ln gpus))   (slowest of P GPUs; model.h, not fitted)
- *   t_allreduce  = sum over buckets and link levels of 2(k-1) alpha + 2(k-1)/k x bucket_bytes / busbw
- *                  (ring, k ranks at that level; nccl-tests PERFORMANCE.md), intra- then inter-node level
+ *   t_allreduce  = sum over buckets of model_allreduce_s (model_allreduce_phases, what predict and sim
+ *                  use) on the node plan_resolve builds for the point's system (NVLink domain, NICs),
+ *                  each level's alpha and busbw the fitted ones of the machine and transport: a ring
+ *                  inside the node, ring or tree between nodes (the faster, as the model says)
  *                  (per gradient bucket: gradients in reverse layer order, a bucket closing at >= the
  *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
  *   ready_i      = backward time until bucket i is complete (FLOP share of the layers; the last bucket

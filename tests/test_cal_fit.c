@@ -10,6 +10,7 @@
 #include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "plan/plan.h"
 #include "test.h"
 
 /* r_i = u0 * x_i + u1 - y_i (linear, exact); r ignores u[1] when ctx says so */
@@ -171,6 +172,45 @@ static void test_rank_files(test_ctx *t)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/* One all-reduce: calibrate's prior prediction of a sweep point is the model's own (model_allreduce_s on
+ * the scenario plan_resolve builds), also where the model's description is not two rings: 4 nodes (the
+ * model takes the faster of ring and tree between nodes) and 8 trays of one NVL72 rack (one NVLink
+ * domain of 32 GPUs, no network). */
+static void test_one_allreduce(test_ctx *t, const hw_db *db)
+{
+	static const struct { const char *sys; int nodes, gpn; } c[] = {
+		{ "dgxh100", 1, 8 }, { "dgxh100", 4, 8 }, { "dgxh100", 4, 1 }, { "gb200-nvl72", 8, 4 },
+	};
+	model_params mp;
+	model_params_default(&mp);
+	cal_opts o = { .db = db };
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		char *csv = xasprintf("machine,gpus,nodes,nccl_mode,bytes,time_s\n%s,%d,%d,nvlink,1048576,1e-4\n", c[k].sys,
+				      c[k].nodes * c[k].gpn, c[k].nodes);
+		cal_data d;
+		cal_data_init(&d);
+		int rc = cal_data_load_csv_buf(&d, "ar.csv", csv, strlen(csv), true, NULL);
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = c[k].sys;
+		s.nodes = c[k].nodes;
+		s.gpus_per_node = c[k].gpn;
+		model_scenario sc;
+		rc |= plan_resolve(db, &s, &mp, NULL, c[k].gpn, c[k].nodes, &sc);
+		TEST_CHECK(t, rc == 0 && d.n == 1, "%s %dx%d: load/resolve: %s", c[k].sys, c[k].nodes, c[k].gpn, err_msg());
+		if (rc == 0 && d.n == 1) {
+			cal_pset ps;
+			cal_pset_init(&ps);
+			double want = model_allreduce_s(&sc, &mp, 1048576), got = cal_predict(&ps, &d, 0, &o);
+			TEST_CHECK(t, fabs(got / want - 1) < 1e-9, "%s %dx%d: calibrate %.4g s, model %.4g s", c[k].sys,
+				   c[k].nodes, c[k].gpn, got, want);
+			cal_pset_free(&ps);
+		}
+		cal_data_free(&d);
+		free(csv);
+	}
 }
 
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
@@ -445,6 +485,7 @@ int main(void)
 	test_lsq(&t);
 	test_readers(&t);
 	test_rank_files(&t);
+	test_one_allreduce(&t, &db);
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
