@@ -251,6 +251,9 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
  * several node counts. */
 int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const char *submitter, const char *system,
 		     double dataset_B);
+/* Puts a fit's run-level terms into the model's parameters (model.h: start-up, lead-in, cold read,
+ * evaluation, epoch boundary); the cold read's node exponent stays 1 when no multi-node pair fitted it. */
+void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
 
 /* ---- measurements ---- */
 
@@ -505,6 +508,38 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
  * scale and quantity, with the built-in table (model_interval_factors) and leave-one-out (each against a
  * table derived without it). Prints a short table to out. */
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
+
+/* ---- validate's model column (cal_mcol.c) ----
+ * Each throughput point predicted by the model that predicts (plan_resolve + model_predict) as a user
+ * would ask for it: its system, placement, batch, precision, data path and stack, and as --measured the
+ * single-node points of its fit group that fit on its node. Transports the database cannot describe
+ * (host memory, sockets on one host) are not predicted. */
+enum { CAL_MCOL_MAX_STACKS = 16 };
+typedef struct cal_stack_err {
+	const char *id;          /* hwdb stack id */
+	int n;
+	double abs_sum, sum;     /* sums of |pred / measured - 1| and of pred / measured - 1 */
+} cal_stack_err;
+typedef struct cal_mcol {
+	const struct hw_db *db;
+	const model_params *params;  /* the model's parameters: the defaults, or a profile's */
+	int npred, nfail;            /* points predicted, points it could not describe or predict */
+	cal_stack_err stacks[CAL_MCOL_MAX_STACKS]; /* the column's errors per stack */
+	int nstacks;
+} cal_mcol;
+/* cal_opts.model_fn: point i predicted with `others` (indices into d) as its --measured candidates;
+ * NAN when the model cannot describe it. Counts it in m (ctx) and tallies its error by stack. */
+double cal_mcol_point(void *ctx, const cal_data *d, int i, const int *others, int nothers);
+/* True when the database can describe how the point's GPUs talk (NVLink/PCIe in a node, IB between). */
+bool cal_point_describable(const cal_point *p);
+/* The point's batch per GPU; where its table does not say, NVIDIA DeepLearningExamples' default (256; 128
+ * in fp32/tf32 on 16 GB GPUs, what fits there). */
+int cal_point_batch(const cal_point *p);
+/* The hwdb stack a point ran (stacks.csv), from its source and framework, then layout and compilation
+ * (variant) for PyTorch: TensorFlow / Horovod tf1-hvd; PyTorch pytorch-ddp, -nchw, -compile or -dle;
+ * NVIDIA's MXNet ngc-mlperf (MLPerf) or mxnet-dle, other MXNet (Dell's white papers) mxnet-dell; this
+ * engine scaleplan-train. NULL (the system's default stack) when nothing names one. */
+const char *cal_point_stack(const cal_point *p);
 
 /* ---- GPU-generation fit (cal_gpus.c) ----
  * Fits eff_compute, eff_mem and eff_compute_fp32 of `base` through plan_resolve + model_predict to every

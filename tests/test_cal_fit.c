@@ -213,6 +213,83 @@ static void test_one_allreduce(test_ctx *t, const hw_db *db)
 	}
 }
 
+/* validate's model column (cal_mcol_point): every built-in throughput point the database can describe is
+ * predicted by plan_resolve + model_predict (the same number as a direct call), the test beds' socket and
+ * host-memory points are not, and each prediction is tallied under its stack. */
+static void test_model_column(test_ctx *t, const hw_db *db)
+{
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_builtin(&d, NULL) == 0, "builtin: %s", err_msg());
+	cal_data_canonical(&d, db);
+	model_params mp;
+	model_params_default(&mp);
+	cal_mcol m = {.db = db, .params = &mp};
+	int ncalls = 0, nsock = 0, nstacked = 0;
+	for (int i = 0; i < d.n; i++) {
+		const cal_point *p = &d.pts[i];
+		if (p->kind != CAL_THROUGHPUT || !p->machine[0])
+			continue;
+		double pred = cal_mcol_point(&m, &d, i, NULL, 0);
+		ncalls += cal_point_describable(p);
+		if (!cal_point_describable(p)) {
+			nsock++;
+			TEST_CHECK(t, isnan(pred), "%s:%d (%s/%s) predicted %g", p->file, p->line, p->intra, p->inter, pred);
+			continue;
+		}
+		if (!isfinite(pred))
+			continue;
+		nstacked += cal_point_stack(p) != NULL;
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = p->machine;
+		s.stack_id = cal_point_stack(p);
+		s.precision = (model_precision)model_precision_parse(strstr(p->precision, "bf16") ? "bf16"
+								     : strstr(p->precision, "fp16") || strstr(p->precision, "amp") ? "fp16"
+								     : strstr(p->precision, "tf32") ? "tf32" : "fp32");
+		s.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC
+			 : strstr(p->source, "nvidia") || strstr(p->source, "mlperf") ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+		s.batch_per_gpu = cal_point_batch(p);
+		s.nodes = p->nodes;
+		model_scenario sc;
+		model_result r;
+		if (plan_resolve(db, &s, &mp, NULL, p->gpus_per_node, p->nodes, &sc) == 0 && model_predict(&sc, &mp, &r) == 0)
+			TEST_NEAR(t, pred, r.throughput_img_s, 1e-9);
+	}
+	int ntally = 0;
+	for (int k = 0; k < m.nstacks; k++)
+		ntally += m.stacks[k].n;
+	TEST_CHECK(t, m.npred + m.nfail == ncalls && m.npred > 20, "predicted %d, failed %d, describable %d", m.npred,
+		   m.nfail, ncalls);
+	TEST_CHECK(t, nsock >= 2 && ntally == nstacked, "socket/shm points %d; tallied %d of %d with a stack", nsock,
+		   ntally, nstacked);
+	cal_data_free(&d);
+}
+
+/* The run-level fit goes into model_params whole (validate's whole-run group predicts with it). */
+static void test_phase_apply(test_ctx *t)
+{
+	cal_phase_fit f;
+	memset(&f, 0, sizeof f);
+	double *v[] = {&f.startup_s, &f.startup_per_log2_node_s, &f.startup_per_sqrt_node_s, &f.startup_per_node_s,
+		       &f.run_lead_s, &f.run_lead_steps, &f.cold_read_Bps, &f.cold_read_node_exp, &f.eval_fixed_s,
+		       &f.eval_step_frac, &f.epoch_boundary_s, &f.epoch_boundary_iters};
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+		*v[k] = 10.0 + (double)k;
+	f.cold_pairs = 2;
+	model_params p;
+	model_params_default(&p);
+	cal_phase_fit_apply(&f, &p);
+	double got[] = {p.startup_s, p.startup_per_log2_node_s, p.startup_per_sqrt_node_s, p.startup_per_node_s,
+			p.run_lead_s, p.run_lead_steps, p.cold_read_Bps, p.cold_read_node_exp, p.eval_fixed_s,
+			p.eval_step_frac, p.epoch_boundary_s, p.epoch_boundary_iters};
+	for (size_t k = 0; k < sizeof got / sizeof got[0]; k++)
+		TEST_CHECK(t, got[k] == 10.0 + (double)k, "field %zu: %g", k, got[k]);
+	f.cold_pairs = 0;
+	cal_phase_fit_apply(&f, &p);
+	TEST_CHECK(t, p.cold_read_node_exp == 1.0, "no multi-node pair: node exponent %g, want 1", p.cold_read_node_exp);
+}
+
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
  * within 5% (issue 8). */
 static void test_c4130(test_ctx *t, const hw_db *db)
@@ -486,6 +563,8 @@ int main(void)
 	test_readers(&t);
 	test_rank_files(&t);
 	test_one_allreduce(&t, &db);
+	test_model_column(&t, &db);
+	test_phase_apply(&t);
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
