@@ -244,18 +244,24 @@ static const model_node *sys_node(const cal_env *e, const cal_point *p)
 	y->machine = xstrdup(machine);
 	y->gpn = p->gpus_per_node;
 	y->nodes = p->nodes;
-	const hw_system *sys = hw_system_find(e->db, machine);
-	if (sys) {
-		plan_spec sp;
-		model_scenario sc;
-		plan_spec_init(&sp);
-		sp.system_id = sys->id;
-		sp.batch_per_gpu = (int)DEFAULT_BATCH;
-		y->ok = plan_resolve(e->db, &sp, &e->mp, sys, y->gpn, y->nodes, &sc) == 0;
-		if (y->ok)
-			y->node = sc.node;
-	}
+	y->ok = cal_system_node(e->db, &e->mp, machine, y->gpn, y->nodes, &y->node);
 	return y->ok ? &y->node : NULL;
+}
+
+bool cal_system_node(const hw_db *db, const model_params *p, const char *machine, int gpn, int nodes, model_node *out)
+{
+	const hw_system *sys = db && machine[0] ? hw_system_find(db, machine) : NULL;
+	if (!sys)
+		return false;
+	plan_spec sp;
+	model_scenario sc;
+	plan_spec_init(&sp);
+	sp.system_id = sys->id;
+	sp.batch_per_gpu = (int)DEFAULT_BATCH;
+	if (plan_resolve(db, &sp, p, sys, gpn, nodes, &sc) != 0)
+		return false;
+	*out = sc.node;
+	return true;
 }
 
 static void syscache_free(struct cal_syscache *c)

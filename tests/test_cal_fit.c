@@ -213,6 +213,47 @@ static void test_one_allreduce(test_ctx *t, const hw_db *db)
 	}
 }
 
+/* The profile writes a fitted busbw as bw_eff_* relative to the link of the node plan_resolve builds, so
+ * that `predict --profile` gets the fitted busbw back on that system; a transport the database cannot
+ * describe (NCCL over host memory on an NVLink machine) writes no bw_eff_* row. */
+static void test_profile_links(test_ctx *t, const hw_db *db)
+{
+	model_params mp;
+	model_params_default(&mp);
+	plan_spec s;
+	plan_spec_init(&s);
+	s.system_id = "dgxh100";
+	model_scenario one, two;
+	int rc = plan_resolve(db, &s, &mp, NULL, 0, 1, &one);
+	rc |= plan_resolve(db, &s, &mp, NULL, 0, 2, &two);
+	TEST_CHECK(t, rc == 0, "resolve dgxh100: %s", err_msg());
+	if (rc)
+		return;
+	double link_intra = one.node.intra_bw_Bps, link_net = two.node.nic_Bps * two.node.nics_per_node;
+	cal_pset ps;
+	cal_pset_init(&ps);
+	struct { const char *scope; double v; } b[] = {
+		{ "dgxh100|nvlink", 0.4 * link_intra }, { "dgxh100|ib", 0.6 * link_net }, { "testbed-h200x4|shm", 26e9 },
+	};
+	for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+		int i = cal_pset_get(&ps, "busbw_Bps", b[k].scope, b[k].v, "B/s");
+		ps.p[i].status = CAL_FITTED;
+		ps.p[i].se = 0.01 * b[k].v;
+	}
+	cal_opts o = { .db = db };
+	const char *path = "build/tests/cal_profile_links.csv";
+	TEST_CHECK(t, cal_pset_write(&ps, path, &o) == 0, "write: %s", err_msg());
+	model_params back;
+	model_params_default(&back);
+	TEST_CHECK(t, model_params_load(&back, path) == 0, "load: %s", err_msg());
+	TEST_NEAR(t, back.bw_eff_nvlink, 0.4, 1e-6);
+	TEST_NEAR(t, back.bw_eff_net, 0.6, 1e-6);
+	TEST_CHECK(t, back.bw_eff_pcie == mp.bw_eff_pcie && !file_has(path, "bw_eff_pcie"),
+		   "shm on an NVLink machine written as bw_eff_pcie %g", back.bw_eff_pcie);
+	cal_pset_free(&ps);
+	remove(path);
+}
+
 /* validate's model column (cal_mcol_point): every built-in throughput point the database can describe is
  * predicted by plan_resolve + model_predict (the same number as a direct call), the test beds' socket and
  * host-memory points are not, and each prediction is tallied under its stack. */
@@ -564,6 +605,7 @@ int main(void)
 	test_rank_files(&t);
 	test_one_allreduce(&t, &db);
 	test_model_column(&t, &db);
+	test_profile_links(&t, &db);
 	test_phase_apply(&t);
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
