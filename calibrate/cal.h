@@ -22,11 +22,14 @@
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
- * The throughput model fitted here (cal_predict) is a compact form of the model's physics:
+ * The throughput model fitted here (cal_predict) is a compact form of the model's compute physics with
+ * the model's own all-reduce:
  *   t_compute(B) = (B + b_half) x flop_per_image / (peak_flops x eff_peak)
  *                  x (1 + straggler_cv sqrt(2 ln gpus))   (slowest of P GPUs; model.h, not fitted)
- *   t_allreduce  = sum over buckets and link levels of 2(k-1) alpha + 2(k-1)/k x bucket_bytes / busbw
- *                  (ring, k ranks at that level; nccl-tests PERFORMANCE.md), intra- then inter-node level
+ *   t_allreduce  = sum over buckets of model_allreduce_s (model_allreduce_phases, what predict and sim
+ *                  use) on the node plan_resolve builds for the point's system (NVLink domain, NICs),
+ *                  each level's alpha and busbw the fitted ones of the machine and transport: a ring
+ *                  inside the node, ring or tree between nodes (the faster, as the model says)
  *                  (per gradient bucket: gradients in reverse layer order, a bucket closing at >= the
  *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
  *   ready_i      = backward time until bucket i is complete (FLOP share of the layers; the last bucket
@@ -248,6 +251,9 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
  * several node counts. */
 int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const char *submitter, const char *system,
 		     double dataset_B);
+/* Puts a fit's run-level terms into the model's parameters (model.h: start-up, lead-in, cold read,
+ * evaluation, epoch boundary); the cold read's node exponent stays 1 when no multi-node pair fitted it. */
+void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
 
 /* ---- measurements ---- */
 
@@ -288,6 +294,9 @@ typedef struct cal_point {
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */
 	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
 	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
+	char *run_id;        /* throughput: the row's `run_id` ("" when the file has none) */
+	int nranks;          /* throughput: rank files of one run combined into this point (exec writes one per
+			      * process: out.csv, out.rank1.csv, ...; each run row holds the job's img/s) */
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */
@@ -499,6 +508,38 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
  * scale and quantity, with the built-in table (model_interval_factors) and leave-one-out (each against a
  * table derived without it). Prints a short table to out. */
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
+
+/* ---- validate's model column (cal_mcol.c) ----
+ * Each throughput point predicted by the model that predicts (plan_resolve + model_predict) as a user
+ * would ask for it: its system, placement, batch, precision, data path and stack, and as --measured the
+ * single-node points of its fit group that fit on its node. Transports the database cannot describe
+ * (host memory, sockets on one host) are not predicted. */
+enum { CAL_MCOL_MAX_STACKS = 16 };
+typedef struct cal_stack_err {
+	const char *id;          /* hwdb stack id */
+	int n;
+	double abs_sum, sum;     /* sums of |pred / measured - 1| and of pred / measured - 1 */
+} cal_stack_err;
+typedef struct cal_mcol {
+	const struct hw_db *db;
+	const model_params *params;  /* the model's parameters: the defaults, or a profile's */
+	int npred, nfail;            /* points predicted, points it could not describe or predict */
+	cal_stack_err stacks[CAL_MCOL_MAX_STACKS]; /* the column's errors per stack */
+	int nstacks;
+} cal_mcol;
+/* cal_opts.model_fn: point i predicted with `others` (indices into d) as its --measured candidates;
+ * NAN when the model cannot describe it. Counts it in m (ctx) and tallies its error by stack. */
+double cal_mcol_point(void *ctx, const cal_data *d, int i, const int *others, int nothers);
+/* True when the database can describe how the point's GPUs talk (NVLink/PCIe in a node, IB between). */
+bool cal_point_describable(const cal_point *p);
+/* The point's batch per GPU; where its table does not say, NVIDIA DeepLearningExamples' default (256; 128
+ * in fp32/tf32 on 16 GB GPUs, what fits there). */
+int cal_point_batch(const cal_point *p);
+/* The hwdb stack a point ran (stacks.csv), from its source and framework, then layout and compilation
+ * (variant) for PyTorch: TensorFlow / Horovod tf1-hvd; PyTorch pytorch-ddp, -nchw, -compile or -dle;
+ * NVIDIA's MXNet ngc-mlperf (MLPerf) or mxnet-dle, other MXNet (Dell's white papers) mxnet-dell; this
+ * engine scaleplan-train. NULL (the system's default stack) when nothing names one. */
+const char *cal_point_stack(const cal_point *p);
 
 /* ---- GPU-generation fit (cal_gpus.c) ----
  * Fits eff_compute, eff_mem and eff_compute_fp32 of `base` through plan_resolve + model_predict to every

@@ -49,6 +49,7 @@ static void point_free(cal_point *p)
 	free(p->intra);
 	free(p->inter);
 	free(p->data);
+	free(p->run_id);
 }
 
 void cal_data_free(cal_data *d)
@@ -81,13 +82,14 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->meas_comm_s = p->meas_exposed_s = NAN;
 	p->bucket_B = NAN;
 	p->nodes = p->gpus_per_node = p->gpus = 0;
+	p->nranks = 1;
 	return p;
 }
 
 static void point_fill_strings(cal_point *p)
 {
 	char **s[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->framework, &p->intra, &p->inter,
-			 &p->data };
+			 &p->data, &p->run_id };
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		if (!*s[i])
 			*s[i] = xstrdup("");
@@ -192,6 +194,78 @@ static const char *file_base(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Length of a measurement file's run stem: the path without ".csv" and without exec's ".rank<N>" (rank
+ * r > 0 of `--csv out.csv` writes out.rank<r>.csv: exec/ex_train.c csv_rows). */
+static size_t stem_len(const char *path)
+{
+	size_t n = strlen(path);
+	if (n > 4 && strcmp(path + n - 4, ".csv") == 0)
+		n -= 4;
+	size_t d = n;
+	while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9')
+		d--;
+	if (d < n && d >= 5 && strncmp(path + d - 5, ".rank", 5) == 0)
+		n = d - 5;
+	return n;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The earlier point of the same run as the new last point p, or NULL: a multi-GPU exec run writes one
+ * CSV per rank (exec/ex_train.c csv_rows: out.csv, out.rank1.csv, ...) and each one's run row holds the
+ * job's img/s, so the ranks are one measurement, not one per process. Same run: another file of the
+ * same stem (folder and name but the rank), run_id, source and configuration. Exec's default run_id
+ * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-r3
+ * train.csv: three of each) are separate measurements, so the run_id alone does not say. */
+static cal_point *same_run(cal_data *d, const cal_point *p)
+{
+	if (!p->run_id[0] || p->gpus < 2)
+		return NULL;
+	size_t sl = stem_len(p->file);
+	for (int i = 0; i < d->n - 1; i++) {
+		cal_point *q = &d->pts[i];
+		if (q->kind != CAL_THROUGHPUT || !same_str(q->run_id, p->run_id) || stem_len(q->file) != sl ||
+		    strncmp(q->file, p->file, sl) != 0 || strcmp(q->file, p->file) == 0)
+			continue;
+		if (same_str(q->source, p->source) && same_str(q->machine, p->machine) && same_str(q->gpu, p->gpu) &&
+		    same_str(q->precision, p->precision) && same_str(q->data, p->data) &&
+		    same_str(q->variant, p->variant) && same_str(q->intra, p->intra) && same_str(q->inter, p->inter) &&
+		    q->gpus == p->gpus && q->nodes == p->nodes && q->gpus_per_node == p->gpus_per_node &&
+		    (q->batch_per_gpu == p->batch_per_gpu || (isnan(q->batch_per_gpu) && isnan(p->batch_per_gpu))))
+			return q;
+	}
+	return NULL;
+}
+
+/* Mean of a and b weighted by na and 1, the unknown (NAN) side left out. */
+static double mean_in(double a, int na, double b)
+{
+	if (!isfinite(a))
+		return b;
+	if (!isfinite(b))
+		return a;
+	return (a * na + b) / (na + 1);
+}
+
+/* Folds the new last point into an earlier rank of its run (the job's throughput and the ranks' mean
+ * all-reduce and exposed times) and drops it; true when it did. */
+static bool merge_rank(cal_data *d)
+{
+	cal_point *p = &d->pts[d->n - 1], *q = same_run(d, p);
+	if (!q)
+		return false;
+	q->measured = mean_in(q->measured, q->nranks, p->measured);
+	q->meas_comm_s = mean_in(q->meas_comm_s, q->nranks, p->meas_comm_s);
+	q->meas_exposed_s = mean_in(q->meas_exposed_s, q->nranks, p->meas_exposed_s);
+	q->nranks++;
+	point_free(p);
+	d->n--;
+	return true;
+}
+
 /* Throughput rows: exec measurement CSVs, refdata/throughput.csv, refdata/testbed_pytorch.csv. */
 static int load_throughput(loader *L)
 {
@@ -291,7 +365,9 @@ static int load_throughput(loader *L)
 		p->meas_exposed_s = ex_s;
 		/* exec --bucket-mb is MiB (ex_dist.c: bucket_B = MB x 1048576) */
 		p->bucket_B = isfinite(bucket_mb) && bucket_mb > 0 ? bucket_mb * 1048576.0 : NAN;
+		p->run_id = xstrdup(cell(t, r, crun));
 		point_fill_strings(p);
+		merge_rank(L->d);
 	}
 	return 0;
 }

@@ -57,4 +57,16 @@ double cal_xform_to_u(cal_xform t, double x);
 /* d x / d u at u. */
 double cal_xform_dxdu(cal_xform t, double u);
 
+/* ---- the database's description of a system (cal_model.c) ---- */
+
+struct hw_db;
+struct model_params;
+struct model_node;
+/* The node plan_resolve builds for database system `machine` with gpn GPUs per node (0: the system's) on
+ * `nodes` nodes at parameters p (link bandwidths as predict uses them: the fabric's oversubscription, the
+ * NICs the used GPUs reach). True, or false when the database has no such system or refuses the placement.
+ * The one place calibrate turns a machine name into hardware. */
+bool cal_system_node(const struct hw_db *db, const struct model_params *p, const char *machine, int gpn, int nodes,
+		     struct model_node *out);
+
 #endif

@@ -1,5 +1,6 @@
-/* calibrate/cal_model.c - the calibration model (compact form of model/'s physics, see cal.h), the
- * parameter set, the staged fits and leave-one-out.
+/* calibrate/cal_model.c - the calibration model (compact form of model/'s compute physics with the
+ * model's own all-reduce on plan_resolve's node, see cal.h), the parameter set, the staged fits and
+ * leave-one-out.
  *
  * Parameter names follow model/model.h (eff_compute, b_half, overlap, decode_img_s_core, conv_e0,
  * conv_b0, epoch_boundary_s); the all-reduce link levels are fitted as absolute alpha_s and busbw_Bps per
@@ -19,6 +20,7 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"
+#include "plan/plan.h"
 
 #define RESNET50_PARAMS 25557032.0  /* torchvision resnet50, 1000 classes (team.md) */
 #define DEFAULT_BATCH 256.0         /* batch assumed where a table gives none (NVIDIA DLE READMEs: 256) */
@@ -115,8 +117,24 @@ enum { CAL_MAX_LAYERS = 256, CAL_MAX_BUCKETS = 128 };
 /* The GPU JPEG decoder's rate where the database has none: the engine's on one H100 (bench/NOTES.md, issue 27). */
 #define CAL_GPU_DECODE_PRIOR 5400.0
 
+/* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled
+ * node its share of the NICs), kept per placement: resolving is microseconds, a fit predicts thousands of
+ * times. */
+typedef struct cal_sys {
+	char *machine;
+	int gpn, nodes;
+	bool ok;              /* the database has the system and plan_resolve took it */
+	model_node node;
+} cal_sys;
+
+struct cal_syscache {
+	cal_sys *s;
+	int n, cap;
+};
+
 typedef struct cal_env {
 	const hw_db *db;
+	struct cal_syscache *cache; /* the systems' nodes as plan_resolve builds them (sys_node) */
 	model_params mp;      /* the model's defaults: priors */
 	double flop_img;      /* forward + backward FLOP per image (ResNet-50 at 224) */
 	double bwd_frac;      /* backward share of the compute time (FLOP share) */
@@ -161,6 +179,7 @@ static void env_init(cal_env *e, const cal_opts *o)
 {
 	memset(e, 0, sizeof *e);
 	e->db = o ? o->db : NULL;
+	e->cache = xcalloc(1, sizeof *e->cache);
 	model_params_default(&e->mp);
 	model_net net;
 	e->nparams = RESNET50_PARAMS;
@@ -199,41 +218,109 @@ static double point_peak(const cal_env *e, const cal_point *p)
 	return isfinite(peak) && peak > 0 ? peak : NOMINAL_PEAK;
 }
 
-/* The transport inside a node when the file did not say: the system's topology (hwdb). */
+/* ---- the all-reduce: the model's own description ----
+ *
+ * A point's all-reduce is model_allreduce_phases (model.c) on a scenario whose node is the one
+ * plan_resolve builds for the point's system (hwdb: NVLink or PCIe inside the node, its per-GPU
+ * bandwidth, the NICs, the NVLink domain), with the model's alpha_* / bw_eff_* as priors. What the fit
+ * moves is each level's alpha (s per step) and busbw (B/s) per machine and transport; they enter the
+ * model as that level's latency and bandwidth with efficiency 1 (the model's busbw is bw_eff x link). */
+
+static const model_node *sys_node(const cal_env *e, const cal_point *p)
+{
+	struct cal_syscache *c = e->cache;
+	const char *machine = p->machine;
+	if (!e->db || !machine[0] || !c)
+		return NULL;
+	for (int i = 0; i < c->n; i++)
+		if (c->s[i].gpn == p->gpus_per_node && c->s[i].nodes == p->nodes && strcmp(c->s[i].machine, machine) == 0)
+			return c->s[i].ok ? &c->s[i].node : NULL;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->s = xrealloc(c->s, (size_t)c->cap * sizeof *c->s);
+	}
+	cal_sys *y = &c->s[c->n++];
+	memset(y, 0, sizeof *y);
+	y->machine = xstrdup(machine);
+	y->gpn = p->gpus_per_node;
+	y->nodes = p->nodes;
+	y->ok = cal_system_node(e->db, &e->mp, machine, y->gpn, y->nodes, &y->node);
+	return y->ok ? &y->node : NULL;
+}
+
+bool cal_system_node(const hw_db *db, const model_params *p, const char *machine, int gpn, int nodes, model_node *out)
+{
+	const hw_system *sys = db && machine[0] ? hw_system_find(db, machine) : NULL;
+	if (!sys)
+		return false;
+	plan_spec sp;
+	model_scenario sc;
+	plan_spec_init(&sp);
+	sp.system_id = sys->id;
+	sp.batch_per_gpu = (int)DEFAULT_BATCH;
+	if (plan_resolve(db, &sp, p, sys, gpn, nodes, &sc) != 0)
+		return false;
+	*out = sc.node;
+	return true;
+}
+
+static void syscache_free(struct cal_syscache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		free(c->s[i].machine);
+	free(c->s);
+	free(c);
+}
+
+/* The transport inside a node when the file did not say: the system's, as plan_resolve sets it. */
 static const char *intra_transport(const cal_env *e, const cal_point *p)
 {
 	if (strcmp(p->intra, "default") != 0)
 		return p->intra;
-	const hw_system *s = e->db && p->machine[0] ? hw_system_find(e->db, p->machine) : NULL;
-	if (s && (s->intra == HW_TOPO_PCIE_SWITCH || s->intra == HW_TOPO_PCIE_HOST))
-		return "pcie";
-	return "nvlink";
+	const model_node *n = sys_node(e, p);
+	return n && !n->intra_nvlink ? "pcie" : "nvlink";
 }
 
-/* Prior alpha (s per ring step) and busbw (B/s) of a machine's transport: the model's efficiencies
- * times the hwdb link bandwidth where the system is known; otherwise typical values (testbed sweeps in
- * refdata/testbed_allreduce.csv for nvlink/shm/socket, the model's assumptions for pcie/ib). */
-static void comm_prior(const cal_env *e, const char *machine, const char *t, double *alpha, double *bw)
+static const char *inter_transport(const cal_point *p)
 {
-	const hw_system *s = e->db && machine[0] ? hw_system_find(e->db, machine) : NULL;
-	if (strcmp(t, "nvlink") == 0) {
+	return p->inter[0] ? p->inter : "ib";
+}
+
+/* Prior alpha (s per step) and busbw (B/s) of a machine's transport t: the model's alpha_* and
+ * bw_eff_* on the node plan_resolve builds, where the database describes t (its system's NVLink or PCIe,
+ * its NICs for "ib").
+ * The one explicit mapping, for what the database cannot describe: the test beds' NCCL over host memory
+ * (shm) or sockets on one host (exec --nccl-mode p2p-off / socket / emulated nodes), a transport other
+ * than the system's, and machines the database does not know. Constants: refdata/testbed_allreduce.csv
+ * (4x H200: shm 26 GB/s, sockets over lo 3.8 GB/s at 256 MiB), 300 GB/s NVLink, PCIe 3 x16 15.75 GB/s and
+ * one 100 Gb/s NIC where the system is unknown (the model's assumptions before the database existed). */
+static void comm_prior(const cal_env *e, const cal_point *p, const char *t, double *alpha, double *bw)
+{
+	const model_node *n = sys_node(e, p);
+	bool nvl = strcmp(t, "nvlink") == 0, pcie = strcmp(t, "pcie") == 0;
+	if (n && (nvl || pcie) && n->intra_nvlink == nvl && n->intra_bw_Bps > 0) {
+		*alpha = nvl ? e->mp.alpha_nvlink_s : e->mp.alpha_pcie_s;
+		*bw = n->intra_bw_Bps * (nvl ? e->mp.bw_eff_nvlink : e->mp.bw_eff_pcie);
+	} else if (n && strcmp(t, "ib") == 0 && n->nic_Bps > 0 && n->nics_per_node > 0) {
+		*alpha = e->mp.alpha_net_s;
+		*bw = n->nic_Bps * n->nics_per_node * e->mp.bw_eff_net;
+	} else if (nvl) {
 		*alpha = e->mp.alpha_nvlink_s;
-		*bw = s && hw_known(s->intra_bw_Bps) ? e->mp.bw_eff_nvlink * s->intra_bw_Bps : 300e9;
+		*bw = 300e9;
 	} else if (strcmp(t, "shm") == 0) {
 		*alpha = 2e-5;
-		*bw = 26e9; /* testbed_allreduce.csv: 4x H200 with NCCL_P2P_DISABLE=1, 256 MiB */
-	} else if (strcmp(t, "pcie") == 0) {
+		*bw = 26e9;
+	} else if (pcie) {
 		*alpha = e->mp.alpha_pcie_s;
-		double link = s && hw_known(s->intra_bw_Bps) ? s->intra_bw_Bps : 15.75e9;
-		*bw = e->mp.bw_eff_pcie * link;
+		*bw = e->mp.bw_eff_pcie * 15.75e9;
 	} else if (strcmp(t, "socket") == 0) {
 		*alpha = 5e-5;
-		*bw = 3.8e9; /* testbed_allreduce.csv: sockets over lo, 256 MiB */
+		*bw = 3.8e9;
 	} else {
 		*alpha = e->mp.alpha_net_s;
-		double nic = s && s->nic && hw_known(s->nic->bw_Bps) ? s->nic->bw_Bps * (s->nics_per_node > 0 ? s->nics_per_node : 1)
-								    : 12.5e9;
-		*bw = e->mp.bw_eff_net * nic;
+		*bw = e->mp.bw_eff_net * 12.5e9;
 	}
 }
 
@@ -254,35 +341,57 @@ static double pval(cal_pset *ps, const char *name, const char *scope, double pri
 	return ps->p[i].value;
 }
 
-/* Ring all-reduce time of `bytes` on g ranks over transport t of the point's machine, with this machine's
- * fitted alpha and busbw (the model's level formula, model_ar_level_s). */
-static double level_s(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, int g, double bytes)
+/* The fitted alpha and busbw of the point's machine on transport t. */
+static void level_fit(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, double *a, double *bw)
 {
-	if (g < 2)
-		return 0;
 	double a0, b0;
-	comm_prior(e, p->machine, t, &a0, &b0);
+	comm_prior(e, p, t, &a0, &b0);
 	char *sc = link_scope(p, t);
-	double a = pval(ps, "alpha_s", sc, a0, "s");
-	double bw = pval(ps, "busbw_Bps", sc, b0, "B/s");
+	*a = pval(ps, "alpha_s", sc, a0, "s");
+	*bw = pval(ps, "busbw_Bps", sc, b0, "B/s");
 	free(sc);
-	return model_ar_level_s(g, a, bw, bytes, 1.0);
 }
 
-/* Hierarchical all-reduce: the level inside a node, then the level between nodes on the full
- * gradient (one NIC path per node), as NCCL does with one GPU per node or a ring through the nodes. */
-static double allreduce_s(const cal_env *e, cal_pset *ps, const cal_point *p, double bytes)
+/* The scenario and parameters model_allreduce_s reads for a point: its system's node (plan_resolve;
+ * else one GPU per NIC, no NVLink domain) at the point's GPUs per node and nodes, each level's fitted
+ * alpha and busbw put in as that level's latency and bandwidth (efficiency 1). */
+typedef struct cal_ar {
+	model_scenario sc;
+	model_params mp;
+} cal_ar;
+
+static void point_ar(const cal_env *e, cal_pset *ps, const cal_point *p, cal_ar *ar)
 {
-	double t = level_s(e, ps, p, intra_transport(e, p), p->gpus_per_node, bytes);
-	if (p->nodes > 1)
-		t += level_s(e, ps, p, p->inter[0] ? p->inter : "ib", p->nodes, bytes);
-	return t;
+	const model_node *n = sys_node(e, p);
+	memset(&ar->sc, 0, sizeof ar->sc);
+	if (n)
+		ar->sc.node = *n;
+	else
+		ar->sc.node.max_gpus_per_node = p->gpus_per_node;
+	ar->sc.nodes = p->nodes;
+	ar->sc.node.gpus_per_node = p->gpus_per_node;
+	ar->mp = e->mp;
+	double a, bw;
+	if (p->gpus_per_node > 1) {
+		level_fit(e, ps, p, intra_transport(e, p), &a, &bw);
+		ar->sc.node.intra_nvlink = true;
+		ar->sc.node.intra_bw_Bps = bw;
+		ar->mp.alpha_nvlink_s = a;
+		ar->mp.bw_eff_nvlink = 1;
+	}
+	if (p->nodes > 1) {
+		level_fit(e, ps, p, inter_transport(p), &a, &bw);
+		ar->sc.node.nic_Bps = bw;
+		ar->sc.node.nics_per_node = 1;
+		ar->mp.alpha_net_s = a;
+		ar->mp.bw_eff_net = 1;
+	}
 }
 
 /* The transport of a point's outermost all-reduce level (the one its contention is measured on). */
 static const char *outer_transport(const cal_env *e, const cal_point *p)
 {
-	return p->nodes > 1 ? (p->inter[0] ? p->inter : "ib") : intra_transport(e, p);
+	return p->nodes > 1 ? inter_transport(p) : intra_transport(e, p);
 }
 
 /* Contention factor of a machine's transport: how many times slower the all-reduce ("comm") or the
@@ -412,10 +521,12 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		cal_pipe pp;
 		double ready[CAL_MAX_BUCKETS], comm[CAL_MAX_BUCKETS];
 		point_pipeline(e, p, &pp);
+		cal_ar ar;
+		point_ar(e, ps, p, &ar);
 		double bwd_s = pp.bwd_frac * tc;
 		for (int i = 0; i < pp.n; i++) {
 			ready[i] = pp.ready_frac[i] * bwd_s;
-			comm[i] = allreduce_s(e, ps, p, pp.bytes[i]);   /* each bucket pays its own latency */
+			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pp.bytes[i]);   /* each bucket pays its own latency */
 			tar += comm[i];
 		}
 		if (p->no_overlap)
@@ -458,8 +569,11 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 	switch (p->kind) {
 	case CAL_THROUGHPUT:
 		return predict_throughput(e, ps, p, NULL, NULL);
-	case CAL_ALLREDUCE:
-		return allreduce_s(e, ps, p, p->bytes);
+	case CAL_ALLREDUCE: {
+		cal_ar ar;
+		point_ar(e, ps, p, &ar);
+		return model_allreduce_s(&ar.sc, &ar.mp, p->bytes);
+	}
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
 		double r = pval(ps, "decode_img_s_core", sc, e->mp.decode_img_s_core, "img/s");
@@ -488,7 +602,9 @@ double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts)
 {
 	cal_env e;
 	env_init(&e, opts);
-	return predict_env(&e, ps, d, i);
+	double v = predict_env(&e, ps, d, i);
+	syscache_free(e.cache);
+	return v;
 }
 
 /* ---- fit groups ---- */
@@ -639,7 +755,7 @@ static void choose_vars(fitctx *c)
 			else if (s != s1)
 				two_sizes = true;
 		}
-		comm_prior(e, p0->machine, t, &a0, &b0);
+		comm_prior(e, p0, t, &a0, &b0);
 		char *sc = link_scope(p0, t);
 		addvar(c, ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
 		if (two_sizes)
@@ -908,6 +1024,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.fit_mape = nfit ? sum_fit / nfit : NAN;
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
 	grouping_free(&g, d->n);
+	syscache_free(e.cache);
 	if (sum)
 		*sum = s;
 	return 0;
@@ -1161,6 +1278,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	}
 	cal_pset_free(&full);
 	grouping_free(&g, d->n);
+	syscache_free(e.cache);
 	return vt->npred ? 0 : err_set("validate: no point could be predicted");
 }
 

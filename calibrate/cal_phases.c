@@ -757,3 +757,19 @@ const char *cal_startup_form_name(int form)
 {
 	return form >= 0 && form < CAL_STARTUP_NFORMS ? startup_form_names[form] : "?";
 }
+
+void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p)
+{
+	p->startup_s = f->startup_s;
+	p->startup_per_log2_node_s = f->startup_per_log2_node_s;
+	p->startup_per_sqrt_node_s = f->startup_per_sqrt_node_s;
+	p->startup_per_node_s = f->startup_per_node_s;
+	p->run_lead_s = f->run_lead_s;
+	p->run_lead_steps = f->run_lead_steps;
+	p->cold_read_Bps = f->cold_read_Bps;
+	p->cold_read_node_exp = f->cold_pairs > 0 ? f->cold_read_node_exp : 1.0;
+	p->eval_fixed_s = f->eval_fixed_s;
+	p->eval_step_frac = f->eval_step_frac;
+	p->epoch_boundary_s = f->epoch_boundary_s;
+	p->epoch_boundary_iters = f->epoch_boundary_iters;
+}

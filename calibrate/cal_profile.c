@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"
@@ -73,7 +74,7 @@ static void put_row(FILE *f, const char *prefix, const char *name, double value,
 }
 
 /* The model's name for a link level's parameters, and the link bandwidth bw_eff_* is relative to
- * (NAN when the hwdb does not know it). */
+ * (NAN when the database does not describe it). */
 static const char *level_name(const char *transport)
 {
 	if (strcmp(transport, "nvlink") == 0)
@@ -83,15 +84,24 @@ static const char *level_name(const char *transport)
 	return "net";
 }
 
-static double level_bw(const hw_db *db, const char *machine, const char *level)
+/* The link a level's busbw is relative to in the model: the node plan_resolve builds for the machine's
+ * system (whole nodes; two of them for the network), as `predict --profile` will use bw_eff_* on it.
+ * A transport the system does not have (host memory, sockets on one host, PCIe on an NVLink node) has
+ * none. */
+static double level_bw(const hw_db *db, const char *machine, const char *transport)
 {
-	const hw_system *s = db ? hw_system_find(db, machine) : NULL;
-	if (!s)
+	model_params mp;
+	model_node n;
+	const char *level = level_name(transport);
+	bool net = strcmp(level, "net") == 0;
+	model_params_default(&mp);
+	if (!cal_system_node(db, &mp, machine, 0, net ? 2 : 1, &n))
 		return NAN;
-	if (strcmp(level, "net") == 0)
-		return s->nic && hw_known(s->nic->bw_Bps) ? s->nic->bw_Bps * (s->nics_per_node > 0 ? s->nics_per_node : 1)
-							  : NAN;
-	return hw_known(s->intra_bw_Bps) ? s->intra_bw_Bps : NAN;
+	if (net)
+		return strcmp(transport, "ib") == 0 && n.nic_Bps > 0 && n.nics_per_node > 0 ? n.nic_Bps * n.nics_per_node : NAN;
+	if (strcmp(transport, "shm") == 0 || n.intra_nvlink != (strcmp(level, "nvlink") == 0))
+		return NAN;
+	return n.intra_bw_Bps > 0 ? n.intra_bw_Bps : NAN;
 }
 
 static bool usable(const cal_param *p)
@@ -154,14 +164,14 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 				put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows, log);
 				free(nm);
 			} else {
-				double bw = level_bw(db, machine, level);
+				double bw = level_bw(db, machine, bar + 1);
 				if (isfinite(bw) && bw > 0 && p->value / bw <= 1.0) {
 					char *nm = xasprintf("bw_eff_%s", level);
 					put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows, log);
 					free(nm);
 				} else if (log) {
-					fprintf(log, "calibrate: busbw of %s has no hwdb link bandwidth to be relative to; "
-						"kept on the '#cal' line only\n", p->scope);
+					fprintf(log, "calibrate: busbw of %s: the database does not describe this link on the system, no bandwidth to be "
+						"relative to; kept on the '#cal' line only\n", p->scope);
 				}
 			}
 		}

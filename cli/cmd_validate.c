@@ -53,156 +53,22 @@ static void validate_help(FILE *out)
 		"After the table: interval coverage, the share of held-out points inside their own 90%% interval.\n");
 }
 
-/* The full analytic model as a second predictor (cal_opts.model_fn): `scaleplan predict` for the point's
- * system, placement, batch and precision, with the profile's parameters (--profile) and, as --measured,
- * the other measurements of the point's fit group (one-point compute calibration, as a user would run
- * it). Transports the database cannot describe (host memory, sockets on one host) are not predicted. */
-enum { VM_MAX_STACKS = 16 };
-typedef struct vstack {
-	const char *id;
-	int n;
-	double abs_sum, sum;
-} vstack;
-typedef struct vmodel {
-	const char *hwdb_dir;
-	const char *profile;
-	int npred, nfail;
-	vstack stacks[VM_MAX_STACKS];
-	int nstacks;
-} vmodel;
-
-static const char *model_prec(const char *p)
-{
-	if (strstr(p, "bf16"))
-		return "bf16";
-	if (strstr(p, "fp16") || strstr(p, "amp"))
-		return "fp16";
-	if (strstr(p, "tf32"))
-		return "tf32";
-	return "fp32";
-}
-
-/* True when the database can describe how the point's GPUs talk (NVLink/PCIe in a node, IB between). */
-static bool describable(const cal_point *p)
-{
-	if (p->gpus_per_node > 1 && strcmp(p->intra, "default") != 0 && strcmp(p->intra, "nvlink") != 0 &&
-	    strcmp(p->intra, "pcie") != 0)
-		return false;
-	return p->nodes == 1 || strcmp(p->inter, "ib") == 0;
-}
-
-/* Batch of a measurement whose table does not say: the NVIDIA DeepLearningExamples defaults (256 with
- * mixed precision, 128 in fp32/tf32 on 16 GB GPUs is what fits; 256 otherwise). */
-static int guess_batch(const cal_point *p)
-{
-	if (isfinite(p->batch_per_gpu))
-		return (int)p->batch_per_gpu;
-	return strstr(p->precision, "fp32") && strstr(p->gpu, "16GB") ? 128 : 256;
-}
-
-/* The stack of a point's software where the database has one (hwdb/data/stacks.csv), from its framework
- * cell: TensorFlow / Horovod -> tf1-hvd, PyTorch -> pytorch-ddp, MXNet from NVIDIA (MLPerf submissions and
- * DeepLearningExamples: the same MXNet + DALI code) -> ngc-mlperf, other MXNet (Dell's white papers) ->
- * mxnet-dell. NULL (the system's default stack) when the table names no framework. */
-/* The stack a reference point ran (hwdb/data/stacks.csv): its source and framework, then its layout and
- * compilation (cal_point variant) for PyTorch, which runs at very different speeds in its modes. */
-static const char *point_stack(const cal_point *p)
-{
-	/* the test bed tables name the framework in their source, not in a framework cell */
-	const char *fw = p->framework[0] ? p->framework : p->source;
-	bool dle = strstr(p->source, "deeplearningexamples") != NULL;
-	if (strcmp(p->source, "exec") == 0)
-		return "scaleplan-train";
-	if (strcasestr(fw, "tensorflow") || strcasestr(fw, "horovod"))
-		return "tf1-hvd";
-	if (strcasestr(fw, "pytorch"))
-		return dle ? "pytorch-dle" : strstr(p->variant, " compiled") ? "pytorch-compile"
-		       : strstr(p->variant, " nchw") ? "pytorch-nchw" : "pytorch-ddp";
-	if (strcasestr(fw, "mxnet"))
-		return dle ? "mxnet-dle" : strstr(p->source, "mlperf") ? "ngc-mlperf" : "mxnet-dell";
-	return NULL;
-}
-
-/* The model column's errors per stack (pred / measured - 1). */
-static void stack_tally(vmodel *m, const char *stack, double err)
-{
-	int k = 0;
-	while (k < m->nstacks && strcmp(m->stacks[k].id, stack) != 0)
-		k++;
-	if (k == m->nstacks) {
-		if (m->nstacks == VM_MAX_STACKS)
-			return;
-		m->stacks[m->nstacks++] = (vstack){stack, 0, 0, 0};
-	}
-	m->stacks[k].n++;
-	m->stacks[k].abs_sum += fabs(err);
-	m->stacks[k].sum += err;
-}
-
-static void stack_print(const vmodel *m, FILE *out)
+/* The model column's errors per stack (calibrate/cal_mcol.c gathers them). */
+static void stack_print(const cal_mcol *m, FILE *out)
 {
 	fprintf(out, "model column by stack (no --measured from another group; compute_eff from tools/fit_stack_eff.sh, "
 		     "fitted on these one-GPU points, so in-sample there):\n");
 	for (int k = 0; k < m->nstacks; k++) {
-		const vstack *v = &m->stacks[k];
+		const cal_stack_err *v = &m->stacks[k];
 		fprintf(out, "  %-16s %3d points  mean |error| %5.1f%%  bias %+5.1f%%\n", v->id, v->n, 100 * v->abs_sum / v->n,
 			100 * v->sum / v->n);
 	}
 }
 
-static double vmodel_point(void *vctx, const cal_data *d, int i, const int *others, int nothers)
-{
-	vmodel *m = vctx;
-	const cal_point *p = &d->pts[i];
-	if (p->kind != CAL_THROUGHPUT || !p->machine[0] || !describable(p))
-		return NAN;
-	cli_scen s;
-	cli_scen_init(&s, "validate");
-	s.hwdb_dir = m->hwdb_dir;
-	s.profile = m->profile;
-	plan_spec spec;
-	plan_spec_init(&spec);
-	spec.system_id = p->machine;
-	spec.stack_id = point_stack(p);
-	spec.precision = (model_precision)model_precision_parse(model_prec(p->precision));
-	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
-	spec.batch_per_gpu = guess_batch(p);
-	spec.nodes = p->nodes;
-	/* --measured places G GPUs on nodes of the scenario's size: only single-node measurements that fit */
-	for (int k = 0; k < nothers && spec.nmeasured < MODEL_MAX_MEASURED; k++) {
-		const cal_point *q = &d->pts[others[k]];
-		if (q->kind != CAL_THROUGHPUT || q->nodes != 1 || q->gpus > p->gpus_per_node || !describable(q))
-			continue;
-		spec.measured[spec.nmeasured].gpus = q->gpus;
-		spec.measured[spec.nmeasured].batch_per_gpu = guess_batch(q);
-		spec.measured[spec.nmeasured].img_s = q->measured;
-		spec.nmeasured++;
-	}
-	double pred = NAN;
-	model_scenario sc;
-	model_result r;
-	hw_kind kind;
-	const char *bad_id;
-	/* plan_resolve prints nothing: a point the model cannot describe is counted, not printed */
-	if (cli_scen_load(&s) == EXIT_OK && !plan_check_ids(&s.db, &spec, &kind, &bad_id) &&
-	    plan_resolve(&s.db, &spec, &s.params, NULL, p->gpus_per_node, p->nodes, &sc) == 0 &&
-	    model_predict(&sc, &s.params, &r) == 0 && r.fits)
-		pred = r.throughput_img_s;
-	cli_scen_free(&s);
-	if (isfinite(pred) && spec.stack_id)
-		stack_tally(m, spec.stack_id, pred / p->measured - 1);
-	if (isfinite(pred))
-		m->npred++;
-	else
-		m->nfail++;
-	return pred;
-}
-
 /* The model column, recording each prediction as a held-out residual for the intervals (the point's basis:
  * how its GPU is known without it). */
 typedef struct vrecord {
-	vmodel *m;
+	cal_mcol *m;
 	const hw_db *db;
 	cli_resids res;
 } vrecord;
@@ -210,7 +76,7 @@ typedef struct vrecord {
 static double vmodel_record(void *vctx, const cal_data *d, int i, const int *others, int nothers)
 {
 	vrecord *v = vctx;
-	double pred = vmodel_point(v->m, d, i, others, nothers);
+	double pred = cal_mcol_point(v->m, d, i, others, nothers);
 	cli_resids_add(&v->res, MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred);
 	return pred;
 }
@@ -310,12 +176,20 @@ int cmd_validate(int argc, char **argv)
 	cal_vtable vt = {0};
 	FILE *df = NULL;
 	char *detail_tmp = NULL;
-	vmodel vm = {.hwdb_dir = hwdb_dir, .profile = profile}, vm_default = vm;
+	/* the model column's parameters: the defaults, or the profile's (as `predict --profile`) */
+	model_params mp;
+	model_params_default(&mp);
+	cal_mcol vm = {.db = &db, .params = &mp}, vm_default = vm;
 	vrecord rec = {.m = &vm, .db = &db};
 	cli_cal_in in = {.builtin = builtin, .paths = against, .npaths = nagainst,
 			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = strict, .where = where, .profile = profile};
 	if ((rc = cli_cal_inputs("validate", &db, &in, &d, &ps)) != EXIT_OK)
 		goto out;
+	if (profile && model_params_load(&mp, profile)) {
+		fprintf(stderr, "scaleplan validate: --profile: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	if (detail && (rc = detail_open(detail, &df, &detail_tmp)) != EXIT_OK)
 		goto out;
 	cal_opts o = {.db = &db, .strict = strict, .log = stderr, .model_fn = vmodel_record, .model_ctx = &rec};
@@ -352,8 +226,8 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (rc == EXIT_OK && (intervals || strcmp(format, "csv") != 0)) {
 		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals,
-				      .md = strcmp(format, "md") == 0, .default_fn = vmodel_point,
-				      .default_ctx = &vm_default, .stack_fn = point_stack};
+				      .md = strcmp(format, "md") == 0, .default_fn = cal_mcol_point,
+				      .default_ctx = &vm_default, .stack_fn = cal_point_stack};
 		rc = cli_validate_intervals(&ii, &rec.res, strcmp(format, "csv") != 0 ? stdout : NULL);
 	}
 out:

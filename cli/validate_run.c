@@ -101,18 +101,7 @@ static int predict(const char *hwdb_dir, const hw_system *sys, const vresult *t,
 	s.spec.nmeasured = 1;
 	if (cli_scen_load(&s) != EXIT_OK)
 		goto out;
-	s.params.startup_s = f->startup_s;
-	s.params.startup_per_log2_node_s = f->startup_per_log2_node_s;
-	s.params.startup_per_sqrt_node_s = f->startup_per_sqrt_node_s;
-	s.params.startup_per_node_s = f->startup_per_node_s;
-	s.params.run_lead_s = f->run_lead_s;
-	s.params.run_lead_steps = f->run_lead_steps;
-	s.params.cold_read_Bps = f->cold_read_Bps;
-	s.params.cold_read_node_exp = f->cold_pairs > 0 ? f->cold_read_node_exp : 1.0;
-	s.params.eval_fixed_s = f->eval_fixed_s;
-	s.params.eval_step_frac = f->eval_step_frac;
-	s.params.epoch_boundary_s = f->epoch_boundary_s;
-	s.params.epoch_boundary_iters = f->epoch_boundary_iters;
+	cal_phase_fit_apply(f, &s.params);
 	if (cli_scen_resolve(&s, s.system, (int)r->gpus_per_node, (int)r->nodes, &sc) != EXIT_OK ||
 	    model_predict(&sc, &s.params, &res) != 0 || !res.fits)
 		goto out;

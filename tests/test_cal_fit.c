@@ -10,6 +10,7 @@
 #include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "plan/plan.h"
 #include "test.h"
 
 /* r_i = u0 * x_i + u1 - y_i (linear, exact); r ignores u[1] when ctx says so */
@@ -133,6 +134,201 @@ static void test_readers(test_ctx *t)
 	TEST_CHECK(t, nthr == 27 && emu == 1, "throughput rows %d, emulated 2x2 rows %d", nthr, emu);
 	TEST_CHECK(t, npt == 1, "throughput.csv:5 framework read as 'pytorch': %d", npt);
 	cal_data_free(&d);
+}
+
+/* A 2-GPU exec run writes out.csv and out.rank1.csv, each with the job's img/s in its run row: they are
+ * one measurement (one point, the ranks' all-reduce times averaged), not two. The same run_id in another
+ * folder, in another file of the folder (exec's default run_id "run" is shared by separate runs) or with
+ * another configuration is another run. */
+static void test_rank_files(test_ctx *t)
+{
+	const char *hdr = "source,run_id,machine,gpu,nodes,gpus_per_node,gpus,nccl_mode,batch_per_gpu,global_batch,"
+			  "precision,data,epoch,iters,throughput_img_s,allreduce_s\n";
+	const char *r0 = "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,,40,13887,0.0007\n"
+			 "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,1,40,13887,0.0007\n";
+	const char *r1 = "exec,g2,m,H100,1,2,2,nvlink,256,512,bf16,synthetic,,40,13887,0.0009\n";
+	const char *b128 = "exec,g2,m,H100,1,2,2,nvlink,128,256,bf16,synthetic,,40,12000,0.0005\n";
+	char *a = xasprintf("%s%s", hdr, r0), *b = xasprintf("%s%s", hdr, r1), *c = xasprintf("%s%s", hdr, b128);
+	cal_data d;
+	cal_data_init(&d);
+	int rc = cal_data_load_csv_buf(&d, "camp/g2.csv", a, strlen(a), true, NULL);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank1.csv", b, strlen(b), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 1, "two ranks of one run: %d points (rc %d)", d.n, rc);
+	if (d.n >= 1)
+		TEST_CHECK(t, d.pts[0].nranks == 2 && fabs(d.pts[0].measured - 13887) < 1e-9 &&
+			      fabs(d.pts[0].meas_comm_s - 0.0008) < 1e-12,
+			   "combined: ranks %d, img/s %g, allreduce %g s", d.pts[0].nranks, d.pts[0].measured,
+			   d.pts[0].meas_comm_s);
+	rc = cal_data_load_csv_buf(&d, "other/g2.rank1.csv", b, strlen(b), true, NULL);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank2.csv", c, strlen(c), true, NULL);
+	rc |= cal_data_load_csv_buf(&d, "camp/g2b.csv", b, strlen(b), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 4, "another folder / batch / file: %d points, want 4", d.n);
+	/* a repeat of the run appended to the same file is another measurement */
+	char *rep = xasprintf("%s%s%s", hdr, r1, r1);
+	rc = cal_data_load_csv_buf(&d, "camp/rep.csv", rep, strlen(rep), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 6, "two rows of one file: %d points, want 6", d.n);
+	free(rep);
+	cal_data_free(&d);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* One all-reduce: calibrate's prior prediction of a sweep point is the model's own (model_allreduce_s on
+ * the scenario plan_resolve builds), also where the model's description is not two rings: 4 nodes (the
+ * model takes the faster of ring and tree between nodes) and 8 trays of one NVL72 rack (one NVLink
+ * domain of 32 GPUs, no network). */
+static void test_one_allreduce(test_ctx *t, const hw_db *db)
+{
+	static const struct { const char *sys; int nodes, gpn; } c[] = {
+		{ "dgxh100", 1, 8 }, { "dgxh100", 4, 8 }, { "dgxh100", 4, 1 }, { "gb200-nvl72", 8, 4 },
+	};
+	model_params mp;
+	model_params_default(&mp);
+	cal_opts o = { .db = db };
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		char *csv = xasprintf("machine,gpus,nodes,nccl_mode,bytes,time_s\n%s,%d,%d,nvlink,1048576,1e-4\n", c[k].sys,
+				      c[k].nodes * c[k].gpn, c[k].nodes);
+		cal_data d;
+		cal_data_init(&d);
+		int rc = cal_data_load_csv_buf(&d, "ar.csv", csv, strlen(csv), true, NULL);
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = c[k].sys;
+		s.nodes = c[k].nodes;
+		s.gpus_per_node = c[k].gpn;
+		model_scenario sc;
+		rc |= plan_resolve(db, &s, &mp, NULL, c[k].gpn, c[k].nodes, &sc);
+		TEST_CHECK(t, rc == 0 && d.n == 1, "%s %dx%d: load/resolve: %s", c[k].sys, c[k].nodes, c[k].gpn, err_msg());
+		if (rc == 0 && d.n == 1) {
+			cal_pset ps;
+			cal_pset_init(&ps);
+			double want = model_allreduce_s(&sc, &mp, 1048576), got = cal_predict(&ps, &d, 0, &o);
+			TEST_CHECK(t, fabs(got / want - 1) < 1e-9, "%s %dx%d: calibrate %.4g s, model %.4g s", c[k].sys,
+				   c[k].nodes, c[k].gpn, got, want);
+			cal_pset_free(&ps);
+		}
+		cal_data_free(&d);
+		free(csv);
+	}
+}
+
+/* The profile writes a fitted busbw as bw_eff_* relative to the link of the node plan_resolve builds, so
+ * that `predict --profile` gets the fitted busbw back on that system; a transport the database cannot
+ * describe (NCCL over host memory on an NVLink machine) writes no bw_eff_* row. */
+static void test_profile_links(test_ctx *t, const hw_db *db)
+{
+	model_params mp;
+	model_params_default(&mp);
+	plan_spec s;
+	plan_spec_init(&s);
+	s.system_id = "dgxh100";
+	model_scenario one, two;
+	int rc = plan_resolve(db, &s, &mp, NULL, 0, 1, &one);
+	rc |= plan_resolve(db, &s, &mp, NULL, 0, 2, &two);
+	TEST_CHECK(t, rc == 0, "resolve dgxh100: %s", err_msg());
+	if (rc)
+		return;
+	double link_intra = one.node.intra_bw_Bps, link_net = two.node.nic_Bps * two.node.nics_per_node;
+	cal_pset ps;
+	cal_pset_init(&ps);
+	struct { const char *scope; double v; } b[] = {
+		{ "dgxh100|nvlink", 0.4 * link_intra }, { "dgxh100|ib", 0.6 * link_net }, { "testbed-h200x4|shm", 26e9 },
+	};
+	for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+		int i = cal_pset_get(&ps, "busbw_Bps", b[k].scope, b[k].v, "B/s");
+		ps.p[i].status = CAL_FITTED;
+		ps.p[i].se = 0.01 * b[k].v;
+	}
+	cal_opts o = { .db = db };
+	const char *path = "build/tests/cal_profile_links.csv";
+	TEST_CHECK(t, cal_pset_write(&ps, path, &o) == 0, "write: %s", err_msg());
+	model_params back;
+	model_params_default(&back);
+	TEST_CHECK(t, model_params_load(&back, path) == 0, "load: %s", err_msg());
+	TEST_NEAR(t, back.bw_eff_nvlink, 0.4, 1e-6);
+	TEST_NEAR(t, back.bw_eff_net, 0.6, 1e-6);
+	TEST_CHECK(t, back.bw_eff_pcie == mp.bw_eff_pcie && !file_has(path, "bw_eff_pcie"),
+		   "shm on an NVLink machine written as bw_eff_pcie %g", back.bw_eff_pcie);
+	cal_pset_free(&ps);
+	remove(path);
+}
+
+/* validate's model column (cal_mcol_point): every built-in throughput point the database can describe is
+ * predicted by plan_resolve + model_predict (the same number as a direct call), the test beds' socket and
+ * host-memory points are not, and each prediction is tallied under its stack. */
+static void test_model_column(test_ctx *t, const hw_db *db)
+{
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_builtin(&d, NULL) == 0, "builtin: %s", err_msg());
+	cal_data_canonical(&d, db);
+	model_params mp;
+	model_params_default(&mp);
+	cal_mcol m = {.db = db, .params = &mp};
+	int ncalls = 0, nsock = 0, nstacked = 0;
+	for (int i = 0; i < d.n; i++) {
+		const cal_point *p = &d.pts[i];
+		if (p->kind != CAL_THROUGHPUT || !p->machine[0])
+			continue;
+		double pred = cal_mcol_point(&m, &d, i, NULL, 0);
+		ncalls += cal_point_describable(p);
+		if (!cal_point_describable(p)) {
+			nsock++;
+			TEST_CHECK(t, isnan(pred), "%s:%d (%s/%s) predicted %g", p->file, p->line, p->intra, p->inter, pred);
+			continue;
+		}
+		if (!isfinite(pred))
+			continue;
+		nstacked += cal_point_stack(p) != NULL;
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = p->machine;
+		s.stack_id = cal_point_stack(p);
+		s.precision = (model_precision)model_precision_parse(strstr(p->precision, "bf16") ? "bf16"
+								     : strstr(p->precision, "fp16") || strstr(p->precision, "amp") ? "fp16"
+								     : strstr(p->precision, "tf32") ? "tf32" : "fp32");
+		s.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC
+			 : strstr(p->source, "nvidia") || strstr(p->source, "mlperf") ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+		s.batch_per_gpu = cal_point_batch(p);
+		s.nodes = p->nodes;
+		model_scenario sc;
+		model_result r;
+		if (plan_resolve(db, &s, &mp, NULL, p->gpus_per_node, p->nodes, &sc) == 0 && model_predict(&sc, &mp, &r) == 0)
+			TEST_NEAR(t, pred, r.throughput_img_s, 1e-9);
+	}
+	int ntally = 0;
+	for (int k = 0; k < m.nstacks; k++)
+		ntally += m.stacks[k].n;
+	TEST_CHECK(t, m.npred + m.nfail == ncalls && m.npred > 20, "predicted %d, failed %d, describable %d", m.npred,
+		   m.nfail, ncalls);
+	TEST_CHECK(t, nsock >= 2 && ntally == nstacked, "socket/shm points %d; tallied %d of %d with a stack", nsock,
+		   ntally, nstacked);
+	cal_data_free(&d);
+}
+
+/* The run-level fit goes into model_params whole (validate's whole-run group predicts with it). */
+static void test_phase_apply(test_ctx *t)
+{
+	cal_phase_fit f;
+	memset(&f, 0, sizeof f);
+	double *v[] = {&f.startup_s, &f.startup_per_log2_node_s, &f.startup_per_sqrt_node_s, &f.startup_per_node_s,
+		       &f.run_lead_s, &f.run_lead_steps, &f.cold_read_Bps, &f.cold_read_node_exp, &f.eval_fixed_s,
+		       &f.eval_step_frac, &f.epoch_boundary_s, &f.epoch_boundary_iters};
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+		*v[k] = 10.0 + (double)k;
+	f.cold_pairs = 2;
+	model_params p;
+	model_params_default(&p);
+	cal_phase_fit_apply(&f, &p);
+	double got[] = {p.startup_s, p.startup_per_log2_node_s, p.startup_per_sqrt_node_s, p.startup_per_node_s,
+			p.run_lead_s, p.run_lead_steps, p.cold_read_Bps, p.cold_read_node_exp, p.eval_fixed_s,
+			p.eval_step_frac, p.epoch_boundary_s, p.epoch_boundary_iters};
+	for (size_t k = 0; k < sizeof got / sizeof got[0]; k++)
+		TEST_CHECK(t, got[k] == 10.0 + (double)k, "field %zu: %g", k, got[k]);
+	f.cold_pairs = 0;
+	cal_phase_fit_apply(&f, &p);
+	TEST_CHECK(t, p.cold_read_node_exp == 1.0, "no multi-node pair: node exponent %g, want 1", p.cold_read_node_exp);
 }
 
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
@@ -406,6 +602,11 @@ int main(void)
 	}
 	test_lsq(&t);
 	test_readers(&t);
+	test_rank_files(&t);
+	test_one_allreduce(&t, &db);
+	test_model_column(&t, &db);
+	test_profile_links(&t, &db);
+	test_phase_apply(&t);
 	test_c4130(&t, &db);
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
