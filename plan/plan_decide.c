@@ -425,8 +425,12 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (x->r.fits && same_chip(x, w) && isfinite(x->r.capex_usd) &&
-		    (!b->buy || x == w || (b->buy != w && faster(q, x, b->buy))))
+		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w)
+			continue;
+		/* the winner itself, else one of its very GPU (a rented winner: the same GPU bought), else the fastest */
+		bool exact = strcmp(x->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
+		bool b_exact = b->buy && strcmp(b->buy->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
+		if (!b->buy || x == w || (exact && !b_exact) || (exact == b_exact && faster(q, x, b->buy)))
 			b->buy = x;
 	}
 	if (!b->buy || !b->buy->sc.node.ref_rent_id)
