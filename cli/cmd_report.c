@@ -325,7 +325,7 @@ static void section_breakdown(rep_doc *d, const cli_row *rows, int nrows)
 	tab_free(&t);
 }
 
-static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
+static void section_setup(rep_doc *d, const cli_scen *s, const cli_row *rows, int nrows)
 {
 	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "batch per GPU", "precision", "stack",
 				     "data path", "storage", "power W", "capex USD", "energy kWh"};
@@ -352,6 +352,9 @@ static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
 	}
 	doc_table(d, &t);
 	tab_free(&t);
+	char eol[2048];
+	if (*cli_eol_text(s, rows, nrows, eol, sizeof eol))
+		doc_p(d, "Note: %s.", eol);
 }
 
 static void section_money(rep_doc *d, const cli_scen *s);
@@ -732,7 +735,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		section_ranking(&d, rows, &g[k], q);
 	section_sensitivity(&d, rs, sens_ok, sens_note);
 	section_breakdown(&d, rows, nrows);
-	section_setup(&d, rows, nrows);
+	section_setup(&d, s, rows, nrows);
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
