@@ -285,9 +285,11 @@ typedef struct tally {
 
 static void tally_print(FILE *out, const char *what, const tally *a, const tally *l)
 {
+	char loo[16] = "     -";
+	if (l->n)
+		snprintf(loo, sizeof loo, "%5.1f%%", 100.0 * l->in / l->n);
 	if (a->n)
-		fprintf(out, "  %-22s %4d  %5.1f%%  %5.1f%%\n", what, a->n, 100.0 * a->in / a->n,
-			l->n ? 100.0 * l->in / l->n : NAN);
+		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
 }
 
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out)
@@ -303,7 +305,9 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		model_interval_factors(r->basis, r->nodes, r->q, &lo, &hi);
 		int in_table = x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9), in_loo = 0;
 		int s = model_scale_of(r->nodes);
-		if (cal_interval_derive(res, n, i, miss, nmiss, t) == 0) {
+		/* without the point there may be nothing left to derive from: then it has no leave-one-out figure */
+		bool loo = cal_interval_derive(res, n, i, miss, nmiss, t) == 0;
+		if (loo) {
 			double l = t->lo[r->basis][s][r->q], h = t->hi[r->basis][s][r->q];
 			in_loo = log(x) >= l - 1e-9 && log(x) <= h + 1e-9;
 		}
@@ -311,7 +315,7 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		for (int k = 0; k < 4; k++) {
 			ts[k][0].n++;
 			ts[k][0].in += in_table;
-			ts[k][1].n++;
+			ts[k][1].n += loo;
 			ts[k][1].in += in_loo;
 		}
 	}
