@@ -87,7 +87,7 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 		if (wrc == 0)
 			wrc = cal_interval_write(t, miss, NCHECKED, gpus, ngpus, in->intervals);
 		if (wrc != 0) {
-			fprintf(stderr, "scaleplan validate: --intervals %s\n", err_msg());
+			fprintf(stderr, "scaleplan validate: --intervals: %s\n", err_msg());
 			rc = exit_code_of(wrc); /* 1: no such directory, nothing to derive from; 2: permission, disk */
 		} else {
 			fprintf(stderr, "scaleplan validate: wrote %s (%d residuals, %d GPUs with results)\n", in->intervals,
