@@ -47,8 +47,13 @@ static void print_money(const model_scenario *sc, const model_result *r)
 			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
-		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour)\n",
-		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
+		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour); a "
+		       "month holds %.0f such runs back to back\n",
+		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
+		       365.25 * 86400.0 / 12.0 / r->tta_s);
+	else if (isinf(r->breakeven_runs_per_month))
+		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
+		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
 	else if (isfinite(r->capex_usd))
 		printf("  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }

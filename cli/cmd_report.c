@@ -187,8 +187,9 @@ static const char html_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	"<title>scaleplan report</title>\n<style>\n"
 	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
-	"table{border-collapse:collapse;margin:1em 0;font-size:90%}\n"
-	"th,td{border:1px solid #bbb;padding:3px 7px;text-align:left;white-space:nowrap}\nth{background:#eee}\n"
+	"table{border-collapse:collapse;margin:1em 0;font-size:85%;max-width:100%}\n"
+	"th,td{border:1px solid #bbb;padding:3px 6px;text-align:left}\nth{background:#eee}\n"
+	"@media print{body{max-width:none;margin:0}table{font-size:70%}}\n"
 	"p.answer{font-size:1.1em;border-left:4px solid #2a6;padding-left:8px}\n"
 	"img{max-width:100%;height:auto;border:1px solid #ddd}\n</style>\n"
 	"<script>\nwindow.addEventListener('load', function () {\n"
@@ -539,9 +540,9 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err);
 	if (!rs->rent && isfinite(r->breakeven_runs_per_month))
 		doc_p(d, "Buy or rent: owning %s costs less than renting the same GPUs at %s per GPU-hour (%s) above %.0f "
-			 "runs a month; below that, rent.",
+			 "runs a month (a month holds %.0f such runs back to back); below that, rent.",
 		      opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->ans->sc.node.ref_rent_usd_gpu_h, b, sizeof b),
-		      rs->ans->sc.node.ref_rent_id, r->breakeven_runs_per_month);
+		      rs->ans->sc.node.ref_rent_id, r->breakeven_runs_per_month, 365.25 * 86400.0 / 12.0 / r->tta_s);
 	if (chart_ok)
 		doc_img(d, "sensitivity.svg", "tornado chart: the answer's cost per run at the low and high end of each input");
 	else
