@@ -16,6 +16,9 @@
 
 #include "common/common.h"
 
+/* SW_MAX_COUNTS: GPU counts answered one by one (more: one answer over all, a screen of answers at most);
+ * SW_TOP: options the decision re-predicts per answer (the time-cost front of a million-row grid has a few
+ * dozen points; its fastest and cheapest halves are kept beyond that). */
 enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 256 };
 
 /* One configuration kept to rank and write: its verdict (plan_judge) and where it comes from: its block
