@@ -134,69 +134,99 @@ static double widest_miss(const cal_miss *miss, int nmiss, bool same_arch, char 
 	return w;
 }
 
-int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *miss, int nmiss, cal_itable *t)
+/* The log bounds of every measured pool (see the head comment). */
+typedef struct pools {
+	int nall, n0;                      /* measured throughput points: all scales, the one-node pool used */
+	double all_lo, all_hi, tp0_lo, tp0_hi;
+	int wn[MODEL_NQUANTITIES][MODEL_NSCALES]; /* whole-run results per time quantity and scale */
+	double w_lo[MODEL_NQUANTITIES][MODEL_NSCALES], w_hi[MODEL_NQUANTITIES][MODEL_NSCALES];
+} pools;
+
+/* Fills *p from the residuals (skip: one left out, or -1). Returns nall. */
+static int pools_fill(const cal_resid *res, int n, int skip, pools *p)
 {
 	const int M = MODEL_BASIS_MEASURED;
 	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v));
-	double tp0_lo, tp0_hi, all_lo, all_hi, w_lo[MODEL_NQUANTITIES][MODEL_NSCALES], w_hi[MODEL_NQUANTITIES][MODEL_NSCALES];
-	int n0, nall, wn[MODEL_NQUANTITIES][MODEL_NSCALES];
-	char how[200];
-
-	memset(t, 0, sizeof(*t));
-	nall = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, -1, v);
-	model_interval_conformal(v, nall, &all_lo, &all_hi);
-	n0 = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, 0, v);
-	if (n0 >= 9) {
-		model_interval_conformal(v, n0, &tp0_lo, &tp0_hi);
-	} else {
-		n0 = nall;
-		tp0_lo = all_lo;
-		tp0_hi = all_hi;
+	memset(p, 0, sizeof(*p));
+	p->nall = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, -1, v);
+	model_interval_conformal(v, p->nall, &p->all_lo, &p->all_hi);
+	p->n0 = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, 0, v);
+	if (p->n0 >= 9) {
+		model_interval_conformal(v, p->n0, &p->tp0_lo, &p->tp0_hi);
+	} else { /* too few one-node points for a symmetric 90% quantile: every scale's */
+		p->n0 = p->nall;
+		p->tp0_lo = p->all_lo;
+		p->tp0_hi = p->all_hi;
 	}
-	if (nall == 0) {
-		free(v);
-		return err_set("no measured throughput residual: no interval can be derived");
-	}
-	/* the whole-run pools; a scale without results borrows the nearest one with */
 	for (int q = MODEL_Q_TTT; q <= MODEL_Q_TTA; q++)
 		for (int s = 0; s < MODEL_NSCALES; s++) {
-			wn[q][s] = pool(res, n, skip, (model_quantity)q, M, s, v);
-			model_interval_conformal(v, wn[q][s], &w_lo[q][s], &w_hi[q][s]);
+			p->wn[q][s] = pool(res, n, skip, (model_quantity)q, M, s, v);
+			model_interval_conformal(v, p->wn[q][s], &p->w_lo[q][s], &p->w_hi[q][s]);
 		}
-	for (int q = MODEL_Q_TTT; q <= MODEL_Q_TTA; q++) {
-		static const int near[MODEL_NSCALES][MODEL_NSCALES] = {{0, 1, 2}, {1, 2, 0}, {2, 1, 0}};
+	free(v);
+	return p->nall;
+}
+
+/* Measured times: the whole-run pool of the scale (else the nearest scale with results) with the one-node
+ * throughput interval inverted (a time is images / throughput). */
+static void measured_times(const pools *p, cal_itable *t)
+{
+	static const int near[MODEL_NSCALES][MODEL_NSCALES] = {{0, 1, 2}, {1, 2, 0}, {2, 1, 0}};
+	char how[200];
+	for (int q = MODEL_Q_TTT; q <= MODEL_Q_TTA; q++)
 		for (int s = 0; s < MODEL_NSCALES; s++) {
 			int from = s;
-			for (int k = 0; k < MODEL_NSCALES && wn[q][from] == 0; k++)
+			for (int k = 0; k < MODEL_NSCALES && p->wn[q][from] == 0; k++)
 				from = near[s][k];
 			double lo, hi;
-			model_interval_combine(w_lo[q][from], w_hi[q][from], -tp0_hi, -tp0_lo, &lo, &hi);
+			model_interval_combine(p->w_lo[q][from], p->w_hi[q][from], -p->tp0_hi, -p->tp0_lo, &lo, &hi);
 			snprintf(how, sizeof how, "whole-run %s at %s nodes (%d results) + one-node throughput (%d points)",
-				 model_quantity_name((model_quantity)q), model_scale_name(from), wn[q][from], n0);
-			set(t, M, s, q, lo, hi, wn[q][from] + n0, how);
+				 model_quantity_name((model_quantity)q), model_scale_name(from), p->wn[q][from], p->n0);
+			set(t, MODEL_BASIS_MEASURED, s, q, lo, hi, p->wn[q][from] + p->n0, how);
 		}
-	}
-	snprintf(how, sizeof how, "throughput at one node (%d points)", n0);
-	set(t, M, 0, MODEL_Q_THROUGHPUT, tp0_lo, tp0_hi, n0, how);
+}
+
+/* Measured throughput: the one-node pool at one node; beyond, every scale's with the scale-out that the
+ * whole-run ttt of that scale (else the other multi-node scale) shows, inverted. */
+static void measured_throughput(const pools *p, cal_itable *t)
+{
+	const int q = MODEL_Q_THROUGHPUT;
+	char how[200];
+	snprintf(how, sizeof how, "throughput at one node (%d points)", p->n0);
+	set(t, MODEL_BASIS_MEASURED, 0, q, p->tp0_lo, p->tp0_hi, p->n0, how);
 	for (int s = 1; s < MODEL_NSCALES; s++) {
-		int from = wn[MODEL_Q_TTT][s] ? s : s == 1 ? 2 : 1;
+		int from = p->wn[MODEL_Q_TTT][s] ? s : s == 1 ? 2 : 1;
 		double lo, hi;
-		model_interval_combine(all_lo, all_hi, -w_hi[MODEL_Q_TTT][from], -w_lo[MODEL_Q_TTT][from], &lo, &hi);
-		snprintf(how, sizeof how, "throughput, all scales (%d points) + whole-run ttt at %s nodes (%d results)", nall,
-			 model_scale_name(from), wn[MODEL_Q_TTT][from]);
-		set(t, M, s, MODEL_Q_THROUGHPUT, lo, hi, nall + wn[MODEL_Q_TTT][from], how);
+		model_interval_combine(p->all_lo, p->all_hi, -p->w_hi[MODEL_Q_TTT][from], -p->w_lo[MODEL_Q_TTT][from], &lo, &hi);
+		snprintf(how, sizeof how, "throughput, all scales (%d points) + whole-run ttt at %s nodes (%d results)",
+			 p->nall, model_scale_name(from), p->wn[MODEL_Q_TTT][from]);
+		set(t, MODEL_BASIS_MEASURED, s, q, lo, hi, p->nall + p->wn[MODEL_Q_TTT][from], how);
 	}
-	/* transfer and estimate: the measured interval widened by how far a transfer was seen to miss */
+}
+
+/* Transfer and estimate: the measured interval widened by how far a checked transfer missed. */
+static void widened(const cal_miss *miss, int nmiss, cal_itable *t)
+{
+	const int M = MODEL_BASIS_MEASURED;
+	char how[200], what[160];
 	for (int b = MODEL_BASIS_TRANSFER; b <= MODEL_BASIS_ESTIMATE; b++) {
-		char what[160];
 		double w = widest_miss(miss, nmiss, b == MODEL_BASIS_TRANSFER, what, sizeof what);
+		snprintf(how, sizeof how, "measured's, widened by %.3f (%s)", w, what);
 		for (int s = 0; s < MODEL_NSCALES; s++)
-			for (int q = 0; q < MODEL_NQUANTITIES; q++) {
-				snprintf(how, sizeof how, "measured's, widened by %.3f (%s)", w, what);
+			for (int q = 0; q < MODEL_NQUANTITIES; q++)
 				set(t, b, s, q, t->lo[M][s][q] - w, t->hi[M][s][q] + w, t->n[M][s][q], how);
-			}
 	}
-	free(v);
+}
+
+int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *miss, int nmiss, cal_itable *t)
+{
+	pools p;
+	memset(t, 0, sizeof(*t));
+	if (pools_fill(res, n, skip, &p) == 0)
+		return err_set("no measured throughput residual: no interval can be derived");
+	measured_times(&p, t);
+	measured_throughput(&p, t);
+	widened(miss, nmiss, t);
 	return 0;
 }
 
@@ -285,9 +315,11 @@ typedef struct tally {
 
 static void tally_print(FILE *out, const char *what, const tally *a, const tally *l)
 {
+	char loo[16] = "     -";
+	if (l->n)
+		snprintf(loo, sizeof loo, "%5.1f%%", 100.0 * l->in / l->n);
 	if (a->n)
-		fprintf(out, "  %-22s %4d  %5.1f%%  %5.1f%%\n", what, a->n, 100.0 * a->in / a->n,
-			l->n ? 100.0 * l->in / l->n : NAN);
+		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
 }
 
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out)
@@ -303,7 +335,9 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		model_interval_factors(r->basis, r->nodes, r->q, &lo, &hi);
 		int in_table = x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9), in_loo = 0;
 		int s = model_scale_of(r->nodes);
-		if (cal_interval_derive(res, n, i, miss, nmiss, t) == 0) {
+		/* without the point there may be nothing left to derive from: then it has no leave-one-out figure */
+		bool loo = cal_interval_derive(res, n, i, miss, nmiss, t) == 0;
+		if (loo) {
 			double l = t->lo[r->basis][s][r->q], h = t->hi[r->basis][s][r->q];
 			in_loo = log(x) >= l - 1e-9 && log(x) <= h + 1e-9;
 		}
@@ -311,7 +345,7 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		for (int k = 0; k < 4; k++) {
 			ts[k][0].n++;
 			ts[k][0].in += in_table;
-			ts[k][1].n++;
+			ts[k][1].n += loo;
 			ts[k][1].in += in_loo;
 		}
 	}

@@ -180,6 +180,9 @@ typedef plan_option cli_row;
  * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
+/* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
+ * systems among rows, "" when none. Returns buf. */
+char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
  * late_s, idle_gpus, then stack. */
 void cli_option_csv_header(csvw *w);

@@ -137,24 +137,32 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	printf("\n");
 }
 
-/* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
-static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
+char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B)
 {
 	const char *seen[64];
 	int ns = 0;
-	for (int i = 0; i < nrows && ns < 64; i++) {
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < nrows && ns < 64 && at < len_B; i++) {
 		const hw_system *sys = hw_system_find(&s->db, rows[i].sc.node.system_id);
 		bool dup = false;
 		for (int k = 0; k < ns; k++)
 			dup |= seen[k] == rows[i].sc.node.system_id;
 		if (!sys || dup || strcmp(sys->status, "eol"))
 			continue;
-		printf("%s%s (end of life %s)", ns ? ", " : "(prices of end-of-life systems are historical: ", sys->id,
-		       sys->status_date);
+		at += (size_t)snprintf(buf + at, len_B - at, "%s%s (end of life %s)",
+				       ns ? ", " : "prices of end-of-life systems are historical: ", sys->id, sys->status_date);
 		seen[ns++] = rows[i].sc.node.system_id;
 	}
-	if (ns)
-		printf(")\n");
+	return buf;
+}
+
+/* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
+static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
+{
+	char text[2048];
+	if (*cli_eol_text(s, rows, nrows, text, sizeof text))
+		printf("(%s)\n", text);
 }
 
 /* What the table's money columns mean and what was left out. */

@@ -229,14 +229,14 @@ static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group
 			nb[rows[g[k].first + i].r.basis]++;
 	doc_p(d, "How sure: a time in parentheses, e.g. 12.3 min (11.8-13.1), is a 90%% prediction interval - nine times "
 		 "in ten the real run lands inside. It comes from the model's errors on runs it was not fitted to "
-		 "(`scaleplan validate`: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
+		 "(scaleplan validate: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
 		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
 		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
 		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
-		 "widened by the largest miss of one GPU generation to the next it could check) %d. Options whose "
-		 "intervals overlap are not told apart by the model; an estimate is a starting point for a quote, not "
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Where two options' "
+		 "intervals overlap, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
 		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
-		 "runs in MLPerf v4.0 took 2-4 times what the model predicts.",
+		 "runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
 	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
 	      nb[MODEL_BASIS_ESTIMATE]);
 }
@@ -326,7 +326,7 @@ static void section_breakdown(rep_doc *d, const cli_row *rows, int nrows)
 	tab_free(&t);
 }
 
-static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
+static void section_setup(rep_doc *d, const cli_scen *s, const cli_row *rows, int nrows)
 {
 	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "batch per GPU", "precision", "stack",
 				     "data path", "storage", "power W", "capex USD", "energy kWh"};
@@ -353,6 +353,9 @@ static void section_setup(rep_doc *d, const cli_row *rows, int nrows)
 	}
 	doc_table(d, &t);
 	tab_free(&t);
+	char eol[2048];
+	if (*cli_eol_text(s, rows, nrows, eol, sizeof eol))
+		doc_p(d, "Note: %s.", eol);
 }
 
 static void section_money(rep_doc *d, const cli_scen *s);
@@ -737,7 +740,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		section_ranking(&d, rows, &g[k], q);
 	section_sensitivity(&d, rs, sens_ok, sens_note);
 	section_breakdown(&d, rows, nrows);
-	section_setup(&d, rows, nrows);
+	section_setup(&d, s, rows, nrows);
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "

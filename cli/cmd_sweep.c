@@ -16,7 +16,10 @@
 
 #include "common/common.h"
 
-enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 64 };
+/* SW_MAX_COUNTS: GPU counts answered one by one (more: one answer over all, a screen of answers at most);
+ * SW_TOP: options the decision re-predicts per answer (the time-cost front of a million-row grid has a few
+ * dozen points; its fastest and cheapest halves are kept beyond that). */
+enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 256 };
 
 /* One configuration kept to rank and write: its verdict (plan_judge) and where it comes from: its block
  * (prepared scenario of one system and GPUs-per-node) and grid point; the prediction is made again when
@@ -101,39 +104,52 @@ static void sw_keep(const sw_opts *o, sw_grid *g, const plan_verdict *v, const m
 
 /* ---- the answer ---- */
 
-/* Whether row i of the group [from, to) can be a decision's pick: on the time-cost front of the rows that
- * qualify, or inside the time interval of their fastest (a tie). */
-static bool sw_contender(const sw_row *r, long from, long to, long i, const sw_row *fastest)
+/* Rows by time, then money (NAN and INFINITY last), for the front. */
+static int sw_by_time(const void *a, const void *b)
 {
-	const plan_verdict *v = &r[i].v;
-	if (v->fails)
-		return false;
-	if (v->time_lo_s <= fastest->v.time_hi_s)
-		return true;
-	for (long j = from; j < to; j++) {
-		const plan_verdict *u = &r[j].v;
-		if (j != i && !u->fails && u->time_s <= v->time_s && u->cost_usd <= v->cost_usd &&
-		    (u->time_s < v->time_s || u->cost_usd < v->cost_usd))
-			return false; /* dominated */
-	}
-	return true;
+	const sw_row *x = *(const sw_row *const *)a, *y = *(const sw_row *const *)b;
+	double tx = order_num(x->v.time_s), ty = order_num(y->v.time_s);
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	double cx = order_num(x->v.cost_usd), cy = order_num(y->v.cost_usd);
+	return cx < cy ? -1 : cx > cy;
+}
+
+/* The rows of [from, to) a decision can pick: the fastest and the time-cost front of those that qualify
+ * (the cheapest, the best value and the cheapest of a tie are on it), in time order into pick[SW_TOP]; a
+ * front longer than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
+static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pick)
+{
+	const sw_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
+	long n = 0, nf = 0;
+	for (long i = from; i < to; i++)
+		if (!g->rows[i].v.fails)
+			q[n++] = &g->rows[i];
+	qsort(q, (size_t)n, sizeof(*q), sw_by_time);
+	double least = INFINITY;
+	for (long i = 0; i < n; i++) /* on the front: cheaper than every faster row (the fastest always) */
+		if (i == 0 || order_num(q[i]->v.cost_usd) < least) {
+			least = fmin(least, order_num(q[i]->v.cost_usd));
+			q[nf++] = q[i];
+		}
+	int k = 0;
+	for (long i = 0; i < nf; i++)
+		if (nf <= SW_TOP || i < SW_TOP / 2 || i >= nf - SW_TOP / 2)
+			pick[k++] = q[i];
+	free(q);
+	return k;
 }
 
 /* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
 static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
 {
-	const sw_row *r = g->rows, *fastest = NULL;
-	for (long i = from; i < to; i++)
-		if (!r[i].v.fails && (!fastest || r[i].v.time_s < fastest->v.time_s))
-			fastest = &r[i];
+	const sw_row *pick[SW_TOP];
+	int m = sw_contenders(g, from, to, pick), n = 0;
 	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
-	int n = 0;
-	for (long i = from; fastest && i < to && n < SW_TOP; i++) {
-		if (!sw_contender(r, from, to, i, fastest))
-			continue;
-		opt[n].sc = g->blocks[r[i].block];
-		opt[n].sc.nodes = r[i].nodes;
-		opt[n].sc.batch_per_gpu = r[i].batch;
+	for (int i = 0; i < m; i++) {
+		opt[n].sc = g->blocks[pick[i]->block];
+		opt[n].sc.nodes = pick[i]->nodes;
+		opt[n].sc.batch_per_gpu = pick[i]->batch;
 		if (model_predict(&opt[n].sc, &o->s.params, &opt[n].r))
 			continue; /* predicted once already: cannot fail */
 		plan_option_judge(&o->q, &opt[n]);

@@ -83,10 +83,12 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 		cal_itable *t = xmalloc(sizeof(*t));
 		char **gpus = NULL;
 		int ngpus = cal_measured_gpus(d, in->db, &gpus);
-		if (cal_interval_derive(v->r, v->n, -1, miss, NCHECKED, t) != 0 ||
-		    cal_interval_write(t, miss, NCHECKED, gpus, ngpus, in->intervals) != 0) {
-			fprintf(stderr, "scaleplan validate: --intervals %s\n", err_msg());
-			rc = EXIT_INPUT;
+		int wrc = cal_interval_derive(v->r, v->n, -1, miss, NCHECKED, t);
+		if (wrc == 0)
+			wrc = cal_interval_write(t, miss, NCHECKED, gpus, ngpus, in->intervals);
+		if (wrc != 0) {
+			fprintf(stderr, "scaleplan validate: --intervals: %s\n", err_msg());
+			rc = exit_code_of(wrc); /* 1: no such directory, nothing to derive from; 2: permission, disk */
 		} else {
 			fprintf(stderr, "scaleplan validate: wrote %s (%d residuals, %d GPUs with results)\n", in->intervals,
 				v->n, ngpus);

@@ -75,7 +75,7 @@ const char *plan_goal_name(const plan_question *q)
 
 const char *plan_order_text(const plan_question *q, char *buf, size_t len_B)
 {
-	if (q->goal == PLAN_GRID && isnan(q->budget_usd) && isnan(q->deadline_s))
+	if (q->goal == PLAN_GRID)
 		snprintf(buf, len_B, "grid order");
 	else if (plan_cost_first(q))
 		snprintf(buf, len_B, "%s, then %s; options that do not qualify (column meets) after those that do",
@@ -425,8 +425,12 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (x->r.fits && same_chip(x, w) && isfinite(x->r.capex_usd) &&
-		    (!b->buy || x == w || (b->buy != w && faster(q, x, b->buy))))
+		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w)
+			continue;
+		/* the winner itself, else one of its very GPU (a rented winner: the same GPU bought), else the fastest */
+		bool exact = strcmp(x->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
+		bool b_exact = b->buy && strcmp(b->buy->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
+		if (!b->buy || x == w || (exact && !b_exact) || (exact == b_exact && faster(q, x, b->buy)))
 			b->buy = x;
 	}
 	if (!b->buy || !b->buy->sc.node.ref_rent_id)
@@ -581,8 +585,12 @@ static void put(char *buf, size_t len_B, size_t *at, const char *fmt, ...)
 static const char *fmt_time(const plan_option *w, char *buf, size_t len_B)
 {
 	char t[32], lo[32], hi[32];
-	snprintf(buf, len_B, "%s (%s-%s%s)", plan_fmt_duration(w->v.time_s, t, sizeof t),
-		 plan_fmt_duration(w->v.time_lo_s, lo, sizeof lo), plan_fmt_duration(w->v.time_hi_s, hi, sizeof hi),
+	plan_fmt_duration(w->v.time_lo_s, lo, sizeof lo);
+	plan_fmt_duration(w->v.time_hi_s, hi, sizeof hi);
+	const char *ulo = strchr(lo, ' '), *uhi = strchr(hi, ' ');
+	if (ulo && uhi && !strchr(ulo + 1, ' ') && strcmp(ulo, uhi) == 0)
+		lo[ulo - lo] = '\0'; /* "11.0-23.9 min": one unit for both ends */
+	snprintf(buf, len_B, "%s (%s-%s%s)", plan_fmt_duration(w->v.time_s, t, sizeof t), lo, hi,
 		 w->r.basis == MODEL_BASIS_ESTIMATE ? ", estimate" : w->r.basis == MODEL_BASIS_TRANSFER ? ", transfer" : "");
 	return buf;
 }
@@ -773,21 +781,21 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put_none(q, a, gpus, buf, len_B, &at);
 		return buf;
 	}
+	const char *tied = a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "";
 	if (!isnan(q->deadline_s) && !isnan(q->budget_usd))
-		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (90%% upper bound): ",
-		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t));
+		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (90%% upper bound)%s: ",
+		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t),
+		    tied);
 	else if (!isnan(q->deadline_s))
 		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (90%% upper bound): ", cost_words(q->cost),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t));
 	else if (!isnan(q->budget_usd))
-		put(buf, len_B, &at, "Fastest within the budget of %s (%s): ", plan_fmt_usd(q->budget_usd, m, sizeof m),
-		    plan_cost_name(q->cost));
+		put(buf, len_B, &at, "Fastest within the budget of %s (%s)%s: ", plan_fmt_usd(q->budget_usd, m, sizeof m),
+		    plan_cost_name(q->cost), tied);
 	else if (gpus > 0)
-		put(buf, len_B, &at, "Best by %s for %ld GPUs%s: ", plan_goal_name(q), gpus,
-		    a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "");
+		put(buf, len_B, &at, "Best by %s for %ld GPUs%s: ", plan_goal_name(q), gpus, tied);
 	else
-		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q),
-		    a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "");
+		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q), tied);
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
 	if (a->tied_faster) {

@@ -142,6 +142,12 @@ static void copy_gpu(const hw_gpu *gpu, model_precision prec, model_node *n)
 	n->gpu_tdp_W = known_or(gpu->tdp_W, 0);
 }
 
+/* A GPU's own PCIe x16 link, one direction: 15.75 GB/s at gen 3, doubling each generation (PCI-SIG). */
+static double gpu_pcie_Bps(const hw_gpu *gpu)
+{
+	return 15.75e9 * (gpu->pcie_gen >= 3 ? 1 << (gpu->pcie_gen - 3) : 1);
+}
+
 /* Between the GPUs of a node: --intra, else the system's topology, else the GPU's own NVLink, else
  * PCIe of the GPU's generation (15.75 GB/s per x16 at gen 3, doubling per generation). */
 static void copy_intra(const hw_db *db, const plan_spec *s, const hw_system *sys, const hw_gpu *gpu,
@@ -159,7 +165,7 @@ static void copy_intra(const hw_db *db, const plan_spec *s, const hw_system *sys
 		n->intra_nvlink = true;
 		n->intra_bw_Bps = gpu->nvlink_bw_Bps;
 	} else {
-		n->intra_bw_Bps = 15.75e9 * (gpu->pcie_gen >= 3 ? 1 << (gpu->pcie_gen - 3) : 1);
+		n->intra_bw_Bps = gpu_pcie_Bps(gpu);
 	}
 }
 
@@ -180,8 +186,6 @@ static void copy_host(const hw_db *db, const plan_spec *s, const hw_system *sys,
 	n->host_mem_B = sys ? known_or(sys->mem_B, 0) : 0;
 }
 
-static void reachable_nics(model_node *n);
-
 /* The network: --fabric's NIC (its oversubscription divides the rate), else the system's NIC. */
 static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
 {
@@ -199,16 +203,15 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
-	reachable_nics(n);
 }
 
 /* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
  * behind the PCIe switch of each GPU; NVIDIA DGX H100 user guide, network ports), and NCCL sends a GPU's
  * traffic through the NICs near it (GPU-NIC affinity, NCCL's topology search). So a node using gpn of its
- * G GPUs drives gpn x ceil(NICs / G) of them, and a GPU sends no faster than its own PCIe link: one GPU
- * per DGX H100 gets one NIC, not the eight of the node. Needs host_link_Bps (copy_host) and
- * max_gpus_per_node. */
-static void reachable_nics(model_node *n)
+ * G GPUs drives gpn x ceil(NICs / G) of them, and a GPU sends no faster than its own PCIe link (pcie_Bps,
+ * GPUDirect RDMA through the switch): one GPU per DGX H100 gets one NIC, not the eight of the node. Needs
+ * max_gpus_per_node and the network (copy_network). */
+static void reachable_nics(model_node *n, double pcie_Bps)
 {
 	int G = n->max_gpus_per_node > n->gpus_per_node ? n->max_gpus_per_node : n->gpus_per_node;
 	if (n->nics_per_node <= 0 || G <= 0)
@@ -216,8 +219,8 @@ static void reachable_nics(model_node *n)
 	int per_gpu = (n->nics_per_node + G - 1) / G;
 	if ((long)n->gpus_per_node * per_gpu < n->nics_per_node)
 		n->nics_per_node = n->gpus_per_node * per_gpu;
-	if (n->host_link_Bps > 0 && per_gpu * n->nic_Bps > n->host_link_Bps)
-		n->nic_Bps = n->host_link_Bps / per_gpu;
+	if (pcie_Bps > 0 && per_gpu * n->nic_Bps > pcie_Bps)
+		n->nic_Bps = pcie_Bps / per_gpu;
 }
 
 /* Storage: a shared store (aggregate, per-node share) or the nodes' own drives. */
@@ -417,6 +420,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);
 	copy_network(db, s, sys, n);
+	reachable_nics(n, gpu_pcie_Bps(gpu));
 	copy_storage(db, s, sys, n);
 	copy_money(db, s, sys, gpn, sc->nodes, n);
 

@@ -62,6 +62,12 @@ for q in "--rank-by cost" "--deadline 10min"; do
 	expect 0 "$SP" hw show "$s"; lacks "end of life"
 done
 expect 0 "$SP" hw show c4130-p100; has "status         end of life since 2020-05"
+# a status is current or eol, and an end of life names its date and source
+mkdir -p "$tmp/st"
+{ grep -v '^#' hwdb/data/systems.csv | head -1; grep '^dgxb200,' hwdb/data/systems.csv | sed 's/,current,,$/,retired,,/'; } >"$tmp/st/systems.csv"
+expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "systems.csv:2"; has "'retired' is not a status"
+{ grep -v '^#' hwdb/data/systems.csv | head -1; grep '^dgxb200,' hwdb/data/systems.csv | sed 's/,current,,$/,eol,,/'; } >"$tmp/st/systems.csv"
+expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "status eol needs status_date"
 
 # 6. budget and deadline together: the option within budget that misses the deadline is named, with by how much
 expect 0 "$SP" compare --gpus 8 --budget 400000 --deadline 10min --systems dgxb200,hgx-h200,gb200-nvl72

@@ -12,6 +12,12 @@ cmp -s "$tmp/iv.csv" "$root/model/intervals.csv" ||
 	no "model/intervals.csv is stale: run make intervals ($(diff "$root/model/intervals.csv" "$tmp/iv.csv" | head -5))"
 sh "$root/tools/intervals_c.sh" "$tmp/iv.c" "$root/model/intervals.csv" || no "tools/intervals_c.sh"
 cmp -s "$tmp/iv.c" "$root/model/model_intervals.c" || no "model/model_intervals.c is stale: run make intervals"
+# --intervals into a folder that is not there: exit 1, the path named, nothing left behind
+expect 1 "$SP" validate --intervals "$tmp/no/such/iv.csv"; has "--intervals"; has "no/such"
+# with no measured throughput point there is nothing to derive from: exit 1
+expect 1 "$SP" validate --no-builtin --against "$root/tests/data/cal/h200x2" --where kind=allreduce --intervals "$tmp/x.csv"
+has "no measured throughput residual"
+[ ! -e "$tmp/x.csv" ] || no "an interval table written from nothing"
 # a table the generator cannot read stops it with file:line
 printf 'kind,basis,scale,quantity,n,lo_x,hi_x,what\ninterval,guessed,1,ttt,3,0.9,1.1,x\n' >"$tmp/bad.csv"
 sh "$root/tools/intervals_c.sh" "$tmp/badc.c" "$tmp/bad.csv" 2>"$tmp/err" && no "bad basis accepted"

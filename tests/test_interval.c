@@ -98,6 +98,32 @@ static void test_derive(test_ctx *t)
 	free(it);
 }
 
+/* The transfer miss: on the stacks both GPUs ran (s1 here) when they share one, else on all their points. */
+static void test_transfer_miss(test_ctx *t)
+{
+	cal_point pts[4];
+	double pred[4] = {110, 50, 90, 400}; /* errors: A s1 +10%, A s2 -50%, B s1 -10%, B s3 x4 */
+	const char *stack[4] = {"s1", "s2", "s1", "s3"};
+	const char *gpu[4] = {"GPU-A", "GPU-A", "GPU-B", "GPU-B"};
+	memset(pts, 0, sizeof pts);
+	for (int i = 0; i < 4; i++) {
+		pts[i].kind = CAL_THROUGHPUT;
+		pts[i].gpu = (char *)gpu[i];
+		pts[i].measured = 100;
+	}
+	cal_data d = {.pts = pts, .n = 4, .cap = 4};
+	cal_miss m;
+	cal_transfer_miss(&d, pred, stack, "GPU-A", "GPU-B", NULL, &m);
+	TEST_CHECK(t, m.same_stack && m.n_from == 1 && m.n_to == 1, "shared stack s1 only: %d %d", m.n_from, m.n_to);
+	TEST_NEAR(t, m.miss, log(0.9) - log(1.1), 1e-12);
+	stack[2] = "s4"; /* no stack in common: every point of each */
+	cal_transfer_miss(&d, pred, stack, "GPU-A", "GPU-B", NULL, &m);
+	TEST_CHECK(t, !m.same_stack && m.n_from == 2 && m.n_to == 2, "all points: %d %d", m.n_from, m.n_to);
+	TEST_NEAR(t, m.miss, (log(0.9) + log(4.0)) / 2 - (log(1.1) + log(0.5)) / 2, 1e-12);
+	cal_transfer_miss(&d, pred, stack, "GPU-A", "GPU-C", NULL, &m);
+	TEST_CHECK(t, isnan(m.miss) && m.n_to == 0, "no points of the second GPU: NAN");
+}
+
 /* plan_basis on the built-in data and model_predict's interval: H100 measured, a Blackwell estimate whose
  * per-GPU interval is wider; lo <= point <= hi for every quantity. */
 static void test_basis_predict(test_ctx *t)
@@ -142,6 +168,7 @@ int main(void)
 	test_conformal_asymmetric(&t);
 	test_combine(&t);
 	test_derive(&t);
+	test_transfer_miss(&t);
 	test_basis_predict(&t);
 	return test_report(&t);
 }
