@@ -164,23 +164,22 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	return EXIT_OK;
 }
 
-/* An eff_peak above 1 deserves a word: without a precision in the rows it is relative to a nominal
- * 100 TFLOP/s (calibrate/cal_model.c point_peak), not a fraction of a GPU's peak; with one, the runs were
- * faster than the GPU's rated peak at that precision - a sign of a wrong precision or GPU in the rows.
+/* A compute_eff deserves a word when its rows name no precision (calibrate then takes them as bf16,
+ * calibrate/cal_mcol.c cal_point_compute_scenario) or when it is above 1: faster than the model's
+ * MLPerf-grade reference on that GPU and precision - a sign of a wrong precision or GPU in the rows.
  * Scope: machine|gpu|precision|variant. */
-static void eff_peak_note(const cal_param *p)
+static void compute_eff_note(const cal_param *p)
 {
-	if (strcmp(p->name, "eff_peak") != 0 || !(p->value > 1))
+	if (strcmp(p->name, "compute_eff") != 0)
 		return;
 	const char *b1 = strchr(p->scope, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
 	bool no_precision = !b2 || b2[1] == '|' || b2[1] == '\0';
 	if (no_precision)
-		printf("note: eff_peak %.4g of [%s] is above 1 because its rows name no precision: it is relative to a "
-		       "nominal 100 TFLOP/s, not to the GPU's peak (add a precision column to the measurements)\n",
-		       p->value, p->scope);
-	else
-		printf("note: eff_peak %.4g of [%s] is above 1: faster than the GPU's rated peak at that precision; "
-		       "check the precision and GPU the rows name, and the database's peak for them\n", p->value, p->scope);
+		printf("note: compute_eff %.4g of [%s]: its rows name no precision, so they were taken as bf16 (add a "
+		       "precision column to the measurements)\n", p->value, p->scope);
+	else if (p->value > 1)
+		printf("note: compute_eff %.4g of [%s] is above 1: faster than the model's MLPerf-grade reference on "
+		       "that GPU and precision; check the precision and GPU the rows name\n", p->value, p->scope);
 }
 
 /* The fitted parameters as a table; the scope column is as wide as its widest cell (never cut). */
@@ -206,7 +205,7 @@ static void fitted_table_print(const cal_pset *ps)
 	}
 	for (int i = 0; i < ps->n; i++)
 		if (ps->p[i].status != CAL_PRIOR)
-			eff_peak_note(&ps->p[i]);
+			compute_eff_note(&ps->p[i]);
 }
 
 int cmd_calibrate(int argc, char **argv)
