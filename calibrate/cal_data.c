@@ -360,6 +360,7 @@ static int load_throughput(loader *L)
 			p->grad_B_param = (strcasecmp(gp, "fp32") == 0 || strcasecmp(gp, "tf32") == 0) ? 4 : 2;
 		else
 			p->grad_B_param = strcmp(p->source, "exec") == 0 ? 2 : 4;
+		p->grad_B_said = gp[0] || strcmp(p->source, "exec") == 0;
 		p->data_threads = thr;
 		p->meas_comm_s = ar_s;
 		p->meas_exposed_s = ex_s;

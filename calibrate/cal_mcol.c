@@ -98,7 +98,7 @@ static const hw_system *system_of_gpu(const hw_db *db, const hw_gpu *g)
  * per-iteration roofline times, the gradient buckets), as `predict` builds it: its system, stack,
  * precision, data path and batch (point_spec), one GPU on one node (the compute of one GPU does not
  * depend on the placement; calibrate puts the all-reduce in itself), the point's gradient bytes and
- * bucket size where its file gives them.
+ * bucket size where its file gives them (else the stack's, as predict has them).
  *
  * The one explicit mapping for what the database cannot describe:
  * - a machine the database does not know ("local" in an engine run) but whose GPU it knows: the GPU on
@@ -137,7 +137,8 @@ bool cal_point_compute_scenario(const hw_db *db, const model_params *mp, const c
 		sc->stack.bucket_B = p->bucket_B;
 		again = true;
 	}
-	if (isfinite(p->grad_B_param) && p->grad_B_param > 0 && sc->precision != MODEL_FP32 && sc->precision != MODEL_TF32) {
+	/* gradient bytes: the run's where its file says (or the engine wrote it), else the stack's */
+	if (p->grad_B_said && p->grad_B_param > 0 && sc->precision != MODEL_FP32 && sc->precision != MODEL_TF32) {
 		sc->stack.grad_B = p->grad_B_param;
 		again = true;
 	}

@@ -1150,9 +1150,11 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						if (isfinite(v[q]))
 							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
 				}
-				char gb[16] = ""; /* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16) */
-				if (p->kind == CAL_THROUGHPUT)
-					snprintf(gb, sizeof gb, "%g", p->grad_B_param);
+				/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
+				char gb[16] = "";
+				const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(&e, p) : NULL;
+				if (ms && ms->prep.nparams > 0)
+					snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
 				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg,
 					base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus,
 					p->nodes, p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source);
