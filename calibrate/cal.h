@@ -293,7 +293,7 @@ typedef struct cal_point {
 	double workers;         /* pipeline decode workers; CAL_TTA: epochs to target */
 	double data_threads;    /* throughput: decode threads per node; pipeline: CPU cores (NAN: not said) */
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
-	bool grad_B_said;       /* ... from the file's grad_precision or the engine's default, not a guess */
+	bool grad_B_said;       /* ... from the file's grad_precision, not a guess */
 	double image_hw;        /* throughput: training image side (224 unless the file says) */
 	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */

@@ -74,16 +74,17 @@ static int phases_load(const char *table, cal_phase_row **rows, int *n)
 	return rc;
 }
 
-/* --phases-fit --out: the terms as a profile CSV (param,value,source) that `predict --profile` reads. */
-static int phases_profile_write(const char *path, const cal_phase_fit *a, const char *table, const char *anchor)
+/* The model parameters of the run-level terms (what cal_phase_fit_apply sets), in print order. */
+static const char *const phase_params[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s",
+					   "startup_per_node_s", "run_lead_s", "run_lead_steps", "cold_read_Bps",
+					   "cold_read_node_exp", "eval_fixed_s", "eval_step_frac", "epoch_boundary_s",
+					   "epoch_boundary_iters"};
+enum { NPHASE_PARAMS = sizeof phase_params / sizeof phase_params[0] };
+
+/* --phases-fit --out: the terms as a profile CSV (param,value,source) that `predict --profile` reads;
+ * m holds them as cal_phase_fit_apply puts them in the model. */
+static int phases_profile_write(const char *path, const model_params *m, const char *table, const char *anchor)
 {
-	const char *names[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s", "startup_per_node_s",
-			       "run_lead_s", "run_lead_steps", "cold_read_Bps", "cold_read_node_exp", "eval_fixed_s",
-			       "eval_step_frac", "epoch_boundary_s", "epoch_boundary_iters"};
-	const double vals[] = {a->startup_s, a->startup_per_log2_node_s, a->startup_per_sqrt_node_s,
-			       a->startup_per_node_s, a->run_lead_s, a->run_lead_steps, a->cold_read_Bps,
-			       a->cold_read_node_exp, a->eval_fixed_s, a->eval_step_frac, a->epoch_boundary_s,
-			       a->epoch_boundary_iters};
 	char source[600];
 	snprintf(source, sizeof source, "scaleplan calibrate --phases-fit %s%s%s", table, anchor ? " --phases-anchor " : "",
 		 anchor ? anchor : "");
@@ -95,9 +96,11 @@ static int phases_profile_write(const char *path, const cal_phase_fit *a, const 
 	csvw_text(w, "value");
 	csvw_text(w, "source");
 	csvw_end_row(w);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		csvw_text(w, names[i]);
-		csvw_num(w, vals[i], 10);
+	for (int i = 0; i < NPHASE_PARAMS; i++) {
+		double v = NAN;
+		model_params_get(m, phase_params[i], &v);
+		csvw_text(w, phase_params[i]);
+		csvw_num(w, v, 10);
 		csvw_text(w, source);
 		csvw_end_row(w);
 	}
@@ -148,14 +151,17 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 		printf("  anchored on %s (%d runs at %g node%s): start-up x %.3f, lead-in x %.3f, cold_read_Bps %.4g (from "
 		       "its first epoch)\n", anchor, a.anchor_runs, a.anchor_nodes, a.anchor_nodes == 1 ? "" : "s",
 		       a.anchor_startup_x, a.anchor_lead_x, a.cold_read_Bps);
-	printf("as options: --param startup_s=%.6g --param startup_per_log2_node_s=%.6g --param startup_per_sqrt_node_s=%.6g "
-	       "--param startup_per_node_s=%.6g --param run_lead_s=%.6g --param run_lead_steps=%.6g --param cold_read_Bps=%.6g "
-	       "--param cold_read_node_exp=%.6g --param eval_fixed_s=%.6g --param eval_step_frac=%.6g --param epoch_boundary_s=%.6g "
-	       "--param epoch_boundary_iters=%.6g\n", a.startup_s, a.startup_per_log2_node_s, a.startup_per_sqrt_node_s,
-	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.cold_read_node_exp,
-	       a.eval_fixed_s, a.eval_step_frac, a.epoch_boundary_s, a.epoch_boundary_iters);
+	model_params fitted = p;
+	cal_phase_fit_apply(&a, &fitted);
+	printf("as options:");
+	for (int i = 0; i < NPHASE_PARAMS; i++) {
+		double v = NAN;
+		model_params_get(&fitted, phase_params[i], &v);
+		printf(" --param %s=%.6g", phase_params[i], v);
+	}
+	printf("\n");
 	free(rows);
-	if (out && (rc = phases_profile_write(out, &a, table, anchor)) < 0) {
+	if (out && (rc = phases_profile_write(out, &fitted, table, anchor)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		return exit_code_of(rc);
 	}

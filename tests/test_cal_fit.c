@@ -277,6 +277,50 @@ static void test_one_compute(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* What calibrate fits is what predicts: engine runs of one H100 at three batches give compute_eff and b_half;
+ * `predict --profile` (model_params_load, then plan_resolve + model_predict of the same run) gives
+ * calibrate's own fitted throughput back at each batch. */
+static void test_profile_compute(test_ctx *t, const hw_db *db)
+{
+	static const char csv[] = "source,machine,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,precision,data,throughput_img_s\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,64,bf16,synthetic,5847\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,128,bf16,synthetic,6516\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,256,bf16,synthetic,7069\n";
+	cal_data d;
+	cal_data_init(&d);
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = {.db = db};
+	cal_summary sum;
+	int rc = cal_data_load_csv_buf(&d, "h100.csv", csv, strlen(csv), true, NULL);
+	rc |= cal_fit_all(&ps, &d, &o, &sum);
+	TEST_CHECK(t, rc == 0 && d.n == 3 && sum.nfailed == 0, "fit: %s", err_msg());
+	const char *path = "build/tests/cal_profile_compute.csv";
+	model_params mp;
+	model_params_default(&mp);
+	rc |= cal_pset_write(&ps, path, &o);
+	rc |= model_params_load(&mp, path);
+	TEST_CHECK(t, rc == 0 && mp.compute_eff > 0 && mp.compute_eff != 1.0, "profile: compute_eff %g: %s", mp.compute_eff,
+		   err_msg());
+	for (int i = 0; rc == 0 && i < d.n; i++) {
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = "testbed-h100x1";
+		s.stack_id = "scaleplan-train";
+		s.data = MODEL_DATA_SYNTHETIC;
+		s.batch_per_gpu = (int)d.pts[i].batch_per_gpu;
+		model_scenario sc;
+		model_result r;
+		double want = cal_predict(&ps, &d, i, &o);
+		TEST_CHECK(t, plan_resolve(db, &s, &mp, NULL, 1, 1, &sc) == 0 && model_predict(&sc, &mp, &r) == 0 &&
+				      fabs(r.throughput_img_s / want - 1) < 1e-6,
+			   "batch %d: predict --profile %.6g img/s, calibrate %.6g", s.batch_per_gpu, r.throughput_img_s, want);
+	}
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+	remove(path);
+}
+
 /* The profile writes a fitted busbw as bw_eff_* relative to the link of the node plan_resolve builds, so
  * that `predict --profile` gets the fitted busbw back on that system; a transport the database cannot
  * describe (NCCL over host memory on an NVLink machine) writes no bw_eff_* row. */
@@ -669,6 +713,7 @@ int main(void)
 	test_rank_files(&t);
 	test_one_allreduce(&t, &db);
 	test_one_compute(&t, &db);
+	test_profile_compute(&t, &db);
 	test_model_column(&t, &db);
 	test_profile_links(&t, &db);
 	test_phase_apply(&t);
