@@ -9,8 +9,10 @@
  *
  * Free parameters (names shared with the model's profile overlay; each has a scope, e.g. the GPU and
  * precision for compute, the machine and transport for an all-reduce link level):
- *   eff_peak           fraction of the GPU's peak FLOP/s reached at large batch  (scope: compute key)
- *   b_half             per-GPU batch at which efficiency is half of eff_peak      (scope: compute key)
+ *   compute_eff        the model's stack compute_eff: divides the model's compute time (prior: the
+ *                      point's stack in hwdb stacks.csv, 1 = MLPerf-grade)        (scope: compute key)
+ *   b_half             the model's b_half: per-GPU batch at which the batch efficiency is one half
+ *                                                                                  (scope: compute key)
  *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
  *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
  *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
@@ -22,28 +24,30 @@
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
- * The throughput model fitted here (cal_predict) is a compact form of the model's compute physics with
- * the model's own all-reduce:
- *   t_compute(B) = (B + b_half) x flop_per_image / (peak_flops x eff_peak)
- *                  x (1 + straggler_cv sqrt(2 ln gpus))   (slowest of P GPUs; model.h, not fitted)
+ * The throughput model fitted here (cal_predict) is model_predict's GPU step on the scenario `predict` builds
+ * for the point (cal_point_compute_scenario: plan_resolve of its system, stack, precision, batch; one
+ * explicit mapping for machines and precisions the database cannot describe), with the model's own
+ * all-reduce on the fitted link levels:
+ *   t_compute(B) = (compute_cal / compute_eff) x ((B + b_half) x per-image roofline time + per-iteration
+ *                  weight traffic + optimizer step)   (model.c: layer table at 224 px, x image area)
  *   t_allreduce  = sum over buckets of model_allreduce_s (model_allreduce_phases, what predict and sim
  *                  use) on the node plan_resolve builds for the point's system (NVLink domain, NICs),
  *                  each level's alpha and busbw the fitted ones of the machine and transport: a ring
  *                  inside the node, ring or tree between nodes (the faster, as the model says)
  *                  (per gradient bucket: gradients in reverse layer order, a bucket closing at >= the
  *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
- *   ready_i      = backward time until bucket i is complete (FLOP share of the layers; the last bucket
- *                  at the end of backward, where the engine closes it)
+ *   ready_i      = backward time until bucket i is complete (the model's buckets and layer times)
  *   exposed      = overlap x (end of the last bucket's all-reduce - end of backward)^+
  *                  + (1 - overlap) x t_allreduce   (model.h, model_exposed_s); overlap prior 1 for
  *                  scaleplan-train (every bucket launched from backward hooks, exec/ex_dist.c), else
- *                  the model's default
+ *                  the model's (model_overlap: the stack's comm_hidden_frac, else the default)
  *   contention   = scaleplan-train runs only: while a bucket's all-reduce is in flight backward runs
  *                  slowdown_compute times slower, and the all-reduce slowdown_comm times slower while
  *                  backward runs (per machine and transport; fitted from sweep rows timed beside a
  *                  compute load, exec --bench-allreduce --load resnet|gemm; 1 when there are none); the
  *                  pipeline above is then played with those rates (exposed also counts what backward lost)
- *   t_iter       = t_compute + exposed
+ *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
+ *                  (slowest of P GPUs; model.h, not fitted) - model_predict's GPU step
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
  *                  jpeg-gpu runs: min(gpus x B / t_iter, gpus x gpu_decode_img_s)
  *
@@ -289,6 +293,7 @@ typedef struct cal_point {
 	double workers;         /* pipeline decode workers; CAL_TTA: epochs to target */
 	double data_threads;    /* throughput: decode threads per node; pipeline: CPU cores (NAN: not said) */
 	double grad_B_param;    /* throughput: all-reduced bytes per parameter (4 fp32, 2 bf16/fp16) */
+	bool grad_B_said;       /* ... from the file's grad_precision, not a guess */
 	double image_hw;        /* throughput: training image side (224 unless the file says) */
 	bool no_overlap;        /* throughput: run with all-reduce after backward (exec --no-overlap) */
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */

@@ -353,13 +353,15 @@ static int load_throughput(loader *L)
 		 * between them ("socket" for emulated nodes, "ib" for the reference clusters). */
 		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
 		p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
-		/* Gradient bytes per parameter: the file's grad_precision, else exec's default (bf16), else
-		 * fp32 (PyTorch DDP, Horovod and MXNet reduce fp32 gradients in the reference runs). */
+		/* Gradient bytes per parameter: the file's grad_precision; else a guess (2 for the engine, 4
+		 * otherwise) that calibrate's model does not use: there the stack's grad_B holds (hwdb stacks.csv;
+		 * the engine's --grad-precision default is fp32, exec/ex_dist.h). */
 		const char *gp = cell(t, r, cgp);
 		if (gp[0])
 			p->grad_B_param = (strcasecmp(gp, "fp32") == 0 || strcasecmp(gp, "tf32") == 0) ? 4 : 2;
 		else
 			p->grad_B_param = strcmp(p->source, "exec") == 0 ? 2 : 4;
+		p->grad_B_said = gp[0] != '\0';
 		p->data_threads = thr;
 		p->meas_comm_s = ar_s;
 		p->meas_exposed_s = ex_s;

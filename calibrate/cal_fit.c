@@ -55,13 +55,14 @@ typedef struct lsq_adapter {
 	int nreal;
 	double *u;
 	double *r;
+	double shift[CAL_LSQ_MAXP]; /* GSL's coordinate is u + shift (see cal_lsq_solve) */
 } lsq_adapter;
 
 static int lsq_f(const gsl_vector *x, void *params, gsl_vector *f)
 {
 	lsq_adapter *a = params;
 	for (int j = 0; j < a->p->np; j++)
-		a->u[j] = gsl_vector_get(x, (size_t)j);
+		a->u[j] = gsl_vector_get(x, (size_t)j) - a->shift[j];
 	if (a->p->f(a->u, a->r, a->p->ctx) != 0)
 		return GSL_EDOM;
 	for (size_t i = 0; i < f->size; i++) {
@@ -103,8 +104,14 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 		snprintf(res->msg, sizeof res->msg, "GSL could not allocate the workspace");
 		goto done;
 	}
-	for (size_t j = 0; j < np; j++)
-		gsl_vector_set(x0, j, p->u[j]);
+	/* GSL's finite-difference Jacobian steps each coordinate by h_df x |x_j| (h_df alone only when x_j is
+	 * exactly 0): a coordinate that starts near 0 (a prior of 1 in log space, one half in logit space)
+	 * and drifts to 1e-9 gets a step below double precision and a zero Jacobian column, so it is never
+	 * moved. Such coordinates are handed to GSL shifted by 1. */
+	for (size_t j = 0; j < np; j++) {
+		a.shift[j] = fabs(p->u[j]) < 0.5 ? 1.0 : 0.0;
+		gsl_vector_set(x0, j, p->u[j] + a.shift[j]);
+	}
 	status = gsl_multifit_nlinear_init(x0, &fdf, w);
 	if (status != GSL_SUCCESS) {
 		snprintf(res->msg, sizeof res->msg, "the model cannot be evaluated at the start values (%s)",
@@ -144,7 +151,7 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 		goto done;
 	}
 	for (size_t j = 0; j < np; j++)
-		p->u[j] = gsl_vector_get(x, j);
+		p->u[j] = gsl_vector_get(x, j) - a.shift[j];
 
 	/* Rank from the singular values of J; a coordinate with a large component along a null direction
 	 * cannot be determined by these data. */

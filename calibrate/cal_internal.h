@@ -69,4 +69,12 @@ struct model_node;
 bool cal_system_node(const struct hw_db *db, const struct model_params *p, const char *machine, int gpn, int nodes,
 		     struct model_node *out);
 
+struct cal_point;
+struct model_scenario;
+/* The prepared scenario of a point's GPU work (cal_mcol.c: its system, stack, precision, batch on one
+ * GPU; the one explicit mapping for machines and precisions the database cannot describe). True when
+ * built. */
+bool cal_point_compute_scenario(const struct hw_db *db, const struct model_params *mp, const struct cal_point *p,
+				struct model_scenario *sc);
+
 #endif

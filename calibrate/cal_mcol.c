@@ -10,8 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "model/model.h"
 #include "plan/plan.h"
 
 /* The model's precision name of a point's precision cell ("amp" trains in fp16). */
@@ -81,6 +83,71 @@ static void point_spec(const cal_data *d, int i, const int *others, int nothers,
 		spec->measured[spec->nmeasured].img_s = q->measured;
 		spec->nmeasured++;
 	}
+}
+
+/* A database system that holds GPU g (the first in systems.csv order), or NULL. */
+static const hw_system *system_of_gpu(const hw_db *db, const hw_gpu *g)
+{
+	for (int i = 0; i < db->nsystems; i++)
+		if (db->systems[i].gpu == g)
+			return &db->systems[i];
+	return NULL;
+}
+
+/* The scenario of a point's GPU work, prepared (what calibrate's compute fit reads: the per-image and
+ * per-iteration roofline times, the gradient buckets), as `predict` builds it: its system, stack,
+ * precision, data path and batch (point_spec), one GPU on one node (the compute of one GPU does not
+ * depend on the placement; calibrate puts the all-reduce in itself), the point's gradient bytes and
+ * bucket size where its file gives them (else the stack's, as predict has them).
+ *
+ * The one explicit mapping for what the database cannot describe:
+ * - a machine the database does not know ("local" in an engine run) but whose GPU it knows: the GPU on
+ *   the first database system that holds it (the GPU's own work is the same on any host);
+ * - no precision in the rows (a peer's CSV): bf16, what every test-bed training run used
+ *   (refdata/testbed_pytorch.csv, exec's default); the fitted compute_eff absorbs the difference;
+ * - neither machine nor GPU known: no scenario (the point cannot be predicted).
+ * Returns true when *sc was built. */
+bool cal_point_compute_scenario(const hw_db *db, const model_params *mp, const cal_point *p, model_scenario *sc)
+{
+	if (!db)
+		return false;
+	plan_spec spec;
+	const hw_system *sys = p->machine[0] ? hw_system_find(db, p->machine) : NULL;
+	const hw_gpu *g = p->gpu[0] ? hw_gpu_find(db, p->gpu) : NULL;
+	plan_spec_init(&spec);
+	spec.stack_id = cal_point_stack(p);
+	if (spec.stack_id && !hw_stack_find(db, spec.stack_id))
+		spec.stack_id = NULL;
+	spec.precision = (model_precision)model_precision_parse(p->precision[0] ? model_prec(p->precision) : "bf16");
+	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
+	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	spec.batch_per_gpu = cal_point_batch(p);
+	spec.nodes = 1;
+	if (!sys && g) {
+		sys = system_of_gpu(db, g);
+		spec.gpu_id = g->id;
+	}
+	if (!sys)
+		return false;
+	spec.system_id = sys->id;
+	if (plan_resolve(db, &spec, mp, sys, 1, 1, sc) != 0)
+		return false;
+	bool again = false;
+	if (isfinite(p->bucket_B) && p->bucket_B > 0) {
+		sc->stack.bucket_B = p->bucket_B;
+		again = true;
+	}
+	/* gradient bytes: the run's where its file says (or the engine wrote it), else the stack's */
+	if (p->grad_B_said && p->grad_B_param > 0 && sc->precision != MODEL_FP32 && sc->precision != MODEL_TF32) {
+		sc->stack.grad_B = p->grad_B_param;
+		again = true;
+	}
+	if (again) {
+		sc->prep.ready = false;
+		if (model_scenario_prepare(sc, mp) != 0)
+			return false;
+	}
+	return true;
 }
 
 /* The column's error of one point under its stack (pred / measured - 1). */

@@ -1,8 +1,8 @@
-/* calibrate/cal_model.c - the calibration model (compact form of model/'s compute physics with the
- * model's own all-reduce on plan_resolve's node, see cal.h), the parameter set, the staged fits and
+/* calibrate/cal_model.c - the calibration model (model_predict's GPU step on the point's scenario, with
+ * the model's own all-reduce on plan_resolve's node, see cal.h), the parameter set, the staged fits and
  * leave-one-out.
  *
- * Parameter names follow model/model.h (eff_compute, b_half, overlap, decode_img_s_core, conv_e0,
+ * Parameter names follow model/model.h (the stack's compute_eff, b_half, overlap, decode_img_s_core, conv_e0,
  * conv_b0, epoch_boundary_s); the all-reduce link levels are fitted as absolute alpha_s and busbw_Bps per
  * machine and transport and written to the profile also as the model's alpha_*_s / bw_eff_* where the
  * hardware database knows the link. Priors come from model_params_default() and the hwdb.
@@ -22,9 +22,7 @@
 #include "model/model.h"
 #include "plan/plan.h"
 
-#define RESNET50_PARAMS 25557032.0  /* torchvision resnet50, 1000 classes (team.md) */
 #define DEFAULT_BATCH 256.0         /* batch assumed where a table gives none (NVIDIA DLE READMEs: 256) */
-#define NOMINAL_PEAK 1e14           /* FLOP/s used when the GPU is unknown: eff_compute is then relative */
 
 const char *cal_pstatus_name(cal_pstatus s)
 {
@@ -104,15 +102,6 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 
 /* ---- the calibration model ---- */
 
-/* One layer of the network as the backward pipeline sees it (model/ layer table, forward order). */
-typedef struct cal_layer {
-	double params;        /* trainable parameters (gradient elements) */
-	double mm_bwd_flop;   /* conv/fc backward FLOP per image (tensor cores) */
-	double ew_bwd_elems;  /* elementwise layers: activation elements read + written per image, backward */
-} cal_layer;
-
-enum { CAL_MAX_LAYERS = 256, CAL_MAX_BUCKETS = 128 };
-
 /* What predictions need besides the parameters. */
 /* The GPU JPEG decoder's rate where the database has none: the engine's on one H100 (bench/NOTES.md, issue 27). */
 #define CAL_GPU_DECODE_PRIOR 5400.0
@@ -132,90 +121,46 @@ struct cal_syscache {
 	int n, cap;
 };
 
+/* A point's GPU work as the model describes it (cal_point_compute_scenario), built on first use. */
+typedef struct cal_cs {
+	int state;            /* 0 not built, 1 built, -1 the database cannot describe it */
+	model_scenario sc;
+} cal_cs;
+
 typedef struct cal_env {
 	const hw_db *db;
+	const cal_data *d;          /* the points cs[] is indexed by */
+	cal_cs *cs;                 /* [d->n] */
 	struct cal_syscache *cache; /* the systems' nodes as plan_resolve builds them (sys_node) */
 	model_params mp;      /* the model's defaults: priors */
-	double flop_img;      /* forward + backward FLOP per image (ResNet-50 at 224) */
-	double bwd_frac;      /* backward share of the compute time (FLOP share) */
-	double nparams;
-	int nlayers;          /* 0: no layer table (then one bucket, ready at the start of backward) */
-	cal_layer layers[CAL_MAX_LAYERS];
 } cal_env;
 
-/* Elements an elementwise layer reads and writes per image in backward, unfused (a bandwidth-time
- * weight, not a byte count of our kernels): batch norm reads x and dy twice (statistics, then the
- * gradient) and writes dx; ReLU reads y and dy and writes dx; the residual add passes dy through;
- * pooling reads one side and writes the other. */
-static double elementwise_bwd_elems(const model_layer *l)
-{
-	double in = (double)l->in_elems, out = (double)l->out_elems;
-	switch (l->op) {
-	case MODEL_OP_BN: return 5 * out;
-	case MODEL_OP_RELU: return 3 * out;
-	case MODEL_OP_ADD: return 0;
-	default: return in + out;
-	}
-}
-
-static void env_layers(cal_env *e, const model_net *net)
-{
-	if (net->nlayers > CAL_MAX_LAYERS)
-		return;
-	for (int i = 0; i < net->nlayers; i++) {
-		const model_layer *l = &net->layers[i];
-		cal_layer *c = &e->layers[i];
-		memset(c, 0, sizeof *c);
-		c->params = (double)l->params;
-		if (l->op == MODEL_OP_CONV || l->op == MODEL_OP_FC)
-			c->mm_bwd_flop = l->bwd_flop;
-		else
-			c->ew_bwd_elems = elementwise_bwd_elems(l);
-	}
-	e->nlayers = net->nlayers;
-}
-
-static void env_init(cal_env *e, const cal_opts *o)
+static void env_init(cal_env *e, const cal_opts *o, const cal_data *d)
 {
 	memset(e, 0, sizeof *e);
 	e->db = o ? o->db : NULL;
+	e->d = d;
+	e->cs = d && d->n > 0 ? xcalloc((size_t)d->n, sizeof *e->cs) : NULL;
 	e->cache = xcalloc(1, sizeof *e->cache);
 	model_params_default(&e->mp);
-	model_net net;
-	e->nparams = RESNET50_PARAMS;
-	e->flop_img = 3 * 8.2e9;
-	e->bwd_frac = 2.0 / 3.0;
-	if (model_net_resnet50(&net, 1000, 224) == 0) {
-		e->flop_img = net.fwd_flop + net.bwd_flop;
-		e->bwd_frac = net.bwd_flop / e->flop_img;
-		e->nparams = (double)net.params;
-		env_layers(e, &net);
-		model_net_free(&net);
-	}
 }
 
-static const char *prec_for_peak(const char *prec)
+/* The prepared scenario of a point's GPU work, or NULL where the database cannot describe it. */
+static const model_scenario *point_scen(const cal_env *e, const cal_point *p)
 {
-	if (strstr(prec, "bf16"))
-		return "bf16";
-	if (strstr(prec, "fp16") || strstr(prec, "amp") || strstr(prec, "half"))
-		return "fp16";
-	if (strstr(prec, "tf32"))
-		return "tf32";
-	return "fp32";
+	if (!e->cs || p < e->d->pts || p >= e->d->pts + e->d->n)
+		return NULL;
+	cal_cs *c = &e->cs[p - e->d->pts];
+	if (c->state == 0)
+		c->state = cal_point_compute_scenario(e->db, &e->mp, p, &c->sc) ? 1 : -1;
+	return c->state > 0 ? &c->sc : NULL;
 }
 
-/* Peak FLOP/s of the point's GPU at its precision; NOMINAL_PEAK when unknown. */
-static double point_peak(const cal_env *e, const cal_point *p)
+/* The model's compute_eff of the point's stack (hwdb stacks.csv; 1: MLPerf-grade, or no stack): the
+ * prior of the fitted one. */
+static double compute_eff_prior(const model_scenario *ms)
 {
-	const hw_gpu *g = e->db && p->gpu[0] ? hw_gpu_find(e->db, p->gpu) : NULL;
-	if (!g && e->db && p->machine[0]) {
-		const hw_system *s = hw_system_find(e->db, p->machine);
-		g = s ? s->gpu : NULL;
-	}
-	/* precision not said (e.g. a peer's CSV): a nominal peak, eff_peak is then relative to it */
-	double peak = g && p->precision[0] ? hw_gpu_peak_flops(g, prec_for_peak(p->precision)) : NAN;
-	return isfinite(peak) && peak > 0 ? peak : NOMINAL_PEAK;
+	return ms && ms->stack.compute_eff > 0 ? ms->stack.compute_eff : 1.0;
 }
 
 /* ---- the all-reduce: the model's own description ----
@@ -272,6 +217,12 @@ static void syscache_free(struct cal_syscache *c)
 		free(c->s[i].machine);
 	free(c->s);
 	free(c);
+}
+
+static void env_free(cal_env *e)
+{
+	syscache_free(e->cache);
+	free(e->cs);
 }
 
 /* The transport inside a node when the file did not say: the system's, as plan_resolve sets it. */
@@ -438,95 +389,54 @@ static double machine_decode_rate(const cal_pset *ps, const char *machine)
 	return NAN;
 }
 
-/* The backward pipeline of a training point: gradient buckets as the engine and PyTorch DDP form
- * them (parameters in reverse forward order; a bucket closes once it holds >= bucket_B bytes;
- * ex_dist.c, model.c), each with the fraction of backward time after which it is complete, and the
- * backward share of the compute time. Backward layer times are weighted by roofline: conv/fc FLOP at
- * the GPU's peak, elementwise layers' traffic at its memory bandwidth (their efficiencies are assumed
- * equal). The fwd/bwd split stays the FLOP share: on one H200 at batch 256 it is 0.667 against a
- * measured 0.655, the roofline weighting's 0.58-0.62 is further off (bench/NOTES.md, issue 8 again). */
-typedef struct cal_pipe {
-	int n;
-	double bytes[CAL_MAX_BUCKETS];
-	double ready_frac[CAL_MAX_BUCKETS];
-	double bwd_frac;
-} cal_pipe;
-
-static void point_pipeline(const cal_env *e, const cal_point *p, cal_pipe *pp)
-{
-	double grad_B = e->nparams * p->grad_B_param;
-	pp->n = 1;
-	pp->bytes[0] = grad_B;
-	pp->ready_frac[0] = 0;   /* no layer table: the whole gradient, ready as backward starts */
-	pp->bwd_frac = e->bwd_frac;
-	if (e->nlayers == 0)
-		return;
-	const hw_gpu *g = e->db && p->gpu[0] ? hw_gpu_find(e->db, p->gpu) : NULL;
-	if (!g && e->db && p->machine[0]) {
-		const hw_system *s = hw_system_find(e->db, p->machine);
-		g = s ? s->gpu : NULL;
-	}
-	double peak = point_peak(e, p);
-	/* GPU unknown: 200 FLOP per byte, between V100 fp16 (139) and H100 bf16 (295) (hwdb gpus.csv) */
-	double bw = g && hw_known(g->mem_bw_Bps) && g->mem_bw_Bps > 0 ? g->mem_bw_Bps : peak / 200;
-	double act_B = strcmp(prec_for_peak(p->precision), "fp32") == 0 || strcmp(prec_for_peak(p->precision), "tf32") == 0 ? 4 : 2;
-	double bwd = 0;
-	for (int i = 0; i < e->nlayers; i++)
-		bwd += e->layers[i].mm_bwd_flop / peak + e->layers[i].ew_bwd_elems * act_B / bw;
-	double cap = isfinite(p->bucket_B) && p->bucket_B > 0 ? p->bucket_B : e->mp.bucket_B;
-	double acc = 0, bucket = 0;
-	pp->n = 0;
-	for (int i = e->nlayers - 1; i >= 0; i--) {
-		const cal_layer *l = &e->layers[i];
-		acc += l->mm_bwd_flop / peak + l->ew_bwd_elems * act_B / bw;
-		if (l->params == 0)
-			continue;
-		bucket += l->params * p->grad_B_param;
-		if ((bucket >= cap && pp->n < CAL_MAX_BUCKETS - 1) || i == 0) {
-			pp->bytes[pp->n] = bucket;
-			pp->ready_frac[pp->n] = acc / bwd;
-			pp->n++;
-			bucket = 0;
-		}
-	}
-	pp->ready_frac[pp->n - 1] = 1;   /* the last bucket closes when backward ends (before the optimizer) */
-}
-
 /* Prior of the overlap weight (model.h: exposed = overlap x pipeline exposure + (1 - overlap) x all
  * of the all-reduce): scaleplan-train launches every bucket from backward hooks on its own stream
- * (exec/ex_dist.c), so its pipeline is the engine's structure: 1. Other software: the model's default. */
-static double overlap_prior(const cal_env *e, const cal_point *p)
+ * (exec/ex_dist.c), so its pipeline is the engine's structure: 1. Other software: the model's, its
+ * stack's comm_hidden_frac where stacks.csv gives one (model_overlap), else the default. */
+static double overlap_prior(const cal_env *e, const cal_point *p, const model_scenario *ms)
 {
-	return strcmp(p->source, "exec") == 0 ? 1.0 : e->mp.overlap;
+	if (strcmp(p->source, "exec") == 0)
+		return 1.0;
+	return ms ? model_overlap(ms, &e->mp) : e->mp.overlap;
 }
 
-/* Throughput of a training point, with its all-reduce and exposed communication time per iteration. */
+/* Throughput of a training point, with its all-reduce and exposed communication time per iteration:
+ * model_predict's GPU step (model.c) on the point's scenario (cal_point_compute_scenario), with the
+ * fitted compute_eff (the model's stack compute_eff: it divides the compute time) and b_half of the
+ * point's scope, its all-reduce on the fitted link levels (point_ar), the fitted overlap and contention.
+ * NAN where the database cannot describe the point's GPU. */
 static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
 {
+	const model_scenario *ms = point_scen(e, p);
+	if (tar_out)
+		*tar_out = NAN;
+	if (exposed_out)
+		*exposed_out = NAN;
+	if (!ms)
+		return NAN;
+	const model_prep *pr = &ms->prep;
 	char *sc = compute_scope(p);
-	double eff = pval(ps, "eff_peak", sc, 0.3, "fraction");
+	double eff = pval(ps, "compute_eff", sc, compute_eff_prior(ms), "factor");
 	double bh = pval(ps, "b_half", sc, e->mp.b_half, "images");
-	double ov = pval(ps, "overlap", sc, overlap_prior(e, p), "fraction");
+	double ov = pval(ps, "overlap", sc, overlap_prior(e, p, ms), "fraction");
 	free(sc);
-	double B = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
-	/* conv FLOPs scale with the image area (the layer table is built at 224) */
-	double flop = e->flop_img * (p->image_hw / 224.0) * (p->image_hw / 224.0);
-	double tc = (B + bh) * flop / (point_peak(e, p) * eff);
-	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
-	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
-	if (p->gpus > 1)
-		tc *= 1 + e->mp.straggler_cv * sqrt(2 * log((double)p->gpus));
+	double B = ms->batch_per_gpu;
+	/* the model's layer table is at 224 pixels: a run at another image side scales the per-image work
+	 * (conv FLOPs and activation traffic) by the image area; weights and the optimizer step do not */
+	double area = isfinite(p->image_hw) && p->image_hw > 0 ? (p->image_hw / 224.0) * (p->image_hw / 224.0) : 1.0;
+	double k = ms->compute_cal / eff, bb = (B + bh) * area;
+	double fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
+	double bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
+	double tc = fwd_s + bwd_s + k * pr->opt_s;
 	double tar = 0, exposed = 0, comm_after_bwd = 0;
 	if (p->gpus > 1) {
-		cal_pipe pp;
-		double ready[CAL_MAX_BUCKETS], comm[CAL_MAX_BUCKETS];
-		point_pipeline(e, p, &pp);
+		double ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
-		double bwd_s = pp.bwd_frac * tc;
-		for (int i = 0; i < pp.n; i++) {
-			ready[i] = pp.ready_frac[i] * bwd_s;
-			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pp.bytes[i]);   /* each bucket pays its own latency */
+		for (int i = 0; i < pr->nbuckets; i++) {
+			/* backward time until bucket i is complete, as model_predict times it */
+			ready[i] = k * (bb * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
+			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pr->bucket_B[i]);   /* each bucket pays its own latency */
 			tar += comm[i];
 		}
 		if (p->no_overlap)
@@ -538,12 +448,19 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 			s_a = contention(ps, p, outer_transport(e, p), "comm");
 		}
 		double bwd_end, comm_end;
-		model_pipeline_run(pp.n, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
+		model_pipeline_run(pr->nbuckets, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
 		/* the iteration grows by what backward lost and by the all-reduce left after it (exposed) */
 		exposed = ov * (fmax(bwd_end, comm_end) - bwd_s) + (1 - ov) * tar;
 		comm_after_bwd = fmax(0.0, comm_end - bwd_end);
 	}
-	double img_s = p->gpus * B / (tc + exposed);
+	double gpu_s = tc + exposed;
+	if (ms->stack.step_overhead_s > 0)   /* the stack's framework time per step (model_predict) */
+		gpu_s += ms->stack.step_overhead_s;
+	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
+	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
+	if (p->gpus > 1 && e->mp.straggler_cv > 0)
+		gpu_s *= 1 + e->mp.straggler_cv * sqrt(2 * log((double)p->gpus));
+	double img_s = p->gpus * B / gpu_s;
 	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
 	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
 	if (gpu_jpeg(p)) {
@@ -601,9 +518,9 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts)
 {
 	cal_env e;
-	env_init(&e, opts);
+	env_init(&e, opts, d);
 	double v = predict_env(&e, ps, d, i);
-	syscache_free(e.cache);
+	env_free(&e);
 	return v;
 }
 
@@ -728,19 +645,19 @@ static void choose_vars(fitctx *c)
 		bool two_batches = false, comm = false;
 		for (int k = 0; k < c->npts; k++) {
 			const cal_point *p = &c->d->pts[c->pts[k]];
-			double b = isfinite(p->batch_per_gpu) ? p->batch_per_gpu : DEFAULT_BATCH;
+			double b = cal_point_batch(p);
 			if (!isfinite(b1))
 				b1 = b;
 			else if (b != b1)
 				two_batches = true;
 			comm |= p->gpus > 1 && !p->no_overlap;
 		}
-		/* log, not logit: against a nominal peak (GPU or precision unknown) the ratio may exceed 1 */
-		addvar(c, ps, "eff_peak", sc, 0.3, "fraction", CAL_X_LOG);
+		/* log, not logit: a stack may be faster than the model's MLPerf-grade reference (> 1) */
+		addvar(c, ps, "compute_eff", sc, compute_eff_prior(point_scen(e, p0)), "factor", CAL_X_LOG);
 		if (two_batches)
 			addvar(c, ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
 		if (comm)
-			addvar(c, ps, "overlap", sc, overlap_prior(e, p0), "fraction", CAL_X_LOGIT);
+			addvar(c, ps, "overlap", sc, overlap_prior(e, p0, point_scen(e, p0)), "fraction", CAL_X_LOGIT);
 		free(sc);
 		break;
 	}
@@ -996,7 +913,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 		return err_set("no measurements to fit");
 	}
 	cal_env e;
-	env_init(&e, o);
+	env_init(&e, o, d);
 	grouping g;
 	grouping_init(&g, &e, d);
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
@@ -1024,7 +941,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.fit_mape = nfit ? sum_fit / nfit : NAN;
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
 	grouping_free(&g, d->n);
-	syscache_free(e.cache);
+	env_free(&e);
 	if (sum)
 		*sum = s;
 	return 0;
@@ -1093,7 +1010,7 @@ static char *table_group(const char *gname_in)
 	return s;
 }
 
-/* Geometric mean of eff_peak fitted in other scopes whose precision is of the same kind (tensor cores:
+/* Geometric mean of compute_eff fitted in other scopes whose precision is of the same kind (tensor cores:
  * fp16/bf16/amp/tf32, or fp32); `fallback` when there is none. Scope: machine|gpu|precision|variant. */
 static double cross_group_eff(const cal_pset *ps, const char *scope, double fallback)
 {
@@ -1108,7 +1025,7 @@ static double cross_group_eff(const cal_pset *ps, const char *scope, double fall
 	int n = 0;
 	for (int i = 0; i < ps->n; i++) {
 		const cal_param *p = &ps->p[i];
-		if (strcmp(p->name, "eff_peak") != 0 || strcmp(p->scope, scope) == 0 ||
+		if (strcmp(p->name, "compute_eff") != 0 || strcmp(p->scope, scope) == 0 ||
 		    (p->status != CAL_FITTED && p->status != CAL_EXACT))
 			continue;
 		const char *pa = strchr(p->scope, '|');
@@ -1135,7 +1052,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	if (d->n == 0)
 		return err_set("no measurements");
 	cal_env e;
-	env_init(&e, o);
+	env_init(&e, o, d);
 	grouping g;
 	grouping_init(&g, &e, d);
 	cal_pset full;
@@ -1161,8 +1078,8 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 			if (fixed) {
 				if (p->kind == CAL_THROUGHPUT && o->log) {
 					char *sc = compute_scope(p);
-					if (cal_pset_find(&full, "eff_peak", sc) < 0)
-						fprintf(o->log, "validate: %s:%d: the profile has no eff_peak for [%s]: "
+					if (cal_pset_find(&full, "compute_eff", sc) < 0)
+						fprintf(o->log, "validate: %s:%d: the profile has no compute_eff for [%s]: "
 							"predicted from the prior\n", p->file, p->line, sc);
 					free(sc);
 				}
@@ -1182,7 +1099,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 					q->value = q->prior;
 					/* GPU efficiency: the other throughput groups' fits at the same kind of
 					 * precision are a better prior than a constant (still a hold-out) */
-					if (strcmp(q->name, "eff_peak") == 0)
+					if (strcmp(q->name, "compute_eff") == 0)
 						q->value = cross_group_eff(&full, q->scope, q->prior);
 				}
 				pr = predict_env(&e, &pri, d, pts[j]);
@@ -1233,9 +1150,11 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						if (isfinite(v[q]))
 							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
 				}
-				char gb[16] = ""; /* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16) */
-				if (p->kind == CAL_THROUGHPUT)
-					snprintf(gb, sizeof gb, "%g", p->grad_B_param);
+				/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
+				char gb[16] = "";
+				const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(&e, p) : NULL;
+				if (ms && ms->prep.nparams > 0)
+					snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
 				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg,
 					base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus,
 					p->nodes, p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source);
@@ -1278,7 +1197,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	}
 	cal_pset_free(&full);
 	grouping_free(&g, d->n);
-	syscache_free(e.cache);
+	env_free(&e);
 	return vt->npred ? 0 : err_set("validate: no point could be predicted");
 }
 

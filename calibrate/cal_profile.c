@@ -109,6 +109,27 @@ static bool usable(const cal_param *p)
 	return (p->status == CAL_FITTED || p->status == CAL_EXACT) && isfinite(p->value);
 }
 
+/* The fitted compute_eff (the model's stack compute efficiency) as predict's row, where one machine, GPU,
+ * precision and stack was fitted: `predict --profile` then divides the compute time by exactly that value,
+ * whatever stack it is asked about. Fits of several such scopes stay on the '#cal' lines (validate
+ * --profile reads them per scope) and predict keeps each stack's own compute_eff (hwdb stacks.csv). */
+static void compute_eff_row(FILE *f, const cal_pset *ps, FILE *log)
+{
+	const cal_param *one = NULL;
+	int n = 0;
+	for (int i = 0; i < ps->n; i++)
+		if (strcmp(ps->p[i].name, "compute_eff") == 0 && usable(&ps->p[i])) {
+			one = &ps->p[i];
+			n++;
+		}
+	if (n == 1)
+		put_row(f, NULL, one->name, one->value, one->se, one->unit, cal_pstatus_name(one->status), one->scope,
+			one->rows, log);
+	else if (n > 1 && log)
+		fprintf(log, "calibrate: compute_eff fitted in %d scopes; kept on the '#cal' lines only (predict --profile "
+			"uses each stack's compute_eff from the database)\n", n);
+}
+
 int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *opts)
 {
 	const hw_db *db = opts ? opts->db : NULL;
@@ -176,6 +197,7 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 			}
 		}
 	}
+	compute_eff_row(f, ps, log);
 	if (nconv) {
 		/* the calibration's curve is e0 (1 + B / b0): the model's form 1 with k = 1 */
 		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "", log);

@@ -22,11 +22,13 @@ static void calibrate_help(FILE *out)
 		"       scaleplan calibrate --phases-fit builtin|phases.csv [--phases-anchor mine.csv]\n"
 		"                           [--builtin] [--where EXPR] [--prior PROFILE] [--target-top1 A] [--strict] [--hwdb DIR]\n"
 		"\n"
-		"Fits the model's free parameters (GPU efficiency vs batch, all-reduce alpha and bus bandwidth per\n"
-		"machine and transport, compute/all-reduce contention, overlap, decode rate per core, convergence\n"
-		"curve, epoch-boundary cost) with GSL nonlinear least squares on relative errors; prints each\n"
-		"parameter with its standard error, the fit error and the leave-one-out error; writes the profile\n"
-		"(read by `predict --profile`, `validate --profile`).\n"
+		"Fits the model's free parameters (the stack's compute_eff and b_half per machine, GPU, precision and\n"
+		"stack, all-reduce alpha and bus bandwidth per machine and transport, compute/all-reduce contention,\n"
+		"overlap, decode rate per core, convergence curve, epoch-boundary cost) through the model itself\n"
+		"(each run as the scenario `predict` builds for it) with GSL nonlinear least squares on relative\n"
+		"errors; prints each parameter with its standard error, the fit error and the leave-one-out error;\n"
+		"writes the profile (read by `predict --profile`: compute_eff where one machine and stack was fitted;\n"
+		"`validate --profile`: every scope).\n"
 		"\n"
 		"  --measurements P  a measurement CSV (scaleplan-train runs, all-reduce sweeps, input-pipeline sweeps,\n"
 		"                    convergence tables; the kind is recognised by the header) or a directory of them;\n"
@@ -74,16 +76,17 @@ static int phases_load(const char *table, cal_phase_row **rows, int *n)
 	return rc;
 }
 
-/* --phases-fit --out: the terms as a profile CSV (param,value,source) that `predict --profile` reads. */
-static int phases_profile_write(const char *path, const cal_phase_fit *a, const char *table, const char *anchor)
+/* The model parameters of the run-level terms (what cal_phase_fit_apply sets), in print order. */
+static const char *const phase_params[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s",
+					   "startup_per_node_s", "run_lead_s", "run_lead_steps", "cold_read_Bps",
+					   "cold_read_node_exp", "eval_fixed_s", "eval_step_frac", "epoch_boundary_s",
+					   "epoch_boundary_iters"};
+enum { NPHASE_PARAMS = sizeof phase_params / sizeof phase_params[0] };
+
+/* --phases-fit --out: the terms as a profile CSV (param,value,source) that `predict --profile` reads;
+ * m holds them as cal_phase_fit_apply puts them in the model. */
+static int phases_profile_write(const char *path, const model_params *m, const char *table, const char *anchor)
 {
-	const char *names[] = {"startup_s", "startup_per_log2_node_s", "startup_per_sqrt_node_s", "startup_per_node_s",
-			       "run_lead_s", "run_lead_steps", "cold_read_Bps", "cold_read_node_exp", "eval_fixed_s",
-			       "eval_step_frac", "epoch_boundary_s", "epoch_boundary_iters"};
-	const double vals[] = {a->startup_s, a->startup_per_log2_node_s, a->startup_per_sqrt_node_s,
-			       a->startup_per_node_s, a->run_lead_s, a->run_lead_steps, a->cold_read_Bps,
-			       a->cold_read_node_exp, a->eval_fixed_s, a->eval_step_frac, a->epoch_boundary_s,
-			       a->epoch_boundary_iters};
 	char source[600];
 	snprintf(source, sizeof source, "scaleplan calibrate --phases-fit %s%s%s", table, anchor ? " --phases-anchor " : "",
 		 anchor ? anchor : "");
@@ -95,9 +98,11 @@ static int phases_profile_write(const char *path, const cal_phase_fit *a, const 
 	csvw_text(w, "value");
 	csvw_text(w, "source");
 	csvw_end_row(w);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		csvw_text(w, names[i]);
-		csvw_num(w, vals[i], 10);
+	for (int i = 0; i < NPHASE_PARAMS; i++) {
+		double v = NAN;
+		model_params_get(m, phase_params[i], &v);
+		csvw_text(w, phase_params[i]);
+		csvw_num(w, v, 10);
 		csvw_text(w, source);
 		csvw_end_row(w);
 	}
@@ -148,14 +153,17 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 		printf("  anchored on %s (%d runs at %g node%s): start-up x %.3f, lead-in x %.3f, cold_read_Bps %.4g (from "
 		       "its first epoch)\n", anchor, a.anchor_runs, a.anchor_nodes, a.anchor_nodes == 1 ? "" : "s",
 		       a.anchor_startup_x, a.anchor_lead_x, a.cold_read_Bps);
-	printf("as options: --param startup_s=%.6g --param startup_per_log2_node_s=%.6g --param startup_per_sqrt_node_s=%.6g "
-	       "--param startup_per_node_s=%.6g --param run_lead_s=%.6g --param run_lead_steps=%.6g --param cold_read_Bps=%.6g "
-	       "--param cold_read_node_exp=%.6g --param eval_fixed_s=%.6g --param eval_step_frac=%.6g --param epoch_boundary_s=%.6g "
-	       "--param epoch_boundary_iters=%.6g\n", a.startup_s, a.startup_per_log2_node_s, a.startup_per_sqrt_node_s,
-	       a.startup_per_node_s, a.run_lead_s, a.run_lead_steps, a.cold_read_Bps, a.cold_read_node_exp,
-	       a.eval_fixed_s, a.eval_step_frac, a.epoch_boundary_s, a.epoch_boundary_iters);
+	model_params fitted = p;
+	cal_phase_fit_apply(&a, &fitted);
+	printf("as options:");
+	for (int i = 0; i < NPHASE_PARAMS; i++) {
+		double v = NAN;
+		model_params_get(&fitted, phase_params[i], &v);
+		printf(" --param %s=%.6g", phase_params[i], v);
+	}
+	printf("\n");
 	free(rows);
-	if (out && (rc = phases_profile_write(out, &a, table, anchor)) < 0) {
+	if (out && (rc = phases_profile_write(out, &fitted, table, anchor)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		return exit_code_of(rc);
 	}
@@ -164,23 +172,22 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	return EXIT_OK;
 }
 
-/* An eff_peak above 1 deserves a word: without a precision in the rows it is relative to a nominal
- * 100 TFLOP/s (calibrate/cal_model.c point_peak), not a fraction of a GPU's peak; with one, the runs were
- * faster than the GPU's rated peak at that precision - a sign of a wrong precision or GPU in the rows.
+/* A compute_eff deserves a word when its rows name no precision (calibrate then takes them as bf16,
+ * calibrate/cal_mcol.c cal_point_compute_scenario) or when it is above 1: faster than the model's
+ * MLPerf-grade reference on that GPU and precision - a sign of a wrong precision or GPU in the rows.
  * Scope: machine|gpu|precision|variant. */
-static void eff_peak_note(const cal_param *p)
+static void compute_eff_note(const cal_param *p)
 {
-	if (strcmp(p->name, "eff_peak") != 0 || !(p->value > 1))
+	if (strcmp(p->name, "compute_eff") != 0)
 		return;
 	const char *b1 = strchr(p->scope, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
 	bool no_precision = !b2 || b2[1] == '|' || b2[1] == '\0';
 	if (no_precision)
-		printf("note: eff_peak %.4g of [%s] is above 1 because its rows name no precision: it is relative to a "
-		       "nominal 100 TFLOP/s, not to the GPU's peak (add a precision column to the measurements)\n",
-		       p->value, p->scope);
-	else
-		printf("note: eff_peak %.4g of [%s] is above 1: faster than the GPU's rated peak at that precision; "
-		       "check the precision and GPU the rows name, and the database's peak for them\n", p->value, p->scope);
+		printf("note: compute_eff %.4g of [%s]: its rows name no precision, so they were taken as bf16 (add a "
+		       "precision column to the measurements)\n", p->value, p->scope);
+	else if (p->value > 1)
+		printf("note: compute_eff %.4g of [%s] is above 1: faster than the model's MLPerf-grade reference on "
+		       "that GPU and precision; check the precision and GPU the rows name\n", p->value, p->scope);
 }
 
 /* The fitted parameters as a table; the scope column is as wide as its widest cell (never cut). */
@@ -206,7 +213,7 @@ static void fitted_table_print(const cal_pset *ps)
 	}
 	for (int i = 0; i < ps->n; i++)
 		if (ps->p[i].status != CAL_PRIOR)
-			eff_peak_note(&ps->p[i]);
+			compute_eff_note(&ps->p[i]);
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -184,10 +184,11 @@ double model_arch_tensor_frac(const char *arch)
 }
 
 /* Multiplies the roofline compute time: the calibration (--measured) over the stack's speed relative to
- * MLPerf-grade software (a PyTorch eager step takes longer on the same GPU). */
-static double compute_scale(const model_scenario *sc)
+ * MLPerf-grade software (a PyTorch eager step takes longer on the same GPU), or over a calibrate profile's
+ * fitted compute_eff where the parameters carry one. */
+static double compute_scale(const model_scenario *sc, const model_params *p)
 {
-	double eff = sc->stack.compute_eff;
+	double eff = p->compute_eff > 0 ? p->compute_eff : sc->stack.compute_eff;
 	return sc->compute_cal / (eff > 0 ? eff : 1.0);
 }
 
@@ -537,7 +538,7 @@ double model_staging_s(const model_scenario *sc, const model_params *p)
 void model_layer_times(const model_scenario *sc, const model_params *p, const model_net *net, int batch,
 		       double *fwd_s, double *bwd_s)
 {
-	double k = compute_scale(sc), bb = batch + (sc->b_half >= 0 ? sc->b_half : p->b_half);
+	double k = compute_scale(sc, p), bb = batch + (sc->b_half >= 0 ? sc->b_half : p->b_half);
 
 	for (int i = 0; i < net->nlayers; i++) {
 		layer_cost c = layer_cost_of(sc, p, &net->layers[i]);
@@ -631,7 +632,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	const model_prep *pr = &sc->prep;
 	const model_node *n = &sc->node;
 	int g = n->gpus_per_node, b = sc->batch_per_gpu;
-	double k = compute_scale(sc), bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
+	double k = compute_scale(sc, p), bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
 	double gpu_s, io_run, first_iter, iter1, evals, node_W;
 
 	if (!pr->ready || pr->with != p)

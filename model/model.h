@@ -76,6 +76,7 @@ typedef struct model_params {
 	double fuse_bn_relu;     /* 0..1: share of the batch-norm and ReLU layers' own memory traffic folded into
 				  * the neighbouring convolutions (1: MLPerf-grade fused kernels, 0: each its own pass) */
 	double b_half;           /* images per GPU at which the batch efficiency b/(b+b_half) is one half */
+	double compute_eff;      /* > 0: replaces the stack's compute_eff (a calibrate profile's fit); 0: the stack's */
 	double opt_B_per_param;  /* optimizer-step bytes moved per parameter (SGD momentum, fp32) */
 	double act_mem_factor;   /* activation memory = factor x sum(out_elems) x bytes/element x batch */
 	double mem_overhead_B;   /* per-GPU memory besides weights/activations (context, workspace) */

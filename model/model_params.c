@@ -61,6 +61,10 @@ static const param_def model_param_defs[] = {
 	  "refdata/testbed_pytorch.csv H100 bf16 channels-last 3718 img/s at 128, 3973 at 256, and this project's "
 	  "engine on that H100 5847 / 6516 / 7069 img/s at 64 / 128 / 256 (bench/NOTES.md, issue 15 session 7). "
 	  "Was 19 from the first pair alone, before the weight traffic's share was refitted"),
+	P(compute_eff, 0.0, 0.0, 20.0, "factor",
+	  "0 = the software stack's (hwdb stacks.csv compute_eff: GPU compute speed next to MLPerf-grade software); "
+	  "a profile from `scaleplan calibrate` fitted on one machine, GPU and stack sets the value it fitted there "
+	  "(the compute time is divided by it, as by the stack's)"),
 	P(opt_B_per_param, 20.0, 0.0, 200.0, "B",
 	  "SGD with momentum in fp32: read weight, grad, momentum, write weight, momentum = 5 x 4 B"),
 	P(act_mem_factor, 0.59, 0.1, 10.0, "factor",

@@ -91,12 +91,12 @@ printf 'machine,gpus,nodes,nccl_mode,bytes,time_s\nm,2,1,nvlink,1048576,oops\nm,
 grep -q "bad.csv:2:6 (time_s)" "$T/err.txt" || fail "no file:line:col message: $(cat "$T/err.txt")"
 rc=0; "$SP" calibrate --strict --measurements "$T/bad.csv" --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "--strict exit $rc, expected 1"
-# the parameter table shows each scope whole ("graph" was printed for "graph1"), and an eff_peak above 1
-# (the torch_ddp rows name no precision: relative to a nominal peak) gets a note saying why
+# the parameter table shows each scope whole ("graph" was printed for "graph1"), and a compute_eff fitted on
+# rows that name no precision (torch_ddp: taken as bf16) gets a note saying so
 "$SP" calibrate --measurements bench/data/h200x2 --out "$T/h.csv" >"$T/h.txt" 2>&1 || fail "calibrate h200x2: $(tail -3 "$T/h.txt")"
-grep -q '^eff_peak .*|scaleplan-train graph1 ' "$T/h.txt" || fail "scope cut short: $(grep '^eff_peak' "$T/h.txt")"
-grep -q '^note: eff_peak 1\.[0-9]* of \[testbed-h200x2|||torch_ddp\] is above 1 because its rows name no precision' \
-	"$T/h.txt" || fail "no note on eff_peak above 1: $(grep -i 'eff_peak' "$T/h.txt")"
+grep -q '^compute_eff .*|scaleplan-train graph1 ' "$T/h.txt" || fail "scope cut short: $(grep '^compute_eff' "$T/h.txt")"
+grep -q '^note: compute_eff [0-9.]* of \[testbed-h200x2|||torch_ddp\]: its rows name no precision, so they were taken as bf16' \
+	"$T/h.txt" || fail "no note on the missing precision: $(grep -i 'compute_eff' "$T/h.txt")"
 rc=0; "$SP" calibrate --measurements /nonexistent.csv --out "$T/q.csv" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "missing file exit $rc, expected 1 (a name the user got wrong)"
 # MLLOG logs: epochs to target and time to train fit conv_e0 and epoch_boundary_s; a bad log line is named

@@ -114,9 +114,9 @@ grep -qi nan "$T/r/profile.csv" && fail "--run: NaN in the profile"
 "$SP" calibrate --measurements tests/data/cal/h100-jpeg --out "$T/all.csv" > "$T/all.txt" 2>&1 || fail "calibrate: $(tail -3 "$T/all.txt")"
 mkdir "$T/syn" && cp tests/data/cal/h100-jpeg/*synthetic* "$T/syn/"
 "$SP" calibrate --measurements "$T/syn" --out "$T/syn.csv" > "$T/syn.txt" 2>&1 || fail "calibrate (synthetic only) failed"
-eff() { awk '$1 == "eff_peak" { print $3 }' "$1"; }
+eff() { awk '$1 == "compute_eff" { print $3 }' "$1"; }
 [ -n "$(eff "$T/all.txt")" ] && [ "$(eff "$T/all.txt")" = "$(eff "$T/syn.txt")" ] ||
-	fail "the jpeg-gpu point moved eff_peak: $(eff "$T/all.txt") vs $(eff "$T/syn.txt") without it"
+	fail "the jpeg-gpu point moved compute_eff: $(eff "$T/all.txt") vs $(eff "$T/syn.txt") without it"
 awk '$1 == "gpu_decode_img_s" { ok = ($3 > 4700 && $3 < 4713) } END { exit !ok }' "$T/all.txt" ||
 	fail "gpu_decode_img_s not fitted to the jpeg-gpu point (4706 img/s): $(grep gpu_decode "$T/all.txt")"
 echo "campaign_smoke: ok"

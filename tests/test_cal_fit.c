@@ -213,6 +213,114 @@ static void test_one_allreduce(test_ctx *t, const hw_db *db)
 	}
 }
 
+/* One model for compute too: calibrate's prediction of a throughput point with nothing fitted (compute_eff,
+ * b_half, overlap and the link levels at their priors) is model_predict's throughput on the scenario
+ * `predict` builds for it, wherever the model's GPU step sets the pace (not its CPU data pipeline, which
+ * calibrate fits on its own) and the file does not give the run's gradient bytes. */
+static void test_one_compute(test_ctx *t, const hw_db *db)
+{
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_builtin(&d, NULL) == 0, "builtin: %s", err_msg());
+	cal_data_canonical(&d, db);
+	model_params mp;
+	model_params_default(&mp);
+	cal_mcol m = {.db = db, .params = &mp};
+	cal_opts o = {.db = db};
+	int nsame = 0, nmulti = 0;
+	for (int i = 0; i < d.n; i++) {
+		const cal_point *p = &d.pts[i];
+		if (p->kind != CAL_THROUGHPUT || !cal_point_describable(p))
+			continue;
+		double want = cal_mcol_point(&m, &d, i, NULL, 0);
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = p->machine;
+		s.stack_id = cal_point_stack(p);
+		s.batch_per_gpu = cal_point_batch(p);
+		model_scenario sc;
+		model_result r;
+		if (!isfinite(want) || plan_resolve(db, &s, &mp, NULL, p->gpus_per_node, p->nodes, &sc) ||
+		    model_predict(&sc, &mp, &r) || r.bottleneck != MODEL_BN_COMPUTE)
+			continue;
+		if (p->grad_B_said)   /* the run's own gradient bytes: not the stack's */
+			continue;
+		cal_pset ps;
+		cal_pset_init(&ps);
+		double got = cal_predict(&ps, &d, i, &o);
+		cal_pset_free(&ps);
+		TEST_CHECK(t, fabs(got / want - 1) < 1e-9, "%s:%d (%d GPUs): calibrate %.6g img/s, model %.6g", p->file, p->line,
+			   p->gpus, got, want);
+		nsame++;
+		nmulti += p->gpus > 1;
+	}
+	TEST_CHECK(t, nsame >= 8 && nmulti >= 3, "compared %d points (%d on several GPUs)", nsame, nmulti);
+	cal_data_free(&d);
+	/* the explicit mapping: an engine run on a machine the database does not know ("local") is its GPU's
+	 * work on a system that holds that GPU; neither machine nor GPU known: no prediction */
+	static const char csv[] = "source,machine,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,precision,data,throughput_img_s\n"
+				  "exec,local,H100-SXM5-80GB,1,1,1,256,bf16,synthetic,7000\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,256,bf16,synthetic,7000\n"
+				  "exec,local,no-such-gpu,1,1,1,256,bf16,synthetic,7000\n";
+	cal_data_init(&d);
+	int rc = cal_data_load_csv_buf(&d, "local.csv", csv, strlen(csv), true, NULL);
+	TEST_CHECK(t, rc == 0 && d.n == 3, "local.csv: %d points: %s", d.n, err_msg());
+	if (rc == 0 && d.n == 3) {
+		cal_pset ps;
+		cal_pset_init(&ps);
+		double local = cal_predict(&ps, &d, 0, &o), known = cal_predict(&ps, &d, 1, &o);
+		double none = cal_predict(&ps, &d, 2, &o);
+		TEST_CHECK(t, isfinite(known) && fabs(local / known - 1) < 1e-12 && isnan(none),
+			   "local %g, testbed-h100x1 %g, unknown GPU %g img/s", local, known, none);
+		cal_pset_free(&ps);
+	}
+	cal_data_free(&d);
+}
+
+/* What calibrate fits is what predicts: engine runs of one H100 at three batches give compute_eff and b_half;
+ * `predict --profile` (model_params_load, then plan_resolve + model_predict of the same run) gives
+ * calibrate's own fitted throughput back at each batch. */
+static void test_profile_compute(test_ctx *t, const hw_db *db)
+{
+	static const char csv[] = "source,machine,gpu,nodes,gpus_per_node,gpus,batch_per_gpu,precision,data,throughput_img_s\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,64,bf16,synthetic,5847\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,128,bf16,synthetic,6516\n"
+				  "exec,testbed-h100x1,H100-SXM5-80GB,1,1,1,256,bf16,synthetic,7069\n";
+	cal_data d;
+	cal_data_init(&d);
+	cal_pset ps;
+	cal_pset_init(&ps);
+	cal_opts o = {.db = db};
+	cal_summary sum;
+	int rc = cal_data_load_csv_buf(&d, "h100.csv", csv, strlen(csv), true, NULL);
+	rc |= cal_fit_all(&ps, &d, &o, &sum);
+	TEST_CHECK(t, rc == 0 && d.n == 3 && sum.nfailed == 0, "fit: %s", err_msg());
+	const char *path = "build/tests/cal_profile_compute.csv";
+	model_params mp;
+	model_params_default(&mp);
+	rc |= cal_pset_write(&ps, path, &o);
+	rc |= model_params_load(&mp, path);
+	TEST_CHECK(t, rc == 0 && mp.compute_eff > 0 && mp.compute_eff != 1.0, "profile: compute_eff %g: %s", mp.compute_eff,
+		   err_msg());
+	for (int i = 0; rc == 0 && i < d.n; i++) {
+		plan_spec s;
+		plan_spec_init(&s);
+		s.system_id = "testbed-h100x1";
+		s.stack_id = "scaleplan-train";
+		s.data = MODEL_DATA_SYNTHETIC;
+		s.batch_per_gpu = (int)d.pts[i].batch_per_gpu;
+		model_scenario sc;
+		model_result r;
+		double want = cal_predict(&ps, &d, i, &o);
+		TEST_CHECK(t, plan_resolve(db, &s, &mp, NULL, 1, 1, &sc) == 0 && model_predict(&sc, &mp, &r) == 0 &&
+				      fabs(r.throughput_img_s / want - 1) < 1e-6,
+			   "batch %d: predict --profile %.6g img/s, calibrate %.6g", s.batch_per_gpu, r.throughput_img_s, want);
+	}
+	cal_pset_free(&ps);
+	cal_data_free(&d);
+	remove(path);
+}
+
 /* The profile writes a fitted busbw as bw_eff_* relative to the link of the node plan_resolve builds, so
  * that `predict --profile` gets the fitted busbw back on that system; a transport the database cannot
  * describe (NCCL over host memory on an NVLink machine) writes no bw_eff_* row. */
@@ -604,6 +712,8 @@ int main(void)
 	test_readers(&t);
 	test_rank_files(&t);
 	test_one_allreduce(&t, &db);
+	test_one_compute(&t, &db);
+	test_profile_compute(&t, &db);
 	test_model_column(&t, &db);
 	test_profile_links(&t, &db);
 	test_phase_apply(&t);
