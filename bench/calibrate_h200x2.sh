@@ -50,7 +50,7 @@ per_run "$OUT/detail.csv"
 echo
 echo "== protocol B: calibrate on 1-GPU + 2-GPU NVLink/host-memory runs + sweeps; predict the socket runs"
 "$SP" calibrate --measurements "$DIR" --where 'intra!=socket,nodes=1' --out "$OUT/profile_b.csv" |
-	grep -E "^(overlap|eff_peak|b_half) |fit error|leave-one-out|FAILED|cannot be determined"
+	grep -E "^(overlap|compute_eff|b_half) |fit error|leave-one-out|FAILED|cannot be determined"
 "$SP" validate --no-builtin --against "$DIR" --profile "$OUT/profile_b.csv" --where kind=throughput,nodes=2 \
 	--detail "$OUT/detail_b1.csv" >/dev/null
 "$SP" validate --no-builtin --against "$DIR" --profile "$OUT/profile_b.csv" --where kind=throughput,gpus=2,intra=socket \
