@@ -234,7 +234,7 @@ static void section_uncertainty(rep_doc *d, const cli_row *rows, const rep_group
 		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
 		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
 		 "widened by the largest miss of one GPU generation to the next it could check) %d. Where two options' "
-		 "intervals overlap, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
+		 "times differ by less than their intervals combined, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
 		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
 		 "runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
 	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],

@@ -157,6 +157,14 @@ typedef struct plan_option {
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
 void plan_option_judge(const plan_question *q, plan_option *w);
+/* Whether two judged options' times cannot be told apart at 90%: the log of their ratio is within the
+ * half-widths of their intervals on the sides that face each other, added in quadrature (independent
+ * errors: the variance of a difference is the sum of the variances). "The intervals overlap" would add the
+ * half-widths: for two equal widths a ~98% test, which calls a 1.8x gap between a measured H100 and an
+ * estimated B200 a tie. One model's errors on two options are more often positively correlated, which
+ * narrows the ratio's interval further, so quadrature still errs toward a tie. False when either does not
+ * fit (time INFINITY). */
+bool plan_times_tied(const plan_option *a, const plan_option *b);
 /* Orders options as plan_verdict_cmp, then fewer NVLink domains, fewer nodes, system id. */
 void plan_options_sort(const plan_question *q, plan_option *o, int n);
 
@@ -208,7 +216,7 @@ bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 typedef struct plan_answer {
 	const plan_option *winner; /* the recommendation; NULL when none qualifies */
 	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
-	const plan_option *tied_faster; /* a faster option whose interval overlaps the winner's, left for money */
+	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for money */
 	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
 	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
 	plan_buy_rent buy_rent;    /* for the winner's GPU model */

@@ -2,8 +2,9 @@
  * sweep print. Whole servers by default: nobody buys 64 eight-GPU servers to use one GPU in each, so a
  * placement occupies whole nodes unless --partial-nodes asks for the others (still costed for the whole
  * servers they occupy: model_result's capex and rent). The answer names the fastest, the cheapest and the
- * best value (the knee of the time-cost front); options whose 90% time intervals overlap are a tie, broken
- * by money, never toward the dearer option; money rankings rank by money. Scale up vs scale out is asked of
+ * best value (the knee of the time-cost front); options whose times differ by less than their 90% intervals
+ * combined (plan_times_tied) are a tie, broken by money, never toward the dearer option; money rankings rank
+ * by money. Scale up vs scale out is asked of
  * one GPU model at a time; buy vs rent too.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -339,14 +340,24 @@ static bool cheaper(const plan_question *q, const plan_option *a, const plan_opt
 	return c ? c < 0 : option_cmp(q, a, b) < 0;
 }
 
-/* Among the options whose time interval overlaps the fastest's, the cheapest: a difference the model cannot
+bool plan_times_tied(const plan_option *a, const plan_option *b)
+{
+	const plan_option *f = a->v.time_s <= b->v.time_s ? a : b, *s = f == a ? b : a;
+	if (!isfinite(f->v.time_s) || !isfinite(s->v.time_s) || !(f->v.time_s > 0))
+		return false;
+	double up = log(f->v.time_hi_s / f->v.time_s);   /* how much slower the faster one may be */
+	double down = log(s->v.time_s / s->v.time_lo_s); /* how much faster the slower one may be */
+	return log(s->v.time_s / f->v.time_s) <= sqrt(up * up + down * down);
+}
+
+/* Among the options tied with the fastest (plan_times_tied), the cheapest: a difference the model cannot
  * tell apart never buys the dearer option. Options without the price are taken only when none has it. */
 static const plan_option *tie_by_money(const plan_question *q, const plan_option *o, int n, const plan_option *f)
 {
 	const plan_option *pick = f;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (w->ok && w->v.time_lo_s <= f->v.time_hi_s && cheaper(q, w, pick))
+		if (w->ok && plan_times_tied(w, f) && cheaper(q, w, pick))
 			pick = w;
 	}
 	return pick;
@@ -737,7 +748,7 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 	}
 	const plan_option *u = a->best_up, *o = a->best_out;
 	size_t cl = chip_len(u->sc.node.gpu_id);
-	bool overlap = u->v.time_lo_s <= o->v.time_hi_s && o->v.time_lo_s <= u->v.time_hi_s;
+	bool overlap = plan_times_tied(u, o);
 	const plan_option *pick = overlap ? (cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
 	put(buf, len_B, at, " Scale %s (%.*s alike): %d NVLink domain%s ", pick == u ? "up" : "out", (int)cl,
 	    u->sc.node.gpu_id, u->v.domains, u->v.domains > 1 ? "s" : "");
@@ -803,7 +814,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put_short(q, a->tied_faster, buf, len_B, &at);
 		put(buf, len_B, &at, " is ");
 		put_relation(q, a->tied_faster, a->winner, buf, len_B, &at);
-		put(buf, len_B, &at, ", inside the model's error (their 90%% intervals overlap).");
+		put(buf, len_B, &at, ", inside the model's error (the gap is within their 90%% intervals combined).");
 	}
 	put_trio(q, a, buf, len_B, &at);
 	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */

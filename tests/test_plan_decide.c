@@ -72,6 +72,37 @@ static void test_tie_by_money(test_ctx *t)
 	TEST_CHECK(t, strstr(text, "64 GPUs idle") != NULL, "idle GPUs said: %s", text);
 }
 
+/* An estimated B200 server against a measured H100 one (compare --gpus 16 after the intervals): 4.5 min
+ * (3.0-6.7) against 8.3 min (6.7-10.5). The intervals touch, yet the gap (1.84x) is beyond both widths
+ * combined: not a tie, so the answer is the faster option, not the H100 for its lower capex. Within the
+ * combined widths (7.2 min, 5.8-9.2, an H200) it is a tie, broken by money. */
+static void test_tie_in_quadrature(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	plan_option o[2] = {
+		opt("dgxb200", "B200-SXM-180GB", 2, 8, 8, 0, 1, 270, 1087120, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 2, 8, 8, 0, 1, 498, 597120, NAN),
+	};
+	o[0].r.tta_lo_s = 180;
+	o[0].r.tta_hi_s = 402;
+	o[1].r.tta_lo_s = 402;
+	o[1].r.tta_hi_s = 630;
+	judge_all(&q, o, 2);
+	TEST_CHECK(t, !plan_times_tied(&o[0], &o[1]), "1.84x apart with log half-widths 0.40 and 0.21: no tie");
+	plan_answer a;
+	plan_decide(&q, o, 2, &a);
+	TEST_CHECK(t, a.winner == &o[0] && !a.tied_faster, "the faster dgxb200 wins, got %s",
+		   a.winner ? a.winner->sc.node.system_id : "none");
+	o[1].r.tta_s = 432; /* 1.6x apart: ln 1.6 = 0.47 <= sqrt(0.40^2 + 0.29^2) = 0.49 */
+	o[1].r.tta_lo_s = 323;
+	judge_all(&q, o, 2);
+	TEST_CHECK(t, plan_times_tied(&o[0], &o[1]) && plan_times_tied(&o[1], &o[0]), "inside the widths combined: a tie, either order");
+	plan_decide(&q, o, 2, &a);
+	TEST_CHECK(t, a.winner == &o[1] && a.tied_faster == &o[0], "the tie broken by money: dgxh100, got %s",
+		   a.winner ? a.winner->sc.node.system_id : "none");
+}
+
 /* --partial-nodes adds losing rows and one faster inside the tie: the answer stays (main moved to the $3M rack). */
 static void test_losing_rows_do_not_move_it(test_ctx *t)
 {
@@ -281,6 +312,7 @@ int main(void)
 {
 	test_ctx t = {0};
 	test_tie_by_money(&t);
+	test_tie_in_quadrature(&t);
 	test_losing_rows_do_not_move_it(&t);
 	test_cost_ranking(&t);
 	test_budget_and_deadline(&t);
