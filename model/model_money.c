@@ -194,21 +194,17 @@ static double capex_month(const model_money *m, double capex)
 	return (capex - res / pow(1.0 + rr, N)) * rr / (1.0 - pow(1.0 + rr, -N));
 }
 
-/* The owner's fixed cost of the cluster a month at capex c: capex share, support, facility. */
-static double fixed_month(const model_scenario *sc, const model_result *r, double c, double *support_m,
-			  double *facility_m)
+/* The owner's fixed cost a month per dollar of capex: capex share and support. Both are linear in the capex
+ * (capex_month of c is c x capex_month of 1), so one factor prices the capex and both ends of its range. */
+static double fixed_month_per_usd(const model_money *m)
 {
-	const model_money *m = &sc->money;
-	*support_m = m->support_frac_year * c / 12.0;
-	*facility_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	return capex_month(m, c) + *support_m + *facility_m;
+	return capex_month(m, 1.0) + m->support_frac_year / 12.0;
 }
 
 void model_run_money(const model_scenario *sc, model_result *r)
 {
 	const model_money *m = &sc->money;
 	const model_node *n = &sc->node;
-	double sup_m, fac_m, lo_s, lo_f;
 
 	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
 	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r->tta_s, &r->rent_gpus);
@@ -220,12 +216,14 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* no more runs fit a month than its wall clock holds back to back: never below that share */
 	share = fmax(share, r->tta_s / MONTH_S);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
-	double fix = fixed_month(sc, r, r->capex_usd, &sup_m, &fac_m);
-	r->support_usd = isfinite(r->capex_usd) ? sup_m * share : NAN;
+	double per_usd = fixed_month_per_usd(m);
+	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
+	double fix = r->capex_usd * per_usd + fac_m;
+	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
 	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
 	r->tco_usd = fix * share + energy;
-	r->tco_lo_usd = fixed_month(sc, r, r->capex_lo_usd, &lo_s, &lo_f) * share + energy;
-	r->tco_hi_usd = fixed_month(sc, r, r->capex_hi_usd, &lo_s, &lo_f) * share + energy;
+	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
+	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
 	/* owning N runs a month costs fix + N x energy, renting the same GPUs N x rent: equal at N* */
 	r->breakeven_runs_per_month = NAN;
 	double rent = model_ref_rent_usd(sc, r);
