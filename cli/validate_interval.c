@@ -101,10 +101,16 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 	if (out) {
 		fprintf(out, in->md ? "\n```\n" : "\n");
 		cal_interval_coverage(v->r, v->n, miss, NCHECKED, out);
-		for (int k = 0; k < NCHECKED; k++)
+		for (int k = 0; k < NCHECKED; k++) {
+			if (isnan(miss[k].miss)) { /* no points of one of the two GPUs in these measurements */
+				fprintf(out, "  default model %s -> %s: not checked (%d and %d points)\n", miss[k].from,
+					miss[k].to, miss[k].n_from, miss[k].n_to);
+				continue;
+			}
 			fprintf(out, "  default model %s -> %s: ratio off by %+.1f%% (%d and %d points, %s)\n", miss[k].from,
 				miss[k].to, 100 * (exp(miss[k].miss) - 1), miss[k].n_from, miss[k].n_to,
 				miss[k].same_stack ? "the stacks both ran" : "all their stacks");
+		}
 		if (in->md)
 			fprintf(out, "```\n");
 	}

@@ -24,6 +24,10 @@ awk -F, 'NR > 1 && $3 > 5 { bad = 1 } END { exit bad }' "$T/v.csv" || fail "hold
 
 # the built-in reference table (leave-one-out) works from any directory
 (cd "$T" && "$SP" validate --format md >"$T/v.md") || fail "validate on built-in data failed"
+# measurements without the GPUs of the transfer checks: those lines say so, not "+nan%"
+"$SP" validate --no-builtin --against tests/data/cal/h200x2 >"$T/vt.txt" || fail "validate --no-builtin (table)"
+grep -q "not checked" "$T/vt.txt" || fail "transfer checks without points not said"
+grep -qi "nan" "$T/vt.txt" && fail "NaN in validate's table: $(grep -i nan "$T/vt.txt" | head -2)"
 grep -q "c4130-p100" "$T/v.md" || fail "c4130-p100 missing from the validation table"
 
 # the phase table of a tree of MLPerf logs (tests/data/mllog_v4: excerpts of two v4.0 logs)
