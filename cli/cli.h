@@ -194,6 +194,12 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 /* cli/optcheck.c: checks across options (issue 35), each printing "scaleplan CMD: ..." and returning an
  * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
 int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
+/* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
+ * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
+int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);
+/* Two options that say the same thing two ways (--global-batch and --batch-per-gpu): "scaleplan CMD: give A or
+ * B, not both" and EXIT_INPUT when both were given, the same words in every command. */
+int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b, bool has_b);
 /* --runs-per-month more than fit a month of wall clock at tta_s per run (the fastest option's): */
 int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s);
 /* "75.9% top-1" or "70.0% top-1 in 20 epochs (--epochs)": what a header says the run trains to. */

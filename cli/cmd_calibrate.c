@@ -272,6 +272,9 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (int i = optind; i < argc && ninputs < 64; i++)
 		inputs[ninputs++] = argv[i];
+	if ((rc = cli_check_out("calibrate", "--out", out, false)) ||
+	    (rc = cli_check_out("calibrate", "--phases-out", phases_out, false)))
+		return rc;
 	if (phases_anchor && !phases_fit) {
 		fprintf(stderr, "scaleplan calibrate: --phases-anchor needs --phases-fit TABLE\n");
 		return EXIT_INPUT;

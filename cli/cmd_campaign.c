@@ -451,8 +451,9 @@ static int fit(const cg_opts *o)
 static int mkdir_ok(const char *p)
 {
 	if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "scaleplan campaign: %s: cannot create: %s\n", p, strerror(errno));
-		return EXIT_ENV;
+		int rc = err_path(p, errno, "a folder in an existing folder"); /* README's rule: missing parent 1 */
+		fprintf(stderr, "scaleplan campaign: --out %s\n", err_msg());
+		return exit_code_of(rc);
 	}
 	return EXIT_OK;
 }
@@ -465,6 +466,7 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 		{"machine", 1, 0, 'm'}, {"hwdb", 1, 0, 'H'}, {"force", 0, 0, 'F'}, {"run-timeout", 1, 0, 'T'},
 		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
+	bool dry = false;
 	char *end;
 	*o = (cg_opts){.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 2, .where = "--grid"};
 	*spec = NULL;
@@ -473,7 +475,7 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 		switch (c) {
 		case 'g': *spec = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 'n': o->run = false; break;
+		case 'n': dry = true; break;
 		case 'r': o->run = true; break;
 		case 'f': o->fit_only = true; break;
 		case 't': o->train = optarg; break;
@@ -511,6 +513,13 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
 							      : "--out DIR is required");
 		return EXIT_INPUT;
 	}
+	if (cli_check_not_both("campaign", "--run", o->run, "--dry-run", dry) ||
+	    cli_check_not_both("campaign", "--fit-only", o->fit_only, o->run ? "--run" : "--dry-run", o->run || dry) ||
+	    cli_check_not_both("campaign", "--fit-only", o->fit_only, "--grid", *spec))
+		return EXIT_INPUT;
+	int orc = cli_check_out("campaign", "--out", o->out, true); /* README: no such folder or a file is 1 */
+	if (orc)
+		return orc;
 	if (!*spec)
 		*spec = o->folder ? CG_DEFAULT_GRID : CG_DEFAULT_GRID_NO_DATA;
 	/* the scripts quote these in single quotes */

@@ -333,6 +333,8 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "scaleplan compare: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_INPUT;
 	}
+	if ((rc = cli_check_out("compare", "--out", outpath, false)))
+		return rc;
 	if (gpus < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
 		return EXIT_INPUT;

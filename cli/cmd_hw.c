@@ -190,8 +190,11 @@ int cmd_hw(int argc, char **argv)
 		fprintf(stderr, "scaleplan hw: unknown subcommand '%s'; expected list, show, check or import\n", sub);
 		return EXIT_INPUT;
 	}
+	int rc = cli_check_out("hw import", "--out", out, true);
+	if (rc)
+		return rc;
 	hw_db db;
-	int rc = cli_load_db(&db, dir);
+	rc = cli_load_db(&db, dir);
 	if (rc != EXIT_OK)
 		return rc;
 	if (strcmp(sub, "import") == 0)

@@ -169,6 +169,15 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (check_prefix(out))
 		return EXIT_INPUT;
+	for (int k = 0; k < 2; k++) { /* the files the chart becomes, checked before the CSVs are read */
+		if (!(k ? o.png : o.svg))
+			continue;
+		char *f = xasprintf("%s.%s", out, k ? "png" : "svg");
+		int crc = cli_check_out("plot", "--out", f, false);
+		free(f);
+		if (crc)
+			return crc;
+	}
 	plot_data d = {0};
 	int rc = EXIT_OK;
 	stream_ctx sc = {.o = &o, .d = &d, .cost_col = cost_col};

@@ -832,6 +832,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	struct stat st;
+	if ((rc = cli_check_out("report", "--out", outdir, true)))
+		return rc;
 	if (stat(outdir, &st) == 0) {
 		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", outdir);
 		return EXIT_INPUT;

@@ -342,11 +342,11 @@ int cmd_sim(int argc, char **argv)
 		fprintf(stderr, "scaleplan sim: unexpected argument '%s'\n", argv[optind]);
 		goto out;
 	}
-	if (s.spec.global_batch && s.spec.batch_per_gpu) {
-		fprintf(stderr, "scaleplan sim: give --global-batch or --batch-per-gpu, not both (%d images globally vs "
-				"%d per GPU)\n", s.spec.global_batch, s.spec.batch_per_gpu);
+	if ((rc = cli_check_not_both("sim", "--global-batch", s.spec.global_batch, "--batch-per-gpu",
+				     s.spec.batch_per_gpu)) ||
+	    (rc = cli_check_out("sim", "--trace", trace_path, false)))
 		goto out;
-	}
+	rc = EXIT_INPUT;
 	if (window_given && !trace_path) {
 		fprintf(stderr, "scaleplan sim: --trace-window needs --trace FILE\n");
 		goto out;

@@ -225,21 +225,20 @@ static void sweep_usage(FILE *out)
 static int sw_check(sw_opts *o)
 {
 	/* the shared options --system and --global-batch name what sweep's own grid options would */
-	if (o->s.spec.system_id && o->systems) {
-		fprintf(stderr, "scaleplan sweep: give --systems LIST or --system ID, not both\n");
+	if (cli_check_not_both("sweep", "--systems", o->systems, "--system", o->s.spec.system_id))
 		return EXIT_INPUT;
-	}
 	if (o->s.spec.system_id)
 		o->systems = o->s.spec.system_id;
 	o->global_batch = o->s.spec.global_batch;
-	if (o->global_batch && o->nb) {
-		fprintf(stderr, "scaleplan sweep: give --global-batch or --batch-per-gpu, not both\n");
+	if (cli_check_not_both("sweep", "--global-batch", o->global_batch, "--batch-per-gpu", o->nb))
 		return EXIT_INPUT;
-	}
 	if (!o->outpath) {
 		fprintf(stderr, "scaleplan sweep: --out FILE is required (the grid is written as CSV)\n");
 		return EXIT_INPUT;
 	}
+	int orc = cli_check_out("sweep", "--out", o->outpath, false);
+	if (orc)
+		return orc;
 	for (int i = 0; i < o->nb; i++)
 		if (o->batches[i] > 65536) {
 			fprintf(stderr, "scaleplan sweep: --batch-per-gpu %d: at most 65536\n", o->batches[i]);

@@ -135,6 +135,10 @@ int cmd_validate(int argc, char **argv)
 		default: validate_help(stderr); return EXIT_INPUT;
 		}
 	}
+	int orc;
+	if ((orc = cli_check_out("validate", "--detail", detail, false)) ||
+	    (orc = cli_check_out("validate", "--intervals", intervals, false)))
+		return orc;
 	if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "md") != 0) {
 		fprintf(stderr, "scaleplan validate: --format '%s': expected table, csv or md\n", format);
 		return EXIT_INPUT;

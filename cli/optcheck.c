@@ -90,3 +90,19 @@ char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, cha
 	}
 	return buf;
 }
+
+int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder)
+{
+	int rc = folder ? out_check_dir(path) : out_check_file(path);
+	if (rc)
+		fprintf(stderr, "scaleplan %s: %s %s\n", cmd, opt, err_msg());
+	return rc ? exit_code_of(rc) : EXIT_OK;
+}
+
+int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b, bool has_b)
+{
+	if (!has_a || !has_b)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan %s: give %s or %s, not both\n", cmd, a, b);
+	return EXIT_INPUT;
+}

@@ -389,6 +389,9 @@ int cli_scen_load(cli_scen *s)
 {
 	int rc;
 
+	if ((rc = cli_check_not_both(s->cmd, "--global-batch", s->spec.global_batch, "--batch-per-gpu",
+				     s->spec.batch_per_gpu)))
+		return rc;
 	if (!s->loaded) {
 		rc = cli_load_db(&s->db, s->hwdb_dir);
 		if (rc)

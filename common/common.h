@@ -188,6 +188,15 @@ int file_read_all(const char *path, char **buf, size_t *len_B);
  * removed, PATH as it was) when SIGINT/SIGTERM arrived before the rename. */
 int file_write_atomic(const char *path, const void *buf, size_t len_B);
 
+/* The checks of an output path a command makes before any work, so that a bad --out costs nothing and leaves
+ * nothing touched (README "Exit status"). out_check_file: NULL and "-" (stdout) pass; ERR_INPUT with err
+ * "PATH: ... (expected ...)" for an empty name, a directory, a folder that is not there or a file where a
+ * folder belongs, and a file whose mode bits give its user no write permission (the tmp + rename writers
+ * would otherwise replace a file marked read-only); ERR_ENV where the folder refuses writes (permission).
+ * out_check_dir, for an output folder: the same for its parent, and a file where the folder belongs. */
+int out_check_file(const char *path);
+int out_check_dir(const char *path);
+
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
 int str_edit_distance(const char *a, const char *b);
 

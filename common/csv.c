@@ -269,6 +269,11 @@ int csvw_create(const char *path, csvw **w)
 		return err_set("'': an empty path (expected a file to write)");
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_path(path, EISDIR, "a file to write");
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		int rc = out_check_file(path); /* a read-only file is not replaced behind its mode's back */
+		if (rc)
+			return rc;
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		*w = csvw_open_special(path);
 		return *w ? 0 : err_path(path, errno, "a file to write");

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+static bool mode_lets_write(const struct stat *st);
+
 double time_now_s(void)
 {
 	struct timespec ts;
@@ -25,8 +27,8 @@ int file_write_atomic(const char *path, const void *buf, size_t len_B)
 	int rc = ERR_ENV, fd;
 	struct stat st;
 	intr_phase("write");
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = err_path(path, EISDIR, "a file to write");
+	if (stat(path, &st) == 0 && (S_ISDIR(st.st_mode) || !mode_lets_write(&st))) {
+		rc = out_check_file(path);
 		goto out;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -102,6 +104,65 @@ int err_path(const char *path, int errnum, const char *expected)
 		err_set("%s: %s", path, strerror(errnum));
 		return ERR_ENV;
 	}
+}
+
+/* The mode bits that apply to this user: owner, group or other (root's access() would always say yes, yet a
+ * file marked read-only is one its owner asked to keep). */
+static bool mode_lets_write(const struct stat *st)
+{
+	if (st->st_uid == geteuid())
+		return st->st_mode & S_IWUSR;
+	if (st->st_gid == getegid())
+		return st->st_mode & S_IWGRP;
+	return st->st_mode & S_IWOTH;
+}
+
+/* The folder that will hold path: it exists, is a folder, and may be written. */
+static int out_check_parent(const char *path, const char *expected)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? (slash == path ? xstrdup("/") : xasprintf("%.*s", (int)(slash - path), path)) : xstrdup(".");
+	struct stat st;
+	int rc = 0;
+	if (stat(dir, &st) != 0)
+		rc = err_path(path, errno, expected);
+	else if (!S_ISDIR(st.st_mode))
+		rc = err_path(path, ENOTDIR, expected);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = err_path(dir, errno, "a folder to write in");
+	free(dir);
+	return rc;
+}
+
+int out_check_file(const char *path)
+{
+	struct stat st;
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	if (!*path)
+		return err_set("'' (empty): expected a file name");
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return err_path(path, EISDIR, "a file to write");
+		if (!mode_lets_write(&st))
+			return err_set("%s: read-only (mode %03o): not replaced (expected a file you may write: "
+				       "chmod u+w it, or name another)", path, (unsigned)(st.st_mode & 0777));
+		if (!S_ISREG(st.st_mode))
+			return 0; /* a device or pipe (/dev/null) is written in place */
+	}
+	return out_check_parent(path, "a file in an existing folder");
+}
+
+int out_check_dir(const char *path)
+{
+	struct stat st;
+	if (!path)
+		return 0;
+	if (!*path)
+		return err_set("'' (empty): expected a folder name");
+	if (stat(path, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : err_path(path, ENOTDIR, "a folder");
+	return out_check_parent(path, "a folder in an existing folder");
 }
 
 int file_open_read(const char *path, FILE **f)
