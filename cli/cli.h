@@ -209,7 +209,14 @@ char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
 int cli_batch_that_fits(model_scenario *sc, const model_params *p);
 /* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
  * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
-char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, char *buf, size_t len_B);
+char *cli_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			 long gpus, char *buf, size_t len_B);
+/* "scaleplan CMD: no candidate system can hold N GPUs: K placements over several nodes need a network ...; M
+ * systems have another node size (--partial-nodes ...)": why no placement was left. Returns EXIT_INPUT. */
+int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole);
+/* What the epochs rest on, as predict and sim print it: " (EXTRAPOLATED: the global batch is above the largest
+ * measured convergence point)", " (--epochs)", " (MLPerf convergence curve at this global batch)" ... */
+const char *cli_epochs_note(const model_scenario *sc, const model_result *r);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -74,6 +74,20 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
 	return cli_check_runs_fit(cmd, &s->spec.money, best_s);
 }
 
+int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole)
+{
+	fprintf(stderr, "scaleplan %s: no candidate system can hold %ld GPUs", cmd, gpus);
+	if (skipped_net)
+		fprintf(stderr, ": %d placement%s over several nodes need%s a network between nodes that the database "
+				"does not give the system (a test bed, a single server: --fabric ID adds one)", skipped_net,
+			skipped_net > 1 ? "s" : "", skipped_net > 1 ? "" : "s");
+	if (skipped_whole)
+		fprintf(stderr, "%s %d system%s another node size (--partial-nodes offers %s)", skipped_net ? ";" : ":",
+			skipped_whole, skipped_whole > 1 ? "s have" : " has", skipped_whole > 1 ? "them" : "it");
+	fprintf(stderr, "\n");
+	return EXIT_INPUT;
+}
+
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
@@ -105,7 +119,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 			break;
 		}
 	char target[64];
-	printf("scaleplan compare: %ld GPUs, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+	printf("scaleplan compare: %ld GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus, gpus == 1 ? "" : "s",
 	       cli_target_label(&s->spec, target, sizeof target), prec,
 	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
 	       plan_order_text(q, order, sizeof order));
@@ -359,10 +373,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (nrows == 0) {
-		fprintf(stderr, "scaleplan compare: no system can hold %ld GPUs on whole nodes (%d need a network the "
-				"database does not give them: try --fabric ID; %d have another node size: try "
-				"--partial-nodes)\n", gpus, skipped_net, skipped_whole);
-		rc = EXIT_INPUT;
+		rc = cli_no_placement("compare", gpus, skipped_net, skipped_whole);
 		goto out;
 	}
 	plan_options_sort(&q, rows, nrows);
@@ -379,7 +390,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	{
 		char left_out[1024];
-		cli_left_out_names(cand, ncand, q.partial_nodes ? 0 : gpus, left_out, sizeof left_out);
+		cli_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
 	}
 	fflush(stdout);

@@ -12,6 +12,16 @@
 
 /* capex by part (whole units, the fabric, the store) with its range, rent as billed, the owner's cost per run
  * by part and the break-even against renting, each where the database has its price. */
+const char *cli_epochs_note(const model_scenario *sc, const model_result *r)
+{
+	return sc->epochs > 0 ? " (--epochs)"
+	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
+	       : r->extrapolated_below ? " (EXTRAPOLATED: the global batch is below the smallest measured convergence "
+					 "point; epochs held at its value)"
+	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
+				       : " (MLPerf convergence curve at this global batch)";
+}
+
 static void print_money(const model_scenario *sc, const model_result *r)
 {
 	const model_node *n = &sc->node;
@@ -124,13 +134,7 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	printf("                                all-reduce %.4f (exposed %.4f)  data %.4f  io %.4f%s\n", r->comm_s,
 	       r->comm_exposed_s, r->data_s, r->io_s, sc->prep.cached ? " (first epoch only: page cache)" : "");
 	printf("  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
-	printf("  epochs             %.1f%s\n", r->epochs,
-	       sc->epochs > 0 ? " (--epochs)"
-	       : r->extrapolated ? " (EXTRAPOLATED: the global batch is above the largest measured convergence point)"
-	       : r->extrapolated_below ? " (EXTRAPOLATED: the global batch is below the smallest measured convergence "
-					 "point; epochs held at its value)"
-	       : sc->epochs_scale != 1.0 ? " (convergence curve scaled through --measured-epochs)"
-				       : " (MLPerf convergence curve at this global batch)");
+	printf("  epochs             %.1f%s\n", r->epochs, cli_epochs_note(sc, r));
 	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
 	       cli_fmt_duration(r->first_epoch_s, d2, sizeof d2));
 	printf("  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "

@@ -250,7 +250,7 @@ static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng
 		char text[4096];
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
-		doc_p(d, "%d GPUs. %s", g[k].gpus, text);
+		doc_p(d, "%d GPU%s. %s", g[k].gpus, g[k].gpus == 1 ? "" : "s", text);
 	}
 	section_uncertainty(d, rows, g, ng);
 }
@@ -261,7 +261,7 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
 				     "energy kWh", "meets (budget / deadline)", "basis"};
 	char title[256], id[32], order[160];
-	snprintf(title, sizeof title, "Ranking at %d GPUs (by %s)", g->gpus, plan_order_text(q, order, sizeof order));
+	snprintf(title, sizeof title, "Ranking at %d GPU%s (by %s)", g->gpus, g->gpus == 1 ? "" : "s", plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
 	rep_table t;
@@ -849,16 +849,15 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		goto out;
 	for (int k = 0; k < ngpus; k++) {
+		int net0 = skipped, whole0 = skipped_whole;
 		g[k].gpus = gpus[k];
 		g[k].first = nrows;
 		rc = cli_placements(&s, "report", &q, cand, ncand, gpus[k], &rows, &nrows, &cap, &skipped, &skipped_whole);
 		if (rc)
 			goto out;
 		g[k].n = nrows - g[k].first;
-		if (g[k].n == 0) {
-			fprintf(stderr, "scaleplan report: no candidate system can hold %d GPUs on whole nodes (--partial-nodes "
-					"offers the others)\n", gpus[k]);
-			rc = EXIT_INPUT;
+		if (g[k].n == 0) { /* the true reason, as compare gives it: no network, or another node size */
+			rc = cli_no_placement("report", gpus[k], skipped - net0, skipped_whole - whole0);
 			goto out;
 		}
 		plan_options_sort(&q, rows + g[k].first, g[k].n);

@@ -217,6 +217,17 @@ static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 	fputs("}}\n", out);
 }
 
+/* An epoch as cli_fmt_duration gives it, but in ms below a second: thousands of GPUs go through ImageNet in
+ * tens of ms, where "0.0 s" would say nothing. */
+static char *fmt_epoch(double s, char *buf, size_t len_B)
+{
+	if (isfinite(s) && s < 0.95)
+		snprintf(buf, len_B, "%.1f ms", 1e3 * s);
+	else
+		cli_fmt_duration(s, buf, len_B);
+	return buf;
+}
+
 static void table_out(const model_scenario *sc, const sim_result *r, const sim_opts *o)
 {
 	char d1[96], d2[32], d3[32];
@@ -238,9 +249,9 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("  straggler wait s   %-14.5f %-14s  (slowest GPU minus the mean GPU, per iteration)\n", r->straggler_s, "-");
 	printf("  data wait s        %-14.5f %-14s  (per iteration)\n", r->data_wait_s, "-");
 	printf("  bottleneck         %-14s %-14s\n", model_bottleneck_name(r->bottleneck), model_bottleneck_name(m->bottleneck));
-	printf("  epochs             %.2f (%ld iterations)\n", r->epochs, r->iters);
-	printf("  epoch              %-14s %-14s  (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
-	       cli_fmt_duration(m->epoch_s, d2, sizeof d2), cli_fmt_duration(r->first_epoch_s, d3, sizeof d3));
+	printf("  epochs             %.2f (%ld iterations)%s\n", r->epochs, r->iters, cli_epochs_note(sc, m));
+	printf("  epoch              %-14s %-14s  (first epoch %s)\n", fmt_epoch(r->epoch_s, d1, sizeof d1),
+	       fmt_epoch(m->epoch_s, d2, sizeof d2), fmt_epoch(r->first_epoch_s, d3, sizeof d3));
 	printf("  time to accuracy   %-14s %-14s  over %d run%s: p50 %.1f s  p95 %.1f s  (min %.1f, max %.1f)\n",
 	       cli_fmt_duration(r->tta_s, d1, sizeof d1), cli_fmt_duration(m->tta_s, d2, sizeof d2), r->runs,
 	       r->runs > 1 ? "s" : "", r->tta_p50_s, r->tta_p95_s, r->tta_min_s, r->tta_max_s);

@@ -76,16 +76,20 @@ int cli_batch_that_fits(model_scenario *sc, const model_params *p)
 	return fit;
 }
 
-char *cli_left_out_names(const hw_system *const *cand, int ncand, long gpus, char *buf, size_t len_B)
+char *cli_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			 long gpus, char *buf, size_t len_B)
 {
+	enum { MAX_SHAPES = 1024 };
+	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < ncand && used + 1 < len_B; k++) {
-		long G = cand[k]->gpus_per_node;
-		long gpn = gpus < G ? gpus : G;
-		if (gpn > 0 && gpus % gpn == 0) /* plan_placements' whole-node rule */
+		int net = 0, whole = 0; /* plan_placements' own rule, so that the names are the ones it counted */
+		plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, &net, &whole);
+		if (!whole)
 			continue;
-		int w = snprintf(buf + used, len_B - used, "%s%s %ld GPUs", used ? ", " : "", cand[k]->id, G);
+		int w = snprintf(buf + used, len_B - used, "%s%s %d GPUs", used ? ", " : "", cand[k]->id,
+				 cand[k]->gpus_per_node);
 		used += w > 0 ? (size_t)w : 0;
 	}
 	return buf;

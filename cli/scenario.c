@@ -311,7 +311,7 @@ int cli_scen_option(cli_scen *s, int opt, const char *arg)
 		return 1;
 	case O_RUNS:
 		if (parse_double(arg, 0.001, 1e6, &d))
-			return bad(s, "runs-per-month", arg, "a positive number of runs a month");
+			return bad(s, "runs-per-month", arg, "runs a month, 0.001..1000000");
 		s->spec.money.runs_per_month = d;
 		return 1;
 	case O_MEPOCHS: {
@@ -505,7 +505,7 @@ int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, 
 		return 1;
 	case A_BUDGET:
 		if (parse_double(arg, 1e-9, 1e15, &v))
-			return ask_bad(cmd, "budget", arg, "a positive amount in USD (e.g. 2500000)");
+			return ask_bad(cmd, "budget", arg, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)");
 		q->budget_usd = v;
 		return 1;
 	case A_DEADLINE:

@@ -173,6 +173,29 @@ int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_v
 	return plan_cost_first(q) ? num_cmp(a->time_s, b->time_s) : num_cmp(a->cost_usd, b->cost_usd);
 }
 
+/* A duration in the unit plan_fmt_duration gives ref_s (the deadline), so that every row's lateness against one
+ * deadline is in one unit ("1.8 min" beside "2.0 min", not "109.4 s" beside it). */
+static char *fmt_duration_as(double s, double ref_s, char *buf, size_t len_B)
+{
+	if (!isfinite(s) || !isfinite(ref_s))
+		return plan_fmt_duration(s, buf, len_B);
+	if (ref_s < 120)
+		snprintf(buf, len_B, "%.1f s", s);
+	else if (ref_s < 7200)
+		snprintf(buf, len_B, "%.1f min", s / 60);
+	else if (ref_s < 3 * 86400)
+		snprintf(buf, len_B, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len_B, "%.1f days", s / 86400);
+	return buf;
+}
+
+/* "s" after a GPU count other than one: "1 GPU", "8 GPUs". */
+static const char *gpus_s(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B)
 {
 	char m[32], t[32];
@@ -192,7 +215,7 @@ char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, 
 	if (v->fails & PLAN_FAIL_BUDGET)
 		ADD("%sover budget by %s", at ? " and " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%smisses deadline by %s", at ? " and " : "", plan_fmt_duration(v->late_s, t, sizeof t));
+		ADD("%smisses deadline by %s", at ? " and " : "", fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
 #undef ADD
 	return buf;
 }
@@ -254,20 +277,23 @@ plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw
 int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_system *sys, long gpus, int *gpn,
 			  int *nodes, int max, int *skipped_net, int *skipped_whole)
 {
-	int G = sys->gpus_per_node, n = 0, partial = 0;
+	int G = sys->gpus_per_node, n = 0, partial = 0, no_net = 0;
 	for (int g = gpus < G ? (int)gpus : G; g >= 1 && n < max; g--) {
 		if (gpus % g)
 			continue;
 		plan_shape k = plan_shape_check(s, q, sys, g, (int)(gpus / g));
 		partial += k == PLAN_SHAPE_PARTIAL;
-		*skipped_net += k == PLAN_SHAPE_NO_NET;
+		no_net += k == PLAN_SHAPE_NO_NET;
 		if (k != PLAN_SHAPE_OK)
 			continue;
 		gpn[n] = g;
 		nodes[n++] = (int)(gpus / g);
 	}
-	if (n == 0 && partial)
-		(*skipped_whole)++; /* the node size does not divide the GPUs: only partial nodes would hold them */
+	*skipped_net += no_net;
+	/* the node size does not divide the GPUs: only partial nodes would hold them (whole nodes that only
+	 * lack a network between them are that system's reason, counted above) */
+	if (n == 0 && partial && !no_net)
+		(*skipped_whole)++;
 	return n;
 }
 
@@ -612,12 +638,13 @@ static void put_option(const plan_question *q, const plan_option *w, char *buf, 
 {
 	char t[96], c[32];
 	int bought = w->r.gpus + w->v.idle_gpus;
-	put(buf, len_B, at, "%s %dx%d (%d node%s x %d GPUs%s): %s %s, %s %s, bottleneck %s", w->sc.node.system_id,
+	put(buf, len_B, at, "%s %dx%d (%d node%s x %d GPU%s%s): %s %s, %s %s, bottleneck %s", w->sc.node.system_id,
 	    w->sc.nodes, w->sc.node.gpus_per_node, w->sc.nodes, w->sc.nodes > 1 ? "s" : "", w->sc.node.gpus_per_node,
-	    w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
+	    gpus_s(w->sc.node.gpus_per_node), w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
 	    plan_cost_name(q->cost), plan_fmt_usd(w->v.cost_usd, c, sizeof c), model_bottleneck_name(w->r.bottleneck));
 	if (w->v.idle_gpus > 0)
-		put(buf, len_B, at, "; %d of the %d GPUs bought sit idle", w->v.idle_gpus, bought);
+		put(buf, len_B, at, "; %d of the %d GPUs bought sit%s idle", w->v.idle_gpus, bought,
+		    w->v.idle_gpus == 1 ? "s" : "");
 }
 
 /* "gb200-nvl72 2x4 (7.0 min, capex $3,000,000)" */
@@ -627,7 +654,7 @@ static void put_short(const plan_question *q, const plan_option *w, char *buf, s
 	put(buf, len_B, at, "%s %dx%d (%s, %s %s", w->sc.node.system_id, w->sc.nodes, w->sc.node.gpus_per_node,
 	    plan_fmt_duration(w->v.time_s, t, sizeof t), plan_cost_name(q->cost), plan_fmt_usd(w->v.cost_usd, c, sizeof c));
 	if (w->v.idle_gpus > 0)
-		put(buf, len_B, at, ", %d GPUs idle", w->v.idle_gpus);
+		put(buf, len_B, at, ", %d GPU%s idle", w->v.idle_gpus, gpus_s(w->v.idle_gpus));
 	put(buf, len_B, at, ")");
 }
 
@@ -676,7 +703,7 @@ static void put_misses(const plan_question *q, const plan_answer *a, char *buf, 
 		put(buf, len_B, at, " %s", plan_fails_text(q, &next->v, f, sizeof f));
 		done[nd++] = next;
 	}
-	put(buf, len_B, at, " (deadlines at the 90%% upper bound of the time).");
+	put(buf, len_B, at, "%s", isnan(q->deadline_s) ? "." : " (deadlines at the 90%% upper bound of the time).");
 }
 
 /* Why nothing qualifies: beyond the convergence data, no fit, no price, over budget, too slow. */
@@ -686,31 +713,31 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 	bool budget = !isnan(q->budget_usd), deadline = !isnan(q->deadline_s);
 	if (a->nextrapolated && !q->extrapolate && !a->near_miss) {
 		double max_b = a->conv_max_batch;
-		put(buf, len_B, at, "Nothing to recommend for %ld GPUs: even at 8 images per GPU the global batch (%ld) is "
+		put(buf, len_B, at, "Nothing to recommend for %ld GPU%s: even at 8 images per GPU the global batch (%ld) is "
 				    "above the largest measured convergence point (%.0f): the epochs it needs are unknown "
 				    "(extrapolated, they grow with the batch faster than the GPUs shorten an epoch). "
 				    "Data-parallel ResNet-50 stays inside the measured convergence data up to about %.0f GPUs "
 				    "at 8 images each (%.0f at 32, where a GPU still runs near its speed); --extrapolate ranks "
-				    "these anyway.", gpus, gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
+				    "these anyway.", gpus, gpus_s(gpus), gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
 		return;
 	}
 	if (budget && deadline)
-		put(buf, len_B, at, "No option for %ld GPUs has a %s within the budget of %s and reaches accuracy within %s "
-				    "(90%% upper bound): %d over budget, %d past the deadline, %d without a %s price.", gpus,
+		put(buf, len_B, at, "No option for %ld GPU%s has a %s within the budget of %s and reaches accuracy within %s "
+				    "(90%% upper bound): %d over budget, %d past the deadline, %d without a %s price.", gpus, gpus_s(gpus),
 		    plan_cost_name(q->cost), plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t), a->nfail_budget, a->nfail_deadline, a->nfail_price,
 		    plan_cost_name(q->cost));
 	else if (budget)
-		put(buf, len_B, at, "No option for %ld GPUs has a %s within the budget of %s (unpriced systems cannot "
-				    "qualify: an --hwdb overlay adds your quote).", gpus, plan_cost_name(q->cost),
+		put(buf, len_B, at, "No option for %ld GPU%s has a %s within the budget of %s (unpriced systems cannot "
+				    "qualify: an --hwdb overlay adds your quote).", gpus, gpus_s(gpus), plan_cost_name(q->cost),
 		    plan_fmt_usd(q->budget_usd, m, sizeof m));
 	else if (deadline)
-		put(buf, len_B, at, "No priced option for %ld GPUs reaches accuracy within %s (90%% upper bound).", gpus,
+		put(buf, len_B, at, "No priced option for %ld GPU%s reaches accuracy within %s (90%% upper bound).", gpus, gpus_s(gpus),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t));
 	else if (q->goal == PLAN_COST)
-		put(buf, len_B, at, "No option for %ld GPUs has a %s in the database.", gpus, cost_words(q->cost));
+		put(buf, len_B, at, "No option for %ld GPU%s has a %s in the database.", gpus, gpus_s(gpus), cost_words(q->cost));
 	else if (gpus > 0)
-		put(buf, len_B, at, "No placement of %ld GPUs fits in GPU memory.", gpus);
+		put(buf, len_B, at, "No placement of %ld GPU%s fits in GPU memory.", gpus, gpus_s(gpus));
 	else
 		put(buf, len_B, at, "No configuration to answer with.");
 	if (a->near_miss)
@@ -804,7 +831,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s)%s: ", plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_cost_name(q->cost), tied);
 	else if (gpus > 0)
-		put(buf, len_B, &at, "Best by %s for %ld GPUs%s: ", plan_goal_name(q), gpus, tied);
+		put(buf, len_B, &at, "Best by %s for %ld GPU%s%s: ", plan_goal_name(q), gpus, gpus_s(gpus), tied);
 	else
 		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q), tied);
 	put_option(q, a->winner, buf, len_B, &at);

@@ -66,4 +66,31 @@ refused "campaign --run --dry-run" 1 "--run.*--dry-run.*not both" "$S" campaign 
 refused "campaign --fit-only --dry-run" 1 "--fit-only.*--dry-run.*not both" "$S" campaign --out c --fit-only --dry-run
 [ -e c ] && bad "campaign made c/ before refusing its options"
 
+# ---- messages: the true reason, the limit, the same flags as predict, names for every count ----
+refused "report --systems testbed-h100x1 --gpus 8" 1 "network" "$S" report --systems testbed-h100x1 --gpus 8 --out rE
+grep -q "partial-nodes" err.txt && bad "report blames the node size for a test bed without a network: $(cat err.txt)"
+refused "report ... --partial-nodes" 1 "network" "$S" report --systems testbed-h100x1 --gpus 8 --partial-nodes --out rE
+refused "compare --budget 1e30" 1 "budget '1e30'.*1e15" "$S" compare --gpus 8 --budget 1e30
+grep -q "positive" err.txt && bad "--budget 1e30 called not positive: $(cat err.txt)"
+refused "predict --runs-per-month 1e9" 1 "runs-per-month '1e9'.*1000000" "$S" predict --system dgxh100 --runs-per-month 1e9
+"$S" sim --system dgxh100 --nodes 4096 >sim.txt 2>/dev/null || bad "sim --nodes 4096: exit $?"
+grep "epochs" sim.txt | grep -q "EXTRAPOLATED" || bad "sim does not flag the extrapolated epochs: $(grep epochs sim.txt)"
+grep -q "epoch .*0\.0 s" sim.txt && bad "sim prints an epoch of '0.0 s': $(grep epoch sim.txt)"
+for eol in "" --include-eol; do
+	"$S" compare --systems all --gpus 8 $eol >cmp.txt 2>&1 || bad "compare --systems all --gpus 8 $eol: exit $?"
+	line=$(grep "left out" cmp.txt)
+	if [ -n "$line" ]; then
+		n=$(printf '%s\n' "$line" | sed -n 's/^(\([0-9]*\) system.*/\1/p')
+		names=$(printf '%s\n' "$line" | sed -n 's/.*per node (\(.*\)); --partial.*/\1/p' | tr ',' '\n' | grep -c GPUs)
+		[ "$n" = "$names" ] || bad "compare $eol: '$line' counts $n systems and names $names"
+	fi
+done
+"$S" compare --gpus 1 --systems dgxh100 >one.txt 2>&1 || bad "compare --gpus 1: exit $?"
+grep -Eq "1 GPUs|x 1 GPUs" one.txt && bad "compare --gpus 1 says '1 GPUs': $(grep -o '.\{20\}1 GPUs.\{10\}' one.txt | head -2)"
+"$S" compare --gpus 8 --budget 100000 >bud.txt 2>&1 || bad "compare --budget 100000: exit $?"
+grep "^answer" bud.txt | grep -q "deadline" && bad "a budget-only answer talks of deadlines: $(grep -o '.\{40\}deadline.\{40\}' bud.txt)"
+"$S" compare --gpus 8 --deadline 12min --format csv >dl.csv 2>&1 || bad "compare --deadline: exit $?"
+units=$(grep -o "misses deadline by [0-9.]* [a-z]*" dl.csv | awk '{print $NF}' | sort -u | wc -l)
+[ "$units" -le 1 ] || bad "the fails column mixes units: $(grep -o 'misses deadline by [0-9.]* [a-z]*' dl.csv | tr '\n' ';')"
+
 exit $fail

@@ -116,7 +116,7 @@ expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "servers 2 x \$"; ha
 expect 0 "$SP" compare --gpus 64 --systems all --budget 2000000; has "Fastest within the budget of \$2,000,000 (capex)"
 expect 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Cheapest (rent for the run) to reach accuracy within 10.0 min"
 expect 0 "$SP" compare --gpus 64 --systems dgx1-v100 --budget 1000; has "No option for 64 GPUs has a capex within the budget of \$1,000"
-expect 1 "$SP" compare --gpus 8 --budget 0; has "--budget '0': expected a positive amount"
+expect 1 "$SP" compare --gpus 8 --budget 0; has "--budget '0': expected an amount in USD above 0 and at most 1e15"
 expect 1 "$SP" compare --gpus 8 --budget ten; has "--budget 'ten'"
 expect 1 "$SP" compare --gpus 8 --deadline 5x; has "--deadline '5x': unknown unit 'x'"
 expect 1 "$SP" compare --gpus 8 --cost lease; has "--cost 'lease': expected capex, tco or rent"
