@@ -175,9 +175,15 @@ void cli_params_print(FILE *out, const model_params *p);
 char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B);
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
 typedef plan_option cli_row;
-/* The candidate systems of --systems LIST (NULL: the default list; "all": every system; both only those of
- * today unless q->include_eol; a named system whatever its status) into cand[max]. Prints
+/* The candidate systems of --systems LIST (NULL: today's products, plan_default_system; "all": every system of
+ * today; both with the end-of-life ones under q->include_eol; a named system whatever its status) into cand[max]. Prints
  * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
+/* What --systems offers without it, word for word in compare's, report's and sweep's help and the README: */
+#define CLI_DEFAULT_SYSTEMS_HELP \
+	"default: today's products, bought and rented - every current system with a purchase\n" \
+	"                  price or a cloud provider; no test beds, no end-of-life (--include-eol adds\n" \
+	"                  those); 'all' = every current system, test beds too; a named system whatever\n" \
+	"                  its status\n"
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
 /* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life

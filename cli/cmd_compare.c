@@ -13,14 +13,6 @@
 
 #include "common/common.h"
 
-/* The seed systems of the white papers (refdata/seed_facts.md), H100/H200 nodes and the 2025-26 choices: B200 and
- * B300 servers and a GB200 NVL72 rack (whose 72-GPU NVLink domain makes scale-up go beyond one server). Only
- * those of today (hw_system status current) are offered unless --include-eol: the seed systems' P100/V100
- * servers stay in the database for validation. */
-static const char *default_systems[] = {"c4130-p100", "c4140-b", "c4140-k", "c4140-m", "r740-p40", "dgx1-v100",
-					 "apollo6500-v100", "dss8440-v100", "dgxh100", "hgx-h200", "dgxb200", "hgx-b300",
-					 "gb200-nvl72"};
-
 typedef cli_row cmp_row;
 
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
@@ -29,13 +21,12 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
 	int eol = 0;
 	*n = 0;
 	if (!systems || strcmp(systems, "all") == 0) {
-		int nd = (int)(sizeof(default_systems) / sizeof(default_systems[0]));
-		int total = systems ? s->db.nsystems : nd;
-		for (int i = 0; i < total && *n < max; i++) {
-			const hw_system *sys = systems ? &s->db.systems[i] : hw_system_find(&s->db, default_systems[i]);
-			if (sys && plan_offered(q, sys))
+		/* default: today's products, bought and rented (plan_default_system); all: every system of today */
+		for (int i = 0; i < s->db.nsystems && *n < max; i++) {
+			const hw_system *sys = &s->db.systems[i];
+			if (systems ? plan_offered(q, sys) : plan_default_system(q, sys))
 				cand[(*n)++] = sys;
-			else if (sys)
+			else if (!plan_offered(q, sys))
 				eol++;
 		}
 	} else {
@@ -99,8 +90,7 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"  --gpus N        total GPUs (1..65536)\n"
-		"  --systems LIST  candidate systems (default: the white papers' seed systems, dgxh100, hgx-h200,\n"
-		"                  dgxb200, hgx-b300, gb200-nvl72; 'all' = every system in the database)\n"
+		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
 		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
 		"\n");
 	cli_ask_help(out, false);

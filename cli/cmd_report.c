@@ -682,7 +682,7 @@ static void remove_dir(const char *dir)
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan report --systems a,b,c --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
+		"usage: scaleplan report [--systems a,b,c] --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
 		"Writes DIR/ (which must not exist): report.md and index.html (ranking by time to accuracy, each option's\n"
 		"bottleneck and breakdown, stack, data path, storage, cost and energy, a Sensitivity section - the first GPU\n"
@@ -691,7 +691,7 @@ static void report_usage(FILE *out)
 		"their sources), tta.svg, cost.svg and sensitivity.svg (gnuplot; left out with a note when it is missing\n"
 		"or nothing is priced)\n"
 		"and placements.csv (compare's columns). Every placement of each GPU count on each system, as compare.\n"
-		"  --systems LIST  candidate systems (`scaleplan hw list systems`; 'all')\n"
+		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
 		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
 		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
 		"\n",
@@ -813,12 +813,12 @@ int cmd_report(int argc, char **argv)
 		default: fprintf(stderr, "scaleplan report: see `scaleplan report --help`\n"); return EXIT_INPUT;
 		}
 	}
-	if (optind < argc || !systems || ngpus == 0 || !outdir) {
+	if (optind < argc || ngpus == 0 || !outdir) {
 		if (optind < argc)
 			fprintf(stderr, "scaleplan report: unexpected argument '%s'\n", argv[optind]);
 		else
-			fprintf(stderr, "scaleplan report: --systems, --gpus and --out are required "
-					"(e.g. --systems c4140-k,c4140-m --gpus 4,8,16 --out rep)\n");
+			fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
+					"--systems as compare: today's products by default)\n");
 		return EXIT_INPUT;
 	}
 	for (int i = 0; i < ngpus; i++)

@@ -203,7 +203,7 @@ static void sweep_usage(FILE *out)
 		"LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
 		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete; a grid that gives no row\n"
 		"                   leaves FILE as it was and exits 1 with the reason)\n"
-		"  --systems LIST   systems (default all of today's: end-of-life ones with --include-eol or by name);\n"
+		"  --systems LIST   candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
 		"                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
 		"                   --partial-nodes beyond one node)\n"
 		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
@@ -505,11 +505,12 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 	return EXIT_OK;
 }
 
-/* The candidate systems: --systems LIST (any status), else every system of today (--include-eol: all). */
+/* The candidate systems: --systems LIST (any status), 'all' (every system of today), else today's products as
+ * compare offers them (plan_default_system; --include-eol adds the end-of-life ones). */
 static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
 {
 	*cand = xcalloc((size_t)o->s.db.nsystems + 1, sizeof(**cand));
-	int rc = cli_candidates(&o->s, "sweep", o->systems ? o->systems : "all", &o->q, *cand, o->s.db.nsystems, ncand);
+	int rc = cli_candidates(&o->s, "sweep", o->systems, &o->q, *cand, o->s.db.nsystems, ncand);
 	if (!rc && o->s.spec.nmeasured && *ncand > 1) {
 		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;

@@ -180,6 +180,10 @@ typedef enum plan_shape { PLAN_SHAPE_OK, PLAN_SHAPE_TOO_MANY, PLAN_SHAPE_PARTIAL
 plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes);
 /* Whether sys is offered by default: status current, or any with q->include_eol. */
 bool plan_offered(const plan_question *q, const hw_system *sys);
+/* Whether sys is among the systems compare, report, sweep and `make plan` offer without --systems: a product
+ * one can buy (it has a purchase price) or rent (a cloud provider offers it), not a lab's test bed, and of today
+ * unless q->include_eol (plan_offered). The one rule of the default candidates. */
+bool plan_default_system(const plan_question *q, const hw_system *sys);
 
 /* The placements of `gpus` GPUs on system sys that q asks for, as (GPUs per node, nodes) pairs into
  * gpn[max], nodes[max], most GPUs per node first: whole nodes (one partial node when gpus is below a

@@ -265,6 +265,12 @@ bool plan_offered(const plan_question *q, const hw_system *sys)
 	return q->include_eol || strcmp(sys->status, "eol") != 0;
 }
 
+bool plan_default_system(const plan_question *q, const hw_system *sys)
+{
+	bool product = isfinite(sys->price_usd) || (sys->provider && *sys->provider);
+	return product && plan_offered(q, sys);
+}
+
 plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes)
 {
 	if (gpn > sys->gpus_per_node)

@@ -93,4 +93,29 @@ grep "^answer" bud.txt | grep -q "deadline" && bad "a budget-only answer talks o
 units=$(grep -o "misses deadline by [0-9.]* [a-z]*" dl.csv | awk '{print $NF}' | sort -u | wc -l)
 [ "$units" -le 1 ] || bad "the fails column mixes units: $(grep -o 'misses deadline by [0-9.]* [a-z]*' dl.csv | tr '\n' ';')"
 
+# ---- defaults: compare, report, sweep and `make plan` offer today's products, bought and rented ----
+sysset() { cut -d, -f1 "$1" | sed 1d | sort -u; }
+"$S" compare --gpus 8 --format csv >cmp8.csv 2>err.txt || bad "compare --gpus 8 --format csv: $(cat err.txt)"
+sysset cmp8.csv >cmp.sys
+for want in gb300-nvl72 xe9680-h100 dgxh100 aws-p5 lambda-hgx-h100 coreweave-gb200-nvl72; do
+	grep -qx "$want" cmp.sys || bad "compare's default leaves out $want (a product of today)"
+done
+grep -q "^testbed" cmp.sys && bad "compare's default offers a test bed: $(grep testbed cmp.sys | tr '\n' ' ')"
+for eol in c4140-m dgx1-v100 r740-p40; do grep -qx "$eol" cmp.sys && bad "compare's default offers end-of-life $eol"; done
+"$S" report --gpus 8 --out rep8 >/dev/null 2>err.txt || bad "report without --systems: exit $? $(cat err.txt)"
+[ -f rep8/placements.csv ] && { sysset rep8/placements.csv | cmp -s - cmp.sys || bad "report's default systems differ from compare's"; }
+"$S" sweep --nodes 1 --gpus-per-node 8 --partial-nodes --quiet --out sw.csv >/dev/null 2>err.txt || bad "sweep: $(cat err.txt)"
+sysset sw.csv >sw.sys
+grep -q "^testbed" sw.sys && bad "sweep's default offers a test bed"
+comm -13 cmp.sys sw.sys | grep -q . && bad "sweep's default has systems compare's lacks: $(comm -13 cmp.sys sw.sys | tr '\n' ' ')"
+"$S" sweep --global-batch 3 --quiet --out gb3.csv >gb3.txt 2>&1
+grep -q testbed gb3.txt && bad "sweep --global-batch 3 recommends a test bed: $(grep testbed gb3.txt | head -1)"
+for c in compare report sweep; do
+	"$S" $c --help >h.txt 2>&1
+	grep -q "today's products, bought and rented" h.txt || bad "$c --help does not say the default is today's products"
+	grep -q "seed systems" h.txt && bad "$c --help still calls the default the seed systems"
+done
+grep -q "today's products," "$OLDPWD/README.md" 2>/dev/null || [ ! -f "$OLDPWD/README.md" ] ||
+	bad "README does not say compare, report, sweep and make plan offer today's products"
+
 exit $fail
