@@ -9,7 +9,7 @@
  *      (plot_render: outputs go to PREFIX.svg.tmp / PREFIX.png.tmp and are renamed when gnuplot succeeds).
  *
  * Kinds:
- *   tta    predict/compare/sweep rows: tta_s (and ttt_s, dashed) vs GPUs, one line per system and
+ *   tta    predict/compare/sweep rows: tta_s (thick lines; ttt_s as small dots) vs GPUs, one line per system and
  *          GPUs per node (scale up vs scale out), log axes;
  *   cost   the same rows: capex, rent or TCO per run (plot_data.cost_col; and energy per run when energy_J is
  *          there) vs tta_s, the Pareto front (neither faster nor cheaper exists) marked, a budget as a line;
@@ -55,10 +55,12 @@ typedef struct plot_data {
 	const char *cost_col; /* cost: the money column on y - capex_usd (NULL), rent_usd or tco_usd: the cost the
 			       * reader ranks by. Set after plot_data_begin, before the rows. */
 	int dropped;         /* placement charts: series left out to keep the chart readable (PLOT_MAX_SERIES) */
+	int nfront;          /* cost charts that dropped series: the series kept because they hold a front point */
 } plot_data;
 
-/* A placement chart draws at most this many series (systems x GPUs per node), the fastest ones: more lines
- * than a reader can tell apart say nothing; the CSV keeps every row. */
+/* A placement chart draws at most this many series (systems x GPUs per node), the fastest ones (a cost chart:
+ * every series on the time-cost front, then the fastest others): more lines than a reader can tell apart say
+ * nothing; the CSV keeps every row. */
 enum { PLOT_MAX_SERIES = 10 };
 
 typedef struct plot_opts {

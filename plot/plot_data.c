@@ -326,18 +326,53 @@ static double best_time(const plot_series *s, plot_kind kind)
 	return b;
 }
 
-/* Keeps the PLOT_MAX_SERIES series with the shortest best time, in their order; frees the others. */
+/* cost: on[i] is true when series i holds a point of the time-cost Pareto front of all series together (the
+ * front the chart draws, put_front); returns how many do. */
+static int front_series(const plot_data *d, bool *on)
+{
+	int n = 0, k = 0, nf = 0;
+	for (int i = 0; i < d->nseries; i++)
+		n += d->series[i].n;
+	double *x = xmalloc((size_t)(n ? n : 1) * sizeof *x), *y = xmalloc((size_t)(n ? n : 1) * sizeof *y);
+	bool *pt = xmalloc((size_t)(n ? n : 1) * sizeof *pt);
+	for (int i = 0; i < d->nseries; i++)
+		for (int j = 0; j < d->series[i].n; j++, k++)
+			x[k] = d->series[i].x[j], y[k] = d->series[i].y[j];
+	plot_pareto(x, y, n, pt);
+	k = 0;
+	for (int i = 0; i < d->nseries; i++) {
+		on[i] = false;
+		for (int j = 0; j < d->series[i].n; j++, k++)
+			on[i] |= pt[k];
+		nf += on[i];
+	}
+	free(x);
+	free(y);
+	free(pt);
+	return nf;
+}
+
+/* Keeps the PLOT_MAX_SERIES series with the shortest best time, in their order; frees the others. A cost chart
+ * keeps first every series on the time-cost front (the cheapest option is on it whatever its speed, and a front
+ * drawn from the fastest lines alone would not be the front), then the fastest others. */
 static void keep_fastest(plot_data *d, plot_kind kind)
 {
 	double *t = xcalloc((size_t)d->nseries, sizeof(double)), *sorted = xcalloc((size_t)d->nseries, sizeof(double));
-	for (int i = 0; i < d->nseries; i++)
-		sorted[i] = t[i] = best_time(&d->series[i], kind);
-	qsort(sorted, (size_t)d->nseries, sizeof(double), cmp_double);
-	double cut = sorted[PLOT_MAX_SERIES - 1];
-	int kept = 0;
+	bool *front = xcalloc((size_t)d->nseries, sizeof(bool));
+	int nf = kind == PLOT_COST ? front_series(d, front) : 0, ns = 0;
+	for (int i = 0; i < d->nseries; i++) {
+		t[i] = best_time(&d->series[i], kind);
+		if (!front[i])
+			sorted[ns++] = t[i];
+	}
+	qsort(sorted, (size_t)ns, sizeof(double), cmp_double);
+	int others = PLOT_MAX_SERIES > nf ? PLOT_MAX_SERIES - nf : 0;
+	double cut = others > 0 && ns > 0 ? sorted[(others < ns ? others : ns) - 1] : -INFINITY;
+	int kept = 0, kept_others = 0;
 	for (int i = 0; i < d->nseries; i++) {
 		plot_series *s = &d->series[i];
-		if (t[i] <= cut && kept < PLOT_MAX_SERIES) {
+		if (front[i] || (t[i] <= cut && kept_others < others)) {
+			kept_others += !front[i];
 			d->series[kept++] = *s;
 			continue;
 		}
@@ -345,8 +380,10 @@ static void keep_fastest(plot_data *d, plot_kind kind)
 		d->dropped++;
 	}
 	d->nseries = kept;
+	d->nfront = nf;
 	free(t);
 	free(sorted);
+	free(front);
 }
 
 void plot_data_begin(plot_data *d, plot_kind kind)

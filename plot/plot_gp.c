@@ -658,8 +658,11 @@ static void body_tornado(FILE *f, const plot_data *d, const plot_opts *o)
 static void body(FILE *f, const plot_data *d, const plot_opts *o)
 {
 	const char *title = o->title ? o->title : default_title(d->kind);
-	if (d->dropped) { /* say which lines are drawn: the fastest, the rest in the CSV */
-		char *t = xasprintf("%s - the %d fastest of %d lines", title, d->nseries, d->nseries + d->dropped);
+	if (d->dropped) { /* say which lines are drawn: the front's and the fastest, the rest in the CSV */
+		char *t = d->kind == PLOT_COST
+				  ? xasprintf("%s - %d of %d lines: the %d on the Pareto front, then the fastest", title,
+					      d->nseries, d->nseries + d->dropped, d->nfront)
+				  : xasprintf("%s - the %d fastest of %d lines", title, d->nseries, d->nseries + d->dropped);
 		put_quoted(f, "set title ", t, "\n");
 		free(t);
 	} else {

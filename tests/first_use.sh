@@ -118,4 +118,15 @@ done
 grep -q "today's products," "$OLDPWD/README.md" 2>/dev/null || [ ! -f "$OLDPWD/README.md" ] ||
 	bad "README does not say compare, report, sweep and make plan offer today's products"
 
+# ---- charts: the cost chart draws the whole front; legends as drawn ----
+if command -v gnuplot >/dev/null 2>&1; then
+	"$S" compare --systems all --gpus 64 --format csv >opts64.csv 2>/dev/null
+	"$S" plot opts64.csv --kind cost --cost rent --format svg --out c64 >/dev/null 2>err.txt || bad "plot cost: $(cat err.txt)"
+	# the cheapest rent of the CSV (column rent_usd) must be drawn: it is on the time-cost front
+	cheap=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rent_usd") c = i; next }
+		$c != "" && (m == "" || $c + 0 < m + 0) { m = $c; s = $1 } END { print s }' opts64.csv)
+	[ -n "$cheap" ] && ! grep -q "$cheap" c64.svg && bad "the cost chart leaves out $cheap, the cheapest rent (on the front)"
+fi
+"$S" plot --help | grep -q "ttt_s dashed" && bad "plot --help says ttt_s is dashed (it is drawn as small dots)"
+
 exit $fail

@@ -99,6 +99,36 @@ static void test_max_series(test_ctx *t)
 	csv_table_free(&tb);
 }
 
+/* A cost chart with more lines than it draws keeps every line on the time-cost front first: here the slowest
+ * line (s0) is also the cheapest, so it is on the front and drawn; then the fastest others fill the chart. */
+static void test_max_series_cost(test_ctx *t)
+{
+	char csv[4096] = "system,gpus_per_node,gpus,tta_s,ttt_s,fits,capex_usd\n";
+	for (int i = 0; i < 14; i++) { /* s0 slowest and cheapest; s1..s13 faster, all dearer than the fastest */
+		size_t n = strlen(csv);
+		snprintf(csv + n, sizeof csv - n, "s%d,8,8,%d,%d,1,%d\n", i, 6000 - 300 * i, 5000 - 300 * i,
+			 i == 0 ? 50 : 1000 - 10 * i);
+	}
+	csv_table tb;
+	TEST_CHECK(t, parse(&tb, csv) == 0, "%s", err_msg());
+	const csv_table *tp = &tb;
+	plot_data d;
+	TEST_CHECK(t, plot_data_build(&d, PLOT_COST, &tp, 1) == 0, "%s", err_msg());
+	TEST_CHECK(t, d.nseries == PLOT_MAX_SERIES && d.dropped == 4, "nseries %d dropped %d", d.nseries, d.dropped);
+	bool cheapest = false, fastest = false, s4 = false;
+	for (int i = 0; i < d.nseries; i++) {
+		cheapest |= strcmp(d.series[i].label, "s0 8/node") == 0;
+		fastest |= strcmp(d.series[i].label, "s13 8/node") == 0;
+		s4 |= strcmp(d.series[i].label, "s4 8/node") == 0;
+	}
+	TEST_CHECK(t, cheapest, "the cheapest line (on the front) was dropped");
+	TEST_CHECK(t, fastest, "the fastest line was dropped");
+	TEST_CHECK(t, !s4, "s4 kept: the 9 fastest others are s5..s13");
+	TEST_CHECK(t, d.nfront == 2, "front lines %d (s0 cheapest, s13 fastest)", d.nfront);
+	plot_data_free(&d);
+	csv_table_free(&tb);
+}
+
 static void test_epochs(test_ctx *t)
 {
 	const char *csv = "source,run_id,epoch,iters,iter_s,throughput_img_s,top1\n"
@@ -266,6 +296,7 @@ int main(void)
 	test_detect(&t);
 	test_grouping(&t);
 	test_max_series(&t);
+	test_max_series_cost(&t);
 	test_epochs(&t);
 	test_pareto(&t);
 	test_escape(&t);
