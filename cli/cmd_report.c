@@ -135,19 +135,36 @@ static void doc_p(rep_doc *d, const char *fmt, ...)
 	free(s);
 }
 
+/* A column of only '-' (no system of the report has that price) says nothing: it is left out of both documents. */
+static bool tab_col_empty(const rep_table *t, int c)
+{
+	for (int r = 0; r < t->nrows; r++)
+		if (strcmp(t->cells[r * t->ncols + c], "-") != 0)
+			return false;
+	return t->nrows > 0;
+}
+
 static void doc_table(rep_doc *d, const rep_table *t)
 {
+	bool *skip = xcalloc((size_t)t->ncols, sizeof *skip);
+	for (int c = 0; c < t->ncols; c++)
+		skip[c] = tab_col_empty(t, c);
 	for (int c = 0; c < t->ncols; c++) {
+		if (skip[c])
+			continue;
 		fputs("| ", d->md);
 		md_text(d->md, t->head[c]);
 		fputc(' ', d->md);
 	}
 	fputs("|\n", d->md);
 	for (int c = 0; c < t->ncols; c++)
-		fputs("|---", d->md);
+		if (!skip[c])
+			fputs("|---", d->md);
 	fputs("|\n", d->md);
 	fprintf(d->html, "<table id=\"%s\" data-expected-rows=\"%d\">\n<thead><tr>", t->id, t->nrows);
 	for (int c = 0; c < t->ncols; c++) {
+		if (skip[c])
+			continue;
 		fputs("<th>", d->html);
 		html_text(d->html, t->head[c]);
 		fputs("</th>", d->html);
@@ -157,6 +174,8 @@ static void doc_table(rep_doc *d, const rep_table *t)
 		fputs("<tr>", d->html);
 		for (int c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
+			if (skip[c])
+				continue;
 			fputs("| ", d->md);
 			md_text(d->md, s);
 			fputc(' ', d->md);
@@ -169,6 +188,7 @@ static void doc_table(rep_doc *d, const rep_table *t)
 	}
 	fputs("</tbody></table>\n", d->html);
 	fputc('\n', d->md);
+	free(skip);
 }
 
 static void doc_img(rep_doc *d, const char *src, const char *alt)
@@ -255,8 +275,10 @@ static void section_answer(rep_doc *d, cli_row *rows, const rep_group *g, int ng
 	section_uncertainty(d, rows, g, ng);
 }
 
-static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g, const plan_question *q)
+static void section_ranking(rep_doc *d, cli_row *rows, const rep_group *g, const plan_question *q)
 {
+	plan_answer a; /* the answer's row is marked: the reader finds the pick in the table */
+	plan_decide(q, rows + g->first, g->n, &a);
 	static const char *head[] = {"rank", "system", "GPU", "nodes x GPUs", "time to accuracy", "MLPerf time to train",
 				     "img/s", "scaling", "bottleneck", "capex", "rent per run", "owner's cost per run",
 				     "energy kWh", "meets (budget / deadline)", "basis"};
@@ -264,12 +286,14 @@ static void section_ranking(rep_doc *d, const cli_row *rows, const rep_group *g,
 	snprintf(title, sizeof title, "Ranking at %d GPU%s (by %s)", g->gpus, g->gpus == 1 ? "" : "s", plan_order_text(q, order, sizeof order));
 	snprintf(id, sizeof id, "rank-%d", g->gpus);
 	doc_h(d, 2, title);
+	if (a.winner)
+		doc_p(d, "The answer's row is marked 'answer' in the rank column.");
 	rep_table t;
 	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const cli_row *w = &rows[g->first + i];
 		char b1[48], b2[48];
-		tab_cell(&t, "%d", i + 1);
+		tab_cell(&t, w == a.winner ? "%d answer" : "%d", i + 1);
 		tab_cell(&t, "%s", w->sc.node.system_id);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
@@ -298,6 +322,9 @@ static void section_breakdown(rep_doc *d, const cli_row *rows, int nrows)
 	doc_h(d, 2, "Breakdown of each option");
 	doc_p(d, "Per iteration and GPU: compute, all-reduce (total, and the part not hidden behind backward), input "
 		 "pipeline (decode and host copy per node) and storage reads; the bottleneck is the busiest of them. "
+		 "Where the data set is staged to the nodes or held in the page cache, storage is read in the first "
+		 "epoch only: its time is marked '(first epoch)', is not part of the iteration, and cannot be the "
+		 "bottleneck, however long. "
 		 "Per run: time to accuracy = start-up + staging + time to train; time to train (what MLPerf scores) = "
 		 "epochs x epoch time + evaluations + epoch boundaries + warm-up.");
 	rep_table t;
@@ -313,7 +340,7 @@ static void section_breakdown(rep_doc *d, const cli_row *rows, int nrows)
 		tab_cell(&t, "%.1f", 1e3 * r->compute_s);
 		tab_cell(&t, "%.1f (%.1f)", 1e3 * r->comm_s, 1e3 * r->comm_exposed_s);
 		tab_cell(&t, "%.1f", 1e3 * r->data_s);
-		tab_cell(&t, "%.1f", 1e3 * r->io_s);
+		tab_cell(&t, w->sc.prep.cached ? "%.1f (first epoch)" : "%.1f", 1e3 * r->io_s);
 		tab_cell(&t, "%s", r->fits ? model_bottleneck_name(r->bottleneck) : "memory");
 		tab_cell(&t, "%s", cli_fmt_duration(r->startup_s, b[1], sizeof b[1]));
 		tab_cell(&t, "%s", cli_fmt_duration(r->staging_s, b[2], sizeof b[2]));
@@ -744,8 +771,10 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
-		  "index.html: this report. tta.svg, cost.svg: the charts (scaleplan plot draws them from placements.csv); "
-		  "sensitivity.svg: the Sensitivity section's tornado chart.");
+		  "index.html: this report.%s%s%s%s", tta_ok || cost_ok ? " " : "",
+	      tta_ok && cost_ok ? "tta.svg, cost.svg: the charts" : tta_ok ? "tta.svg: the chart" : cost_ok ? "cost.svg: the chart" : "",
+	      tta_ok || cost_ok ? " (scaleplan plot draws them from placements.csv)." : "",
+	      sens_ok ? " sensitivity.svg: the Sensitivity section's tornado chart." : "");
 	fputs("</body>\n</html>\n", d.html);
 	if (ferror(d.md) || ferror(d.html)) {
 		fprintf(stderr, "scaleplan report: write error in %s\n", dir);

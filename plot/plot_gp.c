@@ -427,7 +427,7 @@ static void put_direct_labels(FILE *f, const plot_data *d, double span_dec)
 		double base = fmax(ly[i], top + gap);
 		for (int j = 0; j < nl; j++) {
 			put_quoted(f, "set label ", line[j], "");
-			fprintf(f, " at %.10g,%.10g offset character 1,0 left font ',9' tc rgb '%s' front\n", xmax,
+			fprintf(f, " at %.10g,%.10g offset character 2,0 left font ',9' tc rgb '%s' front\n", xmax,
 				pow(10, base + (nl - 1 - j) * gap), members > 1 ? "#333333" : series_colour(d, i));
 		}
 		top = base + (nl - 1) * gap;
@@ -454,14 +454,47 @@ static void put_marked(FILE *f, const plot_data *d, const char *cols)
 	}
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The x tics of a tta chart: the GPU counts of the data when they are few (8, 64, 144), so that the axis
+ * ends at the data and names what was asked; gnuplot's powers of two otherwise. */
+static void put_gpu_tics(FILE *f, const plot_data *d)
+{
+	enum { MAX_TICS = 12 };
+	double v[MAX_TICS];
+	int n = 0;
+	for (int i = 0; i < d->nseries; i++)
+		for (int j = 0; j < d->series[i].n; j++) {
+			double x = d->series[i].x[j];
+			int k = 0;
+			while (k < n && v[k] != x)
+				k++;
+			if (k < n)
+				continue;
+			if (n == MAX_TICS)
+				return;
+			v[n++] = x;
+		}
+	qsort(v, (size_t)n, sizeof v[0], cmp_dbl);
+	fputs("set xtics (", f);
+	for (int k = 0; k < n; k++)
+		fprintf(f, "%s\"%.0f\" %.10g", k ? ", " : "", v[k], v[k]);
+	fputs(")\n", f);
+}
+
 static void body_tta(FILE *f, const plot_data *d)
 {
 	double lo, hi;
-	/* room on the right for the lines' names */
-	/* the key below, the plot the page's width: room on the right for the lines' names */
-	fputs("set key below horizontal\nset logscale x 2\nset logscale y 10\nset autoscale yfix\n"
-	      "set offsets 0, graph 0.45, graph 0.05, graph 0.05\nset xlabel 'GPUs'\n",
+	/* the key below; the x axis ends at the data (autoscale xfix, a small pad), the lines' names in the right
+	 * margin beside their ends (gnuplot does not clip labels) */
+	fputs("set key below horizontal\nset logscale x 2\nset logscale y 10\nset autoscale xfix\nset autoscale yfix\n"
+	      "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\nset rmargin 34\nset xlabel 'GPUs'\n",
 	      f);
+	put_gpu_tics(f, d);
 	double span_dec = 1;
 	if (axis_span2(d, 1, d->has_y2 ? 2 : -1, &lo, &hi)) {
 		put_time_tics(f, "y", lo, hi);

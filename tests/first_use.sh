@@ -129,4 +129,30 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 "$S" plot --help | grep -q "ttt_s dashed" && bad "plot --help says ttt_s is dashed (it is drawn as small dots)"
 
+# ---- the report: the answer's row marked, no empty column, axes to the data, files that exist, storage explained ----
+"$S" report --systems dgxh100,hgx-h200,dgxb200,gb200-nvl72 --gpus 8,64,144 --budget 5000000 --out memo >/dev/null 2>err.txt ||
+	bad "report memo: $(cat err.txt)"
+if [ -f memo/report.md ]; then
+	sed -n '/^## Ranking at 8 GPUs/,/^## /p' memo/report.md | grep -q '^| [0-9]* answer |' ||
+		bad "report: the recommended row at 8 GPUs is not marked"
+	grep -q "rent per run" memo/report.md && bad "report shows a rent column though no system here rents (all '-')"
+	# breakdown: a storage time longer than the iteration, with another bottleneck, says it is the first epoch's
+	sed -n '/^## Breakdown/,/^## /p' memo/report.md | awk -F' [|] ' 'NF > 10 && $4 + 0 > 0 && $8 + 0 > $4 + 0 &&
+		$9 != "storage" && $8 !~ /first epoch/ { print; bad = 1 } END { exit bad }' >unexpl.txt ||
+		bad "report's breakdown: storage longer than the step, not the bottleneck, unexplained: $(head -1 unexpl.txt)"
+	if [ -f memo/tta.svg ]; then
+		top=$(grep -o '<text>[0-9 ]*</text>' memo/tta.svg | tr -dc '0-9\n' | sort -n | tail -1)
+		[ "${top:-0}" -le 144 ] || bad "report's tta chart: x axis runs to $top GPUs, the data to 144"
+	fi
+fi
+mkdir nognu
+for b in sh cat rm mkdir; do p=$(command -v $b) && ln -s "$p" nognu/$b; done
+PATH="$PWD/nognu" "$S" report --systems dgxh100 --gpus 8 --out memo2 >/dev/null 2>&1
+if [ -f memo2/report.md ]; then
+	for f in tta.svg cost.svg; do
+		[ -f memo2/$f ] || ! sed -n '/^## Files/,$p' memo2/report.md | grep -q "$f" ||
+			bad "report without gnuplot lists $f in Files, never written"
+	done
+fi
+
 exit $fail
