@@ -608,11 +608,24 @@ void cli_result_csv_header_cells(csvw *w)
 static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
 					     "throughput_lo_img_s", "throughput_hi_img_s", "extrapolated_below"};
 
+/* Money columns after those (docs/prices.md), one list for the CSV and the JSON: names, then the values
+ * in the same order. */
+static const char *const money_cols[] = {"rent_setup_s"};
+enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
+
+static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
+{
+	(void)sc;
+	v[0] = r->rent_setup_s;
+}
+
 void cli_result_csv_header_all(csvw *w)
 {
 	cli_result_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(all_extra_cols) / sizeof(all_extra_cols[0]); i++)
 		csvw_text(w, all_extra_cols[i]);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		csvw_text(w, money_cols[i]);
 }
 
 void cli_result_csv_header(csvw *w)
@@ -701,6 +714,10 @@ void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_res
 	csvw_num(w, r->throughput_lo_img_s, 6);
 	csvw_num(w, r->throughput_hi_img_s, 6);
 	csvw_int(w, r->extrapolated_below ? 1 : 0);
+	double v[MONEY_NCOLS];
+	money_values(sc, r, v);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		csvw_num(w, v[i], 8);
 }
 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
@@ -798,6 +815,10 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "throughput_lo_img_s", r->throughput_lo_img_s, true);
 	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
 	fprintf(out, "\"extrapolated_below\": %s, ", r->extrapolated_below ? "true" : "false");
+	double v[MONEY_NCOLS];
+	money_values(sc, r, v);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		jnum(out, money_cols[i], v[i], true);
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);

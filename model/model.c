@@ -621,6 +621,7 @@ static void result_nan(model_result *r)
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
 	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = NAN;
+	r->rent_setup_s = 0.0;
 	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
@@ -738,6 +739,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
 	model_run_capex(sc, p, r);
+	r->rent_setup_s = model_rent_setup_s(sc, p, r);
 	model_run_money(sc, r);
 	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;

@@ -244,6 +244,8 @@ typedef struct model_node {
 	double rent_cluster_usd_gpu_h;   /* the rate above rent_max_gpus; NAN = none (not rentable so) */
 	double rent_cluster_increment_s; /* its billing increment; NAN = continuous */
 	double rent_width;       /* relative half-width of the rate */
+	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
+				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
 	 * instances of ref_rent_gpus GPUs (plan_resolve finds it); NAN = none */
 	double ref_rent_usd_gpu_h;
@@ -263,6 +265,8 @@ typedef struct model_money {
 	double support_frac_year;/* support contract a year as a fraction of capex */
 	double finance_rate;     /* yearly interest on the capex (0 = paid cash): annuity instead of straight line */
 	double residual_frac;    /* resale value at the end of the period as a fraction of capex */
+	double rent_boot_s;      /* a rented run's instances: request to ready to run, billed */
+	double rent_copy_Bps;    /* a rented node's copy of the data set from the provider's object store */
 } model_money;
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
@@ -374,6 +378,9 @@ typedef struct model_result {
 	 * energy at the meter (energy_J x pue x kwh) */
 	double facility_usd, support_usd;
 	double rent_gpus;        /* GPUs billed for the run (whole instances, minimum units) */
+	double rent_setup_s;     /* billed to a run rented by the run, beyond tta_s: the instances' start-up
+				  * and the copy of the data set to the nodes (model_rent_setup_s); 0 reserved; a
+				  * bought node's: what renting the run would add */
 	/* runs a month above which owning costs less than renting the same GPUs at ref_rent_usd_gpu_h
 	 * (month's fixed cost / (rent per run - energy per run)); INFINITY: renting is always cheaper per run;
 	 * NAN: no price or no rate for that GPU */
@@ -411,6 +418,16 @@ int model_nodes_bought(const model_scenario *sc);
  * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
+/* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
+ * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
+ * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
+ * reservation (its nodes stay up with the data) or a node without a rate. */
+double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
+/* Runs a month above which owning buy's cluster (buy_r's tco_usd at buy_sc's money) costs less than renting
+ * as rent_r is billed (rent_sc: on demand per run; a reservation a fixed month, like owning). 0: owning wins
+ * at any use; INFINITY: never; NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
+double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			    const model_result *rent_r);
 /* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
  * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
  * without a reference rate. */

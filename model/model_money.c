@@ -41,6 +41,14 @@ void model_money_default(model_money *m)
 	m->support_frac_year = 0.08;
 	m->finance_rate = 0.0;   /* paid in cash */
 	m->residual_frac = 0.0;  /* written off to nothing (resale 25-35% after 3 years is reported: --residual) */
+	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
+	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
+	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
+	 * found) */
+	m->rent_boot_s = 300.0;
+	/* 100 Gb/s from the object store to one instance (Amazon S3 performance guidelines: up to 100 Gb/s per
+	 * EC2 instance in the same region); the node's drives and NICs are faster on the GPU nodes here */
+	m->rent_copy_Bps = 100e9 / 8.0;
 }
 
 int model_money_check(const model_money *m)
@@ -61,6 +69,10 @@ int model_money_check(const model_money *m)
 		return err_set("financing rate %g a year: expected a fraction 0..1", m->finance_rate);
 	if (!(m->residual_frac >= 0 && m->residual_frac < 1))
 		return err_set("residual value %g of capex: expected a fraction 0 <= F < 1", m->residual_frac);
+	if (!(m->rent_boot_s >= 0 && m->rent_boot_s <= 86400))
+		return err_set("rented start-up %g s: expected 0..86400", m->rent_boot_s);
+	if (!(m->rent_copy_Bps > 0))
+		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
 	return 0;
 }
 
@@ -161,27 +173,47 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	r->capex_hi_usd = hi + r->capex_network_usd * (1.0 + n->net_width) + store * (1.0 + n->store_width);
 }
 
-/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of tta_s at the
- * rate, as billed: at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
+/* The share of a month's fixed cost one run pays: 1 of runs_per_month, else its share of the utilised time;
+ * never below its share of the wall clock (no more runs fit a month than back to back). One rule for the
+ * owner's capex, support and facility and for a reservation, both paid around the clock. */
+static double run_share(const model_money *m, double tta_s)
+{
+	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : tta_s / (m->utilisation * MONTH_S);
+	return fmax(share, tta_s / MONTH_S);
+}
+
+/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of the run at the
+ * rate. A reservation bills its share of the month around the clock (run_share). By the run: tta_s and the
+ * set-up (rent_setup_s), at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
  * cluster rate and increment (NAN where there is none). */
-static double rent_billed(const model_scenario *sc, double rate, double tta_s, double *gpus_out)
+static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
 	double gpus = ceil((double)sc->nodes * per_node / unit) * unit;
-	double inc = n->rent_increment_s, t = tta_s;
+	double inc = n->rent_increment_s, t = r->tta_s + r->rent_setup_s;
 
 	*gpus_out = gpus;
 	if (n->rent_max_gpus > 0 && gpus > n->rent_max_gpus) {
 		rate = n->rent_cluster_usd_gpu_h;
 		inc = n->rent_cluster_increment_s;
 	}
+	if (n->rent_reserved)
+		return gpus * rate * run_share(&sc->money, r->tta_s) * MONTH_S / 3600.0;
 	if (isfinite(n->rent_min_s))
 		t = fmax(t, n->rent_min_s);
 	if (inc > 0)
 		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
 	return gpus * rate * t / 3600.0;
+}
+
+double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
+{
+	if (sc->node.rent_reserved || (!isfinite(sc->node.rent_usd_gpu_h) && !isfinite(sc->node.ref_rent_usd_gpu_h)))
+		return 0.0;
+	double copy_s = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : p->dataset_B / sc->money.rent_copy_Bps;
+	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
 }
 
 /* The capex's cost a month: straight line less the residual value, or with a financing rate the annuity
@@ -201,34 +233,55 @@ static double fixed_month_per_usd(const model_money *m)
 	return capex_month(m, 1.0) + m->support_frac_year / 12.0;
 }
 
+/* The owner's fixed cost a month: capex share, support and facility (the nodes' max power contracted). */
+static double owner_fix_month(const model_scenario *sc, const model_result *r)
+{
+	double fac_m = isfinite(r->power_max_W) ? sc->money.facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
+	return r->capex_usd * fixed_month_per_usd(&sc->money) + fac_m;
+}
+
 void model_run_money(const model_scenario *sc, model_result *r)
 {
 	const model_money *m = &sc->money;
 	const model_node *n = &sc->node;
 
 	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
-	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r->tta_s, &r->rent_gpus);
+	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r, &r->rent_gpus);
 	r->rent_lo_usd = r->rent_usd * (1.0 - n->rent_width);
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
-	/* each run pays the month's fixed cost in the proportion of the month's runs it is: 1 of
-	 * runs_per_month, else its share of the utilised time */
-	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MONTH_S);
-	/* no more runs fit a month than its wall clock holds back to back: never below that share */
-	share = fmax(share, r->tta_s / MONTH_S);
+	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
+	double share = run_share(m, r->tta_s);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double per_usd = fixed_month_per_usd(m);
 	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	double fix = r->capex_usd * per_usd + fac_m;
+	double fix = owner_fix_month(sc, r);
 	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
 	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
 	r->tco_usd = fix * share + energy;
 	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
 	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
-	/* owning N runs a month costs fix + N x energy, renting the same GPUs N x rent: equal at N* */
-	r->breakeven_runs_per_month = NAN;
-	double rent = model_ref_rent_usd(sc, r);
-	if (isfinite(fix) && isfinite(rent))
-		r->breakeven_runs_per_month = rent > energy ? fix / (rent - energy) : INFINITY;
+	/* against the same run rented at the reference rate (model_breakeven_runs) */
+	model_result x = *r;
+	x.rent_usd = model_ref_rent_usd(sc, r);
+	r->breakeven_runs_per_month = model_breakeven_runs(sc, r, sc, &x);
+}
+
+double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			    const model_result *rent_r)
+{
+	double fix = owner_fix_month(buy_sc, buy_r), rent = rent_r->rent_usd;
+	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
+	if (!isfinite(fix) || !isfinite(rent))
+		return NAN;
+	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
+	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
+	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
+	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
+	if (rent_run > energy)
+		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
+	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
+	 * percent of a run's cost) */
+	return fix <= rent_fix ? 0.0 : INFINITY;
 }
 
 double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
@@ -237,7 +290,8 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
 		return NAN;
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	return gpus * n->ref_rent_usd_gpu_h * r->tta_s / 3600.0;
+	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MONTH_S : r->tta_s + r->rent_setup_s;
+	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
 }
 
 const char *model_sens_name(model_sens_input i)

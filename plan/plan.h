@@ -203,7 +203,9 @@ typedef struct plan_buy_rent {
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
-	double rent_usd_run;       /* the same run rented (model_ref_rent_usd) */
+	double rent_usd_run;       /* the same run rented: the rental's own row where it is an option at the same
+				    * GPU count (its speed, as billed), else model_ref_rent_usd */
+	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
 	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;

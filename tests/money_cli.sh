@@ -83,6 +83,23 @@ n=$(awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "r
 	END { for (k in s) n++; print n + 0 }' "$tmp/out")
 [ "$n" -ge 3 ] || no "--rent-term 1y prices $n systems, want >= 3"
 expect 0 "$SP" predict --system aws-p5 --rent-term spot --format csv; [ -n "$(col rent_usd "$tmp/out")" ] || no "aws-p5 spot rate"
+# a reservation is paid around the clock: half the use, twice the rent a run; on demand the same at both, above
+# the run's GPU-hours x rate by the instances' start-up and the data copy
+for t in 1y ondemand; do for u in 0.5 1; do
+	"$SP" predict --system aws-p5 --nodes 8 --rent-term $t --utilisation $u --format csv >"$tmp/r$t$u.csv" || no "aws-p5 $t $u"
+done; done
+ok "1y: rent at use 0.5 = 2 x at 1" -v a="$(col rent_usd "$tmp/r1y0.5.csv")" -v b="$(col rent_usd "$tmp/r1y1.csv")" \
+	-v s="$(col rent_setup_s "$tmp/r1y1.csv")" 'BEGIN { d = a - 2 * b; if (d < 0) d = -d; exit !(b > 0 && d < 1e-6 * a && s == 0) }'
+ok "on demand: the same at both uses, above GPU-hours x rate by start-up and copy" \
+	-v a="$(col rent_usd "$tmp/rondemand0.5.csv")" -v b="$(col rent_usd "$tmp/rondemand1.csv")" \
+	-v t="$(col tta_s "$tmp/rondemand1.csv")" -v s="$(col rent_setup_s "$tmp/rondemand1.csv")" \
+	'BEGIN { exit !(a == b && s > 60 && b >= 64 * 6.88 * (t + s) / 3600 - 1e-6 && b > 64 * 6.88 * t / 3600 * 1.05) }'
+expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
+# the buy-vs-rent sentence quotes the rental's own row; a 1-year reservation against owning: owning wins at any use
+expect 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
+row=$(awk '$2 == "lambda-hgx-h100" { for (i = 1; i <= NF; i++) if ($i ~ /^\$/) print $i }' "$tmp/out" | head -1)
+[ -n "$row" ] && grep -qF "per GPU-hour) $row" "$tmp/out" || no "buy vs rent quotes the row's rent $row"
+expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"

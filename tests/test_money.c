@@ -140,6 +140,55 @@ static void test_rent(test_ctx *t)
 	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
 }
 
+/* A reservation is paid around the clock: each run pays its share of the utilised month, so half the use
+ * doubles a run's rent; a run rented by the run pays its start-up and data copy too. */
+static void test_rent_reserved(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r, x;
+	const double month_s = 365.25 * 86400.0 / 12.0;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.node.unit_price_usd = NAN;
+	sc.node.price_usd = NAN;
+	sc.node.rent_usd_gpu_h = 2.0;
+	sc.node.rent_increment_s = 60.0;
+	sc.nodes = 2;
+	r.tta_s = 1800.0;
+	r.energy_J = 0.0;
+	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	/* on demand: 16 GPUs x 2 x (1,800 + 300 boot + 1e12 B / 12.5e9 B/s = 80 s copy) / 3,600, whole minutes */
+	sc.money.rent_boot_s = 300.0;
+	sc.money.rent_copy_Bps = 12.5e9;
+	p.dataset_B = 1e12;
+	r.staging_s = 0.0;
+	r.rent_setup_s = model_rent_setup_s(&sc, &p, &r);
+	TEST_NEAR(t, r.rent_setup_s, 380.0, 1e-9);
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 2220.0 / 3600.0, 1e-9); /* 2,180 s billed as 37 minutes */
+	sc.money.utilisation = 1.0;
+	x = r;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, r.rent_usd, 1e-12); /* on demand: the use does not matter */
+	/* the staging already in tta_s is not copied twice */
+	r.staging_s = 50.0;
+	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 330.0, 1e-9);
+	/* a 1-year reservation: no set-up (the nodes stay up with the data), the share of the month */
+	sc.node.rent_reserved = true;
+	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 0.0, 0);
+	r.rent_setup_s = 0.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 0.5, 1e-9); /* at full use: the run's own 0.5 h */
+	sc.money.utilisation = 0.5;
+	x = r;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 2.0 * r.rent_usd, 1e-9);
+	sc.money.runs_per_month = 10.0; /* ten runs carry the reserved month */
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 3600.0 / 10.0, 1e-9);
+}
+
 static void test_owner(test_ctx *t)
 {
 	model_scenario sc;
@@ -191,6 +240,15 @@ static void test_owner(test_ctx *t)
 	sc.node.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "never: %g", r.breakeven_runs_per_month);
+	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307: owning wins
+	 * at any use; at 0.1 (4,675 a month) never */
+	sc.node.rent_reserved = true;
+	sc.node.ref_rent_usd_gpu_h = 4.0;
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, r.breakeven_runs_per_month == 0, "reserved, owning always: %g", r.breakeven_runs_per_month);
+	sc.node.ref_rent_usd_gpu_h = 0.1;
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "reserved, never: %g", r.breakeven_runs_per_month);
 }
 
 static void test_sensitivity(test_ctx *t)
@@ -251,6 +309,7 @@ int main(void)
 	test_fabric(&t);
 	test_store(&t);
 	test_rent(&t);
+	test_rent_reserved(&t);
 	test_owner(&t);
 	test_sensitivity(&t);
 	test_checks(&t);
