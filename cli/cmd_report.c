@@ -615,14 +615,14 @@ static void section_money(rep_doc *d, const cli_scen *s)
 	tab_cell(&t, "%.3g years", m->amortize_years);
 	tab_cell(&t, "%s", "--amortize-years");
 	tab_cell(&t, "%s", "Amazon 2024 10-K: servers' useful life 5 years");
-	tab_cell(&t, "%s", "financing");
+	tab_cell(&t, "%s", "cost of capital");
 	tab_cell(&t, "%.1f%% a year", 100 * m->finance_rate);
 	tab_cell(&t, "%s", "--finance-rate");
-	tab_cell(&t, "%s", "0 = paid cash");
+	tab_cell(&t, "%s", "Damodaran, cost of capital by U.S. industry, January 2026: most 6-10%");
 	tab_cell(&t, "%s", "residual value");
-	tab_cell(&t, "%.0f%% of capex", 100 * m->residual_frac);
+	tab_cell(&t, "%.1f%% of capex", 100 * m->residual_frac);
 	tab_cell(&t, "%s", "--residual");
-	tab_cell(&t, "%s", "0 = written off to nothing");
+	tab_cell(&t, "%s", "H100 resale 10-15% after 5 years (GPU Lease Rate Index secondary-market analysis, 2026-01)");
 	tab_cell(&t, "%s", "rental rate");
 	tab_cell(&t, "%s", s->spec.rent_term_years == 1 ? "1-year" : s->spec.rent_term_years == 3 ? "3-year"
 			   : s->spec.rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");
@@ -630,6 +630,103 @@ static void section_money(rep_doc *d, const cli_scen *s)
 	tab_cell(&t, "%s", "each system's rent_source (hw show ID)");
 	doc_table(d, &t);
 	tab_free(&t);
+}
+
+/* ---- cash flow: the answer's cluster owned year by year beside the same runs rented (model_cashflow) ---- */
+
+enum { REP_MAX_YEARS = 51 }; /* amortisation is at most 50 years (model_money_check) */
+typedef struct rep_cash {
+	const plan_option *buy;   /* NULL: no bought option of the answer's GPU with a price */
+	const char *rent_id;      /* the rental the runs are priced at; NULL: none */
+	int n;
+	model_cash_year y[REP_MAX_YEARS];
+	bool ok, chart_ok;
+	char note[512];
+} rep_cash;
+
+/* cashflow.csv and cashflow.svg into dir for the first GPU count's answer (plan_decide's buy-vs-rent pair). */
+static void cashflow_write(const char *dir, cli_row *rows, const rep_group *g, const plan_question *q, rep_cash *c)
+{
+	plan_answer a;
+	memset(c, 0, sizeof *c);
+	plan_decide(q, rows + g->first, g->n, &a);
+	c->buy = a.winner ? a.buy_rent.buy : NULL;
+	if (!c->buy)
+		return;
+	c->rent_id = a.buy_rent.rent_id;
+	c->n = model_cashflow(&c->buy->sc, &c->buy->r, c->rent_id ? a.buy_rent.rent_usd_run : NAN, c->y, REP_MAX_YEARS);
+	char *path = xasprintf("%s/cashflow.csv", dir);
+	csvw *w = csvw_open(path);
+	free(path);
+	if (!w || c->n == 0) {
+		snprintf(c->note, sizeof c->note, "%s", w ? "no capex" : err_msg());
+		if (w)
+			csvw_abort(w);
+		return;
+	}
+	static const char *const head[] = {"year", "runs", "capex_usd", "support_usd", "facility_usd", "energy_usd",
+					   "residual_usd", "owned_usd", "owned_cum_usd", "owned_pv_cum_usd", "rented_usd",
+					   "rented_cum_usd", "rented_pv_cum_usd"};
+	for (unsigned i = 0; i < sizeof head / sizeof head[0]; i++)
+		csvw_text(w, head[i]);
+	csvw_end_row(w);
+	plot_data pd = {0};
+	pd.kind = PLOT_CASHFLOW;
+	for (int i = 0; i < c->n; i++) {
+		const model_cash_year *y = &c->y[i];
+		double v[] = {y->runs, y->capex_usd, y->support_usd, y->facility_usd, y->energy_usd, y->residual_usd,
+			      y->owned_usd, y->owned_cum_usd, y->owned_pv_cum_usd, y->rented_usd, y->rented_cum_usd,
+			      y->rented_pv_cum_usd};
+		csvw_int(w, y->year);
+		for (unsigned k = 0; k < sizeof v / sizeof v[0]; k++)
+			csvw_num(w, v[k], 10);
+		csvw_end_row(w);
+		plot_data_add_point(&pd, "owned, cumulative", y->year, y->owned_cum_usd, NAN);
+		if (c->rent_id)
+			plot_data_add_point(&pd, "rented, cumulative", y->year, y->rented_cum_usd, NAN);
+	}
+	c->ok = csvw_close(w) == 0;
+	if (!c->ok) {
+		snprintf(c->note, sizeof c->note, "%s", err_msg());
+		plot_data_free(&pd);
+		return;
+	}
+	char an[64];
+	snprintf(an, sizeof an, "%s %dx%d", c->buy->sc.node.system_id, c->buy->sc.nodes, c->buy->sc.node.gpus_per_node);
+	char *title = xasprintf("%s owned%s%s: cumulative cash by year", an, c->rent_id ? " vs the same runs rented on " : "",
+				c->rent_id ? c->rent_id : "");
+	plot_opts o = {.kind = PLOT_CASHFLOW, .svg = true, .title = title, .xlabel = "cumulative (USD)"};
+	char *prefix = xasprintf("%s/cashflow", dir);
+	c->chart_ok = plot_render(&pd, &o, prefix) == 0;
+	if (!c->chart_ok)
+		snprintf(c->note, sizeof c->note, "%s", err_msg());
+	free(prefix);
+	free(title);
+	plot_data_free(&pd);
+}
+
+static void section_cashflow(rep_doc *d, const rep_cash *c, int gpus, double rate)
+{
+	char a[32], b[32], e[32], f[32], h[32];
+	doc_h(d, 2, "Cash flow");
+	if (!c->ok) {
+		doc_p(d, "No cash flow at %d GPUs: %s.", gpus, c->buy ? c->note : "no bought option of the answer's GPU has a price");
+		return;
+	}
+	const model_cash_year *last = &c->y[c->n - 1];
+	doc_p(d, "Owning %s %dx%d for %d years at the stated use (%.0f runs a year): %s in year 0, then support, facility and "
+		 "energy each year, the resale of %s back at the end: %s in all, %s discounted at the cost of capital (%.1f%% "
+		 "a year).",
+	      c->buy->sc.node.system_id, c->buy->sc.nodes, c->buy->sc.node.gpus_per_node, c->n - 1, c->y[c->n > 1].runs,
+	      plan_fmt_usd(c->y[0].capex_usd, a, sizeof a), plan_fmt_usd(-last->residual_usd, b, sizeof b),
+	      plan_fmt_usd(last->owned_cum_usd, e, sizeof e), plan_fmt_usd(last->owned_pv_cum_usd, f, sizeof f), 100 * rate);
+	if (c->rent_id)
+		doc_p(d, "The same runs rented on %s: %s in all (%s discounted). cashflow.csv has each year.", c->rent_id,
+		      plan_fmt_usd(last->rented_cum_usd, h, sizeof h), plan_fmt_usd(last->rented_pv_cum_usd, a, sizeof a));
+	if (c->chart_ok)
+		doc_img(d, "cashflow.svg", "cumulative cash by year, owned and rented");
+	else
+		doc_p(d, "No cash-flow chart: %s", c->note);
 }
 
 /* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
@@ -704,7 +801,7 @@ static void report_usage(FILE *out)
 /* report.md and index.html into dir. */
 static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, cli_row *rows, int nrows,
 		      const rep_group *g, int ng, const plan_question *q, bool tta_ok, bool cost_ok, const char *tta_note,
-		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note)
+		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note, const rep_cash *cash)
 {
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
 	rep_doc d = {fopen(mdp, "w"), fopen(htp, "w")};
@@ -739,13 +836,15 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	for (int k = 0; k < ng; k++)
 		section_ranking(&d, rows, &g[k], q);
 	section_sensitivity(&d, rs, sens_ok, sens_note);
+	section_cashflow(&d, cash, g[0].gpus, s->spec.money.finance_rate);
 	section_breakdown(&d, rows, nrows);
 	section_setup(&d, s, rows, nrows);
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
 		  "index.html: this report. tta.svg, cost.svg: the charts (scaleplan plot draws them from placements.csv); "
-		  "sensitivity.svg: the Sensitivity section's tornado chart.");
+		  "sensitivity.svg: the Sensitivity section's tornado chart. cashflow.csv, cashflow.svg: the Cash flow "
+		  "section's years.");
 	fputs("</body>\n</html>\n", d.html);
 	if (ferror(d.md) || ferror(d.html)) {
 		fprintf(stderr, "scaleplan report: write error in %s\n", dir);
@@ -907,10 +1006,12 @@ int cmd_report(int argc, char **argv)
 	char sens_note[512] = "";
 	sens_compute(rows, &g[0], &q, &rs);
 	bool sens_ok = rs.ok && sens_chart(tmpdir, &rs, sens_note, sizeof sens_note);
+	rep_cash cash;
+	cashflow_write(tmpdir, rows, &g[0], &q, &cash);
 	if (stopped(&rc))
 		goto out;
 	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
-			sens_ok, sens_note);
+			sens_ok, sens_note, &cash);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {

@@ -129,8 +129,10 @@ static const struct {
 	{"utilisation", "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
 			"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
 	{"amortize-years", "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"},
-	{"finance-rate", "  --finance-rate R       yearly interest on the capex (default 0: paid cash)\n"},
-	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0)\n"},
+	{"finance-rate", "  --finance-rate R       cost of capital a year on the capex (default 0.08: U.S. industries'\n"
+			 "                         cost of capital, Damodaran 2026; 0: money that earns nothing)\n"},
+	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0.125: an\n"
+		     "                         H100 after 5 years, secondary-market analysis 2026)\n"},
 	{"runs-per-month", "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
 			   "                         at most the runs that fit the utilised wall clock of a month)\n"},
 	{"rent-term", "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"},
@@ -610,13 +612,14 @@ static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "t
 
 /* Money columns after those (docs/prices.md), one list for the CSV and the JSON: names, then the values
  * in the same order. */
-static const char *const money_cols[] = {"rent_setup_s"};
+static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour"};
 enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
 
 static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
 {
 	(void)sc;
 	v[0] = r->rent_setup_s;
+	v[1] = r->owned_usd_gpu_h;
 }
 
 void cli_result_csv_header_all(csvw *w)

@@ -620,7 +620,7 @@ static void result_nan(model_result *r)
 	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
-	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = NAN;
+	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = r->owned_usd_gpu_h = NAN;
 	r->rent_setup_s = 0.0;
 	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;

@@ -385,6 +385,7 @@ typedef struct model_result {
 	 * (month's fixed cost / (rent per run - energy per run)); INFINITY: renting is always cheaper per run;
 	 * NAN: no price or no rate for that GPU */
 	double breakeven_runs_per_month;
+	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
 	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
@@ -418,6 +419,20 @@ int model_nodes_bought(const model_scenario *sc);
  * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
+/* One year of owning the cluster and of renting the same runs instead (model_cashflow): year 0 buys, years
+ * 1..amortize_years run it at the stated use, the last year sells it at the residual value (negative). */
+typedef struct model_cash_year {
+	int year;
+	double runs;             /* runs made that year (the utilised time, or runs_per_month x 12) */
+	double capex_usd, support_usd, facility_usd, energy_usd, residual_usd;
+	double owned_usd, owned_cum_usd, owned_pv_cum_usd;    /* the year's sum, cumulative, and discounted at
+							       * finance_rate to the purchase */
+	double rented_usd, rented_cum_usd, rented_pv_cum_usd; /* the same runs at rent_run_usd each */
+} model_cash_year;
+/* r's cash flow by year into out (at most max rows), the same runs rented at rent_run_usd each (NAN: no
+ * rental). Returns the rows written (ceil(amortize_years) + 1), 0 when r has no capex. */
+int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
+		   int max);
 /* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
  * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
  * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a

@@ -39,8 +39,15 @@ void model_money_default(model_money *m)
 	/* assumption: a hardware support contract of 8% of the purchase a year (no public DGX support
 	 * price list found); --support-frac */
 	m->support_frac_year = 0.08;
-	m->finance_rate = 0.0;   /* paid in cash */
-	m->residual_frac = 0.0;  /* written off to nothing (resale 25-35% after 3 years is reported: --residual) */
+	/* the cost of capital: money in servers is money not earning elsewhere. 8% a year: U.S. industries'
+	 * weighted average cost of capital, most of them 6-10% (Damodaran, Cost of Equity and Capital (US),
+	 * data of January 2026: e.g. advertising 7.81%, aerospace/defense 7.60%, auto parts 8.18%; pre-tax cost
+	 * of debt 5.29%); 0 for money that earns nothing (--finance-rate 0) */
+	m->finance_rate = 0.08;
+	/* resale after 5 years: an H100 keeps 10-15% of its price in year 5 and after (GPU Lease Rate Index
+	 * secondary-market analysis, 500+ transactions, v2-pseo-ai.pages.dev H100 depreciation guide,
+	 * 2026-01-08: 60-65% after 1 year, 25-35% after 3); the midpoint, taken for the whole capex */
+	m->residual_frac = 0.125;
 	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
 	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
 	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
@@ -258,6 +265,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
 	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
 	r->tco_usd = fix * share + energy;
+	/* the owner's cost of a used GPU-hour, to set beside a rental rate */
+	r->owned_usd_gpu_h = r->tco_usd / (r->gpus * r->tta_s / 3600.0);
 	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
 	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
 	/* against the same run rented at the reference rate (model_breakeven_runs) */
@@ -292,6 +301,46 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
 	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MONTH_S : r->tta_s + r->rent_setup_s;
 	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
+}
+
+int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
+		   int max)
+{
+	const model_money *m = &sc->money;
+	if (!isfinite(r->capex_usd) || max < 1)
+		return 0;
+	int years = (int)ceil(m->amortize_years - 1e-9);
+	double runs_year = 12.0 / run_share(m, r->tta_s);
+	double fac_year = isfinite(r->power_max_W) ? 12.0 * m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
+	double energy_run = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
+	double owned_cum = 0, rented_cum = 0, owned_pv = 0, rented_pv = 0;
+	int n = 0;
+	for (int y = 0; y <= years && n < max; y++, n++) {
+		model_cash_year *c = &out[n];
+		/* year 0 buys; years 1..N run (the last one the part of a year left); the resale comes in at the end */
+		double f = y == 0 ? 0.0 : fmin(1.0, m->amortize_years - (y - 1));
+		memset(c, 0, sizeof *c);
+		c->year = y;
+		c->capex_usd = y == 0 ? r->capex_usd : 0.0;
+		c->support_usd = f * m->support_frac_year * r->capex_usd;
+		c->facility_usd = f * fac_year;
+		c->energy_usd = f * runs_year * energy_run;
+		c->residual_usd = y == years ? -m->residual_frac * r->capex_usd : 0.0;
+		c->runs = f * runs_year;
+		c->owned_usd = c->capex_usd + c->support_usd + c->facility_usd + c->energy_usd + c->residual_usd;
+		c->rented_usd = c->runs * rent_run_usd;
+		/* discounted at the cost of capital to the purchase: year y x (1 + rate)^-y */
+		double disc = pow(1.0 + m->finance_rate, -y);
+		owned_cum += c->owned_usd;
+		rented_cum += c->rented_usd;
+		owned_pv += c->owned_usd * disc;
+		rented_pv += c->rented_usd * disc;
+		c->owned_cum_usd = owned_cum;
+		c->rented_cum_usd = rented_cum;
+		c->owned_pv_cum_usd = owned_pv;
+		c->rented_pv_cum_usd = rented_pv;
+	}
+	return n;
 }
 
 const char *model_sens_name(model_sens_input i)

@@ -121,10 +121,10 @@ expect 1 "$SP" compare --gpus 8 --budget ten; has "--budget 'ten'"
 expect 1 "$SP" compare --gpus 8 --deadline 5x; has "--deadline '5x': unknown unit 'x'"
 expect 1 "$SP" compare --gpus 8 --cost lease; has "--cost 'lease': expected capex, tco or rent"
 expect 1 "$SP" compare --gpus 8 --kwh-price -1; has "--kwh-price '-1'"
-# the owner's cost per run: capex x run / amortisation + energy; --runs-per-month spreads capex evenly (support,
+# the owner's cost per run: capex x run / amortisation + energy; --runs-per-month spreads capex evenly (cost of capital, resale, support,
 # facility and PUE off here: tests/money_cli.sh checks them)
 "$SP" predict --system dgxh100 --runs-per-month 100 --amortize-years 4 --kwh-price 0.1 --support-frac 0 \
-	--facility-price 0 --pue 1 --format csv >"$tmp/tco.csv"
+	--facility-price 0 --pue 1 --finance-rate 0 --residual 0 --format csv >"$tmp/tco.csv"
 awk -v c="$(col capex_usd "$tmp/tco.csv")" -v e="$(col energy_J "$tmp/tco.csv")" -v t="$(col tco_usd "$tmp/tco.csv")" \
 	'BEGIN { want = c / (4 * 12 * 100) + e / 3.6e6 * 0.1; exit !(c > 0 && t > 0 && (t - want) ^ 2 < 1e-6 * want ^ 2) }' ||
 	no "tco_usd = capex / (4 y x 12 x 100 runs) + kWh x 0.1"

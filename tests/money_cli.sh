@@ -43,7 +43,8 @@ expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
 
 # the owner's cost: a lower utilisation costs more per run; the parts add up; bad values refused
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 0.5 --format csv >"$tmp/u5.csv" || no "utilisation 0.5"
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --format csv >"$tmp/u1.csv" || no "utilisation 1"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0 --format csv >"$tmp/u1.csv" ||
+	no "utilisation 1"
 ok "utilisation 0.5 costs more per run than 1" -v a="$(col tco_usd "$tmp/u5.csv")" -v b="$(col tco_usd "$tmp/u1.csv")" \
 	'BEGIN { exit !(a > b && b > 0) }'
 ok "tco = capex share + support + facility + energy (utilisation 1, 5 years, straight line)" \
@@ -56,10 +57,26 @@ ok "support = 8% of capex a year, per run" -v s="$(col support_usd "$tmp/u1.csv"
 		 exit !(d < 1e-4 * want) }'
 ok "energy at the meter: kWh x PUE x price" -v e="$(col energy_usd "$tmp/u1.csv")" -v j="$(col energy_J "$tmp/u1.csv")" \
 	'BEGIN { want = j / 3.6e6 * 1.58 * 0.13; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --format csv >"$tmp/fin.csv"
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --residual 0.3 --format csv >"$tmp/res.csv"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --residual 0 --format csv >"$tmp/fin.csv"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0.3 --format csv >"$tmp/res.csv"
 ok "financing costs more, a residual value less" -v f="$(col tco_usd "$tmp/fin.csv")" -v r="$(col tco_usd "$tmp/res.csv")" \
 	-v b="$(col tco_usd "$tmp/u1.csv")" 'BEGIN { exit !(f > b && r < b) }'
+# money over time: a cost of capital and a resale value by default; the owner's rate per GPU-hour beside rent's
+"$SP" predict --system dgxh100 --nodes 8 --format csv >"$tmp/d.csv" || no "default money"
+"$SP" predict --system dgxh100 --nodes 8 --finance-rate 0 --format csv >"$tmp/d0.csv" || no "finance 0"
+ok "a cost of capital by default: tco above --finance-rate 0; owned_usd_per_gpu_hour 1-8" \
+	-v t="$(col tco_usd "$tmp/d.csv")" -v t0="$(col tco_usd "$tmp/d0.csv")" -v o="$(col owned_usd_per_gpu_hour "$tmp/d.csv")" \
+	-v g="$(col gpus "$tmp/d.csv")" -v tta="$(col tta_s "$tmp/d.csv")" \
+	'BEGIN { d = o - t / (g * tta / 3600); if (d < 0) d = -d; exit !(t > t0 && o >= 1 && o <= 8 && d < 1e-4 * o) }'
+# report: the cash flow by year (>= 5 years after the purchase), owned and rented, and its chart
+"$SP" report --systems dgxh100,coreweave-hgx-h100,aws-p5 --gpus 64 --out "$tmp/rep" >/dev/null 2>&1 || no "report"
+[ "$(awk 'END { print NR - 1 }' "$tmp/rep/cashflow.csv")" -ge 6 ] || no "cashflow.csv: years 0..5"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ s = $c["capex_usd"] + $c["support_usd"] + $c["facility_usd"] + $c["energy_usd"] + $c["residual_usd"]; cum += $c["owned_usd"]
+	  d = s - $c["owned_usd"]; e = cum - $c["owned_cum_usd"]; if (d < 0) d = -d; if (e < 0) e = -e
+	  if (d > 1 || e > 1 || !($c["rented_usd"] > 0 || NR == 2)) bad = 1; last_res = $c["residual_usd"] }
+	END { exit bad || !(last_res < 0) }' "$tmp/rep/cashflow.csv" || no "cashflow.csv: parts add up, resale at the end"
+grep -q "## Cash flow" "$tmp/rep/report.md" || no "report: Cash flow section"
 expect 1 "$SP" compare --systems dgxh100 --gpus 64 --utilisation 1.5; has "--utilisation '1.5': expected a fraction 0 < F <= 1"
 expect 1 "$SP" predict --system dgxh100 --utilisation 0; has "--utilisation '0'"
 expect 1 "$SP" predict --system dgxh100 --pue 0.9; has "--pue '0.9'"

@@ -201,6 +201,8 @@ static void test_owner(test_ctx *t)
 	sc.money.utilisation = 1.0;
 	sc.money.support_frac_year = 0.12;
 	sc.money.facility_usd_kw_month = 100.0;
+	sc.money.finance_rate = 0.0; /* the straight line first */
+	sc.money.residual_frac = 0.0;
 	sc.money.pue = 1.5;
 	sc.money.kwh_usd = 0.1;
 	r.throughput_img_s = NAN;
@@ -249,6 +251,54 @@ static void test_owner(test_ctx *t)
 	sc.node.ref_rent_usd_gpu_h = 0.1;
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "reserved, never: %g", r.breakeven_runs_per_month);
+}
+
+/* The cash flow by year: year 0 buys, 5 years of running costs, the resale back at the end; the sums and
+ * the discounting at the cost of capital. */
+static void test_cashflow(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_cash_year y[8];
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 1.0;
+	sc.money.support_frac_year = 0.1;
+	sc.money.facility_usd_kw_month = 100.0;
+	sc.money.finance_rate = 0.1;
+	sc.money.residual_frac = 0.2;
+	r.throughput_img_s = NAN;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r); /* 874,000 */
+	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month fill it */
+	r.energy_J = 3.6e6 / (1.58 * 0.13);         /* 1 USD of energy a run at the default PUE and price */
+	r.power_max_W = 10e3;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.owned_usd_gpu_h, r.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
+	int n = model_cashflow(&sc, &r, 50.0, y, 8);
+	TEST_CHECK(t, n == 6, "years 0..5: %d rows", n);
+	TEST_NEAR(t, y[0].capex_usd, 874000.0, 1e-9);
+	TEST_NEAR(t, y[1].runs, 1200.0, 1e-9);
+	TEST_NEAR(t, y[1].support_usd, 87400.0, 1e-9);
+	TEST_NEAR(t, y[1].facility_usd, 12 * 100.0 * 10.0, 1e-9);
+	TEST_NEAR(t, y[1].energy_usd, 1200.0, 1e-6);
+	TEST_NEAR(t, y[5].residual_usd, -0.2 * 874000.0, 1e-9);
+	TEST_NEAR(t, y[5].owned_cum_usd, 874000.0 + 5 * (87400.0 + 12000.0 + 1200.0) - 174800.0, 1e-6);
+	TEST_NEAR(t, y[5].rented_cum_usd, 5 * 1200.0 * 50.0, 1e-9);
+	TEST_NEAR(t, y[1].rented_pv_cum_usd, 60000.0 / 1.1, 1e-6);
+	TEST_CHECK(t, y[5].owned_pv_cum_usd < y[5].owned_cum_usd, "discounted below the sum");
+	sc.money.amortize_years = 2.5; /* a half year at the end */
+	n = model_cashflow(&sc, &r, 50.0, y, 8);
+	TEST_CHECK(t, n == 4, "2.5 years: %d rows", n);
+	TEST_NEAR(t, y[3].runs, 600.0, 1e-9);
+	r.capex_usd = NAN;
+	TEST_CHECK(t, model_cashflow(&sc, &r, 50.0, y, 8) == 0, "no capex: no cash flow");
+	/* the defaults: a cost of capital and a resale value, both sourced (model_money_default) */
+	model_money m;
+	model_money_default(&m);
+	TEST_CHECK(t, m.finance_rate > 0 && m.residual_frac > 0, "defaults %g %g", m.finance_rate, m.residual_frac);
 }
 
 static void test_sensitivity(test_ctx *t)
@@ -311,6 +361,7 @@ int main(void)
 	test_rent(&t);
 	test_rent_reserved(&t);
 	test_owner(&t);
+	test_cashflow(&t);
 	test_sensitivity(&t);
 	test_checks(&t);
 	return test_report(&t);
