@@ -612,7 +612,8 @@ static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "t
 
 /* Money columns after those (docs/prices.md), one list for the CSV and the JSON: names, then the values
  * in the same order. */
-static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour"};
+static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour", "capex_fabric_usd", "capex_frontend_usd",
+					  "capex_racks_usd", "capex_cooling_usd", "capex_install_usd"};
 enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
 
 static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
@@ -620,6 +621,11 @@ static void money_values(const model_scenario *sc, const model_result *r, double
 	(void)sc;
 	v[0] = r->rent_setup_s;
 	v[1] = r->owned_usd_gpu_h;
+	v[2] = r->capex_fabric_usd;
+	v[3] = r->capex_frontend_usd;
+	v[4] = r->capex_racks_usd;
+	v[5] = r->capex_cooling_usd;
+	v[6] = r->capex_install_usd;
 }
 
 void cli_result_csv_header_all(csvw *w)

@@ -169,6 +169,7 @@ typedef struct hw_system {
 	int price_nics;           /* 1: the NICs are in the price (DGX); 0: bought beside it (fabric nic_usd) */
 	double power_W;           /* node max power; NAN when unknown */
 	char *power_kind;         /* measured | datasheet | estimate ("" = none: the model's TDP fallback) */
+	char *cooling;            /* air | liquid: liquid needs coolant distribution bought with it ("" = air) */
 	char *power_source;       /* where power_W comes from */
 	char *provider;           /* cloud provider ("AWS", "Azure", ...); "" for a server one buys */
 	double rent_usd_gpu_h;    /* published on-demand rate per GPU-hour (instance rate / GPUs); NAN = none */

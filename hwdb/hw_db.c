@@ -152,6 +152,7 @@ static const hw_col system_cols[] = {
 	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
 	TEXT_NEW(hw_system, power_kind, "measured, datasheet or estimate"),
 	TEXT_NEW(hw_system, power_source, "where power_W comes from"),
+	TEXT_NEW(hw_system, cooling, "air or liquid (empty: air)"),
 	INT_NEW(hw_system, domain_gpus, 0, 100000, "GPUs in one NVLink domain, a multiple of gpus_per_node (empty: the node's)"),
 	INT_NEW(hw_system, unit_nodes, 1, 10000, "nodes per purchase unit 1-10000 (empty: 1)"),
 	TEXT_NEW(hw_system, provider, "a cloud provider name (AWS, Azure, Google Cloud...)"),
@@ -660,6 +661,8 @@ static const char *const price_kinds[] = {"list", "quote", "press", "estimate", 
 
 /* The kinds of power figure (systems.csv power_kind). */
 static const char *const power_kinds[] = {"measured", "datasheet", "estimate", NULL};
+/* How a system is cooled (systems.csv cooling). */
+static const char *const coolings[] = {"air", "liquid", NULL};
 
 /* A kind cell (empty or one of names); reports another word at its cell. */
 static void check_kind(hw_load *ld, const csv_table *t, int row, const char *col, const char *v,
@@ -724,6 +727,7 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 	check_range(ld, t, row, "price_lo_usd", "price_hi_usd", s->price_lo_usd, s->price_usd, s->price_hi_usd);
 	check_kind(ld, t, row, "rent_kind", s->rent_kind, price_kinds);
 	check_kind(ld, t, row, "power_kind", s->power_kind, power_kinds);
+	check_kind(ld, t, row, "cooling", s->cooling, coolings);
 	if (hw_known(s->power_W) && *s->power_kind && is_blank(s->power_source))
 		report_cell(ld, t, row, csv_table_col(t, "power_source"), "empty; power_kind '%s' needs power_source (where "
 			    "power_W comes from)", s->power_kind);

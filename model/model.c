@@ -200,7 +200,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.price_usd = NAN;
 	sc->node.unit_price_usd = NAN;
 	sc->node.rent_usd_gpu_h = NAN;
-	sc->node.power_W = NAN;
+	sc->node.power_W = sc->node.power_sold_W = NAN;
 	sc->node.unit_price_lo_usd = sc->node.unit_price_hi_usd = NAN;
 	sc->node.nics_in_price = true;
 	sc->node.switch_usd = sc->node.link_usd = sc->node.nic_usd = NAN;
@@ -657,7 +657,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
 	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
-	r->power_max_W = node_W > 0 ? node_W * model_nodes_bought(sc) : NAN;
+	r->power_max_W = (n->power_sold_W > 0 ? n->power_sold_W : node_W > 0 ? node_W : NAN) * model_nodes_bought(sc);
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);

@@ -221,6 +221,8 @@ typedef struct model_node {
 	double unit_price_usd;   /* list price of one unit, NAN when unknown */
 	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
 	double power_W;          /* node max power, NAN when unknown */
+	double power_sold_W;     /* max power of a node as sold (all its GPUs), what the site contracts and
+				  * cools for the nodes bought; NAN: power_W or the TDP sum of the GPUs used */
 	const char *power_basis; /* how power_W is known: measured, datasheet, estimate; NULL = none given */
 	/* what the cluster buys beside its servers (model_run_capex); NAN = not priced */
 	double unit_price_lo_usd, unit_price_hi_usd; /* the unit price's range (lo <= price <= hi) */
@@ -231,6 +233,8 @@ typedef struct model_node {
 	double nic_usd;          /* one NIC port (NAN: not priced) */
 	double oversubscription; /* leaf down-ports per up-port (1 = non-blocking; 0 read as 1) */
 	double net_width;        /* relative half-width of the fabric's prices (0.05 list .. 0.35 estimate) */
+	int nics_bought;         /* compute-fabric NICs a node has as sold (all cabled, however many GPUs are used) */
+	bool liquid_cooled;      /* the system needs liquid-cooling distribution (GB200 NVL72) */
 	bool store_shared;       /* the data set lives on a shared store that is bought with the cluster */
 	double store_unit_usd;   /* one unit of it (NAN: not priced) */
 	double store_unit_B;     /* usable bytes of one unit */
@@ -265,6 +269,16 @@ typedef struct model_money {
 	double support_frac_year;/* support contract a year as a fraction of capex */
 	double finance_rate;     /* yearly interest on the capex (0 = paid cash): annuity instead of straight line */
 	double residual_frac;    /* resale value at the end of the period as a fraction of capex */
+	/* the cluster's other parts (model_run_capex; model_money_default gives each its source) */
+	double frontend_ports_gpu;  /* front-end and storage network ports per GPU sold */
+	double frontend_port_usd;   /* one such port: its share of a leaf and a spine switch, optics and cable */
+	double mgmt_usd_node;       /* out-of-band management network per node */
+	double store_usd_TB;        /* shared store per TB of flash */
+	double store_replicas;      /* copies of the data set the store keeps */
+	double rack_usd;            /* one rack with its power distribution */
+	double rack_W;              /* IT power one rack holds */
+	double cooling_usd_W;       /* liquid-cooling distribution per W of a liquid-cooled system */
+	double install_frac;        /* installation, cabling and acceptance as a fraction of the hardware */
 	double rent_boot_s;      /* a rented run's instances: request to ready to run, billed */
 	double rent_copy_Bps;    /* a rented node's copy of the data set from the provider's object store */
 } model_money;
@@ -373,6 +387,10 @@ typedef struct model_result {
 	 * of a shared store sized to the data set's bytes and the first epoch's read rate; 0 on the nodes'
 	 * own drives; NAN when the store is not priced, and then out of capex_usd); capex_usd their sum */
 	double capex_servers_usd, capex_network_usd, capex_storage_usd;
+	/* the network's two parts (capex_network_usd = fabric + frontend) and the other parts in capex_usd:
+	 * the compute fabric (0 where one NVLink domain holds the job), the front-end, storage and management
+	 * networks, racks with power distribution, liquid-cooling distribution, installation */
+	double capex_fabric_usd, capex_frontend_usd, capex_racks_usd, capex_cooling_usd, capex_install_usd;
 	double power_max_W;      /* max power of the nodes bought (the facility's contracted kW) */
 	/* per run: facility (colocation) and support shares; tco_usd = capex share + support + facility +
 	 * energy at the meter (energy_J x pue x kwh) */

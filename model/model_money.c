@@ -48,6 +48,32 @@ void model_money_default(model_money *m)
 	 * secondary-market analysis, 500+ transactions, v2-pseo-ai.pages.dev H100 depreciation guide,
 	 * 2026-01-08: 60-65% after 1 year, 25-35% after 3); the midpoint, taken for the whole capex */
 	m->residual_frac = 0.125;
+	/* front-end, storage and in-band management: the DGX H100 has 2 dual-port ConnectX-7 cards for them
+	 * beside its 8 compute NICs (NVIDIA DGX H100 datasheet), a GB200 compute tray one dual-port BlueField-3
+	 * for its 4 GPUs: 0.5 ports a GPU */
+	m->frontend_ports_gpu = 0.5;
+	/* one front-end port: 1,320 USD of optics and cable and a port on a leaf and on a spine of 64-port
+	 * switches of 36,000 USD (2 x 562.50), the 2024 cost spreadsheet's 400 Gb/s figures (tech-talk-cto,
+	 * 2024-08) that price the compute fabric too: an estimate, +-35% */
+	m->frontend_port_usd = 1320.0 + 2.0 * 36000.0 / 64.0;
+	/* assumption: out-of-band management, two 1 GbE ports a node (BMC, host) on 48-port switches of about
+	 * 5,000 USD with cables: 250 USD a node (no public figure found) */
+	m->mgmt_usd_node = 250.0;
+	/* flash at street price: a 122.88 TB QLC NVMe SSD about 27,000 USD, 220 USD a TB (aijourn.com, "The
+	 * 35 billion blind spot", 2026), for the data set's copies */
+	m->store_usd_TB = 220.0;
+	/* three copies: Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3) */
+	m->store_replicas = 3.0;
+	/* assumption: a 42U rack with two metered 3-phase PDUs, about 6,000 USD (no public price list
+	 * found), holding 40 kW: four DGX H100 of 10.2 kW, as NVIDIA's DGX SuperPOD H100 reference racks them */
+	m->rack_usd = 6000.0;
+	m->rack_W = 40e3;
+	/* assumption: coolant distribution units and the rack's secondary loop, 400 USD per kW of liquid-cooled
+	 * IT (no public price list found; analysts put a GB200 NVL72 rack's liquid cooling in the tens of
+	 * thousands of USD) */
+	m->cooling_usd_W = 0.4;
+	/* assumption: installation, cabling and acceptance, 2% of the hardware (no public figure found) */
+	m->install_frac = 0.02;
 	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
 	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
 	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
@@ -125,14 +151,16 @@ static void fat_tree(double E, int R, double o, double *switches, double *links)
 	*links = E + 2.0 * up;
 }
 
-/* The fabric between the nodes bought: NIC ports not in the server price, switches and links. 0 for one
- * node (nothing to join); 0 when the fabric is not priced (switch_ports 0). */
-static double network_usd(const model_scenario *sc, int bought)
+/* The compute fabric between the nodes bought: NIC ports not in the server price, switches and links, for
+ * every NIC the nodes have as sold. 0 for one node or where one NVLink domain holds the job (nothing to
+ * join); 0 when the fabric is not priced (switch_ports 0). */
+static double fabric_usd(const model_scenario *sc, int bought)
 {
 	const model_node *n = &sc->node;
-	if (bought <= 1 || n->switch_ports < 2 || n->nics_per_node < 1)
+	int nics = n->nics_bought > 0 ? n->nics_bought : n->nics_per_node;
+	if (bought <= 1 || n->switch_ports < 2 || nics < 1 || model_domain_gpus(sc) >= sc->nodes * n->gpus_per_node)
 		return 0.0;
-	double E = (double)bought * n->nics_per_node, sw, links;
+	double E = (double)bought * nics, sw, links;
 	fat_tree(E, n->switch_ports, n->oversubscription >= 1 ? n->oversubscription : 1.0, &sw, &links);
 	double usd = sw * n->switch_usd + links * n->link_usd;
 	if (!n->nics_in_price && isfinite(n->nic_usd))
@@ -140,21 +168,33 @@ static double network_usd(const model_scenario *sc, int bought)
 	return isfinite(usd) ? usd : 0.0;
 }
 
-/* Units of a shared store that hold the data set and read it at the job's first-epoch rate (throughput x
- * bytes per image; NAN throughput: capacity alone), at least one. 0 when the data set lives on the nodes'
- * own drives (in their price); NAN when the store is not priced. */
+/* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
+ * store that hold it and read it at the job's first-epoch rate (throughput x bytes per image; NAN
+ * throughput: capacity alone), at least one; else flash for its copies (store_usd_TB x store_replicas). */
 static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
-	if (!n->store_shared)
-		return 0.0;
-	if (!isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
-		return NAN;
+	if (!n->store_shared || !isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
+		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
 	double units = ceil(p->dataset_B / n->store_unit_B);
 	double need_Bps = r->throughput_img_s * p->dataset_B / sc->images;
 	if (n->store_unit_Bps > 0 && isfinite(need_Bps))
 		units = fmax(units, ceil(need_Bps / n->store_unit_Bps));
 	return fmax(units, 1.0) * n->store_unit_usd;
+}
+
+/* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
+ * for the GPUs as sold, racks with power distribution for the max power (a rack-scale unit brings its own),
+ * liquid-cooling distribution where the system needs it. */
+static void parts_usd(const model_scenario *sc, model_result *r, int bought)
+{
+	const model_node *n = &sc->node;
+	const model_money *m = &sc->money;
+	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+	r->capex_frontend_usd = bought * (per_node * m->frontend_ports_gpu * m->frontend_port_usd + m->mgmt_usd_node);
+	double kW_W = isfinite(r->power_max_W) ? r->power_max_W : 0.0;
+	r->capex_racks_usd = n->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
+	r->capex_cooling_usd = n->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
 }
 
 void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r)
@@ -172,12 +212,31 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	} else { /* a node described by hand (tests, custom): per-node price or NAN */
 		r->capex_servers_usd = lo = hi = n->price_usd * sc->nodes;
 	}
-	r->capex_network_usd = isfinite(r->capex_servers_usd) ? network_usd(sc, bought) : NAN;
-	r->capex_storage_usd = isfinite(r->capex_servers_usd) ? storage_usd(sc, p, r) : NAN;
-	double store = isfinite(r->capex_storage_usd) ? r->capex_storage_usd : 0.0;
-	r->capex_usd = r->capex_servers_usd + r->capex_network_usd + store;
-	r->capex_lo_usd = lo + r->capex_network_usd * (1.0 - n->net_width) + store * (1.0 - n->store_width);
-	r->capex_hi_usd = hi + r->capex_network_usd * (1.0 + n->net_width) + store * (1.0 + n->store_width);
+	if (!isfinite(r->capex_servers_usd)) {
+		r->capex_network_usd = r->capex_storage_usd = r->capex_usd = r->capex_lo_usd = r->capex_hi_usd = NAN;
+		r->capex_fabric_usd = r->capex_frontend_usd = r->capex_racks_usd = r->capex_cooling_usd = NAN;
+		r->capex_install_usd = NAN;
+		return;
+	}
+	r->capex_fabric_usd = fabric_usd(sc, bought);
+	parts_usd(sc, r, bought);
+	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
+	r->capex_storage_usd = storage_usd(sc, p, r);
+	bool unit_store = n->store_shared && isfinite(n->store_unit_usd) && n->store_unit_B > 0;
+	double store_w = unit_store ? n->store_width : model_price_width("press");
+	double est = model_price_width("estimate");
+	double other = r->capex_frontend_usd + r->capex_racks_usd + r->capex_cooling_usd;
+	double hw = r->capex_servers_usd + r->capex_network_usd + r->capex_storage_usd + r->capex_racks_usd +
+		    r->capex_cooling_usd;
+	r->capex_install_usd = sc->money.install_frac * hw;
+	r->capex_usd = hw + r->capex_install_usd;
+	/* each part at the ends of its range; installation follows the hardware */
+	double lo_hw = lo + r->capex_fabric_usd * (1.0 - n->net_width) + other * (1.0 - est) +
+		       r->capex_storage_usd * (1.0 - store_w);
+	double hi_hw = hi + r->capex_fabric_usd * (1.0 + n->net_width) + other * (1.0 + est) +
+		       r->capex_storage_usd * (1.0 + store_w);
+	r->capex_lo_usd = lo_hw * (1.0 + sc->money.install_frac * (1.0 - est));
+	r->capex_hi_usd = hi_hw * (1.0 + sc->money.install_frac * (1.0 + est));
 }
 
 /* The share of a month's fixed cost one run pays: 1 of runs_per_month, else its share of the utilised time;

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/common.h"
 
@@ -203,6 +204,7 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
+	n->nics_bought = n->nics_per_node; /* all cabled to the fabric, however few GPUs use them */
 }
 
 /* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
@@ -341,8 +343,10 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 		n->rent_width = rate_width(s, sys);
 	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
+	n->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;
 	n->power_basis = isfinite(n->power_W) && *sys->power_kind ? sys->power_kind : isfinite(n->power_W) ? "given" : NULL;
 	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
+	n->liquid_cooled = as_sold && sys->cooling && strcasecmp(sys->cooling, "liquid") == 0;
 	if (isfinite(n->unit_price_usd)) {
 		copy_parts(db, s, sys, n);
 		copy_ref_rent(db, s, sys, nodes * gpn, n);

@@ -140,7 +140,8 @@ expect 0 "$SP" sweep --systems dgx1-v100,c4140-m --nodes 1-8 --budget 500000 --o
 has "over budget"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
 	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
-[ "$(awk -F, '$1 == "dgx1-v100" { print $3 }' "$tmp/b.csv" | sort | tr '\n' ' ')" = "1 2 3 " ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
+# 149k a node plus its share of the networks, racks and installation (about 168k): 1-2 nodes fit, 3 do not
+[ "$(awk -F, '$1 == "dgx1-v100" { print $3 }' "$tmp/b.csv" | sort | tr '\n' ' ')" = "1 2 " ] || no "dgx1 at \$149k: 1-2 nodes fit \$500k"
 # sweep honours the shared --global-batch and --system its help lists (they were ignored: issue 26)
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,2,3 --global-batch 2048 --out "$tmp/gb.csv" --quiet
 has "1 whose GPU count does not divide --global-batch 2048"

@@ -15,10 +15,14 @@ ok() { msg=$1; shift; awk "$@" || no "$msg"; }
 # each price inside its range
 expect 0 "$SP" compare --systems dgxh100,xe9680-h100,gb200-nvl72 --gpus 64 --format csv --out "$tmp/g.csv"
 for s in dgxh100 xe9680-h100 gb200-nvl72; do
-	ok "$s: capex = servers + network + storage, network 5-35%" -v c="$(get capex_usd $s "$tmp/g.csv")" \
+	ok "$s: capex = servers + network + storage + racks + cooling + installation, network 2-35%" \
+		-v c="$(get capex_usd $s "$tmp/g.csv")" \
 		-v sv="$(get capex_servers_usd $s "$tmp/g.csv")" -v n="$(get capex_network_usd $s "$tmp/g.csv")" \
-		-v st="$(get capex_storage_usd $s "$tmp/g.csv")" \
-		'BEGIN { d = c - sv - n - st; if (d < 0) d = -d; exit !(sv > 0 && n >= 0.05 * c && n <= 0.35 * c && d < 1) }'
+		-v st="$(get capex_storage_usd $s "$tmp/g.csv")" -v rk="$(get capex_racks_usd $s "$tmp/g.csv")" \
+		-v co="$(get capex_cooling_usd $s "$tmp/g.csv")" -v ins="$(get capex_install_usd $s "$tmp/g.csv")" \
+		-v f="$(get capex_fabric_usd $s "$tmp/g.csv")" -v fe="$(get capex_frontend_usd $s "$tmp/g.csv")" \
+		'BEGIN { d = c - sv - n - st - rk - co - ins; if (d < 0) d = -d; e = n - f - fe; if (e < 0) e = -e
+			 exit !(sv > 0 && st > 0 && fe > 0 && ins > 0 && n >= 0.02 * c && n <= 0.35 * c && d < 1 && e < 1) }'
 	ok "$s: pue > 1, breakeven > 0" -v p="$(get pue $s "$tmp/g.csv")" -v b="$(get breakeven_runs_per_month $s "$tmp/g.csv")" \
 		'BEGIN { exit !(p > 1 && b > 0) }'
 	ok "$s: capex_lo < capex < capex_hi, tco_lo < tco < tco_hi" -v c="$(get capex_usd $s "$tmp/g.csv")" \
@@ -34,12 +38,25 @@ ok "dgxh100 and xe9680-h100 power within 15%" -v a="$(get power_W dgxh100 "$tmp/
 expect 0 "$SP" predict --system xe8640-h100 --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
 
 # one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (36,000 + 64 x 1,320)
-expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_network_usd "$tmp/out")" = 0 ] || no "1 node: no network"
+expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_fabric_usd "$tmp/out")" = 0 ] || no "1 node: no fabric"
 expect 0 "$SP" predict --system dgxh100 --nodes 8 --format csv
-[ "$(col capex_network_usd "$tmp/out")" = 120480 ] || no "8 DGX: 1 switch + 64 links = 120480, got $(col capex_network_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 120480 ] || no "8 DGX: 1 switch + 64 links = 120480, got $(col capex_fabric_usd "$tmp/out")"
 # 16 nodes (128 ports): 4 leaves of 32 down-ports, 128 up-links to 2 spines: 6 switches, 256 links
 expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
-[ "$(col capex_network_usd "$tmp/out")" = 553920 ] || no "16 DGX: 6 switches + 256 links = 553920, got $(col capex_network_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 553920 ] || no "16 DGX: 6 switches + 256 links = 553920, got $(col capex_fabric_usd "$tmp/out")"
+# the goals: 1,024 DGX H100 GPUs pay 10-25% of capex for their networks and price the store; a job inside one
+# NVL72 rack needs no compute fabric (network <= 5%), and the rack costs the same however its trays are used
+expect 0 "$SP" compare --systems dgxh100 --gpus 1024 --format csv
+ok "dgxh100 1024: network 10-25%, store priced" -v c="$(col capex_usd "$tmp/out")" -v n="$(col capex_network_usd "$tmp/out")" \
+	-v st="$(col capex_storage_usd "$tmp/out")" 'BEGIN { exit !(n >= 0.10 * c && n <= 0.25 * c && st > 0) }'
+expect 0 "$SP" compare --systems gb200-nvl72 --gpus 64 --format csv
+ok "gb200-nvl72 64: network <= 5%, no compute fabric, liquid cooling bought" -v c="$(col capex_usd "$tmp/out")" \
+	-v n="$(col capex_network_usd "$tmp/out")" -v f="$(col capex_fabric_usd "$tmp/out")" -v co="$(col capex_cooling_usd "$tmp/out")" \
+	'BEGIN { exit !(n <= 0.05 * c && f == 0 && co > 0) }'
+"$SP" predict --system gb200-nvl72 --nodes 16 --format csv >"$tmp/n4.csv"
+"$SP" predict --system gb200-nvl72 --nodes 18 --gpus-per-node 2 --format csv >"$tmp/n2.csv"
+[ "$(col capex_usd "$tmp/n4.csv")" = "$(col capex_usd "$tmp/n2.csv")" ] ||
+	no "one NVL72 rack: the same capex at 4 or 2 GPUs a tray ($(col capex_usd "$tmp/n4.csv") vs $(col capex_usd "$tmp/n2.csv"))"
 
 # the owner's cost: a lower utilisation costs more per run; the parts add up; bad values refused
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 0.5 --format csv >"$tmp/u5.csv" || no "utilisation 0.5"

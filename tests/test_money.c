@@ -26,6 +26,9 @@ static void node_priced(model_scenario *sc, model_params *p)
 	n->link_usd = 1000.0;
 	n->oversubscription = 1.0;
 	n->net_width = 0.25;
+	/* the other parts off: test_parts adds them */
+	sc->money.frontend_ports_gpu = sc->money.mgmt_usd_node = sc->money.store_usd_TB = 0.0;
+	sc->money.rack_usd = sc->money.cooling_usd_W = sc->money.install_frac = 0.0;
 }
 
 static void test_fabric(test_ctx *t)
@@ -72,6 +75,62 @@ static void test_fabric(test_ctx *t)
 	TEST_CHECK(t, isnan(r.capex_usd) && isnan(r.capex_network_usd), "no price: %g", r.capex_usd);
 }
 
+/* The cluster's other parts: the compute fabric none inside one NVLink domain, front-end ports per GPU sold,
+ * racks for the max power (none for a rack-scale unit), liquid cooling where needed, installation on top;
+ * the same for any placement of the same hardware. */
+static void test_parts(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	r.throughput_img_s = NAN;
+	sc.nodes = 8;
+	sc.node.nics_bought = 8;
+	sc.money.frontend_ports_gpu = 0.5;
+	sc.money.frontend_port_usd = 2000.0;
+	sc.money.mgmt_usd_node = 250.0;
+	sc.money.rack_usd = 6000.0;
+	sc.money.rack_W = 40e3;
+	sc.money.install_frac = 0.02;
+	r.power_max_W = 8 * 10.2e3; /* 81.6 kW: 3 racks */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_frontend_usd, 8 * (8 * 0.5 * 2000.0 + 250.0), 1e-12);
+	TEST_NEAR(t, r.capex_racks_usd, 3 * 6000.0, 1e-12);
+	TEST_NEAR(t, r.capex_fabric_usd, 74000.0, 1e-12);
+	TEST_NEAR(t, r.capex_network_usd, r.capex_fabric_usd + r.capex_frontend_usd, 1e-12);
+	TEST_CHECK(t, r.capex_cooling_usd == 0, "air-cooled: no coolant distribution %g", r.capex_cooling_usd);
+	double hw = 800000.0 + r.capex_network_usd + r.capex_storage_usd + r.capex_racks_usd;
+	TEST_NEAR(t, r.capex_install_usd, 0.02 * hw, 1e-12);
+	TEST_NEAR(t, r.capex_usd, hw * 1.02, 1e-12);
+	TEST_CHECK(t, r.capex_lo_usd < r.capex_usd && r.capex_usd < r.capex_hi_usd, "range");
+	/* a rack-scale unit of 18 trays of 4 GPUs, one NVLink domain of 72: 16 trays need no compute fabric;
+	 * liquid cooling at 0.4 USD a W; its own rack: no racks bought */
+	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
+	sc.node.nics_bought = sc.node.nics_per_node = 4;
+	sc.node.unit_nodes = 18;
+	sc.node.domain_gpus = 72;
+	sc.node.liquid_cooled = true;
+	sc.money.cooling_usd_W = 0.4;
+	sc.nodes = 16;
+	r.power_max_W = 120e3;
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_fabric_usd == 0, "one NVLink domain: no fabric %g", r.capex_fabric_usd);
+	TEST_CHECK(t, r.capex_racks_usd == 0, "the unit is its rack %g", r.capex_racks_usd);
+	TEST_NEAR(t, r.capex_cooling_usd, 0.4 * 120e3, 1e-12);
+	TEST_NEAR(t, r.capex_frontend_usd, 18 * (4 * 0.5 * 2000.0 + 250.0), 1e-12);
+	double one = r.capex_usd;
+	sc.nodes = 18; /* the same rack with 2 GPUs a tray used: the same hardware, the same capex */
+	sc.node.gpus_per_node = 2;
+	sc.node.nics_per_node = 2;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_usd, one, 1e-12);
+	sc.nodes = 32; /* two racks: the job spans two domains, a fabric for all 36 trays' 4 NICs */
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_fabric_usd > 0, "two domains: a fabric %g", r.capex_fabric_usd);
+}
+
 static void test_store(test_ctx *t)
 {
 	model_scenario sc;
@@ -83,7 +142,13 @@ static void test_store(test_ctx *t)
 	sc.node.store_shared = true;
 	r.throughput_img_s = NAN;
 	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, isnan(r.capex_storage_usd) && isfinite(r.capex_usd), "unpriced store: out of capex %g", r.capex_usd);
+	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
+	sc.money.store_usd_TB = 220.0;
+	sc.money.store_replicas = 3.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
+	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
+		   "the store in capex %g", r.capex_usd);
 	sc.node.store_unit_usd = 50000.0;
 	sc.node.store_unit_B = 1e14;   /* 145 GB fit one unit */
 	sc.node.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
@@ -358,6 +423,7 @@ int main(void)
 	test_ctx t = {0};
 	test_fabric(&t);
 	test_store(&t);
+	test_parts(&t);
 	test_rent(&t);
 	test_rent_reserved(&t);
 	test_owner(&t);
