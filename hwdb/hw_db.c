@@ -162,6 +162,9 @@ static const hw_col system_cols[] = {
 	DATE_NEW(hw_system, rent_date),
 	TEXT_NEW(hw_system, rent_source, "where the rental rates come from (price page, date)"),
 	TEXT_NEW(hw_system, rent_kind, "list, quote, press or estimate"),
+	NUM_NEW(hw_system, rent_market_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour, the market's low end"),
+	DATE_NEW(hw_system, rent_market_date),
+	TEXT_NEW(hw_system, rent_market_source, "where the market rate comes from (publication, date)"),
 	NUM_NEW(hw_system, rent_spot_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour on spot"),
 	INT_NEW(hw_system, rent_unit_gpus, 0, 100000, "the fewest GPUs rented at once (empty: one instance)"),
 	INT_NEW(hw_system, rent_max_gpus, 0, 1000000, "the most GPUs the rates cover (empty: no limit)"),
@@ -737,6 +740,12 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 		report_cell(ld, t, row, csv_table_col(t, "rent_date"), "empty; a rental rate needs rent_date (a date YYYY-MM or YYYY-MM-DD)");
 	if (rent && is_blank(s->rent_source))
 		report_cell(ld, t, row, csv_table_col(t, "rent_source"), "empty; a rental rate needs rent_source (where the rate is published)");
+	if (hw_known(s->rent_market_usd_gpu_h) && (!*s->rent_market_date || is_blank(s->rent_market_source)))
+		report_cell(ld, t, row, csv_table_col(t, "rent_market_usd_gpu_h"), "a market rate needs rent_market_date "
+			    "and rent_market_source");
+	if (hw_known(s->rent_market_usd_gpu_h) && hw_known(s->rent_usd_gpu_h) && s->rent_market_usd_gpu_h > s->rent_usd_gpu_h)
+		report_cell(ld, t, row, csv_table_col(t, "rent_market_usd_gpu_h"), "%g is above the on-demand rate %g (the "
+			    "market rate is the range's low end)", s->rent_market_usd_gpu_h, s->rent_usd_gpu_h);
 }
 
 /* A system is current (empty: current) or end of life, and an end of life names its date and source. */

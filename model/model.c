@@ -207,7 +207,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.store_unit_usd = sc->node.store_unit_B = sc->node.store_unit_Bps = NAN;
 	sc->node.rent_increment_s = sc->node.rent_min_s = NAN;
 	sc->node.rent_cluster_usd_gpu_h = sc->node.rent_cluster_increment_s = NAN;
-	sc->node.ref_rent_usd_gpu_h = NAN;
+	sc->node.ref_rent_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h = sc->node.rent_market_usd_gpu_h = NAN;
 	sc->node.tensor_frac = 1.0;
 	model_money_default(&sc->money);
 	sc->nodes = 1;

@@ -248,11 +248,14 @@ typedef struct model_node {
 	double rent_cluster_usd_gpu_h;   /* the rate above rent_max_gpus; NAN = none (not rentable so) */
 	double rent_cluster_increment_s; /* its billing increment; NAN = continuous */
 	double rent_width;       /* relative half-width of the rate */
+	double rent_market_usd_gpu_h; /* the rate's low end: the market's and committed clusters' rate for the
+				       * same GPU (NAN: rate x (1 - rent_width)) */
 	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
 				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
 	 * instances of ref_rent_gpus GPUs (plan_resolve finds it); NAN = none */
 	double ref_rent_usd_gpu_h;
+	double ref_rent_market_usd_gpu_h; /* that rental's low end (NAN: none) */
 	int ref_rent_gpus;
 	const char *ref_rent_id;
 } model_node;

@@ -313,7 +313,11 @@ void model_run_money(const model_scenario *sc, model_result *r)
 
 	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
 	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r, &r->rent_gpus);
-	r->rent_lo_usd = r->rent_usd * (1.0 - n->rent_width);
+	/* the low end: the market's rate where it is known (rent is linear in the rate), else the kind's width */
+	bool cluster = n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus;
+	r->rent_lo_usd = isfinite(n->rent_market_usd_gpu_h) && !cluster
+				 ? r->rent_usd * fmin(n->rent_market_usd_gpu_h / n->rent_usd_gpu_h, 1.0 - n->rent_width)
+				 : r->rent_usd * (1.0 - n->rent_width);
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
 	double share = run_share(m, r->tta_s);

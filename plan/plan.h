@@ -206,6 +206,11 @@ typedef struct plan_buy_rent {
 	double rent_usd_run;       /* the same run rented: the rental's own row where it is an option at the same
 				    * GPU count (its speed, as billed), else model_ref_rent_usd */
 	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
+	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
+	double rent_lo_usd_run;    /* the run rented at it */
+	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_breakeven_runs) */
+	double flip_usd_gpu_h;     /* the rate at which renting the run costs what owning it does at the stated
+				    * use: renting wins below it */
 	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;

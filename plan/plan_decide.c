@@ -453,6 +453,9 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
 	b->max_runs_month = 365.25 / 12 * 86400 / b->buy->r.tta_s;
+	b->rent_lo_usd_gpu_h = b->buy->sc.node.ref_rent_market_usd_gpu_h;
+	const model_scenario *rent_sc = &b->buy->sc;
+	model_result lo = b->buy->r;
 	/* the rental among the options at the same GPU count: its own row's figures (its speed, as billed) */
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
@@ -463,7 +466,18 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 		b->rent_usd_run = x->r.rent_usd;
 		b->rent_setup_s = x->r.rent_setup_s;
 		b->breakeven_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, &x->sc, &x->r);
+		b->rent_lo_usd_gpu_h = x->sc.node.rent_market_usd_gpu_h;
+		rent_sc = &x->sc;
+		lo = x->r;
 		break;
+	}
+	/* the market's end and the rate at which the decision flips: rent is linear in the rate */
+	b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
+	if (isfinite(b->rent_lo_usd_gpu_h)) {
+		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
+		lo.rent_usd = b->rent_lo_usd_run;
+		b->breakeven_lo_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, rent_sc, &lo);
 	}
 }
 
@@ -772,6 +786,26 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 	    overlap ? ", inside the model's error, so the cheaper" : ", the faster");
 }
 
+/* Buy vs rent at the market's end of the rate, and the rate at which the decision flips at the stated use. */
+static void put_rent_ends(const plan_buy_rent *b, char *buf, size_t len_B, size_t *at)
+{
+	char m1[32], m2[32];
+	if (isfinite(b->rent_lo_usd_run)) {
+		put(buf, len_B, at, " At the market's low end (%s per GPU-hour, %s a run) ",
+		    plan_fmt_usd(b->rent_lo_usd_gpu_h, m1, sizeof m1), plan_fmt_usd(b->rent_lo_usd_run, m2, sizeof m2));
+		if (b->breakeven_lo_runs_month == 0)
+			put(buf, len_B, at, "buying wins at any use.");
+		else if (!isfinite(b->breakeven_lo_runs_month) || b->breakeven_lo_runs_month > b->max_runs_month)
+			put(buf, len_B, at, "renting wins at any use.");
+		else
+			put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use).", b->breakeven_lo_runs_month,
+			    100 * b->breakeven_lo_runs_month / b->max_runs_month);
+	}
+	if (isfinite(b->flip_usd_gpu_h))
+		put(buf, len_B, at, " At the stated use %s wins; the decision flips at %s per GPU-hour (renting wins below it).",
+		    b->rent_usd_run < b->owner_usd_run ? "renting" : "buying", plan_fmt_usd(b->flip_usd_gpu_h, m1, sizeof m1));
+}
+
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
 {
 	const plan_buy_rent *b = &a->buy_rent;
@@ -801,6 +835,7 @@ static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf
 	else
 		put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use; at most %.0f back to back).",
 		    b->breakeven_runs_month, 100 * b->breakeven_runs_month / b->max_runs_month, b->max_runs_month);
+	put_rent_ends(b, buf, len_B, at);
 }
 
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B)

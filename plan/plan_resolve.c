@@ -271,7 +271,7 @@ static bool rents(const plan_spec *s, const hw_system *sys, int gpus)
  * GPU model for `gpus` GPUs; sets n->ref_rent_*, NAN when none. */
 static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpus, model_node *n)
 {
-	n->ref_rent_usd_gpu_h = NAN;
+	n->ref_rent_usd_gpu_h = n->ref_rent_market_usd_gpu_h = NAN;
 	n->ref_rent_gpus = 0;
 	n->ref_rent_id = NULL;
 	for (int i = 0; sys && i < db->nsystems; i++) {
@@ -284,6 +284,8 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 		if (isfinite(n->ref_rent_usd_gpu_h) && !(rate < n->ref_rent_usd_gpu_h))
 			continue;
 		n->ref_rent_usd_gpu_h = rate;
+		n->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o)
+						   ? fmin(o->rent_market_usd_gpu_h, rate) : NAN;
 		n->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
 		n->ref_rent_id = o->id;
 	}
@@ -341,6 +343,7 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 		n->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
 		n->rent_cluster_increment_s = sys->rent_cluster_increment_s;
 		n->rent_width = rate_width(s, sys);
+		n->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) ? sys->rent_market_usd_gpu_h : NAN;
 	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
 	n->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;

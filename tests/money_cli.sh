@@ -135,6 +135,18 @@ row=$(awk '$2 == "lambda-hgx-h100" { for (i = 1; i <= NF; i++) if ($i ~ /^\$/) p
 [ -n "$row" ] && grep -qF "per GPU-hour) $row" "$tmp/out" || no "buy vs rent quotes the row's rent $row"
 expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
+# market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
+# rate where the decision flips; at 5% use renting wins
+expect 0 "$SP" predict --system coreweave-hgx-h100 --nodes 8 --format csv
+ok "coreweave-hgx-h100: rent_lo_usd <= 0.6 x rent_usd" -v l="$(col rent_lo_usd "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
+	'BEGIN { exit !(l > 0 && l <= 0.6 * r) }'
+expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
+has "At the market's low end (\$1.85 per GPU-hour"; has "At the stated use renting wins; the decision flips at"
+expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "At the stated use buying wins"
+printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
+mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
+expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
+
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"
 printf 'id,price_usd,price_kind,price_date,price_source,price_lo_usd,price_hi_usd\ndgxh100,250000,quote,2026-11,our quote,240000,260000\n' \

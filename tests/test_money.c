@@ -203,6 +203,14 @@ static void test_rent(test_ctx *t)
 	sc.node.rent_cluster_increment_s = 7 * 86400.0; /* a week */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
+	/* the market's rate is the range's low end: 3 of 10 a GPU-hour, 30% of the rent (within one instance) */
+	sc.node.rent_max_gpus = 0;
+	sc.node.rent_market_usd_gpu_h = 3.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_lo_usd, 0.3 * r.rent_usd, 1e-12);
+	sc.node.rent_market_usd_gpu_h = 9.9; /* never above the kind's own low end */
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_lo_usd, 0.95 * r.rent_usd, 1e-12);
 }
 
 /* A reservation is paid around the clock: each run pays its share of the utilised month, so half the use
