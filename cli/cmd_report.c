@@ -632,6 +632,34 @@ static void section_money(rep_doc *d, const cli_scen *s)
 	tab_free(&t);
 }
 
+/* Each system's price and rental rate with its kind and date (systems.csv), once per system, so a reader
+ * sees how old each figure is. */
+static void section_price_dates(rep_doc *d, const cli_scen *s, const cli_row *rows, int nrows)
+{
+	char text[4096] = "", a[32], b[32];
+	size_t u = 0;
+	for (int i = 0; i < nrows && u < sizeof text - 256; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) == 0;
+		const hw_system *sys = seen ? NULL : hw_system_find(&s->db, rows[i].sc.node.system_id);
+		if (!sys || (!hw_known(sys->price_usd) && !hw_known(sys->rent_usd_gpu_h)))
+			continue;
+		u += (size_t)snprintf(text + u, sizeof text - u, "%s%s: ", u ? "; " : "", sys->id);
+		if (hw_known(sys->price_usd))
+			u += (size_t)snprintf(text + u, sizeof text - u, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a),
+					      sys->price_kind, sys->price_date);
+		if (hw_known(sys->rent_usd_gpu_h))
+			u += (size_t)snprintf(text + u, sizeof text - u, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
+					      plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
+		if (hw_known(sys->rent_market_usd_gpu_h))
+			u += (size_t)snprintf(text + u, sizeof text - u, ", the market's %s (%s)",
+					      plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b), sys->rent_market_date);
+	}
+	if (*text)
+		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text);
+}
+
 /* ---- cash flow: the answer's cluster owned year by year beside the same runs rented (model_cashflow) ---- */
 
 enum { REP_MAX_YEARS = 51 }; /* amortisation is at most 50 years (model_money_check) */
@@ -837,6 +865,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		section_ranking(&d, rows, &g[k], q);
 	section_sensitivity(&d, rs, sens_ok, sens_note);
 	section_cashflow(&d, cash, g[0].gpus, s->spec.money.finance_rate);
+	section_price_dates(&d, s, rows, nrows);
 	section_breakdown(&d, rows, nrows);
 	section_setup(&d, s, rows, nrows);
 	section_assumptions(&d, s);

@@ -35,15 +35,19 @@ ok "dgxh100 and xe9680-h100 power within 15%" -v a="$(get power_W dgxh100 "$tmp/
 [ "$(get power_basis dgxh100 "$tmp/g.csv")" = datasheet ] || no "dgxh100 power from its datasheet"
 [ "$(get power_basis xe9680-h100 "$tmp/g.csv")" = estimate ] || no "xe9680-h100 power labelled estimate"
 # a system without a power figure says so
-expect 0 "$SP" predict --system xe8640-h100 --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
+expect 0 "$SP" predict --system c4140-m --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
+# OEM and cloud H100 nodes: the DGX H100 datasheet's board, labelled estimate, not 1.3 x TDP
+for s in xe8640-h100 aws-p5 coreweave-hgx-h100; do
+	expect 0 "$SP" predict --system $s --format csv; [ "$(col power_basis "$tmp/out")" = estimate ] || no "$s: power an estimate from the datasheet"
+done
 
-# one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (36,000 + 64 x 1,320)
+# one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (50,000 NVIDIA-branded + 64 x 1,320)
 expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_fabric_usd "$tmp/out")" = 0 ] || no "1 node: no fabric"
 expect 0 "$SP" predict --system dgxh100 --nodes 8 --format csv
-[ "$(col capex_fabric_usd "$tmp/out")" = 120480 ] || no "8 DGX: 1 switch + 64 links = 120480, got $(col capex_fabric_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 134480 ] || no "8 DGX: 1 switch + 64 links = 134480, got $(col capex_fabric_usd "$tmp/out")"
 # 16 nodes (128 ports): 4 leaves of 32 down-ports, 128 up-links to 2 spines: 6 switches, 256 links
 expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
-[ "$(col capex_fabric_usd "$tmp/out")" = 553920 ] || no "16 DGX: 6 switches + 256 links = 553920, got $(col capex_fabric_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 637920 ] || no "16 DGX: 6 switches + 256 links = 637920, got $(col capex_fabric_usd "$tmp/out")"
 # the goals: 1,024 DGX H100 GPUs pay 10-25% of capex for their networks and price the store; a job inside one
 # NVL72 rack needs no compute fabric (network <= 5%), and the rack costs the same however its trays are used
 expect 0 "$SP" compare --systems dgxh100 --gpus 1024 --format csv
@@ -146,6 +150,14 @@ expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "At t
 printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
 mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
 expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
+
+# current, dated prices: the DGX H100 at its 2024 quotes, the GB200 NVL72 rack at the analysts' 3.1-3.4 M; the report
+# names each price's date
+expect 0 "$SP" predict --system dgxh100 --format csv
+ok "dgxh100: 2024 quotes, 270-317k" -v c="$(col capex_servers_usd "$tmp/out")" -v l="$(col capex_lo_usd "$tmp/out")" \
+	'BEGIN { exit !(c == 310000 && l > 270000 * 0.99) }'
+expect 0 "$SP" hw show gb200-nvl72; has "3,100,000"; has "3,400,000"
+grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$tmp/rep/report.md" || no "report: prices with their dates"
 
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"
