@@ -390,77 +390,7 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 
 /* ---- sensitivity (issue 33): how the answer's cost moves with each input, and what could flip it ---- */
 
-typedef struct rep_sens {
-	bool ok;                  /* an answer with a cost to move */
-	bool rent;                /* the answer is rented: its rent moves (else the owner's cost per run) */
-	int gpus;
-	const cli_row *ans, *alt; /* the answer and the option it is weighed against (alt NULL: none) */
-	double base, alt_base, speed_err;
-	model_sens s[MODEL_SENS_N], a[MODEL_SENS_N];
-	bool flips[MODEL_SENS_N];
-} rep_sens;
-
-static double sens_cost(const cli_row *w, bool rent)
-{
-	return rent ? w->r.rent_usd : w->r.tco_usd;
-}
-
-/* Whether an input, at either end of its range, turns which of answer and alternative costs less: prices and
- * speed err independently (the answer at one end, the alternative at the other), the site's inputs move both. */
-static bool sens_flips(const rep_sens *rs, int i)
-{
-	double d0 = rs->base - rs->alt_base;
-	bool indep = i == MODEL_SENS_PRICE || i == MODEL_SENS_SPEED;
-	double d1 = rs->s[i].lo_usd - (indep ? rs->a[i].hi_usd : rs->a[i].lo_usd);
-	double d2 = rs->s[i].hi_usd - (indep ? rs->a[i].lo_usd : rs->a[i].hi_usd);
-	return (d0 < 0 && (d1 > 0 || d2 > 0)) || (d0 > 0 && (d1 < 0 || d2 < 0));
-}
-
-/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the other
- * option the answer names (the faster one left for money, else the fastest, else the cheapest) when it has
- * the same kind of cost, else the cheapest other option that has. */
-static void sens_compute(cli_row *rows, const rep_group *g, const plan_question *q, rep_sens *rs)
-{
-	plan_answer a;
-	memset(rs, 0, sizeof *rs);
-	rs->gpus = g->gpus;
-	plan_decide(q, rows + g->first, g->n, &a);
-	if (!a.winner)
-		return;
-	rs->ans = a.winner;
-	rs->rent = !isfinite(rs->ans->r.tco_usd);
-	rs->base = sens_cost(rs->ans, rs->rent);
-	if (!isfinite(rs->base))
-		return;
-	rs->ok = true;
-	const plan_option *ru = a.tied_faster ? a.tied_faster : a.fastest != a.winner ? a.fastest
-				: a.cheapest != a.winner ? a.cheapest : NULL;
-	if (ru && isfinite(sens_cost(ru, rs->rent)))
-		rs->alt = ru;
-	for (int i = 0; !rs->alt && i < g->n; i++) {
-		const cli_row *w = &rows[g->first + i];
-		if (w == rs->ans || !w->r.fits || !isfinite(sens_cost(w, rs->rent)))
-			continue;
-		rs->alt = w;
-	}
-	for (int i = 0; i < g->n; i++) {
-		const cli_row *w = &rows[g->first + i];
-		if (w != rs->ans && w->r.fits && isfinite(sens_cost(w, rs->rent)) &&
-		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != ru)
-			rs->alt = w;
-	}
-	/* the speed's range: the prediction's interval where one was applied, else the model's whole-run error
-	 * (the 5% tie band, validate's whole-run group) */
-	const model_result *r = &rs->ans->r;
-	rs->speed_err = r->tta_hi_s > r->tta_lo_s ? (r->tta_hi_s - r->tta_lo_s) / (2.0 * r->tta_s) : q->tie_band;
-	model_money_sensitivity(&rs->ans->sc, r, rs->speed_err, rs->rent, rs->s);
-	if (rs->alt) {
-		rs->alt_base = sens_cost(rs->alt, rs->rent);
-		model_money_sensitivity(&rs->alt->sc, &rs->alt->r, rs->speed_err, rs->rent, rs->a);
-		for (int i = 0; i < MODEL_SENS_N; i++)
-			rs->flips[i] = sens_flips(rs, i);
-	}
-}
+typedef plan_sens rep_sens; /* plan_sens_compute (plan/plan_sens.c) fills it */
 
 /* An input's range as text: money, duration, fraction or plain. */
 static const char *sens_in(int i, double v, char *buf, size_t len_B)
@@ -522,7 +452,19 @@ static bool sens_chart(const char *dir, const rep_sens *rs, char *note, size_t l
 	return ok;
 }
 
-static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, const char *chart_note)
+/* Every GPU count: what flips the answer between options and to renting, in words (plan_sens_text). */
+static void sens_counts(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
+{
+	for (int k = 0; k < ng; k++) {
+		plan_sens ks;
+		char text[1024];
+		plan_sens_compute(q, rows + g[k].first, g[k].n, g[k].gpus, &ks);
+		doc_p(d, "%s", plan_sens_text(&ks, text, sizeof text));
+	}
+}
+
+static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, const char *chart_note, cli_row *rows,
+				const rep_group *g, int ng, const plan_question *q)
 {
 	static const char *head[] = {"input", "low end", "high end", "cost at low end", "cost at high end",
 				     "could flip the decision"};
@@ -530,20 +472,15 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 	doc_h(d, 2, "Sensitivity");
 	if (!rs->ok) {
 		doc_p(d, "The answer at %d GPUs has no price in the database, so there is no cost to move.", rs->gpus);
+		sens_counts(d, rows, g, ng, q);
 		return;
 	}
-	const model_result *r = &rs->ans->r;
 	doc_p(d, "The answer at %d GPUs, %s, costs %s per run (%s). Each input below is moved alone to both ends of "
 		 "its range; the chart draws the cost at each end, the widest bar on top. Prices: each price's own "
 		 "range or its kind's width (docs/prices.md); speed: the run time +-%.0f%%; utilisation x0.5-x1.5; kWh "
 		 "price x0.5-x1.5; PUE 1.1 (a hyperscale hall) to 1.8.",
 	      rs->gpus, opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->base, b, sizeof b),
 	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err);
-	if (!rs->rent && isfinite(r->breakeven_runs_per_month))
-		doc_p(d, "Buy or rent: owning %s costs less than renting the same GPUs at %s per GPU-hour (%s) above %.0f "
-			 "runs a month (a month holds %.0f such runs back to back); below that, rent.",
-		      opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->ans->sc.node.ref_rent_usd_gpu_h, b, sizeof b),
-		      rs->ans->sc.node.ref_rent_id, r->breakeven_runs_per_month, 365.25 * 86400.0 / 12.0 / r->tta_s);
 	if (chart_ok)
 		doc_img(d, "sensitivity.svg", "tornado chart: the answer's cost per run at the low and high end of each input");
 	else
@@ -580,6 +517,7 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 	else
 		doc_p(d, "Against %s (%s per run): none of these inputs, over its range, changes which of the two costs "
 			 "less per run.", opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b));
+	sens_counts(d, rows, g, ng, q);
 }
 
 /* The money assumptions a finance reader checks, each with its source (model_money_default's comments). */
@@ -863,7 +801,7 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
 		section_ranking(&d, rows, &g[k], q);
-	section_sensitivity(&d, rs, sens_ok, sens_note);
+	section_sensitivity(&d, rs, sens_ok, sens_note, rows, g, ng, q);
 	section_cashflow(&d, cash, g[0].gpus, s->spec.money.finance_rate);
 	section_price_dates(&d, s, rows, nrows);
 	section_breakdown(&d, rows, nrows);
@@ -1033,7 +971,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
 	rep_sens rs;
 	char sens_note[512] = "";
-	sens_compute(rows, &g[0], &q, &rs);
+	plan_sens_compute(&q, rows + g[0].first, g[0].n, g[0].gpus, &rs);
 	bool sens_ok = rs.ok && sens_chart(tmpdir, &rs, sens_note, sizeof sens_note);
 	rep_cash cash;
 	cashflow_write(tmpdir, rows, &g[0], &q, &cash);

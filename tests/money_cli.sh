@@ -159,6 +159,14 @@ ok "dgxh100: 2024 quotes, 270-317k" -v c="$(col capex_servers_usd "$tmp/out")" -
 expect 0 "$SP" hw show gb200-nvl72; has "3,100,000"; has "3,400,000"
 grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$tmp/rep/report.md" || no "report: prices with their dates"
 
+# sensitivity over every GPU count, in words: the use below which renting wins, a flip inside the utilisation's
+# range (30% stated, renting wins below 19% at 16 GPUs), the market's rate
+"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.3 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
+grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on coreweave-hgx-h100 wins below [0-9]*% use.*the utilisation flips it within 15-45%" \
+	"$tmp/sens/report.md" || no "report: 16 GPUs, renting below a use, flipped within the utilisation's range"
+grep -q "^At 64 GPUs, dgxh100 8x8.*at the market's \$1.85 per GPU-hour renting wins" "$tmp/sens/report.md" ||
+	no "report: 64 GPUs, the market's rate flips it to renting"
+
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"
 printf 'id,price_usd,price_kind,price_date,price_source,price_lo_usd,price_hi_usd\ndgxh100,250000,quote,2026-11,our quote,240000,260000\n' \

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "model/model.h"
+#include "plan/plan.h"
 #include "tests/test.h"
 
 #include <math.h>
@@ -407,6 +408,42 @@ static void test_sensitivity(test_ctx *t)
 	TEST_CHECK(t, strcmp(model_sens_name(MODEL_SENS_PUE), "PUE") == 0, "names");
 }
 
+/* The sensitivity in words (plan_sens_text): the use below which renting wins, a flip inside the utilisation's
+ * range, the market's rate. */
+static void test_sens_words(test_ctx *t)
+{
+	plan_option buy;
+	plan_sens s;
+	char text[1024];
+	memset(&buy, 0, sizeof buy);
+	memset(&s, 0, sizeof s);
+	model_scenario_init(&buy.sc);
+	buy.sc.node.system_id = "dgxh100";
+	buy.sc.node.gpus_per_node = 8;
+	buy.sc.nodes = 2;
+	s.ok = true;
+	s.gpus = 16;
+	s.ans = s.buy = &buy;
+	s.vs_rent = true;
+	s.rent_id = "coreweave-hgx-h100";
+	s.use = 0.3;
+	s.use_lo = 0.15;
+	s.use_hi = 0.45;
+	s.rent_use = 0.19;
+	s.flip_use = true;
+	s.market_usd_gpu_h = 1.85;
+	s.flip_market = true;
+	s.flip_usd_gpu_h = 3.93;
+	plan_sens_text(&s, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "At 16 GPUs, dgxh100 2x8") != NULL, "%s", text);
+	TEST_CHECK(t, strstr(text, "wins below 19% use") && strstr(text, "stated 30%: buying wins"), "%s", text);
+	TEST_CHECK(t, strstr(text, "the utilisation flips it within 15-45%") != NULL, "%s", text);
+	TEST_CHECK(t, strstr(text, "at the market's $1.85 per GPU-hour renting wins") != NULL, "%s", text);
+	s.rent_use = 0.0; /* a reservation dearer than owning: buying at any use */
+	plan_sens_text(&s, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "beats renting the same runs on coreweave-hgx-h100 at any use") != NULL, "%s", text);
+}
+
 static void test_checks(test_ctx *t)
 {
 	model_money m;
@@ -437,6 +474,7 @@ int main(void)
 	test_owner(&t);
 	test_cashflow(&t);
 	test_sensitivity(&t);
+	test_sens_words(&t);
 	test_checks(&t);
 	return test_report(&t);
 }
