@@ -250,6 +250,7 @@ typedef struct model_node {
 	double rent_width;       /* relative half-width of the rate */
 	double rent_market_usd_gpu_h; /* the rate's low end: the market's and committed clusters' rate for the
 				       * same GPU (NAN: rate x (1 - rent_width)) */
+	bool rent_spot;          /* the rate is spot: an interrupted run starts again (money.spot_interrupt_month) */
 	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
 				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
@@ -282,6 +283,7 @@ typedef struct model_money {
 	double rack_W;              /* IT power one rack holds */
 	double cooling_usd_W;       /* liquid-cooling distribution per W of a liquid-cooled system */
 	double install_frac;        /* installation, cabling and acceptance as a fraction of the hardware */
+	double spot_interrupt_month; /* chance that a spot instance is interrupted in a month */
 	double rent_boot_s;      /* a rented run's instances: request to ready to run, billed */
 	double rent_copy_Bps;    /* a rented node's copy of the data set from the provider's object store */
 } model_money;

@@ -74,6 +74,9 @@ void model_money_default(model_money *m)
 	m->cooling_usd_W = 0.4;
 	/* assumption: installation, cabling and acceptance, 2% of the hardware (no public figure found) */
 	m->install_frac = 0.02;
+	/* AWS: the average frequency of interruption across regions and instance types has been below 5% (a
+	 * month, the Spot Instance Advisor's measure; EC2 Spot best practices); 5% taken */
+	m->spot_interrupt_month = 0.05;
 	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
 	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
 	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
@@ -104,6 +107,8 @@ int model_money_check(const model_money *m)
 		return err_set("residual value %g of capex: expected a fraction 0 <= F < 1", m->residual_frac);
 	if (!(m->rent_boot_s >= 0 && m->rent_boot_s <= 86400))
 		return err_set("rented start-up %g s: expected 0..86400", m->rent_boot_s);
+	if (!(m->spot_interrupt_month >= 0 && m->spot_interrupt_month < 1))
+		return err_set("spot interruptions %g a month: expected a fraction 0 <= F < 1", m->spot_interrupt_month);
 	if (!(m->rent_copy_Bps > 0))
 		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
 	return 0;
@@ -267,6 +272,10 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 	}
 	if (n->rent_reserved)
 		return gpus * rate * run_share(&sc->money, r->tta_s) * MONTH_S / 3600.0;
+	/* spot: a run interrupted starts again; each try is interrupted with p = 1 - (1 - f)^(t / month), so the
+	 * expected time billed is t / (1 - p) (the whole run again: a bound, as a checkpoint would save part) */
+	if (n->rent_spot)
+		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MONTH_S);
 	if (isfinite(n->rent_min_s))
 		t = fmax(t, n->rent_min_s);
 	if (inc > 0)

@@ -245,6 +245,17 @@ static void test_rent_reserved(test_ctx *t)
 	x = r;
 	model_run_money(&sc, &x);
 	TEST_NEAR(t, x.rent_usd, r.rent_usd, 1e-12); /* on demand: the use does not matter */
+	/* spot: interrupted 50% a month, a half-month run is billed t / 0.5^0.5 (expected reruns) */
+	sc.node.rent_spot = true;
+	sc.money.spot_interrupt_month = 0.5;
+	sc.node.rent_increment_s = NAN;
+	x = r;
+	x.tta_s = month_s / 2.0;
+	x.rent_setup_s = 0.0;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 2.0 / sqrt(0.5) / 3600.0, 1e-9);
+	sc.node.rent_spot = false;
+	sc.node.rent_increment_s = 60.0;
 	/* the staging already in tta_s is not copied twice */
 	r.staging_s = 50.0;
 	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 330.0, 1e-9);
