@@ -41,7 +41,11 @@ static void print_money(const model_scenario *sc, const model_result *r)
 		printf("  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
-		       cli_fmt_duration(r->tta_s, e, sizeof e));
+		       n->rent_reserved ? "the run's share of the reserved month at this use"
+					: cli_fmt_duration(r->tta_s + r->rent_setup_s, e, sizeof e));
+	if (isfinite(r->rent_usd) && !n->rent_reserved)
+		printf("                     billed time: time to accuracy + %s of instance start-up and data copy\n",
+		       cli_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
 		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
 		       r->power_W / 1e3, cli_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),

@@ -417,77 +417,7 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 
 /* ---- sensitivity (issue 33): how the answer's cost moves with each input, and what could flip it ---- */
 
-typedef struct rep_sens {
-	bool ok;                  /* an answer with a cost to move */
-	bool rent;                /* the answer is rented: its rent moves (else the owner's cost per run) */
-	int gpus;
-	const cli_row *ans, *alt; /* the answer and the option it is weighed against (alt NULL: none) */
-	double base, alt_base, speed_err;
-	model_sens s[MODEL_SENS_N], a[MODEL_SENS_N];
-	bool flips[MODEL_SENS_N];
-} rep_sens;
-
-static double sens_cost(const cli_row *w, bool rent)
-{
-	return rent ? w->r.rent_usd : w->r.tco_usd;
-}
-
-/* Whether an input, at either end of its range, turns which of answer and alternative costs less: prices and
- * speed err independently (the answer at one end, the alternative at the other), the site's inputs move both. */
-static bool sens_flips(const rep_sens *rs, int i)
-{
-	double d0 = rs->base - rs->alt_base;
-	bool indep = i == MODEL_SENS_PRICE || i == MODEL_SENS_SPEED;
-	double d1 = rs->s[i].lo_usd - (indep ? rs->a[i].hi_usd : rs->a[i].lo_usd);
-	double d2 = rs->s[i].hi_usd - (indep ? rs->a[i].lo_usd : rs->a[i].hi_usd);
-	return (d0 < 0 && (d1 > 0 || d2 > 0)) || (d0 > 0 && (d1 < 0 || d2 < 0));
-}
-
-/* The answer for the first GPU count (plan_decide), its cost's sensitivity, and the alternative: the other
- * option the answer names (the faster one left for money, else the fastest, else the cheapest) when it has
- * the same kind of cost, else the cheapest other option that has. */
-static void sens_compute(cli_row *rows, const rep_group *g, const plan_question *q, rep_sens *rs)
-{
-	plan_answer a;
-	memset(rs, 0, sizeof *rs);
-	rs->gpus = g->gpus;
-	plan_decide(q, rows + g->first, g->n, &a);
-	if (!a.winner)
-		return;
-	rs->ans = a.winner;
-	rs->rent = !isfinite(rs->ans->r.tco_usd);
-	rs->base = sens_cost(rs->ans, rs->rent);
-	if (!isfinite(rs->base))
-		return;
-	rs->ok = true;
-	const plan_option *ru = a.tied_faster ? a.tied_faster : a.fastest != a.winner ? a.fastest
-				: a.cheapest != a.winner ? a.cheapest : NULL;
-	if (ru && isfinite(sens_cost(ru, rs->rent)))
-		rs->alt = ru;
-	for (int i = 0; !rs->alt && i < g->n; i++) {
-		const cli_row *w = &rows[g->first + i];
-		if (w == rs->ans || !w->r.fits || !isfinite(sens_cost(w, rs->rent)))
-			continue;
-		rs->alt = w;
-	}
-	for (int i = 0; i < g->n; i++) {
-		const cli_row *w = &rows[g->first + i];
-		if (w != rs->ans && w->r.fits && isfinite(sens_cost(w, rs->rent)) &&
-		    sens_cost(w, rs->rent) < sens_cost(rs->alt, rs->rent) && rs->alt != ru)
-			rs->alt = w;
-	}
-	/* the speed's range: the prediction's interval where one was applied, else the model's whole-run error
-	 * (the 5% tie band, validate's whole-run group) */
-	const model_result *r = &rs->ans->r;
-	rs->speed_err = r->tta_hi_s > r->tta_lo_s ? (r->tta_hi_s - r->tta_lo_s) / (2.0 * r->tta_s) : q->tie_band;
-	model_money_sensitivity(&rs->ans->sc, r, rs->speed_err, rs->rent, rs->s);
-	if (rs->alt) {
-		rs->alt_base = sens_cost(rs->alt, rs->rent);
-		model_money_sensitivity(&rs->alt->sc, &rs->alt->r, rs->speed_err, rs->rent, rs->a);
-		for (int i = 0; i < MODEL_SENS_N; i++)
-			rs->flips[i] = sens_flips(rs, i);
-	}
-}
+typedef plan_sens rep_sens; /* plan_sens_compute (plan/plan_sens.c) fills it */
 
 /* An input's range as text: money, duration, fraction or plain. */
 static const char *sens_in(int i, double v, char *buf, size_t len_B)
@@ -549,7 +479,19 @@ static bool sens_chart(const char *dir, const rep_sens *rs, char *note, size_t l
 	return ok;
 }
 
-static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, const char *chart_note)
+/* Every GPU count: what flips the answer between options and to renting, in words (plan_sens_text). */
+static void sens_counts(rep_doc *d, cli_row *rows, const rep_group *g, int ng, const plan_question *q)
+{
+	for (int k = 0; k < ng; k++) {
+		plan_sens ks;
+		char text[1024];
+		plan_sens_compute(q, rows + g[k].first, g[k].n, g[k].gpus, &ks);
+		doc_p(d, "%s", plan_sens_text(&ks, text, sizeof text));
+	}
+}
+
+static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, const char *chart_note, cli_row *rows,
+				const rep_group *g, int ng, const plan_question *q)
 {
 	static const char *head[] = {"input", "low end", "high end", "cost at low end", "cost at high end",
 				     "could flip the decision"};
@@ -557,20 +499,15 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 	doc_h(d, 2, "Sensitivity");
 	if (!rs->ok) {
 		doc_p(d, "The answer at %d GPUs has no price in the database, so there is no cost to move.", rs->gpus);
+		sens_counts(d, rows, g, ng, q);
 		return;
 	}
-	const model_result *r = &rs->ans->r;
 	doc_p(d, "The answer at %d GPUs, %s, costs %s per run (%s). Each input below is moved alone to both ends of "
 		 "its range; the chart draws the cost at each end, the widest bar on top. Prices: each price's own "
 		 "range or its kind's width (docs/prices.md); speed: the run time +-%.0f%%; utilisation x0.5-x1.5; kWh "
 		 "price x0.5-x1.5; PUE 1.1 (a hyperscale hall) to 1.8.",
 	      rs->gpus, opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->base, b, sizeof b),
 	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err);
-	if (!rs->rent && isfinite(r->breakeven_runs_per_month))
-		doc_p(d, "Buy or rent: owning %s costs less than renting the same GPUs at %s per GPU-hour (%s) above %.0f "
-			 "runs a month (a month holds %.0f such runs back to back); below that, rent.",
-		      opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->ans->sc.node.ref_rent_usd_gpu_h, b, sizeof b),
-		      rs->ans->sc.node.ref_rent_id, r->breakeven_runs_per_month, 365.25 * 86400.0 / 12.0 / r->tta_s);
 	if (chart_ok)
 		doc_img(d, "sensitivity.svg", "tornado chart: the answer's cost per run at the low and high end of each input");
 	else
@@ -607,6 +544,7 @@ static void section_sensitivity(rep_doc *d, const rep_sens *rs, bool chart_ok, c
 	else
 		doc_p(d, "Against %s (%s per run): none of these inputs, over its range, changes which of the two costs "
 			 "less per run.", opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b));
+	sens_counts(d, rows, g, ng, q);
 }
 
 /* The money assumptions a finance reader checks, each with its source (model_money_default's comments). */
@@ -642,14 +580,14 @@ static void section_money(rep_doc *d, const cli_scen *s)
 	tab_cell(&t, "%.3g years", m->amortize_years);
 	tab_cell(&t, "%s", "--amortize-years");
 	tab_cell(&t, "%s", "Amazon 2024 10-K: servers' useful life 5 years");
-	tab_cell(&t, "%s", "financing");
+	tab_cell(&t, "%s", "cost of capital");
 	tab_cell(&t, "%.1f%% a year", 100 * m->finance_rate);
 	tab_cell(&t, "%s", "--finance-rate");
-	tab_cell(&t, "%s", "0 = paid cash");
+	tab_cell(&t, "%s", "Damodaran, cost of capital by U.S. industry, January 2026: most 6-10%");
 	tab_cell(&t, "%s", "residual value");
-	tab_cell(&t, "%.0f%% of capex", 100 * m->residual_frac);
+	tab_cell(&t, "%.1f%% of capex", 100 * m->residual_frac);
 	tab_cell(&t, "%s", "--residual");
-	tab_cell(&t, "%s", "0 = written off to nothing");
+	tab_cell(&t, "%s", "H100 resale 10-15% after 5 years (GPU Lease Rate Index secondary-market analysis, 2026-01)");
 	tab_cell(&t, "%s", "rental rate");
 	tab_cell(&t, "%s", s->spec.rent_term_years == 1 ? "1-year" : s->spec.rent_term_years == 3 ? "3-year"
 			   : s->spec.rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");
@@ -657,6 +595,131 @@ static void section_money(rep_doc *d, const cli_scen *s)
 	tab_cell(&t, "%s", "each system's rent_source (hw show ID)");
 	doc_table(d, &t);
 	tab_free(&t);
+}
+
+/* Each system's price and rental rate with its kind and date (systems.csv), once per system, so a reader
+ * sees how old each figure is. */
+static void section_price_dates(rep_doc *d, const cli_scen *s, const cli_row *rows, int nrows)
+{
+	char text[4096] = "", a[32], b[32];
+	size_t u = 0;
+	for (int i = 0; i < nrows && u < sizeof text - 256; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) == 0;
+		const hw_system *sys = seen ? NULL : hw_system_find(&s->db, rows[i].sc.node.system_id);
+		if (!sys || (!hw_known(sys->price_usd) && !hw_known(sys->rent_usd_gpu_h)))
+			continue;
+		u += (size_t)snprintf(text + u, sizeof text - u, "%s%s: ", u ? "; " : "", sys->id);
+		if (hw_known(sys->price_usd))
+			u += (size_t)snprintf(text + u, sizeof text - u, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a),
+					      sys->price_kind, sys->price_date);
+		if (hw_known(sys->rent_usd_gpu_h))
+			u += (size_t)snprintf(text + u, sizeof text - u, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
+					      plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
+		if (hw_known(sys->rent_market_usd_gpu_h))
+			u += (size_t)snprintf(text + u, sizeof text - u, ", the market's %s (%s)",
+					      plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b), sys->rent_market_date);
+	}
+	if (*text)
+		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text);
+}
+
+/* ---- cash flow: the answer's cluster owned year by year beside the same runs rented (model_cashflow) ---- */
+
+enum { REP_MAX_YEARS = 51 }; /* amortisation is at most 50 years (model_money_check) */
+typedef struct rep_cash {
+	const plan_option *buy;   /* NULL: no bought option of the answer's GPU with a price */
+	const char *rent_id;      /* the rental the runs are priced at; NULL: none */
+	int n;
+	model_cash_year y[REP_MAX_YEARS];
+	bool ok, chart_ok;
+	char note[512];
+} rep_cash;
+
+/* cashflow.csv and cashflow.svg into dir for the first GPU count's answer (plan_decide's buy-vs-rent pair). */
+static void cashflow_write(const char *dir, cli_row *rows, const rep_group *g, const plan_question *q, rep_cash *c)
+{
+	plan_answer a;
+	memset(c, 0, sizeof *c);
+	plan_decide(q, rows + g->first, g->n, &a);
+	c->buy = a.winner ? a.buy_rent.buy : NULL;
+	if (!c->buy)
+		return;
+	c->rent_id = a.buy_rent.rent_id;
+	c->n = model_cashflow(&c->buy->sc, &c->buy->r, c->rent_id ? a.buy_rent.rent_usd_run : NAN, c->y, REP_MAX_YEARS);
+	char *path = xasprintf("%s/cashflow.csv", dir);
+	csvw *w = csvw_open(path);
+	free(path);
+	if (!w || c->n == 0) {
+		snprintf(c->note, sizeof c->note, "%s", w ? "no capex" : err_msg());
+		if (w)
+			csvw_abort(w);
+		return;
+	}
+	static const char *const head[] = {"year", "runs", "capex_usd", "support_usd", "facility_usd", "energy_usd",
+					   "residual_usd", "owned_usd", "owned_cum_usd", "owned_pv_cum_usd", "rented_usd",
+					   "rented_cum_usd", "rented_pv_cum_usd"};
+	for (unsigned i = 0; i < sizeof head / sizeof head[0]; i++)
+		csvw_text(w, head[i]);
+	csvw_end_row(w);
+	plot_data pd = {0};
+	pd.kind = PLOT_CASHFLOW;
+	for (int i = 0; i < c->n; i++) {
+		const model_cash_year *y = &c->y[i];
+		double v[] = {y->runs, y->capex_usd, y->support_usd, y->facility_usd, y->energy_usd, y->residual_usd,
+			      y->owned_usd, y->owned_cum_usd, y->owned_pv_cum_usd, y->rented_usd, y->rented_cum_usd,
+			      y->rented_pv_cum_usd};
+		csvw_int(w, y->year);
+		for (unsigned k = 0; k < sizeof v / sizeof v[0]; k++)
+			csvw_num(w, v[k], 10);
+		csvw_end_row(w);
+		plot_data_add_point(&pd, "owned, cumulative", y->year, y->owned_cum_usd, NAN);
+		if (c->rent_id)
+			plot_data_add_point(&pd, "rented, cumulative", y->year, y->rented_cum_usd, NAN);
+	}
+	c->ok = csvw_close(w) == 0;
+	if (!c->ok) {
+		snprintf(c->note, sizeof c->note, "%s", err_msg());
+		plot_data_free(&pd);
+		return;
+	}
+	char an[64];
+	snprintf(an, sizeof an, "%s %dx%d", c->buy->sc.node.system_id, c->buy->sc.nodes, c->buy->sc.node.gpus_per_node);
+	char *title = xasprintf("%s owned%s%s: cumulative cash by year", an, c->rent_id ? " vs the same runs rented on " : "",
+				c->rent_id ? c->rent_id : "");
+	plot_opts o = {.kind = PLOT_CASHFLOW, .svg = true, .title = title, .xlabel = "cumulative (USD)"};
+	char *prefix = xasprintf("%s/cashflow", dir);
+	c->chart_ok = plot_render(&pd, &o, prefix) == 0;
+	if (!c->chart_ok)
+		snprintf(c->note, sizeof c->note, "%s", err_msg());
+	free(prefix);
+	free(title);
+	plot_data_free(&pd);
+}
+
+static void section_cashflow(rep_doc *d, const rep_cash *c, int gpus, double rate)
+{
+	char a[32], b[32], e[32], f[32], h[32];
+	doc_h(d, 2, "Cash flow");
+	if (!c->ok) {
+		doc_p(d, "No cash flow at %d GPUs: %s.", gpus, c->buy ? c->note : "no bought option of the answer's GPU has a price");
+		return;
+	}
+	const model_cash_year *last = &c->y[c->n - 1];
+	doc_p(d, "Owning %s %dx%d for %d years at the stated use (%.0f runs a year): %s in year 0, then support, facility and "
+		 "energy each year, the resale of %s back at the end: %s in all, %s discounted at the cost of capital (%.1f%% "
+		 "a year).",
+	      c->buy->sc.node.system_id, c->buy->sc.nodes, c->buy->sc.node.gpus_per_node, c->n - 1, c->y[c->n > 1].runs,
+	      plan_fmt_usd(c->y[0].capex_usd, a, sizeof a), plan_fmt_usd(-last->residual_usd, b, sizeof b),
+	      plan_fmt_usd(last->owned_cum_usd, e, sizeof e), plan_fmt_usd(last->owned_pv_cum_usd, f, sizeof f), 100 * rate);
+	if (c->rent_id)
+		doc_p(d, "The same runs rented on %s: %s in all (%s discounted). cashflow.csv has each year.", c->rent_id,
+		      plan_fmt_usd(last->rented_cum_usd, h, sizeof h), plan_fmt_usd(last->rented_pv_cum_usd, a, sizeof a));
+	if (c->chart_ok)
+		doc_img(d, "cashflow.svg", "cumulative cash by year, owned and rented");
+	else
+		doc_p(d, "No cash-flow chart: %s", c->note);
 }
 
 /* Draws one chart of the placements into dir; false (with a note in the report) when it cannot. */
@@ -731,7 +794,7 @@ static void report_usage(FILE *out)
 /* report.md and index.html into dir. */
 static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, cli_row *rows, int nrows,
 		      const rep_group *g, int ng, const plan_question *q, bool tta_ok, bool cost_ok, const char *tta_note,
-		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note)
+		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note, const rep_cash *cash)
 {
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
 	rep_doc d = {fopen(mdp, "w"), fopen(htp, "w")};
@@ -765,16 +828,19 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 		doc_p(&d, "No cost chart: %s", cost_note);
 	for (int k = 0; k < ng; k++)
 		section_ranking(&d, rows, &g[k], q);
-	section_sensitivity(&d, rs, sens_ok, sens_note);
+	section_sensitivity(&d, rs, sens_ok, sens_note, rows, g, ng, q);
+	section_cashflow(&d, cash, g[0].gpus, s->spec.money.finance_rate);
+	section_price_dates(&d, s, rows, nrows);
 	section_breakdown(&d, rows, nrows);
 	section_setup(&d, s, rows, nrows);
 	section_assumptions(&d, s);
 	doc_h(&d, 2, "Files");
 	doc_p(&d, "placements.csv: every option with predict's columns (one row per placement). report.md and "
-		  "index.html: this report.%s%s%s%s", tta_ok || cost_ok ? " " : "",
+		  "index.html: this report.%s%s%s%s%s", tta_ok || cost_ok ? " " : "",
 	      tta_ok && cost_ok ? "tta.svg, cost.svg: the charts" : tta_ok ? "tta.svg: the chart" : cost_ok ? "cost.svg: the chart" : "",
 	      tta_ok || cost_ok ? " (scaleplan plot draws them from placements.csv)." : "",
-	      sens_ok ? " sensitivity.svg: the Sensitivity section's tornado chart." : "");
+	      sens_ok ? " sensitivity.svg: the Sensitivity section's tornado chart." : "",
+	      !cash->ok ? "" : cash->chart_ok ? " cashflow.csv, cashflow.svg: the Cash flow section's years." : " cashflow.csv: the Cash flow section's years.");
 	fputs("</body>\n</html>\n", d.html);
 	if (ferror(d.md) || ferror(d.html)) {
 		fprintf(stderr, "scaleplan report: write error in %s\n", dir);
@@ -935,12 +1001,14 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
 	rep_sens rs;
 	char sens_note[512] = "";
-	sens_compute(rows, &g[0], &q, &rs);
+	plan_sens_compute(&q, rows + g[0].first, g[0].n, g[0].gpus, &rs);
 	bool sens_ok = rs.ok && sens_chart(tmpdir, &rs, sens_note, sizeof sens_note);
+	rep_cash cash;
+	cashflow_write(tmpdir, rows, &g[0], &q, &cash);
 	if (stopped(&rc))
 		goto out;
 	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
-			sens_ok, sens_note);
+			sens_ok, sens_note, &cash);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {

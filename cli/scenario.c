@@ -129,8 +129,10 @@ static const struct {
 	{"utilisation", "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
 			"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
 	{"amortize-years", "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"},
-	{"finance-rate", "  --finance-rate R       yearly interest on the capex (default 0: paid cash)\n"},
-	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0)\n"},
+	{"finance-rate", "  --finance-rate R       cost of capital a year on the capex (default 0.08: U.S. industries'\n"
+			 "                         cost of capital, Damodaran 2026; 0: money that earns nothing)\n"},
+	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0.125: an\n"
+		     "                         H100 after 5 years, secondary-market analysis 2026)\n"},
 	{"runs-per-month", "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
 			   "                         at most the runs that fit the utilised wall clock of a month)\n"},
 	{"rent-term", "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"},
@@ -611,11 +613,31 @@ void cli_result_csv_header_cells(csvw *w)
 static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
 					     "throughput_lo_img_s", "throughput_hi_img_s", "extrapolated_below"};
 
+/* Money columns after those (docs/prices.md), one list for the CSV and the JSON: names, then the values
+ * in the same order. */
+static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour", "capex_fabric_usd", "capex_frontend_usd",
+					  "capex_racks_usd", "capex_cooling_usd", "capex_install_usd"};
+enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
+
+static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
+{
+	(void)sc;
+	v[0] = r->rent_setup_s;
+	v[1] = r->owned_usd_gpu_h;
+	v[2] = r->capex_fabric_usd;
+	v[3] = r->capex_frontend_usd;
+	v[4] = r->capex_racks_usd;
+	v[5] = r->capex_cooling_usd;
+	v[6] = r->capex_install_usd;
+}
+
 void cli_result_csv_header_all(csvw *w)
 {
 	cli_result_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(all_extra_cols) / sizeof(all_extra_cols[0]); i++)
 		csvw_text(w, all_extra_cols[i]);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		csvw_text(w, money_cols[i]);
 }
 
 void cli_result_csv_header(csvw *w)
@@ -704,6 +726,10 @@ void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_res
 	csvw_num(w, r->throughput_lo_img_s, 6);
 	csvw_num(w, r->throughput_hi_img_s, 6);
 	csvw_int(w, r->extrapolated_below ? 1 : 0);
+	double v[MONEY_NCOLS];
+	money_values(sc, r, v);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		csvw_num(w, v[i], 8);
 }
 
 void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r)
@@ -801,6 +827,10 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "throughput_lo_img_s", r->throughput_lo_img_s, true);
 	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
 	fprintf(out, "\"extrapolated_below\": %s, ", r->extrapolated_below ? "true" : "false");
+	double v[MONEY_NCOLS];
+	money_values(sc, r, v);
+	for (int i = 0; i < MONEY_NCOLS; i++)
+		jnum(out, money_cols[i], v[i], true);
 	jstr(out, "stack", sc->stack.id);
 	fprintf(out, "\"staged\": %s", sc->stack.staged ? "true" : "false");
 	fputc('}', out);

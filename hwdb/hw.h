@@ -169,6 +169,7 @@ typedef struct hw_system {
 	int price_nics;           /* 1: the NICs are in the price (DGX); 0: bought beside it (fabric nic_usd) */
 	double power_W;           /* node max power; NAN when unknown */
 	char *power_kind;         /* measured | datasheet | estimate ("" = none: the model's TDP fallback) */
+	char *cooling;            /* air | liquid: liquid needs coolant distribution bought with it ("" = air) */
 	char *power_source;       /* where power_W comes from */
 	char *provider;           /* cloud provider ("AWS", "Azure", ...); "" for a server one buys */
 	double rent_usd_gpu_h;    /* published on-demand rate per GPU-hour (instance rate / GPUs); NAN = none */
@@ -177,6 +178,10 @@ typedef struct hw_system {
 	char *rent_date;          /* date of the rates, "" when none */
 	char *rent_source;        /* where the rates come from; "" when none */
 	char *rent_kind;          /* list | quote | press | estimate: how the rates are known (sets their width) */
+	double rent_market_usd_gpu_h; /* the low end of the rate: what the market and committed clusters charge for
+				       * the same GPU (dated, sourced); NAN = the kind's width */
+	char *rent_market_date;   /* its date, "" when none */
+	char *rent_market_source; /* where it comes from */
 	double rent_spot_usd_gpu_h; /* spot / preemptible rate per GPU-hour; NAN = not published */
 	int rent_unit_gpus;       /* the fewest GPUs rented at once (a whole NVL72 rack: 72); 0 = one instance */
 	int rent_max_gpus;        /* the most GPUs the rates cover (one instance's provider: 8); 0 = no limit */

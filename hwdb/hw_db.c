@@ -152,6 +152,7 @@ static const hw_col system_cols[] = {
 	NUM(hw_system, power_W, false, 10, 1e6, "watts"),
 	TEXT_NEW(hw_system, power_kind, "measured, datasheet or estimate"),
 	TEXT_NEW(hw_system, power_source, "where power_W comes from"),
+	TEXT_NEW(hw_system, cooling, "air or liquid (empty: air)"),
 	INT_NEW(hw_system, domain_gpus, 0, 100000, "GPUs in one NVLink domain, a multiple of gpus_per_node (empty: the node's)"),
 	INT_NEW(hw_system, unit_nodes, 1, 10000, "nodes per purchase unit 1-10000 (empty: 1)"),
 	TEXT_NEW(hw_system, provider, "a cloud provider name (AWS, Azure, Google Cloud...)"),
@@ -161,6 +162,9 @@ static const hw_col system_cols[] = {
 	DATE_NEW(hw_system, rent_date),
 	TEXT_NEW(hw_system, rent_source, "where the rental rates come from (price page, date)"),
 	TEXT_NEW(hw_system, rent_kind, "list, quote, press or estimate"),
+	NUM_NEW(hw_system, rent_market_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour, the market's low end"),
+	DATE_NEW(hw_system, rent_market_date),
+	TEXT_NEW(hw_system, rent_market_source, "where the market rate comes from (publication, date)"),
 	NUM_NEW(hw_system, rent_spot_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour on spot"),
 	INT_NEW(hw_system, rent_unit_gpus, 0, 100000, "the fewest GPUs rented at once (empty: one instance)"),
 	INT_NEW(hw_system, rent_max_gpus, 0, 1000000, "the most GPUs the rates cover (empty: no limit)"),
@@ -660,6 +664,8 @@ static const char *const price_kinds[] = {"list", "quote", "press", "estimate", 
 
 /* The kinds of power figure (systems.csv power_kind). */
 static const char *const power_kinds[] = {"measured", "datasheet", "estimate", NULL};
+/* How a system is cooled (systems.csv cooling). */
+static const char *const coolings[] = {"air", "liquid", NULL};
 
 /* A kind cell (empty or one of names); reports another word at its cell. */
 static void check_kind(hw_load *ld, const csv_table *t, int row, const char *col, const char *v,
@@ -724,6 +730,7 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 	check_range(ld, t, row, "price_lo_usd", "price_hi_usd", s->price_lo_usd, s->price_usd, s->price_hi_usd);
 	check_kind(ld, t, row, "rent_kind", s->rent_kind, price_kinds);
 	check_kind(ld, t, row, "power_kind", s->power_kind, power_kinds);
+	check_kind(ld, t, row, "cooling", s->cooling, coolings);
 	if (hw_known(s->power_W) && *s->power_kind && is_blank(s->power_source))
 		report_cell(ld, t, row, csv_table_col(t, "power_source"), "empty; power_kind '%s' needs power_source (where "
 			    "power_W comes from)", s->power_kind);
@@ -733,6 +740,12 @@ static void check_price(hw_load *ld, const csv_table *t, int row, const hw_syste
 		report_cell(ld, t, row, csv_table_col(t, "rent_date"), "empty; a rental rate needs rent_date (a date YYYY-MM or YYYY-MM-DD)");
 	if (rent && is_blank(s->rent_source))
 		report_cell(ld, t, row, csv_table_col(t, "rent_source"), "empty; a rental rate needs rent_source (where the rate is published)");
+	if (hw_known(s->rent_market_usd_gpu_h) && (!*s->rent_market_date || is_blank(s->rent_market_source)))
+		report_cell(ld, t, row, csv_table_col(t, "rent_market_usd_gpu_h"), "a market rate needs rent_market_date "
+			    "and rent_market_source");
+	if (hw_known(s->rent_market_usd_gpu_h) && hw_known(s->rent_usd_gpu_h) && s->rent_market_usd_gpu_h > s->rent_usd_gpu_h)
+		report_cell(ld, t, row, csv_table_col(t, "rent_market_usd_gpu_h"), "%g is above the on-demand rate %g (the "
+			    "market rate is the range's low end)", s->rent_market_usd_gpu_h, s->rent_usd_gpu_h);
 }
 
 /* A system is current (empty: current) or end of life, and an end of life names its date and source. */

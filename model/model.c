@@ -200,14 +200,14 @@ void model_scenario_init(model_scenario *sc)
 	sc->node.price_usd = NAN;
 	sc->node.unit_price_usd = NAN;
 	sc->node.rent_usd_gpu_h = NAN;
-	sc->node.power_W = NAN;
+	sc->node.power_W = sc->node.power_sold_W = NAN;
 	sc->node.unit_price_lo_usd = sc->node.unit_price_hi_usd = NAN;
 	sc->node.nics_in_price = true;
 	sc->node.switch_usd = sc->node.link_usd = sc->node.nic_usd = NAN;
 	sc->node.store_unit_usd = sc->node.store_unit_B = sc->node.store_unit_Bps = NAN;
 	sc->node.rent_increment_s = sc->node.rent_min_s = NAN;
 	sc->node.rent_cluster_usd_gpu_h = sc->node.rent_cluster_increment_s = NAN;
-	sc->node.ref_rent_usd_gpu_h = NAN;
+	sc->node.ref_rent_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h = sc->node.rent_market_usd_gpu_h = NAN;
 	sc->node.tensor_frac = 1.0;
 	model_money_default(&sc->money);
 	sc->nodes = 1;
@@ -620,7 +620,8 @@ static void result_nan(model_result *r)
 	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
-	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = NAN;
+	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = r->owned_usd_gpu_h = NAN;
+	r->rent_setup_s = 0.0;
 	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
@@ -656,7 +657,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
 	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
-	r->power_max_W = node_W > 0 ? node_W * model_nodes_bought(sc) : NAN;
+	r->power_max_W = (n->power_sold_W > 0 ? n->power_sold_W : node_W > 0 ? node_W : NAN) * model_nodes_bought(sc);
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);
@@ -738,6 +739,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 	r->energy_J = r->power_W * r->tta_s;
 	model_run_capex(sc, p, r);
+	r->rent_setup_s = model_rent_setup_s(sc, p, r);
 	model_run_money(sc, r);
 	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;

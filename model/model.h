@@ -221,6 +221,8 @@ typedef struct model_node {
 	double unit_price_usd;   /* list price of one unit, NAN when unknown */
 	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
 	double power_W;          /* node max power, NAN when unknown */
+	double power_sold_W;     /* max power of a node as sold (all its GPUs), what the site contracts and
+				  * cools for the nodes bought; NAN: power_W or the TDP sum of the GPUs used */
 	const char *power_basis; /* how power_W is known: measured, datasheet, estimate; NULL = none given */
 	/* what the cluster buys beside its servers (model_run_capex); NAN = not priced */
 	double unit_price_lo_usd, unit_price_hi_usd; /* the unit price's range (lo <= price <= hi) */
@@ -231,6 +233,8 @@ typedef struct model_node {
 	double nic_usd;          /* one NIC port (NAN: not priced) */
 	double oversubscription; /* leaf down-ports per up-port (1 = non-blocking; 0 read as 1) */
 	double net_width;        /* relative half-width of the fabric's prices (0.05 list .. 0.35 estimate) */
+	int nics_bought;         /* compute-fabric NICs a node has as sold (all cabled, however many GPUs are used) */
+	bool liquid_cooled;      /* the system needs liquid-cooling distribution (GB200 NVL72) */
 	bool store_shared;       /* the data set lives on a shared store that is bought with the cluster */
 	double store_unit_usd;   /* one unit of it (NAN: not priced) */
 	double store_unit_B;     /* usable bytes of one unit */
@@ -244,9 +248,15 @@ typedef struct model_node {
 	double rent_cluster_usd_gpu_h;   /* the rate above rent_max_gpus; NAN = none (not rentable so) */
 	double rent_cluster_increment_s; /* its billing increment; NAN = continuous */
 	double rent_width;       /* relative half-width of the rate */
+	double rent_market_usd_gpu_h; /* the rate's low end: the market's and committed clusters' rate for the
+				       * same GPU (NAN: rate x (1 - rent_width)) */
+	bool rent_spot;          /* the rate is spot: an interrupted run starts again (money.spot_interrupt_month) */
+	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
+				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
 	 * instances of ref_rent_gpus GPUs (plan_resolve finds it); NAN = none */
 	double ref_rent_usd_gpu_h;
+	double ref_rent_market_usd_gpu_h; /* that rental's low end (NAN: none) */
 	int ref_rent_gpus;
 	const char *ref_rent_id;
 } model_node;
@@ -263,6 +273,19 @@ typedef struct model_money {
 	double support_frac_year;/* support contract a year as a fraction of capex */
 	double finance_rate;     /* yearly interest on the capex (0 = paid cash): annuity instead of straight line */
 	double residual_frac;    /* resale value at the end of the period as a fraction of capex */
+	/* the cluster's other parts (model_run_capex; model_money_default gives each its source) */
+	double frontend_ports_gpu;  /* front-end and storage network ports per GPU sold */
+	double frontend_port_usd;   /* one such port: its share of a leaf and a spine switch, optics and cable */
+	double mgmt_usd_node;       /* out-of-band management network per node */
+	double store_usd_TB;        /* shared store per TB of flash */
+	double store_replicas;      /* copies of the data set the store keeps */
+	double rack_usd;            /* one rack with its power distribution */
+	double rack_W;              /* IT power one rack holds */
+	double cooling_usd_W;       /* liquid-cooling distribution per W of a liquid-cooled system */
+	double install_frac;        /* installation, cabling and acceptance as a fraction of the hardware */
+	double spot_interrupt_month; /* chance that a spot instance is interrupted in a month */
+	double rent_boot_s;      /* a rented run's instances: request to ready to run, billed */
+	double rent_copy_Bps;    /* a rented node's copy of the data set from the provider's object store */
 } model_money;
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
@@ -369,15 +392,23 @@ typedef struct model_result {
 	 * of a shared store sized to the data set's bytes and the first epoch's read rate; 0 on the nodes'
 	 * own drives; NAN when the store is not priced, and then out of capex_usd); capex_usd their sum */
 	double capex_servers_usd, capex_network_usd, capex_storage_usd;
+	/* the network's two parts (capex_network_usd = fabric + frontend) and the other parts in capex_usd:
+	 * the compute fabric (0 where one NVLink domain holds the job), the front-end, storage and management
+	 * networks, racks with power distribution, liquid-cooling distribution, installation */
+	double capex_fabric_usd, capex_frontend_usd, capex_racks_usd, capex_cooling_usd, capex_install_usd;
 	double power_max_W;      /* max power of the nodes bought (the facility's contracted kW) */
 	/* per run: facility (colocation) and support shares; tco_usd = capex share + support + facility +
 	 * energy at the meter (energy_J x pue x kwh) */
 	double facility_usd, support_usd;
 	double rent_gpus;        /* GPUs billed for the run (whole instances, minimum units) */
+	double rent_setup_s;     /* billed to a run rented by the run, beyond tta_s: the instances' start-up
+				  * and the copy of the data set to the nodes (model_rent_setup_s); 0 reserved; a
+				  * bought node's: what renting the run would add */
 	/* runs a month above which owning costs less than renting the same GPUs at ref_rent_usd_gpu_h
 	 * (month's fixed cost / (rent per run - energy per run)); INFINITY: renting is always cheaper per run;
 	 * NAN: no price or no rate for that GPU */
 	double breakeven_runs_per_month;
+	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
 	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
@@ -411,6 +442,30 @@ int model_nodes_bought(const model_scenario *sc);
  * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */
 void model_run_money(const model_scenario *sc, model_result *r);
+/* One year of owning the cluster and of renting the same runs instead (model_cashflow): year 0 buys, years
+ * 1..amortize_years run it at the stated use, the last year sells it at the residual value (negative). */
+typedef struct model_cash_year {
+	int year;
+	double runs;             /* runs made that year (the utilised time, or runs_per_month x 12) */
+	double capex_usd, support_usd, facility_usd, energy_usd, residual_usd;
+	double owned_usd, owned_cum_usd, owned_pv_cum_usd;    /* the year's sum, cumulative, and discounted at
+							       * finance_rate to the purchase */
+	double rented_usd, rented_cum_usd, rented_pv_cum_usd; /* the same runs at rent_run_usd each */
+} model_cash_year;
+/* r's cash flow by year into out (at most max rows), the same runs rented at rent_run_usd each (NAN: no
+ * rental). Returns the rows written (ceil(amortize_years) + 1), 0 when r has no capex. */
+int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
+		   int max);
+/* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
+ * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
+ * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
+ * reservation (its nodes stay up with the data) or a node without a rate. */
+double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
+/* Runs a month above which owning buy's cluster (buy_r's tco_usd at buy_sc's money) costs less than renting
+ * as rent_r is billed (rent_sc: on demand per run; a reservation a fixed month, like owning). 0: owning wins
+ * at any use; INFINITY: never; NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
+double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			    const model_result *rent_r);
 /* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
  * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
  * without a reference rate. */

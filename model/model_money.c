@@ -39,8 +39,52 @@ void model_money_default(model_money *m)
 	/* assumption: a hardware support contract of 8% of the purchase a year (no public DGX support
 	 * price list found); --support-frac */
 	m->support_frac_year = 0.08;
-	m->finance_rate = 0.0;   /* paid in cash */
-	m->residual_frac = 0.0;  /* written off to nothing (resale 25-35% after 3 years is reported: --residual) */
+	/* the cost of capital: money in servers is money not earning elsewhere. 8% a year: U.S. industries'
+	 * weighted average cost of capital, most of them 6-10% (Damodaran, Cost of Equity and Capital (US),
+	 * data of January 2026: e.g. advertising 7.81%, aerospace/defense 7.60%, auto parts 8.18%; pre-tax cost
+	 * of debt 5.29%); 0 for money that earns nothing (--finance-rate 0) */
+	m->finance_rate = 0.08;
+	/* resale after 5 years: an H100 keeps 10-15% of its price in year 5 and after (GPU Lease Rate Index
+	 * secondary-market analysis, 500+ transactions, v2-pseo-ai.pages.dev H100 depreciation guide,
+	 * 2026-01-08: 60-65% after 1 year, 25-35% after 3); the midpoint, taken for the whole capex */
+	m->residual_frac = 0.125;
+	/* front-end, storage and in-band management: the DGX H100 has 2 dual-port ConnectX-7 cards for them
+	 * beside its 8 compute NICs (NVIDIA DGX H100 datasheet), a GB200 compute tray one dual-port BlueField-3
+	 * for its 4 GPUs: 0.5 ports a GPU */
+	m->frontend_ports_gpu = 0.5;
+	/* one front-end port: 1,320 USD of optics and cable and a port on a leaf and on a spine of 64-port
+	 * switches of 36,000 USD (2 x 562.50), the 2024 cost spreadsheet's 400 Gb/s figures (tech-talk-cto,
+	 * 2024-08) that price the compute fabric too: an estimate, +-35% */
+	m->frontend_port_usd = 1320.0 + 2.0 * 36000.0 / 64.0;
+	/* assumption: out-of-band management, two 1 GbE ports a node (BMC, host) on 48-port switches of about
+	 * 5,000 USD with cables: 250 USD a node (no public figure found) */
+	m->mgmt_usd_node = 250.0;
+	/* flash at street price: a 122.88 TB QLC NVMe SSD about 27,000 USD, 220 USD a TB (aijourn.com, "The
+	 * 35 billion blind spot", 2026), for the data set's copies */
+	m->store_usd_TB = 220.0;
+	/* three copies: Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3) */
+	m->store_replicas = 3.0;
+	/* assumption: a 42U rack with two metered 3-phase PDUs, about 6,000 USD (no public price list
+	 * found), holding 40 kW: four DGX H100 of 10.2 kW, as NVIDIA's DGX SuperPOD H100 reference racks them */
+	m->rack_usd = 6000.0;
+	m->rack_W = 40e3;
+	/* assumption: coolant distribution units and the rack's secondary loop, 400 USD per kW of liquid-cooled
+	 * IT (no public price list found; analysts put a GB200 NVL72 rack's liquid cooling in the tens of
+	 * thousands of USD) */
+	m->cooling_usd_W = 0.4;
+	/* assumption: installation, cabling and acceptance, 2% of the hardware (no public figure found) */
+	m->install_frac = 0.02;
+	/* AWS: the average frequency of interruption across regions and instance types has been below 5% (a
+	 * month, the Spot Instance Advisor's measure; EC2 Spot best practices); 5% taken */
+	m->spot_interrupt_month = 0.05;
+	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
+	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
+	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
+	 * found) */
+	m->rent_boot_s = 300.0;
+	/* 100 Gb/s from the object store to one instance (Amazon S3 performance guidelines: up to 100 Gb/s per
+	 * EC2 instance in the same region); the node's drives and NICs are faster on the GPU nodes here */
+	m->rent_copy_Bps = 100e9 / 8.0;
 }
 
 int model_money_check(const model_money *m)
@@ -61,6 +105,12 @@ int model_money_check(const model_money *m)
 		return err_set("financing rate %g a year: expected a fraction 0..1", m->finance_rate);
 	if (!(m->residual_frac >= 0 && m->residual_frac < 1))
 		return err_set("residual value %g of capex: expected a fraction 0 <= F < 1", m->residual_frac);
+	if (!(m->rent_boot_s >= 0 && m->rent_boot_s <= 86400))
+		return err_set("rented start-up %g s: expected 0..86400", m->rent_boot_s);
+	if (!(m->spot_interrupt_month >= 0 && m->spot_interrupt_month < 1))
+		return err_set("spot interruptions %g a month: expected a fraction 0 <= F < 1", m->spot_interrupt_month);
+	if (!(m->rent_copy_Bps > 0))
+		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
 	return 0;
 }
 
@@ -106,14 +156,16 @@ static void fat_tree(double E, int R, double o, double *switches, double *links)
 	*links = E + 2.0 * up;
 }
 
-/* The fabric between the nodes bought: NIC ports not in the server price, switches and links. 0 for one
- * node (nothing to join); 0 when the fabric is not priced (switch_ports 0). */
-static double network_usd(const model_scenario *sc, int bought)
+/* The compute fabric between the nodes bought: NIC ports not in the server price, switches and links, for
+ * every NIC the nodes have as sold. 0 for one node or where one NVLink domain holds the job (nothing to
+ * join); 0 when the fabric is not priced (switch_ports 0). */
+static double fabric_usd(const model_scenario *sc, int bought)
 {
 	const model_node *n = &sc->node;
-	if (bought <= 1 || n->switch_ports < 2 || n->nics_per_node < 1)
+	int nics = n->nics_bought > 0 ? n->nics_bought : n->nics_per_node;
+	if (bought <= 1 || n->switch_ports < 2 || nics < 1 || model_domain_gpus(sc) >= sc->nodes * n->gpus_per_node)
 		return 0.0;
-	double E = (double)bought * n->nics_per_node, sw, links;
+	double E = (double)bought * nics, sw, links;
 	fat_tree(E, n->switch_ports, n->oversubscription >= 1 ? n->oversubscription : 1.0, &sw, &links);
 	double usd = sw * n->switch_usd + links * n->link_usd;
 	if (!n->nics_in_price && isfinite(n->nic_usd))
@@ -121,21 +173,33 @@ static double network_usd(const model_scenario *sc, int bought)
 	return isfinite(usd) ? usd : 0.0;
 }
 
-/* Units of a shared store that hold the data set and read it at the job's first-epoch rate (throughput x
- * bytes per image; NAN throughput: capacity alone), at least one. 0 when the data set lives on the nodes'
- * own drives (in their price); NAN when the store is not priced. */
+/* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
+ * store that hold it and read it at the job's first-epoch rate (throughput x bytes per image; NAN
+ * throughput: capacity alone), at least one; else flash for its copies (store_usd_TB x store_replicas). */
 static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
-	if (!n->store_shared)
-		return 0.0;
-	if (!isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
-		return NAN;
+	if (!n->store_shared || !isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
+		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
 	double units = ceil(p->dataset_B / n->store_unit_B);
 	double need_Bps = r->throughput_img_s * p->dataset_B / sc->images;
 	if (n->store_unit_Bps > 0 && isfinite(need_Bps))
 		units = fmax(units, ceil(need_Bps / n->store_unit_Bps));
 	return fmax(units, 1.0) * n->store_unit_usd;
+}
+
+/* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
+ * for the GPUs as sold, racks with power distribution for the max power (a rack-scale unit brings its own),
+ * liquid-cooling distribution where the system needs it. */
+static void parts_usd(const model_scenario *sc, model_result *r, int bought)
+{
+	const model_node *n = &sc->node;
+	const model_money *m = &sc->money;
+	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+	r->capex_frontend_usd = bought * (per_node * m->frontend_ports_gpu * m->frontend_port_usd + m->mgmt_usd_node);
+	double kW_W = isfinite(r->power_max_W) ? r->power_max_W : 0.0;
+	r->capex_racks_usd = n->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
+	r->capex_cooling_usd = n->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
 }
 
 void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r)
@@ -153,35 +217,78 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	} else { /* a node described by hand (tests, custom): per-node price or NAN */
 		r->capex_servers_usd = lo = hi = n->price_usd * sc->nodes;
 	}
-	r->capex_network_usd = isfinite(r->capex_servers_usd) ? network_usd(sc, bought) : NAN;
-	r->capex_storage_usd = isfinite(r->capex_servers_usd) ? storage_usd(sc, p, r) : NAN;
-	double store = isfinite(r->capex_storage_usd) ? r->capex_storage_usd : 0.0;
-	r->capex_usd = r->capex_servers_usd + r->capex_network_usd + store;
-	r->capex_lo_usd = lo + r->capex_network_usd * (1.0 - n->net_width) + store * (1.0 - n->store_width);
-	r->capex_hi_usd = hi + r->capex_network_usd * (1.0 + n->net_width) + store * (1.0 + n->store_width);
+	if (!isfinite(r->capex_servers_usd)) {
+		r->capex_network_usd = r->capex_storage_usd = r->capex_usd = r->capex_lo_usd = r->capex_hi_usd = NAN;
+		r->capex_fabric_usd = r->capex_frontend_usd = r->capex_racks_usd = r->capex_cooling_usd = NAN;
+		r->capex_install_usd = NAN;
+		return;
+	}
+	r->capex_fabric_usd = fabric_usd(sc, bought);
+	parts_usd(sc, r, bought);
+	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
+	r->capex_storage_usd = storage_usd(sc, p, r);
+	bool unit_store = n->store_shared && isfinite(n->store_unit_usd) && n->store_unit_B > 0;
+	double store_w = unit_store ? n->store_width : model_price_width("press");
+	double est = model_price_width("estimate");
+	double other = r->capex_frontend_usd + r->capex_racks_usd + r->capex_cooling_usd;
+	double hw = r->capex_servers_usd + r->capex_network_usd + r->capex_storage_usd + r->capex_racks_usd +
+		    r->capex_cooling_usd;
+	r->capex_install_usd = sc->money.install_frac * hw;
+	r->capex_usd = hw + r->capex_install_usd;
+	/* each part at the ends of its range; installation follows the hardware */
+	double lo_hw = lo + r->capex_fabric_usd * (1.0 - n->net_width) + other * (1.0 - est) +
+		       r->capex_storage_usd * (1.0 - store_w);
+	double hi_hw = hi + r->capex_fabric_usd * (1.0 + n->net_width) + other * (1.0 + est) +
+		       r->capex_storage_usd * (1.0 + store_w);
+	r->capex_lo_usd = lo_hw * (1.0 + sc->money.install_frac * (1.0 - est));
+	r->capex_hi_usd = hi_hw * (1.0 + sc->money.install_frac * (1.0 + est));
 }
 
-/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of tta_s at the
- * rate, as billed: at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
+/* The share of a month's fixed cost one run pays: 1 of runs_per_month, else its share of the utilised time;
+ * never below its share of the wall clock (no more runs fit a month than back to back). One rule for the
+ * owner's capex, support and facility and for a reservation, both paid around the clock. */
+static double run_share(const model_money *m, double tta_s)
+{
+	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : tta_s / (m->utilisation * MONTH_S);
+	return fmax(share, tta_s / MONTH_S);
+}
+
+/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of the run at the
+ * rate. A reservation bills its share of the month around the clock (run_share). By the run: tta_s and the
+ * set-up (rent_setup_s), at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
  * cluster rate and increment (NAN where there is none). */
-static double rent_billed(const model_scenario *sc, double rate, double tta_s, double *gpus_out)
+static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
 	double gpus = ceil((double)sc->nodes * per_node / unit) * unit;
-	double inc = n->rent_increment_s, t = tta_s;
+	double inc = n->rent_increment_s, t = r->tta_s + r->rent_setup_s;
 
 	*gpus_out = gpus;
 	if (n->rent_max_gpus > 0 && gpus > n->rent_max_gpus) {
 		rate = n->rent_cluster_usd_gpu_h;
 		inc = n->rent_cluster_increment_s;
 	}
+	if (n->rent_reserved)
+		return gpus * rate * run_share(&sc->money, r->tta_s) * MONTH_S / 3600.0;
+	/* spot: a run interrupted starts again; each try is interrupted with p = 1 - (1 - f)^(t / month), so the
+	 * expected time billed is t / (1 - p) (the whole run again: a bound, as a checkpoint would save part) */
+	if (n->rent_spot)
+		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MONTH_S);
 	if (isfinite(n->rent_min_s))
 		t = fmax(t, n->rent_min_s);
 	if (inc > 0)
 		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
 	return gpus * rate * t / 3600.0;
+}
+
+double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
+{
+	if (sc->node.rent_reserved || (!isfinite(sc->node.rent_usd_gpu_h) && !isfinite(sc->node.ref_rent_usd_gpu_h)))
+		return 0.0;
+	double copy_s = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : p->dataset_B / sc->money.rent_copy_Bps;
+	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
 }
 
 /* The capex's cost a month: straight line less the residual value, or with a financing rate the annuity
@@ -201,34 +308,61 @@ static double fixed_month_per_usd(const model_money *m)
 	return capex_month(m, 1.0) + m->support_frac_year / 12.0;
 }
 
+/* The owner's fixed cost a month: capex share, support and facility (the nodes' max power contracted). */
+static double owner_fix_month(const model_scenario *sc, const model_result *r)
+{
+	double fac_m = isfinite(r->power_max_W) ? sc->money.facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
+	return r->capex_usd * fixed_month_per_usd(&sc->money) + fac_m;
+}
+
 void model_run_money(const model_scenario *sc, model_result *r)
 {
 	const model_money *m = &sc->money;
 	const model_node *n = &sc->node;
 
 	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
-	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r->tta_s, &r->rent_gpus);
-	r->rent_lo_usd = r->rent_usd * (1.0 - n->rent_width);
+	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r, &r->rent_gpus);
+	/* the low end: the market's rate where it is known (rent is linear in the rate), else the kind's width */
+	bool cluster = n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus;
+	r->rent_lo_usd = isfinite(n->rent_market_usd_gpu_h) && !cluster
+				 ? r->rent_usd * fmin(n->rent_market_usd_gpu_h / n->rent_usd_gpu_h, 1.0 - n->rent_width)
+				 : r->rent_usd * (1.0 - n->rent_width);
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
-	/* each run pays the month's fixed cost in the proportion of the month's runs it is: 1 of
-	 * runs_per_month, else its share of the utilised time */
-	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MONTH_S);
-	/* no more runs fit a month than its wall clock holds back to back: never below that share */
-	share = fmax(share, r->tta_s / MONTH_S);
+	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
+	double share = run_share(m, r->tta_s);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double per_usd = fixed_month_per_usd(m);
 	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	double fix = r->capex_usd * per_usd + fac_m;
+	double fix = owner_fix_month(sc, r);
 	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
 	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
 	r->tco_usd = fix * share + energy;
+	/* the owner's cost of a used GPU-hour, to set beside a rental rate */
+	r->owned_usd_gpu_h = r->tco_usd / (r->gpus * r->tta_s / 3600.0);
 	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
 	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
-	/* owning N runs a month costs fix + N x energy, renting the same GPUs N x rent: equal at N* */
-	r->breakeven_runs_per_month = NAN;
-	double rent = model_ref_rent_usd(sc, r);
-	if (isfinite(fix) && isfinite(rent))
-		r->breakeven_runs_per_month = rent > energy ? fix / (rent - energy) : INFINITY;
+	/* against the same run rented at the reference rate (model_breakeven_runs) */
+	model_result x = *r;
+	x.rent_usd = model_ref_rent_usd(sc, r);
+	r->breakeven_runs_per_month = model_breakeven_runs(sc, r, sc, &x);
+}
+
+double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			    const model_result *rent_r)
+{
+	double fix = owner_fix_month(buy_sc, buy_r), rent = rent_r->rent_usd;
+	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
+	if (!isfinite(fix) || !isfinite(rent))
+		return NAN;
+	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
+	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
+	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
+	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
+	if (rent_run > energy)
+		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
+	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
+	 * percent of a run's cost) */
+	return fix <= rent_fix ? 0.0 : INFINITY;
 }
 
 double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
@@ -237,7 +371,48 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
 		return NAN;
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	return gpus * n->ref_rent_usd_gpu_h * r->tta_s / 3600.0;
+	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MONTH_S : r->tta_s + r->rent_setup_s;
+	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
+}
+
+int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
+		   int max)
+{
+	const model_money *m = &sc->money;
+	if (!isfinite(r->capex_usd) || max < 1)
+		return 0;
+	int years = (int)ceil(m->amortize_years - 1e-9);
+	double runs_year = 12.0 / run_share(m, r->tta_s);
+	double fac_year = isfinite(r->power_max_W) ? 12.0 * m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
+	double energy_run = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
+	double owned_cum = 0, rented_cum = 0, owned_pv = 0, rented_pv = 0;
+	int n = 0;
+	for (int y = 0; y <= years && n < max; y++, n++) {
+		model_cash_year *c = &out[n];
+		/* year 0 buys; years 1..N run (the last one the part of a year left); the resale comes in at the end */
+		double f = y == 0 ? 0.0 : fmin(1.0, m->amortize_years - (y - 1));
+		memset(c, 0, sizeof *c);
+		c->year = y;
+		c->capex_usd = y == 0 ? r->capex_usd : 0.0;
+		c->support_usd = f * m->support_frac_year * r->capex_usd;
+		c->facility_usd = f * fac_year;
+		c->energy_usd = f * runs_year * energy_run;
+		c->residual_usd = y == years ? -m->residual_frac * r->capex_usd : 0.0;
+		c->runs = f * runs_year;
+		c->owned_usd = c->capex_usd + c->support_usd + c->facility_usd + c->energy_usd + c->residual_usd;
+		c->rented_usd = c->runs * rent_run_usd;
+		/* discounted at the cost of capital to the purchase: year y x (1 + rate)^-y */
+		double disc = pow(1.0 + m->finance_rate, -y);
+		owned_cum += c->owned_usd;
+		rented_cum += c->rented_usd;
+		owned_pv += c->owned_usd * disc;
+		rented_pv += c->rented_usd * disc;
+		c->owned_cum_usd = owned_cum;
+		c->rented_cum_usd = rented_cum;
+		c->owned_pv_cum_usd = owned_pv;
+		c->rented_pv_cum_usd = rented_pv;
+	}
+	return n;
 }
 
 const char *model_sens_name(model_sens_input i)

@@ -207,7 +207,14 @@ typedef struct plan_buy_rent {
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
-	double rent_usd_run;       /* the same run rented (model_ref_rent_usd) */
+	double rent_usd_run;       /* the same run rented: the rental's own row where it is an option at the same
+				    * GPU count (its speed, as billed), else model_ref_rent_usd */
+	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
+	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
+	double rent_lo_usd_run;    /* the run rented at it */
+	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_breakeven_runs) */
+	double flip_usd_gpu_h;     /* the rate at which renting the run costs what owning it does at the stated
+				    * use: renting wins below it */
 	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
@@ -237,6 +244,38 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
 /* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
  * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
+
+/* ---- Sensitivity (plan_sens.c): what could flip the answer at one GPU count ---- */
+
+/* The answer's cost (the owner's per run, or its rent when it is rented) with each money input at both ends
+ * (model_money_sensitivity), whether an input flips which of the answer and its alternative costs less, and
+ * buying against renting the same runs: the use below which renting wins and whether the utilisation's
+ * range or the market's rate flips that. */
+typedef struct plan_sens {
+	bool ok;                   /* an answer with a cost to move */
+	bool rent;                 /* the answer is rented: its rent moves (else the owner's cost per run) */
+	int gpus;
+	const plan_option *ans, *alt; /* the answer and the option it is weighed against (alt NULL: none) */
+	double base, alt_base, speed_err;
+	model_sens s[MODEL_SENS_N], a[MODEL_SENS_N];
+	bool flips[MODEL_SENS_N];
+	/* buy vs rent (the answer's plan_buy_rent); vs_rent false where there is no such pair */
+	bool vs_rent;
+	const plan_option *buy;    /* the bought option */
+	const char *rent_id;       /* the rental */
+	double use;                /* the stated use (utilisation, or --runs-per-month as a fraction of the month) */
+	double rent_use;           /* renting wins below this use: 0 never, INFINITY at any use */
+	double use_lo, use_hi;     /* the utilisation's range in model_money_sensitivity */
+	bool rent_wins;            /* at the stated use */
+	bool flip_use;             /* somewhere in the utilisation's range the other one wins */
+	bool flip_market;          /* at the market's rate the other one wins (rent_market_*) */
+	double market_usd_gpu_h, flip_usd_gpu_h; /* the market's rate; the rate where the decision flips */
+} plan_sens;
+/* Decides (plan_decide) the n options of one GPU count and fills *s. Never fails: s->ok false without an
+ * answer with a cost. */
+void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, plan_sens *s);
+/* s in words: what flips the answer, and the use at which renting wins. Returns buf. */
+char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);

@@ -482,8 +482,35 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_usd_gpu_h = b->buy->sc.node.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->r.tco_usd;
 	b->rent_usd_run = model_ref_rent_usd(&b->buy->sc, &b->buy->r);
+	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
 	b->max_runs_month = 365.25 / 12 * 86400 / b->buy->r.tta_s;
+	b->rent_lo_usd_gpu_h = b->buy->sc.node.ref_rent_market_usd_gpu_h;
+	const model_scenario *rent_sc = &b->buy->sc;
+	model_result lo = b->buy->r;
+	/* the rental among the options at the same GPU count: its own row's figures (its speed, as billed) */
+	for (int i = 0; i < n; i++) {
+		const plan_option *x = &o[i];
+		if (!x->r.fits || !isfinite(x->r.rent_usd) || x->r.gpus != b->buy->r.gpus ||
+		    strcmp(x->sc.node.system_id, b->rent_id) != 0)
+			continue;
+		b->rent_usd_gpu_h = x->sc.node.rent_usd_gpu_h;
+		b->rent_usd_run = x->r.rent_usd;
+		b->rent_setup_s = x->r.rent_setup_s;
+		b->breakeven_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, &x->sc, &x->r);
+		b->rent_lo_usd_gpu_h = x->sc.node.rent_market_usd_gpu_h;
+		rent_sc = &x->sc;
+		lo = x->r;
+		break;
+	}
+	/* the market's end and the rate at which the decision flips: rent is linear in the rate */
+	b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
+	if (isfinite(b->rent_lo_usd_gpu_h)) {
+		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
+		lo.rent_usd = b->rent_lo_usd_run;
+		b->breakeven_lo_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, rent_sc, &lo);
+	}
 }
 
 /* How far an option that fits, has its price and is inside the convergence data misses the budget and
@@ -792,6 +819,26 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 	    overlap ? ", inside the model's error, so the cheaper" : ", the faster");
 }
 
+/* Buy vs rent at the market's end of the rate, and the rate at which the decision flips at the stated use. */
+static void put_rent_ends(const plan_buy_rent *b, char *buf, size_t len_B, size_t *at)
+{
+	char m1[32], m2[32];
+	if (isfinite(b->rent_lo_usd_run)) {
+		put(buf, len_B, at, " At the market's low end (%s per GPU-hour, %s a run) ",
+		    plan_fmt_usd(b->rent_lo_usd_gpu_h, m1, sizeof m1), plan_fmt_usd(b->rent_lo_usd_run, m2, sizeof m2));
+		if (b->breakeven_lo_runs_month == 0)
+			put(buf, len_B, at, "buying wins at any use.");
+		else if (!isfinite(b->breakeven_lo_runs_month) || b->breakeven_lo_runs_month > b->max_runs_month)
+			put(buf, len_B, at, "renting wins at any use.");
+		else
+			put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use).", b->breakeven_lo_runs_month,
+			    100 * b->breakeven_lo_runs_month / b->max_runs_month);
+	}
+	if (isfinite(b->flip_usd_gpu_h))
+		put(buf, len_B, at, " At the stated use %s wins; the decision flips at %s per GPU-hour (renting wins below it).",
+		    b->rent_usd_run < b->owner_usd_run ? "renting" : "buying", plan_fmt_usd(b->flip_usd_gpu_h, m1, sizeof m1));
+}
+
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
 {
 	const plan_buy_rent *b = &a->buy_rent;
@@ -805,15 +852,23 @@ static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf
 		return;
 	}
 	put(buf, len_B, at, " Buy vs rent (%s): owning %s %dx%d costs %s a run at the stated use, renting the same GPUs "
-			    "(%s, %s per GPU-hour) %s; ", b->buy->sc.node.gpu_id, b->buy->sc.node.system_id,
+			    "(%s, %s per GPU-hour) %s", b->buy->sc.node.gpu_id, b->buy->sc.node.system_id,
 	    b->buy->sc.nodes, b->buy->sc.node.gpus_per_node, plan_fmt_usd(b->owner_usd_run, m1, sizeof m1), b->rent_id,
 	    plan_fmt_usd(b->rent_usd_gpu_h, m3, sizeof m3), plan_fmt_usd(b->rent_usd_run, m2, sizeof m2));
-	if (!isfinite(b->breakeven_runs_month) || b->breakeven_runs_month > b->max_runs_month)
+	if (b->buy->sc.node.rent_reserved)
+		put(buf, len_B, at, " (a reservation paid around the clock, its share at the stated use); ");
+	else
+		put(buf, len_B, at, " (with %s of instance start-up and data copy billed); ",
+		    plan_fmt_duration(b->rent_setup_s, m3, sizeof m3));
+	if (b->breakeven_runs_month == 0)
+		put(buf, len_B, at, "buying wins at any use.");
+	else if (!isfinite(b->breakeven_runs_month) || b->breakeven_runs_month > b->max_runs_month)
 		put(buf, len_B, at, "buying never wins (break-even above the %.0f runs a month the cluster can do).",
 		    b->max_runs_month);
 	else
 		put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use; at most %.0f back to back).",
 		    b->breakeven_runs_month, 100 * b->breakeven_runs_month / b->max_runs_month, b->max_runs_month);
+	put_rent_ends(b, buf, len_B, at);
 }
 
 char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B)

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/common.h"
 
@@ -203,6 +204,7 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
+	n->nics_bought = n->nics_per_node; /* all cabled to the fabric, however few GPUs use them */
 }
 
 /* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
@@ -269,7 +271,7 @@ static bool rents(const plan_spec *s, const hw_system *sys, int gpus)
  * GPU model for `gpus` GPUs; sets n->ref_rent_*, NAN when none. */
 static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpus, model_node *n)
 {
-	n->ref_rent_usd_gpu_h = NAN;
+	n->ref_rent_usd_gpu_h = n->ref_rent_market_usd_gpu_h = NAN;
 	n->ref_rent_gpus = 0;
 	n->ref_rent_id = NULL;
 	for (int i = 0; sys && i < db->nsystems; i++) {
@@ -282,6 +284,8 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 		if (isfinite(n->ref_rent_usd_gpu_h) && !(rate < n->ref_rent_usd_gpu_h))
 			continue;
 		n->ref_rent_usd_gpu_h = rate;
+		n->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o)
+						   ? fmin(o->rent_market_usd_gpu_h, rate) : NAN;
 		n->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
 		n->ref_rent_id = o->id;
 	}
@@ -330,6 +334,8 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 	}
 	double rate = as_sold ? term_rate(s, sys) : NAN;
 	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
+	n->rent_reserved = s->rent_term_years == 1 || s->rent_term_years == 3; /* paid around the clock */
+	n->rent_spot = s->rent_term_years == PLAN_RENT_SPOT;
 	if (as_sold && hw_known(rate)) {
 		n->rent_unit_gpus = sys->rent_unit_gpus;
 		n->rent_max_gpus = sys->rent_max_gpus;
@@ -338,10 +344,13 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 		n->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
 		n->rent_cluster_increment_s = sys->rent_cluster_increment_s;
 		n->rent_width = rate_width(s, sys);
+		n->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) ? sys->rent_market_usd_gpu_h : NAN;
 	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
+	n->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;
 	n->power_basis = isfinite(n->power_W) && *sys->power_kind ? sys->power_kind : isfinite(n->power_W) ? "given" : NULL;
 	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
+	n->liquid_cooled = as_sold && sys->cooling && strcasecmp(sys->cooling, "liquid") == 0;
 	if (isfinite(n->unit_price_usd)) {
 		copy_parts(db, s, sys, n);
 		copy_ref_rent(db, s, sys, nodes * gpn, n);

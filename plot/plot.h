@@ -22,6 +22,8 @@
  *   tornado a cost's sensitivity (report): one horizontal bar per input from the cost at its low end (x) to the
  *          cost at its high end (y), the base cost (y2) as a line, widest bar on top; built with plot_data_add_point,
  *          not from a CSV (plot_kind_parse does not offer it).
+ *   cashflow money over the years (report): one line per series (owned, rented; cumulative USD, y) against the
+ *          year (x), built with plot_data_add_point like tornado.
  * Depends on common only. SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_PLOT_H
@@ -32,7 +34,7 @@
 
 #include "common/common.h"
 
-typedef enum plot_kind { PLOT_AUTO, PLOT_TTA, PLOT_COST, PLOT_PARITY, PLOT_EPOCHS, PLOT_TORNADO } plot_kind;
+typedef enum plot_kind { PLOT_AUTO, PLOT_TTA, PLOT_COST, PLOT_PARITY, PLOT_EPOCHS, PLOT_TORNADO, PLOT_CASHFLOW } plot_kind;
 
 /* One line or point set of a chart; x, y, y2 have n entries. y2 is NAN where absent (tta: ttt_s;
  * cost: energy per run; epochs: top-1). */

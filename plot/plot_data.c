@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"auto", "tta", "cost", "parity", "epochs", "tornado"};
+static const char *const kind_names[] = {"auto", "tta", "cost", "parity", "epochs", "tornado", "cashflow"};
 
 bool plot_kind_parse(const char *s, plot_kind *out)
 {
@@ -22,7 +22,7 @@ bool plot_kind_parse(const char *s, plot_kind *out)
 
 const char *plot_kind_name(plot_kind k)
 {
-	return (int)k >= 0 && k <= PLOT_TORNADO ? kind_names[k] : "?";
+	return (int)k >= 0 && k <= PLOT_CASHFLOW ? kind_names[k] : "?";
 }
 
 static bool has(const csv_table *t, const char *col)

@@ -232,6 +232,7 @@ static const char *default_title(plot_kind k)
 	case PLOT_PARITY: return "Predicted vs measured (validate)";
 	case PLOT_EPOCHS: return "Training run: throughput and top-1 per epoch";
 	case PLOT_TORNADO: return "Sensitivity of the cost to each input (low end to high end)";
+	case PLOT_CASHFLOW: return "Cumulative cash flow by year";
 	default: return "scaleplan";
 	}
 }
@@ -688,6 +689,23 @@ static void body_tornado(FILE *f, const plot_data *d, const plot_opts *o)
 	fputc('\n', f);
 }
 
+/* Lines of money against the year, one per series, points marked; the money axis from 0. */
+static void body_cashflow(FILE *f, const plot_data *d, const plot_opts *o)
+{
+	double hi = 0;
+	for (int i = 0; i < d->nseries; i++)
+		for (int k = 0; k < d->series[i].n; k++)
+			if (isfinite(d->series[i].y[k]))
+				hi = fmax(hi, d->series[i].y[k]);
+	fputs("set xlabel 'year (0: the purchase)'\nset xtics 1\nset yrange [0:*]\nset key inside left top\n", f);
+	put_money_format(f, "y", hi);
+	put_quoted(f, "set ylabel ", o->xlabel ? o->xlabel : "cumulative (USD)", "\n");
+	fputs("plot ", f);
+	for (int i = 0; i < d->nseries; i++)
+		put_item(f, d, i == 0, i, "1:2", "with linespoints lw 2", d->series[i].label);
+	fputc('\n', f);
+}
+
 static void body(FILE *f, const plot_data *d, const plot_opts *o)
 {
 	const char *title = o->title ? o->title : default_title(d->kind);
@@ -707,6 +725,7 @@ static void body(FILE *f, const plot_data *d, const plot_opts *o)
 	case PLOT_COST: body_cost(f, d, o); break;
 	case PLOT_PARITY: body_parity(f, d, o); break;
 	case PLOT_TORNADO: body_tornado(f, d, o); break;
+	case PLOT_CASHFLOW: body_cashflow(f, d, o); break;
 	default: body_epochs(f, d); break;
 	}
 }

@@ -19,7 +19,7 @@ expect 0 "$SP" hw show testbed-h200x4; has "4 x H200-SXM-141GB"; has "testbed-h2
 expect 1 "$SP" hw show c4140m;    has "unknown id 'c4140m'"; has "did you mean c4140-m"
 expect 1 "$SP" hw show dgx-a1OO;  has "did you mean"
 expect 0 "$SP" hw list gpus;      has "H200-SXM-141GB"; has "B200"
-expect 0 "$SP" hw list systems;   has "xe9680-h100"; has "149,000"; has "3,000,000/unit"; has "6.88"; has "estimate"
+expect 0 "$SP" hw list systems;   has "xe9680-h100"; has "149,000"; has "3,250,000/unit"; has "6.88"; has "estimate"
 # columns follow their widest cell: the last column starts at the same offset on every row (issue 24: the
 # scaleplan-train stack row was pushed out of line)
 aligned() { awk -v h="$1" 'NR == 1 { off = index($0, h); next } /^[( ]/ { next }
@@ -31,8 +31,8 @@ expect 0 "$SP" hw list cpus;      has "GCP A3 Ultra and A4 host (Emerald Rapids)
 aligned "vendor" || no "hw list cpus: columns aligned"
 expect 0 "$SP" hw list gpus;      has "B300-GB300-288GB"
 aligned "nvlink" || no "hw list gpus: columns aligned"
-expect 0 "$SP" hw show gb200-nvl72; has "nvlink domain  72 GPUs = 18 nodes of 4"; has "3,000,000 USD (press, 2024) per unit of 18 nodes (72 GPUs)"
-has "price source   press estimate of about 3 million USD"
+expect 0 "$SP" hw show gb200-nvl72; has "nvlink domain  72 GPUs = 18 nodes of 4"; has "3,250,000 USD (press, 2024) per unit of 18 nodes (72 GPUs)"
+has "price source   analyst figures per GB200 NVL72 rack: Morgan Stanley"
 expect 0 "$SP" hw show aws-p5;    has "provider       AWS"; has "on demand 6.88"; has "rent source    AWS EC2 on-demand"
 expect 0 "$SP" hw list;           has "== stacks =="
 expect 1 "$SP" hw list gpuz;      has "unknown kind 'gpuz'"

@@ -121,10 +121,10 @@ expect 1 "$SP" compare --gpus 8 --budget ten; has "--budget 'ten'"
 expect 1 "$SP" compare --gpus 8 --deadline 5x; has "--deadline '5x': unknown unit 'x'"
 expect 1 "$SP" compare --gpus 8 --cost lease; has "--cost 'lease': expected capex, tco or rent"
 expect 1 "$SP" compare --gpus 8 --kwh-price -1; has "--kwh-price '-1'"
-# the owner's cost per run: capex x run / amortisation + energy; --runs-per-month spreads capex evenly (support,
+# the owner's cost per run: capex x run / amortisation + energy; --runs-per-month spreads capex evenly (cost of capital, resale, support,
 # facility and PUE off here: tests/money_cli.sh checks them)
 "$SP" predict --system dgxh100 --runs-per-month 100 --amortize-years 4 --kwh-price 0.1 --support-frac 0 \
-	--facility-price 0 --pue 1 --format csv >"$tmp/tco.csv"
+	--facility-price 0 --pue 1 --finance-rate 0 --residual 0 --format csv >"$tmp/tco.csv"
 awk -v c="$(col capex_usd "$tmp/tco.csv")" -v e="$(col energy_J "$tmp/tco.csv")" -v t="$(col tco_usd "$tmp/tco.csv")" \
 	'BEGIN { want = c / (4 * 12 * 100) + e / 3.6e6 * 0.1; exit !(c > 0 && t > 0 && (t - want) ^ 2 < 1e-6 * want ^ 2) }' ||
 	no "tco_usd = capex / (4 y x 12 x 100 runs) + kWh x 0.1"
@@ -140,7 +140,8 @@ expect 0 "$SP" sweep --systems dgx1-v100,c4140-m --nodes 1-8 --budget 500000 --o
 has "over budget"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
 	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
-[ "$(awk -F, '$1 == "dgx1-v100" { print $3 }' "$tmp/b.csv" | sort | tr '\n' ' ')" = "1 2 3 " ] || no "dgx1 at \$149k: 1-3 nodes fit \$500k"
+# 149k a node plus its share of the networks, racks and installation (about 168k): 1-2 nodes fit, 3 do not
+[ "$(awk -F, '$1 == "dgx1-v100" { print $3 }' "$tmp/b.csv" | sort | tr '\n' ' ')" = "1 2 " ] || no "dgx1 at \$149k: 1-2 nodes fit \$500k"
 # sweep honours the shared --global-batch and --system its help lists (they were ignored: issue 26)
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,2,3 --global-batch 2048 --out "$tmp/gb.csv" --quiet
 has "1 whose GPU count does not divide --global-batch 2048"

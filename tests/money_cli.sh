@@ -15,10 +15,14 @@ ok() { msg=$1; shift; awk "$@" || no "$msg"; }
 # each price inside its range
 expect 0 "$SP" compare --systems dgxh100,xe9680-h100,gb200-nvl72 --gpus 64 --format csv --out "$tmp/g.csv"
 for s in dgxh100 xe9680-h100 gb200-nvl72; do
-	ok "$s: capex = servers + network + storage, network 5-35%" -v c="$(get capex_usd $s "$tmp/g.csv")" \
+	ok "$s: capex = servers + network + storage + racks + cooling + installation, network 2-35%" \
+		-v c="$(get capex_usd $s "$tmp/g.csv")" \
 		-v sv="$(get capex_servers_usd $s "$tmp/g.csv")" -v n="$(get capex_network_usd $s "$tmp/g.csv")" \
-		-v st="$(get capex_storage_usd $s "$tmp/g.csv")" \
-		'BEGIN { d = c - sv - n - st; if (d < 0) d = -d; exit !(sv > 0 && n >= 0.05 * c && n <= 0.35 * c && d < 1) }'
+		-v st="$(get capex_storage_usd $s "$tmp/g.csv")" -v rk="$(get capex_racks_usd $s "$tmp/g.csv")" \
+		-v co="$(get capex_cooling_usd $s "$tmp/g.csv")" -v ins="$(get capex_install_usd $s "$tmp/g.csv")" \
+		-v f="$(get capex_fabric_usd $s "$tmp/g.csv")" -v fe="$(get capex_frontend_usd $s "$tmp/g.csv")" \
+		'BEGIN { d = c - sv - n - st - rk - co - ins; if (d < 0) d = -d; e = n - f - fe; if (e < 0) e = -e
+			 exit !(sv > 0 && st > 0 && fe > 0 && ins > 0 && n >= 0.02 * c && n <= 0.35 * c && d < 1 && e < 1) }'
 	ok "$s: pue > 1, breakeven > 0" -v p="$(get pue $s "$tmp/g.csv")" -v b="$(get breakeven_runs_per_month $s "$tmp/g.csv")" \
 		'BEGIN { exit !(p > 1 && b > 0) }'
 	ok "$s: capex_lo < capex < capex_hi, tco_lo < tco < tco_hi" -v c="$(get capex_usd $s "$tmp/g.csv")" \
@@ -31,19 +35,37 @@ ok "dgxh100 and xe9680-h100 power within 15%" -v a="$(get power_W dgxh100 "$tmp/
 [ "$(get power_basis dgxh100 "$tmp/g.csv")" = datasheet ] || no "dgxh100 power from its datasheet"
 [ "$(get power_basis xe9680-h100 "$tmp/g.csv")" = estimate ] || no "xe9680-h100 power labelled estimate"
 # a system without a power figure says so
-expect 0 "$SP" predict --system xe8640-h100 --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
+expect 0 "$SP" predict --system c4140-m --format csv; [ "$(col power_basis "$tmp/out")" = tdp-fallback ] || no "tdp-fallback labelled"
+# OEM and cloud H100 nodes: the DGX H100 datasheet's board, labelled estimate, not 1.3 x TDP
+for s in xe8640-h100 aws-p5 coreweave-hgx-h100; do
+	expect 0 "$SP" predict --system $s --format csv; [ "$(col power_basis "$tmp/out")" = estimate ] || no "$s: power an estimate from the datasheet"
+done
 
-# one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (36,000 + 64 x 1,320)
-expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_network_usd "$tmp/out")" = 0 ] || no "1 node: no network"
+# one 8-GPU server needs no fabric; 8 of them one 64-port switch and 64 links (50,000 NVIDIA-branded + 64 x 1,320)
+expect 0 "$SP" predict --system dgxh100 --format csv; [ "$(col capex_fabric_usd "$tmp/out")" = 0 ] || no "1 node: no fabric"
 expect 0 "$SP" predict --system dgxh100 --nodes 8 --format csv
-[ "$(col capex_network_usd "$tmp/out")" = 120480 ] || no "8 DGX: 1 switch + 64 links = 120480, got $(col capex_network_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 134480 ] || no "8 DGX: 1 switch + 64 links = 134480, got $(col capex_fabric_usd "$tmp/out")"
 # 16 nodes (128 ports): 4 leaves of 32 down-ports, 128 up-links to 2 spines: 6 switches, 256 links
 expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
-[ "$(col capex_network_usd "$tmp/out")" = 553920 ] || no "16 DGX: 6 switches + 256 links = 553920, got $(col capex_network_usd "$tmp/out")"
+[ "$(col capex_fabric_usd "$tmp/out")" = 637920 ] || no "16 DGX: 6 switches + 256 links = 637920, got $(col capex_fabric_usd "$tmp/out")"
+# the goals: 1,024 DGX H100 GPUs pay 10-25% of capex for their networks and price the store; a job inside one
+# NVL72 rack needs no compute fabric (network <= 5%), and the rack costs the same however its trays are used
+expect 0 "$SP" compare --systems dgxh100 --gpus 1024 --format csv
+ok "dgxh100 1024: network 10-25%, store priced" -v c="$(col capex_usd "$tmp/out")" -v n="$(col capex_network_usd "$tmp/out")" \
+	-v st="$(col capex_storage_usd "$tmp/out")" 'BEGIN { exit !(n >= 0.10 * c && n <= 0.25 * c && st > 0) }'
+expect 0 "$SP" compare --systems gb200-nvl72 --gpus 64 --format csv
+ok "gb200-nvl72 64: network <= 5%, no compute fabric, liquid cooling bought" -v c="$(col capex_usd "$tmp/out")" \
+	-v n="$(col capex_network_usd "$tmp/out")" -v f="$(col capex_fabric_usd "$tmp/out")" -v co="$(col capex_cooling_usd "$tmp/out")" \
+	'BEGIN { exit !(n <= 0.05 * c && f == 0 && co > 0) }'
+"$SP" predict --system gb200-nvl72 --nodes 16 --format csv >"$tmp/n4.csv"
+"$SP" predict --system gb200-nvl72 --nodes 18 --gpus-per-node 2 --format csv >"$tmp/n2.csv"
+[ "$(col capex_usd "$tmp/n4.csv")" = "$(col capex_usd "$tmp/n2.csv")" ] ||
+	no "one NVL72 rack: the same capex at 4 or 2 GPUs a tray ($(col capex_usd "$tmp/n4.csv") vs $(col capex_usd "$tmp/n2.csv"))"
 
 # the owner's cost: a lower utilisation costs more per run; the parts add up; bad values refused
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 0.5 --format csv >"$tmp/u5.csv" || no "utilisation 0.5"
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --format csv >"$tmp/u1.csv" || no "utilisation 1"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0 --format csv >"$tmp/u1.csv" ||
+	no "utilisation 1"
 ok "utilisation 0.5 costs more per run than 1" -v a="$(col tco_usd "$tmp/u5.csv")" -v b="$(col tco_usd "$tmp/u1.csv")" \
 	'BEGIN { exit !(a > b && b > 0) }'
 ok "tco = capex share + support + facility + energy (utilisation 1, 5 years, straight line)" \
@@ -56,10 +78,26 @@ ok "support = 8% of capex a year, per run" -v s="$(col support_usd "$tmp/u1.csv"
 		 exit !(d < 1e-4 * want) }'
 ok "energy at the meter: kWh x PUE x price" -v e="$(col energy_usd "$tmp/u1.csv")" -v j="$(col energy_J "$tmp/u1.csv")" \
 	'BEGIN { want = j / 3.6e6 * 1.58 * 0.13; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --format csv >"$tmp/fin.csv"
-"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --residual 0.3 --format csv >"$tmp/res.csv"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --residual 0 --format csv >"$tmp/fin.csv"
+"$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0.3 --format csv >"$tmp/res.csv"
 ok "financing costs more, a residual value less" -v f="$(col tco_usd "$tmp/fin.csv")" -v r="$(col tco_usd "$tmp/res.csv")" \
 	-v b="$(col tco_usd "$tmp/u1.csv")" 'BEGIN { exit !(f > b && r < b) }'
+# money over time: a cost of capital and a resale value by default; the owner's rate per GPU-hour beside rent's
+"$SP" predict --system dgxh100 --nodes 8 --format csv >"$tmp/d.csv" || no "default money"
+"$SP" predict --system dgxh100 --nodes 8 --finance-rate 0 --format csv >"$tmp/d0.csv" || no "finance 0"
+ok "a cost of capital by default: tco above --finance-rate 0; owned_usd_per_gpu_hour 1-8" \
+	-v t="$(col tco_usd "$tmp/d.csv")" -v t0="$(col tco_usd "$tmp/d0.csv")" -v o="$(col owned_usd_per_gpu_hour "$tmp/d.csv")" \
+	-v g="$(col gpus "$tmp/d.csv")" -v tta="$(col tta_s "$tmp/d.csv")" \
+	'BEGIN { d = o - t / (g * tta / 3600); if (d < 0) d = -d; exit !(t > t0 && o >= 1 && o <= 8 && d < 1e-4 * o) }'
+# report: the cash flow by year (>= 5 years after the purchase), owned and rented, and its chart
+"$SP" report --systems dgxh100,coreweave-hgx-h100,aws-p5 --gpus 64 --out "$tmp/rep" >/dev/null 2>&1 || no "report"
+[ "$(awk 'END { print NR - 1 }' "$tmp/rep/cashflow.csv")" -ge 6 ] || no "cashflow.csv: years 0..5"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ s = $c["capex_usd"] + $c["support_usd"] + $c["facility_usd"] + $c["energy_usd"] + $c["residual_usd"]; cum += $c["owned_usd"]
+	  d = s - $c["owned_usd"]; e = cum - $c["owned_cum_usd"]; if (d < 0) d = -d; if (e < 0) e = -e
+	  if (d > 1 || e > 1 || !($c["rented_usd"] > 0 || NR == 2)) bad = 1; last_res = $c["residual_usd"] }
+	END { exit bad || !(last_res < 0) }' "$tmp/rep/cashflow.csv" || no "cashflow.csv: parts add up, resale at the end"
+grep -q "## Cash flow" "$tmp/rep/report.md" || no "report: Cash flow section"
 expect 1 "$SP" compare --systems dgxh100 --gpus 64 --utilisation 1.5; has "--utilisation '1.5': expected a fraction 0 < F <= 1"
 expect 1 "$SP" predict --system dgxh100 --utilisation 0; has "--utilisation '0'"
 expect 1 "$SP" predict --system dgxh100 --pue 0.9; has "--pue '0.9'"
@@ -83,6 +121,51 @@ n=$(awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "r
 	END { for (k in s) n++; print n + 0 }' "$tmp/out")
 [ "$n" -ge 3 ] || no "--rent-term 1y prices $n systems, want >= 3"
 expect 0 "$SP" predict --system aws-p5 --rent-term spot --format csv; [ -n "$(col rent_usd "$tmp/out")" ] || no "aws-p5 spot rate"
+# a reservation is paid around the clock: half the use, twice the rent a run; on demand the same at both, above
+# the run's GPU-hours x rate by the instances' start-up and the data copy
+for t in 1y ondemand; do for u in 0.5 1; do
+	"$SP" predict --system aws-p5 --nodes 8 --rent-term $t --utilisation $u --format csv >"$tmp/r$t$u.csv" || no "aws-p5 $t $u"
+done; done
+ok "1y: rent at use 0.5 = 2 x at 1" -v a="$(col rent_usd "$tmp/r1y0.5.csv")" -v b="$(col rent_usd "$tmp/r1y1.csv")" \
+	-v s="$(col rent_setup_s "$tmp/r1y1.csv")" 'BEGIN { d = a - 2 * b; if (d < 0) d = -d; exit !(b > 0 && d < 1e-6 * a && s == 0) }'
+ok "on demand: the same at both uses, above GPU-hours x rate by start-up and copy" \
+	-v a="$(col rent_usd "$tmp/rondemand0.5.csv")" -v b="$(col rent_usd "$tmp/rondemand1.csv")" \
+	-v t="$(col tta_s "$tmp/rondemand1.csv")" -v s="$(col rent_setup_s "$tmp/rondemand1.csv")" \
+	'BEGIN { exit !(a == b && s > 60 && b >= 64 * 6.88 * (t + s) / 3600 - 1e-6 && b > 64 * 6.88 * t / 3600 * 1.05) }'
+expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
+# the buy-vs-rent sentence quotes the rental's own row; a 1-year reservation against owning: owning wins at any use
+expect 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
+row=$(awk '$2 == "lambda-hgx-h100" { for (i = 1; i <= NF; i++) if ($i ~ /^\$/) print $i }' "$tmp/out" | head -1)
+[ -n "$row" ] && grep -qF "per GPU-hour) $row" "$tmp/out" || no "buy vs rent quotes the row's rent $row"
+expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
+
+# market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
+# rate where the decision flips; at 5% use renting wins
+expect 0 "$SP" predict --system coreweave-hgx-h100 --nodes 8 --format csv
+ok "coreweave-hgx-h100: rent_lo_usd <= 0.6 x rent_usd" -v l="$(col rent_lo_usd "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
+	'BEGIN { exit !(l > 0 && l <= 0.6 * r) }'
+expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
+has "At the market's low end (\$1.85 per GPU-hour"; has "At the stated use renting wins; the decision flips at"
+expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "At the stated use buying wins"
+printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
+mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
+expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
+
+# current, dated prices: the DGX H100 at its 2024 quotes, the GB200 NVL72 rack at the analysts' 3.1-3.4 M; the report
+# names each price's date
+expect 0 "$SP" predict --system dgxh100 --format csv
+ok "dgxh100: 2024 quotes, 270-317k" -v c="$(col capex_servers_usd "$tmp/out")" -v l="$(col capex_lo_usd "$tmp/out")" \
+	'BEGIN { exit !(c == 310000 && l > 270000 * 0.99) }'
+expect 0 "$SP" hw show gb200-nvl72; has "3,100,000"; has "3,400,000"
+grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$tmp/rep/report.md" || no "report: prices with their dates"
+
+# sensitivity over every GPU count, in words: the use below which renting wins, a flip inside the utilisation's
+# range (30% stated, renting wins below 19% at 16 GPUs), the market's rate
+"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.3 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
+grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on coreweave-hgx-h100 wins below [0-9]*% use.*the utilisation flips it within 15-45%" \
+	"$tmp/sens/report.md" || no "report: 16 GPUs, renting below a use, flipped within the utilisation's range"
+grep -q "^At 64 GPUs, dgxh100 8x8.*at the market's \$1.85 per GPU-hour renting wins" "$tmp/sens/report.md" ||
+	no "report: 64 GPUs, the market's rate flips it to renting"
 
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"

@@ -53,7 +53,9 @@ expect 1 "$SP" compare --gpus 8 --measured-epochs 0:40; has "--measured-epochs '
 mkdir -p "$tmp/db"
 printf 'id,price_usd,price_date,price_kind,price_source\ndgxh100,1000,2026-11,quote,our quote of 2026-11-20\n' >"$tmp/db/systems.csv"
 expect 0 "$SP" --hwdb "$tmp/db" compare --gpus 8 --systems dgxh100,hgx-h200 --rank-by cost
-has "Best by capex for 8 GPUs: dgxh100 1x8"; has "capex \$1,000,"
+has "Best by capex for 8 GPUs: dgxh100 1x8"
+expect 0 "$SP" --hwdb "$tmp/db" predict --system dgxh100 --format csv; [ "$(col capex_servers_usd "$tmp/out")" = 1000 ] ||
+	no "the quote is the server's price: $(col capex_servers_usd "$tmp/out")"
 printf 'id,price_usd,price_date,price_kind,price_source\nnosuch,1000,2026-11,quote,x\n' >"$tmp/db/systems.csv"
 expect 1 "$SP" --hwdb "$tmp/db" compare --gpus 8; has "nosuch"
 printf 'id,price_usd,price_date,price_kind,price_source\ndgxh100,-5,2026-11,quote,x\n' >"$tmp/db/systems.csv"

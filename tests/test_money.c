@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "model/model.h"
+#include "plan/plan.h"
 #include "tests/test.h"
 
 #include <math.h>
@@ -26,6 +27,9 @@ static void node_priced(model_scenario *sc, model_params *p)
 	n->link_usd = 1000.0;
 	n->oversubscription = 1.0;
 	n->net_width = 0.25;
+	/* the other parts off: test_parts adds them */
+	sc->money.frontend_ports_gpu = sc->money.mgmt_usd_node = sc->money.store_usd_TB = 0.0;
+	sc->money.rack_usd = sc->money.cooling_usd_W = sc->money.install_frac = 0.0;
 }
 
 static void test_fabric(test_ctx *t)
@@ -72,6 +76,62 @@ static void test_fabric(test_ctx *t)
 	TEST_CHECK(t, isnan(r.capex_usd) && isnan(r.capex_network_usd), "no price: %g", r.capex_usd);
 }
 
+/* The cluster's other parts: the compute fabric none inside one NVLink domain, front-end ports per GPU sold,
+ * racks for the max power (none for a rack-scale unit), liquid cooling where needed, installation on top;
+ * the same for any placement of the same hardware. */
+static void test_parts(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	r.throughput_img_s = NAN;
+	sc.nodes = 8;
+	sc.node.nics_bought = 8;
+	sc.money.frontend_ports_gpu = 0.5;
+	sc.money.frontend_port_usd = 2000.0;
+	sc.money.mgmt_usd_node = 250.0;
+	sc.money.rack_usd = 6000.0;
+	sc.money.rack_W = 40e3;
+	sc.money.install_frac = 0.02;
+	r.power_max_W = 8 * 10.2e3; /* 81.6 kW: 3 racks */
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_frontend_usd, 8 * (8 * 0.5 * 2000.0 + 250.0), 1e-12);
+	TEST_NEAR(t, r.capex_racks_usd, 3 * 6000.0, 1e-12);
+	TEST_NEAR(t, r.capex_fabric_usd, 74000.0, 1e-12);
+	TEST_NEAR(t, r.capex_network_usd, r.capex_fabric_usd + r.capex_frontend_usd, 1e-12);
+	TEST_CHECK(t, r.capex_cooling_usd == 0, "air-cooled: no coolant distribution %g", r.capex_cooling_usd);
+	double hw = 800000.0 + r.capex_network_usd + r.capex_storage_usd + r.capex_racks_usd;
+	TEST_NEAR(t, r.capex_install_usd, 0.02 * hw, 1e-12);
+	TEST_NEAR(t, r.capex_usd, hw * 1.02, 1e-12);
+	TEST_CHECK(t, r.capex_lo_usd < r.capex_usd && r.capex_usd < r.capex_hi_usd, "range");
+	/* a rack-scale unit of 18 trays of 4 GPUs, one NVLink domain of 72: 16 trays need no compute fabric;
+	 * liquid cooling at 0.4 USD a W; its own rack: no racks bought */
+	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
+	sc.node.nics_bought = sc.node.nics_per_node = 4;
+	sc.node.unit_nodes = 18;
+	sc.node.domain_gpus = 72;
+	sc.node.liquid_cooled = true;
+	sc.money.cooling_usd_W = 0.4;
+	sc.nodes = 16;
+	r.power_max_W = 120e3;
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_fabric_usd == 0, "one NVLink domain: no fabric %g", r.capex_fabric_usd);
+	TEST_CHECK(t, r.capex_racks_usd == 0, "the unit is its rack %g", r.capex_racks_usd);
+	TEST_NEAR(t, r.capex_cooling_usd, 0.4 * 120e3, 1e-12);
+	TEST_NEAR(t, r.capex_frontend_usd, 18 * (4 * 0.5 * 2000.0 + 250.0), 1e-12);
+	double one = r.capex_usd;
+	sc.nodes = 18; /* the same rack with 2 GPUs a tray used: the same hardware, the same capex */
+	sc.node.gpus_per_node = 2;
+	sc.node.nics_per_node = 2;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_usd, one, 1e-12);
+	sc.nodes = 32; /* two racks: the job spans two domains, a fabric for all 36 trays' 4 NICs */
+	model_run_capex(&sc, &p, &r);
+	TEST_CHECK(t, r.capex_fabric_usd > 0, "two domains: a fabric %g", r.capex_fabric_usd);
+}
+
 static void test_store(test_ctx *t)
 {
 	model_scenario sc;
@@ -83,7 +143,13 @@ static void test_store(test_ctx *t)
 	sc.node.store_shared = true;
 	r.throughput_img_s = NAN;
 	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, isnan(r.capex_storage_usd) && isfinite(r.capex_usd), "unpriced store: out of capex %g", r.capex_usd);
+	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
+	sc.money.store_usd_TB = 220.0;
+	sc.money.store_replicas = 3.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
+	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
+		   "the store in capex %g", r.capex_usd);
 	sc.node.store_unit_usd = 50000.0;
 	sc.node.store_unit_B = 1e14;   /* 145 GB fit one unit */
 	sc.node.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
@@ -138,6 +204,74 @@ static void test_rent(test_ctx *t)
 	sc.node.rent_cluster_increment_s = 7 * 86400.0; /* a week */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
+	/* the market's rate is the range's low end: 3 of 10 a GPU-hour, 30% of the rent (within one instance) */
+	sc.node.rent_max_gpus = 0;
+	sc.node.rent_market_usd_gpu_h = 3.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_lo_usd, 0.3 * r.rent_usd, 1e-12);
+	sc.node.rent_market_usd_gpu_h = 9.9; /* never above the kind's own low end */
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_lo_usd, 0.95 * r.rent_usd, 1e-12);
+}
+
+/* A reservation is paid around the clock: each run pays its share of the utilised month, so half the use
+ * doubles a run's rent; a run rented by the run pays its start-up and data copy too. */
+static void test_rent_reserved(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r, x;
+	const double month_s = 365.25 * 86400.0 / 12.0;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.node.unit_price_usd = NAN;
+	sc.node.price_usd = NAN;
+	sc.node.rent_usd_gpu_h = 2.0;
+	sc.node.rent_increment_s = 60.0;
+	sc.nodes = 2;
+	r.tta_s = 1800.0;
+	r.energy_J = 0.0;
+	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	/* on demand: 16 GPUs x 2 x (1,800 + 300 boot + 1e12 B / 12.5e9 B/s = 80 s copy) / 3,600, whole minutes */
+	sc.money.rent_boot_s = 300.0;
+	sc.money.rent_copy_Bps = 12.5e9;
+	p.dataset_B = 1e12;
+	r.staging_s = 0.0;
+	r.rent_setup_s = model_rent_setup_s(&sc, &p, &r);
+	TEST_NEAR(t, r.rent_setup_s, 380.0, 1e-9);
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 2220.0 / 3600.0, 1e-9); /* 2,180 s billed as 37 minutes */
+	sc.money.utilisation = 1.0;
+	x = r;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, r.rent_usd, 1e-12); /* on demand: the use does not matter */
+	/* spot: interrupted 50% a month, a half-month run is billed t / 0.5^0.5 (expected reruns) */
+	sc.node.rent_spot = true;
+	sc.money.spot_interrupt_month = 0.5;
+	sc.node.rent_increment_s = NAN;
+	x = r;
+	x.tta_s = month_s / 2.0;
+	x.rent_setup_s = 0.0;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 2.0 / sqrt(0.5) / 3600.0, 1e-9);
+	sc.node.rent_spot = false;
+	sc.node.rent_increment_s = 60.0;
+	/* the staging already in tta_s is not copied twice */
+	r.staging_s = 50.0;
+	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 330.0, 1e-9);
+	/* a 1-year reservation: no set-up (the nodes stay up with the data), the share of the month */
+	sc.node.rent_reserved = true;
+	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 0.0, 0);
+	r.rent_setup_s = 0.0;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 0.5, 1e-9); /* at full use: the run's own 0.5 h */
+	sc.money.utilisation = 0.5;
+	x = r;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 2.0 * r.rent_usd, 1e-9);
+	sc.money.runs_per_month = 10.0; /* ten runs carry the reserved month */
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 3600.0 / 10.0, 1e-9);
 }
 
 static void test_owner(test_ctx *t)
@@ -152,6 +286,8 @@ static void test_owner(test_ctx *t)
 	sc.money.utilisation = 1.0;
 	sc.money.support_frac_year = 0.12;
 	sc.money.facility_usd_kw_month = 100.0;
+	sc.money.finance_rate = 0.0; /* the straight line first */
+	sc.money.residual_frac = 0.0;
 	sc.money.pue = 1.5;
 	sc.money.kwh_usd = 0.1;
 	r.throughput_img_s = NAN;
@@ -191,6 +327,63 @@ static void test_owner(test_ctx *t)
 	sc.node.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "never: %g", r.breakeven_runs_per_month);
+	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307: owning wins
+	 * at any use; at 0.1 (4,675 a month) never */
+	sc.node.rent_reserved = true;
+	sc.node.ref_rent_usd_gpu_h = 4.0;
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, r.breakeven_runs_per_month == 0, "reserved, owning always: %g", r.breakeven_runs_per_month);
+	sc.node.ref_rent_usd_gpu_h = 0.1;
+	model_run_money(&sc, &r);
+	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "reserved, never: %g", r.breakeven_runs_per_month);
+}
+
+/* The cash flow by year: year 0 buys, 5 years of running costs, the resale back at the end; the sums and
+ * the discounting at the cost of capital. */
+static void test_cashflow(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_cash_year y[8];
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 1.0;
+	sc.money.support_frac_year = 0.1;
+	sc.money.facility_usd_kw_month = 100.0;
+	sc.money.finance_rate = 0.1;
+	sc.money.residual_frac = 0.2;
+	r.throughput_img_s = NAN;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r); /* 874,000 */
+	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month fill it */
+	r.energy_J = 3.6e6 / (1.58 * 0.13);         /* 1 USD of energy a run at the default PUE and price */
+	r.power_max_W = 10e3;
+	model_run_money(&sc, &r);
+	TEST_NEAR(t, r.owned_usd_gpu_h, r.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
+	int n = model_cashflow(&sc, &r, 50.0, y, 8);
+	TEST_CHECK(t, n == 6, "years 0..5: %d rows", n);
+	TEST_NEAR(t, y[0].capex_usd, 874000.0, 1e-9);
+	TEST_NEAR(t, y[1].runs, 1200.0, 1e-9);
+	TEST_NEAR(t, y[1].support_usd, 87400.0, 1e-9);
+	TEST_NEAR(t, y[1].facility_usd, 12 * 100.0 * 10.0, 1e-9);
+	TEST_NEAR(t, y[1].energy_usd, 1200.0, 1e-6);
+	TEST_NEAR(t, y[5].residual_usd, -0.2 * 874000.0, 1e-9);
+	TEST_NEAR(t, y[5].owned_cum_usd, 874000.0 + 5 * (87400.0 + 12000.0 + 1200.0) - 174800.0, 1e-6);
+	TEST_NEAR(t, y[5].rented_cum_usd, 5 * 1200.0 * 50.0, 1e-9);
+	TEST_NEAR(t, y[1].rented_pv_cum_usd, 60000.0 / 1.1, 1e-6);
+	TEST_CHECK(t, y[5].owned_pv_cum_usd < y[5].owned_cum_usd, "discounted below the sum");
+	sc.money.amortize_years = 2.5; /* a half year at the end */
+	n = model_cashflow(&sc, &r, 50.0, y, 8);
+	TEST_CHECK(t, n == 4, "2.5 years: %d rows", n);
+	TEST_NEAR(t, y[3].runs, 600.0, 1e-9);
+	r.capex_usd = NAN;
+	TEST_CHECK(t, model_cashflow(&sc, &r, 50.0, y, 8) == 0, "no capex: no cash flow");
+	/* the defaults: a cost of capital and a resale value, both sourced (model_money_default) */
+	model_money m;
+	model_money_default(&m);
+	TEST_CHECK(t, m.finance_rate > 0 && m.residual_frac > 0, "defaults %g %g", m.finance_rate, m.residual_frac);
 }
 
 static void test_sensitivity(test_ctx *t)
@@ -226,6 +419,42 @@ static void test_sensitivity(test_ctx *t)
 	TEST_CHECK(t, strcmp(model_sens_name(MODEL_SENS_PUE), "PUE") == 0, "names");
 }
 
+/* The sensitivity in words (plan_sens_text): the use below which renting wins, a flip inside the utilisation's
+ * range, the market's rate. */
+static void test_sens_words(test_ctx *t)
+{
+	plan_option buy;
+	plan_sens s;
+	char text[1024];
+	memset(&buy, 0, sizeof buy);
+	memset(&s, 0, sizeof s);
+	model_scenario_init(&buy.sc);
+	buy.sc.node.system_id = "dgxh100";
+	buy.sc.node.gpus_per_node = 8;
+	buy.sc.nodes = 2;
+	s.ok = true;
+	s.gpus = 16;
+	s.ans = s.buy = &buy;
+	s.vs_rent = true;
+	s.rent_id = "coreweave-hgx-h100";
+	s.use = 0.3;
+	s.use_lo = 0.15;
+	s.use_hi = 0.45;
+	s.rent_use = 0.19;
+	s.flip_use = true;
+	s.market_usd_gpu_h = 1.85;
+	s.flip_market = true;
+	s.flip_usd_gpu_h = 3.93;
+	plan_sens_text(&s, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "At 16 GPUs, dgxh100 2x8") != NULL, "%s", text);
+	TEST_CHECK(t, strstr(text, "wins below 19% use") && strstr(text, "stated 30%: buying wins"), "%s", text);
+	TEST_CHECK(t, strstr(text, "the utilisation flips it within 15-45%") != NULL, "%s", text);
+	TEST_CHECK(t, strstr(text, "at the market's $1.85 per GPU-hour renting wins") != NULL, "%s", text);
+	s.rent_use = 0.0; /* a reservation dearer than owning: buying at any use */
+	plan_sens_text(&s, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "beats renting the same runs on coreweave-hgx-h100 at any use") != NULL, "%s", text);
+}
+
 static void test_checks(test_ctx *t)
 {
 	model_money m;
@@ -250,9 +479,13 @@ int main(void)
 	test_ctx t = {0};
 	test_fabric(&t);
 	test_store(&t);
+	test_parts(&t);
 	test_rent(&t);
+	test_rent_reserved(&t);
 	test_owner(&t);
+	test_cashflow(&t);
 	test_sensitivity(&t);
+	test_sens_words(&t);
 	test_checks(&t);
 	return test_report(&t);
 }
