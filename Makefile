@@ -25,7 +25,10 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Wshadow -I. $(if $(WE
            $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all) \
            $(shell pkg-config --cflags gsl 2>/dev/null)
 LDFLAGS := $(if $(SAN),-fsanitize=$(SAN))
-LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -ljansson -lcsv -lz -lm -lpthread
+# libxlsxwriter is optional: without it report leaves costs.xlsx out and says so (web/module.mk)
+XLSX_FOUND := $(shell pkg-config --exists xlsxwriter 2>/dev/null && echo yes)
+LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -ljansson -lcsv -lz -lm -lpthread \
+           $(if $(XLSX_FOUND),$(shell pkg-config --libs xlsxwriter))
 
 LIB_SRCS :=
 CLI_SRCS :=
