@@ -92,57 +92,63 @@ typedef struct xl_col {
 	xl_kind kind;
 	const char *formula; /* XL_FORMULA */
 	int money;           /* format: 1 dollars, 2 cents */
+	const char *priced;  /* a cell that must hold a number (a price) for the formula to apply, else the cell
+			      * is left empty - as NAN propagates in model_money.c - or NULL */
 } xl_col;
 
 static const xl_col cols[] = {
-	{"system", "system", XL_TEXT, NULL, 0},
-	{"gpu", "GPU", XL_TEXT, NULL, 0},
-	{"nodes", "nodes", XL_VAL, NULL, 0},
-	{"gpus_per_node", "GPUs per node", XL_VAL, NULL, 0},
-	{"gpus", "GPUs", XL_VAL, NULL, 0},
-	{"units", "units bought (whole units of the system)", XL_VAL, NULL, 0},
-	{"tta_s", "time to accuracy s", XL_VAL, NULL, 0},
-	{"energy_kwh", "energy per run kWh (IT)", XL_VAL, NULL, 0},
-	{"power_max_kw", "max power of the nodes bought kW", XL_VAL, NULL, 0},
-	{"rent_gpus", "GPUs billed when rented", XL_VAL, NULL, 0},
-	{"capex_network_usd", "network capex USD (switches, links, NICs)", XL_VAL, NULL, 1},
-	{"capex_storage_usd", "shared storage capex USD", XL_VAL, NULL, 1},
+	{"system", "system", XL_TEXT, NULL, 0, NULL},
+	{"gpu", "GPU", XL_TEXT, NULL, 0, NULL},
+	{"nodes", "nodes", XL_VAL, NULL, 0, NULL},
+	{"gpus_per_node", "GPUs per node", XL_VAL, NULL, 0, NULL},
+	{"gpus", "GPUs", XL_VAL, NULL, 0, NULL},
+	{"units", "units bought (whole units of the system)", XL_VAL, NULL, 0, NULL},
+	{"tta_s", "time to accuracy s", XL_VAL, NULL, 0, NULL},
+	{"energy_kwh", "energy per run kWh (IT)", XL_VAL, NULL, 0, NULL},
+	{"power_max_kw", "max power of the nodes bought kW", XL_VAL, NULL, 0, NULL},
+	{"rent_gpus", "GPUs billed when rented", XL_VAL, NULL, 0, NULL},
+	{"capex_network_usd", "network capex USD (switches, links, NICs)", XL_VAL, NULL, 1, NULL},
+	{"capex_storage_usd", "shared storage capex USD", XL_VAL, NULL, 1, NULL},
 	/* model_run_capex */
-	{"capex_servers_usd", "servers capex USD", XL_FORMULA, "={units}*{sys.unit_price}", 1},
-	{"capex_usd", "capex USD", XL_FORMULA, "={capex_servers_usd}+{capex_network_usd}+{capex_storage_usd}", 1},
+	{"capex_servers_usd", "servers capex USD", XL_FORMULA, "={units}*{sys.unit_price}", 1, "{sys.unit_price}"},
+	{"capex_usd", "capex USD", XL_FORMULA, "={capex_servers_usd}+{capex_network_usd}+{capex_storage_usd}", 1,
+	 "{capex_servers_usd}"},
 	/* model_run_money */
-	{"energy_usd", "energy per run USD (at the meter)", XL_FORMULA, "={energy_kwh}*pue*kwh_usd", 2},
+	{"energy_usd", "energy per run USD (at the meter)", XL_FORMULA, "={energy_kwh}*pue*kwh_usd", 2, NULL},
 	{"share", "share of the month's fixed cost per run", XL_FORMULA,
-	 "=MAX(IF(runs_per_month>0,1/runs_per_month,{tta_s}/(utilisation*month_s)),{tta_s}/month_s)", 0},
-	{"facility_month_usd", "facility a month USD", XL_FORMULA, "=facility_usd_kw_month*{power_max_kw}", 2},
+	 "=MAX(IF(runs_per_month>0,1/runs_per_month,{tta_s}/(utilisation*month_s)),{tta_s}/month_s)", 0, NULL},
+	{"facility_month_usd", "facility a month USD", XL_FORMULA, "=facility_usd_kw_month*{power_max_kw}", 2, NULL},
 	{"fixed_month_usd", "owner's fixed cost a month USD", XL_FORMULA,
-	 "={capex_usd}*fixed_per_usd+{facility_month_usd}", 2},
-	{"capex_share_usd", "capex share per run USD", XL_FORMULA, "={capex_usd}*capex_month_per_usd*{share}", 2},
-	{"support_usd", "support per run USD", XL_FORMULA, "=support_frac_year*{capex_usd}/12*{share}", 2},
-	{"facility_usd", "facility per run USD", XL_FORMULA, "={facility_month_usd}*{share}", 2},
-	{"tco_usd", "owner's cost per run USD", XL_FORMULA, "={fixed_month_usd}*{share}+{energy_usd}", 2},
-	{"owned_usd_gpu_h", "owner's cost per GPU-hour USD", XL_FORMULA, "={tco_usd}/({gpus}*{tta_s}/3600)", 2},
+	 "={capex_usd}*fixed_per_usd+{facility_month_usd}", 2, "{capex_usd}"},
+	{"capex_share_usd", "capex share per run USD", XL_FORMULA, "={capex_usd}*capex_month_per_usd*{share}", 2,
+	 "{capex_usd}"},
+	{"support_usd", "support per run USD", XL_FORMULA, "=support_frac_year*{capex_usd}/12*{share}", 2, "{capex_usd}"},
+	{"facility_usd", "facility per run USD", XL_FORMULA, "={facility_month_usd}*{share}", 2, "{capex_usd}"},
+	{"tco_usd", "owner's cost per run USD", XL_FORMULA, "={fixed_month_usd}*{share}+{energy_usd}", 2,
+	 "{capex_usd}"},
+	{"owned_usd_gpu_h", "owner's cost per GPU-hour USD", XL_FORMULA, "={tco_usd}/({gpus}*{tta_s}/3600)", 2,
+	 "{capex_usd}"},
 	/* rent_billed: above the rate's most GPUs the cluster rate and increment; at least the least time
 	 * billed, rounded up to the increment */
 	{"rent_rate", "rent rate used USD per GPU-hour", XL_FORMULA,
 	 "=IF(AND(N({sys.rent_max})>0,{rent_gpus}>N({sys.rent_max})),IF(ISNUMBER({sys.rent_cluster}),"
-	 "{sys.rent_cluster},\"\"),IF(ISNUMBER({sys.rent_rate}),{sys.rent_rate},\"\"))", 2},
+	 "{sys.rent_cluster},\"\"),IF(ISNUMBER({sys.rent_rate}),{sys.rent_rate},\"\"))", 2, NULL},
 	{"rent_billed_s", "time billed s", XL_FORMULA,
 	 "=IF(AND(N({sys.rent_max})>0,{rent_gpus}>N({sys.rent_max})),IF(N({sys.rent_cluster_inc})>0,"
 	 "CEILING(MAX({tta_s},N({sys.rent_min}))/{sys.rent_cluster_inc},1)*{sys.rent_cluster_inc},"
 	 "MAX({tta_s},N({sys.rent_min}))),IF(N({sys.rent_inc})>0,CEILING(MAX({tta_s},N({sys.rent_min}))/"
-	 "{sys.rent_inc},1)*{sys.rent_inc},MAX({tta_s},N({sys.rent_min}))))", 0},
+	 "{sys.rent_inc},1)*{sys.rent_inc},MAX({tta_s},N({sys.rent_min}))))", 0, NULL},
 	{"rent_usd", "rent per run USD", XL_FORMULA,
-	 "=IF(ISNUMBER({rent_rate}),{rent_gpus}*{rent_rate}*{rent_billed_s}/3600,\"\")", 2},
+	 "=IF(ISNUMBER({rent_rate}),{rent_gpus}*{rent_rate}*{rent_billed_s}/3600,\"\")", 2, NULL},
 	/* model_ref_rent_usd and the break-even: owning N runs a month costs fixed + N x energy, renting N x
 	 * rent */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
 	 "=IF(ISNUMBER({sys.ref_rate}),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*{sys.ref_rate}*{tta_s}/3600,"
-	 "\"\")", 2},
+	 "\"\")", 2, NULL},
 	{"breakeven_runs_per_month", "buying is cheaper above, runs a month", XL_FORMULA,
 	 "=IF(AND(ISNUMBER({ref_rent_usd}),ISNUMBER({capex_usd})),IF({ref_rent_usd}>{energy_usd},"
-	 "{fixed_month_usd}/({ref_rent_usd}-{energy_usd}),\"never\"),\"\")", 0},
-	{"runs_month", "runs a month at this use", XL_FORMULA, "=1/{share}", 0},
+	 "{fixed_month_usd}/({ref_rent_usd}-{energy_usd}),\"never\"),\"\")", 0, NULL},
+	{"runs_month", "runs a month at this use", XL_FORMULA, "=1/{share}", 0, NULL},
 };
 enum { NCOLS = sizeof cols / sizeof cols[0] };
 
@@ -331,6 +337,17 @@ static double value_of(const plan_option *o, const char *key)
 	return NAN;
 }
 
+/* One formula cell: the template expanded, inside IF(ISNUMBER(priced),...,"") when priced is set. */
+static void write_formula(lxw_worksheet *ws, int row, int col, const char *tpl, const char *priced, int sys_row,
+			  int year, lxw_format *f)
+{
+	char *t = priced ? xasprintf("=IF(ISNUMBER(%s),%s,\"\")", priced, tpl + 1) : xstrdup(tpl);
+	char *fx = expand(t, row, sys_row, year);
+	worksheet_write_formula(ws, (lxw_row_t)row, (lxw_col_t)col, fx, f);
+	free(fx);
+	free(t);
+}
+
 static void write_option(xl *x, int row, int sys_row, const plan_option *o)
 {
 	lxw_row_t r = (lxw_row_t)row;
@@ -342,17 +359,11 @@ static void write_option(xl *x, int row, int sys_row, const plan_option *o)
 					       strcmp(k->key, "system") == 0 ? o->sc.node.system_id : o->sc.node.gpu_id, NULL);
 		else if (k->kind == XL_VAL)
 			num_or_empty(x->op, row, c, value_of(o, k->key), f);
-		else {
-			char *fx = expand(k->formula, row, sys_row, 0);
-			worksheet_write_formula(x->op, r, (lxw_col_t)c, fx, f);
-			free(fx);
-		}
+		else
+			write_formula(x->op, row, c, k->formula, k->priced, sys_row, 0, f);
 	}
-	for (int y = 0; y <= CASH_YEARS; y++) {
-		char *fx = expand(y == 0 ? cash_year0 : cash_year_k, row, sys_row, y);
-		worksheet_write_formula(x->op, r, (lxw_col_t)(NCOLS + y), fx, x->usd);
-		free(fx);
-	}
+	for (int y = 0; y <= CASH_YEARS; y++)
+		write_formula(x->op, row, NCOLS + y, y == 0 ? cash_year0 : cash_year_k, "{capex_usd}", sys_row, y, x->usd);
 }
 
 static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows)
