@@ -32,3 +32,9 @@ $(BUILD)/gen/web_data.o: web/web_internal.h
 whatif: $(BUILD)/scaleplan
 	@if [ -s $(BUILD)/wasm/whatif.js ]; then echo "whatif: report writes whatif.html ($(BUILD)/wasm/whatif.js, $$(wc -c < $(BUILD)/wasm/whatif.js) bytes)"; \
 	 else echo "whatif: left out: $$(cat $(BUILD)/wasm/whatif.why)"; fi
+
+# `make bench-whatif` (in `make bench`): the page's size and its time to the first answer in headless Chromium.
+BENCH_TARGETS += bench-whatif
+.PHONY: bench-whatif
+bench-whatif: $(BUILD)/scaleplan
+	SCALEPLAN=$(BUILD)/scaleplan sh bench/whatif.sh
