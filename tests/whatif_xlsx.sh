@@ -20,7 +20,7 @@ S2=aws-p5,coreweave-hgx-h100,coreweave-gb200-nvl72,lambda-hgx-h100,dgxh100
 if [ ! -f "$tmp/D/costs.xlsx" ]; then
 	grep -q 'costs.xlsx left out: ' "$tmp/log" || bad "no costs.xlsx and no reason given"
 	pkg-config --exists xlsxwriter 2>/dev/null && bad "libxlsxwriter is installed but costs.xlsx was left out"
-	echo "whatif_xlsx.sh: $(grep 'left out' "$tmp/log"); workbook checks skipped"
+	echo "whatif_xlsx.sh: $(grep 'costs.xlsx left out' "$tmp/log"); workbook checks skipped"
 	exit $fail
 fi
 set -- $($CHECK count "$tmp/D/costs.xlsx")
