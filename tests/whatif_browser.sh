@@ -7,28 +7,23 @@
 # says it had none.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
-SP=${SCALEPLAN:-build/scaleplan}
-case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib/cli.sh"
 SYSTEMS=dgxh100,hgx-h200,dgxb200,gb200-nvl72
-"$SP" report --systems $SYSTEMS --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "report"; exit 1; }
+"$SP" report --systems $SYSTEMS --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
 if [ ! -f "$tmp/D/whatif.html" ]; then
-	grep -q 'whatif.html left out: ' "$tmp/log" || bad "no whatif.html and no reason given"
+	grep -q 'whatif.html left out: ' "$tmp/log" || no "no whatif.html and no reason given"
 	# a build that did not find an installed emcc is a build bug (a libcsv source out of reach is not)
 	command -v emcc >/dev/null 2>&1 && grep -q 'without Emscripten' "$tmp/log" &&
-		bad "emcc is installed but the build did not use it: $(cat "$tmp/log")"
+		no "emcc is installed but the build did not use it: $(cat "$tmp/log")"
 	echo "whatif_browser.sh: $(grep 'whatif.html left out' "$tmp/log"); page checks skipped"
 	exit $fail
 fi
 # self-contained: no address of the web in it but the SVG namespace's (a name, never loaded), no element that
 # loads another file (the runtime's loaders go unused: the WebAssembly is inside the script, -sSINGLE_FILE)
 urls=$(grep -Eo 'https?://[^"'"'"' )<>]*' "$tmp/D/whatif.html" | grep -v '^http://www.w3.org/2000/svg$')
-[ -z "$urls" ] || bad "whatif.html names web addresses: $urls"
-grep -Eqi '<(script|img|link|iframe)[^>]* (src|href)=' "$tmp/D/whatif.html" && bad "whatif.html loads another file"
-[ "$(wc -c <"$tmp/D/whatif.html")" -le 5000000 ] || bad "whatif.html over 5 MB"
+[ -z "$urls" ] || no "whatif.html names web addresses: $urls"
+grep -Eqi '<(script|img|link|iframe)[^>]* (src|href)=' "$tmp/D/whatif.html" && no "whatif.html loads another file"
+[ "$(wc -c <"$tmp/D/whatif.html")" -le 5000000 ] || no "whatif.html over 5 MB"
 browser=""
 for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
 [ -n "$browser" ] || { echo "whatif_browser.sh: no Chromium; page checks skipped"; exit $fail; }
@@ -52,18 +47,18 @@ check() {
 	shift
 	dom "#$frag" >"$tmp/dom.html"
 	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" | grep '^answer: ' >"$tmp/answer.txt"
-	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || bad "#$frag differs from compare $*"
-	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && bad "#$frag: the same answer as the report's own inputs"
+	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "#$frag differs from compare $*"
+	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "#$frag: the same answer as the report's own inputs"
 }
 "$SP" compare --systems $SYSTEMS --gpus 64 | grep '^answer: ' >"$tmp/default.txt"
 dom "" >"$tmp/dom.html"
 "$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" >/dev/null
-python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" || bad "no fragment: not the report's inputs"
+python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" || no "no fragment: not the report's inputs"
 check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
 check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
 check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
 	--kwh-price 0.2 --pue 1.3 --precision fp16
 # bad input: compare's own message on the page, no answer
 dom "#gpus=0" >"$tmp/dom.html"
-grep -q 'expected an integer 1..65536' "$tmp/dom.html" || bad "#gpus=0: compare's message not on the page"
+grep -q 'expected an integer 1..65536' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
 exit $fail

@@ -7,24 +7,19 @@
 # no LibreOffice; fails if libxlsxwriter is here and the book is not.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
-SP=${SCALEPLAN:-build/scaleplan}
-case "$SP" in /*) ;; *) SP="$PWD/$SP" ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib/cli.sh"
 CHECK="python3 tests/lib/xlsx_check.py"
 S1=dgxh100,hgx-h200,dgxb200,gb200-nvl72
 S2=aws-p5,coreweave-hgx-h100,coreweave-gb200-nvl72,lambda-hgx-h100,dgxh100
-"$SP" report --systems $S1 --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "report"; exit 1; }
+"$SP" report --systems $S1 --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
 if [ ! -f "$tmp/D/costs.xlsx" ]; then
-	grep -q 'costs.xlsx left out: ' "$tmp/log" || bad "no costs.xlsx and no reason given"
-	pkg-config --exists xlsxwriter 2>/dev/null && bad "libxlsxwriter is installed but costs.xlsx was left out"
+	grep -q 'costs.xlsx left out: ' "$tmp/log" || no "no costs.xlsx and no reason given"
+	pkg-config --exists xlsxwriter 2>/dev/null && no "libxlsxwriter is installed but costs.xlsx was left out"
 	echo "whatif_xlsx.sh: $(grep 'costs.xlsx left out' "$tmp/log"); workbook checks skipped"
 	exit $fail
 fi
 set -- $($CHECK count "$tmp/D/costs.xlsx")
-[ "$1" -ge 20 ] && [ "$2" -ge 10 ] || bad "costs.xlsx: $1 formulas, $2 over Assumptions (want >= 20, >= 10)"
+[ "$1" -ge 20 ] && [ "$2" -ge 10 ] || no "costs.xlsx: $1 formulas, $2 over Assumptions (want >= 20, >= 10)"
 echo "costs.xlsx: $1 formulas, $2 over Assumptions"
 office=$(command -v soffice || command -v libreoffice) || { echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
 # A fresh profile that recalculates OOXML files on load (LibreOffice's default asks or never does).
@@ -40,29 +35,29 @@ recalc() {
 	timeout 180 "$office" --headless -env:UserInstallation="file://$tmp/lo" --convert-to \
 		'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1' --outdir "$(dirname "$1")" "$1" \
 		>/dev/null 2>&1
-	[ -s "${1%.xlsx}-Options.csv" ] || bad "LibreOffice did not convert $1"
+	[ -s "${1%.xlsx}-Options.csv" ] || no "LibreOffice did not convert $1"
 }
 # CASE NAME VALUE: costs.xlsx with Assumptions' NAME set to VALUE, against compare with that option
 case_of() {
 	book=$1 name=$2 value=$3 systems=$4 opt=$5
 	shift 5
 	out="$tmp/$name-$value.xlsx"
-	$CHECK set "$book" "$name" "$value" "$out" || { bad "cannot set $name"; return; }
+	$CHECK set "$book" "$name" "$value" "$out" || { no "cannot set $name"; return; }
 	recalc "$out"
 	"$SP" compare --systems "$systems" "$@" "$opt" "$value" --out "$tmp/cmp.csv" >/dev/null
-	$CHECK compare "${out%.xlsx}-Options.csv" "$tmp/cmp.csv" || bad "$book with $name=$value differs from compare $opt $value"
+	$CHECK compare "${out%.xlsx}-Options.csv" "$tmp/cmp.csv" || no "$book with $name=$value differs from compare $opt $value"
 }
 case_of "$tmp/D/costs.xlsx" utilisation 0.54 $S1 --utilisation --gpus 64
 case_of "$tmp/D/costs.xlsx" utilisation 0.3 $S1 --utilisation --gpus 64
-cmp -s "$tmp/utilisation-0.54-Options.csv" "$tmp/utilisation-0.3-Options.csv" && bad "utilisation changed nothing"
+cmp -s "$tmp/utilisation-0.54-Options.csv" "$tmp/utilisation-0.3-Options.csv" && no "utilisation changed nothing"
 case_of "$tmp/D/costs.xlsx" kwh_usd 0.25 $S1 --kwh-price --gpus 64
 case_of "$tmp/D/costs.xlsx" finance_rate 0.07 $S1 --finance-rate --gpus 64
-"$SP" report --systems $S2 --gpus 16,64 --cost rent --out "$tmp/R" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "report 2"; exit 1; }
+"$SP" report --systems $S2 --gpus 16,64 --cost rent --out "$tmp/R" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report 2"; exit 1; }
 for g in 16 64; do
 	# the book holds both counts; compare one at a time (the other count's rows are not in its CSV)
 	$CHECK set "$tmp/R/costs.xlsx" pue 1.58 "$tmp/R/g$g.xlsx" && recalc "$tmp/R/g$g.xlsx"
 	"$SP" compare --systems $S2 --gpus $g --cost rent --out "$tmp/cmp$g.csv" >/dev/null
 	awk -F, -v g=$g 'NR == 1 || $5 == g' "$tmp/R/g$g-Options.csv" >"$tmp/R/only$g.csv"
-	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || bad "rentals at $g GPUs differ from compare"
+	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || no "rentals at $g GPUs differ from compare"
 done
 exit $fail
