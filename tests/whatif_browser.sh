@@ -58,6 +58,13 @@ check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
 check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
 check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
 	--kwh-price 0.2 --pue 1.3 --precision fp16
+# the reader's own quote (a systems.csv overlay pasted into the page) against compare --hwdb with that file
+mkdir -p "$tmp/q"
+printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
+check "gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice_source%0Adgxb200%2C150000%2C2026-11%2Cquote%2Ca%20vendor%20quote" \
+	--gpus 16 --cost capex --hwdb "$tmp/q"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | grep '^answer: ' | cmp -s - "$tmp/answer.txt" &&
+	no "the quote changed nothing in the answer"
 # bad input: compare's own message on the page, no answer
 dom "#gpus=0" >"$tmp/dom.html"
 grep -q 'expected an integer 1..65536' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
