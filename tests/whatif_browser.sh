@@ -12,9 +12,9 @@ SYSTEMS=dgxh100,hgx-h200,dgxb200,gb200-nvl72
 "$SP" report --systems $SYSTEMS --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
 if [ ! -f "$tmp/D/whatif.html" ]; then
 	grep -q 'whatif.html left out: ' "$tmp/log" || no "no whatif.html and no reason given"
-	# a build that did not find an installed emcc is a build bug (a libcsv source out of reach is not)
-	command -v emcc >/dev/null 2>&1 && grep -q 'without Emscripten' "$tmp/log" &&
-		no "emcc is installed but the build did not use it: $(cat "$tmp/log")"
+	# an installed emcc the build did not find, or that failed, is a bug (a libcsv source out of reach is not)
+	command -v emcc >/dev/null 2>&1 && grep -q 'without Emscripten\|emcc failed' "$tmp/log" &&
+		no "emcc is installed but the page was not built: $(cat "$tmp/log")"
 	echo "whatif_browser.sh: $(grep 'whatif.html left out' "$tmp/log"); page checks skipped"
 	exit $fail
 fi
