@@ -768,14 +768,17 @@ out:
 static int write_reader_files(const char *dir, int argc, char **argv, const struct option *opts, const cli_scen *s,
 			      const plan_question *q, const cli_row *rows, int nrows)
 {
-	char cmd[1024] = "scaleplan", frag[2048], why[512];
+	char cmd[1024] = "scaleplan", why[512];
 	for (int i = 0; i < argc; i++)
 		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s", argv[i]);
-	char *path = xasprintf("%s/whatif.html", dir);
-	int rc = web_whatif_write(path, cmd, web_fragment(argc, argv, opts, frag, sizeof frag), why, sizeof why);
+	char *path = xasprintf("%s/whatif.html", dir), *frag = web_fragment(argc, argv, opts);
+	int rc = web_whatif_write(path, cmd, frag, why, sizeof why);
 	free(path);
+	free(frag);
 	if (rc == WEB_LEFT_OUT)
 		printf("scaleplan report: whatif.html left out: %s\n", why);
+	else if (rc == 0)
+		printf("whatif.html: the planner in one page (compare in the browser, inputs in the address after #)\n");
 	if (rc < 0)
 		goto fail;
 	path = xasprintf("%s/costs.xlsx", dir);
@@ -783,6 +786,8 @@ static int write_reader_files(const char *dir, int argc, char **argv, const stru
 	free(path);
 	if (rc == WEB_LEFT_OUT)
 		printf("scaleplan report: costs.xlsx left out: %s\n", why);
+	else if (rc == 0)
+		printf("costs.xlsx: the money of each option as formulas over the Assumptions sheet\n");
 	if (rc < 0)
 		goto fail;
 	return EXIT_OK;

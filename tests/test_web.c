@@ -16,24 +16,35 @@ static const struct option opts[] = {
 	{"systems", required_argument, NULL, 'S'}, {"gpus", required_argument, NULL, 'g'},
 	{"budget", required_argument, NULL, 'b'},  {"out", required_argument, NULL, 'o'},
 	{"partial-nodes", no_argument, NULL, 'p'}, {"deadline", required_argument, NULL, 'd'},
-	{"kwh-price", required_argument, NULL, 'k'}, {0, 0, 0, 0},
+	{"kwh-price", required_argument, NULL, 'k'}, {"hwdb", required_argument, NULL, 'H'},
+	{"profile", required_argument, NULL, 'P'}, {0, 0, 0, 0},
 };
 
 static void test_fragment(test_ctx *t)
 {
+	char dir[] = "/tmp/test_web_dir_XXXXXX";
+	TEST_CHECK(t, mkdtemp(dir) != NULL, "mkdtemp");
+	char *csv = xasprintf("%s/systems.csv", dir), *hwdb = xasprintf("--hwdb=%s", dir);
+	FILE *f = fopen(csv, "w");
+	fputs("id,price_usd\ndgxh100,1\n", f);
+	fclose(f);
 	char *argv[] = {"report", "--systems", "dgxh100,gb200-nvl72", "--gpus", "64,16", "--budget=8000000", "--out",
-			"D", "--partial-nodes", "--deadline", "2 h&x", "--kwh-price", "0.2", "--nosuch", NULL};
-	char buf[512];
-	web_fragment(13, argv, opts, buf, sizeof buf);
-	/* --out left out, the first GPU count, '=' given or not, a flag without a value, space and & encoded */
-	TEST_CHECK(t, strcmp(buf, "systems=dgxh100,gb200-nvl72&gpus=64&budget=8000000&partial-nodes&"
-				  "deadline=2%20h%26x&kwh-price=0.2") == 0, "fragment %s", buf);
+			"D", "--partial-nodes", "--deadline", "2 h&x", "--kwh-price", "0.2", "--nosuch", hwdb,
+			"--profile", "p.csv", NULL};
+	char *s = web_fragment(17, argv, opts);
+	/* --out and --profile left out, the first GPU count, '=' given or not, a flag without a value, space and
+	 * & encoded, --hwdb DIR as its systems.csv */
+	TEST_CHECK(t, strcmp(s, "systems=dgxh100,gb200-nvl72&gpus=64&budget=8000000&partial-nodes&"
+				"deadline=2%20h%26x&kwh-price=0.2&quote=id,price_usd%0Adgxh100,1%0A") == 0, "fragment %s", s);
+	free(s);
 	char *none[] = {"report", NULL};
-	TEST_CHECK(t, strcmp(web_fragment(1, none, opts, buf, sizeof buf), "") == 0, "empty: %s", buf);
-	/* a buffer too short ends the text cleanly */
-	char tiny[12];
-	web_fragment(13, argv, opts, tiny, sizeof tiny);
-	TEST_CHECK(t, strlen(tiny) < sizeof tiny, "short buffer: %zu", strlen(tiny));
+	s = web_fragment(1, none, opts);
+	TEST_CHECK(t, strcmp(s, "") == 0, "empty: %s", s);
+	free(s);
+	unlink(csv);
+	rmdir(dir);
+	free(csv);
+	free(hwdb);
 }
 
 static char *slurp(const char *path)

@@ -36,7 +36,7 @@ dom() {
 		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 			--disable-background-networking --disable-component-update --disable-sync \
 			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=20000 \
-			--dump-dom "file://$tmp/D/whatif.html$1" 2>/dev/null >"$tmp/dom.try"
+			--dump-dom "file://${PAGE:-$tmp/D/whatif.html}$1" 2>/dev/null >"$tmp/dom.try"
 		grep -q '<body data-rc=' "$tmp/dom.try" && break
 	done
 	cat "$tmp/dom.try"
@@ -65,6 +65,11 @@ check "gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice
 	--gpus 16 --cost capex --hwdb "$tmp/q"
 "$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | grep '^answer: ' | cmp -s - "$tmp/answer.txt" &&
 	no "the quote changed nothing in the answer"
+# a report given --hwdb DIR: its page starts from DIR's systems.csv as the quote
+"$SP" report --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/H" >/dev/null 2>&1 || no "report --hwdb"
+PAGE="$tmp/H/whatif.html" dom "" >"$tmp/dom.html"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | grep '^answer: ' >"$tmp/answer.txt"
+python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
 # bad input: compare's own message on the page, no answer
 dom "#gpus=0" >"$tmp/dom.html"
 grep -q 'expected an integer 1..65536' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"

@@ -20,8 +20,10 @@ enum { WEB_LEFT_OUT = 1 }; /* a writer's result: the file was not written, the r
 
 /* The report's inputs as a page's fragment ("gpus=64&systems=dgxh100%2Cgb200-nvl72&budget=8000000"): every
  * option of argv (a command's, argv[0] its name) that opts knows, under its long name, values
- * percent-encoded; --out left out, and of --gpus's list the first count. Returns buf. */
-char *web_fragment(int argc, char **argv, const struct option *opts, char *buf, size_t len_B);
+ * percent-encoded; of --gpus's list the first count; --hwdb DIR as quote=DIR/systems.csv's text (the page
+ * takes a quote of systems.csv only: DIR's other tables do not travel); --out, --help and --profile (a file
+ * the page cannot read) left out. Returns a heap string the caller frees. */
+char *web_fragment(int argc, char **argv, const struct option *opts);
 
 /* Writes whatif.html to path: the template with command (said to be what wrote it), the defaults (a
  * fragment, web_fragment) and the WebAssembly script. 0; WEB_LEFT_OUT with why set when this build has no

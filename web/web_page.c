@@ -20,19 +20,46 @@ static const web_file *embedded(const char *name)
 	return NULL;
 }
 
+/* A growing string. */
+typedef struct web_str {
+	char *s;
+	size_t len_B, cap_B;
+} web_str;
+
+static void str_put(web_str *b, const char *s, size_t n)
+{
+	if (b->len_B + n + 1 > b->cap_B) {
+		b->cap_B = 2 * (b->len_B + n + 1) + 64;
+		b->s = xrealloc(b->s, b->cap_B);
+	}
+	memcpy(b->s + b->len_B, s, n);
+	b->len_B += n;
+	b->s[b->len_B] = '\0';
+}
+
 /* Appends s percent-encoded (all but RFC 3986's unreserved characters and ','), so that the fragment is
  * also safe inside the page's JavaScript string. */
-static size_t put_encoded(char *buf, size_t at, size_t len_B, const char *s)
+static void put_encoded(web_str *b, const char *s)
 {
-	for (; *s && at + 4 < len_B; s++) {
+	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		char hex[4];
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-_.~,", c))
-			buf[at++] = (char)c;
+			str_put(b, (const char *)&c, 1);
 		else
-			at += (size_t)snprintf(buf + at, len_B - at, "%%%02X", c);
+			str_put(b, hex, (size_t)snprintf(hex, sizeof hex, "%%%02X", c));
 	}
-	buf[at] = '\0';
-	return at;
+}
+
+static void put_pair(web_str *b, const char *key, const char *val)
+{
+	if (b->len_B)
+		str_put(b, "&", 1);
+	put_encoded(b, key);
+	if (val) {
+		str_put(b, "=", 1);
+		put_encoded(b, val);
+	}
 }
 
 static const struct option *long_opt(const struct option *opts, const char *name, size_t len)
@@ -43,27 +70,46 @@ static const struct option *long_opt(const struct option *opts, const char *name
 	return NULL;
 }
 
-static size_t put_pair(char *buf, size_t at, size_t len_B, const char *key, const char *val)
+/* DIR/systems.csv's text (NULL when there is none): an --hwdb overlay's prices travel as the page's quote. */
+static char *overlay_systems(const char *dir)
 {
-	if (at && at + 1 < len_B)
-		buf[at++] = '&';
-	at = put_encoded(buf, at, len_B, key);
-	if (val && at + 1 < len_B) {
-		buf[at++] = '=';
-		char first[32];
-		if (strcmp(key, "gpus") == 0) { /* the page asks about one count: the report's first */
-			snprintf(first, sizeof first, "%.*s", (int)strcspn(val, ","), val);
-			val = first;
-		}
-		at = put_encoded(buf, at, len_B, val);
-	}
-	return at;
+	char *path = xasprintf("%s/systems.csv", dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return NULL;
+	web_str b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		str_put(&b, chunk, n);
+	fclose(f);
+	return b.s;
 }
 
-char *web_fragment(int argc, char **argv, const struct option *opts, char *buf, size_t len_B)
+/* One option of the report's command line into the fragment: --out, --help and --profile (a file the page
+ * cannot read) left out, of --gpus the first count, --hwdb as its systems.csv (the page's quote). */
+static void put_option(web_str *b, const char *name, const char *val)
 {
-	size_t at = 0;
-	buf[0] = '\0';
+	if (strcmp(name, "out") == 0 || strcmp(name, "help") == 0 || strcmp(name, "profile") == 0)
+		return;
+	if (strcmp(name, "gpus") == 0 && val) {
+		char first[32];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(val, ","), val);
+		put_pair(b, name, first);
+	} else if (strcmp(name, "hwdb") == 0 && val) {
+		char *quote = overlay_systems(val);
+		if (quote)
+			put_pair(b, "quote", quote);
+		free(quote);
+	} else
+		put_pair(b, name, val);
+}
+
+char *web_fragment(int argc, char **argv, const struct option *opts)
+{
+	web_str b = {0};
+	str_put(&b, "", 0);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strncmp(a, "--", 2) != 0)
@@ -76,11 +122,9 @@ char *web_fragment(int argc, char **argv, const struct option *opts, char *buf, 
 		const char *val = NULL;
 		if (o->has_arg != no_argument)
 			val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : "";
-		if (strcmp(o->name, "out") == 0 || strcmp(o->name, "help") == 0)
-			continue;
-		at = put_pair(buf, at, len_B, o->name, val);
+		put_option(&b, o->name, val);
 	}
-	return buf;
+	return b.s;
 }
 
 /* Writes the template's text with @COMMAND@, @DEFAULTS@ and @SCRIPT@ replaced. */
