@@ -1,8 +1,9 @@
 #!/bin/sh
 # costs.xlsx as finance uses it: LibreOffice (headless) opens the workbook report wrote, with every stored
 # result removed so that it must compute each formula, and each option's money equals compare's CSV within
-# 0.1%; then the same after the utilisation on the Assumptions sheet is changed (against compare
-# --utilisation), and a second set of systems with rentals. The book must hold >= 20 formulas, >= 10 of them
+# 0.1%; then the same after an input on the Assumptions sheet is changed (utilisation, kWh price, cost of
+# capital, residual, runs a month: against compare with that option), and a second set of systems with
+# rentals (one with a cluster rate above its instance). The book must hold >= 20 formulas, >= 10 of them
 # over Assumptions. Skips with a message where the build left the book out (no libxlsxwriter) or there is
 # no LibreOffice; fails if libxlsxwriter is here and the book is not.
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -52,12 +53,29 @@ case_of "$tmp/D/costs.xlsx" utilisation 0.3 $S1 --utilisation --gpus 64
 cmp -s "$tmp/utilisation-0.54-Options.csv" "$tmp/utilisation-0.3-Options.csv" && no "utilisation changed nothing"
 case_of "$tmp/D/costs.xlsx" kwh_usd 0.25 $S1 --kwh-price --gpus 64
 case_of "$tmp/D/costs.xlsx" finance_rate 0.07 $S1 --finance-rate --gpus 64
-"$SP" report --systems $S2 --gpus 16,64 --cost rent --out "$tmp/R" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report 2"; exit 1; }
-for g in 16 64; do
+case_of "$tmp/D/costs.xlsx" residual_frac 0.3 $S1 --residual --gpus 64
+case_of "$tmp/D/costs.xlsx" runs_per_month 200 $S1 --runs-per-month --gpus 64
+# rentals; lambda-hgx-h100 given a cluster rate above its 8 GPUs (an overlay: the database has none), so that
+# the rate and increment above the instance's limit are checked too
+mkdir -p "$tmp/q"
+# (a price table replaces a system's rent columns as one group: the on-demand rate is given again)
+{
+	echo 'id,rent_usd_gpu_h,rent_date,rent_source,rent_max_gpus,rent_increment_s,rent_cluster_usd_gpu_h,rent_cluster_increment_s'
+	echo 'lambda-hgx-h100,3.99,2026-09,a test quote,8,60,2.99,604800'
+} >"$tmp/q/systems.csv"
+"$SP" report --systems $S2 --gpus 8,64 --cost rent --hwdb "$tmp/q" --out "$tmp/R" >"$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; no "report 2"; exit 1; }
+for g in 8 64; do
 	# the book holds both counts; compare one at a time (the other count's rows are not in its CSV)
 	$CHECK set "$tmp/R/costs.xlsx" pue 1.58 "$tmp/R/g$g.xlsx" && recalc "$tmp/R/g$g.xlsx"
-	"$SP" compare --systems $S2 --gpus $g --cost rent --out "$tmp/cmp$g.csv" >/dev/null
-	awk -F, -v g=$g 'NR == 1 || $5 == g' "$tmp/R/g$g-Options.csv" >"$tmp/R/only$g.csv"
+	"$SP" compare --systems $S2 --gpus $g --cost rent --hwdb "$tmp/q" --out "$tmp/cmp$g.csv" >/dev/null
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["system"] == "lambda-hgx-h100" && $c["rent_usd"] == "" { bad = 1 }
+		END { exit bad }' "$tmp/cmp$g.csv" || no "lambda-hgx-h100 unpriced at $g GPUs: the cluster rate case is not checked"
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+w = csv.writer(sys.stdout)
+w.writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
+		"$tmp/R/g$g-Options.csv" $g >"$tmp/R/only$g.csv"
 	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || no "rentals at $g GPUs differ from compare"
 done
 exit $fail

@@ -14,6 +14,7 @@
 #include "web/web.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,7 @@ typedef struct xl_col {
 static const xl_col cols[] = {
 	{"system", "system", XL_TEXT, NULL, 0, NULL},
 	{"gpu", "GPU", XL_TEXT, NULL, 0, NULL},
+	{"meets", "meets the budget and deadline (as compare judged it)", XL_TEXT, NULL, 0, NULL},
 	{"nodes", "nodes", XL_VAL, NULL, 0, NULL},
 	{"gpus_per_node", "GPUs per node", XL_VAL, NULL, 0, NULL},
 	{"gpus", "GPUs", XL_VAL, NULL, 0, NULL},
@@ -227,6 +229,7 @@ typedef struct xl {
 	lxw_workbook *wb;
 	lxw_worksheet *as, *op;
 	lxw_format *bold, *usd, *cents, *num;
+	const plan_question *q; /* how the options were judged (the meets column) */
 } xl;
 
 static void num_or_empty(lxw_worksheet *ws, int row, int col, double v, lxw_format *f)
@@ -300,7 +303,19 @@ static void write_system(xl *x, int row, const hw_db *db, const plan_option *o)
 		worksheet_write_string(ws, r, (lxw_col_t)sys_col_of("ref_id"), n->ref_rent_id, NULL);
 }
 
-/* The Assumptions row of each option's system (rows[n]); systems written once each. */
+/* Whether two options read the same prices: one system, and the same reference rental (plan_resolve picks
+ * the cheapest rental of the GPU for the GPU count, so one system can have two). */
+static bool same_prices(const plan_option *a, const plan_option *b)
+{
+	const model_node *x = &a->sc.node, *y = &b->sc.node;
+	bool same_id = x->ref_rent_id == y->ref_rent_id ||
+		       (x->ref_rent_id && y->ref_rent_id && strcmp(x->ref_rent_id, y->ref_rent_id) == 0);
+	bool same_rate = x->ref_rent_usd_gpu_h == y->ref_rent_usd_gpu_h ||
+			 (isnan(x->ref_rent_usd_gpu_h) && isnan(y->ref_rent_usd_gpu_h));
+	return strcmp(x->system_id, y->system_id) == 0 && same_id && same_rate && x->ref_rent_gpus == y->ref_rent_gpus;
+}
+
+/* The Assumptions row of each option's prices (rows[n]); each set of prices written once. */
 static void write_systems(xl *x, const hw_db *db, const plan_option *o, int n, int *rows)
 {
 	worksheet_write_string(x->as, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
@@ -310,7 +325,7 @@ static void write_systems(xl *x, const hw_db *db, const plan_option *o, int n, i
 	for (int i = 0; i < n; i++) {
 		rows[i] = -1;
 		for (int k = 0; k < i && rows[i] < 0; k++)
-			if (strcmp(o[k].sc.node.system_id, o[i].sc.node.system_id) == 0)
+			if (same_prices(&o[k], &o[i]))
 				rows[i] = rows[k];
 		if (rows[i] < 0) {
 			rows[i] = next++;
@@ -348,15 +363,25 @@ static void write_formula(lxw_worksheet *ws, int row, int col, const char *tpl, 
 	free(t);
 }
 
+/* The text of option o in column key (XL_TEXT). */
+static const char *text_of(const plan_question *q, const plan_option *o, const char *key, char *buf, size_t len_B)
+{
+	if (strcmp(key, "system") == 0)
+		return o->sc.node.system_id;
+	if (strcmp(key, "gpu") == 0)
+		return o->sc.node.gpu_id;
+	return o->v.fails ? plan_fails_text(q, &o->v, buf, len_B) : "meets";
+}
+
 static void write_option(xl *x, int row, int sys_row, const plan_option *o)
 {
 	lxw_row_t r = (lxw_row_t)row;
+	char text[128];
 	for (int c = 0; c < NCOLS; c++) {
 		const xl_col *k = &cols[c];
 		lxw_format *f = k->money == 1 ? x->usd : k->money == 2 ? x->cents : x->num;
 		if (k->kind == XL_TEXT)
-			worksheet_write_string(x->op, r, (lxw_col_t)c,
-					       strcmp(k->key, "system") == 0 ? o->sc.node.system_id : o->sc.node.gpu_id, NULL);
+			worksheet_write_string(x->op, r, (lxw_col_t)c, text_of(x->q, o, k->key, text, sizeof text), NULL);
 		else if (k->kind == XL_VAL)
 			num_or_empty(x->op, row, c, value_of(o, k->key), f);
 		else
@@ -383,8 +408,8 @@ static void write_options(xl *x, const plan_option *o, int n, const int *sys_row
 int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const plan_question *q,
 		    const plan_option *o, int n, char *why, size_t why_len)
 {
-	(void)q, (void)why, (void)why_len;
-	xl x = {0};
+	(void)why, (void)why_len; /* this build always writes the book */
+	xl x = {.q = q};
 	x.wb = workbook_new(path);
 	if (!x.wb) {
 		err_set("cannot write %s (libxlsxwriter)", path);
