@@ -6,6 +6,9 @@
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
 #   make examples  regenerates examples/charts/ (charts and reports) with this build; `make test` fails while
 #                  the committed ones differ from what the binary writes (needs gnuplot)
+#   make whatif    builds whatif.html's script (compare as WebAssembly, needs emcc) into scaleplan, so that
+#                  `report` writes whatif.html (part of every build where emcc is found)
+#   make bench     the benchmarks (BENCH_TARGETS): model speed, simulator, whatif.html's size and first answer
 #   make install   copies scaleplan (and scaleplan-train where it was built) to $(DESTDIR)$(PREFIX)/bin
 #
 # Each module directory has a module.mk that appends to these variables (and nothing else global):
@@ -13,6 +16,7 @@
 #   CLI_SRCS   sources of the `scaleplan` command (cli/)
 #   GEN_SRCS   generated C sources (written under $(BUILD)/gen) that go into the library
 #   FUZZ_TARGETS  phony targets that build and briefly run a libFuzzer target (`make fuzz` runs all)
+#   BENCH_TARGETS phony benchmarks `make bench` runs (each prints what it measured; nothing asserted)
 # Every tests/test_*.c becomes a test binary linked against the library; tests/*.sh are smoke tests
 # run after the binaries with SCALEPLAN=path/to/scaleplan in their environment.
 
@@ -25,18 +29,22 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Wshadow -I. $(if $(WE
            $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all) \
            $(shell pkg-config --cflags gsl 2>/dev/null)
 LDFLAGS := $(if $(SAN),-fsanitize=$(SAN))
-LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -ljansson -lcsv -lz -lm -lpthread
+# libxlsxwriter is optional: without it report leaves costs.xlsx out and says so (web/module.mk)
+XLSX_FOUND := $(shell pkg-config --exists xlsxwriter 2>/dev/null && echo yes)
+LDLIBS  := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -ljansson -lcsv -lz -lm -lpthread \
+           $(if $(XLSX_FOUND),$(shell pkg-config --libs xlsxwriter))
 
 LIB_SRCS :=
 CLI_SRCS :=
 GEN_SRCS :=
 FUZZ_TARGETS :=
+BENCH_TARGETS := bench-model bench-sim
 TEST_SRCS := $(wildcard tests/test_*.c)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz install examples
+.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz bench install examples
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -84,6 +92,8 @@ test-san:
 	@$(MAKE) --no-print-directory SAN=address,undefined test-unit
 
 fuzz: $(FUZZ_TARGETS)
+
+bench: $(BENCH_TARGETS)
 
 examples: all
 	SCALEPLAN=$(BUILD)/scaleplan sh examples/charts.sh examples/charts

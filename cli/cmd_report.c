@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 #include "plot/plot.h"
+#include "web/web.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -856,6 +857,40 @@ out:
 	return rc;
 }
 
+/* whatif.html and costs.xlsx (web/) into dir, for the readers who will not run the command line; a file
+ * this build cannot write is left out with its reason (printed, then the report goes on). EXIT_OK or
+ * EXIT_ENV (a write failed). */
+static int write_reader_files(const char *dir, int argc, char **argv, const struct option *opts, const cli_scen *s,
+			      const plan_question *q, const cli_row *rows, int nrows)
+{
+	char cmd[1024] = "scaleplan", why[512];
+	for (int i = 0; i < argc; i++)
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s", argv[i]);
+	char *path = xasprintf("%s/whatif.html", dir), *frag = web_fragment(argc, argv, opts);
+	int rc = web_whatif_write(path, cmd, frag, why, sizeof why);
+	free(path);
+	free(frag);
+	if (rc == WEB_LEFT_OUT)
+		printf("scaleplan report: whatif.html left out: %s\n", why);
+	else if (rc == 0)
+		printf("whatif.html: the planner in one page (compare in the browser, inputs in the address after #)\n");
+	if (rc < 0)
+		goto fail;
+	path = xasprintf("%s/costs.xlsx", dir);
+	rc = web_costs_write(path, &s->db, &s->spec, q, rows, nrows, why, sizeof why);
+	free(path);
+	if (rc == WEB_LEFT_OUT)
+		printf("scaleplan report: costs.xlsx left out: %s\n", why);
+	else if (rc == 0)
+		printf("costs.xlsx: the money of each option as formulas over the Assumptions sheet\n");
+	if (rc < 0)
+		goto fail;
+	return EXIT_OK;
+fail:
+	fprintf(stderr, "scaleplan report: %s\n", err_msg());
+	return EXIT_ENV;
+}
+
 /* True (message printed, *rc set to 130/143) once SIGINT or SIGTERM has arrived. */
 static bool stopped(int *rc)
 {
@@ -1009,6 +1044,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
 			sens_ok, sens_note, &cash);
+	if (rc || stopped(&rc))
+		goto out;
+	rc = write_reader_files(tmpdir, argc, argv, opts, &s, &q, rows, nrows);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {

@@ -8,7 +8,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
 
 #ifndef SCALEPLAN_VERSION
@@ -48,40 +47,6 @@ static void usage(FILE *out)
 		"  --hwdb DIR  overlay the CSV tables in DIR on the built-in database (same id replaces, new ids add)\n"
 		"\n"
 		"`scaleplan <command> --help` describes a command. Exit status: 0 ok, 1 bad input, 2 environment.\n");
-}
-
-int cli_load_db(hw_db *db, const char *hwdb_dir)
-{
-	if (hw_db_load_default(db, stderr) < 0) {
-		fprintf(stderr, "scaleplan: the built-in hardware database is broken (a bug): %s\n", err_msg());
-		return EXIT_ENV;
-	}
-	if (!hwdb_dir)
-		return EXIT_OK;
-	/* a folder the user named that is not there (or is a file) is bad input, exit 1 (README) */
-	DIR *d;
-	int rc = dir_open(hwdb_dir, &d);
-	if (rc) {
-		hw_db_free(db);
-		fprintf(stderr, "scaleplan: --hwdb: %s\n", err_msg());
-		return exit_code_of(rc);
-	}
-	closedir(d);
-	rc = hw_db_overlay_dir(db, hwdb_dir, stderr);
-	if (rc < 0) {
-		hw_db_free(db);
-		fprintf(stderr, "scaleplan: --hwdb %s not loaded\n", hwdb_dir);
-		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
-	}
-	return EXIT_OK;
-}
-
-int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id)
-{
-	char sug[256];
-	hw_suggest(db, kind, id, sug, sizeof sug);
-	fprintf(stderr, "scaleplan %s: unknown %s '%s'%s%s\n", where, hw_kind_singular(kind), id, *sug ? "; " : "", sug);
-	return EXIT_INPUT;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# costs.xlsx's helpers for tests/whatif_xlsx.sh (Python's standard library only):
+#   xlsx_check.py count BOOK.xlsx            "FORMULAS OVER_ASSUMPTIONS": formulas in the book, and those that
+#                                            read the Assumptions sheet (by sheet name or a name defined on it)
+#   xlsx_check.py set BOOK.xlsx NAME VALUE OUT.xlsx   OUT = BOOK with the Assumptions input NAME (a defined
+#                                            name) set to VALUE and every formula's stored result removed, so
+#                                            that a program that opens OUT must compute every formula itself
+#   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
+#                                            against compare's CSV, matched by system, nodes and GPUs per
+#                                            node; within 0.1%; exit 1 with each difference printed
+# SPDX-License-Identifier: GPL-3.0-or-later
+import csv
+import re
+import sys
+import zipfile
+
+# Options sheet heading -> compare's CSV column (web/web_xlsx.c names both)
+MONEY = {
+    "capex USD": "capex_usd", "servers capex USD": "capex_servers_usd", "energy per run USD (at the meter)": "energy_usd",
+    "owner's cost per run USD": "tco_usd", "support per run USD": "support_usd", "facility per run USD": "facility_usd",
+    "rent per run USD": "rent_usd", "buying is cheaper above, runs a month": "breakeven_runs_per_month",
+}
+
+
+def sheets(book):
+    with zipfile.ZipFile(book) as z:
+        return {n: z.read(n).decode("utf-8") for n in z.namelist()}
+
+
+def defined_names(files):
+    return re.findall(r'<definedName name="([^"]+)">Assumptions!', files["xl/workbook.xml"])
+
+
+def count(book):
+    files = sheets(book)
+    names = defined_names(files)
+    formulas = []
+    for n, text in files.items():
+        if n.startswith("xl/worksheets/sheet"):
+            formulas += re.findall(r"<f>(.*?)</f>", text)
+    over = [f for f in formulas if "Assumptions!" in f or any(re.search(r"\b%s\b" % re.escape(m), f) for m in names)]
+    print(len(formulas), len(over))
+
+
+def set_input(book, name, value, out):
+    files = sheets(book)
+    m = re.search(r'<definedName name="%s">Assumptions!\$([A-Z]+)\$(\d+)</definedName>' % re.escape(name),
+                  files["xl/workbook.xml"])
+    if not m:
+        sys.exit("no input named %s" % name)
+    cell = m.group(1) + m.group(2)
+    sheet = "xl/worksheets/sheet1.xml"  # Assumptions is the first sheet
+    new, n = re.subn(r'(<c r="%s"[^>]*>)<v>[^<]*</v>' % cell, r"\g<1><v>%s</v>" % value, files[sheet])
+    if n != 1:
+        sys.exit("cell %s of %s not found" % (cell, name))
+    files[sheet] = new
+    for k in files:
+        if k.startswith("xl/worksheets/sheet"):
+            files[k] = re.sub(r"(<f>.*?</f>)<v>[^<]*</v>", r"\1", files[k])
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for k, v in files.items():
+            z.writestr(k, v)
+
+
+def compare(options, want):
+    key = lambda r, s, n, g: (r[s], r[n], r[g])
+    exp = {key(r, "system", "nodes", "gpus_per_node"): r for r in csv.DictReader(open(want, encoding="utf-8"))}
+    bad, checked = [], 0
+    for r in csv.DictReader(open(options, encoding="utf-8")):
+        e = exp.get(key(r, "system", "nodes", "GPUs per node"))
+        if e is None:
+            bad.append("option %s %sx%s not in compare's CSV" % (r["system"], r["nodes"], r["GPUs per node"]))
+            continue
+        for head, col in MONEY.items():
+            got, ref = r[head], e[col]
+            if ref in ("", "nan", "inf") or got in ("", "never"):
+                if (ref in ("", "nan")) != (got == "") or (ref == "inf") != (got == "never"):
+                    bad.append("%s %s: sheet %r, compare %r" % (r["system"], col, got, ref))
+                continue
+            checked += 1
+            g, x = float(got), float(ref)
+            if abs(g - x) > 1e-3 * abs(x) + 1e-9:
+                bad.append("%s %sx%s %s: sheet %.6g, compare %.6g (%+.3f%%)" % (
+                    r["system"], r["nodes"], r["GPUs per node"], col, g, x, 100 * (g - x) / x))
+        # the cash flow over the amortisation is the owner's cost of its runs: -sum / runs = cost per run
+        if e["tco_usd"] in ("", "nan"):
+            continue
+        flows = [float(v) for k, v in r.items() if k.startswith("cash flow year")]
+        runs = float(r["runs a month at this use"]) * 12 * len([f for f in flows[1:] if f != 0])
+        if runs > 0:
+            checked += 1
+            per_run = -sum(flows) / runs
+            if abs(per_run - float(e["tco_usd"])) > 1e-3 * float(e["tco_usd"]):
+                bad.append("%s cash flow: %.6g a run, compare tco %s" % (r["system"], per_run, e["tco_usd"]))
+    for b in bad:
+        print(b)
+    print("%d costs checked: %s" % (checked, "differ" if bad else "all within 0.1%"))
+    return 1 if bad or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "count":
+        count(sys.argv[2])
+    elif sys.argv[1] == "set":
+        set_input(*sys.argv[2:6])
+    else:
+        sys.exit(compare(sys.argv[2], sys.argv[3]))

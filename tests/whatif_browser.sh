@@ -1,0 +1,76 @@
+#!/bin/sh
+# whatif.html as a reader uses it: report writes it (one file, nothing loaded from a network), headless
+# Chromium opens it with inputs in the fragment, and its answer (id="answer") and options (id="options")
+# equal `scaleplan compare`'s answer line and CSV rows on the same inputs. A fragment the page ignored would
+# show the report's own inputs, so each case also differs from the defaults' answer. Skips with a message
+# where the build left the page out (no emcc) or there is no Chromium; fails if emcc is here and the build
+# says it had none.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+. "$(dirname "$0")/lib/cli.sh"
+SYSTEMS=dgxh100,hgx-h200,dgxb200,gb200-nvl72
+"$SP" report --systems $SYSTEMS --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
+if [ ! -f "$tmp/D/whatif.html" ]; then
+	grep -q 'whatif.html left out: ' "$tmp/log" || no "no whatif.html and no reason given"
+	# an installed emcc the build did not find, or that failed, is a bug (a libcsv source out of reach is not)
+	command -v emcc >/dev/null 2>&1 && grep -q 'without Emscripten\|emcc failed' "$tmp/log" &&
+		no "emcc is installed but the page was not built: $(cat "$tmp/log")"
+	echo "whatif_browser.sh: $(grep 'whatif.html left out' "$tmp/log"); page checks skipped"
+	exit $fail
+fi
+# self-contained: no address of the web in it but the SVG namespace's (a name, never loaded), no element that
+# loads another file (the runtime's loaders go unused: the WebAssembly is inside the script, -sSINGLE_FILE)
+urls=$(grep -Eo 'https?://[^"'"'"' )<>]*' "$tmp/D/whatif.html" | grep -v '^http://www.w3.org/2000/svg$')
+[ -z "$urls" ] || no "whatif.html names web addresses: $urls"
+grep -Eqi '<(script|img|link|iframe)[^>]* (src|href)=' "$tmp/D/whatif.html" && no "whatif.html loads another file"
+[ "$(wc -c <"$tmp/D/whatif.html")" -le 5000000 ] || no "whatif.html over 5 MB"
+browser=""
+for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
+[ -n "$browser" ] || { echo "whatif_browser.sh: no Chromium; page checks skipped"; exit $fail; }
+# The DOM after the page computed (<body data-rc> set). V8 compiles the WebAssembly synchronously here
+# (--no-wasm-async-compilation) so that virtual time cannot run out while it compiles; a page that did not
+# finish is tried again, twice.
+dom() {
+	for try in 1 2 3; do
+		rm -rf "$tmp/profile"
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=20000 \
+			--dump-dom "file://${PAGE:-$tmp/D/whatif.html}$1" 2>/dev/null >"$tmp/dom.try"
+		grep -q '<body data-rc=' "$tmp/dom.try" && break
+	done
+	cat "$tmp/dom.try"
+}
+# FRAGMENT COMPARE-OPTIONS...: the page at #FRAGMENT against compare with those options
+check() {
+	frag=$1
+	shift
+	dom "#$frag" >"$tmp/dom.html"
+	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" | grep '^answer: ' >"$tmp/answer.txt"
+	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "#$frag differs from compare $*"
+	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "#$frag: the same answer as the report's own inputs"
+}
+"$SP" compare --systems $SYSTEMS --gpus 64 | grep '^answer: ' >"$tmp/default.txt"
+dom "" >"$tmp/dom.html"
+"$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" >/dev/null
+python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" || no "no fragment: not the report's inputs"
+check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
+check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
+check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
+	--kwh-price 0.2 --pue 1.3 --precision fp16
+# the reader's own quote (a systems.csv overlay pasted into the page) against compare --hwdb with that file
+mkdir -p "$tmp/q"
+printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
+check "gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice_source%0Adgxb200%2C150000%2C2026-11%2Cquote%2Ca%20vendor%20quote" \
+	--gpus 16 --cost capex --hwdb "$tmp/q"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | grep '^answer: ' | cmp -s - "$tmp/answer.txt" &&
+	no "the quote changed nothing in the answer"
+# a report given --hwdb DIR: its page starts from DIR's systems.csv as the quote
+"$SP" report --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/H" >/dev/null 2>&1 || no "report --hwdb"
+PAGE="$tmp/H/whatif.html" dom "" >"$tmp/dom.html"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | grep '^answer: ' >"$tmp/answer.txt"
+python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
+# bad input: compare's own message on the page, no answer
+dom "#gpus=0" >"$tmp/dom.html"
+grep -q 'expected an integer 1..65536' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
+exit $fail

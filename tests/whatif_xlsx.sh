@@ -1,0 +1,81 @@
+#!/bin/sh
+# costs.xlsx as finance uses it: LibreOffice (headless) opens the workbook report wrote, with every stored
+# result removed so that it must compute each formula, and each option's money equals compare's CSV within
+# 0.1%; then the same after an input on the Assumptions sheet is changed (utilisation, kWh price, cost of
+# capital, residual, runs a month: against compare with that option), and a second set of systems with
+# rentals (one with a cluster rate above its instance). The book must hold >= 20 formulas, >= 10 of them
+# over Assumptions. Skips with a message where the build left the book out (no libxlsxwriter) or there is
+# no LibreOffice; fails if libxlsxwriter is here and the book is not.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+. "$(dirname "$0")/lib/cli.sh"
+CHECK="python3 tests/lib/xlsx_check.py"
+S1=dgxh100,hgx-h200,dgxb200,gb200-nvl72
+S2=aws-p5,coreweave-hgx-h100,coreweave-gb200-nvl72,lambda-hgx-h100,dgxh100
+"$SP" report --systems $S1 --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
+if [ ! -f "$tmp/D/costs.xlsx" ]; then
+	grep -q 'costs.xlsx left out: ' "$tmp/log" || no "no costs.xlsx and no reason given"
+	pkg-config --exists xlsxwriter 2>/dev/null && no "libxlsxwriter is installed but costs.xlsx was left out"
+	echo "whatif_xlsx.sh: $(grep 'costs.xlsx left out' "$tmp/log"); workbook checks skipped"
+	exit $fail
+fi
+set -- $($CHECK count "$tmp/D/costs.xlsx")
+[ "$1" -ge 20 ] && [ "$2" -ge 10 ] || no "costs.xlsx: $1 formulas, $2 over Assumptions (want >= 20, >= 10)"
+echo "costs.xlsx: $1 formulas, $2 over Assumptions"
+office=$(command -v soffice || command -v libreoffice) || { echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
+# A fresh profile that recalculates OOXML files on load (LibreOffice's default asks or never does).
+mkdir -p "$tmp/lo/user"
+cat >"$tmp/lo/user/registrymodifications.xcu" <<'XCU'
+<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+XCU
+# BOOK.xlsx -> BOOK-Options.csv, every sheet computed by LibreOffice
+recalc() {
+	timeout 180 "$office" --headless -env:UserInstallation="file://$tmp/lo" --convert-to \
+		'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1' --outdir "$(dirname "$1")" "$1" \
+		>/dev/null 2>&1
+	[ -s "${1%.xlsx}-Options.csv" ] || no "LibreOffice did not convert $1"
+}
+# CASE NAME VALUE: costs.xlsx with Assumptions' NAME set to VALUE, against compare with that option
+case_of() {
+	book=$1 name=$2 value=$3 systems=$4 opt=$5
+	shift 5
+	out="$tmp/$name-$value.xlsx"
+	$CHECK set "$book" "$name" "$value" "$out" || { no "cannot set $name"; return; }
+	recalc "$out"
+	"$SP" compare --systems "$systems" "$@" "$opt" "$value" --out "$tmp/cmp.csv" >/dev/null
+	$CHECK compare "${out%.xlsx}-Options.csv" "$tmp/cmp.csv" || no "$book with $name=$value differs from compare $opt $value"
+}
+case_of "$tmp/D/costs.xlsx" utilisation 0.54 $S1 --utilisation --gpus 64
+case_of "$tmp/D/costs.xlsx" utilisation 0.3 $S1 --utilisation --gpus 64
+cmp -s "$tmp/utilisation-0.54-Options.csv" "$tmp/utilisation-0.3-Options.csv" && no "utilisation changed nothing"
+case_of "$tmp/D/costs.xlsx" kwh_usd 0.25 $S1 --kwh-price --gpus 64
+case_of "$tmp/D/costs.xlsx" finance_rate 0.07 $S1 --finance-rate --gpus 64
+case_of "$tmp/D/costs.xlsx" residual_frac 0.3 $S1 --residual --gpus 64
+case_of "$tmp/D/costs.xlsx" runs_per_month 200 $S1 --runs-per-month --gpus 64
+# rentals; lambda-hgx-h100 given a cluster rate above its 8 GPUs (an overlay: the database has none), so that
+# the rate and increment above the instance's limit are checked too
+mkdir -p "$tmp/q"
+# (a price table replaces a system's rent columns as one group: the on-demand rate is given again)
+{
+	echo 'id,rent_usd_gpu_h,rent_date,rent_source,rent_max_gpus,rent_increment_s,rent_cluster_usd_gpu_h,rent_cluster_increment_s'
+	echo 'lambda-hgx-h100,3.99,2026-09,a test quote,8,60,2.99,604800'
+} >"$tmp/q/systems.csv"
+"$SP" report --systems $S2 --gpus 8,64 --cost rent --hwdb "$tmp/q" --out "$tmp/R" >"$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; no "report 2"; exit 1; }
+for g in 8 64; do
+	# the book holds both counts; compare one at a time (the other count's rows are not in its CSV)
+	$CHECK set "$tmp/R/costs.xlsx" pue 1.58 "$tmp/R/g$g.xlsx" && recalc "$tmp/R/g$g.xlsx"
+	"$SP" compare --systems $S2 --gpus $g --cost rent --hwdb "$tmp/q" --out "$tmp/cmp$g.csv" >/dev/null
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["system"] == "lambda-hgx-h100" && $c["rent_usd"] == "" { bad = 1 }
+		END { exit bad }' "$tmp/cmp$g.csv" || no "lambda-hgx-h100 unpriced at $g GPUs: the cluster rate case is not checked"
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+w = csv.writer(sys.stdout)
+w.writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
+		"$tmp/R/g$g-Options.csv" $g >"$tmp/R/only$g.csv"
+	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || no "rentals at $g GPUs differ from compare"
+done
+exit $fail
