@@ -92,9 +92,11 @@ void model_interval_factors(model_basis b, int pool, model_quantity q, double *l
 void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
 			  double startup_hi_x, double *lo_s, double *hi_s)
 {
-	double rest = tta_s - startup_s;
-	*lo_s = tta_s - hypot(rest * (1.0 - ttt_lo_x), startup_s * (1.0 - startup_lo_x));
-	*hi_s = tta_s + hypot(rest * (ttt_hi_x - 1.0), startup_s * (startup_hi_x - 1.0));
+	/* sqrt, not hypot: no overflow at these magnitudes, and it keeps the sweep's inner loop short */
+	double rest = tta_s - startup_s, a = rest * (1.0 - ttt_lo_x), b = startup_s * (1.0 - startup_lo_x);
+	double c = rest * (ttt_hi_x - 1.0), d = startup_s * (startup_hi_x - 1.0);
+	*lo_s = tta_s - sqrt(a * a + b * b);
+	*hi_s = tta_s + sqrt(c * c + d * d);
 }
 
 void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s, double *lo_s, double *hi_s)
@@ -110,7 +112,7 @@ void model_interval_apply(const model_scenario *sc, model_result *r)
 	/* a direct index: the sweep's inner loop stays a few ns longer (make bench-model) */
 	int pool = model_pool_of(sc->stack.compute_eff);
 	const model_interval_row *row = model_interval_table[sc->basis][pool];
-	double lo, hi;
+	double lo, hi, slo, shi;
 	r->basis = sc->basis;
 	lo = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].lo_x : 1.0;
 	hi = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].hi_x : 1.0;
@@ -120,7 +122,9 @@ void model_interval_apply(const model_scenario *sc, model_result *r)
 	hi = row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].hi_x : 1.0;
 	r->ttt_lo_s = r->ttt_s * lo;
 	r->ttt_hi_s = r->ttt_s * hi;
-	model_interval_tta(sc->basis, pool, r->tta_s, r->startup_s, &r->tta_lo_s, &r->tta_hi_s);
+	slo = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].lo_x : 1.0;
+	shi = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].hi_x : 1.0;
+	model_interval_tta_x(r->tta_s, r->startup_s, lo, hi, slo, shi, &r->tta_lo_s, &r->tta_hi_s);
 }
 
 bool model_gpu_measured(const char *gpu_id)
