@@ -139,6 +139,14 @@ typedef struct model_params {
  * tensor_frac. 0 for architectures without tensor cores (Pascal), 1 where no measurement says otherwise;
  * sources in model.c. Case-insensitive; NULL or unknown: 1. */
 double model_arch_tensor_frac(const char *arch);
+/* The share of its datasheet clock a board sustains in training when its power is below what that clock
+ * needs (PCIe boards of SXM silicon: A100 PCIe 250-300 W against the SXM4's 400 W at the same 1410 MHz).
+ * Dynamic power is C V^2 f and the voltage rises with the clock (Hennessy and Patterson, Computer
+ * Architecture, 6th ed., section 1.5): P ~ f^3 per unit of silicon. The sibling (the same chip on a board
+ * with the power to hold its clock) draws draw_frac of its tdp at its clock f_sib; this board at its clock f,
+ * with peak_ratio of the sibling's peak (its SMs x f), needs draw_frac x sib_tdp x peak_ratio x (f / f_sib)^2.
+ * Returns cbrt(tdp / need) when that is below 1, else 1 (and 1 for any figure not positive). */
+double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, double clock_ratio, double draw_frac);
 /* Whether the architecture's tensor cores take synchronous, register-fed MMAs (Volta, Turing, Ampere: mma.sync)
  * rather than asynchronous warp-group ones fed from shared memory (Hopper wgmma, Blackwell tcgen05) or none. */
 bool model_arch_tensor_sync(const char *arch);
