@@ -244,9 +244,10 @@ void cal_phase_org(const char *submitter, char *out, size_t cap);
 /* Fits *f to the rows (exclude_org NULL or "": all). 0, or ERR_INPUT when too few runs or a fit fails. */
 int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f);
 /* Anchors a fit on one system's own runs at one node count (a planner's measured node; in `validate`
- * the submitter's single-node result): the start-up and the lead-in are scaled so that their forms give
- * what those runs measured at their node count and step time (slopes scaled with them, so the growth with
- * nodes and steps is the fit's), and the cold-read rate becomes dataset_B / (nodes^e x first epoch) when the
+ * the submitter's single-node result): the start-up's fixed part moves and the lead-in is scaled so that
+ * their forms give what those runs measured at their node count and step time (the start-up's growth with
+ * nodes is the fit's, as the fit measured it on each system's own pairs; anchor_startup_x says measured /
+ * fitted), and the cold-read rate becomes dataset_B / (nodes^e x first epoch) when the
  * first epoch was slower than the others by more than 5% (else that figure is only a lower bound and the
  * fitted rate is kept if higher). Why: at one node the v4.0 submitters differ by 31-53 s of start-up,
  * 0.7-1.4 s of lead-in and 0.2-29 s of first-epoch extra - more than the node count explains
@@ -258,6 +259,12 @@ int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const c
 /* Puts a fit's run-level terms into the model's parameters (model.h: start-up, lead-in, cold read,
  * evaluation, epoch boundary); the cold read's node exponent stays 1 when no multi-node pair fitted it. */
 void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
+/* The start-up's held-out errors, for its interval: each organisation's systems (submitter and system: the
+ * mean init_start..run_start of their usable runs) predicted by the fit without the organisation, not
+ * anchored (what a planner without their own logs gets); nodes, measured and predicted s into the arrays
+ * (at most max). Returns how many, or ERR_INPUT when a fold cannot be fitted. */
+int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
+			      double *predicted, int max);
 
 /* ---- measurements ---- */
 
@@ -469,6 +476,8 @@ typedef struct cal_resid {
 	model_basis basis;   /* how the point's GPU is known without the point (cal_point_basis) */
 	int nodes;
 	double measured, predicted;
+	int pool;            /* MODEL_POOL_*: the stack's (model_pool_of) */
+	double startup_s;    /* tta: the predicted start-up inside `predicted` (model_interval_tta); else 0 */
 } cal_resid;
 
 /* How far the default model (no --measured) missed one generation against another: the mean of
@@ -482,12 +491,13 @@ typedef struct cal_miss {
 	double miss;             /* log */
 } cal_miss;
 
-/* The derived table: log bounds lo <= 0 <= hi of ln(measured / predicted), per basis, scale and quantity. */
+/* The derived table: log bounds lo <= 0 <= hi of ln(measured / predicted), per basis, pool and quantity
+ * (tta's row unused: model_interval_tta derives it). */
 typedef struct cal_itable {
-	double lo[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
-	double hi[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
-	int n[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
-	char how[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES][200];
+	double lo[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
+	double hi[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
+	int n[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
+	char how[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES][200];
 } cal_itable;
 
 /* The basis point i's GPU would have without the point: measured when another point of kind throughput
@@ -504,14 +514,15 @@ int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *m
 /* The database ids of the GPUs with results in d (throughput and run points) and in the built-in MLPerf v4.0
  * phase table, sorted, into *ids (caller frees each and the array). Returns how many. */
 int cal_measured_gpus(const cal_data *d, const struct hw_db *db, char ***ids);
-/* Writes model/intervals.csv: comment lines, the header kind,basis,scale,quantity,n,lo_x,hi_x,what, one
- * interval row per basis x scale x quantity and one gpu row per id (through PATH.tmp, renamed). 0 or ERR_ENV /
- * ERR_INPUT (err_path). */
+/* Writes model/intervals.csv: comment lines, the header kind,basis,pool,quantity,n,lo_x,hi_x,what, one
+ * interval row per basis x pool x quantity (throughput, ttt, startup) and one gpu row per id (through
+ * PATH.tmp, renamed). 0 or ERR_ENV / ERR_INPUT (err_path). */
 int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, char *const *gpus, int ngpus,
 		       const char *path);
 /* Coverage: the share of residuals whose measured / predicted lies inside the interval of their basis,
- * scale and quantity, with the built-in table (model_interval_factors) and leave-one-out (each against a
- * table derived without it). Prints a short table to out. */
+ * pool and quantity, with the built-in table (model_interval_factors, model_interval_tta) and leave-one-out
+ * (each against a table derived without it), by basis, scale, pool and quantity, with the median width of
+ * the built-in intervals ((hi - lo) / predicted). Prints a short table to out. */
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
 
 /* ---- validate's model column (cal_mcol.c) ----
@@ -555,5 +566,9 @@ const char *cal_point_stack(const cal_point *p);
 struct hw_db;
 struct model_params;
 int cal_gpu_report(const struct hw_db *db, const struct model_params *base, FILE *out);
+/* The same fit's leave-one-submitter-out residuals of the MLPerf v4.0 single-node results (throughput, pool
+ * mlperf; basis: measured when another submitter ran the GPU, else transfer or estimate by architecture)
+ * into out (at most max); returns how many, or ERR_INPUT as cal_gpu_report. */
+int cal_gpu_heldout(const struct hw_db *db, const struct model_params *base, cal_resid *out, int max);
 
 #endif

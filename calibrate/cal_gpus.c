@@ -374,6 +374,28 @@ static bool listed(const char *const *ids, int n, const char *id)
 	return false;
 }
 
+/* The MLPerf submitters of the points, once each, into ids; returns how many. */
+static int submitters(const gset *gs, const char **ids)
+{
+	int n = 0;
+	for (int i = 0; i < gs->n; i++)
+		if (gs->p[i].submitter[0] && !listed(ids, n, gs->p[i].submitter))
+			ids[n++] = gs->p[i].submitter;
+	return n;
+}
+
+/* Refits from `fitted` without submitter sub's points (they are marked out) and writes every point's
+ * held-out error into err. 0 or ERR_INPUT. */
+static int fit_without(gset *gs, const model_params *fitted, const char *sub, double *err)
+{
+	for (int i = 0; i < gs->n; i++)
+		gs->p[i].out = strcmp(gs->p[i].submitter, sub) == 0;
+	gs->par = *fitted;
+	int rc = fit_all(gs);
+	heldout_errors(gs, err);
+	return rc;
+}
+
 int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 {
 	gset gs = {.p = xcalloc(GP_MAX, sizeof(gpoint)), .par = *base};
@@ -422,19 +444,56 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 		print_group(out, ids[k], &gs, err, true);
 	}
 	fprintf(out, "leave-one-submitter-out (MLPerf v4.0 single-node results):\n");
-	nid = 0;
-	for (int i = 0; i < gs.n; i++)
-		if (gs.p[i].submitter[0] && !listed(ids, nid, gs.p[i].submitter))
-			ids[nid++] = gs.p[i].submitter;
+	nid = submitters(&gs, ids);
 	for (int k = 0; k < nid && rc == 0; k++) {
-		for (int i = 0; i < gs.n; i++)
-			gs.p[i].out = strcmp(gs.p[i].submitter, ids[k]) == 0;
-		gs.par = fitted;
-		rc = fit_all(&gs);
-		heldout_errors(&gs, err);
+		rc = fit_without(&gs, &fitted, ids[k], err);
 		print_group(out, ids[k], &gs, err, true);
 	}
 out:
 	free(gs.p);
 	return rc;
+}
+
+/* The basis point i's GPU has when it is out of the fit: measured when a point in the fit has the GPU, else
+ * transfer when one has its architecture, else estimate (as cal_point_basis). */
+static model_basis heldout_basis(const hw_db *db, const gset *gs, int i)
+{
+	const hw_gpu *g = hw_gpu_find(db, gs->p[i].gpu);
+	bool arch = false;
+	for (int j = 0; j < gs->n; j++) {
+		if (gs->p[j].out)
+			continue;
+		if (strcmp(gs->p[j].gpu, gs->p[i].gpu) == 0)
+			return MODEL_BASIS_MEASURED;
+		const hw_gpu *h = hw_gpu_find(db, gs->p[j].gpu);
+		arch = arch || (g && h && g->arch && h->arch && strcmp(g->arch, h->arch) == 0);
+	}
+	return arch ? MODEL_BASIS_TRANSFER : MODEL_BASIS_ESTIMATE;
+}
+
+int cal_gpu_heldout(const hw_db *db, const model_params *base, cal_resid *res, int max)
+{
+	gset gs = {.p = xcalloc(GP_MAX, sizeof(gpoint)), .par = *base};
+	double err[GP_MAX];
+	const char *ids[GP_MAX];
+	int nid, rc, k = 0;
+
+	gsl_set_error_handler_off();
+	gs.par.fuse_bn_relu = 1.0;
+	rc = add_mlperf(db, &gs.par, &gs);
+	if (rc == 0)
+		rc = add_others(db, &gs.par, &gs);
+	if (rc == 0)
+		rc = fit_all(&gs);
+	model_params fitted = gs.par;
+	nid = rc == 0 ? submitters(&gs, ids) : 0;
+	for (int s = 0; s < nid && rc == 0; s++) {
+		rc = fit_without(&gs, &fitted, ids[s], err);
+		for (int i = 0; rc == 0 && i < gs.n && k < max; i++)
+			if (gs.p[i].out && isfinite(err[i]))
+				res[k++] = (cal_resid){MODEL_Q_THROUGHPUT, heldout_basis(db, &gs, i), 1, gs.p[i].img_s,
+						       gs.p[i].img_s * (1 + err[i]), MODEL_POOL_MLPERF, 0};
+	}
+	free(gs.p);
+	return rc < 0 ? rc : k;
 }

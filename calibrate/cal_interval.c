@@ -1,20 +1,22 @@
 /* calibrate/cal_interval.c: the 90% prediction intervals of model/intervals.csv, derived from the held-out
  * residuals `scaleplan validate` computes (split-conformal; model_interval_conformal holds the quantile rule).
  *
- * Residuals rho = ln(measured / predicted). Pools and how they combine (issue 31):
- * - throughput, measured, one node: the model column's one-node points whose GPU has other results
- *   (fewer than 9: every measured throughput point, all scales);
- * - ttt and tta at 2-16 and 17+ nodes: the whole-run group (MLPerf v4.0 multi-node results predicted from
- *   their submitter's measured single-node result) at that scale, combined (model_interval_combine: two
- *   independent errors) with the one-node throughput interval inverted (a time is images / throughput, and a
- *   prediction without the user's own measurement also misses the single-node speed); one node takes the
- *   2-16 pool, the nearest scale with whole-run data (it holds scale-out error too: wider than one node needs);
- * - throughput at 2-16 and 17+: the pooled throughput interval combined with that scale's whole-run ttt
- *   interval inverted (what the scale-out adds);
+ * Residuals rho = ln(measured / predicted). Pools and how they combine:
+ * - by stack: the MLPerf-grade stacks' residuals apart from the frameworks' (PyTorch eager, DeepLearningExamples,
+ *   ...: their errors are several times larger; one pool would give MLPerf-grade predictions the frameworks'
+ *   width). MLPerf pool: the v4.0 single-node results predicted leave-one-submitter-out (cal_gpu_heldout), the
+ *   whole-run group's time to train (multi-node results from their submitter's single-node result) and the
+ *   model column's MLPerf-stack points; framework pool: the model column's other points;
+ * - throughput and time to train share one pool in time's orientation (a time is images / throughput: a
+ *   throughput residual counts negated), one node and many alike: no step with the node count;
+ * - start-up: the v4.0 systems' start-up predicted by the phase fit without their organisation, not anchored
+ *   (cal_phase_startup_heldout), one row for every basis and pool; time to accuracy is derived from time to
+ *   train's and the start-up's rows (model_interval_tta), so its width follows the start-up's share of the run;
  * - transfer: the measured interval widened on both sides by the largest miss of a transfer within an
  *   architecture (H100 -> H200); estimate: by the largest miss of any checked transfer (A100 -> H100,
  *   H100 -> H200) - one generation ahead, the model is wrong by about what it was wrong by one generation
- *   back, in a direction nobody has seen yet.
+ *   back, in a direction nobody has seen yet. The start-up does not depend on the GPU: not widened.
+ * A pool without residuals borrows the other pool's.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "calibrate/cal.h"
@@ -98,27 +100,38 @@ void cal_transfer_miss(const cal_data *d, const double *default_pred, const char
 	m->miss = m->n_from > 0 && m->n_to > 0 ? et - ef : NAN;
 }
 
-/* ln(measured / predicted) of the residuals of quantity q, basis b (b < 0: any) and scale s (s < 0: any),
- * without index skip, into v; returns how many. */
-static int pool(const cal_resid *res, int n, int skip, model_quantity q, int b, int s, double *v)
+/* ln(measured / predicted) of the measured-basis residuals of pool `pool` in time's orientation (throughput
+ * negated; ttt as is), without index skip, into v; returns how many. */
+static int time_pool(const cal_resid *res, int n, int skip, int pool, double *v)
 {
 	int k = 0;
 	for (int i = 0; i < n; i++) {
 		const cal_resid *r = &res[i];
-		if (i == skip || r->q != q || (b >= 0 && (int)r->basis != b) || (s >= 0 && model_scale_of(r->nodes) != s))
+		if (i == skip || r->basis != MODEL_BASIS_MEASURED || r->pool != pool ||
+		    (r->q != MODEL_Q_THROUGHPUT && r->q != MODEL_Q_TTT) || !(r->measured > 0 && r->predicted > 0))
 			continue;
-		if (r->measured > 0 && r->predicted > 0)
-			v[k++] = log(r->measured / r->predicted);
+		double rho = log(r->measured / r->predicted);
+		v[k++] = r->q == MODEL_Q_THROUGHPUT ? -rho : rho;
 	}
 	return k;
 }
 
-static void set(cal_itable *t, int b, int s, int q, double lo, double hi, int n, const char *how)
+/* The start-up residuals (any basis and pool), without index skip, into v; returns how many. */
+static int startup_pool(const cal_resid *res, int n, int skip, double *v)
 {
-	t->lo[b][s][q] = lo;
-	t->hi[b][s][q] = hi;
-	t->n[b][s][q] = n;
-	snprintf(t->how[b][s][q], sizeof t->how[b][s][q], "%s", how);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (i != skip && res[i].q == MODEL_Q_STARTUP && res[i].measured > 0 && res[i].predicted > 0)
+			v[k++] = log(res[i].measured / res[i].predicted);
+	return k;
+}
+
+static void set(cal_itable *t, int b, int pool, int q, double lo, double hi, int n, const char *how)
+{
+	t->lo[b][pool][q] = lo;
+	t->hi[b][pool][q] = hi;
+	t->n[b][pool][q] = n;
+	snprintf(t->how[b][pool][q], sizeof t->how[b][pool][q], "%s", how);
 }
 
 /* The largest |miss| of the checked transfers (within an architecture only when same_arch). */
@@ -134,77 +147,38 @@ static double widest_miss(const cal_miss *miss, int nmiss, bool same_arch, char 
 	return w;
 }
 
-/* The log bounds of every measured pool (see the head comment). */
-typedef struct pools {
-	int nall, n0;                      /* measured throughput points: all scales, the one-node pool used */
-	double all_lo, all_hi, tp0_lo, tp0_hi;
-	int wn[MODEL_NQUANTITIES][MODEL_NSCALES]; /* whole-run results per time quantity and scale */
-	double w_lo[MODEL_NQUANTITIES][MODEL_NSCALES], w_hi[MODEL_NQUANTITIES][MODEL_NSCALES];
-} pools;
-
-/* Fills *p from the residuals (skip: one left out, or -1). Returns nall. */
-static int pools_fill(const cal_resid *res, int n, int skip, pools *p)
+/* Measured: each pool's time interval (else the other pool's) for ttt, inverted for throughput; the start-up's
+ * for every pool. Returns the residuals of the MLPerf pool and the framework pool together. */
+static int measured_rows(const cal_resid *res, int n, int skip, cal_itable *t)
 {
 	const int M = MODEL_BASIS_MEASURED;
-	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v));
-	memset(p, 0, sizeof(*p));
-	p->nall = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, -1, v);
-	model_interval_conformal(v, p->nall, &p->all_lo, &p->all_hi);
-	p->n0 = pool(res, n, skip, MODEL_Q_THROUGHPUT, M, 0, v);
-	if (p->n0 >= 9) {
-		model_interval_conformal(v, p->n0, &p->tp0_lo, &p->tp0_hi);
-	} else { /* too few one-node points for a symmetric 90% quantile: every scale's */
-		p->n0 = p->nall;
-		p->tp0_lo = p->all_lo;
-		p->tp0_hi = p->all_hi;
+	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v)), lo[MODEL_NPOOLS], hi[MODEL_NPOOLS];
+	int np[MODEL_NPOOLS], total = 0;
+	char how[200];
+	for (int pool = 0; pool < MODEL_NPOOLS; pool++) {
+		np[pool] = time_pool(res, n, skip, pool, v);
+		model_interval_conformal(v, np[pool], &lo[pool], &hi[pool]);
+		total += np[pool];
 	}
-	for (int q = MODEL_Q_TTT; q <= MODEL_Q_TTA; q++)
-		for (int s = 0; s < MODEL_NSCALES; s++) {
-			p->wn[q][s] = pool(res, n, skip, (model_quantity)q, M, s, v);
-			model_interval_conformal(v, p->wn[q][s], &p->w_lo[q][s], &p->w_hi[q][s]);
-		}
+	for (int pool = 0; pool < MODEL_NPOOLS; pool++) {
+		int from = np[pool] > 0 ? pool : 1 - pool;
+		snprintf(how, sizeof how, "%s stacks' held-out throughput and time-to-train residuals (%d)%s",
+			 model_pool_name(from), np[from], from != pool ? ": this pool has none" : "");
+		set(t, M, pool, MODEL_Q_TTT, lo[from], hi[from], np[from], how);
+		set(t, M, pool, MODEL_Q_THROUGHPUT, -hi[from], -lo[from], np[from], how);
+	}
+	int ns = startup_pool(res, n, skip, v);
+	double slo, shi;
+	model_interval_conformal(v, ns, &slo, &shi);
+	snprintf(how, sizeof how, "v4.0 systems' start-up, fitted without their organisation (%d)", ns);
+	for (int pool = 0; pool < MODEL_NPOOLS; pool++)
+		set(t, M, pool, MODEL_Q_STARTUP, slo, shi, ns, how);
 	free(v);
-	return p->nall;
+	return total;
 }
 
-/* Measured times: the whole-run pool of the scale (else the nearest scale with results) with the one-node
- * throughput interval inverted (a time is images / throughput). */
-static void measured_times(const pools *p, cal_itable *t)
-{
-	static const int near[MODEL_NSCALES][MODEL_NSCALES] = {{0, 1, 2}, {1, 2, 0}, {2, 1, 0}};
-	char how[200];
-	for (int q = MODEL_Q_TTT; q <= MODEL_Q_TTA; q++)
-		for (int s = 0; s < MODEL_NSCALES; s++) {
-			int from = s;
-			for (int k = 0; k < MODEL_NSCALES && p->wn[q][from] == 0; k++)
-				from = near[s][k];
-			double lo, hi;
-			model_interval_combine(p->w_lo[q][from], p->w_hi[q][from], -p->tp0_hi, -p->tp0_lo, &lo, &hi);
-			snprintf(how, sizeof how, "whole-run %s at %s nodes (%d results) + one-node throughput (%d points)",
-				 model_quantity_name((model_quantity)q), model_scale_name(from), p->wn[q][from], p->n0);
-			set(t, MODEL_BASIS_MEASURED, s, q, lo, hi, p->wn[q][from] + p->n0, how);
-		}
-}
-
-/* Measured throughput: the one-node pool at one node; beyond, every scale's with the scale-out that the
- * whole-run ttt of that scale (else the other multi-node scale) shows, inverted. */
-static void measured_throughput(const pools *p, cal_itable *t)
-{
-	const int q = MODEL_Q_THROUGHPUT;
-	char how[200];
-	snprintf(how, sizeof how, "throughput at one node (%d points)", p->n0);
-	set(t, MODEL_BASIS_MEASURED, 0, q, p->tp0_lo, p->tp0_hi, p->n0, how);
-	for (int s = 1; s < MODEL_NSCALES; s++) {
-		int from = p->wn[MODEL_Q_TTT][s] ? s : s == 1 ? 2 : 1;
-		double lo, hi;
-		model_interval_combine(p->all_lo, p->all_hi, -p->w_hi[MODEL_Q_TTT][from], -p->w_lo[MODEL_Q_TTT][from], &lo, &hi);
-		snprintf(how, sizeof how, "throughput, all scales (%d points) + whole-run ttt at %s nodes (%d results)",
-			 p->nall, model_scale_name(from), p->wn[MODEL_Q_TTT][from]);
-		set(t, MODEL_BASIS_MEASURED, s, q, lo, hi, p->nall + p->wn[MODEL_Q_TTT][from], how);
-	}
-}
-
-/* Transfer and estimate: the measured interval widened by how far a checked transfer missed. */
+/* Transfer and estimate: the measured interval widened by how far a checked transfer missed (the start-up as
+ * measured's: it does not depend on the GPU). */
 static void widened(const cal_miss *miss, int nmiss, cal_itable *t)
 {
 	const int M = MODEL_BASIS_MEASURED;
@@ -212,20 +186,20 @@ static void widened(const cal_miss *miss, int nmiss, cal_itable *t)
 	for (int b = MODEL_BASIS_TRANSFER; b <= MODEL_BASIS_ESTIMATE; b++) {
 		double w = widest_miss(miss, nmiss, b == MODEL_BASIS_TRANSFER, what, sizeof what);
 		snprintf(how, sizeof how, "measured's, widened by %.3f (%s)", w, what);
-		for (int s = 0; s < MODEL_NSCALES; s++)
-			for (int q = 0; q < MODEL_NQUANTITIES; q++)
-				set(t, b, s, q, t->lo[M][s][q] - w, t->hi[M][s][q] + w, t->n[M][s][q], how);
+		for (int pool = 0; pool < MODEL_NPOOLS; pool++) {
+			for (int q = MODEL_Q_THROUGHPUT; q <= MODEL_Q_TTT; q++)
+				set(t, b, pool, q, t->lo[M][pool][q] - w, t->hi[M][pool][q] + w, t->n[M][pool][q], how);
+			set(t, b, pool, MODEL_Q_STARTUP, t->lo[M][pool][MODEL_Q_STARTUP], t->hi[M][pool][MODEL_Q_STARTUP],
+			    t->n[M][pool][MODEL_Q_STARTUP], t->how[M][pool][MODEL_Q_STARTUP]);
+		}
 	}
 }
 
 int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *miss, int nmiss, cal_itable *t)
 {
-	pools p;
 	memset(t, 0, sizeof(*t));
-	if (pools_fill(res, n, skip, &p) == 0)
-		return err_set("no measured throughput residual: no interval can be derived");
-	measured_times(&p, t);
-	measured_throughput(&p, t);
+	if (measured_rows(res, n, skip, t) == 0)
+		return err_set("no measured throughput or time-to-train residual: no interval can be derived");
 	widened(miss, nmiss, t);
 	return 0;
 }
@@ -286,19 +260,21 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
 	fprintf(f, "# 90%% prediction intervals and the GPUs with results in the data. Generated by `make intervals`\n"
 		   "# (scaleplan validate --intervals FILE) from validate's held-out residuals; do not edit by hand.\n"
 		   "# lo_x, hi_x: measured / predicted lies between them nine times in ten (split-conformal; rules in\n"
-		   "# calibrate/cal_interval.c). Transfers checked (default model, mean ln(pred/measured) of the second GPU\n"
-		   "# minus the first's):\n");
+		   "# calibrate/cal_interval.c). Pools: stacks at MLPerf-grade speed (stacks.csv compute_eff empty or 1) and\n"
+		   "# the others; tta is derived from ttt and startup (model_interval_tta). Transfers checked (default model,\n"
+		   "# mean ln(pred/measured) of the second GPU minus the first's):\n");
 	for (int i = 0; i < nmiss; i++)
 		fprintf(f, "#   %s -> %s: %+.1f%% (%d and %d points%s%s)\n", miss[i].from, miss[i].to,
 			100 * (exp(miss[i].miss) - 1), miss[i].n_from, miss[i].n_to,
 			miss[i].same_stack ? ", same stacks" : ", all stacks", miss[i].same_arch ? ", same architecture" : "");
-	fprintf(f, "kind,basis,scale,quantity,n,lo_x,hi_x,what\n");
+	fprintf(f, "kind,basis,pool,quantity,n,lo_x,hi_x,what\n");
 	for (int b = 0; b < MODEL_NBASES; b++)
-		for (int s = 0; s < MODEL_NSCALES; s++)
+		for (int pool = 0; pool < MODEL_NPOOLS; pool++)
 			for (int q = 0; q < MODEL_NQUANTITIES; q++)
-				fprintf(f, "interval,%s,%s,%s,%d,%.4f,%.4f,\"%s\"\n", model_basis_name((model_basis)b),
-					model_scale_name(s), model_quantity_name((model_quantity)q), t->n[b][s][q],
-					exp(t->lo[b][s][q]), exp(t->hi[b][s][q]), t->how[b][s][q]);
+				if (q != MODEL_Q_TTA) /* derived: model_interval_tta */
+					fprintf(f, "interval,%s,%s,%s,%d,%.4f,%.4f,\"%s\"\n", model_basis_name((model_basis)b),
+						model_pool_name(pool), model_quantity_name((model_quantity)q), t->n[b][pool][q],
+						exp(t->lo[b][pool][q]), exp(t->hi[b][pool][q]), t->how[b][pool][q]);
 	for (int i = 0; i < ngpus; i++)
 		fprintf(f, "gpu,measured,,,,,,%s\n", gpus[i]);
 	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
@@ -322,27 +298,87 @@ static void tally_print(FILE *out, const char *what, const tally *a, const tally
 		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
 }
 
+/* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one). */
+static void bounds(const cal_resid *r, const cal_itable *t, double *lo, double *hi)
+{
+	int b = r->basis, pool = r->pool;
+	if (r->q == MODEL_Q_TTA && !t) {
+		model_interval_tta(r->basis, pool, r->predicted, r->startup_s, lo, hi);
+	} else if (r->q == MODEL_Q_TTA) {
+		model_interval_tta_x(r->predicted, r->startup_s, exp(t->lo[b][pool][MODEL_Q_TTT]),
+				     exp(t->hi[b][pool][MODEL_Q_TTT]), exp(t->lo[b][pool][MODEL_Q_STARTUP]),
+				     exp(t->hi[b][pool][MODEL_Q_STARTUP]), lo, hi);
+	} else if (!t) {
+		model_interval_factors(r->basis, pool, r->q, lo, hi);
+		*lo *= r->predicted, *hi *= r->predicted;
+	} else {
+		*lo = r->predicted * exp(t->lo[b][pool][r->q]);
+		*hi = r->predicted * exp(t->hi[b][pool][r->q]);
+	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+static double median(double *v, int n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Median width (hi - lo) / predicted of the built-in intervals of the measured basis, per quantity. */
+static void widths_print(const cal_resid *res, int n, FILE *out)
+{
+	double *w = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*w));
+	bool any = false;
+	for (int i = 0; i < n; i++)
+		any = any || (res[i].basis == MODEL_BASIS_MEASURED && res[i].predicted > 0);
+	if (any)
+		fprintf(out, "  median width of the measured-basis intervals, (hi - lo) / predicted (goal for ttt <= 20%%):");
+	for (int q = 0; any && q < MODEL_NQUANTITIES; q++) {
+		int k = 0;
+		for (int i = 0; i < n; i++) {
+			double lo, hi;
+			if (res[i].q != (model_quantity)q || res[i].basis != MODEL_BASIS_MEASURED || !(res[i].predicted > 0))
+				continue;
+			bounds(&res[i], NULL, &lo, &hi);
+			w[k++] = (hi - lo) / res[i].predicted;
+		}
+		if (k)
+			fprintf(out, " %s %.1f%% (%d)", model_quantity_name((model_quantity)q), 100 * median(w, k), k);
+	}
+	if (any)
+		fprintf(out, "\n");
+	free(w);
+}
+
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out)
 {
 	tally all[2] = {{0}}, basis[MODEL_NBASES][2] = {{{0}}}, scale[MODEL_NSCALES][2] = {{{0}}},
-	      qty[MODEL_NQUANTITIES][2] = {{{0}}};
+	      pools[MODEL_NPOOLS][2] = {{{0}}}, qty[MODEL_NQUANTITIES][2] = {{{0}}};
 	cal_itable *t = xmalloc(sizeof(*t));
 	for (int i = 0; i < n; i++) {
 		const cal_resid *r = &res[i];
-		double x = r->measured / r->predicted, lo, hi;
-		if (!(x > 0) || !isfinite(x))
+		double lo, hi, m = r->measured;
+		if (!(m > 0) || !(r->predicted > 0) || !isfinite(r->predicted))
 			continue;
-		model_interval_factors(r->basis, r->nodes, r->q, &lo, &hi);
-		int in_table = x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9), in_loo = 0;
+		bounds(r, NULL, &lo, &hi);
+		int in_table = m >= lo * (1 - 1e-9) && m <= hi * (1 + 1e-9), in_loo = 0;
 		int s = model_scale_of(r->nodes);
 		/* without the point there may be nothing left to derive from: then it has no leave-one-out figure */
 		bool loo = cal_interval_derive(res, n, i, miss, nmiss, t) == 0;
 		if (loo) {
-			double l = t->lo[r->basis][s][r->q], h = t->hi[r->basis][s][r->q];
-			in_loo = log(x) >= l - 1e-9 && log(x) <= h + 1e-9;
+			bounds(r, t, &lo, &hi);
+			in_loo = m >= lo * (1 - 1e-9) && m <= hi * (1 + 1e-9);
 		}
-		tally *ts[4] = {all, basis[r->basis], scale[s], qty[r->q]};
-		for (int k = 0; k < 4; k++) {
+		tally *ts[5] = {all, basis[r->basis], scale[s], pools[r->pool], qty[r->q]};
+		for (int k = 0; k < 5; k++) {
 			ts[k][0].n++;
 			ts[k][0].in += in_table;
 			ts[k][1].n += loo;
@@ -364,9 +400,15 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		snprintf(w, sizeof w, "%s node%s", model_scale_name(s), s ? "s" : "");
 		tally_print(out, w, &scale[s][0], &scale[s][1]);
 	}
+	for (int p = 0; p < MODEL_NPOOLS; p++) {
+		char w[40];
+		snprintf(w, sizeof w, "stacks %s", model_pool_name(p));
+		tally_print(out, w, &pools[p][0], &pools[p][1]);
+	}
 	for (int q = 0; q < MODEL_NQUANTITIES; q++) {
 		char w[40];
 		snprintf(w, sizeof w, "%s", model_quantity_name((model_quantity)q));
 		tally_print(out, w, &qty[q][0], &qty[q][1]);
 	}
+	widths_print(res, n, out);
 }

@@ -406,10 +406,81 @@ static bool startup_row(const cal_phase_row *r)
 	return r->init_s > 0 && isfinite(r->init_to_run_s);
 }
 
-/* Fits start-up form `form` to the usable runs; x, y: scratch of n. */
+/* The mean start-up of the runs of r's submitter, GPU and node size (usable without ex1, ex2) at the fewest
+ * nodes below r's, that node count into *nodes0; NAN when there are none. */
+static double base_startup_s(const cal_phase_row *rows, int n, const cal_phase_row *r, const char *ex1,
+			     const char *ex2, double *nodes0)
+{
+	double s = 0;
+	int k = 0;
+	*nodes0 = r->nodes;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n; i++) {
+			const cal_phase_row *a = &rows[i];
+			if (!fit_usable(a, ex1, ex2) || !startup_row(a) || !(a->nodes < r->nodes) ||
+			    a->gpus_per_node != r->gpus_per_node || strcmp(a->submitter, r->submitter) != 0 ||
+			    strcmp(a->accelerator, r->accelerator) != 0)
+				continue;
+			if (pass == 0)
+				*nodes0 = fmin(*nodes0, a->nodes);
+			else if (a->nodes == *nodes0)
+				s += a->init_s + a->init_to_run_s, k++;
+		}
+	return k ? s / k : NAN;
+}
+
+/* Whether run i's log is filed under another submitter's name too (v4.0 files the same 8-node runs under smc,
+ * smc-ac-power and smc-dc-power, whose single-node runs differ by 18 s): same system, nodes, start-up and
+ * scored time. Such a run has no one single-node partner. */
+static bool run_repeated(const cal_phase_row *rows, int n, int i, const char *ex1, const char *ex2)
+{
+	const cal_phase_row *r = &rows[i];
+	for (int j = 0; j < n; j++) {
+		const cal_phase_row *q = &rows[j];
+		if (j != i && fit_usable(q, ex1, ex2) && strcmp(q->submitter, r->submitter) != 0 && q->nodes == r->nodes && q->init_s == r->init_s && q->run_s == r->run_s &&
+		    strcmp(q->system, r->system) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The slope b of start-up = a + b g(nodes) from how each system's own start-up grows: every multi-node run
+ * against the mean of its submitter's runs at the fewest nodes (same GPU and node size; base_startup_s),
+ * d = s_n - s_0 against g(n) - g(n_0), least squares through the origin on residuals relative to s_n (a log filed under several
+ * submitters left out: run_repeated). What differs between
+ * submitters at one node (20-73 s in v4.0: their software and file systems) cancels in d; only the growth is
+ * left. b >= 0 (a start-up that shrinks with more nodes has no mechanism); *sse: the weighted squared residuals
+ * of the pairs. Returns the pairs used (0: none). */
+static int startup_pair_slope(const cal_phase_row *rows, int n, const char *ex1, const char *ex2, int form, double *b,
+			      double *sse)
+{
+	double sxy = 0, sxx = 0, syy = 0;
+	int pairs = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, ex1, ex2) || !startup_row(r) || !(r->nodes > 1) || run_repeated(rows, n, i, ex1, ex2))
+			continue;
+		double n0, s1 = base_startup_s(rows, n, r, ex1, ex2, &n0), s = r->init_s + r->init_to_run_s;
+		if (!isfinite(s1))
+			continue;
+		double x = startup_x(form, r->nodes) - startup_x(form, n0), w = 1.0 / (s * s);
+		sxy += w * x * (s - s1), sxx += w * x * x, syy += w * (s - s1) * (s - s1), pairs++;
+	}
+	*b = pairs && sxx > 0 ? fmax(0.0, sxy / sxx) : 0.0;
+	*sse = syy - 2 * *b * sxy + *b * *b * sxx; /* sum of w (d - b x)^2 */
+	return pairs;
+}
+
+/* Fits start-up form `form` to the usable runs; x, y: scratch of n. The slope of a form that grows with the
+ * nodes comes from the systems run at two node counts (startup_pair_slope; without such pairs from every run,
+ * relative least squares). The fixed part a is the geometric mean of every run's start-up less the growth: a
+ * start-up's error is a factor (20-73 s between submitters at one node), and relative least squares would put
+ * a near the fastest starters (the harmonic side: 34 s where the systems' median is 45 s). */
 static int startup_fit(const cal_phase_row *rows, int n, const char *ex1, const char *ex2, int form, double *x,
 		       double *y, double *a, double *b, double *mape, int *m)
 {
+	double sse, lsum = 0, e = 0;
+	int k = 0;
 	*m = 0;
 	for (int i = 0; i < n; i++) {
 		if (!fit_usable(&rows[i], ex1, ex2) || !startup_row(&rows[i]))
@@ -417,7 +488,24 @@ static int startup_fit(const cal_phase_row *rows, int n, const char *ex1, const 
 		x[*m] = startup_x(form, rows[i].nodes);
 		y[(*m)++] = rows[i].init_s + rows[i].init_to_run_s;
 	}
-	return fit_rel_line(x, y, *m, form != CAL_STARTUP_CONST, "start-up", a, b, mape);
+	*b = 0;
+	if (form != CAL_STARTUP_CONST && startup_pair_slope(rows, n, ex1, ex2, form, b, &sse) == 0) {
+		int rc = fit_rel_line(x, y, *m, true, "start-up", a, b, mape);
+		if (rc < 0)
+			return rc;
+	} else if (*m < 2) {
+		return err_set("phase fit: start-up: %d runs, cannot fit", *m);
+	}
+	for (int i = 0; i < *m; i++)
+		if (y[i] - *b * x[i] > 0)
+			lsum += log(y[i] - *b * x[i]), k++;
+	if (k == 0)
+		return err_set("phase fit: start-up: no run above the growth");
+	*a = exp(lsum / k);
+	for (int i = 0; i < *m; i++)
+		e += fabs((*a + *b * x[i]) / y[i] - 1);
+	*mape = e / *m;
+	return 0;
 }
 
 /* ---- warm-up: lead-in (run_start..first epoch + the first evaluation's extra) + the first epoch's extra ---- */
@@ -516,6 +604,19 @@ static void node_exp_fit(const cal_phase_row *rows, int n, const char *ex, doubl
 
 /* ---- choosing a form: leave-one-organisation-out cross-validation (bench/NOTES.md, h7) ---- */
 
+/* |error| of start-up form (a, b) on run r of a left-out organisation. A multi-node run whose system also ran
+ * on fewer nodes is predicted as validate's whole-run group predicts it: anchored on those runs
+ * (cal_phase_anchor: their mean plus the form's growth from their node count), so that the fold judges the growth with the nodes, not
+ * the 20-73 s that submitters' start-up differs by at one node; other runs from the form alone. */
+static double startup_cv_error(const cal_phase_row *rows, int n, const cal_phase_row *r, int form, double a, double b)
+{
+	double s = r->init_s + r->init_to_run_s, pred = a + b * startup_x(form, r->nodes);
+	double n0, s1 = base_startup_s(rows, n, r, NULL, NULL, &n0);
+	if (isfinite(s1))
+		pred = s1 + b * (startup_x(form, r->nodes) - startup_x(form, n0));
+	return fabs(pred / s - 1);
+}
+
 /* Pooled error on each organisation's runs of the form fitted without it; NAN when no fold could be fitted. */
 static double cv_error(const cal_phase_row *rows, int n, const char *ex, bool startup, int form, double *buf)
 {
@@ -548,8 +649,7 @@ static double cv_error(const cal_phase_row *rows, int n, const char *ex, bool st
 			cal_phase_org(r->submitter, o, sizeof o);
 			if (strcmp(o, orgs[j]) != 0 || !fit_usable(r, ex, NULL))
 				continue;
-			double x = startup ? (startup_row(r) ? fabs((a + b * startup_x(form, r->nodes)) /
-								     (r->init_s + r->init_to_run_s) - 1) : NAN)
+			double x = startup ? (startup_row(r) ? startup_cv_error(rows, n, r, form, a, b) : NAN)
 					   : (lead_row(r, &lead, &step, &run) ? fabs(a + b * step - lead) / run : NAN);
 			if (isfinite(x))
 				e += x, k++;
@@ -574,6 +674,23 @@ static int choose_form(const double *cv, const double *in, int nforms)
 	return best;
 }
 
+/* The growth with nodes is the launch and the communicator's bootstrap (NCCL's init exchanges every rank's
+ * address and builds rings and trees); where systems ran at two node counts their own pairs measure it: the
+ * growing form whose slope fits the pairs best, when they show growth (slope > 0); else -1 (no pair, or no
+ * growth: cross-validation chooses). Cross-validation by organisation cannot judge the growth when one
+ * organisation ran every large job (v4.0: NVIDIA, 8-448 nodes). in: in-sample errors (NAN: form not fitted). */
+static int pair_form(const cal_phase_row *rows, int n, const char *ex, const double *in)
+{
+	int best = -1;
+	double best_sse = INFINITY;
+	for (int k = CAL_STARTUP_CONST + 1; k < CAL_STARTUP_NFORMS; k++) {
+		double b, sse;
+		if (startup_pair_slope(rows, n, ex, NULL, k, &b, &sse) > 0 && b > 0 && isfinite(in[k]) && sse < best_sse)
+			best = k, best_sse = sse;
+	}
+	return best;
+}
+
 int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f)
 {
 	double *buf = xmalloc((size_t)(n ? n : 1) * 8 * sizeof *buf);
@@ -590,7 +707,9 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 			in[k] = NAN;
 		}
 	}
-	f->startup_form = choose_form(f->cv_startup, in, CAL_STARTUP_NFORMS);
+	f->startup_form = pair_form(rows, n, exclude_org, in);
+	if (f->startup_form < 0)
+		f->startup_form = choose_form(f->cv_startup, in, CAL_STARTUP_NFORMS);
 	if (f->startup_form < 0) {
 		rc = err_set("phase fit: start-up: %d runs, cannot fit", m);
 		goto out;
@@ -733,9 +852,10 @@ int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const c
 	double s = f->startup_s + f->startup_per_log2_node_s * log2(a.nodes) + f->startup_per_sqrt_node_s * sqrt(a.nodes) +
 		   f->startup_per_node_s * a.nodes;
 	if (a.nstart && s > 0) {
-		double x = a.startup_s / s;
-		f->startup_s *= x, f->startup_per_log2_node_s *= x, f->startup_per_sqrt_node_s *= x, f->startup_per_node_s *= x;
-		f->anchor_startup_x = x;
+		/* the fixed part moves (a system's software and file system), the growth with nodes stays: the slope
+		 * is fitted on how each system's own start-up grows (startup_pair_slope) */
+		f->anchor_startup_x = a.startup_s / s;
+		f->startup_s = fmax(0.0, f->startup_s + a.startup_s - s);
 	}
 	double l = f->run_lead_s + f->run_lead_steps * a.step_s;
 	if (a.nlead && l > 0) {
@@ -772,4 +892,41 @@ void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p)
 	p->eval_step_frac = f->eval_step_frac;
 	p->epoch_boundary_s = f->epoch_boundary_s;
 	p->epoch_boundary_iters = f->epoch_boundary_iters;
+}
+
+int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
+			      double *predicted, int max)
+{
+	int k = 0;
+	char last[64] = "";
+	model_params p; /* the fit without `last` (rows come grouped by submitter: a fit per organisation) */
+	for (int i = 0; i < n && k < max; i++) {
+		const cal_phase_row *r = &rows[i];
+		bool seen = false;
+		if (!fit_usable(r, NULL, NULL) || !startup_row(r))
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = fit_usable(&rows[j], NULL, NULL) && startup_row(&rows[j]) &&
+			       strcmp(rows[j].submitter, r->submitter) == 0 && strcmp(rows[j].system, r->system) == 0;
+		if (seen)
+			continue;
+		double s = 0;
+		int m = 0;
+		for (int j = i; j < n; j++)
+			if (fit_usable(&rows[j], NULL, NULL) && startup_row(&rows[j]) &&
+			    strcmp(rows[j].submitter, r->submitter) == 0 && strcmp(rows[j].system, r->system) == 0)
+				s += rows[j].init_s + rows[j].init_to_run_s, m++;
+		char org[64];
+		cal_phase_org(r->submitter, org, sizeof org);
+		if (strcmp(org, last) != 0) {
+			cal_phase_fit f;
+			if (cal_phase_fit_rows(rows, n, org, dataset_B, &f) < 0)
+				return err_prefix("start-up without %s", org);
+			model_params_default(&p);
+			cal_phase_fit_apply(&f, &p);
+			snprintf(last, sizeof last, "%s", org);
+		}
+		nodes[k] = r->nodes, measured[k] = s / m, predicted[k++] = model_startup_s(&p, r->nodes);
+	}
+	return k;
 }

@@ -38,21 +38,25 @@ typedef struct cli_resids {
 	struct cal_resid *r;
 	int n, cap;
 } cli_resids;
-void cli_resids_add(cli_resids *v, model_quantity q, model_basis b, int nodes, double measured, double predicted);
+/* Adds one residual (skipped when measured or predicted is not a positive number). */
+void cli_resids_add(cli_resids *v, const struct cal_resid *r);
+/* The interval pool of a measurement's stack (model_pool_of; the point's system's stack when it names none). */
+int cli_point_pool(const hw_db *db, const struct cal_point *p);
 void cli_resids_free(cli_resids *v);
 typedef struct cli_interval_in {
 	const char *hwdb_dir;
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */
+	bool builtin;             /* with the built-in MLPerf v4.0 residuals (whole runs, single nodes, start-up) */
 	bool md;                  /* the coverage as a Markdown code block */
 	/* validate's model column without --measured (the default model) and the stack of a point */
 	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
 	void *default_ctx;
 	const char *(*stack_fn)(const struct cal_point *p);
 } cli_interval_in;
-/* Adds the whole-run residuals to v, writes in->intervals when set, prints the coverage to out (NULL: not).
- * Returns an exit code (message printed). */
+/* Adds the built-in MLPerf residuals to v (with in->builtin), writes in->intervals when set, prints the
+ * coverage to out (NULL: not). Returns an exit code (message printed). */
 int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */

@@ -150,7 +150,7 @@ static int phases_fit_print(const char *table, const char *anchor, const char *o
 	printf("  epoch_boundary_s=%.4g epoch_boundary_iters=%.4g  boundary per epoch = a + b step  MAPE %.1f%%\n",
 	       f.epoch_boundary_s, f.epoch_boundary_iters, 100 * f.mape_boundary);
 	if (a.anchor_runs)
-		printf("  anchored on %s (%d runs at %g node%s): start-up x %.3f, lead-in x %.3f, cold_read_Bps %.4g (from "
+		printf("  anchored on %s (%d runs at %g node%s): start-up %.3f x the fit's (its fixed part moved), lead-in x %.3f, cold_read_Bps %.4g (from "
 		       "its first epoch)\n", anchor, a.anchor_runs, a.anchor_nodes, a.anchor_nodes == 1 ? "" : "s",
 		       a.anchor_startup_x, a.anchor_lead_x, a.cold_read_Bps);
 	model_params fitted = p;

@@ -77,7 +77,9 @@ static double vmodel_record(void *vctx, const cal_data *d, int i, const int *oth
 {
 	vrecord *v = vctx;
 	double pred = cal_mcol_point(v->m, d, i, others, nothers);
-	cli_resids_add(&v->res, MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred);
+	cal_resid r = {MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred,
+		       cli_point_pool(v->db, &d->pts[i]), 0};
+	cli_resids_add(&v->res, &r);
 	return pred;
 }
 
@@ -229,7 +231,7 @@ int cmd_validate(int argc, char **argv)
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
 	}
 	if (rc == EXIT_OK && (intervals || strcmp(format, "csv") != 0)) {
-		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals,
+		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals, .builtin = builtin,
 				      .md = strcmp(format, "md") == 0, .default_fn = cal_mcol_point,
 				      .default_ctx = &vm_default, .stack_fn = cal_point_stack};
 		rc = cli_validate_intervals(&ii, &rec.res, strcmp(format, "csv") != 0 ? stdout : NULL);

@@ -1,5 +1,6 @@
 /* cli/validate_interval.c: validate's prediction intervals: gathers the held-out residuals (the model
- * column's, recorded by cmd_validate.c, and the whole-run group's), the default model's transfer misses, then
+ * column's, recorded by cmd_validate.c; the whole-run group's; the v4.0 single-node results' and start-up's),
+ * the default model's transfer misses, then
  * prints the coverage and, with --intervals FILE, writes the table `make intervals` compiles in. The
  * derivation itself is calibrate/cal_interval.c; this file only collects and prints.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -18,15 +19,25 @@
 static const char *const checked[][2] = {{"A100-SXM4-80GB", "H100-SXM5-80GB"}, {"H100-SXM5-80GB", "H200-SXM-141GB"}};
 enum { NCHECKED = sizeof(checked) / sizeof(checked[0]) };
 
-void cli_resids_add(cli_resids *v, model_quantity q, model_basis b, int nodes, double measured, double predicted)
+void cli_resids_add(cli_resids *v, const cal_resid *r)
 {
-	if (!(measured > 0) || !(predicted > 0) || !isfinite(predicted))
+	if (!(r->measured > 0) || !(r->predicted > 0) || !isfinite(r->predicted))
 		return;
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 64;
 		v->r = xrealloc(v->r, (size_t)v->cap * sizeof(*v->r));
 	}
-	v->r[v->n++] = (cal_resid){q, b, nodes, measured, predicted};
+	v->r[v->n++] = *r;
+}
+
+int cli_point_pool(const hw_db *db, const cal_point *p)
+{
+	const char *id = cal_point_stack(p);
+	const hw_stack *st = id ? hw_stack_find(db, id) : NULL;
+	const hw_system *sys = st || !p->machine ? NULL : hw_system_find(db, p->machine);
+	if (!st && sys)
+		st = sys->stack;
+	return model_pool_of(st ? st->compute_eff : NAN);
 }
 
 void cli_resids_free(cli_resids *v)
@@ -51,8 +62,13 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
 		for (int i = 0; cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
 			int nodes = atoi(t.cells[i][cn]);
-			cli_resids_add(v, MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c1]), atof(t.cells[i][c2]));
-			cli_resids_add(v, MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c3]), atof(t.cells[i][c4]));
+			double ttt = atof(t.cells[i][c2]), tta = atof(t.cells[i][c4]);
+			/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
+			cal_resid r1 = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c1]), ttt, MODEL_POOL_MLPERF, 0};
+			cal_resid r2 = {MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c3]), tta, MODEL_POOL_MLPERF,
+					fmax(0.0, tta - ttt)};
+			cli_resids_add(v, &r1);
+			cli_resids_add(v, &r2);
 		}
 	} else if (rc == EXIT_OK) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
@@ -63,13 +79,45 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 	return rc;
 }
 
+/* The MLPerf v4.0 single-node results predicted leave-one-submitter-out (cal_gpu_heldout) and the v4.0
+ * systems' start-up predicted without their organisation (cal_phase_startup_heldout). EXIT_OK or an exit code. */
+static int mlperf_resids(const hw_db *db, cli_resids *v)
+{
+	enum { MAXR = 256 };
+	cal_resid *r = xmalloc(MAXR * sizeof(*r));
+	double nodes[MAXR], meas[MAXR], pred[MAXR];
+	cal_phase_row *rows = NULL;
+	model_params p;
+	int nrows = 0, rc = EXIT_OK;
+	model_params_default(&p);
+	int k = cal_gpu_heldout(db, &p, r, MAXR);
+	for (int i = 0; i < k; i++)
+		cli_resids_add(v, &r[i]);
+	int m = k < 0 ? k : cal_phases_builtin(&rows, &nrows);
+	if (m == 0)
+		m = cal_phase_startup_heldout(rows, nrows, p.dataset_B, nodes, meas, pred, MAXR);
+	for (int i = 0; i < m; i++) {
+		cal_resid s = {MODEL_Q_STARTUP, MODEL_BASIS_MEASURED, (int)nodes[i], meas[i], pred[i], MODEL_POOL_MLPERF, 0};
+		cli_resids_add(v, &s);
+	}
+	if (m < 0) {
+		fprintf(stderr, "scaleplan validate: held-out MLPerf residuals: %s\n", err_msg());
+		rc = EXIT_ENV;
+	}
+	free(rows);
+	free(r);
+	return rc;
+}
+
 int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 {
 	const cal_data *d = in->d;
 	double *pred = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*pred));
 	const char **stack = xcalloc((size_t)(d->n > 0 ? d->n : 1), sizeof(*stack));
 	cal_miss miss[NCHECKED];
-	int rc = whole_run_resids(in->hwdb_dir, in->db, v);
+	int rc = in->builtin ? whole_run_resids(in->hwdb_dir, in->db, v) : EXIT_OK;
+	if (rc == EXIT_OK && in->builtin)
+		rc = mlperf_resids(in->db, v);
 	if (rc != EXIT_OK)
 		goto out;
 	/* the default model (no --measured) on every throughput point: how far it misses across generations */

@@ -73,6 +73,9 @@ typedef struct hw_gpu {
 	double price_usd;    /* list price where public, else NAN */
 	char *price_date;    /* "YYYY-MM" of the price, "" when none */
 	char *source;
+	double boost_clock_Hz;   /* the clock the datasheet's peaks are quoted at; NAN when not given */
+	char *power_sibling_id;  /* the same silicon on a board with more power (an SXM part), "" when none:
+				  * model_power_clock_x then says what clock this board's power allows */
 } hw_gpu;
 
 typedef struct hw_cpu {

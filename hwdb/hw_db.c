@@ -62,6 +62,8 @@ static const hw_col gpu_cols[] = {
 	NUM(hw_gpu, price_usd, false, 1, 1e7, "US dollars"),
 	{"price_date", HW_C_DATE, false, OFF(hw_gpu, price_date), 0, 0, "a date YYYY, YYYY-MM or YYYY-MM-DD", NULL, 0, false},
 	SOURCE(hw_gpu),
+	NUM_NEW(hw_gpu, boost_clock_Hz, 1e8, 1e10, "Hz, the clock of the datasheet's peaks, e.g. 1.41e9"),
+	REF_NEW(hw_gpu, "power_sibling", power_sibling_id, HW_GPU),
 };
 
 static const hw_col cpu_cols[] = {

@@ -183,6 +183,14 @@ double model_arch_tensor_frac(const char *arch)
 	return 1.0;
 }
 
+double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, double clock_ratio, double draw_frac)
+{
+	double need_W = draw_frac * sib_tdp_W * peak_ratio * clock_ratio * clock_ratio;
+	if (!(tdp_W > 0) || !(need_W > 0) || need_W <= tdp_W)
+		return 1.0;
+	return cbrt(tdp_W / need_W);
+}
+
 /* Multiplies the roofline compute time: the calibration (--measured) over the stack's speed relative to
  * MLPerf-grade software (a PyTorch eager step takes longer on the same GPU), or over a calibrate profile's
  * fitted compute_eff where the parameters carry one. */

@@ -139,6 +139,14 @@ typedef struct model_params {
  * tensor_frac. 0 for architectures without tensor cores (Pascal), 1 where no measurement says otherwise;
  * sources in model.c. Case-insensitive; NULL or unknown: 1. */
 double model_arch_tensor_frac(const char *arch);
+/* The share of its datasheet clock a board sustains in training when its power is below what that clock
+ * needs (PCIe boards of SXM silicon: A100 PCIe 250-300 W against the SXM4's 400 W at the same 1410 MHz).
+ * Dynamic power is C V^2 f and the voltage rises with the clock (Hennessy and Patterson, Computer
+ * Architecture, 6th ed., section 1.5): P ~ f^3 per unit of silicon. The sibling (the same chip on a board
+ * with the power to hold its clock) draws draw_frac of its tdp at its clock f_sib; this board at its clock f,
+ * with peak_ratio of the sibling's peak (its SMs x f), needs draw_frac x sib_tdp x peak_ratio x (f / f_sib)^2.
+ * Returns cbrt(tdp / need) when that is below 1, else 1 (and 1 for any figure not positive). */
+double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, double clock_ratio, double draw_frac);
 /* Whether the architecture's tensor cores take synchronous, register-fed MMAs (Volta, Turing, Ampere: mma.sync)
  * rather than asynchronous warp-group ones fed from shared memory (Hopper wgmma, Blackwell tcgen05) or none. */
 bool model_arch_tensor_sync(const char *arch);
@@ -579,25 +587,44 @@ void model_pipeline_run(int n, const double *ready_w, const double *comm_s, doub
 			double slow_comm, double *bwd_end_s, double *comm_end_s);
 
 /* ---- 90% prediction intervals (model_interval.c) ----
- * Split-conformal: held-out residuals rho = ln(measured / predicted) of `scaleplan validate` (the model
- * column's throughput points, the whole-run group's ttt and tta), by basis and scale, give factors
- * lo_x <= 1 <= hi_x that multiply a prediction. The table is generated data (model/intervals.csv, written
- * by `make intervals` = `scaleplan validate --intervals FILE`) compiled into the library; its rows say
- * how each was derived. */
-typedef enum model_quantity { MODEL_Q_THROUGHPUT, MODEL_Q_TTT, MODEL_Q_TTA, MODEL_NQUANTITIES } model_quantity;
-enum { MODEL_NSCALES = 3, MODEL_NBASES = 3 }; /* scales: one node, 2-16 nodes, more */
-/* The scale of a run of `nodes` nodes: 0 (one node), 1 (2-16), 2 (17 or more). */
+ * Split-conformal: held-out residuals rho = ln(measured / predicted) of `scaleplan validate`, pooled by basis
+ * and by stack (MLPerf-grade or a framework's: their errors differ several-fold), give factors
+ * lo_x <= 1 <= hi_x on throughput, time to train and start-up. They do not step with the node count: the
+ * pools hold one-node and multi-node results alike. Time to accuracy adds the start-up's error to time to
+ * train's (model_interval_tta), so its interval moves with the start-up's share of the run, continuously.
+ * The table is generated data (model/intervals.csv, written by `make intervals` = `scaleplan validate
+ * --intervals FILE`) compiled into the library; its rows say how each was derived. */
+typedef enum model_quantity {
+	MODEL_Q_THROUGHPUT, MODEL_Q_TTT, MODEL_Q_TTA, MODEL_Q_STARTUP, MODEL_NQUANTITIES
+} model_quantity;
+/* pools: MODEL_POOL_MLPERF (a stack at MLPerf-grade speed: compute_eff empty or 1), MODEL_POOL_FRAMEWORK */
+enum { MODEL_POOL_MLPERF, MODEL_POOL_FRAMEWORK, MODEL_NPOOLS };
+enum { MODEL_NSCALES = 3, MODEL_NBASES = 3 }; /* scales (for reports): one node, 2-16 nodes, more */
+/* The scale of a run of `nodes` nodes: 0 (one node), 1 (2-16), 2 (17 or more); validate reports by it. */
 int model_scale_of(int nodes);
 const char *model_scale_name(int scale);          /* "1", "2-16", "17+" */
 const char *model_basis_name(model_basis b);       /* "measured", "transfer", "estimate" */
 int model_basis_parse(const char *s);              /* -1 when unknown */
-const char *model_quantity_name(model_quantity q); /* "throughput", "ttt", "tta" */
+const char *model_quantity_name(model_quantity q); /* "throughput", "ttt", "tta", "startup" */
 int model_quantity_parse(const char *s);           /* -1 when unknown */
-/* The built-in interval of a quantity for a basis at `nodes` nodes: factors on the point (measured / predicted
- * lies in [lo_x, hi_x] nine times in ten). 1 and 1 when the table has no such row. */
-void model_interval_factors(model_basis b, int nodes, model_quantity q, double *lo_x, double *hi_x);
-/* Sets r->basis = sc->basis and r's lo/hi fields from the point values and model_interval_factors (NAN points
- * give NAN bounds). model_predict calls it: every prediction carries its interval. */
+/* The pool of a stack of this compute_eff (NAN: MLPerf-grade, as stacks.csv's empty cell). */
+int model_pool_of(double stack_compute_eff);
+const char *model_pool_name(int pool);             /* "mlperf", "framework" */
+int model_pool_parse(const char *s);               /* -1 when unknown */
+/* The built-in interval of throughput, ttt or startup for a basis and pool: factors on the point (measured /
+ * predicted lies in [lo_x, hi_x] nine times in ten). 1 and 1 when the table has no such row (and for tta:
+ * model_interval_tta). */
+void model_interval_factors(model_basis b, int pool, model_quantity q, double *lo_x, double *hi_x);
+/* Time to accuracy's interval: its start-up part (startup_s) and the rest (tta_s - startup_s: time to train
+ * and staging) miss independently, each by its own factors; the bounds add the two misses in quadrature,
+ * tta_s -+ sqrt((rest (1 - lo_x))^2 + (startup (1 - lo_x))^2) (hi alike). */
+void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s, double *lo_s, double *hi_s);
+/* The same from given factors (time to train's and the start-up's lo_x, hi_x): the one formula. */
+void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
+			  double startup_hi_x, double *lo_s, double *hi_s);
+/* Sets r->basis = sc->basis and r's lo/hi fields from the point values, model_interval_factors and
+ * model_interval_tta (NAN points give NAN bounds). model_predict calls it: every prediction carries its
+ * interval. */
 void model_interval_apply(const model_scenario *sc, model_result *r);
 /* Whether the data the tool was built with holds results of this GPU (a database id; exact match). */
 bool model_gpu_measured(const char *gpu_id);

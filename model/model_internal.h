@@ -15,7 +15,7 @@ typedef struct model_interval_row {
 } model_interval_row;
 
 /* model/model_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */
-extern const model_interval_row model_interval_table[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
+extern const model_interval_row model_interval_table[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
 extern const char *const model_measured_gpus[]; /* ends with NULL */
 
 #endif

@@ -1,6 +1,6 @@
 /* model/model_interval.c: how a prediction's GPU is known (basis) and its 90% prediction interval.
  * The numbers are generated data (model/intervals.csv, compiled in as model_interval_table): split-conformal
- * quantiles of the held-out residuals `scaleplan validate` computes, by basis and scale; this file applies
+ * quantiles of the held-out residuals `scaleplan validate` computes, by basis and stack pool; this file applies
  * them and holds the quantile rule the generator uses, so that the rule is tested where it lives.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,10 +14,11 @@
 
 static const char *const basis_names[MODEL_NBASES] = {"measured", "transfer", "estimate"};
 static const char *const scale_names[MODEL_NSCALES] = {"1", "2-16", "17+"};
-static const char *const quantity_names[MODEL_NQUANTITIES] = {"throughput", "ttt", "tta"};
+static const char *const quantity_names[MODEL_NQUANTITIES] = {"throughput", "ttt", "tta", "startup"};
+static const char *const pool_names[MODEL_NPOOLS] = {"mlperf", "framework"};
 
-/* Scales: one node (no network), up to 16 nodes (the white papers' and the v4.0 results' 2-8 node
- * clusters), more (the v4.0 316-448 node runs, where start-up dominates): issue 31. */
+/* Scales, for validate's coverage by scale: one node (no network), up to 16 nodes (the white papers' and the
+ * v4.0 results' 2-8 node clusters), more (the v4.0 316-448 node runs). The intervals do not use them. */
 int model_scale_of(int nodes)
 {
 	return nodes <= 1 ? 0 : nodes <= 16 ? 1 : 2;
@@ -54,20 +55,64 @@ int model_quantity_parse(const char *s)
 	return -1;
 }
 
-void model_interval_factors(model_basis b, int nodes, model_quantity q, double *lo_x, double *hi_x)
+int model_pool_of(double stack_compute_eff)
 {
-	const model_interval_row *row = NULL;
-	if ((int)b >= 0 && (int)b < MODEL_NBASES && (int)q >= 0 && (int)q < MODEL_NQUANTITIES)
-		row = &model_interval_table[b][model_scale_of(nodes)][q];
-	*lo_x = row && row->lo_x > 0 ? row->lo_x : 1.0;
-	*hi_x = row && row->lo_x > 0 ? row->hi_x : 1.0;
+	return isfinite(stack_compute_eff) && stack_compute_eff != 1.0 ? MODEL_POOL_FRAMEWORK : MODEL_POOL_MLPERF;
+}
+
+const char *model_pool_name(int pool)
+{
+	return pool >= 0 && pool < MODEL_NPOOLS ? pool_names[pool] : "?";
+}
+
+int model_pool_parse(const char *s)
+{
+	for (int i = 0; i < MODEL_NPOOLS; i++)
+		if (strcmp(s, pool_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const model_interval_row *row_of(model_basis b, int pool, model_quantity q)
+{
+	if ((int)b < 0 || (int)b >= MODEL_NBASES || pool < 0 || pool >= MODEL_NPOOLS || (int)q < 0 ||
+	    (int)q >= MODEL_NQUANTITIES)
+		return NULL;
+	const model_interval_row *row = &model_interval_table[b][pool][q];
+	return row->lo_x > 0 ? row : NULL;
+}
+
+void model_interval_factors(model_basis b, int pool, model_quantity q, double *lo_x, double *hi_x)
+{
+	const model_interval_row *row = row_of(b, pool, q);
+	*lo_x = row ? row->lo_x : 1.0;
+	*hi_x = row ? row->hi_x : 1.0;
+}
+
+void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
+			  double startup_hi_x, double *lo_s, double *hi_s)
+{
+	/* sqrt, not hypot: no overflow at these magnitudes, and it keeps the sweep's inner loop short */
+	double rest = tta_s - startup_s, a = rest * (1.0 - ttt_lo_x), b = startup_s * (1.0 - startup_lo_x);
+	double c = rest * (ttt_hi_x - 1.0), d = startup_s * (startup_hi_x - 1.0);
+	*lo_s = tta_s - sqrt(a * a + b * b);
+	*hi_s = tta_s + sqrt(c * c + d * d);
+}
+
+void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s, double *lo_s, double *hi_s)
+{
+	double tl, th, sl, sh;
+	model_interval_factors(b, pool, MODEL_Q_TTT, &tl, &th);
+	model_interval_factors(b, pool, MODEL_Q_STARTUP, &sl, &sh);
+	model_interval_tta_x(tta_s, startup_s, tl, th, sl, sh, lo_s, hi_s);
 }
 
 void model_interval_apply(const model_scenario *sc, model_result *r)
 {
-	/* a direct index, three rows: the sweep's inner loop stays a few ns longer (make bench-model) */
-	const model_interval_row *row = model_interval_table[sc->basis][model_scale_of(sc->nodes)];
-	double lo, hi;
+	/* a direct index: the sweep's inner loop stays a few ns longer (make bench-model) */
+	int pool = model_pool_of(sc->stack.compute_eff);
+	const model_interval_row *row = model_interval_table[sc->basis][pool];
+	double lo, hi, slo, shi;
 	r->basis = sc->basis;
 	lo = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].lo_x : 1.0;
 	hi = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].hi_x : 1.0;
@@ -77,10 +122,9 @@ void model_interval_apply(const model_scenario *sc, model_result *r)
 	hi = row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].hi_x : 1.0;
 	r->ttt_lo_s = r->ttt_s * lo;
 	r->ttt_hi_s = r->ttt_s * hi;
-	lo = row[MODEL_Q_TTA].lo_x > 0 ? row[MODEL_Q_TTA].lo_x : 1.0;
-	hi = row[MODEL_Q_TTA].lo_x > 0 ? row[MODEL_Q_TTA].hi_x : 1.0;
-	r->tta_lo_s = r->tta_s * lo;
-	r->tta_hi_s = r->tta_s * hi;
+	slo = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].lo_x : 1.0;
+	shi = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].hi_x : 1.0;
+	model_interval_tta_x(r->tta_s, r->startup_s, lo, hi, slo, shi, &r->tta_lo_s, &r->tta_hi_s);
 }
 
 bool model_gpu_measured(const char *gpu_id)

@@ -131,11 +131,25 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 		   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
 }
 
-static void copy_gpu(const hw_gpu *gpu, model_precision prec, model_node *n)
+/* The clock share a board's power allows next to its power sibling (model_power_clock_x), 1 without one. The
+ * sibling draws power_frac of its board power in training: the node-level assumption of the energy figures. */
+static double power_clock_x(const hw_db *db, const hw_gpu *gpu, const char *prec, const model_params *p)
 {
+	const hw_gpu *sib = gpu->power_sibling_id && gpu->power_sibling_id[0] ? hw_gpu_find(db, gpu->power_sibling_id)
+									       : NULL;
+	if (!sib || !hw_known(gpu->boost_clock_Hz) || !hw_known(sib->boost_clock_Hz))
+		return 1.0;
+	return model_power_clock_x(gpu->tdp_W, sib->tdp_W, hw_gpu_peak_flops(gpu, prec) / hw_gpu_peak_flops(sib, prec),
+				   gpu->boost_clock_Hz / sib->boost_clock_Hz, p->power_frac);
+}
+
+static void copy_gpu(const hw_db *db, const hw_gpu *gpu, model_precision prec, const model_params *p,
+		     model_node *n)
+{
+	double clock_x = power_clock_x(db, gpu, model_precision_name(prec), p);
 	n->gpu_id = gpu->id;
-	n->peak_flops = hw_gpu_peak_flops(gpu, model_precision_name(prec));
-	n->fp32_flops = gpu->fp32_flops;
+	n->peak_flops = clock_x * hw_gpu_peak_flops(gpu, model_precision_name(prec));
+	n->fp32_flops = clock_x * gpu->fp32_flops;
 	n->tensor_frac = model_arch_tensor_frac(gpu->arch);
 	n->tensor_sync = model_arch_tensor_sync(gpu->arch);
 	n->mem_bw_Bps = gpu->mem_bw_Bps;
@@ -424,7 +438,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	n->system_id = sys ? sys->id : "custom";
 	n->gpus_per_node = gpn;
 	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
-	copy_gpu(gpu, sc->precision, n);
+	copy_gpu(db, gpu, sc->precision, p, n);
 	sc->basis = plan_basis(db, gpu, s->nmeasured);
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);

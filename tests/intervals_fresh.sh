@@ -16,10 +16,10 @@ cmp -s "$tmp/iv.c" "$root/model/model_intervals.c" || no "model/model_intervals.
 expect 1 "$SP" validate --intervals "$tmp/no/such/iv.csv"; has "--intervals"; has "no/such"
 # with no measured throughput point there is nothing to derive from: exit 1
 expect 1 "$SP" validate --no-builtin --against "$root/tests/data/cal/h200x2" --where kind=allreduce --intervals "$tmp/x.csv"
-has "no measured throughput residual"
+has "no measured throughput or time-to-train residual"
 [ ! -e "$tmp/x.csv" ] || no "an interval table written from nothing"
 # a table the generator cannot read stops it with file:line
-printf 'kind,basis,scale,quantity,n,lo_x,hi_x,what\ninterval,guessed,1,ttt,3,0.9,1.1,x\n' >"$tmp/bad.csv"
+printf 'kind,basis,pool,quantity,n,lo_x,hi_x,what\ninterval,guessed,mlperf,ttt,3,0.9,1.1,x\n' >"$tmp/bad.csv"
 sh "$root/tools/intervals_c.sh" "$tmp/badc.c" "$tmp/bad.csv" 2>"$tmp/err" && no "bad basis accepted"
 grep -q 'bad.csv:2: basis "guessed"' "$tmp/err" || no "intervals_c.sh: file:line message ($(cat "$tmp/err"))"
 echo "intervals_fresh: done (fail=$fail)"

@@ -69,33 +69,69 @@ static void test_combine(test_ctx *t)
 	TEST_NEAR(t, hi, 0.5, 1e-12);
 }
 
-/* The derivation: transfer and estimate are the measured interval widened by the largest checked miss
- * (within an architecture for transfer), on every scale and quantity. */
+/* The derivation: one time pool per stack pool (throughput residuals negated: a time is images /
+ * throughput), no node-count scales; a pool without residuals borrows the other's; the start-up row from the
+ * start-up residuals for every pool; transfer and estimate widened by the largest checked miss, the
+ * start-up not (it does not depend on the GPU). */
 static void test_derive(test_ctx *t)
 {
-	cal_resid res[12];
+	const int MP = MODEL_POOL_MLPERF, FW = MODEL_POOL_FRAMEWORK;
+	const model_basis M = MODEL_BASIS_MEASURED;
+	cal_resid res[40];
 	int n = 0;
-	for (int i = 0; i < 10; i++) /* one-node throughput residuals +-1..10% */
-		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, MODEL_BASIS_MEASURED, 1, 1.0, i % 2 ? 1.0 + 0.01 * (i + 1) : 1.0 / (1.0 + 0.01 * (i + 1))};
-	res[n++] = (cal_resid){MODEL_Q_TTA, MODEL_BASIS_MEASURED, 300, 200.0, 100.0}; /* measured 2x the prediction */
-	res[n++] = (cal_resid){MODEL_Q_TTT, MODEL_BASIS_MEASURED, 8, 100.0, 100.0};
+	for (int i = 0; i < 10; i++) /* MLPerf-stack throughput, measured / predicted 1 +-0.2..2% */
+		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.0 + 0.002 * (i + 1) : 1.0 / (1.0 + 0.002 * (i + 1)), MP, 0};
+	res[n++] = (cal_resid){MODEL_Q_TTT, M, 300, 103.0, 100.0, MP, 0}; /* a many-node time 3% over */
+	for (int i = 0; i < 10; i++) /* start-up, measured / predicted 0.5 .. 1.4 (symmetric rule: +-ln 2) */
+		res[n++] = (cal_resid){MODEL_Q_STARTUP, M, 1, 50.0 + 10.0 * i, 100.0, MP, 0};
 	cal_miss miss[2] = {{"A", "B", false, false, 3, 3, log(0.8)}, {"B", "C", true, true, 2, 2, log(1.1)}};
 	cal_itable *it = xmalloc(sizeof(*it));
 	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
-	double tp_hi = it->hi[MODEL_BASIS_MEASURED][0][MODEL_Q_THROUGHPUT];
-	TEST_CHECK(t, tp_hi > 0.09 && tp_hi < 0.11, "one-node throughput hi %g: the largest |rho| of 10 (log 1.10)", tp_hi);
-	TEST_NEAR(t, it->hi[MODEL_BASIS_TRANSFER][0][MODEL_Q_THROUGHPUT] - tp_hi, log(1.1), 1e-12);
-	TEST_NEAR(t, it->hi[MODEL_BASIS_ESTIMATE][0][MODEL_Q_THROUGHPUT] - tp_hi, -log(0.8), 1e-12);
-	TEST_NEAR(t, it->lo[MODEL_BASIS_ESTIMATE][2][MODEL_Q_TTA] - it->lo[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA], log(0.8), 1e-12);
-	/* the many-node tta carries its start-up miss (measured 2x predicted) */
-	TEST_CHECK(t, it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA] >= log(2.0), "tta 17+ hi %g >= ln 2",
-		   it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA]);
-	/* leaving the only many-node tta residual out: that scale borrows the nearest one's */
+	/* 11 time residuals (symmetric rule): +-the largest |rho|, the ttt's ln 1.03 */
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.03), 1e-12);
+	TEST_NEAR(t, it->lo[M][MP][MODEL_Q_TTT], -log(1.03), 1e-12);
+	TEST_NEAR(t, it->lo[M][MP][MODEL_Q_THROUGHPUT], -it->hi[M][MP][MODEL_Q_TTT], 1e-12);
+	TEST_CHECK(t, it->n[M][FW][MODEL_Q_TTT] == 11 && it->hi[M][FW][MODEL_Q_TTT] == it->hi[M][MP][MODEL_Q_TTT],
+		   "no framework residual: the MLPerf pool's (n %d)", it->n[M][FW][MODEL_Q_TTT]);
+	TEST_NEAR(t, it->lo[M][FW][MODEL_Q_STARTUP], log(0.5), 1e-12);
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_STARTUP], -log(0.5), 1e-12); /* 10 residuals: symmetric */
+	TEST_NEAR(t, it->hi[MODEL_BASIS_TRANSFER][MP][MODEL_Q_TTT] - log(1.03), log(1.1), 1e-12);
+	TEST_NEAR(t, it->lo[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_THROUGHPUT] + log(1.03), log(0.8), 1e-12);
+	TEST_NEAR(t, it->hi[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_STARTUP], -log(0.5), 1e-12);
+	/* framework residuals of +-20%: that pool widens, the MLPerf one does not move */
+	for (int i = 0; i < 10; i++)
+		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.2 : 1 / 1.2, FW, 0};
+	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
+	TEST_NEAR(t, it->hi[M][FW][MODEL_Q_TTT], log(1.2), 1e-12);
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.03), 1e-12);
+	/* leaving the many-node time out: the MLPerf pool is the throughput's 2% */
 	TEST_CHECK(t, cal_interval_derive(res, n, 10, miss, 2, it) == 0, "skip");
-	TEST_CHECK(t, it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA] < log(2.0), "without it: %g",
-		   it->hi[MODEL_BASIS_MEASURED][2][MODEL_Q_TTA]);
-	TEST_CHECK(t, cal_interval_derive(res + 10, 2, -1, miss, 2, it) != 0, "no throughput residual: refused");
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.02), 1e-12);
+	TEST_CHECK(t, cal_interval_derive(res + 11, 10, -1, miss, 2, it) != 0, "start-up residuals only: refused");
 	free(it);
+}
+
+/* Time to accuracy's interval: the start-up's and the rest's misses in quadrature, by hand; all start-up or
+ * none gives that part's factors; the width moves continuously with the start-up's share. */
+static void test_tta_interval(test_ctx *t)
+{
+	double lo, hi, prev = NAN;
+	/* 100 s: 60 s of training (0.9-1.1), 40 s of start-up (0.5-2): -sqrt(6^2 + 20^2), +sqrt(6^2 + 40^2) */
+	model_interval_tta_x(100, 40, 0.9, 1.1, 0.5, 2.0, &lo, &hi);
+	TEST_NEAR(t, lo, 100 - sqrt(36 + 400), 1e-12);
+	TEST_NEAR(t, hi, 100 + sqrt(36 + 1600), 1e-12);
+	model_interval_tta_x(100, 0, 0.9, 1.1, 0.5, 2.0, &lo, &hi);
+	TEST_CHECK(t, fabs(lo - 90) < 1e-12 && fabs(hi - 110) < 1e-12, "no start-up: ttt's factors [%g, %g]", lo, hi);
+	model_interval_tta_x(100, 100, 0.9, 1.1, 0.5, 2.0, &lo, &hi);
+	TEST_CHECK(t, fabs(lo - 50) < 1e-12 && fabs(hi - 200) < 1e-12, "all start-up: its factors [%g, %g]", lo, hi);
+	for (int k = 0; k <= 100; k++) { /* start-up share 0..100%: the width never jumps by more than 5% */
+		model_interval_tta_x(100, k, 0.9, 1.1, 0.5, 2.0, &lo, &hi);
+		double w = (hi - lo) / 100;
+		TEST_CHECK(t, k == 0 || fabs(w / prev - 1) < 0.05, "share %d%%: width %g after %g", k, w, prev);
+		prev = w;
+	}
+	TEST_CHECK(t, model_pool_of(NAN) == MODEL_POOL_MLPERF && model_pool_of(1.0) == MODEL_POOL_MLPERF &&
+			      model_pool_of(0.56) == MODEL_POOL_FRAMEWORK, "pools: empty and 1 MLPerf-grade, 0.56 a framework");
 }
 
 /* The transfer miss: on the stacks both GPUs ran (s1 here) when they share one, else on all their points. */
@@ -157,6 +193,20 @@ static void test_basis_predict(test_ctx *t)
 		   r[1].basis);
 	double w0 = r[0].throughput_hi_img_s / r[0].throughput_lo_img_s, w1 = r[1].throughput_hi_img_s / r[1].throughput_lo_img_s;
 	TEST_CHECK(t, w1 > w0, "estimate interval (x%.2f) wider than measured (x%.2f)", w1, w0);
+	/* no step with the node count: a DGX H100 at 16 and 17 nodes, tta widths within 10% of each other */
+	double w[2];
+	for (int k = 0; k < 2; k++) {
+		plan_spec spec;
+		model_scenario sc;
+		model_result rr;
+		plan_spec_init(&spec);
+		spec.system_id = "dgxh100";
+		spec.nodes = 16 + k;
+		TEST_CHECK(t, plan_resolve(&db, &spec, &p, NULL, 0, 0, &sc) == 0 && model_predict(&sc, &p, &rr) == 0,
+			   "%d nodes: %s", 16 + k, err_msg());
+		w[k] = (rr.tta_hi_s - rr.tta_lo_s) / rr.tta_s;
+	}
+	TEST_CHECK(t, fabs(w[1] / w[0] - 1) < 0.1, "tta width %.3f at 16 nodes, %.3f at 17", w[0], w[1]);
 	hw_db_free(&db);
 }
 
@@ -168,6 +218,7 @@ int main(void)
 	test_conformal_asymmetric(&t);
 	test_combine(&t);
 	test_derive(&t);
+	test_tta_interval(&t);
 	test_transfer_miss(&t);
 	test_basis_predict(&t);
 	return test_report(&t);
