@@ -4,6 +4,8 @@
 #   make test      install missing packages, build, run every host test (no GPU needed)
 #   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
+#   make golden    rewrites tests/golden/ (the outputs tests/golden.sh compares byte for byte) with this
+#                  build; only in a commit that says which change moved the numbers and why
 #   make examples  regenerates examples/charts/ (charts and reports) with this build; `make test` fails while
 #                  the committed ones differ from what the binary writes (needs gnuplot)
 #   make install   copies scaleplan (and scaleplan-train where it was built) to $(DESTDIR)$(PREFIX)/bin
@@ -36,7 +38,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz install examples
+.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz install examples golden
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -87,6 +89,9 @@ fuzz: $(FUZZ_TARGETS)
 
 examples: all
 	SCALEPLAN=$(BUILD)/scaleplan sh examples/charts.sh examples/charts
+
+golden: all
+	SCALEPLAN=$(BUILD)/scaleplan sh tests/golden.sh --update
 
 # scaleplan-train is built only where the GPU toolchain is found (exec/module.mk); installed when it was.
 install: all
