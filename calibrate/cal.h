@@ -24,8 +24,8 @@
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
- * The throughput model fitted here (cal_predict) is model_predict's GPU step on the scenario `predict` builds
- * for the point (cal_point_compute_scenario: plan_resolve of its system, stack, precision, batch; one
+ * The throughput model fitted here (cal_predict) is model_step_run (model.h: the step model_predict calls)
+ * on the scenario `predict` builds for the point (cal_point_compute_scenario: plan_resolve of its system, stack, precision, batch; one
  * explicit mapping for machines and precisions the database cannot describe), with the model's own
  * all-reduce on the fitted link levels:
  *   t_compute(B) = (compute_cal / compute_eff) x ((B + b_half) x per-image roofline time + per-iteration
@@ -38,7 +38,7 @@
  *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
  *   ready_i      = backward time until bucket i is complete (the model's buckets and layer times)
  *   exposed      = overlap x (end of the last bucket's all-reduce - end of backward)^+
- *                  + (1 - overlap) x t_allreduce   (model.h, model_exposed_s); overlap prior 1 for
+ *                  + (1 - overlap) x t_allreduce   (model_step_exposed_s); overlap prior 1 for
  *                  scaleplan-train (every bucket launched from backward hooks, exec/ex_dist.c), else
  *                  the model's (model_overlap: the stack's comm_hidden_frac, else the default)
  *   contention   = scaleplan-train runs only: while a bucket's all-reduce is in flight backward runs
@@ -47,7 +47,7 @@
  *                  compute load, exec --bench-allreduce --load resnet|gemm; 1 when there are none); the
  *                  pipeline above is then played with those rates (exposed also counts what backward lost)
  *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
- *                  (slowest of P GPUs; model.h, not fitted) - model_predict's GPU step
+ *                  (slowest of P GPUs; model.h, not fitted) - model_step_run
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
  *                  jpeg-gpu runs: min(gpus x B / t_iter, gpus x gpu_decode_img_s)
  *

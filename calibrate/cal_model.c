@@ -400,67 +400,58 @@ static double overlap_prior(const cal_env *e, const cal_point *p, const model_sc
 	return ms ? model_overlap(ms, &e->mp) : e->mp.overlap;
 }
 
-/* Throughput of a training point, with its all-reduce and exposed communication time per iteration:
- * model_predict's GPU step (model.c) on the point's scenario (cal_point_compute_scenario), with the
- * fitted compute_eff (the model's stack compute_eff: it divides the compute time) and b_half of the
- * point's scope, its all-reduce on the fitted link levels (point_ar), the fitted overlap and contention.
- * NAN where the database cannot describe the point's GPU. */
-static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
+/* The step of a training point as model_step_run times it (model.h) on the point's scenario
+ * (cal_point_compute_scenario), with the fitted compute_eff (it divides the compute time), b_half and overlap
+ * of the point's scope, its all-reduce on the fitted link levels (point_ar) and, for the engine's runs, the
+ * fitted contention. NULL where the database cannot describe the point's GPU. */
+static const model_scenario *point_step(const cal_env *e, cal_pset *ps, const cal_point *p, model_step *st)
 {
 	const model_scenario *ms = point_scen(e, p);
-	if (tar_out)
-		*tar_out = NAN;
-	if (exposed_out)
-		*exposed_out = NAN;
 	if (!ms)
-		return NAN;
+		return NULL;
 	const model_prep *pr = &ms->prep;
 	char *sc = compute_scope(p);
 	double eff = pval(ps, "compute_eff", sc, compute_eff_prior(ms), "factor");
 	double bh = pval(ps, "b_half", sc, e->mp.b_half, "images");
 	double ov = pval(ps, "overlap", sc, overlap_prior(e, p, ms), "fraction");
 	free(sc);
-	double B = ms->batch_per_gpu;
 	/* the model's layer table is at 224 pixels: a run at another image side scales the per-image work
 	 * (conv FLOPs and activation traffic) by the image area; weights and the optimizer step do not */
 	double area = isfinite(p->image_hw) && p->image_hw > 0 ? (p->image_hw / 224.0) * (p->image_hw / 224.0) : 1.0;
-	double k = ms->compute_cal / eff, bb = (B + bh) * area;
-	double fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
-	double bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
-	double tc = fwd_s + bwd_s + k * pr->opt_s;
-	double tar = 0, exposed = 0, comm_after_bwd = 0;
+	double comm[MODEL_MAX_BUCKETS];
+	model_step_in in = { .k = ms->compute_cal / eff, .batch_img = (ms->batch_per_gpu + bh) * area, .comm_s = comm,
+			     .overlap = p->no_overlap ? 0 : ov, .slow_compute = 1, .slow_comm = 1, .gpus = p->gpus,
+			     .straggler_cv = e->mp.straggler_cv };
 	if (p->gpus > 1) {
-		double ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
-		for (int i = 0; i < pr->nbuckets; i++) {
-			/* backward time until bucket i is complete, as model_predict times it */
-			ready[i] = k * (bb * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
-			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pr->bucket_B[i]);   /* each bucket pays its own latency */
-			tar += comm[i];
-		}
-		if (p->no_overlap)
-			ov = 0;
+		for (int i = 0; i < pr->nbuckets; i++) /* each bucket pays its own latency */
+			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pr->bucket_B[i]);
 		/* contention, measured with the engine's streams (exec --bench-allreduce --load): engine runs only */
-		double s_c = 1, s_a = 1;
 		if (strcmp(p->source, "exec") == 0) {
-			s_c = contention(ps, p, outer_transport(e, p), "compute");
-			s_a = contention(ps, p, outer_transport(e, p), "comm");
+			in.slow_compute = contention(ps, p, outer_transport(e, p), "compute");
+			in.slow_comm = contention(ps, p, outer_transport(e, p), "comm");
 		}
-		double bwd_end, comm_end;
-		model_pipeline_run(pr->nbuckets, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
-		/* the iteration grows by what backward lost and by the all-reduce left after it (exposed) */
-		exposed = ov * (fmax(bwd_end, comm_end) - bwd_s) + (1 - ov) * tar;
-		comm_after_bwd = fmax(0.0, comm_end - bwd_end);
 	}
-	double gpu_s = tc + exposed;
-	if (ms->stack.step_overhead_s > 0)   /* the stack's framework time per step (model_predict) */
-		gpu_s += ms->stack.step_overhead_s;
-	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
-	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
-	if (p->gpus > 1 && e->mp.straggler_cv > 0)
-		gpu_s *= 1 + e->mp.straggler_cv * sqrt(2 * log((double)p->gpus));
-	double img_s = p->gpus * B / gpu_s;
+	model_step_run(ms, &in, st);
+	return ms;
+}
+
+/* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
+ * run's data path names them. With its all-reduce and exposed communication time per iteration (exposed as
+ * the engine measures it: all-reduce time after backward ended). NAN where the database cannot describe the
+ * point's GPU. */
+static double point_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
+{
+	model_step st;
+	const model_scenario *ms = point_step(e, ps, p, &st);
+	if (tar_out)
+		*tar_out = ms ? st.comm_s : NAN;
+	if (exposed_out)
+		*exposed_out = ms ? st.comm_waited_s : NAN;
+	if (!ms)
+		return NAN;
+	double img_s = p->gpus * ms->batch_per_gpu / st.gpu_s;
 	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
 	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
 	if (gpu_jpeg(p)) {
@@ -473,10 +464,6 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		if (isfinite(r))
 			img_s = fmin(img_s, r * p->data_threads * p->nodes);
 	}
-	if (tar_out)
-		*tar_out = tar;
-	if (exposed_out)   /* as the engine measures it: all-reduce time after backward ended */
-		*exposed_out = p->no_overlap ? tar : ov * comm_after_bwd + (1 - ov) * tar;
 	return img_s;
 }
 
@@ -485,7 +472,7 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 	const cal_point *p = &d->pts[i];
 	switch (p->kind) {
 	case CAL_THROUGHPUT:
-		return predict_throughput(e, ps, p, NULL, NULL);
+		return point_throughput(e, ps, p, NULL, NULL);
 	case CAL_ALLREDUCE: {
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
@@ -1144,7 +1131,7 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 				char cm[4][32] = { "", "", "", "" };
 				if (p->kind == CAL_THROUGHPUT) {
 					double tar, ex;
-					predict_throughput(&e, &full, p, &tar, &ex);
+					point_throughput(&e, &full, p, &tar, &ex);
 					double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
 					for (int q = 0; q < 4; q++)
 						if (isfinite(v[q]))

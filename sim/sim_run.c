@@ -664,20 +664,7 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	r->scaling_eff = r->model.scaling_eff * r->model.iter_s / r->iter_s;
 	r->epoch_s = sc->images / r->throughput_img_s;
 	r->first_epoch_s = first_epoch / o->runs;
-	{
-		double busy = r->compute_s, io_run = sc->prep.cached ? 0.0 : r->io_s;
-		r->bottleneck = MODEL_BN_COMPUTE;
-		if (r->comm_s > busy) {
-			busy = r->comm_s;
-			r->bottleneck = MODEL_BN_COMM;
-		}
-		if (r->data_s > busy) {
-			busy = r->data_s;
-			r->bottleneck = MODEL_BN_DATA;
-		}
-		if (io_run > busy)
-			r->bottleneck = MODEL_BN_IO;
-	}
+	r->bottleneck = model_bottleneck_of(r->compute_s, r->comm_s, r->data_s, sc->prep.cached ? 0.0 : r->io_s);
 	double q[2] = { 0.5, 0.95 }, out2[2];
 	samples_quantiles(&iters, q, out2, 2);
 	r->iter_p50_s = out2[0];
