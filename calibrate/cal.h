@@ -194,6 +194,11 @@ int cal_phases_write_dir(const char *dir, const char *source_prefix, const char 
 int cal_phases_read_buf(const char *name, const char *buf, size_t len_B, cal_phase_row **rows, int *n);
 /* The phase table built into the binary (refdata/mlperf_v4_0_phases.csv). */
 int cal_phases_builtin(cal_phase_row **rows, int *n);
+/* The stacks' one-GPU reference runs built into the binary (refdata/one_gpu_runs.csv: stack, system, precision,
+ * batch_per_gpu, data, img_s, source), the points their compute_eff is fitted on (cal_gpus.c,
+ * tools/fit_stack_eff.sh). 0 (free *t with csv_table_free) or ERR_INPUT. */
+struct csv_table;
+int cal_one_gpu_runs(struct csv_table *t);
 
 /* The run-level terms of the model (model.h: startup_*, run_lead_*, cold_read_Bps, eval_*, epoch_boundary_*)
  * fitted to a phase table with GSL; forms (why: the v4.0 data, bench/NOTES.md "Whole-run phases" and h7's

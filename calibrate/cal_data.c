@@ -722,6 +722,10 @@ int cal_data_load_builtin(cal_data *d, FILE *errs)
 		/* phase tables (cal_phases.c) are not measurements of a model quantity; cal_phases_builtin */
 		if (len > 11 && strcmp(f->name + len - 11, "_phases.csv") == 0)
 			continue;
+		/* the stacks' one-GPU runs: points of the measurement tables they cite, listed again by stack
+		 * (cal_one_gpu_runs) */
+		if (strcmp(f->name, "one_gpu_runs.csv") == 0)
+			continue;
 		char *name = xasprintf("refdata/%s", f->name);
 		int rc = cal_data_load_csv_buf(d, name, (const char *)f->data, f->len_B, true, errs);
 		free(name);

@@ -325,6 +325,25 @@ int cal_phases_builtin(cal_phase_row **rows, int *n)
 	return err_set("refdata/mlperf_v4_0_phases.csv is not built into this binary");
 }
 
+int cal_one_gpu_runs(csv_table *t)
+{
+	static const char *const cols[] = { "stack", "system", "precision", "batch_per_gpu", "data", "img_s", "source" };
+	for (int i = 0; i < cal_refdata_count; i++) {
+		if (strcmp(cal_refdata[i].name, "one_gpu_runs.csv") != 0)
+			continue;
+		int rc = csv_table_parse(t, "refdata/one_gpu_runs.csv", (const char *)cal_refdata[i].data,
+					 cal_refdata[i].len_B);
+		for (int c = 0; rc == 0 && c < 7; c++)
+			if (t->ncols != 7 || strcmp(t->header[c], cols[c]) != 0)
+				rc = err_set("refdata/one_gpu_runs.csv:1: columns must be stack,system,precision,batch_per_gpu,"
+					     "data,img_s,source");
+		if (rc)
+			csv_table_free(t);
+		return rc;
+	}
+	return err_set("refdata/one_gpu_runs.csv is not built into this binary");
+}
+
 /* ---- fitting the run-level terms (cal.h: cal_phase_fit) ---- */
 
 void cal_phase_org(const char *submitter, char *out, size_t cap)
