@@ -70,7 +70,6 @@
 #include "model/model.h"
 
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
-#define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (refdata/seed_facts.md) */
 #define CAL_MLLOG_STR 128
 /* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
  * the alpha-beta form, and gradient buckets (25 MiB) are far above it. */

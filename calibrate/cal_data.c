@@ -613,7 +613,7 @@ void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run)
 		p->global_batch = run->global_batch;
 		p->measured = run->tta_s;
 		p->workers = run->epochs;
-		p->train_images = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+		p->train_images = isfinite(run->train_samples) ? run->train_samples : MODEL_IMAGENET_TRAIN_IMAGES;
 		p->block_img_s = run->block_img_s;
 		p->source = xstrdup("mllog");
 		p->machine = xstrdup(plat);

@@ -93,7 +93,7 @@ void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const ch
 		r->gpus_per_node = ph->gpus_per_node;
 	r->gpus = r->nodes * r->gpus_per_node;
 	r->global_batch = run->global_batch;
-	r->train_samples = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+	r->train_samples = isfinite(run->train_samples) ? run->train_samples : MODEL_IMAGENET_TRAIN_IMAGES;
 	r->eval_samples = ph->eval_samples;
 	r->init_s = span_s(ph->init_start_ms, ph->init_stop_ms);
 	r->init_to_run_s = span_s(ph->init_stop_ms, run->run_start_ms);

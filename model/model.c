@@ -214,7 +214,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->batch_per_gpu = 256;
 	sc->precision = MODEL_BF16;
 	sc->data = MODEL_DATA_CPU;
-	sc->images = 1281167.0; /* ImageNet-1k training images, refdata/seed_facts.md */
+	sc->images = MODEL_IMAGENET_TRAIN_IMAGES;
 	sc->compute_cal = 1.0;
 	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
@@ -241,7 +241,7 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 {
 	const model_node *n = &sc->node;
 	double link = (double)n->host_links * n->host_link_Bps * p->bw_eff_pcie;
-	double img_B = p->dataset_B / (sc->images > 0 ? sc->images : 1281167.0);
+	double img_B = p->dataset_B / (sc->images > 0 ? sc->images : MODEL_IMAGENET_TRAIN_IMAGES);
 	double cpu, copy;
 
 	if (sc->data == MODEL_DATA_SYNTHETIC)

@@ -176,6 +176,13 @@ typedef enum model_basis { MODEL_BASIS_MEASURED, MODEL_BASIS_TRANSFER, MODEL_BAS
 
 enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 
+/* Facts every module counts with, written once. */
+#define MODEL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k (ILSVRC2012) training images, refdata/seed_facts.md */
+#define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
+/* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
+ * racks of 18 trays, rental minimums of GPUs). */
+long model_whole_units(long n, long unit);
+
 /* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
 typedef struct model_node {
 	const char *system_id;   /* for output; "custom" when none */

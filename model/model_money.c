@@ -13,8 +13,6 @@
 
 #include "common/common.h"
 
-/* A month: a Julian year / 12. */
-static const double MONTH_S = 365.25 * 86400.0 / 12.0;
 
 void model_money_default(model_money *m)
 {
@@ -75,10 +73,16 @@ double model_price_width(const char *kind)
 	return 0.35;
 }
 
+long model_whole_units(long n, long unit)
+{
+	if (unit < 1)
+		unit = 1;
+	return (n + unit - 1) / unit * unit;
+}
+
 int model_nodes_bought(const model_scenario *sc)
 {
-	int per_unit = sc->node.unit_nodes > 1 ? sc->node.unit_nodes : 1;
-	return (sc->nodes + per_unit - 1) / per_unit * per_unit;
+	return (int)model_whole_units(sc->nodes, sc->node.unit_nodes);
 }
 
 /* Switches and links of a folded-Clos fat tree joining E ports on R-port switches, leaves o:1
@@ -169,7 +173,7 @@ static double rent_billed(const model_scenario *sc, double rate, double tta_s, d
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
-	double gpus = ceil((double)sc->nodes * per_node / unit) * unit;
+	double gpus = (double)model_whole_units((long)sc->nodes * per_node, unit);
 	double inc = n->rent_increment_s, t = tta_s;
 
 	*gpus_out = gpus;
@@ -212,9 +216,9 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is: 1 of
 	 * runs_per_month, else its share of the utilised time */
-	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MONTH_S);
+	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : r->tta_s / (m->utilisation * MODEL_MONTH_S);
 	/* no more runs fit a month than its wall clock holds back to back: never below that share */
-	share = fmax(share, r->tta_s / MONTH_S);
+	share = fmax(share, r->tta_s / MODEL_MONTH_S);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double per_usd = fixed_month_per_usd(m);
 	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
