@@ -464,7 +464,7 @@ void cal_vtable_free(cal_vtable *vt);
 /* Prints the table for people (format "table"), as CSV ("csv") or as a Markdown table ("md"). */
 void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out);
 
-/* ---- 90% prediction intervals from held-out residuals (cal_interval.c; issue 31) ----
+/* ---- 90% prediction intervals from held-out residuals (cal_interval.c) ----
  * `scaleplan validate` records each held-out prediction it makes (the model column's throughput points, the
  * whole-run group's ttt and tta); cal_interval_derive turns them into model/intervals.csv's table
  * (`make intervals`), cal_interval_coverage checks how often they fall inside. */

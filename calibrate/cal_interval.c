@@ -1,7 +1,7 @@
 /* calibrate/cal_interval.c: the 90% prediction intervals of model/intervals.csv, derived from the held-out
  * residuals `scaleplan validate` computes (split-conformal; model_interval_conformal holds the quantile rule).
  *
- * Residuals rho = ln(measured / predicted). Pools and how they combine (issue 31):
+ * Residuals rho = ln(measured / predicted). Pools and how they combine:
  * - throughput, measured, one node: the model column's one-node points whose GPU has other results
  *   (fewer than 9: every measured throughput point, all scales);
  * - ttt and tta at 2-16 and 17+ nodes: the whole-run group (MLPerf v4.0 multi-node results predicted from

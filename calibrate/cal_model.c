@@ -103,7 +103,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* ---- the calibration model ---- */
 
 /* What predictions need besides the parameters. */
-/* The GPU JPEG decoder's rate where the database has none: the engine's on one H100 (bench/NOTES.md, issue 27). */
+/* The GPU JPEG decoder's rate where the database has none: the engine's nvJPEG hardware decoder on one H100
+ * (bench/NOTES.md). */
 #define CAL_GPU_DECODE_PRIOR 5400.0
 
 /* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled

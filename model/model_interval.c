@@ -17,7 +17,7 @@ static const char *const scale_names[MODEL_NSCALES] = {"1", "2-16", "17+"};
 static const char *const quantity_names[MODEL_NQUANTITIES] = {"throughput", "ttt", "tta"};
 
 /* Scales: one node (no network), up to 16 nodes (the white papers' and the v4.0 results' 2-8 node
- * clusters), more (the v4.0 316-448 node runs, where start-up dominates): issue 31. */
+ * clusters), more (the v4.0 316-448 node runs, where start-up dominates). */
 int model_scale_of(int nodes)
 {
 	return nodes <= 1 ? 0 : nodes <= 16 ? 1 : 2;

@@ -440,7 +440,7 @@ static void test_phase_apply(test_ctx *t)
 }
 
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
- * within 5% (issue 8). */
+ * within 5%. */
 static void test_c4130(test_ctx *t, const hw_db *db)
 {
 	cal_data d;
