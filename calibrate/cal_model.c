@@ -1032,6 +1032,151 @@ static double cross_group_eff(const cal_pset *ps, const char *scope, double fall
 	return n ? exp(sum / n) : fallback;
 }
 
+/* A group of one is predicted from the priors only (its own fit would see it); its GPU efficiency from the
+ * other throughput groups' fits at the same kind of precision, a better prior than a constant (still a
+ * hold-out). */
+static double prior_predict(cal_env *e, const cal_pset *full, const cal_data *d, const int *pts, int n, int j)
+{
+	cal_pset pri;
+	pset_copy(&pri, full);
+	fitctx c = { .e = e, .ps = &pri, .d = d, .pts = pts, .npts = n };
+	choose_vars(&c);
+	for (int v = 0; v < c.nv; v++) {
+		cal_param *q = &pri.p[c.v[v].idx];
+		q->value = q->prior;
+		if (strcmp(q->name, "compute_eff") == 0)
+			q->value = cross_group_eff(full, q->scope, q->prior);
+	}
+	double pr = predict_env(e, &pri, d, pts[j]);
+	cal_pset_free(&pri);
+	return pr;
+}
+
+/* Point j of a group of n, predicted without fitting to it: from the profile (fixed), by leave-one-out, or
+ * from the priors; *how says which. */
+static double held_out(cal_env *e, cal_pset *full, const cal_data *d, const int *pts, int n, int j, bool fixed,
+		       const cal_opts *o, const char **how)
+{
+	const cal_point *p = &d->pts[pts[j]];
+	if (fixed) {
+		if (p->kind == CAL_THROUGHPUT && o->log) {
+			char *sc = compute_scope(p);
+			if (cal_pset_find(full, "compute_eff", sc) < 0)
+				fprintf(o->log, "validate: %s:%d: the profile has no compute_eff for [%s]: predicted from the "
+						"prior\n", p->file, p->line, sc);
+			free(sc);
+		}
+		*how = "profile";
+		return predict_env(e, full, d, pts[j]);
+	}
+	if (n >= 2) {
+		*how = "leave-one-out";
+		return loo_predict(e, full, d, pts, n, j, o);
+	}
+	*how = "other groups";
+	return prior_predict(e, full, d, pts, n, j);
+}
+
+/* The model column (o->model_fn) of point j, the group's other points its --measured candidates (none with a
+ * profile); NAN without a model_fn. */
+static double model_column(const cal_opts *o, const cal_data *d, const int *pts, int n, int j, bool fixed)
+{
+	if (!o->model_fn)
+		return NAN;
+	int *others = xmalloc((size_t)n * sizeof *others), no = 0;
+	for (int q = 0; q < n && !fixed; q++)
+		if (q != j)
+			others[no++] = pts[q];
+	double mpr = o->model_fn(o->model_ctx, d, pts[j], others, no);
+	free(others);
+	return mpr;
+}
+
+/* The table row's key: the fit group tg, and for throughput the placement (GPUs, nodes, transport tr, which
+ * is written to tr[64]). */
+static char *row_key(const cal_env *e, const cal_point *p, const char *tg, char tr[64])
+{
+	tr[0] = '\0';
+	if (p->kind == CAL_THROUGHPUT && p->gpus > 1)
+		snprintf(tr, 64, "%s%s%s", p->gpus_per_node > 1 ? intra_transport(e, p) : "",
+			 p->gpus_per_node > 1 && p->nodes > 1 ? "+" : "", p->nodes > 1 ? p->inter : "");
+	if (p->kind != CAL_THROUGHPUT)
+		return xstrdup(tg);
+	return p->gpus > 1 ? xasprintf("%s @ %d GPUs (%dx%d %s)", tg, p->gpus, p->nodes, p->gpus_per_node, tr)
+			   : xasprintf("%s @ 1 GPU", tg);
+}
+
+static const char detail_header[] =
+	"group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
+	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n";
+
+/* One --detail row of a predicted point. */
+static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal_point *p, const char *tg,
+		       const char *tr, double pr, const char *how)
+{
+	char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
+	if (isfinite(p->batch_per_gpu))
+		snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
+	/* communication per iteration, measured (exec phase times) and predicted (with the parameters in use:
+	 * the profile, or the full fit), for throughput points */
+	char cm[4][32] = { "", "", "", "" };
+	if (p->kind == CAL_THROUGHPUT) {
+		double tar, ex;
+		point_throughput(e, full, p, &tar, &ex);
+		double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
+		for (int q = 0; q < 4; q++)
+			if (isfinite(v[q]))
+				snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
+	}
+	/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
+	char gb[16] = "";
+	const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(e, p) : NULL;
+	if (ms && ms->prep.nparams > 0)
+		snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
+	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg, base(p->file),
+		p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node, tr, bs,
+		cm[0], cm[1], cm[2], cm[3], gb, p->source);
+}
+
+/* Counts a predicted point (pr; the model column's mpr) in its table row, made on first use; vt takes key. */
+static void tally(cal_vtable *vt, char *key, const char *how, const cal_point *p, double pr, double mpr)
+{
+	double err = fabs(pr / p->measured - 1);
+	cal_vrow *row = NULL;
+	for (int r = 0; r < vt->n && !row; r++)
+		if (strcmp(vt->rows[r].group, key) == 0)
+			row = &vt->rows[r];
+	if (!row) {
+		row = &vt->rows[vt->n++];
+		row->group = key;
+		row->worst = -1;
+		row->how = how;
+		row->model_mape = NAN;
+		row->model_bias = NAN;
+	} else {
+		free(key);
+	}
+	if (strcmp(row->how, how) != 0)
+		row->how = "mixed";
+	if (isfinite(mpr) && mpr > 0) {
+		double se = mpr / p->measured - 1, me = fabs(se);
+		row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
+		row->model_bias = row->model_n ? (row->model_bias * row->model_n + se) / (row->model_n + 1) : se;
+		row->model_n++;
+	}
+	row->bias = (row->bias * row->n + (pr / p->measured - 1)) / (row->n + 1);
+	row->mape = (row->mape * row->n + err) / (row->n + 1);
+	row->n++;
+	vt->npred++;
+	if (err > row->worst) {
+		row->worst = err;
+		free(row->worst_where);
+		row->worst_where = xasprintf("%s:%d", base(p->file), p->line);
+		row->worst_pred = pr;
+		row->worst_meas = p->measured;
+	}
+}
+
 int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const cal_opts *opts, FILE *detail)
 {
 	cal_opts dflt = { 0 };
@@ -1054,55 +1199,15 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	}
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
-		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
-				"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n");
+		fputs(detail_header, detail);
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
 		for (int j = 0; j < n; j++) {
 			const cal_point *p = &d->pts[pts[j]];
-			double pr;
 			const char *how;
-			if (fixed) {
-				if (p->kind == CAL_THROUGHPUT && o->log) {
-					char *sc = compute_scope(p);
-					if (cal_pset_find(&full, "compute_eff", sc) < 0)
-						fprintf(o->log, "validate: %s:%d: the profile has no compute_eff for [%s]: "
-							"predicted from the prior\n", p->file, p->line, sc);
-					free(sc);
-				}
-				pr = predict_env(&e, &full, d, pts[j]);
-				how = "profile";
-			} else if (n >= 2) {
-				pr = loo_predict(&e, &full, d, pts, n, j, o);
-				how = "leave-one-out";
-			} else {
-				/* a group of one: predicted from the priors only (its own fit would see it) */
-				cal_pset pri;
-				pset_copy(&pri, &full);
-				fitctx c = { .e = &e, .ps = &pri, .d = d, .pts = pts, .npts = n };
-				choose_vars(&c);
-				for (int v = 0; v < c.nv; v++) {
-					cal_param *q = &pri.p[c.v[v].idx];
-					q->value = q->prior;
-					/* GPU efficiency: the other throughput groups' fits at the same kind of
-					 * precision are a better prior than a constant (still a hold-out) */
-					if (strcmp(q->name, "compute_eff") == 0)
-						q->value = cross_group_eff(&full, q->scope, q->prior);
-				}
-				pr = predict_env(&e, &pri, d, pts[j]);
-				cal_pset_free(&pri);
-				how = "other groups";
-			}
-			double mpr = NAN;
-			if (o->model_fn) {
-				int *others = xmalloc((size_t)n * sizeof *others), no = 0;
-				for (int q = 0; q < n && !fixed; q++)
-					if (q != j)
-						others[no++] = pts[q];
-				mpr = o->model_fn(o->model_ctx, d, pts[j], others, no);
-				free(others);
-			}
+			double pr = held_out(&e, &full, d, pts, n, j, fixed != NULL, o, &how);
+			double mpr = model_column(o, d, pts, n, j, fixed != NULL);
 			if (!isfinite(pr) || !(pr > 0)) {
 				vt->nunpredictable++;
 				if (o->log)
@@ -1110,77 +1215,12 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						p->line);
 				continue;
 			}
-			/* table row: the fit group, and for throughput the placement (GPUs, nodes, transport) */
-			char *tg = table_group(g.gname[pts[j]]);
-			char *key;
-			char tr[64] = "";
-			if (p->kind == CAL_THROUGHPUT && p->gpus > 1)
-				snprintf(tr, sizeof tr, "%s%s%s", p->gpus_per_node > 1 ? intra_transport(&e, p) : "",
-					 p->gpus_per_node > 1 && p->nodes > 1 ? "+" : "", p->nodes > 1 ? p->inter : "");
-			if (p->kind == CAL_THROUGHPUT)
-				key = p->gpus > 1 ? xasprintf("%s @ %d GPUs (%dx%d %s)", tg, p->gpus, p->nodes, p->gpus_per_node, tr)
-						  : xasprintf("%s @ 1 GPU", tg);
-			else
-				key = xstrdup(tg);
-			double err = fabs(pr / p->measured - 1);
-			if (detail) {
-				char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
-				if (isfinite(p->batch_per_gpu))
-					snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
-				/* communication per iteration, measured (exec phase times) and predicted (with the
-				 * parameters in use: the profile, or the full fit), for throughput points */
-				char cm[4][32] = { "", "", "", "" };
-				if (p->kind == CAL_THROUGHPUT) {
-					double tar, ex;
-					point_throughput(&e, &full, p, &tar, &ex);
-					double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
-					for (int q = 0; q < 4; q++)
-						if (isfinite(v[q]))
-							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
-				}
-				/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
-				char gb[16] = "";
-				const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(&e, p) : NULL;
-				if (ms && ms->prep.nparams > 0)
-					snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg,
-					base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus,
-					p->nodes, p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source);
-			}
+			char *tg = table_group(g.gname[pts[j]]), tr[64];
+			char *key = row_key(&e, p, tg, tr);
+			if (detail)
+				detail_row(detail, &e, &full, p, tg, tr, pr, how);
 			free(tg);
-			cal_vrow *row = NULL;
-			for (int r = 0; r < vt->n && !row; r++)
-				if (strcmp(vt->rows[r].group, key) == 0)
-					row = &vt->rows[r];
-			if (!row) {
-				row = &vt->rows[vt->n++];
-				row->group = key;
-				row->worst = -1;
-				row->how = how;
-				row->model_mape = NAN;
-				row->model_bias = NAN;
-			} else {
-				free(key);
-			}
-			if (strcmp(row->how, how) != 0)
-				row->how = "mixed";
-			if (isfinite(mpr) && mpr > 0) {
-				double se = mpr / p->measured - 1, me = fabs(se);
-				row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
-				row->model_bias = row->model_n ? (row->model_bias * row->model_n + se) / (row->model_n + 1) : se;
-				row->model_n++;
-			}
-			row->bias = (row->bias * row->n + (pr / p->measured - 1)) / (row->n + 1);
-			row->mape = (row->mape * row->n + err) / (row->n + 1);
-			row->n++;
-			vt->npred++;
-			if (err > row->worst) {
-				row->worst = err;
-				free(row->worst_where);
-				row->worst_where = xasprintf("%s:%d", base(p->file), p->line);
-				row->worst_pred = pr;
-				row->worst_meas = p->measured;
-			}
+			tally(vt, key, how, p, pr, mpr);
 		}
 	}
 	cal_pset_free(&full);
