@@ -604,6 +604,75 @@ static void addvar(fitctx *c, cal_pset *ps, const char *name, const char *scope,
 }
 
 /* Chooses the free parameters of a group from the points in it. */
+/* Whether the group's points take two or more values of val (NANs ignored until the first number). */
+static bool varies(const fitctx *c, double (*val)(const cal_point *))
+{
+	double v1 = NAN;
+	for (int k = 0; k < c->npts; k++) {
+		double v = val(&c->d->pts[c->pts[k]]);
+		if (!isfinite(v1))
+			v1 = v;
+		else if (v != v1)
+			return true;
+	}
+	return false;
+}
+
+static double pt_batch(const cal_point *p) { return cal_point_batch(p); }
+static double pt_bytes(const cal_point *p) { return p->bytes; }
+static double pt_global_batch(const cal_point *p) { return p->global_batch; }
+
+/* A group of jpeg-gpu runs: the decoder's rate, started at the slowest point's rate per GPU where that is
+ * below the prior, so that the decoder bound is active (a min() has no slope on its other side). */
+static void vars_decode(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	double start = gpu_decode_prior(e);
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		start = fmin(start, 0.999 * p->measured / p->gpus);
+	}
+	char *dsc = decode_scope(p0);
+	int idx = cal_pset_get(c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
+	if (c->ps->p[idx].status != CAL_FITTED)
+		c->ps->p[idx].value = start;
+	addvar(c, c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
+	free(dsc);
+}
+
+/* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade
+ * reference, > 1), b_half where the batch varies, the overlap where an all-reduce may hide. */
+static void vars_throughput(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	char *sc = compute_scope(p0);
+	bool comm = false;
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		comm |= p->gpus > 1 && !p->no_overlap;
+	}
+	addvar(c, c->ps, "compute_eff", sc, compute_eff_prior(point_scen(e, p0)), "factor", CAL_X_LOG);
+	if (varies(c, pt_batch))
+		addvar(c, c->ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
+	if (comm)
+		addvar(c, c->ps, "overlap", sc, overlap_prior(e, p0, point_scen(e, p0)), "fraction", CAL_X_LOGIT);
+	free(sc);
+}
+
+/* An all-reduce group: the level's bus bandwidth, and its latency where the message size varies. */
+static void vars_allreduce(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	const char *t = p0->nodes > 1 ? p0->inter : intra_transport(e, p0);
+	double a0, b0;
+	comm_prior(e, p0, t, &a0, &b0);
+	char *sc = link_scope(p0, t);
+	addvar(c, c->ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
+	if (varies(c, pt_bytes))
+		addvar(c, c->ps, "alpha_s", sc, a0, "s", CAL_X_LOG);
+	free(sc);
+}
+
 static void choose_vars(fitctx *c)
 {
 	const cal_env *e = c->e;
@@ -611,89 +680,31 @@ static void choose_vars(fitctx *c)
 	const cal_point *p0 = &c->d->pts[c->pts[0]];
 	c->nv = 0;
 	if (gpu_jpeg(p0)) {
-		/* starts at the slowest point's rate per GPU where that is below the prior, so that the decoder
-		 * bound is active (a min() has no slope on its other side) */
-		double start = gpu_decode_prior(e);
-		for (int k = 0; k < c->npts; k++) {
-			const cal_point *p = &c->d->pts[c->pts[k]];
-			start = fmin(start, 0.999 * p->measured / p->gpus);
-		}
-		char *dsc = decode_scope(p0);
-		int idx = cal_pset_get(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
-		if (ps->p[idx].status != CAL_FITTED)
-			ps->p[idx].value = start;
-		addvar(c, ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
-		free(dsc);
+		vars_decode(c, p0);
 		return;
 	}
 	switch (p0->kind) {
-	case CAL_THROUGHPUT: {
-		char *sc = compute_scope(p0);
-		double b1 = NAN;
-		bool two_batches = false, comm = false;
-		for (int k = 0; k < c->npts; k++) {
-			const cal_point *p = &c->d->pts[c->pts[k]];
-			double b = cal_point_batch(p);
-			if (!isfinite(b1))
-				b1 = b;
-			else if (b != b1)
-				two_batches = true;
-			comm |= p->gpus > 1 && !p->no_overlap;
-		}
-		/* log, not logit: a stack may be faster than the model's MLPerf-grade reference (> 1) */
-		addvar(c, ps, "compute_eff", sc, compute_eff_prior(point_scen(e, p0)), "factor", CAL_X_LOG);
-		if (two_batches)
-			addvar(c, ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
-		if (comm)
-			addvar(c, ps, "overlap", sc, overlap_prior(e, p0, point_scen(e, p0)), "fraction", CAL_X_LOGIT);
-		free(sc);
+	case CAL_THROUGHPUT:
+		vars_throughput(c, p0);
 		break;
-	}
-	case CAL_ALLREDUCE: {
-		const char *t = p0->nodes > 1 ? p0->inter : intra_transport(e, p0);
-		double a0, b0, s1 = NAN;
-		bool two_sizes = false;
-		for (int k = 0; k < c->npts; k++) {
-			double s = c->d->pts[c->pts[k]].bytes;
-			if (!isfinite(s1))
-				s1 = s;
-			else if (s != s1)
-				two_sizes = true;
-		}
-		comm_prior(e, p0, t, &a0, &b0);
-		char *sc = link_scope(p0, t);
-		addvar(c, ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
-		if (two_sizes)
-			addvar(c, ps, "alpha_s", sc, a0, "s", CAL_X_LOG);
-		free(sc);
+	case CAL_ALLREDUCE:
+		vars_allreduce(c, p0);
 		break;
-	}
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p0->machine, p0->gpu, p0->variant);
 		addvar(c, ps, "decode_img_s_core", sc, e->mp.decode_img_s_core, "img/s", CAL_X_LOG);
 		free(sc);
 		break;
 	}
-	case CAL_EPOCHS: {
-		double b1 = NAN;
-		bool two = false;
-		for (int k = 0; k < c->npts; k++) {
-			double b = c->d->pts[c->pts[k]].global_batch;
-			if (!isfinite(b1))
-				b1 = b;
-			else if (b != b1)
-				two = true;
-		}
+	case CAL_EPOCHS:
 		addvar(c, ps, "conv_e0", p0->variant, e->mp.conv_e0, "epochs", CAL_X_LOG);
-		if (two)
+		if (varies(c, pt_global_batch))
 			addvar(c, ps, "conv_b0", p0->variant, e->mp.conv_b0, "images", CAL_X_LOG);
 		break;
-	}
 	case CAL_TTA:
 		/* fitted in log space, which cannot start at the model's default 0 (the v4.0 fit puts the
 		 * boundary in epoch_boundary_iters): start at 10 ms */
-		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(e->mp.epoch_boundary_s, 0.01), "s",
-		       CAL_X_LOG);
+		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(e->mp.epoch_boundary_s, 0.01), "s", CAL_X_LOG);
 		break;
 	case CAL_CONTENTION: {
 		char *sc = link_scope(p0, outer_transport(e, p0));
