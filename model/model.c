@@ -668,10 +668,14 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	double comm[MODEL_MAX_BUCKETS];
 	model_step st;
 	model_step_in in = { .k = k, .batch_img = b + (sc->b_half >= 0 ? sc->b_half : p->b_half), .comm_s = comm,
-			     .overlap = model_overlap(sc, p), .gpus = r->gpus, .straggler_cv = p->straggler_cv };
-	for (int i = 0; r->gpus > 1 && i < pr->nbuckets; i++)
-		comm[i] = model_allreduce_s(sc, p, pr->bucket_B[i]);
-	contention(sc, p, &in.slow_compute, &in.slow_comm);
+			     .overlap = 1, .slow_compute = 1, .slow_comm = 1, .gpus = r->gpus,
+			     .straggler_cv = p->straggler_cv };
+	if (r->gpus > 1) { /* one GPU all-reduces nothing: the step reads none of these */
+		for (int i = 0; i < pr->nbuckets; i++)
+			comm[i] = model_allreduce_s(sc, p, pr->bucket_B[i]);
+		in.overlap = model_overlap(sc, p);
+		contention(sc, p, &in.slow_compute, &in.slow_comm);
+	}
 	model_step_run(sc, &in, &st);
 	r->fwd_s = st.fwd_s;
 	r->bwd_s = st.bwd_s;
