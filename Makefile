@@ -4,6 +4,8 @@
 #   make test      install missing packages, build, run every host test (no GPU needed)
 #   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
+#   make golden    rewrites tests/golden/ (the outputs tests/golden.sh compares byte for byte) with this
+#                  build; only in a commit that says which change moved the numbers and why
 #   make examples  regenerates examples/charts/ (charts and reports) with this build; `make test` fails while
 #                  the committed ones differ from what the binary writes (needs gnuplot)
 #   make whatif    builds whatif.html's script (compare as WebAssembly, needs emcc) into scaleplan, so that
@@ -44,7 +46,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz bench install examples
+.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz bench install examples golden
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -97,6 +99,9 @@ bench: $(BENCH_TARGETS)
 
 examples: all
 	SCALEPLAN=$(BUILD)/scaleplan sh examples/charts.sh examples/charts
+
+golden: all
+	SCALEPLAN=$(BUILD)/scaleplan sh tests/golden.sh --update
 
 # scaleplan-train is built only where the GPU toolchain is found (exec/module.mk); installed when it was.
 install: all

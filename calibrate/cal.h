@@ -24,8 +24,8 @@
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
- * The throughput model fitted here (cal_predict) is model_predict's GPU step on the scenario `predict` builds
- * for the point (cal_point_compute_scenario: plan_resolve of its system, stack, precision, batch; one
+ * The throughput model fitted here (cal_predict) is model_step_run (model.h: the step model_predict calls)
+ * on the scenario `predict` builds for the point (cal_point_compute_scenario: plan_resolve of its system, stack, precision, batch; one
  * explicit mapping for machines and precisions the database cannot describe), with the model's own
  * all-reduce on the fitted link levels:
  *   t_compute(B) = (compute_cal / compute_eff) x ((B + b_half) x per-image roofline time + per-iteration
@@ -38,7 +38,7 @@
  *                  run's bucket_mb, else 25 MiB; each pays its own latency; reduced one after another)
  *   ready_i      = backward time until bucket i is complete (the model's buckets and layer times)
  *   exposed      = overlap x (end of the last bucket's all-reduce - end of backward)^+
- *                  + (1 - overlap) x t_allreduce   (model.h, model_exposed_s); overlap prior 1 for
+ *                  + (1 - overlap) x t_allreduce   (model_step_exposed_s); overlap prior 1 for
  *                  scaleplan-train (every bucket launched from backward hooks, exec/ex_dist.c), else
  *                  the model's (model_overlap: the stack's comm_hidden_frac, else the default)
  *   contention   = scaleplan-train runs only: while a bucket's all-reduce is in flight backward runs
@@ -47,7 +47,7 @@
  *                  compute load, exec --bench-allreduce --load resnet|gemm; 1 when there are none); the
  *                  pipeline above is then played with those rates (exposed also counts what backward lost)
  *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
- *                  (slowest of P GPUs; model.h, not fitted) - model_predict's GPU step
+ *                  (slowest of P GPUs; model.h, not fitted) - model_step_run
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
  *                  jpeg-gpu runs: min(gpus x B / t_iter, gpus x gpu_decode_img_s)
  *
@@ -70,7 +70,6 @@
 #include "model/model.h"
 
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
-#define CAL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k training images (refdata/seed_facts.md) */
 #define CAL_MLLOG_STR 128
 /* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
  * the alpha-beta form, and gradient buckets (25 MiB) are far above it. */
@@ -194,6 +193,11 @@ int cal_phases_write_dir(const char *dir, const char *source_prefix, const char 
 int cal_phases_read_buf(const char *name, const char *buf, size_t len_B, cal_phase_row **rows, int *n);
 /* The phase table built into the binary (refdata/mlperf_v4_0_phases.csv). */
 int cal_phases_builtin(cal_phase_row **rows, int *n);
+/* The stacks' one-GPU reference runs built into the binary (refdata/one_gpu_runs.csv: stack, system, precision,
+ * batch_per_gpu, data, img_s, source), the points their compute_eff is fitted on (cal_gpus.c,
+ * tools/fit_stack_eff.sh). 0 (free *t with csv_table_free) or ERR_INPUT. */
+struct csv_table;
+int cal_one_gpu_runs(struct csv_table *t);
 
 /* The run-level terms of the model (model.h: startup_*, run_lead_*, cold_read_Bps, eval_*, epoch_boundary_*)
  * fitted to a phase table with GSL; forms (why: the v4.0 data, bench/NOTES.md "Whole-run phases" and h7's
@@ -467,7 +471,7 @@ void cal_vtable_free(cal_vtable *vt);
 /* Prints the table for people (format "table"), as CSV ("csv") or as a Markdown table ("md"). */
 void cal_vtable_print(const cal_vtable *vt, const char *format, FILE *out);
 
-/* ---- 90% prediction intervals from held-out residuals (cal_interval.c; issue 31) ----
+/* ---- 90% prediction intervals from held-out residuals (cal_interval.c) ----
  * `scaleplan validate` records each held-out prediction it makes (the model column's throughput points, the
  * whole-run group's ttt and tta); cal_interval_derive turns them into model/intervals.csv's table
  * (`make intervals`), cal_interval_coverage checks how often they fall inside. */

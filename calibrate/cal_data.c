@@ -267,45 +267,117 @@ static bool merge_rank(cal_data *d)
 }
 
 /* Throughput rows: exec measurement CSVs, refdata/throughput.csv, refdata/testbed_pytorch.csv. */
+/* The columns a throughput table may have (-1: absent). */
+typedef struct tp_cols {
+	int img, machine, gpus, nodes, gpn, batch, gbatch, mode, prec, gpu, src, data, epoch, fw, layout, compiled,
+	    grad_prec, threads, rank, run, graph, image, ar, exposed, bucket;
+} tp_cols;
+
+static void tp_cols_find(const csv_table *t, tp_cols *c)
+{
+	static const char *const c_img[] = { "throughput_img_s", "img_s", NULL };
+	static const char *const c_machine[] = { "machine", "system", NULL };
+	c->img = col_any(t, c_img);
+	c->machine = col_any(t, c_machine);
+	c->gpus = csv_table_col(t, "gpus"), c->nodes = csv_table_col(t, "nodes"), c->gpn = csv_table_col(t, "gpus_per_node");
+	c->batch = csv_table_col(t, "batch_per_gpu"), c->gbatch = csv_table_col(t, "global_batch");
+	c->mode = csv_table_col(t, "nccl_mode"), c->prec = csv_table_col(t, "precision");
+	c->gpu = csv_table_col(t, "gpu"), c->src = csv_table_col(t, "source"), c->data = csv_table_col(t, "data");
+	c->epoch = csv_table_col(t, "epoch"), c->fw = csv_table_col(t, "framework"), c->layout = csv_table_col(t, "layout");
+	c->compiled = csv_table_col(t, "compiled"), c->grad_prec = csv_table_col(t, "grad_precision");
+	c->threads = csv_table_col(t, "data_threads"), c->rank = csv_table_col(t, "rank"), c->run = csv_table_col(t, "run_id");
+	c->graph = csv_table_col(t, "graph"), c->image = csv_table_col(t, "image_size");
+	c->ar = csv_table_col(t, "allreduce_s"), c->exposed = csv_table_col(t, "comm_exposed_s");
+	c->bucket = csv_table_col(t, "bucket_mb");
+}
+
+/* A row's numbers (NAN where a column is absent or empty; img/s and GPUs required). */
+typedef struct tp_nums { double img_s, gpus, nodes, gpn, batch, gbatch, thr, ar_s, ex_s, bucket_mb; } tp_nums;
+
+static int tp_nums_read(const csv_table *t, int r, const tp_cols *c, tp_nums *v)
+{
+	return req_num(t, r, c->img, &v->img_s, true) || req_num(t, r, c->gpus, &v->gpus, true) ||
+	       opt_num(t, r, c->nodes, &v->nodes) || opt_num(t, r, c->gpn, &v->gpn) || opt_num(t, r, c->batch, &v->batch) ||
+	       opt_num(t, r, c->gbatch, &v->gbatch) || opt_num(t, r, c->threads, &v->thr) || opt_num(t, r, c->ar, &v->ar_s) ||
+	       opt_num(t, r, c->exposed, &v->ex_s) || opt_num(t, r, c->bucket, &v->bucket_mb)
+		       ? ERR_INPUT
+		       : 0;
+}
+
+/* The placement of a run: nodes (emulated ones from the NCCL mode), GPUs per node, and the transports.
+ * One node: the transport of the mode (nvlink when not said); several nodes: the transport between them
+ * ("socket" for emulated nodes, "ib" for the reference clusters). */
+static void tp_place(cal_point *p, const csv_table *t, int r, const tp_cols *c, const tp_nums *v)
+{
+	int emu = 0;
+	const char *tr = transport_of(cell(t, r, c->mode), &emu);
+	if (cell(t, r, c->mode)[0] == '\0')
+		tr = "default"; /* resolved from the system's topology (hwdb) when predicting */
+	p->nodes = isfinite(v->nodes) ? (int)v->nodes : (emu ? emu : 1);
+	if (emu && p->nodes == 1)
+		p->nodes = emu;
+	if (p->nodes > p->gpus)
+		p->nodes = p->gpus;
+	p->gpus_per_node = isfinite(v->gpn) && v->gpn >= 1 ? (int)v->gpn : p->gpus / p->nodes;
+	if (p->gpus_per_node < 1)
+		p->gpus_per_node = 1;
+	p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
+	p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
+}
+
+/* What else sets per-GPU speed: the software (the row's source names one stack and setup; a framework cell
+ * alone changes with the launcher, e.g. "TensorFlow 1.x + Horovod"), the memory layout and compilation,
+ * CUDA graphs, the image side. */
+static void tp_software(cal_point *p, const csv_table *t, int r, const tp_cols *c)
+{
+	p->framework = lower_dup(cell(t, r, c->fw));
+	const char *graph = cell(t, r, c->graph), *img = cell(t, r, c->image);
+	p->variant = xasprintf("%s%s%s%s%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
+			       c->layout >= 0 ? " " : "", cell(t, r, c->layout),
+			       c->compiled >= 0 && strcmp(cell(t, r, c->compiled), "yes") == 0 ? " compiled" : "",
+			       graph[0] && strcmp(graph, "0") != 0 ? " graph" : "", graph[0] && strcmp(graph, "0") != 0 ? graph : "",
+			       img[0] && strcmp(img, "224") != 0 ? " img" : "", img[0] && strcmp(img, "224") != 0 ? img : "");
+	p->image_hw = img[0] ? atof(img) : 224;
+	if (!(p->image_hw >= 32 && p->image_hw <= 4096))
+		p->image_hw = 224;
+	/* Gradient bytes per parameter: the file's grad_precision; else a guess (2 for the engine, 4 otherwise)
+	 * that calibrate's model does not use: there the stack's grad_B holds (hwdb stacks.csv; the engine's
+	 * --grad-precision default is fp32, exec/ex_dist.h). */
+	const char *gp = cell(t, r, c->grad_prec);
+	if (gp[0])
+		p->grad_B_param = (strcasecmp(gp, "fp32") == 0 || strcasecmp(gp, "tf32") == 0) ? 4 : 2;
+	else
+		p->grad_B_param = strcmp(p->source, "exec") == 0 ? 2 : 4;
+	p->grad_B_said = gp[0] != '\0';
+}
+
+/* Rows that repeat a run's configuration: per-rank rows (tests/gpu/test_dist.c; the run row "all" carries
+ * the job's img/s) and per-epoch rows (the run row carries the throughput). */
+static bool tp_repeat_row(const csv_table *t, int r, const tp_cols *c)
+{
+	return (c->rank >= 0 && t->cells[r][c->rank][0] && strcmp(t->cells[r][c->rank], "all") != 0) ||
+	       (c->epoch >= 0 && t->cells[r][c->epoch][0] != '\0');
+}
+
 static int load_throughput(loader *L)
 {
 	const csv_table *t = L->t;
-	static const char *const c_img[] = { "throughput_img_s", "img_s", NULL };
-	static const char *const c_machine[] = { "machine", "system", NULL };
-	int ci = col_any(t, c_img), cm = col_any(t, c_machine);
-	int cg = csv_table_col(t, "gpus"), cn = csv_table_col(t, "nodes"), cgn = csv_table_col(t, "gpus_per_node");
-	int cb = csv_table_col(t, "batch_per_gpu"), cgb = csv_table_col(t, "global_batch");
-	int cmode = csv_table_col(t, "nccl_mode"), cprec = csv_table_col(t, "precision");
-	int cgpu = csv_table_col(t, "gpu"), csrc = csv_table_col(t, "source"), cdata = csv_table_col(t, "data");
-	int cep = csv_table_col(t, "epoch"), cfw = csv_table_col(t, "framework"), clay = csv_table_col(t, "layout");
-	int ccomp = csv_table_col(t, "compiled"), cgp = csv_table_col(t, "grad_precision");
-	int cthr = csv_table_col(t, "data_threads"), crank = csv_table_col(t, "rank"), crun = csv_table_col(t, "run_id");
-	int cgraph = csv_table_col(t, "graph"), cimg = csv_table_col(t, "image_size");
-	int car = csv_table_col(t, "allreduce_s"), cex = csv_table_col(t, "comm_exposed_s");
-	int cbucket = csv_table_col(t, "bucket_mb");
+	tp_cols c;
+	tp_cols_find(t, &c);
 	for (int r = 0; r < t->nrows; r++) {
-		double img_s, gpus, nodes, gpn, batch, gbatch, thr, ar_s, ex_s, bucket_mb;
-		if (crank >= 0 && t->cells[r][crank][0] && strcmp(t->cells[r][crank], "all") != 0) {
-			/* per-rank rows (tests/gpu/test_dist.c): the run row ("all") carries the job's img/s */
+		tp_nums v;
+		if (tp_repeat_row(t, r, &c)) {
 			L->d->nskipped++;
 			continue;
 		}
-		if (cep >= 0 && t->cells[r][cep][0] != '\0') {
-			/* per-epoch rows repeat the run's configuration; the run row carries the throughput */
-			L->d->nskipped++;
-			continue;
-		}
-		if (req_num(t, r, ci, &img_s, true) || req_num(t, r, cg, &gpus, true) || opt_num(t, r, cn, &nodes) ||
-		    opt_num(t, r, cgn, &gpn) || opt_num(t, r, cb, &batch) || opt_num(t, r, cgb, &gbatch) ||
-		    opt_num(t, r, cthr, &thr) || opt_num(t, r, car, &ar_s) || opt_num(t, r, cex, &ex_s) ||
-		    opt_num(t, r, cbucket, &bucket_mb)) {
+		if (tp_nums_read(t, r, &c, &v)) {
 			if (bad_row(L))
 				return ERR_INPUT;
 			continue;
 		}
-		if (gpus != floor(gpus) || gpus > 1e6 || (isfinite(batch) && !(batch > 0)) ||
-		    (isfinite(nodes) && (!(nodes >= 1) || nodes != floor(nodes) || nodes > gpus)) ||
-		    (isfinite(gpn) && (!(gpn >= 1) || gpn != floor(gpn) || gpn > gpus))) {
+		if (v.gpus != floor(v.gpus) || v.gpus > 1e6 || (isfinite(v.batch) && !(v.batch > 0)) ||
+		    (isfinite(v.nodes) && (!(v.nodes >= 1) || v.nodes != floor(v.nodes) || v.nodes > v.gpus)) ||
+		    (isfinite(v.gpn) && (!(v.gpn >= 1) || v.gpn != floor(v.gpn) || v.gpn > v.gpus))) {
 			err_set("%s:%d: gpus, nodes, gpus_per_node and batch_per_gpu must be positive integers with "
 				"nodes and gpus_per_node <= gpus", t->name, t->line[r]);
 			if (bad_row(L))
@@ -313,61 +385,25 @@ static int load_throughput(loader *L)
 			continue;
 		}
 		cal_point *p = point_new(L->d, CAL_THROUGHPUT, t->name, t->line[r]);
-		p->measured = img_s;
-		p->gpus = (int)gpus;
-		int emu = 0;
-		const char *tr = transport_of(cell(t, r, cmode), &emu);
-		if (cell(t, r, cmode)[0] == '\0')
-			tr = "default"; /* resolved from the system's topology (hwdb) when predicting */
-		p->nodes = isfinite(nodes) ? (int)nodes : (emu ? emu : 1);
-		if (emu && p->nodes == 1)
-			p->nodes = emu;
-		if (p->nodes > p->gpus)
-			p->nodes = p->gpus;
-		p->gpus_per_node = isfinite(gpn) && gpn >= 1 ? (int)gpn : p->gpus / p->nodes;
-		if (p->gpus_per_node < 1)
-			p->gpus_per_node = 1;
-		p->batch_per_gpu = batch;
-		p->global_batch = isfinite(gbatch) ? gbatch : (isfinite(batch) ? batch * gpus : NAN);
-		p->source = xstrdup(csrc >= 0 && t->cells[r][csrc][0] ? t->cells[r][csrc] : file_base(t->name));
-		p->machine = xstrdup(cell(t, r, cm));
-		p->gpu = xstrdup(cell(t, r, cgpu));
-		p->precision = lower_dup(cell(t, r, cprec));
-		p->data = lower_dup(cell(t, r, cdata));
-		/* What else sets per-GPU speed: the software (the row's source names one stack and setup; a
-		 * framework cell alone changes with the launcher, e.g. "TensorFlow 1.x + Horovod"), the memory
-		 * layout and compilation. */
-		p->framework = lower_dup(cell(t, r, cfw));
-		const char *graph = cell(t, r, cgraph), *img = cell(t, r, cimg);
-		p->variant = xasprintf("%s%s%s%s%s%s%s%s", strcmp(p->source, "exec") == 0 ? "scaleplan-train" : p->source,
-				       clay >= 0 ? " " : "", cell(t, r, clay),
-				       ccomp >= 0 && strcmp(cell(t, r, ccomp), "yes") == 0 ? " compiled" : "",
-				       graph[0] && strcmp(graph, "0") != 0 ? " graph" : "", graph[0] && strcmp(graph, "0") != 0 ? graph : "",
-				       img[0] && strcmp(img, "224") != 0 ? " img" : "", img[0] && strcmp(img, "224") != 0 ? img : "");
-		p->image_hw = img[0] ? atof(img) : 224;
-		if (!(p->image_hw >= 32 && p->image_hw <= 4096))
-			p->image_hw = 224;
+		p->measured = v.img_s;
+		p->gpus = (int)v.gpus;
+		p->batch_per_gpu = v.batch;
+		p->global_batch = isfinite(v.gbatch) ? v.gbatch : (isfinite(v.batch) ? v.batch * v.gpus : NAN);
+		p->source = xstrdup(c.src >= 0 && t->cells[r][c.src][0] ? t->cells[r][c.src] : file_base(t->name));
+		p->machine = xstrdup(cell(t, r, c.machine));
+		p->gpu = xstrdup(cell(t, r, c.gpu));
+		p->precision = lower_dup(cell(t, r, c.prec));
+		p->data = lower_dup(cell(t, r, c.data));
+		tp_place(p, t, r, &c, &v);
+		tp_software(p, t, r, &c);
 		/* exec's --no-overlap runs (gpu_multi.sh TRAIN_EXTRA) reduce all buckets after backward */
-		p->no_overlap = crun >= 0 && strstr(t->cells[r][crun], "no-overlap") != NULL;
-		/* One node: the transport of the mode (nvlink when not said); several nodes: the transport
-		 * between them ("socket" for emulated nodes, "ib" for the reference clusters). */
-		p->intra = xstrdup(p->gpus_per_node > 1 ? (emu ? "nvlink" : tr) : "");
-		p->inter = xstrdup(p->nodes > 1 ? (emu || strcmp(tr, "socket") == 0 ? "socket" : "ib") : "");
-		/* Gradient bytes per parameter: the file's grad_precision; else a guess (2 for the engine, 4
-		 * otherwise) that calibrate's model does not use: there the stack's grad_B holds (hwdb stacks.csv;
-		 * the engine's --grad-precision default is fp32, exec/ex_dist.h). */
-		const char *gp = cell(t, r, cgp);
-		if (gp[0])
-			p->grad_B_param = (strcasecmp(gp, "fp32") == 0 || strcasecmp(gp, "tf32") == 0) ? 4 : 2;
-		else
-			p->grad_B_param = strcmp(p->source, "exec") == 0 ? 2 : 4;
-		p->grad_B_said = gp[0] != '\0';
-		p->data_threads = thr;
-		p->meas_comm_s = ar_s;
-		p->meas_exposed_s = ex_s;
+		p->no_overlap = c.run >= 0 && strstr(t->cells[r][c.run], "no-overlap") != NULL;
+		p->data_threads = v.thr;
+		p->meas_comm_s = v.ar_s;
+		p->meas_exposed_s = v.ex_s;
 		/* exec --bucket-mb is MiB (ex_dist.c: bucket_B = MB x 1048576) */
-		p->bucket_B = isfinite(bucket_mb) && bucket_mb > 0 ? bucket_mb * 1048576.0 : NAN;
-		p->run_id = xstrdup(cell(t, r, crun));
+		p->bucket_B = isfinite(v.bucket_mb) && v.bucket_mb > 0 ? v.bucket_mb * 1048576.0 : NAN;
+		p->run_id = xstrdup(cell(t, r, c.run));
 		point_fill_strings(p);
 		merge_rank(L->d);
 	}
@@ -613,7 +649,7 @@ void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run)
 		p->global_batch = run->global_batch;
 		p->measured = run->tta_s;
 		p->workers = run->epochs;
-		p->train_images = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+		p->train_images = isfinite(run->train_samples) ? run->train_samples : MODEL_IMAGENET_TRAIN_IMAGES;
 		p->block_img_s = run->block_img_s;
 		p->source = xstrdup("mllog");
 		p->machine = xstrdup(plat);
@@ -721,6 +757,10 @@ int cal_data_load_builtin(cal_data *d, FILE *errs)
 			continue;
 		/* phase tables (cal_phases.c) are not measurements of a model quantity; cal_phases_builtin */
 		if (len > 11 && strcmp(f->name + len - 11, "_phases.csv") == 0)
+			continue;
+		/* the stacks' one-GPU runs: points of the measurement tables they cite, listed again by stack
+		 * (cal_one_gpu_runs) */
+		if (strcmp(f->name, "one_gpu_runs.csv") == 0)
 			continue;
 		char *name = xasprintf("refdata/%s", f->name);
 		int rc = cal_data_load_csv_buf(d, name, (const char *)f->data, f->len_B, true, errs);

@@ -74,6 +74,80 @@ static int lsq_f(const gsl_vector *x, void *params, gsl_vector *f)
 	return GSL_SUCCESS;
 }
 
+/* First-order optimality: |J^T f|_inf small. GSL reports GSL_ENOPROG when it cannot improve, which also
+ * happens at an exact solution; accept that only where the gradient says it is a minimum. Started exactly at
+ * the solution (zero residuals), the driver can also end with GSL_EMAXITER. Sets res->converged, or the
+ * reason in res->msg. */
+static bool lsq_converged(int status, const gsl_matrix *J, const gsl_vector *f, cal_lsq_result *res)
+{
+	double gmax = 0;
+	for (size_t j = 0; j < J->size2; j++) {
+		double g = 0;
+		for (size_t i = 0; i < J->size1; i++)
+			g += gsl_matrix_get(J, i, j) * gsl_vector_get(f, i);
+		gmax = fmax(gmax, fabs(g));
+	}
+	if (status == GSL_SUCCESS)
+		res->converged = true;
+	else if (res->chi2 < 1e-20 || (status == GSL_ENOPROG && gmax < 1e-6 * fmax(1.0, res->chi2)))
+		res->converged = true;
+	else
+		snprintf(res->msg, sizeof res->msg, "did not converge after %d iterations (%s; chi2 %.3g, gradient %.3g)",
+			 res->iters, gsl_strerror(status), res->chi2, gmax);
+	return res->converged;
+}
+
+/* Rank from the singular values of J (copied into jc; V, S, work of its size); a coordinate with a large
+ * component along a null direction cannot be determined by these data. GSL's status. */
+static int lsq_rank(const gsl_matrix *J, gsl_matrix *jc, gsl_matrix *V, gsl_vector *S, gsl_vector *work,
+		    cal_lsq_result *res)
+{
+	size_t np = J->size2;
+	gsl_matrix_memcpy(jc, J);
+	int status = gsl_linalg_SV_decomp(jc, V, S, work);
+	if (status != GSL_SUCCESS)
+		return status;
+	double smax = gsl_vector_get(S, 0);
+	for (size_t j = 0; j < np; j++)
+		res->determined[j] = smax > 0;
+	res->rank = 0;
+	for (size_t k = 0; k < np; k++) {
+		double s = gsl_vector_get(S, k);
+		if (smax > 0 && s > 1e-8 * smax) {
+			res->rank++;
+			continue;
+		}
+		for (size_t j = 0; j < np; j++)
+			if (fabs(gsl_matrix_get(V, j, k)) > 0.1)
+				res->determined[j] = false;
+	}
+	return GSL_SUCCESS;
+}
+
+/* Standard errors from the covariance at the optimum scaled by chi2/dof, for the determined coordinates;
+ * the others marked not determined (res->msg says how many). GSL's status. */
+static int lsq_errors(const gsl_matrix *J, gsl_matrix *covar, cal_lsq_result *res)
+{
+	size_t np = J->size2;
+	int status = gsl_multifit_nlinear_covar(J, 1e-8, covar), nund = 0;
+	if (status != GSL_SUCCESS)
+		return status;
+	for (size_t j = 0; j < np; j++) {
+		double c = gsl_matrix_get(covar, j, j);
+		if (!res->determined[j] || !(c > 0) || !isfinite(c)) {
+			res->determined[j] = false;
+			nund++;
+			continue;
+		}
+		if (res->dof > 0)
+			res->se_u[j] = sqrt(c * res->chi2 / res->dof);
+	}
+	if (nund)
+		snprintf(res->msg, sizeof res->msg, "Jacobian rank %d of %d: %d parameter(s) not determined by the data",
+			 res->rank, (int)np, nund);
+	return GSL_SUCCESS;
+}
+
 int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 {
 	pthread_once(&gsl_once, gsl_quiet);
@@ -126,25 +200,8 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 	res->chi2 = chi * chi;
 	gsl_matrix *J = gsl_multifit_nlinear_jac(w);
 
-	/* First-order optimality: |J^T f|_inf small. GSL reports GSL_ENOPROG when it cannot improve, which
-	 * also happens at an exact solution; accept that only where the gradient says it is a minimum.
-	 * Started exactly at the solution (zero residuals), the driver can also end with GSL_EMAXITER. */
-	double gmax = 0;
-	for (size_t j = 0; j < np; j++) {
-		double g = 0;
-		for (size_t i = 0; i < n; i++)
-			g += gsl_matrix_get(J, i, j) * gsl_vector_get(f, i);
-		gmax = fmax(gmax, fabs(g));
-	}
-	if (status == GSL_SUCCESS)
-		res->converged = true;
-	else if (res->chi2 < 1e-20 || (status == GSL_ENOPROG && gmax < 1e-6 * fmax(1.0, res->chi2)))
-		res->converged = true;
-	else {
-		snprintf(res->msg, sizeof res->msg, "did not converge after %d iterations (%s; chi2 %.3g, gradient %.3g)",
-			 res->iters, gsl_strerror(status), res->chi2, gmax);
+	if (!lsq_converged(status, J, f, res))
 		goto done;
-	}
 	if (!isfinite(res->chi2)) {
 		res->converged = false;
 		snprintf(res->msg, sizeof res->msg, "residuals are not finite at the optimum");
@@ -153,48 +210,15 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 	for (size_t j = 0; j < np; j++)
 		p->u[j] = gsl_vector_get(x, j) - a.shift[j];
 
-	/* Rank from the singular values of J; a coordinate with a large component along a null direction
-	 * cannot be determined by these data. */
-	gsl_matrix_memcpy(jc, J);
-	status = gsl_linalg_SV_decomp(jc, V, S, work);
+	status = lsq_rank(J, jc, V, S, work, res);
 	if (status != GSL_SUCCESS) {
 		snprintf(res->msg, sizeof res->msg, "SVD of the Jacobian failed (%s)", gsl_strerror(status));
 		res->converged = false;
 		goto done;
 	}
-	double smax = gsl_vector_get(S, 0);
-	for (size_t j = 0; j < np; j++)
-		res->determined[j] = smax > 0;
-	res->rank = 0;
-	for (size_t k = 0; k < np; k++) {
-		double s = gsl_vector_get(S, k);
-		if (smax > 0 && s > 1e-8 * smax) {
-			res->rank++;
-			continue;
-		}
-		for (size_t j = 0; j < np; j++)
-			if (fabs(gsl_matrix_get(V, j, k)) > 0.1)
-				res->determined[j] = false;
-	}
-	status = gsl_multifit_nlinear_covar(J, 1e-8, covar);
-	if (status != GSL_SUCCESS) {
+	status = lsq_errors(J, covar, res);
+	if (status != GSL_SUCCESS)
 		snprintf(res->msg, sizeof res->msg, "covariance failed (%s)", gsl_strerror(status));
-		goto done;
-	}
-	int nund = 0;
-	for (size_t j = 0; j < np; j++) {
-		double c = gsl_matrix_get(covar, j, j);
-		if (!res->determined[j] || !(c > 0) || !isfinite(c)) {
-			res->determined[j] = false;
-			nund++;
-			continue;
-		}
-		if (res->dof > 0)
-			res->se_u[j] = sqrt(c * res->chi2 / res->dof);
-	}
-	if (nund)
-		snprintf(res->msg, sizeof res->msg, "Jacobian rank %d of %d: %d parameter(s) not determined by the data",
-			 res->rank, p->np, nund);
 done:
 	gsl_vector_free(work);
 	gsl_vector_free(S);

@@ -7,7 +7,8 @@
  * mlperf_v4_0_phases.csv, warm-epoch img/s, the NVIDIA MLPerf MXNet stack: the model's reference, no free
  * factor), and the one-GPU runs of other stacks on two GPU generations (DeepLearningExamples V100 and A100,
  * PyTorch on the test beds' H100 and H200): each such stack and precision class gets a free speed factor
- * (its compute_eff, fitted by tools/fit_stack_eff.sh), so only the ratio between its GPUs informs the fit.
+ * (its compute_eff, fitted by tools/fit_stack_eff.sh), so only the ratio between its GPUs (and batches)
+ * informs the fit: refdata/one_gpu_runs.csv, the runs of every class with two or more.
  * Each GPU of a class weighs the same (the 15 H100 results count as one H100).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -45,28 +46,6 @@ typedef struct gset {
 	int stage;                /* what fit() varies: 0 eff_compute and eff_mem on the GPUs with asynchronous
 				   * (or no) tensor MMAs; 1 eff_compute_fp32 on every point */
 } gset;
-
-/* One-GPU runs of stacks other than MLPerf's, as tools/fit_stack_eff.sh lists them (the same rows). */
-static const struct {
-	const char *stack, *system, *prec;
-	int batch;
-	const char *data;
-	double img_s;
-	const char *where;
-} other_runs[] = {
-	{"pytorch-dle", "dgx1-v100", "fp16", 256, "gpu", 1200, "refdata/throughput.csv:5"},
-	{"pytorch-dle", "dgx1-v100", "fp32", 112, "gpu", 367, "refdata/throughput.csv:7"},
-	{"pytorch-dle", "dgxa100-80g", "fp16", 256, "gpu", 2470, "refdata/throughput.csv:12"},
-	{"pytorch-dle", "dgxa100-80g", "tf32", 256, "gpu", 938, "refdata/throughput.csv:14"},
-	{"mxnet-dle", "dgx1-v100", "fp16", 192, "gpu", 1376, "refdata/throughput.csv:9"},
-	{"mxnet-dle", "dgxa100-80g", "fp16", 256, "gpu", 2180, "refdata/throughput.csv:16 (note: 1 GPU)"},
-	{"pytorch-ddp", "testbed-h100x1", "bf16", 256, "synthetic", 3973, "refdata/testbed_pytorch.csv:4"},
-	{"pytorch-ddp", "testbed-h100x1", "bf16", 128, "synthetic", 3718, "refdata/testbed_pytorch.csv:5"},
-	{"pytorch-ddp", "testbed-h200x4", "bf16", 256, "synthetic", 4623, "refdata/testbed_pytorch.csv:7"},
-	{"scaleplan-train", "testbed-h100x1", "bf16", 256, "synthetic", 7069, "bench/NOTES.md issue 15 session 7 call 7"},
-	{"scaleplan-train", "testbed-h100x1", "bf16", 128, "synthetic", 6516, "bench/NOTES.md issue 15 session 7 call 7"},
-	{"scaleplan-train", "testbed-h100x1", "bf16", 64, "synthetic", 5847, "bench/NOTES.md issue 15 session 7 call 7"},
-};
 
 /* The database GPU of an MLPerf accelerator name ("NVIDIA H100 80GB HBM3"): as given, else without the
  * vendor. NULL when the database has none (RTX 4090, AMD). */
@@ -150,25 +129,61 @@ static int add_mlperf(const hw_db *db, const model_params *p, gset *gs)
 	return rc;
 }
 
+/* The speed-factor class of a one-GPU run: its stack and precision class (fp32/tf32 runs use the stack's
+ * compute_eff_fp32, the others its compute_eff). */
+static void run_class(const csv_table *t, int row, char *cls, size_t cap)
+{
+	int prec = model_precision_parse(t->cells[row][2]);
+	bool full = prec == MODEL_FP32 || prec == MODEL_TF32;
+	snprintf(cls, cap, "%s/%s", t->cells[row][0], full ? "fp32" : "lowp");
+}
+
+/* Whether a run's class has another run: a class's free factor absorbs a lone point, which then says nothing
+ * about the GPUs' ratio or the batch dependence. */
+static bool class_shared(const csv_table *t, int row)
+{
+	char a[48], b[48];
+	run_class(t, row, a, sizeof(a));
+	for (int j = 0; j < t->nrows; j++) {
+		run_class(t, j, b, sizeof(b));
+		if (j != row && strcmp(a, b) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Adds the one-GPU runs of stacks other than MLPerf's (refdata/one_gpu_runs.csv: stack, system, precision,
+ * batch_per_gpu, data, img_s, source) whose class has two or more runs. ERR_INPUT naming file:line. */
 static int add_others(const hw_db *db, const model_params *p, gset *gs)
 {
-	for (size_t i = 0; i < sizeof(other_runs) / sizeof(other_runs[0]) && gs->n < GP_MAX; i++) {
+	csv_table t = { 0 };
+	int rc = cal_one_gpu_runs(&t);
+	for (int i = 0; rc == 0 && i < t.nrows && gs->n < GP_MAX; i++) {
+		char **c = t.cells[i];
 		gpoint *gp = &gs->p[gs->n];
-		int prec = model_precision_parse(other_runs[i].prec);
-		bool full = prec == MODEL_FP32 || prec == MODEL_TF32;
+		int prec = model_precision_parse(c[2]), data = model_data_parse(c[4]);
+		long batch;
+		if (!class_shared(&t, i))
+			continue;
 		memset(gp, 0, sizeof(*gp));
-		snprintf(gp->label, sizeof(gp->label), "%s %s %s b%d (%s)", other_runs[i].stack, other_runs[i].system,
-			 other_runs[i].prec, other_runs[i].batch, other_runs[i].where);
-		snprintf(gp->cls, sizeof(gp->cls), "%s/%s", other_runs[i].stack, full ? "fp32" : "lowp");
-		gp->img_s = other_runs[i].img_s;
-		int rc = point_resolve(db, p, gp, other_runs[i].system, NULL, other_runs[i].stack, (model_precision)prec,
-				       model_data_parse(other_runs[i].data), 1, other_runs[i].batch);
+		if (prec < 0 || data < 0)
+			rc = err_set("%s:%d: precision %s or data %s unknown", t.name, t.line[i], c[2], c[4]);
+		if (rc == 0)
+			rc = csv_cell_int(&t, i, 3, &batch);
+		if (rc == 0)
+			rc = csv_cell_double(&t, i, 5, &gp->img_s);
 		if (rc)
-			return rc;
-		gp->gpu = gp->sc.node.gpu_id;
-		gs->n++;
+			break;
+		snprintf(gp->label, sizeof(gp->label), "%s %s %s b%ld (%s)", c[0], c[1], c[2], batch, c[6]);
+		run_class(&t, i, gp->cls, sizeof(gp->cls));
+		rc = point_resolve(db, p, gp, c[1], NULL, c[0], (model_precision)prec, data, 1, (int)batch);
+		if (rc == 0) {
+			gp->gpu = gp->sc.node.gpu_id;
+			gs->n++;
+		}
 	}
-	return 0;
+	csv_table_free(&t);
+	return rc;
 }
 
 /* log(measured / predicted) of every point under gs->par (NAN where the prediction fails). */

@@ -16,7 +16,8 @@
 #include "model/model.h"
 #include "plan/plan.h"
 
-/* The model's precision name of a point's precision cell ("amp" trains in fp16). */
+/* The model's precision name of a point's precision cell ("amp" trains in fp16; a cell naming none, such as
+ * "as-reported" for tf_cnn_benchmarks' default, fp32). */
 static const char *model_prec(const char *p)
 {
 	if (strstr(p, "bf16"))
@@ -26,6 +27,22 @@ static const char *model_prec(const char *p)
 	if (strstr(p, "tf32"))
 		return "tf32";
 	return "fp32";
+}
+
+/* A point's precision, the one place it is decided: its cell (model_prec); no precision in the rows (a peer's
+ * CSV): bf16, what every test-bed training run used (refdata/testbed_pytorch.csv, exec's default); the fitted
+ * compute_eff absorbs the difference. */
+static model_precision point_precision(const cal_point *p)
+{
+	return (model_precision)model_precision_parse(p->precision[0] ? model_prec(p->precision) : "bf16");
+}
+
+/* A point's data path: synthetic as said; NVIDIA's own runs (MLPerf, DeepLearningExamples) decode JPEG on the
+ * GPU with DALI; the others on the CPU. */
+static model_data point_data(const cal_point *p)
+{
+	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
+	return strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
 }
 
 bool cal_point_describable(const cal_point *p)
@@ -68,10 +85,8 @@ static void point_spec(const cal_data *d, int i, const int *others, int nothers,
 	plan_spec_init(spec);
 	spec->system_id = p->machine;
 	spec->stack_id = cal_point_stack(p);
-	spec->precision = (model_precision)model_precision_parse(model_prec(p->precision));
-	/* NVIDIA's own runs (MLPerf, DeepLearningExamples) decode JPEG on the GPU with DALI */
-	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	spec->data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	spec->precision = point_precision(p);
+	spec->data = point_data(p);
 	spec->batch_per_gpu = cal_point_batch(p);
 	spec->nodes = p->nodes;
 	for (int k = 0; k < nothers && spec->nmeasured < MODEL_MAX_MEASURED; k++) {
@@ -103,8 +118,7 @@ static const hw_system *system_of_gpu(const hw_db *db, const hw_gpu *g)
  * The one explicit mapping for what the database cannot describe:
  * - a machine the database does not know ("local" in an engine run) but whose GPU it knows: the GPU on
  *   the first database system that holds it (the GPU's own work is the same on any host);
- * - no precision in the rows (a peer's CSV): bf16, what every test-bed training run used
- *   (refdata/testbed_pytorch.csv, exec's default); the fitted compute_eff absorbs the difference;
+ * - no precision in the rows (a peer's CSV): bf16 (point_precision);
  * - neither machine nor GPU known: no scenario (the point cannot be predicted).
  * Returns true when *sc was built. */
 bool cal_point_compute_scenario(const hw_db *db, const model_params *mp, const cal_point *p, model_scenario *sc)
@@ -118,9 +132,8 @@ bool cal_point_compute_scenario(const hw_db *db, const model_params *mp, const c
 	spec.stack_id = cal_point_stack(p);
 	if (spec.stack_id && !hw_stack_find(db, spec.stack_id))
 		spec.stack_id = NULL;
-	spec.precision = (model_precision)model_precision_parse(p->precision[0] ? model_prec(p->precision) : "bf16");
-	bool dali = strstr(p->source, "nvidia") || strstr(p->source, "mlperf");
-	spec.data = strcmp(p->data, "synthetic") == 0 ? MODEL_DATA_SYNTHETIC : dali ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+	spec.precision = point_precision(p);
+	spec.data = point_data(p);
 	spec.batch_per_gpu = cal_point_batch(p);
 	spec.nodes = 1;
 	if (!sys && g) {

@@ -494,7 +494,7 @@ static void run_finish(cal_mllog_run *run, double block_epochs, double block_tim
 		run->reached = true;
 	}
 	double samples = isfinite(run->train_samples) && run->train_samples > 0 ? run->train_samples
-										 : CAL_IMAGENET_TRAIN_IMAGES;
+										 : MODEL_IMAGENET_TRAIN_IMAGES;
 	if (isfinite(run->run_start_ms) && isfinite(run->run_stop_ms) && run->run_stop_ms > run->run_start_ms)
 		run->tta_s = (run->run_stop_ms - run->run_start_ms) / 1000.0;
 	if (isfinite(run->tta_s) && isfinite(run->epochs) && run->epochs > 0)

@@ -103,7 +103,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* ---- the calibration model ---- */
 
 /* What predictions need besides the parameters. */
-/* The GPU JPEG decoder's rate where the database has none: the engine's on one H100 (bench/NOTES.md, issue 27). */
+/* The GPU JPEG decoder's rate where the database has none: the engine's nvJPEG hardware decoder on one H100
+ * (bench/NOTES.md). */
 #define CAL_GPU_DECODE_PRIOR 5400.0
 
 /* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled
@@ -400,67 +401,58 @@ static double overlap_prior(const cal_env *e, const cal_point *p, const model_sc
 	return ms ? model_overlap(ms, &e->mp) : e->mp.overlap;
 }
 
-/* Throughput of a training point, with its all-reduce and exposed communication time per iteration:
- * model_predict's GPU step (model.c) on the point's scenario (cal_point_compute_scenario), with the
- * fitted compute_eff (the model's stack compute_eff: it divides the compute time) and b_half of the
- * point's scope, its all-reduce on the fitted link levels (point_ar), the fitted overlap and contention.
- * NAN where the database cannot describe the point's GPU. */
-static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
+/* The step of a training point as model_step_run times it (model.h) on the point's scenario
+ * (cal_point_compute_scenario), with the fitted compute_eff (it divides the compute time), b_half and overlap
+ * of the point's scope, its all-reduce on the fitted link levels (point_ar) and, for the engine's runs, the
+ * fitted contention. NULL where the database cannot describe the point's GPU. */
+static const model_scenario *point_step(const cal_env *e, cal_pset *ps, const cal_point *p, model_step *st)
 {
 	const model_scenario *ms = point_scen(e, p);
-	if (tar_out)
-		*tar_out = NAN;
-	if (exposed_out)
-		*exposed_out = NAN;
 	if (!ms)
-		return NAN;
+		return NULL;
 	const model_prep *pr = &ms->prep;
 	char *sc = compute_scope(p);
 	double eff = pval(ps, "compute_eff", sc, compute_eff_prior(ms), "factor");
 	double bh = pval(ps, "b_half", sc, e->mp.b_half, "images");
 	double ov = pval(ps, "overlap", sc, overlap_prior(e, p, ms), "fraction");
 	free(sc);
-	double B = ms->batch_per_gpu;
 	/* the model's layer table is at 224 pixels: a run at another image side scales the per-image work
 	 * (conv FLOPs and activation traffic) by the image area; weights and the optimizer step do not */
 	double area = isfinite(p->image_hw) && p->image_hw > 0 ? (p->image_hw / 224.0) * (p->image_hw / 224.0) : 1.0;
-	double k = ms->compute_cal / eff, bb = (B + bh) * area;
-	double fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
-	double bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
-	double tc = fwd_s + bwd_s + k * pr->opt_s;
-	double tar = 0, exposed = 0, comm_after_bwd = 0;
+	double comm[MODEL_MAX_BUCKETS];
+	model_step_in in = { .k = ms->compute_cal / eff, .batch_img = (ms->batch_per_gpu + bh) * area, .comm_s = comm,
+			     .overlap = p->no_overlap ? 0 : ov, .slow_compute = 1, .slow_comm = 1, .gpus = p->gpus,
+			     .straggler_cv = e->mp.straggler_cv };
 	if (p->gpus > 1) {
-		double ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
-		for (int i = 0; i < pr->nbuckets; i++) {
-			/* backward time until bucket i is complete, as model_predict times it */
-			ready[i] = k * (bb * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
-			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pr->bucket_B[i]);   /* each bucket pays its own latency */
-			tar += comm[i];
-		}
-		if (p->no_overlap)
-			ov = 0;
+		for (int i = 0; i < pr->nbuckets; i++) /* each bucket pays its own latency */
+			comm[i] = model_allreduce_s(&ar.sc, &ar.mp, pr->bucket_B[i]);
 		/* contention, measured with the engine's streams (exec --bench-allreduce --load): engine runs only */
-		double s_c = 1, s_a = 1;
 		if (strcmp(p->source, "exec") == 0) {
-			s_c = contention(ps, p, outer_transport(e, p), "compute");
-			s_a = contention(ps, p, outer_transport(e, p), "comm");
+			in.slow_compute = contention(ps, p, outer_transport(e, p), "compute");
+			in.slow_comm = contention(ps, p, outer_transport(e, p), "comm");
 		}
-		double bwd_end, comm_end;
-		model_pipeline_run(pr->nbuckets, ready, comm, bwd_s, s_c, s_a, &bwd_end, &comm_end);
-		/* the iteration grows by what backward lost and by the all-reduce left after it (exposed) */
-		exposed = ov * (fmax(bwd_end, comm_end) - bwd_s) + (1 - ov) * tar;
-		comm_after_bwd = fmax(0.0, comm_end - bwd_end);
 	}
-	double gpu_s = tc + exposed;
-	if (ms->stack.step_overhead_s > 0)   /* the stack's framework time per step (model_predict) */
-		gpu_s += ms->stack.step_overhead_s;
-	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: expected
-	 * maximum of P normals ~ mean (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
-	if (p->gpus > 1 && e->mp.straggler_cv > 0)
-		gpu_s *= 1 + e->mp.straggler_cv * sqrt(2 * log((double)p->gpus));
-	double img_s = p->gpus * B / gpu_s;
+	model_step_run(ms, &in, st);
+	return ms;
+}
+
+/* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
+ * run's data path names them. With its all-reduce and exposed communication time per iteration (exposed as
+ * the engine measures it: all-reduce time after backward ended). NAN where the database cannot describe the
+ * point's GPU. */
+static double point_throughput(const cal_env *e, cal_pset *ps, const cal_point *p, double *tar_out, double *exposed_out)
+{
+	model_step st;
+	const model_scenario *ms = point_step(e, ps, p, &st);
+	if (tar_out)
+		*tar_out = ms ? st.comm_s : NAN;
+	if (exposed_out)
+		*exposed_out = ms ? st.comm_waited_s : NAN;
+	if (!ms)
+		return NAN;
+	double img_s = p->gpus * ms->batch_per_gpu / st.gpu_s;
 	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
 	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
 	if (gpu_jpeg(p)) {
@@ -473,10 +465,6 @@ static double predict_throughput(const cal_env *e, cal_pset *ps, const cal_point
 		if (isfinite(r))
 			img_s = fmin(img_s, r * p->data_threads * p->nodes);
 	}
-	if (tar_out)
-		*tar_out = tar;
-	if (exposed_out)   /* as the engine measures it: all-reduce time after backward ended */
-		*exposed_out = p->no_overlap ? tar : ov * comm_after_bwd + (1 - ov) * tar;
 	return img_s;
 }
 
@@ -485,7 +473,7 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 	const cal_point *p = &d->pts[i];
 	switch (p->kind) {
 	case CAL_THROUGHPUT:
-		return predict_throughput(e, ps, p, NULL, NULL);
+		return point_throughput(e, ps, p, NULL, NULL);
 	case CAL_ALLREDUCE: {
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
@@ -616,6 +604,75 @@ static void addvar(fitctx *c, cal_pset *ps, const char *name, const char *scope,
 }
 
 /* Chooses the free parameters of a group from the points in it. */
+/* Whether the group's points take two or more values of val (NANs ignored until the first number). */
+static bool varies(const fitctx *c, double (*val)(const cal_point *))
+{
+	double v1 = NAN;
+	for (int k = 0; k < c->npts; k++) {
+		double v = val(&c->d->pts[c->pts[k]]);
+		if (!isfinite(v1))
+			v1 = v;
+		else if (v != v1)
+			return true;
+	}
+	return false;
+}
+
+static double pt_batch(const cal_point *p) { return cal_point_batch(p); }
+static double pt_bytes(const cal_point *p) { return p->bytes; }
+static double pt_global_batch(const cal_point *p) { return p->global_batch; }
+
+/* A group of jpeg-gpu runs: the decoder's rate, started at the slowest point's rate per GPU where that is
+ * below the prior, so that the decoder bound is active (a min() has no slope on its other side). */
+static void vars_decode(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	double start = gpu_decode_prior(e);
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		start = fmin(start, 0.999 * p->measured / p->gpus);
+	}
+	char *dsc = decode_scope(p0);
+	int idx = cal_pset_get(c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
+	if (c->ps->p[idx].status != CAL_FITTED)
+		c->ps->p[idx].value = start;
+	addvar(c, c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
+	free(dsc);
+}
+
+/* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade
+ * reference, > 1), b_half where the batch varies, the overlap where an all-reduce may hide. */
+static void vars_throughput(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	char *sc = compute_scope(p0);
+	bool comm = false;
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		comm |= p->gpus > 1 && !p->no_overlap;
+	}
+	addvar(c, c->ps, "compute_eff", sc, compute_eff_prior(point_scen(e, p0)), "factor", CAL_X_LOG);
+	if (varies(c, pt_batch))
+		addvar(c, c->ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
+	if (comm)
+		addvar(c, c->ps, "overlap", sc, overlap_prior(e, p0, point_scen(e, p0)), "fraction", CAL_X_LOGIT);
+	free(sc);
+}
+
+/* An all-reduce group: the level's bus bandwidth, and its latency where the message size varies. */
+static void vars_allreduce(fitctx *c, const cal_point *p0)
+{
+	const cal_env *e = c->e;
+	const char *t = p0->nodes > 1 ? p0->inter : intra_transport(e, p0);
+	double a0, b0;
+	comm_prior(e, p0, t, &a0, &b0);
+	char *sc = link_scope(p0, t);
+	addvar(c, c->ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
+	if (varies(c, pt_bytes))
+		addvar(c, c->ps, "alpha_s", sc, a0, "s", CAL_X_LOG);
+	free(sc);
+}
+
 static void choose_vars(fitctx *c)
 {
 	const cal_env *e = c->e;
@@ -623,89 +680,31 @@ static void choose_vars(fitctx *c)
 	const cal_point *p0 = &c->d->pts[c->pts[0]];
 	c->nv = 0;
 	if (gpu_jpeg(p0)) {
-		/* starts at the slowest point's rate per GPU where that is below the prior, so that the decoder
-		 * bound is active (a min() has no slope on its other side) */
-		double start = gpu_decode_prior(e);
-		for (int k = 0; k < c->npts; k++) {
-			const cal_point *p = &c->d->pts[c->pts[k]];
-			start = fmin(start, 0.999 * p->measured / p->gpus);
-		}
-		char *dsc = decode_scope(p0);
-		int idx = cal_pset_get(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
-		if (ps->p[idx].status != CAL_FITTED)
-			ps->p[idx].value = start;
-		addvar(c, ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
-		free(dsc);
+		vars_decode(c, p0);
 		return;
 	}
 	switch (p0->kind) {
-	case CAL_THROUGHPUT: {
-		char *sc = compute_scope(p0);
-		double b1 = NAN;
-		bool two_batches = false, comm = false;
-		for (int k = 0; k < c->npts; k++) {
-			const cal_point *p = &c->d->pts[c->pts[k]];
-			double b = cal_point_batch(p);
-			if (!isfinite(b1))
-				b1 = b;
-			else if (b != b1)
-				two_batches = true;
-			comm |= p->gpus > 1 && !p->no_overlap;
-		}
-		/* log, not logit: a stack may be faster than the model's MLPerf-grade reference (> 1) */
-		addvar(c, ps, "compute_eff", sc, compute_eff_prior(point_scen(e, p0)), "factor", CAL_X_LOG);
-		if (two_batches)
-			addvar(c, ps, "b_half", sc, e->mp.b_half, "images", CAL_X_LOG);
-		if (comm)
-			addvar(c, ps, "overlap", sc, overlap_prior(e, p0, point_scen(e, p0)), "fraction", CAL_X_LOGIT);
-		free(sc);
+	case CAL_THROUGHPUT:
+		vars_throughput(c, p0);
 		break;
-	}
-	case CAL_ALLREDUCE: {
-		const char *t = p0->nodes > 1 ? p0->inter : intra_transport(e, p0);
-		double a0, b0, s1 = NAN;
-		bool two_sizes = false;
-		for (int k = 0; k < c->npts; k++) {
-			double s = c->d->pts[c->pts[k]].bytes;
-			if (!isfinite(s1))
-				s1 = s;
-			else if (s != s1)
-				two_sizes = true;
-		}
-		comm_prior(e, p0, t, &a0, &b0);
-		char *sc = link_scope(p0, t);
-		addvar(c, ps, "busbw_Bps", sc, b0, "B/s", CAL_X_LOG);
-		if (two_sizes)
-			addvar(c, ps, "alpha_s", sc, a0, "s", CAL_X_LOG);
-		free(sc);
+	case CAL_ALLREDUCE:
+		vars_allreduce(c, p0);
 		break;
-	}
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p0->machine, p0->gpu, p0->variant);
 		addvar(c, ps, "decode_img_s_core", sc, e->mp.decode_img_s_core, "img/s", CAL_X_LOG);
 		free(sc);
 		break;
 	}
-	case CAL_EPOCHS: {
-		double b1 = NAN;
-		bool two = false;
-		for (int k = 0; k < c->npts; k++) {
-			double b = c->d->pts[c->pts[k]].global_batch;
-			if (!isfinite(b1))
-				b1 = b;
-			else if (b != b1)
-				two = true;
-		}
+	case CAL_EPOCHS:
 		addvar(c, ps, "conv_e0", p0->variant, e->mp.conv_e0, "epochs", CAL_X_LOG);
-		if (two)
+		if (varies(c, pt_global_batch))
 			addvar(c, ps, "conv_b0", p0->variant, e->mp.conv_b0, "images", CAL_X_LOG);
 		break;
-	}
 	case CAL_TTA:
 		/* fitted in log space, which cannot start at the model's default 0 (the v4.0 fit puts the
 		 * boundary in epoch_boundary_iters): start at 10 ms */
-		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(e->mp.epoch_boundary_s, 0.01), "s",
-		       CAL_X_LOG);
+		addvar(c, ps, "epoch_boundary_s", p0->machine, fmax(e->mp.epoch_boundary_s, 0.01), "s", CAL_X_LOG);
 		break;
 	case CAL_CONTENTION: {
 		char *sc = link_scope(p0, outer_transport(e, p0));
@@ -1044,6 +1043,151 @@ static double cross_group_eff(const cal_pset *ps, const char *scope, double fall
 	return n ? exp(sum / n) : fallback;
 }
 
+/* A group of one is predicted from the priors only (its own fit would see it); its GPU efficiency from the
+ * other throughput groups' fits at the same kind of precision, a better prior than a constant (still a
+ * hold-out). */
+static double prior_predict(cal_env *e, const cal_pset *full, const cal_data *d, const int *pts, int n, int j)
+{
+	cal_pset pri;
+	pset_copy(&pri, full);
+	fitctx c = { .e = e, .ps = &pri, .d = d, .pts = pts, .npts = n };
+	choose_vars(&c);
+	for (int v = 0; v < c.nv; v++) {
+		cal_param *q = &pri.p[c.v[v].idx];
+		q->value = q->prior;
+		if (strcmp(q->name, "compute_eff") == 0)
+			q->value = cross_group_eff(full, q->scope, q->prior);
+	}
+	double pr = predict_env(e, &pri, d, pts[j]);
+	cal_pset_free(&pri);
+	return pr;
+}
+
+/* Point j of a group of n, predicted without fitting to it: from the profile (fixed), by leave-one-out, or
+ * from the priors; *how says which. */
+static double held_out(cal_env *e, cal_pset *full, const cal_data *d, const int *pts, int n, int j, bool fixed,
+		       const cal_opts *o, const char **how)
+{
+	const cal_point *p = &d->pts[pts[j]];
+	if (fixed) {
+		if (p->kind == CAL_THROUGHPUT && o->log) {
+			char *sc = compute_scope(p);
+			if (cal_pset_find(full, "compute_eff", sc) < 0)
+				fprintf(o->log, "validate: %s:%d: the profile has no compute_eff for [%s]: predicted from the "
+						"prior\n", p->file, p->line, sc);
+			free(sc);
+		}
+		*how = "profile";
+		return predict_env(e, full, d, pts[j]);
+	}
+	if (n >= 2) {
+		*how = "leave-one-out";
+		return loo_predict(e, full, d, pts, n, j, o);
+	}
+	*how = "other groups";
+	return prior_predict(e, full, d, pts, n, j);
+}
+
+/* The model column (o->model_fn) of point j, the group's other points its --measured candidates (none with a
+ * profile); NAN without a model_fn. */
+static double model_column(const cal_opts *o, const cal_data *d, const int *pts, int n, int j, bool fixed)
+{
+	if (!o->model_fn)
+		return NAN;
+	int *others = xmalloc((size_t)n * sizeof *others), no = 0;
+	for (int q = 0; q < n && !fixed; q++)
+		if (q != j)
+			others[no++] = pts[q];
+	double mpr = o->model_fn(o->model_ctx, d, pts[j], others, no);
+	free(others);
+	return mpr;
+}
+
+/* The table row's key: the fit group tg, and for throughput the placement (GPUs, nodes, transport tr, which
+ * is written to tr[64]). */
+static char *row_key(const cal_env *e, const cal_point *p, const char *tg, char tr[64])
+{
+	tr[0] = '\0';
+	if (p->kind == CAL_THROUGHPUT && p->gpus > 1)
+		snprintf(tr, 64, "%s%s%s", p->gpus_per_node > 1 ? intra_transport(e, p) : "",
+			 p->gpus_per_node > 1 && p->nodes > 1 ? "+" : "", p->nodes > 1 ? p->inter : "");
+	if (p->kind != CAL_THROUGHPUT)
+		return xstrdup(tg);
+	return p->gpus > 1 ? xasprintf("%s @ %d GPUs (%dx%d %s)", tg, p->gpus, p->nodes, p->gpus_per_node, tr)
+			   : xasprintf("%s @ 1 GPU", tg);
+}
+
+static const char detail_header[] =
+	"group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
+	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n";
+
+/* One --detail row of a predicted point. */
+static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal_point *p, const char *tg,
+		       const char *tr, double pr, const char *how)
+{
+	char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
+	if (isfinite(p->batch_per_gpu))
+		snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
+	/* communication per iteration, measured (exec phase times) and predicted (with the parameters in use:
+	 * the profile, or the full fit), for throughput points */
+	char cm[4][32] = { "", "", "", "" };
+	if (p->kind == CAL_THROUGHPUT) {
+		double tar, ex;
+		point_throughput(e, full, p, &tar, &ex);
+		double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
+		for (int q = 0; q < 4; q++)
+			if (isfinite(v[q]))
+				snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
+	}
+	/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
+	char gb[16] = "";
+	const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(e, p) : NULL;
+	if (ms && ms->prep.nparams > 0)
+		snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
+	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg, base(p->file),
+		p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node, tr, bs,
+		cm[0], cm[1], cm[2], cm[3], gb, p->source);
+}
+
+/* Counts a predicted point (pr; the model column's mpr) in its table row, made on first use; vt takes key. */
+static void tally(cal_vtable *vt, char *key, const char *how, const cal_point *p, double pr, double mpr)
+{
+	double err = fabs(pr / p->measured - 1);
+	cal_vrow *row = NULL;
+	for (int r = 0; r < vt->n && !row; r++)
+		if (strcmp(vt->rows[r].group, key) == 0)
+			row = &vt->rows[r];
+	if (!row) {
+		row = &vt->rows[vt->n++];
+		row->group = key;
+		row->worst = -1;
+		row->how = how;
+		row->model_mape = NAN;
+		row->model_bias = NAN;
+	} else {
+		free(key);
+	}
+	if (strcmp(row->how, how) != 0)
+		row->how = "mixed";
+	if (isfinite(mpr) && mpr > 0) {
+		double se = mpr / p->measured - 1, me = fabs(se);
+		row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
+		row->model_bias = row->model_n ? (row->model_bias * row->model_n + se) / (row->model_n + 1) : se;
+		row->model_n++;
+	}
+	row->bias = (row->bias * row->n + (pr / p->measured - 1)) / (row->n + 1);
+	row->mape = (row->mape * row->n + err) / (row->n + 1);
+	row->n++;
+	vt->npred++;
+	if (err > row->worst) {
+		row->worst = err;
+		free(row->worst_where);
+		row->worst_where = xasprintf("%s:%d", base(p->file), p->line);
+		row->worst_pred = pr;
+		row->worst_meas = p->measured;
+	}
+}
+
 int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const cal_opts *opts, FILE *detail)
 {
 	cal_opts dflt = { 0 };
@@ -1066,55 +1210,15 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 	}
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
-		fprintf(detail, "group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
-				"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n");
+		fputs(detail_header, detail);
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
 		for (int j = 0; j < n; j++) {
 			const cal_point *p = &d->pts[pts[j]];
-			double pr;
 			const char *how;
-			if (fixed) {
-				if (p->kind == CAL_THROUGHPUT && o->log) {
-					char *sc = compute_scope(p);
-					if (cal_pset_find(&full, "compute_eff", sc) < 0)
-						fprintf(o->log, "validate: %s:%d: the profile has no compute_eff for [%s]: "
-							"predicted from the prior\n", p->file, p->line, sc);
-					free(sc);
-				}
-				pr = predict_env(&e, &full, d, pts[j]);
-				how = "profile";
-			} else if (n >= 2) {
-				pr = loo_predict(&e, &full, d, pts, n, j, o);
-				how = "leave-one-out";
-			} else {
-				/* a group of one: predicted from the priors only (its own fit would see it) */
-				cal_pset pri;
-				pset_copy(&pri, &full);
-				fitctx c = { .e = &e, .ps = &pri, .d = d, .pts = pts, .npts = n };
-				choose_vars(&c);
-				for (int v = 0; v < c.nv; v++) {
-					cal_param *q = &pri.p[c.v[v].idx];
-					q->value = q->prior;
-					/* GPU efficiency: the other throughput groups' fits at the same kind of
-					 * precision are a better prior than a constant (still a hold-out) */
-					if (strcmp(q->name, "compute_eff") == 0)
-						q->value = cross_group_eff(&full, q->scope, q->prior);
-				}
-				pr = predict_env(&e, &pri, d, pts[j]);
-				cal_pset_free(&pri);
-				how = "other groups";
-			}
-			double mpr = NAN;
-			if (o->model_fn) {
-				int *others = xmalloc((size_t)n * sizeof *others), no = 0;
-				for (int q = 0; q < n && !fixed; q++)
-					if (q != j)
-						others[no++] = pts[q];
-				mpr = o->model_fn(o->model_ctx, d, pts[j], others, no);
-				free(others);
-			}
+			double pr = held_out(&e, &full, d, pts, n, j, fixed != NULL, o, &how);
+			double mpr = model_column(o, d, pts, n, j, fixed != NULL);
 			if (!isfinite(pr) || !(pr > 0)) {
 				vt->nunpredictable++;
 				if (o->log)
@@ -1122,77 +1226,12 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 						p->line);
 				continue;
 			}
-			/* table row: the fit group, and for throughput the placement (GPUs, nodes, transport) */
-			char *tg = table_group(g.gname[pts[j]]);
-			char *key;
-			char tr[64] = "";
-			if (p->kind == CAL_THROUGHPUT && p->gpus > 1)
-				snprintf(tr, sizeof tr, "%s%s%s", p->gpus_per_node > 1 ? intra_transport(&e, p) : "",
-					 p->gpus_per_node > 1 && p->nodes > 1 ? "+" : "", p->nodes > 1 ? p->inter : "");
-			if (p->kind == CAL_THROUGHPUT)
-				key = p->gpus > 1 ? xasprintf("%s @ %d GPUs (%dx%d %s)", tg, p->gpus, p->nodes, p->gpus_per_node, tr)
-						  : xasprintf("%s @ 1 GPU", tg);
-			else
-				key = xstrdup(tg);
-			double err = fabs(pr / p->measured - 1);
-			if (detail) {
-				char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
-				if (isfinite(p->batch_per_gpu))
-					snprintf(bs, sizeof bs, "%g", p->batch_per_gpu);
-				/* communication per iteration, measured (exec phase times) and predicted (with the
-				 * parameters in use: the profile, or the full fit), for throughput points */
-				char cm[4][32] = { "", "", "", "" };
-				if (p->kind == CAL_THROUGHPUT) {
-					double tar, ex;
-					predict_throughput(&e, &full, p, &tar, &ex);
-					double v[4] = { p->meas_comm_s, tar, p->meas_exposed_s, ex };
-					for (int q = 0; q < 4; q++)
-						if (isfinite(v[q]))
-							snprintf(cm[q], sizeof cm[q], "%.6g", v[q]);
-				}
-				/* throughput: bytes all-reduced per parameter (4 fp32, 2 bf16/fp16), as the scenario has them */
-				char gb[16] = "";
-				const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(&e, p) : NULL;
-				if (ms && ms->prep.nparams > 0)
-					snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
-				fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg,
-					base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus,
-					p->nodes, p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source);
-			}
+			char *tg = table_group(g.gname[pts[j]]), tr[64];
+			char *key = row_key(&e, p, tg, tr);
+			if (detail)
+				detail_row(detail, &e, &full, p, tg, tr, pr, how);
 			free(tg);
-			cal_vrow *row = NULL;
-			for (int r = 0; r < vt->n && !row; r++)
-				if (strcmp(vt->rows[r].group, key) == 0)
-					row = &vt->rows[r];
-			if (!row) {
-				row = &vt->rows[vt->n++];
-				row->group = key;
-				row->worst = -1;
-				row->how = how;
-				row->model_mape = NAN;
-				row->model_bias = NAN;
-			} else {
-				free(key);
-			}
-			if (strcmp(row->how, how) != 0)
-				row->how = "mixed";
-			if (isfinite(mpr) && mpr > 0) {
-				double se = mpr / p->measured - 1, me = fabs(se);
-				row->model_mape = row->model_n ? (row->model_mape * row->model_n + me) / (row->model_n + 1) : me;
-				row->model_bias = row->model_n ? (row->model_bias * row->model_n + se) / (row->model_n + 1) : se;
-				row->model_n++;
-			}
-			row->bias = (row->bias * row->n + (pr / p->measured - 1)) / (row->n + 1);
-			row->mape = (row->mape * row->n + err) / (row->n + 1);
-			row->n++;
-			vt->npred++;
-			if (err > row->worst) {
-				row->worst = err;
-				free(row->worst_where);
-				row->worst_where = xasprintf("%s:%d", base(p->file), p->line);
-				row->worst_pred = pr;
-				row->worst_meas = p->measured;
-			}
+			tally(vt, key, how, p, pr, mpr);
 		}
 	}
 	cal_pset_free(&full);

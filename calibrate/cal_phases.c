@@ -93,7 +93,7 @@ void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const ch
 		r->gpus_per_node = ph->gpus_per_node;
 	r->gpus = r->nodes * r->gpus_per_node;
 	r->global_batch = run->global_batch;
-	r->train_samples = isfinite(run->train_samples) ? run->train_samples : CAL_IMAGENET_TRAIN_IMAGES;
+	r->train_samples = isfinite(run->train_samples) ? run->train_samples : MODEL_IMAGENET_TRAIN_IMAGES;
 	r->eval_samples = ph->eval_samples;
 	r->init_s = span_s(ph->init_start_ms, ph->init_stop_ms);
 	r->init_to_run_s = span_s(ph->init_stop_ms, run->run_start_ms);
@@ -323,6 +323,25 @@ int cal_phases_builtin(cal_phase_row **rows, int *n)
 	*rows = NULL;
 	*n = 0;
 	return err_set("refdata/mlperf_v4_0_phases.csv is not built into this binary");
+}
+
+int cal_one_gpu_runs(csv_table *t)
+{
+	static const char *const cols[] = { "stack", "system", "precision", "batch_per_gpu", "data", "img_s", "source" };
+	for (int i = 0; i < cal_refdata_count; i++) {
+		if (strcmp(cal_refdata[i].name, "one_gpu_runs.csv") != 0)
+			continue;
+		int rc = csv_table_parse(t, "refdata/one_gpu_runs.csv", (const char *)cal_refdata[i].data,
+					 cal_refdata[i].len_B);
+		for (int c = 0; rc == 0 && c < 7; c++)
+			if (t->ncols != 7 || strcmp(t->header[c], cols[c]) != 0)
+				rc = err_set("refdata/one_gpu_runs.csv:1: columns must be stack,system,precision,batch_per_gpu,"
+					     "data,img_s,source");
+		if (rc)
+			csv_table_free(t);
+		return rc;
+	}
+	return err_set("refdata/one_gpu_runs.csv is not built into this binary");
 }
 
 /* ---- fitting the run-level terms (cal.h: cal_phase_fit) ---- */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The charts and procurement reports of issue 16, regenerated from the built binary (needs gnuplot-nox):
+# The example charts and procurement reports, regenerated from the built binary (needs gnuplot-nox):
 #   tta.{svg,png}     the white paper's question (C4140-K vs C4140-M vs DGX-1 V100, 8x V100 NVLink) at 4, 8, 16
 #                     GPUs: time to accuracy per system and placement, TensorFlow/Horovod stack, fp16, batch 128,
 #                     JPEG decode on the CPUs (as examples/whitepaper_study.sh)

@@ -559,11 +559,98 @@ static const char *unit_hint(const hw_col *c, double v, char *buf, size_t len_B)
 }
 
 /* Parses one row into a zeroed item. Returns the number of problems reported. */
+/* An id, reference or text cell (ids and references: letters, digits, inner spaces and - _ . + ( )), or a
+ * date, into its string field; a bad cell is reported and left out. */
+static void parse_text_cell(hw_load *ld, const csv_table *t, int row, int tc, const hw_col *sc, const char *cell,
+			    bool blank, void *item)
+{
+	char q[64];
+	if ((sc->type == HW_C_ID || sc->type == HW_C_REF) && !blank) {
+		bool ok = !isspace((unsigned char)cell[0]) && !isspace((unsigned char)cell[strlen(cell) - 1]);
+		for (const char *p = cell; *p; p++)
+			if (!isalnum((unsigned char)*p) && !strchr("-_.+() ", *p))
+				ok = false;
+		if (!ok) {
+			report_cell(ld, t, row, tc, "'%s' is not an id; expected letters, digits, inner spaces and - _ . + ( )",
+				    cellq(cell, q, sizeof q));
+			return;
+		}
+	}
+	if (sc->type == HW_C_DATE && !blank && !valid_date(cell)) {
+		report_cell(ld, t, row, tc, "'%s' is not %s", cellq(cell, q, sizeof q), sc->unit);
+		return;
+	}
+	*str_field(item, sc) = xstrdup(cell);
+}
+
+/* A number or whole number cell: finite, not negative, within the column's plausible range (a unit hint
+ * when the value looks like another unit); blank: NAN (numbers) or 0 (counts). A bad cell is reported and
+ * left out. */
+static void parse_num_cell(hw_load *ld, const csv_table *t, int row, int tc, const hw_col *sc, const char *cell,
+			   bool blank, void *item)
+{
+	char q[64], hint[160];
+	double v = sc->type == HW_C_NUM ? NAN : 0;
+	if (!blank) {
+		char *end;
+		errno = 0;
+		v = strtod(cell, &end);
+		while (*end && isspace((unsigned char)*end))
+			end++;
+		if (end == cell || *end || errno == ERANGE || !isfinite(v)) {
+			report_cell(ld, t, row, tc, "'%s' is not a number; expected %s", cellq(cell, q, sizeof q), sc->unit);
+			return;
+		}
+		if (sc->type == HW_C_INT && v != floor(v)) {
+			report_cell(ld, t, row, tc, "'%s' is not a whole number; expected %s", cellq(cell, q, sizeof q), sc->unit);
+			return;
+		}
+		if (v < 0) {
+			report_cell(ld, t, row, tc, "%g is negative; expected %s", v, sc->unit);
+			return;
+		}
+		if (v < sc->min || v > sc->max) {
+			report_cell(ld, t, row, tc, "%g is out of the plausible range [%g, %g]; expected %s%s", v, sc->min,
+				    sc->max, sc->unit, unit_hint(sc, v, hint, sizeof hint));
+			return;
+		}
+	}
+	if (sc->type == HW_C_NUM)
+		*(double *)((char *)item + sc->off) = v;
+	else
+		*(int *)((char *)item + sc->off) = (int)v;
+}
+
+/* An enumeration cell: one of the column's names (any case); blank: the first name, the default. A bad cell
+ * is reported with the names it may take and left out. */
+static void parse_enum_cell(hw_load *ld, const csv_table *t, int row, int tc, const hw_col *sc, const char *cell,
+			    bool blank, void *item)
+{
+	char q[64];
+	int e = -1;
+	if (blank) {
+		*(int *)((char *)item + sc->off) = 0;
+		return;
+	}
+	for (int i = 0; sc->names[i]; i++)
+		if (strcasecmp(cell, sc->names[i]) == 0)
+			e = i;
+	if (e < 0) {
+		char list[256];
+		size_t u = 0;
+		list[0] = '\0';
+		for (int i = 0; sc->names[i] && u < sizeof list; i++)
+			u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", sc->names[i]);
+		report_cell(ld, t, row, tc, "'%s' is not %s; expected one of %s", cellq(cell, q, sizeof q), sc->unit, list);
+		return;
+	}
+	*(int *)((char *)item + sc->off) = e;
+}
+
 static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, const int *colmap, bool patch, void *item)
 {
 	const hw_kind_desc *k = &hw_kinds[kind];
 	int before = ld->nerr;
-	char q[64], hint[160];
 	for (int c = 0; c < k->ncols; c++) {
 		const hw_col *sc = &k->cols[c];
 		int tc = colmap[c];
@@ -578,80 +665,16 @@ static int parse_row(hw_load *ld, hw_kind kind, const csv_table *t, int row, con
 		case HW_C_ID:
 		case HW_C_TEXT:
 		case HW_C_REF:
-			if (sc->type != HW_C_TEXT && !blank) {
-				bool ok = !isspace((unsigned char)cell[0]) && !isspace((unsigned char)cell[strlen(cell) - 1]);
-				for (const char *p = cell; *p; p++)
-					if (!isalnum((unsigned char)*p) && !strchr("-_.+() ", *p))
-						ok = false;
-				if (!ok) {
-					report_cell(ld, t, row, tc, "'%s' is not an id; expected letters, digits, inner spaces and - _ . + ( )",
-						    cellq(cell, q, sizeof q));
-					continue;
-				}
-			}
-			*str_field(item, sc) = xstrdup(cell);
-			break;
 		case HW_C_DATE:
-			if (!blank && !valid_date(cell)) {
-				report_cell(ld, t, row, tc, "'%s' is not %s", cellq(cell, q, sizeof q), sc->unit);
-				continue;
-			}
-			*str_field(item, sc) = xstrdup(cell);
+			parse_text_cell(ld, t, row, tc, sc, cell, blank, item);
 			break;
 		case HW_C_NUM:
-		case HW_C_INT: {
-			double v = sc->type == HW_C_NUM ? NAN : 0;
-			if (!blank) {
-				char *end;
-				errno = 0;
-				v = strtod(cell, &end);
-				while (*end && isspace((unsigned char)*end))
-					end++;
-				if (end == cell || *end || errno == ERANGE || !isfinite(v)) {
-					report_cell(ld, t, row, tc, "'%s' is not a number; expected %s", cellq(cell, q, sizeof q), sc->unit);
-					continue;
-				}
-				if (sc->type == HW_C_INT && v != floor(v)) {
-					report_cell(ld, t, row, tc, "'%s' is not a whole number; expected %s", cellq(cell, q, sizeof q), sc->unit);
-					continue;
-				}
-				if (v < 0) {
-					report_cell(ld, t, row, tc, "%g is negative; expected %s", v, sc->unit);
-					continue;
-				}
-				if (v < sc->min || v > sc->max) {
-					report_cell(ld, t, row, tc, "%g is out of the plausible range [%g, %g]; expected %s%s", v,
-						    sc->min, sc->max, sc->unit, unit_hint(sc, v, hint, sizeof hint));
-					continue;
-				}
-			}
-			if (sc->type == HW_C_NUM)
-				*(double *)((char *)item + sc->off) = v;
-			else
-				*(int *)((char *)item + sc->off) = (int)v;
+		case HW_C_INT:
+			parse_num_cell(ld, t, row, tc, sc, cell, blank, item);
 			break;
-		}
-		case HW_C_ENUM: {
-			int e = -1;
-			if (blank) {  /* optional: the first name is the default */
-				*(int *)((char *)item + sc->off) = 0;
-				break;
-			}
-			for (int i = 0; sc->names[i]; i++)
-				if (strcasecmp(cell, sc->names[i]) == 0)
-					e = i;
-			if (e < 0) {
-				char list[256];
-				size_t u = 0;
-				list[0] = '\0';
-				for (int i = 0; sc->names[i] && u < sizeof list; i++)
-					u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", sc->names[i]);
-				report_cell(ld, t, row, tc, "'%s' is not %s; expected one of %s", cellq(cell, q, sizeof q), sc->unit, list);
-				continue;
-			}
-			*(int *)((char *)item + sc->off) = e;
+		case HW_C_ENUM:
+			parse_enum_cell(ld, t, row, tc, sc, cell, blank, item);
 			break;
-		}
 		}
 	}
 	/* string fields never stay NULL, so printing and copying need no checks */

@@ -747,6 +747,67 @@ static void note_rest(imp_file *f)
 	}
 }
 
+/* The system's name (and, where it differs from the id and is one name, its alias). 0 or ERR_INPUT. */
+static int map_name(imp_file *f, imp_row *r, const char *id)
+{
+	const char *s;
+	char b[72];
+	if (field(f, "system_name", &s))
+		return ERR_INPUT;
+	if (!s)
+		return err_set("%s: field 'system_name': missing; expected the system's name", f->name);
+	set(r, HW_SYSTEM, "name", "%s", shown(s, b, sizeof b));
+	if (strcasecmp(s, id) != 0 && !strchr(s, ';') && !strchr(s, ',')) /* alias: the name as published */
+		set(r, HW_SYSTEM, "aliases", "%s", shown(s, b, sizeof b));
+	return 0;
+}
+
+/* Host memory and storage: a size of 1 GB-100 TB; NVMe drives map to local-nvme (their count and speed do
+ * not). 0 or ERR_INPUT. */
+static int map_host(imp_file *f, const hw_import *imp, imp_row *r)
+{
+	const char *s;
+	if (field(f, "host_memory_capacity", &s))
+		return ERR_INPUT;
+	if (s) {
+		double mem = bytes_of(s);
+		if (mem >= 1e9 && mem <= 1e14)
+			set(r, HW_SYSTEM, "mem_B", "%.6g", mem);
+		else
+			note(f, "host_memory_capacity", s, "not a size 1 GB-100 TB such as '2.0 TB'");
+	}
+	if (field(f, "host_storage_type", &s))
+		return ERR_INPUT;
+	if (s && strcasestr(s, "nvme") && hw_storage_find(imp->db, "local-nvme")) {
+		set(r, HW_SYSTEM, "storage", "local-nvme");
+		const char *cap;
+		if (field(f, "host_storage_capacity", &cap))
+			return ERR_INPUT;
+		if (cap)
+			note(f, "host_storage_capacity", cap, "drive count and speed not mapped (local_drives)");
+	} else if (s) {
+		note(f, "host_storage_type", s, "only NVMe maps (to local-nvme)");
+	}
+	return 0;
+}
+
+/* The software stack: a framework naming MXNet or NGC is NVIDIA's ResNet-50 implementation (ngc-mlperf).
+ * 0 or ERR_INPUT. */
+static int map_stack(imp_file *f, const hw_import *imp, imp_row *r)
+{
+	const char *s;
+	if (field(f, "framework", &s))
+		return ERR_INPUT;
+	if (s && (strcasestr(s, "mxnet") || strcasestr(s, "ngc")) && hw_stack_find(imp->db, "ngc-mlperf")) {
+		set(r, HW_SYSTEM, "stack", "ngc-mlperf");
+		list_add(&f->assumed, "stack ngc-mlperf (the framework names MXNet or NGC: NVIDIA's ResNet-50 "
+			 "implementation)");
+	} else if (s) {
+		note(f, "framework", s, "no stack in the database matches");
+	}
+	return 0;
+}
+
 int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_B, FILE *notes)
 {
 	imp_file f = { .name = name, .out = notes };
@@ -780,15 +841,8 @@ int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_
 			goto out;
 		}
 	set(&r, HW_SYSTEM, "id", "%s", id);
-	if (field(&f, "system_name", &s))
+	if (map_name(&f, &r, id))
 		goto out;
-	if (!s) {
-		err_set("%s: field 'system_name': missing; expected the system's name", name);
-		goto out;
-	}
-	set(&r, HW_SYSTEM, "name", "%s", shown(s, b, sizeof b));
-	if (strcasecmp(s, id) != 0 && !strchr(s, ';') && !strchr(s, ',')) /* alias: the name as published */
-		set(&r, HW_SYSTEM, "aliases", "%s", shown(s, b, sizeof b));
 	if (required_count(&f, "accelerators_per_node", 1, 1024, &gpn))
 		goto out;
 	set(&r, HW_SYSTEM, "gpus_per_node", "%ld", gpn);
@@ -796,36 +850,8 @@ int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_
 	if (map_gpu(&f, imp, &r, &gpu) || map_links(&f, imp, &r, gpu, gpn) || map_cpu(&f, imp, &r) ||
 	    map_network(&f, imp, &r))
 		goto out;
-	if (field(&f, "host_memory_capacity", &s))
+	if (map_host(&f, imp, &r) || map_stack(&f, imp, &r))
 		goto out;
-	if (s) {
-		double mem = bytes_of(s);
-		if (mem >= 1e9 && mem <= 1e14)
-			set(&r, HW_SYSTEM, "mem_B", "%.6g", mem);
-		else
-			note(&f, "host_memory_capacity", s, "not a size 1 GB-100 TB such as '2.0 TB'");
-	}
-	if (field(&f, "host_storage_type", &s))
-		goto out;
-	if (s && strcasestr(s, "nvme") && hw_storage_find(imp->db, "local-nvme")) {
-		set(&r, HW_SYSTEM, "storage", "local-nvme");
-		const char *cap;
-		if (field(&f, "host_storage_capacity", &cap))
-			goto out;
-		if (cap)
-			note(&f, "host_storage_capacity", cap, "drive count and speed not mapped (local_drives)");
-	} else if (s) {
-		note(&f, "host_storage_type", s, "only NVMe maps (to local-nvme)");
-	}
-	if (field(&f, "framework", &s))
-		goto out;
-	if (s && (strcasestr(s, "mxnet") || strcasestr(s, "ngc")) && hw_stack_find(imp->db, "ngc-mlperf")) {
-		set(&r, HW_SYSTEM, "stack", "ngc-mlperf");
-		list_add(&f.assumed, "stack ngc-mlperf (the framework names MXNet or NGC: NVIDIA's ResNet-50 "
-			 "implementation)");
-	} else if (s) {
-		note(&f, "framework", s, "no stack in the database matches");
-	}
 	if (field(&f, "number_of_nodes", &s))
 		goto out;
 	if (s && count_of(s, 1, 1000000, &nodes))

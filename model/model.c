@@ -222,7 +222,7 @@ void model_scenario_init(model_scenario *sc)
 	sc->batch_per_gpu = 256;
 	sc->precision = MODEL_BF16;
 	sc->data = MODEL_DATA_CPU;
-	sc->images = 1281167.0; /* ImageNet-1k training images, refdata/seed_facts.md */
+	sc->images = MODEL_IMAGENET_TRAIN_IMAGES;
 	sc->compute_cal = 1.0;
 	sc->epochs_scale = 1.0;
 	sc->data_cal = 1.0;
@@ -249,7 +249,7 @@ static double data_node_rate(const model_scenario *sc, const model_params *p, in
 {
 	const model_node *n = &sc->node;
 	double link = (double)n->host_links * n->host_link_Bps * p->bw_eff_pcie;
-	double img_B = p->dataset_B / (sc->images > 0 ? sc->images : 1281167.0);
+	double img_B = p->dataset_B / (sc->images > 0 ? sc->images : MODEL_IMAGENET_TRAIN_IMAGES);
 	double cpu, copy;
 
 	if (sc->data == MODEL_DATA_SYNTHETIC)
@@ -641,7 +641,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	const model_prep *pr = &sc->prep;
 	const model_node *n = &sc->node;
 	int g = n->gpus_per_node, b = sc->batch_per_gpu;
-	double k = compute_scale(sc, p), bb, ready[MODEL_MAX_BUCKETS], comm[MODEL_MAX_BUCKETS];
+	double k = compute_scale(sc, p);
 	double gpu_s, io_run, first_iter, iter1, evals, node_W;
 
 	if (!pr->ready || pr->with != p)
@@ -674,40 +674,25 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 		return 0;
 	}
 
-	bb = b + (sc->b_half >= 0 ? sc->b_half : p->b_half);
-	r->fwd_s = k * (bb * pr->fwd_img_s + pr->fwd_w_s);
-	r->bwd_s = k * (bb * pr->bwd_img_s + pr->bwd_w_s);
-	r->opt_s = k * pr->opt_s;
-	r->compute_s = r->fwd_s + r->bwd_s + r->opt_s;
-	r->comm_s = 0.0;
-	r->comm_exposed_s = 0.0;
-	if (r->gpus > 1) {
-		for (int i = 0; i < pr->nbuckets; i++) {
-			ready[i] = r->fwd_s + k * (bb * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
+	double comm[MODEL_MAX_BUCKETS];
+	model_step st;
+	model_step_in in = { .k = k, .batch_img = b + (sc->b_half >= 0 ? sc->b_half : p->b_half), .comm_s = comm,
+			     .overlap = 1, .slow_compute = 1, .slow_comm = 1, .gpus = r->gpus,
+			     .straggler_cv = p->straggler_cv };
+	if (r->gpus > 1) { /* one GPU all-reduces nothing: the step reads none of these */
+		for (int i = 0; i < pr->nbuckets; i++)
 			comm[i] = model_allreduce_s(sc, p, pr->bucket_B[i]);
-			r->comm_s += comm[i];
-		}
-		double s_c, s_a;
-		contention(sc, p, &s_c, &s_a);
-		if (s_c == 1.0 && s_a == 1.0) {
-			double ov = model_overlap(sc, p);
-			r->comm_exposed_s = ov * model_exposed_s(pr->nbuckets, ready, comm, r->fwd_s + r->bwd_s) +
-					    (1.0 - ov) * r->comm_s;
-		} else {
-			/* the pipeline with both slowed; what backward loses counts as exposed communication */
-			double bwd_end, comm_end;
-			for (int i = 0; i < pr->nbuckets; i++)
-				ready[i] -= r->fwd_s;
-			model_pipeline_run(pr->nbuckets, ready, comm, r->bwd_s, s_c, s_a, &bwd_end, &comm_end);
-			double ov = model_overlap(sc, p);
-			r->comm_exposed_s = ov * (fmax(bwd_end, comm_end) - r->bwd_s) + (1.0 - ov) * r->comm_s;
-		}
+		in.overlap = model_overlap(sc, p);
+		contention(sc, p, &in.slow_compute, &in.slow_comm);
 	}
-	gpu_s = r->compute_s + r->comm_exposed_s;
-	if (sc->stack.step_overhead_s > 0)  /* framework work per step beside the GPU's (NAN: none) */
-		gpu_s += sc->stack.step_overhead_s;
-	if (r->gpus > 1 && p->straggler_cv > 0)
-		gpu_s *= 1.0 + p->straggler_cv * sqrt(2.0 * log((double)r->gpus));
+	model_step_run(sc, &in, &st);
+	r->fwd_s = st.fwd_s;
+	r->bwd_s = st.bwd_s;
+	r->opt_s = st.opt_s;
+	r->compute_s = st.compute_s;
+	r->comm_s = st.comm_s;
+	r->comm_exposed_s = st.comm_exposed_s;
+	gpu_s = st.gpu_s;
 	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);
 	r->io_s = r->global_batch / model_storage_rate(sc, p);
 	io_run = pr->cached ? 0.0 : r->io_s;
@@ -720,20 +705,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	iter1 = fmax(iter1, (pr->cached || sc->data == MODEL_DATA_SYNTHETIC) ? 0.0
 										: b / (model_storage_rate(sc, p) / sc->nodes));
 	r->scaling_eff = iter1 / r->iter_s;
-	/* bottleneck: the resource with the most busy time per iteration */
-	{
-		double busy = r->compute_s;
-		if (r->comm_s > busy) {
-			busy = r->comm_s;
-			r->bottleneck = MODEL_BN_COMM;
-		}
-		if (r->data_s > busy) {
-			busy = r->data_s;
-			r->bottleneck = MODEL_BN_DATA;
-		}
-		if (io_run > busy)
-			r->bottleneck = MODEL_BN_IO;
-	}
+	r->bottleneck = model_bottleneck_of(r->compute_s, r->comm_s, r->data_s, io_run);
 	r->epoch_s = sc->images / r->throughput_img_s;
 	r->first_epoch_s = sc->images / (r->global_batch / first_iter);
 	/* evaluation: forward passes over the validation set, ceil(epochs / eval_every) times */

@@ -184,6 +184,13 @@ typedef enum model_basis { MODEL_BASIS_MEASURED, MODEL_BASIS_TRANSFER, MODEL_BAS
 
 enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 
+/* Facts every module counts with, written once. */
+#define MODEL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k (ILSVRC2012) training images, refdata/seed_facts.md */
+#define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
+/* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
+ * racks of 18 trays, rental minimums of GPUs). */
+long model_whole_units(long n, long unit);
+
 /* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
 typedef struct model_node {
 	const char *system_id;   /* for output; "custom" when none */
@@ -585,6 +592,41 @@ double model_exposed_s(int n, const double *ready_s, const double *comm_s, doubl
  * model_exposed_s. */
 void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
 			double slow_comm, double *bwd_end_s, double *comm_end_s);
+
+/* ---- The step: one iteration on one GPU (model_step.c), shared by model_predict, calibrate and sim ----
+ * forward, backward and the optimizer step from the prepared scenario's per-image and per-iteration costs
+ * (model_prep) x k at batch_img images; bucket i ready when backward has done its layers; its all-reduce
+ * comm_s[i] (the caller's: the model's links, or calibrate's fitted levels); exposed communication =
+ * overlap x the all-reduce left after backward (with contention: also what backward lost) + (1 - overlap)
+ * x all of it; gpu_s = (compute + exposed + the stack's step overhead) x the straggler factor. */
+typedef struct model_step_in {
+	double k;             /* compute time scale: compute_cal / compute_eff */
+	double batch_img;     /* images the per-image work is counted for: batch per GPU + b_half (x image area) */
+	const double *comm_s; /* [sc->prep.nbuckets] each bucket's all-reduce (s); not read for one GPU */
+	double overlap;       /* model.h overlap: the stack's (model_overlap) or a fitted one */
+	double slow_compute, slow_comm; /* contention factors while both run; 1 and 1: none */
+	int gpus;             /* GPUs of the job: more than one all-reduce and wait for the slowest */
+	double straggler_cv;
+} model_step_in;
+typedef struct model_step {
+	double fwd_s, bwd_s, opt_s, compute_s;
+	double comm_s;           /* the buckets' all-reduces added up */
+	double comm_exposed_s;   /* what the iteration waits for beyond compute */
+	double comm_after_bwd_s; /* all-reduce time after backward ended */
+	double comm_waited_s;    /* the exposure rule on comm_after_bwd_s: what the engine measures as exposed
+				  * (comm_exposed_s without what backward lost to contention) */
+	double gpu_s;            /* the GPU's iteration: compute + exposed + step overhead, x straggle */
+} model_step;
+void model_step_run(const model_scenario *sc, const model_step_in *in, model_step *st);
+/* The exposure rule alone: overlap x the all-reduce after backward + (1 - overlap) x all of it (the
+ * simulator applies it to its simulated pipeline). */
+double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
+/* The expected slowest of `gpus` GPUs over the mean: 1 + cv sqrt(2 ln P) (1 for one GPU). */
+double model_step_straggle(int gpus, double straggler_cv);
+/* The bottleneck rule: the resource with the most busy time per iteration (compute, all of the all-reduce -
+ * overlap hides it only while it is shorter -, the data pipeline, storage reads when they recur; ties go to
+ * the earlier). */
+model_bottleneck model_bottleneck_of(double compute_s, double comm_s, double data_s, double io_s);
 
 /* ---- 90% prediction intervals (model_interval.c) ----
  * Split-conformal: held-out residuals rho = ln(measured / predicted) of `scaleplan validate`, pooled by basis

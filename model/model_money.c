@@ -13,8 +13,6 @@
 
 #include "common/common.h"
 
-/* A month: a Julian year / 12. */
-static const double MONTH_S = 365.25 * 86400.0 / 12.0;
 
 void model_money_default(model_money *m)
 {
@@ -125,10 +123,16 @@ double model_price_width(const char *kind)
 	return 0.35;
 }
 
+long model_whole_units(long n, long unit)
+{
+	if (unit < 1)
+		unit = 1;
+	return (n + unit - 1) / unit * unit;
+}
+
 int model_nodes_bought(const model_scenario *sc)
 {
-	int per_unit = sc->node.unit_nodes > 1 ? sc->node.unit_nodes : 1;
-	return (sc->nodes + per_unit - 1) / per_unit * per_unit;
+	return (int)model_whole_units(sc->nodes, sc->node.unit_nodes);
 }
 
 /* Switches and links of a folded-Clos fat tree joining E ports on R-port switches, leaves o:1
@@ -249,8 +253,8 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
  * owner's capex, support and facility and for a reservation, both paid around the clock. */
 static double run_share(const model_money *m, double tta_s)
 {
-	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : tta_s / (m->utilisation * MONTH_S);
-	return fmax(share, tta_s / MONTH_S);
+	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : tta_s / (m->utilisation * MODEL_MONTH_S);
+	return fmax(share, tta_s / MODEL_MONTH_S);
 }
 
 /* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of the run at the
@@ -262,7 +266,7 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
-	double gpus = ceil((double)sc->nodes * per_node / unit) * unit;
+	double gpus = (double)model_whole_units((long)sc->nodes * per_node, unit);
 	double inc = n->rent_increment_s, t = r->tta_s + r->rent_setup_s;
 
 	*gpus_out = gpus;
@@ -271,11 +275,11 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 		inc = n->rent_cluster_increment_s;
 	}
 	if (n->rent_reserved)
-		return gpus * rate * run_share(&sc->money, r->tta_s) * MONTH_S / 3600.0;
+		return gpus * rate * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
 	/* spot: a run interrupted starts again; each try is interrupted with p = 1 - (1 - f)^(t / month), so the
 	 * expected time billed is t / (1 - p) (the whole run again: a bound, as a checkpoint would save part) */
 	if (n->rent_spot)
-		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MONTH_S);
+		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MODEL_MONTH_S);
 	if (isfinite(n->rent_min_s))
 		t = fmax(t, n->rent_min_s);
 	if (inc > 0)
@@ -371,7 +375,7 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
 		return NAN;
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MONTH_S : r->tta_s + r->rent_setup_s;
+	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MODEL_MONTH_S : r->tta_s + r->rent_setup_s;
 	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
 }
 

@@ -59,7 +59,7 @@ static const param_def model_param_defs[] = {
 	P(b_half, 18.0, 0.0, 4096.0, "images",
 	  "`scaleplan validate --group gpus`, fitted with eff_compute and eff_mem (docs/model.md): the batch pairs "
 	  "refdata/testbed_pytorch.csv H100 bf16 channels-last 3718 img/s at 128, 3973 at 256, and this project's "
-	  "engine on that H100 5847 / 6516 / 7069 img/s at 64 / 128 / 256 (bench/NOTES.md, issue 15 session 7). "
+	  "engine on that H100 5847 / 6516 / 7069 img/s at 64 / 128 / 256 (bench/NOTES.md). "
 	  "Was 19 from the first pair alone, before the weight traffic's share was refitted"),
 	P(compute_eff, 0.0, 0.0, 20.0, "factor",
 	  "0 = the software stack's (hwdb stacks.csv compute_eff: GPU compute speed next to MLPerf-grade software); "

@@ -300,7 +300,7 @@ double sim_gpu_iter_from(const sim_shape *sh, double f, double comm_end_s, doubl
 	double bwd_end = f * (sh->fwd_total_s + sh->bwd_total_s), exposed = 0;
 	if (sh->nodes * sh->gpus_per_node > 1) {
 		double x = comm_end_s > bwd_end ? comm_end_s - bwd_end : 0.0;
-		exposed = sh->overlap * x + (1.0 - sh->overlap) * sh->comm_s;
+		exposed = model_step_exposed_s(sh->overlap, x, sh->comm_s);
 	}
 	if (exposed_s)
 		*exposed_s = exposed;
@@ -309,12 +309,13 @@ double sim_gpu_iter_from(const sim_shape *sh, double f, double comm_end_s, doubl
 
 double sim_gpu_iter(const sim_shape *sh, double f, double *exposed_s)
 {
-	double bwd_end = f * (sh->fwd_total_s + sh->bwd_total_s), e = 0, exposed = 0;
+	double bwd_end = f * (sh->fwd_total_s + sh->bwd_total_s), exposed = 0;
 	if (sh->nodes * sh->gpus_per_node > 1) {
+		double ready[MODEL_MAX_BUCKETS]; /* on this GPU's schedule, slowed by f */
 		for (int b = 0; b < sh->nbuckets; b++)
-			e = fmax(e, f * sh->ready_s[b]) + sh->ar_s[b];
-		double x = e > bwd_end ? e - bwd_end : 0.0;
-		exposed = sh->overlap * x + (1.0 - sh->overlap) * sh->comm_s;
+			ready[b] = f * sh->ready_s[b];
+		double x = model_exposed_s(sh->nbuckets, ready, sh->ar_s, bwd_end);
+		exposed = model_step_exposed_s(sh->overlap, x, sh->comm_s);
 	}
 	if (exposed_s)
 		*exposed_s = exposed;

@@ -520,20 +520,170 @@ static int opts_check(const sim_opts *o)
 	return 0;
 }
 
+/* What every run shares: the scenario, the shape, the loader and storage rates, the epochs. */
+static void base_init(run_ctx *b, const model_scenario *sc, const model_params *p, const sim_opts *o, sim_shape *sh,
+		      const sim_result *r)
+{
+	memset(b, 0, sizeof(*b));
+	b->sc = sc;
+	b->p = p;
+	b->o = o;
+	b->sh = sh;
+	b->gpus = r->gpus;
+	b->G = sc->node.gpus_per_node;
+	b->node_batch = (double)b->G * sc->batch_per_gpu;
+	b->global_batch = r->global_batch;
+	b->data_rate = model_data_rate(sc, p);
+	b->io_rate = sc->data == MODEL_DATA_SYNTHETIC ? INFINITY : model_storage_rate(sc, p) / sc->nodes;
+	b->eval_pass_s = model_eval_pass_s(p, &r->model);
+	b->boundary_s = model_boundary_epoch_s(p, &r->model);
+	b->epochs = r->epochs;
+	b->nseg = (int)ceil(r->epochs - 1e-12);
+	if (b->nseg < 1)
+		b->nseg = 1;
+}
+
+/* Iterations of one run: each epoch's images / global batch, a partial last batch counted as one. */
+static long run_iters(const model_scenario *sc, const sim_result *r, int nseg)
+{
+	long total = 0;
+	for (int e = 0; e < nseg; e++) {
+		double n_real = (fmin(e + 1.0, r->epochs) - e) * sc->images / r->global_batch;
+		long nf = (long)floor(n_real);
+		total += nf + (n_real - nf >= 1e-12);
+	}
+	return total;
+}
+
+/* Sums over the runs, for the summary: the steady epochs' time, iterations and waits, the first epochs. */
+typedef struct run_sums {
+	double steady_time, steady_iters, steady_exposed, steady_wait, steady_strag, first_epoch;
+} run_sums;
+
+/* Simulates run `run` (the trace records run 0) and adds what it measured to *sum and its time to
+ * accuracy to tta[run]. 0, or the error that stopped it (its epoch's loader freed). */
+static int run_one(const run_ctx *base, sim_rng *rng, int run, sim_result *r, run_sums *sum, double *tta)
+{
+	const sim_opts *o = base->o;
+	const model_scenario *sc = base->sc;
+	run_ctx c = *base;
+	c.rng = rng;
+	c.done_before = (long)run * base->nseg;
+	c.tr = run == 0 ? o->trace : NULL;
+	if (c.tr) {
+		sim_trace_window(c.tr, INFINITY, INFINITY);
+		c.trainer_track = sim_trace_track(c.tr, "node0 trainer", "iterations");
+		c.wait_track = sim_trace_track(c.tr, "node0 trainer", "data wait");
+	}
+	sim_loop *loop = sim_loop_new();
+	sim_at(loop, 0.0, epoch_begin, &c, 0);
+	sim_loop_run(loop, INFINITY);
+	r->events += sim_loop_events(loop) + c.detail_events;
+	sim_loop_free(loop);
+	if (c.err) {
+		sim_queue_free(c.queue); /* the epoch under way when it stopped */
+		sim_res_free(c.pool);
+		sim_res_free(c.storage);
+		return c.err;
+	}
+	if (c.tr)
+		sim_trace_window(c.tr, -INFINITY, INFINITY);
+	/* several runs differ as MLPerf's seeds do: each needs its own number of epochs (lognormal,
+	 * sd conv_cv of the mean; refdata/convergence_rcp.csv), so its training time scales with it */
+	double conv = o->runs > 1 && !(sc->epochs > 0) ? sim_rng_slowdown(rng, base->p->conv_cv, 0.0, 1.0) : 1.0;
+	/* the model's start-up, its staging copy and warm-up, less the warm-up's first-epoch storage reads
+	 * (played here) */
+	tta[run] = r->model.startup_s + r->model.staging_s + c.end_s * conv + r->model.warmup_s -
+		   fmin(r->model.epochs, 1.0) * (r->model.first_epoch_s - r->model.epoch_s);
+	for (int k = 0; k < NKINDS; k++)
+		sum->steady_time += c.train_s[k];
+	sum->steady_iters += c.steady_n;
+	sum->steady_exposed += c.steady_exposed;
+	sum->steady_wait += c.steady_wait;
+	sum->steady_strag += c.steady_strag;
+	sum->first_epoch += c.kind_done[KIND_STORAGE] ? c.kind_train_s[KIND_STORAGE] : 0;
+	r->epochs_simulated = c.simulated;
+	r->epochs_replayed = c.replayed;
+	return 0;
+}
+
+/* Every run, one after another on one random stream. */
+static int run_all(const run_ctx *base, sim_result *r, run_sums *sum, double *tta)
+{
+	const sim_opts *o = base->o;
+	sim_rng *rng = sim_rng_new(o->seed);
+	int rc = 0;
+	if (!rng)
+		return ERR_ENV;
+	if (o->progress) {
+		o->progress->total = (long)o->runs * base->nseg;
+		o->progress->done = 0;
+	}
+	for (int run = 0; rc == 0 && run < o->runs; run++)
+		rc = run_one(base, rng, run, r, sum, tta);
+	sim_rng_free(rng);
+	if (rc == 0 && o->progress)
+		progress_finish(o->progress);
+	return rc;
+}
+
+/* The summary: predict's columns from the steady epochs (epoch 2 on; epoch 1 alone for one epoch), the
+ * bottleneck by the model's rule, the spread of the iterations and of the runs' times to accuracy. */
+static void summarize(const model_scenario *sc, const sim_shape *sh, const sim_opts *o, const samples *iters,
+		      const run_sums *sum, const double *tta, sim_result *r)
+{
+	r->runs = o->runs;
+	r->compute_s = sh->fwd_total_s + sh->bwd_total_s + sh->opt_s;
+	r->comm_s = r->gpus > 1 ? sh->comm_s : 0.0;
+	r->iter_s = sum->steady_time / sum->steady_iters;
+	r->comm_exposed_s = sum->steady_exposed / sum->steady_iters;
+	r->data_wait_s = sum->steady_wait / sum->steady_iters;
+	r->straggler_s = sum->steady_strag / sum->steady_iters;
+	r->data_s = r->model.data_s;
+	r->io_s = r->model.io_s;
+	r->throughput_img_s = r->global_batch / r->iter_s;
+	r->per_gpu_img_s = sc->batch_per_gpu / r->iter_s;
+	r->scaling_eff = r->model.scaling_eff * r->model.iter_s / r->iter_s;
+	r->epoch_s = sc->images / r->throughput_img_s;
+	r->first_epoch_s = sum->first_epoch / o->runs;
+	r->bottleneck = model_bottleneck_of(r->compute_s, r->comm_s, r->data_s, sc->prep.cached ? 0.0 : r->io_s);
+	double q[2] = { 0.5, 0.95 }, out2[2];
+	samples_quantiles(iters, q, out2, 2);
+	r->iter_p50_s = out2[0];
+	r->iter_p95_s = out2[1];
+	samples ts = { 0 };
+	double total = 0;
+	r->tta_min_s = INFINITY;
+	r->tta_max_s = -INFINITY;
+	for (int run = 0; run < o->runs; run++) {
+		samples_add(&ts, tta[run], 1.0);
+		total += tta[run];
+		r->tta_min_s = fmin(r->tta_min_s, tta[run]);
+		r->tta_max_s = fmax(r->tta_max_s, tta[run]);
+	}
+	samples_quantiles(&ts, q, out2, 2);
+	r->tta_p50_s = out2[0];
+	r->tta_p95_s = out2[1];
+	r->tta_s = total / o->runs;
+	free(ts.v);
+	free(ts.w);
+}
+
 int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, sim_result *r)
 {
 	model_net net = { 0 };
 	sim_shape sh = { 0 };
 	samples iters = { 0 };
+	run_sums sum = { 0 };
+	run_ctx base;
 	double *tta = NULL;
-	int rc;
 	double t_wall = time_now_s();
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	rc = opts_check(o);
-	if (rc)
-		return rc;
-	rc = model_predict(sc, p, &r->model);
+	if (rc == 0)
+		rc = model_predict(sc, p, &r->model);
 	if (rc)
 		return rc;
 	if (!r->model.fits)
@@ -551,154 +701,23 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 		goto out;
 	}
 	r->events += (uint64_t)ev;
-
-	int G = sc->node.gpus_per_node;
-	r->gpus = sc->nodes * G;
+	r->gpus = sc->nodes * sc->node.gpus_per_node;
 	r->global_batch = r->gpus * sc->batch_per_gpu;
 	r->epochs = r->model.epochs;
-	run_ctx base = { 0 };
-	base.sc = sc;
-	base.p = p;
-	base.o = o;
-	base.sh = &sh;
-	base.gpus = r->gpus;
-	base.G = G;
-	base.node_batch = (double)G * sc->batch_per_gpu;
-	base.global_batch = r->global_batch;
-	base.data_rate = model_data_rate(sc, p);
-	base.io_rate = sc->data == MODEL_DATA_SYNTHETIC ? INFINITY : model_storage_rate(sc, p) / sc->nodes;
-	base.eval_pass_s = model_eval_pass_s(p, &r->model);
-	base.boundary_s = model_boundary_epoch_s(p, &r->model);
-	base.epochs = r->epochs;
-	base.nseg = (int)ceil(r->epochs - 1e-12);
-	if (base.nseg < 1)
-		base.nseg = 1;
-	/* iterations per run, to check the trace window */
-	long total = 0;
-	for (int e = 0; e < base.nseg; e++) {
-		double n_real = (fmin(e + 1.0, r->epochs) - e) * sc->images / r->global_batch;
-		long nf = (long)floor(n_real);
-		total += nf + (n_real - nf >= 1e-12);
-	}
-	r->iters = total;
-	if (o->trace_first > 0 && o->trace_last > total) {
+	base_init(&base, sc, p, o, &sh, r);
+	r->iters = run_iters(sc, r, base.nseg);
+	if (o->trace_first > 0 && o->trace_last > r->iters) {
 		rc = err_set("--trace-window %ld:%ld lies past the run: it has %ld iterations", o->trace_first,
-			     o->trace_last, total);
+			     o->trace_last, r->iters);
 		goto out;
 	}
 	base.factor = xcalloc((size_t)r->gpus, sizeof(double));
 	base.iters = &iters;
-	sim_rng *rng = sim_rng_new(o->seed);
-	if (!rng) {
-		rc = ERR_ENV;
-		free(base.factor);
-		goto out;
-	}
 	tta = xcalloc((size_t)o->runs, sizeof(double));
-	if (o->progress) {
-		o->progress->total = (long)o->runs * base.nseg;
-		o->progress->done = 0;
-	}
-	double steady_time = 0, steady_iters = 0, steady_exposed = 0, steady_wait = 0, steady_strag = 0;
-	double first_epoch = 0;
-	for (int run = 0; run < o->runs; run++) {
-		run_ctx c = base;
-		c.rng = rng;
-		c.done_before = (long)run * base.nseg;
-		c.tr = run == 0 ? o->trace : NULL;
-		if (c.tr) {
-			sim_trace_window(c.tr, INFINITY, INFINITY);
-			c.trainer_track = sim_trace_track(c.tr, "node0 trainer", "iterations");
-			c.wait_track = sim_trace_track(c.tr, "node0 trainer", "data wait");
-		}
-		sim_loop *loop = sim_loop_new();
-		sim_at(loop, 0.0, epoch_begin, &c, 0);
-		sim_loop_run(loop, INFINITY);
-		r->events += sim_loop_events(loop) + c.detail_events;
-		sim_loop_free(loop);
-		if (c.err) {
-			rc = c.err;
-			sim_queue_free(c.queue); /* the epoch under way when it stopped */
-			sim_res_free(c.pool);
-			sim_res_free(c.storage);
-			sim_rng_free(rng);
-			free(base.factor);
-			goto out;
-		}
-		if (c.tr)
-			sim_trace_window(c.tr, -INFINITY, INFINITY);
-		/* several runs differ as MLPerf's seeds do: each needs its own number of epochs (lognormal,
-		 * sd conv_cv of the mean; refdata/convergence_rcp.csv), so its training time scales with it */
-		double conv = o->runs > 1 && !(sc->epochs > 0) ? sim_rng_slowdown(rng, p->conv_cv, 0.0, 1.0) : 1.0;
-		/* the model's start-up, its staging copy and warm-up, less the warm-up's first-epoch storage reads
-		 * (played here) */
-		tta[run] = r->model.startup_s + r->model.staging_s + c.end_s * conv + r->model.warmup_s -
-			   fmin(r->model.epochs, 1.0) * (r->model.first_epoch_s - r->model.epoch_s);
-		for (int k = 0; k < NKINDS; k++)
-			steady_time += c.train_s[k];
-		steady_iters += c.steady_n;
-		steady_exposed += c.steady_exposed;
-		steady_wait += c.steady_wait;
-		steady_strag += c.steady_strag;
-		first_epoch += c.kind_done[KIND_STORAGE] ? c.kind_train_s[KIND_STORAGE] : 0;
-		r->epochs_simulated = c.simulated;
-		r->epochs_replayed = c.replayed;
-	}
-	sim_rng_free(rng);
+	rc = run_all(&base, r, &sum, tta);
 	free(base.factor);
-	if (o->progress)
-		progress_finish(o->progress);
-
-	/* summary: predict columns from the steady epochs (epoch 2 on; epoch 1 alone for one epoch) */
-	r->runs = o->runs;
-	r->compute_s = sh.fwd_total_s + sh.bwd_total_s + sh.opt_s;
-	r->comm_s = r->gpus > 1 ? sh.comm_s : 0.0;
-	r->iter_s = steady_time / steady_iters;
-	r->comm_exposed_s = steady_exposed / steady_iters;
-	r->data_wait_s = steady_wait / steady_iters;
-	r->straggler_s = steady_strag / steady_iters;
-	r->data_s = r->model.data_s;
-	r->io_s = r->model.io_s;
-	r->throughput_img_s = r->global_batch / r->iter_s;
-	r->per_gpu_img_s = sc->batch_per_gpu / r->iter_s;
-	r->scaling_eff = r->model.scaling_eff * r->model.iter_s / r->iter_s;
-	r->epoch_s = sc->images / r->throughput_img_s;
-	r->first_epoch_s = first_epoch / o->runs;
-	{
-		double busy = r->compute_s, io_run = sc->prep.cached ? 0.0 : r->io_s;
-		r->bottleneck = MODEL_BN_COMPUTE;
-		if (r->comm_s > busy) {
-			busy = r->comm_s;
-			r->bottleneck = MODEL_BN_COMM;
-		}
-		if (r->data_s > busy) {
-			busy = r->data_s;
-			r->bottleneck = MODEL_BN_DATA;
-		}
-		if (io_run > busy)
-			r->bottleneck = MODEL_BN_IO;
-	}
-	double q[2] = { 0.5, 0.95 }, out2[2];
-	samples_quantiles(&iters, q, out2, 2);
-	r->iter_p50_s = out2[0];
-	r->iter_p95_s = out2[1];
-	samples ts = { 0 };
-	double sum = 0;
-	r->tta_min_s = INFINITY;
-	r->tta_max_s = -INFINITY;
-	for (int run = 0; run < o->runs; run++) {
-		samples_add(&ts, tta[run], 1.0);
-		sum += tta[run];
-		r->tta_min_s = fmin(r->tta_min_s, tta[run]);
-		r->tta_max_s = fmax(r->tta_max_s, tta[run]);
-	}
-	samples_quantiles(&ts, q, out2, 2);
-	r->tta_p50_s = out2[0];
-	r->tta_p95_s = out2[1];
-	r->tta_s = sum / o->runs;
-	free(ts.v);
-	free(ts.w);
-	rc = 0;
+	if (rc == 0)
+		summarize(sc, &sh, o, &iters, &sum, tta, r);
 out:
 	free(tta);
 	free(iters.v);

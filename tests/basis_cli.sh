@@ -1,5 +1,5 @@
 #!/bin/sh
-# How each prediction's GPU is known (basis) and its 90% interval through the CLI (issue 31): the columns of
+# How each prediction's GPU is known (basis) and its 90% interval through the CLI: the columns of
 # predict / compare / sweep, the table's "(lo-hi)", Blackwell an estimate spanning the public evidence, and
 # --measured refused when no GPU could run it or when two of one configuration disagree.
 # Run by tools/run_tests.sh with SCALEPLAN set. No GPU.

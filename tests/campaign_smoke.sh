@@ -1,5 +1,5 @@
 #!/bin/sh
-# `scaleplan campaign` (issues 27, 32): scripts for a grid of runs (mpirun and Slurm), bad grids refused with
+# `scaleplan campaign`: scripts for a grid of runs (mpirun and Slurm), bad grids refused with
 # nothing written, emulated transport means nodes, the default grid, a time limit on every run (a stuck run
 # recorded and skipped), scripts that run from any folder, an existing campaign kept unless --force, --run
 # without a GPU exits 2; --run with a stand-in scaleplan-train that writes a recorded measurement CSV, then
@@ -108,7 +108,7 @@ grep -q "leave-one-out error" "$T/run.txt" || fail "--run: no leave-one-out erro
 [ -s "$T/r/profile.csv" ] && [ -s "$T/r/parity.csv" ] || fail "--run: profile or parity CSV missing"
 grep -qi nan "$T/r/profile.csv" && fail "--run: NaN in the profile"
 
-# recorded H100 runs (bench/NOTES.md issue 27, session 9): synthetic at batch 64 and 128, jpeg-gpu at 64. The
+# recorded H100 runs (tests/data/cal/h100-jpeg): synthetic at batch 64 and 128, jpeg-gpu at 64. The
 # decoder-bound jpeg-gpu point gets its own parameter (gpu_decode_img_s) and leaves the compute fit as the two
 # synthetic points alone make it.
 "$SP" calibrate --measurements tests/data/cal/h100-jpeg --out "$T/all.csv" > "$T/all.txt" 2>&1 || fail "calibrate: $(tail -3 "$T/all.txt")"

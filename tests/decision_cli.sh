@@ -1,5 +1,5 @@
 #!/bin/sh
-# The decision a buyer signs (issue 34), end to end: like for like, ties broken by money, today's products,
+# The decision a buyer signs, end to end: like for like, ties broken by money, today's products,
 # budget and deadline together, placement physics, answers to the question asked, refused nonsense.
 # Relations only, never a figure of the model. Run by tools/run_tests.sh with SCALEPLAN set; no GPU.
 # SPDX-License-Identifier: GPL-3.0-or-later

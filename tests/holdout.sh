@@ -1,7 +1,7 @@
 #!/bin/sh
-# Regression guard for issue 8's evidence: on the recorded 2x H200 jobs (bench/data/h200x2*), calibrating on
+# Regression guard for the 2-GPU prediction evidence: on the recorded 2x H200 jobs (bench/data/h200x2*), calibrating on
 # each job's 1-GPU runs + sweeps must keep predicting its 2-GPU scaleplan-train runs as well as when the
-# result was reported: the issue's four runs within 5% (MAE) in at least 6 of the 7 jobs, none above 10%,
+# result was reported: the four runs within 5% (MAE) in at least 6 of the 7 jobs, none above 10%,
 # and the contention term never worse than without it by more than 0.5 points on those runs.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -14,7 +14,7 @@ echo "$out" | awk '
 		if (with > none + 0.5) { worse = worse " " $1 } }
 	END {
 		if (jobs < 7) { print "holdout: " jobs " jobs in the table, expected 7"; exit 1 }
-		if (ok < 6) { print "holdout: the issue runs are within 5% in only " ok " of " jobs " jobs"; exit 1 }
+		if (ok < 6) { print "holdout: the four 2-GPU runs are within 5% in only " ok " of " jobs " jobs"; exit 1 }
 		if (bad != "") { print "holdout: above 10%:" bad; exit 1 }
 		if (worse != "") { print "holdout: contention makes these worse:" worse; exit 1 }
 		print "holdout: ok (" ok " of " jobs " jobs within 5%)" }' || { echo "$out"; exit 1; }

@@ -1,8 +1,8 @@
-/* The engine's plan without a GPU (exec/ex_net.c, issue 15): which batch norms are folded into their reader,
+/* The engine's plan without a GPU (exec/ex_net.c): which batch norms are folded into their reader,
  * and whether the activation/gradient arena ever lets two buffers that are in use at the same time share
  * bytes. The uses are derived here again from what forward() and backward() read and write - independently
  * of plan_arena's own liveness rules - so a plan that frees a buffer too early fails here, on CPU CI, rather
- * than as wrong gradients on a GPU (it happened: bench/NOTES.md, issue 15 session 4, call 4).
+ * than as wrong gradients on a GPU (it happened once: bench/NOTES.md).
  * Built and run by `make test` where the GPU toolchain is found (it links the engine); needs no GPU.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

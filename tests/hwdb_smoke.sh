@@ -20,7 +20,7 @@ expect 1 "$SP" hw show c4140m;    has "unknown id 'c4140m'"; has "did you mean c
 expect 1 "$SP" hw show dgx-a1OO;  has "did you mean"
 expect 0 "$SP" hw list gpus;      has "H200-SXM-141GB"; has "B200"
 expect 0 "$SP" hw list systems;   has "xe9680-h100"; has "149,000"; has "3,250,000/unit"; has "6.88"; has "estimate"
-# columns follow their widest cell: the last column starts at the same offset on every row (issue 24: the
+# columns follow their widest cell: the last column starts at the same offset on every row (the
 # scaleplan-train stack row was pushed out of line)
 aligned() { awk -v h="$1" 'NR == 1 { off = index($0, h); next } /^[( ]/ { next }
 	substr($0, off - 1, 1) != " " || substr($0, off, 1) == " " { bad = 1; print "misaligned: " $0 } END { exit bad || !off }' "$tmp/out"; }
@@ -96,7 +96,7 @@ expect 1 "$SP" hw check "$tmp/old"; has "(data_path): 'tpu' is not a data path; 
 echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,,,,,,,x' >> "$tmp/mine/systems.csv"
 expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"; has "not loaded"
 
-# issue 24: a user's own quote overrides a price through a table of id and price columns; a row for a
+# a user's own quote overrides a price through a table of id and price columns; a row for a
 # system that does not exist, a negative or non-numeric price, a price without its kind: exit 1 naming
 # the cell, nothing loaded
 mkdir "$tmp/quote"

@@ -124,7 +124,7 @@ done
 
 for sig in INT TERM; do
 	# a ranked grid of a million rows: FILE.tmp holds more than its header once the rows are being
-	# written (a second or more of work); the signal must still keep the old file (issue 26)
+	# written (a second or more of work); the signal must still keep the old file
 	interrupted sweep-rows $sig "$tmp/rows.csv" '[ -f "$tmp/rows.csv.tmp" ] && [ "$(wc -l <"$tmp/rows.csv.tmp")" -gt 1 ]' \
 		"$S" sweep --systems all --nodes 1-1500 --batch-per-gpu 8-256:8 --quiet --out "$tmp/rows.csv"
 	# the grid (700 million points; --budget 1 keeps every row out of the file) takes minutes

@@ -78,13 +78,13 @@ expect 0 "$SP" validate --group gpus; has "leave-one-GPU-out"; has "H200-SXM-141
 expect 1 "$SP" validate --group gpu; has "expected all, whole-run or gpus"
 expect 1 "$SP" validate --group gpus --format csv; has "table only"
 
-# compare: whole servers by default (issue 24: nobody buys 8 servers to use one GPU in each), the answer
+# compare: whole servers by default (nobody buys 8 servers to use one GPU in each), the answer
 expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100
 has "answer: Best by time to accuracy for 8 GPUs"; has "1x8"; has "2x4"; lacks "8x1"; has "Fastest:"; has "Cheapest:"
 # --partial-nodes: every placement 1x8 ... 8x1, costed as the whole nodes they occupy (marked *)
 expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100 --partial-nodes
 has "8x1*"; has "costed as the whole node"; has "Scale "
-# a tie is two overlapping 90% intervals, broken by money toward the cheaper option (issue 34): the faster
+# a tie is two overlapping 90% intervals, broken by money toward the cheaper option: the faster
 # option left for money costs more
 for sys in hgx-h200 c4140-k,c4140-m,dgx1-v100 dgxb200,gb200-nvl72; do
 	for g in 8 72; do
@@ -108,7 +108,7 @@ awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { ex
 "$SP" predict --system gb200-nvl72 --nodes 16 --format csv >"$tmp/n16.csv"; c1=$(col capex_servers_usd "$tmp/n16.csv")
 "$SP" predict --system gb200-nvl72 --nodes 19 --format csv >"$tmp/n19.csv"
 awk -v a="$c1" -v b="$(col capex_servers_usd "$tmp/n19.csv")" 'BEGIN { exit !(a > 0 && b == 2 * a) }' || no "NVL72 racks: 16 trays $c1, 19 trays twice that"
-# a stack that does not stage reads its first epoch cold: not called staging (issue 26)
+# a stack that does not stage reads its first epoch cold: not called staging
 expect 0 "$SP" predict --system dgxh100 --nodes 8 --stack tf1-hvd --storage isilon-f800
 has "reads storage cold in its first epoch, inside time to train"; lacks "data staging"
 expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "servers 2 x \$"; has "(whole units of nodes bought)"; has "owner's cost"
@@ -142,7 +142,7 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next 
 	 ($c == "" || $c + 0 > 500000) { bad = 1 } END { exit bad }' "$tmp/b.csv" || no "budget filter"
 # 149k a node plus its share of the networks, racks and installation (about 168k): 1-2 nodes fit, 3 do not
 [ "$(awk -F, '$1 == "dgx1-v100" { print $3 }' "$tmp/b.csv" | sort | tr '\n' ' ')" = "1 2 " ] || no "dgx1 at \$149k: 1-2 nodes fit \$500k"
-# sweep honours the shared --global-batch and --system its help lists (they were ignored: issue 26)
+# sweep honours the shared --global-batch and --system its help lists
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,2,3 --global-batch 2048 --out "$tmp/gb.csv" --quiet
 has "1 whose GPU count does not divide --global-batch 2048"
 [ "$(awk -F, 'NR > 1 { print $3 ":" $6 ":" $7 }' "$tmp/gb.csv" | sort | tr '\n' ' ')" = "1:256:2048 2:128:2048 " ] ||
@@ -160,7 +160,7 @@ expect 1 "$SP" sweep --system dgxh100 --systems dgx1-v100 --out "$tmp/gb7.csv"; 
 "$SP" predict --system r740-p40 --precision fp16 --format csv >"$tmp/p.csv" 2>&1
 [ "$(col precision "$tmp/p.csv")" = fp32 ] || no "P40 asked for fp16 runs fp32"
 
-# issue 14: default networks, stacks and their data paths
+# default networks, stacks and their data paths
 expect 0 "$SP" predict --system xe9680-h100 --nodes 2; has "2 nodes x 8 GPUs"; has "stack              ngc-mlperf (gpu decode, staged)"
 expect 1 "$SP" predict --system testbed-h200x4 --nodes 2; has "single machine"; has "give --fabric ID"
 expect 0 "$SP" predict --system testbed-h200x4 --nodes 2 --fabric eth-100g-roce; has "2 nodes x 4 GPUs"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The whole cost of a cluster (issue 33) through the CLI and the built-in hwdb: capex by part, running cost at
+# The whole cost of a cluster through the CLI and the built-in hwdb: capex by part, running cost at
 # a utilisation, rent as billed, buy against rent, price ranges, bad money refused.
 # Run by tools/run_tests.sh with SCALEPLAN set. No GPU, no network.
 # SPDX-License-Identifier: GPL-3.0-or-later

@@ -1,5 +1,5 @@
 #!/bin/sh
-# What a new user trips on (issue 35): input the commands used to accept without a word. Each case exits 1
+# What a new user trips on: input the commands used to accept without a word. Each case exits 1
 # with a message that names what was wrong, or (for headers) says what the user asked for. Needs $SCALEPLAN.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u

@@ -20,13 +20,13 @@ charts=0
 if command -v gnuplot >/dev/null 2>&1; then
 	charts=4
 	for f in tta.svg cost.svg sensitivity.svg cashflow.svg; do [ -s "$tmp/rep/$f" ] || bad "rep/$f missing"; done
-	# money axes in dollars, never 1e+06 (issue 33)
+	# money axes in dollars, never 1e+06
 	grep -q '>\$[0-9.]*[kMG]*<' "$tmp/rep/cost.svg" || bad "cost.svg: no dollar tic labels"
 	grep -q '>\$[0-9.]*[kMG]*<' "$tmp/rep/sensitivity.svg" || bad "sensitivity.svg: no dollar tic labels"
 	grep -q '>\$[0-9.]*[kMG]*<' "$tmp/rep/cashflow.svg" || bad "cashflow.svg: no dollar tic labels"
 	grep -q 'e+0' "$tmp/rep/cost.svg" "$tmp/rep/sensitivity.svg" && bad "a money axis in e+0 notation"
 fi
-# the Sensitivity section (issue 33): the answer's cost against each input, what could flip the decision said
+# the Sensitivity section: the answer's cost against each input, what could flip the decision said
 grep -q '^## Sensitivity' "$tmp/rep/report.md" || bad "report.md: no Sensitivity section"
 grep -q 'could flip which\|none of these inputs' "$tmp/rep/report.md" || bad "report.md: Sensitivity names no flip"
 # bad input: exit 1, no folder

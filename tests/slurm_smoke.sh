@@ -1,5 +1,5 @@
 #!/bin/sh
-# The campaign's Slurm script under a real Slurm (issue 32): the test starts a private one-node Slurm (Debian's
+# The campaign's Slurm script under a real Slurm: the test starts a private one-node Slurm (Debian's
 # slurm-wlm: munged, slurmctld and slurmd on this machine, their own ports, files and socket in a temporary
 # folder; the node declares 2 GPUs whose device files are /dev/null and /dev/zero), writes a campaign whose runs use
 # tests/lib/stand_in_train.sh as scaleplan-train (it writes the CSV a real run writes, one per rank), submits

@@ -440,7 +440,7 @@ static void test_phase_apply(test_ctx *t)
 }
 
 /* refdata/throughput.csv: fitting c4130-p100 on its 1-GPU row predicts its 4- and 8-GPU rows
- * within 5% (issue 8). */
+ * within 5%. */
 static void test_c4130(test_ctx *t, const hw_db *db)
 {
 	cal_data d;
@@ -700,6 +700,49 @@ static void test_validate(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* One precision default: a throughput row without a precision (a peer's table) is bf16 both where calibrate
+ * builds its compute scenario and where validate's model column predicts it (not fp32 in one, bf16 in the
+ * other); an H100 runs bf16 about twice as fast as fp32, so a wrong default shows. */
+static void test_precision_default(test_ctx *t, const hw_db *db)
+{
+	static const char csv[] = "machine,gpu,gpus,batch_per_gpu,data,img_s\n"
+				  "testbed-h100x1,H100-80GB-HBM3,1,256,synthetic,3000\n";
+	cal_data d;
+	cal_data_init(&d);
+	TEST_CHECK(t, cal_data_load_csv_buf(&d, "peer.csv", csv, sizeof(csv) - 1, true, NULL) == 0 && d.n == 1,
+		   "peer.csv: %s", err_msg());
+	if (d.n != 1) {
+		cal_data_free(&d);
+		return;
+	}
+	cal_data_canonical(&d, db);
+	model_params mp;
+	model_params_default(&mp);
+	model_scenario sc;
+	TEST_CHECK(t, cal_point_compute_scenario(db, &mp, &d.pts[0], &sc), "compute scenario of the peer row");
+	TEST_CHECK(t, sc.precision == MODEL_BF16, "compute scenario precision %s, want bf16",
+		   model_precision_name(sc.precision));
+	cal_mcol m = {.db = db, .params = &mp};
+	double got = cal_mcol_point(&m, &d, 0, NULL, 0);
+	double want[2];
+	for (int k = 0; k < 2; k++) {
+		plan_spec s;
+		model_result r;
+		plan_spec_init(&s);
+		s.system_id = "testbed-h100x1";
+		s.stack_id = cal_point_stack(&d.pts[0]);
+		s.precision = k == 0 ? MODEL_BF16 : MODEL_FP32;
+		s.data = MODEL_DATA_SYNTHETIC;
+		s.batch_per_gpu = 256;
+		want[k] = plan_resolve(db, &s, &mp, NULL, 1, 1, &sc) || model_predict(&sc, &mp, &r) ? NAN
+											: r.throughput_img_s;
+	}
+	TEST_NEAR(t, got, want[0], 1e-9 * want[0]);
+	TEST_CHECK(t, want[0] > 1.5 * want[1], "bf16 %.0f img/s vs fp32 %.0f: the test cannot tell them apart",
+		   want[0], want[1]);
+	cal_data_free(&d);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -723,6 +766,7 @@ int main(void)
 	test_validate(&t, &db);
 	test_bucket_pipeline(&t, &db);
 	test_contention(&t, &db);
+	test_precision_default(&t, &db);
 	hw_db_free(&db);
 	return test_report(&t);
 }

@@ -335,7 +335,7 @@ static void test_dir(test_ctx *t)
 	hw_db_free(&db);
 }
 
-/* Issue 14: every system that can be clustered has a default network and every system a default stack
+/* Every system that can be clustered has a default network and every system a default stack
  * that matches how such systems were run; the stack rows carry what the model reads. */
 static void test_stacks_networks(test_ctx *t)
 {
@@ -366,7 +366,7 @@ static void test_stacks_networks(test_ctx *t)
 	}
 	const hw_system *xe = hw_system_find(&db, "xe9680-h100");
 	TEST_CHECK(t, xe && xe->fabric && xe->nics_per_node == 8 && xe->nic && xe->nic->bw_Bps == 50e9,
-		   "xe9680-h100: 8 x 400 Gb/s (issue 14: --nodes 2 failed without a network)");
+		   "xe9680-h100: 8 x 400 Gb/s (--nodes 2 needs a network)");
 	const hw_stack *ngc = hw_stack_find(&db, "ngc-mlperf"), *tf = hw_stack_find(&db, "tf1-hvd");
 	TEST_CHECK(t, ngc && ngc->data_path == HW_DATA_GPU && ngc->staging == HW_STAGE_LOCAL && ngc->grad_B == 2 &&
 			      ngc->comm_hidden_frac == 0 && ngc->bucket_B == 67108864,
@@ -403,7 +403,7 @@ static void test_stacks_networks(test_ctx *t)
 	hw_db_free(&d2);
 }
 
-/* Issue 24: systems.csv with the price and rent columns. Columns 1-19 as SYS_HDR, then 20 price_kind,
+/* systems.csv with the price and rent columns. Columns 1-19 as SYS_HDR, then 20 price_kind,
  * 21 price_source, 22 provider, 23-25 the three rates, 26 rent_date, 27 rent_source, 28 domain_gpus,
  * 29 unit_nodes, 30 source. */
 static const char SYS_PRICE_HDR[] = "id,aliases,name,gpu,gpus_per_node,intra_topology,intra_link,intra_bw_Bps,host_link,"
@@ -514,7 +514,7 @@ static void test_prices(test_ctx *t)
 	expect_bad(t, "systems.csv", buf, "systems.csv:2: empty; price_usd 20000 needs price_kind", NULL);
 }
 
-/* Issue 24: every product carries a price with its kind and source, every cloud instance its provider
+/* Every product carries a price with its kind and source, every cloud instance its provider
  * and a rate (or a source that says why there is none), and the 2025-26 systems the figures the model
  * reads. */
 static void test_price_data(test_ctx *t)

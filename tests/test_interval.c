@@ -1,4 +1,4 @@
-/* tests/test_interval.c: the basis of a prediction and its 90% interval (issue 31): the split-conformal rule,
+/* tests/test_interval.c: the basis of a prediction and its 90% interval: the split-conformal rule,
  * the derivation from residuals, the table applied by model_predict, and plan_basis on the built-in data.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

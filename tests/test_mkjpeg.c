@@ -1,4 +1,4 @@
-/* scaleplan-mkjpeg must not put the class into the colour. Last session's first converter tinted every
+/* scaleplan-mkjpeg must not put the class into the colour. An early converter tinted every
  * image by its label, and a network read the class from the tint (98.6% "top-1" in 2 epochs). Here a
  * synthetic Fashion-MNIST (every image the same grey, labels in runs of 7) goes through the real program;
  * with the tint chosen per image, every class folder has the same mean red/blue ratio (within sampling

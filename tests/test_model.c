@@ -38,7 +38,7 @@ static void node_c4130(model_scenario *sc)
 }
 
 /* refdata/throughput.csv: given 283 img/s on 1 P100 at batch 128, 4 GPUs ran 1099 img/s and
- * 2 nodes x 4 ran 2075 img/s (Dell white paper 2019). Tolerance 5% (issue 3). */
+ * 2 nodes x 4 ran 2075 img/s (Dell white paper 2019). Tolerance 5%. */
 static void test_c4130_scaling(test_ctx *t)
 {
 	model_params p;
@@ -121,7 +121,7 @@ static void test_mlperf_ttt(test_ctx *t)
 	}
 }
 
-/* Convergence default: every RCP point within 5% (issue 3); monotone in the global batch. */
+/* Convergence default: every RCP point within 5%; monotone in the global batch. */
 static void test_convergence(test_ctx *t)
 {
 	static const double b[] = {1632, 3264, 4096, 8192, 13056, 32768, 49152, 58880, 65536, 67840};
@@ -369,7 +369,7 @@ static void test_directions(test_ctx *t)
 	TEST_NEAR(t, b.energy_J, b.power_W * b.tta_s, 1e-12);
 	/* the whole run: tta = start-up + staging + ttt; ttt = warm-up + epochs x warm epoch + eval +
 	 * boundaries; no staging copy here (the stack does not stage), so the storage path's first-epoch extra
-	 * is scored, in the warm-up (issue 34: cold reads are staging only for stacks that stage) */
+	 * is scored, in the warm-up (cold reads are staging only for stacks that stage) */
 	TEST_NEAR(t, b.tta_s, b.startup_s + b.staging_s + b.ttt_s, 1e-12);
 	TEST_NEAR(t, b.ttt_s, b.warmup_s + b.epochs * b.epoch_s + b.eval_s + b.boundary_s, 1e-12);
 	TEST_CHECK(t, b.staging_s == 0, "no staging without a staging stack: %g s", b.staging_s);
@@ -486,7 +486,7 @@ static void test_multipoint(test_ctx *t)
 	TEST_CHECK(t, model_calibrate(&sc, &p, m, 1) == 0 && sc.b_half < 0, "reset");
 }
 
-/* Issue 14: storage that scales. Hand-computed: ImageNet 145 GB, 1,281,167 images -> 113,178 B per image.
+/* Storage that scales. Hand-computed: ImageNet 145 GB, 1,281,167 images -> 113,178 B per image.
  * (a) 500 nodes reading one NAS of 15 GB/s aggregate behind 5 GB/s client links: min(15e9, 500 x 5e9) =
  *     15 GB/s for the whole job; (b) the same nodes with their own drives (4 x 7.88 GB/s): 500 x 31.52 GB/s;
  * (c) a parallel file system that grows with its clients (aggregate INFINITY) at 12.5 GB/s per node.
@@ -646,11 +646,11 @@ static double one_gpu_img_s(const model_params *p, double peak, double fp32, dou
 	return r.throughput_img_s;
 }
 
-/* Issue 31: the generations. H100 and H200 (same 989 TFLOP/s dense bf16 and 67 FP32, 3.35 vs 4.8 TB/s; NVIDIA
+/* The generations. H100 and H200 (same 989 TFLOP/s dense bf16 and 67 FP32, 3.35 vs 4.8 TB/s; NVIDIA
  * datasheets): the H200 gains only on the memory-bound part, MLPerf v4.0 1.11x per GPU (refdata/
  * mlperf_v4_0_phases.csv: 63,619 / 57,312 img/s), not the bandwidth ratio 1.43 (tolerance: 1.05-1.22). B200
  * (2.25 PFLOP/s, 75 FP32, 8 TB/s, Blackwell's achieved-GEMM fraction) between 1.6 and 2.2x an H100 (public
- * evidence, issue 31). Fusion removes traffic; no tensor cores puts conv on the CUDA cores. */
+ * evidence, docs/model.md). Fusion removes traffic; no tensor cores puts conv on the CUDA cores. */
 static void test_generations(test_ctx *t)
 {
 	model_params p;

@@ -2,7 +2,7 @@
  * and never toward the dearer option, an answer that losing options do not move, money rankings by money,
  * budget and deadline together (each failing option with what it fails), the deadline at the 90% bound,
  * idle GPUs of a rack-scale unit, scale up vs out for one GPU model only, buy vs rent.
- * Each case is one the decision of main at cc5ebc3 got wrong (issue 34): it picked the dearer of two tied
+ * Each case is one the decision of main at cc5ebc3 got wrong: it picked the dearer of two tied
  * options, put fewer NVLink domains before money, said "no option within the budget" when the budget was
  * met and the deadline missed, and compared a B200 with a V100 as scale up vs out.
  * SPDX-License-Identifier: GPL-3.0-or-later

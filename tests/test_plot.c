@@ -254,7 +254,7 @@ static char *script_of(test_ctx *t, plot_kind k, const char *cost_col, const cha
 	return buf;
 }
 
-/* Issue 35: labels at every scale, extrapolated points marked, the ranked cost on a cost chart, money in
+/* Labels at every scale, extrapolated points marked, the ranked cost on a cost chart, money in
  * dollars, overlapping lines named together. */
 static void test_chart_labels(test_ctx *t)
 {

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (*db.systems[i].fabric_id && !db.systems[i].fabric) || (*db.systems[i].stack_id && !db.systems[i].stack) ||
 			    (*db.systems[i].storage_id && !db.systems[i].storage))
 				abort();
-		/* what the loader promises about prices (issue 24): a price has its kind and source, a rate its
+		/* what the loader promises about prices: a price has its kind and source, a rate its
 		 * date and source, a unit at least one node, an NVLink domain whole nodes */
 		for (int i = 0; i < db.nsystems; i++) {
 			const hw_system *s = &db.systems[i];
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((hw_known(s->price_usd) && (!*s->price_kind || !*s->price_source)) || (rate && (!*s->rent_date || !*s->rent_source)) ||
 			    s->unit_nodes < 1 || (s->domain_gpus && s->domain_gpus % s->gpus_per_node))
 				abort();
-			/* issue 33: a price's range holds the price; a spot rate cites its source too */
+			/* a price's range holds the price; a spot rate cites its source too */
 			if ((hw_known(s->price_lo_usd) && !(s->price_lo_usd <= s->price_usd)) ||
 			    (hw_known(s->price_hi_usd) && !(s->price_hi_usd >= s->price_usd)) ||
 			    (hw_known(s->rent_spot_usd_gpu_h) && !*s->rent_source))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# GPU smoke tests of scaleplan-train --data DIR ($TRAIN, issue 6): a small JPEG folder made by
+# GPU smoke tests of scaleplan-train --data DIR ($TRAIN): a small JPEG folder made by
 # scaleplan-mkjpeg trains one epoch with evaluation over a short last batch (100 val images, batch 64:
 # 64 + 36), the CSV has data_threads and a finite data_wait_s; a corrupt JPEG is named and replaced,
 # not fatal; a folder without val/ or with different classes in val/ is exit 1 naming it.

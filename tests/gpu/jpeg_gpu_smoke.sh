@@ -1,5 +1,5 @@
 #!/bin/sh
-# --data-path jpeg-gpu on a folder with bad inputs (issue 27): a non-JPEG, an empty file, a truncated JPEG,
+# --data-path jpeg-gpu on a folder with bad inputs: a non-JPEG, an empty file, a truncated JPEG,
 # a JPEG whose entropy-coded data is overwritten with random bytes, a folder and a dangling link named
 # .JPEG, an empty class, a file at the class level; progressive and CMYK JPEGs (the GPU hybrid backend)
 # where python3 has PIL. The run must finish (exit 0), train on the good images and name every bad one.
@@ -44,7 +44,7 @@ done
 grep -q "EXEC_RESULT data=jpeg-gpu" "$D/run.log" || { echo "jpeg_gpu_smoke: FAIL: no result line"; fail=1; }
 grep -E "^input:|skipped|scrambled|EXEC_RESULT" "$D/run.log" | head -20
 # --data-timeout: a decode thread that stops (EX_JPEG_TEST_STALL, before batch 3) must end the job with exit 2
-# and a report of where each thread was, not wait for ever (issue 27: runs at batch 64/128 stopped silently)
+# and a report of where each thread was, not wait for ever (runs at batch 64/128 once stopped silently)
 # The hook is in the test build only (TRAIN_HOOKS, made by make test-gpu); the product ignores the variable.
 if [ -n "${TRAIN_HOOKS:-}" ]; then
 	EX_JPEG_TEST_STALL=3 timeout 120 "$TRAIN_HOOKS" --data "$D/ds" --data-path jpeg-gpu --batch-per-gpu 16 --epochs 1 \

@@ -1,4 +1,4 @@
-/* tests/gpu/test_dist: GPU tests and drivers of exec's data-parallel layer (issue 5).
+/* tests/gpu/test_dist: GPU tests and drivers of exec's data-parallel layer.
  *
  *   test_dist --ckpt-selftest                 checkpoint format: round trip, checksum, truncation
  *                                             (host only, one process)

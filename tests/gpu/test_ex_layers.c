@@ -91,7 +91,7 @@ static double relerr(const double *a, const double *ref, size_t n)
 static const char *tname(ex_dtype t) { return t == EX_BF16 ? "bf16" : "fp32"; }
 #define CHECK_ERR(t, what, e, tol) TEST_CHECK(t, (e) <= (tol), "%s: rel L2 %.3e > tol %.1e", what, e, tol)
 
-/* The same convolution through the engine's graph-API plans (exec/ex_graph.c, issue 15): forward,
+/* The same convolution through the engine's graph-API plans (exec/ex_graph.c): forward,
  * data gradient (overwrite, then beta = 1 onto a known gradient), weight gradient; outputs poisoned
  * with NaN first so an unwritten element fails. A shape no engine supports is reported, not failed. */
 static void test_conv_graph(test_ctx *tc, cudnnHandle_t h, int N, int C, int H, int K, int R, int S, int P, void *dx,
@@ -258,7 +258,7 @@ static void test_conv(test_ctx *tc, cudnnHandle_t h, ex_dtype t, int N, int C, i
 }
 
 /* BN (training statistics) + residual add + ReLU, forward and backward; then inference mode. */
-/* zfold: z is given raw with a folded BN's coefficients (z_bn_f; issue 15), the reference adds z x zs + zh. */
+/* zfold: z is given raw with a folded BN's coefficients (z_bn_f), the reference adds z x zs + zh. */
 static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool relu, bool zfold)
 {
 	size_t n = (size_t)M * C, i;
@@ -406,7 +406,7 @@ static void test_bn(test_ctx *tc, ex_dtype t, long M, int C, bool with_z, bool r
 }
 
 /* Max pooling against float64, then global average pooling. folded: with a batch norm + ReLU folded in
- * (the stem, issue 15): the pool applies per-channel scale and shift (bn_f layout) and the ReLU as it
+ * (the stem): the pool applies per-channel scale and shift (bn_f layout) and the ReLU as it
  * loads, rounding as a stored BN output would be; its backward routing is then checked. */
 static void test_pool(test_ctx *tc, ex_dtype t, bool folded)
 {
@@ -496,7 +496,7 @@ static void test_pool(test_ctx *tc, ex_dtype t, bool folded)
 }
 
 /* ex_k_bn_bwd_pooled (the stem's BN + ReLU folded into the max pooling, its backward gathering dy from the
- * pooling's gradient, issue 15) against the two passes it replaces - the pooling backward storing dy, then
+ * pooling's gradient) against the two passes it replaces - the pooling backward storing dy, then
  * the BN backward (each checked against float64 in test_pool and test_bn) - on the statistics of a real
  * forward: dx, dgamma, dbeta. Large shapes make the kernels' grid-stride loops go round. */
 static void test_bn_bwd_pooled(test_ctx *tc, ex_dtype t, int N, int H, int C)
@@ -563,7 +563,7 @@ static void test_bn_bwd_pooled(test_ctx *tc, ex_dtype t, int N, int H, int C)
 	free(hx); free(hdy); free(hp);
 }
 
-/* ex_k_bn_bwd2 (a downsampling block with its second BN folded, issue 15) against the two separate backward
+/* ex_k_bn_bwd2 (a downsampling block with its second BN folded) against the two separate backward
  * passes it replaces (the outer BN writing dz, the folded BN reading it), each of those checked against
  * float64 in test_bn: dx of both inputs, dgamma and dbeta of both BNs. */
 static void test_bn_bwd2(test_ctx *tc, ex_dtype t, long M, int C)
@@ -642,7 +642,7 @@ static void test_bn_bwd2(test_ctx *tc, ex_dtype t, long M, int C)
 	free(hx1); free(hx2); free(hdy); free(hp); free(hm);
 }
 
-/* The padded stem's copies (issue 15): rows of 3 channels to 4 or 8 with zeros, and the weight
+/* The padded stem's copies: rows of 3 channels to 4 or 8 with zeros, and the weight
  * gradient's first 3 channels back as floats - both exact. rows odd, so the grid's last thread works. */
 static void test_pad(test_ctx *tc, ex_dtype t, int c_dst)
 {
@@ -675,7 +675,7 @@ static void test_pad(test_ctx *tc, ex_dtype t, int c_dst)
 	free(h); free(ref); free(o); free(hb);
 }
 
-/* The space-to-depth stem (issue 15): the 7x7 stride-2 pad-3 convolution of a 3-channel image, run by
+/* The space-to-depth stem: the 7x7 stride-2 pad-3 convolution of a 3-channel image, run by
  * cuDNN as the stride-1 4x4 convolution over ex_k_s2d's 16-channel blocks, against a float64 CPU
  * convolution of the original; its weight gradient mapped back by ex_k_s2d_wgrad_f32 likewise. */
 static void test_s2d(test_ctx *tc, cudnnHandle_t h, ex_dtype t)

@@ -7,7 +7,7 @@ T=${TRAIN:-build/scaleplan-train}
 D=$(mktemp -d); fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
-# 0. no environment switches in the product: --help lists none, --engine is the one way to tune (issue 32)
+# 0. no environment switches in the product: --help lists none, --engine is the one way to tune
 if $T --help | grep -q 'EX_'; then bad "--help lists EX_ switches"; else ok "--help: no EX_ switches"; fi
 $T --help | grep -q 'fold_pool' && ok "--help lists the --engine keys" || bad "--help lacks the --engine keys"
 $T --engine fold_pool=maybe >$D/eng.log 2>&1; rc=$?
@@ -54,7 +54,7 @@ if $T --help | grep -q -- --nccl-mode && command -v mpirun >/dev/null; then
 			&& ok "dist: 2 ranks trained, per-rank CSVs" || bad "dist: 2 ranks (rc $rc): $(printf '%s' "$out" | tail -c 300)"
 	fi
 fi
-# 5. issue 15: convolutions through graph-API plans (default) and through the legacy calls both
+# 5. convolutions through graph-API plans (default) and through the legacy calls both
 #    overfit 32 random images (as 1., 150 steps: mean loss of the last 50 < 0.5; the two runs' losses
 #    are not compared step by step: different algorithms round differently and the runs diverge), and
 #    the graph run says how many convolutions use graph plans

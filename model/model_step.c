@@ -1,0 +1,88 @@
+/* model_step.c - one training iteration on one GPU, and which resource bounds it: the step and the
+ * bottleneck rule that model_predict, calibrate's fit and the simulator share (model.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "model/model.h"
+
+#include <math.h>
+
+double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s)
+{
+	/* the pipeline hides all-reduces behind backward only for the overlap fraction of the traffic; the
+	 * rest waits as if issued after backward (model.h overlap, its sources in model_params.c) */
+	return overlap * after_bwd_s + (1.0 - overlap) * comm_s;
+}
+
+double model_step_straggle(int gpus, double straggler_cv)
+{
+	/* synchronous data parallelism waits for the slowest of P GPUs each iteration: the expected maximum of
+	 * P normals is about the mean x (1 + cv sqrt(2 ln P)) (model.h straggler_cv, its source) */
+	if (gpus > 1 && straggler_cv > 0)
+		return 1.0 + straggler_cv * sqrt(2.0 * log((double)gpus));
+	return 1.0;
+}
+
+/* The all-reduces after backward: each bucket is handed over when backward has finished its layers and
+ * reduced in order (model_exposed_s); when compute and communication slow each other (contention factors
+ * other than 1) the two run as one pipeline (model_pipeline_run) and what backward loses counts too. */
+static void step_comm(const model_scenario *sc, const model_step_in *in, model_step *st)
+{
+	const model_prep *pr = &sc->prep;
+	double ready[MODEL_MAX_BUCKETS];
+
+	for (int i = 0; i < pr->nbuckets; i++) {
+		ready[i] = st->fwd_s + in->k * (in->batch_img * pr->bucket_ready_img[i] + pr->bucket_ready_w[i]);
+		st->comm_s += in->comm_s[i];
+	}
+	if (in->slow_compute == 1.0 && in->slow_comm == 1.0) {
+		st->comm_after_bwd_s = model_exposed_s(pr->nbuckets, ready, in->comm_s, st->fwd_s + st->bwd_s);
+		st->comm_exposed_s = model_step_exposed_s(in->overlap, st->comm_after_bwd_s, st->comm_s);
+		return;
+	}
+	double bwd_end, comm_end;
+	for (int i = 0; i < pr->nbuckets; i++)
+		ready[i] -= st->fwd_s;
+	model_pipeline_run(pr->nbuckets, ready, in->comm_s, st->bwd_s, in->slow_compute, in->slow_comm, &bwd_end,
+			   &comm_end);
+	st->comm_after_bwd_s = fmax(0.0, comm_end - bwd_end);
+	st->comm_exposed_s = model_step_exposed_s(in->overlap, fmax(bwd_end, comm_end) - st->bwd_s, st->comm_s);
+}
+
+void model_step_run(const model_scenario *sc, const model_step_in *in, model_step *st)
+{
+	const model_prep *pr = &sc->prep;
+
+	st->fwd_s = in->k * (in->batch_img * pr->fwd_img_s + pr->fwd_w_s);
+	st->bwd_s = in->k * (in->batch_img * pr->bwd_img_s + pr->bwd_w_s);
+	st->opt_s = in->k * pr->opt_s;
+	st->compute_s = st->fwd_s + st->bwd_s + st->opt_s;
+	st->comm_s = st->comm_exposed_s = st->comm_after_bwd_s = st->comm_waited_s = 0.0;
+	if (in->gpus > 1) {
+		step_comm(sc, in, st);
+		st->comm_waited_s = model_step_exposed_s(in->overlap, st->comm_after_bwd_s, st->comm_s);
+	}
+	st->gpu_s = st->compute_s + st->comm_exposed_s;
+	if (sc->stack.step_overhead_s > 0) /* framework work per step beside the GPU's (NAN: none) */
+		st->gpu_s += sc->stack.step_overhead_s;
+	if (in->gpus > 1 && in->straggler_cv > 0)
+		st->gpu_s *= model_step_straggle(in->gpus, in->straggler_cv);
+}
+
+model_bottleneck model_bottleneck_of(double compute_s, double comm_s, double data_s, double io_s)
+{
+	double busy = compute_s;
+	model_bottleneck bn = MODEL_BN_COMPUTE;
+
+	if (comm_s > busy) {
+		busy = comm_s;
+		bn = MODEL_BN_COMM;
+	}
+	if (data_s > busy) {
+		busy = data_s;
+		bn = MODEL_BN_DATA;
+	}
+	if (io_s > busy)
+		bn = MODEL_BN_IO;
+	return bn;
+}
