@@ -45,13 +45,15 @@ typedef struct cli_interval_in {
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */
+	const char *ratios;       /* --ratios FILE, or NULL */
 	bool md;                  /* the coverage as a Markdown code block */
 	/* validate's model column without --measured (the default model) and the stack of a point */
 	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
 	void *default_ctx;
 	const char *(*stack_fn)(const struct cal_point *p);
 } cli_interval_in;
-/* Adds the whole-run residuals to v, writes in->intervals when set, prints the coverage to out (NULL: not).
+/* Adds the whole-run residuals to v, writes in->intervals and in->ratios when set, prints the coverage of
+ * both (marginal and ratio intervals) to out (NULL: not).
  * Returns an exit code (message printed). */
 int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
 

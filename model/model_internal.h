@@ -17,5 +17,8 @@ typedef struct model_interval_row {
 /* model/model_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */
 extern const model_interval_row model_interval_table[MODEL_NBASES][MODEL_NSCALES][MODEL_NQUANTITIES];
 extern const char *const model_measured_gpus[]; /* ends with NULL */
+/* model/model_ratios.c: generated from model/ratios.csv by tools/ratios_c.sh (make intervals): the 90% bounds
+ * of ln(measured ratio / predicted ratio) of two results that differ in one respect (model_ratio.c). */
+extern const model_interval_row model_ratio_table[MODEL_NDIFFS][MODEL_NQUANTITIES];
 
 #endif
