@@ -186,10 +186,12 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
  * systems among rows, "" when none. Returns buf. */
 char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
- * late_s, idle_gpus, then stack. */
+ * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
+ * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
+ * pick), then stack. */
 void cli_option_csv_header(csvw *w);
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v);
+			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);

@@ -140,12 +140,11 @@ static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pi
 	return k;
 }
 
-/* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
-static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+/* The contenders of rows [from, to) predicted again as options into opt[SW_TOP]; returns how many. */
+static int sw_options(sw_opts *o, const sw_grid *g, long from, long to, plan_option *opt)
 {
 	const sw_row *pick[SW_TOP];
 	int m = sw_contenders(g, from, to, pick), n = 0;
-	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
 	for (int i = 0; i < m; i++) {
 		opt[n].sc = g->blocks[pick[i]->block];
 		opt[n].sc.nodes = pick[i]->nodes;
@@ -155,6 +154,29 @@ static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpu
 		plan_option_judge(&o->q, &opt[n]);
 		n++;
 	}
+	return n;
+}
+
+/* The pick over all kept rows (the decision over the whole grid), for the CSV's ratio columns: false when none
+ * qualifies. */
+static bool sw_pick(sw_opts *o, const sw_grid *g, model_scenario *sc, model_result *r)
+{
+	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
+	plan_answer a;
+	plan_decide(&o->q, opt, sw_options(o, g, 0, g->nrows, opt), &a);
+	if (a.winner) {
+		*sc = a.winner->sc;
+		*r = a.winner->r;
+	}
+	free(opt);
+	return a.winner != NULL;
+}
+
+/* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
+static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+{
+	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
+	int n = sw_options(o, g, from, to, opt);
 	plan_answer a;
 	char text[4096];
 	plan_decide(&o->q, opt, n, &a);
@@ -346,8 +368,8 @@ static int sw_point(sw_opts *o, sw_grid *g, model_scenario *sc, int auto_b, int 
 	}
 	g->skipped_mem += !r.fits;
 	g->written++;
-	if (o->q.goal == PLAN_GRID)
-		cli_option_csv_row(w, &o->q, sc, &r, &v);
+	if (o->q.goal == PLAN_GRID) /* streamed before any pick exists: no ratio columns */
+		cli_option_csv_row(w, &o->q, sc, &r, &v, NULL, NULL);
 	if (o->q.goal != PLAN_GRID || o->constrained)
 		sw_keep(o, g, &v, sc);
 	return EXIT_OK;
@@ -452,6 +474,9 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 	intr_phase("write");
 	progress pg;
 	bool show = !o->quiet && o->q.goal != PLAN_GRID;
+	model_scenario psc;
+	model_result pr;
+	bool picked = o->q.goal != PLAN_GRID && sw_pick(o, g, &psc, &pr);
 	if (show)
 		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
@@ -470,7 +495,7 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
-		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v);
+		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v, picked ? &psc : NULL, picked ? &pr : NULL);
 	}
 	if (show) {
 		progress_update(&pg, g->nrows);

@@ -466,9 +466,9 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
 		"                    --systems is offered whatever its status; its price is then historical)\n"
 		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
-		"  options whose times differ by less than their 90%% intervals combined (in quadrature; the model's 5%%\n"
-		"  whole-run error where a prediction carries no interval) are a tie, broken by money: never toward the\n"
-		"  dearer option\n",
+		"  an option is faster only when the 90%% interval of its time over the other's lies below 1 (what two\n"
+		"  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
+		"  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 

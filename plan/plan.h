@@ -157,14 +157,18 @@ typedef struct plan_option {
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
 void plan_option_judge(const plan_question *q, plan_option *w);
-/* Whether two judged options' times cannot be told apart at 90%: the log of their ratio is within the
- * half-widths of their intervals on the sides that face each other, added in quadrature (independent
- * errors: the variance of a difference is the sum of the variances). "The intervals overlap" would add the
- * half-widths: for two equal widths a ~98% test, which calls a 1.8x gap between a measured H100 and an
- * estimated B200 a tie. One model's errors on two options are more often positively correlated, which
- * narrows the ratio's interval further, so quadrature still errs toward a tie. False when either does not
- * fit (time INFINITY). */
-bool plan_times_tied(const plan_option *a, const plan_option *b);
+/* The ratio of a's time over b's (the question's time: tta, or ttt for --rank-by ttt) with its 90% interval
+ * (model_ratio: what the two predictions share cancels, what differs keeps its error). */
+void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
+		     double *hi);
+/* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
+ * fits). The one rule of "faster" in the answer. */
+bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
+/* Whether two options that fit are a tie: neither is surely faster. */
+bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b);
+/* The cost of one run of an option as its buyer pays it: owned (a capex): the owner's cost per run (tco_usd);
+ * rented: the rent. NAN when neither is known. Ties are broken by it, capex last. */
+double plan_run_cost_usd(const plan_option *w);
 /* Orders options as plan_verdict_cmp, then fewer NVLink domains, fewer nodes, system id. */
 void plan_options_sort(const plan_question *q, plan_option *o, int n);
 
@@ -216,7 +220,7 @@ bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 typedef struct plan_answer {
 	const plan_option *winner; /* the recommendation; NULL when none qualifies */
 	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
-	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for money */
+	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for cost per run */
 	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
 	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
 	plan_buy_rent buy_rent;    /* for the winner's GPU model */

@@ -2,9 +2,10 @@
  * sweep print. Whole servers by default: nobody buys 64 eight-GPU servers to use one GPU in each, so a
  * placement occupies whole nodes unless --partial-nodes asks for the others (still costed for the whole
  * servers they occupy: model_result's capex and rent). The answer names the fastest, the cheapest and the
- * best value (the knee of the time-cost front); options whose times differ by less than their 90% intervals
- * combined (plan_times_tied) are a tie, broken by money, never toward the dearer option; money rankings rank
- * by money. Scale up vs scale out is asked of
+ * best value (the knee of the time-cost front); an option is faster only when the 90% interval of its time
+ * over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share cancels),
+ * else the two are a tie, broken by the cost per run (owned: tco; rented: rent), capex last; money rankings
+ * rank by money. Scale up vs scale out is asked of
  * one GPU model at a time; buy vs rent too.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -340,25 +341,77 @@ static bool cheaper(const plan_question *q, const plan_option *a, const plan_opt
 	return c ? c < 0 : option_cmp(q, a, b) < 0;
 }
 
-bool plan_times_tied(const plan_option *a, const plan_option *b)
+void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
+		     double *hi)
 {
-	const plan_option *f = a->v.time_s <= b->v.time_s ? a : b, *s = f == a ? b : a;
-	if (!isfinite(f->v.time_s) || !isfinite(s->v.time_s) || !(f->v.time_s > 0))
-		return false;
-	double up = log(f->v.time_hi_s / f->v.time_s);   /* how much slower the faster one may be */
-	double down = log(s->v.time_s / s->v.time_lo_s); /* how much faster the slower one may be */
-	return log(s->v.time_s / f->v.time_s) <= sqrt(up * up + down * down);
+	model_ratio(&a->sc, &a->r, &b->sc, &b->r, ttt_goal(q) ? MODEL_Q_TTT : MODEL_Q_TTA, x, lo, hi);
 }
 
-/* Among the options tied with the fastest (plan_times_tied), the cheapest: a difference the model cannot
- * tell apart never buys the dearer option. Options without the price are taken only when none has it. */
+bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b)
+{
+	double x, lo, hi;
+	if (!isfinite(a->v.time_s))
+		return false;
+	if (!isfinite(b->v.time_s))
+		return true; /* b does not fit */
+	plan_time_ratio(q, a, b, &x, &lo, &hi);
+	return hi < 1.0;
+}
+
+bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b)
+{
+	if (!isfinite(a->v.time_s) || !isfinite(b->v.time_s))
+		return false;
+	return !plan_surely_faster(q, a, b) && !plan_surely_faster(q, b, a);
+}
+
+double plan_run_cost_usd(const plan_option *w)
+{
+	double c = isfinite(w->r.capex_usd) ? w->r.tco_usd : w->r.rent_usd;
+	return isfinite(c) ? c : NAN;
+}
+
+/* Cost per run first (plan_run_cost_usd), then capex, then time, then the table's order. */
+static bool run_cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
+{
+	int c = num_cmp(plan_run_cost_usd(a), plan_run_cost_usd(b));
+	if (!c)
+		c = num_cmp(a->r.capex_usd, b->r.capex_usd);
+	if (!c)
+		c = num_cmp(a->v.time_s, b->v.time_s);
+	return c ? c < 0 : option_cmp(q, a, b) < 0;
+}
+
+/* Whether a costs no more per run than b (both priced, or neither). */
+static bool no_dearer(const plan_option *a, const plan_option *b)
+{
+	double ca = plan_run_cost_usd(a), cb = plan_run_cost_usd(b);
+	return isnan(cb) || ca <= cb;
+}
+
+/* Among the options the fastest does not surely beat (a tie), the cheapest per run; then, while another
+ * option surely beats that pick on time and costs no more per run, that one (the cheapest per run of them):
+ * a difference the model cannot tell apart never buys the dearer option, and the pick is never beaten on both.
+ * Each step moves to a surely faster option, so it ends. */
 static const plan_option *tie_by_money(const plan_question *q, const plan_option *o, int n, const plan_option *f)
 {
 	const plan_option *pick = f;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (w->ok && plan_times_tied(w, f) && cheaper(q, w, pick))
+		if (w->ok && !plan_surely_faster(q, f, w) && run_cheaper(q, w, pick))
 			pick = w;
+	}
+	for (bool moved = true; moved;) {
+		const plan_option *better = NULL;
+		for (int i = 0; i < n; i++) {
+			const plan_option *w = &o[i];
+			if (w->ok && w != pick && plan_surely_faster(q, w, pick) && no_dearer(w, pick) &&
+			    (!better || run_cheaper(q, w, better)))
+				better = w;
+		}
+		moved = better != NULL;
+		if (better)
+			pick = better;
 	}
 	return pick;
 }
@@ -748,15 +801,15 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 	}
 	const plan_option *u = a->best_up, *o = a->best_out;
 	size_t cl = chip_len(u->sc.node.gpu_id);
-	bool overlap = plan_times_tied(u, o);
-	const plan_option *pick = overlap ? (cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
+	bool overlap = plan_times_tied(q, u, o);
+	const plan_option *pick = overlap ? (run_cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
 	put(buf, len_B, at, " Scale %s (%.*s alike): %d NVLink domain%s ", pick == u ? "up" : "out", (int)cl,
 	    u->sc.node.gpu_id, u->v.domains, u->v.domains > 1 ? "s" : "");
 	put_short(q, u, buf, len_B, at);
 	put(buf, len_B, at, ", %d ", o->v.domains);
 	put_short(q, o, buf, len_B, at);
 	put(buf, len_B, at, ": %.1f%% apart%s.", 100 * (fmax(u->v.time_s, o->v.time_s) / fmin(u->v.time_s, o->v.time_s) - 1),
-	    overlap ? ", inside the model's error, so the cheaper" : ", the faster");
+	    overlap ? ", not surely apart, so the cheaper per run" : ", surely apart, so the faster");
 }
 
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
@@ -792,7 +845,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put_none(q, a, gpus, buf, len_B, &at);
 		return buf;
 	}
-	const char *tied = a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "";
+	const char *tied = a->tied_faster ? " (faster ones are not surely faster, this the cheapest per run of them)" : "";
 	if (!isnan(q->deadline_s) && !isnan(q->budget_usd))
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (90%% upper bound)%s: ",
 		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t),
@@ -810,11 +863,14 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
 	if (a->tied_faster) {
-		put(buf, len_B, &at, " A tie broken by money: ");
+		double x, lo, hi;
+		plan_time_ratio(q, a->tied_faster, a->winner, &x, &lo, &hi);
+		put(buf, len_B, &at, " A tie broken by cost per run: ");
 		put_short(q, a->tied_faster, buf, len_B, &at);
 		put(buf, len_B, &at, " is ");
 		put_relation(q, a->tied_faster, a->winner, buf, len_B, &at);
-		put(buf, len_B, &at, ", inside the model's error (the gap is within their 90%% intervals combined).");
+		put(buf, len_B, &at, ", not surely faster: the 90%% interval of its time over %s's, %.2f-%.2f, holds 1.",
+		    a->winner->sc.node.system_id, lo, hi);
 	}
 	put_trio(q, a, buf, len_B, &at);
 	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */

@@ -111,4 +111,17 @@ expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has 
 expect 0 "$SP" compare --gpus 8 --systems dgxb200
 has "Buy vs rent (B200-SXM-180GB): owning dgxb200 1x8"; has "renting the same GPUs"; has "runs a month"
 
+# faster means surely faster: each row carries its time over the pick's with the 90% interval (the pick 1, 1, 1);
+# no option that qualifies beats the pick surely (tta_ratio_hi < 1) at a cost per run (owned: tco; rented:
+# rent) no higher than the pick's
+for n in 8 64 144; do
+	expect 0 "$SP" compare --gpus $n --format csv
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ cost = $(c["capex_usd"]) != "" ? $(c["tco_usd"]) : $(c["rent_usd"]) }
+		$(c["tta_ratio"]) == 1 && $(c["tta_ratio_lo"]) == 1 && $(c["tta_ratio_hi"]) == 1 { picks++; pc = cost }
+		$(c["meets"]) == 1 { r[NR] = $(c["tta_ratio_hi"]); k[NR] = cost }
+		END { if (picks != 1) exit 1; for (i in r) if (r[i] < 1 && k[i] != "" && k[i] + 0 <= pc + 0) exit 1 }' "$tmp/out" ||
+		no "compare --gpus $n: one pick (ratio 1, 1, 1), none surely faster at no more per run"
+done
+
 exit $fail

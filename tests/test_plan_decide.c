@@ -67,40 +67,61 @@ static void test_tie_by_money(test_ctx *t)
 		   o[0].v.idle_gpus);
 	char text[4096];
 	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "the cheapest of them): dgxb200 1x8") != NULL, "answer: %s", text);
+	TEST_CHECK(t, strstr(text, "the cheapest per run of them): dgxb200 1x8") != NULL, "answer: %s", text);
 	TEST_CHECK(t, strstr(text, "5.8x the capex") != NULL, "what the faster one costs over it: %s", text);
 	TEST_CHECK(t, strstr(text, "64 GPUs idle") != NULL, "idle GPUs said: %s", text);
 }
 
-/* An estimated B200 server against a measured H100 one (compare --gpus 16 after the intervals): 4.5 min
- * (3.0-6.7) against 8.3 min (6.7-10.5). The intervals touch, yet the gap (1.84x) is beyond both widths
- * combined: not a tie, so the answer is the faster option, not the H100 for its lower capex. Within the
- * combined widths (7.2 min, 5.8-9.2, an H200) it is a tie, broken by money. */
-static void test_tie_in_quadrature(test_ctx *t)
+/* Faster means surely faster (model_ratio): one GPU on 2 nodes against 1 node differs in scale only, whose ttt
+ * ratio interval (model/ratios.csv) is narrow. 270 s against 468 s (0.58x) is surely faster: it wins though
+ * dearer. 270 s against 280 s (0.96x) is not: a tie, which the cost per run breaks. */
+static void test_tie_by_ratio(test_ctx *t)
 {
 	plan_question q;
 	plan_question_init(&q);
+	q.goal = PLAN_TTT;
 	plan_option o[2] = {
-		opt("dgxb200", "B200-SXM-180GB", 2, 8, 8, 0, 1, 270, 1087120, NAN),
-		opt("dgxh100", "H100-SXM5-80GB", 2, 8, 8, 0, 1, 498, 597120, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 2, 8, 8, 0, 1, 300, 1087120, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 498, 597120, NAN),
 	};
-	o[0].r.tta_lo_s = 180;
-	o[0].r.tta_hi_s = 402;
-	o[1].r.tta_lo_s = 402;
-	o[1].r.tta_hi_s = 630;
 	judge_all(&q, o, 2);
-	TEST_CHECK(t, !plan_times_tied(&o[0], &o[1]), "1.84x apart with log half-widths 0.40 and 0.21: no tie");
+	double x, lo, hi;
+	plan_time_ratio(&q, &o[0], &o[1], &x, &lo, &hi);
+	TEST_CHECK(t, lo <= x && x <= hi && hi < 1, "0.58x with its interval below 1: %g (%g-%g)", x, lo, hi);
+	TEST_CHECK(t, plan_surely_faster(&q, &o[0], &o[1]) && !plan_times_tied(&q, &o[0], &o[1]), "surely faster: no tie");
 	plan_answer a;
 	plan_decide(&q, o, 2, &a);
-	TEST_CHECK(t, a.winner == &o[0] && !a.tied_faster, "the faster dgxb200 wins, got %s",
-		   a.winner ? a.winner->sc.node.system_id : "none");
-	o[1].r.tta_s = 432; /* 1.6x apart: ln 1.6 = 0.47 <= sqrt(0.40^2 + 0.29^2) = 0.49 */
-	o[1].r.tta_lo_s = 323;
+	TEST_CHECK(t, a.winner == &o[0] && !a.tied_faster, "the surely faster 2x8 wins, got %dx8",
+		   a.winner ? a.winner->sc.nodes : 0);
+	o[1].r.ttt_s = 280;
+	o[1].r.tta_s = 310;
 	judge_all(&q, o, 2);
-	TEST_CHECK(t, plan_times_tied(&o[0], &o[1]) && plan_times_tied(&o[1], &o[0]), "inside the widths combined: a tie, either order");
+	TEST_CHECK(t, plan_times_tied(&q, &o[0], &o[1]) && plan_times_tied(&q, &o[1], &o[0]), "0.96x: a tie, either order");
 	plan_decide(&q, o, 2, &a);
-	TEST_CHECK(t, a.winner == &o[1] && a.tied_faster == &o[0], "the tie broken by money: dgxh100, got %s",
-		   a.winner ? a.winner->sc.node.system_id : "none");
+	TEST_CHECK(t, a.winner == &o[1] && a.tied_faster == &o[0], "the tie broken by cost per run: 1x8, got %dx8",
+		   a.winner ? a.winner->sc.nodes : 0);
+	TEST_CHECK(t, plan_run_cost_usd(&o[1]) < plan_run_cost_usd(&o[0]), "1x8 cheaper per run");
+}
+
+/* The pick is never an option that another beats surely on time at no more per run: a rented option (no capex:
+ * its rent is its cost per run) surely faster and cheaper per run than the owned ones is the pick. */
+static void test_never_beaten_on_both(test_ctx *t)
+{
+	plan_question q;
+	plan_question_init(&q);
+	q.goal = PLAN_TTT;
+	plan_option o[3] = {
+		opt("dgxh100", "H100-SXM5-80GB", 2, 8, 8, 0, 1, 300, NAN, 3.0),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 498, 597120, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 4, 8, 8, 0, 1, 290, 2e6, NAN),
+	};
+	judge_all(&q, o, 3);
+	plan_answer a;
+	plan_decide(&q, o, 3, &a);
+	TEST_CHECK(t, a.winner != NULL, "a pick");
+	for (int i = 0; a.winner && i < 3; i++)
+		TEST_CHECK(t, !(plan_surely_faster(&q, &o[i], a.winner) && plan_run_cost_usd(&o[i]) <= plan_run_cost_usd(a.winner)),
+			   "option %d beats the pick on time and cost per run", i);
 }
 
 /* --partial-nodes adds losing rows and one faster inside the tie: the answer stays (main moved to the $3M rack). */
@@ -312,7 +333,8 @@ int main(void)
 {
 	test_ctx t = {0};
 	test_tie_by_money(&t);
-	test_tie_in_quadrature(&t);
+	test_tie_by_ratio(&t);
+	test_never_beaten_on_both(&t);
 	test_losing_rows_do_not_move_it(&t);
 	test_cost_ranking(&t);
 	test_budget_and_deadline(&t);
