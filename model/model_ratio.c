@@ -74,7 +74,7 @@ static double basis_widening(model_basis b, model_quantity q)
 		return 0.0;
 	model_interval_factors(MODEL_BASIS_MEASURED, 1, q, &ml, &mh);
 	model_interval_factors(b, 1, q, &bl, &bh);
-	return fmax(0.0, fmax(log(bh / mh), log(ml / bl)));
+	return fmax(0.0, log(fmax(bh / mh, ml / bl)));
 }
 
 static double point_of(const model_result *r, model_quantity q)
@@ -99,8 +99,8 @@ void model_ratio(const model_scenario *a, const model_result *ra, const model_sc
 		} else {
 			lo[k][q] = hi[k][q] = 0.0;
 		}
-	if (d & (1u << MODEL_DIFF_GPU))
-		w = fmax(basis_widening(a->basis, q), basis_widening(b->basis, q));
+	if ((d & (1u << MODEL_DIFF_GPU)) && (a->basis != MODEL_BASIS_MEASURED || b->basis != MODEL_BASIS_MEASURED))
+		w = basis_widening(a->basis > b->basis ? a->basis : b->basis, q); /* estimate is wider than transfer */
 	model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])lo, (const double(*)[MODEL_NQUANTITIES])hi, d, q, w, &l, &h);
 	*ratio = pa / pb;
 	*lo_x = *ratio * exp(l);
