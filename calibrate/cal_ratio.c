@@ -87,12 +87,27 @@ int cal_ratio_write(const cal_rtable *t, int npairs, const char *path)
 		   "# edit by hand. lo_x, hi_x: (measured a / measured b) / (predicted a / predicted b) lies between them nine\n"
 		   "# times in ten; several differences add in quadrature (model_ratio_bounds; rules in calibrate/cal_ratio.c).\n",
 		npairs);
+	fprintf(f, "# set rows: each combination of differences, combined by that rule (what model_ratio looks up).\n");
 	fprintf(f, "kind,differs,quantity,n,lo_x,hi_x,what\n");
 	for (int k = 0; k < MODEL_NDIFFS; k++)
 		for (int q = 0; q < MODEL_NQUANTITIES; q++)
 			fprintf(f, "ratio,%s,%s,%d,%.4f,%.4f,\"%s\"\n", model_diff_name((model_diff)k),
 				model_quantity_name((model_quantity)q), t->n[k][q], exp(t->lo[k][q]), exp(t->hi[k][q]),
 				t->how[k][q]);
+	/* every set of differences combined (model_ratio_bounds), so that a row of a sweep looks its interval up */
+	for (unsigned m = 1; m < 1u << MODEL_NDIFFS; m++)
+		for (int q = 0; q < MODEL_NQUANTITIES; q++) {
+			char names[80] = "";
+			double lo, hi;
+			for (int k = 0; k < MODEL_NDIFFS; k++)
+				if (m & (1u << k))
+					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? "+" : "",
+						 model_diff_name((model_diff)k));
+			model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])t->lo, (const double(*)[MODEL_NQUANTITIES])t->hi,
+					   m, (model_quantity)q, 0.0, &lo, &hi);
+			fprintf(f, "set,%s,%s,,%.4f,%.4f,\"the rows of %s added in quadrature\"\n", names,
+				model_quantity_name((model_quantity)q), exp(lo), exp(hi), names);
+		}
 	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
 		rc = err_path(path, errno, "a writable file");
 		unlink(tmp);

@@ -65,16 +65,17 @@ void model_ratio_bounds(const double lo[MODEL_NDIFFS][MODEL_NQUANTITIES], const 
 	*hi_log = differs ? sqrt(h2) + widen : 0.0;
 }
 
-/* How much wider (log, either side) the interval of basis b is than a measured GPU's at one node: what a GPU
- * known by transfer or estimate adds to a ratio across GPUs (the marginal table holds it: cal_interval.c). */
-static double basis_widening(model_basis b, model_quantity q)
+/* How much wider (a factor, either side) the interval of basis b is than a measured GPU's at one node: what a
+ * GPU known by transfer or estimate adds to a ratio across GPUs (the marginal table holds it: cal_interval.c).
+ * A factor, not a log: model_ratio multiplies it in, which adds its log to model_ratio_bounds' (no log taken
+ * once a CSV row). */
+static double basis_widening_x(model_basis b, model_quantity q)
 {
-	double ml, mh, bl, bh;
-	if (b == MODEL_BASIS_MEASURED)
-		return 0.0;
-	model_interval_factors(MODEL_BASIS_MEASURED, 1, q, &ml, &mh);
-	model_interval_factors(b, 1, q, &bl, &bh);
-	return fmax(0.0, log(fmax(bh / mh, ml / bl)));
+	const model_interval_row *m = &model_interval_table[MODEL_BASIS_MEASURED][0][q], *x = &model_interval_table[b][0][q];
+	if (b == MODEL_BASIS_MEASURED || !(m->lo_x > 0) || !(x->lo_x > 0))
+		return 1.0;
+	double up = x->hi_x / m->hi_x, down = m->lo_x / x->lo_x, w = up > down ? up : down;
+	return w > 1.0 ? w : 1.0;
 }
 
 static double point_of(const model_result *r, model_quantity q)
@@ -90,19 +91,12 @@ void model_ratio(const model_scenario *a, const model_result *ra, const model_sc
 	if (!(pa > 0) || !(pb > 0) || !isfinite(pa) || !isfinite(pb))
 		return;
 	unsigned d = model_ratio_differs(a, b);
-	double lo[MODEL_NDIFFS][MODEL_NQUANTITIES], hi[MODEL_NDIFFS][MODEL_NQUANTITIES], w = 0, l, h;
-	for (int k = 0; k < MODEL_NDIFFS; k++)
-		if (d & (1u << k)) { /* only the rows used: the sweep calls this once a row */
-			const model_interval_row *row = &model_ratio_table[k][q];
-			lo[k][q] = row->lo_x > 0 ? log(row->lo_x) : 0.0;
-			hi[k][q] = row->lo_x > 0 ? log(row->hi_x) : 0.0;
-		} else {
-			lo[k][q] = hi[k][q] = 0.0;
-		}
+	double w = 1.0;
 	if ((d & (1u << MODEL_DIFF_GPU)) && (a->basis != MODEL_BASIS_MEASURED || b->basis != MODEL_BASIS_MEASURED))
-		w = basis_widening(a->basis > b->basis ? a->basis : b->basis, q); /* estimate is wider than transfer */
-	model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])lo, (const double(*)[MODEL_NQUANTITIES])hi, d, q, w, &l, &h);
+		w = basis_widening_x(a->basis > b->basis ? a->basis : b->basis, q); /* estimate is wider than transfer */
 	*ratio = pa / pb;
-	*lo_x = *ratio * exp(l);
-	*hi_x = *ratio * exp(h);
+	/* the set's bounds, model_ratio_bounds of its rows (generated); an empty set or a table without the row: 1 */
+	const double *set = model_ratio_set[d][q];
+	*lo_x = *ratio * (d && set[0] > 0 ? set[0] : 1.0) / w;
+	*hi_x = *ratio * (d && set[0] > 0 ? set[1] : 1.0) * w;
 }
