@@ -188,7 +188,7 @@ char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf,
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
  * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
  * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
- * pick), then stack. */
+ * pick), deadline_p (the probability of meeting --deadline: plan_deadline_p), then stack. */
 void cli_option_csv_header(csvw *w);
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);

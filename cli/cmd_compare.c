@@ -180,7 +180,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
-	       "deadline (90%% upper bound of the time) or what fails and by how much\n",
+	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
@@ -223,6 +223,7 @@ void cli_option_csv_header(csvw *w)
 						 "tta_ratio", "tta_ratio_lo", "tta_ratio_hi"};
 	for (unsigned i = 0; i < sizeof ratio_cols / sizeof ratio_cols[0]; i++)
 		csvw_text(w, ratio_cols[i]);
+	csvw_text(w, "deadline_p");
 	csvw_text(w, "stack");
 	csvw_end_row(w);
 }
@@ -245,6 +246,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 		csvw_num(w, lo[k], 6);
 		csvw_num(w, hi[k], 6);
 	}
+	csvw_num(w, v->deadline_p, 4);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }

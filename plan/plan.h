@@ -120,7 +120,7 @@ enum {
 	PLAN_FAIL_EXTRAPOLATED = 2, /* beyond the measured convergence range (without --extrapolate) */
 	PLAN_FAIL_PRICE = 4,        /* no price of the kind the question needs (--cost) */
 	PLAN_FAIL_BUDGET = 8,       /* costs more than the budget */
-	PLAN_FAIL_DEADLINE = 16,    /* its 90% upper bound of time is past the deadline */
+	PLAN_FAIL_DEADLINE = 16,    /* its predicted time is past the deadline */
 };
 
 /* An option judged against the question: its time (tta_s, or ttt_s for --rank-by ttt) with the 90%
@@ -130,7 +130,10 @@ typedef struct plan_verdict {
 	double cost_usd;       /* under q->cost; NAN without that price */
 	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
 	double over_budget_usd;/* cost - budget where over it, else 0 */
-	double late_s;         /* time_hi_s - deadline where past it, else 0 */
+	double late_s;         /* time_s - deadline where the prediction is past it, else 0 */
+	double deadline_p;     /* the probability of reaching the goal within the deadline (plan_deadline_p); NAN
+				* without a deadline */
+	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
 	int idle_gpus;         /* GPUs of the whole units bought (an NVL72 rack: 72) that the placement leaves idle */
 	int domains;           /* NVLink domains the placement spans */
 } plan_verdict;
@@ -138,7 +141,12 @@ typedef struct plan_verdict {
 /* The 90% interval of the question's time on r: the result's own (tta_lo_s..tta_hi_s, or ttt_*) once one
  * is applied; while lo == hi the model's stated whole-run error (q->tie_band) either side. */
 void plan_time_interval(const plan_question *q, const model_result *r, double *lo_s, double *hi_s);
-/* Judges the result r of scenario sc against q into *v. Never fails. */
+/* The probability that a time of point t_s and 90% interval lo_s..hi_s is within deadline_s: log-normal on the
+ * side of the interval the deadline lies on (its 5% or 95% bound 1.645 sigma from the point). 1 or 0 where
+ * that side has no width. */
+double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s);
+/* Judges the result r of scenario sc against q into *v. A deadline: an option whose predicted time is within it
+ * meets it (deadline_sure when its 90% upper bound is too, with deadline_p either way). Never fails. */
 void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v);
 /* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
  * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
@@ -152,7 +160,8 @@ typedef struct plan_option {
 	model_result r;
 	plan_verdict v;
 	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
-	bool ok;           /* qualifies: v.fails == 0 */
+	bool ok;           /* qualifies: v.fails == 0; where a deadline is met with 90% confidence by some option,
+			    * plan_decide keeps only those (v.deadline_sure) */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
@@ -227,6 +236,7 @@ typedef struct plan_answer {
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
 	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
 				       * failed, then by how much) */
 	const plan_option *options;   /* the options decided on (for the text) */

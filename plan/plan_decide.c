@@ -121,6 +121,16 @@ static int idle_gpus(const model_scenario *sc, const model_result *r)
 	return idle > 0 ? (int)idle : 0;
 }
 
+double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s)
+{
+	const double z90 = 1.6448536269514722; /* the standard normal's 95% quantile */
+	double side = deadline_s >= t_s ? log(hi_s / t_s) : log(t_s / lo_s);
+	if (!(side > 0) || !isfinite(side))
+		return deadline_s >= t_s ? 1.0 : 0.0;
+	double z = log(deadline_s / t_s) / (side / z90);
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
 void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v)
 {
 	double t = ttt_goal(q) ? r->ttt_s : r->tta_s;
@@ -143,9 +153,14 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 		v->fails |= PLAN_FAIL_BUDGET;
 		v->over_budget_usd = v->cost_usd - q->budget_usd;
 	}
-	if (!isnan(q->deadline_s) && r->fits && v->time_hi_s > q->deadline_s) {
-		v->fails |= PLAN_FAIL_DEADLINE;
-		v->late_s = v->time_hi_s - q->deadline_s;
+	v->deadline_p = NAN;
+	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
+		v->deadline_p = plan_deadline_p(v->time_s, v->time_lo_s, v->time_hi_s, q->deadline_s);
+		v->deadline_sure = v->time_hi_s <= q->deadline_s;
+		if (v->time_s > q->deadline_s) {
+			v->fails |= PLAN_FAIL_DEADLINE;
+			v->late_s = v->time_s - q->deadline_s;
+		}
 	}
 	v->idle_gpus = idle_gpus(sc, r);
 	int d = model_domain_gpus(sc);
@@ -168,6 +183,8 @@ int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_v
 	bool qa = a->fails == 0, qb = b->fails == 0;
 	if (qa != qb)
 		return qa ? -1 : 1;
+	if (qa && a->deadline_sure != b->deadline_sure) /* a deadline met with 90% confidence, then at the prediction */
+		return a->deadline_sure ? -1 : 1;
 	int c = plan_cost_first(q) ? num_cmp(a->cost_usd, b->cost_usd) : num_cmp(a->time_s, b->time_s);
 	if (c)
 		return c;
@@ -536,6 +553,12 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	a->options = o;
 	a->noptions = n;
 	for (int i = 0; i < n; i++) {
+		a->ndeadline_sure += !o[i].v.fails && o[i].v.deadline_sure;
+		a->ndeadline_likely += !o[i].v.fails && !isnan(q->deadline_s) && !o[i].v.deadline_sure;
+	}
+	for (int i = 0; i < n; i++) /* options that meet a deadline with 90% confidence first: only they, if any */
+		o[i].ok = !o[i].v.fails && (a->ndeadline_sure == 0 || o[i].v.deadline_sure);
+	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
 		if (w->r.fits && w->r.extrapolated) {
 			a->nextrapolated++;
@@ -729,7 +752,7 @@ static void put_misses(const plan_question *q, const plan_answer *a, char *buf, 
 		put(buf, len_B, at, " %s", plan_fails_text(q, &next->v, f, sizeof f));
 		done[nd++] = next;
 	}
-	put(buf, len_B, at, " (deadlines at the 90%% upper bound of the time).");
+	put(buf, len_B, at, " (a deadline is missed where the predicted time is past it).");
 }
 
 /* Why nothing qualifies: beyond the convergence data, no fit, no price, over budget, too slow. */
@@ -749,7 +772,7 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 	}
 	if (budget && deadline)
 		put(buf, len_B, at, "No option for %ld GPUs has a %s within the budget of %s and reaches accuracy within %s "
-				    "(90%% upper bound): %d over budget, %d past the deadline, %d without a %s price.", gpus,
+				    "(at the prediction): %d over budget, %d past the deadline, %d without a %s price.", gpus,
 		    plan_cost_name(q->cost), plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t), a->nfail_budget, a->nfail_deadline, a->nfail_price,
 		    plan_cost_name(q->cost));
@@ -758,7 +781,7 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 				    "qualify: an --hwdb overlay adds your quote).", gpus, plan_cost_name(q->cost),
 		    plan_fmt_usd(q->budget_usd, m, sizeof m));
 	else if (deadline)
-		put(buf, len_B, at, "No priced option for %ld GPUs reaches accuracy within %s (90%% upper bound).", gpus,
+		put(buf, len_B, at, "No priced option for %ld GPUs reaches accuracy within %s (at the prediction).", gpus,
 		    plan_fmt_duration(q->deadline_s, t, sizeof t));
 	else if (q->goal == PLAN_COST)
 		put(buf, len_B, at, "No option for %ld GPUs has a %s in the database.", gpus, cost_words(q->cost));
@@ -846,13 +869,19 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		return buf;
 	}
 	const char *tied = a->tied_faster ? " (faster ones are not surely faster, this the cheapest per run of them)" : "";
+	char sure[96];
+	if (a->winner->v.deadline_sure)
+		snprintf(sure, sizeof sure, "with 90%% confidence");
+	else
+		snprintf(sure, sizeof sure, "at the prediction only, probability %.0f%%: none with 90%% confidence",
+			 100 * a->winner->v.deadline_p);
 	if (!isnan(q->deadline_s) && !isnan(q->budget_usd))
-		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (90%% upper bound)%s: ",
+		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (%s)%s: ",
 		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t),
-		    tied);
+		    sure, tied);
 	else if (!isnan(q->deadline_s))
-		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (90%% upper bound): ", cost_words(q->cost),
-		    plan_fmt_duration(q->deadline_s, t, sizeof t));
+		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (%s): ", cost_words(q->cost),
+		    plan_fmt_duration(q->deadline_s, t, sizeof t), sure);
 	else if (!isnan(q->budget_usd))
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s)%s: ", plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_cost_name(q->cost), tied);
@@ -862,6 +891,10 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q), tied);
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
+	if (!isnan(q->deadline_s))
+		put(buf, len_B, &at, " Deadline: %d option%s meet%s it with 90%% confidence, %d at the prediction only (column "
+				     "deadline_p: the probability).", a->ndeadline_sure, a->ndeadline_sure == 1 ? "" : "s",
+		    a->ndeadline_sure == 1 ? "s" : "", a->ndeadline_likely);
 	if (a->tied_faster) {
 		double x, lo, hi;
 		plan_time_ratio(q, a->tied_faster, a->winner, &x, &lo, &hi);

@@ -124,4 +124,11 @@ for n in 8 64 144; do
 		no "compare --gpus $n: one pick (ratio 1, 1, 1), none surely faster at no more per run"
 done
 
+# a deadline: those that meet it with 90% confidence, else those whose prediction meets it, with the probability
+expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
+has "answer: Cheapest (capex) to reach accuracy within 15.0 min"; has "Deadline: "; lacks "No priced option"
+expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
+	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
+
 exit $fail
