@@ -4,8 +4,8 @@
  * servers they occupy: model_result's capex and rent). The answer names the fastest, the cheapest and the
  * best value (the knee of the time-cost front); an option is faster only when the 90% interval of its time
  * over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share cancels),
- * else the two are a tie, broken by the cost per run (owned: tco; rented: rent), capex last; money rankings
- * rank by money. Scale up vs scale out is asked of
+ * else the two are a tie: of the options no other is surely faster than, the pick is the cheapest per run
+ * (owned: tco; rented: rent), capex last; money rankings rank by money. Scale up vs scale out is asked of
  * one GPU model at a time; buy vs rent too.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -335,6 +335,13 @@ bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b)
 	return la == lb && strncasecmp(gpu_a, gpu_b, la) == 0;
 }
 
+/* Whether two options carry one GPU record (the same database id: one board, one clock, one power): scale up
+ * against scale out compares topology alone only then (a GB200 at 1.2 kW is not a DGX B200's 1 kW B200). */
+static bool same_gpu(const plan_option *a, const plan_option *b)
+{
+	return strcmp(a->sc.node.gpu_id, b->sc.node.gpu_id) == 0;
+}
+
 static bool same_chip(const plan_option *a, const plan_option *b)
 {
 	return plan_same_gpu_model(a->sc.node.gpu_id, b->sc.node.gpu_id);
@@ -399,36 +406,25 @@ static bool run_cheaper(const plan_question *q, const plan_option *a, const plan
 	return c ? c < 0 : option_cmp(q, a, b) < 0;
 }
 
-/* Whether a costs no more per run than b (both priced, or neither). */
-static bool no_dearer(const plan_option *a, const plan_option *b)
+/* Whether another qualified option is surely faster than w. */
+static bool surely_beaten(const plan_question *q, const plan_option *o, int n, const plan_option *w)
 {
-	double ca = plan_run_cost_usd(a), cb = plan_run_cost_usd(b);
-	return isnan(cb) || ca <= cb;
+	for (int i = 0; i < n; i++)
+		if (o[i].ok && &o[i] != w && plan_surely_faster(q, &o[i], w))
+			return true;
+	return false;
 }
 
-/* Among the options the fastest does not surely beat (a tie), the cheapest per run; then, while another
- * option surely beats that pick on time and costs no more per run, that one (the cheapest per run of them):
- * a difference the model cannot tell apart never buys the dearer option, and the pick is never beaten on both.
- * Each step moves to a surely faster option, so it ends. */
+/* Of the options no other is surely faster than (the fastest f always among them: surely faster is faster at
+ * the point), the cheapest per run: a difference the model cannot tell apart never buys the dearer option, and
+ * the pick is never an option another beats surely on time. O(n^2) ratios. */
 static const plan_option *tie_by_money(const plan_question *q, const plan_option *o, int n, const plan_option *f)
 {
 	const plan_option *pick = f;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (w->ok && !plan_surely_faster(q, f, w) && run_cheaper(q, w, pick))
+		if (w->ok && w != f && run_cheaper(q, w, pick) && !surely_beaten(q, o, n, w))
 			pick = w;
-	}
-	for (bool moved = true; moved;) {
-		const plan_option *better = NULL;
-		for (int i = 0; i < n; i++) {
-			const plan_option *w = &o[i];
-			if (w->ok && w != pick && plan_surely_faster(q, w, pick) && no_dearer(w, pick) &&
-			    (!better || run_cheaper(q, w, better)))
-				better = w;
-		}
-		moved = better != NULL;
-		if (better)
-			pick = better;
 	}
 	return pick;
 }
@@ -464,11 +460,11 @@ static bool pair_of(const plan_question *q, const plan_option *o, int n, const p
 	int fewest = INT_MAX;
 	*up = *out = NULL;
 	for (int i = 0; i < n; i++)
-		if (o[i].ok && same_chip(&o[i], chip) && o[i].v.domains < fewest)
+		if (o[i].ok && same_gpu(&o[i], chip) && o[i].v.domains < fewest)
 			fewest = o[i].v.domains;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (!w->ok || !same_chip(w, chip))
+		if (!w->ok || !same_gpu(w, chip))
 			continue;
 		if (w->v.domains == fewest && (!*up || faster(q, w, *up)))
 			*up = w;
@@ -487,7 +483,7 @@ static void like_for_like(const plan_question *q, const plan_option *o, int n, p
 		return;
 	a->best_up = a->best_out = NULL;
 	for (int i = 0; i < n; i++) {
-		if (!o[i].ok || same_chip(&o[i], a->winner) || !pair_of(q, o, n, &o[i], &up, &out))
+		if (!o[i].ok || same_gpu(&o[i], a->winner) || !pair_of(q, o, n, &o[i], &up, &out))
 			continue;
 		const plan_option *f = faster(q, up, out) ? up : out;
 		if (!a->best_up || faster(q, f, faster(q, a->best_up, a->best_out) ? a->best_up : a->best_out)) {
@@ -707,14 +703,26 @@ static void put_short(const plan_question *q, const plan_option *w, char *buf, s
 	put(buf, len_B, at, ")");
 }
 
-/* What w costs over base: "4.3% faster for 5.8x the capex", "64.0% slower for 39% less capex". */
+/* How w's time and cost compare with base's, speeds as a factor or a share of time (never "1386% slower"):
+ * "is 1.6x as fast as dgxb200 1x8 for 5.8x the capex", "takes 13% less time than ...", "takes 12% more time
+ * than ...", "takes 2.4x the time of ... for 39% less capex". */
 static void put_relation(const plan_question *q, const plan_option *w, const plan_option *base, char *buf, size_t len_B,
 			 size_t *at)
 {
-	double dt = w->v.time_s / base->v.time_s - 1, rc = w->v.cost_usd / base->v.cost_usd;
+	double r = w->v.time_s / base->v.time_s, rc = w->v.cost_usd / base->v.cost_usd;
+	const char *name = base->sc.node.system_id;
+	int nodes = base->sc.nodes, gpn = base->sc.node.gpus_per_node;
+	if (r <= 1 / 1.5)
+		put(buf, len_B, at, "is %.1fx as fast as %s %dx%d", 1 / r, name, nodes, gpn);
+	else if (r < 1)
+		put(buf, len_B, at, "takes %.0f%% less time than %s %dx%d", 100 * (1 - r), name, nodes, gpn);
+	else if (r == 1)
+		put(buf, len_B, at, "takes the same time as %s %dx%d", name, nodes, gpn);
+	else if (r < 1.5)
+		put(buf, len_B, at, "takes %.0f%% more time than %s %dx%d", 100 * (r - 1), name, nodes, gpn);
+	else
+		put(buf, len_B, at, "takes %.1fx the time of %s %dx%d", r, name, nodes, gpn);
 	const char *cn = plan_cost_name(q->cost);
-	put(buf, len_B, at, "%.1f%% %s than %s %dx%d", 100 * fabs(dt), dt < 0 ? "faster" : "slower", base->sc.node.system_id,
-	    base->sc.nodes, base->sc.node.gpus_per_node);
 	if (!isfinite(rc))
 		put(buf, len_B, at, " (%s not comparable: a price is missing)", cn);
 	else if (rc >= 1.5)
@@ -804,8 +812,9 @@ static void put_trio(const plan_question *q, const plan_answer *a, char *buf, si
 		if (!t[i].o)
 			continue;
 		put(buf, len_B, at, " %s: ", t[i].name);
-		if (t[i].o == w) {
-			put(buf, len_B, at, "the same.");
+		if (t[i].o == w) { /* named, not "the same": a label names its option */
+			put_short(q, t[i].o, buf, len_B, at);
+			put(buf, len_B, at, ", the pick.");
 			continue;
 		}
 		put_short(q, t[i].o, buf, len_B, at);
@@ -818,21 +827,22 @@ static void put_trio(const plan_question *q, const plan_answer *a, char *buf, si
 static void put_scale(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
 {
 	if (a->like_for_like_none || !a->best_up) {
-		put(buf, len_B, at, " Scale up vs out: no GPU model here comes in placements over fewer and more NVLink "
-				    "domains (never compared across GPU models).");
+		put(buf, len_B, at, " Scale up vs out: no GPU here comes in placements over fewer and more NVLink "
+				    "domains (compared within one GPU record, so that only the topology differs).");
 		return;
 	}
 	const plan_option *u = a->best_up, *o = a->best_out;
-	size_t cl = chip_len(u->sc.node.gpu_id);
 	bool overlap = plan_times_tied(q, u, o);
 	const plan_option *pick = overlap ? (run_cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
-	put(buf, len_B, at, " Scale %s (%.*s alike): %d NVLink domain%s ", pick == u ? "up" : "out", (int)cl,
-	    u->sc.node.gpu_id, u->v.domains, u->v.domains > 1 ? "s" : "");
+	const plan_option *fast = faster(q, u, o) ? u : o, *slow = fast == u ? o : u;
+	put(buf, len_B, at, " Scale %s (%s alike): %d NVLink domain%s ", pick == u ? "up" : "out", u->sc.node.gpu_id,
+	    u->v.domains, u->v.domains > 1 ? "s" : "");
 	put_short(q, u, buf, len_B, at);
 	put(buf, len_B, at, ", %d ", o->v.domains);
 	put_short(q, o, buf, len_B, at);
-	put(buf, len_B, at, ": %.1f%% apart%s.", 100 * (fmax(u->v.time_s, o->v.time_s) / fmin(u->v.time_s, o->v.time_s) - 1),
-	    overlap ? ", not surely apart, so the cheaper per run" : ", surely apart, so the faster");
+	put(buf, len_B, at, ": %s %dx%d ", fast->sc.node.system_id, fast->sc.nodes, fast->sc.node.gpus_per_node);
+	put_relation(q, fast, slow, buf, len_B, at);
+	put(buf, len_B, at, "%s.", overlap ? ", not surely apart, so the cheaper per run" : ", surely apart, so the faster");
 }
 
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
@@ -868,7 +878,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put_none(q, a, gpus, buf, len_B, &at);
 		return buf;
 	}
-	const char *tied = a->tied_faster ? " (faster ones are not surely faster, this the cheapest per run of them)" : "";
+	const char *tied = a->tied_faster ? " (faster ones are not surely faster; the cheapest per run of those no option surely beats)" : "";
 	char sure[96];
 	if (a->winner->v.deadline_sure)
 		snprintf(sure, sizeof sure, "with 90%% confidence");
@@ -900,7 +910,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		plan_time_ratio(q, a->tied_faster, a->winner, &x, &lo, &hi);
 		put(buf, len_B, &at, " A tie broken by cost per run: ");
 		put_short(q, a->tied_faster, buf, len_B, &at);
-		put(buf, len_B, &at, " is ");
+		put(buf, len_B, &at, " ");
 		put_relation(q, a->tied_faster, a->winner, buf, len_B, &at);
 		put(buf, len_B, &at, ", not surely faster: the 90%% interval of its time over %s's, %.2f-%.2f, holds 1.",
 		    a->winner->sc.node.system_id, lo, hi);

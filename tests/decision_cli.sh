@@ -6,23 +6,24 @@
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 
-# the GPU model of a system in a compare table (column gpu), up to the first '-'
-chip_of() { awk -v s="$1" '$2 == s { sub(/-.*/, "", $3); print $3; exit }' "$2"; }
+# the GPU record of a system in a compare table (column gpu)
+gpu_of() { awk -v s="$1" '$2 == s { print $3; exit }' "$2"; }
 # the value of column NAME in the CSV row whose system and placement are SYS and NODES x GPN
 cell() {
 	awk -F, -v n="$1" -v s="$2" -v k="$3" -v g="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$1 == s && $c["nodes"] == k && $c["gpus_per_node"] == g { print $c[n]; exit }' "$5"
 }
 
-# 1. scale up vs out names one GPU model: both systems of the sentence have the same chip
+# 1. scale up vs out names one GPU record: both systems of the sentence have the same GPU (the same database id:
+# a GB200 NVL72 rack's 1.2 kW B200 against a DGX B200's 1 kW one would hide a GPU difference in the topology's)
 for g in 8 16 64 144; do
 	expect 0 "$SP" compare --gpus $g --partial-nodes
 	cp "$tmp/out" "$tmp/t$g"
 	line=$(grep '^answer:' "$tmp/t$g" | sed -n 's/.* Scale \(up\|out\) (\([^ ]*\) alike): [0-9]* NVLink domains\{0,1\} \([^ ]*\) [0-9x]* ([^)]*), [0-9]* \([^ ]*\) .*/\2 \3 \4/p')
 	[ -n "$line" ] || { grep -q "Scale up vs out: no GPU model" "$tmp/t$g" || no "compare --gpus $g: no scale sentence"; continue; }
 	set -- $line
-	a=$(chip_of "$2" "$tmp/t$g"); b=$(chip_of "$3" "$tmp/t$g")
-	[ "$a" = "$1" ] && [ "$b" = "$1" ] || no "compare --gpus $g: scale up/out across GPU models: $2 ($a) vs $3 ($b)"
+	a=$(gpu_of "$2" "$tmp/t$g"); b=$(gpu_of "$3" "$tmp/t$g")
+	[ "$a" = "$1" ] && [ "$b" = "$1" ] || no "compare --gpus $g: scale up/out across GPU records: $2 ($a) vs $3 ($b)"
 done
 
 # 2. whole servers or partial ones: the same answer (losing rows do not move it)

@@ -67,7 +67,7 @@ static void test_tie_by_money(test_ctx *t)
 		   o[0].v.idle_gpus);
 	char text[4096];
 	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "the cheapest per run of them): dgxb200 1x8") != NULL, "answer: %s", text);
+	TEST_CHECK(t, strstr(text, "no option surely beats): dgxb200 1x8") != NULL, "answer: %s", text);
 	TEST_CHECK(t, strstr(text, "5.8x the capex") != NULL, "what the faster one costs over it: %s", text);
 	TEST_CHECK(t, strstr(text, "64 GPUs idle") != NULL, "idle GPUs said: %s", text);
 }
@@ -267,11 +267,19 @@ static void test_like_for_like(test_ctx *t)
 	};
 	judge_all(&q, p, 3);
 	plan_decide(&q, p, 3, &a);
-	TEST_CHECK(t, a.best_up == &p[0] && a.best_out == &p[1], "B200 alike: the rack (1 domain) vs 2 DGX B200");
+	TEST_CHECK(t, a.like_for_like_none, "a GB200 (1.2 kW) rack and DGX B200s (1 kW) are two GPU records: no pair");
+	/* one GPU record: one 8-GPU DGX B200 (1 domain) against 2 of them with 4 GPUs each (2 domains) */
+	plan_option u[2] = {
+		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 440, 515000, NAN),
+		opt("dgxb200", "B200-SXM-180GB", 2, 4, 8, 0, 1, 452, 1030000, NAN),
+	};
+	judge_all(&q, u, 2);
+	plan_decide(&q, u, 2, &a);
+	TEST_CHECK(t, a.best_up == &u[0] && a.best_out == &u[1], "B200 alike: 1x8 (1 domain) vs 2x4");
 	char text[4096];
-	plan_answer_text(&q, &a, 16, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "Scale out (B200 alike)") != NULL, "tied, the cheaper scale-out: %s", text);
-	TEST_CHECK(t, strstr(text, "56 GPUs idle") != NULL, "4 trays of a 72-GPU rack: 56 idle: %s", text);
+	plan_answer_text(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale up (B200-SXM-180GB alike)") != NULL && strstr(text, "takes 3% less time than"),
+		   "one record; the faster one's time as a share: %s", text);
 }
 
 /* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of
