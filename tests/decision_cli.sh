@@ -132,4 +132,15 @@ expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --fo
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
 	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
 
+# a budget that excludes nothing changes nothing: 1.5x the pick's capex gives the same pick
+for n in 8 64; do
+	expect 0 "$SP" compare --gpus $n --format csv; cp "$tmp/out" "$tmp/b$n.csv"
+	cap=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$(c["tta_ratio"]) == 1 && $(c["tta_ratio_lo"]) == 1 && $(c["tta_ratio_hi"]) == 1 { printf "%.0f", 1.5 * $(c["capex_usd"]) }' "$tmp/b$n.csv")
+	expect 0 "$SP" compare --gpus $n; cp "$tmp/out" "$tmp/b$n"
+	expect 0 "$SP" compare --gpus $n --budget "$cap"; cp "$tmp/out" "$tmp/bb$n"
+	[ -n "$(first "$tmp/b$n")" ] && [ "$(first "$tmp/b$n")" = "$(first "$tmp/bb$n")" ] ||
+		no "compare --gpus $n: '$(first "$tmp/b$n")', with --budget $cap (1.5x its capex) '$(first "$tmp/bb$n")'"
+done
+
 exit $fail
