@@ -115,9 +115,9 @@ static int sw_by_time(const void *a, const void *b)
 	return cx < cy ? -1 : cx > cy;
 }
 
-/* The rows of [from, to) a decision can pick: the fastest and the time-cost front of those that qualify
- * (the cheapest, the best value and the cheapest of a tie are on it), in time order into pick[SW_TOP]; a
- * front longer than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
+/* The rows of [from, to) a decision can pick: those that qualify on plan_front (the fastest and each cheaper
+ * than every faster one, by the question's cost or per run), in time order into pick[SW_TOP]; a front longer
+ * than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
 static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pick)
 {
 	const sw_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
@@ -126,16 +126,20 @@ static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pi
 		if (!g->rows[i].v.fails)
 			q[n++] = &g->rows[i];
 	qsort(q, (size_t)n, sizeof(*q), sw_by_time);
-	double least = INFINITY;
-	for (long i = 0; i < n; i++) /* on the front: cheaper than every faster row (the fastest always) */
-		if (i == 0 || order_num(q[i]->v.cost_usd) < least) {
-			least = fmin(least, order_num(q[i]->v.cost_usd));
+	const plan_verdict **v = xmalloc((size_t)(n + 1) * sizeof(*v));
+	bool *keep = xmalloc((size_t)(n + 1) * sizeof(*keep));
+	for (long i = 0; i < n; i++)
+		v[i] = &q[i]->v;
+	plan_front(v, (int)n, keep);
+	for (long i = 0; i < n; i++)
+		if (keep[i])
 			q[nf++] = q[i];
-		}
 	int k = 0;
 	for (long i = 0; i < nf; i++)
 		if (nf <= SW_TOP || i < SW_TOP / 2 || i >= nf - SW_TOP / 2)
 			pick[k++] = q[i];
+	free(v);
+	free(keep);
 	free(q);
 	return k;
 }

@@ -5,8 +5,10 @@
  * - plan_resolve: the spec on one system, GPUs per node and node count turned into a prepared model
  *   scenario (model/model.h): database figures copied into model_node, the precision the GPU really
  *   runs, the stack, storage sizing, prices, the automatic batch;
- * - plan_placements / plan_decide (plan_decide.c): the ways to place N GPUs on candidate systems (whole
- *   servers by default) and the one decision compare, report and sweep all print.
+ * - plan_placements (plan_place.c): the ways to place N GPUs on candidate systems (whole servers by default);
+ * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
+ *   surely faster: the ratio of two times), and the front a decision picks from;
+ * - plan_decide (plan_decide.c): the one decision compare, report and sweep all print, and its text.
  *
  * The module prints nothing: failures return ERR_INPUT with the reason in err_msg() (common/common.h).
  * It sits between cli/ (above) and hwdb/ + model/ (below); validate, sim and the bench programs use it
@@ -81,7 +83,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
  * none of 256..8 fits. */
 int plan_auto_batch(model_scenario *sc, const model_params *p);
 
-/* ---- Placements and the decision (plan_decide.c) ---- */
+/* ---- The question, judging (plan_judge.c), placements (plan_place.c) and the decision (plan_decide.c) ---- */
 
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
 typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT } plan_cost;
@@ -128,6 +130,7 @@ enum {
 typedef struct plan_verdict {
 	double time_s, time_lo_s, time_hi_s; /* INFINITY when it does not fit */
 	double cost_usd;       /* under q->cost; NAN without that price */
+	double run_cost_usd;   /* one run as its buyer pays it: owned (a capex) tco, rented the rent; NAN: neither */
 	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
 	double over_budget_usd;/* cost - budget where over it, else 0 */
 	double late_s;         /* time_s - deadline where the prediction is past it, else 0 */
@@ -173,6 +176,10 @@ void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_op
 /* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
  * fits). The one rule of "faster" in the answer. */
 bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
+/* The verdicts a decision can pick from, of n that qualify (v sorted by time, fastest first): the fastest and
+ * each option cheaper than every faster one by q->cost or by the cost per run (the cheapest, the best value and
+ * the pick are on it, up to ratios the front does not see). keep[i] set for each; returns how many. O(n). */
+int plan_front(const plan_verdict *const *v, int n, bool *keep);
 /* Whether two options that fit are a tie: neither is surely faster. */
 bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b);
 /* The cost of one run of an option as its buyer pays it: owned (a capex): the owner's cost per run (tco_usd);

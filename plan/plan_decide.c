@@ -1,15 +1,12 @@
-/* plan_decide.c: the placements of N GPUs on candidate systems and the one decision compare, report and
- * sweep print. Whole servers by default: nobody buys 64 eight-GPU servers to use one GPU in each, so a
- * placement occupies whole nodes unless --partial-nodes asks for the others (still costed for the whole
- * servers they occupy: model_result's capex and rent). The answer names the fastest, the cheapest and the
- * best value (the knee of the time-cost front); an option is faster only when the 90% interval of its time
+/* plan_decide.c: the one decision compare, report and sweep print, and its text (options judged in
+ * plan_judge.c, placed in plan_place.c). The answer names the fastest, the cheapest and the best value (the knee of the time-cost front); an option is faster only when the 90% interval of its time
  * over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share cancels),
  * else the two are a tie: of the options no other is surely faster than, the pick is the cheapest per run
  * (owned: tco; rented: rent), capex last; money rankings rank by money. Scale up vs scale out is asked of
  * one GPU model at a time; buy vs rent too.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -21,303 +18,6 @@
 #include <strings.h>
 
 #include "common/common.h"
-
-void plan_question_init(plan_question *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->goal = PLAN_TTA;
-	q->cost = PLAN_CAPEX;
-	q->budget_usd = NAN;
-	q->deadline_s = NAN;
-	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
-}
-
-double plan_cost_usd(plan_cost c, const model_result *r)
-{
-	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
-}
-
-const char *plan_cost_name(plan_cost c)
-{
-	return c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
-}
-
-int plan_cost_parse(const char *s)
-{
-	return strcmp(s, "capex") == 0 ? PLAN_CAPEX : strcmp(s, "tco") == 0 ? PLAN_TCO
-	       : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
-}
-
-static const char *cost_words(plan_cost c)
-{
-	return c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run" : "capex";
-}
-
-bool plan_cost_first(const plan_question *q)
-{
-	return q->goal == PLAN_COST || (!isnan(q->deadline_s) && isnan(q->budget_usd));
-}
-
-static bool ttt_goal(const plan_question *q)
-{
-	return q->goal == PLAN_TTT;
-}
-
-static const char *time_words(const plan_question *q)
-{
-	return ttt_goal(q) ? "time to train (MLPerf-scored)" : "time to accuracy";
-}
-
-const char *plan_goal_name(const plan_question *q)
-{
-	if (plan_cost_first(q))
-		return cost_words(q->cost);
-	return q->goal == PLAN_GRID ? "grid order" : time_words(q);
-}
-
-const char *plan_order_text(const plan_question *q, char *buf, size_t len_B)
-{
-	if (q->goal == PLAN_GRID)
-		snprintf(buf, len_B, "grid order");
-	else if (plan_cost_first(q))
-		snprintf(buf, len_B, "%s, then %s; options that do not qualify (column meets) after those that do",
-			 cost_words(q->cost), time_words(q));
-	else
-		snprintf(buf, len_B, "%s, then %s; options that do not qualify (column meets) after those that do",
-			 time_words(q), cost_words(q->cost));
-	return buf;
-}
-
-/* ---- one option against the question ---- */
-
-void plan_time_interval(const plan_question *q, const model_result *r, double *lo_s, double *hi_s)
-{
-	double t = ttt_goal(q) ? r->ttt_s : r->tta_s;
-	double lo = ttt_goal(q) ? r->ttt_lo_s : r->tta_lo_s, hi = ttt_goal(q) ? r->ttt_hi_s : r->tta_hi_s;
-	if (!(lo < hi)) { /* no interval applied (lo == hi == point): the model's stated whole-run error */
-		lo = t * (1 - q->tie_band);
-		hi = t * (1 + q->tie_band);
-	}
-	*lo_s = lo;
-	*hi_s = hi;
-}
-
-/* Whether the question needs a price of q->cost to qualify: ranked by it, or a budget or deadline on it. */
-static bool needs_price(const plan_question *q)
-{
-	return q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s);
-}
-
-/* GPUs bought and not used: whole units of unit_nodes nodes where the system has a purchase price (an NVL72
- * rack), else whole nodes (rented or priced by the node). */
-static int idle_gpus(const model_scenario *sc, const model_result *r)
-{
-	const model_node *n = &sc->node;
-	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	long nodes = sc->nodes;
-	if (isfinite(r->capex_usd) && n->unit_nodes > 1)
-		nodes = (nodes + n->unit_nodes - 1) / n->unit_nodes * n->unit_nodes;
-	long idle = nodes * per_node - (long)sc->nodes * n->gpus_per_node;
-	return idle > 0 ? (int)idle : 0;
-}
-
-double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s)
-{
-	const double z90 = 1.6448536269514722; /* the standard normal's 95% quantile */
-	double side = deadline_s >= t_s ? log(hi_s / t_s) : log(t_s / lo_s);
-	if (!(side > 0) || !isfinite(side))
-		return deadline_s >= t_s ? 1.0 : 0.0;
-	double z = log(deadline_s / t_s) / (side / z90);
-	return 0.5 * erfc(-z / sqrt(2.0));
-}
-
-void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v)
-{
-	double t = ttt_goal(q) ? r->ttt_s : r->tta_s;
-	memset(v, 0, sizeof(*v));
-	v->time_s = r->fits && isfinite(t) ? t : INFINITY;
-	if (isfinite(v->time_s))
-		plan_time_interval(q, r, &v->time_lo_s, &v->time_hi_s);
-	else
-		v->time_lo_s = v->time_hi_s = INFINITY;
-	v->cost_usd = plan_cost_usd(q->cost, r);
-	if (!isfinite(v->cost_usd))
-		v->cost_usd = NAN;
-	if (!r->fits)
-		v->fails |= PLAN_FAIL_MEMORY;
-	if (r->fits && r->extrapolated && !q->extrapolate)
-		v->fails |= PLAN_FAIL_EXTRAPOLATED; /* epochs beyond the measured convergence range: listed, not recommended */
-	if (needs_price(q) && isnan(v->cost_usd))
-		v->fails |= PLAN_FAIL_PRICE;
-	if (!isnan(q->budget_usd) && v->cost_usd > q->budget_usd) {
-		v->fails |= PLAN_FAIL_BUDGET;
-		v->over_budget_usd = v->cost_usd - q->budget_usd;
-	}
-	v->deadline_p = NAN;
-	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
-		v->deadline_p = plan_deadline_p(v->time_s, v->time_lo_s, v->time_hi_s, q->deadline_s);
-		v->deadline_sure = v->time_hi_s <= q->deadline_s;
-		if (v->time_s > q->deadline_s) {
-			v->fails |= PLAN_FAIL_DEADLINE;
-			v->late_s = v->time_s - q->deadline_s;
-		}
-	}
-	v->idle_gpus = idle_gpus(sc, r);
-	int d = model_domain_gpus(sc);
-	v->domains = d > 0 ? (sc->nodes * sc->node.gpus_per_node + d - 1) / d : sc->nodes;
-}
-
-/* Orders two numbers, unknown (NAN) and INFINITY last. */
-static int num_cmp(double a, double b)
-{
-	bool ka = isfinite(a), kb = isfinite(b);
-	if (ka != kb)
-		return ka ? -1 : 1;
-	if (!ka || a == b)
-		return 0;
-	return a < b ? -1 : 1;
-}
-
-int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b)
-{
-	bool qa = a->fails == 0, qb = b->fails == 0;
-	if (qa != qb)
-		return qa ? -1 : 1;
-	if (qa && a->deadline_sure != b->deadline_sure) /* a deadline met with 90% confidence, then at the prediction */
-		return a->deadline_sure ? -1 : 1;
-	int c = plan_cost_first(q) ? num_cmp(a->cost_usd, b->cost_usd) : num_cmp(a->time_s, b->time_s);
-	if (c)
-		return c;
-	return plan_cost_first(q) ? num_cmp(a->time_s, b->time_s) : num_cmp(a->cost_usd, b->cost_usd);
-}
-
-char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B)
-{
-	char m[32], t[32];
-	size_t at = 0;
-	buf[0] = '\0';
-	if (!v->fails) {
-		snprintf(buf, len_B, "%s", needs_price(q) ? "meets" : "-");
-		return buf;
-	}
-#define ADD(...) do { if (at < len_B) at += (size_t)snprintf(buf + at, len_B - at, __VA_ARGS__); } while (0)
-	if (v->fails & PLAN_FAIL_MEMORY)
-		ADD("%sno fit (memory)", at ? " and " : "");
-	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
-		ADD("%sbeyond measured convergence", at ? " and " : "");
-	if (v->fails & PLAN_FAIL_PRICE)
-		ADD("%sno %s price", at ? " and " : "", plan_cost_name(q->cost));
-	if (v->fails & PLAN_FAIL_BUDGET)
-		ADD("%sover budget by %s", at ? " and " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
-	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%smisses deadline by %s", at ? " and " : "", plan_fmt_duration(v->late_s, t, sizeof t));
-#undef ADD
-	return buf;
-}
-
-void plan_option_judge(const plan_question *q, plan_option *w)
-{
-	plan_judge(q, &w->sc, &w->r, &w->v);
-	w->ok = w->v.fails == 0;
-	w->partial = w->sc.node.max_gpus_per_node > w->sc.node.gpus_per_node;
-}
-
-/* Options in table order: the verdicts, then fewer NVLink domains, fewer nodes, system id. */
-static int option_cmp(const plan_question *q, const plan_option *x, const plan_option *y)
-{
-	int c = plan_verdict_cmp(q, &x->v, &y->v);
-	if (c)
-		return c;
-	if (x->v.domains != y->v.domains)
-		return x->v.domains < y->v.domains ? -1 : 1;
-	if (x->sc.nodes != y->sc.nodes)
-		return x->sc.nodes < y->sc.nodes ? -1 : 1;
-	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
-}
-
-static int option_qcmp(const void *a, const void *b, void *q)
-{
-	return option_cmp(q, a, b);
-}
-
-void plan_options_sort(const plan_question *q, plan_option *o, int n)
-{
-	qsort_r(o, (size_t)n, sizeof(*o), option_qcmp, (void *)q);
-}
-
-/* ---- placements ---- */
-
-bool plan_joinable(const plan_spec *s, const hw_system *sys, int gpn, int nodes)
-{
-	if (nodes <= 1 || sys->nic || sys->fabric || s->fabric_id)
-		return true;
-	/* without a network only one NVLink domain: its trays, counted as whole nodes of the system */
-	return gpn > 0 && sys->domain_gpus > 0 && (long)nodes * sys->gpus_per_node <= sys->domain_gpus;
-}
-
-bool plan_offered(const plan_question *q, const hw_system *sys)
-{
-	return q->include_eol || strcmp(sys->status, "eol") != 0;
-}
-
-plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes)
-{
-	if (gpn > sys->gpus_per_node)
-		return PLAN_SHAPE_TOO_MANY;
-	if (gpn < sys->gpus_per_node && !q->partial_nodes && nodes > 1)
-		return PLAN_SHAPE_PARTIAL; /* nobody buys several servers to leave GPUs of each idle */
-	return plan_joinable(s, sys, gpn, nodes) ? PLAN_SHAPE_OK : PLAN_SHAPE_NO_NET;
-}
-
-int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_system *sys, long gpus, int *gpn,
-			  int *nodes, int max, int *skipped_net, int *skipped_whole)
-{
-	int G = sys->gpus_per_node, n = 0, partial = 0;
-	for (int g = gpus < G ? (int)gpus : G; g >= 1 && n < max; g--) {
-		if (gpus % g)
-			continue;
-		plan_shape k = plan_shape_check(s, q, sys, g, (int)(gpus / g));
-		partial += k == PLAN_SHAPE_PARTIAL;
-		*skipped_net += k == PLAN_SHAPE_NO_NET;
-		if (k != PLAN_SHAPE_OK)
-			continue;
-		gpn[n] = g;
-		nodes[n++] = (int)(gpus / g);
-	}
-	if (n == 0 && partial)
-		(*skipped_whole)++; /* the node size does not divide the GPUs: only partial nodes would hold them */
-	return n;
-}
-
-static int add_option(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
-		      const hw_system *sys, int gpn, int nodes, plan_option **o, int *n, int *cap)
-{
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*o = xrealloc(*o, (size_t)*cap * sizeof(**o));
-	}
-	plan_option *w = &(*o)[*n];
-	if (plan_resolve(db, s, p, sys, gpn, nodes, &w->sc) || model_predict(&w->sc, p, &w->r))
-		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
-	plan_option_judge(q, w);
-	(*n)++;
-	return 0;
-}
-
-int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
-		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
-		    int *skipped_net, int *skipped_whole)
-{
-	enum { MAX_SHAPES = 1024 };
-	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
-	for (int k = 0; k < ncand; k++) {
-		int m = plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, skipped_net, skipped_whole);
-		for (int i = 0; i < m; i++)
-			if (add_option(db, s, p, q, cand[k], gpn[i], nodes[i], o, n, cap))
-				return ERR_INPUT;
-	}
-	return 0;
-}
 
 /* ---- the decision ---- */
 
@@ -350,60 +50,30 @@ static bool same_chip(const plan_option *a, const plan_option *b)
 /* Time first: less time, then less money, then the table's order. */
 static bool faster(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	int c = num_cmp(a->v.time_s, b->v.time_s);
+	int c = plan_num_cmp(a->v.time_s, b->v.time_s);
 	if (!c)
-		c = num_cmp(a->v.cost_usd, b->v.cost_usd);
-	return c ? c < 0 : option_cmp(q, a, b) < 0;
+		c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
 /* Money first: less money, then less time, then the table's order. */
 static bool cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	int c = num_cmp(a->v.cost_usd, b->v.cost_usd);
+	int c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
 	if (!c)
-		c = num_cmp(a->v.time_s, b->v.time_s);
-	return c ? c < 0 : option_cmp(q, a, b) < 0;
-}
-
-void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
-		     double *hi)
-{
-	model_ratio(&a->sc, &a->r, &b->sc, &b->r, ttt_goal(q) ? MODEL_Q_TTT : MODEL_Q_TTA, x, lo, hi);
-}
-
-bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b)
-{
-	double x, lo, hi;
-	if (!isfinite(a->v.time_s))
-		return false;
-	if (!isfinite(b->v.time_s))
-		return true; /* b does not fit */
-	plan_time_ratio(q, a, b, &x, &lo, &hi);
-	return hi < 1.0;
-}
-
-bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b)
-{
-	if (!isfinite(a->v.time_s) || !isfinite(b->v.time_s))
-		return false;
-	return !plan_surely_faster(q, a, b) && !plan_surely_faster(q, b, a);
-}
-
-double plan_run_cost_usd(const plan_option *w)
-{
-	double c = isfinite(w->r.capex_usd) ? w->r.tco_usd : w->r.rent_usd;
-	return isfinite(c) ? c : NAN;
+		c = plan_num_cmp(a->v.time_s, b->v.time_s);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
 /* Cost per run first (plan_run_cost_usd), then capex, then time, then the table's order. */
 static bool run_cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	int c = num_cmp(plan_run_cost_usd(a), plan_run_cost_usd(b));
+	int c = plan_num_cmp(plan_run_cost_usd(a), plan_run_cost_usd(b));
 	if (!c)
-		c = num_cmp(a->r.capex_usd, b->r.capex_usd);
+		c = plan_num_cmp(a->r.capex_usd, b->r.capex_usd);
 	if (!c)
-		c = num_cmp(a->v.time_s, b->v.time_s);
-	return c ? c < 0 : option_cmp(q, a, b) < 0;
+		c = plan_num_cmp(a->v.time_s, b->v.time_s);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
 /* Whether another qualified option is surely faster than w. */
@@ -686,7 +356,7 @@ static void put_option(const plan_question *q, const plan_option *w, char *buf, 
 	int bought = w->r.gpus + w->v.idle_gpus;
 	put(buf, len_B, at, "%s %dx%d (%d node%s x %d GPUs%s): %s %s, %s %s, bottleneck %s", w->sc.node.system_id,
 	    w->sc.nodes, w->sc.node.gpus_per_node, w->sc.nodes, w->sc.nodes > 1 ? "s" : "", w->sc.node.gpus_per_node,
-	    w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
+	    w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), plan_ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
 	    plan_cost_name(q->cost), plan_fmt_usd(w->v.cost_usd, c, sizeof c), model_bottleneck_name(w->r.bottleneck));
 	if (w->v.idle_gpus > 0)
 		put(buf, len_B, at, "; %d of the %d GPUs bought sit idle", w->v.idle_gpus, bought);
@@ -792,7 +462,7 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 		put(buf, len_B, at, "No priced option for %ld GPUs reaches accuracy within %s (at the prediction).", gpus,
 		    plan_fmt_duration(q->deadline_s, t, sizeof t));
 	else if (q->goal == PLAN_COST)
-		put(buf, len_B, at, "No option for %ld GPUs has a %s in the database.", gpus, cost_words(q->cost));
+		put(buf, len_B, at, "No option for %ld GPUs has a %s in the database.", gpus, plan_cost_words(q->cost));
 	else if (gpus > 0)
 		put(buf, len_B, at, "No placement of %ld GPUs fits in GPU memory.", gpus);
 	else
@@ -890,7 +560,7 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t),
 		    sure, tied);
 	else if (!isnan(q->deadline_s))
-		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (%s): ", cost_words(q->cost),
+		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (%s): ", plan_cost_words(q->cost),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t), sure);
 	else if (!isnan(q->budget_usd))
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s)%s: ", plan_fmt_usd(q->budget_usd, m, sizeof m),
