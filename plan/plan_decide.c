@@ -1,9 +1,10 @@
-/* plan_decide.c: the one decision compare, report and sweep print, and its text (options judged in
- * plan_judge.c, placed in plan_place.c). The answer names the fastest, the cheapest and the best value (the knee of the time-cost front); an option is faster only when the 90% interval of its time
- * over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share cancels),
- * else the two are a tie: of the options no other is surely faster than, the pick is the cheapest per run
- * (owned: tco; rented: rent), capex last; money rankings rank by money. Scale up vs scale out is asked of
- * one GPU model at a time; buy vs rent too.
+/* plan_decide.c: the options (each placement of plan_place.c resolved, predicted and judged by plan_judge.c),
+ * the one decision compare, report and sweep print, and its text. The answer names the fastest, the cheapest
+ * and the best value (the knee of the time-cost front); an option is faster only when the 90% interval of its
+ * time over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share
+ * cancels), else the two are a tie: of the options no other is surely faster than, the pick is the cheapest
+ * per run (owned: tco; rented: rent), capex last; money rankings rank by money. Scale up vs scale out is asked
+ * of one GPU record at a time; buy vs rent of one GPU model.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "plan/plan_internal.h"
@@ -18,6 +19,38 @@
 #include <strings.h>
 
 #include "common/common.h"
+
+/* ---- the options: each placement resolved, predicted and judged ---- */
+
+static int add_option(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		      const hw_system *sys, int gpn, int nodes, plan_option **o, int *n, int *cap)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*o = xrealloc(*o, (size_t)*cap * sizeof(**o));
+	}
+	plan_option *w = &(*o)[*n];
+	if (plan_resolve(db, s, p, sys, gpn, nodes, &w->sc) || model_predict(&w->sc, p, &w->r))
+		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
+	plan_option_judge(q, w);
+	(*n)++;
+	return 0;
+}
+
+int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
+		    int *skipped_net, int *skipped_whole)
+{
+	enum { MAX_SHAPES = 1024 };
+	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
+	for (int k = 0; k < ncand; k++) {
+		int m = plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, skipped_net, skipped_whole);
+		for (int i = 0; i < m; i++)
+			if (add_option(db, s, p, q, cand[k], gpn[i], nodes[i], o, n, cap))
+				return ERR_INPUT;
+	}
+	return 0;
+}
 
 /* ---- the decision ---- */
 

@@ -1,7 +1,8 @@
 /* plan_place.c: the placements of N GPUs on candidate systems. Whole servers by default: nobody buys 64
  * eight-GPU servers to use one GPU in each, so a placement occupies whole nodes unless --partial-nodes asks for
  * the others (still costed for the whole servers they occupy: model_result's capex and rent); nodes join only
- * over a network or inside one NVLink domain (plan_joinable, which plan_resolve also asks).
+ * over a network or inside one NVLink domain (plan_joinable, which plan_resolve also asks). Shapes only: it
+ * calls nothing else of plan/, so plan_resolve can ask it (plan_decide.c builds the options from them).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -52,34 +53,4 @@ int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_s
 	if (n == 0 && partial)
 		(*skipped_whole)++; /* the node size does not divide the GPUs: only partial nodes would hold them */
 	return n;
-}
-
-static int add_option(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
-		      const hw_system *sys, int gpn, int nodes, plan_option **o, int *n, int *cap)
-{
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*o = xrealloc(*o, (size_t)*cap * sizeof(**o));
-	}
-	plan_option *w = &(*o)[*n];
-	if (plan_resolve(db, s, p, sys, gpn, nodes, &w->sc) || model_predict(&w->sc, p, &w->r))
-		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
-	plan_option_judge(q, w);
-	(*n)++;
-	return 0;
-}
-
-int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
-		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
-		    int *skipped_net, int *skipped_whole)
-{
-	enum { MAX_SHAPES = 1024 };
-	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
-	for (int k = 0; k < ncand; k++) {
-		int m = plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, skipped_net, skipped_whole);
-		for (int i = 0; i < m; i++)
-			if (add_option(db, s, p, q, cand[k], gpn[i], nodes[i], o, n, cap))
-				return ERR_INPUT;
-	}
-	return 0;
 }
