@@ -521,14 +521,17 @@ typedef struct cal_rpair {
 	model_quantity q;
 	unsigned differs;        /* 1u << model_diff of each difference; never 0 */
 	double rho;              /* ln(measured ratio) - ln(predicted ratio) */
+	model_stacks stacks;     /* both at the reference efficiency (model_stack_reference), or any */
 } cal_rpair;
 
-/* The derived table: log bounds per difference (the pool a pair joins: its first difference in the order
- * gpu, stack, precision, system, scale) and quantity; a difference no pair has alone takes every pair's. */
+/* The derived table, per class of stacks: log bounds per difference (the pool a pair joins: its first
+ * difference in the order gpu, stack, precision, system, scale) and quantity. Any stacks: every pair; a
+ * difference no pair has first takes every pair's. Reference stacks: the pairs of two reference stacks; a
+ * difference none of them has first takes any stacks' row. */
 typedef struct cal_rtable {
-	double lo[MODEL_NDIFFS][MODEL_NQUANTITIES], hi[MODEL_NDIFFS][MODEL_NQUANTITIES];
-	int n[MODEL_NDIFFS][MODEL_NQUANTITIES];
-	char how[MODEL_NDIFFS][MODEL_NQUANTITIES][160];
+	double lo[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES], hi[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES];
+	int n[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES];
+	char how[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES][160];
 } cal_rtable;
 
 /* The pool of a pair: its first difference in the order above. */
@@ -586,12 +589,14 @@ struct hw_db;
 struct model_params;
 int cal_gpu_report(const struct hw_db *db, const struct model_params *base, FILE *out);
 
-/* Pairs of MLPerf v4.0 single-node results of one submitter (cal_gpus.c: the results the fit above uses),
+/* Pairs of MLPerf v4.0 single-node results of one submitter (cal_gpus.c: the results the fit above uses; NVIDIA's
+ * MLPerf stack on both sides: reference stacks),
  * each predicted through plan_resolve + model_predict with p (the default model): for throughput, ttt and tta
  * (a run's time is its images over its speed: rho of a time is minus the speed's), appended to *pairs (*npairs,
  * capacity *cap; grown). 0 or ERR_INPUT (a result the database cannot place). */
 int cal_mlperf_pairs(const struct hw_db *db, const struct model_params *p, cal_rpair **pairs, int *npairs, int *cap);
 /* Appends one pair to *pairs (grown). */
-void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho);
+void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
+		   model_stacks stacks);
 
 #endif

@@ -440,13 +440,14 @@ out:
 }
 
 /* Appends the pair (i over j) of one quantity. */
-static void pair_add(cal_rpair **v, int *n, int *cap, model_quantity q, unsigned differs, double rho)
+static void pair_add(cal_rpair **v, int *n, int *cap, model_quantity q, unsigned differs, double rho,
+		     model_stacks stacks)
 {
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
 		*v = xrealloc(*v, (size_t)*cap * sizeof(**v));
 	}
-	(*v)[(*n)++] = (cal_rpair){q, differs, rho};
+	(*v)[(*n)++] = (cal_rpair){q, differs, rho, stacks};
 }
 
 int cal_mlperf_pairs(const hw_db *db, const model_params *p, cal_rpair **pairs, int *npairs, int *cap)
@@ -470,16 +471,18 @@ int cal_mlperf_pairs(const hw_db *db, const model_params *p, cal_rpair **pairs, 
 			if (!d)
 				continue;
 			double rho = r[i] - r[j]; /* ln(ma/mb) - ln(pa/pb) of the speeds */
-			pair_add(pairs, npairs, cap, MODEL_Q_THROUGHPUT, d, rho);
-			pair_add(pairs, npairs, cap, MODEL_Q_TTT, d, -rho); /* the same images at those speeds */
-			pair_add(pairs, npairs, cap, MODEL_Q_TTA, d, -rho);
+			const model_stacks c = MODEL_STACKS_REFERENCE; /* NVIDIA's MLPerf stack on both */
+			pair_add(pairs, npairs, cap, MODEL_Q_THROUGHPUT, d, rho, c);
+			pair_add(pairs, npairs, cap, MODEL_Q_TTT, d, -rho, c); /* the same images at those speeds */
+			pair_add(pairs, npairs, cap, MODEL_Q_TTA, d, -rho, c);
 		}
 out:
 	free(gs.p);
 	return rc;
 }
 
-void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho)
+void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
+		   model_stacks stacks)
 {
-	pair_add(pairs, npairs, cap, q, differs, rho);
+	pair_add(pairs, npairs, cap, q, differs, rho, stacks);
 }

@@ -68,7 +68,7 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 			for (int k = 0; k < 2; k++)
 				if (m[k] > 0 && pr[k] > 0)
 					cal_rpair_add(&pp->p, &pp->n, &pp->cap, k ? MODEL_Q_TTA : MODEL_Q_TTT,
-						      1u << MODEL_DIFF_SCALE, log(m[k] / pr[k]));
+						      1u << MODEL_DIFF_SCALE, log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
 		}
 	} else if (rc == EXIT_OK) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
@@ -92,10 +92,19 @@ static unsigned point_differs(const cal_point *a, const cal_point *b, const char
 	return d;
 }
 
+/* Whether the model runs the database stack `id` at its reference efficiency (model_stack_reference's rule on
+ * the stack's compute_eff; no stack: the system's default, taken as reference). */
+static bool stack_reference(const hw_db *db, const char *id)
+{
+	const hw_stack *st = id ? hw_stack_find(db, id) : NULL;
+	model_stack ms = {.compute_eff = st ? st->compute_eff : NAN};
+	return model_stack_reference(&ms);
+}
+
 /* Pairs of the throughput points of one source (a white paper, a README table, a test bed) that the default
  * model predicts (pred[i] finite): speeds, and times as images over speed. Points that differ only in batch or
  * variant are no pair of the respects model_ratio knows. */
-static void point_pairs(const cal_data *d, const double *pred, const char *const *stack, pairs *pp)
+static void point_pairs(const hw_db *db, const cal_data *d, const double *pred, const char *const *stack, pairs *pp)
 {
 	for (int i = 0; i < d->n; i++)
 		for (int j = i + 1; j < d->n; j++) {
@@ -107,9 +116,11 @@ static void point_pairs(const cal_data *d, const double *pred, const char *const
 			if (!diff || strcmp(a->variant, b->variant) != 0)
 				continue;
 			double rho = log(a->measured / b->measured) - log(pred[i] / pred[j]);
-			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_THROUGHPUT, diff, rho);
-			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTT, diff, -rho);
-			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTA, diff, -rho);
+			model_stacks c = stack_reference(db, stack[i]) && stack_reference(db, stack[j]) ? MODEL_STACKS_REFERENCE
+													 : MODEL_STACKS_ANY;
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_THROUGHPUT, diff, rho, c);
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTT, diff, -rho, c);
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTA, diff, -rho, c);
 		}
 }
 
@@ -153,7 +164,7 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 	}
 	for (int k = 0; k < NCHECKED; k++)
 		cal_transfer_miss(d, pred, stack, checked[k][0], checked[k][1], in->db, &miss[k]);
-	point_pairs(d, pred, stack, &pp);
+	point_pairs(in->db, d, pred, stack, &pp);
 	if (in->ratios && (rc = write_ratios(&pp, in->ratios)) != EXIT_OK)
 		goto out;
 	if (in->intervals) {

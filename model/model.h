@@ -572,6 +572,14 @@ typedef enum model_diff {
 	MODEL_DIFF_PRECISION, /* another precision */
 	MODEL_NDIFFS
 } model_diff;
+/* Which stacks a pair ran: both at the model's reference efficiency (model_stack_reference: the stack MLPerf
+ * results are run with, or one the model takes as fast), or any. The model's per-GPU figures are fitted on the
+ * reference stack; other stacks' speed across GPU generations is known only as well as their own factor. */
+typedef enum model_stacks { MODEL_STACKS_REFERENCE, MODEL_STACKS_ANY, MODEL_NSTACKS } model_stacks;
+const char *model_stacks_name(model_stacks c); /* "reference", "any" */
+int model_stacks_parse(const char *s);         /* -1 when unknown */
+/* Whether the model runs a stack at its reference efficiency: compute_eff unset (NAN) or 1. */
+bool model_stack_reference(const model_stack *st);
 const char *model_diff_name(model_diff k);   /* "gpu", "scale", "system", "stack", "precision" */
 int model_diff_parse(const char *s);         /* -1 when unknown */
 /* What differs between two scenarios: bit (1u << k) for each model_diff k. 0: the same configuration. */
@@ -583,7 +591,8 @@ unsigned model_ratio_differs(const model_scenario *a, const model_scenario *b);
 void model_ratio_bounds(const double lo[MODEL_NDIFFS][MODEL_NQUANTITIES], const double hi[MODEL_NDIFFS][MODEL_NQUANTITIES],
 			unsigned differs, model_quantity q, double widen, double *lo_log, double *hi_log);
 /* The ratio a over b of quantity q (MODEL_Q_TTT or MODEL_Q_TTA: times; MODEL_Q_THROUGHPUT: speeds) of two
- * predictions, and its 90% interval as values (lo_x <= ratio <= hi_x), from the compiled table: where the
+ * predictions, and its 90% interval as values (lo_x <= ratio <= hi_x), from the compiled table (the reference
+ * stacks' rows when both run at the reference efficiency, else any stacks'): where the
  * GPUs differ and either is not measured, widened by how much wider that basis's own interval is than a
  * measured one's (model_interval_factors). NAN, NAN, NAN when either point is not a positive number. */
 void model_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,

@@ -11,6 +11,25 @@
 #include <string.h>
 
 static const char *const diff_names[MODEL_NDIFFS] = {"gpu", "scale", "system", "stack", "precision"};
+static const char *const stacks_names[MODEL_NSTACKS] = {"reference", "any"};
+
+const char *model_stacks_name(model_stacks c)
+{
+	return (int)c >= 0 && (int)c < MODEL_NSTACKS ? stacks_names[c] : "?";
+}
+
+int model_stacks_parse(const char *s)
+{
+	for (int i = 0; i < MODEL_NSTACKS; i++)
+		if (strcmp(s, stacks_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+bool model_stack_reference(const model_stack *st)
+{
+	return isnan(st->compute_eff) || st->compute_eff == 1.0;
+}
 
 const char *model_diff_name(model_diff k)
 {
@@ -96,7 +115,9 @@ void model_ratio(const model_scenario *a, const model_result *ra, const model_sc
 		w = basis_widening_x(a->basis > b->basis ? a->basis : b->basis, q); /* estimate is wider than transfer */
 	*ratio = pa / pb;
 	/* the set's bounds, model_ratio_bounds of its rows (generated); an empty set or a table without the row: 1 */
-	const double *set = model_ratio_set[d][q];
+	model_stacks c = model_stack_reference(&a->stack) && model_stack_reference(&b->stack) ? MODEL_STACKS_REFERENCE
+												       : MODEL_STACKS_ANY;
+	const double *set = model_ratio_set[c][d][q];
 	*lo_x = *ratio * (d && set[0] > 0 ? set[0] : 1.0) / w;
 	*hi_x = *ratio * (d && set[0] > 0 ? set[1] : 1.0) * w;
 }

@@ -13,9 +13,12 @@ cmp -s "$tmp/rt.csv" "$root/model/ratios.csv" ||
 	no "model/ratios.csv is stale: run make intervals ($(diff "$root/model/ratios.csv" "$tmp/rt.csv" | head -5))"
 sh "$root/tools/ratios_c.sh" "$tmp/rt.c" "$root/model/ratios.csv" || no "tools/ratios_c.sh"
 cmp -s "$tmp/rt.c" "$root/model/model_ratios.c" || no "model/model_ratios.c is stale: run make intervals"
-# every difference has a row for every quantity, each holding the point (lo_x <= 1 <= hi_x)
-rows=$(awk -F, '$1 == "ratio" && $5 <= 1 && $6 >= 1' "$root/model/ratios.csv" | wc -l)
-[ "$rows" -eq 15 ] || no "model/ratios.csv: expected 15 ratio rows holding 1, got $rows"
+# every class of stacks has a row for every difference and quantity, each holding the point (lo_x <= 1 <= hi_x),
+# and a set row for every combination of differences (31 x 3 a class)
+rows=$(awk -F, '$1 == "ratio" && $6 <= 1 && $7 >= 1' "$root/model/ratios.csv" | wc -l)
+[ "$rows" -eq 30 ] || no "model/ratios.csv: expected 30 ratio rows holding 1, got $rows"
+sets=$(awk -F, '$1 == "set" && $6 <= 1 && $7 >= 1' "$root/model/ratios.csv" | wc -l)
+[ "$sets" -eq 186 ] || no "model/ratios.csv: expected 186 set rows holding 1, got $sets"
 cmp -s "$tmp/iv.csv" "$root/model/intervals.csv" ||
 	no "model/intervals.csv is stale: run make intervals ($(diff "$root/model/intervals.csv" "$tmp/iv.csv" | head -5))"
 sh "$root/tools/intervals_c.sh" "$tmp/iv.c" "$root/model/intervals.csv" || no "tools/intervals_c.sh"
@@ -30,7 +33,7 @@ has "no measured throughput residual"
 printf 'kind,basis,scale,quantity,n,lo_x,hi_x,what\ninterval,guessed,1,ttt,3,0.9,1.1,x\n' >"$tmp/bad.csv"
 sh "$root/tools/intervals_c.sh" "$tmp/badc.c" "$tmp/bad.csv" 2>"$tmp/err" && no "bad basis accepted"
 grep -q 'bad.csv:2: basis "guessed"' "$tmp/err" || no "intervals_c.sh: file:line message ($(cat "$tmp/err"))"
-printf 'kind,differs,quantity,n,lo_x,hi_x,what\nratio,colour,ttt,3,0.9,1.1,x\n' >"$tmp/badr.csv"
+printf 'kind,stacks,differs,quantity,n,lo_x,hi_x,what\nratio,any,colour,ttt,3,0.9,1.1,x\n' >"$tmp/badr.csv"
 sh "$root/tools/ratios_c.sh" "$tmp/badr.c" "$tmp/badr.csv" 2>"$tmp/err" && no "bad difference accepted"
 grep -q 'badr.csv:2: differs "colour"' "$tmp/err" || no "ratios_c.sh: file:line message ($(cat "$tmp/err"))"
 # --ratios into a folder that is not there: exit 1, the path named

@@ -208,20 +208,25 @@ static void test_ratio(test_ctx *t)
 /* cal_ratio_derive pools a pair by its first difference; a difference without pairs takes every pair's. */
 static void test_ratio_derive(test_ctx *t)
 {
-	cal_rpair p[4] = {{MODEL_Q_TTT, 1u << MODEL_DIFF_GPU | 1u << MODEL_DIFF_SCALE, 0.10},
-			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, -0.02},
-			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, 0.03},
-			  {MODEL_Q_TTA, 1u << MODEL_DIFF_SCALE, 0.50}};
+	const model_stacks R = MODEL_STACKS_REFERENCE, A = MODEL_STACKS_ANY;
+	cal_rpair p[4] = {{MODEL_Q_TTT, 1u << MODEL_DIFF_GPU | 1u << MODEL_DIFF_SCALE, 0.10, A},
+			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, -0.02, R},
+			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, 0.03, A},
+			  {MODEL_Q_TTA, 1u << MODEL_DIFF_SCALE, 0.50, R}};
 	cal_rtable *tb = xmalloc(sizeof(*tb));
 	TEST_CHECK(t, cal_ratio_pool(p[0].differs) == MODEL_DIFF_GPU, "gpu first");
 	TEST_CHECK(t, cal_ratio_derive(p, 4, -1, tb) == 0, "derives");
-	TEST_CHECK(t, tb->n[MODEL_DIFF_GPU][MODEL_Q_TTT] == 1 && fabs(tb->hi[MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12,
+	TEST_CHECK(t, tb->n[A][MODEL_DIFF_GPU][MODEL_Q_TTT] == 1 && fabs(tb->hi[A][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12,
 		   "gpu pool: the one pair");
-	TEST_NEAR(t, tb->lo[MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
-	TEST_NEAR(t, tb->hi[MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.03, 1e-12);
-	TEST_CHECK(t, tb->n[MODEL_DIFF_STACK][MODEL_Q_TTT] == 3 && fabs(tb->hi[MODEL_DIFF_STACK][MODEL_Q_TTT] - 0.10) < 1e-12,
+	TEST_NEAR(t, tb->lo[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
+	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.03, 1e-12);
+	TEST_CHECK(t, tb->n[A][MODEL_DIFF_STACK][MODEL_Q_TTT] == 3 && fabs(tb->hi[A][MODEL_DIFF_STACK][MODEL_Q_TTT] - 0.10) < 1e-12,
 		   "stack: no pair, every ttt pair's");
-	TEST_NEAR(t, tb->hi[MODEL_DIFF_SCALE][MODEL_Q_TTA], 0.50, 1e-12);
+	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTA], 0.50, 1e-12);
+	/* reference stacks: their own pairs only (-0.02 alone), else any stacks' row */
+	TEST_NEAR(t, tb->lo[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
+	TEST_NEAR(t, tb->hi[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.0, 1e-12);
+	TEST_CHECK(t, fabs(tb->hi[R][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12, "reference gpu: no pair, any stacks' row");
 	TEST_CHECK(t, cal_ratio_derive(p, 0, -1, tb) != 0, "no pair: an error");
 	free(tb);
 }
