@@ -529,6 +529,39 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
  * the built-in intervals ((hi - lo) / predicted). Prints a short table to out. */
 void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, int nmiss, FILE *out);
 
+/* ---- 90% intervals of the ratio of two predictions, from pairs of measured results (cal_ratio.c) ----
+ * A pair: two measured results of one source (one submitter and round, one white paper, one test bed) that
+ * differ in what `differs` says (model_ratio_differs bits), both predicted by the default model. */
+typedef struct cal_rpair {
+	model_quantity q;
+	unsigned differs;        /* 1u << model_diff of each difference; never 0 */
+	double rho;              /* ln(measured ratio) - ln(predicted ratio) */
+	model_stacks stacks;     /* both at the reference efficiency (model_stack_reference), or any */
+} cal_rpair;
+
+/* The derived table, per class of stacks: log bounds per difference (the pool a pair joins: its first
+ * difference in the order gpu, stack, precision, system, scale) and quantity. Any stacks: every pair; a
+ * difference no pair has first takes every pair's. Reference stacks: the pairs of two reference stacks; a
+ * difference none of them has first takes any stacks' row. */
+typedef struct cal_rtable {
+	double lo[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES], hi[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES];
+	int n[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES];
+	char how[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES][160];
+} cal_rtable;
+
+/* The pool of a pair: its first difference in the order above. */
+model_diff cal_ratio_pool(unsigned differs);
+/* Builds the table (model_interval_conformal per pool); skip >= 0 leaves pair `skip` out. 0, or ERR_INPUT
+ * when there is no pair at all. */
+int cal_ratio_derive(const cal_rpair *p, int n, int skip, cal_rtable *t);
+/* Writes model/ratios.csv (header kind,differs,quantity,n,lo_x,hi_x,what; through PATH.tmp, renamed). 0 or
+ * ERR_ENV / ERR_INPUT (err_path). */
+int cal_ratio_write(const cal_rtable *t, int npairs, const char *path);
+/* Coverage of the ratio intervals: the share of pairs whose measured ratio lies inside the interval of their
+ * differences (model_ratio_bounds), with the table derived from all pairs and leave-one-out, and the median
+ * interval width (hi_x - lo_x over the point ratio), by pool and quantity. Prints a short table to out. */
+void cal_ratio_coverage(const cal_rpair *p, int n, FILE *out);
+
 /* ---- validate's model column (cal_mcol.c) ----
  * Each throughput point predicted by the model that predicts (plan_resolve + model_predict) as a user
  * would ask for it: its system, placement, batch, precision, data path and stack, and as --measured the
@@ -574,5 +607,15 @@ int cal_gpu_report(const struct hw_db *db, const struct model_params *base, FILE
  * mlperf; basis: measured when another submitter ran the GPU, else transfer or estimate by architecture)
  * into out (at most max); returns how many, or ERR_INPUT as cal_gpu_report. */
 int cal_gpu_heldout(const struct hw_db *db, const struct model_params *base, cal_resid *out, int max);
+
+/* Pairs of MLPerf v4.0 single-node results of one submitter (cal_gpus.c: the results the fit above uses; NVIDIA's
+ * MLPerf stack on both sides: reference stacks),
+ * each predicted through plan_resolve + model_predict with p (the default model): for throughput, ttt and tta
+ * (a run's time is its images over its speed: rho of a time is minus the speed's), appended to *pairs (*npairs,
+ * capacity *cap; grown). 0 or ERR_INPUT (a result the database cannot place). */
+int cal_mlperf_pairs(const struct hw_db *db, const struct model_params *p, cal_rpair **pairs, int *npairs, int *cap);
+/* Appends one pair to *pairs (grown). */
+void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
+		   model_stacks stacks);
 
 #endif

@@ -512,3 +512,51 @@ int cal_gpu_heldout(const hw_db *db, const model_params *base, cal_resid *res, i
 	free(gs.p);
 	return rc < 0 ? rc : k;
 }
+
+/* Appends the pair (i over j) of one quantity. */
+static void pair_add(cal_rpair **v, int *n, int *cap, model_quantity q, unsigned differs, double rho,
+		     model_stacks stacks)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = xrealloc(*v, (size_t)*cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = (cal_rpair){q, differs, rho, stacks};
+}
+
+int cal_mlperf_pairs(const hw_db *db, const model_params *p, cal_rpair **pairs, int *npairs, int *cap)
+{
+	gset gs = {.p = xcalloc(GP_MAX, sizeof(gpoint)), .par = *p};
+	double r[GP_MAX];
+	int rc = add_mlperf(db, &gs.par, &gs);
+	if (rc)
+		goto out;
+	residuals(&gs, r); /* log(measured / predicted) of each result */
+	for (int i = 0; i < gs.n; i++)
+		for (int j = i + 1; j < gs.n; j++) {
+			const gpoint *a = &gs.p[i], *b = &gs.p[j];
+			if (strcmp(a->submitter, b->submitter) != 0 || !isfinite(r[i]) || !isfinite(r[j]))
+				continue;
+			/* the model places every MLPerf node on one host of its form: another system of the same GPU
+			 * (another host, another container release) is a difference the scenarios do not show */
+			unsigned d = model_ratio_differs(&a->sc, &b->sc);
+			if (strcmp(a->gpu, b->gpu) == 0 && strcmp(a->label, b->label) != 0)
+				d |= 1u << MODEL_DIFF_SYSTEM;
+			if (!d)
+				continue;
+			double rho = r[i] - r[j]; /* ln(ma/mb) - ln(pa/pb) of the speeds */
+			const model_stacks c = MODEL_STACKS_REFERENCE; /* NVIDIA's MLPerf stack on both */
+			pair_add(pairs, npairs, cap, MODEL_Q_THROUGHPUT, d, rho, c);
+			pair_add(pairs, npairs, cap, MODEL_Q_TTT, d, -rho, c); /* the same images at those speeds */
+			pair_add(pairs, npairs, cap, MODEL_Q_TTA, d, -rho, c);
+		}
+out:
+	free(gs.p);
+	return rc;
+}
+
+void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
+		   model_stacks stacks)
+{
+	pair_add(pairs, npairs, cap, q, differs, rho, stacks);
+}

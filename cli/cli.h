@@ -48,6 +48,7 @@ typedef struct cli_interval_in {
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */
+	const char *ratios;       /* --ratios FILE, or NULL */
 	bool builtin;             /* with the built-in MLPerf v4.0 residuals (whole runs, single nodes, start-up) */
 	bool md;                  /* the coverage as a Markdown code block */
 	/* validate's model column without --measured (the default model) and the stack of a point */
@@ -55,8 +56,9 @@ typedef struct cli_interval_in {
 	void *default_ctx;
 	const char *(*stack_fn)(const struct cal_point *p);
 } cli_interval_in;
-/* Adds the built-in MLPerf residuals to v (with in->builtin), writes in->intervals when set, prints the
- * coverage to out (NULL: not). Returns an exit code (message printed). */
+/* Adds the built-in MLPerf residuals and pairs to v (with in->builtin), writes in->intervals and in->ratios
+ * when set, prints the coverage of both (marginal and ratio intervals) to out (NULL: not).
+ * Returns an exit code (message printed). */
 int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
@@ -194,10 +196,12 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
  * systems among rows, "" when none. Returns buf. */
 char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
- * late_s, idle_gpus, then stack. */
+ * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
+ * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
+ * pick), deadline_p (the probability of meeting --deadline: plan_deadline_p), then stack. */
 void cli_option_csv_header(csvw *w);
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v);
+			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);

@@ -184,7 +184,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
-	       "deadline (90%% upper bound of the time) or what fails and by how much\n",
+	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
@@ -223,27 +223,41 @@ void cli_option_csv_header(csvw *w)
 	csvw_text(w, "over_budget_usd");
 	csvw_text(w, "late_s");
 	csvw_text(w, "idle_gpus");
+	static const char *const ratio_cols[] = {"ttt_ratio", "ttt_ratio_lo", "ttt_ratio_hi",
+						 "tta_ratio", "tta_ratio_lo", "tta_ratio_hi"};
+	for (unsigned i = 0; i < sizeof ratio_cols / sizeof ratio_cols[0]; i++)
+		csvw_text(w, ratio_cols[i]);
+	csvw_text(w, "deadline_p");
 	csvw_text(w, "stack");
 	csvw_end_row(w);
 }
 
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v)
+			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r)
 {
 	char f[96];
+	double x[2] = {NAN, NAN}, lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
 	cli_result_csv_cells_all(w, sc, r);
 	csvw_int(w, v->fails ? 0 : 1);
 	csvw_text(w, v->fails ? plan_fails_text(q, v, f, sizeof f) : "");
 	csvw_num(w, v->over_budget_usd, 8);
 	csvw_num(w, v->late_s, 6);
 	csvw_int(w, v->idle_gpus);
+	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
+		model_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
+	for (int k = 0; k < 2; k++) {
+		csvw_num(w, x[k], 6);
+		csvw_num(w, lo[k], 6);
+		csvw_num(w, hi[k], 6);
+	}
+	csvw_num(w, v->deadline_p, 4);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
 
 /* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
  * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
-static int write_csv(const char *outpath, const plan_question *q, const cmp_row *rows, int nrows)
+static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -255,9 +269,13 @@ static int write_csv(const char *outpath, const plan_question *q, const cmp_row 
 			return exit_code_of(crc);
 		}
 	}
+	plan_answer a;
+	plan_decide(q, rows, nrows, &a);
+	const model_scenario *psc = a.winner ? &a.winner->sc : NULL;
+	const model_result *pr = a.winner ? &a.winner->r : NULL;
 	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v);
+		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v, psc, pr);
 	if (outpath)
 		intr_phase("rename"); /* the test hook's signal before the hold: it must keep the old file */
 	if (outpath && intr_hold()) {

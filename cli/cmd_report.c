@@ -1009,8 +1009,13 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	cli_option_csv_header(w);
-	for (int i = 0; i < nrows; i++)
-		cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v);
+	for (int k = 0; k < ngpus; k++) { /* each GPU count's rows over its own pick (the answer's) */
+		plan_answer a;
+		plan_decide(&q, rows + g[k].first, g[k].n, &a);
+		for (int i = g[k].first; i < g[k].first + g[k].n; i++)
+			cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v, a.winner ? &a.winner->sc : NULL,
+					   a.winner ? &a.winner->r : NULL);
+	}
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
 		goto out;

@@ -115,9 +115,9 @@ static int sw_by_time(const void *a, const void *b)
 	return cx < cy ? -1 : cx > cy;
 }
 
-/* The rows of [from, to) a decision can pick: the fastest and the time-cost front of those that qualify
- * (the cheapest, the best value and the cheapest of a tie are on it), in time order into pick[SW_TOP]; a
- * front longer than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
+/* The rows of [from, to) a decision can pick: those that qualify on plan_front (the fastest and each cheaper
+ * than every faster one, by the question's cost or per run), in time order into pick[SW_TOP]; a front longer
+ * than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
 static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pick)
 {
 	const sw_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
@@ -126,26 +126,29 @@ static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pi
 		if (!g->rows[i].v.fails)
 			q[n++] = &g->rows[i];
 	qsort(q, (size_t)n, sizeof(*q), sw_by_time);
-	double least = INFINITY;
-	for (long i = 0; i < n; i++) /* on the front: cheaper than every faster row (the fastest always) */
-		if (i == 0 || order_num(q[i]->v.cost_usd) < least) {
-			least = fmin(least, order_num(q[i]->v.cost_usd));
+	const plan_verdict **v = xmalloc((size_t)(n + 1) * sizeof(*v));
+	bool *keep = xmalloc((size_t)(n + 1) * sizeof(*keep));
+	for (long i = 0; i < n; i++)
+		v[i] = &q[i]->v;
+	plan_front(v, (int)n, keep);
+	for (long i = 0; i < n; i++)
+		if (keep[i])
 			q[nf++] = q[i];
-		}
 	int k = 0;
 	for (long i = 0; i < nf; i++)
 		if (nf <= SW_TOP || i < SW_TOP / 2 || i >= nf - SW_TOP / 2)
 			pick[k++] = q[i];
+	free(v);
+	free(keep);
 	free(q);
 	return k;
 }
 
-/* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
-static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+/* The contenders of rows [from, to) predicted again as options into opt[SW_TOP]; returns how many. */
+static int sw_options(sw_opts *o, const sw_grid *g, long from, long to, plan_option *opt)
 {
 	const sw_row *pick[SW_TOP];
 	int m = sw_contenders(g, from, to, pick), n = 0;
-	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
 	for (int i = 0; i < m; i++) {
 		opt[n].sc = g->blocks[pick[i]->block];
 		opt[n].sc.nodes = pick[i]->nodes;
@@ -155,6 +158,29 @@ static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpu
 		plan_option_judge(&o->q, &opt[n]);
 		n++;
 	}
+	return n;
+}
+
+/* The pick over all kept rows (the decision over the whole grid), for the CSV's ratio columns: false when none
+ * qualifies. */
+static bool sw_pick(sw_opts *o, const sw_grid *g, model_scenario *sc, model_result *r)
+{
+	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
+	plan_answer a;
+	plan_decide(&o->q, opt, sw_options(o, g, 0, g->nrows, opt), &a);
+	if (a.winner) {
+		*sc = a.winner->sc;
+		*r = a.winner->r;
+	}
+	free(opt);
+	return a.winner != NULL;
+}
+
+/* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
+static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+{
+	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
+	int n = sw_options(o, g, from, to, opt);
 	plan_answer a;
 	char text[4096];
 	plan_decide(&o->q, opt, n, &a);
@@ -345,8 +371,8 @@ static int sw_point(sw_opts *o, sw_grid *g, model_scenario *sc, int auto_b, int 
 	}
 	g->skipped_mem += !r.fits;
 	g->written++;
-	if (o->q.goal == PLAN_GRID)
-		cli_option_csv_row(w, &o->q, sc, &r, &v);
+	if (o->q.goal == PLAN_GRID) /* streamed before any pick exists: no ratio columns */
+		cli_option_csv_row(w, &o->q, sc, &r, &v, NULL, NULL);
 	if (o->q.goal != PLAN_GRID || o->constrained)
 		sw_keep(o, g, &v, sc);
 	return EXIT_OK;
@@ -451,6 +477,9 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 	intr_phase("write");
 	progress pg;
 	bool show = !o->quiet && o->q.goal != PLAN_GRID;
+	model_scenario psc;
+	model_result pr;
+	bool picked = o->q.goal != PLAN_GRID && sw_pick(o, g, &psc, &pr);
 	if (show)
 		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
@@ -469,7 +498,7 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
-		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v);
+		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v, picked ? &psc : NULL, picked ? &pr : NULL);
 	}
 	if (show) {
 		progress_update(&pg, g->nrows);

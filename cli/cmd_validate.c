@@ -49,8 +49,11 @@ static void validate_help(FILE *out)
 		"                  (a table; docs/model.md)\n"
 		"  --intervals FILE  also write the 90%% prediction-interval table derived from these held-out\n"
 		"                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"
+		"  --ratios FILE   also write the 90%% intervals of the ratio of two predictions, by what differs,\n"
+		"                  from pairs of measured results of one source (model/ratios.csv: `make intervals`)\n"
 		"  --hwdb DIR      overlay DIR on the built-in hardware database\n"
-		"After the table: interval coverage, the share of held-out points inside their own 90%% interval.\n");
+		"After the table: interval coverage, the share of held-out points inside their own 90%% interval,\n"
+		"and the same for the ratio intervals of pairs of results, with their median width.\n");
 }
 
 /* The model column's errors per stack (calibrate/cal_mcol.c gathers them). */
@@ -108,9 +111,9 @@ int cmd_validate(int argc, char **argv)
 		{"format", required_argument, 0, 'f'},  {"detail", required_argument, 0, 'd'},
 		{"strict", no_argument, 0, 's'},        {"hwdb", required_argument, 0, 'H'},
 		{"help", no_argument, 0, 'h'},          {"group", required_argument, 0, 'g'},
-		{"intervals", required_argument, 0, 'I'}, {0, 0, 0, 0}};
+		{"intervals", required_argument, 0, 'I'}, {"ratios", required_argument, 0, 'R'}, {0, 0, 0, 0}};
 	const char *against[64], *profile = NULL, *where = NULL, *format = "table", *detail = NULL, *hwdb_dir = NULL;
-	const char *group = "all", *intervals = NULL;
+	const char *group = "all", *intervals = NULL, *ratios = NULL;
 	int nagainst = 0;
 	bool builtin = true, strict = false;
 	int c;
@@ -133,6 +136,7 @@ int cmd_validate(int argc, char **argv)
 		case 'H': hwdb_dir = optarg; break;
 		case 'g': group = optarg; break;
 		case 'I': intervals = optarg; break;
+		case 'R': ratios = optarg; break;
 		case 'h': validate_help(stdout); return EXIT_OK;
 		default: validate_help(stderr); return EXIT_INPUT;
 		}
@@ -230,8 +234,9 @@ int cmd_validate(int argc, char **argv)
 		stack_print(&vm, stdout);
 		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
 	}
-	if (rc == EXIT_OK && (intervals || strcmp(format, "csv") != 0)) {
-		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals, .builtin = builtin,
+	if (rc == EXIT_OK && (intervals || ratios || strcmp(format, "csv") != 0)) {
+		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals, .ratios = ratios,
+				      .builtin = builtin,
 				      .md = strcmp(format, "md") == 0, .default_fn = cal_mcol_point,
 				      .default_ctx = &vm_default, .stack_fn = cal_point_stack};
 		rc = cli_validate_intervals(&ii, &rec.res, strcmp(format, "csv") != 0 ? stdout : NULL);

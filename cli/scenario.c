@@ -461,7 +461,8 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
 		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
 		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
-		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
+		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%%\n"
+		"                    confidence first; if none, those whose predicted time does (with its probability)\n"
 		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
 		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
 		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
@@ -471,9 +472,9 @@ void cli_ask_help(FILE *out, bool allow_grid)
 		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
 		"                    --systems is offered whatever its status; its price is then historical)\n"
 		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
-		"  options whose times differ by less than their 90%% intervals combined (in quadrature; the model's 5%%\n"
-		"  whole-run error where a prediction carries no interval) are a tie, broken by money: never toward the\n"
-		"  dearer option\n",
+		"  an option is faster only when the 90%% interval of its time over the other's lies below 1 (what two\n"
+		"  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
+		"  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n",
 		allow_grid ? "; none: grid order, streamed" : "");
 }
 

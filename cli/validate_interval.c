@@ -1,8 +1,9 @@
 /* cli/validate_interval.c: validate's prediction intervals: gathers the held-out residuals (the model
  * column's, recorded by cmd_validate.c; the whole-run group's; the v4.0 single-node results' and start-up's),
- * the default model's transfer misses, then
- * prints the coverage and, with --intervals FILE, writes the table `make intervals` compiles in. The
- * derivation itself is calibrate/cal_interval.c; this file only collects and prints.
+ * the default model's transfer misses and the pairs of measured results of one source (for the intervals of
+ * ratios), then prints the coverage and, with --intervals FILE and --ratios FILE, writes the tables
+ * `make intervals` compiles in. The derivations are calibrate/cal_interval.c and cal_ratio.c; this file only
+ * collects and prints.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "calibrate/cal.h"
 #include "common/common.h"
@@ -46,9 +48,15 @@ void cli_resids_free(cli_resids *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Pairs of measured results for the ratio intervals (cal_ratio.c). */
+typedef struct pairs {
+	cal_rpair *p;
+	int n, cap;
+} pairs;
+
 /* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
  * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
-static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v)
+static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v, pairs *pp)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -69,6 +77,11 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 					fmax(0.0, tta - ttt)};
 			cli_resids_add(v, &r1);
 			cli_resids_add(v, &r2);
+			double m[2] = {atof(t.cells[i][c1]), atof(t.cells[i][c3])}, pr[2] = {ttt, tta};
+			for (int k = 0; k < 2; k++)
+				if (m[k] > 0 && pr[k] > 0)
+					cal_rpair_add(&pp->p, &pp->n, &pp->cap, k ? MODEL_Q_TTA : MODEL_Q_TTT,
+						      1u << MODEL_DIFF_SCALE, log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
 		}
 	} else if (rc == EXIT_OK) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
@@ -109,17 +122,86 @@ static int mlperf_resids(const hw_db *db, cli_resids *v)
 	return rc;
 }
 
+/* What differs between two throughput points of one source (model_ratio_differs' bits from their columns). */
+static unsigned point_differs(const cal_point *a, const cal_point *b, const char *sa, const char *sb)
+{
+	unsigned d = 0;
+	bool gpu = strcasecmp(a->gpu, b->gpu) != 0;
+	d |= gpu ? 1u << MODEL_DIFF_GPU : 0;
+	d |= a->nodes != b->nodes || a->gpus_per_node != b->gpus_per_node ? 1u << MODEL_DIFF_SCALE : 0;
+	d |= !gpu && strcmp(a->machine, b->machine) != 0 ? 1u << MODEL_DIFF_SYSTEM : 0;
+	d |= (sa && sb) ? (strcmp(sa, sb) != 0 ? 1u << MODEL_DIFF_STACK : 0) : (sa != sb ? 1u << MODEL_DIFF_STACK : 0);
+	d |= strcmp(a->precision, b->precision) != 0 ? 1u << MODEL_DIFF_PRECISION : 0;
+	return d;
+}
+
+/* Whether the model runs the database stack `id` at its reference efficiency (model_stack_reference's rule on
+ * the stack's compute_eff; no stack: the system's default, taken as reference). */
+static bool stack_reference(const hw_db *db, const char *id)
+{
+	const hw_stack *st = id ? hw_stack_find(db, id) : NULL;
+	model_stack ms = {.compute_eff = st ? st->compute_eff : NAN};
+	return model_stack_reference(&ms);
+}
+
+/* Pairs of the throughput points of one source (a white paper, a README table, a test bed) that the default
+ * model predicts (pred[i] finite): speeds, and times as images over speed. Points that differ only in batch or
+ * variant are no pair of the respects model_ratio knows. */
+static void point_pairs(const hw_db *db, const cal_data *d, const double *pred, const char *const *stack, pairs *pp)
+{
+	for (int i = 0; i < d->n; i++)
+		for (int j = i + 1; j < d->n; j++) {
+			const cal_point *a = &d->pts[i], *b = &d->pts[j];
+			if (!isfinite(pred[i]) || !isfinite(pred[j]) || !(pred[i] > 0) || !(pred[j] > 0) ||
+			    !(a->measured > 0) || !(b->measured > 0) || strcmp(a->source, b->source) != 0)
+				continue;
+			unsigned diff = point_differs(a, b, stack[i], stack[j]);
+			if (!diff || strcmp(a->variant, b->variant) != 0)
+				continue;
+			double rho = log(a->measured / b->measured) - log(pred[i] / pred[j]);
+			model_stacks c = stack_reference(db, stack[i]) && stack_reference(db, stack[j]) ? MODEL_STACKS_REFERENCE
+													 : MODEL_STACKS_ANY;
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_THROUGHPUT, diff, rho, c);
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTT, diff, -rho, c);
+			cal_rpair_add(&pp->p, &pp->n, &pp->cap, MODEL_Q_TTA, diff, -rho, c);
+		}
+}
+
+/* --ratios FILE: the ratio table from every pair. EXIT_OK or an exit code (message printed). */
+static int write_ratios(const pairs *pp, const char *path)
+{
+	cal_rtable *t = xmalloc(sizeof(*t));
+	int rc = cal_ratio_derive(pp->p, pp->n, -1, t);
+	if (rc == 0)
+		rc = cal_ratio_write(t, pp->n, path);
+	free(t);
+	if (rc != 0) {
+		fprintf(stderr, "scaleplan validate: --ratios: %s\n", err_msg());
+		return exit_code_of(rc);
+	}
+	fprintf(stderr, "scaleplan validate: wrote %s (%d pairs)\n", path, pp->n);
+	return EXIT_OK;
+}
+
 int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 {
 	const cal_data *d = in->d;
 	double *pred = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*pred));
 	const char **stack = xcalloc((size_t)(d->n > 0 ? d->n : 1), sizeof(*stack));
 	cal_miss miss[NCHECKED];
-	int rc = in->builtin ? whole_run_resids(in->hwdb_dir, in->db, v) : EXIT_OK;
+	pairs pp = {0};
+	model_params defaults;
+	int rc = in->builtin ? whole_run_resids(in->hwdb_dir, in->db, v, &pp) : EXIT_OK;
 	if (rc == EXIT_OK && in->builtin)
 		rc = mlperf_resids(in->db, v);
 	if (rc != EXIT_OK)
 		goto out;
+	model_params_default(&defaults);
+	if (in->builtin && cal_mlperf_pairs(in->db, &defaults, &pp.p, &pp.n, &pp.cap) != 0) {
+		fprintf(stderr, "scaleplan validate: MLPerf v4.0 pairs: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	/* the default model (no --measured) on every throughput point: how far it misses across generations */
 	for (int i = 0; i < d->n; i++) {
 		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(in->default_ctx, d, i, NULL, 0) : NAN;
@@ -127,6 +209,9 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 	}
 	for (int k = 0; k < NCHECKED; k++)
 		cal_transfer_miss(d, pred, stack, checked[k][0], checked[k][1], in->db, &miss[k]);
+	point_pairs(in->db, d, pred, stack, &pp);
+	if (in->ratios && (rc = write_ratios(&pp, in->ratios)) != EXIT_OK)
+		goto out;
 	if (in->intervals) {
 		cal_itable *t = xmalloc(sizeof(*t));
 		char **gpus = NULL;
@@ -159,10 +244,12 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 				miss[k].to, 100 * (exp(miss[k].miss) - 1), miss[k].n_from, miss[k].n_to,
 				miss[k].same_stack ? "the stacks both ran" : "all their stacks");
 		}
+		cal_ratio_coverage(pp.p, pp.n, out);
 		if (in->md)
 			fprintf(out, "```\n");
 	}
 out:
+	free(pp.p);
 	free(pred);
 	free(stack);
 	return rc;

@@ -682,6 +682,46 @@ int model_interval_conformal(const double *rho, int n, double *lo, double *hi);
 /* Two independent errors' bounds (log) together: -sqrt(lo1^2 + lo2^2), +sqrt(hi1^2 + hi2^2). */
 void model_interval_combine(double lo1, double hi1, double lo2, double hi2, double *lo, double *hi);
 
+/* ---- Paired uncertainty: the 90% interval of the ratio of two predictions (model_ratio.c) ----
+ * Two predictions of one model share most of their error (the convergence curve, start-up, evaluation, the
+ * stack's efficiency): what both scenarios share cancels in their ratio, and what differs (the GPU, the
+ * placement, the system, the stack, the precision) keeps its own error. The bounds per difference are
+ * generated data (model/ratios.csv, `make intervals`): split-conformal quantiles of ln(measured ratio /
+ * predicted ratio) over pairs of measured results of one source (calibrate/cal_ratio.c). */
+typedef enum model_diff {
+	MODEL_DIFF_GPU,       /* another GPU (another system around it comes with it) */
+	MODEL_DIFF_SCALE,     /* another node count or GPUs per node */
+	MODEL_DIFF_SYSTEM,    /* the same GPU in another system (host, NVLink domain, fabric) */
+	MODEL_DIFF_STACK,     /* another software stack */
+	MODEL_DIFF_PRECISION, /* another precision */
+	MODEL_NDIFFS
+} model_diff;
+/* Which stacks a pair ran: both at the model's reference efficiency (model_stack_reference: the stack MLPerf
+ * results are run with, or one the model takes as fast), or any. The model's per-GPU figures are fitted on the
+ * reference stack; other stacks' speed across GPU generations is known only as well as their own factor. */
+typedef enum model_stacks { MODEL_STACKS_REFERENCE, MODEL_STACKS_ANY, MODEL_NSTACKS } model_stacks;
+const char *model_stacks_name(model_stacks c); /* "reference", "any" */
+int model_stacks_parse(const char *s);         /* -1 when unknown */
+/* Whether the model runs a stack at its reference efficiency: compute_eff unset (NAN) or 1. */
+bool model_stack_reference(const model_stack *st);
+const char *model_diff_name(model_diff k);   /* "gpu", "scale", "system", "stack", "precision" */
+int model_diff_parse(const char *s);         /* -1 when unknown */
+/* What differs between two scenarios: bit (1u << k) for each model_diff k. 0: the same configuration. */
+unsigned model_ratio_differs(const model_scenario *a, const model_scenario *b);
+/* The log bounds lo <= 0 <= hi of ln(true ratio / predicted ratio) for the differences `differs` and a
+ * table of per-difference bounds (lo[k][q], hi[k][q]): each difference's bounds added in quadrature
+ * (independent errors); 0, 0 when nothing differs. widen (log, >= 0) is added to both sides (a GPU known
+ * only by transfer or estimate). The one rule the compiled table and validate's held-out check use. */
+void model_ratio_bounds(const double lo[MODEL_NDIFFS][MODEL_NQUANTITIES], const double hi[MODEL_NDIFFS][MODEL_NQUANTITIES],
+			unsigned differs, model_quantity q, double widen, double *lo_log, double *hi_log);
+/* The ratio a over b of quantity q (MODEL_Q_TTT or MODEL_Q_TTA: times; MODEL_Q_THROUGHPUT: speeds) of two
+ * predictions, and its 90% interval as values (lo_x <= ratio <= hi_x), from the compiled table (the reference
+ * stacks' rows when both run at the reference efficiency, else any stacks'): where the
+ * GPUs differ and either is not measured, widened by how much wider that basis's own interval is than a
+ * measured one's (model_interval_factors). NAN, NAN, NAN when either point is not a positive number. */
+void model_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
+		 model_quantity q, double *ratio, double *lo_x, double *hi_x);
+
 const char *model_precision_name(model_precision p);
 int model_precision_parse(const char *s);     /* -1 when unknown */
 const char *model_bottleneck_name(model_bottleneck b);

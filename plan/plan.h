@@ -5,8 +5,10 @@
  * - plan_resolve: the spec on one system, GPUs per node and node count turned into a prepared model
  *   scenario (model/model.h): database figures copied into model_node, the precision the GPU really
  *   runs, the stack, storage sizing, prices, the automatic batch;
- * - plan_placements / plan_decide (plan_decide.c): the ways to place N GPUs on candidate systems (whole
- *   servers by default) and the one decision compare, report and sweep all print.
+ * - plan_placements (plan_place.c): the ways to place N GPUs on candidate systems (whole servers by default);
+ * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
+ *   surely faster: the ratio of two times), and the front a decision picks from;
+ * - plan_decide (plan_decide.c): the one decision compare, report and sweep all print, and its text.
  *
  * The module prints nothing: failures return ERR_INPUT with the reason in err_msg() (common/common.h).
  * It sits between cli/ (above) and hwdb/ + model/ (below); validate, sim and the bench programs use it
@@ -81,7 +83,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
  * none of 256..8 fits. */
 int plan_auto_batch(model_scenario *sc, const model_params *p);
 
-/* ---- Placements and the decision (plan_decide.c) ---- */
+/* ---- The question, judging (plan_judge.c), placements (plan_place.c) and the decision (plan_decide.c) ---- */
 
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
 typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT } plan_cost;
@@ -120,7 +122,7 @@ enum {
 	PLAN_FAIL_EXTRAPOLATED = 2, /* beyond the measured convergence range (without --extrapolate) */
 	PLAN_FAIL_PRICE = 4,        /* no price of the kind the question needs (--cost) */
 	PLAN_FAIL_BUDGET = 8,       /* costs more than the budget */
-	PLAN_FAIL_DEADLINE = 16,    /* its 90% upper bound of time is past the deadline */
+	PLAN_FAIL_DEADLINE = 16,    /* its predicted time is past the deadline */
 };
 
 /* An option judged against the question: its time (tta_s, or ttt_s for --rank-by ttt) with the 90%
@@ -128,9 +130,13 @@ enum {
 typedef struct plan_verdict {
 	double time_s, time_lo_s, time_hi_s; /* INFINITY when it does not fit */
 	double cost_usd;       /* under q->cost; NAN without that price */
+	double run_cost_usd;   /* one run as its buyer pays it: owned (a capex) tco, rented the rent; NAN: neither */
 	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
 	double over_budget_usd;/* cost - budget where over it, else 0 */
-	double late_s;         /* time_hi_s - deadline where past it, else 0 */
+	double late_s;         /* time_s - deadline where the prediction is past it, else 0 */
+	double deadline_p;     /* the probability of reaching the goal within the deadline (plan_deadline_p); NAN
+				* without a deadline */
+	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
 	int idle_gpus;         /* GPUs of the whole units bought (an NVL72 rack: 72) that the placement leaves idle */
 	int domains;           /* NVLink domains the placement spans */
 } plan_verdict;
@@ -138,7 +144,12 @@ typedef struct plan_verdict {
 /* The 90% interval of the question's time on r: the result's own (tta_lo_s..tta_hi_s, or ttt_*) once one
  * is applied; while lo == hi the model's stated whole-run error (q->tie_band) either side. */
 void plan_time_interval(const plan_question *q, const model_result *r, double *lo_s, double *hi_s);
-/* Judges the result r of scenario sc against q into *v. Never fails. */
+/* The probability that a time of point t_s and 90% interval lo_s..hi_s is within deadline_s: log-normal on the
+ * side of the interval the deadline lies on (its 5% or 95% bound 1.645 sigma from the point). 1 or 0 where
+ * that side has no width. */
+double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s);
+/* Judges the result r of scenario sc against q into *v. A deadline: an option whose predicted time is within it
+ * meets it (deadline_sure when its 90% upper bound is too, with deadline_p either way). Never fails. */
 void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v);
 /* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
  * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
@@ -152,19 +163,28 @@ typedef struct plan_option {
 	model_result r;
 	plan_verdict v;
 	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
-	bool ok;           /* qualifies: v.fails == 0 */
+	bool ok;           /* qualifies: v.fails == 0; where a deadline is met with 90% confidence by some option,
+			    * plan_decide keeps only those (v.deadline_sure) */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
 void plan_option_judge(const plan_question *q, plan_option *w);
-/* Whether two judged options' times cannot be told apart at 90%: the log of their ratio is within the
- * half-widths of their intervals on the sides that face each other, added in quadrature (independent
- * errors: the variance of a difference is the sum of the variances). "The intervals overlap" would add the
- * half-widths: for two equal widths a ~98% test, which calls a 1.8x gap between a measured H100 and an
- * estimated B200 a tie. One model's errors on two options are more often positively correlated, which
- * narrows the ratio's interval further, so quadrature still errs toward a tie. False when either does not
- * fit (time INFINITY). */
-bool plan_times_tied(const plan_option *a, const plan_option *b);
+/* The ratio of a's time over b's (the question's time: tta, or ttt for --rank-by ttt) with its 90% interval
+ * (model_ratio: what the two predictions share cancels, what differs keeps its error). */
+void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
+		     double *hi);
+/* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
+ * fits). The one rule of "faster" in the answer. */
+bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
+/* The verdicts a decision can pick from, of n that qualify (v sorted by time, fastest first): the fastest and
+ * each option cheaper than every faster one by q->cost or by the cost per run (the cheapest, the best value and
+ * the pick are on it, up to ratios the front does not see). keep[i] set for each; returns how many. O(n). */
+int plan_front(const plan_verdict *const *v, int n, bool *keep);
+/* Whether two options that fit are a tie: neither is surely faster. */
+bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b);
+/* The cost of one run of an option as its buyer pays it: owned (a capex): the owner's cost per run (tco_usd);
+ * rented: the rent. NAN when neither is known. Ties are broken by it, capex last. */
+double plan_run_cost_usd(const plan_option *w);
 /* Orders options as plan_verdict_cmp, then fewer NVLink domains, fewer nodes, system id. */
 void plan_options_sort(const plan_question *q, plan_option *o, int n);
 
@@ -227,13 +247,14 @@ bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 typedef struct plan_answer {
 	const plan_option *winner; /* the recommendation; NULL when none qualifies */
 	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
-	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for money */
+	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for cost per run */
 	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
 	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
 	plan_buy_rent buy_rent;    /* for the winner's GPU model */
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
 	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
 				       * failed, then by how much) */
 	const plan_option *options;   /* the options decided on (for the text) */

@@ -1,14 +1,13 @@
-/* plan_decide.c: the placements of N GPUs on candidate systems and the one decision compare, report and
- * sweep print. Whole servers by default: nobody buys 64 eight-GPU servers to use one GPU in each, so a
- * placement occupies whole nodes unless --partial-nodes asks for the others (still costed for the whole
- * servers they occupy: model_result's capex and rent). The answer names the fastest, the cheapest and the
- * best value (the knee of the time-cost front); options whose times differ by less than their 90% intervals
- * combined (plan_times_tied) are a tie, broken by money, never toward the dearer option; money rankings rank
- * by money. Scale up vs scale out is asked of
- * one GPU model at a time; buy vs rent too.
+/* plan_decide.c: the options (each placement of plan_place.c resolved, predicted and judged by plan_judge.c),
+ * the one decision compare, report and sweep print, and its text. The answer names the fastest, the cheapest
+ * and the best value (the knee of the time-cost front); an option is faster only when the 90% interval of its
+ * time over the other's lies below 1 (plan_surely_faster: model_ratio, where what two predictions share
+ * cancels), else the two are a tie: of the options no other is surely faster than, the pick is the cheapest
+ * per run (owned: tco; rented: rent), capex last; money rankings rank by money. Scale up vs scale out is asked
+ * of one GPU record at a time; buy vs rent of one GPU model.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -21,287 +20,7 @@
 
 #include "common/common.h"
 
-void plan_question_init(plan_question *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->goal = PLAN_TTA;
-	q->cost = PLAN_CAPEX;
-	q->budget_usd = NAN;
-	q->deadline_s = NAN;
-	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
-}
-
-double plan_cost_usd(plan_cost c, const model_result *r)
-{
-	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
-}
-
-const char *plan_cost_name(plan_cost c)
-{
-	return c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
-}
-
-int plan_cost_parse(const char *s)
-{
-	return strcmp(s, "capex") == 0 ? PLAN_CAPEX : strcmp(s, "tco") == 0 ? PLAN_TCO
-	       : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
-}
-
-static const char *cost_words(plan_cost c)
-{
-	return c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run" : "capex";
-}
-
-bool plan_cost_first(const plan_question *q)
-{
-	return q->goal == PLAN_COST || (!isnan(q->deadline_s) && isnan(q->budget_usd));
-}
-
-static bool ttt_goal(const plan_question *q)
-{
-	return q->goal == PLAN_TTT;
-}
-
-static const char *time_words(const plan_question *q)
-{
-	return ttt_goal(q) ? "time to train (MLPerf-scored)" : "time to accuracy";
-}
-
-const char *plan_goal_name(const plan_question *q)
-{
-	if (plan_cost_first(q))
-		return cost_words(q->cost);
-	return q->goal == PLAN_GRID ? "grid order" : time_words(q);
-}
-
-const char *plan_order_text(const plan_question *q, char *buf, size_t len_B)
-{
-	if (q->goal == PLAN_GRID)
-		snprintf(buf, len_B, "grid order");
-	else if (plan_cost_first(q))
-		snprintf(buf, len_B, "%s, then %s; options that do not qualify (column meets) after those that do",
-			 cost_words(q->cost), time_words(q));
-	else
-		snprintf(buf, len_B, "%s, then %s; options that do not qualify (column meets) after those that do",
-			 time_words(q), cost_words(q->cost));
-	return buf;
-}
-
-/* ---- one option against the question ---- */
-
-void plan_time_interval(const plan_question *q, const model_result *r, double *lo_s, double *hi_s)
-{
-	double t = ttt_goal(q) ? r->ttt_s : r->tta_s;
-	double lo = ttt_goal(q) ? r->ttt_lo_s : r->tta_lo_s, hi = ttt_goal(q) ? r->ttt_hi_s : r->tta_hi_s;
-	if (!(lo < hi)) { /* no interval applied (lo == hi == point): the model's stated whole-run error */
-		lo = t * (1 - q->tie_band);
-		hi = t * (1 + q->tie_band);
-	}
-	*lo_s = lo;
-	*hi_s = hi;
-}
-
-/* Whether the question needs a price of q->cost to qualify: ranked by it, or a budget or deadline on it. */
-static bool needs_price(const plan_question *q)
-{
-	return q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s);
-}
-
-/* GPUs bought and not used: whole units of unit_nodes nodes where the system has a purchase price (an NVL72
- * rack), else whole nodes (rented or priced by the node). */
-static int idle_gpus(const model_scenario *sc, const model_result *r)
-{
-	const model_node *n = &sc->node;
-	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	long nodes = sc->nodes;
-	if (isfinite(r->capex_usd) && n->unit_nodes > 1)
-		nodes = (nodes + n->unit_nodes - 1) / n->unit_nodes * n->unit_nodes;
-	long idle = nodes * per_node - (long)sc->nodes * n->gpus_per_node;
-	return idle > 0 ? (int)idle : 0;
-}
-
-void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v)
-{
-	double t = ttt_goal(q) ? r->ttt_s : r->tta_s;
-	memset(v, 0, sizeof(*v));
-	v->time_s = r->fits && isfinite(t) ? t : INFINITY;
-	if (isfinite(v->time_s))
-		plan_time_interval(q, r, &v->time_lo_s, &v->time_hi_s);
-	else
-		v->time_lo_s = v->time_hi_s = INFINITY;
-	v->cost_usd = plan_cost_usd(q->cost, r);
-	if (!isfinite(v->cost_usd))
-		v->cost_usd = NAN;
-	if (!r->fits)
-		v->fails |= PLAN_FAIL_MEMORY;
-	if (r->fits && r->extrapolated && !q->extrapolate)
-		v->fails |= PLAN_FAIL_EXTRAPOLATED; /* epochs beyond the measured convergence range: listed, not recommended */
-	if (needs_price(q) && isnan(v->cost_usd))
-		v->fails |= PLAN_FAIL_PRICE;
-	if (!isnan(q->budget_usd) && v->cost_usd > q->budget_usd) {
-		v->fails |= PLAN_FAIL_BUDGET;
-		v->over_budget_usd = v->cost_usd - q->budget_usd;
-	}
-	if (!isnan(q->deadline_s) && r->fits && v->time_hi_s > q->deadline_s) {
-		v->fails |= PLAN_FAIL_DEADLINE;
-		v->late_s = v->time_hi_s - q->deadline_s;
-	}
-	v->idle_gpus = idle_gpus(sc, r);
-	int d = model_domain_gpus(sc);
-	v->domains = d > 0 ? (sc->nodes * sc->node.gpus_per_node + d - 1) / d : sc->nodes;
-}
-
-/* Orders two numbers, unknown (NAN) and INFINITY last. */
-static int num_cmp(double a, double b)
-{
-	bool ka = isfinite(a), kb = isfinite(b);
-	if (ka != kb)
-		return ka ? -1 : 1;
-	if (!ka || a == b)
-		return 0;
-	return a < b ? -1 : 1;
-}
-
-int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b)
-{
-	bool qa = a->fails == 0, qb = b->fails == 0;
-	if (qa != qb)
-		return qa ? -1 : 1;
-	int c = plan_cost_first(q) ? num_cmp(a->cost_usd, b->cost_usd) : num_cmp(a->time_s, b->time_s);
-	if (c)
-		return c;
-	return plan_cost_first(q) ? num_cmp(a->time_s, b->time_s) : num_cmp(a->cost_usd, b->cost_usd);
-}
-
-/* A duration in the unit plan_fmt_duration gives ref_s (the deadline), so that every row's lateness against one
- * deadline is in one unit ("1.8 min" beside "2.0 min", not "109.4 s" beside it). */
-static char *fmt_duration_as(double s, double ref_s, char *buf, size_t len_B)
-{
-	if (!isfinite(s) || !isfinite(ref_s))
-		return plan_fmt_duration(s, buf, len_B);
-	if (ref_s < 120)
-		snprintf(buf, len_B, "%.1f s", s);
-	else if (ref_s < 7200)
-		snprintf(buf, len_B, "%.1f min", s / 60);
-	else if (ref_s < 3 * 86400)
-		snprintf(buf, len_B, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len_B, "%.1f days", s / 86400);
-	return buf;
-}
-
-/* "s" after a GPU count other than one: "1 GPU", "8 GPUs". */
-static const char *gpus_s(long n)
-{
-	return n == 1 ? "" : "s";
-}
-
-char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B)
-{
-	char m[32], t[32];
-	size_t at = 0;
-	buf[0] = '\0';
-	if (!v->fails) {
-		snprintf(buf, len_B, "%s", needs_price(q) ? "meets" : "-");
-		return buf;
-	}
-#define ADD(...) do { if (at < len_B) at += (size_t)snprintf(buf + at, len_B - at, __VA_ARGS__); } while (0)
-	if (v->fails & PLAN_FAIL_MEMORY)
-		ADD("%sno fit (memory)", at ? " and " : "");
-	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
-		ADD("%sbeyond measured convergence", at ? " and " : "");
-	if (v->fails & PLAN_FAIL_PRICE)
-		ADD("%sno %s price", at ? " and " : "", plan_cost_name(q->cost));
-	if (v->fails & PLAN_FAIL_BUDGET)
-		ADD("%sover budget by %s", at ? " and " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
-	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%smisses deadline by %s", at ? " and " : "", fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
-#undef ADD
-	return buf;
-}
-
-void plan_option_judge(const plan_question *q, plan_option *w)
-{
-	plan_judge(q, &w->sc, &w->r, &w->v);
-	w->ok = w->v.fails == 0;
-	w->partial = w->sc.node.max_gpus_per_node > w->sc.node.gpus_per_node;
-}
-
-/* Options in table order: the verdicts, then fewer NVLink domains, fewer nodes, system id. */
-static int option_cmp(const plan_question *q, const plan_option *x, const plan_option *y)
-{
-	int c = plan_verdict_cmp(q, &x->v, &y->v);
-	if (c)
-		return c;
-	if (x->v.domains != y->v.domains)
-		return x->v.domains < y->v.domains ? -1 : 1;
-	if (x->sc.nodes != y->sc.nodes)
-		return x->sc.nodes < y->sc.nodes ? -1 : 1;
-	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
-}
-
-static int option_qcmp(const void *a, const void *b, void *q)
-{
-	return option_cmp(q, a, b);
-}
-
-void plan_options_sort(const plan_question *q, plan_option *o, int n)
-{
-	qsort_r(o, (size_t)n, sizeof(*o), option_qcmp, (void *)q);
-}
-
-/* ---- placements ---- */
-
-bool plan_joinable(const plan_spec *s, const hw_system *sys, int gpn, int nodes)
-{
-	if (nodes <= 1 || sys->nic || sys->fabric || s->fabric_id)
-		return true;
-	/* without a network only one NVLink domain: its trays, counted as whole nodes of the system */
-	return gpn > 0 && sys->domain_gpus > 0 && (long)nodes * sys->gpus_per_node <= sys->domain_gpus;
-}
-
-bool plan_offered(const plan_question *q, const hw_system *sys)
-{
-	return q->include_eol || strcmp(sys->status, "eol") != 0;
-}
-
-bool plan_default_system(const plan_question *q, const hw_system *sys)
-{
-	bool product = isfinite(sys->price_usd) || (sys->provider && *sys->provider);
-	return product && plan_offered(q, sys);
-}
-
-plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes)
-{
-	if (gpn > sys->gpus_per_node)
-		return PLAN_SHAPE_TOO_MANY;
-	if (gpn < sys->gpus_per_node && !q->partial_nodes && nodes > 1)
-		return PLAN_SHAPE_PARTIAL; /* nobody buys several servers to leave GPUs of each idle */
-	return plan_joinable(s, sys, gpn, nodes) ? PLAN_SHAPE_OK : PLAN_SHAPE_NO_NET;
-}
-
-int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_system *sys, long gpus, int *gpn,
-			  int *nodes, int max, int *skipped_net, int *skipped_whole)
-{
-	int G = sys->gpus_per_node, n = 0, partial = 0, no_net = 0;
-	for (int g = gpus < G ? (int)gpus : G; g >= 1 && n < max; g--) {
-		if (gpus % g)
-			continue;
-		plan_shape k = plan_shape_check(s, q, sys, g, (int)(gpus / g));
-		partial += k == PLAN_SHAPE_PARTIAL;
-		no_net += k == PLAN_SHAPE_NO_NET;
-		if (k != PLAN_SHAPE_OK)
-			continue;
-		gpn[n] = g;
-		nodes[n++] = (int)(gpus / g);
-	}
-	*skipped_net += no_net;
-	/* the node size does not divide the GPUs: only partial nodes would hold them (whole nodes that only
-	 * lack a network between them are that system's reason, counted above) */
-	if (n == 0 && partial && !no_net)
-		(*skipped_whole)++;
-	return n;
-}
+/* ---- the options: each placement resolved, predicted and judged ---- */
 
 static int add_option(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
 		      const hw_system *sys, int gpn, int nodes, plan_option **o, int *n, int *cap)
@@ -349,6 +68,13 @@ bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b)
 	return la == lb && strncasecmp(gpu_a, gpu_b, la) == 0;
 }
 
+/* Whether two options carry one GPU record (the same database id: one board, one clock, one power): scale up
+ * against scale out compares topology alone only then (a GB200 at 1.2 kW is not a DGX B200's 1 kW B200). */
+static bool same_gpu(const plan_option *a, const plan_option *b)
+{
+	return strcmp(a->sc.node.gpu_id, b->sc.node.gpu_id) == 0;
+}
+
 static bool same_chip(const plan_option *a, const plan_option *b)
 {
 	return plan_same_gpu_model(a->sc.node.gpu_id, b->sc.node.gpu_id);
@@ -357,39 +83,50 @@ static bool same_chip(const plan_option *a, const plan_option *b)
 /* Time first: less time, then less money, then the table's order. */
 static bool faster(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	int c = num_cmp(a->v.time_s, b->v.time_s);
+	int c = plan_num_cmp(a->v.time_s, b->v.time_s);
 	if (!c)
-		c = num_cmp(a->v.cost_usd, b->v.cost_usd);
-	return c ? c < 0 : option_cmp(q, a, b) < 0;
+		c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
 /* Money first: less money, then less time, then the table's order. */
 static bool cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	int c = num_cmp(a->v.cost_usd, b->v.cost_usd);
+	int c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
 	if (!c)
-		c = num_cmp(a->v.time_s, b->v.time_s);
-	return c ? c < 0 : option_cmp(q, a, b) < 0;
+		c = plan_num_cmp(a->v.time_s, b->v.time_s);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
-bool plan_times_tied(const plan_option *a, const plan_option *b)
+/* Cost per run first (plan_run_cost_usd), then capex, then time, then the table's order. */
+static bool run_cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
-	const plan_option *f = a->v.time_s <= b->v.time_s ? a : b, *s = f == a ? b : a;
-	if (!isfinite(f->v.time_s) || !isfinite(s->v.time_s) || !(f->v.time_s > 0))
-		return false;
-	double up = log(f->v.time_hi_s / f->v.time_s);   /* how much slower the faster one may be */
-	double down = log(s->v.time_s / s->v.time_lo_s); /* how much faster the slower one may be */
-	return log(s->v.time_s / f->v.time_s) <= sqrt(up * up + down * down);
+	int c = plan_num_cmp(plan_run_cost_usd(a), plan_run_cost_usd(b));
+	if (!c)
+		c = plan_num_cmp(a->r.capex_usd, b->r.capex_usd);
+	if (!c)
+		c = plan_num_cmp(a->v.time_s, b->v.time_s);
+	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
-/* Among the options tied with the fastest (plan_times_tied), the cheapest: a difference the model cannot
- * tell apart never buys the dearer option. Options without the price are taken only when none has it. */
+/* Whether another qualified option is surely faster than w. */
+static bool surely_beaten(const plan_question *q, const plan_option *o, int n, const plan_option *w)
+{
+	for (int i = 0; i < n; i++)
+		if (o[i].ok && &o[i] != w && plan_surely_faster(q, &o[i], w))
+			return true;
+	return false;
+}
+
+/* Of the options no other is surely faster than (the fastest f always among them: surely faster is faster at
+ * the point), the cheapest per run: a difference the model cannot tell apart never buys the dearer option, and
+ * the pick is never an option another beats surely on time. O(n^2) ratios. */
 static const plan_option *tie_by_money(const plan_question *q, const plan_option *o, int n, const plan_option *f)
 {
 	const plan_option *pick = f;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (w->ok && plan_times_tied(w, f) && cheaper(q, w, pick))
+		if (w->ok && w != f && run_cheaper(q, w, pick) && !surely_beaten(q, o, n, w))
 			pick = w;
 	}
 	return pick;
@@ -426,11 +163,11 @@ static bool pair_of(const plan_question *q, const plan_option *o, int n, const p
 	int fewest = INT_MAX;
 	*up = *out = NULL;
 	for (int i = 0; i < n; i++)
-		if (o[i].ok && same_chip(&o[i], chip) && o[i].v.domains < fewest)
+		if (o[i].ok && same_gpu(&o[i], chip) && o[i].v.domains < fewest)
 			fewest = o[i].v.domains;
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
-		if (!w->ok || !same_chip(w, chip))
+		if (!w->ok || !same_gpu(w, chip))
 			continue;
 		if (w->v.domains == fewest && (!*up || faster(q, w, *up)))
 			*up = w;
@@ -449,7 +186,7 @@ static void like_for_like(const plan_question *q, const plan_option *o, int n, p
 		return;
 	a->best_up = a->best_out = NULL;
 	for (int i = 0; i < n; i++) {
-		if (!o[i].ok || same_chip(&o[i], a->winner) || !pair_of(q, o, n, &o[i], &up, &out))
+		if (!o[i].ok || same_gpu(&o[i], a->winner) || !pair_of(q, o, n, &o[i], &up, &out))
 			continue;
 		const plan_option *f = faster(q, up, out) ? up : out;
 		if (!a->best_up || faster(q, f, faster(q, a->best_up, a->best_out) ? a->best_up : a->best_out)) {
@@ -484,7 +221,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_usd_run = model_ref_rent_usd(&b->buy->sc, &b->buy->r);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
-	b->max_runs_month = 365.25 / 12 * 86400 / b->buy->r.tta_s;
+	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = b->buy->sc.node.ref_rent_market_usd_gpu_h;
 	const model_scenario *rent_sc = &b->buy->sc;
 	model_result lo = b->buy->r;
@@ -541,6 +278,12 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	memset(a, 0, sizeof(*a));
 	a->options = o;
 	a->noptions = n;
+	for (int i = 0; i < n; i++) {
+		a->ndeadline_sure += !o[i].v.fails && o[i].v.deadline_sure;
+		a->ndeadline_likely += !o[i].v.fails && !isnan(q->deadline_s) && !o[i].v.deadline_sure;
+	}
+	for (int i = 0; i < n; i++) /* options that meet a deadline with 90% confidence first: only they, if any */
+		o[i].ok = !o[i].v.fails && (a->ndeadline_sure == 0 || o[i].v.deadline_sure);
 	for (int i = 0; i < n; i++) {
 		const plan_option *w = &o[i];
 		if (w->r.fits && w->r.extrapolated) {
@@ -665,6 +408,12 @@ static const char *fmt_time(const plan_option *w, char *buf, size_t len_B)
 	return buf;
 }
 
+/* "s" after a GPU count other than one: "1 GPU", "8 GPUs". */
+static const char *gpus_s(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* "dgxh100 8x8 (8 nodes x 8 GPUs): 23.4 min (22.2-24.6, estimate) to accuracy, capex $3,000,000, bottleneck
  * compute", with the GPUs bought and left idle. */
 static void put_option(const plan_question *q, const plan_option *w, char *buf, size_t len_B, size_t *at)
@@ -673,7 +422,7 @@ static void put_option(const plan_question *q, const plan_option *w, char *buf, 
 	int bought = w->r.gpus + w->v.idle_gpus;
 	put(buf, len_B, at, "%s %dx%d (%d node%s x %d GPU%s%s): %s %s, %s %s, bottleneck %s", w->sc.node.system_id,
 	    w->sc.nodes, w->sc.node.gpus_per_node, w->sc.nodes, w->sc.nodes > 1 ? "s" : "", w->sc.node.gpus_per_node,
-	    gpus_s(w->sc.node.gpus_per_node), w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
+	    gpus_s(w->sc.node.gpus_per_node), w->partial ? ", GPUs left idle" : "", fmt_time(w, t, sizeof t), plan_ttt_goal(q) ? "to train (MLPerf-scored)" : "to accuracy",
 	    plan_cost_name(q->cost), plan_fmt_usd(w->v.cost_usd, c, sizeof c), model_bottleneck_name(w->r.bottleneck));
 	if (w->v.idle_gpus > 0)
 		put(buf, len_B, at, "; %d of the %d GPUs bought sit%s idle", w->v.idle_gpus, bought,
@@ -691,14 +440,26 @@ static void put_short(const plan_question *q, const plan_option *w, char *buf, s
 	put(buf, len_B, at, ")");
 }
 
-/* What w costs over base: "4.3% faster for 5.8x the capex", "64.0% slower for 39% less capex". */
+/* How w's time and cost compare with base's, speeds as a factor or a share of time (never "1386% slower"):
+ * "is 1.6x as fast as dgxb200 1x8 for 5.8x the capex", "takes 13% less time than ...", "takes 12% more time
+ * than ...", "takes 2.4x the time of ... for 39% less capex". */
 static void put_relation(const plan_question *q, const plan_option *w, const plan_option *base, char *buf, size_t len_B,
 			 size_t *at)
 {
-	double dt = w->v.time_s / base->v.time_s - 1, rc = w->v.cost_usd / base->v.cost_usd;
+	double r = w->v.time_s / base->v.time_s, rc = w->v.cost_usd / base->v.cost_usd;
+	const char *name = base->sc.node.system_id;
+	int nodes = base->sc.nodes, gpn = base->sc.node.gpus_per_node;
+	if (r <= 1 / 1.5)
+		put(buf, len_B, at, "is %.1fx as fast as %s %dx%d", 1 / r, name, nodes, gpn);
+	else if (r < 1)
+		put(buf, len_B, at, "takes %.0f%% less time than %s %dx%d", 100 * (1 - r), name, nodes, gpn);
+	else if (r == 1)
+		put(buf, len_B, at, "takes the same time as %s %dx%d", name, nodes, gpn);
+	else if (r < 1.5)
+		put(buf, len_B, at, "takes %.0f%% more time than %s %dx%d", 100 * (r - 1), name, nodes, gpn);
+	else
+		put(buf, len_B, at, "takes %.1fx the time of %s %dx%d", r, name, nodes, gpn);
 	const char *cn = plan_cost_name(q->cost);
-	put(buf, len_B, at, "%.1f%% %s than %s %dx%d", 100 * fabs(dt), dt < 0 ? "faster" : "slower", base->sc.node.system_id,
-	    base->sc.nodes, base->sc.node.gpus_per_node);
 	if (!isfinite(rc))
 		put(buf, len_B, at, " (%s not comparable: a price is missing)", cn);
 	else if (rc >= 1.5)
@@ -736,7 +497,7 @@ static void put_misses(const plan_question *q, const plan_answer *a, char *buf, 
 		put(buf, len_B, at, " %s", plan_fails_text(q, &next->v, f, sizeof f));
 		done[nd++] = next;
 	}
-	put(buf, len_B, at, "%s", isnan(q->deadline_s) ? "." : " (deadlines at the 90%% upper bound of the time).");
+	put(buf, len_B, at, "%s", isnan(q->deadline_s) ? "." : " (a deadline is missed where the predicted time is past it).");
 }
 
 /* Why nothing qualifies: beyond the convergence data, no fit, no price, over budget, too slow. */
@@ -756,7 +517,7 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 	}
 	if (budget && deadline)
 		put(buf, len_B, at, "No option for %ld GPU%s has a %s within the budget of %s and reaches accuracy within %s "
-				    "(90%% upper bound): %d over budget, %d past the deadline, %d without a %s price.", gpus, gpus_s(gpus),
+				    "(at the prediction): %d over budget, %d past the deadline, %d without a %s price.", gpus, gpus_s(gpus),
 		    plan_cost_name(q->cost), plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t), a->nfail_budget, a->nfail_deadline, a->nfail_price,
 		    plan_cost_name(q->cost));
@@ -765,10 +526,10 @@ static void put_none(const plan_question *q, const plan_answer *a, long gpus, ch
 				    "qualify: an --hwdb overlay adds your quote).", gpus, gpus_s(gpus), plan_cost_name(q->cost),
 		    plan_fmt_usd(q->budget_usd, m, sizeof m));
 	else if (deadline)
-		put(buf, len_B, at, "No priced option for %ld GPU%s reaches accuracy within %s (90%% upper bound).", gpus, gpus_s(gpus),
+		put(buf, len_B, at, "No priced option for %ld GPU%s reaches accuracy within %s (at the prediction).", gpus, gpus_s(gpus),
 		    plan_fmt_duration(q->deadline_s, t, sizeof t));
 	else if (q->goal == PLAN_COST)
-		put(buf, len_B, at, "No option for %ld GPU%s has a %s in the database.", gpus, gpus_s(gpus), cost_words(q->cost));
+		put(buf, len_B, at, "No option for %ld GPU%s has a %s in the database.", gpus, gpus_s(gpus), plan_cost_words(q->cost));
 	else if (gpus > 0)
 		put(buf, len_B, at, "No placement of %ld GPU%s fits in GPU memory.", gpus, gpus_s(gpus));
 	else
@@ -788,8 +549,9 @@ static void put_trio(const plan_question *q, const plan_answer *a, char *buf, si
 		if (!t[i].o)
 			continue;
 		put(buf, len_B, at, " %s: ", t[i].name);
-		if (t[i].o == w) {
-			put(buf, len_B, at, "the same.");
+		if (t[i].o == w) { /* named, not "the same": a label names its option */
+			put_short(q, t[i].o, buf, len_B, at);
+			put(buf, len_B, at, ", the pick.");
 			continue;
 		}
 		put_short(q, t[i].o, buf, len_B, at);
@@ -802,21 +564,22 @@ static void put_trio(const plan_question *q, const plan_answer *a, char *buf, si
 static void put_scale(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
 {
 	if (a->like_for_like_none || !a->best_up) {
-		put(buf, len_B, at, " Scale up vs out: no GPU model here comes in placements over fewer and more NVLink "
-				    "domains (never compared across GPU models).");
+		put(buf, len_B, at, " Scale up vs out: no GPU here comes in placements over fewer and more NVLink "
+				    "domains (compared within one GPU record, so that only the topology differs).");
 		return;
 	}
 	const plan_option *u = a->best_up, *o = a->best_out;
-	size_t cl = chip_len(u->sc.node.gpu_id);
-	bool overlap = plan_times_tied(u, o);
-	const plan_option *pick = overlap ? (cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
-	put(buf, len_B, at, " Scale %s (%.*s alike): %d NVLink domain%s ", pick == u ? "up" : "out", (int)cl,
-	    u->sc.node.gpu_id, u->v.domains, u->v.domains > 1 ? "s" : "");
+	bool overlap = plan_times_tied(q, u, o);
+	const plan_option *pick = overlap ? (run_cheaper(q, u, o) ? u : o) : faster(q, u, o) ? u : o;
+	const plan_option *fast = faster(q, u, o) ? u : o, *slow = fast == u ? o : u;
+	put(buf, len_B, at, " Scale %s (%s alike): %d NVLink domain%s ", pick == u ? "up" : "out", u->sc.node.gpu_id,
+	    u->v.domains, u->v.domains > 1 ? "s" : "");
 	put_short(q, u, buf, len_B, at);
 	put(buf, len_B, at, ", %d ", o->v.domains);
 	put_short(q, o, buf, len_B, at);
-	put(buf, len_B, at, ": %.1f%% apart%s.", 100 * (fmax(u->v.time_s, o->v.time_s) / fmin(u->v.time_s, o->v.time_s) - 1),
-	    overlap ? ", inside the model's error, so the cheaper" : ", the faster");
+	put(buf, len_B, at, ": %s %dx%d ", fast->sc.node.system_id, fast->sc.nodes, fast->sc.node.gpus_per_node);
+	put_relation(q, fast, slow, buf, len_B, at);
+	put(buf, len_B, at, "%s.", overlap ? ", not surely apart, so the cheaper per run" : ", surely apart, so the faster");
 }
 
 /* Buy vs rent at the market's end of the rate, and the rate at which the decision flips at the stated use. */
@@ -880,14 +643,20 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put_none(q, a, gpus, buf, len_B, &at);
 		return buf;
 	}
-	const char *tied = a->tied_faster ? " (faster ones are inside the model's error, this the cheapest of them)" : "";
+	const char *tied = a->tied_faster ? " (faster ones are not surely faster; the cheapest per run of those no option surely beats)" : "";
+	char sure[96];
+	if (a->winner->v.deadline_sure)
+		snprintf(sure, sizeof sure, "with 90%% confidence");
+	else
+		snprintf(sure, sizeof sure, "at the prediction only, probability %.0f%%: none with 90%% confidence",
+			 100 * a->winner->v.deadline_p);
 	if (!isnan(q->deadline_s) && !isnan(q->budget_usd))
-		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (90%% upper bound)%s: ",
+		put(buf, len_B, &at, "Fastest within the budget of %s (%s) to reach accuracy within %s (%s)%s: ",
 		    plan_fmt_usd(q->budget_usd, m, sizeof m), plan_cost_name(q->cost), plan_fmt_duration(q->deadline_s, t, sizeof t),
-		    tied);
+		    sure, tied);
 	else if (!isnan(q->deadline_s))
-		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (90%% upper bound): ", cost_words(q->cost),
-		    plan_fmt_duration(q->deadline_s, t, sizeof t));
+		put(buf, len_B, &at, "Cheapest (%s) to reach accuracy within %s (%s): ", plan_cost_words(q->cost),
+		    plan_fmt_duration(q->deadline_s, t, sizeof t), sure);
 	else if (!isnan(q->budget_usd))
 		put(buf, len_B, &at, "Fastest within the budget of %s (%s)%s: ", plan_fmt_usd(q->budget_usd, m, sizeof m),
 		    plan_cost_name(q->cost), tied);
@@ -897,12 +666,19 @@ char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, 
 		put(buf, len_B, &at, "Best by %s over every GPU count of the grid%s: ", plan_goal_name(q), tied);
 	put_option(q, a->winner, buf, len_B, &at);
 	put(buf, len_B, &at, ".");
+	if (!isnan(q->deadline_s))
+		put(buf, len_B, &at, " Deadline: %d option%s meet%s it with 90%% confidence, %d at the prediction only (column "
+				     "deadline_p: the probability).", a->ndeadline_sure, a->ndeadline_sure == 1 ? "" : "s",
+		    a->ndeadline_sure == 1 ? "s" : "", a->ndeadline_likely);
 	if (a->tied_faster) {
-		put(buf, len_B, &at, " A tie broken by money: ");
+		double x, lo, hi;
+		plan_time_ratio(q, a->tied_faster, a->winner, &x, &lo, &hi);
+		put(buf, len_B, &at, " A tie broken by cost per run: ");
 		put_short(q, a->tied_faster, buf, len_B, &at);
-		put(buf, len_B, &at, " is ");
+		put(buf, len_B, &at, " ");
 		put_relation(q, a->tied_faster, a->winner, buf, len_B, &at);
-		put(buf, len_B, &at, ", inside the model's error (the gap is within their 90%% intervals combined).");
+		put(buf, len_B, &at, ", not surely faster: the 90%% interval of its time over %s's, %.2f-%.2f, holds 1.",
+		    a->winner->sc.node.system_id, lo, hi);
 	}
 	put_trio(q, a, buf, len_B, &at);
 	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */

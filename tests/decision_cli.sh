@@ -6,23 +6,24 @@
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 
-# the GPU model of a system in a compare table (column gpu), up to the first '-'
-chip_of() { awk -v s="$1" '$2 == s { sub(/-.*/, "", $3); print $3; exit }' "$2"; }
+# the GPU record of a system in a compare table (column gpu)
+gpu_of() { awk -v s="$1" '$2 == s { print $3; exit }' "$2"; }
 # the value of column NAME in the CSV row whose system and placement are SYS and NODES x GPN
 cell() {
 	awk -F, -v n="$1" -v s="$2" -v k="$3" -v g="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$1 == s && $c["nodes"] == k && $c["gpus_per_node"] == g { print $c[n]; exit }' "$5"
 }
 
-# 1. scale up vs out names one GPU model: both systems of the sentence have the same chip
+# 1. scale up vs out names one GPU record: both systems of the sentence have the same GPU (the same database id:
+# a GB200 NVL72 rack's 1.2 kW B200 against a DGX B200's 1 kW one would hide a GPU difference in the topology's)
 for g in 8 16 64 144; do
 	expect 0 "$SP" compare --gpus $g --partial-nodes
 	cp "$tmp/out" "$tmp/t$g"
 	line=$(grep '^answer:' "$tmp/t$g" | sed -n 's/.* Scale \(up\|out\) (\([^ ]*\) alike): [0-9]* NVLink domains\{0,1\} \([^ ]*\) [0-9x]* ([^)]*), [0-9]* \([^ ]*\) .*/\2 \3 \4/p')
 	[ -n "$line" ] || { grep -q "Scale up vs out: no GPU model" "$tmp/t$g" || no "compare --gpus $g: no scale sentence"; continue; }
 	set -- $line
-	a=$(chip_of "$2" "$tmp/t$g"); b=$(chip_of "$3" "$tmp/t$g")
-	[ "$a" = "$1" ] && [ "$b" = "$1" ] || no "compare --gpus $g: scale up/out across GPU models: $2 ($a) vs $3 ($b)"
+	a=$(gpu_of "$2" "$tmp/t$g"); b=$(gpu_of "$3" "$tmp/t$g")
+	[ "$a" = "$1" ] && [ "$b" = "$1" ] || no "compare --gpus $g: scale up/out across GPU records: $2 ($a) vs $3 ($b)"
 done
 
 # 2. whole servers or partial ones: the same answer (losing rows do not move it)
@@ -110,5 +111,36 @@ expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has 
 # 10. buy against rent for the winner's GPU model, with the break-even
 expect 0 "$SP" compare --gpus 8 --systems dgxb200
 has "Buy vs rent (B200-SXM-180GB): owning dgxb200 1x8"; has "renting the same GPUs"; has "runs a month"
+
+# faster means surely faster: each row carries its time over the pick's with the 90% interval (the pick 1, 1, 1);
+# no option that qualifies beats the pick surely (tta_ratio_hi < 1) at a cost per run (owned: tco; rented:
+# rent) no higher than the pick's
+for n in 8 64 144; do
+	expect 0 "$SP" compare --gpus $n --format csv
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ cost = $(c["capex_usd"]) != "" ? $(c["tco_usd"]) : $(c["rent_usd"]) }
+		$(c["tta_ratio"]) == 1 && $(c["tta_ratio_lo"]) == 1 && $(c["tta_ratio_hi"]) == 1 { picks++; pc = cost }
+		$(c["meets"]) == 1 { r[NR] = $(c["tta_ratio_hi"]); k[NR] = cost }
+		END { if (picks != 1) exit 1; for (i in r) if (r[i] < 1 && k[i] != "" && k[i] + 0 <= pc + 0) exit 1 }' "$tmp/out" ||
+		no "compare --gpus $n: one pick (ratio 1, 1, 1), none surely faster at no more per run"
+done
+
+# a deadline: those that meet it with 90% confidence, else those whose prediction meets it, with the probability
+expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
+has "answer: Cheapest (capex) to reach accuracy within 15.0 min"; has "Deadline: "; lacks "No priced option"
+expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
+	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
+
+# a budget that excludes nothing changes nothing: 1.5x the pick's capex gives the same pick
+for n in 8 64; do
+	expect 0 "$SP" compare --gpus $n --format csv; cp "$tmp/out" "$tmp/b$n.csv"
+	cap=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$(c["tta_ratio"]) == 1 && $(c["tta_ratio_lo"]) == 1 && $(c["tta_ratio_hi"]) == 1 { printf "%.0f", 1.5 * $(c["capex_usd"]) }' "$tmp/b$n.csv")
+	expect 0 "$SP" compare --gpus $n; cp "$tmp/out" "$tmp/b$n"
+	expect 0 "$SP" compare --gpus $n --budget "$cap"; cp "$tmp/out" "$tmp/bb$n"
+	[ -n "$(first "$tmp/b$n")" ] && [ "$(first "$tmp/b$n")" = "$(first "$tmp/bb$n")" ] ||
+		no "compare --gpus $n: '$(first "$tmp/b$n")', with --budget $cap (1.5x its capex) '$(first "$tmp/bb$n")'"
+done
 
 exit $fail

@@ -210,6 +210,77 @@ static void test_basis_predict(test_ctx *t)
 	hw_db_free(&db);
 }
 
+/* model_ratio: one scenario against itself has ratio 1 and no width; the same GPU on one more node carries only
+ * the scale row, narrower than the ratio of an H100 and an estimated B200, which holds the GPU row widened by
+ * the estimate; the interval holds the point. model_ratio_bounds adds differences in quadrature. */
+static void test_ratio(test_ctx *t)
+{
+	hw_db db;
+	model_params p;
+	model_scenario sc[3];
+	model_result r[3];
+	const char *sys[3] = {"dgxh100", "dgxh100", "dgxb200"};
+	const int nodes[3] = {1, 2, 1};
+	double x, lo, hi;
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "%s", err_msg());
+	model_params_default(&p);
+	for (int k = 0; k < 3; k++) {
+		plan_spec spec;
+		plan_spec_init(&spec);
+		spec.system_id = sys[k];
+		TEST_CHECK(t, plan_resolve(&db, &spec, &p, NULL, 0, nodes[k], &sc[k]) == 0, "%s: %s", sys[k], err_msg());
+		TEST_CHECK(t, model_predict(&sc[k], &p, &r[k]) == 0 && r[k].fits, "%s predicts", sys[k]);
+	}
+	TEST_CHECK(t, model_ratio_differs(&sc[0], &sc[0]) == 0, "nothing differs from itself");
+	model_ratio(&sc[0], &r[0], &sc[0], &r[0], MODEL_Q_TTA, &x, &lo, &hi);
+	TEST_CHECK(t, x == 1 && lo == 1 && hi == 1, "itself: 1 (%g..%g)", lo, hi);
+	TEST_CHECK(t, model_ratio_differs(&sc[1], &sc[0]) == 1u << MODEL_DIFF_SCALE, "2 nodes vs 1: scale only (%u)",
+		   model_ratio_differs(&sc[1], &sc[0]));
+	unsigned d = model_ratio_differs(&sc[2], &sc[0]);
+	TEST_CHECK(t, (d & 1u << MODEL_DIFF_GPU) && !(d & 1u << MODEL_DIFF_SYSTEM), "B200 vs H100: gpu, not system (%u)", d);
+	model_ratio(&sc[1], &r[1], &sc[0], &r[0], MODEL_Q_TTT, &x, &lo, &hi);
+	double w_scale = hi / lo;
+	TEST_CHECK(t, lo <= x && x <= hi && fabs(x - r[1].ttt_s / r[0].ttt_s) < 1e-12, "scale: %g in %g..%g", x, lo, hi);
+	model_ratio(&sc[2], &r[2], &sc[0], &r[0], MODEL_Q_TTT, &x, &lo, &hi);
+	TEST_CHECK(t, lo <= x && x <= hi && hi / lo > w_scale, "gpu + estimate x%.3f wider than scale x%.3f", hi / lo, w_scale);
+	double l[MODEL_NDIFFS][MODEL_NQUANTITIES] = {{0}}, h[MODEL_NDIFFS][MODEL_NQUANTITIES] = {{0}};
+	l[MODEL_DIFF_GPU][MODEL_Q_TTT] = -0.03;
+	h[MODEL_DIFF_GPU][MODEL_Q_TTT] = 0.04;
+	l[MODEL_DIFF_SCALE][MODEL_Q_TTT] = -0.04;
+	h[MODEL_DIFF_SCALE][MODEL_Q_TTT] = 0.03;
+	model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])l, (const double(*)[MODEL_NQUANTITIES])h,
+			   1u << MODEL_DIFF_GPU | 1u << MODEL_DIFF_SCALE, MODEL_Q_TTT, 0.01, &lo, &hi);
+	TEST_NEAR(t, lo, -0.06, 1e-12); /* -sqrt(0.03^2 + 0.04^2) - 0.01 */
+	TEST_NEAR(t, hi, 0.06, 1e-12);
+	hw_db_free(&db);
+}
+
+/* cal_ratio_derive pools a pair by its first difference; a difference without pairs takes every pair's. */
+static void test_ratio_derive(test_ctx *t)
+{
+	const model_stacks R = MODEL_STACKS_REFERENCE, A = MODEL_STACKS_ANY;
+	cal_rpair p[4] = {{MODEL_Q_TTT, 1u << MODEL_DIFF_GPU | 1u << MODEL_DIFF_SCALE, 0.10, A},
+			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, -0.02, R},
+			  {MODEL_Q_TTT, 1u << MODEL_DIFF_SCALE, 0.03, A},
+			  {MODEL_Q_TTA, 1u << MODEL_DIFF_SCALE, 0.50, R}};
+	cal_rtable *tb = xmalloc(sizeof(*tb));
+	TEST_CHECK(t, cal_ratio_pool(p[0].differs) == MODEL_DIFF_GPU, "gpu first");
+	TEST_CHECK(t, cal_ratio_derive(p, 4, -1, tb) == 0, "derives");
+	TEST_CHECK(t, tb->n[A][MODEL_DIFF_GPU][MODEL_Q_TTT] == 1 && fabs(tb->hi[A][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12,
+		   "gpu pool: the one pair");
+	TEST_NEAR(t, tb->lo[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
+	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.03, 1e-12);
+	TEST_CHECK(t, tb->n[A][MODEL_DIFF_STACK][MODEL_Q_TTT] == 3 && fabs(tb->hi[A][MODEL_DIFF_STACK][MODEL_Q_TTT] - 0.10) < 1e-12,
+		   "stack: no pair, every ttt pair's");
+	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTA], 0.50, 1e-12);
+	/* reference stacks: their own pairs only (-0.02 alone), else any stacks' row */
+	TEST_NEAR(t, tb->lo[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
+	TEST_NEAR(t, tb->hi[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.0, 1e-12);
+	TEST_CHECK(t, fabs(tb->hi[R][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12, "reference gpu: no pair, any stacks' row");
+	TEST_CHECK(t, cal_ratio_derive(p, 0, -1, tb) != 0, "no pair: an error");
+	free(tb);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -221,5 +292,7 @@ int main(void)
 	test_tta_interval(&t);
 	test_transfer_miss(&t);
 	test_basis_predict(&t);
+	test_ratio(&t);
+	test_ratio_derive(&t);
 	return test_report(&t);
 }

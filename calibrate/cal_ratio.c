@@ -1,0 +1,242 @@
+/* calibrate/cal_ratio.c: the 90% intervals of the ratio of two predictions (model/ratios.csv), from pairs of
+ * measured results that validate holds.
+ *
+ * A pair is two results of one source that differ in some respects (model_ratio_differs); its residual is
+ * rho = ln(measured a / measured b) - ln(predicted a / predicted b): what the model gets wrong about how the
+ * two compare, once what they share has cancelled. Pairs are pooled by their first difference in the order
+ * gpu, stack, precision, system, scale (a pair of two GPUs that also differ in GPU count joins the gpu pool:
+ * the pool then holds some placement error too, erring wide), and each pool's split-conformal 90% bounds
+ * (model_interval_conformal) are its row. A difference that no pair shows first takes the bounds of every
+ * pair of its quantity: a respect the data cannot check is not assumed to cancel better than the others. Two
+ * classes: pairs whose stacks both run at the model's reference efficiency (model_stack_reference: MLPerf's
+ * stack, on which the per-GPU figures are fitted) have rows of their own; any stacks' rows hold every pair.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "calibrate/cal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+
+static const model_diff pool_order[MODEL_NDIFFS] = {MODEL_DIFF_GPU, MODEL_DIFF_STACK, MODEL_DIFF_PRECISION,
+						    MODEL_DIFF_SYSTEM, MODEL_DIFF_SCALE};
+
+model_diff cal_ratio_pool(unsigned differs)
+{
+	for (int i = 0; i < MODEL_NDIFFS; i++)
+		if (differs & (1u << pool_order[i]))
+			return pool_order[i];
+	return MODEL_DIFF_SCALE;
+}
+
+/* rho of the pairs of quantity q (pool k, or any when k < 0) of the class c (MODEL_STACKS_ANY: every pair),
+ * without index skip, into v; returns how many. */
+static int pool(const cal_rpair *p, int n, int skip, model_quantity q, int k, model_stacks c, double *v)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (i != skip && p[i].q == q && (k < 0 || (int)cal_ratio_pool(p[i].differs) == k) && isfinite(p[i].rho) &&
+		    (c == MODEL_STACKS_ANY || p[i].stacks == c))
+			v[m++] = p[i].rho;
+	return m;
+}
+
+/* Any stacks' rows of quantity q: each difference's pool, else every pair's. Returns the pairs of q. */
+static int derive_any(const cal_rpair *p, int n, int skip, model_quantity q, double *v, cal_rtable *t)
+{
+	const int A = MODEL_STACKS_ANY;
+	double all_lo, all_hi;
+	int nall = pool(p, n, skip, q, -1, MODEL_STACKS_ANY, v);
+	model_interval_conformal(v, nall, &all_lo, &all_hi);
+	for (int k = 0; k < MODEL_NDIFFS; k++) {
+		int m = pool(p, n, skip, q, k, MODEL_STACKS_ANY, v);
+		const char *name = model_diff_name((model_diff)k);
+		if (m > 0) {
+			model_interval_conformal(v, m, &t->lo[A][k][q], &t->hi[A][k][q]);
+			t->n[A][k][q] = m;
+			snprintf(t->how[A][k][q], sizeof t->how[A][k][q], "%d pairs differing first in %s", m, name);
+		} else {
+			t->lo[A][k][q] = all_lo;
+			t->hi[A][k][q] = all_hi;
+			t->n[A][k][q] = nall;
+			snprintf(t->how[A][k][q], sizeof t->how[A][k][q], "no pair differs first in %s: every pair's (%d)",
+				 name, nall);
+		}
+	}
+	return nall;
+}
+
+/* Reference stacks' rows of quantity q: the pool of pairs of two reference stacks, else any stacks' row. */
+static void derive_reference(const cal_rpair *p, int n, int skip, model_quantity q, double *v, cal_rtable *t)
+{
+	const int R = MODEL_STACKS_REFERENCE, A = MODEL_STACKS_ANY;
+	for (int k = 0; k < MODEL_NDIFFS; k++) {
+		int m = pool(p, n, skip, q, k, MODEL_STACKS_REFERENCE, v);
+		const char *name = model_diff_name((model_diff)k);
+		if (m > 0) {
+			model_interval_conformal(v, m, &t->lo[R][k][q], &t->hi[R][k][q]);
+			t->n[R][k][q] = m;
+			snprintf(t->how[R][k][q], sizeof t->how[R][k][q], "%d pairs of reference stacks differing first in %s",
+				 m, name);
+		} else {
+			t->lo[R][k][q] = t->lo[A][k][q];
+			t->hi[R][k][q] = t->hi[A][k][q];
+			t->n[R][k][q] = t->n[A][k][q];
+			snprintf(t->how[R][k][q], sizeof t->how[R][k][q], "no pair of reference stacks differs first in %s: "
+				 "any stacks' row", name);
+		}
+	}
+}
+
+int cal_ratio_derive(const cal_rpair *p, int n, int skip, cal_rtable *t)
+{
+	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v));
+	int total = 0;
+	memset(t, 0, sizeof(*t));
+	for (int q = 0; q < MODEL_NQUANTITIES; q++) {
+		total += derive_any(p, n, skip, (model_quantity)q, v, t);
+		derive_reference(p, n, skip, (model_quantity)q, v, t);
+	}
+	free(v);
+	return total ? 0 : err_set("no pair of measured results: no ratio interval can be derived");
+}
+
+int cal_ratio_write(const cal_rtable *t, int npairs, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int rc = 0;
+	if (!f) {
+		rc = err_path(tmp, errno, "a file in an existing directory");
+		free(tmp);
+		return rc;
+	}
+	fprintf(f, "# 90%% intervals of the ratio of two predictions, by what differs between them. Generated by `make\n"
+		   "# intervals` (scaleplan validate --ratios FILE) from %d pairs of measured results of one source; do not\n"
+		   "# edit by hand. lo_x, hi_x: (measured a / measured b) / (predicted a / predicted b) lies between them nine\n"
+		   "# times in ten; several differences add in quadrature (model_ratio_bounds; rules in calibrate/cal_ratio.c).\n",
+		npairs);
+	fprintf(f, "# set rows: each combination of differences, combined by that rule (what model_ratio looks up).\n");
+	fprintf(f, "kind,stacks,differs,quantity,n,lo_x,hi_x,what\n");
+	for (int c = 0; c < MODEL_NSTACKS; c++)
+		for (int k = 0; k < MODEL_NDIFFS; k++)
+			for (int q = 0; q < MODEL_Q_STARTUP; q++) /* times and speeds: start-up is no option's ratio */
+				fprintf(f, "ratio,%s,%s,%s,%d,%.4f,%.4f,\"%s\"\n", model_stacks_name((model_stacks)c),
+					model_diff_name((model_diff)k), model_quantity_name((model_quantity)q), t->n[c][k][q],
+					exp(t->lo[c][k][q]), exp(t->hi[c][k][q]), t->how[c][k][q]);
+	/* every set of differences combined (model_ratio_bounds), so that a row of a sweep looks its interval up */
+	for (int c = 0; c < MODEL_NSTACKS; c++)
+		for (unsigned m = 1; m < 1u << MODEL_NDIFFS; m++)
+			for (int q = 0; q < MODEL_Q_STARTUP; q++) {
+				char names[80] = "";
+				double lo, hi;
+				for (int k = 0; k < MODEL_NDIFFS; k++)
+					if (m & (1u << k))
+						snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+							 names[0] ? "+" : "", model_diff_name((model_diff)k));
+				model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])t->lo[c],
+						   (const double(*)[MODEL_NQUANTITIES])t->hi[c], m, (model_quantity)q, 0.0, &lo, &hi);
+				fprintf(f, "set,%s,%s,%s,,%.4f,%.4f,\"the rows of %s added in quadrature\"\n",
+					model_stacks_name((model_stacks)c), names, model_quantity_name((model_quantity)q), exp(lo),
+					exp(hi), names);
+			}
+	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
+		rc = err_path(path, errno, "a writable file");
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+typedef struct rtally {
+	int n, in, n_loo, in_loo;
+	double *width; /* [n]: hi_x - lo_x over the point, with the table of all pairs */
+} rtally;
+
+static void rtally_add(rtally *t, bool in, bool loo, bool in_loo, double width)
+{
+	t->width[t->n++] = width;
+	t->in += in;
+	t->n_loo += loo;
+	t->in_loo += in_loo;
+}
+
+static void rtally_print(FILE *out, const char *what, rtally *t)
+{
+	char loo[16] = "     -";
+	if (!t->n)
+		return;
+	if (t->n_loo)
+		snprintf(loo, sizeof loo, "%5.1f%%", 100.0 * t->in_loo / t->n_loo);
+	qsort(t->width, (size_t)t->n, sizeof(double), cmp_double);
+	double med = t->n % 2 ? t->width[t->n / 2] : 0.5 * (t->width[t->n / 2 - 1] + t->width[t->n / 2]);
+	fprintf(out, "  %-22s %4d  %5.1f%%  %s  %6.1f%%\n", what, t->n, 100.0 * t->in / t->n, loo, 100 * med);
+}
+
+/* Whether pair i lies inside the bounds table t gives it; *width its interval's width. */
+static bool inside(const cal_rpair *r, const cal_rtable *t, double *width)
+{
+	double lo, hi;
+	model_ratio_bounds((const double(*)[MODEL_NQUANTITIES])t->lo[r->stacks],
+			   (const double(*)[MODEL_NQUANTITIES])t->hi[r->stacks], r->differs, r->q, 0.0, &lo, &hi);
+	*width = exp(hi) - exp(lo);
+	return r->rho >= lo - 1e-9 && r->rho <= hi + 1e-9;
+}
+
+void cal_ratio_coverage(const cal_rpair *p, int n, FILE *out)
+{
+	rtally all = {0}, by_pool[MODEL_NDIFFS] = {{0}}, by_q[MODEL_NQUANTITIES] = {{0}}, by_c[MODEL_NSTACKS] = {{0}};
+	cal_rtable *full = xmalloc(sizeof(*full)), *t = xmalloc(sizeof(*t));
+	all.width = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	for (int k = 0; k < MODEL_NDIFFS; k++)
+		by_pool[k].width = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	for (int q = 0; q < MODEL_NQUANTITIES; q++)
+		by_q[q].width = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	for (int c = 0; c < MODEL_NSTACKS; c++)
+		by_c[c].width = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	bool have = cal_ratio_derive(p, n, -1, full) == 0;
+	for (int i = 0; have && i < n; i++) {
+		double w, w_loo;
+		bool in = inside(&p[i], full, &w);
+		/* without the pair its pool may be empty: then every pair's bounds stand in (cal_ratio_derive) */
+		bool loo = cal_ratio_derive(p, n, i, t) == 0, in_loo = loo && inside(&p[i], t, &w_loo);
+		rtally_add(&all, in, loo, in_loo, w);
+		rtally_add(&by_pool[cal_ratio_pool(p[i].differs)], in, loo, in_loo, w);
+		rtally_add(&by_q[p[i].q], in, loo, in_loo, w);
+		rtally_add(&by_c[p[i].stacks], in, loo, in_loo, w);
+	}
+	fprintf(out, "ratio interval coverage (goal 85-95%% at 90%%, median width <= 15%%): pairs of measured results of one\n"
+		     "source whose measured ratio lies inside the interval of what differs (model/ratios.csv: in-sample; l-o-o:\n"
+		     "each against intervals derived without it)\n");
+	fprintf(out, "  %-22s %4s  %6s  %6s  %7s\n", "pairs", "n", "table", "l-o-o", "width");
+	rtally_print(out, "all", &all);
+	for (int k = 0; k < MODEL_NDIFFS; k++) {
+		char w[40];
+		snprintf(w, sizeof w, "differ first in %s", model_diff_name((model_diff)k));
+		rtally_print(out, w, &by_pool[k]);
+	}
+	for (int q = 0; q < MODEL_NQUANTITIES; q++)
+		rtally_print(out, model_quantity_name((model_quantity)q), &by_q[q]);
+	rtally_print(out, "reference stacks", &by_c[MODEL_STACKS_REFERENCE]);
+	rtally_print(out, "other stacks", &by_c[MODEL_STACKS_ANY]);
+	free(all.width);
+	for (int k = 0; k < MODEL_NDIFFS; k++)
+		free(by_pool[k].width);
+	for (int q = 0; q < MODEL_NQUANTITIES; q++)
+		free(by_q[q].width);
+	for (int c = 0; c < MODEL_NSTACKS; c++)
+		free(by_c[c].width);
+	free(full);
+	free(t);
+}
