@@ -877,7 +877,7 @@ static int write_reader_files(const char *dir, int argc, char **argv, const stru
 	if (rc < 0)
 		goto fail;
 	path = xasprintf("%s/costs.xlsx", dir);
-	rc = web_costs_write(path, &s->db, &s->spec, q, rows, nrows, why, sizeof why);
+	rc = web_costs_write(path, &s->db, &s->spec, &s->params, q, rows, nrows, why, sizeof why);
 	free(path);
 	if (rc == WEB_LEFT_OUT)
 		printf("scaleplan report: costs.xlsx left out: %s\n", why);
