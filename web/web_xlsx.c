@@ -3,12 +3,15 @@
  * Sheet Assumptions: every money input (model_money, each with the flag that sets it and its source) as a
  * named cell, the owner's monthly factors derived from them, and one row per system with its prices and
  * their sources (hwdb). Sheet Options: one row per option (compare's rows), its physics as values (the
- * model's: time to accuracy, energy, power, GPUs, nodes and units bought, GPUs billed, the network and
- * storage the placement needs) and its money as formulas - capex parts, energy, the owner's cost per run and
- * per GPU-hour, rent per run, break-even against renting, the cash flow by year.
+ * model's: time to accuracy, energy, power, GPUs, nodes and units bought, GPUs billed, the fabric's switches,
+ * links and NIC ports (model_fabric_parts), the store's units (model_store_units), the data set and what
+ * staging already copied) and its money as formulas - each capex part and both ends of the range, energy, the
+ * owner's cost per run and per GPU-hour, rent as billed and at the market's rate, break-even against renting,
+ * the owned cash by year and its discounted sum.
  * The formulas restate model/model_money.c (model_run_capex, model_run_money, capex_month,
- * fixed_month_per_usd, rent_billed, model_ref_rent_usd): they are all in the tables below, and
- * tests/whatif_xlsx.sh recalculates the workbook in LibreOffice against the command line's numbers.
+ * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_breakeven_runs,
+ * model_cashflow): they are all in the tables below, and tests/whatif_xlsx.sh recalculates the workbook in
+ * LibreOffice against compare's CSV and report's cashflow.csv.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "web/web.h"
