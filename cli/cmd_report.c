@@ -780,8 +780,11 @@ static void report_usage(FILE *out)
 		"count's answer's cost per run at both ends of its prices, speed, utilisation, kWh price and PUE, and the\n"
 		"input that could flip it against the runner-up -, buy against rent, the money and model assumptions with\n"
 		"their sources), tta.svg, cost.svg and sensitivity.svg (gnuplot; left out with a note when it is missing\n"
-		"or nothing is priced)\n"
-		"and placements.csv (compare's columns). Every placement of each GPU count on each system, as compare.\n"
+		"or nothing is priced), cashflow.csv and cashflow.svg (the answer's cluster owned year by year),\n"
+		"placements.csv (compare's columns), whatif.html (the planner in one page: compare in the browser) and\n"
+		"costs.xlsx (each option's money as formulas over an Assumptions sheet); whatif.html and costs.xlsx are\n"
+		"left out, with the reason, where this build has no Emscripten or libxlsxwriter. Every placement of each\n"
+		"GPU count on each system, as compare.\n"
 		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
 		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
 		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
@@ -792,10 +795,16 @@ static void report_usage(FILE *out)
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
 }
 
+/* The files for readers who will not run the command line (write_reader_files): which were written. */
+typedef struct rep_reader {
+	bool whatif, xlsx;
+} rep_reader;
+
 /* report.md and index.html into dir. */
 static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s, cli_row *rows, int nrows,
 		      const rep_group *g, int ng, const plan_question *q, bool tta_ok, bool cost_ok, const char *tta_note,
-		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note, const rep_cash *cash)
+		      const char *cost_note, const rep_sens *rs, bool sens_ok, const char *sens_note, const rep_cash *cash,
+		      const rep_reader *rd)
 {
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
 	rep_doc d = {fopen(mdp, "w"), fopen(htp, "w")};
@@ -842,6 +851,11 @@ static int write_docs(const char *dir, int argc, char **argv, const cli_scen *s,
 	      tta_ok || cost_ok ? " (scaleplan plot draws them from placements.csv)." : "",
 	      sens_ok ? " sensitivity.svg: the Sensitivity section's tornado chart." : "",
 	      !cash->ok ? "" : cash->chart_ok ? " cashflow.csv, cashflow.svg: the Cash flow section's years." : " cashflow.csv: the Cash flow section's years.");
+	if (rd->whatif || rd->xlsx)
+		doc_p(&d, "%s%s", rd->whatif ? "whatif.html: the planner in one page (compare in the browser, the inputs in the "
+					       "page's address; it loads nothing from a network). " : "",
+		      rd->xlsx ? "costs.xlsx: each option's money as formulas over its Assumptions sheet (every price and "
+				 "input with its source), so that a spreadsheet recalculates every cost when an input changes." : "");
 	fputs("</body>\n</html>\n", d.html);
 	if (ferror(d.md) || ferror(d.html)) {
 		fprintf(stderr, "scaleplan report: write error in %s\n", dir);
@@ -861,7 +875,7 @@ out:
  * this build cannot write is left out with its reason (printed, then the report goes on). EXIT_OK or
  * EXIT_ENV (a write failed). */
 static int write_reader_files(const char *dir, int argc, char **argv, const struct option *opts, const cli_scen *s,
-			      const plan_question *q, const cli_row *rows, int nrows)
+			      const plan_question *q, const cli_row *rows, int nrows, rep_reader *rd)
 {
 	char cmd[1024] = "scaleplan", why[512];
 	for (int i = 0; i < argc; i++)
@@ -870,19 +884,17 @@ static int write_reader_files(const char *dir, int argc, char **argv, const stru
 	int rc = web_whatif_write(path, cmd, frag, why, sizeof why);
 	free(path);
 	free(frag);
+	rd->whatif = rc == 0;
 	if (rc == WEB_LEFT_OUT)
 		printf("scaleplan report: whatif.html left out: %s\n", why);
-	else if (rc == 0)
-		printf("whatif.html: the planner in one page (compare in the browser, inputs in the address after #)\n");
 	if (rc < 0)
 		goto fail;
 	path = xasprintf("%s/costs.xlsx", dir);
-	rc = web_costs_write(path, &s->db, &s->spec, q, rows, nrows, why, sizeof why);
+	rc = web_costs_write(path, &s->db, &s->spec, &s->params, q, rows, nrows, why, sizeof why);
 	free(path);
+	rd->xlsx = rc == 0;
 	if (rc == WEB_LEFT_OUT)
 		printf("scaleplan report: costs.xlsx left out: %s\n", why);
-	else if (rc == 0)
-		printf("costs.xlsx: the money of each option as formulas over the Assumptions sheet\n");
 	if (rc < 0)
 		goto fail;
 	return EXIT_OK;
@@ -1047,11 +1059,12 @@ int cmd_report(int argc, char **argv)
 	cashflow_write(tmpdir, rows, &g[0], &q, &cash);
 	if (stopped(&rc))
 		goto out;
-	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
-			sens_ok, sens_note, &cash);
+	rep_reader rd = {0};
+	rc = write_reader_files(tmpdir, argc, argv, opts, &s, &q, rows, nrows, &rd);
 	if (rc || stopped(&rc))
 		goto out;
-	rc = write_reader_files(tmpdir, argc, argv, opts, &s, &q, rows, nrows);
+	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
+			sens_ok, sens_note, &cash, &rd);
 	if (rc || stopped(&rc))
 		goto out;
 	if (rename(tmpdir, outdir) != 0) {
@@ -1060,8 +1073,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	printf("scaleplan report: %d option%s (%d system%s x %d GPU count%s) in %s/: report.md, index.html, "
-	       "placements.csv%s%s\n",
-	       nrows, nrows == 1 ? "" : "s", ncand, ncand == 1 ? "" : "s", ngpus, ngpus == 1 ? "" : "s", outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "");
+	       "placements.csv%s%s%s%s\n",
+	       nrows, nrows == 1 ? "" : "s", ncand, ncand == 1 ? "" : "s", ngpus, ngpus == 1 ? "" : "s", outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "",
+	       rd.whatif ? ", whatif.html" : "", rd.xlsx ? ", costs.xlsx" : "");
 	if (sens_ok)
 		printf("sensitivity.svg: the answer's cost per run at %d GPUs against each input\n", g[0].gpus);
 	if (skipped)

@@ -453,6 +453,13 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r);
 /* Nodes bought for the scenario's nodes: whole units (19 NVL72 trays buy 36). */
 int model_nodes_bought(const model_scenario *sc);
+/* The compute fabric's parts for the nodes bought (model_run_capex prices them): switches, links, and NIC
+ * ports priced apart from the servers; all 0 where there is no fabric to buy (one node, one NVLink domain
+ * holds the job, no switch priced). */
+void model_fabric_parts(const model_scenario *sc, double *switches, double *links, double *nic_ports);
+/* Units of the system's priced shared store that hold the data set and read it at the run's first-epoch rate
+ * (at least 1), or NAN where the store is not a priced unit (flash for the copies: model_money's store_usd_TB). */
+double model_store_units(const model_scenario *sc, const model_params *p, const model_result *r);
 /* Sets r's energy_usd, rent_usd (as billed), facility_usd, support_usd, tco_usd, breakeven_runs_per_month
  * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
  * simulator's CLI again with the simulated run time). */

@@ -160,36 +160,52 @@ static void fat_tree(double E, int R, double o, double *switches, double *links)
 	*links = E + 2.0 * up;
 }
 
-/* The compute fabric between the nodes bought: NIC ports not in the server price, switches and links, for
- * every NIC the nodes have as sold. 0 for one node or where one NVLink domain holds the job (nothing to
- * join); 0 when the fabric is not priced (switch_ports 0). */
-static double fabric_usd(const model_scenario *sc, int bought)
+void model_fabric_parts(const model_scenario *sc, double *switches, double *links, double *nic_ports)
 {
 	const model_node *n = &sc->node;
+	int bought = model_nodes_bought(sc);
 	int nics = n->nics_bought > 0 ? n->nics_bought : n->nics_per_node;
+	*switches = *links = *nic_ports = 0.0;
 	if (bought <= 1 || n->switch_ports < 2 || nics < 1 || model_domain_gpus(sc) >= sc->nodes * n->gpus_per_node)
+		return;
+	double E = (double)bought * nics;
+	fat_tree(E, n->switch_ports, n->oversubscription >= 1 ? n->oversubscription : 1.0, switches, links);
+	*nic_ports = !n->nics_in_price && isfinite(n->nic_usd) ? E : 0.0;
+}
+
+/* The compute fabric between the nodes bought: NIC ports not in the server price, switches and links, for
+ * every NIC the nodes have as sold (model_fabric_parts). 0 when the fabric is not priced. */
+static double fabric_usd(const model_scenario *sc)
+{
+	const model_node *n = &sc->node;
+	double sw, links, nics;
+	model_fabric_parts(sc, &sw, &links, &nics);
+	if (sw + links + nics == 0)
 		return 0.0;
-	double E = (double)bought * nics, sw, links;
-	fat_tree(E, n->switch_ports, n->oversubscription >= 1 ? n->oversubscription : 1.0, &sw, &links);
-	double usd = sw * n->switch_usd + links * n->link_usd;
-	if (!n->nics_in_price && isfinite(n->nic_usd))
-		usd += E * n->nic_usd;
+	double usd = sw * n->switch_usd + links * n->link_usd + (nics > 0 ? nics * n->nic_usd : 0.0);
 	return isfinite(usd) ? usd : 0.0;
 }
 
-/* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
- * store that hold it and read it at the job's first-epoch rate (throughput x bytes per image; NAN
- * throughput: capacity alone), at least one; else flash for its copies (store_usd_TB x store_replicas). */
-static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
+double model_store_units(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	if (!n->store_shared || !isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
-		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
+		return NAN;
 	double units = ceil(p->dataset_B / n->store_unit_B);
 	double need_Bps = r->throughput_img_s * p->dataset_B / sc->images;
 	if (n->store_unit_Bps > 0 && isfinite(need_Bps))
 		units = fmax(units, ceil(need_Bps / n->store_unit_Bps));
-	return fmax(units, 1.0) * n->store_unit_usd;
+	return fmax(units, 1.0);
+}
+
+/* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
+ * store (model_store_units); else flash for its copies (store_usd_TB x store_replicas). */
+static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
+{
+	double units = model_store_units(sc, p, r);
+	if (isnan(units))
+		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
+	return units * sc->node.store_unit_usd;
 }
 
 /* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
@@ -227,7 +243,7 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 		r->capex_install_usd = NAN;
 		return;
 	}
-	r->capex_fabric_usd = fabric_usd(sc, bought);
+	r->capex_fabric_usd = fabric_usd(sc);
 	parts_usd(sc, r, bought);
 	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
 	r->capex_storage_usd = storage_usd(sc, p, r);

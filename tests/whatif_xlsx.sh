@@ -1,9 +1,11 @@
 #!/bin/sh
 # costs.xlsx as finance uses it: LibreOffice (headless) opens the workbook report wrote, with every stored
-# result removed so that it must compute each formula, and each option's money equals compare's CSV within
-# 0.1%; then the same after an input on the Assumptions sheet is changed (utilisation, kWh price, cost of
-# capital, residual, runs a month: against compare with that option), and a second set of systems with
-# rentals (one with a cluster rate above its instance). The book must hold >= 20 formulas, >= 10 of them
+# result removed so that it must compute each formula, and each option's money (every capex part, both ends
+# of the ranges, the owner's cost per run and per GPU-hour, rent as billed, the break-even) equals compare's
+# CSV within 0.1%, and the answer's owned cash by year equals the report's cashflow.csv; then the same after an
+# input on the Assumptions sheet is changed (utilisation, kWh price, cost of capital, residual, runs a month:
+# against compare and report with that option), and a second set of systems with rentals (one with a cluster
+# rate above its instance; on demand, a 1-year reservation and spot). The book must hold >= 20 formulas, >= 10 of them
 # over Assumptions. Skips with a message where the build left the book out (no libxlsxwriter) or there is
 # no LibreOffice; fails if libxlsxwriter is here and the book is not.
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -47,7 +49,15 @@ case_of() {
 	recalc "$out"
 	"$SP" compare --systems "$systems" "$@" "$opt" "$value" --out "$tmp/cmp.csv" >/dev/null
 	$CHECK compare "${out%.xlsx}-Options.csv" "$tmp/cmp.csv" || no "$book with $name=$value differs from compare $opt $value"
+	[ "$cash" = 1 ] || return
+	# the report's cash flow (its answer's bought option) with that input, against the sheet's years
+	rm -rf "$tmp/C"
+	"$SP" report --systems "$systems" "$@" "$opt" "$value" --out "$tmp/C" >/dev/null 2>&1 || { no "report $opt $value"; return; }
+	[ -f "$tmp/C/cashflow.csv" ] || { no "report $opt $value wrote no cashflow.csv"; return; }
+	$CHECK cashflow "${out%.xlsx}-Options.csv" "$tmp/C/cashflow.csv" "$tmp/C/report.md" ||
+		no "$book with $name=$value: cash flow differs from the report's cashflow.csv"
 }
+cash=1
 case_of "$tmp/D/costs.xlsx" utilisation 0.54 $S1 --utilisation --gpus 64
 case_of "$tmp/D/costs.xlsx" utilisation 0.3 $S1 --utilisation --gpus 64
 cmp -s "$tmp/utilisation-0.54-Options.csv" "$tmp/utilisation-0.3-Options.csv" && no "utilisation changed nothing"
@@ -55,6 +65,7 @@ case_of "$tmp/D/costs.xlsx" kwh_usd 0.25 $S1 --kwh-price --gpus 64
 case_of "$tmp/D/costs.xlsx" finance_rate 0.07 $S1 --finance-rate --gpus 64
 case_of "$tmp/D/costs.xlsx" residual_frac 0.3 $S1 --residual --gpus 64
 case_of "$tmp/D/costs.xlsx" runs_per_month 200 $S1 --runs-per-month --gpus 64
+cash=0
 # rentals; lambda-hgx-h100 given a cluster rate above its 8 GPUs (an overlay: the database has none), so that
 # the rate and increment above the instance's limit are checked too
 mkdir -p "$tmp/q"
@@ -77,5 +88,13 @@ w = csv.writer(sys.stdout)
 w.writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
 		"$tmp/R/g$g-Options.csv" $g >"$tmp/R/only$g.csv"
 	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || no "rentals at $g GPUs differ from compare"
+done
+# a 1-year reservation (paid around the clock: the run's share of the month) and spot (expected reruns)
+for t in 1y spot; do
+	"$SP" report --systems $S2 --gpus 64 --cost rent --rent-term $t --out "$tmp/T$t" >"$tmp/log" 2>&1 ||
+		{ cat "$tmp/log"; no "report --rent-term $t"; continue; }
+	$CHECK set "$tmp/T$t/costs.xlsx" pue 1.58 "$tmp/T$t/t.xlsx" && recalc "$tmp/T$t/t.xlsx"
+	"$SP" compare --systems $S2 --gpus 64 --cost rent --rent-term $t --out "$tmp/cmp$t.csv" >/dev/null
+	$CHECK compare "$tmp/T$t/t-Options.csv" "$tmp/cmp$t.csv" || no "rentals with --rent-term $t differ from compare"
 done
 exit $fail

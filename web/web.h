@@ -31,11 +31,11 @@ char *web_fragment(int argc, char **argv, const struct option *opts);
 int web_whatif_write(const char *path, const char *command, const char *defaults, char *why, size_t why_len);
 
 /* Writes costs.xlsx to path for the options o[n] (compare's rows, judged under q) of spec's run, prices
- * and their sources from db: an Assumptions sheet (spec->money and each system's prices, each with its
+ * and their sources from db, the data set's size from p: an Assumptions sheet (spec->money and each system's prices, each with its
  * source) and an Options sheet (physics as values, money as formulas over Assumptions) with each option's
  * cash flow by year. 0; WEB_LEFT_OUT with why set when built without libxlsxwriter; ERR_ENV when the file
  * cannot be written. */
-int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const plan_question *q,
-		    const plan_option *o, int n, char *why, size_t why_len);
+int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const model_params *p,
+		    const plan_question *q, const plan_option *o, int n, char *why, size_t why_len);
 
 #endif

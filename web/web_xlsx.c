@@ -3,12 +3,15 @@
  * Sheet Assumptions: every money input (model_money, each with the flag that sets it and its source) as a
  * named cell, the owner's monthly factors derived from them, and one row per system with its prices and
  * their sources (hwdb). Sheet Options: one row per option (compare's rows), its physics as values (the
- * model's: time to accuracy, energy, power, GPUs, nodes and units bought, GPUs billed, the network and
- * storage the placement needs) and its money as formulas - capex parts, energy, the owner's cost per run and
- * per GPU-hour, rent per run, break-even against renting, the cash flow by year.
+ * model's: time to accuracy, energy, power, GPUs, nodes and units bought, GPUs billed, the fabric's switches,
+ * links and NIC ports (model_fabric_parts), the store's units (model_store_units), the data set and what
+ * staging already copied) and its money as formulas - each capex part and both ends of the range, energy, the
+ * owner's cost per run and per GPU-hour, rent as billed and at the market's rate, break-even against renting,
+ * the owned cash by year and its discounted sum.
  * The formulas restate model/model_money.c (model_run_capex, model_run_money, capex_month,
- * fixed_month_per_usd, rent_billed, model_ref_rent_usd): they are all in the tables below, and
- * tests/whatif_xlsx.sh recalculates the workbook in LibreOffice against the command line's numbers.
+ * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_breakeven_runs,
+ * model_cashflow): they are all in the tables below, and tests/whatif_xlsx.sh recalculates the workbook in
+ * LibreOffice against compare's CSV and report's cashflow.csv.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "web/web.h"
@@ -23,38 +26,75 @@
 
 #include "common/common.h"
 
-enum { SYS_FIRST_ROW = 18, CASH_YEARS = 10 };
-
 /* The money inputs: Assumptions!B2.. in this order, each a defined name the formulas use. */
 typedef struct xl_input {
 	const char *name, *label, *flag, *source;
-	size_t off; /* in model_money; (size_t)-1: a constant */
-	double constant;
+	size_t off;        /* in model_money; (size_t)-1: a constant */
+	double constant;   /* the constant, or (width set) model_price_width(width) */
+	const char *width; /* a price kind whose range half-width the constant is */
 } xl_input;
 
 #define MONEY(f) offsetof(model_money, f)
+#define NOFLAG "(none: the default)"
 static const xl_input inputs[] = {
 	{"kwh_usd", "electricity, USD per kWh", "--kwh-price",
-	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents", MONEY(kwh_usd), 0},
+	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents", MONEY(kwh_usd), 0, NULL},
 	{"pue", "PUE (facility power / IT power)", "--pue",
-	 "Uptime Institute Global Data Center Survey 2023: industry average 1.58", MONEY(pue), 0},
-	{"facility_usd_kw_month", "facility (colocation), USD per kW-month of node max power", "--facility-price",
-	 "wholesale colocation 150-250 USD per kW-month (2026 GPU TCO analyses; CBRE H2 2018: 120-140)",
-	 MONEY(facility_usd_kw_month), 0},
+	 "Uptime Institute Global Data Center Survey 2023 (2024-02-07): industry average 1.58", MONEY(pue), 0, NULL},
+	{"facility_usd_kw_month", "facility (colocation), USD per kW-month of the nodes' max power", "--facility-price",
+	 "wholesale colocation 150-250 USD per kW-month (v2-pseo-ai.pages.dev GPU TCO analysis, 2026; CBRE H2 2018: "
+	 "120-140)", MONEY(facility_usd_kw_month), 0, NULL},
 	{"support_frac_year", "support, fraction of capex a year", "--support-frac",
-	 "assumption: no public support price list found", MONEY(support_frac_year), 0},
+	 "assumption: no public DGX support price list found", MONEY(support_frac_year), 0, NULL},
 	{"utilisation", "utilisation of the owned cluster (fraction of its time doing paid runs)", "--utilisation",
 	 "Alibaba PAI trace (ATC'23 'Beware of Fragmentation'): 54% of GPUs held by running jobs",
-	 MONEY(utilisation), 0},
+	 MONEY(utilisation), 0, NULL},
 	{"runs_per_month", "runs a month (0: the runs fill the utilised time)", "--runs-per-month",
-	 "the reader's plan", MONEY(runs_per_month), 0},
+	 "the reader's plan", MONEY(runs_per_month), 0, NULL},
 	{"amortize_years", "amortisation, years", "--amortize-years",
-	 "Amazon 2024 10-K: servers' useful life 5 years", MONEY(amortize_years), 0},
-	{"finance_rate", "cost of capital, fraction a year (0: paid cash)", "--finance-rate",
-	 "the buyer's; 0 = paid in cash", MONEY(finance_rate), 0},
-	{"residual_frac", "residual value at the end, fraction of capex", "--residual",
-	 "0 = written off to nothing (resale 25-35% after 3 years is reported)", MONEY(residual_frac), 0},
-	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, 365.25 * 86400.0 / 12.0},
+	 "Amazon 2024 10-K: servers' useful life 5 years", MONEY(amortize_years), 0, NULL},
+	{"finance_rate", "cost of capital, fraction a year (0: money that earns nothing)", "--finance-rate",
+	 "Damodaran, Cost of Equity and Capital (US), data of 2026-01: most industries' WACC 6-10%",
+	 MONEY(finance_rate), 0, NULL},
+	{"residual_frac", "residual (resale) value at the end, fraction of capex", "--residual",
+	 "GPU Lease Rate Index secondary market (H100 depreciation guide, v2-pseo-ai.pages.dev, 2026-01-08): 10-15% in "
+	 "year 5", MONEY(residual_frac), 0, NULL},
+	{"frontend_ports_gpu", "front-end, storage and management network ports per GPU sold", NOFLAG,
+	 "NVIDIA DGX H100 datasheet: 2 dual-port ConnectX-7 cards beside 8 compute NICs (GB200 tray: one dual-port "
+	 "BlueField-3 for 4 GPUs)", MONEY(frontend_ports_gpu), 0, NULL},
+	{"frontend_port_usd", "one front-end port USD (optics, cable, a leaf and a spine port)", NOFLAG,
+	 "400 Gb/s cost spreadsheet (tech-talk-cto, 2024-08): 1,320 USD optics and cable + 2 x 36,000 / 64; estimate",
+	 MONEY(frontend_port_usd), 0, NULL},
+	{"mgmt_usd_node", "out-of-band management network USD a node", NOFLAG,
+	 "assumption: two 1 GbE ports on 48-port switches of about 5,000 USD (no public figure found)",
+	 MONEY(mgmt_usd_node), 0, NULL},
+	{"store_usd_TB", "shared store (flash) USD per TB", NOFLAG,
+	 "aijourn.com 'The 35 billion blind spot' (2026): a 122.88 TB QLC NVMe SSD about 27,000 USD",
+	 MONEY(store_usd_TB), 0, NULL},
+	{"store_replicas", "copies of the data set the store keeps", NOFLAG,
+	 "Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3)", MONEY(store_replicas), 0, NULL},
+	{"rack_usd", "one rack with its power distribution USD", NOFLAG,
+	 "assumption: a 42U rack with two metered 3-phase PDUs (no public price list found)", MONEY(rack_usd), 0, NULL},
+	{"rack_W", "IT power one rack holds W", NOFLAG,
+	 "NVIDIA DGX SuperPOD H100 reference: four DGX H100 of 10.2 kW a rack", MONEY(rack_W), 0, NULL},
+	{"cooling_usd_W", "liquid-cooling distribution USD per W (liquid-cooled systems)", NOFLAG,
+	 "assumption: coolant distribution units and secondary loop (no public price list found)", MONEY(cooling_usd_W),
+	 0, NULL},
+	{"install_frac", "installation, cabling and acceptance, fraction of the hardware", NOFLAG,
+	 "assumption: no public figure found", MONEY(install_frac), 0, NULL},
+	{"spot_interrupt_month", "chance a spot instance is interrupted in a month", NOFLAG,
+	 "AWS EC2 Spot best practices: average interruption frequency below 5% (Spot Instance Advisor)",
+	 MONEY(spot_interrupt_month), 0, NULL},
+	{"rent_boot_s", "rented run: request to nodes ready, billed s", NOFLAG,
+	 "assumption: EC2 bills from the running state (martysweet.co.uk 'EC2 Launch Times', 2023-10); an 8-GPU node's "
+	 "boot and checks take minutes", MONEY(rent_boot_s), 0, NULL},
+	{"rent_copy_Bps", "rented node: copy of the data set from the object store B/s", NOFLAG,
+	 "Amazon S3 performance guidelines: up to 100 Gb/s per EC2 instance", MONEY(rent_copy_Bps), 0, NULL},
+	{"width_estimate", "half-width of an estimated price's range (fraction)", "",
+	 "docs/prices.md: our own arithmetic, +-35%", (size_t)-1, 0, "estimate"},
+	{"width_press", "half-width of a press figure's range (fraction; the flash store)", "",
+	 "docs/prices.md: a press or analyst figure, +-25%", (size_t)-1, 0, "press"},
+	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, 365.25 * 86400.0 / 12.0, NULL},
 };
 enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
 
@@ -62,24 +102,31 @@ enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
 static const struct {
 	const char *name, *label, *formula;
 } derived[] = {
-	{"capex_month_per_usd", "capex's cost a month per USD of capex (straight line less residual; financed: the "
-				"annuity on capex less the residual's present value)",
+	{"capex_month_per_usd", "capex's cost a month per USD of capex (straight line less residual; with a cost of "
+				"capital: the annuity on capex less the residual's present value)",
 	 "=IF(finance_rate>0,(1-residual_frac/(1+finance_rate/12)^(amortize_years*12))*(finance_rate/12)/"
 	 "(1-(1+finance_rate/12)^(-amortize_years*12)),(1-residual_frac)/(amortize_years*12))"},
 	{"fixed_per_usd", "owner's fixed cost a month per USD of capex (capex share + support)",
 	 "=capex_month_per_usd+support_frac_year/12"},
 };
-enum { NDERIVED = sizeof derived / sizeof derived[0] };
+enum { NDERIVED = sizeof derived / sizeof derived[0], SYS_FIRST_ROW = NINPUTS + NDERIVED + 4, MIN_CASH_YEARS = 10 };
 
 /* One system's prices (Assumptions, from row SYS_FIRST_ROW), columns B.. in this order; NAN cells stay
  * empty so that the formulas see no price. */
 typedef struct xl_sys_col { const char *key, *head; } xl_sys_col;
 static const xl_sys_col sys_cols[] = {
-	{"id", "system"}, {"unit_price", "unit price USD"}, {"unit_nodes", "nodes a unit"},
-	{"price_source", "price source (kind, date)"}, {"rent_rate", "rent USD per GPU-hour (the term asked)"},
-	{"rent_min", "least time billed s"}, {"rent_inc", "billing increment s"},
-	{"rent_max", "most GPUs at that rate (0: no limit)"}, {"rent_cluster", "rate above that, USD per GPU-hour"},
-	{"rent_cluster_inc", "its increment s"}, {"rent_source", "rent source (kind, date)"},
+	{"id", "system"}, {"unit_price", "unit price USD"}, {"unit_price_lo", "its range: low USD"},
+	{"unit_price_hi", "high USD"}, {"unit_nodes", "nodes a unit"}, {"price_source", "price source (kind, date)"},
+	{"liquid", "liquid-cooled (1 yes)"}, {"switch_usd", "fabric: one switch USD"}, {"link_usd", "one link USD"},
+	{"nic_usd", "one NIC port USD (where not in the server price)"}, {"net_width", "fabric prices' half-width"},
+	{"fabric_source", "fabric price source (kind, date)"}, {"store_unit_usd", "one unit of the shared store USD"},
+	{"store_width", "its half-width"}, {"store_source", "store price source (kind, date)"},
+	{"rent_rate", "rent USD per GPU-hour (the term asked)"}, {"rent_min", "least time billed s"},
+	{"rent_inc", "billing increment s"}, {"rent_max", "most GPUs at that rate (0: no limit)"},
+	{"rent_cluster", "rate above that, USD per GPU-hour"}, {"rent_cluster_inc", "its increment s"},
+	{"reserved", "reserved for a term: paid around the clock (1 yes)"}, {"spot", "spot: reruns (1 yes)"},
+	{"rent_width", "rate's half-width"}, {"rent_source", "rent source (kind, date)"},
+	{"rent_market", "market rate, USD per GPU-hour (the low end)"}, {"market_source", "market rate source (date)"},
 	{"ref_rate", "buy vs rent: cheapest rent of this GPU, USD per GPU-hour"}, {"ref_gpus", "GPUs an instance"},
 	{"ref_id", "rented system"},
 };
@@ -98,25 +145,62 @@ typedef struct xl_col {
 			      * is left empty - as NAN propagates in model_money.c - or NULL */
 } xl_col;
 
+#define SERVERS "{capex_servers_usd}"
+#define CLUSTER_RENT "{rent_cluster}=1"
 static const xl_col cols[] = {
 	{"system", "system", XL_TEXT, NULL, 0, NULL},
 	{"gpu", "GPU", XL_TEXT, NULL, 0, NULL},
 	{"meets", "meets the budget and deadline (as compare judged it)", XL_TEXT, NULL, 0, NULL},
+	/* the model's physics */
 	{"nodes", "nodes", XL_VAL, NULL, 0, NULL},
 	{"gpus_per_node", "GPUs per node", XL_VAL, NULL, 0, NULL},
 	{"gpus", "GPUs", XL_VAL, NULL, 0, NULL},
+	{"nodes_bought", "nodes bought", XL_VAL, NULL, 0, NULL},
 	{"units", "units bought (whole units of the system)", XL_VAL, NULL, 0, NULL},
+	{"gpus_node_sold", "GPUs a node as sold", XL_VAL, NULL, 0, NULL},
 	{"tta_s", "time to accuracy s", XL_VAL, NULL, 0, NULL},
 	{"energy_kwh", "energy per run kWh (IT)", XL_VAL, NULL, 0, NULL},
 	{"power_max_kw", "max power of the nodes bought kW", XL_VAL, NULL, 0, NULL},
 	{"rent_gpus", "GPUs billed when rented", XL_VAL, NULL, 0, NULL},
-	{"capex_network_usd", "network capex USD (switches, links, NICs)", XL_VAL, NULL, 1, NULL},
-	{"capex_storage_usd", "shared storage capex USD", XL_VAL, NULL, 1, NULL},
-	/* model_run_capex */
+	{"fabric_switches", "compute fabric: switches (fat tree)", XL_VAL, NULL, 0, NULL},
+	{"fabric_links", "compute fabric: links", XL_VAL, NULL, 0, NULL},
+	{"fabric_nic_ports", "compute fabric: NIC ports priced apart", XL_VAL, NULL, 0, NULL},
+	{"store_units", "units of the priced shared store (empty: flash for the copies)", XL_VAL, NULL, 0, NULL},
+	{"dataset_TB", "data set TB", XL_VAL, NULL, 0, NULL},
+	{"copy_GB", "data a rented node copies GB (0: synthetic data)", XL_VAL, NULL, 0, NULL},
+	{"staging_s", "staging already in the time to accuracy s", XL_VAL, NULL, 0, NULL},
+	/* model_run_capex: each part, installation over the hardware, both ends of the range */
 	{"capex_servers_usd", "servers capex USD", XL_FORMULA, "={units}*{sys.unit_price}", 1, "{sys.unit_price}"},
-	{"capex_usd", "capex USD", XL_FORMULA, "={capex_servers_usd}+{capex_network_usd}+{capex_storage_usd}", 1,
-	 "{capex_servers_usd}"},
-	/* model_run_money */
+	{"capex_fabric_usd", "compute fabric capex USD", XL_FORMULA,
+	 "={fabric_switches}*N({sys.switch_usd})+{fabric_links}*N({sys.link_usd})+{fabric_nic_ports}*N({sys.nic_usd})", 1,
+	 SERVERS},
+	{"capex_frontend_usd", "front-end, storage and management networks capex USD", XL_FORMULA,
+	 "={nodes_bought}*({gpus_node_sold}*frontend_ports_gpu*frontend_port_usd+mgmt_usd_node)", 1, SERVERS},
+	{"capex_network_usd", "network capex USD", XL_FORMULA, "={capex_fabric_usd}+{capex_frontend_usd}", 1, SERVERS},
+	{"capex_storage_usd", "shared store capex USD", XL_FORMULA,
+	 "=IF(ISNUMBER({store_units}),{store_units}*{sys.store_unit_usd},{dataset_TB}*store_replicas*store_usd_TB)", 1,
+	 SERVERS},
+	{"capex_racks_usd", "racks and power distribution capex USD", XL_FORMULA,
+	 "=IF({sys.unit_nodes}>1,0,MAX(ROUNDUP({power_max_kw}*1000/rack_W-1E-9,0),0)*rack_usd)", 1, SERVERS},
+	{"capex_cooling_usd", "liquid cooling capex USD", XL_FORMULA,
+	 "=IF({sys.liquid}=1,{power_max_kw}*1000*cooling_usd_W,0)", 1, SERVERS},
+	{"capex_install_usd", "installation capex USD", XL_FORMULA,
+	 "=install_frac*({capex_servers_usd}+{capex_network_usd}+{capex_storage_usd}+{capex_racks_usd}+{capex_cooling_usd})",
+	 1, SERVERS},
+	{"capex_usd", "capex USD", XL_FORMULA,
+	 "={capex_servers_usd}+{capex_network_usd}+{capex_storage_usd}+{capex_racks_usd}+{capex_cooling_usd}"
+	 "+{capex_install_usd}", 1, SERVERS},
+	{"store_width", "store price half-width used", XL_FORMULA,
+	 "=IF(ISNUMBER({store_units}),{sys.store_width},width_press)", 0, NULL},
+	{"capex_lo_usd", "capex, low end USD", XL_FORMULA,
+	 "=({units}*{sys.unit_price_lo}+{capex_fabric_usd}*(1-N({sys.net_width}))+({capex_frontend_usd}+{capex_racks_usd}"
+	 "+{capex_cooling_usd})*(1-width_estimate)+{capex_storage_usd}*(1-{store_width}))*(1+install_frac*(1-width_estimate))",
+	 1, SERVERS},
+	{"capex_hi_usd", "capex, high end USD", XL_FORMULA,
+	 "=({units}*{sys.unit_price_hi}+{capex_fabric_usd}*(1+N({sys.net_width}))+({capex_frontend_usd}+{capex_racks_usd}"
+	 "+{capex_cooling_usd})*(1+width_estimate)+{capex_storage_usd}*(1+{store_width}))*(1+install_frac*(1+width_estimate))",
+	 1, SERVERS},
+	/* model_run_money: the owner's cost */
 	{"energy_usd", "energy per run USD (at the meter)", XL_FORMULA, "={energy_kwh}*pue*kwh_usd", 2, NULL},
 	{"share", "share of the month's fixed cost per run", XL_FORMULA,
 	 "=MAX(IF(runs_per_month>0,1/runs_per_month,{tta_s}/(utilisation*month_s)),{tta_s}/month_s)", 0, NULL},
@@ -129,40 +213,64 @@ static const xl_col cols[] = {
 	{"facility_usd", "facility per run USD", XL_FORMULA, "={facility_month_usd}*{share}", 2, "{capex_usd}"},
 	{"tco_usd", "owner's cost per run USD", XL_FORMULA, "={fixed_month_usd}*{share}+{energy_usd}", 2,
 	 "{capex_usd}"},
+	{"tco_lo_usd", "owner's cost per run, low end USD", XL_FORMULA,
+	 "=({capex_lo_usd}*fixed_per_usd+{facility_month_usd})*{share}+{energy_usd}", 2, "{capex_usd}"},
+	{"tco_hi_usd", "owner's cost per run, high end USD", XL_FORMULA,
+	 "=({capex_hi_usd}*fixed_per_usd+{facility_month_usd})*{share}+{energy_usd}", 2, "{capex_usd}"},
 	{"owned_usd_gpu_h", "owner's cost per GPU-hour USD", XL_FORMULA, "={tco_usd}/({gpus}*{tta_s}/3600)", 2,
 	 "{capex_usd}"},
-	/* rent_billed: above the rate's most GPUs the cluster rate and increment; at least the least time
-	 * billed, rounded up to the increment */
+	/* rent_billed and model_rent_setup_s: above the rate's most GPUs the cluster rate and increment; by the
+	 * run the start-up and the copy not staged, spot's reruns, at least the least time billed, rounded up
+	 * to the increment; a reservation its share of the month around the clock */
+	{"rent_cluster", "billed at the cluster rate (1 yes)", XL_FORMULA,
+	 "=IF(AND(N({sys.rent_max})>0,{rent_gpus}>N({sys.rent_max})),1,0)", 0, NULL},
 	{"rent_rate", "rent rate used USD per GPU-hour", XL_FORMULA,
-	 "=IF(AND(N({sys.rent_max})>0,{rent_gpus}>N({sys.rent_max})),IF(ISNUMBER({sys.rent_cluster}),"
-	 "{sys.rent_cluster},\"\"),IF(ISNUMBER({sys.rent_rate}),{sys.rent_rate},\"\"))", 2, NULL},
+	 "=IF(" CLUSTER_RENT ",IF(ISNUMBER({sys.rent_cluster}),{sys.rent_cluster},\"\"),"
+	 "IF(ISNUMBER({sys.rent_rate}),{sys.rent_rate},\"\"))", 2, NULL},
+	{"rent_inc_s", "billing increment used s", XL_FORMULA,
+	 "=IF(" CLUSTER_RENT ",N({sys.rent_cluster_inc}),N({sys.rent_inc}))", 0, NULL},
+	{"rent_setup_s", "rented run's start-up and data copy s", XL_FORMULA,
+	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({sys.ref_rate})))),0,"
+	 "rent_boot_s+MAX({copy_GB}*1E9/rent_copy_Bps-{staging_s},0))", 0, NULL},
+	{"rent_t_s", "rented time with spot's expected reruns s", XL_FORMULA,
+	 "=IF({sys.spot}=1,({tta_s}+{rent_setup_s})/(1-spot_interrupt_month)^(({tta_s}+{rent_setup_s})/month_s),"
+	 "{tta_s}+{rent_setup_s})", 0, NULL},
 	{"rent_billed_s", "time billed s", XL_FORMULA,
-	 "=IF(AND(N({sys.rent_max})>0,{rent_gpus}>N({sys.rent_max})),IF(N({sys.rent_cluster_inc})>0,"
-	 "CEILING(MAX({tta_s},N({sys.rent_min}))/{sys.rent_cluster_inc},1)*{sys.rent_cluster_inc},"
-	 "MAX({tta_s},N({sys.rent_min}))),IF(N({sys.rent_inc})>0,CEILING(MAX({tta_s},N({sys.rent_min}))/"
-	 "{sys.rent_inc},1)*{sys.rent_inc},MAX({tta_s},N({sys.rent_min}))))", 0, NULL},
+	 "=IF({sys.reserved}=1,{share}*month_s,IF({rent_inc_s}>0,CEILING(MAX({rent_t_s},N({sys.rent_min}))/{rent_inc_s}"
+	 "*(1-1E-12),1)*{rent_inc_s},MAX({rent_t_s},N({sys.rent_min}))))", 0, NULL},
 	{"rent_usd", "rent per run USD", XL_FORMULA,
 	 "=IF(ISNUMBER({rent_rate}),{rent_gpus}*{rent_rate}*{rent_billed_s}/3600,\"\")", 2, NULL},
-	/* model_ref_rent_usd and the break-even: owning N runs a month costs fixed + N x energy, renting N x
-	 * rent */
+	{"rent_lo_usd", "rent per run at the market's rate (low end) USD", XL_FORMULA,
+	 "=IF(ISNUMBER({rent_usd}),IF(AND(ISNUMBER({sys.rent_market}),{rent_cluster}=0),{rent_usd}*MIN({sys.rent_market}/"
+	 "{sys.rent_rate},1-{sys.rent_width}),{rent_usd}*(1-{sys.rent_width})),\"\")", 2, NULL},
+	{"rent_hi_usd", "rent per run, high end USD", XL_FORMULA,
+	 "=IF(ISNUMBER({rent_usd}),{rent_usd}*(1+{sys.rent_width}),\"\")", 2, NULL},
+	/* model_ref_rent_usd and model_breakeven_runs: a month of N runs owned costs fixed + N x energy; rented,
+	 * a reservation's month whatever N, or N x the rent by the run */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
-	 "=IF(ISNUMBER({sys.ref_rate}),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*{sys.ref_rate}*{tta_s}/3600,"
-	 "\"\")", 2, NULL},
+	 "=IF(AND(ISNUMBER({sys.ref_rate}),N({sys.ref_gpus})>0),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*"
+	 "{sys.ref_rate}*IF({sys.reserved}=1,{share}*month_s,{tta_s}+{rent_setup_s})/3600,\"\")", 2, NULL},
+	{"ref_fix_month_usd", "that rental's month (a reservation) USD", XL_FORMULA,
+	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
+	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
+	 "{ref_rent_usd}"},
 	{"breakeven_runs_per_month", "buying is cheaper above, runs a month", XL_FORMULA,
-	 "=IF(AND(ISNUMBER({ref_rent_usd}),ISNUMBER({capex_usd})),IF({ref_rent_usd}>{energy_usd},"
-	 "{fixed_month_usd}/({ref_rent_usd}-{energy_usd}),\"never\"),\"\")", 0, NULL},
+	 "=IF(ISNUMBER({capex_usd}),IF({ref_run_usd}>{energy_usd},MAX(({fixed_month_usd}-{ref_fix_month_usd})/"
+	 "({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")", 0,
+	 "{ref_rent_usd}"},
 	{"runs_month", "runs a month at this use", XL_FORMULA, "=1/{share}", 0, NULL},
 };
 enum { NCOLS = sizeof cols / sizeof cols[0] };
 
-/* The cash flow by year after the columns above (year 0 .. CASH_YEARS): bought for cash in year 0 (financed:
- * nothing then, the annuity each year), each year of the amortisation the support, facility and energy of
- * its runs, and in the last the residual value (cash purchase; financed, the annuity already nets it). */
-static const char *const cash_year0 = "=IF(finance_rate>0,0,-{capex_usd})";
-static const char *const cash_year_k =
-	"=IF({year}>ROUNDUP(amortize_years,0),0,-(IF(finance_rate>0,12*{capex_usd}*capex_month_per_usd,0)"
-	"+support_frac_year*{capex_usd}+12*{facility_month_usd}+12*{runs_month}*{energy_usd})"
-	"+IF(AND(finance_rate=0,{year}=ROUNDUP(amortize_years,0)),residual_frac*{capex_usd},0))";
+/* model_cashflow, the owner's cash by year (year 0 .. the amortisation rounded up; empty after): year 0 buys;
+ * each later year (the last one the part of a year left) pays support, facility and the energy of its runs;
+ * the resale comes back in the last. */
+static const char *const cash_year =
+	"=IF({year}>ROUNDUP(amortize_years-1E-9,0),\"\",IF({year}=0,{capex_usd},0)"
+	"+IF({year}=0,0,MIN(1,amortize_years-({year}-1)))*(support_frac_year*{capex_usd}+12*{facility_month_usd}"
+	"+12*{runs_month}*{energy_usd})-IF({year}=ROUNDUP(amortize_years-1E-9,0),residual_frac*{capex_usd},0))";
+/* ... and their sum discounted at the cost of capital to the purchase: year y x (1 + rate)^-y */
+static const char *const cash_pv_term = "N({cash})/(1+finance_rate)^{year}";
 
 static int col_of(const char *key)
 {
@@ -207,6 +315,8 @@ static char *expand(const char *tpl, int row, int sys_row, int year)
 			snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
 			if (strcmp(key, "year") == 0)
 				snprintf(ref, sizeof ref, "%d", year);
+			else if (strcmp(key, "cash") == 0) /* the cash flow of that year, after the columns */
+				cell_name(row, NCOLS + year, ref, sizeof ref);
 			else if (strncmp(key, "sys.", 4) == 0) {
 				char c[16];
 				cell_name(sys_row, sys_col_of(key + 4), c, sizeof c);
@@ -231,6 +341,10 @@ typedef struct xl {
 	lxw_worksheet *as, *op;
 	lxw_format *bold, *usd, *cents, *num;
 	const plan_question *q; /* how the options were judged (the meets column) */
+	const plan_spec *spec;
+	const model_params *p;  /* the data set's size (store, a rented node's copy) */
+	const hw_db *db;
+	int cash_years;         /* cash flow columns: years 0 .. cash_years */
 } xl;
 
 static void num_or_empty(lxw_worksheet *ws, int row, int col, double v, lxw_format *f)
@@ -246,7 +360,8 @@ static void write_inputs(xl *x, const model_money *m)
 		worksheet_write_string(x->as, 0, (lxw_col_t)c, head[c], x->bold);
 	for (int i = 0; i < NINPUTS; i++) {
 		const xl_input *in = &inputs[i];
-		double v = in->off == (size_t)-1 ? in->constant : *(const double *)((const char *)m + in->off);
+		double v = in->width ? model_price_width(in->width)
+			   : in->off == (size_t)-1 ? in->constant : *(const double *)((const char *)m + in->off);
 		char def[64];
 		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 0, in->label, NULL);
 		worksheet_write_number(x->as, (lxw_row_t)(i + 1), 1, v, x->num);
@@ -274,34 +389,56 @@ static char *sourced(const char *kind, const char *date, const char *source)
 }
 
 /* One system's row of prices: those the options' scenarios carry (the rent term asked, the reference
- * rental plan_resolve found), sources from the database. */
-static void write_system(xl *x, int row, const hw_db *db, const plan_option *o)
+ * rental plan_resolve found, the fabric and store the run uses), sources from the database. */
+static void write_system(xl *x, int row, const plan_option *o)
 {
 	const model_node *n = &o->sc.node;
-	const hw_system *sys = hw_system_find(db, n->system_id);
+	const hw_system *sys = hw_system_find(x->db, n->system_id);
+	const hw_fabric *fab = x->spec->fabric_id ? hw_fabric_find(x->db, x->spec->fabric_id) : sys ? sys->fabric : NULL;
+	const hw_storage *st = n->storage_id ? hw_storage_find(x->db, n->storage_id) : NULL;
 	lxw_worksheet *ws = x->as;
 	lxw_row_t r = (lxw_row_t)row;
-	worksheet_write_string(ws, r, (lxw_col_t)sys_col_of("id"), n->system_id, NULL);
-	num_or_empty(ws, row, sys_col_of("unit_price"), isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd,
-		     x->usd);
-	worksheet_write_number(ws, r, (lxw_col_t)sys_col_of("unit_nodes"), n->unit_nodes > 1 ? n->unit_nodes : 1, NULL);
-	char *s = sourced(sys ? sys->price_kind : "", sys ? sys->price_date : "", sys ? sys->price_source : "");
-	worksheet_write_string(ws, r, (lxw_col_t)sys_col_of("price_source"), s, NULL);
-	free(s);
-	num_or_empty(ws, row, sys_col_of("rent_rate"), n->rent_usd_gpu_h, x->cents);
-	num_or_empty(ws, row, sys_col_of("rent_min"), n->rent_min_s, x->num);
-	num_or_empty(ws, row, sys_col_of("rent_inc"), n->rent_increment_s, x->num);
-	worksheet_write_number(ws, r, (lxw_col_t)sys_col_of("rent_max"), n->rent_max_gpus, NULL);
-	num_or_empty(ws, row, sys_col_of("rent_cluster"), n->rent_cluster_usd_gpu_h, x->cents);
-	num_or_empty(ws, row, sys_col_of("rent_cluster_inc"), n->rent_cluster_increment_s, x->num);
-	s = sourced(sys ? sys->rent_kind : "", sys ? sys->rent_date : "", sys ? sys->rent_source : "");
-	worksheet_write_string(ws, r, (lxw_col_t)sys_col_of("rent_source"), s, NULL);
-	free(s);
-	num_or_empty(ws, row, sys_col_of("ref_rate"), n->ref_rent_usd_gpu_h, x->cents);
-	if (n->ref_rent_gpus > 0)
-		worksheet_write_number(ws, r, (lxw_col_t)sys_col_of("ref_gpus"), n->ref_rent_gpus, NULL);
-	if (n->ref_rent_id)
-		worksheet_write_string(ws, r, (lxw_col_t)sys_col_of("ref_id"), n->ref_rent_id, NULL);
+	bool unit = isfinite(n->unit_price_usd);
+	struct { const char *key; double v; lxw_format *f; } num[] = {
+		{"unit_price", unit ? n->unit_price_usd : n->price_usd, x->usd},
+		{"unit_price_lo", !unit ? n->price_usd : isfinite(n->unit_price_lo_usd) ? n->unit_price_lo_usd : n->unit_price_usd, x->usd},
+		{"unit_price_hi", !unit ? n->price_usd : isfinite(n->unit_price_hi_usd) ? n->unit_price_hi_usd : n->unit_price_usd, x->usd},
+		{"unit_nodes", n->unit_nodes > 1 ? n->unit_nodes : 1, NULL},
+		{"liquid", n->liquid_cooled ? 1 : 0, NULL},
+		{"switch_usd", n->switch_usd, x->usd},
+		{"link_usd", n->link_usd, x->usd},
+		{"nic_usd", n->nic_usd, x->usd},
+		{"net_width", n->net_width, x->num},
+		{"store_unit_usd", n->store_unit_usd, x->usd},
+		{"store_width", n->store_width, x->num},
+		{"rent_rate", n->rent_usd_gpu_h, x->cents},
+		{"rent_min", n->rent_min_s, x->num},
+		{"rent_inc", n->rent_increment_s, x->num},
+		{"rent_max", n->rent_max_gpus, NULL},
+		{"rent_cluster", n->rent_cluster_usd_gpu_h, x->cents},
+		{"rent_cluster_inc", n->rent_cluster_increment_s, x->num},
+		{"reserved", n->rent_reserved ? 1 : 0, NULL},
+		{"spot", n->rent_spot ? 1 : 0, NULL},
+		{"rent_width", n->rent_width, x->num},
+		{"rent_market", n->rent_market_usd_gpu_h, x->cents},
+		{"ref_rate", n->ref_rent_usd_gpu_h, x->cents},
+		{"ref_gpus", n->ref_rent_gpus > 0 ? n->ref_rent_gpus : NAN, NULL},
+	};
+	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+		num_or_empty(ws, row, sys_col_of(num[i].key), num[i].v, num[i].f);
+	struct { const char *key; char *text; } txt[] = {
+		{"price_source", sourced(sys ? sys->price_kind : "", sys ? sys->price_date : "", sys ? sys->price_source : "")},
+		{"fabric_source", sourced(fab ? fab->price_kind : "", fab ? fab->price_date : "", fab ? fab->price_source : "")},
+		{"store_source", sourced(st ? st->price_kind : "", st ? st->price_date : "", st ? st->price_source : "")},
+		{"rent_source", sourced(sys ? sys->rent_kind : "", sys ? sys->rent_date : "", sys ? sys->rent_source : "")},
+		{"market_source", sourced("", sys ? sys->rent_market_date : "", sys ? sys->rent_market_source : "")},
+		{"id", xstrdup(n->system_id)},
+		{"ref_id", xstrdup(n->ref_rent_id ? n->ref_rent_id : "")},
+	};
+	for (size_t i = 0; i < sizeof txt / sizeof txt[0]; i++) {
+		worksheet_write_string(ws, r, (lxw_col_t)sys_col_of(txt[i].key), txt[i].text, NULL);
+		free(txt[i].text);
+	}
 }
 
 /* Whether two options read the same prices: one system, and the same reference rental (plan_resolve picks
@@ -317,7 +454,7 @@ static bool same_prices(const plan_option *a, const plan_option *b)
 }
 
 /* The Assumptions row of each option's prices (rows[n]); each set of prices written once. */
-static void write_systems(xl *x, const hw_db *db, const plan_option *o, int n, int *rows)
+static void write_systems(xl *x, const plan_option *o, int n, int *rows)
 {
 	worksheet_write_string(x->as, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
 	for (int c = 0; c < NSYS_COLS; c++)
@@ -330,26 +467,43 @@ static void write_systems(xl *x, const hw_db *db, const plan_option *o, int n, i
 				rows[i] = rows[k];
 		if (rows[i] < 0) {
 			rows[i] = next++;
-			write_system(x, rows[i], db, &o[i]);
+			write_system(x, rows[i], &o[i]);
 		}
 	}
 }
 
-/* The physics of option o in column c (XL_VAL). */
-static double value_of(const plan_option *o, const char *key)
+/* The physics of option o in column key (XL_VAL): the model's own figures (model_fabric_parts,
+ * model_store_units), NAN for an empty cell. */
+static double value_of(const xl *x, const plan_option *o, const char *key)
 {
 	const model_result *r = &o->r;
-	int per_unit = o->sc.node.unit_nodes > 1 ? o->sc.node.unit_nodes : 1;
-	if (strcmp(key, "nodes") == 0) return o->sc.nodes;
-	if (strcmp(key, "gpus_per_node") == 0) return o->sc.node.gpus_per_node;
-	if (strcmp(key, "gpus") == 0) return r->gpus;
-	if (strcmp(key, "units") == 0) return model_nodes_bought(&o->sc) / per_unit;
-	if (strcmp(key, "tta_s") == 0) return r->tta_s;
-	if (strcmp(key, "energy_kwh") == 0) return isfinite(r->energy_J) ? r->energy_J / 3.6e6 : 0.0;
-	if (strcmp(key, "power_max_kw") == 0) return isfinite(r->power_max_W) ? r->power_max_W / 1e3 : 0.0;
-	if (strcmp(key, "rent_gpus") == 0) return r->rent_gpus;
-	if (strcmp(key, "capex_network_usd") == 0) return r->capex_network_usd;
-	if (strcmp(key, "capex_storage_usd") == 0) return isfinite(r->capex_storage_usd) ? r->capex_storage_usd : 0.0;
+	const model_node *n = &o->sc.node;
+	int per_unit = n->unit_nodes > 1 ? n->unit_nodes : 1;
+	double fab[3] = {0, 0, 0};
+	if (r->capex_fabric_usd > 0) /* 0: nothing bought, or a part unpriced (model_money.c prices none then) */
+		model_fabric_parts(&o->sc, &fab[0], &fab[1], &fab[2]);
+	struct { const char *key; double v; } v[] = {
+		{"nodes", o->sc.nodes},
+		{"gpus_per_node", n->gpus_per_node},
+		{"gpus", r->gpus},
+		{"nodes_bought", model_nodes_bought(&o->sc)},
+		{"units", model_nodes_bought(&o->sc) / per_unit},
+		{"gpus_node_sold", n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node},
+		{"tta_s", r->tta_s},
+		{"energy_kwh", isfinite(r->energy_J) ? r->energy_J / 3.6e6 : 0.0},
+		{"power_max_kw", isfinite(r->power_max_W) ? r->power_max_W / 1e3 : 0.0},
+		{"rent_gpus", r->rent_gpus},
+		{"fabric_switches", fab[0]},
+		{"fabric_links", fab[1]},
+		{"fabric_nic_ports", fab[2]},
+		{"store_units", model_store_units(&o->sc, x->p, r)},
+		{"dataset_TB", x->p->dataset_B / 1e12},
+		{"copy_GB", o->sc.data == MODEL_DATA_SYNTHETIC ? 0.0 : x->p->dataset_B / 1e9},
+		{"staging_s", isfinite(r->staging_s) ? r->staging_s : 0.0},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (strcmp(v[i].key, key) == 0)
+			return v[i].v;
 	return NAN;
 }
 
@@ -384,33 +538,46 @@ static void write_option(xl *x, int row, int sys_row, const plan_option *o)
 		if (k->kind == XL_TEXT)
 			worksheet_write_string(x->op, r, (lxw_col_t)c, text_of(x->q, o, k->key, text, sizeof text), NULL);
 		else if (k->kind == XL_VAL)
-			num_or_empty(x->op, row, c, value_of(o, k->key), f);
+			num_or_empty(x->op, row, c, value_of(x, o, k->key), f);
 		else
 			write_formula(x->op, row, c, k->formula, k->priced, sys_row, 0, f);
 	}
-	for (int y = 0; y <= CASH_YEARS; y++)
-		write_formula(x->op, row, NCOLS + y, y == 0 ? cash_year0 : cash_year_k, "{capex_usd}", sys_row, y, x->usd);
+	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), at = 1;
+	char *pv = xmalloc(cap);
+	pv[0] = '=';
+	for (int y = 0; y <= x->cash_years; y++) {
+		write_formula(x->op, row, NCOLS + y, cash_year, "{capex_usd}", sys_row, y, x->usd);
+		char *t = expand(cash_pv_term, row, sys_row, y);
+		at += (size_t)snprintf(pv + at, cap - at, "%s%s", y ? "+" : "", t);
+		free(t);
+	}
+	write_formula(x->op, row, NCOLS + x->cash_years + 1, pv, "{capex_usd}", sys_row, 0, x->usd);
+	free(pv);
 }
 
 static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows)
 {
 	for (int c = 0; c < NCOLS; c++)
 		worksheet_write_string(x->op, 0, (lxw_col_t)c, cols[c].head, x->bold);
-	for (int y = 0; y <= CASH_YEARS; y++) {
+	for (int y = 0; y <= x->cash_years; y++) {
 		char h[48];
-		snprintf(h, sizeof h, "cash flow year %d USD", y);
+		snprintf(h, sizeof h, "owned cash year %d USD", y);
 		worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + y), h, x->bold);
 	}
+	worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + x->cash_years + 1),
+			       "owned cash over the life, discounted at the cost of capital USD", x->bold);
 	for (int i = 0; i < n; i++)
 		write_option(x, i + 1, sys_rows[i], &o[i]);
 	worksheet_freeze_panes(x->op, 1, 2);
 }
 
-int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const plan_question *q,
-		    const plan_option *o, int n, char *why, size_t why_len)
+int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const model_params *p,
+		    const plan_question *q, const plan_option *o, int n, char *why, size_t why_len)
 {
 	(void)why, (void)why_len; /* this build always writes the book */
-	xl x = {.q = q};
+	/* at least MIN_CASH_YEARS columns, so that a longer amortisation typed on Assumptions still shows */
+	int years = (int)ceil(spec->money.amortize_years - 1e-9);
+	xl x = {.q = q, .spec = spec, .p = p, .db = db, .cash_years = years > MIN_CASH_YEARS ? years : MIN_CASH_YEARS};
 	x.wb = workbook_new(path);
 	if (!x.wb) {
 		err_set("cannot write %s (libxlsxwriter)", path);
@@ -428,10 +595,10 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 	format_set_num_format(x.num, "General");
 	worksheet_set_column(x.as, 0, 0, 60, NULL);
 	worksheet_set_column(x.as, 1, (lxw_col_t)NSYS_COLS, 16, NULL);
-	worksheet_set_column(x.op, 0, (lxw_col_t)(NCOLS + CASH_YEARS), 14, NULL);
+	worksheet_set_column(x.op, 0, (lxw_col_t)(NCOLS + x.cash_years + 1), 14, NULL);
 	write_inputs(&x, &spec->money);
 	int *sys_rows = xcalloc((size_t)(n > 0 ? n : 1), sizeof *sys_rows);
-	write_systems(&x, db, o, n, sys_rows);
+	write_systems(&x, o, n, sys_rows);
 	write_options(&x, o, n, sys_rows);
 	free(sys_rows);
 	lxw_error e = workbook_close(x.wb);

@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const plan_question *q,
-		    const plan_option *o, int n, char *why, size_t why_len)
+int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const model_params *p,
+		    const plan_question *q, const plan_option *o, int n, char *why, size_t why_len)
 {
-	(void)path, (void)db, (void)spec, (void)q, (void)o, (void)n;
+	(void)path, (void)db, (void)spec, (void)p, (void)q, (void)o, (void)n;
 	snprintf(why, why_len, "scaleplan was built without libxlsxwriter (Debian package libxlsxwriter-dev, then "
 			       "make)");
 	return WEB_LEFT_OUT;

@@ -5,6 +5,8 @@
 #   xlsx_check.py set BOOK.xlsx NAME VALUE OUT.xlsx   OUT = BOOK with the Assumptions input NAME (a defined
 #                                            name) set to VALUE and every formula's stored result removed, so
 #                                            that a program that opens OUT must compute every formula itself
+#   xlsx_check.py cashflow OPTIONS.csv cashflow.csv report.md   the report's cash flow (its answer's bought
+#                                            option) against that option's owned cash by year on the sheet
 #   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
 #                                            against compare's CSV, matched by system, nodes and GPUs per
 #                                            node; within 0.1%; exit 1 with each difference printed
@@ -16,9 +18,18 @@ import zipfile
 
 # Options sheet heading -> compare's CSV column (web/web_xlsx.c names both)
 MONEY = {
-    "capex USD": "capex_usd", "servers capex USD": "capex_servers_usd", "energy per run USD (at the meter)": "energy_usd",
-    "owner's cost per run USD": "tco_usd", "support per run USD": "support_usd", "facility per run USD": "facility_usd",
-    "rent per run USD": "rent_usd", "buying is cheaper above, runs a month": "breakeven_runs_per_month",
+    "servers capex USD": "capex_servers_usd", "compute fabric capex USD": "capex_fabric_usd",
+    "front-end, storage and management networks capex USD": "capex_frontend_usd",
+    "network capex USD": "capex_network_usd", "shared store capex USD": "capex_storage_usd",
+    "racks and power distribution capex USD": "capex_racks_usd", "liquid cooling capex USD": "capex_cooling_usd",
+    "installation capex USD": "capex_install_usd", "capex USD": "capex_usd", "capex, low end USD": "capex_lo_usd",
+    "capex, high end USD": "capex_hi_usd", "energy per run USD (at the meter)": "energy_usd",
+    "owner's cost per run USD": "tco_usd", "owner's cost per run, low end USD": "tco_lo_usd",
+    "owner's cost per run, high end USD": "tco_hi_usd", "support per run USD": "support_usd",
+    "facility per run USD": "facility_usd", "owner's cost per GPU-hour USD": "owned_usd_per_gpu_hour",
+    "rented run's start-up and data copy s": "rent_setup_s", "rent per run USD": "rent_usd",
+    "rent per run at the market's rate (low end) USD": "rent_lo_usd", "rent per run, high end USD": "rent_hi_usd",
+    "buying is cheaper above, runs a month": "breakeven_runs_per_month",
 }
 
 
@@ -82,20 +93,42 @@ def compare(options, want):
             if abs(g - x) > 1e-3 * abs(x) + 1e-9:
                 bad.append("%s %sx%s %s: sheet %.6g, compare %.6g (%+.3f%%)" % (
                     r["system"], r["nodes"], r["GPUs per node"], col, g, x, 100 * (g - x) / x))
-        # the cash flow over the amortisation is the owner's cost of its runs: -sum / runs = cost per run
-        if e["tco_usd"] in ("", "nan"):
-            continue
-        flows = [float(v) for k, v in r.items() if k.startswith("cash flow year")]
-        runs = float(r["runs a month at this use"]) * 12 * len([f for f in flows[1:] if f != 0])
-        if runs > 0:
-            checked += 1
-            per_run = -sum(flows) / runs
-            if abs(per_run - float(e["tco_usd"])) > 1e-3 * float(e["tco_usd"]):
-                bad.append("%s cash flow: %.6g a run, compare tco %s" % (r["system"], per_run, e["tco_usd"]))
     for b in bad:
         print(b)
     print("%d costs checked: %s" % (checked, "differ" if bad else "all within 0.1%"))
     return 1 if bad or checked == 0 else 0
+
+
+def cashflow(options, flows, report):
+    """The report's cashflow.csv (the answer's bought option, named in report.md's Cash flow section) against
+    that option's owned cash by year and its discounted sum on the recalculated sheet."""
+    m = re.search(r"Owning (\S+) (\d+)x(\d+) for", open(report, encoding="utf-8").read())
+    if not m:
+        print("no Cash flow section in %s" % report)
+        return 1
+    rows = [r for r in csv.DictReader(open(options, encoding="utf-8"))
+            if (r["system"], r["nodes"], r["GPUs per node"]) == m.groups()]
+    years = list(csv.DictReader(open(flows, encoding="utf-8")))
+    if len(rows) != 1 or not years:
+        print("%s: %d sheet rows, %d years" % (" ".join(m.groups()), len(rows), len(years)))
+        return 1
+    r, bad = rows[0], []
+    want = [(y["year"], float(y["owned_usd"])) for y in years]
+    want.append(("discounted", float(years[-1]["owned_pv_cum_usd"])))
+    for year, x in want:
+        head = ("owned cash year %s USD" % year if year != "discounted"
+                else "owned cash over the life, discounted at the cost of capital USD")
+        g = float(r[head])
+        if abs(g - x) > 1e-3 * abs(x) + 1e-6:
+            bad.append("%s cash %s: sheet %.6g, cashflow.csv %.6g" % (m.group(1), year, g, x))
+    after = "owned cash year %d USD" % len(years)
+    if after in r and r[after] != "":
+        bad.append("%s cash year %d: sheet %r, cashflow.csv has no such year" % (m.group(1), len(years), r[after]))
+    for b in bad:
+        print(b)
+    print("%s %sx%s: %d years and the discounted sum against cashflow.csv: %s" % (
+        m.group(1), m.group(2), m.group(3), len(years), "differ" if bad else "all within 0.1%"))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
@@ -103,5 +136,7 @@ if __name__ == "__main__":
         count(sys.argv[2])
     elif sys.argv[1] == "set":
         set_input(*sys.argv[2:6])
+    elif sys.argv[1] == "cashflow":
+        sys.exit(cashflow(*sys.argv[2:5]))
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))
