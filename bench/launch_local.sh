@@ -5,9 +5,10 @@
 # script names the rank and exits with its status - the job-wide failure that mpirun gives.
 #   bench/launch_local.sh N command [args...]
 # Each rank's stdout/stderr go to the terminal (rank 0) or are prefixed "[rank r]" (others).
-# LAUNCH_PIN=1 (the default) gives each rank its own contiguous share of the cores this script may run on
-# (taskset): its training thread, decode and reader threads and NCCL's socket threads stay on its share
-# instead of the scheduler moving both ranks' threads over all cores; LAUNCH_PIN=0 leaves them unpinned.
+# LAUNCH_PIN=1 gives each rank its own contiguous share of the cores this script may run on (taskset): its
+# training thread, decode and reader threads and NCCL's socket threads stay on its share. Off by default: on a
+# 2x H200 host of 32 cores, halves measured slower than the scheduler's own placement (2 emulated nodes,
+# batch 256: 79.9% vs 83.6% scaling; jpeg-gpu 12,801 vs 13,023 img/s; bench/NOTES.md).
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 n=$1
@@ -25,7 +26,7 @@ done
 pin=()
 share() { # rank: taskset words for its share of the cores, none when unpinned or too few cores
 	local per=$((${#cores[@]} / n))
-	if [ "${LAUNCH_PIN:-1}" = 1 ] && [ "$per" -ge 1 ]; then
+	if [ "${LAUNCH_PIN:-0}" = 1 ] && [ "$per" -ge 1 ]; then
 		local list=${cores[*]:$(($1 * per)):$per}
 		pin=(taskset -c "${list// /,}")
 	else
