@@ -1269,9 +1269,7 @@ void ex_net_train_step_graph(ex_net *net)
 			e = cudaStreamEndCapture(net->stream, &g);
 		}
 		if (e == cudaSuccess)
-			/* each kernel keeps the priority of the stream it was captured on: the gradient all-reduce's
-			 * (high, ex_dist.c) instead of the launching stream's for the whole graph */
-			e = cudaGraphInstantiateWithFlags(&net->graph, g, cudaGraphInstantiateFlagUseNodePriority);
+			e = cudaGraphInstantiate(&net->graph, g, 0);
 		if (g)
 			cudaGraphDestroy(g);
 		if (e == cudaSuccess) {
