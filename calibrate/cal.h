@@ -299,6 +299,9 @@ typedef struct cal_point {
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */
 	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
 	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
+	bool step_grads;        /* allreduce: one training step's gradients in the model's buckets, timed inside an
+	                         * engine run (its allreduce_s), not a sweep of `bytes` */
+	int step_ar;            /* throughput: index of its step_grads all-reduce point, -1 none */
 	char *run_id;        /* throughput: the row's `run_id` ("" when the file has none) */
 	int nranks;          /* throughput: rank files of one run combined into this point (exec writes one per
 			      * process: out.csv, out.rank1.csv, ...; each run row holds the job's img/s) */

@@ -83,6 +83,7 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->bucket_B = NAN;
 	p->nodes = p->gpus_per_node = p->gpus = 0;
 	p->nranks = 1;
+	p->step_ar = -1;
 	return p;
 }
 
@@ -261,9 +262,46 @@ static bool merge_rank(cal_data *d)
 	q->meas_comm_s = mean_in(q->meas_comm_s, q->nranks, p->meas_comm_s);
 	q->meas_exposed_s = mean_in(q->meas_exposed_s, q->nranks, p->meas_exposed_s);
 	q->nranks++;
+	if (q->step_ar >= 0)
+		d->pts[q->step_ar].measured = q->meas_comm_s;
 	point_free(p);
 	d->n--;
 	return true;
+}
+
+/* An engine run on several GPUs times its gradient all-reduce inside the step (exec allreduce_s: the comm
+ * stream's busy time per iteration, beside the backward pass it overlaps): a point of the run's transport,
+ * so that the link a run used is described by that run's own timings where no sweep measured it (the
+ * emulated nodes' sockets). Its prediction sums the model's buckets of the run's scenario (cal_model.c), as
+ * the throughput prediction does. */
+static void add_step_allreduce(cal_data *d, int it)
+{
+	const cal_point *t = &d->pts[it];
+	if (strcmp(t->source, "exec") != 0 || t->gpus < 2 || !(t->meas_comm_s > 0) || t->no_overlap)
+		return;
+	cal_point *p = point_new(d, CAL_ALLREDUCE, d->pts[it].file, d->pts[it].line);
+	t = &d->pts[it];   /* point_new may move the array */
+	p->step_grads = true;
+	p->gpus = t->gpus;
+	p->nodes = t->nodes;
+	p->gpus_per_node = t->gpus_per_node;
+	p->batch_per_gpu = t->batch_per_gpu;
+	p->global_batch = t->global_batch;
+	p->grad_B_param = t->grad_B_param;
+	p->grad_B_said = t->grad_B_said;
+	p->image_hw = t->image_hw;
+	p->bucket_B = t->bucket_B;
+	p->measured = t->meas_comm_s;
+	const char *const *from[] = { (const char *const *)&t->source, (const char *const *)&t->machine,
+				      (const char *const *)&t->gpu, (const char *const *)&t->precision,
+				      (const char *const *)&t->variant, (const char *const *)&t->framework,
+				      (const char *const *)&t->intra, (const char *const *)&t->inter,
+				      (const char *const *)&t->data, (const char *const *)&t->run_id };
+	char **to[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->framework, &p->intra,
+			&p->inter, &p->data, &p->run_id };
+	for (size_t i = 0; i < sizeof to / sizeof to[0]; i++)
+		*to[i] = xstrdup(*from[i] ? *from[i] : "");
+	d->pts[it].step_ar = d->n - 1;
 }
 
 /* Throughput rows: exec measurement CSVs, refdata/throughput.csv, refdata/testbed_pytorch.csv. */
@@ -369,7 +407,8 @@ static int load_throughput(loader *L)
 		p->bucket_B = isfinite(bucket_mb) && bucket_mb > 0 ? bucket_mb * 1048576.0 : NAN;
 		p->run_id = xstrdup(cell(t, r, crun));
 		point_fill_strings(p);
-		merge_rank(L->d);
+		if (!merge_rank(L->d))
+			add_step_allreduce(L->d, L->d->n - 1);
 	}
 	return 0;
 }
