@@ -398,10 +398,6 @@ static void socket_streams(bool verbose)
 {
 	set_env("NCCL_SOCKET_NTHREADS", "4", false, verbose);
 	set_env("NCCL_NSOCKS_PERTHREAD", "4", false, verbose);
-	/* 16 MiB per channel buffer instead of NCCL's 4 MiB: fewer, larger socket sends per bucket. On 2 emulated
-	 * nodes of a 2x H200 host the batch-256 all-reduce went from 14.4-18.1 to 12.9 ms and the scaling from
-	 * 79.9-83.6% to 88.5% (bench/NOTES.md). */
-	set_env("NCCL_BUFFSIZE", "16777216", false, verbose);
 }
 
 /* The transport modes of docs/design.md; NCCL reads them at its first call, so this runs before
