@@ -219,7 +219,7 @@ static bool same_str(const char *a, const char *b)
  * CSV per rank (exec/ex_train.c csv_rows: out.csv, out.rank1.csv, ...) and each one's run row holds the
  * job's img/s, so the ranks are one measurement, not one per process. Same run: another file of the
  * same stem (folder and name but the rank), run_id, source and configuration. Exec's default run_id
- * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-r3
+ * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-2026-11-22-r3
  * train.csv: three of each) are separate measurements, so the run_id alone does not say. */
 static cal_point *same_run(cal_data *d, const cal_point *p)
 {
