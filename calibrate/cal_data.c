@@ -785,7 +785,7 @@ static bool point_match(const cal_point *p, const char *field, const char *value
 		return strstr(p->file, value) != NULL;
 	if (strcmp(field, "machine") == 0)
 		return strcasecmp(p->machine, value) == 0;
-	if (p->kind != CAL_THROUGHPUT)
+	if (p->kind != CAL_THROUGHPUT && !p->step_grads)   /* a run's in-step all-reduce matches as its run */
 		return true;
 	if (strcmp(field, "gpu") == 0)
 		return strcasecmp(p->gpu, value) == 0;
@@ -846,22 +846,28 @@ int cal_data_filter(cal_data *d, const char *where)
 		f[nconds] = tok;
 		v[nconds++] = eq + 1;
 	}
-	int keep = 0;
+	int keep = 0, *moved = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof *moved);
 	for (int i = 0; i < d->n; i++) {
 		bool ok = true;
 		for (int c = 0; c < nconds && ok; c++)
 		{
-			/* a throughput-only field does not filter other kinds, negated or not */
-			bool applies = d->pts[i].kind == CAL_THROUGHPUT || strcmp(f[c], "kind") == 0 ||
+			/* a throughput-only field does not filter other kinds, negated or not; a run's in-step
+			 * all-reduce is part of the run and goes where the run goes */
+			bool applies = d->pts[i].kind == CAL_THROUGHPUT || d->pts[i].step_grads || strcmp(f[c], "kind") == 0 ||
 				       strcmp(f[c], "source") == 0 || strcmp(f[c], "file") == 0 || strcmp(f[c], "machine") == 0;
 			ok = !applies || point_match(&d->pts[i], f[c], v[c]) != neg[c];
 		}
+		moved[i] = ok ? keep : -1;
 		if (ok)
 			d->pts[keep++] = d->pts[i];
 		else
 			point_free(&d->pts[i]);
 	}
+	for (int i = 0; i < keep; i++)
+		if (d->pts[i].step_ar >= 0)
+			d->pts[i].step_ar = moved[d->pts[i].step_ar];
 	d->n = keep;
+	free(moved);
 	free(w);
 	return 0;
 }

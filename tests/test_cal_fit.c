@@ -690,6 +690,19 @@ static void test_validate(test_ctx *t, const hw_db *db)
 	}
 	TEST_CHECK(t, nt == 4 && na == 10, "inter!=socket kept %d throughput, %d all-reduce", nt, na);
 	cal_data_free(&neg);
+	/* a fit on the 1-GPU runs keeps the sweeps but none of the 2-GPU runs' in-step all-reduces */
+	cal_data one;
+	cal_data_init(&one);
+	cal_data_load_path(&one, "tests/data/cal/h200x2", NAN, true, NULL);
+	TEST_CHECK(t, cal_data_filter(&one, "gpus=1") == 0, "filter: %s", err_msg());
+	int sweeps = 0, steps = 0, links_ok = 1;
+	for (int i = 0; i < one.n; i++) {
+		sweeps += one.pts[i].kind == CAL_ALLREDUCE && !one.pts[i].step_grads;
+		steps += one.pts[i].step_grads;
+		links_ok &= one.pts[i].step_ar == -1;
+	}
+	TEST_CHECK(t, sweeps == 10 && steps == 0 && links_ok, "gpus=1 kept %d sweeps, %d in-step all-reduces", sweeps, steps);
+	cal_data_free(&one);
 	cal_opts o = { .db = db };
 	cal_vtable vt;
 	TEST_CHECK(t, cal_validate(&vt, &d, NULL, &o, NULL) == 0, "loo: %s", err_msg());
