@@ -3,7 +3,7 @@
 # sizes) plus one all-reduce sweep per transport, then predict the 2-GPU runs - NVLink, and 2 emulated nodes
 # over sockets - from that profile alone (nothing fitted to them) and compare with the measurements.
 #
-#   sh bench/calibrate_h200x2.sh [DIR]     DIR: measurement CSVs (default bench/data/h200x2); no GPU needed
+#   sh bench/calibrate_h200x2.sh [DIR]     DIR: measurement CSVs (default bench/data/h200x2-2026-11-22-a); no GPU needed
 #   FIT_WHERE=EXPR                         which points the profile is fitted on (default: the issue's protocol,
 #                                          gpus=1,batch_per_gpu!=128: 1-GPU runs at 64 and 256 + every sweep)
 #   PRIOR=profile.csv                      start from another calibration (e.g. contention factors measured
@@ -14,7 +14,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cd "$(dirname "$0")/.."
-DIR=${1:-bench/data/h200x2}
+DIR=${1:-bench/data/h200x2-2026-11-22-a}
 SP=${SCALEPLAN:-./build/scaleplan}
 OUT=${OUT:-build/h200x2}
 if [ ! -d "$DIR" ] || [ -z "$(ls "$DIR"/*.csv 2>/dev/null)" ]; then

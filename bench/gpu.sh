@@ -9,11 +9,13 @@
 #   jpeg      an ImageNet-like folder of IMAGES JPEGs, then --data-path jpeg-gpu for EPOCHS epochs on the same
 #             cores at each batch of BATCHES (each JPEG_VARIANTS entry: environment settings, commas between
 #             several, "default" none), and jpeg-cpu (CPU_EPOCHS epochs, CORES threads) at the first batch
-#   multi     synthetic on 2 GPUs at MULTI_B: 1 GPU (all cores), NVLink, 2 emulated nodes (sockets); then each
-#             MULTI_VARIANTS entry on emulated nodes ("NAME:settings", settings as above or scaleplan-train
-#             flags after '+', e.g. "ch2:NCCL_MAX_NCHANNELS=2" or "b100:+--bucket-mb,100")
+#   multi     synthetic on 2 GPUs at MULTI_B, MULTI_ITERS steps: 1 GPU (all cores), NVLink, 2 emulated nodes
+#             (sockets), MULTI_REPEAT times each; then each MULTI_VARIANTS entry ("[MODE/]NAME:settings", MODE
+#             nvlink or emulated (the default), settings as above or scaleplan-train flags after '+', e.g.
+#             "ch2:NCCL_MAX_NCHANNELS=2", "nvlink/cta2:+--comm-ctas,2" or "b100:+--bucket-mb,100")
 #   peers     PyTorch in the same job: torchvision GPU decode over the folder on CORES cores (eager; compile too
-#             with PEER_COMPILE=1), DDP synthetic 1 GPU, 2 GPUs NVLink, 2 emulated nodes at MULTI_B
+#             with PEER_COMPILE=1; PEER_JPEG=0 skips it), DDP synthetic 1 GPU, 2 GPUs NVLink, 2 emulated nodes
+#             at MULTI_B
 #   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
 #             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report; then one
 #             rank stopped on purpose (the test build, after test-gpu): the job must end with exit 2 naming it
@@ -195,39 +197,57 @@ step_jpeg() {
 multi_run() {
 	local name=$1 line
 	shift
-	timeout 120 "$@" --data synthetic --batch-per-gpu "$MULTI_B" --iters 50 --warmup-iters 10 --quiet \
+	timeout 120 "$@" --data synthetic --batch-per-gpu "$MULTI_B" --iters "${MULTI_ITERS:-50}" --warmup-iters 10 --quiet \
 		--run-id "$name" --csv "$W/$name.csv" >"$W/$name.log" 2>&1
 	local rc=$?
 	line=$(grep -m1 EXEC_RESULT "$W/$name.log")
 	local img=$(val "$line" img_s) base=${SYN[all$MULTI_B]:-0}
 	local eff=$(awk -v a="${img:-0}" -v b="$base" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", 100 * a / (2 * b); else print "-" }')
-	say "multi $name b$MULTI_B: rc $rc img_s=${img:-?} eff=$eff $(grep -o 'allreduce_ms=[0-9.]* exposed_ms=[0-9.]*' <<<"$line")"
+	say "multi $name b$MULTI_B: rc $rc img_s=${img:-?} eff=$eff $(grep -o 'allreduce_ms=[0-9.]* exposed_ms=[0-9.]*' <<<"$line")" \
+		"$(breakdown "$W/$name.csv")"
+}
+
+# the step's parts in ms from a measurement CSV's first row (iter = fwd + bwd + opt; exposed is inside opt)
+breakdown() {
+	[ -f "$1" ] || return
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		NR == 2 { printf "step_ms=%.2f fwd=%.2f bwd=%.2f opt=%.2f", 1e3 * $c["iter_s"], 1e3 * $c["fwd_s"],
+			1e3 * $c["bwd_s"], 1e3 * $c["opt_s"] }' "$1"
 }
 
 step_multi() {
 	local line v name set E F
-	$TR --batch-per-gpu "$MULTI_B" --iters 50 --warmup-iters 10 --quiet >"$W/multi_1gpu.log" 2>&1
+	local k mode M
+	$TR --batch-per-gpu "$MULTI_B" --iters "${MULTI_ITERS:-50}" --warmup-iters 10 --quiet --csv "$W/multi_1gpu.csv" \
+		>"$W/multi_1gpu.log" 2>&1
 	line=$(grep -m1 EXEC_RESULT "$W/multi_1gpu.log")
 	SYN[all$MULTI_B]=$(val "$line" img_s)
-	say "multi 1gpu b$MULTI_B (all cores): img_s=${SYN[all$MULTI_B]:-FAILED}"
-	multi_run nvlink $LAUNCH2 "$TR" --nccl-mode nvlink
-	multi_run emulated $LAUNCH2 "$TR" --emulate-nodes 2
+	say "multi 1gpu b$MULTI_B (all cores): img_s=${SYN[all$MULTI_B]:-FAILED} $(breakdown "$W/multi_1gpu.csv")"
+	for k in $(seq 1 "${MULTI_REPEAT:-1}"); do
+		multi_run "nvlink$k" $LAUNCH2 "$TR" --nccl-mode nvlink
+		multi_run "emulated$k" $LAUNCH2 "$TR" --emulate-nodes 2
+	done
 	for v in ${MULTI_VARIANTS:-}; do
 		late && { say "multi: deadline, skipped $v"; continue; }
+		mode=emulated
+		case ${v%%:*} in */*) mode=${v%%/*}; v=${v#*/} ;; esac
 		name=${v%%:*}
 		set=${v#*:}
 		E=()
 		F=()
 		case $set in +*) F=(${set#+}) ;; *) E=(${set//,/ }) ;; esac
 		F=(${F[@]//,/ })
-		multi_run "emulated_$name" env "${E[@]}" $LAUNCH2 "$TR" --emulate-nodes 2 "${F[@]}"
+		M=(--emulate-nodes 2)
+		[ "$mode" = nvlink ] && M=(--nccl-mode nvlink)
+		multi_run "${mode}_$name" env "${E[@]}" $LAUNCH2 "$TR" "${M[@]}" "${F[@]}"
 	done
 }
 
 step_peers() {
 	folder
 	local m line
-	for m in "" ${PEER_COMPILE:+--compile}; do
+	for m in $([ "${PEER_JPEG:-1}" = 1 ] && echo eager) ${PEER_COMPILE:+--compile}; do
+		[ "$m" = eager ] && m=""
 		timeout 240 $C python3 bench/peers/torch_gpu_jpeg.py $DS --workers $((CORES - 1)) $m >"$W/torch_jpeg$m.log" 2>&1
 		say "peer torchvision GPU decode${m:+ $m} cores=$CORES: $(grep -h 'TORCH_GPU_JPEG' "$W/torch_jpeg$m.log" | tail -1)"
 	done

@@ -1,17 +1,17 @@
 #!/bin/sh
-# The issue-8 hold-out table over every 2x H200 job in bench/data/h200x2*: for each job, calibrate on its
+# The issue-8 hold-out table over every 2x H200 job of bench/data/h200x2-2026-11-22-a and -r2..-r7: for each job, calibrate on its
 # 1-GPU runs at batch 64 and 256 plus its all-reduce sweeps, predict every 2-GPU scaleplan-train run, and
 # print the mean absolute error (predicted / measured - 1) without and with the contention term:
 #   - without: the job's sweep rows under load are ignored (kind!=contention)
 #   - with: the job's own contention rows (sweeps run beside the engine's step, --load resnet), or, for jobs
-#     that have none (or a GEMM load), the contention factors of REF (default h200x2-r6) as the prior
+#     that have none (or a GEMM load), the contention factors of REF (default h200x2-2026-11-22-r6) as the prior
 # "protocol" = the issue's four: NVLink and 2 emulated nodes (sockets), batch 64 and 256, fp32 gradients.
 #   sh bench/holdout_table.sh          no GPU needed; outputs under build/holdout/ (HOLDOUT_OUT=DIR elsewhere;
 #                                      SCALEPLAN=path/to/scaleplan picks the binary)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cd "$(dirname "$0")/.."
-REF=${REF:-h200x2-r6}
+REF=${REF:-h200x2-2026-11-22-r6}
 OUT=${HOLDOUT_OUT:-build/holdout}
 mkdir -p "$OUT"
 [ -x "${SCALEPLAN:-build/scaleplan}" ] || make -s all >/dev/null
@@ -35,7 +35,7 @@ run "$REF" "$P" "" "$OUT/$REF-ref"
 { head -1 "$OUT/$REF-ref/profile.csv"; grep '^#cal,slowdown_' "$OUT/$REF-ref/profile.csv"; } >"$OUT/contention.csv"
 printf "%-12s %-26s %-26s %s\n" "job" "without contention" "with contention" "contention from"
 printf "%-12s %-26s %-26s\n" "" "all runs (n) protocol (n)" "all runs (n) protocol (n)"
-for dir in bench/data/h200x2*; do
+for dir in bench/data/h200x2-2026-11-22-a bench/data/h200x2-2026-11-22-r[2-7]; do
 	job=$(basename "$dir")
 	run "$job" "$P,kind!=contention" "" "$OUT/$job-none"
 	if grep -qs "resnet50" "$dir/allreduce.csv"; then

@@ -16,11 +16,15 @@
  *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
  *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
  *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
+ *                      (from sweeps, and from each multi-GPU engine run's own in-step all-reduce time, its
+ *                      allreduce_s: a point of the run's transport that goes where the run goes in --where
+ *                      and leave-one-out)
  *   slowdown_compute   factor: compute slowed while an all-reduce runs beside it  (scope: machine/transport)
  *   slowdown_comm      factor: all-reduce slowed while compute runs beside it     (scope: machine/transport)
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
  *   gpu_decode_img_s   JPEG decode rate per GPU of exec --data-path jpeg-gpu runs, fitted on those runs
- *                      alone after the compute group (prior: hwdb stack scaleplan-train)  (scope: machine/GPU/stack)
+ *                      alone after the compute group (prior: hwdb stack scaleplan-train)  (scope: machine/GPU/
+ *                      stack and the CPU share: ranks per host, NCCL socket threads beside them or not)
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -310,6 +314,9 @@ typedef struct cal_point {
 	double bucket_B;        /* throughput: gradient bucket size (bytes; exec bucket_mb; NAN: model default) */
 	double meas_comm_s;     /* throughput: measured all-reduce time per iteration (exec allreduce_s) */
 	double meas_exposed_s;  /* throughput: measured exposed communication per iteration */
+	bool step_grads;        /* allreduce: one training step's gradients in the model's buckets, timed inside an
+	                         * engine run (its allreduce_s), not a sweep of `bytes` */
+	int step_ar;            /* throughput: index of its step_grads all-reduce point, -1 none */
 	char *run_id;        /* throughput: the row's `run_id` ("" when the file has none) */
 	int nranks;          /* throughput: rank files of one run combined into this point (exec writes one per
 			      * process: out.csv, out.rank1.csv, ...; each run row holds the job's img/s) */

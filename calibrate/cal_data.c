@@ -83,6 +83,7 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->bucket_B = NAN;
 	p->nodes = p->gpus_per_node = p->gpus = 0;
 	p->nranks = 1;
+	p->step_ar = -1;
 	return p;
 }
 
@@ -218,7 +219,7 @@ static bool same_str(const char *a, const char *b)
  * CSV per rank (exec/ex_train.c csv_rows: out.csv, out.rank1.csv, ...) and each one's run row holds the
  * job's img/s, so the ranks are one measurement, not one per process. Same run: another file of the
  * same stem (folder and name but the rank), run_id, source and configuration. Exec's default run_id
- * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-r3
+ * ("run") is shared by separate runs, and repeats of a run appended to one file (bench/data/h200x2-2026-11-22-r3
  * train.csv: three of each) are separate measurements, so the run_id alone does not say. */
 static cal_point *same_run(cal_data *d, const cal_point *p)
 {
@@ -261,9 +262,46 @@ static bool merge_rank(cal_data *d)
 	q->meas_comm_s = mean_in(q->meas_comm_s, q->nranks, p->meas_comm_s);
 	q->meas_exposed_s = mean_in(q->meas_exposed_s, q->nranks, p->meas_exposed_s);
 	q->nranks++;
+	if (q->step_ar >= 0)
+		d->pts[q->step_ar].measured = q->meas_comm_s;
 	point_free(p);
 	d->n--;
 	return true;
+}
+
+/* An engine run on several GPUs times its gradient all-reduce inside the step (exec allreduce_s: the comm
+ * stream's busy time per iteration, beside the backward pass it overlaps): a point of the run's transport,
+ * so that the link a run used is described by that run's own timings where no sweep measured it (the
+ * emulated nodes' sockets). Its prediction sums the model's buckets of the run's scenario (cal_model.c), as
+ * the throughput prediction does. */
+static void add_step_allreduce(cal_data *d, int it)
+{
+	const cal_point *t = &d->pts[it];
+	if (strcmp(t->source, "exec") != 0 || t->gpus < 2 || !(t->meas_comm_s > 0) || t->no_overlap)
+		return;
+	cal_point *p = point_new(d, CAL_ALLREDUCE, d->pts[it].file, d->pts[it].line);
+	t = &d->pts[it];   /* point_new may move the array */
+	p->step_grads = true;
+	p->gpus = t->gpus;
+	p->nodes = t->nodes;
+	p->gpus_per_node = t->gpus_per_node;
+	p->batch_per_gpu = t->batch_per_gpu;
+	p->global_batch = t->global_batch;
+	p->grad_B_param = t->grad_B_param;
+	p->grad_B_said = t->grad_B_said;
+	p->image_hw = t->image_hw;
+	p->bucket_B = t->bucket_B;
+	p->measured = t->meas_comm_s;
+	const char *const *from[] = { (const char *const *)&t->source, (const char *const *)&t->machine,
+				      (const char *const *)&t->gpu, (const char *const *)&t->precision,
+				      (const char *const *)&t->variant, (const char *const *)&t->framework,
+				      (const char *const *)&t->intra, (const char *const *)&t->inter,
+				      (const char *const *)&t->data, (const char *const *)&t->run_id };
+	char **to[] = { &p->source, &p->machine, &p->gpu, &p->precision, &p->variant, &p->framework, &p->intra,
+			&p->inter, &p->data, &p->run_id };
+	for (size_t i = 0; i < sizeof to / sizeof to[0]; i++)
+		*to[i] = xstrdup(*from[i] ? *from[i] : "");
+	d->pts[it].step_ar = d->n - 1;
 }
 
 /* Throughput rows: exec measurement CSVs, refdata/throughput.csv, refdata/testbed_pytorch.csv. */
@@ -405,7 +443,8 @@ static int load_throughput(loader *L)
 		p->bucket_B = isfinite(v.bucket_mb) && v.bucket_mb > 0 ? v.bucket_mb * 1048576.0 : NAN;
 		p->run_id = xstrdup(cell(t, r, c.run));
 		point_fill_strings(p);
-		merge_rank(L->d);
+		if (!merge_rank(L->d))
+			add_step_allreduce(L->d, L->d->n - 1);
 	}
 	return 0;
 }
@@ -786,7 +825,7 @@ static bool point_match(const cal_point *p, const char *field, const char *value
 		return strstr(p->file, value) != NULL;
 	if (strcmp(field, "machine") == 0)
 		return strcasecmp(p->machine, value) == 0;
-	if (p->kind != CAL_THROUGHPUT)
+	if (p->kind != CAL_THROUGHPUT && !p->step_grads)   /* a run's in-step all-reduce matches as its run */
 		return true;
 	if (strcmp(field, "gpu") == 0)
 		return strcasecmp(p->gpu, value) == 0;
@@ -847,22 +886,28 @@ int cal_data_filter(cal_data *d, const char *where)
 		f[nconds] = tok;
 		v[nconds++] = eq + 1;
 	}
-	int keep = 0;
+	int keep = 0, *moved = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof *moved);
 	for (int i = 0; i < d->n; i++) {
 		bool ok = true;
 		for (int c = 0; c < nconds && ok; c++)
 		{
-			/* a throughput-only field does not filter other kinds, negated or not */
-			bool applies = d->pts[i].kind == CAL_THROUGHPUT || strcmp(f[c], "kind") == 0 ||
+			/* a throughput-only field does not filter other kinds, negated or not; a run's in-step
+			 * all-reduce is part of the run and goes where the run goes */
+			bool applies = d->pts[i].kind == CAL_THROUGHPUT || d->pts[i].step_grads || strcmp(f[c], "kind") == 0 ||
 				       strcmp(f[c], "source") == 0 || strcmp(f[c], "file") == 0 || strcmp(f[c], "machine") == 0;
 			ok = !applies || point_match(&d->pts[i], f[c], v[c]) != neg[c];
 		}
+		moved[i] = ok ? keep : -1;
 		if (ok)
 			d->pts[keep++] = d->pts[i];
 		else
 			point_free(&d->pts[i]);
 	}
+	for (int i = 0; i < keep; i++)
+		if (d->pts[i].step_ar >= 0)
+			d->pts[i].step_ar = moved[d->pts[i].step_ar];
 	d->n = keep;
+	free(moved);
 	free(w);
 	return 0;
 }

@@ -365,9 +365,20 @@ static bool gpu_jpeg(const cal_point *p)
 	return p->kind == CAL_THROUGHPUT && strcmp(p->data, "jpeg-gpu") == 0;
 }
 
+/* The decoder's rate is the GPU's at the host CPU share it had: the ranks that shared one host's cores (its
+ * reader and decode-feeding threads, beside the other ranks' training threads), and whether NCCL's socket
+ * threads ran beside them (the socket transport's helper threads, exec/ex_dist.c socket_streams, take cores
+ * of the same host). Emulated nodes (inter "socket" on a test bed) are all on one host. */
+static int ranks_per_host(const cal_point *p)
+{
+	return strcmp(p->inter, "socket") == 0 ? p->gpus : p->gpus_per_node;
+}
+
 static char *decode_scope(const cal_point *p)
 {
-	return xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
+	bool sockets = strcmp(p->inter, "socket") == 0 || strcmp(p->intra, "socket") == 0;
+	return xasprintf("%s|%s|%s|%d-per-host%s", p->machine, p->gpu, p->variant, ranks_per_host(p),
+			 sockets ? "+sockets" : "");
 }
 
 /* The stack's measured rate (hwdb stacks.csv gpu_decode_img_s), else CAL_GPU_DECODE_PRIOR. */
@@ -477,7 +488,16 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 	case CAL_ALLREDUCE: {
 		cal_ar ar;
 		point_ar(e, ps, p, &ar);
-		return model_allreduce_s(&ar.sc, &ar.mp, p->bytes);
+		if (!p->step_grads)
+			return model_allreduce_s(&ar.sc, &ar.mp, p->bytes);
+		/* a run's step: each of the model's buckets pays its own latency, as in predict_throughput */
+		const model_scenario *ms = point_scen(e, p);
+		if (!ms)
+			return NAN;
+		double t = 0;
+		for (int b = 0; b < ms->prep.nbuckets; b++)
+			t += model_allreduce_s(&ar.sc, &ar.mp, ms->prep.bucket_B[b]);
+		return t;
 	}
 	case CAL_PIPELINE: {
 		char *sc = xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
@@ -532,7 +552,8 @@ static char *group_of(const cal_env *e, const cal_point *p)
 		return g;
 	}
 	case CAL_ALLREDUCE:
-		return xasprintf("allreduce|%s|%s", p->machine, p->nodes > 1 ? p->inter : intra_transport(e, p));
+		return xasprintf("allreduce%s|%s|%s", p->step_grads ? "-in-run" : "", p->machine,
+				 p->nodes > 1 ? p->inter : intra_transport(e, p));
 	case CAL_PIPELINE:
 		return xasprintf("pipeline|%s|%s|%s", p->machine, p->gpu, p->variant);
 	case CAL_EPOCHS:
@@ -877,6 +898,33 @@ static int fit_groups(const cal_env *e, cal_pset *ps, const cal_data *d, const g
 
 /* Leave-one-out prediction of point pts[skip] of a group: refit the group without it (starting from ps,
  * which holds the full fit), predict it. NAN when the remaining points cannot be fitted. */
+/* A held-out engine run takes its in-step all-reduce with it: the link it measured is refitted on the other
+ * runs' in-step all-reduces of that link (from the priors; none left: the priors). */
+static void refit_without_step_ar(const cal_env *e, cal_pset *ps, const cal_data *d, int held, const cal_opts *o)
+{
+	int ar = d->pts[held].step_ar;
+	if (ar < 0 || ar >= d->n || !d->pts[ar].step_grads)
+		return;
+	char *gname = group_of(e, &d->pts[ar]);
+	int *rest = xmalloc((size_t)d->n * sizeof *rest), m = 0;
+	for (int i = 0; i < d->n; i++) {
+		if (i == ar || d->pts[i].kind != CAL_ALLREDUCE)
+			continue;
+		char *gi = group_of(e, &d->pts[i]);
+		if (strcmp(gi, gname) == 0)
+			rest[m++] = i;
+		free(gi);
+	}
+	fitctx c = { .e = e, .ps = ps, .d = d, .pts = &ar, .npts = 1 };
+	choose_vars(&c);
+	for (int j = 0; j < c.nv; j++)
+		ps->p[c.v[j].idx].value = ps->p[c.v[j].idx].prior;
+	if (m > 0)
+		fit_group(e, ps, d, rest, m, "", o, true, NULL);
+	free(rest);
+	free(gname);
+}
+
 static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *d, const int *pts, int n, int skip,
 			  const cal_opts *o)
 {
@@ -888,6 +936,7 @@ static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *
 		if (k != skip)
 			rest[m++] = pts[k];
 	double pred = NAN;
+	refit_without_step_ar(e, &tmp, d, pts[skip], o);
 	/* restart the group's parameters from their priors so that the held-out point leaves no trace */
 	fitctx c = { .e = e, .ps = &tmp, .d = d, .pts = pts, .npts = n };
 	choose_vars(&c);
@@ -923,6 +972,9 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 		const int *pts = g.order + g.gstart[k];
 		int n = g.gstart[k + 1] - g.gstart[k];
 		for (int j = 0; j < n; j++) {
+			/* a run's in-step all-reduce is part of that run, not a point of its own */
+			if (d->pts[pts[j]].step_grads)
+				continue;
 			double pr = predict_env(&e, ps, d, pts[j]);
 			if (isfinite(pr)) {
 				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
@@ -938,6 +990,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 		}
 	}
 	s.fit_mape = nfit ? sum_fit / nfit : NAN;
+	s.npoints = nfit;   /* the points the error is over (a run's in-step all-reduce is not one) */
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
 	grouping_free(&g, d->n);
 	env_free(&e);

@@ -8,7 +8,7 @@
 #   parity.{svg,png}  `validate --detail`: predicted vs measured for every measurement on file (hold-out)
 #   parity-whole-run.{svg,png}  `validate --group whole-run --detail`: ttt_s and tta_s of the MLPerf v4.0
 #                     multi-node results, predicted from their submitters' single-node results
-#   epochs.{svg,png}  the engine's Fashion-MNIST JPEG run on one H200 (bench/data/final/train_jpeg.csv)
+#   epochs.{svg,png}  the engine's Fashion-MNIST JPEG run on one H200 (bench/data/h200x2-2026-11-22-b/train_jpeg.csv)
 #   report-whitepaper/  `scaleplan report` for the white paper's question
 #   report-64xh100/     `scaleplan report` for 64 H100s: DGX H100 and XE9680 (8 per node) vs XE8640 (4 per node)
 #                       at 16, 32, 64 GPUs, DALI input, 100 images per GPU (as scaleup_vs_scaleout_64xh100.sh)
@@ -38,7 +38,7 @@ done
 "$SP" validate --group whole-run --detail "$work/whole-run.csv" >/dev/null
 "$SP" plot "$work/whole-run.csv" --out parity-whole-run \
 	--title 'MLPerf v4.0 multi-node ResNet-50, seconds: predicted from the same submitter single-node result vs measured'
-"$SP" plot "$here/../bench/data/final/train_jpeg.csv" --out epochs \
+"$SP" plot "$here/../bench/data/h200x2-2026-11-22-b/train_jpeg.csv" --out epochs \
 	--title 'scaleplan-train on one H200: Fashion-MNIST as JPEG, 224 px, bf16, batch 256'
 rm -rf report-whitepaper report-64xh100
 # shellcheck disable=SC2086

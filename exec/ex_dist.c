@@ -169,6 +169,18 @@ int ex_dist_opt_set(ex_dist_opts *o, const char *name, const char *value)
 		o->shrink = true;
 		return 0;
 	}
+	if (strcmp(name, "comm-ctas") == 0) {
+		if (!value || parse_double(name, value, 1, 64, &v) || v != (int)v)
+			return err_set("--comm-ctas: '%s' is not a whole number 1-64", value ? value : "");
+		o->comm_ctas = (int)v;
+		return 0;
+	}
+	if (strcmp(name, "comm-priority") == 0) {
+		if (!value || (strcmp(value, "high") != 0 && strcmp(value, "normal") != 0))
+			return err_set("--comm-priority: '%s' is not high or normal", value ? value : "");
+		o->comm_low_priority = strcmp(value, "normal") == 0;
+		return 0;
+	}
 	if (strcmp(name, "nccl-timeout") == 0) {
 		if (!value || parse_double(name, value, 1, 86400, &v))
 			return ERR_INPUT;
@@ -486,6 +498,11 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 	}
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	cfg.blocking = 0;
+	if (d->o.comm_ctas > 0) {
+		/* fewer NCCL thread blocks leave more SMs to the backward pass it overlaps */
+		cfg.maxCTAs = d->o.comm_ctas;
+		cfg.minCTAs = 1;
+	}
 	double t0 = time_now_s();
 	ncclResult_t r = ncclCommInitRankConfig(&d->comm, d->size, id, d->rank, &cfg);
 	while (r == ncclInProgress || r == ncclSuccess) {
@@ -514,7 +531,8 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 
 	int lo, hi;
 	CUDA_OK(d, cudaDeviceGetStreamPriorityRange(&lo, &hi));
-	CUDA_OK(d, cudaStreamCreateWithPriority(&d->comm_stream, cudaStreamNonBlocking, hi));
+	CUDA_OK(d, cudaStreamCreateWithPriority(&d->comm_stream, cudaStreamNonBlocking,
+						d->o.comm_low_priority ? lo : hi));
 	for (int i = 0; i < EX_DIST_MAX_BUCKETS; i++) {
 		CUDA_OK(d, cudaEventCreateWithFlags(&d->ev_ready[i], cudaEventDisableTiming));
 		CUDA_OK(d, cudaEventCreate(&d->ev_start[i]));

@@ -81,11 +81,13 @@ typedef struct ex_dist_opts {
 	                            * after backward, is small */
 	double timeout_s;          /* --nccl-timeout s an iteration (or NCCL op) may take before the job ends; 300 */
 	bool overlap;              /* --no-overlap clears it: all buckets go out in before_optimizer */
+	int comm_ctas;             /* --comm-ctas N: at most N CTAs (channels) per NCCL kernel; 0 = NCCL's choice */
+	bool comm_low_priority;    /* --comm-priority normal: the comm stream at default priority, not the highest */
 } ex_dist_opts;
 
 /* Long options that ex_dist_opt_set understands (all take an argument except "no-overlap"):
  * nccl-mode, emulate-nodes, grad-precision, bucket-mb, first-bucket-mb, nccl-timeout, no-overlap,
- * shrink-buckets (no argument). */
+ * shrink-buckets (no argument), comm-ctas, comm-priority. */
 #define EX_DIST_HELP \
 	"  --nccl-mode M        nvlink | p2p-off | all-socket | emulated (default nvlink)\n" \
 	"  --emulate-nodes K    K emulated nodes: NCCL_HOSTID per group of ranks, sockets between\n" \
@@ -95,7 +97,9 @@ typedef struct ex_dist_opts {
 	"  --shrink-buckets     buckets shrink towards the end of backward (a bucket closes at half the\n" \
 	"                       gradient bytes still to come), so little is left to send after backward\n" \
 	"  --nccl-timeout S     seconds an NCCL operation may stay pending before the job ends (300)\n" \
-	"  --no-overlap         all-reduce all buckets after backward (for measuring overlap)\n"
+	"  --no-overlap         all-reduce all buckets after backward (for measuring overlap)\n" \
+	"  --comm-ctas N        at most N thread blocks (channels) per NCCL kernel (default: NCCL's choice)\n" \
+	"  --comm-priority P    high | normal: the gradient all-reduce stream's priority (default high)\n"
 
 /* One gradient bucket: a contiguous element range of the flat gradient buffer. */
 typedef struct ex_dist_bucket {

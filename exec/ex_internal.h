@@ -325,7 +325,7 @@ cudnnBackendDescriptor_t ex_gvpack_new(int n, const int64_t *uids, void *const *
 void ex_gexec(cudnnHandle_t h, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t vp);
 void ex_gplan_free(ex_gplan *p);
 
-/* ---- ex_kernels.cu (extern "C" launchers; every one takes the stream) ---- */
+/* ---- exec/ex_*_kernels.cu (extern "C" launchers; every one takes the stream) ---- */
 void ex_k_fill_normal(ex_dtype t, void *x, size_t n, float mean, float std, uint64_t seed, cudaStream_t s);
 void ex_k_fill_labels(int *y, int n, int classes, uint64_t seed, cudaStream_t s);
 void ex_k_cast_f32(ex_dtype t, void *dst, const float *src, size_t n, cudaStream_t s);

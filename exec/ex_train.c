@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,18 @@ static void usage(FILE *f)
 	ex_settings_help(f);
 }
 
+/* The cores this process may run on (its affinity mask: a launcher that pins each rank to its own share of
+ * the host's cores, bench/launch_local.sh, or taskset), not all the host's online cores, so that two ranks
+ * of one host do not each start a decode thread per core of the whole host. */
+static int own_cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 4;
+}
+
 static int parse_args(int argc, char **argv, ex_args *a)
 {
 	static const struct option opts[] = {
@@ -187,6 +200,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
 		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0}, {"first-bucket-mb", 1, 0, 0}, {"shrink-buckets", 0, 0, 0},
+		{"comm-ctas", 1, 0, 0}, {"comm-priority", 1, 0, 0},
 #endif
 		{0, 0, 0, 0}};
 	int c;
@@ -216,7 +230,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->ws_B = 1024UL << 20;
 	a->data_timeout_s = 60; /* far beyond a step or an evaluation pass (a few seconds), short enough that a
 				  * stopped job gives its GPUs back within a minute (issue 32) */
-	a->data_threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 4;
+	a->data_threads = own_cores();
 #ifdef EX_HAVE_NVJPEG
 	a->data_gpu = true;
 #endif
@@ -365,8 +379,9 @@ static int parse_args(int argc, char **argv, ex_args *a)
 			return ERR_INPUT;
 		}
 		a->folder = true;
-		if (a->data_gpu && !a->set_threads)
-			a->data_threads = 4; /* readers only: a few keep up with the GPU's decode */
+		if (a->data_gpu && !a->set_threads) /* readers only: a few keep up with the GPU's decode; no
+						     * more than the cores this rank was given */
+			a->data_threads = own_cores() < 4 ? own_cores() : 4;
 		if (!set_cls) a->classes = 0; /* from the folder */
 		if (!set_warm) a->warmup_epochs = 1;
 	}

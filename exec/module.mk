@@ -8,7 +8,8 @@ EX_CUBLAS_H := $(firstword $(wildcard $(EX_CUDA)/include/cublas_v2.h /usr/includ
 HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
 
 EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c
-EX_CU_SRCS  := exec/ex_kernels.cu
+EX_CU_SRCS  := exec/ex_tensor_kernels.cu exec/ex_bn_kernels.cu exec/ex_pool_kernels.cu exec/ex_step_kernels.cu \
+               exec/ex_input_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c exec/data/mkimagenet.c \
                 exec/data/watch.c \
                 exec/ex_mllog.c exec/ex_settings.c
@@ -31,7 +32,7 @@ $(BUILD)/exec/ex_%.o: exec/ex_%.c exec/ex_internal.h
 	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' $(if $(filter exec/ex_train.c,$<),$(EX_TRAIN_DEFS)) \
 		$(if $(filter exec/ex_train.c exec/ex_input.c exec/ex_jpeg_gpu.c,$<),$(EX_NVJPEG_DEFS)) -MMD -MP -c $< -o $@
 
-$(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h
+$(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h exec/ex_kernels.cuh
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $(EX_NVFLAGS) -c $< -o $@
 

@@ -7,7 +7,7 @@ LIB_SRCS += $(wildcard plot/*.c)
 FUZZ_TARGETS  += fuzz-plot
 PLOT_FUZZ_DIR := build-fuzz/plot
 PLOT_FUZZ_TIME ?= 20
-PLOT_SEEDS    := $(wildcard examples/*/*.csv tests/data/plot/*.csv bench/data/final/*.csv)
+PLOT_SEEDS    := $(wildcard examples/*/*.csv tests/data/plot/*.csv bench/data/h200x2-2026-11-22-b/*.csv)
 .PHONY: fuzz-plot
 fuzz-plot: $(PLOT_FUZZ_DIR)/fuzz_plot
 	@rm -rf $(PLOT_FUZZ_DIR)/corpus && mkdir -p $(PLOT_FUZZ_DIR)/corpus $(PLOT_FUZZ_DIR)/crashes

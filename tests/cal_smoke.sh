@@ -100,7 +100,7 @@ rc=0; "$SP" calibrate --strict --measurements "$T/bad.csv" --out "$T/q.csv" >/de
 [ "$rc" = 1 ] || fail "--strict exit $rc, expected 1"
 # the parameter table shows each scope whole ("graph" was printed for "graph1"), and a compute_eff fitted on
 # rows that name no precision (torch_ddp: taken as bf16) gets a note saying so
-"$SP" calibrate --measurements bench/data/h200x2 --out "$T/h.csv" >"$T/h.txt" 2>&1 || fail "calibrate h200x2: $(tail -3 "$T/h.txt")"
+"$SP" calibrate --measurements bench/data/h200x2-2026-11-22-a --out "$T/h.csv" >"$T/h.txt" 2>&1 || fail "calibrate h200x2: $(tail -3 "$T/h.txt")"
 grep -q '^compute_eff .*|scaleplan-train graph1 ' "$T/h.txt" || fail "scope cut short: $(grep '^compute_eff' "$T/h.txt")"
 grep -q '^note: compute_eff [0-9.]* of \[testbed-h200x2|||torch_ddp\]: its rows name no precision, so they were taken as bf16' \
 	"$T/h.txt" || fail "no note on the missing precision: $(grep -i 'compute_eff' "$T/h.txt")"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regression guard for the 2-GPU prediction evidence: on the recorded 2x H200 jobs (bench/data/h200x2*), calibrating on
+# Regression guard for the 2-GPU prediction evidence: on the recorded 2x H200 jobs (bench/data/h200x2-2026-11-22-a, -r2..-r7), calibrating on
 # each job's 1-GPU runs + sweeps must keep predicting its 2-GPU scaleplan-train runs as well as when the
 # result was reported: the four runs within 5% (MAE) in at least 6 of the 7 jobs, none above 10%,
 # and the contention term never worse than without it by more than 0.5 points on those runs.

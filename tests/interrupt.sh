@@ -95,7 +95,7 @@ done
 # the other commands that write a file: calibrate (profile; phase table), validate (--detail), plot
 for sig in INT TERM; do
 	for ph in compute write rename; do
-		phase calibrate $ph $sig "$tmp/prof.csv" "$S" calibrate --measurements bench/data/h200x2 --out "$tmp/prof.csv"
+		phase calibrate $ph $sig "$tmp/prof.csv" "$S" calibrate --measurements bench/data/h200x2-2026-11-22-a --out "$tmp/prof.csv"
 	done
 	phase calibrate-phases rename $sig "$tmp/terms.csv" "$S" calibrate --phases-fit builtin --out "$tmp/terms.csv"
 	for ph in compute rename; do

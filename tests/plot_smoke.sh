@@ -49,7 +49,7 @@ grep -q 'Pareto front' "$tmp/cost.svg" || bad "cost.svg lacks the Pareto front"
 "$SP" validate --detail "$tmp/det.csv" >/dev/null || bad "validate --detail"
 "$SP" plot "$tmp/det.csv" --out "$tmp/parity" --format svg >/dev/null || bad "plot parity"
 [ -s "$tmp/parity.svg" ] && [ ! -e "$tmp/parity.png" ] || bad "--format svg wrote other than parity.svg"
-"$SP" plot "$here/bench/data/final/train_jpeg.csv" --out "$tmp/epochs" >/dev/null || bad "plot epochs"
+"$SP" plot "$here/bench/data/h200x2-2026-11-22-b/train_jpeg.csv" --out "$tmp/epochs" >/dev/null || bad "plot epochs"
 drawn "$tmp/epochs"
 # one GPU count (one x value) and one configuration (one x and one y): gnuplot says nothing on stderr (it
 # warned "empty x range" through `report --gpus 8`); both charts are drawn

@@ -136,10 +136,19 @@ static void test_readers(test_ctx *t)
 	cal_data_free(&d);
 }
 
+static int count_kind(const cal_data *d, cal_kind k)
+{
+	int n = 0;
+	for (int i = 0; i < d->n; i++)
+		n += d->pts[i].kind == k;
+	return n;
+}
+
 /* A 2-GPU exec run writes out.csv and out.rank1.csv, each with the job's img/s in its run row: they are
  * one measurement (one point, the ranks' all-reduce times averaged), not two. The same run_id in another
  * folder, in another file of the folder (exec's default run_id "run" is shared by separate runs) or with
- * another configuration is another run. */
+ * another configuration is another run. Each run also gives one all-reduce point of its transport: its
+ * in-step all-reduce time (the ranks' mean). */
 static void test_rank_files(test_ctx *t)
 {
 	const char *hdr = "source,run_id,machine,gpu,nodes,gpus_per_node,gpus,nccl_mode,batch_per_gpu,global_batch,"
@@ -153,20 +162,26 @@ static void test_rank_files(test_ctx *t)
 	cal_data_init(&d);
 	int rc = cal_data_load_csv_buf(&d, "camp/g2.csv", a, strlen(a), true, NULL);
 	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank1.csv", b, strlen(b), true, NULL);
-	TEST_CHECK(t, rc == 0 && d.n == 1, "two ranks of one run: %d points (rc %d)", d.n, rc);
+	TEST_CHECK(t, rc == 0 && count_kind(&d, CAL_THROUGHPUT) == 1, "two ranks of one run: %d throughput points (rc %d)",
+		   count_kind(&d, CAL_THROUGHPUT), rc);
 	if (d.n >= 1)
 		TEST_CHECK(t, d.pts[0].nranks == 2 && fabs(d.pts[0].measured - 13887) < 1e-9 &&
 			      fabs(d.pts[0].meas_comm_s - 0.0008) < 1e-12,
 			   "combined: ranks %d, img/s %g, allreduce %g s", d.pts[0].nranks, d.pts[0].measured,
 			   d.pts[0].meas_comm_s);
+	TEST_CHECK(t, d.n == 2 && d.pts[0].step_ar == 1 && d.pts[1].kind == CAL_ALLREDUCE && d.pts[1].step_grads &&
+		      fabs(d.pts[1].measured - 0.0008) < 1e-12 && strcmp(d.pts[1].intra, "nvlink") == 0,
+		   "the run's in-step all-reduce: %d points, measured %g s", d.n, d.n > 1 ? d.pts[1].measured : NAN);
 	rc = cal_data_load_csv_buf(&d, "other/g2.rank1.csv", b, strlen(b), true, NULL);
 	rc |= cal_data_load_csv_buf(&d, "camp/g2.rank2.csv", c, strlen(c), true, NULL);
 	rc |= cal_data_load_csv_buf(&d, "camp/g2b.csv", b, strlen(b), true, NULL);
-	TEST_CHECK(t, rc == 0 && d.n == 4, "another folder / batch / file: %d points, want 4", d.n);
+	TEST_CHECK(t, rc == 0 && count_kind(&d, CAL_THROUGHPUT) == 4 && count_kind(&d, CAL_ALLREDUCE) == 4,
+		   "another folder / batch / file: %d points, want 4 runs and their 4 all-reduces", d.n);
 	/* a repeat of the run appended to the same file is another measurement */
 	char *rep = xasprintf("%s%s%s", hdr, r1, r1);
 	rc = cal_data_load_csv_buf(&d, "camp/rep.csv", rep, strlen(rep), true, NULL);
-	TEST_CHECK(t, rc == 0 && d.n == 6, "two rows of one file: %d points, want 6", d.n);
+	TEST_CHECK(t, rc == 0 && count_kind(&d, CAL_THROUGHPUT) == 6, "two rows of one file: %d throughput points, want 6",
+		   count_kind(&d, CAL_THROUGHPUT));
 	free(rep);
 	cal_data_free(&d);
 	free(a);
@@ -648,15 +663,20 @@ static void test_validate(test_ctx *t, const hw_db *db)
 	cal_data_init(&d);
 	TEST_CHECK(t, cal_data_load_path(&d, "tests/data/cal/h200x2", NAN, true, NULL) == 0, "load: %s", err_msg());
 	cal_data_canonical(&d, db);
-	int nthr = 0, nar = 0;
+	int nthr = 0, nar = 0, nstep = 0, nmulti = 0;
 	for (int i = 0; i < d.n; i++) {
 		nthr += d.pts[i].kind == CAL_THROUGHPUT;
-		nar += d.pts[i].kind == CAL_ALLREDUCE;
+		nar += d.pts[i].kind == CAL_ALLREDUCE && !d.pts[i].step_grads;
+		nstep += d.pts[i].step_grads;
+		nmulti += d.pts[i].kind == CAL_THROUGHPUT && d.pts[i].gpus > 1 && d.pts[i].meas_comm_s > 0 &&
+			  !d.pts[i].no_overlap;
 		if (d.pts[i].kind == CAL_THROUGHPUT)
 			TEST_CHECK(t, strcmp(d.pts[i].machine, "testbed-h200x2") == 0, "alias not resolved: %s", d.pts[i].machine);
 	}
 	/* 6 run rows (per-rank rows skipped), 10 sweep rows of >= 1 MiB (the 1 KiB rows skipped) */
 	TEST_CHECK(t, nthr == 6 && nar == 10, "throughput %d, all-reduce %d", nthr, nar);
+	/* each overlapped multi-GPU run with a timed all-reduce gives one in-step all-reduce point */
+	TEST_CHECK(t, nstep == nmulti && nstep > 0, "in-step all-reduce points %d for %d runs", nstep, nmulti);
 	TEST_CHECK(t, cal_data_filter(&d, "gpus=") < 0 && cal_data_filter(&d, "colour=red") < 0, "bad --where accepted");
 	/* negation: throughput points over sockets go, the sweeps (over sockets too) stay */
 	cal_data neg;
@@ -666,10 +686,23 @@ static void test_validate(test_ctx *t, const hw_db *db)
 	int nt = 0, na = 0;
 	for (int i = 0; i < neg.n; i++) {
 		nt += neg.pts[i].kind == CAL_THROUGHPUT;
-		na += neg.pts[i].kind == CAL_ALLREDUCE;
+		na += neg.pts[i].kind == CAL_ALLREDUCE && !neg.pts[i].step_grads;
 	}
 	TEST_CHECK(t, nt == 4 && na == 10, "inter!=socket kept %d throughput, %d all-reduce", nt, na);
 	cal_data_free(&neg);
+	/* a fit on the 1-GPU runs keeps the sweeps but none of the 2-GPU runs' in-step all-reduces */
+	cal_data one;
+	cal_data_init(&one);
+	cal_data_load_path(&one, "tests/data/cal/h200x2", NAN, true, NULL);
+	TEST_CHECK(t, cal_data_filter(&one, "gpus=1") == 0, "filter: %s", err_msg());
+	int sweeps = 0, steps = 0, links_ok = 1;
+	for (int i = 0; i < one.n; i++) {
+		sweeps += one.pts[i].kind == CAL_ALLREDUCE && !one.pts[i].step_grads;
+		steps += one.pts[i].step_grads;
+		links_ok &= one.pts[i].step_ar == -1;
+	}
+	TEST_CHECK(t, sweeps == 10 && steps == 0 && links_ok, "gpus=1 kept %d sweeps, %d in-step all-reduces", sweeps, steps);
+	cal_data_free(&one);
 	cal_opts o = { .db = db };
 	cal_vtable vt;
 	TEST_CHECK(t, cal_validate(&vt, &d, NULL, &o, NULL) == 0, "loo: %s", err_msg());
