@@ -63,6 +63,14 @@ case_ p-bad-meas2 predict --system dgxh100 --measured 8:256
 case_ p-bad-both predict --system dgxh100 --global-batch 64 --batch-per-gpu 8
 case_ p-bad-sys predict --system dgxh10
 case_ p-missing predict --system
+case_ p-ambig predict --s x
+case_ p-ambig2 predict --util 0.5 --system dgxh100
+case_ p-util predict --system dgxh100 --utilization 0
+case_ p-resid predict --system dgxh100 --residual 1
+case_ s-ambig sim --s x
+case_ cmp-bad compare --gpus 8 --nodes x
+case_ cmp-ok compare --gpus 16
+case_ sw-ok sweep --systems dgxh100 --nodes 1,2
 case_ p-nofit predict --system dgxh100 --batch-per-gpu 4096
 # sim
 case_ s-dgx sim --system dgxa100-80g --nodes 2 --runs 2 --seed 3
