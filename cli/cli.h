@@ -157,6 +157,11 @@ typedef struct cli_cal_in {
  * Prints what went wrong as "scaleplan CMD: ..."; returns EXIT_OK, EXIT_INPUT or EXIT_ENV. */
 int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struct cal_data *d, struct cal_pset *ps);
 
+/* calibrate's fit (cli/cmd_calibrate.c): in's measurements fitted (calibrate/cal.h cal_fit_all), the
+ * parameters, fit error and leave-one-out error printed, the profile written to out. Returns an exit code
+ * (message printed). `calibrate` and `campaign` both call it. */
+int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out);
+
 /* Commands (one line each). */
 int cmd_hw(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
