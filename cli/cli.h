@@ -163,7 +163,8 @@ int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struc
 int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out);
 
 /* plot's chart (cli/cmd_plot.c): files[0..nfiles) read in batches into the chart o describes (its kind
- * from the first file's header when PLOT_AUTO), drawn by plot/ as OUT.svg/.png, listed on stdout. Returns
+ * from the first file's header when PLOT_AUTO), drawn by plot/ as OUT.svg/.png (each checked as an output
+ * path before any file is read), listed on stdout. Returns
  * an exit code (message printed). `plot` and `campaign` both call it. */
 struct plot_opts;
 int cli_plot_files(struct plot_opts *o, const char *cost_col, char *const *files, int nfiles, const char *out);

@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate/cal.h"
 #include "common/common.h"
+#include "plot/plot.h"
 
 enum { CG_MAX = 16, CG_MAX_RUNS = 4096 };
 
@@ -61,8 +63,59 @@ typedef struct cg_opts {
 #define CG_DEFAULT_GRID "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated"
 #define CG_DEFAULT_GRID_NO_DATA "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic;transport=nvlink,emulated"
 
+enum { CG_NOPTS = 16 };
+
+/* campaign's options, bound to o (dry: --dry-run, spec: --grid), in --help's order. */
+static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_STR("grid", spec,
+			  "  --grid SPEC       key=v1,v2,...;key=... with keys gpus_per_node (1..64), nodes (1..4096),\n"
+			  "                    batch (1..65536), data (synthetic, jpeg-gpu, jpeg-cpu), transport (nvlink, p2p-off,\n"
+			  "                    all-socket, emulated: the run's nodes emulated on one host, sockets between them;\n"
+			  "                    a point of one node emulates one node per GPU: gpus_per_node=2;nodes=1 runs as 2\n"
+			  "                    nodes of 1 GPU, id g1x2_..._emulated); every combination is run once (one GPU\n"
+			  "                    without a transport). Keys left out: gpus_per_node=1;nodes=1;batch=256;\n"
+			  "                    data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments.\n"
+			  "                    Without --grid: " CG_DEFAULT_GRID "\n"
+			  "                    (data=synthetic alone without --data-dir): 12 runs on a host of 2 GPUs\n"),
+		CLI_O_STR("out", &o->out,
+			  "  --out DIR         where the scripts, grid and CSVs go (created; a folder that already holds a\n"
+			  "                    campaign is refused unless --force)\n"),
+		CLI_O_FLAG("force", &o->force, "  --force           write over the campaign in DIR\n"),
+		CLI_O_FLAG("dry-run", dry, "  --dry-run         write the scripts only (the default)\n"),
+		CLI_O_DBL("run-timeout", &o->run_timeout_s, 1, 1e6, "seconds 1..1000000",
+			  "  --run-timeout S   each run's time limit in seconds (default: twice its predicted time, at least\n"
+			  "                    120 s: 60 s of start-up + its images at 250 img/s a GPU); a run that stops or\n"
+			  "                    fails is recorded in DIR/runs.csv (id,status,exit,seconds,limit_s) and skipped\n"),
+		CLI_O_FLAG("run", &o->run,
+			   "  --run             then run DIR/run_mpirun.sh here (a GPU is needed: exit 2 without one), fit its\n"
+			   "                    CSVs (scaleplan calibrate: profile.csv,\n"
+			   "                    the fit's leave-one-out error) and compare them with the profile's predictions\n"
+			   "                    (scaleplan validate: parity.csv; scaleplan plot: parity.svg/png)\n"),
+		CLI_O_FLAG("fit-only", &o->fit_only, "  --fit-only        only the fit and the comparison, on the CSVs already in DIR/csv\n"),
+		CLI_O_STR("train", &o->train, "  --train PATH      scaleplan-train as the scripts call it (default: scaleplan-train on PATH;\n"
+					      "                    the scripts also read $TRAIN)\n"),
+		CLI_O_STR("data-dir", &o->folder,
+			  "  --data-dir FOLDER the JPEG folder (train/ and val/) of jpeg-gpu and jpeg-cpu runs (required for them)\n"),
+		CLI_O_INT("iters", &o->iters, 1, 1000000, "an integer 1..1000000",
+			  "  --iters N         synthetic runs: timed steps (default 60; 10 warm-up steps first)\n"),
+		CLI_O_INT("epochs", &o->epochs, 1, 1000000, "an integer 1..1000000", "  --epochs E        JPEG runs: epochs (default 2)\n"),
+		CLI_O_STR("machine", &o->machine, "  --machine NAME    the CSVs' machine column (default local)\n"),
+		CLI_O_STR("hwdb", &o->hwdb, "  --hwdb DIR        passed to calibrate and validate\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void campaign_usage(FILE *f)
 {
+	cg_opts o;
+	bool dry;
+	const char *spec;
+	cli_opt own[CG_NOPTS];
+	cg_table(&o, &dry, &spec, own);
 	fprintf(f,
 		"usage: scaleplan campaign [--grid SPEC|@FILE] --out DIR [--dry-run | --run | --fit-only] [--force]\n"
 		"                          [--train PATH] [--data-dir FOLDER] [--iters N] [--epochs E]\n"
@@ -70,35 +123,8 @@ static void campaign_usage(FILE *f)
 		"\n"
 		"Writes DIR/run_mpirun.sh (mpirun; the plain binary for one GPU), DIR/campaign.sbatch (Slurm: one srun\n"
 		"per run) and DIR/grid.csv: one scaleplan-train run per point of the grid, each writing its\n"
-		"measurement CSV to DIR/csv/<id>.csv.\n"
-		"  --grid SPEC       key=v1,v2,...;key=... with keys gpus_per_node (1..64), nodes (1..4096),\n"
-		"                    batch (1..65536), data (synthetic, jpeg-gpu, jpeg-cpu), transport (nvlink, p2p-off,\n"
-		"                    all-socket, emulated: the run's nodes emulated on one host, sockets between them;\n"
-		"                    a point of one node emulates one node per GPU: gpus_per_node=2;nodes=1 runs as 2\n"
-		"                    nodes of 1 GPU, id g1x2_..._emulated); every combination is run once (one GPU\n"
-		"                    without a transport). Keys left out: gpus_per_node=1;nodes=1;batch=256;\n"
-		"                    data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments.\n"
-		"                    Without --grid: " CG_DEFAULT_GRID "\n"
-		"                    (data=synthetic alone without --data-dir): 12 runs on a host of 2 GPUs\n"
-		"  --out DIR         where the scripts, grid and CSVs go (created; a folder that already holds a\n"
-		"                    campaign is refused unless --force)\n"
-		"  --force           write over the campaign in DIR\n"
-		"  --dry-run         write the scripts only (the default)\n"
-		"  --run-timeout S   each run's time limit in seconds (default: twice its predicted time, at least\n"
-		"                    120 s: 60 s of start-up + its images at 250 img/s a GPU); a run that stops or\n"
-		"                    fails is recorded in DIR/runs.csv (id,status,exit,seconds,limit_s) and skipped\n"
-		"  --run             then run DIR/run_mpirun.sh here (a GPU is needed: exit 2 without one), fit its\n"
-		"                    CSVs (scaleplan calibrate: profile.csv,\n"
-		"                    the fit's leave-one-out error) and compare them with the profile's predictions\n"
-		"                    (scaleplan validate: parity.csv; scaleplan plot: parity.svg/png)\n"
-		"  --fit-only        only the fit and the comparison, on the CSVs already in DIR/csv\n"
-		"  --train PATH      scaleplan-train as the scripts call it (default: scaleplan-train on PATH;\n"
-		"                    the scripts also read $TRAIN)\n"
-		"  --data-dir FOLDER the JPEG folder (train/ and val/) of jpeg-gpu and jpeg-cpu runs (required for them)\n"
-		"  --iters N         synthetic runs: timed steps (default 60; 10 warm-up steps first)\n"
-		"  --epochs E        JPEG runs: epochs (default 2)\n"
-		"  --machine NAME    the CSVs' machine column (default local)\n"
-		"  --hwdb DIR        passed to calibrate and validate\n");
+		"measurement CSV to DIR/csv/<id>.csv.\n");
+	cli_opt_help(f, own, NULL);
 }
 
 static int bad(const cg_opts *o, const char *field, const char *value, const char *expected)
@@ -415,29 +441,30 @@ static void grid_csv_fn(FILE *f, const cg_opts *o, const char *spec, const cg_ru
 	write_grid_csv(f, runs, n);
 }
 
-/* calibrate, then validate --detail and plot --kind parity, in this process. */
+/* calibrate's fit (cli_calibrate_fit), then validate --detail (the command: its scoring prints the table) and
+ * the parity chart (cli_plot_files), in this process. */
 static int fit(const cg_opts *o)
 {
 	char *csv = xasprintf("%s/csv", o->out), *prof = xasprintf("%s/profile.csv", o->out);
 	char *par = xasprintf("%s/parity.csv", o->out), *pre = xasprintf("%s/parity", o->out);
-	char *cal[] = {"calibrate", "--measurements", csv, "--out", prof, "--hwdb", (char *)o->hwdb, NULL};
 	char *val[] = {"validate", "--no-builtin", "--against", csv, "--profile", prof, "--detail", par,
 		       "--hwdb", (char *)o->hwdb, NULL};
-	char *plt[] = {"plot", par, "--kind", "parity", "--out", pre, NULL};
+	const char *paths[] = {csv};
+	cli_cal_in in = {.paths = paths, .npaths = 1, .target_top1 = CAL_MLPERF_TARGET_TOP1};
 	int rc;
 	printf("== scaleplan calibrate --measurements %s --out %s\n", csv, prof);
 	fflush(stdout);
-	optind = 0; /* each command parses its own options */
-	rc = cmd_calibrate(o->hwdb ? 7 : 5, cal);
+	rc = cli_check_out("calibrate", "--out", prof, false);
+	if (rc == EXIT_OK)
+		rc = cli_calibrate_fit(o->hwdb, &in, prof);
 	if (rc == EXIT_OK) {
 		printf("== scaleplan validate --no-builtin --against %s --profile %s --detail %s\n", csv, prof, par);
 		fflush(stdout);
-		optind = 0;
 		rc = cmd_validate(o->hwdb ? 10 : 8, val);
 	}
 	if (rc == EXIT_OK) {
-		optind = 0;
-		if (cmd_plot(6, plt) != EXIT_OK)
+		plot_opts po = {.kind = PLOT_PARITY, .budget_usd = NAN, .svg = true, .png = true};
+		if (cli_plot_files(&po, NULL, &par, 1, pre) != EXIT_OK)
 			fprintf(stderr, "scaleplan campaign: no parity chart (scaleplan plot failed; gnuplot missing?); "
 					"the comparison is in %s\n", par);
 	}
@@ -458,58 +485,22 @@ static int mkdir_ok(const char *p)
 	return EXIT_OK;
 }
 
-static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec)
+/* The options into o and spec; EXIT_OK with *done after --help, else an exit code (message printed). */
+static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec, bool *done)
 {
-	static const struct option lo[] = {
-		{"grid", 1, 0, 'g'}, {"out", 1, 0, 'o'}, {"dry-run", 0, 0, 'n'}, {"run", 0, 0, 'r'}, {"fit-only", 0, 0, 'f'},
-		{"train", 1, 0, 't'}, {"data-dir", 1, 0, 'D'}, {"iters", 1, 0, 'i'}, {"epochs", 1, 0, 'e'},
-		{"machine", 1, 0, 'm'}, {"hwdb", 1, 0, 'H'}, {"force", 0, 0, 'F'}, {"run-timeout", 1, 0, 'T'},
-		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-	int c;
 	bool dry = false;
-	char *end;
+	cli_opt own[CG_NOPTS];
 	*o = (cg_opts){.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 2, .where = "--grid"};
 	*spec = NULL;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'g': *spec = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'n': dry = true; break;
-		case 'r': o->run = true; break;
-		case 'f': o->fit_only = true; break;
-		case 't': o->train = optarg; break;
-		case 'D': o->folder = optarg; break;
-		case 'm': o->machine = optarg; break;
-		case 'H': o->hwdb = optarg; break;
-		case 'F': o->force = true; break;
-		case 'T': {
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 1 && v <= 1e6)) {
-				fprintf(stderr, "scaleplan campaign: --run-timeout: expected seconds 1..1000000, got '%s'\n",
-					optarg);
-				return EXIT_INPUT;
-			}
-			o->run_timeout_s = v;
-			break;
-		}
-		case 'i':
-		case 'e': {
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 1000000) {
-				fprintf(stderr, "scaleplan campaign: --%s: expected an integer 1..1000000, got '%s'\n",
-					c == 'i' ? "iters" : "epochs", optarg);
-				return EXIT_INPUT;
-			}
-			*(c == 'i' ? &o->iters : &o->epochs) = (int)v;
-			break;
-		}
-		case 'h': campaign_usage(stdout); exit(EXIT_OK);
-		default: campaign_usage(stderr); return EXIT_INPUT;
-		}
-	}
-	if (optind < argc || !o->out) {
-		fprintf(stderr, "scaleplan campaign: %s\n", optind < argc ? "unexpected argument (see --help)"
+	cg_table(o, &dry, spec, own);
+	cli_parse p = {.cmd = "campaign", .tables = {own}, .usage = campaign_usage, .usage_on_error = true,
+		       .got_style = true, .max_args = -1};
+	int rc = cli_opt_parse(&p, argc, argv);
+	*done = p.done;
+	if (rc || p.done)
+		return rc;
+	if (p.nargs > 0 || !o->out) {
+		fprintf(stderr, "scaleplan campaign: %s\n", p.nargs > 0 ? "unexpected argument (see --help)"
 							      : "--out DIR is required");
 		return EXIT_INPUT;
 	}
@@ -587,8 +578,9 @@ int cmd_campaign(int argc, char **argv)
 	cg_opts o;
 	cg_grid g;
 	const char *spec;
-	int rc = parse_opts(argc, argv, &o, &spec);
-	if (rc != EXIT_OK)
+	bool done;
+	int rc = parse_opts(argc, argv, &o, &spec, &done);
+	if (rc != EXIT_OK || done)
 		return rc;
 	if (o.fit_only)
 		return fit(&o);

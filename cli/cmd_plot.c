@@ -172,6 +172,15 @@ static int stream_rows(const csv_table *t, void *ctx)
 
 int cli_plot_files(plot_opts *o, const char *cost_col, char *const *files, int nfiles, const char *out)
 {
+	for (int k = 0; k < 2; k++) { /* the files the chart becomes, checked before the CSVs are read */
+		if (!(k ? o->png : o->svg))
+			continue;
+		char *f = xasprintf("%s.%s", out, k ? "png" : "svg");
+		int crc = cli_check_out("plot", "--out", f, false);
+		free(f);
+		if (crc)
+			return crc;
+	}
 	plot_data d = {0};
 	int rc = EXIT_OK;
 	stream_ctx sc = {.o = o, .d = &d, .cost_col = cost_col};
@@ -224,14 +233,5 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (check_prefix(c.out))
 		return EXIT_INPUT;
-	for (int k = 0; k < 2; k++) { /* the files the chart becomes, checked before the CSVs are read */
-		if (!(k ? c.o.png : c.o.svg))
-			continue;
-		char *f = xasprintf("%s.%s", c.out, k ? "png" : "svg");
-		int crc = cli_check_out("plot", "--out", f, false);
-		free(f);
-		if (crc)
-			return crc;
-	}
 	return cli_plot_files(&c.o, c.cost_col, p.args, p.nargs, c.out);
 }

@@ -7,6 +7,7 @@ set -u
 S=${1:?usage: tools/cli_outputs.sh SCALEPLAN DIR}
 D=${2:?usage: tools/cli_outputs.sh SCALEPLAN DIR}
 case "$S" in /*) ;; *) S="$PWD/$S" ;; esac
+here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$D" || exit 2
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
@@ -105,6 +106,13 @@ case_ cg-both campaign --out cg --run --dry-run
 case_ cg-fit-grid campaign --out cg --fit-only --grid nodes=1
 case_ cg-quote campaign --out cg --machine "a'b"
 case_ cg-fitonly campaign --out cg --fit-only
+# --fit-only on recorded measurements: calibrate, validate and plot in one process
+fitdir=$work/fit
+mkdir -p "$fitdir/cg/csv" "$fitdir/hw" && cp "$here/tests/data/cal/h200x2/train.csv" "$fitdir/cg/csv/a.csv" || exit 2
+cp "$here/hwdb/data/stacks.csv" "$fitdir/hw/" || exit 2
+case_ cg-fit campaign --out "$fitdir/cg" --fit-only
+case_ cg-fit-hwdb campaign --out "$fitdir/cg" --fit-only --hwdb "$fitdir/hw"
+for f in profile.csv parity.csv parity.svg; do cp "$fitdir/cg/$f" "$D/cg-fit.$f" 2>/dev/null || echo "no $f" >"$D/cg-fit.$f"; done
 # hw
 case_ hw-list hw list
 case_ hw-sys hw list systems
