@@ -46,10 +46,12 @@ typedef struct cg_run {
 	int gpn, nodes, batch;
 	const char *data, *transport; /* transport "none" for one GPU */
 	char id[96];
+	double img_s_gpu;             /* its throughput per GPU as the model predicts it (predict_runs) */
 } cg_run;
 
 typedef struct cg_opts {
 	const char *out, *train, *folder, *machine, *hwdb, *where; /* where: "--grid" or "FILE:LINE" */
+	const char *system;    /* --system: the node type the runs are predicted on; NULL: the slowest GPU's */
 	int iters, epochs;
 	bool run, fit_only, force;
 	double run_timeout_s;  /* --run-timeout; 0: from each run's predicted time */
@@ -63,7 +65,7 @@ typedef struct cg_opts {
 #define CG_DEFAULT_GRID "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated"
 #define CG_DEFAULT_GRID_NO_DATA "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic;transport=nvlink,emulated"
 
-enum { CG_NOPTS = 16 };
+enum { CG_NOPTS = 20 };
 
 /* campaign's options, bound to o (dry: --dry-run, spec: --grid), in --help's order. */
 static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
@@ -86,8 +88,13 @@ static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
 		CLI_O_FLAG("dry-run", dry, "  --dry-run         write the scripts only (the default)\n"),
 		CLI_O_DBL("run-timeout", &o->run_timeout_s, 1, 1e6, "seconds 1..1000000",
 			  "  --run-timeout S   each run's time limit in seconds (default: twice its predicted time, at least\n"
-			  "                    120 s: 60 s of start-up + its images at 250 img/s a GPU); a run that stops or\n"
-			  "                    fails is recorded in DIR/runs.csv (id,status,exit,seconds,limit_s) and skipped\n"),
+			  "                    120 s: 60 s of start-up + its images at the throughput `scaleplan predict` gives\n"
+			  "                    the run on --system); a run that stops or fails is recorded in DIR/runs.csv\n"
+			  "                    (id,status,exit,seconds,limit_s) and skipped\n"),
+		CLI_O_STR("system", &o->system,
+			  "  --system ID       the node type the runs go on, for their predicted time (default: the database's\n"
+			  "                    system of the least predicted throughput per GPU at the run's batch, so that\n"
+			  "                    no run is stopped before its time)\n"),
 		CLI_O_FLAG("run", &o->run,
 			   "  --run             then run DIR/run_mpirun.sh here (a GPU is needed: exit 2 without one), fit its\n"
 			   "                    CSVs (scaleplan calibrate: profile.csv,\n"
@@ -119,7 +126,7 @@ static void campaign_usage(FILE *f)
 	fprintf(f,
 		"usage: scaleplan campaign [--grid SPEC|@FILE] --out DIR [--dry-run | --run | --fit-only] [--force]\n"
 		"                          [--train PATH] [--data-dir FOLDER] [--iters N] [--epochs E]\n"
-		"                          [--run-timeout S] [--machine NAME] [--hwdb DIR]\n"
+		"                          [--run-timeout S] [--system ID] [--machine NAME] [--hwdb DIR]\n"
 		"\n"
 		"Writes DIR/run_mpirun.sh (mpirun; the plain binary for one GPU), DIR/campaign.sbatch (Slurm: one srun\n"
 		"per run) and DIR/grid.csv: one scaleplan-train run per point of the grid, each writing its\n"
@@ -279,12 +286,9 @@ static int expand(const cg_grid *g, cg_run *runs)
 /* Start-up of a run before its first step: cuDNN's algorithm search, NCCL's set-up, the first batches; 12-20 s
  * on an H100 (bench/NOTES.md, issue 32), 60 s leaves room for slower hosts and file systems. */
 static const double CG_START_S = 60.0;
-/* A rate below any GPU a campaign meets: the slowest in refdata/throughput.csv is the P100 at 283 img/s
- * (c4130-p100, batch 128). */
-static const double CG_FLOOR_IMG_S = 250.0;
-
-/* Run r's time limit: --run-timeout, else twice its predicted time at CG_FLOOR_IMG_S a GPU, at least 120 s.
- * Synthetic: (iters + 10 warm-up) steps; JPEG: epochs over the rank's share of train/ and val/. */
+/* Run r's time limit: --run-timeout, else twice its predicted time (start-up, then its images at the rate
+ * predict_runs gave it), at least 120 s. Synthetic: (iters + 10 warm-up) steps; JPEG: epochs over the rank's
+ * share of train/ and val/. */
 static int run_limit_s(const cg_opts *o, const cg_run *r)
 {
 	if (o->run_timeout_s > 0)
@@ -292,8 +296,63 @@ static int run_limit_s(const cg_opts *o, const cg_run *r)
 	int gpus = r->gpn * r->nodes;
 	double img = !strcmp(r->data, "synthetic") ? (double)(o->iters + 10) * r->batch
 						   : (double)o->epochs * (double)(o->train_n + o->val_n) / gpus;
-	double t = 2.0 * (CG_START_S + img / CG_FLOOR_IMG_S);
+	double t = 2.0 * (CG_START_S + img / r->img_s_gpu);
 	return t < 120.0 ? 120 : (int)(t + 0.5);
+}
+
+/* The throughput per GPU model_predict gives gpn x nodes GPUs of sys at s's batch and data path; 0 where the
+ * scenario cannot be built or does not fit. */
+static double predict_img_s_gpu(cli_scen *s, const hw_system *sys, int gpn, int nodes)
+{
+	model_scenario sc;
+	model_result res;
+	if (plan_resolve(&s->db, &s->spec, &s->params, sys, gpn, nodes, &sc) == 0 &&
+	    model_predict(&sc, &s->params, &res) == 0 && res.fits && res.throughput_img_s > 0)
+		return res.throughput_img_s / res.gpus;
+	return 0;
+}
+
+/* Run r's throughput per GPU. With sys (--system): model_predict on r's scenario there (its GPUs per node,
+ * nodes, batch and data path; emulated nodes as real ones), or on one GPU of sys where sys cannot hold r.
+ * Without: the least over the database's systems of one GPU's, so that no run on a machine the database
+ * knows is stopped before its time (a run of the same batch and data path reuses it from runs[0..i)). */
+static int predict_run(cli_scen *s, const hw_system *sys, cg_run *runs, int i)
+{
+	cg_run *r = &runs[i];
+	s->spec.batch_per_gpu = r->batch;
+	s->spec.data = !strcmp(r->data, "synthetic") ? MODEL_DATA_SYNTHETIC
+		       : !strcmp(r->data, "jpeg-cpu") ? MODEL_DATA_CPU : MODEL_DATA_GPU;
+	r->img_s_gpu = 0;
+	if (sys && !(r->img_s_gpu = predict_img_s_gpu(s, sys, r->gpn, r->nodes)))
+		r->img_s_gpu = predict_img_s_gpu(s, sys, 1, 1);
+	for (int k = 0; !sys && k < i && !r->img_s_gpu; k++)
+		if (runs[k].batch == r->batch && !strcmp(runs[k].data, r->data))
+			r->img_s_gpu = runs[k].img_s_gpu;
+	for (int k = 0; !sys && !runs[i].img_s_gpu && k < s->db.nsystems; k++) {
+		double v = predict_img_s_gpu(s, &s->db.systems[k], 1, 1);
+		if (v > 0 && (r->img_s_gpu == 0 || v < r->img_s_gpu))
+			r->img_s_gpu = v;
+	}
+	if (r->img_s_gpu > 0)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan campaign: run %s: no prediction of its time on %s; give --run-timeout S\n", r->id,
+		sys ? sys->id : "any system of the database (the batch fits none)");
+	return EXIT_INPUT;
+}
+
+/* Every run's predicted throughput per GPU (predict_run). */
+static int predict_runs(const cg_opts *o, cg_run *runs, int n)
+{
+	cli_scen s;
+	cli_scen_init(&s, "campaign");
+	s.hwdb_dir = o->hwdb;
+	s.spec.system_id = o->system;
+	int rc = cli_scen_load(&s);
+	for (int i = 0; i < n && !rc; i++)
+		rc = predict_run(&s, s.system, runs, i);
+	cli_scen_free(&s);
+	err_clear();
+	return rc;
 }
 
 /* The scaleplan-train options of one run (after the binary). */
@@ -607,6 +666,10 @@ int cmd_campaign(int argc, char **argv)
 		}
 	/* the JPEG runs' time limits count the folder's images (ImageNet's 1,281,167 + 50,000 where unreadable
 	 * here: the scripts may run on another machine) */
+	if (o.run_timeout_s <= 0 && (rc = predict_runs(&o, runs, n)) != EXIT_OK) {
+		free(runs);
+		return rc;
+	}
 	if (o.folder) {
 		o.train_n = count_images(o.folder, "train");
 		o.val_n = count_images(o.folder, "val");
