@@ -213,7 +213,16 @@ typedef struct cli_scen {
 /* The buyer's question, shared by compare, report and sweep (plan/plan.h plan_question): --rank-by
  * tta|ttt|cost (sweep also none), --cost capex|tco|rent, --budget USD, --deadline DURATION,
  * --partial-nodes. */
-enum { CLI_ASK_OPT_BASE = 1100 };
+enum { CLI_ASK_OPT_BASE = 1100, CLI_ASK_NOPTS = 12 };
+/* The question's options as a table (cli/opt.c) bound to a (its q; allow_grid: sweep's --rank-by none), in
+ * --help's order, into t[CLI_ASK_NOPTS]; returns the count of entries before the end. */
+typedef struct cli_ask {
+	const char *cmd;
+	plan_question *q;
+	bool allow_grid;
+} cli_ask;
+int cli_ask_opts(cli_ask *a, cli_opt *t);
+/* For a getopt loop of a command's own (values from CLI_ASK_OPT_BASE): */
 int cli_ask_longopts(struct option *opts, int from, int max);
 /* 1 handled, 0 not one of them, -1 bad value (message "scaleplan CMD: --opt 'x': expected ..." printed). */
 int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid);

@@ -322,104 +322,118 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA, A_EOL };
-
-static const struct option ask_opts[] = {
-	{"rank-by", required_argument, NULL, A_RANK},
-	{"cost", required_argument, NULL, A_COST},
-	{"budget", required_argument, NULL, A_BUDGET},
-	{"deadline", required_argument, NULL, A_DEADLINE},
-	{"partial-nodes", no_argument, NULL, A_PARTIAL},
-	{"extrapolate", no_argument, NULL, A_EXTRA},
-	{"include-eol", no_argument, NULL, A_EOL},
-};
-
-int cli_ask_longopts(struct option *opts, int from, int max)
-{
-	for (size_t i = 0; i < sizeof(ask_opts) / sizeof(ask_opts[0]) && from < max; i++)
-		opts[from++] = ask_opts[i];
-	return from;
-}
-
-void cli_ask_help(FILE *out, bool allow_grid)
-{
-	fprintf(out,
-		"the question:\n"
-		"  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
-		"                    cost: the --cost below (options without that price listed last)%s\n"
-		"  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
-		"                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
-		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
-		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
-		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
-		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90%% confidence\n"
-		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
-		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
-		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
-		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
-		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
-		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
-		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
-		"                    --systems is offered whatever its status; its price is then historical)\n"
-		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
-		"  options whose times differ by less than their 90%% intervals combined (in quadrature; the model's 5%%\n"
-		"  whole-run error where a prediction carries no interval) are a tie, broken by money: never toward the\n"
-		"  dearer option\n",
-		allow_grid ? "; none: grid order, streamed" : "");
-}
-
 static int ask_bad(const char *cmd, const char *opt, const char *arg, const char *want)
 {
 	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", cmd, opt, arg, want);
 	return -1;
 }
 
+/* The question's options whose values need more than a range; ctx is the cli_ask. */
+static int opt_rank_by(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	if (strcmp(arg, "tta") == 0)
+		a->q->goal = PLAN_TTA;
+	else if (strcmp(arg, "ttt") == 0)
+		a->q->goal = PLAN_TTT;
+	else if (strcmp(arg, "cost") == 0)
+		a->q->goal = PLAN_COST;
+	else if (a->allow_grid && strcmp(arg, "none") == 0)
+		a->q->goal = PLAN_GRID;
+	else
+		return ask_bad(a->cmd, o->name, arg, a->allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
+	return 0;
+}
+
+static int opt_cost(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	int k = plan_cost_parse(arg);
+	if (k < 0)
+		return ask_bad(a->cmd, o->name, arg, "capex, tco or rent");
+	a->q->cost = (plan_cost)k;
+	return 0;
+}
+
+static int opt_deadline(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	double v;
+	(void)o;
+	if (plan_parse_duration(arg, &v)) {
+		fprintf(stderr, "scaleplan %s: --deadline %s\n", a->cmd, err_msg());
+		return -1;
+	}
+	a->q->deadline_s = v;
+	return 0;
+}
+
+int cli_ask_opts(cli_ask *a, cli_opt *t)
+{
+	plan_question *q = a->q;
+	const cli_opt ask[] = {
+		CLI_O_TEXT("the question:\n"),
+		CLI_O_CALL("rank-by", opt_rank_by, a,
+			   a->allow_grid ? "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
+					   "                    cost: the --cost below (options without that price listed last); none: grid order, streamed\n"
+					 : "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
+					   "                    cost: the --cost below (options without that price listed last)\n"),
+		CLI_O_CALL("cost", opt_cost, a,
+			   "  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
+			   "                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
+			   "                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
+			   "                    whole instances and minimum units for the run's wall clock at the rental rate)\n"),
+		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
+			  "  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"),
+		CLI_O_CALL("deadline", opt_deadline, a,
+			   "  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s) with 90% confidence\n"
+			   "                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
+			   "                    the fastest within budget that meets it. Each option says what it fails and by how much\n"),
+		CLI_O_FLAG("partial-nodes", &q->partial_nodes,
+			   "  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
+			   "                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"),
+		CLI_O_FLAG("extrapolate", &q->extrapolate,
+			   "  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
+			   "                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"),
+		CLI_O_FLAG("include-eol", &q->include_eol,
+			   "  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
+			   "                    --systems is offered whatever its status; its price is then historical)\n"),
+		CLI_O_TEXT("  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
+			   "  options whose times differ by less than their 90% intervals combined (in quadrature; the model's 5%\n"
+			   "  whole-run error where a prediction carries no interval) are a tie, broken by money: never toward the\n"
+			   "  dearer option\n"),
+		CLI_O_END,
+	};
+	memcpy(t, ask, sizeof ask);
+	return (int)(sizeof ask / sizeof ask[0]) - 1;
+}
+
+int cli_ask_longopts(struct option *opts, int from, int max)
+{
+	plan_question q;
+	cli_ask a = {.cmd = "", .q = &q};
+	cli_opt t[CLI_ASK_NOPTS];
+	cli_ask_opts(&a, t);
+	return cli_opt_longopts(t, CLI_ASK_OPT_BASE, opts, from, max);
+}
+
+void cli_ask_help(FILE *out, bool allow_grid)
+{
+	plan_question q;
+	cli_ask a = {.cmd = "", .q = &q, .allow_grid = allow_grid};
+	cli_opt t[CLI_ASK_NOPTS];
+	cli_ask_opts(&a, t);
+	cli_opt_help(out, t, NULL);
+}
+
 int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid)
 {
-	double v;
-	int k;
-	switch (opt) {
-	case A_RANK:
-		if (strcmp(arg, "tta") == 0)
-			q->goal = PLAN_TTA;
-		else if (strcmp(arg, "ttt") == 0)
-			q->goal = PLAN_TTT;
-		else if (strcmp(arg, "cost") == 0)
-			q->goal = PLAN_COST;
-		else if (allow_grid && strcmp(arg, "none") == 0)
-			q->goal = PLAN_GRID;
-		else
-			return ask_bad(cmd, "rank-by", arg, allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
-		return 1;
-	case A_COST:
-		if ((k = plan_cost_parse(arg)) < 0)
-			return ask_bad(cmd, "cost", arg, "capex, tco or rent");
-		q->cost = (plan_cost)k;
-		return 1;
-	case A_BUDGET:
-		if (cli_parse_double(arg, 1e-9, 1e15, &v))
-			return ask_bad(cmd, "budget", arg, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)");
-		q->budget_usd = v;
-		return 1;
-	case A_DEADLINE:
-		if (plan_parse_duration(arg, &v)) {
-			fprintf(stderr, "scaleplan %s: --deadline %s\n", cmd, err_msg());
-			return -1;
-		}
-		q->deadline_s = v;
-		return 1;
-	case A_PARTIAL:
-		q->partial_nodes = true;
-		return 1;
-	case A_EXTRA:
-		q->extrapolate = true;
-		return 1;
-	case A_EOL:
-		q->include_eol = true;
-		return 1;
-	default:
+	cli_ask a = {.cmd = cmd, .q = q, .allow_grid = allow_grid};
+	cli_opt t[CLI_ASK_NOPTS];
+	int n = cli_ask_opts(&a, t);
+	if (opt < CLI_ASK_OPT_BASE || opt >= CLI_ASK_OPT_BASE + n || t[opt - CLI_ASK_OPT_BASE].kind == CLI_OPT_TEXT)
 		return 0;
-	}
+	return cli_opt_apply(cmd, &t[opt - CLI_ASK_OPT_BASE], arg) ? -1 : 1;
 }
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)

@@ -72,6 +72,13 @@ case_ s-ambig sim --s x
 case_ cmp-bad compare --gpus 8 --nodes x
 case_ cmp-ok compare --gpus 16
 case_ sw-ok sweep --systems dgxh100 --nodes 1,2
+# the buyer's question (compare, sweep, report)
+case_ q-all compare --gpus 16 --rank-by cost --cost tco --budget 1e7 --deadline 2h --partial-nodes --extrapolate --include-eol
+case_ q-sweep-none sweep --systems dgxh100 --nodes 1 --rank-by none
+for a in "--rank-by none" "--rank-by x" "--cost y" "--budget 0" "--budget 1e16" "--deadline x" "--deadline"; do
+	case_ "q-bad-$(echo "$a" | tr -c 'a-z0-9\n' _)" compare --gpus 8 $a
+done
+case_ q-sweep-bad sweep --systems dgxh100 --nodes 1 --rank-by x
 case_ p-nofit predict --system dgxh100 --batch-per-gpu 4096
 # sim
 case_ s-dgx sim --system dgxa100-80g --nodes 2 --runs 2 --seed 3
