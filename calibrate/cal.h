@@ -625,4 +625,49 @@ int cal_mlperf_pairs(const struct hw_db *db, const struct model_params *p, cal_r
 void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
 		   model_stacks stacks);
 
+/* ---- a calibration campaign (calibrate/cal_campaign.c): the grid of scaleplan-train runs and the scripts
+ * that run them ---- */
+enum { CAL_CG_MAX = 16, CAL_CG_MAX_RUNS = 4096 };
+
+/* One axis of the grid: integers or names. */
+typedef struct cal_cg_axis {
+	int n;
+	long v[CAL_CG_MAX];
+	const char *s[CAL_CG_MAX];
+} cal_cg_axis;
+
+typedef struct cal_cg_grid {
+	cal_cg_axis gpn, nodes, batch, data, transport;
+} cal_cg_grid;
+
+typedef struct cal_cg_run {
+	int gpn, nodes, batch;
+	const char *data, *transport; /* data synthetic, jpeg-gpu or jpeg-cpu; transport "none" for one GPU */
+	char id[96];
+	double img_s_gpu;             /* its throughput per GPU as the model predicts it (the caller sets it) */
+} cal_cg_run;
+
+/* What the scripts say besides the runs. */
+typedef struct cal_campaign {
+	const char *train, *folder, *machine; /* scaleplan-train, the JPEG folder (or NULL), the CSVs' machine */
+	char *out_abs;         /* the campaign folder as an absolute path (the Slurm script's copy runs elsewhere) */
+	int iters, epochs;     /* synthetic runs' timed steps, JPEG runs' epochs */
+	double run_timeout_s;  /* each run's limit; 0: twice its predicted time (img_s_gpu), at least 120 s */
+	long train_n, val_n;   /* JPEGs in the folder's train/ and val/ */
+} cal_campaign;
+
+/* --grid SPEC ("key=v1,v2;key=...", keys gpus_per_node, nodes, batch, data, transport; keys left out:
+ * 1 GPU, 1 node, batch 256, synthetic, nvlink) or @FILE (one item a line, # comments) into g. 0, or
+ * ERR_INPUT with err "WHERE: field 'F', value 'V': expected ..." (WHERE: --grid or FILE:LINE). */
+int cal_cg_grid_parse(const char *spec, cal_cg_grid *g);
+/* Every combination of g into runs[CAL_CG_MAX_RUNS] (one GPU once per batch and data path, no transport;
+ * an emulated point of one node emulates one node per GPU); returns the count, which may exceed the room. */
+int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs);
+/* Writes dir/grid.csv, dir/run_mpirun.sh and dir/campaign.sbatch, each complete or absent. 0 or ERR_ENV. */
+int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const cal_cg_run *runs, int n);
+/* Regular files in each class folder of dir/sub (one level, as the loader scans); -1 where unreadable. */
+long cal_cg_count_images(const char *dir, const char *sub);
+/* dir holds a campaign already (its grid or scripts). */
+bool cal_cg_exists(const char *dir);
+
 #endif

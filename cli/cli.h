@@ -7,6 +7,7 @@
 #define SCALEPLAN_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "hwdb/hw.h"
 #include "model/model.h"
@@ -19,6 +20,88 @@ typedef struct cli_cmd {
 	cli_fn fn;
 	const char *summary;
 } cli_cmd;
+
+/* ---- option tables (cli/opt.c) ----
+ * Each command lists its options in a table of cli_opt, ended by {CLI_OPT_END}, and hands the tables to
+ * cli_opt_parse (git's parse-options in spirit): one getopt_long loop for every command, one check per
+ * kind, one message for a bad value ("scaleplan CMD: --NAME 'ARG': expected WANT"), and --help printed
+ * from the same entries (cli_opt_help) so that the help cannot list an option the parser lacks.
+ * Error convention: cli_opt_parse returns an exit code (EXIT_OK, EXIT_INPUT with the message printed);
+ * after --help it returns EXIT_OK with p->done set, and the command returns EXIT_OK at once. */
+typedef enum cli_opt_kind {
+	CLI_OPT_END = 0, /* ends a table */
+	CLI_OPT_TEXT,    /* no option: help text only (a heading) */
+	CLI_OPT_FLAG,    /* bool *dest = true */
+	CLI_OPT_STRING,  /* const char **dest = the argument */
+	CLI_OPT_INT,     /* int *dest: a whole number in [lo, hi] */
+	CLI_OPT_LONG,    /* long *dest: the same */
+	CLI_OPT_DOUBLE,  /* double *dest: a finite number in [lo, hi] (open_lo/open_hi: that end excluded) */
+	CLI_OPT_ENUM,    /* const char **dest = the one of choices[] given */
+	CLI_OPT_ONOFF,   /* bool *dest: on or off */
+	CLI_OPT_CALL,    /* fn(ctx, opt, arg): 0 taken, -1 bad (fn printed why; cli_opt_bad helps) */
+	CLI_OPT_HELP,    /* --help: p->usage(stdout), done */
+} cli_opt_kind;
+
+typedef struct cli_opt cli_opt;
+struct cli_opt {
+	cli_opt_kind kind;
+	const char *name;              /* long name without dashes; NULL for CLI_OPT_TEXT */
+	int short_name;                /* 'o' for -o, or 0 */
+	void *dest;                    /* where the value goes (the kind says its type) */
+	const char *want;              /* what a bad value's message says was expected */
+	const char *help;              /* the option's --help lines, verbatim (NULL: described elsewhere) */
+	double lo, hi;                 /* the range of INT, LONG, DOUBLE */
+	bool open_lo, open_hi;
+	const char *const *choices;    /* ENUM: the words, NULL-terminated */
+	int (*fn)(void *ctx, const cli_opt *o, const char *arg); /* CALL */
+	void *ctx;
+	bool no_arg;                   /* CALL without an argument (arg NULL) */
+	const char *alias_of;          /* another spelling: messages name that option */
+};
+
+/* Table entries, as git's OPT_* macros: name, where to, [range, what a bad value's message expects,] help. */
+#define CLI_O_TEXT(h) {.kind = CLI_OPT_TEXT, .help = (h)}
+#define CLI_O_FLAG(n, d, h) {.kind = CLI_OPT_FLAG, .name = (n), .dest = (d), .help = (h)}
+#define CLI_O_STR(n, d, h) {.kind = CLI_OPT_STRING, .name = (n), .dest = (d), .help = (h)}
+#define CLI_O_INT(n, d, l, u, w, h) {.kind = CLI_OPT_INT, .name = (n), .dest = (d), .lo = (l), .hi = (u), .want = (w), .help = (h)}
+#define CLI_O_LONG(n, d, l, u, w, h) {.kind = CLI_OPT_LONG, .name = (n), .dest = (d), .lo = (l), .hi = (u), .want = (w), .help = (h)}
+#define CLI_O_DBL(n, d, l, u, w, h) {.kind = CLI_OPT_DOUBLE, .name = (n), .dest = (d), .lo = (l), .hi = (u), .want = (w), .help = (h)}
+#define CLI_O_ENUM(n, d, c, w, h) {.kind = CLI_OPT_ENUM, .name = (n), .dest = (d), .choices = (c), .want = (w), .help = (h)}
+#define CLI_O_ONOFF(n, d, h) {.kind = CLI_OPT_ONOFF, .name = (n), .dest = (d), .want = "on or off", .help = (h)}
+#define CLI_O_CALL(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h)}
+#define CLI_O_HELP {.kind = CLI_OPT_HELP, .name = "help", .short_name = 'h'}
+#define CLI_O_END {.kind = CLI_OPT_END}
+
+enum { CLI_OPT_MAX_TABLES = 4 };
+typedef struct cli_parse {
+	const char *cmd;                            /* "predict": messages say "scaleplan predict: ..." */
+	const cli_opt *tables[CLI_OPT_MAX_TABLES];  /* getopt's order; NULL after the last */
+	void (*usage)(FILE *out);                   /* the whole help, printed by --help */
+	bool usage_on_error;                        /* unknown option: usage(stderr), not "see --help" */
+	bool got_style;                             /* bad value: "--NAME: expected WANT, got 'ARG'" */
+	int max_args;                               /* arguments after the options allowed; -1: any */
+	/* set by cli_opt_parse */
+	char **args;
+	int nargs;
+	bool done;                                  /* --help printed: nothing more to do */
+} cli_parse;
+
+/* Parses argv[1..] against p's tables into their destinations. EXIT_OK (p->done after --help) or
+ * EXIT_INPUT (message printed: getopt's, the value's, or "unexpected argument"). */
+int cli_opt_parse(cli_parse *p, int argc, char **argv);
+/* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
+void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);
+/* Stores arg as o says (for a getopt loop of its own): 0 taken, -1 bad value (message printed). */
+int cli_opt_apply(const char *cmd, const cli_opt *o, const char *arg);
+/* Copies table's options into opts[from..max) for a getopt loop of its own, entry i with the value
+ * val_base + i; returns the new count. */
+struct option;
+int cli_opt_longopts(const cli_opt *table, int val_base, struct option *opts, int from, int max);
+/* Whole-string numbers in [lo, hi]: 0, or -1 for anything else. */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+/* true when name is one of the comma-separated names of list (NULL: none). */
+bool cli_opt_in_list(const char *list, const char *name);
 
 /* Loads the built-in hardware database, then overlays DIR when hwdb_dir is not NULL.
  * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
@@ -80,6 +163,18 @@ typedef struct cli_cal_in {
  * Prints what went wrong as "scaleplan CMD: ..."; returns EXIT_OK, EXIT_INPUT or EXIT_ENV. */
 int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struct cal_data *d, struct cal_pset *ps);
 
+/* calibrate's fit (cli/cmd_calibrate.c): in's measurements fitted (calibrate/cal.h cal_fit_all), the
+ * parameters, fit error and leave-one-out error printed, the profile written to out. Returns an exit code
+ * (message printed). `calibrate` and `campaign` both call it. */
+int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out);
+
+/* plot's chart (cli/cmd_plot.c): files[0..nfiles) read in batches into the chart o describes (its kind
+ * from the first file's header when PLOT_AUTO), drawn by plot/ as OUT.svg/.png (each checked as an output
+ * path before any file is read), listed on stdout. Returns
+ * an exit code (message printed). `plot` and `campaign` both call it. */
+struct plot_opts;
+int cli_plot_files(struct plot_opts *o, const char *cost_col, char *const *files, int nfiles, const char *out);
+
 /* Commands (one line each). */
 int cmd_hw(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
@@ -124,7 +219,16 @@ typedef struct cli_scen {
 /* The buyer's question, shared by compare, report and sweep (plan/plan.h plan_question): --rank-by
  * tta|ttt|cost (sweep also none), --cost capex|tco|rent, --budget USD, --deadline DURATION,
  * --partial-nodes. */
-enum { CLI_ASK_OPT_BASE = 1100 };
+enum { CLI_ASK_OPT_BASE = 1100, CLI_ASK_NOPTS = 12 };
+/* The question's options as a table (cli/opt.c) bound to a (its q; allow_grid: sweep's --rank-by none), in
+ * --help's order, into t[CLI_ASK_NOPTS]; returns the count of entries before the end. */
+typedef struct cli_ask {
+	const char *cmd;
+	plan_question *q;
+	bool allow_grid;
+} cli_ask;
+int cli_ask_opts(cli_ask *a, cli_opt *t);
+/* For a getopt loop of a command's own (values from CLI_ASK_OPT_BASE): */
 int cli_ask_longopts(struct option *opts, int from, int max);
 /* 1 handled, 0 not one of them, -1 bad value (message "scaleplan CMD: --opt 'x': expected ..." printed). */
 int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid);
@@ -138,11 +242,16 @@ char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B);
 
 void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
-/* Copies the shared long options into opts[from..]; returns the new count. */
+/* The shared options' table bound to s (its entries store into s), in --help's order, into
+ * t[CLI_SCEN_NOPTS], ended by CLI_O_END; returns the count of entries before the end. */
+enum { CLI_SCEN_NOPTS = 48 };
+int cli_scen_opts(cli_scen *s, cli_opt *t);
+/* For a getopt loop of a command's own: the shared long options into opts[from..] (getopt's values from
+ * CLI_SCEN_OPT_BASE); returns the new count. */
 int cli_scen_longopts(struct option *opts, int from, int max);
 /* Handles one shared option: 1 handled, 0 not a shared option, -1 bad value (message printed). */
 int cli_scen_option(cli_scen *s, int opt, const char *arg);
-/* Prints the shared options' help. */
+/* Prints the shared options' help (the table's). */
 void cli_scen_help(FILE *out);
 /* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
  * refuses), so that every option a --help lists is one the command accepts (tests/help_options.sh). */

@@ -14,8 +14,90 @@
 #include "hwdb/hw.h"
 #include "model/model.h"
 
+/* calibrate's options as given. */
+typedef struct cal_cli {
+	const char *inputs[64], *out, *where, *prior, *hwdb_dir, *phases_out, *mllog_dir, *source_prefix;
+	const char *phases_fit, *phases_anchor;
+	int ninputs;
+	bool builtin, strict;
+	double target;
+} cal_cli;
+
+/* --measurements P, --mllog DIR and bare arguments: one more input. */
+static int add_input(cal_cli *c, const char *path)
+{
+	if (c->ninputs == 64) {
+		fprintf(stderr, "scaleplan calibrate: at most 64 inputs\n");
+		return -1;
+	}
+	c->inputs[c->ninputs++] = path;
+	return 0;
+}
+
+static int opt_input(void *ctx, const cli_opt *o, const char *arg)
+{
+	cal_cli *c = ctx;
+	if (strcmp(o->name, "mllog") == 0)
+		c->mllog_dir = arg;
+	return add_input(c, arg);
+}
+
+enum { CAL_NOPTS = 16 };
+
+/* calibrate's options, bound to c, in --help's order. */
+static void cal_table(cal_cli *c, cli_opt *t)
+{
+	const cli_opt own[] = {
+		{.kind = CLI_OPT_CALL, .name = "measurements", .short_name = 'm', .fn = opt_input, .ctx = c,
+		 .help = "  --measurements P  a measurement CSV (scaleplan-train runs, all-reduce sweeps, input-pipeline sweeps,\n"
+			 "                    convergence tables; the kind is recognised by the header) or a directory of them;\n"
+			 "                    MLLOG logs in a directory are read too. May be repeated; bare arguments count too.\n"
+			 "                    Sweep rows with load columns (scaleplan-train --bench-allreduce --load resnet)\n"
+			 "                    give the contention factors slowdown_compute / slowdown_comm.\n"},
+		CLI_O_CALL("mllog", opt_input, c, "  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"),
+		CLI_O_STR("phases-out", &c->phases_out,
+			  "  --phases-out FILE write the phase table of the --mllog DIR logs (searched recursively): per run\n"
+			  "                    init_s, init_to_run_s, run_s (scored), tta_s, epochs, first/warm epoch, evaluation\n"
+			  "                    passes and their time, epoch-boundary gaps, throughput, nodes, GPUs, global batch\n"
+			  "                    (refdata/mlperf_v4_0_phases.csv is one; tools/mlperf_phases.sh makes it); without\n"
+			  "                    --out nothing is fitted\n"),
+		CLI_O_STR("source-prefix", &c->source_prefix,
+			  "  --source-prefix S prefix of the phase table's source column (e.g. repo@commit:), then the log's path\n"
+			  "                    relative to DIR\n"),
+		CLI_O_STR("phases-fit", &c->phases_fit,
+			  "  --phases-fit T    fit the model's run-level terms (start-up, warm-up, evaluation, epoch boundary;\n"
+			  "                    forms in calibrate/cal.h) to phase table T (a file, or 'builtin' for\n"
+			  "                    refdata/mlperf_v4_0_phases.csv) with GSL and print them as `--param` values\n"),
+		CLI_O_STR("phases-anchor", &c->phases_anchor,
+			  "  --phases-anchor A anchor those terms on your own runs (a phase table of one system at one node\n"
+			  "                    count, from --phases-out): the start-up, lead-in and cold-read rate then give\n"
+			  "                    what your runs measured there, and grow with nodes as the fit says; with --out\n"
+			  "                    FILE the terms are also written as a profile for `predict --profile FILE`\n"),
+		CLI_O_FLAG("builtin", &c->builtin, "  --builtin         also fit the reference data built into the binary (refdata/)\n"),
+		CLI_O_STR("where", &c->where,
+			  "  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
+			  "                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
+			  "                    non-throughput points are kept unless the field is kind/source/file/machine\n"),
+		CLI_O_STR("prior", &c->prior, "  --prior PROFILE   start from a profile's values (its parameters are the priors)\n"),
+		{.kind = CLI_OPT_DOUBLE, .name = "target-top1", .dest = &c->target, .lo = 0, .hi = 1, .open_lo = true,
+		 .want = "a fraction in (0, 1]", .help = "  --target-top1 A   quality target for MLLOG logs (default 0.759)\n"},
+		CLI_O_FLAG("strict", &c->strict,
+			   "  --strict          a malformed row or log line is fatal (default: reported with file:line, skipped)\n"),
+		{.kind = CLI_OPT_STRING, .name = "out", .short_name = 'o', .dest = &c->out,
+		 .help = "  --out FILE        the profile CSV to write (required)\n"},
+		CLI_O_STR("hwdb", &c->hwdb_dir,
+			  "  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void calibrate_help(FILE *out)
 {
+	cal_cli c;
+	cli_opt own[CAL_NOPTS];
+	cal_table(&c, own);
 	fprintf(out,
 		"usage: scaleplan calibrate --measurements FILE|DIR [--measurements ...] [--mllog DIR] --out profile.csv\n"
 		"       scaleplan calibrate --mllog DIR --phases-out phases.csv [--source-prefix S]\n"
@@ -29,36 +111,8 @@ static void calibrate_help(FILE *out)
 		"errors; prints each parameter with its standard error, the fit error and the leave-one-out error;\n"
 		"writes the profile (read by `predict --profile`: compute_eff where one machine and stack was fitted;\n"
 		"`validate --profile`: every scope).\n"
-		"\n"
-		"  --measurements P  a measurement CSV (scaleplan-train runs, all-reduce sweeps, input-pipeline sweeps,\n"
-		"                    convergence tables; the kind is recognised by the header) or a directory of them;\n"
-		"                    MLLOG logs in a directory are read too. May be repeated; bare arguments count too.\n"
-		"                    Sweep rows with load columns (scaleplan-train --bench-allreduce --load resnet)\n"
-		"                    give the contention factors slowdown_compute / slowdown_comm.\n"
-		"  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"
-		"  --phases-out FILE write the phase table of the --mllog DIR logs (searched recursively): per run\n"
-		"                    init_s, init_to_run_s, run_s (scored), tta_s, epochs, first/warm epoch, evaluation\n"
-		"                    passes and their time, epoch-boundary gaps, throughput, nodes, GPUs, global batch\n"
-		"                    (refdata/mlperf_v4_0_phases.csv is one; tools/mlperf_phases.sh makes it); without\n"
-		"                    --out nothing is fitted\n"
-		"  --source-prefix S prefix of the phase table's source column (e.g. repo@commit:), then the log's path\n"
-		"                    relative to DIR\n"
-		"  --phases-fit T    fit the model's run-level terms (start-up, warm-up, evaluation, epoch boundary;\n"
-		"                    forms in calibrate/cal.h) to phase table T (a file, or 'builtin' for\n"
-		"                    refdata/mlperf_v4_0_phases.csv) with GSL and print them as `--param` values\n"
-		"  --phases-anchor A anchor those terms on your own runs (a phase table of one system at one node\n"
-		"                    count, from --phases-out): the start-up, lead-in and cold-read rate then give\n"
-		"                    what your runs measured there, and grow with nodes as the fit says; with --out\n"
-		"                    FILE the terms are also written as a profile for `predict --profile FILE`\n"
-		"  --builtin         also fit the reference data built into the binary (refdata/)\n"
-		"  --where EXPR      keep only points with field=value[,field=value] (gpus, nodes, gpus_per_node,\n"
-		"                    batch_per_gpu, machine, gpu, intra, inter, kind, source, file); sweeps and other\n"
-		"                    non-throughput points are kept unless the field is kind/source/file/machine\n"
-		"  --prior PROFILE   start from a profile's values (its parameters are the priors)\n"
-		"  --target-top1 A   quality target for MLLOG logs (default 0.759)\n"
-		"  --strict          a malformed row or log line is fatal (default: reported with file:line, skipped)\n"
-		"  --out FILE        the profile CSV to write (required)\n"
-		"  --hwdb DIR        overlay DIR on the built-in hardware database (GPU peaks, link bandwidths)\n");
+		"\n");
+	cli_opt_help(out, own, NULL);
 }
 
 /* Reads a phase table file, or the built-in one for "builtin". 0 or ERR_*. */
@@ -216,102 +270,17 @@ static void fitted_table_print(const cal_pset *ps)
 			compute_eff_note(&ps->p[i]);
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out)
 {
-	static const struct option opts[] = {
-		{"measurements", required_argument, 0, 'm'}, {"mllog", required_argument, 0, 'l'},
-		{"out", required_argument, 0, 'o'},          {"builtin", no_argument, 0, 'b'},
-		{"where", required_argument, 0, 'w'},        {"prior", required_argument, 0, 'p'},
-		{"target-top1", required_argument, 0, 't'}, {"strict", no_argument, 0, 's'},
-		{"hwdb", required_argument, 0, 'H'},         {"help", no_argument, 0, 'h'},
-		{"phases-out", required_argument, 0, 'P'},   {"source-prefix", required_argument, 0, 'S'},
-		{"phases-fit", required_argument, 0, 'F'},   {"phases-anchor", required_argument, 0, 'A'},
-		{0, 0, 0, 0}};
-	const char *inputs[64], *out = NULL, *where = NULL, *prior = NULL, *hwdb_dir = NULL;
-	const char *phases_out = NULL, *mllog_dir = NULL, *source_prefix = "", *phases_fit = NULL;
-	const char *phases_anchor = NULL;
-	int ninputs = 0, rc;
-	bool builtin = false, strict = false;
-	double target = CAL_MLPERF_TARGET_TOP1;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'P': phases_out = optarg; break;
-		case 'F': phases_fit = optarg; break;
-		case 'A': phases_anchor = optarg; break;
-		case 'S': source_prefix = optarg; break;
-		case 'l':
-			mllog_dir = optarg;
-			/* fall through */
-		case 'm':
-			if (ninputs == 64) {
-				fprintf(stderr, "scaleplan calibrate: at most 64 inputs\n");
-				return EXIT_INPUT;
-			}
-			inputs[ninputs++] = optarg;
-			break;
-		case 'o': out = optarg; break;
-		case 'b': builtin = true; break;
-		case 'w': where = optarg; break;
-		case 'p': prior = optarg; break;
-		case 's': strict = true; break;
-		case 'H': hwdb_dir = optarg; break;
-		case 't': {
-			char *e;
-			target = strtod(optarg, &e);
-			if (*e || !(target > 0 && target <= 1)) {
-				fprintf(stderr, "scaleplan calibrate: --target-top1 '%s': expected a fraction in (0, 1]\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
-		}
-		case 'h': calibrate_help(stdout); return EXIT_OK;
-		default: calibrate_help(stderr); return EXIT_INPUT;
-		}
-	}
-	for (int i = optind; i < argc && ninputs < 64; i++)
-		inputs[ninputs++] = argv[i];
-	if ((rc = cli_check_out("calibrate", "--out", out, false)) ||
-	    (rc = cli_check_out("calibrate", "--phases-out", phases_out, false)))
-		return rc;
-	if (phases_anchor && !phases_fit) {
-		fprintf(stderr, "scaleplan calibrate: --phases-anchor needs --phases-fit TABLE\n");
-		return EXIT_INPUT;
-	}
-	if (phases_fit)
-		return phases_fit_print(phases_fit, phases_anchor, out);
-	if (phases_out) {
-		int nrows = 0;
-		if (!mllog_dir) {
-			fprintf(stderr, "scaleplan calibrate: --phases-out needs --mllog DIR\n");
-			return EXIT_INPUT;
-		}
-		rc = cal_phases_write_dir(mllog_dir, source_prefix, phases_out, target, strict, stderr, &nrows);
-		if (rc < 0) {
-			fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
-			return exit_code_of(rc);
-		}
-		printf("phase table: %d runs written to %s\n", nrows, phases_out);
-		if (!out)
-			return EXIT_OK;
-	}
-	if (!out || (ninputs == 0 && !builtin)) {
-		fprintf(stderr, "scaleplan calibrate: %s\n\n", !out ? "--out FILE is required" : "no measurements given");
-		calibrate_help(stderr);
-		return EXIT_INPUT;
-	}
 	hw_db db;
-	rc = cli_load_db(&db, hwdb_dir);
+	int rc = cli_load_db(&db, hwdb_dir);
 	if (rc != EXIT_OK)
 		return rc;
 	cal_data d;
 	cal_data_init(&d);
 	cal_pset ps;
 	cal_pset_init(&ps);
-	cli_cal_in in = {.builtin = builtin, .paths = inputs, .npaths = ninputs, .target_top1 = target,
-			 .strict = strict, .where = where, .profile = prior};
-	if ((rc = cli_cal_inputs("calibrate", &db, &in, &d, &ps)) != EXIT_OK)
+	if ((rc = cli_cal_inputs("calibrate", &db, in, &d, &ps)) != EXIT_OK)
 		goto out;
 	int nk[CAL_NKINDS] = {0};
 	for (int i = 0; i < d.n; i++)
@@ -323,7 +292,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (d.nbad)
 		printf("; %d malformed rows/lines skipped (listed on stderr)", d.nbad);
 	printf("\n");
-	cal_opts o = {.db = &db, .strict = strict, .log = stdout};
+	cal_opts o = {.db = &db, .strict = in->strict, .log = stdout};
 	cal_summary sum;
 	intr_phase("compute");
 	if (cal_fit_all(&ps, &d, &o, &sum) < 0) {
@@ -357,4 +326,53 @@ out:
 	cal_data_free(&d);
 	hw_db_free(&db);
 	return rc;
+}
+
+/* --phases-out: the phase table of --mllog DIR. EXIT_OK or the exit code (message printed). */
+static int phases_out_write(const cal_cli *c)
+{
+	int nrows = 0;
+	if (!c->mllog_dir) {
+		fprintf(stderr, "scaleplan calibrate: --phases-out needs --mllog DIR\n");
+		return EXIT_INPUT;
+	}
+	int rc = cal_phases_write_dir(c->mllog_dir, c->source_prefix, c->phases_out, c->target, c->strict, stderr, &nrows);
+	if (rc < 0) {
+		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
+		return exit_code_of(rc);
+	}
+	printf("phase table: %d runs written to %s\n", nrows, c->phases_out);
+	return EXIT_OK;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	cal_cli c = {.source_prefix = "", .target = CAL_MLPERF_TARGET_TOP1};
+	cli_opt own[CAL_NOPTS];
+	cal_table(&c, own);
+	cli_parse p = {.cmd = "calibrate", .tables = {own}, .usage = calibrate_help, .usage_on_error = true, .max_args = -1};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return rc;
+	for (int i = 0; i < p.nargs && c.ninputs < 64; i++)
+		c.inputs[c.ninputs++] = p.args[i];
+	if ((rc = cli_check_out("calibrate", "--out", c.out, false)) ||
+	    (rc = cli_check_out("calibrate", "--phases-out", c.phases_out, false)))
+		return rc;
+	if (c.phases_anchor && !c.phases_fit) {
+		fprintf(stderr, "scaleplan calibrate: --phases-anchor needs --phases-fit TABLE\n");
+		return EXIT_INPUT;
+	}
+	if (c.phases_fit)
+		return phases_fit_print(c.phases_fit, c.phases_anchor, c.out);
+	if (c.phases_out && ((rc = phases_out_write(&c)) || !c.out))
+		return rc;
+	if (!c.out || (c.ninputs == 0 && !c.builtin)) {
+		fprintf(stderr, "scaleplan calibrate: %s\n\n", !c.out ? "--out FILE is required" : "no measurements given");
+		calibrate_help(stderr);
+		return EXIT_INPUT;
+	}
+	cli_cal_in in = {.builtin = c.builtin, .paths = c.inputs, .npaths = c.ninputs, .target_top1 = c.target,
+			 .strict = c.strict, .where = c.where, .profile = c.prior};
+	return cli_calibrate_fit(c.hwdb_dir, &in, c.out);
 }

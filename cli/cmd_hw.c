@@ -145,38 +145,20 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 
 int cmd_hw(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"hwdb", required_argument, NULL, 'd'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
 	const char *dir = NULL, *out = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dir = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			hw_usage(stdout);
-			return EXIT_OK;
-		default:
-			hw_usage(stderr);
-			return EXIT_INPUT;
-		}
-	}
-	if (optind >= argc) {
+	/* the usage lines above describe them (an option per subcommand) */
+	const cli_opt own[] = {CLI_O_STR("hwdb", &dir, NULL), CLI_O_STR("out", &out, NULL), CLI_O_HELP, CLI_O_END};
+	cli_parse p = {.cmd = "hw", .tables = {own}, .usage = hw_usage, .usage_on_error = true, .max_args = -1};
+	int prc = cli_opt_parse(&p, argc, argv);
+	if (prc || p.done)
+		return prc;
+	if (p.nargs < 1) {
 		hw_usage(stderr);
 		return EXIT_INPUT;
 	}
-	const char *sub = argv[optind];
-	int nargs = argc - optind - 1;
-	char **args = argv + optind + 1;
+	const char *sub = p.args[0];
+	int nargs = p.nargs - 1;
+	char **args = p.args + 1;
 	if (strcmp(sub, "check") == 0) {
 		if (dir)
 			fprintf(stderr, "scaleplan hw check: --hwdb is ignored; the directory to check is the argument\n");

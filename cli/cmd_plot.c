@@ -7,33 +7,10 @@
 #include "plot/plot.h"
 
 #include <getopt.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void plot_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: scaleplan plot CSV... --out PREFIX [--kind tta|cost|parity|epochs] [--budget USD]\n"
-		"                      [--cost capex|tco|rent] [--format svg,png] [--title TEXT]\n"
-		"\n"
-		"Draws PREFIX.svg and PREFIX.png with gnuplot (Debian package gnuplot-nox) from CSVs that scaleplan\n"
-		"writes; columns are read by name. Kinds (default: from the first file's header):\n"
-		"  tta     predict/compare/sweep CSV: time to accuracy (thick lines; ttt_s as small dots) vs GPUs, a\n"
-		"          line per system and GPUs per node (line pattern), log axes (the default for these files)\n"
-		"  cost    the same CSVs: capex, TCO or rent per run (--cost; and energy per run) vs time to\n"
-		"          accuracy, the Pareto front marked; beyond 10 lines, every line on the front, then the fastest\n"
-		"  parity  `validate --detail FILE`: predicted vs measured, y = x and the +-10%% band\n"
-		"  epochs  the engine's measurement CSV (scaleplan-train): throughput and top-1 vs time, epochs >= 1\n"
-		"  --out PREFIX    output path without extension (required)\n"
-		"  --budget USD    cost: draw the budget as a horizontal line\n"
-		"  --cost C        cost: capex (default) | tco | rent: the money on the y axis (as compare's --cost)\n"
-		"  --format LIST   svg,png (default both)\n"
-		"  --title TEXT    chart title (default: the kind's)\n"
-		"CSVs are read in batches (a multi-million-row sweep in tens of MB: one point per system, GPUs per\n"
-		"node and GPU count, the fastest), with progress on stderr for large files.\n"
-		"Exit status: 0 ok, 1 bad input, 2 gnuplot missing or failed.\n");
-}
 
 static int parse_formats(const char *arg, plot_opts *o)
 {
@@ -56,6 +33,87 @@ static int parse_formats(const char *arg, plot_opts *o)
 		rc = EXIT_INPUT;
 	}
 	return rc;
+}
+
+/* plot's options as given. */
+typedef struct plot_cli {
+	plot_opts o;
+	const char *out, *cost_col;
+} plot_cli;
+
+static int opt_cost(void *ctx, const cli_opt *opt, const char *arg)
+{
+	plot_cli *c = ctx;
+	(void)opt;
+	c->cost_col = strcmp(arg, "capex") == 0 ? "capex_usd"
+		      : strcmp(arg, "tco") == 0 ? "tco_usd"
+		      : strcmp(arg, "rent") == 0 ? "rent_usd"
+						 : NULL;
+	if (!c->cost_col) {
+		fprintf(stderr, "scaleplan plot: --cost '%s': expected capex, tco or rent\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_kind(void *ctx, const cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (plot_kind_parse(arg, &((plot_cli *)ctx)->o.kind))
+		return 0;
+	fprintf(stderr, "scaleplan plot: --kind '%s': expected tta, cost, parity or epochs\n", arg);
+	return -1;
+}
+
+static int opt_format(void *ctx, const cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	return parse_formats(arg, &((plot_cli *)ctx)->o) == EXIT_OK ? 0 : -1;
+}
+
+enum { PLOT_NOPTS = 8 };
+
+/* plot's options, bound to c, in --help's order (--kind is described with the kinds). */
+static void plot_table(plot_cli *c, cli_opt *t)
+{
+	const cli_opt own[] = {
+		{.kind = CLI_OPT_STRING, .name = "out", .short_name = 'o', .dest = &c->out,
+		 .help = "  --out PREFIX    output path without extension (required)\n"},
+		{.kind = CLI_OPT_DOUBLE, .name = "budget", .dest = &c->o.budget_usd, .lo = 0, .hi = DBL_MAX, .open_lo = true,
+		 .want = "a positive number of USD", .help = "  --budget USD    cost: draw the budget as a horizontal line\n"},
+		CLI_O_CALL("cost", opt_cost, c,
+			   "  --cost C        cost: capex (default) | tco | rent: the money on the y axis (as compare's --cost)\n"),
+		CLI_O_CALL("format", opt_format, c, "  --format LIST   svg,png (default both)\n"),
+		CLI_O_STR("title", &c->o.title, "  --title TEXT    chart title (default: the kind's)\n"),
+		CLI_O_CALL("kind", opt_kind, c, NULL), /* described with the kinds, above the options */
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
+static void plot_usage(FILE *out)
+{
+	plot_cli c;
+	cli_opt own[PLOT_NOPTS];
+	plot_table(&c, own);
+	fprintf(out,
+		"usage: scaleplan plot CSV... --out PREFIX [--kind tta|cost|parity|epochs] [--budget USD]\n"
+		"                      [--cost capex|tco|rent] [--format svg,png] [--title TEXT]\n"
+		"\n"
+		"Draws PREFIX.svg and PREFIX.png with gnuplot (Debian package gnuplot-nox) from CSVs that scaleplan\n"
+		"writes; columns are read by name. Kinds (default: from the first file's header):\n"
+		"  tta     predict/compare/sweep CSV: time to accuracy (thick lines; ttt_s as small dots) vs GPUs, a\n"
+		"          line per system and GPUs per node (line pattern), log axes (the default for these files)\n"
+		"  cost    the same CSVs: capex, TCO or rent per run (--cost; and energy per run) vs time to\n"
+		"          accuracy, the Pareto front marked; beyond 10 lines, every line on the front, then the fastest\n"
+		"  parity  `validate --detail FILE`: predicted vs measured, y = x and the +-10%% band\n"
+		"  epochs  the engine's measurement CSV (scaleplan-train): throughput and top-1 vs time, epochs >= 1\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out,
+		"CSVs are read in batches (a multi-million-row sweep in tens of MB: one point per system, GPUs per\n"
+		"node and GPU count, the fastest), with progress on stderr for large files.\n"
+		"Exit status: 0 ok, 1 bad input, 2 gnuplot missing or failed.\n");
 }
 
 /* PREFIX must end in a file name: "dir/" would write the hidden files dir/.svg and dir/.png. */
@@ -112,65 +170,10 @@ static int stream_rows(const csv_table *t, void *ctx)
 	return plot_data_add(c->d, t);
 }
 
-int cmd_plot(int argc, char **argv)
+int cli_plot_files(plot_opts *o, const char *cost_col, char *const *files, int nfiles, const char *out)
 {
-	plot_opts o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true};
-	const char *out = NULL, *cost_col = NULL;
-	static const struct option opts[] = {
-		{"cost", required_argument, 0, 'c'},
-		{"out", required_argument, 0, 'o'},    {"kind", required_argument, 0, 'k'},
-		{"budget", required_argument, 0, 'b'}, {"format", required_argument, 0, 'f'},
-		{"title", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 't': o.title = optarg; break;
-		case 'c':
-			cost_col = strcmp(optarg, "capex") == 0 ? "capex_usd"
-				   : strcmp(optarg, "tco") == 0 ? "tco_usd"
-				   : strcmp(optarg, "rent") == 0 ? "rent_usd"
-								  : NULL;
-			if (!cost_col) {
-				fprintf(stderr, "scaleplan plot: --cost '%s': expected capex, tco or rent\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
-		case 'k':
-			if (!plot_kind_parse(optarg, &o.kind)) {
-				fprintf(stderr, "scaleplan plot: --kind '%s': expected tta, cost, parity or epochs\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
-		case 'b':
-			o.budget_usd = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || !isfinite(o.budget_usd) || !(o.budget_usd > 0)) {
-				fprintf(stderr, "scaleplan plot: --budget '%s': expected a positive number of USD\n", optarg);
-				return EXIT_INPUT;
-			}
-			break;
-		case 'f':
-			if (parse_formats(optarg, &o) != EXIT_OK)
-				return EXIT_INPUT;
-			break;
-		case 'h': plot_usage(stdout); return EXIT_OK;
-		default: plot_usage(stderr); return EXIT_INPUT;
-		}
-	}
-	int nfiles = argc - optind;
-	if (nfiles < 1 || !out) {
-		fprintf(stderr, "scaleplan plot: %s\n", nfiles < 1 ? "no CSV file given" : "--out PREFIX is required");
-		plot_usage(stderr);
-		return EXIT_INPUT;
-	}
-	if (check_prefix(out))
-		return EXIT_INPUT;
 	for (int k = 0; k < 2; k++) { /* the files the chart becomes, checked before the CSVs are read */
-		if (!(k ? o.png : o.svg))
+		if (!(k ? o->png : o->svg))
 			continue;
 		char *f = xasprintf("%s.%s", out, k ? "png" : "svg");
 		int crc = cli_check_out("plot", "--out", f, false);
@@ -180,12 +183,12 @@ int cmd_plot(int argc, char **argv)
 	}
 	plot_data d = {0};
 	int rc = EXIT_OK;
-	stream_ctx sc = {.o = &o, .d = &d, .cost_col = cost_col};
+	stream_ctx sc = {.o = o, .d = &d, .cost_col = cost_col};
 	for (int i = 0; i < nfiles; i++) {
 		char label[512];
-		snprintf(label, sizeof label, "plot: reading %s", argv[optind + i]);
+		snprintf(label, sizeof label, "plot: reading %s", files[i]);
 		sc.first = true;
-		int lrc = csv_table_stream(argv[optind + i], PLOT_BATCH_ROWS, stream_rows, &sc, label);
+		int lrc = csv_table_stream(files[i], PLOT_BATCH_ROWS, stream_rows, &sc, label);
 		if (lrc < 0) {
 			if (lrc != ERR_INTR && !sc.printed)
 				fprintf(stderr, "scaleplan plot: %s\n", err_msg());
@@ -193,23 +196,42 @@ int cmd_plot(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (plot_data_end(&d, argv[optind]) < 0) {
+	if (plot_data_end(&d, files[0]) < 0) {
 		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 		rc = EXIT_INPUT;
 		goto done;
 	}
-	int prc = plot_render(&d, &o, out);
+	int prc = plot_render(&d, o, out);
 	if (prc < 0) {
 		fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 		rc = exit_code_of(prc);
 		goto done;
 	}
-	printf("scaleplan plot: %s chart, %d series\n", plot_kind_name(o.kind), d.nseries);
-	if (o.svg)
+	printf("scaleplan plot: %s chart, %d series\n", plot_kind_name(o->kind), d.nseries);
+	if (o->svg)
 		printf("  %s.svg\n", out);
-	if (o.png)
+	if (o->png)
 		printf("  %s.png\n", out);
 done:
 	plot_data_free(&d);
 	return rc;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	plot_cli c = {.o = {.kind = PLOT_AUTO, .budget_usd = NAN, .svg = true, .png = true}};
+	cli_opt own[PLOT_NOPTS];
+	plot_table(&c, own);
+	cli_parse p = {.cmd = "plot", .tables = {own}, .usage = plot_usage, .usage_on_error = true, .max_args = -1};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return rc;
+	if (p.nargs < 1 || !c.out) {
+		fprintf(stderr, "scaleplan plot: %s\n", p.nargs < 1 ? "no CSV file given" : "--out PREFIX is required");
+		plot_usage(stderr);
+		return EXIT_INPUT;
+	}
+	if (check_prefix(c.out))
+		return EXIT_INPUT;
+	return cli_plot_files(&c.o, c.cost_col, p.args, p.nargs, c.out);
 }

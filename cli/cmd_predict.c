@@ -72,8 +72,32 @@ static void print_money(const model_scenario *sc, const model_result *r)
 		printf("  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }
 
+static const char *const formats[] = {"table", "csv", "json", NULL};
+
+/* predict's own options; the shared ones are cli_scen_opts'. */
+typedef struct predict_opts {
+	const char *format;
+	bool list_params;
+} predict_opts;
+
+static void predict_table(predict_opts *po, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_ENUM("format", &po->format, formats, "table, csv or json",
+			   "  --format F   table (default), csv (header + one row), json\n"),
+		CLI_O_FLAG("params", &po->list_params,
+			   "  --params     list the model parameters (name, value, default, source) and exit\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void predict_usage(FILE *out)
 {
+	predict_opts po;
+	cli_opt own[4];
+	predict_table(&po, own);
 	fprintf(out,
 		"usage: scaleplan predict --system ID | (--gpu ID --gpus-per-node G ...) [--nodes N]\n"
 		"                         [--batch-per-gpu B | --global-batch GB] [--precision P]\n"
@@ -83,10 +107,9 @@ static void predict_usage(FILE *out)
 		"90%% prediction interval (in parentheses; CSV: *_lo_*, *_hi_*) and its basis: measured (this GPU has\n"
 		"results in the data the model is checked on, or --measured), transfer (its architecture has),\n"
 		"estimate (neither). A --measured above the GPUs' peak, or two of one GPU count and batch more than\n"
-		"10%% apart, is refused.\n"
-		"  --format F   table (default), csv (header + one row), json\n"
-		"  --params     list the model parameters (name, value, default, source) and exit\n"
-		"\n");
+		"10%% apart, is refused.\n");
+	cli_opt_help(out, own, NULL);
+	fputc('\n', out);
 	cli_scen_help(out);
 	fprintf(out, "\nexample: scaleplan predict --system c4140-m --nodes 2 --batch-per-gpu 128 --precision fp16\n");
 }
@@ -169,54 +192,25 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 
 int cmd_predict(int argc, char **argv)
 {
-	struct option opts[64];
 	cli_scen s;
 	model_scenario sc;
 	model_result r;
-	const char *format = "table";
-	bool list_params = false;
-	int n, c, rc;
+	predict_opts po = {.format = "table"};
+	cli_opt scen[CLI_SCEN_NOPTS], own[4];
+	int rc;
 
 	cli_scen_init(&s, "predict");
-	n = cli_scen_longopts(opts, 0, 60);
-	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
-	opts[n++] = (struct option){"params", no_argument, NULL, 'P'};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
-	opts[n] = (struct option){0};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
-		if (hd < 0)
-			return EXIT_INPUT;
-		if (hd)
-			continue;
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
-				fprintf(stderr, "scaleplan predict: --format '%s': expected table, csv or json\n", optarg);
-				return EXIT_INPUT;
-			}
-			format = optarg;
-			break;
-		case 'P':
-			list_params = true;
-			break;
-		case 'h':
-			predict_usage(stdout);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "scaleplan predict: see `scaleplan predict --help`\n");
-			return EXIT_INPUT;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "scaleplan predict: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_INPUT;
-	}
+	cli_scen_opts(&s, scen);
+	predict_table(&po, own);
+	cli_parse p = {.cmd = "predict", .tables = {scen, own}, .usage = predict_usage, .max_args = 0};
+	rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return rc;
+	const char *format = po.format;
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
-	if (list_params) {
+	if (po.list_params) {
 		cli_params_print(stdout, &s.params);
 		goto out;
 	}

@@ -18,11 +18,118 @@
  * throughput was 0 and at 1000 NaN (issue 34). */
 #define SIM_JITTER_MAX 1.0
 
-enum { O_TRACE = 2000, O_WINDOW, O_SEED, O_RUNS, O_JITTER, O_SLOWP, O_SLOWF, O_CONT, O_WARM, O_REPLAY, O_WORKERS,
-       O_PREFETCH, O_FORMAT, O_DETAIL };
+/* sim's own settings as the options give them (the shared ones are cli_scen's). */
+typedef struct sim_cli {
+	const char *format, *trace_path;
+	double jitter, slow_prob, slow_factor;
+	long seed, runs, workers, prefetch, wa, wb;
+	bool contention, warmup, replay, detail, window_given;
+} sim_cli;
+
+static int parse_long(const char *opt, const char *arg, long lo, long hi, long *out)
+{
+	if (!cli_parse_long(arg, lo, hi, out))
+		return 0;
+	fprintf(stderr, "scaleplan sim: %s '%s': expected a whole number from %ld to %ld\n", opt, arg, lo, hi);
+	return -1;
+}
+
+/* A number >= 0 (the message of sim's numbers) up to hi, else why_hi's message for one above hi. */
+static int parse_upto(const char *opt, const char *arg, double hi, double *out)
+{
+	if (cli_parse_double(arg, 0, INFINITY, out)) {
+		fprintf(stderr, "scaleplan sim: --%s '%s': expected a number >= 0\n", opt, arg);
+		return -1;
+	}
+	if (*out <= hi)
+		return 0;
+	if (strcmp(opt, "jitter") == 0)
+		fprintf(stderr, "scaleplan sim: --jitter '%s': expected a lognormal sigma in [0, %g] (%g lets one "
+				"GPU's step run e^%g = %.1fx slower or faster than its median, already beyond any "
+				"straggler seen; larger values overflow the simulated times)\n", arg,
+			SIM_JITTER_MAX, SIM_JITTER_MAX, SIM_JITTER_MAX, exp(SIM_JITTER_MAX));
+	else
+		fprintf(stderr, "scaleplan sim: --%s '%s': expected a probability in [0, %g]\n", opt, arg, hi);
+	return -1;
+}
+
+static int opt_jitter(void *ctx, const cli_opt *o, const char *arg)
+{
+	return parse_upto(o->name, arg, SIM_JITTER_MAX, &((sim_cli *)ctx)->jitter);
+}
+
+static int opt_slow_prob(void *ctx, const cli_opt *o, const char *arg)
+{
+	return parse_upto(o->name, arg, 1, &((sim_cli *)ctx)->slow_prob);
+}
+
+static int opt_window(void *ctx, const cli_opt *o, const char *arg)
+{
+	sim_cli *c = ctx;
+	char buf[64];
+	const char *colon = strchr(arg, ':');
+	(void)o;
+	c->window_given = true;
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof buf) {
+		fprintf(stderr, "scaleplan sim: --trace-window '%s': expected A:B (iterations, from 1)\n", arg);
+		return -1;
+	}
+	memcpy(buf, arg, (size_t)(colon - arg));
+	buf[colon - arg] = 0;
+	if (parse_long("--trace-window", buf, 1, 1L << 40, &c->wa) ||
+	    parse_long("--trace-window", colon + 1, 1, 1L << 40, &c->wb))
+		return -1;
+	if (c->wb < c->wa) {
+		fprintf(stderr, "scaleplan sim: --trace-window %ld:%ld: B must be >= A\n", c->wa, c->wb);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const formats[] = {"table", "csv", "json", NULL};
+enum { SIM_NOPTS = 16 };
+
+/* sim's own options, bound to c, in --help's order. */
+static void sim_table(sim_cli *c, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_STR("trace", &c->trace_path,
+			  "  --trace FILE        write a Chrome trace-event JSON (Perfetto, chrome://tracing) of run 1\n"),
+		CLI_O_CALL("trace-window", opt_window, c, "  --trace-window A:B  iterations A..B of the run, counted from 1 (default 1:3)\n"),
+		CLI_O_LONG("seed", &c->seed, 0, 4294967295.0, "a whole number from 0 to 4294967295",
+			   "  --seed S            GSL mt19937 seed (default 1)\n"),
+		CLI_O_LONG("runs", &c->runs, 1, 100000, "a whole number from 1 to 100000",
+			   "  --runs R            independent runs, for the spread of time to accuracy (default 1); each run\n"
+			   "                      needs its own epochs (model conv_cv, the MLPerf reference runs' spread)\n"),
+		CLI_O_CALL("jitter", opt_jitter, c,
+			   "  --jitter X          sigma of each GPU's lognormal per-iteration slowdown, 0..1 (default: the\n"
+			   "                      model's straggler_cv, 0.015); 0 = none\n"),
+		CLI_O_CALL("slow-prob", opt_slow_prob, c, "  --slow-prob P       probability a GPU's iteration is a slow step (default 0)\n"),
+		CLI_O_DBL("slow-factor", &c->slow_factor, 1, INFINITY, "a number >= 1",
+			  "  --slow-factor F     slowdown of a slow step (default 3)\n"),
+		CLI_O_ONOFF("contention", &c->contention,
+			    "  --contention on|off flows share links max-min fairly (on, default) or run at the model's rate\n"),
+		CLI_O_ONOFF("warmup", &c->warmup, "  --warmup on|off     loader queue refilled from empty each epoch (on, default), or the loader\n"
+						  "                      as a pure rate limit as in the model\n"),
+		CLI_O_ONOFF("detail", &c->detail, "  --detail on|off     simulate node 0 layer by layer with its flows in every iteration (off:\n"
+						  "                      a per-bucket recurrence that gives the same times, much faster)\n"),
+		CLI_O_ONOFF("replay", &c->replay, "  --replay on|off     replay identical epochs when jitter and slow steps are off (on, default)\n"),
+		CLI_O_LONG("loader-workers", &c->workers, 1, 4096, "a whole number from 1 to 4096",
+			   "  --loader-workers W  data loader workers per node (default 8); --prefetch Q queue depth (16)\n"),
+		CLI_O_LONG("prefetch", &c->prefetch, 1, 1 << 20, "a whole number from 1 to 1048576", NULL),
+		CLI_O_ENUM("format", &c->format, formats, "table, csv or json",
+			   "  --format F          table (default), csv (predict columns + sim columns), json\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
 
 static void sim_usage(FILE *out)
 {
+	sim_cli c;
+	cli_opt own[SIM_NOPTS];
+	sim_table(&c, own);
 	fprintf(out,
 		"usage: scaleplan sim --system ID | (--gpu ID --gpus-per-node G ...) [--nodes N] [--batch-per-gpu B]\n"
 		"                     [--trace run.json [--trace-window A:B]] [--seed S] [--runs R]\n"
@@ -32,24 +139,9 @@ static void sim_usage(FILE *out)
 		"Simulates the whole training run event by event: per-layer forward/backward on every GPU of a\n"
 		"node, gradient buckets all-reduced as flows sharing the node's links and NICs, the data loader\n"
 		"filling a bounded queue, first-epoch storage reads, epoch boundaries, evaluation, and per-GPU\n"
-		"jitter (a synchronous step waits for the slowest of all GPUs).\n"
-		"  --trace FILE        write a Chrome trace-event JSON (Perfetto, chrome://tracing) of run 1\n"
-		"  --trace-window A:B  iterations A..B of the run, counted from 1 (default 1:3)\n"
-		"  --seed S            GSL mt19937 seed (default 1)\n"
-		"  --runs R            independent runs, for the spread of time to accuracy (default 1); each run\n"
-		"                      needs its own epochs (model conv_cv, the MLPerf reference runs' spread)\n"
-		"  --jitter X          sigma of each GPU's lognormal per-iteration slowdown, 0..1 (default: the\n"
-		"                      model's straggler_cv, 0.015); 0 = none\n"
-		"  --slow-prob P       probability a GPU's iteration is a slow step (default 0)\n"
-		"  --slow-factor F     slowdown of a slow step (default 3)\n"
-		"  --contention on|off flows share links max-min fairly (on, default) or run at the model's rate\n"
-		"  --warmup on|off     loader queue refilled from empty each epoch (on, default), or the loader\n"
-		"                      as a pure rate limit as in the model\n"
-		"  --detail on|off     simulate node 0 layer by layer with its flows in every iteration (off:\n"
-		"                      a per-bucket recurrence that gives the same times, much faster)\n"
-		"  --replay on|off     replay identical epochs when jitter and slow steps are off (on, default)\n"
-		"  --loader-workers W  data loader workers per node (default 8); --prefetch Q queue depth (16)\n"
-		"  --format F          table (default), csv (predict columns + sim columns), json\n"
+		"jitter (a synchronous step waits for the slowest of all GPUs).\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out,
 		"With --contention off --warmup off --jitter 0 the result equals `scaleplan predict` with\n"
 		"--param straggler_cv=0.\n"
 		"Progress goes to stderr (a line now and then when stderr is not a terminal). SIGINT (^C) or\n"
@@ -60,66 +152,6 @@ static void sim_usage(FILE *out)
 	fprintf(out, "\nexample: scaleplan sim --system dgxa100-80g --nodes 16 --runs 5 --trace run.json\n");
 }
 
-static int parse_onoff(const char *opt, const char *arg, bool *out)
-{
-	if (strcmp(arg, "on") == 0)
-		*out = true;
-	else if (strcmp(arg, "off") == 0)
-		*out = false;
-	else {
-		fprintf(stderr, "scaleplan sim: %s '%s': expected on or off\n", opt, arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_num(const char *opt, const char *arg, double lo, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < lo) {
-		fprintf(stderr, "scaleplan sim: %s '%s': expected a number >= %g\n", opt, arg, lo);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_long(const char *opt, const char *arg, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi) {
-		fprintf(stderr, "scaleplan sim: %s '%s': expected a whole number from %ld to %ld\n", opt, arg, lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_window(const char *arg, long *a, long *b)
-{
-	char buf[64];
-	const char *colon = strchr(arg, ':');
-	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof buf) {
-		fprintf(stderr, "scaleplan sim: --trace-window '%s': expected A:B (iterations, from 1)\n", arg);
-		return -1;
-	}
-	memcpy(buf, arg, (size_t)(colon - arg));
-	buf[colon - arg] = 0;
-	if (parse_long("--trace-window", buf, 1, 1L << 40, a) || parse_long("--trace-window", colon + 1, 1, 1L << 40, b))
-		return -1;
-	if (*b < *a) {
-		fprintf(stderr, "scaleplan sim: --trace-window %ld:%ld: B must be >= A\n", *a, *b);
-		return -1;
-	}
-	return 0;
-}
-
-/* The predict columns (cli_result_csv_cells) with the simulated figures in place of the model's,
- * then the simulator's own columns. */
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
 	static const char *cols[] = {
@@ -261,188 +293,131 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	       r->epochs_replayed ? " (identical epochs, jitter off: nothing random lost)" : "");
 }
 
+/* The checks across options, the database and the scenario: EXIT_OK or the exit code (message printed). */
+static int sim_prepare(cli_scen *s, const sim_cli *c, model_scenario *sc)
+{
+	int rc;
+	if ((rc = cli_check_not_both("sim", "--global-batch", s->spec.global_batch, "--batch-per-gpu",
+				     s->spec.batch_per_gpu)) ||
+	    (rc = cli_check_out("sim", "--trace", c->trace_path, false)))
+		return rc;
+	if (c->window_given && !c->trace_path) {
+		fprintf(stderr, "scaleplan sim: --trace-window needs --trace FILE\n");
+		return EXIT_INPUT;
+	}
+	if ((rc = cli_scen_load(s)) || (rc = cli_scen_resolve(s, NULL, 0, 0, sc)))
+		return rc;
+	const model_params *mp = &s->params;
+	double f[] = { mp->slowdown_compute_nvlink, mp->slowdown_comm_nvlink, mp->slowdown_compute_pcie,
+		       mp->slowdown_comm_pcie, mp->slowdown_compute_net, mp->slowdown_comm_net };
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i] != 1.0) {
+			fprintf(stderr, "scaleplan sim: note: the compute/all-reduce contention factors (slowdown_*) "
+					"are not simulated; `scaleplan predict` includes them\n");
+			break;
+		}
+	return EXIT_OK;
+}
+
+/* The simulator's settings from the model's defaults and the options. */
+static void sim_settings(const cli_scen *s, const sim_cli *c, sim_trace *tr, sim_opts *o)
+{
+	sim_opts_default(o, &s->params);
+	o->contention = c->contention;
+	o->warmup = c->warmup;
+	o->replay = c->replay;
+	o->detail = c->detail;
+	if (!isnan(c->jitter))
+		o->jitter = c->jitter;
+	o->slow_prob = c->slow_prob;
+	o->slow_factor = c->slow_factor;
+	o->seed = (unsigned long)c->seed;
+	o->runs = (int)c->runs;
+	o->loader_workers = (int)c->workers;
+	o->prefetch = (int)c->prefetch;
+	if (tr) {
+		o->trace = tr;
+		o->trace_first = c->wa;
+		o->trace_last = c->wb;
+	}
+}
+
+/* Runs the simulation with progress and ^C; EXIT_OK or the exit code (message printed). */
+static int sim_play(const cli_scen *s, model_scenario *sc, sim_opts *o, sim_result *r)
+{
+	progress prog;
+	progress_init(&prog, "sim", 1);
+	o->progress = &prog;
+	if (intr_install()) {
+		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
+		return EXIT_ENV;
+	}
+	o->stop = intr_pending;
+	int src = sim_run(sc, &s->params, o, r);
+	if (src == ERR_INTR) {
+		progress_break(&prog);
+		fprintf(stderr, "scaleplan sim: interrupted (%s): %s; nothing written\n", intr_name(), err_msg());
+		return intr_exit_code();
+	}
+	if (src) {
+		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
+		return src == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+/* The trace file, then the result on stdout in c's format; EXIT_OK or the exit code (message printed). */
+static int sim_print(const sim_cli *c, sim_trace *tr, const model_scenario *sc, const sim_result *r, const sim_opts *o)
+{
+	if (tr) {
+		int wrc = sim_trace_write(tr, c->trace_path);
+		if (wrc) {
+			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
+			return exit_code_of(wrc);
+		}
+		fprintf(stderr, "scaleplan sim: trace of iterations %ld-%ld (%zu spans) written to %s\n", c->wa, c->wb,
+			sim_trace_count(tr), c->trace_path);
+	}
+	if (strcmp(c->format, "csv") == 0) {
+		csvw *w = csvw_stream(stdout);
+		csv_out(w, sc, r);
+		if (csvw_close(w)) {
+			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
+			return EXIT_ENV;
+		}
+	} else if (strcmp(c->format, "json") == 0) {
+		json_out(stdout, sc, r);
+	} else {
+		table_out(sc, r, o);
+	}
+	return EXIT_OK;
+}
+
 int cmd_sim(int argc, char **argv)
 {
-	struct option opts[80];
 	cli_scen s;
 	model_scenario sc;
 	sim_opts o;
 	sim_result r;
 	sim_trace *tr = NULL;
-	const char *format = "table", *trace_path = NULL;
-	double jitter = NAN, slow_prob = 0, slow_factor = 3;
-	long seed = 1, runs = 1, workers = 8, prefetch = 16, wa = 1, wb = 3;
-	bool contention = true, warmup = true, replay = true, detail = false, window_given = false;
-	int n, c, rc;
+	sim_cli c = {.format = "table", .jitter = NAN, .slow_factor = 3, .seed = 1, .runs = 1, .workers = 8,
+		     .prefetch = 16, .wa = 1, .wb = 3, .contention = true, .warmup = true, .replay = true};
+	cli_opt scen[CLI_SCEN_NOPTS], own[SIM_NOPTS];
 
 	cli_scen_init(&s, "sim");
-	n = cli_scen_longopts(opts, 0, 60);
-	opts[n++] = (struct option){"trace", required_argument, NULL, O_TRACE};
-	opts[n++] = (struct option){"trace-window", required_argument, NULL, O_WINDOW};
-	opts[n++] = (struct option){"seed", required_argument, NULL, O_SEED};
-	opts[n++] = (struct option){"runs", required_argument, NULL, O_RUNS};
-	opts[n++] = (struct option){"jitter", required_argument, NULL, O_JITTER};
-	opts[n++] = (struct option){"slow-prob", required_argument, NULL, O_SLOWP};
-	opts[n++] = (struct option){"slow-factor", required_argument, NULL, O_SLOWF};
-	opts[n++] = (struct option){"contention", required_argument, NULL, O_CONT};
-	opts[n++] = (struct option){"warmup", required_argument, NULL, O_WARM};
-	opts[n++] = (struct option){"replay", required_argument, NULL, O_REPLAY};
-	opts[n++] = (struct option){"detail", required_argument, NULL, O_DETAIL};
-	opts[n++] = (struct option){"loader-workers", required_argument, NULL, O_WORKERS};
-	opts[n++] = (struct option){"prefetch", required_argument, NULL, O_PREFETCH};
-	opts[n++] = (struct option){"format", required_argument, NULL, O_FORMAT};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
-	opts[n] = (struct option){0};
-	optind = 1;
-	rc = EXIT_INPUT;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
-		if (hd < 0)
-			goto out;
-		if (hd)
-			continue;
-		int bad = 0;
-		switch (c) {
-		case O_TRACE: trace_path = optarg; break;
-		case O_WINDOW: bad = parse_window(optarg, &wa, &wb); window_given = true; break;
-		case O_SEED: bad = parse_long("--seed", optarg, 0, 4294967295L, &seed); break;
-		case O_RUNS: bad = parse_long("--runs", optarg, 1, 100000, &runs); break;
-		case O_JITTER:
-			bad = parse_num("--jitter", optarg, 0, &jitter);
-			if (!bad && jitter > SIM_JITTER_MAX) {
-				fprintf(stderr, "scaleplan sim: --jitter '%s': expected a lognormal sigma in [0, %g] (%g lets one "
-						"GPU's step run e^%g = %.1fx slower or faster than its median, already beyond any "
-						"straggler seen; larger values overflow the simulated times)\n", optarg,
-					SIM_JITTER_MAX, SIM_JITTER_MAX, SIM_JITTER_MAX, exp(SIM_JITTER_MAX));
-				bad = -1;
-			}
-			break;
-		case O_SLOWP:
-			bad = parse_num("--slow-prob", optarg, 0, &slow_prob);
-			if (!bad && slow_prob > 1) {
-				fprintf(stderr, "scaleplan sim: --slow-prob '%s': expected a probability in [0, 1]\n", optarg);
-				bad = -1;
-			}
-			break;
-		case O_SLOWF: bad = parse_num("--slow-factor", optarg, 1, &slow_factor); break;
-		case O_CONT: bad = parse_onoff("--contention", optarg, &contention); break;
-		case O_WARM: bad = parse_onoff("--warmup", optarg, &warmup); break;
-		case O_REPLAY: bad = parse_onoff("--replay", optarg, &replay); break;
-		case O_DETAIL: bad = parse_onoff("--detail", optarg, &detail); break;
-		case O_WORKERS: bad = parse_long("--loader-workers", optarg, 1, 4096, &workers); break;
-		case O_PREFETCH: bad = parse_long("--prefetch", optarg, 1, 1 << 20, &prefetch); break;
-		case O_FORMAT:
-			if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
-				fprintf(stderr, "scaleplan sim: --format '%s': expected table, csv or json\n", optarg);
-				bad = -1;
-			}
-			format = optarg;
-			break;
-		case 'h':
-			sim_usage(stdout);
-			rc = EXIT_OK;
-			goto out;
-		default:
-			fprintf(stderr, "scaleplan sim: see `scaleplan sim --help`\n");
-			goto out;
-		}
-		if (bad)
-			goto out;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "scaleplan sim: unexpected argument '%s'\n", argv[optind]);
+	cli_scen_opts(&s, scen);
+	sim_table(&c, own);
+	cli_parse p = {.cmd = "sim", .tables = {scen, own}, .usage = sim_usage, .max_args = 0};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
 		goto out;
-	}
-	if ((rc = cli_check_not_both("sim", "--global-batch", s.spec.global_batch, "--batch-per-gpu",
-				     s.spec.batch_per_gpu)) ||
-	    (rc = cli_check_out("sim", "--trace", trace_path, false)))
+	if ((rc = sim_prepare(&s, &c, &sc)))
 		goto out;
-	rc = EXIT_INPUT;
-	if (window_given && !trace_path) {
-		fprintf(stderr, "scaleplan sim: --trace-window needs --trace FILE\n");
-		goto out;
-	}
-	rc = cli_scen_load(&s);
-	if (rc)
-		goto out;
-	rc = cli_scen_resolve(&s, NULL, 0, 0, &sc);
-	if (rc)
-		goto out;
-	sim_opts_default(&o, &s.params);
-	{
-		const model_params *mp = &s.params;
-		double f[] = { mp->slowdown_compute_nvlink, mp->slowdown_comm_nvlink, mp->slowdown_compute_pcie,
-			       mp->slowdown_comm_pcie, mp->slowdown_compute_net, mp->slowdown_comm_net };
-		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-			if (f[i] != 1.0) {
-				fprintf(stderr, "scaleplan sim: note: the compute/all-reduce contention factors (slowdown_*) "
-						"are not simulated; `scaleplan predict` includes them\n");
-				break;
-			}
-	}
-	o.contention = contention;
-	o.warmup = warmup;
-	o.replay = replay;
-	o.detail = detail;
-	if (!isnan(jitter))
-		o.jitter = jitter;
-	o.slow_prob = slow_prob;
-	o.slow_factor = slow_factor;
-	o.seed = (unsigned long)seed;
-	o.runs = (int)runs;
-	o.loader_workers = (int)workers;
-	o.prefetch = (int)prefetch;
-	if (trace_path) {
+	if (c.trace_path)
 		tr = sim_trace_new();
-		o.trace = tr;
-		o.trace_first = wa;
-		o.trace_last = wb;
-	}
-	progress prog;
-	progress_init(&prog, "sim", 1);
-	o.progress = &prog;
-	if (intr_install()) {
-		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-		rc = EXIT_ENV;
-		goto out;
-	}
-	o.stop = intr_pending;
-	int src = sim_run(&sc, &s.params, &o, &r);
-	if (src == ERR_INTR) {
-		progress_break(&prog);
-		fprintf(stderr, "scaleplan sim: interrupted (%s): %s; nothing written\n", intr_name(), err_msg());
-		rc = intr_exit_code();
-		goto out;
-	}
-	if (src) {
-		fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-		rc = src == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
-		goto out;
-	}
-	if (tr) {
-		int wrc = sim_trace_write(tr, trace_path);
-		if (wrc) {
-			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-			rc = exit_code_of(wrc);
-			goto out;
-		}
-		fprintf(stderr, "scaleplan sim: trace of iterations %ld-%ld (%zu spans) written to %s\n", wa, wb,
-			sim_trace_count(tr), trace_path);
-	}
-	if (strcmp(format, "csv") == 0) {
-		csvw *w = csvw_stream(stdout);
-		csv_out(w, &sc, &r);
-		if (csvw_close(w)) {
-			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-			rc = EXIT_ENV;
-			goto out;
-		}
-	} else if (strcmp(format, "json") == 0) {
-		json_out(stdout, &sc, &r);
-	} else {
-		table_out(&sc, &r, &o);
-	}
-	rc = EXIT_OK;
+	sim_settings(&s, &c, tr, &o);
+	if ((rc = sim_play(&s, &sc, &o, &r)) == EXIT_OK)
+		rc = sim_print(&c, tr, &sc, &r, &o);
 out:
 	sim_trace_free(tr);
 	cli_scen_free(&s);

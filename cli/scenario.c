@@ -16,52 +16,6 @@
 #include "common/common.h"
 #include "plan/plan.h"
 
-enum {
-	O_SYSTEM = CLI_SCEN_OPT_BASE, O_GPU, O_GPN, O_INTRA, O_HOSTLINK, O_HOSTLINKS, O_CPU, O_CPUS, O_FABRIC,
-	O_NICS, O_NODES, O_BATCH, O_GBATCH, O_PREC, O_MEASURED, O_EPOCHS, O_IMAGES, O_TARGET, O_DATA,
-	O_STORAGE, O_STACK, O_PARAM, O_PROFILE, O_HWDB, O_KWH, O_AMORT, O_RUNS, O_RENT_TERM, O_MEPOCHS,
-	O_UTIL, O_PUE, O_FACILITY, O_SUPPORT, O_FINANCE, O_RESIDUAL,
-};
-
-static const struct option scen_opts[] = {
-	{"system", required_argument, NULL, O_SYSTEM},
-	{"gpu", required_argument, NULL, O_GPU},
-	{"gpus-per-node", required_argument, NULL, O_GPN},
-	{"intra", required_argument, NULL, O_INTRA},
-	{"host-link", required_argument, NULL, O_HOSTLINK},
-	{"host-links", required_argument, NULL, O_HOSTLINKS},
-	{"cpu", required_argument, NULL, O_CPU},
-	{"cpus-per-node", required_argument, NULL, O_CPUS},
-	{"fabric", required_argument, NULL, O_FABRIC},
-	{"nics-per-node", required_argument, NULL, O_NICS},
-	{"nodes", required_argument, NULL, O_NODES},
-	{"batch-per-gpu", required_argument, NULL, O_BATCH},
-	{"global-batch", required_argument, NULL, O_GBATCH},
-	{"precision", required_argument, NULL, O_PREC},
-	{"measured", required_argument, NULL, O_MEASURED},
-	{"epochs", required_argument, NULL, O_EPOCHS},
-	{"images", required_argument, NULL, O_IMAGES},
-	{"target-top1", required_argument, NULL, O_TARGET},
-	{"data", required_argument, NULL, O_DATA},
-	{"storage", required_argument, NULL, O_STORAGE},
-	{"stack", required_argument, NULL, O_STACK},
-	{"param", required_argument, NULL, O_PARAM},
-	{"profile", required_argument, NULL, O_PROFILE},
-	{"hwdb", required_argument, NULL, O_HWDB},
-	{"kwh-price", required_argument, NULL, O_KWH},
-	{"amortize-years", required_argument, NULL, O_AMORT},
-	{"runs-per-month", required_argument, NULL, O_RUNS},
-	{"rent-term", required_argument, NULL, O_RENT_TERM},
-	{"measured-epochs", required_argument, NULL, O_MEPOCHS},
-	{"utilisation", required_argument, NULL, O_UTIL},
-	{"utilization", required_argument, NULL, O_UTIL},
-	{"pue", required_argument, NULL, O_PUE},
-	{"facility-price", required_argument, NULL, O_FACILITY},
-	{"support-frac", required_argument, NULL, O_SUPPORT},
-	{"finance-rate", required_argument, NULL, O_FINANCE},
-	{"residual", required_argument, NULL, O_RESIDUAL},
-};
-
 void cli_scen_init(cli_scen *s, const char *cmd)
 {
 	memset(s, 0, sizeof(*s));
@@ -78,85 +32,236 @@ void cli_scen_free(cli_scen *s)
 		s->loaded = false;
 }
 
-int cli_scen_longopts(struct option *opts, int from, int max)
+static int bad(const cli_scen *s, const char *opt, const char *arg, const char *want)
 {
-	for (size_t i = 0; i < sizeof(scen_opts) / sizeof(scen_opts[0]) && from < max; i++)
-		opts[from++] = scen_opts[i];
-	return from;
+	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", s->cmd, opt, arg, want);
+	return -1;
 }
 
-/* The shared options' help, one entry per option line (continuation lines included), so a command
- * can leave out the options it chooses itself (compare picks the placements: no --nodes). opt is the
- * long option the entry describes (NULL: a section heading). */
-static const struct {
-	const char *opt;
-	const char *text;
-} scen_help[] = {
-	{NULL, "hardware (a system, or components; every component flag overrides the system's):\n"},
-	{"system", "  --system ID            node type from the database (`scaleplan hw list systems`)\n"},
-	{"gpu", "  --gpu ID               GPU model (`hw list gpus`)\n"},
-	{"gpus-per-node", "  --gpus-per-node G      GPUs used per node (default: all of the system's)\n"},
-	{"intra", "  --intra LINK           link between GPUs in a node (nvlink2, nvswitch3, pcie3-x16, ...)\n"},
-	{"host-link", "  --host-link LINK       CPU-GPU link; --host-links N  how many the node's GPUs share\n"},
-	{"cpu", "  --cpu ID --cpus-per-node N   host CPUs (decode threads = cores - reserved x GPUs)\n"},
-	{"fabric", "  --fabric ID --nics-per-node K   network between nodes (`hw list fabrics`)\n"},
-	{"storage", "  --storage ID           storage holding the data set (default: the system's; `hw list storage`)\n"},
-	{"stack", "  --stack ID             software stack: data path, staging, gradient bytes, buckets, overlap\n"
-		  "                         (default: the system's, e.g. ngc-mlperf, tf1-hvd; `hw list stacks`)\n"},
-	{NULL, "run:\n"},
-	{"nodes", "  --nodes N              nodes (default 1)\n"},
-	/* plan_auto_batch: the batch of least time to accuracy, not the largest that fits */
-	{"batch-per-gpu", "  --batch-per-gpu B      images per GPU per step (default auto: of 256, 128 ... 8 that fit,\n"
-			  "                         the one of least time to accuracy; inside the measured convergence range first)\n"},
-	{"global-batch", "  --global-batch GB      alternatively the global batch (a multiple of the GPU count)\n"},
-	{"precision", "  --precision P          fp32 | tf32 | fp16 | bf16 (default bf16; falls back to what the GPU has)\n"},
-	{"data", "  --data D               cpu (JPEG decode on CPU cores) | gpu (DALI) | synthetic (default: the stack's)\n"},
-	{"epochs", "  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"},
-	{"images", "  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"},
-	{"target-top1", "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"},
-	{"measured-epochs", "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
-			    "                         scaled through that point for every batch (a fixed --epochs does not move)\n"},
-	{NULL, "calibration and model parameters:\n"},
-	{"measured", "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"},
-	{"param", "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"},
-	{"profile", "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"},
-	{"hwdb", "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"},
-	{NULL, "money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"},
-	{"kwh-price", "  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"},
-	{"pue", "  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"},
-	{"facility-price", "  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"},
-	{"support-frac", "  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"},
-	{"utilisation", "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
-			"                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
-	{"amortize-years", "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"},
-	{"finance-rate", "  --finance-rate R       cost of capital a year on the capex (default 0.08: U.S. industries'\n"
-			 "                         cost of capital, Damodaran 2026; 0: money that earns nothing)\n"},
-	{"residual", "  --residual F           resale value at the end as a fraction of capex (default 0.125: an\n"
-		     "                         H100 after 5 years, secondary-market analysis 2026)\n"},
-	{"runs-per-month", "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
-			   "                         at most the runs that fit the utilised wall clock of a month)\n"},
-	{"rent-term", "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"},
-};
-
-/* true when opt is one of the comma-separated names in list */
-static bool in_list(const char *list, const char *opt)
+/* The options whose values need more than a range (CLI_OPT_CALL): each stores into the cli_scen ctx or
+ * prints why not and returns -1. */
+static int opt_batch(void *ctx, const cli_opt *o, const char *arg)
 {
-	size_t n = strlen(opt);
-	for (const char *p = list; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && strncmp(p, opt, n) == 0)
-			return true;
-		p = e ? e + 1 : NULL;
+	cli_scen *s = ctx;
+	long v;
+	if (strcmp(arg, "auto") == 0) {
+		s->spec.batch_per_gpu = 0;
+		return 0;
 	}
-	return false;
+	if (cli_parse_long(arg, 1, 65536, &v))
+		return bad(s, o->name, arg, "an integer 1..65536 or auto");
+	s->spec.batch_per_gpu = (int)v;
+	return 0;
+}
+
+static int opt_precision(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	int p = model_precision_parse(arg);
+	if (p < 0)
+		return bad(s, o->name, arg, "fp32, tf32, fp16 or bf16");
+	s->spec.precision = (model_precision)p;
+	return 0;
+}
+
+static int opt_data(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	int p = model_data_parse(arg);
+	if (p < 0)
+		return bad(s, o->name, arg, "cpu, gpu (DALI) or synthetic");
+	s->spec.data = p;
+	return 0;
+}
+
+static int opt_target(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	double d;
+	/* 1 < A < 10 is refused: 1.5 is more likely a slip than a 1.5% target (ImageNet chance is 0.1%) */
+	if (cli_parse_double(arg, 0.0, 100.0, &d) || d <= 0 || (d > 1.0 && d < 10.0))
+		return bad(s, o->name, arg, "a top-1 accuracy as a fraction in (0, 1] or a percentage in 10..100");
+	s->spec.target_top1 = d > 1.0 ? d / 100.0 : d;
+	return 0;
+}
+
+static int opt_measured(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	long g, b;
+	double img;
+	char buf[128], *c1, *c2;
+	if (s->spec.nmeasured >= MODEL_MAX_MEASURED)
+		return bad(s, o->name, arg, "at most 16 measurements");
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c1 = strchr(buf, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || !c2)
+		return bad(s, o->name, arg, "GPUS:BATCH_PER_GPU:IMG_S, e.g. 8:400:54948");
+	*c1 = *c2 = '\0';
+	if (cli_parse_long(buf, 1, 1000000, &g) || cli_parse_long(c1 + 1, 1, 65536, &b) ||
+	    cli_parse_double(c2 + 1, 1e-3, 1e9, &img))
+		return bad(s, o->name, arg, "GPUS:BATCH_PER_GPU:IMG_S with GPUs >= 1, batch >= 1, img/s > 0 (e.g. 8:400:54948)");
+	s->spec.measured[s->spec.nmeasured++] = (model_measured){(int)g, (int)b, img};
+	return 0;
+}
+
+static int opt_measured_epochs(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	char buf[128], *c1;
+	long gb;
+	double d;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c1 = strchr(buf, ':');
+	if (!c1)
+		return bad(s, o->name, arg, "GLOBAL_BATCH:EPOCHS, e.g. 3264:41.5");
+	*c1 = '\0';
+	if (cli_parse_long(buf, 1, 100000000, &gb) || cli_parse_double(c1 + 1, 0.1, 10000, &d))
+		return bad(s, o->name, arg, "GLOBAL_BATCH:EPOCHS with a batch >= 1 and 0.1..10000 epochs");
+	s->spec.epochs_anchor_batch = (double)gb;
+	s->spec.anchor_epochs = d;
+	return 0;
+}
+
+static int opt_rent_term(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	if (strcmp(arg, "spot") == 0)
+		s->spec.rent_term_years = PLAN_RENT_SPOT;
+	else if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
+		s->spec.rent_term_years = 0;
+	else if (strcmp(arg, "1y") == 0)
+		s->spec.rent_term_years = 1;
+	else if (strcmp(arg, "3y") == 0)
+		s->spec.rent_term_years = 3;
+	else
+		return bad(s, o->name, arg, "ondemand, 1y, 3y or spot");
+	return 0;
+}
+
+static int opt_param(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	if (s->nparams_set >= CLI_SCEN_MAX_LIST)
+		return bad(s, o->name, arg, "at most 64 --param options");
+	/* checked now so the message comes before any work */
+	if (model_params_parse(&s->params, arg)) {
+		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
+		return -1;
+	}
+	s->params_set[s->nparams_set++] = arg;
+	return 0;
+}
+
+/* The hardware and run options of s, in --help's order, into t; returns the count. */
+static int scen_table_run(cli_scen *s, cli_opt *t)
+{
+	plan_spec *p = &s->spec;
+	const cli_opt run[] = {
+		CLI_O_TEXT("hardware (a system, or components; every component flag overrides the system's):\n"),
+		CLI_O_STR("system", &p->system_id, "  --system ID            node type from the database (`scaleplan hw list systems`)\n"),
+		CLI_O_STR("gpu", &p->gpu_id, "  --gpu ID               GPU model (`hw list gpus`)\n"),
+		CLI_O_INT("gpus-per-node", &p->gpus_per_node, 1, 1024, "an integer 1..1024",
+			  "  --gpus-per-node G      GPUs used per node (default: all of the system's)\n"),
+		CLI_O_STR("intra", &p->intra_id, "  --intra LINK           link between GPUs in a node (nvlink2, nvswitch3, pcie3-x16, ...)\n"),
+		CLI_O_STR("host-link", &p->host_link_id, "  --host-link LINK       CPU-GPU link; --host-links N  how many the node's GPUs share\n"),
+		CLI_O_INT("host-links", &p->host_links, 1, 1024, "an integer 1..1024", NULL),
+		CLI_O_STR("cpu", &p->cpu_id, "  --cpu ID --cpus-per-node N   host CPUs (decode threads = cores - reserved x GPUs)\n"),
+		CLI_O_INT("cpus-per-node", &p->cpus_per_node, 1, 64, "an integer 1..64", NULL),
+		CLI_O_STR("fabric", &p->fabric_id, "  --fabric ID --nics-per-node K   network between nodes (`hw list fabrics`)\n"),
+		CLI_O_INT("nics-per-node", &p->nics_per_node, 1, 1024, "an integer 1..1024", NULL),
+		CLI_O_STR("storage", &p->storage_id, "  --storage ID           storage holding the data set (default: the system's; `hw list storage`)\n"),
+		CLI_O_STR("stack", &p->stack_id, "  --stack ID             software stack: data path, staging, gradient bytes, buckets, overlap\n"
+						 "                         (default: the system's, e.g. ngc-mlperf, tf1-hvd; `hw list stacks`)\n"),
+		CLI_O_TEXT("run:\n"),
+		CLI_O_INT("nodes", &p->nodes, 1, 100000, "an integer 1..100000", "  --nodes N              nodes (default 1)\n"),
+		/* plan_auto_batch: the batch of least time to accuracy, not the largest that fits */
+		CLI_O_CALL("batch-per-gpu", opt_batch, s, "  --batch-per-gpu B      images per GPU per step (default auto: of 256, 128 ... 8 that fit,\n"
+							  "                         the one of least time to accuracy; inside the measured convergence range first)\n"),
+		CLI_O_INT("global-batch", &p->global_batch, 1, 100000000, "an integer 1..100000000",
+			  "  --global-batch GB      alternatively the global batch (a multiple of the GPU count)\n"),
+		CLI_O_CALL("precision", opt_precision, s, "  --precision P          fp32 | tf32 | fp16 | bf16 (default bf16; falls back to what the GPU has)\n"),
+		CLI_O_CALL("data", opt_data, s, "  --data D               cpu (JPEG decode on CPU cores) | gpu (DALI) | synthetic (default: the stack's)\n"),
+		CLI_O_DBL("epochs", &p->epochs, 0.01, 10000, "a number of epochs in 0.01..10000",
+			  "  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"),
+		CLI_O_DBL("images", &p->images, 1, 1e12, "a number of images 1..1e12",
+			  "  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"),
+		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"),
+		CLI_O_CALL("measured-epochs", opt_measured_epochs, s,
+			   "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
+			   "                         scaled through that point for every batch (a fixed --epochs does not move)\n"),
+	};
+	memcpy(t, run, sizeof run);
+	return (int)(sizeof run / sizeof run[0]);
+}
+
+/* The calibration and money options of s, in --help's order, into t, then the end; returns the count. */
+static int scen_table_money(cli_scen *s, cli_opt *t)
+{
+	model_money *m = &s->spec.money;
+	const cli_opt money[] = {
+		CLI_O_TEXT("calibration and model parameters:\n"),
+		CLI_O_CALL("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
+		CLI_O_CALL("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
+		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
+		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
+		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
+		CLI_O_DBL("kwh-price", &m->kwh_usd, 0, 100, "a price per kWh in USD, 0..100 (e.g. 0.08)",
+			  "  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"),
+		CLI_O_DBL("pue", &m->pue, 1, 5, "a power usage effectiveness 1..5 (e.g. 1.3)",
+			  "  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"),
+		CLI_O_DBL("facility-price", &m->facility_usd_kw_month, 0, 1e5, "USD per kW-month, 0..100000 (e.g. 180)",
+			  "  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"),
+		CLI_O_DBL("support-frac", &m->support_frac_year, 0, 1, "a fraction of capex a year, 0..1 (e.g. 0.1)",
+			  "  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"),
+		{.kind = CLI_OPT_DOUBLE, .name = "utilisation", .dest = &m->utilisation, .lo = 0, .hi = 1, .open_lo = true,
+		 .want = "a fraction 0 < F <= 1 (e.g. 0.6)",
+		 .help = "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
+			 "                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
+		{.kind = CLI_OPT_DOUBLE, .name = "utilization", .alias_of = "utilisation", .dest = &m->utilisation, .lo = 0,
+		 .hi = 1, .open_lo = true, .want = "a fraction 0 < F <= 1 (e.g. 0.6)"},
+		CLI_O_DBL("amortize-years", &m->amortize_years, 0.1, 50, "years, 0.1..50",
+			  "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"),
+		CLI_O_DBL("finance-rate", &m->finance_rate, 0, 1, "a yearly rate 0..1 (e.g. 0.07)",
+			  "  --finance-rate R       cost of capital a year on the capex (default 0.08: U.S. industries'\n"
+			  "                         cost of capital, Damodaran 2026; 0: money that earns nothing)\n"),
+		{.kind = CLI_OPT_DOUBLE, .name = "residual", .dest = &m->residual_frac, .lo = 0, .hi = 1, .open_hi = true,
+		 .want = "a fraction of capex 0 <= F < 1 (e.g. 0.3)",
+		 .help = "  --residual F           resale value at the end as a fraction of capex (default 0.125: an\n"
+			 "                         H100 after 5 years, secondary-market analysis 2026)\n"},
+		CLI_O_DBL("runs-per-month", &m->runs_per_month, 0.001, 1e6, "runs a month, 0.001..1000000",
+			  "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
+			  "                         at most the runs that fit the utilised wall clock of a month)\n"),
+		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
+		CLI_O_END,
+	};
+	memcpy(t, money, sizeof money);
+	return (int)(sizeof money / sizeof money[0]);
+}
+
+int cli_scen_opts(cli_scen *s, cli_opt *t)
+{
+	int n = scen_table_run(s, t);
+	return n + scen_table_money(s, t + n) - 1;
+}
+
+int cli_scen_longopts(struct option *opts, int from, int max)
+{
+	cli_scen tmp;
+	cli_opt t[CLI_SCEN_NOPTS];
+	cli_scen_init(&tmp, "");
+	cli_scen_opts(&tmp, t);
+	return cli_opt_longopts(t, CLI_SCEN_OPT_BASE, opts, from, max);
 }
 
 void cli_scen_help_except(FILE *out, const char *omit)
 {
-	for (size_t i = 0; i < sizeof(scen_help) / sizeof(scen_help[0]); i++)
-		if (!scen_help[i].opt || !in_list(omit, scen_help[i].opt))
-			fputs(scen_help[i].text, out);
+	cli_scen tmp;
+	cli_opt t[CLI_SCEN_NOPTS];
+	cli_scen_init(&tmp, "");
+	cli_scen_opts(&tmp, t);
+	cli_opt_help(out, t, omit);
 }
 
 void cli_scen_help(FILE *out)
@@ -164,227 +269,13 @@ void cli_scen_help(FILE *out)
 	cli_scen_help_except(out, NULL);
 }
 
-/* Parses a whole-string integer in [lo, hi]. */
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int bad(const cli_scen *s, const char *opt, const char *arg, const char *want)
-{
-	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", s->cmd, opt, arg, want);
-	return -1;
-}
-
 int cli_scen_option(cli_scen *s, int opt, const char *arg)
 {
-	long v;
-	double d;
-
-	switch (opt) {
-	case O_SYSTEM: s->spec.system_id = arg; return 1;
-	case O_GPU: s->spec.gpu_id = arg; return 1;
-	case O_INTRA: s->spec.intra_id = arg; return 1;
-	case O_HOSTLINK: s->spec.host_link_id = arg; return 1;
-	case O_CPU: s->spec.cpu_id = arg; return 1;
-	case O_FABRIC: s->spec.fabric_id = arg; return 1;
-	case O_STORAGE: s->spec.storage_id = arg; return 1;
-	case O_STACK: s->spec.stack_id = arg; return 1;
-	case O_HWDB: s->hwdb_dir = arg; return 1;
-	case O_PROFILE: s->profile = arg; return 1;
-	case O_GPN:
-		if (parse_int(arg, 1, 1024, &v))
-			return bad(s, "gpus-per-node", arg, "an integer 1..1024");
-		s->spec.gpus_per_node = (int)v;
-		return 1;
-	case O_HOSTLINKS:
-		if (parse_int(arg, 1, 1024, &v))
-			return bad(s, "host-links", arg, "an integer 1..1024");
-		s->spec.host_links = (int)v;
-		return 1;
-	case O_CPUS:
-		if (parse_int(arg, 1, 64, &v))
-			return bad(s, "cpus-per-node", arg, "an integer 1..64");
-		s->spec.cpus_per_node = (int)v;
-		return 1;
-	case O_NICS:
-		if (parse_int(arg, 1, 1024, &v))
-			return bad(s, "nics-per-node", arg, "an integer 1..1024");
-		s->spec.nics_per_node = (int)v;
-		return 1;
-	case O_NODES:
-		if (parse_int(arg, 1, 100000, &v))
-			return bad(s, "nodes", arg, "an integer 1..100000");
-		s->spec.nodes = (int)v;
-		return 1;
-	case O_BATCH:
-		if (strcmp(arg, "auto") == 0) {
-			s->spec.batch_per_gpu = 0;
-			return 1;
-		}
-		if (parse_int(arg, 1, 65536, &v))
-			return bad(s, "batch-per-gpu", arg, "an integer 1..65536 or auto");
-		s->spec.batch_per_gpu = (int)v;
-		return 1;
-	case O_GBATCH:
-		if (parse_int(arg, 1, 100000000, &v))
-			return bad(s, "global-batch", arg, "an integer 1..100000000");
-		s->spec.global_batch = (int)v;
-		return 1;
-	case O_PREC: {
-		int p = model_precision_parse(arg);
-		if (p < 0)
-			return bad(s, "precision", arg, "fp32, tf32, fp16 or bf16");
-		s->spec.precision = (model_precision)p;
-		return 1;
-	}
-	case O_DATA: {
-		int p = model_data_parse(arg);
-		if (p < 0)
-			return bad(s, "data", arg, "cpu, gpu (DALI) or synthetic");
-		s->spec.data = p;
-		return 1;
-	}
-	case O_EPOCHS:
-		if (parse_double(arg, 0.01, 10000, &d))
-			return bad(s, "epochs", arg, "a number of epochs in 0.01..10000");
-		s->spec.epochs = d;
-		return 1;
-	case O_IMAGES:
-		if (parse_double(arg, 1, 1e12, &d))
-			return bad(s, "images", arg, "a number of images 1..1e12");
-		s->spec.images = d;
-		return 1;
-	case O_TARGET:
-		/* 1 < A < 10 is refused: 1.5 is more likely a slip than a 1.5% target (ImageNet chance is 0.1%) */
-		if (parse_double(arg, 0.0, 100.0, &d) || d <= 0 || (d > 1.0 && d < 10.0))
-			return bad(s, "target-top1", arg, "a top-1 accuracy as a fraction in (0, 1] or a percentage in 10..100");
-		s->spec.target_top1 = d > 1.0 ? d / 100.0 : d;
-		return 1;
-	case O_MEASURED: {
-		long g, b;
-		double img;
-		char buf[128], *c1, *c2;
-		if (s->spec.nmeasured >= MODEL_MAX_MEASURED)
-			return bad(s, "measured", arg, "at most 16 measurements");
-		snprintf(buf, sizeof(buf), "%s", arg);
-		c1 = strchr(buf, ':');
-		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c1 || !c2)
-			return bad(s, "measured", arg, "GPUS:BATCH_PER_GPU:IMG_S, e.g. 8:400:54948");
-		*c1 = *c2 = '\0';
-		if (parse_int(buf, 1, 1000000, &g) || parse_int(c1 + 1, 1, 65536, &b) ||
-		    parse_double(c2 + 1, 1e-3, 1e9, &img))
-			return bad(s, "measured", arg,
-				   "GPUS:BATCH_PER_GPU:IMG_S with GPUs >= 1, batch >= 1, img/s > 0 (e.g. 8:400:54948)");
-		s->spec.measured[s->spec.nmeasured++] = (model_measured){(int)g, (int)b, img};
-		return 1;
-	}
-	case O_KWH:
-		if (parse_double(arg, 0, 100, &d))
-			return bad(s, "kwh-price", arg, "a price per kWh in USD, 0..100 (e.g. 0.08)");
-		s->spec.money.kwh_usd = d;
-		return 1;
-	case O_AMORT:
-		if (parse_double(arg, 0.1, 50, &d))
-			return bad(s, "amortize-years", arg, "years, 0.1..50");
-		s->spec.money.amortize_years = d;
-		return 1;
-	case O_RUNS:
-		if (parse_double(arg, 0.001, 1e6, &d))
-			return bad(s, "runs-per-month", arg, "runs a month, 0.001..1000000");
-		s->spec.money.runs_per_month = d;
-		return 1;
-	case O_MEPOCHS: {
-		char buf[128], *c1;
-		long gb;
-		snprintf(buf, sizeof(buf), "%s", arg);
-		c1 = strchr(buf, ':');
-		if (!c1)
-			return bad(s, "measured-epochs", arg, "GLOBAL_BATCH:EPOCHS, e.g. 3264:41.5");
-		*c1 = '\0';
-		if (parse_int(buf, 1, 100000000, &gb) || parse_double(c1 + 1, 0.1, 10000, &d))
-			return bad(s, "measured-epochs", arg, "GLOBAL_BATCH:EPOCHS with a batch >= 1 and 0.1..10000 epochs");
-		s->spec.epochs_anchor_batch = (double)gb;
-		s->spec.anchor_epochs = d;
-		return 1;
-	}
-	case O_UTIL:
-		if (parse_double(arg, 0, 1, &d) || !(d > 0))
-			return bad(s, "utilisation", arg, "a fraction 0 < F <= 1 (e.g. 0.6)");
-		s->spec.money.utilisation = d;
-		return 1;
-	case O_PUE:
-		if (parse_double(arg, 1, 5, &d))
-			return bad(s, "pue", arg, "a power usage effectiveness 1..5 (e.g. 1.3)");
-		s->spec.money.pue = d;
-		return 1;
-	case O_FACILITY:
-		if (parse_double(arg, 0, 1e5, &d))
-			return bad(s, "facility-price", arg, "USD per kW-month, 0..100000 (e.g. 180)");
-		s->spec.money.facility_usd_kw_month = d;
-		return 1;
-	case O_SUPPORT:
-		if (parse_double(arg, 0, 1, &d))
-			return bad(s, "support-frac", arg, "a fraction of capex a year, 0..1 (e.g. 0.1)");
-		s->spec.money.support_frac_year = d;
-		return 1;
-	case O_FINANCE:
-		if (parse_double(arg, 0, 1, &d))
-			return bad(s, "finance-rate", arg, "a yearly rate 0..1 (e.g. 0.07)");
-		s->spec.money.finance_rate = d;
-		return 1;
-	case O_RESIDUAL:
-		if (parse_double(arg, 0, 1, &d) || d >= 1)
-			return bad(s, "residual", arg, "a fraction of capex 0 <= F < 1 (e.g. 0.3)");
-		s->spec.money.residual_frac = d;
-		return 1;
-	case O_RENT_TERM:
-		if (strcmp(arg, "spot") == 0)
-			s->spec.rent_term_years = PLAN_RENT_SPOT;
-		else if (strcmp(arg, "ondemand") == 0 || strcmp(arg, "on-demand") == 0)
-			s->spec.rent_term_years = 0;
-		else if (strcmp(arg, "1y") == 0)
-			s->spec.rent_term_years = 1;
-		else if (strcmp(arg, "3y") == 0)
-			s->spec.rent_term_years = 3;
-		else
-			return bad(s, "rent-term", arg, "ondemand, 1y, 3y or spot");
-		return 1;
-	case O_PARAM:
-		if (s->nparams_set >= CLI_SCEN_MAX_LIST)
-			return bad(s, "param", arg, "at most 64 --param options");
-		/* checked now so the message comes before any work */
-		if (model_params_parse(&s->params, arg)) {
-			fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
-			return -1;
-		}
-		s->params_set[s->nparams_set++] = arg;
-		return 1;
-	default:
+	cli_opt t[CLI_SCEN_NOPTS];
+	int n = cli_scen_opts(s, t);
+	if (opt < CLI_SCEN_OPT_BASE || opt >= CLI_SCEN_OPT_BASE + n || t[opt - CLI_SCEN_OPT_BASE].kind == CLI_OPT_TEXT)
 		return 0;
-	}
+	return cli_opt_apply(s->cmd, &t[opt - CLI_SCEN_OPT_BASE], arg) ? -1 : 1;
 }
 
 int cli_scen_load(cli_scen *s)
@@ -431,105 +322,119 @@ int cli_scen_load(cli_scen *s)
 	return EXIT_OK;
 }
 
-enum { A_RANK = CLI_ASK_OPT_BASE, A_COST, A_BUDGET, A_DEADLINE, A_PARTIAL, A_EXTRA, A_EOL };
-
-static const struct option ask_opts[] = {
-	{"rank-by", required_argument, NULL, A_RANK},
-	{"cost", required_argument, NULL, A_COST},
-	{"budget", required_argument, NULL, A_BUDGET},
-	{"deadline", required_argument, NULL, A_DEADLINE},
-	{"partial-nodes", no_argument, NULL, A_PARTIAL},
-	{"extrapolate", no_argument, NULL, A_EXTRA},
-	{"include-eol", no_argument, NULL, A_EOL},
-};
-
-int cli_ask_longopts(struct option *opts, int from, int max)
-{
-	for (size_t i = 0; i < sizeof(ask_opts) / sizeof(ask_opts[0]) && from < max; i++)
-		opts[from++] = ask_opts[i];
-	return from;
-}
-
-void cli_ask_help(FILE *out, bool allow_grid)
-{
-	fprintf(out,
-		"the question:\n"
-		"  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
-		"                    cost: the --cost below (options without that price listed last)%s\n"
-		"  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
-		"                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
-		"                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
-		"                    whole instances and minimum units for the run's wall clock at the rental rate)\n"
-		"  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"
-		"  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%%\n"
-		"                    confidence first; if none, those whose predicted time does (with its probability)\n"
-		"                    (the upper end of their interval); alone: the cheapest of them; with --budget:\n"
-		"                    the fastest within budget that meets it. Each option says what it fails and by how much\n"
-		"  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
-		"                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"
-		"  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
-		"                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"
-		"  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
-		"                    --systems is offered whatever its status; its price is then historical)\n"
-		"  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
-		"  an option is faster only when the 90%% interval of its time over the other's lies below 1 (what two\n"
-		"  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
-		"  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n",
-		allow_grid ? "; none: grid order, streamed" : "");
-}
-
 static int ask_bad(const char *cmd, const char *opt, const char *arg, const char *want)
 {
 	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", cmd, opt, arg, want);
 	return -1;
 }
 
+/* The question's options whose values need more than a range; ctx is the cli_ask. */
+static int opt_rank_by(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	if (strcmp(arg, "tta") == 0)
+		a->q->goal = PLAN_TTA;
+	else if (strcmp(arg, "ttt") == 0)
+		a->q->goal = PLAN_TTT;
+	else if (strcmp(arg, "cost") == 0)
+		a->q->goal = PLAN_COST;
+	else if (a->allow_grid && strcmp(arg, "none") == 0)
+		a->q->goal = PLAN_GRID;
+	else
+		return ask_bad(a->cmd, o->name, arg, a->allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
+	return 0;
+}
+
+static int opt_cost(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	int k = plan_cost_parse(arg);
+	if (k < 0)
+		return ask_bad(a->cmd, o->name, arg, "capex, tco or rent");
+	a->q->cost = (plan_cost)k;
+	return 0;
+}
+
+static int opt_deadline(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	double v;
+	(void)o;
+	if (plan_parse_duration(arg, &v)) {
+		fprintf(stderr, "scaleplan %s: --deadline %s\n", a->cmd, err_msg());
+		return -1;
+	}
+	a->q->deadline_s = v;
+	return 0;
+}
+
+int cli_ask_opts(cli_ask *a, cli_opt *t)
+{
+	plan_question *q = a->q;
+	const cli_opt ask[] = {
+		CLI_O_TEXT("the question:\n"),
+		CLI_O_CALL("rank-by", opt_rank_by, a,
+			   a->allow_grid ? "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
+					   "                    cost: the --cost below (options without that price listed last); none: grid order, streamed\n"
+					 : "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
+					   "                    cost: the --cost below (options without that price listed last)\n"),
+		CLI_O_CALL("cost", opt_cost, a,
+			   "  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
+			   "                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
+			   "                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
+			   "                    whole instances and minimum units for the run's wall clock at the rental rate)\n"),
+		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
+			  "  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"),
+		CLI_O_CALL("deadline", opt_deadline, a,
+			   "  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%\n"
+			   "                    confidence (the upper end of their interval) first; if none, those whose predicted\n"
+			   "                    time does (with its probability); alone: the cheapest of them; with --budget:\n"
+			   "                    the fastest within budget that meets it. Each option says what it fails and by how much\n"),
+		CLI_O_FLAG("partial-nodes", &q->partial_nodes,
+			   "  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
+			   "                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"),
+		CLI_O_FLAG("extrapolate", &q->extrapolate,
+			   "  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
+			   "                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"),
+		CLI_O_FLAG("include-eol", &q->include_eol,
+			   "  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
+			   "                    --systems is offered whatever its status; its price is then historical)\n"),
+		CLI_O_TEXT("  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
+			   "  an option is faster only when the 90% interval of its time over the other's lies below 1 (what two\n"
+			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
+			   "  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n"),
+		CLI_O_END,
+	};
+	memcpy(t, ask, sizeof ask);
+	return (int)(sizeof ask / sizeof ask[0]) - 1;
+}
+
+int cli_ask_longopts(struct option *opts, int from, int max)
+{
+	plan_question q;
+	cli_ask a = {.cmd = "", .q = &q};
+	cli_opt t[CLI_ASK_NOPTS];
+	cli_ask_opts(&a, t);
+	return cli_opt_longopts(t, CLI_ASK_OPT_BASE, opts, from, max);
+}
+
+void cli_ask_help(FILE *out, bool allow_grid)
+{
+	plan_question q;
+	cli_ask a = {.cmd = "", .q = &q, .allow_grid = allow_grid};
+	cli_opt t[CLI_ASK_NOPTS];
+	cli_ask_opts(&a, t);
+	cli_opt_help(out, t, NULL);
+}
+
 int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid)
 {
-	double v;
-	int k;
-	switch (opt) {
-	case A_RANK:
-		if (strcmp(arg, "tta") == 0)
-			q->goal = PLAN_TTA;
-		else if (strcmp(arg, "ttt") == 0)
-			q->goal = PLAN_TTT;
-		else if (strcmp(arg, "cost") == 0)
-			q->goal = PLAN_COST;
-		else if (allow_grid && strcmp(arg, "none") == 0)
-			q->goal = PLAN_GRID;
-		else
-			return ask_bad(cmd, "rank-by", arg, allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
-		return 1;
-	case A_COST:
-		if ((k = plan_cost_parse(arg)) < 0)
-			return ask_bad(cmd, "cost", arg, "capex, tco or rent");
-		q->cost = (plan_cost)k;
-		return 1;
-	case A_BUDGET:
-		if (parse_double(arg, 1e-9, 1e15, &v))
-			return ask_bad(cmd, "budget", arg, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)");
-		q->budget_usd = v;
-		return 1;
-	case A_DEADLINE:
-		if (plan_parse_duration(arg, &v)) {
-			fprintf(stderr, "scaleplan %s: --deadline %s\n", cmd, err_msg());
-			return -1;
-		}
-		q->deadline_s = v;
-		return 1;
-	case A_PARTIAL:
-		q->partial_nodes = true;
-		return 1;
-	case A_EXTRA:
-		q->extrapolate = true;
-		return 1;
-	case A_EOL:
-		q->include_eol = true;
-		return 1;
-	default:
+	cli_ask a = {.cmd = cmd, .q = q, .allow_grid = allow_grid};
+	cli_opt t[CLI_ASK_NOPTS];
+	int n = cli_ask_opts(&a, t);
+	if (opt < CLI_ASK_OPT_BASE || opt >= CLI_ASK_OPT_BASE + n || t[opt - CLI_ASK_OPT_BASE].kind == CLI_OPT_TEXT)
 		return 0;
-	}
+	return cli_opt_apply(cmd, &t[opt - CLI_ASK_OPT_BASE], arg) ? -1 : 1;
 }
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
@@ -564,15 +469,15 @@ int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int
 		char *dash = strchr(tok + 1, '-'), *colon = strchr(tok, ':');
 		if (colon) {
 			*colon = '\0';
-			if (parse_int(colon + 1, 1, INT_MAX, &step))
+			if (cli_parse_long(colon + 1, 1, INT_MAX, &step))
 				goto bad;
 		}
 		if (dash) {
 			*dash = '\0';
-			if (parse_int(tok, 1, INT_MAX, &a) || parse_int(dash + 1, 1, INT_MAX, &b) || b < a)
+			if (cli_parse_long(tok, 1, INT_MAX, &a) || cli_parse_long(dash + 1, 1, INT_MAX, &b) || b < a)
 				goto bad;
 		} else {
-			if (parse_int(tok, 1, INT_MAX, &a))
+			if (cli_parse_long(tok, 1, INT_MAX, &a))
 				goto bad;
 			b = a;
 		}

@@ -32,11 +32,30 @@ grep -q '^#SBATCH --nodes=2$' "$T/c/campaign.sbatch" || fail "sbatch: --nodes"
 grep -q '^run g2x2_b256_synthetic_nvlink [0-9]* srun --mpi=${SRUN_MPI:-pmix} --nodes=2 --ntasks=4 --ntasks-per-node=2 ${SRUN_GPUS---gpus-per-node=2}' \
 	"$T/c/campaign.sbatch" || fail "sbatch: srun line of 2 nodes x 2 GPUs"
 [ "$(grep -c '^run ' "$T/c/campaign.sbatch")" -eq 36 ] || fail "sbatch: not 36 runs"
-# every run line carries its limit: the synthetic b256 run (70 steps x 256 images at 250 img/s, 60 s start-up,
-# twice that) 263 s; the folder is not there, so a JPEG run counts ImageNet's 1,331,167 images over its 4 ranks
-# (2 epochs: 665,584 a GPU at 250 img/s + 60 s, twice that: 5,445 s)
-grep -q '^run g1x1_b256_synthetic_none 263 ' "$T/c/run_mpirun.sh" || fail "synthetic run limit not 263 s"
-grep -q '^run g2x2_b64_jpeg-gpu_nvlink 5445 ' "$T/c/run_mpirun.sh" || fail "JPEG run limit: $(grep -o '^run g2x2_b64_jpeg-gpu_nvlink [0-9]*' "$T/c/run_mpirun.sh")"
+# every run line carries its limit: twice (60 s of start-up + its images at the throughput per GPU that
+# `scaleplan predict` gives the run's scenario on --system). The folder is not there, so a JPEG run counts
+# ImageNet's 1,331,167 images over its ranks.
+limit_want() { # IMAGES_PER_GPU PREDICT-ARGS...: the limit from predict's throughput_img_s and gpus
+	img=$1
+	shift
+	"$SP" predict --system dgxh100 --format csv "$@" | awk -F, -v img="$img" 'NR == 2 {
+		t = 2 * (60 + img / ($9 / $5)); if (t < 120) t = 120; printf "%d\n", t + 0.5 }'
+}
+"$SP" campaign --grid "gpus_per_node=1,2;nodes=1,2;batch=64,256;data=synthetic,jpeg-gpu;transport=nvlink" \
+	--data-dir /data/inlike --out "$T/p" --system dgxh100 > /dev/null || fail "--system dgxh100 refused"
+w=$(limit_want $((70 * 256)) --gpus-per-node 1 --batch-per-gpu 256 --data synthetic)
+grep -q "^run g1x1_b256_synthetic_none $w " "$T/p/run_mpirun.sh" ||
+	fail "synthetic run limit: want $w, got $(grep -o '^run g1x1_b256_synthetic_none [0-9]*' "$T/p/run_mpirun.sh")"
+w=$(limit_want $((2 * 1331167 / 4)) --gpus-per-node 2 --nodes 2 --batch-per-gpu 64 --data gpu)
+grep -q "^run g2x2_b64_jpeg-gpu_nvlink $w " "$T/p/run_mpirun.sh" ||
+	fail "JPEG run limit: want $w, got $(grep -o '^run g2x2_b64_jpeg-gpu_nvlink [0-9]*' "$T/p/run_mpirun.sh")"
+# without --system: the least throughput of any system in the database, so no limit below dgxh100's
+for id in g1x1_b256_synthetic_none g2x2_b64_jpeg-gpu_nvlink; do
+	a=$(grep "^run $id " "$T/c/run_mpirun.sh" | cut -d' ' -f3) b=$(grep "^run $id " "$T/p/run_mpirun.sh" | cut -d' ' -f3)
+	[ "$a" -gt "$b" ] || fail "$id: default limit $a not above dgxh100's $b"
+done
+if "$SP" campaign --out "$T/bad" --system nosuch 2> "$T/err.txt"; then fail "--system nosuch accepted"; fi
+[ ! -e "$T/bad" ] || fail "--system nosuch: output written"
 
 # an existing campaign is kept: exit 1 without --force, written over with it
 if "$SP" campaign --grid "batch=64" --out "$T/c" 2> "$T/err.txt"; then fail "--out onto a campaign accepted"; fi
