@@ -89,6 +89,21 @@ static unsigned whole_run_differs(const char *result, const char *anchor)
 	return 1u << MODEL_DIFF_SCALE | (strcmp(a, b) != 0 ? 1u << MODEL_DIFF_SYSTEM : 0);
 }
 
+/* Whether row i of the whole-run table repeats an earlier row's nodes, measured and predicted times (the ncol
+ * columns col): v4.0 files one 8-node log under smc-ac-power and smc-dc-power, with one single-node log for
+ * both, so the two rows are one prediction of one run: one residual. */
+static bool row_repeated(const csv_table *t, int i, const int *col, int ncol)
+{
+	for (int j = 0; j < i; j++) {
+		bool same = true;
+		for (int k = 0; k < ncol && same; k++)
+			same = strcmp(t->cells[i][col[k]], t->cells[j][col[k]]) == 0;
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 /* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
  * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
 static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v, pairs *pp)
@@ -105,6 +120,8 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 		int cn = csv_table_col(&t, "nodes"), c1 = csv_table_col(&t, "ttt_measured_s"), c2 = csv_table_col(&t, "ttt_pred_s"),
 		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
 		for (int i = 0; cr >= 0 && ca >= 0 && cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
+			if (row_repeated(&t, i, (const int[]){cn, c1, c2, c3, c4}, 5))
+				continue;
 			int nodes = atoi(t.cells[i][cn]);
 			double ttt = atof(t.cells[i][c2]), tta = atof(t.cells[i][c4]);
 			/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
