@@ -269,7 +269,8 @@ int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const c
 void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
 /* The start-up's held-out errors, for its interval: each organisation's systems (submitter and system: the
  * mean init_start..run_start of their usable runs) predicted by the fit without the organisation, not
- * anchored (what a planner without their own logs gets); nodes, measured and predicted s into the arrays
+ * anchored (what a planner without their own logs gets; a log filed under several submitters counts once);
+ * nodes, measured and predicted s into the arrays
  * (at most max). Returns how many, or ERR_INPUT when a fold cannot be fitted. */
 int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
 			      double *predicted, int max);

@@ -913,6 +913,18 @@ void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p)
 	p->epoch_boundary_iters = f->epoch_boundary_iters;
 }
 
+/* Whether an earlier row holds run i's log under another submitter's name (run_repeated's test): one run is
+ * one residual, however many names it is filed under. */
+static bool repeated_before(const cal_phase_row *rows, int i)
+{
+	const cal_phase_row *r = &rows[i];
+	for (int j = 0; j < i; j++)
+		if (strcmp(rows[j].submitter, r->submitter) != 0 && rows[j].nodes == r->nodes &&
+		    rows[j].init_s == r->init_s && rows[j].run_s == r->run_s && strcmp(rows[j].system, r->system) == 0)
+			return true;
+	return false;
+}
+
 int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
 			      double *predicted, int max)
 {
@@ -922,7 +934,7 @@ int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B
 	for (int i = 0; i < n && k < max; i++) {
 		const cal_phase_row *r = &rows[i];
 		bool seen = false;
-		if (!fit_usable(r, NULL, NULL) || !startup_row(r))
+		if (!fit_usable(r, NULL, NULL) || !startup_row(r) || repeated_before(rows, i))
 			continue;
 		for (int j = 0; j < i && !seen; j++)
 			seen = fit_usable(&rows[j], NULL, NULL) && startup_row(&rows[j]) &&

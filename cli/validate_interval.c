@@ -54,6 +54,56 @@ typedef struct pairs {
 	int n, cap;
 } pairs;
 
+/* Copies system name s without its node-count tokens (a leading "8x", "_n448"), which MLPerf's system names
+ * carry: two names that are equal after this name one cluster at two node counts. */
+static void cluster_name(const char *s, char *out, size_t cap)
+{
+	size_t k = 0;
+	const char *p = s;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	s = p > s && *p == 'x' ? p + 1 : s;
+	for (p = s; *p && k + 1 < cap; p++) {
+		const char *q = p + 2;
+		while (p[0] == '_' && p[1] == 'n' && *q >= '0' && *q <= '9')
+			q++;
+		if (q > p + 2 && (*q == '_' || *q == '\0')) {
+			p = q - 1;
+			continue;
+		}
+		out[k++] = *p;
+	}
+	out[k] = '\0';
+}
+
+/* What differs between a whole-run result ("submitter/system") and its single-node anchor (a system of the
+ * same submitter): the node count, and the system when the anchor is another cluster (NVIDIA's 448-node
+ * CoreWeave run is anchored on its Eos node, another host, fabric, file system and container release: its
+ * start-up is that cluster's, not Eos's grown with the nodes). */
+static unsigned whole_run_differs(const char *result, const char *anchor)
+{
+	const char *slash = strchr(result, '/');
+	char a[128], b[128];
+	cluster_name(slash ? slash + 1 : result, a, sizeof a);
+	cluster_name(anchor, b, sizeof b);
+	return 1u << MODEL_DIFF_SCALE | (strcmp(a, b) != 0 ? 1u << MODEL_DIFF_SYSTEM : 0);
+}
+
+/* Whether row i of the whole-run table repeats an earlier row's nodes, measured and predicted times (the ncol
+ * columns col): v4.0 files one 8-node log under smc-ac-power and smc-dc-power, with one single-node log for
+ * both, so the two rows are one prediction of one run: one residual. */
+static bool row_repeated(const csv_table *t, int i, const int *col, int ncol)
+{
+	for (int j = 0; j < i; j++) {
+		bool same = true;
+		for (int k = 0; k < ncol && same; k++)
+			same = strcmp(t->cells[i][col[k]], t->cells[j][col[k]]) == 0;
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 /* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
  * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
 static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v, pairs *pp)
@@ -66,9 +116,12 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 	if (mem && fclose(mem) != 0)
 		rc = EXIT_ENV;
 	if (rc == EXIT_OK && csv_table_parse(&t, "whole-run", buf, len) == 0) {
+		int cr = csv_table_col(&t, "result"), ca = csv_table_col(&t, "anchor");
 		int cn = csv_table_col(&t, "nodes"), c1 = csv_table_col(&t, "ttt_measured_s"), c2 = csv_table_col(&t, "ttt_pred_s"),
 		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
-		for (int i = 0; cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
+		for (int i = 0; cr >= 0 && ca >= 0 && cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
+			if (row_repeated(&t, i, (const int[]){cn, c1, c2, c3, c4}, 5))
+				continue;
 			int nodes = atoi(t.cells[i][cn]);
 			double ttt = atof(t.cells[i][c2]), tta = atof(t.cells[i][c4]);
 			/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
@@ -78,10 +131,11 @@ static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v
 			cli_resids_add(v, &r1);
 			cli_resids_add(v, &r2);
 			double m[2] = {atof(t.cells[i][c1]), atof(t.cells[i][c3])}, pr[2] = {ttt, tta};
+			unsigned diff = whole_run_differs(t.cells[i][cr], t.cells[i][ca]);
 			for (int k = 0; k < 2; k++)
 				if (m[k] > 0 && pr[k] > 0)
 					cal_rpair_add(&pp->p, &pp->n, &pp->cap, k ? MODEL_Q_TTA : MODEL_Q_TTT,
-						      1u << MODEL_DIFF_SCALE, log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
+						      diff, log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
 		}
 	} else if (rc == EXIT_OK) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());

@@ -680,9 +680,10 @@ bool model_gpu_measured(const char *gpu_id);
 /* The i-th GPU with results in that data (NULL past the end), for messages and tests. */
 const char *model_measured_gpu(int i);
 /* Split-conformal bounds (log) of n residuals rho = ln(measured / predicted), 90%: n >= 19: the
- * floor(0.05 (n+1))-th and ceil(0.95 (n+1))-th smallest (asymmetric); 9 <= n < 19: +-the ceil(0.9 (n+1))-th
- * smallest |rho| (symmetric: too few points for each tail); 1 <= n < 9: the observed range (too few for a
- * 90% quantile: the widest miss seen). Bounds always hold 0 (the point). rho is not changed (sorted copy).
+ * floor(0.05 (n+1))-th and ceil(0.95 (n+1))-th smallest (asymmetric); 1 <= n < 19: +-the ceil(0.9 (n+1))-th
+ * smallest |rho|, the largest below n = 9 (symmetric: too few points for each tail). The |rho| rule holds a
+ * new residual with probability >= n / (n + 1) when n < 9 (0.89 at 8); the observed range would hold it only
+ * (n - 1) / (n + 1) (0.78 at 8). Bounds always hold 0 (the point). rho is not changed (sorted copy).
  * Returns 0, or -1 when n < 1 (*lo = *hi = 0). Vovk et al., Algorithmic Learning in a Random World (2005);
  * Lei et al., Distribution-free predictive inference for regression, JASA 2018 (split conformal). */
 int model_interval_conformal(const double *rho, int n, double *lo, double *hi);

@@ -162,18 +162,14 @@ int model_interval_conformal(const double *rho, int n, double *lo, double *hi)
 		qsort(v, (size_t)n, sizeof(*v), cmp_double);
 		*lo = v[(k_lo < 1 ? 1 : k_lo) - 1];
 		*hi = v[(k_hi > n ? n : k_hi) - 1];
-	} else if (n >= 9) {
+	} else {
+		/* one k for both sides (the largest |rho| below 9 points: see model.h) */
 		int k = (int)ceil(0.9 * (n + 1));
 		for (int i = 0; i < n; i++)
 			v[i] = fabs(v[i]);
 		qsort(v, (size_t)n, sizeof(*v), cmp_double);
 		*hi = v[(k > n ? n : k) - 1];
 		*lo = -*hi;
-	} else {
-		for (int i = 0; i < n; i++) {
-			*lo = fmin(*lo, v[i]);
-			*hi = fmax(*hi, v[i]);
-		}
 	}
 	*lo = fmin(*lo, 0.0);
 	*hi = fmax(*hi, 0.0);

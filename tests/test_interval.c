@@ -13,16 +13,20 @@
 #include "plan/plan.h"
 #include "tests/test.h"
 
-/* n < 9: the observed range, always holding 0 */
+/* n < 9: +-the largest |rho| (the |rho| rule's k = ceil(0.9 (n + 1)) is past n), not the observed range,
+ * which would hold a new residual only (n - 1) / (n + 1) of the time */
 static void test_conformal_small(test_ctx *t)
 {
 	double rho[] = {0.10, -0.05, 0.20}, lo, hi;
 	TEST_CHECK(t, model_interval_conformal(rho, 3, &lo, &hi) == 0, "3 residuals");
-	TEST_NEAR(t, lo, -0.05, 1e-12);
+	TEST_NEAR(t, lo, -0.20, 1e-12);
 	TEST_NEAR(t, hi, 0.20, 1e-12);
 	double pos[] = {0.1, 0.3};
 	model_interval_conformal(pos, 2, &lo, &hi);
-	TEST_CHECK(t, lo == 0.0 && fabs(hi - 0.3) < 1e-12, "all positive: [0, max], got [%g, %g]", lo, hi);
+	TEST_CHECK(t, fabs(lo + 0.3) < 1e-12 && fabs(hi - 0.3) < 1e-12, "all positive: +-max, got [%g, %g]", lo, hi);
+	double one[] = {-0.07};
+	model_interval_conformal(one, 1, &lo, &hi);
+	TEST_CHECK(t, fabs(lo + 0.07) < 1e-12 && fabs(hi - 0.07) < 1e-12, "one: +-|rho|, got [%g, %g]", lo, hi);
 	TEST_CHECK(t, model_interval_conformal(rho, 0, &lo, &hi) == -1 && lo == 0 && hi == 0, "none: -1");
 }
 
@@ -268,14 +272,15 @@ static void test_ratio_derive(test_ctx *t)
 	TEST_CHECK(t, cal_ratio_derive(p, 4, -1, tb) == 0, "derives");
 	TEST_CHECK(t, tb->n[A][MODEL_DIFF_GPU][MODEL_Q_TTT] == 1 && fabs(tb->hi[A][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12,
 		   "gpu pool: the one pair");
-	TEST_NEAR(t, tb->lo[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
+	/* -0.02 and 0.03: +-the largest |rho| (few pairs: model_interval_conformal's |rho| rule) */
+	TEST_NEAR(t, tb->lo[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.03, 1e-12);
 	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.03, 1e-12);
 	TEST_CHECK(t, tb->n[A][MODEL_DIFF_STACK][MODEL_Q_TTT] == 3 && fabs(tb->hi[A][MODEL_DIFF_STACK][MODEL_Q_TTT] - 0.10) < 1e-12,
 		   "stack: no pair, every ttt pair's");
 	TEST_NEAR(t, tb->hi[A][MODEL_DIFF_SCALE][MODEL_Q_TTA], 0.50, 1e-12);
-	/* reference stacks: their own pairs only (-0.02 alone), else any stacks' row */
+	/* reference stacks: their own pairs only (-0.02 alone: +-0.02), else any stacks' row */
 	TEST_NEAR(t, tb->lo[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], -0.02, 1e-12);
-	TEST_NEAR(t, tb->hi[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.0, 1e-12);
+	TEST_NEAR(t, tb->hi[R][MODEL_DIFF_SCALE][MODEL_Q_TTT], 0.02, 1e-12);
 	TEST_CHECK(t, fabs(tb->hi[R][MODEL_DIFF_GPU][MODEL_Q_TTT] - 0.10) < 1e-12, "reference gpu: no pair, any stacks' row");
 	TEST_CHECK(t, cal_ratio_derive(p, 0, -1, tb) != 0, "no pair: an error");
 	free(tb);
