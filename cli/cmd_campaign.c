@@ -291,7 +291,7 @@ int cmd_campaign(int argc, char **argv)
 		o.c.train_n = cal_cg_count_images(o.c.folder, "train");
 		o.c.val_n = cal_cg_count_images(o.c.folder, "val");
 		if (o.c.train_n < 0)
-			o.c.train_n = 1281167, o.c.val_n = 50000;
+			o.c.train_n = MODEL_IMAGENET_TRAIN_IMAGES, o.c.val_n = 50000;
 		if (o.c.val_n < 0)
 			o.c.val_n = 0;
 	}
