@@ -208,12 +208,10 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	csvw_end_row(w);
 }
 
+/* sim's own members are compact ("name":value,), around predict's object. */
 static void json_num(FILE *out, const char *k, double v, bool comma)
 {
-	if (isfinite(v))
-		fprintf(out, "\"%s\":%.9g%s", k, v, comma ? "," : "");
-	else
-		fprintf(out, "\"%s\":null%s", k, comma ? "," : "");
+	json_member_num(out, k, v, comma, true);
 }
 
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)

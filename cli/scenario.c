@@ -646,28 +646,15 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
 	csvw_end_row(w);
 }
 
-/* A JSON number; null for NAN/inf (JSON has no NaN). */
+/* predict's JSON object spaces its members ("name": value, ); common/json.c writes them. */
 static void jnum(FILE *out, const char *name, double v, bool comma)
 {
-	if (isfinite(v))
-		fprintf(out, "\"%s\": %.9g%s", name, v, comma ? ", " : "");
-	else
-		fprintf(out, "\"%s\": null%s", name, comma ? ", " : "");
+	json_member_num(out, name, v, comma, false);
 }
 
-/* A JSON string (ids come from the database: escape quotes, backslashes and controls anyway). */
 static void jstr(FILE *out, const char *name, const char *v)
 {
-	fprintf(out, "\"%s\": \"", name);
-	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fprintf(out, "\", ");
+	json_member_str(out, name, v, true, false);
 }
 
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
