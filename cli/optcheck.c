@@ -1,6 +1,6 @@
 /* cli/optcheck.c: checks on what the user asked for that need more than one option or the database,
- * shared by predict, compare, sweep and report: input the commands used to accept without a word
- * (issue 35). Each prints "scaleplan CMD: ..." and returns an exit code.
+ * shared by predict, compare, sweep and report: input that would otherwise pass without a
+ * word. Each prints "scaleplan CMD: ..." and returns an exit code.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"

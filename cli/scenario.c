@@ -507,7 +507,7 @@ void cli_result_csv_header_cells(csvw *w)
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
 		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated",
-		/* issue 33: the whole cluster's cost */
+		/* the whole cluster's cost */
 		"capex_servers_usd", "capex_network_usd", "capex_storage_usd", "pue", "facility_usd", "support_usd",
 		"utilisation", "power_basis", "rent_gpus", "breakeven_runs_per_month", "capex_lo_usd", "capex_hi_usd",
 		"tco_lo_usd", "tco_hi_usd", "rent_lo_usd", "rent_hi_usd",
@@ -516,7 +516,7 @@ void cli_result_csv_header_cells(csvw *w)
 		csvw_text(w, cols[i]);
 }
 
-/* How the GPU is known and the 90% intervals (issue 31): after the cells sim shares, before stack. */
+/* How the GPU is known and the 90% intervals: after the cells sim shares, before stack. */
 static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
 					     "throughput_lo_img_s", "throughput_hi_img_s", "extrapolated_below"};
 
