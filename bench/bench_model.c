@@ -3,7 +3,7 @@
  * 1. plan_resolve per system (the CLI's step: database to prepared scenario, one pass over the layer table);
  * 2. model_predict and the two ratio columns (model_ratio, ttt and tta over a pick) in a loop over nodes x batch
  *    per GPU (the sweep's inner loop), one core:
- *    goal >= 1,000,000 predictions per second (issue 3).
+ *    goal >= 1,000,000 predictions per second.
  * Systems come from the built-in hwdb. Run: make bench-model (also times a 1M-configuration sweep).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

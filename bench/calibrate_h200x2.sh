@@ -1,5 +1,5 @@
 #!/bin/sh
-# Calibration evidence on the 2x H200 test machine (issue 8): calibrate on the single-GPU runs (two batch
+# Calibration evidence on the 2x H200 test machine: calibrate on the single-GPU runs (two batch
 # sizes) plus one all-reduce sweep per transport, then predict the 2-GPU runs - NVLink, and 2 emulated nodes
 # over sockets - from that profile alone (nothing fitted to them) and compare with the measurements.
 #

@@ -163,7 +163,7 @@ int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs)
 }
 
 /* Start-up of a run before its first step: cuDNN's algorithm search, NCCL's set-up, the first batches; 12-20 s
- * on an H100 (bench/NOTES.md, issue 32), 60 s leaves room for slower hosts and file systems. */
+ * on an H100 (bench/NOTES.md's log), 60 s leaves room for slower hosts and file systems. */
 static const double CG_START_S = 60.0;
 /* Run r's time limit: --run-timeout, else twice its predicted time (start-up, then its images at the rate
  * predict_runs gave it), at least 120 s. Synthetic: (iters + 10 warm-up) steps; JPEG: epochs over the rank's

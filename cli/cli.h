@@ -314,7 +314,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
-/* cli/optcheck.c: checks across options (issue 35), each printing "scaleplan CMD: ..." and returning an
+/* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an
  * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
 int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and

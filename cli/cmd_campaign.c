@@ -29,7 +29,7 @@ typedef struct cg_opts {
 } cg_opts;
 
 /* The default grid (no --grid): what the calibration fit needs from one host of 2 GPUs - 1 and 2 GPUs, two
- * batches, both data paths, NVLink and 2 emulated nodes (bench/NOTES.md, issue 32). jpeg-gpu only with
+ * batches, both data paths, NVLink and 2 emulated nodes (bench/NOTES.md's log). jpeg-gpu only with
  * --data-dir. */
 #define CG_DEFAULT_GRID "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated"
 #define CG_DEFAULT_GRID_NO_DATA "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic;transport=nvlink,emulated"
@@ -291,7 +291,7 @@ int cmd_campaign(int argc, char **argv)
 		o.c.train_n = cal_cg_count_images(o.c.folder, "train");
 		o.c.val_n = cal_cg_count_images(o.c.folder, "val");
 		if (o.c.train_n < 0)
-			o.c.train_n = 1281167, o.c.val_n = 50000;
+			o.c.train_n = MODEL_IMAGENET_TRAIN_IMAGES, o.c.val_n = 50000;
 		if (o.c.val_n < 0)
 			o.c.val_n = 0;
 	}

@@ -27,7 +27,7 @@ static void print_money(const model_scenario *sc, const model_result *r)
 	const model_node *n = &sc->node;
 	const model_money *m = &sc->money;
 	char a[32], b[32], c[32], d[32], e[32];
-	int units = n->unit_nodes > 1 ? (sc->nodes + n->unit_nodes - 1) / n->unit_nodes : sc->nodes;
+	int units = model_nodes_bought(sc) / (n->unit_nodes > 1 ? n->unit_nodes : 1);
 	if (isfinite(r->capex_usd)) {
 		printf("  capex              %s (%s-%s): servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
 		       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
@@ -64,7 +64,7 @@ static void print_money(const model_scenario *sc, const model_result *r)
 		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour); a "
 		       "month holds %.0f such runs back to back\n",
 		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
-		       365.25 * 86400.0 / 12.0 / r->tta_s);
+		       MODEL_MONTH_S / r->tta_s);
 	else if (isinf(r->breakeven_runs_per_month))
 		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));

@@ -416,7 +416,7 @@ static void section_assumptions(rep_doc *d, const cli_scen *s)
 	tab_free(&t);
 }
 
-/* ---- sensitivity (issue 33): how the answer's cost moves with each input, and what could flip it ---- */
+/* ---- sensitivity: how the answer's cost moves with each input, and what could flip it ---- */
 
 typedef plan_sens rep_sens; /* plan_sens_compute (plan/plan_sens.c) fills it */
 

@@ -15,7 +15,7 @@
 
 /* The largest --jitter (lognormal sigma of a GPU's step): at 1 a step varies by e = 2.7x around its median,
  * far beyond the stragglers the model knows (straggler_cv 0.015, model_params.c); at 100 the simulated
- * throughput was 0 and at 1000 NaN (issue 34). */
+ * throughput was 0 and at 1000 NaN. */
 #define SIM_JITTER_MAX 1.0
 
 /* sim's own settings as the options give them (the shared ones are cli_scen's). */
@@ -208,12 +208,10 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	csvw_end_row(w);
 }
 
+/* sim's own members are compact ("name":value,), around predict's object. */
 static void json_num(FILE *out, const char *k, double v, bool comma)
 {
-	if (isfinite(v))
-		fprintf(out, "\"%s\":%.9g%s", k, v, comma ? "," : "");
-	else
-		fprintf(out, "\"%s\":null%s", k, comma ? "," : "");
+	json_member_num(out, k, v, comma, true);
 }
 
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)

@@ -1,6 +1,6 @@
 /* cli/optcheck.c: checks on what the user asked for that need more than one option or the database,
- * shared by predict, compare, sweep and report: input the commands used to accept without a word
- * (issue 35). Each prints "scaleplan CMD: ..." and returns an exit code.
+ * shared by predict, compare, sweep and report: input that would otherwise pass without a
+ * word. Each prints "scaleplan CMD: ..." and returns an exit code.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -10,9 +10,6 @@
 #include <string.h>
 
 #include "common/common.h"
-
-/* A month of wall clock: a year of 365.25 days over 12, the months model_run_money spreads capex over. */
-#define MONTH_S (365.25 * 86400.0 / 12.0)
 
 int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list)
 {
@@ -44,12 +41,12 @@ int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 	char d[32];
 	if (!(m->runs_per_month > 0) || !isfinite(tta_s) || !(tta_s > 0))
 		return EXIT_OK;
-	if (m->runs_per_month * tta_s <= MONTH_S)
+	if (m->runs_per_month * tta_s <= MODEL_MONTH_S)
 		return EXIT_OK;
 	fprintf(stderr, "scaleplan %s: --runs-per-month %g: a run takes %s to accuracy (the fastest option), so at "
 			"most %.0f runs fit a month of wall clock back to back; give at most that (or leave "
 			"--runs-per-month out: runs back to back)\n",
-		cmd, m->runs_per_month, cli_fmt_duration(tta_s, d, sizeof d), floor(MONTH_S / tta_s));
+		cmd, m->runs_per_month, cli_fmt_duration(tta_s, d, sizeof d), floor(MODEL_MONTH_S / tta_s));
 	return EXIT_INPUT;
 }
 

@@ -186,7 +186,8 @@ static int scen_table_run(cli_scen *s, cli_opt *t)
 		CLI_O_DBL("epochs", &p->epochs, 0.01, 10000, "a number of epochs in 0.01..10000",
 			  "  --epochs E             epochs to train (default: MLPerf convergence curve of the global batch)\n"),
 		CLI_O_DBL("images", &p->images, 1, 1e12, "a number of images 1..1e12",
-			  "  --images N             training images per epoch (default 1281167, ImageNet-1k)\n"),
+			  "  --images N             training images per epoch (default "
+			  MODEL_STR(MODEL_IMAGENET_TRAIN_IMAGES) ", ImageNet-1k)\n"),
 		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"),
 		CLI_O_CALL("measured-epochs", opt_measured_epochs, s,
 			   "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
@@ -506,7 +507,7 @@ void cli_result_csv_header_cells(csvw *w)
 		/* extras */
 		"first_epoch_s", "eval_s", "startup_s", "staging_s", "boundary_s", "warmup_s", "data", "fits", "mem_per_gpu_B", "capex_usd", "power_W", "energy_J", "compute_cal",
 		"energy_usd", "rent_usd", "tco_usd", "nvlink_domain_gpus", "extrapolated",
-		/* issue 33: the whole cluster's cost */
+		/* the whole cluster's cost */
 		"capex_servers_usd", "capex_network_usd", "capex_storage_usd", "pue", "facility_usd", "support_usd",
 		"utilisation", "power_basis", "rent_gpus", "breakeven_runs_per_month", "capex_lo_usd", "capex_hi_usd",
 		"tco_lo_usd", "tco_hi_usd", "rent_lo_usd", "rent_hi_usd",
@@ -515,7 +516,7 @@ void cli_result_csv_header_cells(csvw *w)
 		csvw_text(w, cols[i]);
 }
 
-/* How the GPU is known and the 90% intervals (issue 31): after the cells sim shares, before stack. */
+/* How the GPU is known and the 90% intervals: after the cells sim shares, before stack. */
 static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "tta_lo_s", "tta_hi_s",
 					     "throughput_lo_img_s", "throughput_hi_img_s", "extrapolated_below"};
 
@@ -645,28 +646,15 @@ void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r
 	csvw_end_row(w);
 }
 
-/* A JSON number; null for NAN/inf (JSON has no NaN). */
+/* predict's JSON object spaces its members ("name": value, ); common/json.c writes them. */
 static void jnum(FILE *out, const char *name, double v, bool comma)
 {
-	if (isfinite(v))
-		fprintf(out, "\"%s\": %.9g%s", name, v, comma ? ", " : "");
-	else
-		fprintf(out, "\"%s\": null%s", name, comma ? ", " : "");
+	json_member_num(out, name, v, comma, false);
 }
 
-/* A JSON string (ids come from the database: escape quotes, backslashes and controls anyway). */
 static void jstr(FILE *out, const char *name, const char *v)
 {
-	fprintf(out, "\"%s\": \"", name);
-	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fprintf(out, "\", ");
+	json_member_str(out, name, v, true, false);
 }
 
 void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)

@@ -17,7 +17,7 @@
 #include "calibrate/cal.h"
 #include "common/common.h"
 
-/* The transfers the data can check (issue 31): across an architecture and within one. */
+/* The transfers the data can check: across an architecture and within one. */
 static const char *const checked[][2] = {{"A100-SXM4-80GB", "H100-SXM5-80GB"}, {"H100-SXM5-80GB", "H200-SXM-141GB"}};
 enum { NCHECKED = sizeof(checked) / sizeof(checked[0]) };
 

@@ -8,7 +8,8 @@
  * - an RFC 4180 CSV writer that writes to PATH.tmp and renames on close, so no half-written file
  *   ever looks complete, and that neutralises spreadsheet formula injection in text cells;
  * - a progress bar on stderr, redrawn with \r only when stderr is a terminal;
- * - SIGINT/SIGTERM turned into a flag that long work polls, to stop cleanly (no temp file left).
+ * - SIGINT/SIGTERM turned into a flag that long work polls, to stop cleanly (no temp file left);
+ * - one JSON writer (escaping and number format) for every JSON text the tools print.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -196,6 +197,15 @@ int file_write_atomic(const char *path, const void *buf, size_t len_B);
  * out_check_dir, for an output folder: the same for its parent, and a file where the folder belongs. */
 int out_check_file(const char *path);
 int out_check_dir(const char *path);
+
+/* JSON (RFC 8259), the one writer of every JSON text the tools print (predict/sim --format json, sim's trace,
+ * the engine's :::MLLOG lines). json_put_str: s quoted, with quote, backslash and control characters escaped;
+ * json_put_num: %.9g, or null where v is NAN or infinite. json_member_*: one object member, "name": value,
+ * then ", " where more members follow; compact drops the spaces (":" and ","). */
+void json_put_str(FILE *f, const char *s);
+void json_put_num(FILE *f, double v);
+void json_member_str(FILE *f, const char *name, const char *v, bool more, bool compact);
+void json_member_num(FILE *f, const char *name, double v, bool more, bool compact);
 
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
 int str_edit_distance(const char *a, const char *b);

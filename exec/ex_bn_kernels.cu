@@ -50,7 +50,7 @@ static long bn_min_rows(void)
 /* A reduction's grid over m rows of c channels: CX channel groups x (BN_THREADS/CX) rows a block, and as many
  * blocks as the GPU holds at once (per_sm on each SM: bn_blocks_per_sm) - one wave, each block striding over
  * its share of rows. More blocks than fit would run as a second, mostly empty wave: the reductions of the
- * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md, issue 15 session 5). */
+ * smaller layers moved 1-1.5 TB/s that way on an H100 (bench/NOTES.md's log). */
 
 static bn_geom bn_red_geom(long m, int c, int per_sm)
 {
@@ -195,7 +195,7 @@ __device__ bool bn_last_block(double *sums, int c)
 
 /* The last block's work (bn_last_block): every channel's sums finalised (bn_finalize_fwd/bwd) and set back to
  * zero for the next reduction - so a batch norm's reduction needs no memset and no finalising kernel (two
- * launches fewer per reduction: +0.3% at batch 256 on an H100, bench/NOTES.md issue 15 session 5). */
+ * launches fewer per reduction: +0.3% at batch 256 on an H100, bench/NOTES.md's log). */
 template <int MODE>
 __device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
 {
@@ -213,7 +213,7 @@ __device__ void bn_finish_sums(double *sums, int c, const bn_fin &f)
 
 /* Sums per channel of a(row) and b(row) -> sums[0..c) and sums[c..2c) (bn_red_row). U rows per loop trip,
  * all their loads issued before the sums use them: more bytes in flight per thread, as a bandwidth-bound
- * pass needs (U = 1 is the kernel before issue 15's last change; --engine bn_unroll chooses, for A/B runs). */
+ * pass needs (U = 1 is the one-row-per-trip kernel; --engine bn_unroll chooses, for A/B runs). */
 template <typename T, int MODE, int U>
 __global__ void __launch_bounds__(BN_THREADS) k_bn_reduce(const T *x, const uint8_t *mask, const T *dy, long m, int c,
 							  bool relu, const float *bn_f, double *sums, bn_fin f)

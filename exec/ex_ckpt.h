@@ -1,4 +1,4 @@
-/* exec: training checkpoints of scaleplan-train (internal header; issue 5).
+/* exec: training checkpoints of scaleplan-train (internal header).
  *
  * A checkpoint is one file, DIR/ckpt.bin, written by rank 0 only (data-parallel ranks hold the
  * same weights), atomically: DIR/ckpt.bin.tmp.<pid>, fsync, rename, fsync of DIR - a job killed

@@ -393,7 +393,7 @@ static void set_env(const char *k, const char *v, bool overwrite, bool verbose)
  * of 4 sockets each per connection instead of NCCL's default of one socket on one thread (NCCL's environment
  * variable documentation; their product may be at most 64). On 2 emulated nodes of an H100 host the
  * all-reduce of a batch-256 step went from 25.9 to 21.2 ms and the scaling from 82.9% to 85.5%
- * (bench/NOTES.md, issue 32). A user's own values are kept. */
+ * (bench/NOTES.md's log). A user's own values are kept. */
 static void socket_streams(bool verbose)
 {
 	set_env("NCCL_SOCKET_NTHREADS", "4", false, verbose);

@@ -1,4 +1,4 @@
-/* exec: data-parallel layer of scaleplan-train (internal header; issue 5).
+/* exec: data-parallel layer of scaleplan-train (internal header).
  *
  * One process per GPU. Start-up, in this order (every call below names how it fails):
  *

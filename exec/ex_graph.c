@@ -1,5 +1,5 @@
 /* exec: a small builder over cuDNN's graph (backend) API, for the fused convolution + batch-norm
- * patterns of issue 15 (statistics in a convolution's epilogue, ReLU backward and the batch-norm
+ * patterns the engine uses (statistics in a convolution's epilogue, ReLU backward and the batch-norm
  * reductions in the data-gradient's epilogue, scale+bias+ReLU in a convolution's prologue).
  *
  * Why the backend API in C: the legacy convolution calls cannot fuse anything; the C++ frontend is

@@ -1,5 +1,5 @@
 /* --data DIR: an ImageNet-layout JPEG folder (DIR/train/<class>/<file>.JPEG, DIR/val/<class>/<file>.JPEG) fed
- * to the training loop of scaleplan-train (issue 6). Host side: exec/data's loader decodes into
+ * to the training loop of scaleplan-train. Host side: exec/data's loader decodes into
  * pinned buffers (cudaHostAlloc) with a pthread pool. Device side, per batch:
  *   copy stream:    wait consumed[slot]; H2D pinned -> stage[slot]; record copied[slot]
  *   compute stream: wait copied[slot]; D2D stage[slot] -> the net's input/labels; record consumed[slot]
@@ -230,7 +230,7 @@ static void proc_line(const char *path, char *buf, size_t cap)
 
 /* Every thread of this process with its kernel wait channel and system call (Linux /proc): the stall
  * report's view of threads that are not the data path's own (NCCL's, the CUDA driver's), which a machine
- * without a debugger cannot otherwise show (bench/NOTES.md, issue 27). */
+ * without a debugger cannot otherwise show (bench/NOTES.md's log). */
 static void threads_dump(FILE *f, int rank)
 {
 	DIR *dir = opendir("/proc/self/task");
@@ -257,7 +257,7 @@ static void threads_dump(FILE *f, int rank)
 }
 
 /* The stall watch fired: where each thread was, what the readers hold, then the job ends (a run that waits
- * for ever holds its GPUs and tells nobody: bench/NOTES.md, issue 27). _exit: the threads it names may be
+ * for ever holds its GPUs and tells nobody: bench/NOTES.md's log). _exit: the threads it names may be
  * stuck inside CUDA or nvJPEG, where exit()'s clean-up would wait for them too. No CSV is written. */
 static void on_stall(const char *report, void *arg)
 {

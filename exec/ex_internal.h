@@ -1,5 +1,5 @@
-/* exec internals: the single-GPU training engine of scaleplan-train (issue 4) and the hooks that the
- * distributed layer (exec/ex_dist.c, issue 5) plugs into. Only exec/ includes this header.
+/* exec internals: the single-GPU training engine of scaleplan-train and the hooks that the
+ * distributed layer (exec/ex_dist.c) plugs into. Only exec/ includes this header.
  *
  * Memory layout the distributed engineer relies on (all in torchvision resnet50().parameters()
  * order, one contiguous flat fp32 buffer each, so gradient buckets are contiguous slices and a
@@ -129,7 +129,7 @@ typedef struct ex_hooks {
 
 /* A convolution's shape as cuDNN runs it (per image: c channels of h x w; r x r kernel). */
 typedef struct ex_convgeo { int c, h, w, r, stride, pad; } ex_convgeo;
-/* The 7x7 stride-2 stem on 3 channels keeps cuDNN off its fast kernels (issue 15): run it as it is, on
+/* The 7x7 stride-2 stem on 3 channels keeps cuDNN off its fast kernels: run it as it is, on
  * the image padded with zero channels to 8, or as the equivalent stride-1 4x4 convolution over the
  * image's 2x2 blocks (space-to-depth, 16 channels; ex_k_s2d). */
 typedef enum ex_stem { EX_STEM_PLAIN, EX_STEM_PAD8, EX_STEM_S2D } ex_stem;
@@ -158,7 +158,7 @@ typedef struct ex_op {
 	cudnnConvolutionBwdDataAlgo_t bwdd_algo;
 	cudnnConvolutionBwdFilterAlgo_t bwdf_algo;
 	cudnnMathType_t fwd_math, bwdd_math, bwdf_math;
-	/* graph-API convolution plans (issue 15), [0] fwd, [1] dgrad, [2] wgrad: the plan is borrowed from
+	/* graph-API convolution plans, [0] fwd, [1] dgrad, [2] wgrad: the plan is borrowed from
 	 * the net's per-shape cache, the variant pack (this op's pointers) is the op's own; NULL = the
 	 * legacy call with the algorithm above. legacy_ms: what cudnnFind measured for that algorithm. */
 	cudnnBackendDescriptor_t gplan[3], gvp[3];
@@ -219,8 +219,8 @@ typedef struct ex_net {
 	ex_hooks hooks;
 	float label_smoothing;
 	float bn_momentum, bn_eps;
-	bool conv_graph;      /* issue 15: convolutions through cuDNN graph-API plans where faster (set before init) */
-	ex_stem stem;         /* issue 15: how the stem convolution runs (ex_net_plan sets EX_STEM_DEFAULT;
+	bool conv_graph;      /* convolutions through cuDNN graph-API plans where faster (set before init) */
+	ex_stem stem;         /* how the stem convolution runs (ex_net_plan sets EX_STEM_DEFAULT;
 			       * change before init) */
 	struct ex_gcache *gc; /* [ngc] autotuned graph plans, one per distinct shape, kind and beta */
 	int ngc;
@@ -234,7 +234,7 @@ typedef struct ex_net {
 	cudaEvent_t pev[2];
 } ex_net;
 
-/* The stem's layout unless told otherwise (bench/NOTES.md, issue 15: the A/B that chose it). */
+/* The stem's layout unless told otherwise (bench/NOTES.md's log: the A/B that chose it). */
 #define EX_STEM_DEFAULT EX_STEM_S2D
 
 /* Profile categories of --profile-ops. */
@@ -274,7 +274,7 @@ void ex_net_take_stats(ex_net *net, ex_dev_state *out);
 /* The schedule's learning rate at `step` (same formula as the device). */
 float ex_sched_lr(const ex_sched *s, int step);
 
-/* ---- ex_graph.c: cuDNN graph (backend) API builder for fused convolution patterns (issue 15) ----
+/* ---- ex_graph.c: cuDNN graph (backend) API builder for fused convolution patterns ----
  * ex_gb_* describe one operation graph (descriptors owned by the builder; keep the builder alive as
  * long as a plan made from it is used). Builder calls never exit: the first failure is kept in `why`
  * and makes ex_gplan_build return -1, so the caller can fall back to its own kernels. */
@@ -422,7 +422,7 @@ typedef struct ex_crop_desc {
 void ex_k_crop_rgb(ex_dtype t, const ex_crop_desc *desc, const unsigned char *base, int n, int out_hw, void *dst,
 		   int *labels, cudaStream_t s);
 
-/* ---- ex_input.c: --data DIR, an ImageNet-layout JPEG folder (issue 6, input integration) ----
+/* ---- ex_input.c: --data DIR, an ImageNet-layout JPEG folder ----
  * The loader of exec/data decodes into pinned host buffers; each batch is copied on its own stream
  * into a device staging slot and, on the compute stream after an event, into the net's fixed input
  * buffer (CUDA-graph safe). Loader errors print the message and exit 1; CUDA errors exit 2. */

@@ -1,7 +1,7 @@
-/* --data DIR --data-path jpeg-gpu: JPEG decode on the GPU with nvJPEG (issue 27).
+/* --data DIR --data-path jpeg-gpu: JPEG decode on the GPU with nvJPEG.
  *
- * Why: the CPU path decoded 2,253 img/s with 4 threads on an H100 host, ~560 a core (bench/NOTES.md,
- * issue 27), so one GPU at 7,000 img/s would need ~12 cores for decoding alone. Here the CPU threads of exec/data's loader (raw
+ * Why: the CPU path decoded 2,253 img/s with 4 threads on an H100 host, ~560 a core (bench/NOTES.md's
+ * log), so one GPU at 7,000 img/s would need ~12 cores for decoding alone. Here the CPU threads of exec/data's loader (raw
  * mode) only read the files, check their headers and draw each image's crop; the GPU decodes.
  *
  * Per batch (one ex_gjpeg per loader, train and val):
@@ -12,7 +12,7 @@
  *     rest (progressive, CMYK, ...; all of them where the GPU has no hardware decoder) on a handle of
  *     NVJPEG_BACKEND_GPU_HYBRID; the crops (ex_crop_desc) copied after them; events `decoded`. Its own
  *     thread because a hardware batched call holds the calling thread until the batch is decoded (~46 ms
- *     per 256 ImageNet-like images on an H100: bench/NOTES.md, issue 27); --engine jpeg_lanes=2 splits that call
+ *     per 256 ImageNet-like images on an H100: bench/NOTES.md's log); --engine jpeg_lanes=2 splits that call
  *     over two threads (A/B).
  *   training thread (ex_gjpeg_feed): waits until the batch's decode is enqueued; the compute stream waits
  *     for `decoded`, then ex_k_crop_rgb resizes, flips and normalises the crops straight into the net's
@@ -21,7 +21,7 @@
  * CPU share (--engine jpeg_cpu_pct, off by default): the loader's threads decode the first cpu_n images of each batch
  * themselves (ex_jpeg_decode_at, uint8, crop and flip as drawn); those go first in the arena, copied from a
  * pinned stage in one call, as out x out crops. On 4 cores of an H100 host it raised 5,438-5,547 to 5,675-5,793
- * img/s, on an H200 6,633 to 6,965 (bench/NOTES.md, issue 27, session 9); off by default because runs at
+ * img/s, on an H200 6,633 to 6,965 (bench/NOTES.md's log); off by default because runs at
  * batch 64 and 128 stopped inside an epoch - with it and, once, without it - and the cause is not found.
  * Two slots: batch i+1 decodes while step i runs. A raw batch goes back to the loader once the decode
  * that read it completed. A failed batched call is retried image by image (NVJPEG_BACKEND_DEFAULT); an
@@ -47,8 +47,8 @@ enum { GJ_SLOTS = 2, GJ_ALIGN = 256, GJ_MAX_LANES = EX_GJ_MAX_LANES, GJ_CPU_WIND
 typedef struct ex_gjpeg ex_gjpeg_t;
 
 /* One batched decode at a time: its nvJPEG state, stream and scratch. The hardware decoder's call holds
- * its thread until the batch is decoded (~46 ms for 256 ImageNet-like images on an H100, bench/NOTES.md
- * issue 27), so a batch's hardware images are split over lanes, each on its own thread (lane 0 on the
+ * its thread until the batch is decoded (~46 ms for 256 ImageNet-like images on an H100, bench/NOTES.md's
+ * log), so a batch's hardware images are split over lanes, each on its own thread (lane 0 on the
  * decode thread itself). */
 typedef struct gj_lane {
 	nvjpegJpegState_t st;
@@ -96,7 +96,7 @@ struct ex_gjpeg {
 	bool lanes_stop;
 	cudaStream_t st, st_hw;            /* CUDA decoder (and descriptors), hardware decoder */
 	/* the decode thread: the nvJPEG calls hold the host for tens of ms a batch (measured on an H100,
-	 * bench/NOTES.md issue 27), so they run beside the thread that launches the steps */
+	 * bench/NOTES.md's log), so they run beside the thread that launches the steps */
 	pthread_t th;
 	bool th_started, stop, busy;
 	pthread_mutex_t mu;
@@ -111,7 +111,7 @@ struct ex_gjpeg {
 	gj_slot slot[GJ_SLOTS];
 	int fill, use;
 	/* the CPU share: the loader's threads decode the first cpu_n images of each batch themselves where the
-	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md issue 27) */
+	 * hardware decoder is the bound (~5,500 ImageNet-like img/s on an H100, bench/NOTES.md's log) */
 	int cpu_n;
 	bool cpu_auto;                     /* cpu_n follows who waits (cpu_share_adjust); jpeg_cpu_pct > 0 fixes it */
 	double fw_seen;                    /* the training thread's feed wait at the last batch */
@@ -161,7 +161,7 @@ static void *decode_thread(void *arg);
 static void *lane_thread(void *arg);
 
 /* One nvJPEG decode call at a time in the process (the train and val decoders, their lanes): hardware calls
- * from three threads at once stopped inside nvJPEG (bench/NOTES.md, issue 27). */
+ * from three threads at once stopped inside nvJPEG (bench/NOTES.md's log). */
 static pthread_mutex_t nvj_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* nvJPEG's own buffers (bitstreams, scratch, staging) grow while it meets larger images. With its default
@@ -325,7 +325,7 @@ static void lane_init(gj_lane *l, nvjpegHandle_t h, int batch)
 	NVJ_CHECK(nvjpegJpegStateCreate(h, &l->st));
 	l->init_n = -1;
 	/* default priority: at the highest, nvJPEG's kernels measured no faster (5,419 vs 5,426 img/s on an H100,
-	 * bench/NOTES.md issue 27) */
+	 * bench/NOTES.md's log) */
 	CUDA_CHECK(cudaStreamCreateWithFlags(&l->cs, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaEventCreateWithFlags(&l->done_ev, cudaEventDisableTiming));
 	l->ptr = xcalloc((size_t)batch, sizeof(*l->ptr));
@@ -397,7 +397,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		g->lane[k].wp = k == 0 ? g->wp : ex_data_watch_party(w, party); /* lane 0 runs on the decode thread */
 	}
 	/* off unless asked for (--engine jpeg_cpu_pct: -1 follows who waits, 1..75 a fixed share): it raised img/s 4-6% on
-	 * 4 cores but runs with it stopped inside an epoch (bench/NOTES.md, issue 27) */
+	 * 4 cores but runs with it stopped inside an epoch (bench/NOTES.md's log) */
 	int pct = ex_set.jpeg_cpu_pct;
 	g->cpu_auto = pct < 0;
 	g->cpu_n = g->cpu_auto ? batch / 8 : batch * pct / 100;
@@ -408,7 +408,7 @@ int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype 
 		CUDA_CHECK(cudaStreamCreateWithFlags(&g->st_hw, cudaStreamNonBlocking));
 	/* every image the hardware decoder takes and the CPU share leaves goes to it: sending a share to the CUDA
 	 * decoder instead (as DALI's hw_decoder_load) measured slower on an H100, 3,027 img/s at 75% vs 5,429 at
-	 * 100% (bench/NOTES.md, issue 27): the CUDA decoder's batched call held the decode thread longer */
+	 * 100% (bench/NOTES.md's log): the CUDA decoder's batched call held the decode thread longer */
 	for (int k = 0; k < EX_GJ_RAW; k++) {
 		g->raw[k] = ex_data_raw_new(batch);
 		g->lab[k] = xcalloc((size_t)batch, sizeof(int));
@@ -805,7 +805,7 @@ static void fill(ex_gjpeg *g)
 	 * slot_release synchronised it); the arena's last reader is the crop kernel of `consumed` */
 	/* the slot's last reader (its crop kernel) waited for on the host, once, before the arena is touched:
 	 * no decode stream then waits on the compute stream inside an nvJPEG call (a suspect of the stops at
-	 * batch 64 and 128, bench/NOTES.md issue 27, not shown to be their cause: they went on after it) */
+	 * batch 64 and 128, bench/NOTES.md's log, not shown to be their cause: they went on after it) */
 	ex_data_watch_phase(g->w, g->wp, PH_CONSUMED);
 	double tc = time_now_s();
 	if (sl->consumed_rec)

@@ -10,11 +10,11 @@
 
 /* Raw batches per decoder: two held by the decode slots, two being read by the loader's threads. (Decoding
  * further ahead - every free slot asked for after each step, 3 slots - measured 5,632 against 5,438 img/s
- * but stopped inside an epoch twice, at batch 64 with 2 and 3 slots: bench/NOTES.md, issue 27; not kept.) */
+ * but stopped inside an epoch twice, at batch 64 with 2 and 3 slots: bench/NOTES.md's log; not kept.) */
 enum { EX_GJ_RAW = 4 };
 /* Threads (lanes) among which a batch's hardware-decoder images are split: --engine jpeg_lanes=2 for A/B runs
  * (one H100 job: 5,497 img/s with 2 vs 5,105 with 1, but 1 lane gave 5,429 in another job: no gain shown
- * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md, issue 27). */
+ * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md's log). */
 enum { EX_GJ_MAX_LANES = 2 }; /* the default, 1, is ex_settings.c's */
 
 typedef struct ex_gjpeg ex_gjpeg;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/common.h"
+
 static long wall_ms(void)
 {
 	struct timespec ts;
@@ -25,35 +27,20 @@ static const char *kind_name(ex_mllog_kind kind)
 	}
 }
 
-/* Writes s as a JSON string body (no quotes): backslash, quote and control characters escaped. */
-static void put_json_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-}
-
 void ex_mllog_event(const ex_mllog *m, ex_mllog_kind kind, const char *key, const char *value_json, int epoch,
 		    const char *status, int line)
 {
 	if (!m || !m->out)
 		return;
 	fprintf(m->out, ":::MLLOG {\"namespace\": \"\", \"time_ms\": %ld, \"event_type\": \"%s\", \"key\": \"%s\", "
-		"\"value\": %s, \"metadata\": {\"file\": \"", wall_ms(), kind_name(kind), key, value_json);
-	put_json_text(m->out, m->src_file ? m->src_file : "");
-	fprintf(m->out, "\", \"lineno\": %d", line);
+		"\"value\": %s, \"metadata\": {", wall_ms(), kind_name(kind), key, value_json);
+	json_member_str(m->out, "file", m->src_file ? m->src_file : "", true, false);
+	fprintf(m->out, "\"lineno\": %d", line);
 	if (epoch >= 1)
 		fprintf(m->out, ", \"epoch_num\": %d", epoch);
 	if (status) {
-		fputs(", \"status\": \"", m->out);
-		put_json_text(m->out, status);
-		fputc('"', m->out);
+		fputs(", ", m->out);
+		json_member_str(m->out, "status", status, false, false);
 	}
 	fputs("}}\n", m->out);
 	fflush(m->out);
@@ -70,9 +57,7 @@ void ex_mllog_str(const ex_mllog *m, const char *key, const char *text, int line
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	fputc('"', f);
-	put_json_text(f, text ? text : "");
-	fputc('"', f);
+	json_put_str(f, text ? text : "");
 	if (fclose(f) == 0)
 		ex_mllog_event(m, EX_MLLOG_POINT, key, buf, -1, NULL, line);
 	free(buf);

@@ -143,7 +143,7 @@ int ex_env_int(const char *name, int lo, int hi, int dflt)
 }
 
 /* A batch norm whose output one op alone reads is applied by that op as it loads the BN's input, and
- * the BN's output is never written nor read (bench/NOTES.md, issue 15): ResNet-50's stem BN (+ReLU) by
+ * the BN's output is never written nor read (bench/NOTES.md's log): ResNet-50's stem BN (+ReLU) by
  * the max pooling (the largest activation of the net); in each downsampling block the BN without a ReLU
  * by the other branch's BN, which adds it. The reader's backward then does the folded BN's too, so the
  * gradient of the BN's output is not stored either. --engine fold_pool=off / fold_res=off keep them apart,
@@ -302,7 +302,7 @@ out:
 	return rc;
 }
 
-/* One arena for activations and gradients, by liveness over the step (issue 15, memory): time runs
+/* One arena for activations and gradients, by liveness over the step (less memory than a buffer each): time runs
  * through forward (op i at time i) then backward (op i at time 2*nops-1-i). Activation t lives from
  * its producer's forward to its last reader, forward or backward (conv wgrad reads its input, BN
  * backward its input and output, fc its input); the image lives all step. The gradient of t lives
@@ -576,7 +576,7 @@ static void find_algos(ex_net *net, ex_op *op, void *ws, size_t ws_B)
 }
 
 /* One autotuned graph-API convolution plan, shared by every convolution of the same shape, kind and
- * beta (issue 15). ok = false: no engine supports it (the layers keep the legacy call). */
+ * beta. ok = false: no engine supports it (the layers keep the legacy call). */
 typedef struct ex_gcache {
 	int kind, k, beta;
 	ex_convgeo cg;

@@ -7,7 +7,7 @@
 
 /* ---- pooling ---- */
 
-/* Max pooling, 8 channels per thread (16-byte loads for bf16/fp16, 8 argmax bytes at once; issue 15:
+/* Max pooling, 8 channels per thread (16-byte loads for bf16/fp16, 8 argmax bytes at once;
  * the scalar kernels before moved 2 bytes per access and divided per element: 1.1 ms forward and 2.5 ms
  * backward at batch 256 on an H100, now 0.30 and 0.79 ms). c % 8 == 0, k <= 15 (argmax in a byte).
  * The backward is a gather: each input element sums dy of the output windows whose argmax points at it. */
@@ -24,7 +24,7 @@ __device__ __forceinline__ void nhwc8_pos(I i, int cg, int w, int h, int *ch, in
 }
 
 /* I: the element-group index, unsigned where the tensor allows (64-bit divisions cost ~70 instructions;
- * issue 15, session 6). */
+ * bench/NOTES.md's log). */
 template <typename T, typename I, int K>
 __global__ void k_maxpool_fwd8(const T *x, const float *bn_f, bool relu, T *y, uint8_t *am, int n, int h, int w, int c,
 			       int oh, int ow, int k_rt, int stride, int pad)
@@ -166,7 +166,7 @@ template <typename T> __global__ void k_avgpool_bwd(const T *dy, T *dx, int n, i
 	}
 }
 /* 8 channels a thread, 32-bit indices (c % 8 == 0 and the tensor fits_u32_loop): the scalar kernel above
- * took 0.10 ms for ResNet-50's 51 MB at batch 256 on an H100 (ncu, issue 15 session 6). */
+ * took 0.10 ms for ResNet-50's 51 MB at batch 256 on an H100 (ncu). */
 template <typename T> __global__ void k_avgpool_bwd8(const T *dy, T *dx, unsigned per_img8, unsigned cg, unsigned total8,
 						     float hw, bool acc)
 {

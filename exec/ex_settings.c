@@ -1,6 +1,6 @@
 /* The engine's tuning settings: defaults, the --engine parser, the help text (ex_settings.h).
  * Why one struct: the engine's A/B switches were 13 environment variables read in three files, easy to leave
- * set by accident and invisible in a run's command line (issue 32). Now a run's settings are in its command.
+ * set by accident and invisible in a run's command line. Now a run's settings are in its command.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "exec/ex_settings.h"
@@ -10,7 +10,7 @@
 
 #include "common/common.h"
 
-/* what measured best (bench/NOTES.md, issues 15 and 27) */
+/* what measured best (bench/NOTES.md's log) */
 #define EX_SETTINGS_DEFAULTS                                                                                   \
 	{                                                                                                      \
 		.fold_pool = true, .fold_res = true, .fold_pool_bwd = true, .fold_res_bwd = true,              \

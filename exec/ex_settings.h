@@ -1,6 +1,6 @@
 /* The engine's tuning settings (exec/ex_settings.c): one struct, filled once from scaleplan-train's
  * --engine KEY=VALUE,... before any work, read everywhere else as ex_set. The defaults are what measured best
- * (bench/NOTES.md, issues 15 and 27); the other values exist to measure against them. No CUDA here: the parser
+ * (bench/NOTES.md's log); the other values exist to measure against them. No CUDA here: the parser
  * is tested without a GPU (tests/test_ex_settings.c).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

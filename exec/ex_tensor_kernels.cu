@@ -71,7 +71,7 @@ extern "C" void ex_k_to_f32(ex_dtype t, float *dst, const void *src, size_t n, c
 
 /* The same over a table of slices (one CUDA block each) of one flat buffer: every convolution's weight
  * gradient in one launch at the end of the backward, where 52 launches of ~4 us each did it before
- * (issue 15, ncu: 0.21 ms per step at batch 256). */
+ * (ncu: 0.21 ms per step at batch 256; bench/NOTES.md's log). */
 template <typename T> __global__ void k_to_f32_blocks(float *d, const T *src, const ex_opt_block *blocks)
 {
 	ex_opt_block bl = blocks[blockIdx.x];
@@ -92,7 +92,7 @@ extern "C" void ex_k_to_f32_blocks(ex_dtype t, float *dst, const void *src, cons
 	KCHECK();
 }
 
-/* ---- channel padding of the stem (issue 15) ----
+/* ---- channel padding of the stem ----
  * cuDNN's convolutions on 3 channels (the image) run far from the tensor cores: on an H100 at batch 256
  * the 7x7 stem took 1.83 ms forward and 1.18 ms weight gradient of a 40 ms step (bench/NOTES.md,
  * fuse-probe). Padding rows of c_src channels to c_dst with zeros lets the aligned kernels run. */
@@ -142,14 +142,14 @@ extern "C" void ex_k_unpad_rows_f32(ex_dtype t, float *dst, const void *src, siz
 	KCHECK();
 }
 
-/* Space-to-depth stem (issue 15). A stride-2 RxR convolution with padding P over an image of c channels
+/* Space-to-depth stem. A stride-2 RxR convolution with padding P over an image of c channels
  * equals a stride-1 AxA convolution (A = (R+1)/2, no padding) over the padded image rearranged so that
  * every 2x2 block of pixels becomes one pixel of 4c channels (channel (2p+q)c + ch holds the block's
  * pixel (p, q)), with weights W[k][a][b][(2p+q)c + ch] = w[k][2a+p][2b+q][ch] (zero where 2a+p or 2b+q
  * reaches R). Channels 4c..c_dst-1 are zero. On an H100 the ResNet-50 stem runs 2.4x faster forward
  * and 2x faster weight gradient this way (bench/NOTES.md, fuse-probe --shape 16,115,64,4,1,0). */
 /* C: the image's channels known at compile time (3), so that px stays in registers (a runtime c put it in
- * local memory: 0.18 ms at batch 256 on an H100 for 185 MB, ncu, issue 15 session 6); 0: c at run time.
+ * local memory: 0.18 ms at batch 256 on an H100 for 185 MB, ncu); 0: c at run time.
  * I: the pixel index, unsigned where the image allows. */
 template <typename T, int CD, int C, typename I>
 __global__ void k_s2d_image(T *dst, const T *src, int n, int h, int w, int c_rt, int pad)

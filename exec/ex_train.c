@@ -229,7 +229,7 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	a->machine = "local";
 	a->ws_B = 1024UL << 20;
 	a->data_timeout_s = 60; /* far beyond a step or an evaluation pass (a few seconds), short enough that a
-				  * stopped job gives its GPUs back within a minute (issue 32) */
+				  * stopped job gives its GPUs back within a minute */
 	a->data_threads = own_cores();
 #ifdef EX_HAVE_NVJPEG
 	a->data_gpu = true;
@@ -1323,7 +1323,7 @@ static void cuda_env_defaults(void)
 {
 	/* Hardware work queues per device. The default 8 are shared by the training, copy, NCCL and nvJPEG
 	 * streams; with 32, jpeg-gpu at batch 256 on 4 cores of an H100 went from 79.2% to 90.6-94.1% of
-	 * synthetic (bench/NOTES.md, issue 32). The CUDA C++ Programming Guide lists the variable and its limit
+	 * synthetic (bench/NOTES.md's log). The CUDA C++ Programming Guide lists the variable and its limit
 	 * (32). */
 	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 }

@@ -36,7 +36,7 @@ $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h exec/ex_kernels.
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $(EX_NVFLAGS) -c $< -o $@
 
-# ---- data-parallel layer (issue 5; lines added by the dist engineer): exec/ex_dist*.c, ex_ckpt.c,
+# ---- data-parallel layer: exec/ex_dist*.c, ex_ckpt.c,
 # ex_dist_kernels.cu, built where MPI (mpicc) and NCCL (nccl.h) are found; tests/gpu/test_dist below.
 # NCCL_INC / NCCL_LIB (nccl.h, libnccl.so folders) and MPI_CFLAGS / MPI_LIBS (instead of mpicc) may
 # be given on the command line or in the environment (bench/gpu.sh).
@@ -53,7 +53,7 @@ EX_TRAIN_DEFS := -DEX_HAVE_DIST   # ex_train.c: data-parallel main (mpirun -np N
 endif
 # ---- end of the data-parallel lines
 
-# ---- GPU JPEG decode (issue 27): exec/ex_jpeg_gpu.c where nvjpeg.h is found (NVJPEG_INC may name its
+# ---- GPU JPEG decode: exec/ex_jpeg_gpu.c where nvjpeg.h is found (NVJPEG_INC may name its
 # folder); without it scaleplan-train has only --data-path jpeg-cpu and says so in --help and on request.
 EX_NVJPEG_H := $(firstword $(wildcard $(if $(NVJPEG_INC),$(NVJPEG_INC)/nvjpeg.h) $(EX_CUDA)/include/nvjpeg.h /usr/include/nvjpeg.h))
 ifneq ($(EX_NVJPEG_H),)
@@ -80,7 +80,7 @@ $(EX_HOOKS_BIN): $(patsubst $(BUILD)/exec/ex_jpeg_gpu.o,$(BUILD)/tests/gpu/ex_jp
 	$(CC) $(LDFLAGS) -o $@ $^ $(EX_LIBDIRS) $(EX_LDLIBS)
 endif
 
-# issue 15: which cuDNN graph-API fusions this GPU supports, per ResNet-50 convolution, and their speed
+# scaleplan-fuseprobe: which cuDNN graph-API fusions this GPU supports, per ResNet-50 convolution, and their speed
 $(BUILD)/scaleplan-fuseprobe: bench/fuse_probe.c $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS))
 	$(CC) $(CFLAGS) $(EX_INC) -o $@ $< $(filter-out $(BUILD)/exec/ex_train.o,$(EX_OBJS)) $(EX_LIBDIRS) $(EX_LDLIBS)
 
@@ -104,7 +104,7 @@ else
 	@echo "test-gpu: skipped: no GPU toolchain (nvcc + cuDNN + cuBLAS) found"
 endif
 
-# ---- data-parallel test driver (issue 5; dist engineer): no arguments = single-process checks;
+# ---- data-parallel test driver: no arguments = single-process checks;
 # multi-rank runs: bench/gpu.sh (steps multi, hang, faults)
 ifeq ($(EX_DIST),yes)
 EX_GPU_TESTS += $(BUILD)/tests/gpu/test_dist

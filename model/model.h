@@ -185,7 +185,10 @@ typedef enum model_basis { MODEL_BASIS_MEASURED, MODEL_BASIS_TRANSFER, MODEL_BAS
 enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 
 /* Facts every module counts with, written once. */
-#define MODEL_IMAGENET_TRAIN_IMAGES 1281167.0 /* ImageNet-1k (ILSVRC2012) training images, refdata/seed_facts.md */
+#define MODEL_IMAGENET_TRAIN_IMAGES 1281167 /* ImageNet-1k (ILSVRC2012) training images, refdata/seed_facts.md */
+/* A macro's value as a string literal, for help texts that print a default (MODEL_STR(MODEL_IMAGENET_...)). */
+#define MODEL_STR(x) MODEL_STR_(x)
+#define MODEL_STR_(x) #x
 #define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
 /* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
  * racks of 18 trays, rental minimums of GPUs). */

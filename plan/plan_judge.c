@@ -103,9 +103,7 @@ static int idle_gpus(const model_scenario *sc, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	long nodes = sc->nodes;
-	if (isfinite(r->capex_usd) && n->unit_nodes > 1)
-		nodes = (nodes + n->unit_nodes - 1) / n->unit_nodes * n->unit_nodes;
+	long nodes = isfinite(r->capex_usd) ? model_nodes_bought(sc) : sc->nodes;
 	long idle = nodes * per_node - (long)sc->nodes * n->gpus_per_node;
 	return idle > 0 ? (int)idle : 0;
 }

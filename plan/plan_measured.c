@@ -1,5 +1,5 @@
 /* plan/plan_measured.c: the user's --measured points checked before the model is calibrated to them: a
- * throughput no GPU can reach, or two different throughputs for one configuration, is refused (issue 31),
+ * throughput no GPU can reach, or two different throughputs for one configuration, is refused,
  * never averaged into a calibration.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

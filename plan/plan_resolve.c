@@ -17,7 +17,7 @@ void plan_spec_init(plan_spec *s)
 	s->nodes = 1;
 	s->precision = MODEL_BF16;
 	s->data = -1;
-	s->images = 1281167; /* ImageNet-1k training images (refdata/seed_facts.md) */
+	s->images = MODEL_IMAGENET_TRAIN_IMAGES;
 	s->target_top1 = 0.759;
 	model_money_default(&s->money);
 }

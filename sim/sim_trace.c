@@ -10,7 +10,6 @@
 #include "sim/sim.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,51 +118,16 @@ void sim_trace_instant(sim_trace *tr, int track, const char *name, double t_s)
 	trace_add(tr, track, true, name, t_s, 0);
 }
 
-/* A growable text buffer. */
-typedef struct sbuf {
-	char *p;
-	size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int k = vsnprintf(b->p ? b->p + b->n : NULL, b->cap - b->n, fmt, ap);
-		va_end(ap);
-		if (k < 0)
-			return;
-		if (b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		b->cap = (b->cap + (size_t)k + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-}
-
-/* A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259 section 7). */
-static void sb_json_str(sbuf *b, const char *s)
-{
-	sb_printf(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			sb_printf(b, "\\u%04x", c);
-		else
-			sb_printf(b, "%c", c);
-	}
-	sb_printf(b, "\"");
-}
-
 int sim_trace_write(const sim_trace *tr, const char *path)
 {
-	sbuf b = { 0 };
-	sb_printf(&b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+	char *text = NULL;
+	size_t len_B = 0;
+	FILE *b = open_memstream(&text, &len_B);
+	if (!b) {
+		err_set("trace: out of memory");
+		return ERR_ENV;
+	}
+	fprintf(b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
 	bool first = true;
 	for (int i = 0; i < tr->ntracks; i++) {
 		const tr_track *t = &tr->tracks[i];
@@ -172,35 +136,35 @@ int sim_trace_write(const sim_trace *tr, const char *path)
 			if (tr->tracks[j].pid == t->pid)
 				new_group = false;
 		if (new_group) {
-			sb_printf(&b, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
-				  "\"args\":{\"name\":", first ? "" : ",\n", t->pid);
-			sb_json_str(&b, t->group);
-			sb_printf(&b, "}}");
+			fprintf(b, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
+				"\"args\":{\"name\":", first ? "" : ",\n", t->pid);
+			json_put_str(b, t->group);
+			fprintf(b, "}}");
 			first = false;
 		}
-		sb_printf(&b, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
-			  "\"args\":{\"name\":", first ? "" : ",\n", t->pid, t->tid);
-		sb_json_str(&b, t->name);
-		sb_printf(&b, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,"
-			  "\"args\":{\"sort_index\":%d}}", t->pid, t->tid, t->tid);
+		fprintf(b, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+			"\"args\":{\"name\":", first ? "" : ",\n", t->pid, t->tid);
+		json_put_str(b, t->name);
+		fprintf(b, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,"
+			"\"args\":{\"sort_index\":%d}}", t->pid, t->tid, t->tid);
 		first = false;
 	}
 	for (size_t i = 0; i < tr->nspans; i++) {
 		const tr_span *s = &tr->spans[i];
 		const tr_track *t = &tr->tracks[s->track];
-		sb_printf(&b, "%s{\"name\":", first ? "" : ",\n");
-		sb_json_str(&b, s->name);
+		fprintf(b, "%s{\"name\":", first ? "" : ",\n");
+		json_put_str(b, s->name);
 		if (s->instant)
-			sb_printf(&b, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}", t->pid,
-				  t->tid, s->t_s * 1e6);
+			fprintf(b, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}", t->pid,
+				t->tid, s->t_s * 1e6);
 		else
-			sb_printf(&b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", t->pid,
-				  t->tid, s->t_s * 1e6, s->dur_s * 1e6);
+			fprintf(b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", t->pid,
+				t->tid, s->t_s * 1e6, s->dur_s * 1e6);
 		first = false;
 	}
-	sb_printf(&b, "\n]}\n");
-	int rc = file_write_atomic(path, b.p, b.n);
-	free(b.p);
+	fputs("\n]}\n", b);
+	int rc = fclose(b) == 0 ? file_write_atomic(path, text, len_B) : (err_set("out of memory"), ERR_ENV);
+	free(text);
 	if (rc < 0)
 		err_prefix("trace");
 	return rc < 0 ? rc : 0; /* file_write_atomic's code: ERR_INPUT no such folder, ERR_ENV permission or disk */

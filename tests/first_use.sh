@@ -1,5 +1,5 @@
 #!/bin/sh
-# What a new user still trips on (issue 41), each tried as on a fresh clone: outputs checked before any work,
+# What a new user still trips on, each tried as on a fresh clone: outputs checked before any work,
 # conflicting options refused alike, messages that give the true reason and the limit, defaults that offer
 # today's products, charts and reports that show what they say. Needs $SCALEPLAN.
 # SPDX-License-Identifier: GPL-3.0-or-later

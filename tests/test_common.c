@@ -1,8 +1,9 @@
 /* Tests of common/: CSV reader (line numbers, errors), CSV writer (RFC 4180, formula injection,
- * atomic rename), error prefixing, edit distance.  SPDX-License-Identifier: GPL-3.0-or-later */
+ * atomic rename), error prefixing, edit distance, the JSON writer (escapes, null, member spacing).  SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/common.h"
 
 #include <errno.h>
+#include <math.h>
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -195,6 +196,31 @@ static void test_reader_stream(test_ctx *t)
 	rmdir(dir);
 }
 
+/* What the JSON writer prints, as a string (caller frees). */
+static char *json_text(const char *s, double v, bool compact)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_member_str(f, "s", s, true, compact);
+	json_member_num(f, "v", v, true, compact);
+	json_member_num(f, "w", 1.0 / 3.0, false, compact);
+	fclose(f);
+	return buf;
+}
+
+static void test_json(test_ctx *t)
+{
+	/* RFC 8259 section 7: quote and backslash escaped by a backslash, control characters as \u00XX */
+	char *a = json_text("a\"b\\c\n\x01\xc3\xa9", INFINITY, false);
+	TEST_CHECK(t, strcmp(a, "\"s\": \"a\\\"b\\\\c\\u000a\\u0001\xc3\xa9\", \"v\": null, \"w\": 0.333333333") == 0,
+		   "spaced: %s", a);
+	char *b = json_text("", 2.5e-7, true);
+	TEST_CHECK(t, strcmp(b, "\"s\":\"\",\"v\":2.5e-07,\"w\":0.333333333") == 0, "compact: %s", b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	test_ctx t = { 0 };
@@ -203,5 +229,6 @@ int main(void)
 	test_reader_errors(&t);
 	test_writer(&t);
 	test_errors_and_distance(&t);
+	test_json(&t);
 	return test_report(&t);
 }

@@ -94,7 +94,7 @@ static const xl_input inputs[] = {
 	 "docs/prices.md: our own arithmetic, +-35%", (size_t)-1, 0, "estimate"},
 	{"width_press", "half-width of a press figure's range (fraction; the flash store)", "",
 	 "docs/prices.md: a press or analyst figure, +-25%", (size_t)-1, 0, "press"},
-	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, 365.25 * 86400.0 / 12.0, NULL},
+	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, MODEL_MONTH_S, NULL},
 };
 enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
 

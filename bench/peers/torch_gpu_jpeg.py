@@ -1,4 +1,4 @@
-# The PyTorch peer of scaleplan-train --data-path jpeg-gpu (issue 27): torchvision ResNet-50 trained
+# The PyTorch peer of scaleplan-train --data-path jpeg-gpu: torchvision ResNet-50 trained
 # from a JPEG folder (DIR/train/<class>/*.JPEG) with the decode on the GPU: DataLoader workers only read
 # the files' bytes; torchvision.io.decode_jpeg(list, device="cuda") decodes the batch (nvJPEG), then per
 # image RandomResizedCrop(224, antialias) + horizontal flip on the GPU, normalise, channels_last, bf16

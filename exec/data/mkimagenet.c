@@ -1,12 +1,12 @@
-/* An ImageNet-like JPEG folder for benchmarks (issue 27): DIR/train/<class>/<name>.JPEG and DIR/val/...,
+/* An ImageNet-like JPEG folder for benchmarks: DIR/train/<class>/<name>.JPEG and DIR/val/...,
  * 1,000 classes, photograph-like content, sizes and file sizes near ImageNet's training set, so that a
  * decoder is measured on the work real photos give it without downloading ImageNet.
  *
  * Sizes: ILSVRC2012's training images were mostly scaled so that the longer side is 500 px (most are
  * 500x375 or 500x333); a minority is smaller and a few are larger. Drawn here: longer side 500 px for
  * 45%, uniform 200-500 for 45%, uniform 500-800 for 10%; aspect 4:3 (55%), 3:2 (25%), 5:4 (10%), 1:1 (5%),
- * 16:9 (5%); landscape 3 in 4. Expected mean about 419 x 364 px, next to the ~400 x 350 of issue 27's
- * brief. File size: ILSVRC2012_img_train.tar is 138 GiB for 1,281,167 images, ~110 KB a file
+ * 16:9 (5%); landscape 3 in 4. Expected mean about 419 x 364 px, next to the ~400 x 350 often
+ * given as ImageNet's average. File size: ILSVRC2012_img_train.tar is 138 GiB for 1,281,167 images, ~110 KB a file
  * (image-net.org's download page); quality 97 4:2:0 and the texture amplitude below give about that
  * (the generated folder's means are printed; bench/NOTES.md records them).
  * Content: a sky-to-ground gradient split at a horizon, textured by 1/f ("fractal") value noise,

@@ -1,7 +1,7 @@
 /* A stall watch for the data path (ex_data_watch_*; declared in ex_data.h).
  *
  * Why: jpeg-gpu runs at batch 64 and 128 sometimes stopped inside an epoch and waited for ever, silent,
- * with no debugger on the machine (bench/NOTES.md, issue 27, session 9). A job that stops should end with
+ * with no debugger on the machine (bench/NOTES.md's log). A job that stops should end with
  * a message saying where each thread was, so the user's scheduler gets its node back and the next look at
  * the defect starts from the place it stopped. Each thread (a party) names its phase whenever it changes;
  * a batch handed to the step is progress. A thread of the watch looks once a second (at most a quarter of
