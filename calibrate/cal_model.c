@@ -490,7 +490,7 @@ static double predict_env(const cal_env *e, cal_pset *ps, const cal_data *d, int
 		point_ar(e, ps, p, &ar);
 		if (!p->step_grads)
 			return model_allreduce_s(&ar.sc, &ar.mp, p->bytes);
-		/* a run's step: each of the model's buckets pays its own latency, as in predict_throughput */
+		/* a run's step: each of the model's buckets pays its own latency, as in model_step */
 		const model_scenario *ms = point_scen(e, p);
 		if (!ms)
 			return NAN;
