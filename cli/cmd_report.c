@@ -770,6 +770,31 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* report's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
+typedef struct rep_opts {
+	const char *systems, *outdir;
+	int gpus[REP_MAX_GPUS], ngpus;
+} rep_opts;
+
+static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
+{
+	rep_opts *ro = ctx;
+	(void)o;
+	return cli_parse_int_list("--gpus", arg, ro->gpus, REP_MAX_GPUS, &ro->ngpus) ? -1 : 0;
+}
+
+static void report_table(rep_opts *ro, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_CALL("gpus", opt_gpus, ro, NULL),
+		CLI_O_STR("systems", &ro->systems, NULL),
+		CLI_O_STR("out", &ro->outdir, NULL),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void report_usage(FILE *out)
 {
 	fprintf(out,
@@ -917,50 +942,36 @@ int cmd_report(int argc, char **argv)
 {
 	struct option opts[80];
 	cli_scen s;
-	const char *systems = NULL, *outdir = NULL;
-	int gpus[REP_MAX_GPUS], ngpus = 0, n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0, ncand = 0;
+	rep_opts ro = {0};
+	int nrows = 0, cap = 0, skipped = 0, ncand = 0;
 	int skipped_whole = 0;
 	plan_question q;
 	const hw_system *cand[REP_MAX_SYSTEMS];
 	cli_row *rows = NULL;
 	rep_group g[REP_MAX_GPUS];
 	char *tmpdir = NULL, *csvp = NULL;
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[5];
+	cli_ask qa = {.cmd = "report", .q = &q};
 
 	plan_question_init(&q);
 	cli_scen_init(&s, "report");
-	n = cli_scen_longopts(opts, 0, 60);
-	n = cli_ask_longopts(opts, n, 72);
-	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
-	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
-	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	cli_scen_opts(&s, scen);
+	cli_ask_opts(&qa, ask);
+	report_table(&ro, own);
+	cli_parse p = {.cmd = "report", .tables = {scen, ask, own}, .usage = report_usage, .max_args = 0};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return rc;
+	/* the options as getopt knew them: the page's fragment (web_fragment) reads the command line with them */
+	int n = cli_opt_longopts(scen, 0, opts, 0, 79);
+	n = cli_opt_longopts(ask, 0, opts, n, 79);
+	n = cli_opt_longopts(own, 0, opts, n, 79);
 	opts[n] = (struct option){0};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
-		if (!hd)
-			hd = cli_ask_option("report", &q, c, optarg, false);
-		if (hd < 0)
-			return EXIT_INPUT;
-		if (hd)
-			continue;
-		switch (c) {
-		case 'g':
-			if (cli_parse_int_list("--gpus", optarg, gpus, REP_MAX_GPUS, &ngpus))
-				return EXIT_INPUT;
-			break;
-		case 'S': systems = optarg; break;
-		case 'o': outdir = optarg; break;
-		case 'h': report_usage(stdout); return EXIT_OK;
-		default: fprintf(stderr, "scaleplan report: see `scaleplan report --help`\n"); return EXIT_INPUT;
-		}
-	}
-	if (optind < argc || ngpus == 0 || !outdir) {
-		if (optind < argc)
-			fprintf(stderr, "scaleplan report: unexpected argument '%s'\n", argv[optind]);
-		else
-			fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
-					"--systems as compare: today's products by default)\n");
+	const char *systems = ro.systems, *outdir = ro.outdir;
+	int *gpus = ro.gpus, ngpus = ro.ngpus;
+	if (ngpus == 0 || !outdir) {
+		fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
+				"--systems as compare: today's products by default)\n");
 		return EXIT_INPUT;
 	}
 	for (int i = 0; i < ngpus; i++)

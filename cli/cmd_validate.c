@@ -2,7 +2,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,60 +102,66 @@ static int detail_open(const char *detail, FILE **df, char **tmp)
 	return exit_code_of(rc);
 }
 
+/* validate's options. */
+typedef struct val_opts {
+	const char *against[64], *profile, *where, *format, *detail, *hwdb_dir, *group, *intervals, *ratios;
+	int nagainst;
+	bool no_builtin, strict;
+} val_opts;
+
+static int opt_against(void *ctx, const cli_opt *o, const char *arg)
+{
+	val_opts *vo = ctx;
+	(void)o;
+	if (vo->nagainst == 64) {
+		fprintf(stderr, "scaleplan validate: at most 64 --against\n");
+		return -1;
+	}
+	vo->against[vo->nagainst++] = arg;
+	return 0;
+}
+
+static const char *const formats[] = {"table", "csv", "md", NULL};
+static const char *const groups[] = {"all", "whole-run", "gpus", NULL};
+
+static void validate_table(val_opts *vo, cli_opt *t)
+{
+	const cli_opt own[] = {
+		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo},
+		CLI_O_FLAG("no-builtin", &vo->no_builtin, NULL),
+		CLI_O_STR("profile", &vo->profile, NULL),
+		CLI_O_STR("where", &vo->where, NULL),
+		CLI_O_ENUM("format", &vo->format, formats, "table, csv or md", NULL),
+		CLI_O_STR("detail", &vo->detail, NULL),
+		CLI_O_FLAG("strict", &vo->strict, NULL),
+		CLI_O_STR("hwdb", &vo->hwdb_dir, NULL),
+		CLI_O_HELP,
+		CLI_O_ENUM("group", &vo->group, groups, "all, whole-run or gpus", NULL),
+		CLI_O_STR("intervals", &vo->intervals, NULL),
+		CLI_O_STR("ratios", &vo->ratios, NULL),
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 int cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"against", required_argument, 0, 'a'}, {"no-builtin", no_argument, 0, 'n'},
-		{"profile", required_argument, 0, 'p'}, {"where", required_argument, 0, 'w'},
-		{"format", required_argument, 0, 'f'},  {"detail", required_argument, 0, 'd'},
-		{"strict", no_argument, 0, 's'},        {"hwdb", required_argument, 0, 'H'},
-		{"help", no_argument, 0, 'h'},          {"group", required_argument, 0, 'g'},
-		{"intervals", required_argument, 0, 'I'}, {"ratios", required_argument, 0, 'R'}, {0, 0, 0, 0}};
-	const char *against[64], *profile = NULL, *where = NULL, *format = "table", *detail = NULL, *hwdb_dir = NULL;
-	const char *group = "all", *intervals = NULL, *ratios = NULL;
-	int nagainst = 0;
-	bool builtin = true, strict = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			if (nagainst == 64) {
-				fprintf(stderr, "scaleplan validate: at most 64 --against\n");
-				return EXIT_INPUT;
-			}
-			against[nagainst++] = optarg;
-			break;
-		case 'n': builtin = false; break;
-		case 'p': profile = optarg; break;
-		case 'w': where = optarg; break;
-		case 'f': format = optarg; break;
-		case 'd': detail = optarg; break;
-		case 's': strict = true; break;
-		case 'H': hwdb_dir = optarg; break;
-		case 'g': group = optarg; break;
-		case 'I': intervals = optarg; break;
-		case 'R': ratios = optarg; break;
-		case 'h': validate_help(stdout); return EXIT_OK;
-		default: validate_help(stderr); return EXIT_INPUT;
-		}
-	}
+	val_opts vo = {.format = "table", .group = "all"};
+	cli_opt own[13];
+	validate_table(&vo, own);
+	cli_parse cp = {.cmd = "validate", .tables = {own}, .usage = validate_help, .usage_on_error = true, .max_args = 0};
+	int prc = cli_opt_parse(&cp, argc, argv);
+	if (prc || cp.done)
+		return prc;
+	const char **against = vo.against, *profile = vo.profile, *where = vo.where, *format = vo.format;
+	const char *detail = vo.detail, *hwdb_dir = vo.hwdb_dir, *group = vo.group, *intervals = vo.intervals;
+	const char *ratios = vo.ratios;
+	int nagainst = vo.nagainst;
+	bool builtin = !vo.no_builtin, strict = vo.strict;
 	int orc;
 	if ((orc = cli_check_out("validate", "--detail", detail, false)) ||
 	    (orc = cli_check_out("validate", "--intervals", intervals, false)))
 		return orc;
-	if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "md") != 0) {
-		fprintf(stderr, "scaleplan validate: --format '%s': expected table, csv or md\n", format);
-		return EXIT_INPUT;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "scaleplan validate: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_INPUT;
-	}
-	if (strcmp(group, "all") != 0 && strcmp(group, "whole-run") != 0 && strcmp(group, "gpus") != 0) {
-		fprintf(stderr, "scaleplan validate: --group '%s': expected all, whole-run or gpus\n", group);
-		return EXIT_INPUT;
-	}
 	if (strcmp(group, "gpus") == 0 && strcmp(format, "table") != 0) {
 		fprintf(stderr, "scaleplan validate: --group gpus prints a table only (got --format %s)\n", format);
 		return EXIT_INPUT;
