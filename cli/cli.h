@@ -91,10 +91,8 @@ typedef struct cli_parse {
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
 /* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
 void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);
-/* Stores arg as o says (for a getopt loop of its own): 0 taken, -1 bad value (message printed). */
-int cli_opt_apply(const char *cmd, const cli_opt *o, const char *arg);
-/* Copies table's options into opts[from..max) for a getopt loop of its own, entry i with the value
- * val_base + i; returns the new count. */
+/* Copies table's options into opts[from..max) (what getopt knows of them: report's page reads its command
+ * line with them), entry i with the value val_base + i; returns the new count. */
 struct option;
 int cli_opt_longopts(const cli_opt *table, int val_base, struct option *opts, int from, int max);
 /* Whole-string numbers in [lo, hi]: 0, or -1 for anything else. */
@@ -186,10 +184,8 @@ int cmd_plot(int argc, char **argv);
  * Shared option parsing of predict, compare, sweep and sim: the hardware (a system and/or component
  * overrides), the run (nodes, batch, precision, data, epochs), model parameters and calibration.
  * Usage in a command:
- *   cli_scen s; cli_scen_init(&s);
- *   struct option opts[64]; int n = cli_scen_longopts(opts, 0, 64); ... append own, {0};
- *   while ((c = getopt_long(...)) != -1) { int h = cli_scen_option(&s, c, optarg);
- *       if (h < 0) return EXIT_INPUT; if (h) continue; ...own options... }
+ *   cli_scen s; cli_scen_init(&s, "cmd"); cli_opt scen[CLI_SCEN_NOPTS]; cli_scen_opts(&s, scen);
+ *   cli_parse p = {.cmd = "cmd", .tables = {scen, own}, ...}; rc = cli_opt_parse(&p, argc, argv);
  *   rc = cli_scen_load(&s);           (database, --hwdb, --param, --profile, id checks)
  *   rc = cli_scen_resolve(&s, sys, gpus_per_node, nodes, &sc);   (model_scenario ready to predict)
  * Every function prints its own message ("scaleplan: ...") and returns an exit code. */
@@ -200,7 +196,7 @@ int cmd_plot(int argc, char **argv);
 #include "model/model.h"
 #include "plan/plan.h"
 
-enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
+enum { CLI_SCEN_MAX_LIST = 64 };
 
 typedef struct cli_scen {
 	const char *cmd;           /* "predict", for messages */
@@ -219,7 +215,7 @@ typedef struct cli_scen {
 /* The buyer's question, shared by compare, report and sweep (plan/plan.h plan_question): --rank-by
  * tta|ttt|cost (sweep also none), --cost capex|tco|rent, --budget USD, --deadline DURATION,
  * --partial-nodes. */
-enum { CLI_ASK_OPT_BASE = 1100, CLI_ASK_NOPTS = 12 };
+enum { CLI_ASK_NOPTS = 12 };
 /* The question's options as a table (cli/opt.c) bound to a (its q; allow_grid: sweep's --rank-by none), in
  * --help's order, into t[CLI_ASK_NOPTS]; returns the count of entries before the end. */
 typedef struct cli_ask {
@@ -228,10 +224,6 @@ typedef struct cli_ask {
 	bool allow_grid;
 } cli_ask;
 int cli_ask_opts(cli_ask *a, cli_opt *t);
-/* For a getopt loop of a command's own (values from CLI_ASK_OPT_BASE): */
-int cli_ask_longopts(struct option *opts, int from, int max);
-/* 1 handled, 0 not one of them, -1 bad value (message "scaleplan CMD: --opt 'x': expected ..." printed). */
-int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid);
 void cli_ask_help(FILE *out, bool allow_grid);
 
 /* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
@@ -246,11 +238,6 @@ void cli_scen_free(cli_scen *s);
  * t[CLI_SCEN_NOPTS], ended by CLI_O_END; returns the count of entries before the end. */
 enum { CLI_SCEN_NOPTS = 48 };
 int cli_scen_opts(cli_scen *s, cli_opt *t);
-/* For a getopt loop of a command's own: the shared long options into opts[from..] (getopt's values from
- * CLI_SCEN_OPT_BASE); returns the new count. */
-int cli_scen_longopts(struct option *opts, int from, int max);
-/* Handles one shared option: 1 handled, 0 not a shared option, -1 bad value (message printed). */
-int cli_scen_option(cli_scen *s, int opt, const char *arg);
 /* Prints the shared options' help (the table's). */
 void cli_scen_help(FILE *out);
 /* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
