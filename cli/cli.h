@@ -105,11 +105,11 @@ bool cli_opt_in_list(const char *list, const char *name);
  * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
  * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
 int cli_load_db(hw_db *db, const char *hwdb_dir);
-/* validate's whole-run group (cli/validate_run.c): the MLPerf v4.0 multi-node results predicted end to
- * end from their submitters' single-node results; format table, md or csv. Returns an exit code. */
-/* detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
+/* validate's whole-run group printed (cli/validate_run.c; scored by calibrate/cal_wholerun.c): the MLPerf
+ * v4.0 multi-node results predicted end to end from their submitters' single-node results; format table,
+ * md or csv. Returns an exit code. detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
  * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
-int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out, const char *detail);
+int cli_validate_whole_run(const hw_db *db, const char *format, FILE *out, const char *detail);
 
 /* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
  * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
@@ -125,7 +125,6 @@ void cli_resids_add(cli_resids *v, const struct cal_resid *r);
 int cli_point_pool(const hw_db *db, const struct cal_point *p);
 void cli_resids_free(cli_resids *v);
 typedef struct cli_interval_in {
-	const char *hwdb_dir;
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */

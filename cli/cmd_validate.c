@@ -180,7 +180,7 @@ int cmd_validate(int argc, char **argv)
 		return rc;
 	}
 	if (strcmp(group, "whole-run") == 0) {
-		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, detail);
+		rc = cli_validate_whole_run(&db, format, stdout, detail);
 		hw_db_free(&db);
 		return rc;
 	}
@@ -237,10 +237,10 @@ int cmd_validate(int argc, char **argv)
 		       "%d failed; '-' where it cannot describe the transport (sockets or host memory on one host)\n",
 		       strcmp(format, "md") == 0 ? "\n" : "", profile ? "the profile" : "default parameters", vm.npred, vm.nfail);
 		stack_print(&vm, stdout);
-		rc = cli_validate_whole_run(hwdb_dir, &db, format, stdout, NULL);
+		rc = cli_validate_whole_run(&db, format, stdout, NULL);
 	}
 	if (rc == EXIT_OK && (intervals || ratios || strcmp(format, "csv") != 0)) {
-		cli_interval_in ii = {.hwdb_dir = hwdb_dir, .db = &db, .d = &d, .intervals = intervals, .ratios = ratios,
+		cli_interval_in ii = {.db = &db, .d = &d, .intervals = intervals, .ratios = ratios,
 				      .builtin = builtin,
 				      .md = strcmp(format, "md") == 0, .default_fn = cal_mcol_point,
 				      .default_ctx = &vm_default, .stack_fn = cal_point_stack};
