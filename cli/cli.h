@@ -165,6 +165,20 @@ int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struc
  * (message printed). `calibrate` and `campaign` both call it. */
 int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out);
 
+/* validate (cli/cmd_validate.c) with its options: every measurement predicted without fitting to it, per
+ * group (all, whole-run or gpus), printed as format says; --detail's rows through FILE.tmp. Returns an exit
+ * code (message printed). `validate` and `campaign` both call it. */
+enum { CLI_VALIDATE_MAX_AGAINST = 64 };
+typedef struct cli_validate_opts {
+	const char *against[CLI_VALIDATE_MAX_AGAINST]; /* measurements: CSVs, directories, MLLOG logs */
+	int nagainst;
+	bool no_builtin, strict;
+	const char *profile, *where, *detail, *hwdb_dir, *intervals, *ratios; /* NULL: not given */
+	const char *format;       /* table, csv or md */
+	const char *group;        /* all, whole-run or gpus */
+} cli_validate_opts;
+int cli_validate(const cli_validate_opts *o);
+
 /* plot's chart (cli/cmd_plot.c): files[0..nfiles) read in batches into the chart o describes (its kind
  * from the first file's header when PLOT_AUTO), drawn by plot/ as OUT.svg/.png (each checked as an output
  * path before any file is read), listed on stdout. Returns
