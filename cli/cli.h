@@ -301,9 +301,6 @@ typedef plan_option cli_row;
 	"                  its status\n"
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
-/* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
- * systems among rows, "" when none. Returns buf. */
-char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
  * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
  * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
@@ -314,9 +311,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
-/* cli/optcheck.c: checks across options (issue 35), each printing "scaleplan CMD: ..." and returning an
- * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
-int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
+/* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);
@@ -330,10 +325,6 @@ char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
 /* The largest batch per GPU below sc's (halving) that fits the GPU's memory; 0 when none does.
  * sc's batch is left as it was. */
 int cli_batch_that_fits(model_scenario *sc, const model_params *p);
-/* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
- * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
-char *cli_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			 long gpus, char *buf, size_t len_B);
 /* "scaleplan CMD: no candidate system can hold N GPUs: K placements over several nodes need a network ...; M
  * systems have another node size (--partial-nodes ...)": why no placement was left. Returns EXIT_INPUT. */
 int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole);

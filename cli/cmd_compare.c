@@ -18,36 +18,14 @@ typedef cli_row cmp_row;
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n)
 {
-	int eol = 0;
-	*n = 0;
-	if (!systems || strcmp(systems, "all") == 0) {
-		/* default: today's products, bought and rented (plan_default_system); all: every system of today */
-		for (int i = 0; i < s->db.nsystems && *n < max; i++) {
-			const hw_system *sys = &s->db.systems[i];
-			if (systems ? plan_offered(q, sys) : plan_default_system(q, sys))
-				cand[(*n)++] = sys;
-			else if (!plan_offered(q, sys))
-				eol++;
-		}
-	} else {
-		char buf[2048], *save = NULL, where[64];
-		if (cli_check_systems_unique(cmd, &s->db, systems))
-			return EXIT_INPUT;
-		snprintf(buf, sizeof(buf), "%s", systems);
-		snprintf(where, sizeof where, "%s: --systems", cmd);
-		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
-			const hw_system *sys = hw_system_find(&s->db, tok);
-			if (!sys)
-				return cli_unknown_id(&s->db, where, HW_SYSTEM, tok);
-			cand[(*n)++] = sys; /* named: offered whatever its status */
-		}
-	}
-	if (*n == 0) {
-		fprintf(stderr, "scaleplan %s: no candidate systems%s\n", cmd,
-			eol ? " of today (the others are end of life: --include-eol offers them)" : "");
-		return EXIT_INPUT;
-	}
-	return EXIT_OK;
+	char unknown[256], where[64];
+	if (!plan_candidates(&s->db, q, systems, cand, max, n, unknown, sizeof unknown))
+		return EXIT_OK;
+	snprintf(where, sizeof where, "%s: --systems", cmd);
+	if (*unknown)
+		return cli_unknown_id(&s->db, where, HW_SYSTEM, unknown);
+	fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
+	return EXIT_INPUT;
 }
 
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
@@ -164,31 +142,11 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	printf("\n");
 }
 
-char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B)
-{
-	const char *seen[64];
-	int ns = 0;
-	size_t at = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < nrows && ns < 64 && at < len_B; i++) {
-		const hw_system *sys = hw_system_find(&s->db, rows[i].sc.node.system_id);
-		bool dup = false;
-		for (int k = 0; k < ns; k++)
-			dup |= seen[k] == rows[i].sc.node.system_id;
-		if (!sys || dup || strcmp(sys->status, "eol"))
-			continue;
-		at += (size_t)snprintf(buf + at, len_B - at, "%s%s (end of life %s)",
-				       ns ? ", " : "prices of end-of-life systems are historical: ", sys->id, sys->status_date);
-		seen[ns++] = rows[i].sc.node.system_id;
-	}
-	return buf;
-}
-
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
 static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 {
 	char text[2048];
-	if (*cli_eol_text(s, rows, nrows, text, sizeof text))
+	if (*plan_eol_text(&s->db, rows, nrows, text, sizeof text))
 		printf("(%s)\n", text);
 }
 
@@ -380,7 +338,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	{
 		char left_out[1024];
-		cli_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
+		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
 	}
 	fflush(stdout);

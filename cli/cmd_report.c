@@ -388,7 +388,7 @@ static void section_setup(rep_doc *d, const cli_scen *s, const cli_row *rows, in
 	doc_table(d, &t);
 	tab_free(&t);
 	char eol[2048];
-	if (*cli_eol_text(s, rows, nrows, eol, sizeof eol))
+	if (*plan_eol_text(&s->db, rows, nrows, eol, sizeof eol))
 		doc_p(d, "Note: %s.", eol);
 }
 

@@ -125,6 +125,9 @@ for a in "--gpus 0" "--gpus x" "--gpus 70000" "--format x" "--format csv" "--sys
 	case_ "cmp-o-$(echo "$a" | tr -c 'a-z0-9\n' _)" compare --gpus 8 $a
 done
 case_ cmp-nogpus compare
+for a in "dgxh100,dgxh100" "dgxh10" "dgxh100,nosuch" "all" "c4140-m"; do
+	case_ "cmp-sys-$(echo "$a" | tr -c 'a-z0-9\n' _)" compare --gpus 8 --systems $a
+done
 case_ cmp-help-late compare --gpus 8 --help --format x
 case_ cmp-out compare --gpus 8 --format csv --out c.csv
 for a in "--nodes x" "--nodes 1-x" "--batch-per-gpu 0" "--gpus-per-node 0" "--nodes 200000" "--batch-per-gpu 70000" "--system dgxa100-80g" "--global-batch 512 --batch-per-gpu 64" "--no x" "--quiet --gpus-per-node 4,8 --partial-nodes" "--global-batch 1024"; do
