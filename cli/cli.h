@@ -1,5 +1,5 @@
 /* cli: the `scaleplan` command. main.c dispatches `scaleplan <command> [options]` to one function per
- * command, each in its own file cli/cmd_<name>.c, parsing its own options with getopt_long.
+ * command, each in its own file cli/cmd_<name>.c, parsing its options from a table (cli/opt.c).
  * Owners add their command with one prototype here and one line in main.c's table.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

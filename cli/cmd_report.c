@@ -25,7 +25,8 @@
 #define SCALEPLAN_VERSION "0.1.0"
 #endif
 
-enum { REP_MAX_GPUS = 16, REP_MAX_SYSTEMS = 64 };
+#define REP_MAX_GPUS_N 16 /* --gpus values at most (the help says so) */
+enum { REP_MAX_GPUS = REP_MAX_GPUS_N, REP_MAX_SYSTEMS = 64 };
 
 /* ---- a table written to both documents ---- */
 
@@ -789,12 +790,14 @@ static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
 	return cli_parse_int_list("--gpus", arg, ro->gpus, REP_MAX_GPUS, &ro->ngpus) ? -1 : 0;
 }
 
+#define REP_STR(x) #x
+#define REP_STR2(x) REP_STR(x)
 static void report_table(rep_opts *ro, cli_opt *t)
 {
 	const cli_opt own[] = {
-		CLI_O_CALL("gpus", opt_gpus, ro, NULL),
-		CLI_O_STR("systems", &ro->systems, NULL),
-		CLI_O_STR("out", &ro->outdir, NULL),
+		CLI_O_STR("systems", &ro->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
+		CLI_O_CALL("gpus", opt_gpus, ro, "  --gpus LIST     GPU counts, e.g. 4,8,16 (at most " REP_STR2(REP_MAX_GPUS_N) ")\n"),
+		CLI_O_STR("out", &ro->outdir, "  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"),
 		CLI_O_HELP,
 		CLI_O_END,
 	};
@@ -803,6 +806,9 @@ static void report_table(rep_opts *ro, cli_opt *t)
 
 static void report_usage(FILE *out)
 {
+	rep_opts ro;
+	cli_opt own[5];
+	report_table(&ro, own);
 	fprintf(out,
 		"usage: scaleplan report [--systems a,b,c] --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
@@ -815,12 +821,9 @@ static void report_usage(FILE *out)
 		"placements.csv (compare's columns), whatif.html (the planner in one page: compare in the browser) and\n"
 		"costs.xlsx (each option's money as formulas over an Assumptions sheet); whatif.html and costs.xlsx are\n"
 		"left out, with the reason, where this build has no Emscripten or libxlsxwriter. Every placement of each\n"
-		"GPU count on each system, as compare.\n"
-		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
-		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
-		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
-		"\n",
-		REP_MAX_GPUS);
+		"GPU count on each system, as compare.\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */

@@ -15,46 +15,6 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 
-static void validate_help(FILE *out)
-{
-	fprintf(out,
-		"usage: scaleplan validate [--against DIR|FILE]... [--no-builtin] [--profile FILE] [--where EXPR]\n"
-		"                          [--format table|csv|md] [--detail FILE] [--strict] [--hwdb DIR]\n"
-		"\n"
-		"Predicts every measurement on file - the reference data built into the binary and any --against\n"
-		"data - without fitting to the point being predicted, and prints per group: points, mean absolute\n"
-		"percentage error (MAPE) and the worst point.\n"
-		"Without --profile each point is predicted by a fit of the other points of its group\n"
-		"(leave-one-out; a group of one point is predicted from the priors). With --profile the points are\n"
-		"predicted from that profile alone (nothing is fitted): use it for a hold-out set that the profile's\n"
-		"calibration did not see.\n"
-		"\n"
-		"  --against P     measurements (CSV or directory, as calibrate reads them); may be repeated\n"
-		"  --no-builtin    leave out the built-in reference data\n"
-		"  --profile FILE  predict with this profile (written by `scaleplan calibrate`) instead of refitting\n"
-		"  --where EXPR    keep only points with field=value[,...] (see `scaleplan calibrate --help`)\n"
-		"  --format F      table (default), csv, or md (the Markdown table of docs/validate.md)\n"
-		"  --detail FILE   also write one CSV row per point (measured, predicted, error, how); with\n"
-		"                  --group whole-run one row per result and time (ttt, tta). Written as FILE.tmp,\n"
-		"                  renamed when complete; `scaleplan plot FILE` draws the parity plot\n"
-		"  --strict        malformed rows are fatal (default: reported with file:line, skipped)\n"
-		"  --group G       all (default) or whole-run: only the whole-run group - every MLPerf v4.0\n"
-		"                  multi-node result predicted end to end (ttt_s vs run_start..run_stop, tta_s vs\n"
-		"                  init_start..run_stop) from its submitter's single-node result, run-level terms\n"
-		"                  fitted leave-one-submitter-out (refdata/mlperf_v4_0_phases.csv); with --format\n"
-		"                  table or md it follows the other groups, with csv it needs --group whole-run;\n"
-		"                  gpus: the fit of the compute constants (eff_compute, eff_mem, eff_compute_fp32)\n"
-		"                  to every GPU on file, with leave-one-GPU-out and leave-one-submitter-out errors\n"
-		"                  (a table; docs/model.md)\n"
-		"  --intervals FILE  also write the 90%% prediction-interval table derived from these held-out\n"
-		"                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"
-		"  --ratios FILE   also write the 90%% intervals of the ratio of two predictions, by what differs,\n"
-		"                  from pairs of measured results of one source (model/ratios.csv: `make intervals`)\n"
-		"  --hwdb DIR      overlay DIR on the built-in hardware database\n"
-		"After the table: interval coverage, the share of held-out points inside their own 90%% interval,\n"
-		"and the same for the ratio intervals of pairs of results, with their median width.\n");
-}
-
 /* The model column's errors per stack (calibrate/cal_mcol.c gathers them). */
 static void stack_print(const cal_mcol *m, FILE *out)
 {
@@ -120,21 +80,63 @@ static const char *const groups[] = {"all", "whole-run", "gpus", NULL};
 static void validate_table(cli_validate_opts *vo, cli_opt *t)
 {
 	const cli_opt own[] = {
-		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo},
-		CLI_O_FLAG("no-builtin", &vo->no_builtin, NULL),
-		CLI_O_STR("profile", &vo->profile, NULL),
-		CLI_O_STR("where", &vo->where, NULL),
-		CLI_O_ENUM("format", &vo->format, formats, "table, csv or md", NULL),
-		CLI_O_STR("detail", &vo->detail, NULL),
-		CLI_O_FLAG("strict", &vo->strict, NULL),
-		CLI_O_STR("hwdb", &vo->hwdb_dir, NULL),
+		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo,
+		 .help = "  --against P     measurements (CSV or directory, as calibrate reads them); may be repeated\n"},
+		CLI_O_FLAG("no-builtin", &vo->no_builtin, "  --no-builtin    leave out the built-in reference data\n"),
+		CLI_O_STR("profile", &vo->profile,
+			  "  --profile FILE  predict with this profile (written by `scaleplan calibrate`) instead of refitting\n"),
+		CLI_O_STR("where", &vo->where,
+			  "  --where EXPR    keep only points with field=value[,...] (see `scaleplan calibrate --help`)\n"),
+		CLI_O_ENUM("format", &vo->format, formats, "table, csv or md",
+			   "  --format F      table (default), csv, or md (the Markdown table of docs/validate.md)\n"),
+		CLI_O_STR("detail", &vo->detail,
+			  "  --detail FILE   also write one CSV row per point (measured, predicted, error, how); with\n"
+			  "                  --group whole-run one row per result and time (ttt, tta). Written as FILE.tmp,\n"
+			  "                  renamed when complete; `scaleplan plot FILE` draws the parity plot\n"),
+		CLI_O_FLAG("strict", &vo->strict,
+			   "  --strict        malformed rows are fatal (default: reported with file:line, skipped)\n"),
+		CLI_O_ENUM("group", &vo->group, groups, "all, whole-run or gpus",
+			   "  --group G       all (default) or whole-run: only the whole-run group - every MLPerf v4.0\n"
+			   "                  multi-node result predicted end to end (ttt_s vs run_start..run_stop, tta_s vs\n"
+			   "                  init_start..run_stop) from its submitter's single-node result, run-level terms\n"
+			   "                  fitted leave-one-submitter-out (refdata/mlperf_v4_0_phases.csv); with --format\n"
+			   "                  table or md it follows the other groups, with csv it needs --group whole-run;\n"
+			   "                  gpus: the fit of the compute constants (eff_compute, eff_mem, eff_compute_fp32)\n"
+			   "                  to every GPU on file, with leave-one-GPU-out and leave-one-submitter-out errors\n"
+			   "                  (a table; docs/model.md)\n"),
+		CLI_O_STR("intervals", &vo->intervals,
+			  "  --intervals FILE  also write the 90% prediction-interval table derived from these held-out\n"
+			  "                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"),
+		CLI_O_STR("ratios", &vo->ratios,
+			  "  --ratios FILE   also write the 90% intervals of the ratio of two predictions, by what differs,\n"
+			  "                  from pairs of measured results of one source (model/ratios.csv: `make intervals`)\n"),
+		CLI_O_STR("hwdb", &vo->hwdb_dir, "  --hwdb DIR      overlay DIR on the built-in hardware database\n"),
 		CLI_O_HELP,
-		CLI_O_ENUM("group", &vo->group, groups, "all, whole-run or gpus", NULL),
-		CLI_O_STR("intervals", &vo->intervals, NULL),
-		CLI_O_STR("ratios", &vo->ratios, NULL),
 		CLI_O_END,
 	};
 	memcpy(t, own, sizeof own);
+}
+
+static void validate_help(FILE *out)
+{
+	cli_validate_opts vo;
+	cli_opt own[13];
+	validate_table(&vo, own);
+	fprintf(out,
+		"usage: scaleplan validate [--against DIR|FILE]... [--no-builtin] [--profile FILE] [--where EXPR]\n"
+		"                          [--format table|csv|md] [--detail FILE] [--strict] [--hwdb DIR]\n"
+		"\n"
+		"Predicts every measurement on file - the reference data built into the binary and any --against\n"
+		"data - without fitting to the point being predicted, and prints per group: points, mean absolute\n"
+		"percentage error (MAPE) and the worst point.\n"
+		"Without --profile each point is predicted by a fit of the other points of its group\n"
+		"(leave-one-out; a group of one point is predicted from the priors). With --profile the points are\n"
+		"predicted from that profile alone (nothing is fitted): use it for a hold-out set that the profile's\n"
+		"calibration did not see.\n"
+		"\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out, "After the table: interval coverage, the share of held-out points inside their own 90%% interval,\n"
+		     "and the same for the ratio intervals of pairs of results, with their median width.\n");
 }
 
 /* The summary after the points' table: overall error, what the model column is, its errors by stack. */
