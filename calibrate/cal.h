@@ -275,6 +275,42 @@ void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
 int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
 			      double *predicted, int max);
 
+/* ---- validate's whole-run group (cal_wholerun.c) ----
+ * Every MLPerf v4.0 multi-node result of the phase table predicted end to end from its submitter's
+ * single-node result, the run-level terms fitted leave-one-organisation-out; prints nothing. */
+typedef enum cal_wr_status {
+	CAL_WR_PREDICTED,
+	CAL_WR_SKIPPED,        /* not predicted: why says why */
+	CAL_WR_FIT_FAILED,     /* the run-level fit failed: err */
+	CAL_WR_PREDICT_FAILED, /* the scenario failed: err */
+} cal_wr_status;
+typedef struct cal_wr_result {
+	cal_wr_status status;
+	char name[200];              /* submitter/system */
+	double nodes, gpus;
+	char anchor[128];            /* the single-node result's system ("" when none) */
+	const char *why;
+	char err[256];
+	double run_meas_s, tta_meas_s; /* MLPerf's scored means */
+	double ttt_s, tta_s, epochs;   /* predicted with the logged epochs */
+	double ttt_curve_s, tta_curve_s, epochs_curve; /* with the convergence curve's */
+	double err_ttt, err_curve, err_tta; /* pred / meas - 1 */
+} cal_wr_result;
+typedef struct cal_wr_err {
+	int n;
+	double sum, worst, signed_sum; /* sum of |err|, the worst |err|, sum of err (the bias) */
+} cal_wr_err;
+typedef struct cal_wholerun {
+	cal_wr_result *res;
+	int n;
+	cal_wr_err ttt, curve, tta; /* over the predicted results: logged epochs, curve epochs, tta */
+} cal_wholerun;
+/* Scores the built-in phase table against db (its systems; the measured anchor through plan_resolve).
+ * 0 (free with cal_wholerun_free), ERR_ENV (the table cannot be read) or ERR_INTR. */
+struct hw_db;
+int cal_wholerun_score(const struct hw_db *db, cal_wholerun *w);
+void cal_wholerun_free(cal_wholerun *w);
+
 /* ---- measurements ---- */
 
 typedef enum cal_kind {

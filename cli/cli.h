@@ -1,5 +1,5 @@
 /* cli: the `scaleplan` command. main.c dispatches `scaleplan <command> [options]` to one function per
- * command, each in its own file cli/cmd_<name>.c, parsing its own options with getopt_long.
+ * command, each in its own file cli/cmd_<name>.c, parsing its options from a table (cli/opt.c).
  * Owners add their command with one prototype here and one line in main.c's table.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -91,10 +91,8 @@ typedef struct cli_parse {
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
 /* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
 void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);
-/* Stores arg as o says (for a getopt loop of its own): 0 taken, -1 bad value (message printed). */
-int cli_opt_apply(const char *cmd, const cli_opt *o, const char *arg);
-/* Copies table's options into opts[from..max) for a getopt loop of its own, entry i with the value
- * val_base + i; returns the new count. */
+/* Copies table's options into opts[from..max) (what getopt knows of them: report's page reads its command
+ * line with them), entry i with the value val_base + i; returns the new count. */
 struct option;
 int cli_opt_longopts(const cli_opt *table, int val_base, struct option *opts, int from, int max);
 /* Whole-string numbers in [lo, hi]: 0, or -1 for anything else. */
@@ -107,11 +105,11 @@ bool cli_opt_in_list(const char *list, const char *name);
  * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
  * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
 int cli_load_db(hw_db *db, const char *hwdb_dir);
-/* validate's whole-run group (cli/validate_run.c): the MLPerf v4.0 multi-node results predicted end to
- * end from their submitters' single-node results; format table, md or csv. Returns an exit code. */
-/* detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
+/* validate's whole-run group printed (cli/validate_run.c; scored by calibrate/cal_wholerun.c): the MLPerf
+ * v4.0 multi-node results predicted end to end from their submitters' single-node results; format table,
+ * md or csv. Returns an exit code. detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,
  * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
-int cli_validate_whole_run(const char *hwdb_dir, const hw_db *db, const char *format, FILE *out, const char *detail);
+int cli_validate_whole_run(const hw_db *db, const char *format, FILE *out, const char *detail);
 
 /* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
  * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
@@ -127,7 +125,6 @@ void cli_resids_add(cli_resids *v, const struct cal_resid *r);
 int cli_point_pool(const hw_db *db, const struct cal_point *p);
 void cli_resids_free(cli_resids *v);
 typedef struct cli_interval_in {
-	const char *hwdb_dir;
 	const hw_db *db;
 	const struct cal_data *d;
 	const char *intervals;    /* --intervals FILE, or NULL */
@@ -168,6 +165,20 @@ int cli_cal_inputs(const char *cmd, const hw_db *db, const cli_cal_in *in, struc
  * (message printed). `calibrate` and `campaign` both call it. */
 int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out);
 
+/* validate (cli/cmd_validate.c) with its options: every measurement predicted without fitting to it, per
+ * group (all, whole-run or gpus), printed as format says; --detail's rows through FILE.tmp. Returns an exit
+ * code (message printed). `validate` and `campaign` both call it. */
+enum { CLI_VALIDATE_MAX_AGAINST = 64 };
+typedef struct cli_validate_opts {
+	const char *against[CLI_VALIDATE_MAX_AGAINST]; /* measurements: CSVs, directories, MLLOG logs */
+	int nagainst;
+	bool no_builtin, strict;
+	const char *profile, *where, *detail, *hwdb_dir, *intervals, *ratios; /* NULL: not given */
+	const char *format;       /* table, csv or md */
+	const char *group;        /* all, whole-run or gpus */
+} cli_validate_opts;
+int cli_validate(const cli_validate_opts *o);
+
 /* plot's chart (cli/cmd_plot.c): files[0..nfiles) read in batches into the chart o describes (its kind
  * from the first file's header when PLOT_AUTO), drawn by plot/ as OUT.svg/.png (each checked as an output
  * path before any file is read), listed on stdout. Returns
@@ -186,10 +197,8 @@ int cmd_plot(int argc, char **argv);
  * Shared option parsing of predict, compare, sweep and sim: the hardware (a system and/or component
  * overrides), the run (nodes, batch, precision, data, epochs), model parameters and calibration.
  * Usage in a command:
- *   cli_scen s; cli_scen_init(&s);
- *   struct option opts[64]; int n = cli_scen_longopts(opts, 0, 64); ... append own, {0};
- *   while ((c = getopt_long(...)) != -1) { int h = cli_scen_option(&s, c, optarg);
- *       if (h < 0) return EXIT_INPUT; if (h) continue; ...own options... }
+ *   cli_scen s; cli_scen_init(&s, "cmd"); cli_opt scen[CLI_SCEN_NOPTS]; cli_scen_opts(&s, scen);
+ *   cli_parse p = {.cmd = "cmd", .tables = {scen, own}, ...}; rc = cli_opt_parse(&p, argc, argv);
  *   rc = cli_scen_load(&s);           (database, --hwdb, --param, --profile, id checks)
  *   rc = cli_scen_resolve(&s, sys, gpus_per_node, nodes, &sc);   (model_scenario ready to predict)
  * Every function prints its own message ("scaleplan: ...") and returns an exit code. */
@@ -200,7 +209,7 @@ int cmd_plot(int argc, char **argv);
 #include "model/model.h"
 #include "plan/plan.h"
 
-enum { CLI_SCEN_OPT_BASE = 1000, CLI_SCEN_MAX_LIST = 64 };
+enum { CLI_SCEN_MAX_LIST = 64 };
 
 typedef struct cli_scen {
 	const char *cmd;           /* "predict", for messages */
@@ -219,7 +228,7 @@ typedef struct cli_scen {
 /* The buyer's question, shared by compare, report and sweep (plan/plan.h plan_question): --rank-by
  * tta|ttt|cost (sweep also none), --cost capex|tco|rent, --budget USD, --deadline DURATION,
  * --partial-nodes. */
-enum { CLI_ASK_OPT_BASE = 1100, CLI_ASK_NOPTS = 12 };
+enum { CLI_ASK_NOPTS = 12 };
 /* The question's options as a table (cli/opt.c) bound to a (its q; allow_grid: sweep's --rank-by none), in
  * --help's order, into t[CLI_ASK_NOPTS]; returns the count of entries before the end. */
 typedef struct cli_ask {
@@ -228,10 +237,6 @@ typedef struct cli_ask {
 	bool allow_grid;
 } cli_ask;
 int cli_ask_opts(cli_ask *a, cli_opt *t);
-/* For a getopt loop of a command's own (values from CLI_ASK_OPT_BASE): */
-int cli_ask_longopts(struct option *opts, int from, int max);
-/* 1 handled, 0 not one of them, -1 bad value (message "scaleplan CMD: --opt 'x': expected ..." printed). */
-int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid);
 void cli_ask_help(FILE *out, bool allow_grid);
 
 /* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
@@ -246,11 +251,6 @@ void cli_scen_free(cli_scen *s);
  * t[CLI_SCEN_NOPTS], ended by CLI_O_END; returns the count of entries before the end. */
 enum { CLI_SCEN_NOPTS = 48 };
 int cli_scen_opts(cli_scen *s, cli_opt *t);
-/* For a getopt loop of a command's own: the shared long options into opts[from..] (getopt's values from
- * CLI_SCEN_OPT_BASE); returns the new count. */
-int cli_scen_longopts(struct option *opts, int from, int max);
-/* Handles one shared option: 1 handled, 0 not a shared option, -1 bad value (message printed). */
-int cli_scen_option(cli_scen *s, int opt, const char *arg);
 /* Prints the shared options' help (the table's). */
 void cli_scen_help(FILE *out);
 /* The same without the options named in omit ("nodes,global-batch": those a command chooses itself and
@@ -301,9 +301,6 @@ typedef plan_option cli_row;
 	"                  its status\n"
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
-/* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
- * systems among rows, "" when none. Returns buf. */
-char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B);
 /* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
  * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
  * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
@@ -314,9 +311,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
-/* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an
- * exit code. --systems naming one system twice (ids or aliases; unknown ids are left to the caller): */
-int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list);
+/* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);
@@ -330,10 +325,6 @@ char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
 /* The largest batch per GPU below sc's (halving) that fits the GPU's memory; 0 when none does.
  * sc's batch is left as it was. */
 int cli_batch_that_fits(model_scenario *sc, const model_params *p);
-/* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
- * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
-char *cli_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			 long gpus, char *buf, size_t len_B);
 /* "scaleplan CMD: no candidate system can hold N GPUs: K placements over several nodes need a network ...; M
  * systems have another node size (--partial-nodes ...)": why no placement was left. Returns EXIT_INPUT. */
 int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole);

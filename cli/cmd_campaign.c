@@ -158,14 +158,14 @@ static int predict_runs(const cg_opts *o, cal_cg_run *runs, int n)
 	return rc;
 }
 
-/* calibrate's fit (cli_calibrate_fit), then validate --detail (the command: its scoring prints the table) and
- * the parity chart (cli_plot_files), in this process. */
+/* calibrate's fit (cli_calibrate_fit), then validate --detail (cli_validate) and the parity chart
+ * (cli_plot_files), in this process. */
 static int fit(const cg_opts *o)
 {
 	char *csv = xasprintf("%s/csv", o->out), *prof = xasprintf("%s/profile.csv", o->out);
 	char *par = xasprintf("%s/parity.csv", o->out), *pre = xasprintf("%s/parity", o->out);
-	char *val[] = {"validate", "--no-builtin", "--against", csv, "--profile", prof, "--detail", par,
-		       "--hwdb", (char *)o->hwdb, NULL};
+	cli_validate_opts val = {.against = {csv}, .nagainst = 1, .no_builtin = true, .profile = prof, .detail = par,
+				 .hwdb_dir = o->hwdb, .format = "table", .group = "all"};
 	const char *paths[] = {csv};
 	cli_cal_in in = {.paths = paths, .npaths = 1, .target_top1 = CAL_MLPERF_TARGET_TOP1};
 	int rc;
@@ -177,7 +177,7 @@ static int fit(const cg_opts *o)
 	if (rc == EXIT_OK) {
 		printf("== scaleplan validate --no-builtin --against %s --profile %s --detail %s\n", csv, prof, par);
 		fflush(stdout);
-		rc = cmd_validate(o->hwdb ? 10 : 8, val);
+		rc = cli_validate(&val);
 	}
 	if (rc == EXIT_OK) {
 		plot_opts po = {.kind = PLOT_PARITY, .budget_usd = NAN, .svg = true, .png = true};

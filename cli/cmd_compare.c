@@ -18,36 +18,14 @@ typedef cli_row cmp_row;
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n)
 {
-	int eol = 0;
-	*n = 0;
-	if (!systems || strcmp(systems, "all") == 0) {
-		/* default: today's products, bought and rented (plan_default_system); all: every system of today */
-		for (int i = 0; i < s->db.nsystems && *n < max; i++) {
-			const hw_system *sys = &s->db.systems[i];
-			if (systems ? plan_offered(q, sys) : plan_default_system(q, sys))
-				cand[(*n)++] = sys;
-			else if (!plan_offered(q, sys))
-				eol++;
-		}
-	} else {
-		char buf[2048], *save = NULL, where[64];
-		if (cli_check_systems_unique(cmd, &s->db, systems))
-			return EXIT_INPUT;
-		snprintf(buf, sizeof(buf), "%s", systems);
-		snprintf(where, sizeof where, "%s: --systems", cmd);
-		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
-			const hw_system *sys = hw_system_find(&s->db, tok);
-			if (!sys)
-				return cli_unknown_id(&s->db, where, HW_SYSTEM, tok);
-			cand[(*n)++] = sys; /* named: offered whatever its status */
-		}
-	}
-	if (*n == 0) {
-		fprintf(stderr, "scaleplan %s: no candidate systems%s\n", cmd,
-			eol ? " of today (the others are end of life: --include-eol offers them)" : "");
-		return EXIT_INPUT;
-	}
-	return EXIT_OK;
+	char unknown[256], where[64];
+	if (!plan_candidates(&s->db, q, systems, cand, max, n, unknown, sizeof unknown))
+		return EXIT_OK;
+	snprintf(where, sizeof where, "%s: --systems", cmd);
+	if (*unknown)
+		return cli_unknown_id(&s->db, where, HW_SYSTEM, unknown);
+	fprintf(stderr, "scaleplan %s: %s\n", cmd, err_msg());
+	return EXIT_INPUT;
 }
 
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
@@ -79,8 +57,33 @@ int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_wh
 	return EXIT_INPUT;
 }
 
+static const char *const formats[] = {"table", "csv", NULL};
+
+/* compare's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
+typedef struct cmp_opts {
+	const char *systems, *format, *outpath;
+	long gpus;
+} cmp_opts;
+
+static void compare_table(cmp_opts *co, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_LONG("gpus", &co->gpus, 1, 65536, "an integer 1..65536", "  --gpus N        total GPUs (1..65536)\n"),
+		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
+		CLI_O_ENUM("format", &co->format, formats, "table or csv",
+			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
+		CLI_O_STR("out", &co->outpath, NULL),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void compare_usage(FILE *out)
 {
+	cmp_opts co;
+	cli_opt own[6];
+	compare_table(&co, own);
 	fprintf(out,
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
 		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
@@ -88,11 +91,9 @@ static void compare_usage(FILE *out)
 		"\n"
 		"Every way to place N GPUs on each candidate system on whole servers (nodes x the system's GPUs per\n"
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
-		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
-		"  --gpus N        total GPUs (1..65536)\n"
-		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
-		"  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"
-		"\n");
+		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
@@ -141,31 +142,11 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	printf("\n");
 }
 
-char *cli_eol_text(const cli_scen *s, const cli_row *rows, int nrows, char *buf, size_t len_B)
-{
-	const char *seen[64];
-	int ns = 0;
-	size_t at = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < nrows && ns < 64 && at < len_B; i++) {
-		const hw_system *sys = hw_system_find(&s->db, rows[i].sc.node.system_id);
-		bool dup = false;
-		for (int k = 0; k < ns; k++)
-			dup |= seen[k] == rows[i].sc.node.system_id;
-		if (!sys || dup || strcmp(sys->status, "eol"))
-			continue;
-		at += (size_t)snprintf(buf + at, len_B - at, "%s%s (end of life %s)",
-				       ns ? ", " : "prices of end-of-life systems are historical: ", sys->id, sys->status_date);
-		seen[ns++] = rows[i].sc.node.system_id;
-	}
-	return buf;
-}
-
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
 static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 {
 	char text[2048];
-	if (*cli_eol_text(s, rows, nrows, text, sizeof text))
+	if (*plan_eol_text(&s->db, rows, nrows, text, sizeof text))
 		printf("(%s)\n", text);
 }
 
@@ -291,70 +272,29 @@ static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows,
 	return EXIT_OK;
 }
 
-static int parse_gpus(const char *arg, long *gpus)
-{
-	char *end;
-	*gpus = strtol(arg, &end, 10);
-	if (*end || end == arg || *gpus < 1 || *gpus > 65536) {
-		fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..65536\n", arg);
-		return EXIT_INPUT;
-	}
-	return EXIT_OK;
-}
-
 int cmd_compare(int argc, char **argv)
 {
-	struct option opts[80];
 	cli_scen s;
-	const char *systems = NULL, *format = "table", *outpath = NULL;
-	long gpus = 0;
-	int n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped_net = 0, skipped_whole = 0;
+	cmp_opts co = {.format = "table"};
+	int rc = EXIT_OK, nrows = 0, cap = 0, skipped_net = 0, skipped_whole = 0;
 	const hw_system *cand[256];
 	int ncand = 0;
 	cmp_row *rows = NULL;
 	plan_question q;
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[6];
+	cli_ask qa = {.cmd = "compare", .q = &q};
 
 	plan_question_init(&q);
 	cli_scen_init(&s, "compare");
-	n = cli_scen_longopts(opts, 0, 60);
-	n = cli_ask_longopts(opts, n, 72);
-	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
-	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
-	opts[n++] = (struct option){"format", required_argument, NULL, 'f'};
-	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
-	opts[n] = (struct option){0};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
-		if (!hd)
-			hd = cli_ask_option("compare", &q, c, optarg, false);
-		if (hd < 0)
-			return EXIT_INPUT;
-		if (hd)
-			continue;
-		switch (c) {
-		case 'g':
-			if (parse_gpus(optarg, &gpus))
-				return EXIT_INPUT;
-			break;
-		case 'S': systems = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "csv")) {
-				fprintf(stderr, "scaleplan compare: --format '%s': expected table or csv\n", optarg);
-				return EXIT_INPUT;
-			}
-			format = optarg;
-			break;
-		case 'h': compare_usage(stdout); return EXIT_OK;
-		default: fprintf(stderr, "scaleplan compare: see `scaleplan compare --help`\n"); return EXIT_INPUT;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "scaleplan compare: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_INPUT;
-	}
+	cli_scen_opts(&s, scen);
+	cli_ask_opts(&qa, ask);
+	compare_table(&co, own);
+	cli_parse p = {.cmd = "compare", .tables = {scen, ask, own}, .usage = compare_usage, .max_args = 0};
+	rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return rc;
+	const char *systems = co.systems, *format = co.format, *outpath = co.outpath;
+	long gpus = co.gpus;
 	if ((rc = cli_check_out("compare", "--out", outpath, false)))
 		return rc;
 	if (gpus < 1) {
@@ -398,7 +338,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	{
 		char left_out[1024];
-		cli_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
+		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
 	}
 	fflush(stdout);

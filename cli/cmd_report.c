@@ -25,7 +25,8 @@
 #define SCALEPLAN_VERSION "0.1.0"
 #endif
 
-enum { REP_MAX_GPUS = 16, REP_MAX_SYSTEMS = 64 };
+#define REP_MAX_GPUS_N 16 /* --gpus values at most (the help says so) */
+enum { REP_MAX_GPUS = REP_MAX_GPUS_N, REP_MAX_SYSTEMS = 64 };
 
 /* ---- a table written to both documents ---- */
 
@@ -36,6 +37,18 @@ typedef struct rep_table {
 	char **cells;       /* [nrows * ncols], heap strings */
 	int ncells, cap;
 } rep_table;
+
+/* The text of fmt with ap, allocated (xmalloc: out of memory ends the program, common.h's convention). */
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	char *s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	return s;
+}
 
 static void tab_init(rep_table *t, const char *id, int ncols, const char **head)
 {
@@ -54,11 +67,7 @@ static void tab_cell(rep_table *t, const char *fmt, ...)
 	}
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0) {
-		fprintf(stderr, "scaleplan report: out of memory\n");
-		exit(EXIT_ENV);
-	}
+	char *s = vformat(fmt, ap);
 	va_end(ap);
 	t->cells[t->ncells++] = s;
 	t->nrows = t->ncells / t->ncols;
@@ -124,9 +133,7 @@ static void doc_p(rep_doc *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		exit(EXIT_ENV);
+	char *s = vformat(fmt, ap);
 	va_end(ap);
 	md_text(d->md, s);
 	fputs("\n\n", d->md);
@@ -382,7 +389,7 @@ static void section_setup(rep_doc *d, const cli_scen *s, const cli_row *rows, in
 	doc_table(d, &t);
 	tab_free(&t);
 	char eol[2048];
-	if (*cli_eol_text(s, rows, nrows, eol, sizeof eol))
+	if (*plan_eol_text(&s->db, rows, nrows, eol, sizeof eol))
 		doc_p(d, "Note: %s.", eol);
 }
 
@@ -770,8 +777,38 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* report's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
+typedef struct rep_opts {
+	const char *systems, *outdir;
+	int gpus[REP_MAX_GPUS], ngpus;
+} rep_opts;
+
+static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
+{
+	rep_opts *ro = ctx;
+	(void)o;
+	return cli_parse_int_list("--gpus", arg, ro->gpus, REP_MAX_GPUS, &ro->ngpus) ? -1 : 0;
+}
+
+#define REP_STR(x) #x
+#define REP_STR2(x) REP_STR(x)
+static void report_table(rep_opts *ro, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_STR("systems", &ro->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
+		CLI_O_CALL("gpus", opt_gpus, ro, "  --gpus LIST     GPU counts, e.g. 4,8,16 (at most " REP_STR2(REP_MAX_GPUS_N) ")\n"),
+		CLI_O_STR("out", &ro->outdir, "  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
 static void report_usage(FILE *out)
 {
+	rep_opts ro;
+	cli_opt own[5];
+	report_table(&ro, own);
 	fprintf(out,
 		"usage: scaleplan report [--systems a,b,c] --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
@@ -784,12 +821,9 @@ static void report_usage(FILE *out)
 		"placements.csv (compare's columns), whatif.html (the planner in one page: compare in the browser) and\n"
 		"costs.xlsx (each option's money as formulas over an Assumptions sheet); whatif.html and costs.xlsx are\n"
 		"left out, with the reason, where this build has no Emscripten or libxlsxwriter. Every placement of each\n"
-		"GPU count on each system, as compare.\n"
-		"  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
-		"  --gpus LIST     GPU counts, e.g. 4,8,16 (at most %d)\n"
-		"  --out DIR       the folder to write (built as DIR.tmp-PID, renamed when complete)\n"
-		"\n",
-		REP_MAX_GPUS);
+		"GPU count on each system, as compare.\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
@@ -913,180 +947,205 @@ static bool stopped(int *rc)
 	return true;
 }
 
-int cmd_report(int argc, char **argv)
-{
-	struct option opts[80];
+/* One report being built: the options, the placements of each GPU count, the folder under construction. */
+typedef struct rep_run {
 	cli_scen s;
-	const char *systems = NULL, *outdir = NULL;
-	int gpus[REP_MAX_GPUS], ngpus = 0, n, c, rc = EXIT_OK, nrows = 0, cap = 0, skipped = 0, ncand = 0;
-	int skipped_whole = 0;
+	rep_opts ro;
 	plan_question q;
+	struct option opts[80]; /* what getopt knew: the page's fragment reads the command line with them */
 	const hw_system *cand[REP_MAX_SYSTEMS];
-	cli_row *rows = NULL;
+	int ncand, nrows, cap, skipped, skipped_whole;
+	cli_row *rows;
 	rep_group g[REP_MAX_GPUS];
-	char *tmpdir = NULL, *csvp = NULL;
+	char *tmpdir, *csvp;
+} rep_run;
 
-	plan_question_init(&q);
-	cli_scen_init(&s, "report");
-	n = cli_scen_longopts(opts, 0, 60);
-	n = cli_ask_longopts(opts, n, 72);
-	opts[n++] = (struct option){"gpus", required_argument, NULL, 'g'};
-	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
-	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
-	opts[n] = (struct option){0};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&s, c, optarg);
-		if (!hd)
-			hd = cli_ask_option("report", &q, c, optarg, false);
-		if (hd < 0)
-			return EXIT_INPUT;
-		if (hd)
-			continue;
-		switch (c) {
-		case 'g':
-			if (cli_parse_int_list("--gpus", optarg, gpus, REP_MAX_GPUS, &ngpus))
-				return EXIT_INPUT;
-			break;
-		case 'S': systems = optarg; break;
-		case 'o': outdir = optarg; break;
-		case 'h': report_usage(stdout); return EXIT_OK;
-		default: fprintf(stderr, "scaleplan report: see `scaleplan report --help`\n"); return EXIT_INPUT;
-		}
-	}
-	if (optind < argc || ngpus == 0 || !outdir) {
-		if (optind < argc)
-			fprintf(stderr, "scaleplan report: unexpected argument '%s'\n", argv[optind]);
-		else
-			fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
-					"--systems as compare: today's products by default)\n");
+/* The options into r and their checks, before any work. EXIT_OK, EXIT_INPUT, or -1 after --help. */
+static int rep_parse(rep_run *r, int argc, char **argv)
+{
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[5];
+	cli_ask qa = {.cmd = "report", .q = &r->q};
+	cli_scen_opts(&r->s, scen);
+	cli_ask_opts(&qa, ask);
+	report_table(&r->ro, own);
+	cli_parse p = {.cmd = "report", .tables = {scen, ask, own}, .usage = report_usage, .max_args = 0};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (rc || p.done)
+		return p.done ? -1 : rc;
+	int n = cli_opt_longopts(scen, 0, r->opts, 0, 79);
+	n = cli_opt_longopts(ask, 0, r->opts, n, 79);
+	n = cli_opt_longopts(own, 0, r->opts, n, 79);
+	r->opts[n] = (struct option){0};
+	if (r->ro.ngpus == 0 || !r->ro.outdir) {
+		fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
+				"--systems as compare: today's products by default)\n");
 		return EXIT_INPUT;
 	}
-	for (int i = 0; i < ngpus; i++)
-		if (gpus[i] < 1 || gpus[i] > 65536) {
-			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..65536\n", gpus[i]);
+	for (int i = 0; i < r->ro.ngpus; i++)
+		if (r->ro.gpus[i] < 1 || r->ro.gpus[i] > 65536) {
+			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..65536\n", r->ro.gpus[i]);
 			return EXIT_INPUT;
 		}
-	if (s.spec.system_id || s.spec.gpus_per_node || s.spec.nodes != 1 || s.spec.global_batch || s.spec.nmeasured) {
+	const plan_spec *sp = &r->s.spec;
+	if (sp->system_id || sp->gpus_per_node || sp->nodes != 1 || sp->global_batch || sp->nmeasured) {
 		fprintf(stderr, "scaleplan report: --system/--gpus-per-node/--nodes/--global-batch/--measured are chosen "
 				"per placement; use --systems and --gpus\n");
 		return EXIT_INPUT;
 	}
 	struct stat st;
-	if ((rc = cli_check_out("report", "--out", outdir, true)))
+	if ((rc = cli_check_out("report", "--out", r->ro.outdir, true)))
 		return rc;
-	if (stat(outdir, &st) == 0) {
-		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", outdir);
+	if (stat(r->ro.outdir, &st) == 0) {
+		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", r->ro.outdir);
 		return EXIT_INPUT;
 	}
-	if (intr_install()) {
+	return EXIT_OK;
+}
+
+/* Every placement of each GPU count on the candidates, each count's rows ranked. EXIT_OK or EXIT_INPUT. */
+static int rep_place(rep_run *r)
+{
+	int rc = cli_candidates(&r->s, "report", r->ro.systems, &r->q, r->cand, REP_MAX_SYSTEMS, &r->ncand);
+	for (int k = 0; !rc && k < r->ro.ngpus; k++) {
+		int net0 = r->skipped, whole0 = r->skipped_whole;
+		rep_group *g = &r->g[k];
+		g->gpus = r->ro.gpus[k];
+		g->first = r->nrows;
+		rc = cli_placements(&r->s, "report", &r->q, r->cand, r->ncand, g->gpus, &r->rows, &r->nrows, &r->cap,
+				    &r->skipped, &r->skipped_whole);
+		if (rc)
+			break;
+		g->n = r->nrows - g->first;
+		if (g->n == 0) /* the true reason, as compare gives it: no network, or another node size */
+			return cli_no_placement("report", g->gpus, r->skipped - net0, r->skipped_whole - whole0);
+		plan_options_sort(&r->q, r->rows + g->first, g->n);
+	}
+	return rc;
+}
+
+/* DIR.tmp-PID made and placements.csv written in it: each GPU count's rows over its own pick (the answer's).
+ * EXIT_OK or an exit code (message printed). */
+static int rep_placements_csv(rep_run *r)
+{
+	int rc = EXIT_OK;
+	r->tmpdir = xasprintf("%s.tmp-%ld", r->ro.outdir, (long)getpid());
+	if (mkdir(r->tmpdir, 0777) != 0) {
+		/* README's rule: a missing parent folder is 1, permission or disk 2 */
+		rc = exit_code_of(err_path(r->tmpdir, errno, "a folder in an existing directory"));
+		fprintf(stderr, "scaleplan report: --out %s\n", err_msg());
+		free(r->tmpdir);
+		r->tmpdir = NULL;
+		return rc;
+	}
+	r->csvp = xasprintf("%s/placements.csv", r->tmpdir);
+	csvw *w = csvw_open(r->csvp);
+	if (!w) {
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());
 		return EXIT_ENV;
 	}
-	rc = cli_scen_load(&s);
-	if (rc)
-		goto out;
-	rc = cli_candidates(&s, "report", systems, &q, cand, REP_MAX_SYSTEMS, &ncand);
-	if (rc)
-		goto out;
-	for (int k = 0; k < ngpus; k++) {
-		int net0 = skipped, whole0 = skipped_whole;
-		g[k].gpus = gpus[k];
-		g[k].first = nrows;
-		rc = cli_placements(&s, "report", &q, cand, ncand, gpus[k], &rows, &nrows, &cap, &skipped, &skipped_whole);
-		if (rc)
-			goto out;
-		g[k].n = nrows - g[k].first;
-		if (g[k].n == 0) { /* the true reason, as compare gives it: no network, or another node size */
-			rc = cli_no_placement("report", gpus[k], skipped - net0, skipped_whole - whole0);
-			goto out;
-		}
-		plan_options_sort(&q, rows + g[k].first, g[k].n);
-	}
-	tmpdir = xasprintf("%s.tmp-%ld", outdir, (long)getpid());
-	if (mkdir(tmpdir, 0777) != 0) {
-		/* README's rule: a missing parent folder is 1, permission or disk 2 */
-		rc = exit_code_of(err_path(tmpdir, errno, "a folder in an existing directory"));
-		fprintf(stderr, "scaleplan report: --out %s\n", err_msg());
-		free(tmpdir);
-		tmpdir = NULL;
-		goto out;
-	}
-	csvp = xasprintf("%s/placements.csv", tmpdir);
-	csvw *w = csvw_open(csvp);
-	if (!w) {
-		fprintf(stderr, "scaleplan report: %s\n", err_msg());
-		rc = EXIT_ENV;
-		goto out;
-	}
 	cli_option_csv_header(w);
-	for (int k = 0; k < ngpus; k++) { /* each GPU count's rows over its own pick (the answer's) */
+	for (int k = 0; k < r->ro.ngpus; k++) {
 		plan_answer a;
-		plan_decide(&q, rows + g[k].first, g[k].n, &a);
-		for (int i = g[k].first; i < g[k].first + g[k].n; i++)
-			cli_option_csv_row(w, &q, &rows[i].sc, &rows[i].r, &rows[i].v, a.winner ? &a.winner->sc : NULL,
-					   a.winner ? &a.winner->r : NULL);
+		const rep_group *g = &r->g[k];
+		plan_decide(&r->q, r->rows + g->first, g->n, &a);
+		for (int i = g->first; i < g->first + g->n; i++)
+			cli_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].v,
+					   a.winner ? &a.winner->sc : NULL, a.winner ? &a.winner->r : NULL);
 	}
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
-		goto out;
+		return rc;
 	if (crc) {
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());
-		rc = exit_code_of(crc);
-		goto out;
+		return exit_code_of(crc);
 	}
-	char tta_note[512] = "", cost_note[512] = "";
-	bool tta_ok = chart(tmpdir, csvp, PLOT_TTA, NULL, NAN, NULL, "tta", tta_note, sizeof tta_note);
-	int priced = 0;
-	for (int i = 0; i < nrows; i++)
-		priced += rows[i].r.fits && isfinite(plan_cost_usd(q.cost, &rows[i].r));
-	bool cost_ok = false;
+	return EXIT_OK;
+}
+
+/* What the folder holds besides placements.csv (charts, sensitivity, cash flow, reader files, the two
+ * documents), for the closing lines. */
+typedef struct rep_made {
+	bool tta_ok, cost_ok, sens_ok;
+	rep_reader rd;
+} rep_made;
+
+/* The charts, the sensitivity, the cash flow, the readers' files and the documents into the folder.
+ * EXIT_OK or an exit code (message printed). */
+static int rep_files(rep_run *r, int argc, char **argv, rep_made *m)
+{
+	char tta_note[512] = "", cost_note[512] = "", sens_note[512] = "";
+	int priced = 0, rc = EXIT_OK;
+	m->tta_ok = chart(r->tmpdir, r->csvp, PLOT_TTA, NULL, NAN, NULL, "tta", tta_note, sizeof tta_note);
+	for (int i = 0; i < r->nrows; i++)
+		priced += r->rows[i].r.fits && isfinite(plan_cost_usd(r->q.cost, &r->rows[i].r));
 	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
 	if (priced == 0)
 		snprintf(cost_note, sizeof cost_note, "none of these systems has a %s price in the hardware database "
-			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q.cost));
+			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(r->q.cost));
 	else
-		cost_ok = chart(tmpdir, csvp, PLOT_COST, cost_cols[q.cost], q.budget_usd, NULL, "cost", cost_note,
-				sizeof cost_note);
-	if (!tta_ok)
+		m->cost_ok = chart(r->tmpdir, r->csvp, PLOT_COST, cost_cols[r->q.cost], r->q.budget_usd, NULL, "cost",
+				   cost_note, sizeof cost_note);
+	if (!m->tta_ok)
 		fprintf(stderr, "scaleplan report: no charts: %s\n", tta_note);
 	rep_sens rs;
-	char sens_note[512] = "";
-	plan_sens_compute(&q, rows + g[0].first, g[0].n, g[0].gpus, &rs);
-	bool sens_ok = rs.ok && sens_chart(tmpdir, &rs, sens_note, sizeof sens_note);
+	plan_sens_compute(&r->q, r->rows + r->g[0].first, r->g[0].n, r->g[0].gpus, &rs);
+	m->sens_ok = rs.ok && sens_chart(r->tmpdir, &rs, sens_note, sizeof sens_note);
 	rep_cash cash;
-	cashflow_write(tmpdir, rows, &g[0], &q, &cash);
+	cashflow_write(r->tmpdir, r->rows, &r->g[0], &r->q, &cash);
 	if (stopped(&rc))
-		goto out;
-	rep_reader rd = {0};
-	rc = write_reader_files(tmpdir, argc, argv, opts, &s, &q, rows, nrows, &rd);
+		return rc;
+	rc = write_reader_files(r->tmpdir, argc, argv, r->opts, &r->s, &r->q, r->rows, r->nrows, &m->rd);
 	if (rc || stopped(&rc))
-		goto out;
-	rc = write_docs(tmpdir, argc, argv, &s, rows, nrows, g, ngpus, &q, tta_ok, cost_ok, tta_note, cost_note, &rs,
-			sens_ok, sens_note, &cash, &rd);
-	if (rc || stopped(&rc))
-		goto out;
-	if (rename(tmpdir, outdir) != 0) {
-		fprintf(stderr, "scaleplan report: cannot rename %s to %s: %s\n", tmpdir, outdir, strerror(errno));
-		rc = EXIT_ENV;
-		goto out;
-	}
+		return rc;
+	rc = write_docs(r->tmpdir, argc, argv, &r->s, r->rows, r->nrows, r->g, r->ro.ngpus, &r->q, m->tta_ok, m->cost_ok,
+			tta_note, cost_note, &rs, m->sens_ok, sens_note, &cash, &m->rd);
+	if (!rc)
+		stopped(&rc);
+	return rc;
+}
+
+/* The closing lines: what was written where, and what was left out. */
+static void rep_print_done(const rep_run *r, const rep_made *m)
+{
+	int ng = r->ro.ngpus;
 	printf("scaleplan report: %d option%s (%d system%s x %d GPU count%s) in %s/: report.md, index.html, "
 	       "placements.csv%s%s%s%s\n",
-	       nrows, nrows == 1 ? "" : "s", ncand, ncand == 1 ? "" : "s", ngpus, ngpus == 1 ? "" : "s", outdir, tta_ok ? ", tta.svg" : "", cost_ok ? ", cost.svg" : "",
-	       rd.whatif ? ", whatif.html" : "", rd.xlsx ? ", costs.xlsx" : "");
-	if (sens_ok)
-		printf("sensitivity.svg: the answer's cost per run at %d GPUs against each input\n", g[0].gpus);
-	if (skipped)
-		printf("(%d multi-node placement%s skipped: system without a network in the database)\n", skipped,
-		       skipped > 1 ? "s" : "");
-out:
-	if (rc && tmpdir)
-		remove_dir(tmpdir);
-	free(tmpdir);
-	free(csvp);
-	free(rows);
-	cli_scen_free(&s);
-	return rc;
+	       r->nrows, r->nrows == 1 ? "" : "s", r->ncand, r->ncand == 1 ? "" : "s", ng, ng == 1 ? "" : "s",
+	       r->ro.outdir, m->tta_ok ? ", tta.svg" : "", m->cost_ok ? ", cost.svg" : "",
+	       m->rd.whatif ? ", whatif.html" : "", m->rd.xlsx ? ", costs.xlsx" : "");
+	if (m->sens_ok)
+		printf("sensitivity.svg: the answer's cost per run at %d GPUs against each input\n", r->g[0].gpus);
+	if (r->skipped)
+		printf("(%d multi-node placement%s skipped: system without a network in the database)\n", r->skipped,
+		       r->skipped > 1 ? "s" : "");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	rep_run *r = xcalloc(1, sizeof *r);
+	rep_made m = {0};
+	plan_question_init(&r->q);
+	cli_scen_init(&r->s, "report");
+	int rc = rep_parse(r, argc, argv);
+	if (rc == EXIT_OK && intr_install()) {
+		fprintf(stderr, "scaleplan report: %s\n", err_msg());
+		rc = EXIT_ENV;
+	}
+	if (rc == EXIT_OK && !(rc = cli_scen_load(&r->s)) && !(rc = rep_place(r)) && !(rc = rep_placements_csv(r)) &&
+	    !(rc = rep_files(r, argc, argv, &m))) {
+		if (rename(r->tmpdir, r->ro.outdir) != 0) {
+			fprintf(stderr, "scaleplan report: cannot rename %s to %s: %s\n", r->tmpdir, r->ro.outdir,
+				strerror(errno));
+			rc = EXIT_ENV;
+		} else
+			rep_print_done(r, &m);
+	}
+	if (rc && r->tmpdir)
+		remove_dir(r->tmpdir);
+	free(r->tmpdir);
+	free(r->csvp);
+	free(r->rows);
+	cli_scen_free(&r->s);
+	free(r);
+	return rc < 0 ? EXIT_OK : rc; /* -1: --help printed */
 }

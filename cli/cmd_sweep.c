@@ -19,7 +19,7 @@
 /* SW_MAX_COUNTS: GPU counts answered one by one (more: one answer over all, a screen of answers at most);
  * SW_TOP: options the decision re-predicts per answer (the time-cost front of a million-row grid has a few
  * dozen points; its fastest and cheapest halves are kept beyond that). */
-enum { SW_NODES = 'n', SW_BATCH = 'b', SW_GPN = 'G', SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 256 };
+enum { SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 256 };
 
 /* One configuration kept to rank and write: its verdict (plan_judge) and where it comes from: its block
  * (prepared scenario of one system and GPUs-per-node) and grid point; the prediction is made again when
@@ -215,8 +215,59 @@ static void sw_answer(sw_opts *o, sw_grid *g)
 
 /* ---- the options ---- */
 
+/* --nodes, --batch-per-gpu and --gpus-per-node take lists in sweep: the shared options' entries of those
+ * names are pointed here (same place in getopt's order and the help's). */
+static int opt_list(void *ctx, const cli_opt *opt, const char *arg)
+{
+	sw_opts *o = ctx;
+	if (strcmp(opt->name, "nodes") == 0)
+		return cli_parse_int_list("--nodes", arg, o->nodes, SW_MAXLIST, &o->nn) ? -1 : 0;
+	if (strcmp(opt->name, "batch-per-gpu") == 0)
+		return cli_parse_int_list("--batch-per-gpu", arg, o->batches, SW_MAXLIST, &o->nb) ? -1 : 0;
+	return cli_parse_int_list("--gpus-per-node", arg, o->gpns, 1024, &o->ng) ? -1 : 0;
+}
+
+static void sweep_table(sw_opts *o, cli_opt *t)
+{
+	const cli_opt own[] = {
+		CLI_O_STR("out", &o->outpath,
+			  "  --out FILE       the CSV (written to FILE.tmp, renamed when complete; a grid that gives no row\n"
+			  "                   leaves FILE as it was and exits 1 with the reason)\n"),
+		CLI_O_STR("systems", &o->systems,
+			  "  --systems LIST   candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
+			  "                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
+			  "                   --partial-nodes beyond one node)\n"
+			  "  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
+			  "                   the one of least time to accuracy\n"
+			  "  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
+			  "  --system ID      the same as --systems ID\n"
+			  "  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
+			  "                   (configurations whose GPU count does not divide GB are left out)\n"),
+		CLI_O_FLAG("quiet", &o->quiet, "  --quiet          no progress bar\n"),
+		CLI_O_HELP,
+		CLI_O_END,
+	};
+	memcpy(t, own, sizeof own);
+}
+
+/* The shared options' table with the grid's list options taking lists into o. */
+static void sweep_scen_table(sw_opts *o, cli_opt *t)
+{
+	int n = cli_scen_opts(&o->s, t);
+	for (int i = 0; i < n; i++)
+		if (t[i].name && (strcmp(t[i].name, "nodes") == 0 || strcmp(t[i].name, "batch-per-gpu") == 0 ||
+				  strcmp(t[i].name, "gpus-per-node") == 0)) {
+			t[i].kind = CLI_OPT_CALL;
+			t[i].fn = opt_list;
+			t[i].ctx = o;
+		}
+}
+
 static void sweep_usage(FILE *out)
 {
+	sw_opts o;
+	cli_opt own[5];
+	sweep_table(&o, own);
 	fprintf(out,
 		"usage: scaleplan sweep --out FILE [--systems LIST|all] [--nodes LIST] [--batch-per-gpu LIST]\n"
 		"                       [--gpus-per-node LIST] [--budget USD] [--deadline D] [--cost capex|tco|rent]\n"
@@ -226,19 +277,9 @@ static void sweep_usage(FILE *out)
 		"per configuration of the grid systems x GPUs per node x nodes x batch per GPU, in the order the\n"
 		"question asks, then prints the answer per GPU count of the grid (fastest, cheapest, best value); a\n"
 		"grid of more than 16 GPU counts gets one answer over all of them, labelled overall.\n"
-		"LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n"
-		"  --out FILE       the CSV (written to FILE.tmp, renamed when complete; a grid that gives no row\n"
-		"                   leaves FILE as it was and exits 1 with the reason)\n"
-		"  --systems LIST   candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
-		"                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
-		"                   --partial-nodes beyond one node)\n"
-		"  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
-		"                   the one of least time to accuracy\n"
-		"  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
-		"  --system ID      the same as --systems ID\n"
-		"  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
-		"                   (configurations whose GPU count does not divide GB are left out)\n"
-		"  --quiet          no progress bar\n"
+		"LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n");
+	cli_opt_help(out, own, NULL);
+	fprintf(out,
 		"SIGINT (^C) or SIGTERM stops the sweep, removes FILE.tmp and keeps an existing FILE as it was;\n"
 		"the exit status is then 130 (SIGINT) or 143 (SIGTERM).\n"
 		"\n");
@@ -287,54 +328,15 @@ static int sw_check(sw_opts *o)
 /* Parses argv into o. EXIT_OK, EXIT_INPUT, or -1 after --help. */
 static int sw_parse(int argc, char **argv, sw_opts *o)
 {
-	struct option opts[80];
-	int n, c, rc = EXIT_OK;
-	n = cli_scen_longopts(opts, 0, 60);
-	n = cli_ask_longopts(opts, n, 72);
-	for (int i = 0; i < n; i++) {
-		if (strcmp(opts[i].name, "nodes") == 0)
-			opts[i].val = SW_NODES;
-		else if (strcmp(opts[i].name, "batch-per-gpu") == 0)
-			opts[i].val = SW_BATCH;
-		else if (strcmp(opts[i].name, "gpus-per-node") == 0)
-			opts[i].val = SW_GPN;
-	}
-	opts[n++] = (struct option){"systems", required_argument, NULL, 'S'};
-	opts[n++] = (struct option){"out", required_argument, NULL, 'o'};
-	opts[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
-	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
-	opts[n] = (struct option){0};
-	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int hd = cli_scen_option(&o->s, c, optarg);
-		if (!hd)
-			hd = cli_ask_option("sweep", &o->q, c, optarg, true);
-		if (hd)
-			rc = hd < 0 ? EXIT_INPUT : EXIT_OK;
-		else if (c == SW_NODES)
-			rc = cli_parse_int_list("--nodes", optarg, o->nodes, SW_MAXLIST, &o->nn);
-		else if (c == SW_BATCH)
-			rc = cli_parse_int_list("--batch-per-gpu", optarg, o->batches, SW_MAXLIST, &o->nb);
-		else if (c == SW_GPN)
-			rc = cli_parse_int_list("--gpus-per-node", optarg, o->gpns, 1024, &o->ng);
-		else if (c == 'S')
-			o->systems = optarg;
-		else if (c == 'o')
-			o->outpath = optarg;
-		else if (c == 'q')
-			o->quiet = true;
-		else if (c == 'h') {
-			sweep_usage(stdout);
-			return -1;
-		} else {
-			fprintf(stderr, "scaleplan sweep: see `scaleplan sweep --help`\n");
-			rc = EXIT_INPUT;
-		}
-	}
-	if (!rc && optind < argc) {
-		fprintf(stderr, "scaleplan sweep: unexpected argument '%s'\n", argv[optind]);
-		rc = EXIT_INPUT;
-	}
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[5];
+	cli_ask qa = {.cmd = "sweep", .q = &o->q, .allow_grid = true};
+	sweep_scen_table(o, scen);
+	cli_ask_opts(&qa, ask);
+	sweep_table(o, own);
+	cli_parse p = {.cmd = "sweep", .tables = {scen, ask, own}, .usage = sweep_usage, .max_args = 0};
+	int rc = cli_opt_parse(&p, argc, argv);
+	if (p.done)
+		return -1;
 	return rc ? rc : sw_check(o);
 }
 

@@ -198,11 +198,6 @@ out:
 	return rc;
 }
 
-int cli_opt_apply(const char *cmd, const cli_opt *o, const char *arg)
-{
-	return opt_apply(cmd, false, o, arg);
-}
-
 int cli_opt_longopts(const cli_opt *table, int val_base, struct option *opts, int from, int max)
 {
 	for (int i = 0; table[i].kind != CLI_OPT_END && from < max; i++)

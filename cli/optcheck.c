@@ -11,30 +11,6 @@
 
 #include "common/common.h"
 
-int cli_check_systems_unique(const char *cmd, const hw_db *db, const char *list)
-{
-	char buf[2048], *save = NULL;
-	const hw_system *seen[256];
-	int n = 0;
-
-	if (!list || strcmp(list, "all") == 0)
-		return EXIT_OK;
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *tok = strtok_r(buf, ",", &save); tok && n < 256; tok = strtok_r(NULL, ",", &save)) {
-		const hw_system *sys = hw_system_find(db, tok);
-		if (!sys)
-			continue; /* the caller names unknown ids with suggestions */
-		for (int i = 0; i < n; i++)
-			if (seen[i] == sys) {
-				fprintf(stderr, "scaleplan %s: --systems names %s more than once ('%s' again): it would "
-						"be its own runner-up; give each system once\n",
-					cmd, sys->id, tok);
-				return EXIT_INPUT;
-			}
-		seen[n++] = sys;
-	}
-	return EXIT_OK;
-}
 
 int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 {
@@ -71,25 +47,6 @@ int cli_batch_that_fits(model_scenario *sc, const model_params *p)
 	sc->batch_per_gpu = was;
 	err_clear();
 	return fit;
-}
-
-char *cli_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			 long gpus, char *buf, size_t len_B)
-{
-	enum { MAX_SHAPES = 1024 };
-	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
-	size_t used = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < ncand && used + 1 < len_B; k++) {
-		int net = 0, whole = 0; /* plan_placements' own rule, so that the names are the ones it counted */
-		plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, &net, &whole);
-		if (!whole)
-			continue;
-		int w = snprintf(buf + used, len_B - used, "%s%s %d GPUs", used ? ", " : "", cand[k]->id,
-				 cand[k]->gpus_per_node);
-		used += w > 0 ? (size_t)w : 0;
-	}
-	return buf;
 }
 
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder)

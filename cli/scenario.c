@@ -247,15 +247,6 @@ int cli_scen_opts(cli_scen *s, cli_opt *t)
 	return n + scen_table_money(s, t + n) - 1;
 }
 
-int cli_scen_longopts(struct option *opts, int from, int max)
-{
-	cli_scen tmp;
-	cli_opt t[CLI_SCEN_NOPTS];
-	cli_scen_init(&tmp, "");
-	cli_scen_opts(&tmp, t);
-	return cli_opt_longopts(t, CLI_SCEN_OPT_BASE, opts, from, max);
-}
-
 void cli_scen_help_except(FILE *out, const char *omit)
 {
 	cli_scen tmp;
@@ -268,15 +259,6 @@ void cli_scen_help_except(FILE *out, const char *omit)
 void cli_scen_help(FILE *out)
 {
 	cli_scen_help_except(out, NULL);
-}
-
-int cli_scen_option(cli_scen *s, int opt, const char *arg)
-{
-	cli_opt t[CLI_SCEN_NOPTS];
-	int n = cli_scen_opts(s, t);
-	if (opt < CLI_SCEN_OPT_BASE || opt >= CLI_SCEN_OPT_BASE + n || t[opt - CLI_SCEN_OPT_BASE].kind == CLI_OPT_TEXT)
-		return 0;
-	return cli_opt_apply(s->cmd, &t[opt - CLI_SCEN_OPT_BASE], arg) ? -1 : 1;
 }
 
 int cli_scen_load(cli_scen *s)
@@ -410,15 +392,6 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 	return (int)(sizeof ask / sizeof ask[0]) - 1;
 }
 
-int cli_ask_longopts(struct option *opts, int from, int max)
-{
-	plan_question q;
-	cli_ask a = {.cmd = "", .q = &q};
-	cli_opt t[CLI_ASK_NOPTS];
-	cli_ask_opts(&a, t);
-	return cli_opt_longopts(t, CLI_ASK_OPT_BASE, opts, from, max);
-}
-
 void cli_ask_help(FILE *out, bool allow_grid)
 {
 	plan_question q;
@@ -426,16 +399,6 @@ void cli_ask_help(FILE *out, bool allow_grid)
 	cli_opt t[CLI_ASK_NOPTS];
 	cli_ask_opts(&a, t);
 	cli_opt_help(out, t, NULL);
-}
-
-int cli_ask_option(const char *cmd, plan_question *q, int opt, const char *arg, bool allow_grid)
-{
-	cli_ask a = {.cmd = cmd, .q = q, .allow_grid = allow_grid};
-	cli_opt t[CLI_ASK_NOPTS];
-	int n = cli_ask_opts(&a, t);
-	if (opt < CLI_ASK_OPT_BASE || opt >= CLI_ASK_OPT_BASE + n || t[opt - CLI_ASK_OPT_BASE].kind == CLI_OPT_TEXT)
-		return 0;
-	return cli_opt_apply(cmd, &t[opt - CLI_ASK_OPT_BASE], arg) ? -1 : 1;
 }
 
 const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)

@@ -89,61 +89,63 @@ static unsigned whole_run_differs(const char *result, const char *anchor)
 	return 1u << MODEL_DIFF_SCALE | (strcmp(a, b) != 0 ? 1u << MODEL_DIFF_SYSTEM : 0);
 }
 
-/* Whether row i of the whole-run table repeats an earlier row's nodes, measured and predicted times (the ncol
- * columns col): v4.0 files one 8-node log under smc-ac-power and smc-dc-power, with one single-node log for
- * both, so the two rows are one prediction of one run: one residual. */
-static bool row_repeated(const csv_table *t, int i, const int *col, int ncol)
+/* x at the precision of the whole-run CSV (ttt 0.01 s, tta 0.1 s): model/intervals.csv and ratios.csv were
+ * derived from that table's numbers, and `make intervals` must give them again byte for byte. */
+static double at_digits(double x, int digits)
 {
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.*f", digits, x);
+	return atof(buf);
+}
+
+/* Whether result i repeats an earlier one's nodes, measured and predicted times at the whole-run table's
+ * precision: v4.0 files one 8-node log under smc-ac-power and smc-dc-power, with one single-node log for both,
+ * so the two are one prediction of one run: one residual. */
+static bool result_repeated(const cal_wholerun *w, int i)
+{
+	const cal_wr_result *a = &w->res[i];
 	for (int j = 0; j < i; j++) {
-		bool same = true;
-		for (int k = 0; k < ncol && same; k++)
-			same = strcmp(t->cells[i][col[k]], t->cells[j][col[k]]) == 0;
-		if (same)
+		const cal_wr_result *b = &w->res[j];
+		if (b->status == CAL_WR_PREDICTED && a->nodes == b->nodes &&
+		    at_digits(a->run_meas_s, 2) == at_digits(b->run_meas_s, 2) && at_digits(a->ttt_s, 2) == at_digits(b->ttt_s, 2) &&
+		    at_digits(a->tta_meas_s, 1) == at_digits(b->tta_meas_s, 1) && at_digits(a->tta_s, 1) == at_digits(b->tta_s, 1))
 			return true;
 	}
 	return false;
 }
 
 /* The whole-run group's ttt and tta residuals (basis measured: predicted from a measured single-node result),
- * from its CSV table written to memory (no file: nothing to rename or clean up). EXIT_OK or an exit code. */
-static int whole_run_resids(const char *hwdb_dir, const hw_db *db, cli_resids *v, pairs *pp)
+ * scored by cal_wholerun_score. EXIT_OK or an exit code. */
+static int whole_run_resids(const hw_db *db, cli_resids *v, pairs *pp)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	csv_table t = {0};
-	int rc = mem ? cli_validate_whole_run(hwdb_dir, db, "csv", mem, NULL) : EXIT_ENV;
-	if (mem && fclose(mem) != 0)
-		rc = EXIT_ENV;
-	if (rc == EXIT_OK && csv_table_parse(&t, "whole-run", buf, len) == 0) {
-		int cr = csv_table_col(&t, "result"), ca = csv_table_col(&t, "anchor");
-		int cn = csv_table_col(&t, "nodes"), c1 = csv_table_col(&t, "ttt_measured_s"), c2 = csv_table_col(&t, "ttt_pred_s"),
-		    c3 = csv_table_col(&t, "tta_measured_s"), c4 = csv_table_col(&t, "tta_pred_s");
-		for (int i = 0; cr >= 0 && ca >= 0 && cn >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0 && c4 >= 0 && i < t.nrows; i++) {
-			if (row_repeated(&t, i, (const int[]){cn, c1, c2, c3, c4}, 5))
-				continue;
-			int nodes = atoi(t.cells[i][cn]);
-			double ttt = atof(t.cells[i][c2]), tta = atof(t.cells[i][c4]);
-			/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
-			cal_resid r1 = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c1]), ttt, MODEL_POOL_MLPERF, 0};
-			cal_resid r2 = {MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, atof(t.cells[i][c3]), tta, MODEL_POOL_MLPERF,
-					fmax(0.0, tta - ttt)};
-			cli_resids_add(v, &r1);
-			cli_resids_add(v, &r2);
-			double m[2] = {atof(t.cells[i][c1]), atof(t.cells[i][c3])}, pr[2] = {ttt, tta};
-			unsigned diff = whole_run_differs(t.cells[i][cr], t.cells[i][ca]);
-			for (int k = 0; k < 2; k++)
-				if (m[k] > 0 && pr[k] > 0)
-					cal_rpair_add(&pp->p, &pp->n, &pp->cap, k ? MODEL_Q_TTA : MODEL_Q_TTT,
-						      diff, log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
-		}
-	} else if (rc == EXIT_OK) {
+	cal_wholerun w;
+	int rc = cal_wholerun_score(db, &w);
+	if (rc < 0) {
 		fprintf(stderr, "scaleplan validate: whole-run residuals: %s\n", err_msg());
-		rc = EXIT_ENV;
+		cal_wholerun_free(&w);
+		return rc == ERR_INTR ? exit_code_of(rc) : EXIT_ENV;
 	}
-	csv_table_free(&t);
-	free(buf);
-	return rc;
+	for (int i = 0; i < w.n; i++) {
+		const cal_wr_result *o = &w.res[i];
+		if (o->status != CAL_WR_PREDICTED || result_repeated(&w, i))
+			continue;
+		int nodes = (int)o->nodes;
+		double ttt = at_digits(o->ttt_s, 2), tta = at_digits(o->tta_s, 1);
+		double m[2] = {at_digits(o->run_meas_s, 2), at_digits(o->tta_meas_s, 1)};
+		/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
+		cal_resid r1 = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, m[0], ttt, MODEL_POOL_MLPERF, 0};
+		cal_resid r2 = {MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, m[1], tta, MODEL_POOL_MLPERF, fmax(0.0, tta - ttt)};
+		cli_resids_add(v, &r1);
+		cli_resids_add(v, &r2);
+		double pr[2] = {ttt, tta};
+		unsigned diff = whole_run_differs(o->name, o->anchor);
+		for (int k = 0; k < 2; k++)
+			if (m[k] > 0 && pr[k] > 0)
+				cal_rpair_add(&pp->p, &pp->n, &pp->cap, k ? MODEL_Q_TTA : MODEL_Q_TTT, diff,
+					      log(m[k] / pr[k]), MODEL_STACKS_REFERENCE);
+	}
+	cal_wholerun_free(&w);
+	return EXIT_OK;
 }
 
 /* The MLPerf v4.0 single-node results predicted leave-one-submitter-out (cal_gpu_heldout) and the v4.0
@@ -245,7 +247,7 @@ int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out)
 	cal_miss miss[NCHECKED];
 	pairs pp = {0};
 	model_params defaults;
-	int rc = in->builtin ? whole_run_resids(in->hwdb_dir, in->db, v, &pp) : EXIT_OK;
+	int rc = in->builtin ? whole_run_resids(in->db, v, &pp) : EXIT_OK;
 	if (rc == EXIT_OK && in->builtin)
 		rc = mlperf_resids(in->db, v);
 	if (rc != EXIT_OK)

@@ -213,11 +213,26 @@ bool plan_default_system(const plan_question *q, const hw_system *sys);
 int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_system *sys, long gpus, int *gpn,
 			  int *nodes, int max, int *skipped_net, int *skipped_whole);
 
+/* The candidate systems of a question into cand[max]: systems NULL (today's products, plan_default_system),
+ * "all" (every system of today; both with the end-of-life ones under q->include_eol) or a comma-separated
+ * list of ids (each offered whatever its status). 0, or ERR_INPUT with err set: an id named twice, an unknown
+ * id (also copied to unknown[unknown_len], "" otherwise, so that the caller can suggest names), or no
+ * candidate. */
+int plan_candidates(const hw_db *db, const plan_question *q, const char *systems, const hw_system **cand, int max,
+		    int *n, char *unknown, size_t unknown_len);
+/* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
+ * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
+char *plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			  long gpus, char *buf, size_t len_B);
+
 /* Appends every placement of `gpus` GPUs on each candidate system (plan_placement_shapes) to *o (grown;
  * *cap its capacity), predicted and judged. 0 or ERR_INPUT (err_msg names the system). */
 int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
 		    const hw_system *const *cand, int ncand, long gpus, plan_option **o, int *n, int *cap,
 		    int *skipped_net, int *skipped_whole);
+/* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
+ * systems among rows, "" when none. Returns buf. */
+char *plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, char *buf, size_t len_B);
 
 /* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
  * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a

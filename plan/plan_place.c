@@ -1,8 +1,9 @@
 /* plan_place.c: the placements of N GPUs on candidate systems. Whole servers by default: nobody buys 64
  * eight-GPU servers to use one GPU in each, so a placement occupies whole nodes unless --partial-nodes asks for
  * the others (still costed for the whole servers they occupy: model_result's capex and rent); nodes join only
- * over a network or inside one NVLink domain (plan_joinable, which plan_resolve also asks). Shapes only: it
- * calls nothing else of plan/, so plan_resolve can ask it (plan_decide.c builds the options from them).
+ * over a network or inside one NVLink domain (plan_joinable, which plan_resolve also asks). Shapes and the
+ * candidate systems only: it calls nothing else of plan/, so plan_resolve can ask it (plan_decide.c builds
+ * the options from them).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -62,4 +63,97 @@ int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_s
 	if (n == 0 && partial && !no_net)
 		(*skipped_whole)++;
 	return n;
+}
+
+/* ERR_INPUT with err set when list names one system twice (ids or aliases; unknown ids are left out here). */
+static int systems_unique(const hw_db *db, const char *list)
+{
+	char buf[2048], *save = NULL;
+	const hw_system *seen[256];
+	int n = 0;
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *tok = strtok_r(buf, ",", &save); tok && n < 256; tok = strtok_r(NULL, ",", &save)) {
+		const hw_system *sys = hw_system_find(db, tok);
+		if (!sys)
+			continue;
+		for (int i = 0; i < n; i++)
+			if (seen[i] == sys)
+				return err_set("--systems names %s more than once ('%s' again): it would be its own "
+					       "runner-up; give each system once", sys->id, tok);
+		seen[n++] = sys;
+	}
+	return 0;
+}
+
+int plan_candidates(const hw_db *db, const plan_question *q, const char *systems, const hw_system **cand, int max,
+		    int *n, char *unknown, size_t unknown_len)
+{
+	int eol = 0;
+	*n = 0;
+	unknown[0] = '\0';
+	if (!systems || strcmp(systems, "all") == 0) {
+		for (int i = 0; i < db->nsystems && *n < max; i++) {
+			const hw_system *sys = &db->systems[i];
+			if (systems ? plan_offered(q, sys) : plan_default_system(q, sys))
+				cand[(*n)++] = sys;
+			else if (!plan_offered(q, sys))
+				eol++;
+		}
+	} else {
+		char buf[2048], *save = NULL;
+		if (systems_unique(db, systems))
+			return ERR_INPUT;
+		snprintf(buf, sizeof(buf), "%s", systems);
+		for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save)) {
+			const hw_system *sys = hw_system_find(db, tok);
+			if (!sys) {
+				snprintf(unknown, unknown_len, "%s", tok);
+				return err_set("--systems: unknown system '%s'", tok);
+			}
+			cand[(*n)++] = sys; /* named: offered whatever its status */
+		}
+	}
+	if (*n == 0)
+		return err_set("no candidate systems%s",
+			       eol ? " of today (the others are end of life: --include-eol offers them)" : "");
+	return 0;
+}
+
+char *plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			  long gpus, char *buf, size_t len_B)
+{
+	enum { MAX_SHAPES = 1024 };
+	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < ncand && used + 1 < len_B; k++) {
+		int net = 0, whole = 0; /* plan_placements' own rule, so that the names are the ones it counted */
+		plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, &net, &whole);
+		if (!whole)
+			continue;
+		int w = snprintf(buf + used, len_B - used, "%s%s %d GPUs", used ? ", " : "", cand[k]->id,
+				 cand[k]->gpus_per_node);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
+}
+
+char *plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, char *buf, size_t len_B)
+{
+	const char *seen[64];
+	int ns = 0;
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < nrows && ns < 64 && at < len_B; i++) {
+		const hw_system *sys = hw_system_find(db, rows[i].sc.node.system_id);
+		bool dup = false;
+		for (int k = 0; k < ns; k++)
+			dup |= seen[k] == rows[i].sc.node.system_id;
+		if (!sys || dup || strcmp(sys->status, "eol"))
+			continue;
+		at += (size_t)snprintf(buf + at, len_B - at, "%s%s (end of life %s)",
+				       ns ? ", " : "prices of end-of-life systems are historical: ", sys->id, sys->status_date);
+		seen[ns++] = rows[i].sc.node.system_id;
+	}
+	return buf;
 }

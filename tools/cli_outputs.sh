@@ -120,6 +120,27 @@ cp "$here/hwdb/data/stacks.csv" "$fitdir/hw/" || exit 2
 case_ cg-fit campaign --out "$fitdir/cg" --fit-only
 case_ cg-fit-hwdb campaign --out "$fitdir/cg" --fit-only --hwdb "$fitdir/hw"
 for f in profile.csv parity.csv parity.svg; do cp "$fitdir/cg/$f" "$D/cg-fit.$f" 2>/dev/null || echo "no $f" >"$D/cg-fit.$f"; done
+# compare, sweep, report, validate: their own options, good and bad
+for a in "--gpus 0" "--gpus x" "--gpus 70000" "--format x" "--format csv" "--system dgxh100" "--s x" "--gpus" "--format csv --out /nonexistent/d/x.csv"; do
+	case_ "cmp-o-$(echo "$a" | tr -c 'a-z0-9\n' _)" compare --gpus 8 $a
+done
+case_ cmp-nogpus compare
+for a in "dgxh100,dgxh100" "dgxh10" "dgxh100,nosuch" "all" "c4140-m"; do
+	case_ "cmp-sys-$(echo "$a" | tr -c 'a-z0-9\n' _)" compare --gpus 8 --systems $a
+done
+case_ cmp-help-late compare --gpus 8 --help --format x
+case_ cmp-out compare --gpus 8 --format csv --out c.csv
+for a in "--nodes x" "--nodes 1-x" "--batch-per-gpu 0" "--gpus-per-node 0" "--nodes 200000" "--batch-per-gpu 70000" "--system dgxa100-80g" "--global-batch 512 --batch-per-gpu 64" "--no x" "--quiet --gpus-per-node 4,8 --partial-nodes" "--global-batch 1024"; do
+	case_ "sw-o-$(echo "$a" | tr -c 'a-z0-9\n' _)" sweep --systems dgxh100 --out s.csv $a
+done
+case_ sw-noout sweep --systems dgxh100
+case_ sw-help sweep --nodes x --help
+for a in "--gpus x" "--gpus 0,8" "--gpus 8 --nodes 2" "--gpus 8" "--out r" "--gpus 8 --out /nonexistent/r" "--gpus 8,16 --out r --systems dgxh100 --budget 1e7"; do
+	case_ "rep-o-$(echo "$a" | tr -c 'a-z0-9\n' _)" report $a
+done
+for a in "--format x" "--group x" "--group gpus --format csv" "--h" "-a /nonexistent" "--against" "--no-builtin" "--no-builtin --against $here/tests/data/cal/h200x2 --format csv --strict" "--detail /nonexistent/d/x.csv" "--format md --help"; do
+	case_ "val-o-$(echo "$a" | tr -c 'a-z0-9\n' _ | cut -c1-40)" validate $a
+done
 # hw
 case_ hw-list hw list
 case_ hw-sys hw list systems
