@@ -1,2 +1,3 @@
 # cli: the scaleplan command. SPDX-License-Identifier: GPL-3.0-or-later
-CLI_SRCS += $(wildcard cli/*.c)
+# cli/wasm_main.c is whatif.html's front end (web/module.mk builds it with emcc), not the command's
+CLI_SRCS += $(filter-out cli/wasm_main.c,$(wildcard cli/*.c))

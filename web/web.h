@@ -1,6 +1,6 @@
 /* web: what `scaleplan report` hands the readers who will not run a command line.
  * - whatif.html: one self-contained page that runs compare - the same C, compiled to WebAssembly by
- *   Emscripten (web/web_wasm.c, web/module.mk) - on the inputs in its address's fragment, written from the
+ *   Emscripten (cli/wasm_main.c, web/module.mk) - on the inputs in its address's fragment, written from the
  *   project's template (web/whatif.html.in) with the build's script embedded in the binary;
  * - costs.xlsx (web/web_xlsx.c, libxlsxwriter): the money assumptions with their sources and, per option, its
  *   physics as values and its money as formulas over those assumptions.
