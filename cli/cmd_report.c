@@ -79,11 +79,9 @@ static void report_usage(FILE *out)
 static int write_reader_files(const char *dir, int argc, char **argv, const struct option *opts, const cli_scen *s,
 			      const plan_question *q, const cli_row *rows, int nrows, rep_input *rd)
 {
-	char cmd[1024] = "scaleplan", why[512];
-	for (int i = 0; i < argc; i++)
-		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s", argv[i]);
+	char why[512];
 	char *path = xasprintf("%s/whatif.html", dir), *frag = web_fragment(argc, argv, opts);
-	int rc = web_whatif_write(path, cmd, frag, why, sizeof why);
+	int rc = web_whatif_write(path, rd->cmdline, frag, why, sizeof why);
 	free(path);
 	free(frag);
 	rd->whatif = rc == 0;
@@ -126,6 +124,7 @@ typedef struct report_run {
 	cli_row *rows;
 	rep_group g[REPORT_MAX_GPUS];
 	char *tmpdir, *csvp;
+	char cmdline[1024]; /* "scaleplan report ...", as the documents and whatif.html quote it */
 } report_run;
 
 /* The options into r and their checks, before any work. EXIT_OK, EXIT_INPUT, or -1 after --help. */
@@ -235,7 +234,11 @@ static int report_placements_csv(report_run *r)
 static int report_files(report_run *r, int argc, char **argv, rep_input *in, rep_made *m)
 {
 	int rc = EXIT_OK;
-	*in = (rep_input){.argc = argc, .argv = argv, .db = &r->s.db, .spec = &r->s.spec, .params = &r->s.params,
+	char *cmd = r->cmdline;
+	snprintf(cmd, sizeof r->cmdline, "scaleplan");
+	for (int i = 0; i < argc; i++)
+		snprintf(cmd + strlen(cmd), sizeof r->cmdline - strlen(cmd), " %s", argv[i]);
+	*in = (rep_input){.cmdline = cmd, .db = &r->s.db, .spec = &r->s.spec, .params = &r->s.params,
 			  .overlay = r->s.hwdb_dir != NULL, .q = &r->q, .rows = r->rows, .nrows = r->nrows, .g = r->g,
 			  .ng = r->ro.ngpus, .placements_csv = r->csvp};
 	rep_charts(r->tmpdir, in, m);

@@ -753,15 +753,10 @@ void rep_remove_dir(const char *dir)
 /* The documents' text, section by section. */
 static void doc_write(rep_doc *d, const rep_input *s, const rep_made *m)
 {
-	char cmd[1024] = "scaleplan";
-	for (int i = 0; i < s->argc; i++) {
-		size_t n = strlen(cmd);
-		snprintf(cmd + n, sizeof cmd - n, " %s", s->argv[i]);
-	}
 	doc_h(d, 1, "Which cluster for ResNet-50? A procurement report");
 	doc_p(d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
 		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
-	      SCALEPLAN_VERSION, cmd, plan_goal_name(s->q), s->q->partial_nodes ? " and partly used ones" : " only");
+	      SCALEPLAN_VERSION, s->cmdline, plan_goal_name(s->q), s->q->partial_nodes ? " and partly used ones" : " only");
 	section_answer(d, s->rows, s->g, s->ng, s->q);
 	doc_h(d, 2, "Charts");
 	if (m->tta_ok)

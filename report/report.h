@@ -25,8 +25,7 @@ typedef struct rep_group {
 
 /* What the report is about: the run as asked, the question, and every placement of each GPU count. */
 typedef struct rep_input {
-	int argc;                   /* the command line after "scaleplan", quoted in the opening paragraph */
-	char **argv;
+	const char *cmdline;        /* "scaleplan report ...", quoted in the opening paragraph */
 	const hw_db *db;
 	const plan_spec *spec;
 	const model_params *params;
