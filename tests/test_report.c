@@ -13,20 +13,6 @@
 
 #include "common/common.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = xmalloc((size_t)n + 1);
-	s[fread(s, 1, (size_t)n, f)] = '\0';
-	fclose(f);
-	return s;
-}
-
 /* Two GPU counts on two systems, as `report --systems dgxh100,dgxa100-80g --gpus 8,16` places them. */
 static int place(test_ctx *t, const hw_db *db, const plan_spec *sp, const model_params *p, const plan_question *q,
 		 plan_option **rows, int *nrows, rep_group *g)
@@ -73,7 +59,10 @@ static void test_docs(test_ctx *t)
 	TEST_CHECK(t, !m->tta_ok && strstr(m->tta_note, "/nonexistent/placements.csv"), "tta note: %s", m->tta_note);
 	TEST_CHECK(t, rep_docs(dir, &in, m) == 0, "rep_docs: %s", err_msg());
 	char *mdp = xasprintf("%s/report.md", dir), *htp = xasprintf("%s/index.html", dir);
-	char *md = slurp(mdp), *html = slurp(htp);
+	char *md = NULL, *html = NULL;
+	size_t n_B;
+	file_read_all(mdp, &md, &n_B);
+	file_read_all(htp, &html, &n_B);
 	TEST_CHECK(t, md && html, "both documents written");
 	if (md && html) {
 		TEST_CHECK(t, strncmp(html, "<!DOCTYPE html>", 15) == 0 && strstr(html, "</body>\n</html>\n"), "html whole");
