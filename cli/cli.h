@@ -285,9 +285,7 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 void cli_params_print(FILE *out, const model_params *p);
 /* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN (plan_fmt_duration). Returns buf. */
 #define cli_fmt_duration plan_fmt_duration
-/* A time with its 90% interval in the point's unit: "12.3 min (11.8-13.1)", "2.6 h (2.1-3.0)"; the point
- * alone (cli_fmt_duration) when the interval is unknown or empty. Returns buf. */
-char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B);
+#define cli_fmt_range plan_fmt_range
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
 typedef plan_option cli_row;
 /* The candidate systems of --systems LIST (NULL: today's products, plan_default_system; "all": every system of

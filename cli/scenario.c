@@ -693,23 +693,6 @@ void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r)
 	fputc('}', out);
 }
 
-char *cli_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B)
-{
-	double unit = 1.0;
-	const char *name = "s";
-	if (!isfinite(s) || !isfinite(lo_s) || !isfinite(hi_s) || (lo_s == s && hi_s == s))
-		return plan_fmt_duration(s, buf, len_B);
-	/* plan_fmt_duration's units; hours as decimals so that the range reads in the point's unit */
-	if (s >= 3 * 86400.0)
-		unit = 86400.0, name = "days";
-	else if (s >= 7200.0)
-		unit = 3600.0, name = "h";
-	else if (s >= 120.0)
-		unit = 60.0, name = "min";
-	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
-	return buf;
-}
-
 void cli_params_print(FILE *out, const model_params *p)
 {
 	fprintf(out, "%-24s %12s %12s %-9s %s\n", "param", "value", "default", "unit", "source");

@@ -316,6 +316,9 @@ char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B);
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);
 char *plan_fmt_duration(double s, char *buf, size_t len_B);
+/* A time with its 90% interval in the point's unit: "12.3 min (11.8-13.1)", "2.6 h (2.1-3.0)"; the point
+ * alone (plan_fmt_duration) when the interval is unknown or empty. Returns buf. */
+char *plan_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B);
 /* "2.5h", "90min", "45 s", "1.5d" or plain seconds -> seconds. 0 or ERR_INPUT. */
 int plan_parse_duration(const char *s, double *out_s);
 

@@ -380,6 +380,23 @@ char *plan_fmt_duration(double s, char *buf, size_t len_B)
 	return buf;
 }
 
+char *plan_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B)
+{
+	double unit = 1.0;
+	const char *name = "s";
+	if (!isfinite(s) || !isfinite(lo_s) || !isfinite(hi_s) || (lo_s == s && hi_s == s))
+		return plan_fmt_duration(s, buf, len_B);
+	/* plan_fmt_duration's units; hours as decimals so that the range reads in the point's unit */
+	if (s >= 3 * 86400.0)
+		unit = 86400.0, name = "days";
+	else if (s >= 7200.0)
+		unit = 3600.0, name = "h";
+	else if (s >= 120.0)
+		unit = 60.0, name = "min";
+	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
+	return buf;
+}
+
 /* Appends printf text to buf at *at, never past len_B. */
 static void put(char *buf, size_t len_B, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void put(char *buf, size_t len_B, size_t *at, const char *fmt, ...)
