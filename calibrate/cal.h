@@ -662,6 +662,38 @@ int cal_mlperf_pairs(const struct hw_db *db, const struct model_params *p, cal_r
 void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
 		   model_stacks stacks);
 
+/* ---- what validate's intervals are derived from, gathered (cal_resid.c) ----
+ * Residuals and pairs in growing arrays; validate prints the coverage and writes the tables. */
+typedef struct cal_resids {
+	cal_resid *r;
+	int n, cap;
+} cal_resids;
+typedef struct cal_rpairs {
+	cal_rpair *p;
+	int n, cap;
+} cal_rpairs;
+/* Adds one residual (skipped when measured or predicted is not a positive number). */
+void cal_resids_add(cal_resids *v, const cal_resid *r);
+void cal_resids_free(cal_resids *v);
+/* The interval pool of a measurement's stack (model_pool_of; the point's system's stack when it names none). */
+int cal_point_pool(const struct hw_db *db, const cal_point *p);
+/* The whole-run group's ttt and tta residuals (cal_wholerun_score; basis measured, pool mlperf) into v, and
+ * their pairs against the single-node anchors (scale, and system when the anchor is another cluster) into pp.
+ * A result that repeats an earlier one (one log filed twice) counts once. 0, or cal_wholerun_score's error. */
+int cal_wholerun_resids(const struct hw_db *db, cal_resids *v, cal_rpairs *pp);
+/* The MLPerf v4.0 single-node throughput residuals (cal_gpu_heldout) and the v4.0 systems' start-up residuals
+ * (cal_phase_startup_heldout) into v. 0, or a negative error (err set; what came before it is kept). */
+int cal_mlperf_resids(const struct hw_db *db, cal_resids *v);
+/* Pairs of the throughput points of one source that the default model predicts (pred[i] finite; stack[i] the
+ * point's stack, may be NULL): throughput, ttt and tta, into pp. */
+void cal_point_pairs(const struct hw_db *db, const cal_data *d, const double *pred, const char *const *stack,
+		     cal_rpairs *pp);
+/* The default model's misses over the transfers the data can check (A100 -> H100 across an architecture,
+ * H100 -> H200 within one), as cal_transfer_miss. */
+enum { CAL_NTRANSFERS = 2 };
+void cal_transfer_misses(const cal_data *d, const double *pred, const char *const *stack, const struct hw_db *db,
+			 cal_miss miss[CAL_NTRANSFERS]);
+
 /* ---- a calibration campaign (calibrate/cal_campaign.c): the grid of scaleplan-train runs and the scripts
  * that run them ---- */
 enum { CAL_CG_MAX = 16, CAL_CG_MAX_RUNS = 4096 };

@@ -113,17 +113,8 @@ int cli_validate_whole_run(const hw_db *db, const char *format, FILE *out, const
 
 /* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
  * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
-struct cal_resid;
+struct cal_resids;
 struct cal_point;
-typedef struct cli_resids {
-	struct cal_resid *r;
-	int n, cap;
-} cli_resids;
-/* Adds one residual (skipped when measured or predicted is not a positive number). */
-void cli_resids_add(cli_resids *v, const struct cal_resid *r);
-/* The interval pool of a measurement's stack (model_pool_of; the point's system's stack when it names none). */
-int cli_point_pool(const hw_db *db, const struct cal_point *p);
-void cli_resids_free(cli_resids *v);
 typedef struct cli_interval_in {
 	const hw_db *db;
 	const struct cal_data *d;
@@ -139,7 +130,7 @@ typedef struct cli_interval_in {
 /* Adds the built-in MLPerf residuals and pairs to v (with in->builtin), writes in->intervals and in->ratios
  * when set, prints the coverage of both (marginal and ratio intervals) to out (NULL: not).
  * Returns an exit code (message printed). */
-int cli_validate_intervals(const cli_interval_in *in, cli_resids *v, FILE *out);
+int cli_validate_intervals(const cli_interval_in *in, struct cal_resids *v, FILE *out);
 
 /* Prints "scaleplan WHERE: unknown KIND 'id'; did you mean ..." and returns EXIT_INPUT (HW_NKINDS: any kind). */
 int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char *id);

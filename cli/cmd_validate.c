@@ -32,7 +32,7 @@ static void stack_print(const cal_mcol *m, FILE *out)
 typedef struct vrecord {
 	cal_mcol *m;
 	const hw_db *db;
-	cli_resids res;
+	cal_resids res;
 } vrecord;
 
 static double vmodel_record(void *vctx, const cal_data *d, int i, const int *others, int nothers)
@@ -40,8 +40,8 @@ static double vmodel_record(void *vctx, const cal_data *d, int i, const int *oth
 	vrecord *v = vctx;
 	double pred = cal_mcol_point(v->m, d, i, others, nothers);
 	cal_resid r = {MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred,
-		       cli_point_pool(v->db, &d->pts[i]), 0};
-	cli_resids_add(&v->res, &r);
+		       cal_point_pool(v->db, &d->pts[i]), 0};
+	cal_resids_add(&v->res, &r);
 	return pred;
 }
 
@@ -242,7 +242,7 @@ out:
 	if (df) /* written as FILE.tmp: renamed only when the whole table was written */
 		rc = detail_finish(df, o->detail, detail_tmp, rc);
 	free(detail_tmp);
-	cli_resids_free(&rec.res);
+	cal_resids_free(&rec.res);
 	cal_vtable_free(&vt);
 	cal_pset_free(&ps);
 	cal_data_free(&d);
