@@ -16,19 +16,10 @@
 
 #include "common/common.h"
 
-/* SW_MAX_COUNTS: GPU counts answered one by one (more: one answer over all, a screen of answers at most);
- * SW_TOP: options the decision re-predicts per answer (the time-cost front of a million-row grid has a few
- * dozen points; its fastest and cheapest halves are kept beyond that). */
-enum { SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16, SW_TOP = 256 };
-
-/* One configuration kept to rank and write: its verdict (plan_judge) and where it comes from: its block
- * (prepared scenario of one system and GPUs-per-node) and grid point; the prediction is made again when
- * written (cheaper than keeping it). */
-typedef struct sw_row {
-	plan_verdict v;
-	double k1, k2, k3; /* plan_verdict_cmp's order as numbers (qualifies, primary, secondary) */
-	int block, nodes, batch, gpus;
-} sw_row;
+/* SW_MAX_COUNTS: GPU counts answered one by one (more: one answer over all, a screen of answers at most).
+ * The decision re-predicts PLAN_SWEEP_TOP options per answer (the time-cost front of a million-row grid has a
+ * few dozen points). */
+enum { SW_MAXLIST = 1000000, SW_MAX_COUNTS = 16 };
 
 /* What the command was asked. */
 typedef struct sw_opts {
@@ -39,43 +30,14 @@ typedef struct sw_opts {
 	bool quiet, constrained;
 } sw_opts;
 
-/* What the grid gave: rows kept, blocks, and why configurations were left out. */
-typedef struct sw_grid {
-	sw_row *rows;
-	long nrows, cap, total, done, written;
-	model_scenario *blocks;
-	int nblocks;
-	long skipped_net, skipped_budget, skipped_mem, skipped_gpn, skipped_partial, skipped_gb, skipped_epoch,
-	     skipped_nofit_block;
-} sw_grid;
-
-static double order_num(double x)
-{
-	return isfinite(x) ? x : INFINITY;
-}
-
-static int sw_by_rank(const void *a, const void *b)
-{
-	const sw_row *x = a, *y = b;
-	if (x->k1 != y->k1)
-		return x->k1 < y->k1 ? -1 : 1;
-	if (x->k2 != y->k2)
-		return x->k2 < y->k2 ? -1 : 1;
-	if (x->k3 != y->k3)
-		return x->k3 < y->k3 ? -1 : 1;
-	if (x->block != y->block)
-		return x->block - y->block;
-	return x->nodes != y->nodes ? x->nodes - y->nodes : x->batch - y->batch;
-}
-
 /* Ranks the rows; millions take seconds: a progress bar unless quiet. 0 or ERR_INTR. */
-static int sw_sort(sw_row *rows, long nrows, bool quiet)
+static int sw_sort(plan_sweep_row *rows, long nrows, bool quiet)
 {
 	progress pg;
 	if (quiet)
-		return sort_intr(rows, (size_t)nrows, sizeof(*rows), sw_by_rank);
+		return sort_intr(rows, (size_t)nrows, sizeof(*rows), plan_sweep_rank_cmp);
 	progress_init(&pg, "sweep: ranking", nrows);
-	int rc = sort_intr_progress(rows, (size_t)nrows, sizeof(*rows), sw_by_rank, &pg);
+	int rc = sort_intr_progress(rows, (size_t)nrows, sizeof(*rows), plan_sweep_rank_cmp, &pg);
 	if (rc == 0)
 		progress_finish(&pg);
 	else
@@ -90,97 +52,13 @@ static int sw_interrupted(const char *when, const char *outpath)
 	return intr_exit_code();
 }
 
-static void sw_keep(const sw_opts *o, sw_grid *g, const plan_verdict *v, const model_scenario *sc)
-{
-	if (g->nrows == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 4096;
-		g->rows = xrealloc(g->rows, (size_t)g->cap * sizeof(*g->rows));
-	}
-	bool money = plan_cost_first(&o->q);
-	g->rows[g->nrows++] = (sw_row){*v, v->fails ? 1 : 0, order_num(money ? v->cost_usd : v->time_s),
-				       order_num(money ? v->time_s : v->cost_usd), g->nblocks - 1, sc->nodes,
-				       sc->batch_per_gpu, sc->nodes * sc->node.gpus_per_node};
-}
-
 /* ---- the answer ---- */
 
-/* Rows by time, then money (NAN and INFINITY last), for the front. */
-static int sw_by_time(const void *a, const void *b)
-{
-	const sw_row *x = *(const sw_row *const *)a, *y = *(const sw_row *const *)b;
-	double tx = order_num(x->v.time_s), ty = order_num(y->v.time_s);
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	double cx = order_num(x->v.cost_usd), cy = order_num(y->v.cost_usd);
-	return cx < cy ? -1 : cx > cy;
-}
-
-/* The rows of [from, to) a decision can pick: those that qualify on plan_front (the fastest and each cheaper
- * than every faster one, by the question's cost or per run), in time order into pick[SW_TOP]; a front longer
- * than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
-static int sw_contenders(const sw_grid *g, long from, long to, const sw_row **pick)
-{
-	const sw_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
-	long n = 0, nf = 0;
-	for (long i = from; i < to; i++)
-		if (!g->rows[i].v.fails)
-			q[n++] = &g->rows[i];
-	qsort(q, (size_t)n, sizeof(*q), sw_by_time);
-	const plan_verdict **v = xmalloc((size_t)(n + 1) * sizeof(*v));
-	bool *keep = xmalloc((size_t)(n + 1) * sizeof(*keep));
-	for (long i = 0; i < n; i++)
-		v[i] = &q[i]->v;
-	plan_front(v, (int)n, keep);
-	for (long i = 0; i < n; i++)
-		if (keep[i])
-			q[nf++] = q[i];
-	int k = 0;
-	for (long i = 0; i < nf; i++)
-		if (nf <= SW_TOP || i < SW_TOP / 2 || i >= nf - SW_TOP / 2)
-			pick[k++] = q[i];
-	free(v);
-	free(keep);
-	free(q);
-	return k;
-}
-
-/* The contenders of rows [from, to) predicted again as options into opt[SW_TOP]; returns how many. */
-static int sw_options(sw_opts *o, const sw_grid *g, long from, long to, plan_option *opt)
-{
-	const sw_row *pick[SW_TOP];
-	int m = sw_contenders(g, from, to, pick), n = 0;
-	for (int i = 0; i < m; i++) {
-		opt[n].sc = g->blocks[pick[i]->block];
-		opt[n].sc.nodes = pick[i]->nodes;
-		opt[n].sc.batch_per_gpu = pick[i]->batch;
-		if (model_predict(&opt[n].sc, &o->s.params, &opt[n].r))
-			continue; /* predicted once already: cannot fail */
-		plan_option_judge(&o->q, &opt[n]);
-		n++;
-	}
-	return n;
-}
-
-/* The pick over all kept rows (the decision over the whole grid), for the CSV's ratio columns: false when none
- * qualifies. */
-static bool sw_pick(sw_opts *o, const sw_grid *g, model_scenario *sc, model_result *r)
-{
-	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
-	plan_answer a;
-	plan_decide(&o->q, opt, sw_options(o, g, 0, g->nrows, opt), &a);
-	if (a.winner) {
-		*sc = a.winner->sc;
-		*r = a.winner->r;
-	}
-	free(opt);
-	return a.winner != NULL;
-}
-
 /* The decision over rows [from, to) (one GPU count, or all): the contenders predicted again as options. */
-static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpus, const char *label)
+static void sw_decide(sw_opts *o, const plan_sweep *g, long from, long to, long gpus, const char *label)
 {
-	plan_option *opt = xcalloc(SW_TOP, sizeof(*opt));
-	int n = sw_options(o, g, from, to, opt);
+	plan_option *opt = xcalloc(PLAN_SWEEP_TOP, sizeof(*opt));
+	int n = plan_sweep_options(g, from, to, opt);
 	plan_answer a;
 	char text[4096];
 	plan_decide(&o->q, opt, n, &a);
@@ -188,21 +66,11 @@ static void sw_decide(sw_opts *o, const sw_grid *g, long from, long to, long gpu
 	free(opt);
 }
 
-static int sw_by_gpus(const void *a, const void *b)
-{
-	const sw_row *x = a, *y = b;
-	return x->gpus != y->gpus ? (x->gpus < y->gpus ? -1 : 1) : sw_by_rank(a, b);
-}
-
 /* The answer per GPU count of the grid; with more counts than SW_MAX_COUNTS, once over all, labelled so
  * (the rows are then regrouped: the CSV is already written). */
-static void sw_answer(sw_opts *o, sw_grid *g)
+static void sw_answer(sw_opts *o, plan_sweep *g)
 {
-	long counts = 0;
-	qsort(g->rows, (size_t)g->nrows, sizeof(*g->rows), sw_by_gpus);
-	for (long i = 0; i < g->nrows; i++)
-		counts += i == 0 || g->rows[i].gpus != g->rows[i - 1].gpus;
-	if (counts > SW_MAX_COUNTS) {
+	if (plan_sweep_by_gpus(g) > SW_MAX_COUNTS) {
 		sw_decide(o, g, 0, g->nrows, 0, " (overall, not per GPU count: the grid has more than 16)");
 		return;
 	}
@@ -342,114 +210,65 @@ static int sw_parse(int argc, char **argv, sw_opts *o)
 
 /* ---- the grid ---- */
 
-/* One grid point: batch chosen, predicted, judged, streamed or kept. EXIT_OK or EXIT_INPUT. */
-static int sw_point(sw_opts *o, sw_grid *g, model_scenario *sc, int auto_b, int batch, csvw *w)
+/* What the grid's callbacks need. */
+typedef struct sw_ctx {
+	const sw_opts *o;
+	csvw *w;
+	progress pg;
+} sw_ctx;
+
+static void sw_row_cb(void *ctx, const model_scenario *sc, const model_result *r, const plan_verdict *v)
 {
-	model_result r;
-	plan_verdict v;
-	int gpus = sc->node.gpus_per_node * sc->nodes;
-	sc->batch_per_gpu = o->nb ? batch : auto_b;
-	if (!o->nb && !o->global_batch && sc->nodes > 1 && !o->s.spec.nmeasured && !plan_auto_batch(sc, &o->s.params))
-		sc->batch_per_gpu = auto_b; /* least time to accuracy at this size */
-	if (o->global_batch) {
-		if (o->global_batch % gpus) {
-			g->skipped_gb++;
-			return EXIT_OK;
-		}
-		sc->batch_per_gpu = o->global_batch / gpus;
-	}
-	if (model_batch_over_epoch(sc)) {
-		g->skipped_epoch++; /* a step would see images twice: refused */
-		return EXIT_OK;
-	}
-	if (model_predict(sc, &o->s.params, &r)) {
-		fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
-		return EXIT_INPUT;
-	}
-	plan_judge(&o->q, sc, &r, &v);
-	if (o->constrained && r.fits && (v.fails & (PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_PRICE))) {
-		g->skipped_budget++;
-		return EXIT_OK;
-	}
-	g->skipped_mem += !r.fits;
-	g->written++;
-	if (o->q.goal == PLAN_GRID) /* streamed before any pick exists: no ratio columns */
-		cli_option_csv_row(w, &o->q, sc, &r, &v, NULL, NULL);
-	if (o->q.goal != PLAN_GRID || o->constrained)
-		sw_keep(o, g, &v, sc);
-	return EXIT_OK;
+	sw_ctx *c = ctx;
+	cli_option_csv_row(c->w, &c->o->q, sc, r, v, NULL, NULL);
 }
 
-/* One block: a system with gpn GPUs per node, prepared once, over the nodes and batches of the grid.
- * EXIT_OK, EXIT_INPUT, or the interrupt's exit code. */
-static int sw_block(sw_opts *o, sw_grid *g, const hw_system *sys, int gpn, csvw *w, progress *pg)
+static void sw_say(void *ctx, const char *system_id)
 {
-	long per_block = (long)o->nn * (o->nb ? o->nb : 1);
-	model_scenario sc;
-	o->s.spec.batch_per_gpu = 0;
-	o->s.spec.global_batch = 0;
-	int rc = cli_scen_resolve(&o->s, sys, gpn, 1, &sc); /* auto batch and calibration at one node */
-	if (rc == EXIT_INPUT && !o->s.spec.nmeasured) {
-		g->skipped_nofit_block += per_block; /* e.g. nothing fits: the block is skipped, not the sweep */
-		g->done += per_block;
-		return EXIT_OK;
+	(void)ctx;
+	if (system_id)
+		fprintf(stderr, "scaleplan sweep: %s: %s\n", system_id, err_msg());
+	else
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+}
+
+static void sw_progress(void *ctx, long done)
+{
+	sw_ctx *c = ctx;
+	if (!c->o->quiet)
+		progress_update(&c->pg, done);
+}
+
+/* Every block of the grid (plan_sweep_grid), with a progress bar unless quiet. EXIT_OK, EXIT_INPUT, or the
+ * interrupt's exit code. */
+static int sw_run_grid(sw_opts *o, plan_sweep *g, const hw_system *const *cand, int ncand, csvw *w)
+{
+	sw_ctx c = {.o = o, .w = w};
+	*g = (plan_sweep){.db = &o->s.db, .spec = &o->s.spec, .params = &o->s.params, .q = &o->q, .nodes = o->nodes,
+			  .batches = o->batches, .gpns = o->gpns, .nn = o->nn, .nb = o->nb, .ng = o->ng,
+			  .global_batch = o->global_batch, .constrained = o->constrained, .row = sw_row_cb, .say = sw_say,
+			  .progress = sw_progress, .ctx = &c};
+	if (!o->quiet)
+		progress_init(&c.pg, "sweep", plan_sweep_total(g, ncand));
+	int rc = plan_sweep_grid(g, cand, ncand);
+	if (rc == ERR_INTR) {
+		if (!o->quiet)
+			progress_break(&c.pg);
+		fprintf(stderr, "scaleplan sweep: interrupted (%s) after %ld of %ld configurations; %s not written\n",
+			intr_name(), g->done, g->total, o->outpath);
+		return intr_exit_code();
 	}
 	if (rc)
-		return rc;
-	int auto_b = sc.batch_per_gpu;
-	g->blocks = xrealloc(g->blocks, (size_t)(g->nblocks + 1) * sizeof(*g->blocks));
-	g->blocks[g->nblocks++] = sc;
-	for (int ni = 0; ni < o->nn; ni++) {
-		sc.nodes = o->nodes[ni];
-		plan_shape k = plan_shape_check(&o->s.spec, &o->q, sys, gpn, sc.nodes);
-		for (int bi = 0; bi < (o->nb ? o->nb : 1); bi++) {
-			if (intr_pending()) {
-				if (!o->quiet)
-					progress_break(pg);
-				fprintf(stderr, "scaleplan sweep: interrupted (%s) after %ld of %ld configurations; %s not "
-					"written\n", intr_name(), g->done, g->total, o->outpath);
-				return intr_exit_code();
-			}
-			g->done++;
-			g->skipped_net += k == PLAN_SHAPE_NO_NET;
-			g->skipped_partial += k == PLAN_SHAPE_PARTIAL;
-			if (k == PLAN_SHAPE_OK && (rc = sw_point(o, g, &sc, auto_b, o->nb ? o->batches[bi] : 0, w)))
-				return rc;
-		}
-		if (!o->quiet && (ni & 63) == 0)
-			progress_update(pg, g->done);
-	}
-	return EXIT_OK;
-}
-
-/* Every block of the grid. */
-static int sw_run_grid(sw_opts *o, sw_grid *g, const hw_system *const *cand, int ncand, csvw *w)
-{
-	progress pg;
-	long per_block = (long)o->nn * (o->nb ? o->nb : 1);
-	g->total = (long)ncand * (o->ng ? o->ng : 1) * per_block;
-	if (!o->quiet)
-		progress_init(&pg, "sweep", g->total);
-	for (int k = 0; k < ncand; k++)
-		for (int gi = 0; gi < (o->ng ? o->ng : 1); gi++) {
-			int gpn = o->ng ? o->gpns[gi] : cand[k]->gpus_per_node, rc;
-			if (gpn > cand[k]->gpus_per_node) {
-				g->skipped_gpn += per_block;
-				g->done += per_block;
-				continue;
-			}
-			if ((rc = sw_block(o, g, cand[k], gpn, w, &pg)))
-				return rc;
-		}
+		return EXIT_INPUT;
 	if (!o->quiet) {
-		progress_update(&pg, g->done);
-		progress_finish(&pg);
+		progress_update(&c.pg, g->done);
+		progress_finish(&c.pg);
 	}
 	return EXIT_OK;
 }
 
 /* Why configurations were left out, "; 5 with more GPUs per node than the system has" ... */
-static void sw_print_skips(FILE *f, const sw_opts *o, const sw_grid *g)
+static void sw_print_skips(FILE *f, const sw_opts *o, const plan_sweep *g)
 {
 	if (g->skipped_budget)
 		fprintf(f, "; %ld over budget, too slow or without a %s price", g->skipped_budget, plan_cost_name(o->q.cost));
@@ -471,7 +290,7 @@ static void sw_print_skips(FILE *f, const sw_opts *o, const sw_grid *g)
 
 /* The kept rows ranked and written (each predicted again), then the file closed and renamed: never an
  * empty one in place of a file (exit 1 with the reasons). EXIT_OK, EXIT_INPUT, EXIT_ENV or the interrupt's. */
-static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
+static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 {
 	intr_phase("sort"); /* millions of rows take seconds to rank and to write: both phases answer a signal */
 	if (o->q.goal != PLAN_GRID && g->nrows > 0 && sw_sort(g->rows, g->nrows, o->quiet) == ERR_INTR)
@@ -481,11 +300,11 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 	bool show = !o->quiet && o->q.goal != PLAN_GRID;
 	model_scenario psc;
 	model_result pr;
-	bool picked = o->q.goal != PLAN_GRID && sw_pick(o, g, &psc, &pr);
+	bool picked = o->q.goal != PLAN_GRID && plan_sweep_pick(g, &psc, &pr);
 	if (show)
 		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
-		model_scenario *sc = &g->blocks[g->rows[i].block];
+		model_scenario *sc;
 		model_result r;
 		if (intr_pending()) {
 			if (show)
@@ -494,9 +313,7 @@ static int sw_write(sw_opts *o, sw_grid *g, csvw **w)
 		}
 		if (show && (i & 4095) == 0)
 			progress_update(&pg, i);
-		sc->nodes = g->rows[i].nodes;
-		sc->batch_per_gpu = g->rows[i].batch;
-		if (model_predict(sc, &o->s.params, &r)) { /* predicted once already: cannot fail */
+		if (plan_sweep_predict(g, i, &sc, &r)) { /* predicted once already: cannot fail */
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
@@ -552,7 +369,7 @@ static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
 int cmd_sweep(int argc, char **argv)
 {
 	sw_opts o = {0};
-	sw_grid g = {0};
+	plan_sweep g = {0};
 	const hw_system **cand = NULL;
 	int ncand = 0, rc;
 	csvw *w = NULL;
@@ -588,8 +405,7 @@ out:
 	if (rc < 0)
 		rc = EXIT_OK; /* --help */
 	csvw_abort(w);
-	free(g.rows);
-	free(g.blocks);
+	plan_sweep_free(&g);
 	free(o.nodes);
 	free(o.batches);
 	free(o.gpns);

@@ -322,4 +322,60 @@ char *plan_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B
 /* "2.5h", "90min", "45 s", "1.5d" or plain seconds -> seconds. 0 or ERR_INPUT. */
 int plan_parse_duration(const char *s, double *out_s);
 
+/* ---- sweep's grid (plan_sweep.c) ----
+ * systems x GPUs per node x nodes x batch per GPU: each system and GPUs-per-node (a block) prepared once with
+ * plan_resolve, each point predicted and judged; rows streamed (goal PLAN_GRID) or kept to rank. Prints
+ * nothing: what is said goes through the callbacks. */
+enum { PLAN_SWEEP_TOP = 256 }; /* options a decision re-predicts: a front longer keeps its fastest and cheapest halves */
+
+/* One configuration kept: its verdict and where it comes from (block, grid point); predicted again when needed
+ * (cheaper than keeping the prediction). */
+typedef struct plan_sweep_row {
+	plan_verdict v;
+	double k1, k2, k3; /* plan_verdict_cmp's order as numbers (qualifies, primary, secondary) */
+	int block, nodes, batch, gpus;
+} plan_sweep_row;
+
+typedef struct plan_sweep {
+	/* the question: the grid's lists (nb 0: the model's batch; ng 0: the system's GPUs per node) */
+	const hw_db *db;
+	plan_spec *spec; /* its batch fields are cleared: each block chooses its own */
+	const model_params *params;
+	const plan_question *q;
+	const int *nodes, *batches, *gpns;
+	int nn, nb, ng, global_batch;
+	bool constrained; /* rows missing the budget, deadline or a price are left out */
+	/* row: a point streamed (goal PLAN_GRID); say: a failure err_msg() tells, of system_id (NULL: a block
+	 * plan_resolve could not prepare); progress (may be NULL): points done so far */
+	void (*row)(void *ctx, const model_scenario *sc, const model_result *r, const plan_verdict *v);
+	void (*say)(void *ctx, const char *system_id);
+	void (*progress)(void *ctx, long done);
+	void *ctx;
+	/* what it gave */
+	plan_sweep_row *rows;
+	long nrows, cap, total, done, written;
+	model_scenario *blocks;
+	int nblocks;
+	long skipped_net, skipped_budget, skipped_mem, skipped_gpn, skipped_partial, skipped_gb, skipped_epoch,
+	     skipped_nofit_block;
+} plan_sweep;
+
+/* The points of the grid over ncand systems. */
+long plan_sweep_total(const plan_sweep *g, int ncand);
+/* The grid over cand[ncand]: rows kept and counters set. 0, ERR_INPUT (a prediction failed, or a block with
+ * measurements could not be prepared; said) or ERR_INTR (a signal; g->done points done). */
+int plan_sweep_grid(plan_sweep *g, const hw_system *const *cand, int ncand);
+/* The rows' order (qsort): qualifying first, then the question's primary and secondary key, then grid order. */
+int plan_sweep_rank_cmp(const void *a, const void *b);
+/* Row i predicted again into *r (*sc: its block's scenario at the row's point). 0 or ERR_INPUT. */
+int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r);
+/* The contenders of rows [from, to) (the time-cost front, plan_front) predicted again and judged as options
+ * into opt[PLAN_SWEEP_TOP]; returns how many. */
+int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
+/* The decision's winner over all kept rows into *sc, *r: false when none qualifies. */
+bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r);
+/* The rows regrouped by GPU count (ranked within each); returns how many counts. */
+long plan_sweep_by_gpus(plan_sweep *g);
+void plan_sweep_free(plan_sweep *g);
+
 #endif
