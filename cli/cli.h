@@ -111,8 +111,8 @@ int cli_load_db(hw_db *db, const char *hwdb_dir);
  * predicted, error; for `scaleplan plot --kind parity`), written through PATH.tmp. */
 int cli_validate_whole_run(const hw_db *db, const char *format, FILE *out, const char *detail);
 
-/* validate's prediction intervals (cli/validate_interval.c): the held-out residuals it gathers, then the
- * coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
+/* validate's prediction intervals (cli/validate_interval.c): the held-out residuals calibrate/cal_resid.c
+ * gathers, then the coverage it prints and the table `--intervals FILE` writes (calibrate/cal_interval.c derives it). */
 struct cal_resids;
 struct cal_point;
 typedef struct cli_interval_in {
@@ -256,22 +256,6 @@ int cli_scen_load(cli_scen *s);
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
-/* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */
-void cli_result_csv_header(csvw *w);
-void cli_result_csv_row(csvw *w, const model_scenario *sc, const model_result *r);
-/* The same cells without ending the row and without the columns added last (stack), for commands that
- * append columns (sim, which adds stack after its own). */
-void cli_result_csv_header_cells(csvw *w);
-/* Every predict column but stack (the cells above, then those added since: basis and intervals, ...), for
- * commands that add their own before stack (compare's and sweep's judged options). */
-void cli_result_csv_header_all(csvw *w);
-void cli_result_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r);
-void cli_result_csv_cells(csvw *w, const model_scenario *sc, const model_result *r);
-/* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
- * the model summed TDPs, "" without power. */
-const char *cli_power_basis(const model_scenario *sc, const model_result *r);
-/* JSON object of one prediction (no trailing newline). */
-void cli_result_json(FILE *out, const model_scenario *sc, const model_result *r);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
 /* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN (plan_fmt_duration). Returns buf. */

@@ -198,7 +198,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 
 void cli_option_csv_header(csvw *w)
 {
-	cli_result_csv_header_all(w);
+	plan_row_csv_header_all(w);
 	csvw_text(w, "meets");
 	csvw_text(w, "fails");
 	csvw_text(w, "over_budget_usd");
@@ -218,7 +218,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 {
 	char f[96];
 	double x[2] = {NAN, NAN}, lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
-	cli_result_csv_cells_all(w, sc, r);
+	plan_row_csv_cells_all(w, sc, r);
 	csvw_int(w, v->fails ? 0 : 1);
 	csvw_text(w, v->fails ? plan_fails_text(q, v, f, sizeof f) : "");
 	csvw_num(w, v->over_budget_usd, 8);

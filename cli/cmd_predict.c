@@ -48,7 +48,7 @@ static void print_money(const model_scenario *sc, const model_result *r)
 		       cli_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
 		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
-		       r->power_W / 1e3, cli_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
+		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
 		       plan_fmt_usd(m->kwh_usd, b, sizeof b), m->pue);
 	if (isfinite(r->capex_usd)) {
 		printf("  owner's cost       %s (%s-%s) per run: capex over %.3g years, support %s, facility %s, energy; ",
@@ -237,14 +237,14 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
-		cli_result_csv_header(w);
-		cli_result_csv_row(w, &sc, &r);
+		plan_row_csv_header(w);
+		plan_row_csv(w, &sc, &r);
 		if (csvw_close(w)) {
 			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
 			rc = EXIT_ENV;
 		}
 	} else if (strcmp(format, "json") == 0) {
-		cli_result_json(stdout, &sc, &r);
+		plan_row_json(stdout, &sc, &r);
 		fputc('\n', stdout);
 	} else {
 		print_table(&sc, &r, &s);

@@ -182,12 +182,12 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 	m.energy_J = m.power_W * r->tta_s; /* energy = average power x the simulated run */
 	model_run_money(sc, &m);
 
-	cli_result_csv_header_cells(w);
+	plan_row_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		csvw_text(w, cols[i]);
 	csvw_text(w, "stack");
 	csvw_end_row(w);
-	cli_result_csv_cells(w, sc, &m);
+	plan_row_csv_cells(w, sc, &m);
 	csvw_num(w, r->iter_p50_s, 6);
 	csvw_num(w, r->iter_p95_s, 6);
 	csvw_num(w, r->tta_p50_s, 6);
@@ -217,7 +217,7 @@ static void json_num(FILE *out, const char *k, double v, bool comma)
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 {
 	fputs("{\"model\":", out);
-	cli_result_json(out, sc, &r->model);
+	plan_row_json(out, sc, &r->model);
 	fprintf(out, ",\"sim\":{\"bottleneck\":\"%s\",\"gpus\":%d,\"global_batch\":%d,\"runs\":%d,\"iters\":%ld,"
 		"\"epochs_simulated\":%d,\"epochs_replayed\":%d,\"events\":%llu,",
 		model_bottleneck_name(r->bottleneck), r->gpus, r->global_batch, r->runs, r->iters, r->epochs_simulated,

@@ -19,6 +19,7 @@
 #define SCALEPLAN_PLAN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "hwdb/hw.h"
 #include "model/model.h"
@@ -377,5 +378,24 @@ bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r);
 /* The rows regrouped by GPU count (ranked within each); returns how many counts. */
 long plan_sweep_by_gpus(plan_sweep *g);
 void plan_sweep_free(plan_sweep *g);
+
+/* ---- one prediction as a row (plan_row.c) ---- */
+struct csvw;
+/* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */
+void plan_row_csv_header(struct csvw *w);
+void plan_row_csv(struct csvw *w, const model_scenario *sc, const model_result *r);
+/* The same cells without ending the row and without the columns added last (stack), for commands that
+ * append columns (sim, which adds stack after its own). */
+void plan_row_csv_header_cells(struct csvw *w);
+/* Every predict column but stack (the cells above, then those added since: basis and intervals, ...), for
+ * commands that add their own before stack (compare's and sweep's judged options). */
+void plan_row_csv_header_all(struct csvw *w);
+void plan_row_csv_cells_all(struct csvw *w, const model_scenario *sc, const model_result *r);
+void plan_row_csv_cells(struct csvw *w, const model_scenario *sc, const model_result *r);
+/* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
+ * the model summed TDPs, "" without power. */
+const char *plan_power_basis(const model_scenario *sc, const model_result *r);
+/* JSON object of one prediction (no trailing newline). */
+void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r);
 
 #endif
