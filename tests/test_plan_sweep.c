@@ -36,36 +36,44 @@ static long accounted(const plan_sweep *g)
 	       g->skipped_epoch + g->skipped_nofit_block;
 }
 
-static void setup(plan_sweep *g, const hw_db *db, plan_spec *s, const model_params *p, const plan_question *q)
+/* A grid's question over the database's defaults: spec, parameters, question (goal), rows streamed. */
+typedef struct fixture {
+	plan_spec s;
+	model_params p;
+	plan_question q;
+	long streamed;
+	plan_sweep g;
+} fixture;
+
+static void setup(fixture *f, const hw_db *db, plan_goal goal)
 {
-	*g = (plan_sweep){.db = db, .spec = s, .params = p, .q = q, .row = count_row, .say = say};
+	plan_spec_init(&f->s);
+	model_params_default(&f->p);
+	plan_question_init(&f->q);
+	f->q.goal = goal;
+	f->streamed = 0;
+	f->g = (plan_sweep){.db = db, .spec = &f->s, .params = &f->p, .q = &f->q, .row = count_row, .say = say,
+			    .ctx = &f->streamed};
 }
 
 static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 {
-	plan_spec s;
-	model_params p;
-	plan_question q;
-	plan_spec_init(&s);
-	model_params_default(&p);
-	plan_question_init(&q);
 	static const int nodes[] = {1, 2, 4, 8}, gpns[] = {8, 16};
-	plan_sweep g;
-	long streamed = 0;
-	setup(&g, db, &s, &p, &q);
+	fixture *f = xmalloc(sizeof(*f));
+	setup(f, db, PLAN_TTA);
+	plan_sweep g = f->g;
 	g.nodes = nodes;
 	g.nn = 4;
 	g.gpns = gpns;
 	g.ng = 2;
-	g.ctx = &streamed;
 	TEST_CHECK(t, plan_sweep_total(&g, 1) == 8, "1 system x 2 GPUs per node x 4 node counts: %ld",
 		   plan_sweep_total(&g, 1));
 	TEST_CHECK(t, plan_sweep_grid(&g, &sys, 1) == 0, "grid: %s", err_msg());
 	TEST_CHECK(t, g.total == 8 && g.done == g.total, "%ld of %ld done", g.done, g.total);
 	TEST_CHECK(t, g.skipped_gpn == 4, "16 GPUs per node on an 8-GPU node: 4 skipped, %ld", g.skipped_gpn);
 	TEST_CHECK(t, accounted(&g) == g.total, "%ld accounted for of %ld", accounted(&g), g.total);
-	TEST_CHECK(t, g.written > 0 && g.nrows == g.written && streamed == 0,
-		   "ranked goal: %ld rows kept of %ld written, %ld streamed", g.nrows, g.written, streamed);
+	TEST_CHECK(t, g.written > 0 && g.nrows == g.written && f->streamed == 0,
+		   "ranked goal: %ld rows kept of %ld written, %ld streamed", g.nrows, g.written, f->streamed);
 	TEST_CHECK(t, g.nblocks == 1, "one block prepared: %d", g.nblocks);
 	qsort(g.rows, (size_t)g.nrows, sizeof(*g.rows), plan_sweep_rank_cmp);
 	for (long i = 0; i + 1 < g.nrows; i++) {
@@ -97,43 +105,36 @@ static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 		TEST_CHECK(t, g.rows[i].gpus < g.rows[i + 1].gpus, "by GPU count: %d then %d", g.rows[i].gpus,
 			   g.rows[i + 1].gpus);
 	plan_sweep_free(&g);
+	free(f);
 }
 
 /* --global-batch: a GPU count that does not divide it is skipped; --rank-by none streams every row. */
 static void test_streamed(test_ctx *t, const hw_db *db, const hw_system *sys)
 {
-	plan_spec s;
-	model_params p;
-	plan_question q;
-	plan_spec_init(&s);
-	model_params_default(&p);
-	plan_question_init(&q);
-	q.goal = PLAN_GRID;
 	static const int nodes[] = {1, 2, 4}, batches[] = {64, 128};
-	plan_sweep g;
-	long streamed = 0;
-	setup(&g, db, &s, &p, &q);
+	fixture *f = xmalloc(sizeof(*f));
+	setup(f, db, PLAN_GRID);
+	plan_sweep g = f->g;
 	g.nodes = nodes;
 	g.nn = 3;
-	g.ctx = &streamed;
 	g.global_batch = 1000; /* 8 GPUs: 125 each; 16 and 32 GPUs do not divide it */
 	TEST_CHECK(t, plan_sweep_grid(&g, &sys, 1) == 0, "grid: %s", err_msg());
 	TEST_CHECK(t, g.skipped_gb == 2 && g.written == 1, "%ld skipped for the global batch, %ld written",
 		   g.skipped_gb, g.written);
-	TEST_CHECK(t, streamed == g.written && g.nrows == 0, "%ld streamed of %ld written, %ld kept", streamed,
+	TEST_CHECK(t, f->streamed == g.written && g.nrows == 0, "%ld streamed of %ld written, %ld kept", f->streamed,
 		   g.written, g.nrows);
 	plan_sweep_free(&g);
-	setup(&g, db, &s, &p, &q);
-	streamed = 0;
+	setup(f, db, PLAN_GRID);
+	g = f->g;
 	g.nodes = nodes;
 	g.nn = 3;
 	g.batches = batches;
 	g.nb = 2;
-	g.ctx = &streamed;
 	TEST_CHECK(t, plan_sweep_grid(&g, &sys, 1) == 0, "grid: %s", err_msg());
-	TEST_CHECK(t, g.total == 6 && accounted(&g) == 6 && streamed == g.written, "%ld points, %ld accounted, %ld "
-		   "streamed of %ld", g.total, accounted(&g), streamed, g.written);
+	TEST_CHECK(t, g.total == 6 && accounted(&g) == 6 && f->streamed == g.written, "%ld points, %ld accounted, %ld "
+		   "streamed of %ld", g.total, accounted(&g), f->streamed, g.written);
 	plan_sweep_free(&g);
+	free(f);
 }
 
 int main(void)
