@@ -112,15 +112,19 @@ int model_money_check(const model_money *m)
 	return 0;
 }
 
+/* docs/prices.md: a vendor list price or a quote is known to a few percent; a press figure or an analyst's to
+ * about a quarter; our own arithmetic wider */
+#define PRICE_WIDTH_LIST 0.05
+#define PRICE_WIDTH_PRESS 0.25
+#define PRICE_WIDTH_ESTIMATE 0.35
+
 double model_price_width(const char *kind)
 {
-	/* docs/prices.md: a vendor list price or a quote is known to a few percent; a press figure or an
-	 * analyst's to about a quarter; our own arithmetic wider */
 	if (kind && (strcasecmp(kind, "list") == 0 || strcasecmp(kind, "quote") == 0))
-		return 0.05;
+		return PRICE_WIDTH_LIST;
 	if (kind && strcasecmp(kind, "press") == 0)
-		return 0.25;
-	return 0.35;
+		return PRICE_WIDTH_PRESS;
+	return PRICE_WIDTH_ESTIMATE;
 }
 
 long model_whole_units(long n, long unit)
@@ -248,8 +252,8 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
 	r->capex_storage_usd = storage_usd(sc, p, r);
 	bool unit_store = n->store_shared && isfinite(n->store_unit_usd) && n->store_unit_B > 0;
-	double store_w = unit_store ? n->store_width : model_price_width("press");
-	double est = model_price_width("estimate");
+	double store_w = unit_store ? n->store_width : PRICE_WIDTH_PRESS;
+	double est = PRICE_WIDTH_ESTIMATE;
 	double other = r->capex_frontend_usd + r->capex_racks_usd + r->capex_cooling_usd;
 	double hw = r->capex_servers_usd + r->capex_network_usd + r->capex_storage_usd + r->capex_racks_usd +
 		    r->capex_cooling_usd;
@@ -318,7 +322,8 @@ static double capex_month(const model_money *m, double capex)
 	double N = m->amortize_years * 12.0, rr = m->finance_rate / 12.0, res = m->residual_frac * capex;
 	if (!(rr > 0))
 		return (capex - res) / N;
-	return (capex - res / pow(1.0 + rr, N)) * rr / (1.0 - pow(1.0 + rr, -N));
+	double grow = pow(1.0 + rr, N); /* one pow: (1 + rr)^-N is its inverse */
+	return (capex - res / grow) * rr / (1.0 - 1.0 / grow);
 }
 
 /* The owner's fixed cost a month per dollar of capex: capex share and support. Both are linear in the capex
@@ -329,10 +334,30 @@ static double fixed_month_per_usd(const model_money *m)
 }
 
 /* The owner's fixed cost a month: capex share, support and facility (the nodes' max power contracted). */
-static double owner_fix_month(const model_scenario *sc, const model_result *r)
+static double owner_fix_month_at(const model_scenario *sc, const model_result *r, double per_usd)
 {
 	double fac_m = isfinite(r->power_max_W) ? sc->money.facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	return r->capex_usd * fixed_month_per_usd(&sc->money) + fac_m;
+	return r->capex_usd * per_usd + fac_m;
+}
+
+/* model_breakeven_runs with the owner's fixed month already known (model_run_money has it: the annuity's two
+ * pow calls once a prediction, not three times) */
+static double breakeven_at(double fix, const model_result *buy_r, const model_scenario *rent_sc,
+			   const model_result *rent_r)
+{
+	double rent = rent_r->rent_usd;
+	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
+	if (!isfinite(fix) || !isfinite(rent))
+		return NAN;
+	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
+	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
+	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
+	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
+	if (rent_run > energy)
+		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
+	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
+	 * percent of a run's cost) */
+	return fix <= rent_fix ? 0.0 : INFINITY;
 }
 
 void model_run_money(const model_scenario *sc, model_result *r)
@@ -353,7 +378,7 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
 	double per_usd = fixed_month_per_usd(m);
 	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	double fix = owner_fix_month(sc, r);
+	double fix = owner_fix_month_at(sc, r, per_usd);
 	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
 	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
 	r->tco_usd = fix * share + energy;
@@ -364,26 +389,16 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* against the same run rented at the reference rate (model_breakeven_runs) */
 	model_result x = *r;
 	x.rent_usd = model_ref_rent_usd(sc, r);
-	r->breakeven_runs_per_month = model_breakeven_runs(sc, r, sc, &x);
+	r->breakeven_runs_per_month = breakeven_at(fix, r, sc, &x);
 }
 
 double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
 			    const model_result *rent_r)
 {
-	double fix = owner_fix_month(buy_sc, buy_r), rent = rent_r->rent_usd;
-	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
-	if (!isfinite(fix) || !isfinite(rent))
-		return NAN;
-	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
-	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
-	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
-	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
-	if (rent_run > energy)
-		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
-	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
-	 * percent of a run's cost) */
-	return fix <= rent_fix ? 0.0 : INFINITY;
+	return breakeven_at(owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money)), buy_r, rent_sc,
+			    rent_r);
 }
+
 
 double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 {
