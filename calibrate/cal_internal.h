@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* One reference table compiled into the binary ($(BUILD)/gen/cal_refdata.c, tools/embed.sh). */
 typedef struct cal_refdata_file {
@@ -51,6 +52,9 @@ typedef struct cal_lsq_result {
  * A coordinate is undetermined when the Jacobian has a null direction along it (singular value below
  * 1e-8 of the largest). Returns 0 (see res->converged) or ERR_INPUT for a malformed problem. */
 int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res);
+/* the generated tables' temporary file and its rename (cal_interval.c) */
+FILE *cal_table_open(const char *path, char **tmp, int *rc);
+int cal_table_close(FILE *f, char *tmp, const char *path);
 
 double cal_xform_to_x(cal_xform t, double u);
 double cal_xform_to_u(cal_xform t, double x);
