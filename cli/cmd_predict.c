@@ -42,10 +42,10 @@ static void print_money(const model_scenario *sc, const model_result *r)
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
 		       n->rent_reserved ? "the run's share of the reserved month at this use"
-					: cli_fmt_duration(r->tta_s + r->rent_setup_s, e, sizeof e));
+					: cli_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
 	if (isfinite(r->rent_usd) && !n->rent_reserved)
-		printf("                     billed time: time to accuracy + %s of instance start-up and data copy\n",
-		       cli_fmt_duration(r->rent_setup_s, e, sizeof e));
+		printf("                     billed time: time to accuracy + its share of %s of instance start-up and data "
+		       "copy a rental session (--rent-session-h)\n", cli_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
 		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
 		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
@@ -61,10 +61,11 @@ static void print_money(const model_scenario *sc, const model_result *r)
 			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
-		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour); a "
-		       "month holds %.0f such runs back to back\n",
-		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
-		       MODEL_MONTH_S / r->tta_s);
+		printf("  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
+		       "the rate that flips it at this use %s); a month holds %.0f such runs back to back\n",
+		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
+		       n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
+		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), MODEL_MONTH_S / r->tta_s);
 	else if (isinf(r->breakeven_runs_per_month))
 		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));

@@ -140,6 +140,18 @@ static int opt_rent_term(void *ctx, const cli_opt *o, const char *arg)
 	return 0;
 }
 
+/* --rent-session-h H: hours into money.rent_session_s (model_money_check holds the range) */
+static int opt_rent_session(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	char *end;
+	double h = strtod(arg, &end);
+	if (end == arg || *end || !(h >= 0 && h <= 744))
+		return bad(s, o->name, arg, "hours 0..744 (0: each run rented alone)");
+	s->spec.money.rent_session_s = h * 3600.0;
+	return 0;
+}
+
 static int opt_param(void *ctx, const cli_opt *o, const char *arg)
 {
 	cli_scen *s = ctx;
@@ -235,6 +247,12 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 			  "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
 			  "                         at most the runs that fit the utilised wall clock of a month)\n"),
 		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
+		CLI_O_CALL("rent-session-h", opt_rent_session, s,
+			   "  --rent-session-h H     on demand: instances held H hours for back-to-back runs, the start-up and\n"
+			   "                         data copy paid once (default 24, an assumption; 0: each run rented alone)\n"),
+		CLI_O_DBL("grid-carbon", &m->grid_kg_kwh, 0, 2, "kg CO2e per kWh, 0..2 (e.g. 0.2)",
+			  "  --grid-carbon KG       grid carbon intensity, kg CO2e per kWh at the meter (default 0.39: U.S.\n"
+			  "                         generation 2022, EIA)\n"),
 		CLI_O_END,
 	};
 	memcpy(t, money, sizeof money);

@@ -83,6 +83,14 @@ void model_money_default(model_money *m)
 	/* 100 Gb/s from the object store to one instance (Amazon S3 performance guidelines: up to 100 Gb/s per
 	 * EC2 instance in the same region); the node's drives and NICs are faster on the GPU nodes here */
 	m->rent_copy_Bps = 100e9 / 8.0;
+	/* assumption: a rented cluster on demand is held a day at a time for a queue of runs (no public figure
+	 * for how buyers batch; a day makes the start-up and copy 0.4% of the bill for an 8-GPU node, where a
+	 * run rented alone pays them on a run of minutes); --rent-session-h, 0 for each run rented alone */
+	m->rent_session_s = 86400.0;
+	/* U.S. electricity 2022: 0.86 lb of CO2 per kWh generated, 0.39 kg (EIA FAQ "How much carbon dioxide is
+	 * produced per kilowatthour of U.S. electricity generation?", all sources, utility-scale plants); CO2
+	 * alone, the other gases add about 1% (EPA eGRID's CO2e over CO2); a site's own grid: --grid-carbon */
+	m->grid_kg_kwh = 0.39;
 }
 
 int model_money_check(const model_money *m)
@@ -109,6 +117,10 @@ int model_money_check(const model_money *m)
 		return err_set("spot interruptions %g a month: expected a fraction 0 <= F < 1", m->spot_interrupt_month);
 	if (!(m->rent_copy_Bps > 0))
 		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
+	if (!(m->rent_session_s >= 0 && m->rent_session_s <= 31 * 86400.0))
+		return err_set("rental session %g s: expected 0..31 days (0: each run rented alone)", m->rent_session_s);
+	if (!(m->grid_kg_kwh >= 0 && m->grid_kg_kwh <= 2))
+		return err_set("grid carbon %g kg CO2e per kWh: expected 0..2", m->grid_kg_kwh);
 	return 0;
 }
 
@@ -277,17 +289,45 @@ static double run_share(const model_money *m, double tta_s)
 	return fmax(share, tta_s / MODEL_MONTH_S);
 }
 
-/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of the run at the
- * rate. A reservation bills its share of the month around the clock (run_share). By the run: tta_s and the
- * set-up (rent_setup_s), at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
- * cluster rate and increment (NAN where there is none). */
+/* The wall clock of a rental session on demand: money.rent_session_s of back-to-back runs, at most the month's
+ * runs (a month of 10 short runs is one session), never less than one run; 0 = each run rented alone. */
+static double session_s(const model_money *m, double tta_s)
+{
+	if (!(m->rent_session_s > 0))
+		return tta_s;
+	return fmax(tta_s, fmin(m->rent_session_s, tta_s / run_share(m, tta_s)));
+}
+
+/* One run's share of a session's bill on demand at `rate` for `gpus`: the session's runs (spot: each run's
+ * expected reruns, an interrupted run starting again with p = 1 - (1 - f)^(t / month), so t / (1 - p); the
+ * whole run again: a bound, as a checkpoint would save part) plus the set-up once, at least min_s, rounded
+ * up to the increment inc, over the runs in the session. With no session the run alone, as a provider bills
+ * a single job. */
+static double rent_on_demand(const model_scenario *sc, double rate, double gpus, double inc, double min_s,
+			     const model_result *r)
+{
+	double S = session_s(&sc->money, r->tta_s), runs = S / r->tta_s, t_run = r->tta_s;
+	if (sc->node.rent_spot)
+		t_run /= pow(1.0 - sc->money.spot_interrupt_month, t_run / MODEL_MONTH_S);
+	double t = runs * t_run + r->rent_setup_s;
+	if (isfinite(min_s))
+		t = fmax(t, min_s);
+	if (inc > 0)
+		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
+	return gpus * rate * t / 3600.0 / runs;
+}
+
+/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of a run at the
+ * rate. A reservation bills its share of the month around the clock (run_share); on demand the run's share
+ * of its session (rent_on_demand); above rent_max_gpus the provider's cluster rate and increment (NAN where
+ * there is none). */
 static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
 	double gpus = (double)model_whole_units((long)sc->nodes * per_node, unit);
-	double inc = n->rent_increment_s, t = r->tta_s + r->rent_setup_s;
+	double inc = n->rent_increment_s;
 
 	*gpus_out = gpus;
 	if (n->rent_max_gpus > 0 && gpus > n->rent_max_gpus) {
@@ -296,15 +336,7 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 	}
 	if (n->rent_reserved)
 		return gpus * rate * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	/* spot: a run interrupted starts again; each try is interrupted with p = 1 - (1 - f)^(t / month), so the
-	 * expected time billed is t / (1 - p) (the whole run again: a bound, as a checkpoint would save part) */
-	if (n->rent_spot)
-		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MODEL_MONTH_S);
-	if (isfinite(n->rent_min_s))
-		t = fmax(t, n->rent_min_s);
-	if (inc > 0)
-		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
-	return gpus * rate * t / 3600.0;
+	return rent_on_demand(sc, rate, gpus, inc, n->rent_min_s, r);
 }
 
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
@@ -340,24 +372,51 @@ static double owner_fix_month_at(const model_scenario *sc, const model_result *r
 	return r->capex_usd * per_usd + fac_m;
 }
 
-/* model_breakeven_runs with the owner's fixed month already known (model_run_money has it: the annuity's two
- * pow calls once a prediction, not three times) */
-static double breakeven_at(double fix, const model_result *buy_r, const model_scenario *rent_sc,
-			   const model_result *rent_r)
+/* model_buy_rent_eval with the owner's fixed month already known (model_run_money has it: the annuity's pow
+ * once a prediction). */
+static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_result *buy_r,
+			const model_scenario *rent_sc, const model_result *rent_r, double rate, model_buy_rent *o)
 {
-	double rent = rent_r->rent_usd;
-	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
-	if (!isfinite(fix) || !isfinite(rent))
-		return NAN;
-	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
-	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
+	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0, rent = rent_r->rent_usd;
+	double gpu_h_month = buy_r->gpus * MODEL_MONTH_S / 3600.0;
+	memset(o, 0, sizeof *o);
+	o->max_runs_month = MODEL_MONTH_S / buy_r->tta_s;
+	o->runs_month = 1.0 / run_share(&buy_sc->money, buy_r->tta_s);
+	o->use = o->runs_month / o->max_runs_month;
+	o->rate_usd_gpu_h = rate;
+	o->fixed_usd_gpu_h = fix / gpu_h_month;
+	o->energy_usd_gpu_h = energy / (buy_r->gpus * buy_r->tta_s / 3600.0);
+	o->breakeven_use = o->breakeven_runs_month = o->flip_usd_gpu_h = NAN;
+	o->owned_month_usd = fix + o->runs_month * energy;
+	o->rented_month_usd = NAN;
+	o->buy_wins_above = true;
+	if (!isfinite(fix) || !isfinite(rent) || !(rent_r->tta_s > 0))
+		return;
+	/* a month of N runs: owned fix + N x energy; rented on demand N x the rent of a run (its session's
+	 * share: nearly flat in N), a reservation its month whatever N. Two straight lines: one crossing */
 	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
 	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
-	if (rent_run > energy)
-		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
-	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
-	 * percent of a run's cost) */
-	return fix <= rent_fix ? 0.0 : INFINITY;
+	o->rented_month_usd = rent_fix + o->runs_month * rent_run;
+	o->rent_wins = o->rented_month_usd < o->owned_month_usd;
+	/* rent is linear in its rate: the rate that makes the two months equal at the stated use */
+	if (o->rented_month_usd > 0)
+		o->flip_usd_gpu_h = rate * o->owned_month_usd / o->rented_month_usd;
+	double slope = rent_run - energy, gap = fix - rent_fix;
+	o->buy_wins_above = slope > 0;
+	if (slope > 0)      /* renting dearer per run: buying wins above N* (0: at any use) */
+		o->breakeven_runs_month = fmax(gap / slope, 0.0);
+	else if (slope < 0) /* a reservation: each run costs the owner its energy, so renting wins above N* */
+		o->breakeven_runs_month = fmax(gap / slope, 0.0);
+	else
+		o->breakeven_runs_month = gap <= 0 ? 0.0 : INFINITY;
+	o->breakeven_use = o->breakeven_runs_month / o->max_runs_month;
+}
+
+void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			 const model_result *rent_r, double rate_usd_gpu_h, model_buy_rent *out)
+{
+	double fix = owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money));
+	buy_rent_at(fix, buy_sc, buy_r, rent_sc, rent_r, rate_usd_gpu_h, out);
 }
 
 void model_run_money(const model_scenario *sc, model_result *r)
@@ -386,17 +445,26 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->owned_usd_gpu_h = r->tco_usd / (r->gpus * r->tta_s / 3600.0);
 	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
 	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
-	/* against the same run rented at the reference rate (model_breakeven_runs) */
+	r->co2_kg = r->energy_J / 3.6e6 * m->pue * m->grid_kg_kwh;
+	/* against the same runs rented at the reference rate (model_buy_rent_eval) */
 	model_result x = *r;
+	model_buy_rent br;
 	x.rent_usd = model_ref_rent_usd(sc, r);
-	r->breakeven_runs_per_month = breakeven_at(fix, r, sc, &x);
+	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br);
+	r->breakeven_runs_per_month = br.breakeven_runs_month;
+	r->breakeven_use = br.breakeven_use;
+	r->buy_wins_above = br.buy_wins_above;
+	r->flip_usd_gpu_h = br.flip_usd_gpu_h;
+	r->owned_month_usd = br.owned_month_usd;
+	r->rented_month_usd = br.rented_month_usd;
 }
 
 double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
 			    const model_result *rent_r)
 {
-	return breakeven_at(owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money)), buy_r, rent_sc,
-			    rent_r);
+	model_buy_rent o;
+	model_buy_rent_eval(buy_sc, buy_r, rent_sc, rent_r, NAN, &o);
+	return o.breakeven_runs_month;
 }
 
 
@@ -406,8 +474,9 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
 		return NAN;
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MODEL_MONTH_S : r->tta_s + r->rent_setup_s;
-	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
+	if (n->rent_reserved)
+		return gpus * n->ref_rent_usd_gpu_h * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
+	return rent_on_demand(sc, n->ref_rent_usd_gpu_h, gpus, NAN, NAN, r);
 }
 
 int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,

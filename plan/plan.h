@@ -251,7 +251,9 @@ typedef struct plan_buy_rent {
 	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_breakeven_runs) */
 	double flip_usd_gpu_h;     /* the rate at which renting the run costs what owning it does at the stated
 				    * use: renting wins below it */
-	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
+	double breakeven_runs_month; /* the runs a month where the two cost the same (model_buy_rent_eval) */
+	bool buy_wins_above;       /* buying wins above breakeven_runs_month (on demand), else below it */
+	bool rent_wins;            /* at the stated use */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
 
@@ -304,6 +306,7 @@ typedef struct plan_sens {
 	double rent_use;           /* renting wins below this use: 0 never, INFINITY at any use */
 	double use_lo, use_hi;     /* the utilisation's range in model_money_sensitivity */
 	bool rent_wins;            /* at the stated use */
+	bool buy_wins_above;       /* buying wins above rent_use (on demand), else below it (a reservation) */
 	bool flip_use;             /* somewhere in the utilisation's range the other one wins */
 	bool flip_market;          /* at the market's rate the other one wins (rent_market_*) */
 	double market_usd_gpu_h, flip_usd_gpu_h; /* the market's rate; the rate where the decision flips */

@@ -220,11 +220,11 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->owner_usd_run = b->buy->r.tco_usd;
 	b->rent_usd_run = model_ref_rent_usd(&b->buy->sc, &b->buy->r);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
-	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = b->buy->sc.node.ref_rent_market_usd_gpu_h;
 	const model_scenario *rent_sc = &b->buy->sc;
 	model_result lo = b->buy->r;
+	lo.rent_usd = b->rent_usd_run;
 	/* the rental among the options at the same GPU count: its own row's figures (its speed, as billed) */
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
@@ -234,19 +234,25 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 		b->rent_usd_gpu_h = x->sc.node.rent_usd_gpu_h;
 		b->rent_usd_run = x->r.rent_usd;
 		b->rent_setup_s = x->r.rent_setup_s;
-		b->breakeven_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, &x->sc, &x->r);
 		b->rent_lo_usd_gpu_h = x->sc.node.rent_market_usd_gpu_h;
 		rent_sc = &x->sc;
 		lo = x->r;
 		break;
 	}
-	/* the market's end and the rate at which the decision flips: rent is linear in the rate */
-	b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	/* one comparison of a month of work (model_buy_rent_eval) gives the crossing, its side and the flip rate */
+	model_buy_rent m;
+	model_buy_rent_eval(&b->buy->sc, &b->buy->r, rent_sc, &lo, b->rent_usd_gpu_h, &m);
+	b->breakeven_runs_month = m.breakeven_runs_month;
+	b->buy_wins_above = m.buy_wins_above;
+	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
+	b->rent_wins = m.rent_wins;
+	/* the market's end: rent is linear in the rate */
 	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
 	if (isfinite(b->rent_lo_usd_gpu_h)) {
 		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
 		lo.rent_usd = b->rent_lo_usd_run;
-		b->breakeven_lo_runs_month = model_breakeven_runs(&b->buy->sc, &b->buy->r, rent_sc, &lo);
+		model_buy_rent_eval(&b->buy->sc, &b->buy->r, rent_sc, &lo, b->rent_lo_usd_gpu_h, &m);
+		b->breakeven_lo_runs_month = m.breakeven_runs_month;
 	}
 }
 
@@ -599,6 +605,22 @@ static void put_scale(const plan_question *q, const plan_answer *a, char *buf, s
 	put(buf, len_B, at, "%s.", overlap ? ", not surely apart, so the cheaper per run" : ", surely apart, so the faster");
 }
 
+/* Where buying wins, from the crossing of the two months (model_buy_rent_eval): above it on demand, below it
+ * against a reservation. */
+static void put_crossing(const plan_buy_rent *b, double runs, char *buf, size_t len_B, size_t *at)
+{
+	double max = b->max_runs_month;
+	bool never = b->buy_wins_above ? !(runs <= max) : runs == 0;
+	bool always = b->buy_wins_above ? runs == 0 : runs >= max;
+	if (always)
+		put(buf, len_B, at, "buying wins at any use");
+	else if (never)
+		put(buf, len_B, at, "renting wins at any use");
+	else
+		put(buf, len_B, at, "buying wins %s %.1f runs a month (%.0f%% use)", b->buy_wins_above ? "above" : "below",
+		    runs, 100 * runs / max);
+}
+
 /* Buy vs rent at the market's end of the rate, and the rate at which the decision flips at the stated use. */
 static void put_rent_ends(const plan_buy_rent *b, char *buf, size_t len_B, size_t *at)
 {
@@ -606,17 +628,12 @@ static void put_rent_ends(const plan_buy_rent *b, char *buf, size_t len_B, size_
 	if (isfinite(b->rent_lo_usd_run)) {
 		put(buf, len_B, at, " At the market's low end (%s per GPU-hour, %s a run) ",
 		    plan_fmt_usd(b->rent_lo_usd_gpu_h, m1, sizeof m1), plan_fmt_usd(b->rent_lo_usd_run, m2, sizeof m2));
-		if (b->breakeven_lo_runs_month == 0)
-			put(buf, len_B, at, "buying wins at any use.");
-		else if (!isfinite(b->breakeven_lo_runs_month) || b->breakeven_lo_runs_month > b->max_runs_month)
-			put(buf, len_B, at, "renting wins at any use.");
-		else
-			put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use).", b->breakeven_lo_runs_month,
-			    100 * b->breakeven_lo_runs_month / b->max_runs_month);
+		put_crossing(b, b->breakeven_lo_runs_month, buf, len_B, at);
+		put(buf, len_B, at, ".");
 	}
 	if (isfinite(b->flip_usd_gpu_h))
 		put(buf, len_B, at, " At the stated use %s wins; the decision flips at %s per GPU-hour (renting wins below it).",
-		    b->rent_usd_run < b->owner_usd_run ? "renting" : "buying", plan_fmt_usd(b->flip_usd_gpu_h, m1, sizeof m1));
+		    b->rent_wins ? "renting" : "buying", plan_fmt_usd(b->flip_usd_gpu_h, m1, sizeof m1));
 }
 
 static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf, size_t len_B, size_t *at)
@@ -637,17 +654,14 @@ static void put_buy_rent(const plan_question *q, const plan_answer *a, char *buf
 	    plan_fmt_usd(b->rent_usd_gpu_h, m3, sizeof m3), plan_fmt_usd(b->rent_usd_run, m2, sizeof m2));
 	if (b->buy->sc.node.rent_reserved)
 		put(buf, len_B, at, " (a reservation paid around the clock, its share at the stated use); ");
+	else if (b->buy->sc.money.rent_session_s > 0)
+		put(buf, len_B, at, " (its share of a %.3g h rental session's %s of instance start-up and data copy); ",
+		    b->buy->sc.money.rent_session_s / 3600.0, plan_fmt_duration(b->rent_setup_s, m3, sizeof m3));
 	else
-		put(buf, len_B, at, " (with %s of instance start-up and data copy billed); ",
+		put(buf, len_B, at, " (rented alone, with %s of instance start-up and data copy billed); ",
 		    plan_fmt_duration(b->rent_setup_s, m3, sizeof m3));
-	if (b->breakeven_runs_month == 0)
-		put(buf, len_B, at, "buying wins at any use.");
-	else if (!isfinite(b->breakeven_runs_month) || b->breakeven_runs_month > b->max_runs_month)
-		put(buf, len_B, at, "buying never wins (break-even above the %.0f runs a month the cluster can do).",
-		    b->max_runs_month);
-	else
-		put(buf, len_B, at, "buying wins above %.1f runs a month (%.0f%% use; at most %.0f back to back).",
-		    b->breakeven_runs_month, 100 * b->breakeven_runs_month / b->max_runs_month, b->max_runs_month);
+	put_crossing(b, b->breakeven_runs_month, buf, len_B, at);
+	put(buf, len_B, at, "; at most %.0f runs fit a month back to back.", b->max_runs_month);
 	put_rent_ends(b, buf, len_B, at);
 }
 

@@ -59,9 +59,9 @@ static void sens_rent(const plan_buy_rent *b, plan_sens *rs)
 	rs->rent_use = b->breakeven_runs_month == 0 ? 0.0 : b->breakeven_runs_month / b->max_runs_month;
 	rs->use_lo = rs->use / 2.0;
 	rs->use_hi = fmin(1.0, rs->use * 1.5);
-	rs->rent_wins = b->rent_usd_run < b->owner_usd_run;
-	bool reserved = b->buy->sc.node.rent_reserved; /* a reservation scales with the use as owning does */
-	rs->flip_use = !reserved && rs->rent_use > 0 && (rs->rent_use > rs->use_lo) != (rs->rent_use > rs->use_hi);
+	rs->rent_wins = b->rent_wins;
+	rs->buy_wins_above = b->buy_wins_above; /* against a reservation buying wins below the crossing */
+	rs->flip_use = rs->rent_use > 0 && (rs->rent_use > rs->use_lo) != (rs->rent_use > rs->use_hi);
 	rs->market_usd_gpu_h = b->rent_lo_usd_gpu_h;
 	rs->flip_usd_gpu_h = b->flip_usd_gpu_h;
 	rs->flip_market = isfinite(b->rent_lo_usd_run) && (b->rent_lo_usd_run < b->owner_usd_run) != rs->rent_wins;
@@ -136,10 +136,15 @@ char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B)
 		u += (size_t)snprintf(buf + u, len_B - u, ": no other option with such a cost.");
 	if (!s->vs_rent || u >= len_B)
 		return buf;
-	if (s->rent_use == 0)
+	if (!s->buy_wins_above && s->rent_use > 0 && s->rent_use < 1)
+		u += (size_t)snprintf(buf + u, len_B - u, " Buying %s %dx%d wins below %.0f%% use, renting the same runs on %s "
+							 "(reserved) above (stated %.0f%%: %s wins)",
+				      s->buy->sc.node.system_id, s->buy->sc.nodes, s->buy->sc.node.gpus_per_node,
+				      100 * s->rent_use, s->rent_id, 100 * s->use, s->rent_wins ? "renting" : "buying");
+	else if (s->buy_wins_above ? s->rent_use == 0 : s->rent_use >= 1)
 		u += (size_t)snprintf(buf + u, len_B - u, " Buying %s %dx%d beats renting the same runs on %s at any use",
 				      s->buy->sc.node.system_id, s->buy->sc.nodes, s->buy->sc.node.gpus_per_node, s->rent_id);
-	else if (!isfinite(s->rent_use) || s->rent_use >= 1)
+	else if (!isfinite(s->rent_use) || s->rent_use >= 1 || !s->buy_wins_above)
 		u += (size_t)snprintf(buf + u, len_B - u, " Renting the same runs on %s beats buying %s at any use",
 				      s->rent_id, s->buy->sc.node.system_id);
 	else

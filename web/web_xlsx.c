@@ -90,6 +90,11 @@ static const xl_input inputs[] = {
 	 "boot and checks take minutes", MONEY(rent_boot_s), 0, NULL},
 	{"rent_copy_Bps", "rented node: copy of the data set from the object store B/s", NOFLAG,
 	 "Amazon S3 performance guidelines: up to 100 Gb/s per EC2 instance", MONEY(rent_copy_Bps), 0, NULL},
+	{"rent_session_s", "rental session on demand: instances held for back-to-back runs s (0: each run alone)",
+	 "--rent-session-h", "assumption: held a day at a time for a queue of runs (--rent-session-h in hours)",
+	 MONEY(rent_session_s), 0, NULL},
+	{"grid_kg_kwh", "grid carbon intensity, kg CO2e per kWh", "--grid-carbon",
+	 "EIA FAQ: U.S. generation 2022, 0.86 lb CO2 per kWh", MONEY(grid_kg_kwh), 0, NULL},
 	{"width_estimate", "half-width of an estimated price's range (fraction)", "",
 	 "docs/prices.md: our own arithmetic, +-35%", (size_t)-1, 0, "estimate"},
 	{"width_press", "half-width of a press figure's range (fraction; the flash store)", "",
@@ -232,12 +237,15 @@ static const xl_col cols[] = {
 	{"rent_setup_s", "rented run's start-up and data copy s", XL_FORMULA,
 	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({sys.ref_rate})))),0,"
 	 "rent_boot_s+MAX({copy_GB}*1E9/rent_copy_Bps-{staging_s},0))", 0, NULL},
-	{"rent_t_s", "rented time with spot's expected reruns s", XL_FORMULA,
-	 "=IF({sys.spot}=1,({tta_s}+{rent_setup_s})/(1-spot_interrupt_month)^(({tta_s}+{rent_setup_s})/month_s),"
-	 "{tta_s}+{rent_setup_s})", 0, NULL},
-	{"rent_billed_s", "time billed s", XL_FORMULA,
+	{"rent_session_wall_s", "a rental session's runs, wall clock s", XL_FORMULA,
+	 "=IF(rent_session_s>0,MAX({tta_s},MIN(rent_session_s,{tta_s}/{share})),{tta_s})", 0, NULL},
+	{"rent_session_runs", "runs in a rental session", XL_FORMULA, "={rent_session_wall_s}/{tta_s}", 0, NULL},
+	{"rent_t_s", "a session's time with spot's expected reruns and the set-up once s", XL_FORMULA,
+	 "={rent_session_runs}*IF({sys.spot}=1,{tta_s}/(1-spot_interrupt_month)^({tta_s}/month_s),{tta_s})"
+	 "+{rent_setup_s}", 0, NULL},
+	{"rent_billed_s", "time billed a run s", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{share}*month_s,IF({rent_inc_s}>0,CEILING(MAX({rent_t_s},N({sys.rent_min}))/{rent_inc_s}"
-	 "*(1-1E-12),1)*{rent_inc_s},MAX({rent_t_s},N({sys.rent_min}))))", 0, NULL},
+	 "*(1-1E-12),1)*{rent_inc_s},MAX({rent_t_s},N({sys.rent_min})))/{rent_session_runs})", 0, NULL},
 	{"rent_usd", "rent per run USD", XL_FORMULA,
 	 "=IF(ISNUMBER({rent_rate}),{rent_gpus}*{rent_rate}*{rent_billed_s}/3600,\"\")", 2, NULL},
 	{"rent_lo_usd", "rent per run at the market's rate (low end) USD", XL_FORMULA,
@@ -249,15 +257,30 @@ static const xl_col cols[] = {
 	 * a reservation's month whatever N, or N x the rent by the run */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
 	 "=IF(AND(ISNUMBER({sys.ref_rate}),N({sys.ref_gpus})>0),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*"
-	 "{sys.ref_rate}*IF({sys.reserved}=1,{share}*month_s,{tta_s}+{rent_setup_s})/3600,\"\")", 2, NULL},
+	 "{sys.ref_rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600,\"\")", 2, NULL},
 	{"ref_fix_month_usd", "that rental's month (a reservation) USD", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
 	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
 	 "{ref_rent_usd}"},
-	{"breakeven_runs_per_month", "buying is cheaper above, runs a month", XL_FORMULA,
-	 "=IF(ISNUMBER({capex_usd}),IF({ref_run_usd}>{energy_usd},MAX(({fixed_month_usd}-{ref_fix_month_usd})/"
-	 "({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")", 0,
+	{"breakeven_runs_per_month", "owning and renting cost the same, runs a month", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),IF({ref_run_usd}<>{energy_usd},MAX(({fixed_month_usd}-"
+	 "{ref_fix_month_usd})/({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")",
+	 0, "{ref_rent_usd}"},
+	{"buy_wins_above", "buying wins above that (1), below it (0: a reservation)", XL_FORMULA,
+	 "=IF(ISNUMBER({breakeven_runs_per_month}),IF({ref_run_usd}>{energy_usd},1,0),\"\")", 0, "{ref_rent_usd}"},
+	{"breakeven_use", "owning and renting cost the same at this use", XL_FORMULA,
+	 "=IF(ISNUMBER({breakeven_runs_per_month}),{breakeven_runs_per_month}*{tta_s}/month_s,\"\")", 4,
 	 "{ref_rent_usd}"},
+	{"owned_month_usd", "a month owned at this use USD", XL_FORMULA,
+	 "=IF(ISNUMBER({capex_usd}),{fixed_month_usd}+{energy_usd}/{share},\"\")", 2, "{capex_usd}"},
+	{"rented_month_usd", "the same month rented USD", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),{ref_fix_month_usd}+{ref_run_usd}/{share},\"\")", 2,
+	 "{ref_rent_usd}"},
+	{"flip_usd_gpu_h", "the rental rate at which they cost the same at this use USD per GPU-hour", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({owned_month_usd}),ISNUMBER({rented_month_usd})),{sys.ref_rate}*{owned_month_usd}/"
+	 "{rented_month_usd},\"\")", 2, "{ref_rent_usd}"},
+	{"co2_kg", "kg CO2e per run (energy at the meter x grid)", XL_FORMULA, "={energy_kwh}*pue*grid_kg_kwh", 2,
+	 NULL},
 	{"runs_month", "runs a month at this use", XL_FORMULA, "=1/{share}", 0, NULL},
 };
 enum { NCOLS = sizeof cols / sizeof cols[0] };

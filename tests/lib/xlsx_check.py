@@ -29,7 +29,12 @@ MONEY = {
     "facility per run USD": "facility_usd", "owner's cost per GPU-hour USD": "owned_usd_per_gpu_hour",
     "rented run's start-up and data copy s": "rent_setup_s", "rent per run USD": "rent_usd",
     "rent per run at the market's rate (low end) USD": "rent_lo_usd", "rent per run, high end USD": "rent_hi_usd",
-    "buying is cheaper above, runs a month": "breakeven_runs_per_month",
+    "owning and renting cost the same, runs a month": "breakeven_runs_per_month",
+    "buying wins above that (1), below it (0: a reservation)": "buy_wins_above",
+    "owning and renting cost the same at this use": "breakeven_use",
+    "a month owned at this use USD": "owned_month_usd", "the same month rented USD": "rented_month_usd",
+    "the rental rate at which they cost the same at this use USD per GPU-hour": "flip_usd_per_gpu_hour",
+    "kg CO2e per run (energy at the meter x grid)": "co2_kg",
 }
 
 
