@@ -250,6 +250,9 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_CALL("rent-session-h", opt_rent_session, s,
 			   "  --rent-session-h H     on demand: instances held H hours for back-to-back runs, the start-up and\n"
 			   "                         data copy paid once (default 24, an assumption; 0: each run rented alone)\n"),
+		CLI_O_DBL("store-tb-per-gpu", &m->store_TB_gpu, 0, 1000, "TB per GPU, 0..1000 (e.g. 2)",
+			  "  --store-tb-per-gpu TB  shared flash store a cluster buys per GPU (default 15.5: 2026 training\n"
+			  "                         clusters; 0: the data set's three copies alone)\n"),
 		CLI_O_DBL("grid-carbon", &m->grid_kg_kwh, 0, 2, "kg CO2e per kWh, 0..2 (e.g. 0.2)",
 			  "  --grid-carbon KG       grid carbon intensity, kg CO2e per kWh at the meter (default 0.39: U.S.\n"
 			  "                         generation 2022, EIA)\n"),

@@ -297,6 +297,7 @@ typedef struct model_money {
 	double mgmt_usd_node;       /* out-of-band management network per node */
 	double store_usd_TB;        /* shared store per TB of flash */
 	double store_replicas;      /* copies of the data set the store keeps */
+	double store_TB_gpu;        /* shared store a cluster buys per GPU sold, TB (at least the copies) */
 	double rack_usd;            /* one rack with its power distribution */
 	double rack_W;              /* IT power one rack holds */
 	double cooling_usd_W;       /* liquid-cooling distribution per W of a liquid-cooled system */

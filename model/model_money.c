@@ -62,6 +62,11 @@ void model_money_default(model_money *m)
 	m->store_usd_TB = 220.0;
 	/* three copies: Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3) */
 	m->store_replicas = 3.0;
+	/* a cluster buys its shared store by the GPU, not by one data set: per 1,000 GPUs a 2026 training
+	 * cluster holds about 10 PB of data-set lake, 5 PB of checkpoints and 0.5 PB of model repository on
+	 * networked flash (manishklach.github.io, "Storage geometry of a 100k-GPU cluster", 2026), 15.5 TB a
+	 * GPU; a ResNet-50 shop needs less: --store-tb-per-gpu, 0 for the data set's copies alone */
+	m->store_TB_gpu = 15.5;
 	/* assumption: a 42U rack with two metered 3-phase PDUs, about 6,000 USD (no public price list
 	 * found), holding 40 kW: four DGX H100 of 10.2 kW, as NVIDIA's DGX SuperPOD H100 reference racks them */
 	m->rack_usd = 6000.0;
@@ -119,6 +124,8 @@ int model_money_check(const model_money *m)
 		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
 	if (!(m->rent_session_s >= 0 && m->rent_session_s <= 31 * 86400.0))
 		return err_set("rental session %g s: expected 0..31 days (0: each run rented alone)", m->rent_session_s);
+	if (!(m->store_TB_gpu >= 0 && m->store_TB_gpu <= 1000))
+		return err_set("shared store %g TB per GPU: expected 0..1000", m->store_TB_gpu);
 	if (!(m->grid_kg_kwh >= 0 && m->grid_kg_kwh <= 2))
 		return err_set("grid carbon %g kg CO2e per kWh: expected 0..2", m->grid_kg_kwh);
 	return 0;
@@ -215,13 +222,19 @@ double model_store_units(const model_scenario *sc, const model_params *p, const 
 }
 
 /* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
- * store (model_store_units); else flash for its copies (store_usd_TB x store_replicas). */
+ * store (model_store_units); else flash at store_usd_TB, sized to the cluster (store_TB_gpu x the GPUs
+ * sold) and never below the data set's copies (store_replicas). */
 static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
 {
+	const model_node *n = &sc->node;
+	const model_money *m = &sc->money;
 	double units = model_store_units(sc, p, r);
-	if (isnan(units))
-		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
-	return units * sc->node.store_unit_usd;
+	if (isnan(units)) {
+		int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+		double gpus = (double)model_nodes_bought(sc) * per_node;
+		return fmax(p->dataset_B / 1e12 * m->store_replicas, m->store_TB_gpu * gpus) * m->store_usd_TB;
+	}
+	return units * n->store_unit_usd;
 }
 
 /* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks

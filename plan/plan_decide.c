@@ -246,9 +246,10 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->buy_wins_above = m.buy_wins_above;
 	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
 	b->rent_wins = m.rent_wins;
-	/* the market's end: rent is linear in the rate */
+	/* the market's end (below the rate only: a spot or committed rate may be under the market's): rent is
+	 * linear in the rate */
 	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
-	if (isfinite(b->rent_lo_usd_gpu_h)) {
+	if (isfinite(b->rent_lo_usd_gpu_h) && b->rent_lo_usd_gpu_h < b->rent_usd_gpu_h) {
 		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
 		lo.rent_usd = b->rent_lo_usd_run;
 		model_buy_rent_eval(&b->buy->sc, &b->buy->r, rent_sc, &lo, b->rent_lo_usd_gpu_h, &m);

@@ -71,7 +71,7 @@ expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "systems.csv:2"; has "'ret
 expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "status eol needs status_date"
 
 # 6. budget and deadline together: the option within budget that misses the deadline is named, with by how much
-expect 0 "$SP" compare --gpus 8 --budget 400000 --deadline 10min --systems dgxb200,hgx-h200,gb200-nvl72
+expect 0 "$SP" compare --gpus 8 --budget 380000 --deadline 12min --systems dgxb200,hgx-h200,gb200-nvl72
 has "Nearest: hgx-h200 1x8"; has "misses deadline by"; has "over budget by"
 # every header says how its rows are ordered; rows that fail come after those that meet
 has "options that do not qualify (column meets) after those that do"

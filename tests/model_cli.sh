@@ -113,7 +113,7 @@ expect 0 "$SP" predict --system dgxh100 --nodes 8 --stack tf1-hvd --storage isil
 has "reads storage cold in its first epoch, inside time to train"; lacks "data staging"
 expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "servers 2 x \$"; has "(whole units of nodes bought)"; has "owner's cost"
 # buyers' questions: budget and deadline name the winner; bad values exit 1 naming the option
-expect 0 "$SP" compare --gpus 64 --systems all --budget 2000000; has "Fastest within the budget of \$2,000,000 (capex)"
+expect 0 "$SP" compare --gpus 64 --systems all --budget 3000000; has "Fastest within the budget of \$3,000,000 (capex)"
 expect 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Cheapest (rent for the run) to reach accuracy within 10.0 min"
 expect 0 "$SP" compare --gpus 64 --systems dgx1-v100 --budget 1000; has "No option for 64 GPUs has a capex within the budget of \$1,000"
 expect 1 "$SP" compare --gpus 8 --budget 0; has "--budget '0': expected an amount in USD above 0 and at most 1e15"

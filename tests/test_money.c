@@ -146,8 +146,14 @@ static void test_store(test_ctx *t)
 	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
 	sc.money.store_usd_TB = 220.0;
 	sc.money.store_replicas = 3.0;
+	sc.money.store_TB_gpu = 0.0;
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
+	/* sized to the cluster: 2 TB a GPU sold on 2 nodes of the node's GPUs, above the copies */
+	sc.money.store_TB_gpu = 2.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, 2.0 * 2 * sc.node.gpus_per_node * 220.0, 1e-12);
+	sc.money.store_TB_gpu = 0.0;
 	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
 		   "the store in capex %g", r.capex_usd);
 	sc.node.store_unit_usd = 50000.0;
