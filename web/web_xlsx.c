@@ -25,6 +25,7 @@
 #include <xlsxwriter.h>
 
 #include "common/common.h"
+#include "web/web_calc_internal.h"
 
 /* The money inputs: Assumptions!B2.. in this order, each a defined name the formulas use. */
 typedef struct xl_input {
@@ -135,8 +136,6 @@ static const xl_sys_col sys_cols[] = {
 	{"reserved", "reserved for a term: paid around the clock (1 yes)"}, {"spot", "spot: reruns (1 yes)"},
 	{"rent_width", "rate's half-width"}, {"rent_source", "rent source (kind, date)"},
 	{"rent_market", "market rate, USD per GPU-hour (the low end)"}, {"market_source", "market rate source (date)"},
-	{"ref_rate", "buy vs rent: cheapest rent of this GPU, USD per GPU-hour"}, {"ref_gpus", "GPUs an instance"},
-	{"ref_id", "rented system"},
 };
 enum { NSYS_COLS = sizeof sys_cols / sizeof sys_cols[0] };
 
@@ -239,7 +238,7 @@ static const xl_col cols[] = {
 	{"rent_inc_s", "billing increment used s", XL_FORMULA,
 	 "=IF(" CLUSTER_RENT ",N({sys.rent_cluster_inc}),N({sys.rent_inc}))", 0, NULL},
 	{"rent_setup_s", "rented run's start-up and data copy s", XL_FORMULA,
-	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({sys.ref_rate})))),0,"
+	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({ref.rate})))),0,"
 	 "rent_boot_s+MAX({copy_GB}*1E9/rent_copy_Bps-{staging_s},0))", 0, NULL},
 	{"rent_session_wall_s", "a rental session's runs, wall clock s", XL_FORMULA,
 	 "=IF(rent_session_s>0,MAX({tta_s},MIN(rent_session_s,{tta_s}/{share})),{tta_s})", 0, NULL},
@@ -260,8 +259,8 @@ static const xl_col cols[] = {
 	/* model_ref_rent_usd and model_breakeven_runs: a month of N runs owned costs fixed + N x energy; rented,
 	 * a reservation's month whatever N, or N x the rent by the run */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
-	 "=IF(AND(ISNUMBER({sys.ref_rate}),N({sys.ref_gpus})>0),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*"
-	 "{sys.ref_rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600,\"\")", 2, NULL},
+	 "=IF(AND(ISNUMBER({ref.rate}),N({ref.gpus})>0),CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*"
+	 "{ref.rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600,\"\")", 2, NULL},
 	{"ref_fix_month_usd", "that rental's month (a reservation) USD", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
 	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
@@ -281,7 +280,7 @@ static const xl_col cols[] = {
 	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),{ref_fix_month_usd}+{ref_run_usd}/{share},\"\")", 2,
 	 "{ref_rent_usd}"},
 	{"flip_usd_gpu_h", "the rental rate at which they cost the same at this use USD per GPU-hour", XL_FORMULA,
-	 "=IF(AND(ISNUMBER({owned_month_usd}),ISNUMBER({rented_month_usd})),{sys.ref_rate}*{owned_month_usd}/"
+	 "=IF(AND(ISNUMBER({owned_month_usd}),ISNUMBER({rented_month_usd})),{ref.rate}*{owned_month_usd}/"
 	 "{rented_month_usd},\"\")", 2, "{ref_rent_usd}"},
 	{"co2_kg", "kg CO2e per run (energy at the meter x grid)", XL_FORMULA, "={energy_kwh}*pue*grid_kg_kwh", 2,
 	 NULL},
@@ -328,10 +327,15 @@ static void cell_name(int row, int col, char *buf, size_t len_B)
 	snprintf(buf + at, len_B - at, "%d", row + 1);
 }
 
-/* Expands a formula template for one Options row (zero-based) whose system is on Assumptions row sys_row;
- * {year} becomes `year`. Returns a heap string. */
-static char *expand(const char *tpl, int row, int sys_row, int year)
+/* Where an Options row's formulas read: its own row, its system's prices and its rental's on Assumptions,
+ * and the year of a cash-flow cell. */
+typedef struct xl_at { int row, sys_row, ref_row, year; } xl_at;
+
+/* Expands a formula template for one Options row: {key} its column, {sys.key} and {ref.rate|gpus} the
+ * Assumptions cells, {year} the year, {cash} that year's cash cell. Returns a heap string. */
+static char *expand(const char *tpl, xl_at at_)
 {
+	int row = at_.row, sys_row = at_.sys_row, year = at_.year;
 	size_t cap = strlen(tpl) * 2 + 64, at = 0;
 	char *out = xmalloc(cap);
 	for (const char *p = tpl; *p;) {
@@ -348,6 +352,10 @@ static char *expand(const char *tpl, int row, int sys_row, int year)
 				char c[16];
 				cell_name(sys_row, sys_col_of(key + 4), c, sizeof c);
 				snprintf(ref, sizeof ref, "Assumptions!%s", c);
+			} else if (strncmp(key, "ref.", 4) == 0) { /* write_refs: B id, C rate, D GPUs */
+				char c[16];
+				cell_name(at_.ref_row, strcmp(key + 4, "rate") == 0 ? 2 : 3, c, sizeof c);
+				snprintf(ref, sizeof ref, "Assumptions!%s", c);
 			} else
 				cell_name(row, col_of(key), ref, sizeof ref);
 			p = end + 1;
@@ -363,9 +371,22 @@ static char *expand(const char *tpl, int row, int sys_row, int year)
 	return out;
 }
 
+/* A formula written once the book is complete, with the value it computes (web_calc.c). */
+typedef struct xl_pending {
+	int sheet, row, col;
+	char *formula;
+	lxw_format *f;
+} xl_pending;
+
+enum { XL_AS, XL_OP, XL_NSHEETS }; /* the sheets, in the book's order */
+
 typedef struct xl {
 	lxw_workbook *wb;
 	lxw_worksheet *as, *op;
+	lxw_worksheet *ws[XL_NSHEETS]; /* by index: as, op */
+	xc_book *calc;          /* every cell again, to compute the formulas' results */
+	xl_pending *pending;
+	int npending, pending_cap;
 	lxw_format *bold, *usd, *cents, *num;
 	const plan_question *q; /* how the options were judged (the meets column) */
 	const plan_spec *spec;
@@ -374,38 +395,93 @@ typedef struct xl {
 	int cash_years;         /* cash flow columns: years 0 .. cash_years */
 } xl;
 
-static void num_or_empty(lxw_worksheet *ws, int row, int col, double v, lxw_format *f)
+/* Cells go to the book and to the calculator alike; formulas wait for put_results. */
+static void put_num(xl *x, int sheet, int row, int col, double v, lxw_format *f)
+{
+	worksheet_write_number(x->ws[sheet], (lxw_row_t)row, (lxw_col_t)col, v, f);
+	xc_set_num(x->calc, sheet, row, col, v);
+}
+
+static void put_text(xl *x, int sheet, int row, int col, const char *s, lxw_format *f)
+{
+	worksheet_write_string(x->ws[sheet], (lxw_row_t)row, (lxw_col_t)col, s, f);
+	xc_set_text(x->calc, sheet, row, col, s);
+}
+
+static void put_formula(xl *x, int sheet, int row, int col, const char *formula, lxw_format *f)
+{
+	if (x->npending == x->pending_cap) {
+		x->pending_cap = x->pending_cap ? 2 * x->pending_cap : 256;
+		x->pending = xrealloc(x->pending, (size_t)x->pending_cap * sizeof *x->pending);
+	}
+	x->pending[x->npending++] = (xl_pending){sheet, row, col, xstrdup(formula), f};
+	xc_set_formula(x->calc, sheet, row, col, formula);
+}
+
+static void define(xl *x, const char *name, int sheet, int row, int col)
+{
+	char def[64], c[16];
+	cell_name(row, col, c, sizeof c);
+	/* $B$2 from B2 */
+	size_t k = strcspn(c, "0123456789");
+	snprintf(def, sizeof def, "=%s!$%.*s$%s", sheet == XL_AS ? "Assumptions" : "Options", (int)k, c, c + k);
+	workbook_define_name(x->wb, name, def);
+	xc_define(x->calc, name, sheet, row, col);
+}
+
+/* Every formula with the value it computes stored beside it (a previewer shows it without recalculating);
+ * the count of formulas whose value is an error (none in a book this file writes: a formula the calculator
+ * cannot read is a bug here, and goes in without a value). */
+static int put_results(xl *x)
+{
+	int bad = 0;
+	for (int i = 0; i < x->npending; i++) {
+		const xl_pending *p = &x->pending[i];
+		xc_val v = xc_value(x->calc, p->sheet, p->row, p->col);
+		lxw_worksheet *ws = x->ws[p->sheet];
+		if (v.kind == XC_NUM)
+			worksheet_write_formula_num(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f, v.num);
+		else if (v.kind == XC_TEXT)
+			worksheet_write_formula_str(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f, v.text);
+		else {
+			worksheet_write_formula(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f);
+			bad++;
+		}
+		free(x->pending[i].formula);
+	}
+	free(x->pending);
+	x->pending = NULL;
+	x->npending = x->pending_cap = 0;
+	return bad;
+}
+
+static void num_or_empty(xl *x, int sheet, int row, int col, double v, lxw_format *f)
 {
 	if (isfinite(v))
-		worksheet_write_number(ws, (lxw_row_t)row, (lxw_col_t)col, v, f);
+		put_num(x, sheet, row, col, v, f);
 }
 
 static void write_inputs(xl *x, const model_money *m)
 {
 	static const char *const head[] = {"input", "value", "flag", "source"};
 	for (int c = 0; c < 4; c++)
-		worksheet_write_string(x->as, 0, (lxw_col_t)c, head[c], x->bold);
+		put_text(x, XL_AS, 0, c, head[c], x->bold);
 	for (int i = 0; i < NINPUTS; i++) {
 		const xl_input *in = &inputs[i];
 		double v = in->width ? model_price_width(in->width)
 			   : in->off == (size_t)-1 ? in->constant : *(const double *)((const char *)m + in->off);
-		char def[64];
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 0, in->label, NULL);
-		worksheet_write_number(x->as, (lxw_row_t)(i + 1), 1, v, x->num);
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 2, in->flag, NULL);
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 3, in->source, NULL);
-		snprintf(def, sizeof def, "=Assumptions!$B$%d", i + 2);
-		workbook_define_name(x->wb, in->name, def);
+		put_text(x, XL_AS, i + 1, 0, in->label, NULL);
+		put_num(x, XL_AS, i + 1, 1, v, x->num);
+		put_text(x, XL_AS, i + 1, 2, in->flag, NULL);
+		put_text(x, XL_AS, i + 1, 3, in->source, NULL);
+		define(x, in->name, XL_AS, i + 1, 1);
 	}
 	for (int i = 0; i < NDERIVED; i++) {
 		int row = NINPUTS + 1 + i;
-		char def[64];
-		worksheet_write_string(x->as, (lxw_row_t)row, 0, derived[i].label, NULL);
-		worksheet_write_formula(x->as, (lxw_row_t)row, 1, derived[i].formula, x->num);
-		worksheet_write_string(x->as, (lxw_row_t)row, 3, "model/model_money.c (a formula over the inputs above)",
-				       NULL);
-		snprintf(def, sizeof def, "=Assumptions!$B$%d", row + 1);
-		workbook_define_name(x->wb, derived[i].name, def);
+		put_text(x, XL_AS, row, 0, derived[i].label, NULL);
+		put_formula(x, XL_AS, row, 1, derived[i].formula, x->num);
+		put_text(x, XL_AS, row, 3, "model/model_money.c (a formula over the inputs above)", NULL);
+		define(x, derived[i].name, XL_AS, row, 1);
 	}
 }
 
@@ -415,16 +491,14 @@ static char *sourced(const char *kind, const char *date, const char *source)
 			 date && *date ? ", " : "", date ? date : "");
 }
 
-/* One system's row of prices: those the options' scenarios carry (the rent term asked, the reference
- * rental plan_resolve found, the fabric and store the run uses), sources from the database. */
+/* One system's row of prices: those the options' scenarios carry (the rent term asked, the fabric and store
+ * the run uses), sources from the database. */
 static void write_system(xl *x, int row, const plan_option *o)
 {
 	const model_node *n = &o->sc.node;
 	const hw_system *sys = hw_system_find(x->db, n->system_id);
 	const hw_fabric *fab = x->spec->fabric_id ? hw_fabric_find(x->db, x->spec->fabric_id) : sys ? sys->fabric : NULL;
 	const hw_storage *st = n->storage_id ? hw_storage_find(x->db, n->storage_id) : NULL;
-	lxw_worksheet *ws = x->as;
-	lxw_row_t r = (lxw_row_t)row;
 	bool unit = isfinite(n->unit_price_usd);
 	struct { const char *key; double v; lxw_format *f; } num[] = {
 		{"unit_price", unit ? n->unit_price_usd : n->price_usd, x->usd},
@@ -448,11 +522,9 @@ static void write_system(xl *x, int row, const plan_option *o)
 		{"spot", n->rent_spot ? 1 : 0, NULL},
 		{"rent_width", n->rent_width, x->num},
 		{"rent_market", n->rent_market_usd_gpu_h, x->cents},
-		{"ref_rate", n->ref_rent_usd_gpu_h, x->cents},
-		{"ref_gpus", n->ref_rent_gpus > 0 ? n->ref_rent_gpus : NAN, NULL},
 	};
 	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
-		num_or_empty(ws, row, sys_col_of(num[i].key), num[i].v, num[i].f);
+		num_or_empty(x, XL_AS, row, sys_col_of(num[i].key), num[i].v, num[i].f);
 	struct { const char *key; char *text; } txt[] = {
 		{"price_source", sourced(sys ? sys->price_kind : "", sys ? sys->price_date : "", sys ? sys->price_source : "")},
 		{"fabric_source", sourced(fab ? fab->price_kind : "", fab ? fab->price_date : "", fab ? fab->price_source : "")},
@@ -460,32 +532,39 @@ static void write_system(xl *x, int row, const plan_option *o)
 		{"rent_source", sourced(sys ? sys->rent_kind : "", sys ? sys->rent_date : "", sys ? sys->rent_source : "")},
 		{"market_source", sourced("", sys ? sys->rent_market_date : "", sys ? sys->rent_market_source : "")},
 		{"id", xstrdup(n->system_id)},
-		{"ref_id", xstrdup(n->ref_rent_id ? n->ref_rent_id : "")},
 	};
 	for (size_t i = 0; i < sizeof txt / sizeof txt[0]; i++) {
-		worksheet_write_string(ws, r, (lxw_col_t)sys_col_of(txt[i].key), txt[i].text, NULL);
+		put_text(x, XL_AS, row, sys_col_of(txt[i].key), txt[i].text, NULL);
 		free(txt[i].text);
 	}
 }
 
-/* Whether two options read the same prices: one system, and the same reference rental (plan_resolve picks
- * the cheapest rental of the GPU for the GPU count, so one system can have two). */
+/* Whether two options read the same prices of their system (one row): the same system, fabric and store. */
 static bool same_prices(const plan_option *a, const plan_option *b)
+{
+	const model_node *x = &a->sc.node, *y = &b->sc.node;
+	bool same_store = x->store_unit_usd == y->store_unit_usd || (isnan(x->store_unit_usd) && isnan(y->store_unit_usd));
+	bool same_switch = x->switch_usd == y->switch_usd || (isnan(x->switch_usd) && isnan(y->switch_usd));
+	return strcmp(x->system_id, y->system_id) == 0 && same_store && same_switch;
+}
+
+/* Whether two options weigh buying against the same rental: one rented system at one rate and instance. */
+static bool same_ref(const plan_option *a, const plan_option *b)
 {
 	const model_node *x = &a->sc.node, *y = &b->sc.node;
 	bool same_id = x->ref_rent_id == y->ref_rent_id ||
 		       (x->ref_rent_id && y->ref_rent_id && strcmp(x->ref_rent_id, y->ref_rent_id) == 0);
 	bool same_rate = x->ref_rent_usd_gpu_h == y->ref_rent_usd_gpu_h ||
 			 (isnan(x->ref_rent_usd_gpu_h) && isnan(y->ref_rent_usd_gpu_h));
-	return strcmp(x->system_id, y->system_id) == 0 && same_id && same_rate && x->ref_rent_gpus == y->ref_rent_gpus;
+	return same_id && same_rate && x->ref_rent_gpus == y->ref_rent_gpus;
 }
 
-/* The Assumptions row of each option's prices (rows[n]); each set of prices written once. */
-static void write_systems(xl *x, const plan_option *o, int n, int *rows)
+/* The Assumptions row of each option's prices (rows[n]), each system once. */
+static int write_systems(xl *x, const plan_option *o, int n, int *rows)
 {
-	worksheet_write_string(x->as, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
+	put_text(x, XL_AS, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
 	for (int c = 0; c < NSYS_COLS; c++)
-		worksheet_write_string(x->as, SYS_FIRST_ROW - 1, (lxw_col_t)(c + 1), sys_cols[c].head, x->bold);
+		put_text(x, XL_AS, SYS_FIRST_ROW - 1, c + 1, sys_cols[c].head, x->bold);
 	int next = SYS_FIRST_ROW;
 	for (int i = 0; i < n; i++) {
 		rows[i] = -1;
@@ -496,6 +575,43 @@ static void write_systems(xl *x, const plan_option *o, int n, int *rows)
 			rows[i] = next++;
 			write_system(x, rows[i], &o[i]);
 		}
+	}
+	return next;
+}
+
+/* The rentals buying is weighed against (Assumptions, from row first): one row per rented system, rate and
+ * instance (ref_rows[n]); a rate that is a system's own on the rows above points at that cell, so that it
+ * is written once. */
+static void write_refs(xl *x, const plan_option *o, int n, const int *sys_rows, int first, int *ref_rows)
+{
+	static const char *const head[] = {"rented system (buy vs rent)", "USD per GPU-hour", "GPUs an instance"};
+	put_text(x, XL_AS, first - 2, 0, "Rentals that buying is weighed against (the cheapest of each GPU)", x->bold);
+	for (int c = 0; c < 3; c++)
+		put_text(x, XL_AS, first - 1, c + 1, head[c], x->bold);
+	int next = first;
+	for (int i = 0; i < n; i++) {
+		const model_node *nd = &o[i].sc.node;
+		ref_rows[i] = -1;
+		for (int k = 0; k < i && ref_rows[i] < 0; k++)
+			if (same_ref(&o[k], &o[i]))
+				ref_rows[i] = ref_rows[k];
+		if (ref_rows[i] >= 0 || !nd->ref_rent_id || !isfinite(nd->ref_rent_usd_gpu_h))
+			continue;
+		int r = ref_rows[i] = next++, own = -1;
+		for (int k = 0; k < n && own < 0; k++)
+			if (strcmp(o[k].sc.node.system_id, nd->ref_rent_id) == 0 &&
+			    o[k].sc.node.rent_usd_gpu_h == nd->ref_rent_usd_gpu_h)
+				own = sys_rows[k];
+		put_text(x, XL_AS, r, 1, nd->ref_rent_id, NULL);
+		if (own >= 0) {
+			char c[16], *f;
+			cell_name(own, sys_col_of("rent_rate"), c, sizeof c);
+			f = xasprintf("=%s", c);
+			put_formula(x, XL_AS, r, 2, f, x->cents);
+			free(f);
+		} else
+			put_num(x, XL_AS, r, 2, nd->ref_rent_usd_gpu_h, x->cents);
+		num_or_empty(x, XL_AS, r, 3, nd->ref_rent_gpus > 0 ? nd->ref_rent_gpus : NAN, NULL);
 	}
 }
 
@@ -535,12 +651,11 @@ static double value_of(const xl *x, const plan_option *o, const char *key)
 }
 
 /* One formula cell: the template expanded, inside IF(ISNUMBER(priced),...,"") when priced is set. */
-static void write_formula(lxw_worksheet *ws, int row, int col, const char *tpl, const char *priced, int sys_row,
-			  int year, lxw_format *f)
+static void write_formula(xl *x, int col, const char *tpl, const char *priced, xl_at at, lxw_format *f)
 {
 	char *t = priced ? xasprintf("=IF(ISNUMBER(%s),%s,\"\")", priced, tpl + 1) : xstrdup(tpl);
-	char *fx = expand(t, row, sys_row, year);
-	worksheet_write_formula(ws, (lxw_row_t)row, (lxw_col_t)col, fx, f);
+	char *fx = expand(t, at);
+	put_formula(x, XL_OP, at.row, col, fx, f);
 	free(fx);
 	free(t);
 }
@@ -555,46 +670,47 @@ static const char *text_of(const plan_question *q, const plan_option *o, const c
 	return o->v.fails ? plan_fails_text(q, &o->v, buf, len_B) : "meets";
 }
 
-static void write_option(xl *x, int row, int sys_row, const plan_option *o)
+static void write_option(xl *x, xl_at at, const plan_option *o)
 {
-	lxw_row_t r = (lxw_row_t)row;
 	char text[128];
 	for (int c = 0; c < NCOLS; c++) {
 		const xl_col *k = &cols[c];
 		lxw_format *f = k->money == 1 ? x->usd : k->money == 2 ? x->cents : x->num;
 		if (k->kind == XL_TEXT)
-			worksheet_write_string(x->op, r, (lxw_col_t)c, text_of(x->q, o, k->key, text, sizeof text), NULL);
+			put_text(x, XL_OP, at.row, c, text_of(x->q, o, k->key, text, sizeof text), NULL);
 		else if (k->kind == XL_VAL)
-			num_or_empty(x->op, row, c, value_of(x, o, k->key), f);
+			num_or_empty(x, XL_OP, at.row, c, value_of(x, o, k->key), f);
 		else
-			write_formula(x->op, row, c, k->formula, k->priced, sys_row, 0, f);
+			write_formula(x, c, k->formula, k->priced, at, f);
 	}
-	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), at = 1;
+	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), used = 1;
 	char *pv = xmalloc(cap);
 	pv[0] = '=';
 	for (int y = 0; y <= x->cash_years; y++) {
-		write_formula(x->op, row, NCOLS + y, cash_year, "{capex_usd}", sys_row, y, x->usd);
-		char *t = expand(cash_pv_term, row, sys_row, y);
-		at += (size_t)snprintf(pv + at, cap - at, "%s%s", y ? "+" : "", t);
+		at.year = y;
+		write_formula(x, NCOLS + y, cash_year, "{capex_usd}", at, x->usd);
+		char *t = expand(cash_pv_term, at);
+		used += (size_t)snprintf(pv + used, cap - used, "%s%s", y ? "+" : "", t);
 		free(t);
 	}
-	write_formula(x->op, row, NCOLS + x->cash_years + 1, pv, "{capex_usd}", sys_row, 0, x->usd);
+	at.year = 0;
+	write_formula(x, NCOLS + x->cash_years + 1, pv, "{capex_usd}", at, x->usd);
 	free(pv);
 }
 
-static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows)
+static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows, const int *ref_rows, int no_ref)
 {
 	for (int c = 0; c < NCOLS; c++)
-		worksheet_write_string(x->op, 0, (lxw_col_t)c, cols[c].head, x->bold);
+		put_text(x, XL_OP, 0, c, cols[c].head, x->bold);
 	for (int y = 0; y <= x->cash_years; y++) {
 		char h[48];
 		snprintf(h, sizeof h, "owned cash year %d USD", y);
-		worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + y), h, x->bold);
+		put_text(x, XL_OP, 0, NCOLS + y, h, x->bold);
 	}
-	worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + x->cash_years + 1),
-			       "owned cash over the life, discounted at the cost of capital USD", x->bold);
+	put_text(x, XL_OP, 0, NCOLS + x->cash_years + 1, "owned cash over the life, discounted at the cost of capital USD",
+		 x->bold);
 	for (int i = 0; i < n; i++)
-		write_option(x, i + 1, sys_rows[i], &o[i]);
+		write_option(x, (xl_at){i + 1, sys_rows[i], ref_rows[i] >= 0 ? ref_rows[i] : no_ref, 0}, &o[i]);
 	worksheet_freeze_panes(x->op, 1, 2);
 }
 
@@ -610,8 +726,10 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 		err_set("cannot write %s (libxlsxwriter)", path);
 		return ERR_ENV;
 	}
-	x.as = workbook_add_worksheet(x.wb, "Assumptions");
-	x.op = workbook_add_worksheet(x.wb, "Options");
+	static const char *const names[XL_NSHEETS] = {"Assumptions", "Options"};
+	x.as = x.ws[XL_AS] = workbook_add_worksheet(x.wb, names[XL_AS]);
+	x.op = x.ws[XL_OP] = workbook_add_worksheet(x.wb, names[XL_OP]);
+	x.calc = xc_new(XL_NSHEETS, names);
 	x.bold = workbook_add_format(x.wb);
 	format_set_bold(x.bold);
 	x.usd = workbook_add_format(x.wb);
@@ -625,10 +743,20 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 	worksheet_set_column(x.op, 0, (lxw_col_t)(NCOLS + x.cash_years + 1), 14, NULL);
 	write_inputs(&x, &spec->money);
 	int *sys_rows = xcalloc((size_t)(n > 0 ? n : 1), sizeof *sys_rows);
-	write_systems(&x, o, n, sys_rows);
-	write_options(&x, o, n, sys_rows);
+	int *ref_rows = xcalloc((size_t)(n > 0 ? n : 1), sizeof *ref_rows);
+	int first_ref = write_systems(&x, o, n, sys_rows) + 3;
+	write_refs(&x, o, n, sys_rows, first_ref, ref_rows);
+	int no_ref = first_ref + n + 1; /* a row left empty: the rental of an option that has none */
+	write_options(&x, o, n, sys_rows, ref_rows, no_ref);
 	free(sys_rows);
+	free(ref_rows);
+	int bad = put_results(&x);
+	xc_free(x.calc);
 	lxw_error e = workbook_close(x.wb);
+	if (bad) {
+		err_set("%s: %d formulas the workbook's calculator could not compute (web/web_calc.c)", path, bad);
+		return ERR_ENV;
+	}
 	if (e != LXW_NO_ERROR) {
 		err_set("cannot write %s: %s", path, lxw_strerror(e));
 		return ERR_ENV;

@@ -7,6 +7,11 @@
 #                                            that a program that opens OUT must compute every formula itself
 #   xlsx_check.py cashflow OPTIONS.csv cashflow.csv report.md   the report's cash flow (its answer's bought
 #                                            option) against that option's owned cash by year on the sheet
+#   xlsx_check.py stored BOOK.xlsx OPTIONS.csv   the Options sheet as the book stores it (each formula's saved
+#                                            result, no recalculation) written as CSV for compare; exit 1 where
+#                                            a formula cell stores no value
+#   xlsx_check.py once BOOK.xlsx               each price once: every system's servers capex on every Options row
+#                                            reads one Assumptions cell, and each system id is on one row there
 #   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
 #                                            against compare's CSV, matched by system, nodes and GPUs per
 #                                            node; within 0.1%; exit 1 with each difference printed
@@ -136,11 +141,87 @@ def cashflow(options, flows, report):
     return 1 if bad else 0
 
 
+def col_index(letters):
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def stored(book, out):
+    """The Options sheet (the second) from the stored values alone: shared strings, inline formula text
+    results (t="str") and numbers; a formula without <v> is counted as missing."""
+    files = sheets(book)
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    text = files["xl/worksheets/sheet2.xml"]
+    rows, missing = {}, 0
+    for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', text, re.S):
+        m = re.match(r"([A-Z]+)(\d+)", r)
+        col, row = col_index(m.group(1)), int(m.group(2)) - 1
+        v = re.search(r"<v>(.*?)</v>", body or "")
+        if "<f>" in (body or "") and not v:
+            missing += 1
+        val = v.group(1) if v else ""
+        if 't="s"' in attrs and v:
+            val = shared[int(val)]
+        rows.setdefault(row, {})[col] = val.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    ncol = max(max(c) for c in rows.values()) + 1
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        for row in sorted(rows):
+            w.writerow([rows[row].get(c, "") for c in range(ncol)])
+    formulas = sum(len(re.findall(r"<f>", t)) for n, t in files.items() if n.startswith("xl/worksheets/sheet"))
+    print("%d formulas, %d without a stored value" % (formulas, missing))
+    return 1 if missing else 0
+
+
+def once(book):
+    files = sheets(book)
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    def cells(name):
+        out = {}
+        for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', files[name], re.S):
+            f = re.search(r"<f>(.*?)</f>", body or "")
+            v = re.search(r"<v>(.*?)</v>", body or "")
+            val = shared[int(v.group(1))] if v and 't="s"' in attrs else (v.group(1) if v else "")
+            out[r] = (f.group(1) if f else None, val)
+        return out
+    op, asm = cells("xl/worksheets/sheet2.xml"), cells("xl/worksheets/sheet1.xml")
+    head = {v: re.match(r"[A-Z]+", k).group(0) for k, (f, v) in op.items() if re.match(r"[A-Z]+1$", k)}
+    sc, cc = head["system"], head["servers capex USD"]
+    bad, seen = [], {}
+    for k, (f, v) in op.items():
+        m = re.match(r"%s(\d+)$" % sc, k)
+        if not m or m.group(1) == "1":
+            continue
+        fx = op.get(cc + m.group(1), (None, ""))[0] or ""
+        ref = re.findall(r"Assumptions!\$?([A-Z]+\$?\d+)", fx)
+        seen.setdefault(v, set()).add(tuple(ref))
+    for s_, refs in seen.items():
+        if len(refs) != 1:
+            bad.append("%s: its rows read the unit price from %d places %s" % (s_, len(refs), sorted(refs)))
+    # the systems' block only (the rentals block after it names rented systems again, with their rate)
+    end = min([int(k[1:]) for k, (f, v) in asm.items() if re.match(r"B\d+$", k) and v.startswith("rented system")]
+              or [10 ** 9])
+    ids = [v for k, (f, v) in asm.items() if re.match(r"B\d+$", k) and int(k[1:]) < end and v in seen]
+    for s_ in set(ids):
+        if ids.count(s_) > 1:
+            bad.append("%s: listed %d times on Assumptions" % (s_, ids.count(s_)))
+    for b in bad:
+        print(b)
+    print("%d systems: each price %s" % (len(seen), "NOT once" if bad else "once"))
+    return 1 if bad or not seen else 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         count(sys.argv[2])
     elif sys.argv[1] == "set":
         set_input(*sys.argv[2:6])
+    elif sys.argv[1] == "once":
+        sys.exit(once(sys.argv[2]))
+    elif sys.argv[1] == "stored":
+        sys.exit(stored(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "cashflow":
         sys.exit(cashflow(*sys.argv[2:5]))
     else:
