@@ -40,6 +40,9 @@ csv.writer(sys.stdout).writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].i
 	$CHECK compare "$tmp/V/s$g.csv" "$tmp/V/c$g.csv" || no "stored values at $g GPUs differ from compare"
 done
 $CHECK cashflow "$tmp/V/s8.csv" "$tmp/V/cashflow.csv" "$tmp/V/report.md" || no "stored cash flow differs from cashflow.csv"
+# the Cash flow sheet (book and cash by year, owned and rented) and the two-way Sensitivity table
+$CHECK sheets "$tmp/V/costs.xlsx" "$tmp/V/cashflow.csv" "$tmp/V/report.md" "$tmp/V/c8.csv" ||
+	no "Cash flow or Sensitivity sheet differs from report and compare"
 office=$(command -v soffice || command -v libreoffice) || { echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
 # A fresh profile that recalculates OOXML files on load (LibreOffice's default asks or never does).
 mkdir -p "$tmp/lo/user"

@@ -7,7 +7,13 @@
  * links and NIC ports (model_fabric_parts), the store's units (model_store_units), the data set and what
  * staging already copied) and its money as formulas - each capex part and both ends of the range, energy, the
  * owner's cost per run and per GPU-hour, rent as billed and at the market's rate, break-even against renting,
- * the owned cash by year and its discounted sum.
+ * the owned cash by year and its discounted sum. Sheet Cash flow: the option report's cash flow follows
+ * (plan_decide's bought option), year by year as formulas over its Options row - cash and book (straight-
+ * line depreciation to the residual, book value), owned against the same runs rented. Sheet Sensitivity:
+ * the rented month less the owned month over the use and the rental rate, and the use where they cross.
+ * Every formula is stored with the value it computes (web_calc.c), so a viewer that does not recalculate
+ * shows the figures; each system's prices are on one Assumptions row, the rentals weighed against on
+ * their own rows.
  * The formulas restate model/model_money.c (model_run_capex, model_run_money, capex_month,
  * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_breakeven_runs,
  * model_cashflow): they are all in the tables below, and tests/whatif_xlsx.sh recalculates the workbook in
@@ -378,12 +384,12 @@ typedef struct xl_pending {
 	lxw_format *f;
 } xl_pending;
 
-enum { XL_AS, XL_OP, XL_NSHEETS }; /* the sheets, in the book's order */
+enum { XL_AS, XL_OP, XL_CF, XL_SENS, XL_NSHEETS }; /* the sheets, in the book's order */
 
 typedef struct xl {
 	lxw_workbook *wb;
 	lxw_worksheet *as, *op;
-	lxw_worksheet *ws[XL_NSHEETS]; /* by index: as, op */
+	lxw_worksheet *ws[XL_NSHEETS]; /* by index: as, op, cash flow, sensitivity */
 	xc_book *calc;          /* every cell again, to compute the formulas' results */
 	xl_pending *pending;
 	int npending, pending_cap;
@@ -714,6 +720,198 @@ static void write_options(xl *x, const plan_option *o, int n, const int *sys_row
 	worksheet_freeze_panes(x->op, 1, 2);
 }
 
+/* ---- Cash flow and Sensitivity: the answer's bought option (report's cash flow) as formulas over its
+ * Options row ---- */
+
+/* The Options row (1-based, as on the sheet) of the option the report's cash flow follows: plan_decide's
+ * bought option of the buy-vs-rent pair among the first GPU count's options; 0 when there is none. */
+static int cash_row(const plan_question *q, const plan_option *o, int n)
+{
+	int k = 0;
+	while (k < n && o[k].r.gpus == o[0].r.gpus)
+		k++;
+	if (k == 0)
+		return 0;
+	plan_option *copy = xmalloc((size_t)k * sizeof *copy);
+	memcpy(copy, o, (size_t)k * sizeof *copy);
+	plan_answer a;
+	plan_decide(q, copy, k, &a);
+	int row = 0;
+	for (int i = 0; i < k && a.winner && a.buy_rent.buy && !row; i++)
+		if (strcmp(o[i].sc.node.system_id, a.buy_rent.buy->sc.node.system_id) == 0 &&
+		    o[i].sc.nodes == a.buy_rent.buy->sc.nodes && o[i].sc.node.gpus_per_node == a.buy_rent.buy->sc.node.gpus_per_node)
+			row = i + 1;
+	free(copy);
+	return row;
+}
+
+/* "Options!$X$r" of column key on Options row r into buf. */
+static const char *op_cell(int r, const char *key, char *buf, size_t len_B)
+{
+	char c[16];
+	cell_name(r, col_of(key), c, sizeof c);
+	size_t k = strcspn(c, "0123456789");
+	snprintf(buf, len_B, "Options!$%.*s$%s", (int)k, c, c + k);
+	return buf;
+}
+
+/* A template over one Options row: {key} is that row's cell (op_cell), {r}/{c} a cell of this sheet in the
+ * same row and column r-th/c-th ("{A}" etc. stay as written). Returns a heap string. */
+static char *over_row(const char *tpl, int op_row)
+{
+	size_t cap = strlen(tpl) * 3 + 64, at = 0;
+	char *out = xmalloc(cap);
+	for (const char *p = tpl; *p;) {
+		char ref[64];
+		if (*p == '{') {
+			const char *end = strchr(p, '}');
+			char key[48];
+			snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
+			op_cell(op_row, key, ref, sizeof ref);
+			p = end + 1;
+		} else
+			ref[0] = *p++, ref[1] = '\0';
+		size_t n = strlen(ref);
+		if (at + n + 1 > cap)
+			out = xrealloc(out, cap *= 2);
+		memcpy(out + at, ref, n);
+		at += n;
+	}
+	out[at] = '\0';
+	return out;
+}
+
+/* The cash-flow sheet's columns: each year's figure as a formula of the year in column A (a row's A cell is
+ * written as @) and the Options row ({key}); $F is the year's share of a full year of running. */
+static const struct { const char *head, *formula; int money; } cf_cols[] = {
+	{"year", NULL, 0},
+	{"share of the year run", "=IF(@=0,0,MAX(0,MIN(1,amortize_years-(@-1))))", 0},
+	{"runs", "=%B*12*{runs_month}", 0},
+	{"capex (cash out) USD", "=IF(@=0,N({capex_usd}),0)", 1},
+	{"support USD", "=%B*support_frac_year*N({capex_usd})", 1},
+	{"facility USD", "=%B*12*N({facility_month_usd})", 1},
+	{"energy USD", "=%C*{energy_usd}", 1},
+	{"resale (cash in) USD", "=IF(@=ROUNDUP(amortize_years-1E-9,0),-residual_frac*N({capex_usd}),0)", 1},
+	{"owned cash USD", "=%D+%E+%F+%G+%H", 1},
+	{"depreciation (book, straight line to the residual) USD", "=%B*N({capex_usd})*(1-residual_frac)/amortize_years", 1},
+	{"book value at the year's end USD", "=IF(@=0,N({capex_usd}),%K^-%J)", 1},
+	{"owned cost on the books USD", "=%J+%E+%F+%G", 1},
+	{"owned cash, cumulative USD", "=%I+%M^", 1},
+	{"rented USD (the same runs)", "=IF(ISNUMBER({rented_month_usd}),%B*12*{rented_month_usd},\"\")", 1},
+	{"rented, cumulative USD", "=IF(ISNUMBER(%N),N(%N)+N(%O^),\"\")", 1},
+	{"owned cash, discounted to the purchase USD", "=%I/(1+finance_rate)^@", 1},
+	{"rented, discounted USD", "=IF(ISNUMBER(%N),%N/(1+finance_rate)^@,\"\")", 1},
+};
+enum { CF_NCOLS = sizeof cf_cols / sizeof cf_cols[0], CF_FIRST_ROW = 3 };
+
+/* A cash-flow template for sheet row `row`: @ the year (column A), %X column X of this row, %X^ the row above. */
+static char *cf_formula(const char *tpl, int row, int op_row)
+{
+	char *t = over_row(tpl, op_row);
+	size_t cap = strlen(t) * 2 + 64, at = 0;
+	char *out = xmalloc(cap);
+	for (const char *p = t; *p;) {
+		char ref[24];
+		if (*p == '@') {
+			snprintf(ref, sizeof ref, "A%d", row + 1);
+			p++;
+		} else if (*p == '%' && p[1] >= 'A' && p[1] <= 'Z') {
+			bool up = p[2] == '^';
+			snprintf(ref, sizeof ref, "%c%d", p[1], row + 1 - (up ? 1 : 0));
+			p += up ? 3 : 2;
+		} else
+			ref[0] = *p++, ref[1] = '\0';
+		size_t n = strlen(ref);
+		if (at + n + 1 > cap)
+			out = xrealloc(out, cap *= 2);
+		memcpy(out + at, ref, n);
+		at += n;
+	}
+	out[at] = '\0';
+	free(t);
+	return out;
+}
+
+/* Cash flow by year of the Options row op_row (years 0 .. cash_years; empty after the amortisation): cash
+ * against book (straight-line depreciation to the residual), owned against the same runs rented. */
+static void write_cashflow(xl *x, int op_row, const plan_option *o)
+{
+	char title[256];
+	snprintf(title, sizeof title, "Owning %s %dx%d (Options row %d) year by year, cash and book, against renting the "
+		 "same runs%s%s", o->sc.node.system_id, o->sc.nodes, o->sc.node.gpus_per_node, op_row + 1,
+		 o->sc.node.ref_rent_id ? " on " : "", o->sc.node.ref_rent_id ? o->sc.node.ref_rent_id : "");
+	put_text(x, XL_CF, 0, 0, title, x->bold);
+	for (int c = 0; c < CF_NCOLS; c++)
+		put_text(x, XL_CF, CF_FIRST_ROW - 1, c, cf_cols[c].head, x->bold);
+	for (int y = 0; y <= x->cash_years; y++) {
+		int row = CF_FIRST_ROW + y;
+		put_num(x, XL_CF, row, 0, y, x->num);
+		for (int c = 1; c < CF_NCOLS; c++) {
+			const char *tpl = cf_cols[c].formula;
+			/* the first row's cumulative columns start from 0, not from the heading */
+			if (y == 0 && (c == 12 || c == 14))
+				tpl = c == 12 ? "=%I" : "=IF(ISNUMBER(%N),N(%N),\"\")";
+			/* after the amortisation the row stays empty: a longer one typed on Assumptions fills it */
+			char *body = cf_formula(tpl, row, op_row);
+			char *f = xasprintf("=IF(@>ROUNDUP(amortize_years-1E-9,0),\"\",%s)", body + 1);
+			char *g = cf_formula(f, row, op_row);
+			put_formula(x, XL_CF, row, c, g, cf_cols[c].money ? x->usd : x->num);
+			free(body);
+			free(f);
+			free(g);
+		}
+	}
+	worksheet_set_column(x->ws[XL_CF], 0, (lxw_col_t)(CF_NCOLS - 1), 18, NULL);
+}
+
+/* Two-way sensitivity of buying against renting for the Options row op_row: the use (rows) against the
+ * rental rate (columns, multiples of the rate weighed against, rate_cell), each cell the rented month less
+ * the owned month (positive: owning saves that much a month), the two straight lines of
+ * model_buy_rent_eval: owned = fixed + runs x energy, rented = (reservation's month + runs x rent a run) x
+ * rate / its rate; the last row the use where they cross. */
+static void write_sensitivity(xl *x, int op_row, const char *rate_cell)
+{
+	static const double use[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+	static const double mult[] = {0.3, 0.5, 0.7, 0.85, 1.0, 1.15, 1.3};
+	enum { NU = sizeof use / sizeof use[0], NM = sizeof mult / sizeof mult[0], R0 = 3 };
+	put_text(x, XL_SENS, 0, 0, "Rented month less owned month, USD (positive: owning saves that much a month): the "
+				  "use of the bought cluster down, the rental rate across (multiples of the rate weighed against)", x->bold);
+	put_text(x, XL_SENS, R0 - 1, 0, "use \\ USD per GPU-hour", x->bold);
+	for (int j = 0; j < NM; j++) {
+		char *h = xasprintf("=%g*N(%s)", mult[j], rate_cell);
+		put_formula(x, XL_SENS, R0 - 1, j + 1, h, x->cents);
+		free(h);
+	}
+	for (int i = 0; i <= NU; i++) {
+		int row = R0 + i;
+		if (i < NU)
+			put_num(x, XL_SENS, row, 0, use[i], x->num);
+		else
+			put_text(x, XL_SENS, row, 0, "use where they cost the same (on demand buying wins above, reserved below)",
+				 x->bold);
+		for (int j = 0; j < NM; j++) {
+			char u[16], r[16];
+			cell_name(row, 0, u, sizeof u);
+			cell_name(R0 - 1, j + 1, r, sizeof r);
+			/* k = the rate over the rate weighed against; runs = use x month / run time */
+			char *tpl = i < NU
+				? xasprintf("=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd}),N(%s)>0),({ref_fix_month_usd}+"
+					    "%s*month_s/{tta_s}*{ref_run_usd})*%s/%s-({fixed_month_usd}+%s*month_s/{tta_s}*"
+					    "{energy_usd}),\"\")", rate_cell, u, r, rate_cell, u)
+				: xasprintf("=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd}),N(%s)>0),IF({ref_run_usd}*%s/%s="
+					    "{energy_usd},\"\",({fixed_month_usd}-{ref_fix_month_usd}*%s/%s)/(month_s/{tta_s}*"
+					    "({ref_run_usd}*%s/%s-{energy_usd}))),\"\")", rate_cell, r, rate_cell, r, rate_cell, r,
+					    rate_cell);
+			char *f = over_row(tpl, op_row);
+			put_formula(x, XL_SENS, row, j + 1, f, i < NU ? x->usd : x->num);
+			free(f);
+			free(tpl);
+		}
+	}
+	worksheet_set_column(x->ws[XL_SENS], 0, 0, 40, NULL);
+	worksheet_set_column(x->ws[XL_SENS], 1, NM, 14, NULL);
+}
+
 int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const model_params *p,
 		    const plan_question *q, const plan_option *o, int n, char *why, size_t why_len)
 {
@@ -726,9 +924,11 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 		err_set("cannot write %s (libxlsxwriter)", path);
 		return ERR_ENV;
 	}
-	static const char *const names[XL_NSHEETS] = {"Assumptions", "Options"};
-	x.as = x.ws[XL_AS] = workbook_add_worksheet(x.wb, names[XL_AS]);
-	x.op = x.ws[XL_OP] = workbook_add_worksheet(x.wb, names[XL_OP]);
+	static const char *const names[XL_NSHEETS] = {"Assumptions", "Options", "Cash flow", "Sensitivity"};
+	for (int i = 0; i < XL_NSHEETS; i++)
+		x.ws[i] = workbook_add_worksheet(x.wb, names[i]);
+	x.as = x.ws[XL_AS];
+	x.op = x.ws[XL_OP];
 	x.calc = xc_new(XL_NSHEETS, names);
 	x.bold = workbook_add_format(x.wb);
 	format_set_bold(x.bold);
@@ -748,6 +948,17 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 	write_refs(&x, o, n, sys_rows, first_ref, ref_rows);
 	int no_ref = first_ref + n + 1; /* a row left empty: the rental of an option that has none */
 	write_options(&x, o, n, sys_rows, ref_rows, no_ref);
+	int cr = cash_row(q, o, n);
+	if (cr > 0) {
+		char rate[32], c[16];
+		cell_name(ref_rows[cr - 1] >= 0 ? ref_rows[cr - 1] : no_ref, 2, c, sizeof c);
+		snprintf(rate, sizeof rate, "Assumptions!%s", c);
+		write_cashflow(&x, cr, &o[cr - 1]);
+		write_sensitivity(&x, cr, rate);
+	} else {
+		put_text(&x, XL_CF, 0, 0, "no bought option with a capex among the first GPU count's options", NULL);
+		put_text(&x, XL_SENS, 0, 0, "no bought option with a capex among the first GPU count's options", NULL);
+	}
 	free(sys_rows);
 	free(ref_rows);
 	int bad = put_results(&x);

@@ -12,6 +12,10 @@
 #                                            a formula cell stores no value
 #   xlsx_check.py once BOOK.xlsx               each price once: every system's servers capex on every Options row
 #                                            reads one Assumptions cell, and each system id is on one row there
+#   xlsx_check.py sheets BOOK.xlsx cashflow.csv report.md COMPARE.csv   the Cash flow sheet's stored owned and
+#                                            rented cash by year against report's cashflow.csv, and the
+#                                            Sensitivity sheet's crossing at the rate itself against compare's
+#                                            breakeven_use of the same option, within 0.1%
 #   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
 #                                            against compare's CSV, matched by system, nodes and GPUs per
 #                                            node; within 0.1%; exit 1 with each difference printed
@@ -213,11 +217,54 @@ def once(book):
     return 1 if bad or not seen else 0
 
 
+def stored_grid(files, name):
+    """{(row, col): value} of a sheet's stored values (zero-based), shared strings resolved."""
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    grid = {}
+    for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', files[name], re.S):
+        m = re.match(r"([A-Z]+)(\d+)", r)
+        v = re.search(r"<v>(.*?)</v>", body or "")
+        val = v.group(1) if v else ""
+        if 't="s"' in attrs and v:
+            val = shared[int(val)]
+        grid[(int(m.group(2)) - 1, col_index(m.group(1)))] = val
+    return grid
+
+
+def sheets_check(book, flows, report, want):
+    files = sheets(book)
+    cf, se = stored_grid(files, "xl/worksheets/sheet3.xml"), stored_grid(files, "xl/worksheets/sheet4.xml")
+    head = {v: c for (r, c), v in cf.items() if r == 2}
+    bad, n = [], 0
+    for y in csv.DictReader(open(flows, encoding="utf-8")):
+        row = 3 + int(y["year"])
+        for h, col in (("owned cash USD", "owned_usd"), ("rented USD (the same runs)", "rented_usd")):
+            g, x = float(cf.get((row, head[h]), "nan") or "nan"), float(y[col])
+            n += 1
+            if not abs(g - x) <= 1e-3 * abs(x) + 1e-6:
+                bad.append("cash flow year %s %s: sheet %.6g, cashflow.csv %.6g" % (y["year"], col, g, x))
+    m = re.search(r"Owning (\S+) (\d+)x(\d+) for", open(report, encoding="utf-8").read())
+    e = [r for r in csv.DictReader(open(want, encoding="utf-8"))
+         if m and (r["system"], r["nodes"], r["gpus_per_node"]) == m.groups()]
+    last = max(r for (r, c) in se)
+    g = float(se.get((last, 5), "nan") or "nan")  # column F: 1.0 x the rate
+    if not e or e[0]["breakeven_use"] in ("", "nan"):
+        bad.append("no breakeven_use for the report's option in %s" % want)
+    elif not abs(g - float(e[0]["breakeven_use"])) <= 1e-3 * float(e[0]["breakeven_use"]):
+        bad.append("sensitivity crossing %.6g, compare's breakeven_use %s" % (g, e[0]["breakeven_use"]))
+    for b in bad:
+        print(b)
+    print("Cash flow (%d figures) and Sensitivity's crossing: %s" % (n, "differ" if bad else "all within 0.1%"))
+    return 1 if bad or n == 0 else 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         count(sys.argv[2])
     elif sys.argv[1] == "set":
         set_input(*sys.argv[2:6])
+    elif sys.argv[1] == "sheets":
+        sys.exit(sheets_check(*sys.argv[2:6]))
     elif sys.argv[1] == "once":
         sys.exit(once(sys.argv[2]))
     elif sys.argv[1] == "stored":
