@@ -202,6 +202,7 @@ int cmd_plot(int argc, char **argv);
 
 enum { CLI_SCEN_MAX_LIST = 64 };
 
+enum { CLI_SCEN_MONEY_MAX = 16 }; /* money options with a flag (model_money_inputs) */
 typedef struct cli_scen {
 	const char *cmd;           /* "predict", for messages */
 	const char *hwdb_dir;
@@ -209,6 +210,7 @@ typedef struct cli_scen {
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
+	char money_help[CLI_SCEN_MONEY_MAX][480]; /* --help's lines of the money options (model_money_inputs) */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -240,7 +242,7 @@ void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
 /* The shared options' table bound to s (its entries store into s), in --help's order, into
  * t[CLI_SCEN_NOPTS], ended by CLI_O_END; returns the count of entries before the end. */
-enum { CLI_SCEN_NOPTS = 48 };
+enum { CLI_SCEN_NOPTS = 64 };
 int cli_scen_opts(cli_scen *s, cli_opt *t);
 /* Prints the shared options' help (the table's). */
 void cli_scen_help(FILE *out);

@@ -9,6 +9,7 @@
 #define SCALEPLAN_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* ---- ResNet-50 layer table (agreed API; exec/ and sim/ depend on it) ---- */
 
@@ -312,6 +313,30 @@ typedef struct model_money {
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
 int model_money_check(const model_money *m);
+/* The money inputs, one row each: the one table that model_money_default, model_money_check, the CLI's
+ * options and --help (cli/scenario.c), report's money rows, costs.xlsx's Assumptions and whatif.html's
+ * inputs read. A value as typed is the field / scale (hours for a field in seconds); lo..hi bound it as
+ * typed (open_lo/open_hi: the end itself refused). */
+typedef struct model_money_input {
+	const char *name;    /* the model_money field, also the workbook's defined name */
+	size_t off;          /* offsetof(model_money, name) */
+	const char *flag;    /* long option without dashes; NULL: no option (a figure of the cluster's parts) */
+	const char *meta;    /* --help's name for the value */
+	const char *label;   /* what it is (tables, the workbook, the page) */
+	const char *unit;    /* the unit as typed */
+	double def;          /* the default, in the field's unit */
+	double lo, hi;       /* the range as typed */
+	bool open_lo, open_hi;
+	double scale;        /* field = typed x scale */
+	const char *want;    /* what a bad value's message says was expected */
+	const char *source;  /* where the default comes from */
+} model_money_input;
+/* The table and its length. */
+const model_money_input *model_money_inputs(int *n);
+/* An input by its flag, NULL if none. */
+const model_money_input *model_money_input_find(const char *flag);
+/* The field of m an input describes, as typed (field / scale). */
+double model_money_get(const model_money *m, const model_money_input *in);
 /* The relative half-width of a price of a kind: list and quote 0.05, press 0.25, estimate 0.35, other 0.35
  * (docs/prices.md). */
 double model_price_width(const char *kind);

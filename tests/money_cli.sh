@@ -220,5 +220,16 @@ expect 1 "$SP" compare --systems dgxh100 --gpus 8 --rent-session-h -1; has "rent
 expect 0 "$SP" predict --system dgxh100 --nodes 1 --format csv
 ok "co2_kg = energy at the meter x 0.39 kg/kWh" -v c="$(col co2_kg "$tmp/out")" -v j="$(col energy_J "$tmp/out")" \
 	-v p="$(col pue "$tmp/out")" 'BEGIN { x = j / 3.6e6 * p * 0.39; d = c - x; if (d < 0) d = -d; exit !(c > 0 && d < 1e-3 * x) }'
+# carbon beside energy in the report (owned options only) and the money inputs' one table in its money rows
+rm -rf "$tmp/co2"
+"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 8 --out "$tmp/co2" >/dev/null 2>&1 || no "report co2"
+"$SP" compare --systems dgxh100 --gpus 8 --format csv >"$tmp/co2.csv"
+c=$(awk -v c="$(col co2_kg "$tmp/co2.csv")" 'BEGIN { printf "%.2f", c }')
+grep -q "^| 8 | dgxh100 | .* | $c |\$" "$tmp/co2/report.md" || no "report: dgxh100's kg CO2e per run $c"
+grep -q "^| 8 | coreweave-hgx-h100 | .* | - |\$" "$tmp/co2/report.md" || no "report: a rental has no CO2 of ours"
+for f in kwh-price pue facility-price support-frac utilisation amortize-years finance-rate residual runs-per-month \
+	rent-session-h grid-carbon store-tb-per-gpu; do
+	grep -q "| --$f |" "$tmp/co2/report.md" || no "report: no money row for --$f"
+done
 echo "money_cli: done (fail=$fail)"
 exit $fail

@@ -33,85 +33,21 @@
 #include "common/common.h"
 #include "web/web_calc_internal.h"
 
-/* The money inputs: Assumptions!B2.. in this order, each a defined name the formulas use. */
-typedef struct xl_input {
-	const char *name, *label, *flag, *source;
-	size_t off;        /* in model_money; (size_t)-1: a constant */
+/* The money inputs are model_money_inputs' rows (Assumptions!B2.. in that order, each a defined name the
+ * formulas use), then these constants. */
+typedef struct xl_const {
+	const char *name, *label, *source;
 	double constant;   /* the constant, or (width set) model_price_width(width) */
 	const char *width; /* a price kind whose range half-width the constant is */
-} xl_input;
-
-#define MONEY(f) offsetof(model_money, f)
-#define NOFLAG "(none: the default)"
-static const xl_input inputs[] = {
-	{"kwh_usd", "electricity, USD per kWh", "--kwh-price",
-	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents", MONEY(kwh_usd), 0, NULL},
-	{"pue", "PUE (facility power / IT power)", "--pue",
-	 "Uptime Institute Global Data Center Survey 2023 (2024-02-07): industry average 1.58", MONEY(pue), 0, NULL},
-	{"facility_usd_kw_month", "facility (colocation), USD per kW-month of the nodes' max power", "--facility-price",
-	 "wholesale colocation 150-250 USD per kW-month (v2-pseo-ai.pages.dev GPU TCO analysis, 2026; CBRE H2 2018: "
-	 "120-140)", MONEY(facility_usd_kw_month), 0, NULL},
-	{"support_frac_year", "support, fraction of capex a year", "--support-frac",
-	 "assumption: no public DGX support price list found", MONEY(support_frac_year), 0, NULL},
-	{"utilisation", "utilisation of the owned cluster (fraction of its time doing paid runs)", "--utilisation",
-	 "Alibaba PAI trace (ATC'23 'Beware of Fragmentation'): 54% of GPUs held by running jobs",
-	 MONEY(utilisation), 0, NULL},
-	{"runs_per_month", "runs a month (0: the runs fill the utilised time)", "--runs-per-month",
-	 "the reader's plan", MONEY(runs_per_month), 0, NULL},
-	{"amortize_years", "amortisation, years", "--amortize-years",
-	 "Amazon 2024 10-K: servers' useful life 5 years", MONEY(amortize_years), 0, NULL},
-	{"finance_rate", "cost of capital, fraction a year (0: money that earns nothing)", "--finance-rate",
-	 "Damodaran, Cost of Equity and Capital (US), data of 2026-01: most industries' WACC 6-10%",
-	 MONEY(finance_rate), 0, NULL},
-	{"residual_frac", "residual (resale) value at the end, fraction of capex", "--residual",
-	 "GPU Lease Rate Index secondary market (H100 depreciation guide, v2-pseo-ai.pages.dev, 2026-01-08): 10-15% in "
-	 "year 5", MONEY(residual_frac), 0, NULL},
-	{"frontend_ports_gpu", "front-end, storage and management network ports per GPU sold", NOFLAG,
-	 "NVIDIA DGX H100 datasheet: 2 dual-port ConnectX-7 cards beside 8 compute NICs (GB200 tray: one dual-port "
-	 "BlueField-3 for 4 GPUs)", MONEY(frontend_ports_gpu), 0, NULL},
-	{"frontend_port_usd", "one front-end port USD (optics, cable, a leaf and a spine port)", NOFLAG,
-	 "400 Gb/s cost spreadsheet (tech-talk-cto, 2024-08): 1,320 USD optics and cable + 2 x 36,000 / 64; estimate",
-	 MONEY(frontend_port_usd), 0, NULL},
-	{"mgmt_usd_node", "out-of-band management network USD a node", NOFLAG,
-	 "assumption: two 1 GbE ports on 48-port switches of about 5,000 USD (no public figure found)",
-	 MONEY(mgmt_usd_node), 0, NULL},
-	{"store_usd_TB", "shared store (flash) USD per TB", NOFLAG,
-	 "aijourn.com 'The 35 billion blind spot' (2026): a 122.88 TB QLC NVMe SSD about 27,000 USD",
-	 MONEY(store_usd_TB), 0, NULL},
-	{"store_replicas", "copies of the data set the store keeps", NOFLAG,
-	 "Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3)", MONEY(store_replicas), 0, NULL},
-	{"store_TB_gpu", "shared store a cluster buys per GPU sold, TB", "--store-tb-per-gpu",
-	 "manishklach.github.io 'Storage geometry of a 100k-GPU cluster' (2026): 15.5 PB of networked flash per 1,000 GPUs",
-	 MONEY(store_TB_gpu), 0, NULL},
-	{"rack_usd", "one rack with its power distribution USD", NOFLAG,
-	 "assumption: a 42U rack with two metered 3-phase PDUs (no public price list found)", MONEY(rack_usd), 0, NULL},
-	{"rack_W", "IT power one rack holds W", NOFLAG,
-	 "NVIDIA DGX SuperPOD H100 reference: four DGX H100 of 10.2 kW a rack", MONEY(rack_W), 0, NULL},
-	{"cooling_usd_W", "liquid-cooling distribution USD per W (liquid-cooled systems)", NOFLAG,
-	 "assumption: coolant distribution units and secondary loop (no public price list found)", MONEY(cooling_usd_W),
-	 0, NULL},
-	{"install_frac", "installation, cabling and acceptance, fraction of the hardware", NOFLAG,
-	 "assumption: no public figure found", MONEY(install_frac), 0, NULL},
-	{"spot_interrupt_month", "chance a spot instance is interrupted in a month", NOFLAG,
-	 "AWS EC2 Spot best practices: average interruption frequency below 5% (Spot Instance Advisor)",
-	 MONEY(spot_interrupt_month), 0, NULL},
-	{"rent_boot_s", "rented run: request to nodes ready, billed s", NOFLAG,
-	 "assumption: EC2 bills from the running state (martysweet.co.uk 'EC2 Launch Times', 2023-10); an 8-GPU node's "
-	 "boot and checks take minutes", MONEY(rent_boot_s), 0, NULL},
-	{"rent_copy_Bps", "rented node: copy of the data set from the object store B/s", NOFLAG,
-	 "Amazon S3 performance guidelines: up to 100 Gb/s per EC2 instance", MONEY(rent_copy_Bps), 0, NULL},
-	{"rent_session_s", "rental session on demand: instances held for back-to-back runs s (0: each run alone)",
-	 "--rent-session-h", "assumption: held a day at a time for a queue of runs (--rent-session-h in hours)",
-	 MONEY(rent_session_s), 0, NULL},
-	{"grid_kg_kwh", "grid carbon intensity, kg CO2e per kWh", "--grid-carbon",
-	 "EIA FAQ: U.S. generation 2022, 0.86 lb CO2 per kWh", MONEY(grid_kg_kwh), 0, NULL},
-	{"width_estimate", "half-width of an estimated price's range (fraction)", "",
-	 "docs/prices.md: our own arithmetic, +-35%", (size_t)-1, 0, "estimate"},
-	{"width_press", "half-width of a press figure's range (fraction; the flash store)", "",
-	 "docs/prices.md: a press or analyst figure, +-25%", (size_t)-1, 0, "press"},
-	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, MODEL_MONTH_S, NULL},
+} xl_const;
+static const xl_const consts[] = {
+	{"width_estimate", "half-width of an estimated price's range (fraction)", "docs/prices.md: our own arithmetic, +-35%",
+	 0, "estimate"},
+	{"width_press", "half-width of a press figure's range (fraction; the flash store)",
+	 "docs/prices.md: a press or analyst figure, +-25%", 0, "press"},
+	{"month_s", "seconds in a month", "a Julian year / 12", MODEL_MONTH_S, NULL},
 };
-enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
+enum { NCONSTS = sizeof consts / sizeof consts[0] };
 
 /* Derived on Assumptions (rows after the inputs): model_money.c capex_month(m, 1) and fixed_month_per_usd. */
 static const struct {
@@ -124,9 +60,9 @@ static const struct {
 	{"fixed_per_usd", "owner's fixed cost a month per USD of capex (capex share + support)",
 	 "=capex_month_per_usd+support_frac_year/12"},
 };
-enum { NDERIVED = sizeof derived / sizeof derived[0], SYS_FIRST_ROW = NINPUTS + NDERIVED + 4, MIN_CASH_YEARS = 10 };
+enum { NDERIVED = sizeof derived / sizeof derived[0], MIN_CASH_YEARS = 10 };
 
-/* One system's prices (Assumptions, from row SYS_FIRST_ROW), columns B.. in this order; NAN cells stay
+/* One system's prices (Assumptions, from row x->sys_first_row), columns B.. in this order; NAN cells stay
  * empty so that the formulas see no price. */
 typedef struct xl_sys_col { const char *key, *head; } xl_sys_col;
 static const xl_sys_col sys_cols[] = {
@@ -399,6 +335,7 @@ typedef struct xl {
 	const model_params *p;  /* the data set's size (store, a rented node's copy) */
 	const hw_db *db;
 	int cash_years;         /* cash flow columns: years 0 .. cash_years */
+	int sys_first_row;      /* Assumptions: the first row of the systems' prices (write_inputs) */
 } xl;
 
 /* Cells go to the book and to the calculator alike; formulas wait for put_results. */
@@ -467,28 +404,41 @@ static void num_or_empty(xl *x, int sheet, int row, int col, double v, lxw_forma
 		put_num(x, sheet, row, col, v, f);
 }
 
+/* The inputs (model_money_inputs, then the constants) and the derived factors on Assumptions; sets
+ * x->sys_first_row, the first row of the systems' prices below them. */
 static void write_inputs(xl *x, const model_money *m)
 {
 	static const char *const head[] = {"input", "value", "flag", "source"};
+	int n, row = 1;
+	const model_money_input *in = model_money_inputs(&n);
 	for (int c = 0; c < 4; c++)
 		put_text(x, XL_AS, 0, c, head[c], x->bold);
-	for (int i = 0; i < NINPUTS; i++) {
-		const xl_input *in = &inputs[i];
-		double v = in->width ? model_price_width(in->width)
-			   : in->off == (size_t)-1 ? in->constant : *(const double *)((const char *)m + in->off);
-		put_text(x, XL_AS, i + 1, 0, in->label, NULL);
-		put_num(x, XL_AS, i + 1, 1, v, x->num);
-		put_text(x, XL_AS, i + 1, 2, in->flag, NULL);
-		put_text(x, XL_AS, i + 1, 3, in->source, NULL);
-		define(x, in->name, XL_AS, i + 1, 1);
+	for (int i = 0; i < n; i++, row++) {
+		/* the field as the model holds it: a flag typed in other units says so */
+		char *label = in[i].scale != 1 ? xasprintf("%s, s (%s takes %s)", in[i].label, in[i].flag, in[i].unit)
+					       : xasprintf("%s%s%s", in[i].label, *in[i].unit ? ", " : "", in[i].unit);
+		char *flag = in[i].flag ? xasprintf("--%s", in[i].flag) : xstrdup("");
+		put_text(x, XL_AS, row, 0, label, NULL);
+		put_num(x, XL_AS, row, 1, *(const double *)((const char *)m + in[i].off), x->num);
+		put_text(x, XL_AS, row, 2, flag, NULL);
+		put_text(x, XL_AS, row, 3, in[i].source, NULL);
+		define(x, in[i].name, XL_AS, row, 1);
+		free(label);
+		free(flag);
 	}
-	for (int i = 0; i < NDERIVED; i++) {
-		int row = NINPUTS + 1 + i;
+	for (int i = 0; i < NCONSTS; i++, row++) {
+		put_text(x, XL_AS, row, 0, consts[i].label, NULL);
+		put_num(x, XL_AS, row, 1, consts[i].width ? model_price_width(consts[i].width) : consts[i].constant, x->num);
+		put_text(x, XL_AS, row, 3, consts[i].source, NULL);
+		define(x, consts[i].name, XL_AS, row, 1);
+	}
+	for (int i = 0; i < NDERIVED; i++, row++) {
 		put_text(x, XL_AS, row, 0, derived[i].label, NULL);
 		put_formula(x, XL_AS, row, 1, derived[i].formula, x->num);
 		put_text(x, XL_AS, row, 3, "model/model_money.c (a formula over the inputs above)", NULL);
 		define(x, derived[i].name, XL_AS, row, 1);
 	}
+	x->sys_first_row = row + 3;
 }
 
 static char *sourced(const char *kind, const char *date, const char *source)
@@ -568,10 +518,10 @@ static bool same_ref(const plan_option *a, const plan_option *b)
 /* The Assumptions row of each option's prices (rows[n]), each system once. */
 static int write_systems(xl *x, const plan_option *o, int n, int *rows)
 {
-	put_text(x, XL_AS, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
+	put_text(x, XL_AS, x->sys_first_row - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
 	for (int c = 0; c < NSYS_COLS; c++)
-		put_text(x, XL_AS, SYS_FIRST_ROW - 1, c + 1, sys_cols[c].head, x->bold);
-	int next = SYS_FIRST_ROW;
+		put_text(x, XL_AS, x->sys_first_row - 1, c + 1, sys_cols[c].head, x->bold);
+	int next = x->sys_first_row;
 	for (int i = 0; i < n; i++) {
 		rows[i] = -1;
 		for (int k = 0; k < i && rows[i] < 0; k++)
