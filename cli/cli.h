@@ -57,6 +57,7 @@ struct cli_opt {
 	void *ctx;
 	bool no_arg;                   /* CALL without an argument (arg NULL) */
 	const char *alias_of;          /* another spelling: messages name that option */
+	bool repeatable;               /* may be given more than once (each adds); others: once */
 };
 
 /* Table entries, as git's OPT_* macros: name, where to, [range, what a bad value's message expects,] help. */
@@ -69,6 +70,8 @@ struct cli_opt {
 #define CLI_O_ENUM(n, d, c, w, h) {.kind = CLI_OPT_ENUM, .name = (n), .dest = (d), .choices = (c), .want = (w), .help = (h)}
 #define CLI_O_ONOFF(n, d, h) {.kind = CLI_OPT_ONOFF, .name = (n), .dest = (d), .want = "on or off", .help = (h)}
 #define CLI_O_CALL(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h)}
+/* an option that may be given more than once, each adding (--param, --measured) */
+#define CLI_O_CALLS(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h), .repeatable = true}
 #define CLI_O_HELP {.kind = CLI_OPT_HELP, .name = "help", .short_name = 'h'}
 #define CLI_O_END {.kind = CLI_OPT_END}
 
@@ -87,7 +90,9 @@ typedef struct cli_parse {
 } cli_parse;
 
 /* Parses argv[1..] against p's tables into their destinations. EXIT_OK (p->done after --help) or
- * EXIT_INPUT (message printed: getopt's, the value's, or "unexpected argument"). */
+ * EXIT_INPUT (message printed: getopt's, the value's, "unexpected argument", an option that takes a value
+ * given twice and not .repeatable (both values named), or two options that answer one question: opt.c's
+ * cli_opt_conflicts). */
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
 /* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
 void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);

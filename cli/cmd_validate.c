@@ -80,7 +80,7 @@ static const char *const groups[] = {"all", "whole-run", "gpus", NULL};
 static void validate_table(cli_validate_opts *vo, cli_opt *t)
 {
 	const cli_opt own[] = {
-		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo,
+		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo, .repeatable = true,
 		 .help = "  --against P     measurements (CSV or directory, as calibrate reads them); may be repeated\n"},
 		CLI_O_FLAG("no-builtin", &vo->no_builtin, "  --no-builtin    leave out the built-in reference data\n"),
 		CLI_O_STR("profile", &vo->profile,
