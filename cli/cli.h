@@ -289,6 +289,12 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
+/* Why row r of sc has no price of kind c ("lambda-hgx-h100 rents at most 8 GPUs at its rate and the database has
+ * no rate for more (16 GPUs here)", "dgxh100 has no on-demand rental rate in the database"), written into buf;
+ * NULL where it has one. What a "-" in a table or a missing line stands for. */
+char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B);
+/* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
+void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */

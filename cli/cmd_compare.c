@@ -164,11 +164,12 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
 	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
-	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
+	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
+	cli_unpriced_notes(stdout, rows, nrows);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
 		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
