@@ -76,6 +76,13 @@ struct cli_opt {
 #define CLI_O_END {.kind = CLI_OPT_END}
 
 enum { CLI_OPT_MAX_TABLES = 4 };
+
+/* The most GPUs any command plans for (compare and report --gpus, predict's and sim's nodes x GPUs per node,
+ * sweep's configurations): one limit, about the largest training clusters built by 2025 (100,000 GPUs). */
+#define CLI_MAX_GPUS_N 100000
+enum { CLI_MAX_GPUS = CLI_MAX_GPUS_N };
+#define CLI_STR2(x) #x
+#define CLI_STR(x) CLI_STR2(x)
 typedef struct cli_parse {
 	const char *cmd;                            /* "predict": messages say "scaleplan predict: ..." */
 	const cli_opt *tables[CLI_OPT_MAX_TABLES];  /* getopt's order; NULL after the last */
@@ -296,6 +303,8 @@ char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cos
 /* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
 void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
+/* nodes x gpus_per_node within CLI_MAX_GPUS: EXIT_OK, else EXIT_INPUT with both named. */
+int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node);
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);

@@ -68,7 +68,8 @@ typedef struct cmp_opts {
 static void compare_table(cmp_opts *co, cli_opt *t)
 {
 	const cli_opt own[] = {
-		CLI_O_LONG("gpus", &co->gpus, 1, 65536, "an integer 1..65536", "  --gpus N        total GPUs (1..65536)\n"),
+		CLI_O_LONG("gpus", &co->gpus, 1, CLI_MAX_GPUS, "an integer 1.." CLI_STR(CLI_MAX_GPUS_N),
+			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) ")\n"),
 		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),

@@ -124,7 +124,8 @@ static void validate_help(FILE *out)
 	validate_table(&vo, own);
 	fprintf(out,
 		"usage: scaleplan validate [--against DIR|FILE]... [--no-builtin] [--profile FILE] [--where EXPR]\n"
-		"                          [--format table|csv|md] [--detail FILE] [--strict] [--hwdb DIR]\n"
+		"                          [--format table|csv|md] [--detail FILE] [--strict] [--group all|whole-run|gpus]\n"
+		"                          [--intervals FILE] [--ratios FILE] [--hwdb DIR]\n"
 		"\n"
 		"Predicts every measurement on file - the reference data built into the binary and any --against\n"
 		"data - without fitting to the point being predicted, and prints per group: points, mean absolute\n"

@@ -27,6 +27,16 @@ int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 	return EXIT_INPUT;
 }
 
+int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node)
+{
+	if (nodes * gpus_per_node <= CLI_MAX_GPUS)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan %s: --nodes %ld x %d GPUs per node = %ld GPUs: expected at most %d GPUs (the limit "
+			"of every command, as compare --gpus 1..%d)\n",
+		cmd, nodes, gpus_per_node, nodes * gpus_per_node, CLI_MAX_GPUS, CLI_MAX_GPUS);
+	return EXIT_INPUT;
+}
+
 char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B)
 {
 	if (spec->epochs > 0)

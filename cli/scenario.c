@@ -419,7 +419,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	return cli_check_gpus(s->cmd, sc->nodes, sc->node.gpus_per_node);
 }
 
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n)

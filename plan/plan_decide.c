@@ -369,6 +369,8 @@ char *plan_fmt_duration(double s, char *buf, size_t len_B)
 {
 	if (!isfinite(s))
 		snprintf(buf, len_B, "-");
+	else if (s > 0 && s < 0.1) /* "0.0 s" would hide it: an epoch on 100,000 GPUs takes milliseconds */
+		snprintf(buf, len_B, "%.3g ms", s * 1e3);
 	else if (s < 120)
 		snprintf(buf, len_B, "%.1f s", s);
 	else if (s < 7200)
