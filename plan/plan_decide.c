@@ -346,6 +346,11 @@ char *plan_fmt_usd(double usd, char *buf, size_t len_B)
 		return buf;
 	}
 	char digits[32], out[48];
+	/* the figure as the CSV states it (csvw_num's 8 significant digits, plan_row.c): whatif.html formats the
+	 * CSV's text, and rounding the full value here but its 8-digit text there gave $3,458,430 on the command
+	 * line and 3,458,431 on the page (3458430.5 rounded up) */
+	snprintf(digits, sizeof digits, "%.8g", usd);
+	usd = strtod(digits, NULL);
 	if (fabs(usd) < 100) { /* a short run's rent or energy: cents matter */
 		snprintf(buf, len_B, "%s$%.2f", usd < 0 ? "-" : "", fabs(usd));
 		return buf;
