@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Checks what tests/lib/whatif_probe.js measured in Chromium (the <body data-probe> of a dumped DOM):
 # each chart has an x axis with ticks (the cost chart a y axis too), no text leaves its chart and no two
-# texts overlap; and each money cell of the options table reads as `scaleplan compare`'s table prints it.
+# texts overlap; each money cell of the options table reads as `scaleplan compare`'s table prints it, and
+# the page gives compare's reasons for its "-" cells.
 #   whatif_chart.py DOM.html COMPARE_TABLE.txt      exit 0 when all hold, 1 with each failure printed
 # SPDX-License-Identifier: GPL-3.0-or-later
 import html
@@ -52,6 +53,13 @@ def main():
         for col, v in g.items():
             if w.get(col) != v:
                 bad.append("row %d %s: page %r, command line %r" % (i + 1, col, v, w.get(col)))
+    why = [l.rstrip("\n") for l in open(sys.argv[2], encoding="utf-8") if l.startswith("('-' in ")]
+    page_why = (probe.get("unpriced") or "").split("\n") if probe.get("unpriced") else []
+    if page_why != why:
+        bad.append("the reasons for '-': page %r, command line %r" % (page_why, why))
+    has_dash = any(v == "-" for r in got for v in r.values())
+    if has_dash and not why:
+        bad.append("the page has '-' cells and no reason for them")
     for b in bad:
         print(b)
     print("%d charts, %d money rows: %s" % (len(charts), len(got), "fail" if bad else "ok"))

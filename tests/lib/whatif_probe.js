@@ -1,7 +1,8 @@
 /* Injected by tests/whatif_chart.sh into a copy of whatif.html (never part of the page): once the page has
  * computed (<body data-rc>), measures every text of its charts with the browser's own layout (getBBox) and
  * writes what it found to <body data-probe> as JSON: per chart its tick marks, the texts that leave the chart
- * and the pairs of texts that overlap; and the text of every money cell of the options table.
+ * and the pairs of texts that overlap; the text of every money cell of the options table and of the lines
+ * that say why a cell is "-".
  * SPDX-License-Identifier: GPL-3.0-or-later */
 (function probe() {
 	if (!document.body.hasAttribute("data-rc")) { setTimeout(probe, 50); return; }
@@ -29,5 +30,7 @@
 		tr.querySelectorAll("td[data-col$='_usd']").forEach(function (td) { r[td.getAttribute("data-col")] = td.textContent; });
 		if (Object.keys(r).length) money.push(r);
 	});
-	document.body.setAttribute("data-probe", JSON.stringify({charts: charts, money: money}));
+	var why = document.getElementById("unpriced");
+	document.body.setAttribute("data-probe", JSON.stringify({charts: charts, money: money,
+		unpriced: why ? why.textContent : null}));
 })();
