@@ -162,7 +162,9 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	}
 	const model_money *m = &s->spec.money;
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
-	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
+	       "capex = whole units bought at list price + network (the fabric's switches and links, front-end and "
+	       "management) + storage + racks + cooling + installation (each in predict's capex line and the CSV's capex_* "
+	       "columns); "
 	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
