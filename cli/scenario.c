@@ -270,8 +270,8 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 {
 	const cli_opt money[] = {
 		CLI_O_TEXT("calibration and model parameters:\n"),
-		CLI_O_CALL("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
-		CLI_O_CALL("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
+		CLI_O_CALLS("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
+		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
@@ -464,7 +464,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	return cli_check_gpus(s->cmd, sc->nodes, sc->node.gpus_per_node);
 }
 
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n)
