@@ -713,6 +713,7 @@ typedef struct cal_cg_run {
 	int gpn, nodes, batch;
 	const char *data, *transport; /* data synthetic, jpeg-gpu or jpeg-cpu; transport "none" for one GPU */
 	char id[96];
+	int copy;                     /* 1, or K for the K-th run of a repeated point (id suffix _rK) */
 	double img_s_gpu;             /* its throughput per GPU as the model predicts it (the caller sets it) */
 } cal_cg_run;
 
@@ -729,9 +730,16 @@ typedef struct cal_campaign {
  * 1 GPU, 1 node, batch 256, synthetic, nvlink) or @FILE (one item a line, # comments) into g. 0, or
  * ERR_INPUT with err "WHERE: field 'F', value 'V': expected ..." (WHERE: --grid or FILE:LINE). */
 int cal_cg_grid_parse(const char *spec, cal_cg_grid *g);
-/* Every combination of g into runs[CAL_CG_MAX_RUNS] (one GPU once per batch and data path, no transport;
- * an emulated point of one node emulates one node per GPU); returns the count, which may exceed the room. */
-int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs);
+/* Every combination of g appended to runs[0..n) (room CAL_CG_MAX_RUNS; one GPU once per batch and data path,
+ * no transport; an emulated point of one node emulates one node per GPU; a run already there is not added);
+ * returns the count, which may exceed the room. */
+int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs, int n);
+/* The runs of spec: grids separated by '|' (their union; @FILE: one grid), then each emulated run repeated
+ * `repeat` times in all (copies last, id suffix _r2, _r3, ...). The count (may exceed CAL_CG_MAX_RUNS), or -1
+ * with err as cal_cg_grid_parse. */
+int cal_cg_plan(const char *spec, int repeat, cal_cg_run *runs);
+/* The default grid of a host of host_gpus GPUs into buf (with jpeg-gpu runs where jpeg). */
+void cal_cg_default_grid(int host_gpus, bool jpeg, char *buf, size_t size);
 /* Writes dir/grid.csv, dir/run_mpirun.sh and dir/campaign.sbatch, each complete or absent. 0 or ERR_ENV. */
 int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const cal_cg_run *runs, int n);
 /* Regular files in each class folder of dir/sub (one level, as the loader scans); -1 where unreadable. */
