@@ -106,6 +106,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* The GPU JPEG decoder's rate where the database has none: the engine's nvJPEG hardware decoder on one H100
  * (bench/NOTES.md). */
 #define CAL_GPU_DECODE_PRIOR 5400.0
+/* The host's shared decode capacity before a fit: 1e9 img/s, a stage that never fills. */
+#define CAL_HOST_DECODE_PRIOR 1e9
 
 /* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled
  * node its share of the NICs), kept per placement: resolving is microseconds, a fit predicts thousands of
@@ -365,20 +367,25 @@ static bool gpu_jpeg(const cal_point *p)
 	return p->kind == CAL_THROUGHPUT && strcmp(p->data, "jpeg-gpu") == 0;
 }
 
-/* The decoder's rate is the GPU's at the host CPU share it had: the ranks that shared one host's cores (its
- * reader and decode-feeding threads, beside the other ranks' training threads), and whether NCCL's socket
- * threads ran beside them (the socket transport's helper threads, exec/ex_dist.c socket_streams, take cores
- * of the same host). Emulated nodes (inter "socket" on a test bed) are all on one host. */
+/* The ranks that share one host's input pipeline (its cores, host memory and PCIe, page cache): the ranks of
+ * a node, or all the ranks of a run whose nodes are emulated on one host (inter "socket" on a test bed). */
 static int ranks_per_host(const cal_point *p)
 {
 	return strcmp(p->inter, "socket") == 0 ? p->gpus : p->gpus_per_node;
 }
 
+static double pt_ranks_host(const cal_point *p) { return ranks_per_host(p); }
+
+/* The GPU's decode term: per machine, GPU and stack (not per rank count: what the ranks share is the host's). */
 static char *decode_scope(const cal_point *p)
 {
-	bool sockets = strcmp(p->inter, "socket") == 0 || strcmp(p->intra, "socket") == 0;
-	return xasprintf("%s|%s|%s|%d-per-host%s", p->machine, p->gpu, p->variant, ranks_per_host(p),
-			 sockets ? "+sockets" : "");
+	return xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
+}
+
+/* The host's shared decode capacity: per machine and stack. */
+static char *host_scope(const cal_point *p)
+{
+	return xasprintf("%s|%s", p->machine, p->variant);
 }
 
 /* The stack's measured rate (hwdb stacks.csv gpu_decode_img_s), else CAL_GPU_DECODE_PRIOR. */
@@ -467,9 +474,14 @@ static double point_throughput(const cal_env *e, cal_pset *ps, const cal_point *
 	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
 	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
 	if (gpu_jpeg(p)) {
-		char *dsc = decode_scope(p);
-		img_s = fmin(img_s, p->gpus * pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s"));
+		/* each rank's step with its GPU's decode on its path, that part waiting on the host's shared stage
+		 * (model_gpu_decode_rank_img_s) */
+		char *dsc = decode_scope(p), *hsc = host_scope(p);
+		double dec = pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
+		double host = pval(ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+		img_s = p->gpus * model_gpu_decode_rank_img_s(img_s / p->gpus, ranks_per_host(p), dec, host);
 		free(dsc);
+		free(hsc);
 	} else if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
 		/* JPEG decoded by the CPU: no faster than the decode cores of the nodes (where a pipeline was fitted) */
 		double r = machine_decode_rate(ps, p->machine);
@@ -643,22 +655,39 @@ static double pt_batch(const cal_point *p) { return cal_point_batch(p); }
 static double pt_bytes(const cal_point *p) { return p->bytes; }
 static double pt_global_batch(const cal_point *p) { return p->global_batch; }
 
-/* A group of jpeg-gpu runs: the decoder's rate, started at the slowest point's rate per GPU where that is
- * below the prior, so that the decoder bound is active (a min() has no slope on its other side). */
+/* A group of jpeg-gpu runs (one machine, GPU and stack): the GPU's decode term, started where the point of
+ * fewest ranks a host puts it (what it lost against its step alone), and the host's shared capacity where the
+ * ranks a host vary (started at ten times the largest rate a host measured: a stage that is not yet full). */
 static void vars_decode(fitctx *c, const cal_point *p0)
 {
 	const cal_env *e = c->e;
-	double start = gpu_decode_prior(e);
+	double start = INFINITY, host_start = 0;
+	int kmin = 1 << 30;
 	for (int k = 0; k < c->npts; k++) {
 		const cal_point *p = &c->d->pts[c->pts[k]];
-		start = fmin(start, 0.999 * p->measured / p->gpus);
+		model_step st;
+		int kh = ranks_per_host(p);
+		host_start = fmax(host_start, 10.0 * p->measured / p->gpus * kh);
+		if (kh > kmin || !point_step(e, c->ps, p, &st))
+			continue;
+		double lost = p->gpus / p->measured - st.gpu_s / p->batch_per_gpu; /* s an image a rank */
+		kmin = kh;
+		start = lost > 0 ? 1.0 / lost : 1e6;
 	}
 	char *dsc = decode_scope(p0);
 	int idx = cal_pset_get(c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
-	if (c->ps->p[idx].status != CAL_FITTED)
+	if (c->ps->p[idx].status != CAL_FITTED && isfinite(start))
 		c->ps->p[idx].value = start;
 	addvar(c, c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
 	free(dsc);
+	if (!varies(c, pt_ranks_host))
+		return;
+	char *hsc = host_scope(p0);
+	idx = cal_pset_get(c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+	if (c->ps->p[idx].status != CAL_FITTED && host_start > 0)
+		c->ps->p[idx].value = host_start;
+	addvar(c, c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s", CAL_X_LOG);
+	free(hsc);
 }
 
 /* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade
