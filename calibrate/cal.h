@@ -475,6 +475,9 @@ typedef struct cal_summary {
 	int npoints;         /* points fitted */
 	double fit_mape;     /* mean |pred/meas - 1| over the fitted points, in-sample */
 	double loo_mape;     /* leave-one-out: each point predicted by a fit without it (NAN: none possible) */
+	double fit_mape_spread, loo_mape_spread; /* the same, each point's error beyond the spread of its repeats
+						  * (runs of the same configuration: 0 inside their range) */
+	int nrepeat;         /* points run more than once (their spread is what the two above discount) */
 	int nloo;
 } cal_summary;
 

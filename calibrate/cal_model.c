@@ -1019,12 +1019,46 @@ static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *
 	return pred;
 }
 
+/* The spread of the repeats of point i: the least and largest measured value of the throughput runs of the
+ * same configuration (machine, GPU, stack, precision, placement, transport, batch, data path); false where the
+ * point was run once. */
+static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
+{
+	const cal_point *p = &d->pts[i];
+	int n = 0;
+	*lo = *hi = p->measured;
+	if (p->kind != CAL_THROUGHPUT)
+		return false;
+	for (int j = 0; j < d->n; j++) {
+		const cal_point *q = &d->pts[j];
+		if (j == i || q->kind != CAL_THROUGHPUT || q->gpus != p->gpus || q->nodes != p->nodes ||
+		    q->gpus_per_node != p->gpus_per_node || q->batch_per_gpu != p->batch_per_gpu || strcmp(q->data, p->data) ||
+		    strcmp(q->machine, p->machine) || strcmp(q->gpu, p->gpu) || strcmp(q->variant, p->variant) ||
+		    strcmp(q->precision, p->precision) || strcmp(q->intra, p->intra) || strcmp(q->inter, p->inter))
+			continue;
+		*lo = fmin(*lo, q->measured);
+		*hi = fmax(*hi, q->measured);
+		n++;
+	}
+	return n > 0;
+}
+
+/* |error| of a prediction of point i beyond its repeats' spread: 0 inside [lo, hi], else the distance to the
+ * nearer end over the point's measurement (the plain error where the point was run once). */
+static double beyond_spread(const cal_data *d, int i, double pred)
+{
+	double lo, hi, meas = d->pts[i].measured;
+	if (!repeat_spread(d, i, &lo, &hi))
+		return fabs(pred / meas - 1);
+	return pred < lo ? (lo - pred) / meas : pred > hi ? (pred - hi) / meas : 0.0;
+}
+
 int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum)
 {
 	cal_opts dflt = { 0 };
 	const cal_opts *o = opts ? opts : &dflt;
 	cal_summary s = { 0 };
-	s.fit_mape = s.loo_mape = NAN;
+	s.fit_mape = s.loo_mape = s.fit_mape_spread = s.loo_mape_spread = NAN;
 	if (d->n == 0) {
 		if (sum)
 			*sum = s;
@@ -1036,7 +1070,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	grouping_init(&g, &e, d);
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
-	double sum_fit = 0, sum_loo = 0;
+	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
@@ -1046,8 +1080,12 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			if (d->pts[pts[j]].step_grads)
 				continue;
 			double pr = predict_env(&e, ps, d, pts[j]);
+			double lo_s, hi_s;
+			bool rep = repeat_spread(d, pts[j], &lo_s, &hi_s);
+			s.nrepeat += rep;
 			if (isfinite(pr)) {
 				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
+				sum_fit_sp += beyond_spread(d, pts[j], pr);
 				nfit++;
 			}
 			if (n < 2)
@@ -1055,6 +1093,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			double lo = loo_predict(&e, ps, d, pts, n, j, o);
 			if (isfinite(lo)) {
 				sum_loo += fabs(lo / d->pts[pts[j]].measured - 1);
+				sum_loo_sp += beyond_spread(d, pts[j], lo);
 				s.nloo++;
 			}
 		}
@@ -1062,6 +1101,8 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.fit_mape = nfit ? sum_fit / nfit : NAN;
 	s.npoints = nfit;   /* the points the error is over (a run's in-step all-reduce is not one) */
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
+	s.fit_mape_spread = nfit ? sum_fit_sp / nfit : NAN;
+	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
 	grouping_free(&g, d->n);
 	env_free(&e);
 	if (sum)

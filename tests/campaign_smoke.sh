@@ -151,4 +151,14 @@ eff() { awk '$1 == "compute_eff" { print $3 }' "$1"; }
 awk '$1 == "gpu_decode_img_s" { ok = ($3 > 4706 && /exact/) } END { exit !ok }' "$T/all.txt" ||
 	fail "gpu_decode_img_s not fitted to the jpeg-gpu point (4706 img/s): $(grep gpu_decode "$T/all.txt")"
 grep -q "per-host" "$T/all.txt" && fail "a parameter scoped to a ranks-per-host count: $(grep per-host "$T/all.txt")"
+# the 4x H200 campaign of 2026-11-28 (bench/data): its emulated points were run twice; calibrate reports the
+# error beyond each point's repeat spread beside the plain one (it can only be smaller), with no parameter per
+# ranks-a-host count and the host's shared decode stage fitted (1, 2 and 4 ranks a host)
+"$SP" calibrate --measurements bench/data/h200x4-2026-11-28/campaign/csv --out "$T/h4.csv" > "$T/h4.txt" 2>&1 ||
+	fail "calibrate h200x4: $(tail -3 "$T/h4.txt")"
+grep -q "beyond the repeats' spread (12 points run more than once)" "$T/h4.txt" || fail "no repeat spread: $(tail -4 "$T/h4.txt")"
+awk '/^fit error/ { f = $5 + 0 } /^beyond the repeats/ { b = $(NF - 2) + 0 } END { exit !(b > 0 && b < f) }' "$T/h4.txt" ||
+	fail "error beyond the spread not below the plain error: $(grep -E '^fit error|^beyond' "$T/h4.txt")"
+grep -q "per-host" "$T/h4.txt" && fail "h200x4: a parameter per ranks-a-host count"
+grep -q "^host_decode_img_s .*fitted" "$T/h4.txt" || fail "h200x4: host_decode_img_s not fitted"
 echo "campaign_smoke: ok"
