@@ -103,11 +103,9 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* ---- the calibration model ---- */
 
 /* What predictions need besides the parameters. */
-/* The GPU's decode term on a rank's path before a fit (model_gpu_decode_rank_img_s): 3e5 img/s, about what
- * the 4x H200 campaign of 2026-11-28 gave (3.2e5: 3.2 us an image on top of a 117 us step; bench/NOTES.md).
- * Not hwdb's stack gpu_decode_img_s: model.c still reads that one as a cap on the decode rate (5,400 img/s
- * on an H100 in 2026-11-25's engine), a different quantity. */
-#define CAL_GPU_DECODE_PRIOR 3e5
+/* The GPU's decode term on a rank's path before a fit where the database has none (model_gpu_decode_rank_img_s):
+ * 3.2e5 img/s, what the 4x H200 campaign of 2026-11-28 gave (3.2 us an image on top of a 117 us step). */
+#define CAL_GPU_DECODE_PRIOR 3.2e5
 /* The host's shared decode capacity before a fit: 1e9 img/s, a stage that never fills. */
 #define CAL_HOST_DECODE_PRIOR 1e9
 
@@ -397,11 +395,12 @@ static char *host_scope(const cal_point *p)
 	return xasprintf("%s|%s", p->machine, p->variant);
 }
 
-/* The GPU decode term's prior (CAL_GPU_DECODE_PRIOR). */
+/* The GPU decode term's prior: the stack's (hwdb stacks.csv gpu_decode_img_s, the same term model.c adds to
+ * the step), else CAL_GPU_DECODE_PRIOR. */
 static double gpu_decode_prior(const cal_env *e)
 {
-	(void)e;
-	return CAL_GPU_DECODE_PRIOR;
+	const hw_stack *st = e->db ? hw_stack_find(e->db, "scaleplan-train") : NULL;
+	return st && isfinite(st->gpu_decode_img_s) ? st->gpu_decode_img_s : CAL_GPU_DECODE_PRIOR;
 }
 
 /* The fitted decode rate per core of a machine (any pipeline fitted on it), or NAN. */

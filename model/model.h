@@ -349,7 +349,7 @@ typedef struct model_stack {
 	double overlap;               /* params' overlap */
 	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
 	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software; NAN = 1 */
-	double gpu_decode_img_s;      /* GPU JPEG decode rate per GPU (data path gpu); NAN = not a limit */
+	double gpu_decode_img_s;      /* data path gpu: the GPU decode's term on a rank's path (img/s, model_gpu_decode_rank_img_s); NAN = none */
 } model_stack;
 
 typedef struct model_scenario {
@@ -379,6 +379,8 @@ typedef struct model_result {
 	double comm_s;           /* total all-reduce time per iteration */
 	double comm_exposed_s;   /* all-reduce time not hidden behind backward (with contention factors:
 				  * also the time backward loses to the all-reduces beside it) */
+	double decode_s;         /* data path gpu: what the GPU's JPEG decode adds to each step (model_gpu_decode_rank_img_s
+				  * with the stack's gpu_decode_img_s; 0 otherwise) */
 	double data_s;           /* CPU decode + host copy time per iteration (per node) */
 	double io_s;             /* storage read time per iteration in epochs read from storage */
 	double iter_s;           /* steady-state iteration time */
