@@ -15,7 +15,9 @@
  *                                                                                  (scope: compute key)
  *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
  *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
- *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
+ *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport;
+ *                      sockets between emulated nodes of one host: the host's at 2 nodes, each of n nodes
+ *                      gets 2/n of it - one loopback and its copy threads shared by all the links)
  *                      (from sweeps, and from each multi-GPU engine run's own in-step all-reduce time, its
  *                      allreduce_s: a point of the run's transport that goes where the run goes in --where
  *                      and leave-one-out)
