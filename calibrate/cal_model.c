@@ -618,6 +618,7 @@ typedef struct fitctx {
 	int npts;
 	fitvar v[CAL_LSQ_MAXP];
 	int nv;
+	const double *w;  /* [npts] each residual's weight (repeats_weights), NULL: 1 */
 } fitctx;
 
 /* The measured synthetic twin of a jpeg-gpu run (the same machine, GPU, stack, precision, placement, transport
@@ -659,9 +660,40 @@ static int fit_resid(const double *u, double *r, void *vctx)
 		double meas = c->d->pts[c->pts[k]].measured;
 		if (!isfinite(pred) || !(pred > 0))
 			return 1;
-		r[k] = pred / meas - 1.0;
+		r[k] = (pred / meas - 1.0) * (c->w ? c->w[k] : 1.0);
 	}
 	return 0;
+}
+
+/* Whether points a and b are runs of one configuration (machine, GPU, stack, precision, placement, transport,
+ * batch, data path): repeats of one measurement. */
+static bool same_run(const cal_point *a, const cal_point *b)
+{
+	return a->kind == CAL_THROUGHPUT && b->kind == CAL_THROUGHPUT && a->gpus == b->gpus && a->nodes == b->nodes &&
+	       a->gpus_per_node == b->gpus_per_node && a->batch_per_gpu == b->batch_per_gpu && !strcmp(a->data, b->data) &&
+	       !strcmp(a->machine, b->machine) && !strcmp(a->gpu, b->gpu) && !strcmp(a->variant, b->variant) &&
+	       !strcmp(a->precision, b->precision) && !strcmp(a->intra, b->intra) && !strcmp(a->inter, b->inter);
+}
+
+/* Residual weights of a group's points: 1/sqrt(m) for each of m runs of one configuration, so that a point run
+ * m times weighs in the sum of squares as one run (at the mean of its runs) and not m (--repeat, emulated
+ * nodes). NULL where no point repeats. */
+static double *repeats_weights(const cal_data *d, const int *pts, int npts)
+{
+	double *w = NULL;
+	for (int k = 0; k < npts; k++) {
+		int m = 0;
+		for (int j = 0; j < npts; j++)
+			m += same_run(&d->pts[pts[k]], &d->pts[pts[j]]);
+		if (m > 1 && !w) {
+			w = xmalloc((size_t)npts * sizeof(*w));
+			for (int j = 0; j < npts; j++)
+				w[j] = 1.0;
+		}
+		if (m > 1)
+			w[k] = 1.0 / sqrt((double)m);
+	}
+	return w;
 }
 
 static void addvar(fitctx *c, cal_pset *ps, const char *name, const char *scope, double prior, const char *unit,
@@ -835,9 +867,12 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 		start[j] = ps->p[c.v[j].idx].value;
 		u[j] = cal_xform_to_u(c.v[j].xf, start[j]);
 	}
+	double *w = repeats_weights(d, pts, npts);
+	c.w = w;
 	cal_lsq lsq = { .np = c.nv, .n = npts, .u = u, .f = fit_resid, .ctx = &c };
 	cal_lsq_result res;
 	cal_lsq_solve(&lsq, &res);
+	free(w);
 	FILE *log = quiet ? NULL : o->log;
 	if (!res.converged) {
 		for (int j = 0; j < c.nv; j++) {
@@ -1032,10 +1067,7 @@ static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 		return false;
 	for (int j = 0; j < d->n; j++) {
 		const cal_point *q = &d->pts[j];
-		if (j == i || q->kind != CAL_THROUGHPUT || q->gpus != p->gpus || q->nodes != p->nodes ||
-		    q->gpus_per_node != p->gpus_per_node || q->batch_per_gpu != p->batch_per_gpu || strcmp(q->data, p->data) ||
-		    strcmp(q->machine, p->machine) || strcmp(q->gpu, p->gpu) || strcmp(q->variant, p->variant) ||
-		    strcmp(q->precision, p->precision) || strcmp(q->intra, p->intra) || strcmp(q->inter, p->inter))
+		if (j == i || !same_run(p, q))
 			continue;
 		*lo = fmin(*lo, q->measured);
 		*hi = fmax(*hi, q->measured);
