@@ -290,7 +290,12 @@ static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal
 	if (!ranks_b || !o->c.folder)
 		return;
 	long need = (long)CG_MIN_BATCHES * ranks_b;
-	printf("scaleplan campaign: JPEG runs: %d epochs (calibrate fits epochs 2-%d); ", o->c.epochs, o->c.epochs);
+	if (o->c.epochs >= 2)
+		printf("scaleplan campaign: JPEG runs: %d epochs (calibrate fits the mean of epochs 2-%d); ", o->c.epochs,
+		       o->c.epochs);
+	else
+		printf("scaleplan campaign: JPEG runs: 1 epoch (no epoch after the first: calibrate fits the whole run, "
+		       "start-up included); ");
 	if (!o->folder_read)
 		printf("folder not readable here: it needs %ld train JPEGs for %d batches an epoch a rank\n", need,
 		       CG_MIN_BATCHES);
@@ -301,9 +306,6 @@ static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal
 	else
 		printf("the folder's %ld train JPEGs give %ld batches an epoch a rank at the largest run\n", o->c.train_n,
 		       o->c.train_n / ranks_b);
-	if (o->c.epochs < 3)
-		printf("scaleplan campaign: --epochs %d: no steady epoch after the first (3 or more measure one)\n",
-		       o->c.epochs);
 }
 
 int cmd_campaign(int argc, char **argv)
