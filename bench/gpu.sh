@@ -9,13 +9,15 @@
 #   jpeg      an ImageNet-like folder of IMAGES JPEGs, then --data-path jpeg-gpu for EPOCHS epochs on the same
 #             cores at each batch of BATCHES (each JPEG_VARIANTS entry: environment settings, commas between
 #             several, "default" none), and jpeg-cpu (CPU_EPOCHS epochs, CORES threads) at the first batch
-#   multi     synthetic on 2 GPUs at MULTI_B, MULTI_ITERS steps: 1 GPU (all cores), NVLink, 2 emulated nodes
-#             (sockets), MULTI_REPEAT times each; then each MULTI_VARIANTS entry ("[MODE/]NAME:settings", MODE
+#   multi     synthetic on N = MULTI_N GPUs (default all) at MULTI_B, MULTI_ITERS steps: 1 GPU (all cores), N over
+#             NVLink, N emulated nodes (sockets), from N = 4 also 2 emulated nodes of N/2, MULTI_REPEAT times each; then each MULTI_VARIANTS entry ("[MODE/]NAME:settings", MODE
 #             nvlink or emulated (the default), settings as above or scaleplan-train flags after '+', e.g.
 #             "ch2:NCCL_MAX_NCHANNELS=2", "nvlink/cta2:+--comm-ctas,2" or "b100:+--bucket-mb,100")
 #   peers     PyTorch in the same job: torchvision GPU decode over the folder on CORES cores (eager; compile too
-#             with PEER_COMPILE=1; PEER_JPEG=0 skips it), DDP synthetic 1 GPU, 2 GPUs NVLink, 2 emulated nodes
-#             at MULTI_B
+#             with PEER_COMPILE=1; PEER_JPEG=0 skips it), DDP synthetic at MULTI_B on the runs of multi (1 GPU,
+#             N NVLink, N emulated nodes, 2 emulated nodes of N/2)
+#   jpegn     jpeg-gpu over the folder of IMAGES JPEGs, all cores, EPOCHS epochs: 1 GPU and N = MULTI_N over
+#             NVLink at MULTI_B, the mean of epochs 2 on against the same job's synthetic run of multi
 #   hang      2-GPU jpeg-gpu runs, each of HANG_RUNS ("nvlink:256 emulated:128 ..."), REPEAT times, EPOCHS_2G
 #             epochs each, --data-timeout HANG_TIMEOUT: rc, time and, for a stop, the watch's report; then one
 #             rank stopped on purpose (the test build, after test-gpu): the job must end with exit 2 naming it
@@ -28,7 +30,7 @@
 #   fm        Fashion-MNIST as a JPEG folder (scaleplan-mkjpeg; FM_DIR: the IDX files, default Debian's
 #             dataset-fashion-mnist) through jpeg-gpu to 92% top-1, its MLLOG kept (mllog.txt)
 #   campaign  the campaign script in CAMPAIGN (written here by `scaleplan campaign --dry-run`) through
-#             bench/launch_local.sh, on the folder above; its CSVs and runs.csv back in campaign.tgz (fit them here:
+#             bench/launch_local.sh, on a folder of CG_IMAGES JPEGs (default IMAGES); its CSVs and runs.csv back in campaign.tgz (fit them here:
 #             scaleplan campaign --fit-only)
 # Results: $OUT/results.txt as the steps go, $OUT/raw.tgz (logs and CSVs), a short table last.
 #   OUT=dir STEPS="build test-gpu speed jpeg" bash bench/gpu.sh
@@ -66,7 +68,7 @@ if [ "$DRY" != 1 ] && { ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/
 	exit 2
 fi
 GPUNAME=$([ "$DRY" = 1 ] && echo "dry run" || nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-NGPU=$([ "$DRY" = 1 ] && echo 2 || nvidia-smi -L | wc -l)
+NGPU=$([ "$DRY" = 1 ] && echo "${DRY_NGPU:-2}" || nvidia-smi -L | wc -l)
 say "# gpu.sh $(date -u +%FT%TZ) sha $SCALEPLAN_GIT_SHA; $GPUNAME x$NGPU; $(nproc) cores; steps: $STEPS"
 
 # ---- build: the machine's toolchain; libraries it lacks from the carried build-deps/ ----
@@ -112,6 +114,8 @@ if ! command -v mpicc >/dev/null && [ -d build-deps/mpi ]; then
 -l:libevent_pthreads-2.1.so.7 -l:libudev.so.1")
 fi
 LAUNCH2="bench/launch_local.sh 2"
+MULTI_N=${MULTI_N:-$NGPU}
+LAUNCHN="bench/launch_local.sh $MULTI_N"
 TR=$PWD/build-gpu/scaleplan-train
 # sm_90 only: the H100 and H200 (half the compile time of sm_80 + sm_90)
 NVF="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Xcompiler -Wall -I."
@@ -156,10 +160,13 @@ step_speed() {
 }
 
 DS=/tmp/inlike
+# the folder of IMAGES JPEGs in $1 (default DS); kept between calls on a warm machine
 folder() {
-	[ -d $DS/train ] && return
-	$TR --make-jpeg-folder $DS --images "$IMAGES" --data-threads "$(nproc)" >"$W/folder.log" 2>&1
-	say "folder: $IMAGES train JPEGs, $(du -sb $DS/train | cut -f1) bytes ($(el) s)"
+	local d=${1:-$DS} n=${2:-$IMAGES}
+	[ -f "$d/.complete" ] && return
+	rm -rf "$d"
+	$TR --make-jpeg-folder "$d" --images "$n" --data-threads "$(nproc)" >"$W/folder_$n.log" 2>&1 && : >"$d/.complete"
+	say "folder $d: $n train JPEGs, $(du -sb "$d"/train | cut -f1) bytes ($(el) s)"
 }
 
 step_jpeg() {
@@ -201,8 +208,9 @@ multi_run() {
 		--run-id "$name" --csv "$W/$name.csv" >"$W/$name.log" 2>&1
 	local rc=$?
 	line=$(grep -m1 EXEC_RESULT "$W/$name.log")
-	local img=$(val "$line" img_s) base=${SYN[all$MULTI_B]:-0}
-	local eff=$(awk -v a="${img:-0}" -v b="$base" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", 100 * a / (2 * b); else print "-" }')
+	local img=$(val "$line" img_s) base=${SYN[all$MULTI_B]:-0} g=${RUN_GPUS:-2}
+	local eff=$(awk -v a="${img:-0}" -v b="$base" -v g="$g" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", 100 * a / (g * b); else print "-" }')
+	SYN[$name]=$img
 	say "multi $name b$MULTI_B: rc $rc img_s=${img:-?} eff=$eff $(grep -o 'allreduce_ms=[0-9.]* exposed_ms=[0-9.]*' <<<"$line")" \
 		"$(breakdown "$W/$name.csv")"
 }
@@ -223,10 +231,14 @@ step_multi() {
 	line=$(grep -m1 EXEC_RESULT "$W/multi_1gpu.log")
 	SYN[all$MULTI_B]=$(val "$line" img_s)
 	say "multi 1gpu b$MULTI_B (all cores): img_s=${SYN[all$MULTI_B]:-FAILED} $(breakdown "$W/multi_1gpu.csv")"
+	local N=$MULTI_N
+	export RUN_GPUS=$N
 	for k in $(seq 1 "${MULTI_REPEAT:-1}"); do
-		multi_run "nvlink$k" $LAUNCH2 "$TR" --nccl-mode nvlink
-		multi_run "emulated$k" $LAUNCH2 "$TR" --emulate-nodes 2
+		multi_run "nvlink${N}_$k" $LAUNCHN "$TR" --nccl-mode nvlink
+		multi_run "emulated${N}x1_$k" $LAUNCHN "$TR" --emulate-nodes "$N"
+		[ "$N" -ge 4 ] && multi_run "emulated2x$((N / 2))_$k" $LAUNCHN "$TR" --emulate-nodes 2
 	done
+	export RUN_GPUS=2
 	for v in ${MULTI_VARIANTS:-}; do
 		late && { say "multi: deadline, skipped $v"; continue; }
 		mode=emulated
@@ -252,13 +264,16 @@ step_peers() {
 		say "peer torchvision GPU decode${m:+ $m} cores=$CORES: $(grep -h 'TORCH_GPU_JPEG' "$W/torch_jpeg$m.log" | tail -1)"
 	done
 	late && return
-	local emu="EMU_NODES=2 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo"
-	for m in "1 x" "2 nvlink" "2 emulated"; do
-		set -- $m
+	local N=$MULTI_N runs="1:x $MULTI_N:nvlink $MULTI_N:$MULTI_N"
+	[ "$N" -ge 4 ] && runs="$runs $N:2"
+	for m in $runs; do
+		local g=${m%%:*} k=${m#*:} emu=""
 		late && { say "peers: deadline, skipped ddp $m"; continue; }
-		env $([ "$2" = emulated ] && echo "$emu") BS=$MULTI_B timeout 150 python3 -m torch.distributed.run --standalone \
-			--nproc_per_node="$1" bench/peers/torch_ddp.py >"$W/ddp_$1_$2.log" 2>&1
-		say "peer ddp $1 GPU $2 b$MULTI_B: $(grep -h 'ddp rn50' "$W/ddp_$1_$2.log" | head -1)"
+		case $k in x | nvlink) ;; *) emu="EMU_NODES=$k NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo" ;; esac
+		env $emu BS=$MULTI_B timeout 150 python3 -m torch.distributed.run --standalone \
+			--nproc_per_node="$g" bench/peers/torch_ddp.py >"$W/ddp_${g}_$k.log" 2>&1
+		say "peer ddp $g GPU $([ -n "$emu" ] && echo "$k emulated nodes" || echo "$k") b$MULTI_B:" \
+			"$(grep -h 'ddp rn50' "$W/ddp_${g}_$k.log" | head -1)"
 	done
 }
 
@@ -372,12 +387,36 @@ step_fm() {
 	grep ':::MLLOG' "$W/fm.log" >"$DEST/mllog.txt"
 }
 
-step_campaign() {
-	local c=${CAMPAIGN:-bench/data/campaign}
-	[ -f "$c/run_mpirun.sh" ] || { say "campaign: $c/run_mpirun.sh not found"; return; }
+# jpeg-gpu on all cores at MULTI_B: 1 GPU, then MULTI_N over NVLink; steady = the mean of epochs 2 on, against
+# the synthetic run of the same GPU count in this job (step multi)
+step_jpegn() {
 	folder
+	local g name rc pe m s
+	for g in 1 "$MULTI_N"; do
+		late && { say "jpegn: deadline, skipped $g GPUs"; continue; }
+		name=jpegn_g$g
+		if [ "$g" = 1 ]; then
+			$TR --data $DS --data-path jpeg-gpu --batch-per-gpu "$MULTI_B" --epochs "$EPOCHS" --quiet \
+				--csv "$W/$name.csv" >"$W/$name.log" 2>&1
+		else
+			timeout 300 $LAUNCHN "$TR" --nccl-mode nvlink --data $DS --data-path jpeg-gpu --batch-per-gpu "$MULTI_B" \
+				--epochs "$EPOCHS" --quiet --csv "$W/$name.csv" >"$W/$name.log" 2>&1
+		fi
+		rc=$?
+		pe=$([ -f "$W/$name.csv" ] && epochs "$W/$name.csv")
+		m=$(val "$pe" mean2on)
+		s=$([ "$g" = 1 ] && echo "${SYN[all$MULTI_B]:-0}" || echo "${SYN[nvlink${MULTI_N}_1]:-0}")
+		say "jpegn $g GPU(s) b$MULTI_B $IMAGES JPEGs: rc $rc; $pe; of synthetic ($s) $(awk -v a="${m:-0}" -v s="$s" \
+			'BEGIN { if (a > 0 && s > 0) printf "%.1f%%", 100 * a / s; else print "-" }')"
+	done
+}
+
+step_campaign() {
+	local c=${CAMPAIGN:-bench/data/campaign} cd=/tmp/cg${CG_IMAGES:-$IMAGES}
+	[ -f "$c/run_mpirun.sh" ] || { say "campaign: $c/run_mpirun.sh not found"; return; }
+	folder "$cd" "${CG_IMAGES:-$IMAGES}"
 	mkdir -p "$W/campaign"
-	CSV="$W/campaign/csv" STATUS="$W/campaign/runs.csv" TRAIN=$TR LAUNCH=$PWD/bench/launch_local.sh DATA_DIR=$DS \
+	CSV="$W/campaign/csv" STATUS="$W/campaign/runs.csv" TRAIN=$TR LAUNCH=$PWD/bench/launch_local.sh DATA_DIR=$cd \
 		timeout "${CAMPAIGN_S:-300}" sh "$c/run_mpirun.sh" >"$W/campaign/campaign.log" 2>&1
 	say "campaign: rc $? ($(el) s); $(ls "$W/campaign/csv" 2>/dev/null | wc -l) CSVs"
 	cat "$W/campaign/runs.csv" | tee -a "$R"
@@ -399,11 +438,12 @@ for s in $STEPS; do
 	peers) step_peers ;;
 	hang) step_hang ;;
 	campaign) step_campaign ;;
+	jpegn) step_jpegn ;;
 	sweep) step_sweep ;;
 	faults) step_faults ;;
 	probe) step_probe ;;
 	fm) step_fm ;;
-	*) say "unknown step '$s' (build test-gpu speed jpeg multi peers hang sweep faults probe fm campaign)" ;;
+	*) say "unknown step '$s' (build test-gpu speed jpeg jpegn multi peers hang sweep faults probe fm campaign)" ;;
 	esac
 	say "# $s done at $(el) s"
 done

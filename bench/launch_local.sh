@@ -48,11 +48,19 @@ done
 trap 'kill -TERM "${pids[@]}" 2>/dev/null; sleep 1; kill -KILL "${pids[@]}" 2>/dev/null; rm -rf "$bootdir"; exit 143' TERM INT
 status=0
 left=$n
+running=("${pids[@]}")
 while [ "$left" -gt 0 ]; do
-	wait -n -p done_pid "${pids[@]}"
+	# only the ranks still running: bash's wait -n names each pid it is given, and a pid it has already
+	# reaped is "no such job" (it printed that for every rank of every run)
+	wait -n -p done_pid "${running[@]}"
 	rc=$?
 	left=$((left - 1))
 	r=${pid2rank[$done_pid]:-?}
+	still=()
+	for p in "${running[@]}"; do
+		[ "$p" != "$done_pid" ] && still+=("$p")
+	done
+	running=("${still[@]}")
 	if [ "$rc" -ne 0 ]; then
 		echo "launch_local: rank $r exited with status $rc$([ $rc -gt 128 ] && echo " (signal $((rc - 128)))"); ending the job" >&2
 		for p in "${pids[@]}"; do

@@ -15,16 +15,21 @@
  *                                                                                  (scope: compute key)
  *   overlap            fraction of backward time that hides gradient all-reduce   (scope: compute key)
  *   alpha_s            all-reduce latency per ring step                           (scope: machine/transport)
- *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport)
+ *   busbw_Bps          all-reduce bus bandwidth (nccl-tests definition)           (scope: machine/transport;
+ *                      sockets between emulated nodes of one host: the host's at 2 nodes, each of n nodes
+ *                      gets 2/n of it - one loopback and its copy threads shared by all the links)
  *                      (from sweeps, and from each multi-GPU engine run's own in-step all-reduce time, its
  *                      allreduce_s: a point of the run's transport that goes where the run goes in --where
  *                      and leave-one-out)
  *   slowdown_compute   factor: compute slowed while an all-reduce runs beside it  (scope: machine/transport)
  *   slowdown_comm      factor: all-reduce slowed while compute runs beside it     (scope: machine/transport)
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
- *   gpu_decode_img_s   JPEG decode rate per GPU of exec --data-path jpeg-gpu runs, fitted on those runs
- *                      alone after the compute group (prior: hwdb stack scaleplan-train)  (scope: machine/GPU/
- *                      stack and the CPU share: ranks per host, NCCL socket threads beside them or not)
+ *   gpu_decode_img_s   exec --data-path jpeg-gpu runs: the GPU's decode on a rank's own path (1/it per image)
+ *                      (scope: machine/GPU/stack)
+ *   host_decode_img_s  the same runs: what the ranks of one host share (cores, host memory and PCIe, page
+ *                      cache) as one stage of this capacity (scope: machine/stack; fitted where the ranks a
+ *                      host vary). Both after the compute group, on those runs alone; no parameter per rank
+ *                      count: model_gpu_decode_rank_img_s (model.h) gives each rank's rate from them
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -53,7 +58,8 @@
  *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
  *                  (slowest of P GPUs; model.h, not fitted) - model_step_run
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
- *                  jpeg-gpu runs: min(gpus x B / t_iter, gpus x gpu_decode_img_s)
+ *                  jpeg-gpu runs: gpus x model_gpu_decode_rank_img_s(B / t_iter, ranks a host,
+ *                  gpu_decode_img_s, host_decode_img_s); measured: the mean of epochs 2 on where the CSV has them
  *
  * Fits use GSL's trust-region nonlinear least squares (gsl_multifit_nlinear) on relative residuals
  * (predicted / measured - 1); parameters are fitted in log (or logit) space so they stay physical, and
@@ -471,6 +477,9 @@ typedef struct cal_summary {
 	int npoints;         /* points fitted */
 	double fit_mape;     /* mean |pred/meas - 1| over the fitted points, in-sample */
 	double loo_mape;     /* leave-one-out: each point predicted by a fit without it (NAN: none possible) */
+	double fit_mape_spread, loo_mape_spread; /* the same, each point's error beyond the spread of its repeats
+						  * (runs of the same configuration: 0 inside their range) */
+	int nrepeat;         /* points run more than once (their spread is what the two above discount) */
 	int nloo;
 } cal_summary;
 
@@ -713,6 +722,7 @@ typedef struct cal_cg_run {
 	int gpn, nodes, batch;
 	const char *data, *transport; /* data synthetic, jpeg-gpu or jpeg-cpu; transport "none" for one GPU */
 	char id[96];
+	int copy;                     /* 1, or K for the K-th run of a repeated point (id suffix _rK) */
 	double img_s_gpu;             /* its throughput per GPU as the model predicts it (the caller sets it) */
 } cal_cg_run;
 
@@ -729,9 +739,16 @@ typedef struct cal_campaign {
  * 1 GPU, 1 node, batch 256, synthetic, nvlink) or @FILE (one item a line, # comments) into g. 0, or
  * ERR_INPUT with err "WHERE: field 'F', value 'V': expected ..." (WHERE: --grid or FILE:LINE). */
 int cal_cg_grid_parse(const char *spec, cal_cg_grid *g);
-/* Every combination of g into runs[CAL_CG_MAX_RUNS] (one GPU once per batch and data path, no transport;
- * an emulated point of one node emulates one node per GPU); returns the count, which may exceed the room. */
-int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs);
+/* Every combination of g appended to runs[0..n) (room CAL_CG_MAX_RUNS; one GPU once per batch and data path,
+ * no transport; an emulated point of one node emulates one node per GPU; a run already there is not added);
+ * returns the count, which may exceed the room. */
+int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs, int n);
+/* The runs of spec: grids separated by '|' (their union; @FILE: one grid), then each emulated run repeated
+ * `repeat` times in all (copies last, id suffix _r2, _r3, ...). The count (may exceed CAL_CG_MAX_RUNS), or -1
+ * with err as cal_cg_grid_parse. */
+int cal_cg_plan(const char *spec, int repeat, cal_cg_run *runs);
+/* The default grid of a host of host_gpus GPUs into buf (with jpeg-gpu runs where jpeg). */
+void cal_cg_default_grid(int host_gpus, bool jpeg, char *buf, size_t size);
 /* Writes dir/grid.csv, dir/run_mpirun.sh and dir/campaign.sbatch, each complete or absent. 0 or ERR_ENV. */
 int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const cal_cg_run *runs, int n);
 /* Regular files in each class folder of dir/sub (one level, as the loader scans); -1 where unreadable. */

@@ -129,9 +129,19 @@ int cal_cg_grid_parse(const char *spec, cal_cg_grid *g)
 	return rc;
 }
 
-int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs)
+/* Appends r to runs[0..n) unless a run of its id is there; returns the new count (which may exceed the room). */
+static int add_run(cal_cg_run *runs, int n, const cal_cg_run *r)
 {
-	int n = 0;
+	for (int k = 0; k < n && k < CAL_CG_MAX_RUNS; k++)
+		if (!strcmp(runs[k].id, r->id))
+			return n;
+	if (n < CAL_CG_MAX_RUNS)
+		runs[n] = *r;
+	return n + 1;
+}
+
+int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs, int n)
+{
 	for (int a = 0; a < g->gpn.n; a++)
 		for (int b = 0; b < g->nodes.n; b++)
 			for (int c = 0; c < g->batch.n; c++)
@@ -139,7 +149,7 @@ int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs)
 					for (int e = 0; e < g->transport.n; e++) {
 						cal_cg_run r = {.gpn = (int)g->gpn.v[a], .nodes = (int)g->nodes.v[b],
 							    .batch = (int)g->batch.v[c], .data = g->data.s[d],
-							    .transport = g->transport.s[e]};
+							    .transport = g->transport.s[e], .copy = 1};
 						if (r.gpn * r.nodes == 1) {
 							if (e > 0)
 								continue;
@@ -150,16 +160,66 @@ int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs)
 							r.nodes = r.gpn, r.gpn = 1;
 						snprintf(r.id, sizeof(r.id), "g%dx%d_b%d_%s_%s", r.gpn, r.nodes, r.batch, r.data,
 							 r.transport);
-						bool dup = false;
-						for (int k = 0; k < n && k < CAL_CG_MAX_RUNS && !dup; k++)
-							dup = !strcmp(runs[k].id, r.id);
-						if (dup)
-							continue;
-						if (n < CAL_CG_MAX_RUNS)
-							runs[n] = r;
-						n++;
+						n = add_run(runs, n, &r);
 					}
 	return n;
+}
+
+int cal_cg_plan(const char *spec, int repeat, cal_cg_run *runs)
+{
+	cal_cg_grid g;
+	int n = 0;
+	if (spec[0] == '@') {
+		if (cal_cg_grid_parse(spec, &g))
+			return -1;
+		n = cal_cg_expand(&g, runs, 0);
+	} else {
+		char *s = xstrdup(spec), *save = NULL;
+		for (char *part = strtok_r(s, "|", &save); part; part = strtok_r(NULL, "|", &save)) {
+			if (cal_cg_grid_parse(part, &g)) {
+				free(s);
+				return -1;
+			}
+			n = cal_cg_expand(&g, runs, n);
+		}
+		free(s);
+	}
+	/* emulated nodes share one host's cores and loopback: such a run does not repeat (three hosts of one type
+	 * gave 13,507, 18,688 and 21,668 img/s for 4 emulated nodes), so each is run `repeat` times, the copies
+	 * last (apart in time), id suffix _rK; calibrate reads their spread */
+	int n0 = n < CAL_CG_MAX_RUNS ? n : CAL_CG_MAX_RUNS;
+	for (int k = 2; k <= repeat; k++)
+		for (int i = 0; i < n0; i++) {
+			if (strcmp(runs[i].transport, "emulated"))
+				continue;
+			cal_cg_run r = runs[i];
+			r.copy = k;
+			snprintf(r.id, sizeof(r.id), "%s_r%d", runs[i].id, k);
+			n = add_run(runs, n, &r);
+		}
+	return n;
+}
+
+/* The default grid of a host of host_gpus GPUs: 1, 2, 4, ... GPUs up to the host's over NVLink, emulated
+ * nodes of one GPU (as many as the GPUs of each point) and, from 4 GPUs, 2 emulated nodes of half the host:
+ * what the calibration fit needs to predict the host and the nodes of it. Two batches on a host of 1-2 GPUs
+ * (b_half needs two), 256 alone on larger hosts (the time goes into the GPU counts). */
+void cal_cg_default_grid(int host_gpus, bool jpeg, char *buf, size_t size)
+{
+	char counts[128] = "1";
+	size_t len = 1;
+	int g;
+	for (g = 2; g < host_gpus && len + 8 < sizeof(counts); g *= 2)
+		len += (size_t)snprintf(counts + len, sizeof(counts) - len, ",%d", g);
+	if (host_gpus > 1)
+		snprintf(counts + len, sizeof(counts) - len, ",%d", host_gpus);
+	const char *data = jpeg ? "synthetic,jpeg-gpu" : "synthetic";
+	const char *batch = host_gpus <= 2 ? "128,256" : "256";
+	int n = snprintf(buf, size, "gpus_per_node=%s;nodes=1;batch=%s;data=%s;transport=nvlink,emulated", counts, batch,
+			 data);
+	if (host_gpus >= 4 && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "|gpus_per_node=%d;nodes=2;batch=%s;data=%s;transport=emulated",
+			 host_gpus / 2, batch, data);
 }
 
 /* Start-up of a run before its first step: cuDNN's algorithm search, NCCL's set-up, the first batches; 12-20 s

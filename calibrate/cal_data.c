@@ -397,6 +397,28 @@ static bool tp_repeat_row(const csv_table *t, int r, const tp_cols *c)
 	       (c->epoch >= 0 && t->cells[r][c->epoch][0] != '\0');
 }
 
+/* A run's steady img/s: the mean of its epoch rows from epoch 2 on (the first fills the input pipeline and
+ * starts the clocks; a JPEG run of a few epochs measured start-up more than decoding, issue 48), else NAN.
+ * Rows of the same run_id; a table without epoch or run_id columns has none. */
+static double tp_steady(const csv_table *t, const tp_cols *c, const char *run_id)
+{
+	if (c->epoch < 0 || c->run < 0 || c->img < 0)
+		return NAN;
+	double sum = 0;
+	int n = 0;
+	for (int r = 0; r < t->nrows; r++) {
+		char *end;
+		double ep = strtod(t->cells[r][c->epoch], &end);
+		if (end == t->cells[r][c->epoch] || ep < 2 || strcmp(t->cells[r][c->run], run_id) ||
+		    (c->rank >= 0 && t->cells[r][c->rank][0] && strcmp(t->cells[r][c->rank], "all")))
+			continue;
+		double v = strtod(t->cells[r][c->img], &end);
+		if (end != t->cells[r][c->img] && v > 0)
+			sum += v, n++;
+	}
+	return n ? sum / n : NAN;
+}
+
 static int load_throughput(loader *L)
 {
 	const csv_table *t = L->t;
@@ -442,6 +464,10 @@ static int load_throughput(loader *L)
 		/* exec --bucket-mb is MiB (ex_dist.c: bucket_B = MB x 1048576) */
 		p->bucket_B = isfinite(v.bucket_mb) && v.bucket_mb > 0 ? v.bucket_mb * 1048576.0 : NAN;
 		p->run_id = xstrdup(cell(t, r, c.run));
+		/* JPEG runs: their steady epochs where they have them */
+		double steady = strcmp(p->data, "synthetic") && p->data[0] ? tp_steady(t, &c, p->run_id) : NAN;
+		if (isfinite(steady))
+			p->measured = steady;
 		point_fill_strings(p);
 		if (!merge_rank(L->d))
 			add_step_allreduce(L->d, L->d->n - 1);

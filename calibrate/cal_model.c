@@ -103,9 +103,11 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* ---- the calibration model ---- */
 
 /* What predictions need besides the parameters. */
-/* The GPU JPEG decoder's rate where the database has none: the engine's nvJPEG hardware decoder on one H100
- * (bench/NOTES.md). */
-#define CAL_GPU_DECODE_PRIOR 5400.0
+/* The GPU's decode term on a rank's path before a fit where the database has none (model_gpu_decode_rank_img_s):
+ * 3.2e5 img/s, what the 4x H200 campaign of 2026-11-28 gave (3.2 us an image on top of a 117 us step). */
+#define CAL_GPU_DECODE_PRIOR 3.2e5
+/* The host's shared decode capacity before a fit: 1e9 img/s, a stage that never fills. */
+#define CAL_HOST_DECODE_PRIOR 1e9
 
 /* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled
  * node its share of the NICs), kept per placement: resolving is microseconds, a fit predicts thousands of
@@ -333,6 +335,13 @@ static void point_ar(const cal_env *e, cal_pset *ps, const cal_point *p, cal_ar 
 	}
 	if (p->nodes > 1) {
 		level_fit(e, ps, p, inter_transport(p), &a, &bw);
+		/* emulated nodes (sockets between nodes of one host): every node's connection is the same host's
+		 * loopback and the CPU threads that copy through it, so the nodes' links share it: the socket
+		 * level's busbw is the host's at 2 nodes (one boundary each way), each of n nodes gets 2/n of it
+		 * (4 emulated nodes of one H200 host: -21% and -1% against two runs 26,294 and 20,889 img/s when
+		 * fitted at 2 nodes; +12% and +41% with links that do not share, bench/NOTES.md) */
+		if (!strcmp(inter_transport(p), "socket"))
+			bw *= 2.0 / p->nodes;
 		ar->sc.node.nic_Bps = bw;
 		ar->sc.node.nics_per_node = 1;
 		ar->mp.alpha_net_s = a;
@@ -365,23 +374,29 @@ static bool gpu_jpeg(const cal_point *p)
 	return p->kind == CAL_THROUGHPUT && strcmp(p->data, "jpeg-gpu") == 0;
 }
 
-/* The decoder's rate is the GPU's at the host CPU share it had: the ranks that shared one host's cores (its
- * reader and decode-feeding threads, beside the other ranks' training threads), and whether NCCL's socket
- * threads ran beside them (the socket transport's helper threads, exec/ex_dist.c socket_streams, take cores
- * of the same host). Emulated nodes (inter "socket" on a test bed) are all on one host. */
+/* The ranks that share one host's input pipeline (its cores, host memory and PCIe, page cache): the ranks of
+ * a node, or all the ranks of a run whose nodes are emulated on one host (inter "socket" on a test bed). */
 static int ranks_per_host(const cal_point *p)
 {
 	return strcmp(p->inter, "socket") == 0 ? p->gpus : p->gpus_per_node;
 }
 
+static double pt_ranks_host(const cal_point *p) { return ranks_per_host(p); }
+
+/* The GPU's decode term: per machine, GPU and stack (not per rank count: what the ranks share is the host's). */
 static char *decode_scope(const cal_point *p)
 {
-	bool sockets = strcmp(p->inter, "socket") == 0 || strcmp(p->intra, "socket") == 0;
-	return xasprintf("%s|%s|%s|%d-per-host%s", p->machine, p->gpu, p->variant, ranks_per_host(p),
-			 sockets ? "+sockets" : "");
+	return xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
 }
 
-/* The stack's measured rate (hwdb stacks.csv gpu_decode_img_s), else CAL_GPU_DECODE_PRIOR. */
+/* The host's shared decode capacity: per machine and stack. */
+static char *host_scope(const cal_point *p)
+{
+	return xasprintf("%s|%s", p->machine, p->variant);
+}
+
+/* The GPU decode term's prior: the stack's (hwdb stacks.csv gpu_decode_img_s, the same term model.c adds to
+ * the step), else CAL_GPU_DECODE_PRIOR. */
 static double gpu_decode_prior(const cal_env *e)
 {
 	const hw_stack *st = e->db ? hw_stack_find(e->db, "scaleplan-train") : NULL;
@@ -449,6 +464,18 @@ static const model_scenario *point_step(const cal_env *e, cal_pset *ps, const ca
 	return ms;
 }
 
+/* A jpeg-gpu run's img/s from its step alone (step_img_s, all ranks): each rank's step with its GPU's decode on
+ * its path, that part waiting on the host's shared stage (model_gpu_decode_rank_img_s). */
+static double jpeg_gpu_img_s(const cal_env *e, cal_pset *ps, const cal_point *p, double step_img_s)
+{
+	char *dsc = decode_scope(p), *hsc = host_scope(p);
+	double dec = pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
+	double host = pval(ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+	free(dsc);
+	free(hsc);
+	return p->gpus * model_gpu_decode_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec, host);
+}
+
 /* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
  * run's data path names them. With its all-reduce and exposed communication time per iteration (exposed as
  * the engine measures it: all-reduce time after backward ended). NAN where the database cannot describe the
@@ -467,9 +494,7 @@ static double point_throughput(const cal_env *e, cal_pset *ps, const cal_point *
 	/* JPEG decoded on the GPU (exec --data-path jpeg-gpu): no faster than each GPU's decoder, a parameter of
 	 * the machine, GPU and stack, its prior the stack's measured rate (hwdb stacks.csv gpu_decode_img_s) */
 	if (gpu_jpeg(p)) {
-		char *dsc = decode_scope(p);
-		img_s = fmin(img_s, p->gpus * pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s"));
-		free(dsc);
+		img_s = jpeg_gpu_img_s(e, ps, p, img_s);
 	} else if (isfinite(p->data_threads) && p->data_threads > 0 && p->data[0] && strcmp(p->data, "synthetic") != 0) {
 		/* JPEG decoded by the CPU: no faster than the decode cores of the nodes (where a pipeline was fitted) */
 		double r = machine_decode_rate(ps, p->machine);
@@ -593,7 +618,37 @@ typedef struct fitctx {
 	int npts;
 	fitvar v[CAL_LSQ_MAXP];
 	int nv;
+	const double *w;  /* [npts] each residual's weight (repeats_weights), NULL: 1 */
 } fitctx;
+
+/* The measured synthetic twin of a jpeg-gpu run (the same machine, GPU, stack, precision, placement, transport
+ * and batch): the mean of its runs (repeats), or NAN where none was measured. */
+static double synthetic_twin(const cal_data *d, const cal_point *p)
+{
+	double sum = 0;
+	int n = 0;
+	for (int i = 0; i < d->n; i++) {
+		const cal_point *q = &d->pts[i];
+		if (q->kind != CAL_THROUGHPUT || strcmp(q->data, "synthetic") || q->gpus != p->gpus || q->nodes != p->nodes ||
+		    q->gpus_per_node != p->gpus_per_node || q->batch_per_gpu != p->batch_per_gpu ||
+		    strcmp(q->machine, p->machine) || strcmp(q->gpu, p->gpu) || strcmp(q->variant, p->variant) ||
+		    strcmp(q->precision, p->precision) || strcmp(q->intra, p->intra) || strcmp(q->inter, p->inter))
+			continue;
+		sum += q->measured;
+		n++;
+	}
+	return n ? sum / n : NAN;
+}
+
+/* A point's prediction inside its group's fit. A jpeg-gpu run whose synthetic twin was measured is fitted
+ * against that twin's step, so that its decode terms describe what decoding costs against the step and not
+ * what the step model missed (predictions, leave-one-out and validate use the model's step). */
+static double fit_predict(const fitctx *c, int i)
+{
+	const cal_point *p = &c->d->pts[i];
+	double twin = gpu_jpeg(p) ? synthetic_twin(c->d, p) : NAN;
+	return isfinite(twin) ? jpeg_gpu_img_s(c->e, c->ps, p, twin) : predict_env(c->e, c->ps, c->d, i);
+}
 
 static int fit_resid(const double *u, double *r, void *vctx)
 {
@@ -601,13 +656,44 @@ static int fit_resid(const double *u, double *r, void *vctx)
 	for (int j = 0; j < c->nv; j++)
 		c->ps->p[c->v[j].idx].value = cal_xform_to_x(c->v[j].xf, u[j]);
 	for (int k = 0; k < c->npts; k++) {
-		double pred = predict_env(c->e, c->ps, c->d, c->pts[k]);
+		double pred = fit_predict(c, c->pts[k]);
 		double meas = c->d->pts[c->pts[k]].measured;
 		if (!isfinite(pred) || !(pred > 0))
 			return 1;
-		r[k] = pred / meas - 1.0;
+		r[k] = (pred / meas - 1.0) * (c->w ? c->w[k] : 1.0);
 	}
 	return 0;
+}
+
+/* Whether points a and b are runs of one configuration (machine, GPU, stack, precision, placement, transport,
+ * batch, data path): repeats of one measurement. */
+static bool same_run(const cal_point *a, const cal_point *b)
+{
+	return a->kind == CAL_THROUGHPUT && b->kind == CAL_THROUGHPUT && a->gpus == b->gpus && a->nodes == b->nodes &&
+	       a->gpus_per_node == b->gpus_per_node && a->batch_per_gpu == b->batch_per_gpu && !strcmp(a->data, b->data) &&
+	       !strcmp(a->machine, b->machine) && !strcmp(a->gpu, b->gpu) && !strcmp(a->variant, b->variant) &&
+	       !strcmp(a->precision, b->precision) && !strcmp(a->intra, b->intra) && !strcmp(a->inter, b->inter);
+}
+
+/* Residual weights of a group's points: 1/sqrt(m) for each of m runs of one configuration, so that a point run
+ * m times weighs in the sum of squares as one run (at the mean of its runs) and not m (--repeat, emulated
+ * nodes). NULL where no point repeats. */
+static double *repeats_weights(const cal_data *d, const int *pts, int npts)
+{
+	double *w = NULL;
+	for (int k = 0; k < npts; k++) {
+		int m = 0;
+		for (int j = 0; j < npts; j++)
+			m += same_run(&d->pts[pts[k]], &d->pts[pts[j]]);
+		if (m > 1 && !w) {
+			w = xmalloc((size_t)npts * sizeof(*w));
+			for (int j = 0; j < npts; j++)
+				w[j] = 1.0;
+		}
+		if (m > 1)
+			w[k] = 1.0 / sqrt((double)m);
+	}
+	return w;
 }
 
 static void addvar(fitctx *c, cal_pset *ps, const char *name, const char *scope, double prior, const char *unit,
@@ -643,22 +729,39 @@ static double pt_batch(const cal_point *p) { return cal_point_batch(p); }
 static double pt_bytes(const cal_point *p) { return p->bytes; }
 static double pt_global_batch(const cal_point *p) { return p->global_batch; }
 
-/* A group of jpeg-gpu runs: the decoder's rate, started at the slowest point's rate per GPU where that is
- * below the prior, so that the decoder bound is active (a min() has no slope on its other side). */
+/* A group of jpeg-gpu runs (one machine, GPU and stack): the GPU's decode term, started where the point of
+ * fewest ranks a host puts it (what it lost against its step alone), and the host's shared capacity where the
+ * ranks a host vary (started at ten times the largest rate a host measured: a stage that is not yet full). */
 static void vars_decode(fitctx *c, const cal_point *p0)
 {
 	const cal_env *e = c->e;
-	double start = gpu_decode_prior(e);
+	double start = INFINITY, host_start = 0;
+	int kmin = 1 << 30;
 	for (int k = 0; k < c->npts; k++) {
 		const cal_point *p = &c->d->pts[c->pts[k]];
-		start = fmin(start, 0.999 * p->measured / p->gpus);
+		model_step st;
+		int kh = ranks_per_host(p);
+		host_start = fmax(host_start, 10.0 * p->measured / p->gpus * kh);
+		if (kh > kmin || !point_step(e, c->ps, p, &st))
+			continue;
+		double lost = p->gpus / p->measured - st.gpu_s / p->batch_per_gpu; /* s an image a rank */
+		kmin = kh;
+		start = lost > 0 ? 1.0 / lost : 1e6;
 	}
 	char *dsc = decode_scope(p0);
 	int idx = cal_pset_get(c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
-	if (c->ps->p[idx].status != CAL_FITTED)
+	if (c->ps->p[idx].status != CAL_FITTED && isfinite(start))
 		c->ps->p[idx].value = start;
 	addvar(c, c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
 	free(dsc);
+	if (!varies(c, pt_ranks_host))
+		return;
+	char *hsc = host_scope(p0);
+	idx = cal_pset_get(c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+	if (c->ps->p[idx].status != CAL_FITTED && host_start > 0)
+		c->ps->p[idx].value = host_start;
+	addvar(c, c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s", CAL_X_LOG);
+	free(hsc);
 }
 
 /* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade
@@ -764,9 +867,12 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 		start[j] = ps->p[c.v[j].idx].value;
 		u[j] = cal_xform_to_u(c.v[j].xf, start[j]);
 	}
+	double *w = repeats_weights(d, pts, npts);
+	c.w = w;
 	cal_lsq lsq = { .np = c.nv, .n = npts, .u = u, .f = fit_resid, .ctx = &c };
 	cal_lsq_result res;
 	cal_lsq_solve(&lsq, &res);
+	free(w);
 	FILE *log = quiet ? NULL : o->log;
 	if (!res.converged) {
 		for (int j = 0; j < c.nv; j++) {
@@ -949,12 +1055,43 @@ static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *
 	return pred;
 }
 
+/* The spread of the repeats of point i: the least and largest measured value of the throughput runs of the
+ * same configuration (machine, GPU, stack, precision, placement, transport, batch, data path); false where the
+ * point was run once. */
+static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
+{
+	const cal_point *p = &d->pts[i];
+	int n = 0;
+	*lo = *hi = p->measured;
+	if (p->kind != CAL_THROUGHPUT)
+		return false;
+	for (int j = 0; j < d->n; j++) {
+		const cal_point *q = &d->pts[j];
+		if (j == i || !same_run(p, q))
+			continue;
+		*lo = fmin(*lo, q->measured);
+		*hi = fmax(*hi, q->measured);
+		n++;
+	}
+	return n > 0;
+}
+
+/* |error| of a prediction of point i beyond its repeats' spread: 0 inside [lo, hi], else the distance to the
+ * nearer end over the point's measurement (the plain error where the point was run once). */
+static double beyond_spread(const cal_data *d, int i, double pred)
+{
+	double lo, hi, meas = d->pts[i].measured;
+	if (!repeat_spread(d, i, &lo, &hi))
+		return fabs(pred / meas - 1);
+	return pred < lo ? (lo - pred) / meas : pred > hi ? (pred - hi) / meas : 0.0;
+}
+
 int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum)
 {
 	cal_opts dflt = { 0 };
 	const cal_opts *o = opts ? opts : &dflt;
 	cal_summary s = { 0 };
-	s.fit_mape = s.loo_mape = NAN;
+	s.fit_mape = s.loo_mape = s.fit_mape_spread = s.loo_mape_spread = NAN;
 	if (d->n == 0) {
 		if (sum)
 			*sum = s;
@@ -966,7 +1103,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	grouping_init(&g, &e, d);
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
-	double sum_fit = 0, sum_loo = 0;
+	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
@@ -976,8 +1113,12 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			if (d->pts[pts[j]].step_grads)
 				continue;
 			double pr = predict_env(&e, ps, d, pts[j]);
+			double lo_s, hi_s;
+			bool rep = repeat_spread(d, pts[j], &lo_s, &hi_s);
+			s.nrepeat += rep;
 			if (isfinite(pr)) {
 				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
+				sum_fit_sp += beyond_spread(d, pts[j], pr);
 				nfit++;
 			}
 			if (n < 2)
@@ -985,6 +1126,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			double lo = loo_predict(&e, ps, d, pts, n, j, o);
 			if (isfinite(lo)) {
 				sum_loo += fabs(lo / d->pts[pts[j]].measured - 1);
+				sum_loo_sp += beyond_spread(d, pts[j], lo);
 				s.nloo++;
 			}
 		}
@@ -992,6 +1134,8 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.fit_mape = nfit ? sum_fit / nfit : NAN;
 	s.npoints = nfit;   /* the points the error is over (a run's in-step all-reduce is not one) */
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
+	s.fit_mape_spread = nfit ? sum_fit_sp / nfit : NAN;
+	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
 	grouping_free(&g, d->n);
 	env_free(&e);
 	if (sum)

@@ -314,6 +314,9 @@ int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *ou
 		printf("leave-one-out error (MAPE): %.2f%% over %d points\n", 100 * sum.loo_mape, sum.nloo);
 	else
 		printf("leave-one-out error: not available (no fit group has 2 or more points)\n");
+	if (sum.nrepeat > 0 && isfinite(sum.fit_mape_spread))
+		printf("beyond the repeats' spread (%d points run more than once): in-sample %.2f%%, leave-one-out %.2f%%\n",
+		       sum.nrepeat, 100 * sum.fit_mape_spread, 100 * sum.loo_mape_spread);
 	if ((rc = cal_pset_write(&ps, out, &o)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		rc = exit_code_of(rc);

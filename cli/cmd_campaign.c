@@ -25,16 +25,18 @@ typedef struct cg_opts {
 	cal_campaign c;
 	const char *out, *hwdb;
 	const char *system;    /* --system: the node type the runs are predicted on; NULL: the slowest's */
+	int host_gpus;         /* --host-gpus: the default grid's host (0: the GPUs nvidia-smi lists here, else 2) */
+	int repeat;            /* --repeat: runs of each emulated point */
+	bool host_gpus_seen;   /* host_gpus is what nvidia-smi listed here */
+	bool folder_read;      /* --data-dir was readable here (c.train_n counted) */
 	bool run, fit_only, force;
 } cg_opts;
 
-/* The default grid (no --grid): what the calibration fit needs from one host of 2 GPUs - 1 and 2 GPUs, two
- * batches, both data paths, NVLink and 2 emulated nodes (bench/NOTES.md's log). jpeg-gpu only with
- * --data-dir. */
-#define CG_DEFAULT_GRID "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic,jpeg-gpu;transport=nvlink,emulated"
-#define CG_DEFAULT_GRID_NO_DATA "gpus_per_node=1,2;nodes=1;batch=128,256;data=synthetic;transport=nvlink,emulated"
-
-enum { CG_NOPTS = 20 };
+/* The default grid (no --grid) is the host's (cal_cg_default_grid): 1, 2, 4, ... GPUs up to the host's,
+ * NVLink and emulated nodes; jpeg-gpu only with --data-dir. A JPEG run should see at least this many
+ * batches an epoch on each rank, so that its steady epochs measure decoding rather than the pipeline's
+ * start (8,704 JPEGs gave 8 batches an epoch at 4 ranks of 256: runs of 1.1-1.4 s, issue 48). */
+enum { CG_NOPTS = 22, CG_MIN_BATCHES = 50, CG_REPEAT = 2 };
 
 /* campaign's options, bound to o (dry: --dry-run, spec: --grid), in --help's order. */
 static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
@@ -47,9 +49,17 @@ static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
 			  "                    a point of one node emulates one node per GPU: gpus_per_node=2;nodes=1 runs as 2\n"
 			  "                    nodes of 1 GPU, id g1x2_..._emulated); every combination is run once (one GPU\n"
 			  "                    without a transport). Keys left out: gpus_per_node=1;nodes=1;batch=256;\n"
-			  "                    data=synthetic;transport=nvlink. @FILE: the same, one key a line, # comments.\n"
-			  "                    Without --grid: " CG_DEFAULT_GRID "\n"
-			  "                    (data=synthetic alone without --data-dir): 12 runs on a host of 2 GPUs\n"),
+			  "                    data=synthetic;transport=nvlink. Grids joined by '|': their runs together.\n"
+			  "                    @FILE: one grid, one key a line, # comments. Without --grid: the host's\n"
+			  "                    (--host-gpus N): gpus_per_node=1,2,4..N over nvlink and emulated (nodes of\n"
+			  "                    1 GPU), from N=4 also 2 emulated nodes of N/2; batch 128,256 (N <= 2) or 256;\n"
+			  "                    data synthetic, jpeg-gpu too with --data-dir\n"),
+		CLI_O_INT("host-gpus", &o->host_gpus, 1, 64, "an integer 1..64",
+			  "  --host-gpus N     the GPUs of the host the default grid is for (default: those nvidia-smi lists\n"
+			  "                    here, else 2)\n"),
+		CLI_O_INT("repeat", &o->repeat, 1, 20, "an integer 1..20",
+			  "  --repeat R        runs of each emulated point (default 2: emulated nodes share one host's cores and\n"
+			  "                    loopback and do not repeat; calibrate reads the spread; copies last, id _rK)\n"),
 		CLI_O_STR("out", &o->out,
 			  "  --out DIR         where the scripts, grid and CSVs go (created; a folder that already holds a\n"
 			  "                    campaign is refused unless --force)\n"),
@@ -76,7 +86,9 @@ static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
 			  "  --data-dir FOLDER the JPEG folder (train/ and val/) of jpeg-gpu and jpeg-cpu runs (required for them)\n"),
 		CLI_O_INT("iters", &o->c.iters, 1, 1000000, "an integer 1..1000000",
 			  "  --iters N         synthetic runs: timed steps (default 60; 10 warm-up steps first)\n"),
-		CLI_O_INT("epochs", &o->c.epochs, 1, 1000000, "an integer 1..1000000", "  --epochs E        JPEG runs: epochs (default 2)\n"),
+		CLI_O_INT("epochs", &o->c.epochs, 1, 1000000, "an integer 1..1000000",
+			  "  --epochs E        JPEG runs: epochs (default 4: the first fills the pipeline, calibrate fits the\n"
+			  "                    mean of the others)\n"),
 		CLI_O_STR("machine", &o->c.machine, "  --machine NAME    the CSVs' machine column (default local)\n"),
 		CLI_O_STR("hwdb", &o->hwdb, "  --hwdb DIR        passed to calibrate and validate\n"),
 		CLI_O_HELP,
@@ -94,6 +106,7 @@ static void campaign_usage(FILE *f)
 	cg_table(&o, &dry, &spec, own);
 	fprintf(f,
 		"usage: scaleplan campaign [--grid SPEC|@FILE] --out DIR [--dry-run | --run | --fit-only] [--force]\n"
+		"                          [--host-gpus N] [--repeat R]\n"
 		"                          [--train PATH] [--data-dir FOLDER] [--iters N] [--epochs E]\n"
 		"                          [--run-timeout S] [--system ID] [--machine NAME] [--hwdb DIR]\n"
 		"\n"
@@ -207,7 +220,7 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec, bool
 {
 	bool dry = false;
 	cli_opt own[CG_NOPTS];
-	*o = (cg_opts){.c = {.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 2}};
+	*o = (cg_opts){.c = {.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 4}, .repeat = CG_REPEAT};
 	*spec = NULL;
 	cg_table(o, &dry, spec, own);
 	cli_parse p = {.cmd = "campaign", .tables = {own}, .usage = campaign_usage, .usage_on_error = true,
@@ -228,8 +241,6 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec, bool
 	int orc = cli_check_out("campaign", "--out", o->out, true); /* README: no such folder or a file is 1 */
 	if (orc)
 		return orc;
-	if (!*spec)
-		*spec = o->c.folder ? CG_DEFAULT_GRID : CG_DEFAULT_GRID_NO_DATA;
 	/* the scripts quote these in single quotes */
 	const char *names[4] = {"machine", "train", "data-dir", "out"}, *vals[4] = {o->c.machine, o->c.train, o->c.folder, o->out};
 	for (int k = 0; k < 4; k++)
@@ -247,28 +258,89 @@ static bool gpu_here(void)
 	return system("nvidia-smi -L >/dev/null 2>&1") == 0;
 }
 
+/* The GPUs nvidia-smi lists here; 0 where it lists none or is missing. */
+static int gpus_here(void)
+{
+	FILE *p = popen("nvidia-smi -L 2>/dev/null", "r");
+	if (!p)
+		return 0;
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof(line), p))
+		n += strncmp(line, "GPU ", 4) == 0;
+	return pclose(p) == 0 ? n : 0;
+}
+
+/* What the campaign chose, printed: the grid and whose host it is for, the repeats, the JPEG runs' epochs and
+ * whether the folder gives each rank CG_MIN_BATCHES batches an epoch at the largest JPEG run. */
+static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal_cg_run *runs, int n)
+{
+	int ranks_b = 0, rep = 0;
+	for (int i = 0; i < n; i++) {
+		int rb = runs[i].gpn * runs[i].nodes * runs[i].batch;
+		if (strcmp(runs[i].data, "synthetic") && rb > ranks_b)
+			ranks_b = rb;
+		rep += runs[i].copy > 1;
+	}
+	if (dflt)
+		printf("scaleplan campaign: the default grid of a host of %d GPUs%s: %s\n", o->host_gpus,
+		       o->host_gpus_seen ? " (nvidia-smi here)" : " (--host-gpus, else 2)", spec);
+	if (rep)
+		printf("scaleplan campaign: each emulated point run %d times (%d runs more; --repeat)\n", o->repeat, rep);
+	if (!ranks_b || !o->c.folder)
+		return;
+	long need = (long)CG_MIN_BATCHES * ranks_b;
+	if (o->c.epochs >= 2)
+		printf("scaleplan campaign: JPEG runs: %d epochs (calibrate fits the mean of epochs 2-%d); ", o->c.epochs,
+		       o->c.epochs);
+	else
+		printf("scaleplan campaign: JPEG runs: 1 epoch (no epoch after the first: calibrate fits the whole run, "
+		       "start-up included); ");
+	if (!o->folder_read)
+		printf("folder not readable here: it needs %ld train JPEGs for %d batches an epoch a rank\n", need,
+		       CG_MIN_BATCHES);
+	else if (o->c.train_n < need)
+		printf("the folder's %ld train JPEGs give %ld batches an epoch a rank at the largest run; %d need %ld "
+		       "(scaleplan-train --make-jpeg-folder DIR --images %ld)\n", o->c.train_n, o->c.train_n / ranks_b,
+		       CG_MIN_BATCHES, need, need);
+	else
+		printf("the folder's %ld train JPEGs give %ld batches an epoch a rank at the largest run\n", o->c.train_n,
+		       o->c.train_n / ranks_b);
+}
+
 int cmd_campaign(int argc, char **argv)
 {
 	cg_opts o;
-	cal_cg_grid g;
 	const char *spec;
 	bool done;
+	char dgrid[512];
 	int rc = parse_opts(argc, argv, &o, &spec, &done);
 	if (rc != EXIT_OK || done)
 		return rc;
 	if (o.fit_only)
 		return fit(&o);
-	if (cal_cg_grid_parse(spec, &g)) {
+	bool dflt = !spec;
+	if (dflt) {
+		if (!o.host_gpus)
+			o.host_gpus_seen = (o.host_gpus = gpus_here()) > 0;
+		if (!o.host_gpus)
+			o.host_gpus = 2;
+		cal_cg_default_grid(o.host_gpus, o.c.folder != NULL, dgrid, sizeof(dgrid));
+		spec = dgrid;
+	}
+	cal_cg_run *runs = xcalloc(CAL_CG_MAX_RUNS, sizeof(*runs));
+	int n = cal_cg_plan(spec, o.repeat, runs);
+	if (n < 0) {
 		fprintf(stderr, "scaleplan campaign: %s\n", err_msg());
+		free(runs);
 		return EXIT_INPUT;
 	}
 	if (cal_cg_exists(o.out) && !o.force) {
 		fprintf(stderr, "scaleplan campaign: --out %s holds a campaign already (its grid.csv or scripts); "
 				"expected a new folder, or --force to write over it\n", o.out);
+		free(runs);
 		return EXIT_INPUT;
 	}
-	cal_cg_run *runs = xcalloc(CAL_CG_MAX_RUNS, sizeof(*runs));
-	int n = cal_cg_expand(&g, runs);
 	if (n > CAL_CG_MAX_RUNS) {
 		fprintf(stderr, "scaleplan campaign: --grid: %d runs; expected at most %d\n", n, CAL_CG_MAX_RUNS);
 		free(runs);
@@ -290,6 +362,7 @@ int cmd_campaign(int argc, char **argv)
 	if (o.c.folder) {
 		o.c.train_n = cal_cg_count_images(o.c.folder, "train");
 		o.c.val_n = cal_cg_count_images(o.c.folder, "val");
+		o.folder_read = o.c.train_n >= 0;
 		if (o.c.train_n < 0)
 			o.c.train_n = MODEL_IMAGENET_TRAIN_IMAGES, o.c.val_n = 50000;
 		if (o.c.val_n < 0)
@@ -307,6 +380,8 @@ int cmd_campaign(int argc, char **argv)
 		fprintf(stderr, "scaleplan campaign: %s\n", err_msg());
 		rc = exit_code_of(wrc);
 	}
+	if (rc == EXIT_OK)
+		say_choices(&o, spec, dflt, runs, n);
 	free(runs);
 	free(o.c.out_abs);
 	if (rc != EXIT_OK)

@@ -345,23 +345,31 @@ static void step_loaded(ex_dist *d, gemm_load *g, void *buf, long cnt, ex_dist_d
 		*ar_s = ms * 1e-3 / (last - first);
 }
 
-int ex_dist_bench_main(int argc, char **argv)
-{
+/* One sweep's state: the ranks, options, buffers, stream, compute load, CSV and timing events. */
+typedef struct sweep {
 	bench_args a;
-	ex_dist *d = NULL;
-	csvw *w = NULL;
-	void *buf = NULL;
-	float *dev32 = NULL;
-	cudaStream_t s = NULL;
-	gemm_load *load = NULL;
-	int rc = EXIT_ENV;
+	ex_dist *d;
+	csvw *w;
+	void *buf;
+	float *dev32;
+	cudaStream_t s;
+	gemm_load *load;
+	int rank, n;
+	char host[64];
+	cudaEvent_t e0, e1;
+} sweep;
 
-	if (ex_dist_boot(&d, &argc, &argv)) {
+/* The ranks' boot and options (every rank agrees they are good; --help: exit 0), at least 2 ranks, the
+ * communicator. -1 to go on, else the exit code. */
+static int sweep_boot(sweep *sw, int argc, char **argv)
+{
+	if (ex_dist_boot(&sw->d, &argc, &argv)) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_ENV;
 	}
-	int pr = bench_parse(&a, argc, argv);
-	if (pr == 0 && ex_dist_opts_check(d, &a.dist))
+	ex_dist *d = sw->d;
+	int pr = bench_parse(&sw->a, argc, argv);
+	if (pr == 0 && ex_dist_opts_check(d, &sw->a.dist))
 		pr = ERR_INPUT;
 	if (pr == 0 && ex_dist_size(d) < 2)
 		pr = err_set("--bench-allreduce needs at least 2 ranks (mpirun -np 2 ...)");
@@ -375,164 +383,210 @@ int ex_dist_bench_main(int argc, char **argv)
 		ex_dist_free(d);
 		return pr == 1 ? EXIT_OK : EXIT_INPUT;
 	}
-	if (ex_dist_start(d, &a.dist)) {
+	if (ex_dist_start(d, &sw->a.dist)) {
 		fprintf(stderr, "scaleplan-train: rank %d: %s\n", ex_dist_rank(d), err_msg());
 		ex_dist_free(d);
 		return EXIT_ENV;
 	}
-	int rank = ex_dist_rank(d), n = ex_dist_size(d);
-	char host[64];
-	snprintf(host, sizeof(host), "%s", a.machine ? a.machine : ex_dist_host(d));
-	/* high priority, as the training comm stream (ex_dist.c), so that --load sees what training sees */
+	sw->rank = ex_dist_rank(d);
+	sw->n = ex_dist_size(d);
+	snprintf(sw->host, sizeof(sw->host), "%s", sw->a.machine ? sw->a.machine : ex_dist_host(d));
+	return -1;
+}
+
+/* The stream (high priority, as the training comm stream in ex_dist.c, so that --load sees what training
+ * sees), the buffers, the compute load (--load), the CSV's header, the table's header and the events. */
+static void sweep_setup(sweep *sw)
+{
+	ex_dist *d = sw->d;
 	int prio_lo, prio_hi;
 	if (cudaDeviceGetStreamPriorityRange(&prio_lo, &prio_hi) != cudaSuccess ||
-	    cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio_hi) != cudaSuccess ||
-	    cudaMalloc(&buf, (size_t)a.max_B) != cudaSuccess || cudaMalloc((void **)&dev32, 4096) != cudaSuccess)
-		ex_dist_fatal(d, EXIT_ENV, "no GPU memory for a %.0f-byte buffer", a.max_B);
-	if (a.load) {
-		load = xcalloc(1, sizeof(*load));
-		bool resnet = strcmp(a.load, "resnet") == 0;
-		if (resnet ? step_load_init(load, rank) : gemm_load_init(load))
+	    cudaStreamCreateWithPriority(&sw->s, cudaStreamNonBlocking, prio_hi) != cudaSuccess ||
+	    cudaMalloc(&sw->buf, (size_t)sw->a.max_B) != cudaSuccess || cudaMalloc((void **)&sw->dev32, 4096) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "no GPU memory for a %.0f-byte buffer", sw->a.max_B);
+	if (sw->a.load) {
+		gemm_load *load = sw->load = xcalloc(1, sizeof(*load));
+		bool resnet = strcmp(sw->a.load, "resnet") == 0;
+		if (resnet ? step_load_init(load, sw->rank) : gemm_load_init(load))
 			ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
 		ex_dist_max(d, &load->alone_s, 1);   /* every rank sizes its loops alike */
-		if (rank == 0 && resnet)
+		if (sw->rank == 0 && resnet)
 			printf("# load: the engine's ResNet-50 step, batch %d bf16, CUDA graph, %.2f ms alone\n", STEP_BATCH,
 			       load->alone_s * 1e3);
-		else if (rank == 0)
+		else if (sw->rank == 0)
 			printf("# load: bf16 GEMM %dx%dx%d on a second stream, %.3f ms alone (%.0f TFLOP/s)\n", LOAD_N, LOAD_N,
 			       LOAD_N, load->alone_s * 1e3, 2.0 * LOAD_N * LOAD_N * (double)LOAD_N / load->alone_s / 1e12);
 	}
-	if (rank == 0 && a.out && !(w = csvw_open(a.out)))
+	if (sw->rank == 0 && sw->a.out && !(sw->w = csvw_open(sw->a.out)))
 		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
-	if (w) {
+	if (sw->w) {
 		const char *cols[] = { "source", "machine", "gpus", "nodes", "nccl_mode", "dtype", "bytes",
 				       "time_s", "algbw_GBps", "busbw_GBps", "load", "load_alone_s", "load_loaded_s",
 				       "time_loaded_s" };
 		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-			csvw_text(w, cols[i]);
-		csvw_end_row(w);
+			csvw_text(sw->w, cols[i]);
+		csvw_end_row(sw->w);
 	}
-	if (rank == 0) {
-		printf("# all-reduce sweep: %d ranks, %d node(s), mode %s, in place, ncclAvg\n", n, ex_dist_nodes(d),
+	if (sw->rank == 0) {
+		printf("# all-reduce sweep: %d ranks, %d node(s), mode %s, in place, ncclAvg\n", sw->n, ex_dist_nodes(d),
 		       ex_dist_mode_label(d));
 		printf("%12s %6s %12s %10s %10s%s\n", "bytes", "dtype", "time_us", "algbw_GB/s", "busbw_GB/s",
-		       load ? "  loaded_us load_slowdown" : "");
+		       sw->load ? "  loaded_us load_slowdown" : "");
 	}
-	cudaEvent_t e0, e1;
-	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+	if (cudaEventCreate(&sw->e0) != cudaSuccess || cudaEventCreate(&sw->e1) != cudaSuccess)
 		ex_dist_fatal(d, EXIT_ENV, "cudaEventCreate failed");
-	for (int ti = 0; ti < a.ndtypes; ti++) {
-		ex_dist_dtype t = a.dtypes[ti];
-		size_t es = ex_dist_dtype_size(t);
-		long total = (long)((size_t)a.max_B / es);
-		/* correctness: every rank fills rank+1; the average is (n+1)/2, exact in every type */
-		if (ex_dist_fill(buf, t, total, (float)(rank + 1), 0.0f, s))
-			ex_dist_fatal(d, EXIT_ENV, "fill kernel failed");
-		if (ex_dist_allreduce(d, buf, total, t, s))
+}
+
+/* Correctness of type t over total elements: every rank fills rank+1; the average is (n+1)/2, exact in every
+ * type, at four places. */
+static void sweep_check(sweep *sw, ex_dist_dtype t, long total)
+{
+	ex_dist *d = sw->d;
+	size_t es = ex_dist_dtype_size(t);
+	if (ex_dist_fill(sw->buf, t, total, (float)(sw->rank + 1), 0.0f, sw->s))
+		ex_dist_fatal(d, EXIT_ENV, "fill kernel failed");
+	if (ex_dist_allreduce(d, sw->buf, total, t, sw->s))
+		ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+	float got[4];
+	long probe[4] = { 0, total / 3, total / 2, total - 1 };
+	for (int k = 0; k < 4; k++) {
+		if (ex_dist_convert(sw->dev32 + k, EX_DIST_FP32, (char *)sw->buf + probe[k] * es, t, 1, sw->s))
+			ex_dist_fatal(d, EXIT_ENV, "convert kernel failed");
+	}
+	if (cudaMemcpyAsync(got, sw->dev32, sizeof(got), cudaMemcpyDeviceToHost, sw->s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaMemcpyAsync failed");
+	ex_dist_sync(d, sw->s);
+	float want = (float)(sw->n + 1) / 2.0f;
+	for (int k = 0; k < 4; k++)
+		if (got[k] != want)
+			ex_dist_fatal(d, EXIT_ENV, "%s all-reduce is wrong: element %ld is %g, expected %g",
+				      ex_dist_dtype_name(t), probe[k], got[k], want);
+}
+
+/* The mean time of iters all-reduces of cnt elements of t after a warm-up, the slowest rank's. */
+static double sweep_time(sweep *sw, ex_dist_dtype t, long cnt, int iters)
+{
+	ex_dist *d = sw->d;
+	int warm = iters / 5 > 2 ? iters / 5 : 2;
+	for (int i = 0; i < warm; i++)
+		if (ex_dist_allreduce(d, sw->buf, cnt, t, sw->s))
 			ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
-		float got[4];
-		long probe[4] = { 0, total / 3, total / 2, total - 1 };
-		for (int k = 0; k < 4; k++) {
-			if (ex_dist_convert(dev32 + k, EX_DIST_FP32, (char *)buf + probe[k] * es, t, 1, s))
-				ex_dist_fatal(d, EXIT_ENV, "convert kernel failed");
-		}
-		if (cudaMemcpyAsync(got, dev32, sizeof(got), cudaMemcpyDeviceToHost, s) != cudaSuccess)
-			ex_dist_fatal(d, EXIT_ENV, "cudaMemcpyAsync failed");
-		ex_dist_sync(d, s);
-		float want = (float)(n + 1) / 2.0f;
+	ex_dist_heartbeat(d);
+	if (cudaEventRecord(sw->e0, sw->s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+	for (int i = 0; i < iters; i++)
+		if (ex_dist_allreduce(d, sw->buf, cnt, t, sw->s))
+			ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
+	if (cudaEventRecord(sw->e1, sw->s) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
+	ex_dist_sync(d, sw->s);
+	ex_dist_pause(d);
+	float ms = 0;
+	if (cudaEventElapsedTime(&ms, sw->e0, sw->e1) != cudaSuccess)
+		ex_dist_fatal(d, EXIT_ENV, "cudaEventElapsedTime failed");
+	double t_s = ms * 1e-3 / iters;
+	ex_dist_max(d, &t_s, 1);
+	return t_s;
+}
+
+/* One CSV row: the size's time and bandwidths, and beside the load (lv: all-reduce and load time, -1 none). */
+static void sweep_row(sweep *sw, ex_dist_dtype t, double real_B, double t_s, double algbw, double busbw, const double *lv)
+{
+	csvw *w = sw->w;
+	csvw_text(w, "exec");
+	csvw_text(w, sw->host);
+	csvw_int(w, sw->n);
+	csvw_int(w, ex_dist_nodes(sw->d));
+	csvw_text(w, ex_dist_mode_label(sw->d));
+	csvw_text(w, ex_dist_dtype_name(t));
+	csvw_num(w, real_B, 15);
+	csvw_num(w, t_s, 6);
+	csvw_num(w, algbw, 6);
+	csvw_num(w, busbw, 6);
+	if (sw->load && (lv[0] > 0 || lv[1] > 0)) {
+		csvw_text(w, sw->load->resnet ? sw->load->name : "gemm");
+		csvw_num(w, sw->load->alone_s, 6);
+		if (lv[1] > 0)
+			csvw_num(w, lv[1], 6);
+		else
+			csvw_text(w, "");
+		if (lv[0] > 0)
+			csvw_num(w, lv[0], 6);
+		else
+			csvw_text(w, "");
+	} else {
 		for (int k = 0; k < 4; k++)
-			if (got[k] != want)
-				ex_dist_fatal(d, EXIT_ENV, "%s all-reduce is wrong: element %ld is %g, expected %g",
-					      ex_dist_dtype_name(t), probe[k], got[k], want);
-		for (double bytes = a.min_B; bytes <= a.max_B * 1.0000001; bytes *= 2) {
-			long cnt = (long)(bytes / (double)es);
-			if (cnt < 1)
-				continue;
-			int iters = a.iters ? a.iters : (int)fmin(200, fmax(5, 4e9 / bytes / 4));
-			int warm = iters / 5 > 2 ? iters / 5 : 2;
-			for (int i = 0; i < warm; i++)
-				if (ex_dist_allreduce(d, buf, cnt, t, s))
-					ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
-			ex_dist_heartbeat(d);
-			if (cudaEventRecord(e0, s) != cudaSuccess)
-				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
-			for (int i = 0; i < iters; i++)
-				if (ex_dist_allreduce(d, buf, cnt, t, s))
-					ex_dist_fatal(d, EXIT_ENV, "all-reduce failed");
-			if (cudaEventRecord(e1, s) != cudaSuccess)
-				ex_dist_fatal(d, EXIT_ENV, "cudaEventRecord failed");
-			ex_dist_sync(d, s);
-			ex_dist_pause(d);
-			float ms = 0;
-			if (cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
-				ex_dist_fatal(d, EXIT_ENV, "cudaEventElapsedTime failed");
-			double t_s = ms * 1e-3 / iters;
-			ex_dist_max(d, &t_s, 1);
-			double real_B = (double)cnt * (double)es;
-			double algbw = real_B / t_s / 1e9, busbw = algbw * 2.0 * (n - 1) / n;
-			/* under load: bucket-sized messages only (4-128 MiB); the slowest rank's figures */
-			double lv[2] = { -1, -1 };
-			if (load && real_B >= 4.0 * 1048576 && real_B <= 128.0 * 1048576) {
-				double ar_l, gemm_l;
-				if (load->resnet)
-					step_loaded(d, load, buf, cnt, t, s, t_s, e0, e1, &ar_l, &gemm_l);
-				else
-					time_loaded(d, load, buf, cnt, t, s, iters < 20 ? iters : 20, t_s, e0, e1, &ar_l, &gemm_l);
-				lv[0] = isfinite(ar_l) ? ar_l : -1;
-				lv[1] = isfinite(gemm_l) ? gemm_l : -1;
-				ex_dist_max(d, lv, 2);
-			}
-			if (rank == 0) {
-				printf("%12.0f %6s %12.2f %10.2f %10.2f", real_B, ex_dist_dtype_name(t), t_s * 1e6, algbw, busbw);
-				if (load && (lv[0] > 0 || lv[1] > 0))
-					printf("  %9.2f %13.3f", lv[0] * 1e6, lv[1] > 0 ? lv[1] / load->alone_s : NAN);
-				printf("\n");
-				fflush(stdout);
-			}
-			if (w) {
-				csvw_text(w, "exec");
-				csvw_text(w, host);
-				csvw_int(w, n);
-				csvw_int(w, ex_dist_nodes(d));
-				csvw_text(w, ex_dist_mode_label(d));
-				csvw_text(w, ex_dist_dtype_name(t));
-				csvw_num(w, real_B, 15);
-				csvw_num(w, t_s, 6);
-				csvw_num(w, algbw, 6);
-				csvw_num(w, busbw, 6);
-				if (load && (lv[0] > 0 || lv[1] > 0)) {
-					csvw_text(w, load->resnet ? load->name : "gemm");
-					csvw_num(w, load->alone_s, 6);
-					if (lv[1] > 0)
-						csvw_num(w, lv[1], 6);
-					else
-						csvw_text(w, "");
-					if (lv[0] > 0)
-						csvw_num(w, lv[0], 6);
-					else
-						csvw_text(w, "");
-				} else {
-					for (int k = 0; k < 4; k++)
-						csvw_text(w, "");
-				}
-				csvw_end_row(w);
-			}
-		}
+			csvw_text(w, "");
+	}
+	csvw_end_row(w);
+}
+
+/* One message size of type t: its time alone and, for bucket-sized messages (4-128 MiB), beside the load (the
+ * slowest rank's figures); a line of the table and a CSV row. */
+static void sweep_size(sweep *sw, ex_dist_dtype t, double bytes)
+{
+	size_t es = ex_dist_dtype_size(t);
+	long cnt = (long)(bytes / (double)es);
+	if (cnt < 1)
+		return;
+	int iters = sw->a.iters ? sw->a.iters : (int)fmin(200, fmax(5, 4e9 / bytes / 4));
+	double t_s = sweep_time(sw, t, cnt, iters);
+	double real_B = (double)cnt * (double)es;
+	double algbw = real_B / t_s / 1e9, busbw = algbw * 2.0 * (sw->n - 1) / sw->n;
+	double lv[2] = { -1, -1 };
+	gemm_load *load = sw->load;
+	if (load && real_B >= 4.0 * 1048576 && real_B <= 128.0 * 1048576) {
+		double ar_l, gemm_l;
+		if (load->resnet)
+			step_loaded(sw->d, load, sw->buf, cnt, t, sw->s, t_s, sw->e0, sw->e1, &ar_l, &gemm_l);
+		else
+			time_loaded(sw->d, load, sw->buf, cnt, t, sw->s, iters < 20 ? iters : 20, t_s, sw->e0, sw->e1, &ar_l,
+				    &gemm_l);
+		lv[0] = isfinite(ar_l) ? ar_l : -1;
+		lv[1] = isfinite(gemm_l) ? gemm_l : -1;
+		ex_dist_max(sw->d, lv, 2);
+	}
+	if (sw->rank == 0) {
+		printf("%12.0f %6s %12.2f %10.2f %10.2f", real_B, ex_dist_dtype_name(t), t_s * 1e6, algbw, busbw);
+		if (load && (lv[0] > 0 || lv[1] > 0))
+			printf("  %9.2f %13.3f", lv[0] * 1e6, lv[1] > 0 ? lv[1] / load->alone_s : NAN);
+		printf("\n");
+		fflush(stdout);
+	}
+	if (sw->w)
+		sweep_row(sw, t, real_B, t_s, algbw, busbw, lv);
+}
+
+int ex_dist_bench_main(int argc, char **argv)
+{
+	sweep *sw = xcalloc(1, sizeof(*sw));
+	int rc = sweep_boot(sw, argc, argv);
+	if (rc >= 0) {
+		free(sw);
+		return rc;
+	}
+	sweep_setup(sw);
+	for (int ti = 0; ti < sw->a.ndtypes; ti++) {
+		ex_dist_dtype t = sw->a.dtypes[ti];
+		sweep_check(sw, t, (long)((size_t)sw->a.max_B / ex_dist_dtype_size(t)));
+		for (double bytes = sw->a.min_B; bytes <= sw->a.max_B * 1.0000001; bytes *= 2)
+			sweep_size(sw, t, bytes);
 	}
 	rc = EXIT_OK;
-	if (w && csvw_close(w)) {
+	if (sw->w && csvw_close(sw->w)) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		rc = EXIT_ENV;
 	}
-	cudaEventDestroy(e0);
-	cudaEventDestroy(e1);
-	if (load) {
-		gemm_load_free(load);
-		free(load);
+	cudaEventDestroy(sw->e0);
+	cudaEventDestroy(sw->e1);
+	if (sw->load) {
+		gemm_load_free(sw->load);
+		free(sw->load);
 	}
-	cudaFree(buf);
-	cudaFree(dev32);
-	cudaStreamDestroy(s);
-	ex_dist_free(d);
+	cudaFree(sw->buf);
+	cudaFree(sw->dev32);
+	cudaStreamDestroy(sw->s);
+	ex_dist_free(sw->d);
+	free(sw);
 	return rc;
 }

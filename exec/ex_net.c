@@ -728,15 +728,9 @@ static ex_opt_block *tensor_slices(const ex_params *p, const bool *take, int *ns
 	return db;
 }
 
-int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
+/* The stream, cuDNN and cuBLAS handles (cuBLAS with its own 32 MiB workspace), the timing events. */
+static void net_handles(ex_net *net)
 {
-	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs, need = 0, maxw = 0;
-	float *h;
-	int i, j;
-	ex_dtype dt = net->dt;
-	int *hdec;
-	double t0 = time_now_s();
-
 	CUDA_CHECK(cudaStreamCreateWithFlags(&net->stream, cudaStreamNonBlocking));
 	CUDNN_CHECK(cudnnCreate(&net->cudnn));
 	CUDNN_CHECK(cudnnSetStream(net->cudnn, net->stream));
@@ -744,12 +738,21 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	CUBLAS_CHECK(cublasSetStream(net->cublas, net->stream));
 	CUDA_CHECK(ex_dev_malloc((void **)&net->cublas_ws, 32 << 20));
 	CUBLAS_CHECK(cublasSetWorkspace(net->cublas, net->cublas_ws, 32 << 20));
-	for (i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++)
 		CUDA_CHECK(cudaEventCreate(&net->ev[i]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[0]));
 	CUDA_CHECK(cudaEventCreate(&net->pev[1]));
+}
 
-	/* parameters */
+/* The parameters (fp32 master, momentum, gradient, the compute copy, batch-norm statistics) initialised from
+ * seed, and the optimizer's blocks and per-tensor decay flags and norms. */
+static void net_params_init(ex_net *net, uint64_t seed)
+{
+	size_t esz = ex_dtype_size(net->dt);
+	ex_dtype dt = net->dt;
+	float *h;
+	int *hdec;
+	int i, j;
 	ex_params *p = &net->p;
 	CUDA_CHECK(ex_dev_malloc((void **)&p->w32, p->n * 4));
 	CUDA_CHECK(ex_dev_malloc((void **)&p->mom, p->n * 4));
@@ -784,8 +787,14 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 	CUDA_CHECK(cudaMemcpy(p->decay_flags, hdec, p->ntensors * sizeof(int), cudaMemcpyHostToDevice));
 	CUDA_CHECK(ex_dev_malloc((void **)&p->norms, 2 * p->ntensors * sizeof(float)));
 	free(hdec);
+}
 
-	/* activations and gradients: one arena, places reused once their contents are dead */
+/* Activations and gradients in one arena (places reused once their contents are dead), the loss buffers and
+ * the device state. */
+static void net_arena(ex_net *net)
+{
+	size_t esz = ex_dtype_size(net->dt), act = 0, *aoffs, *goffs;
+	int i;
 	for (i = 0; i < net->ntens; i++)
 		act += (net->tens[i].elems * esz + 255) / 256 * 256;
 	net->grad_B = act; /* for the log line: what the activations alone would take without reuse */
@@ -810,6 +819,15 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		s0.loss_scale = net->prec == EX_PREC_FP16 ? 65536.f : 1.f;
 		CUDA_CHECK(cudaMemcpy(net->st, &s0, sizeof(s0), cudaMemcpyHostToDevice));
 	}
+}
+
+/* Each operation's own buffers: the stem's padded input and weights, batch norm's statistics and ReLU mask,
+ * max pooling's argmax; the weight scratch and, below fp32, the weight gradients in the compute dtype. */
+static void net_op_buffers(ex_net *net)
+{
+	size_t esz = ex_dtype_size(net->dt), maxw = 0;
+	ex_dtype dt = net->dt;
+	int i;
 	for (i = 0; i < net->nops; i++) {
 		ex_op *op = &net->ops[i];
 		if (op->kind == EX_CONV) {
@@ -845,7 +863,13 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 		free(take);
 	}
 
-	/* convolutions: descriptors, then algorithms timed once per distinct shape */
+}
+
+/* Each convolution's cuDNN descriptors (NHWC, the compute dtype, the precision's math type). */
+static void conv_descriptors(ex_net *net)
+{
+	ex_dtype dt = net->dt;
+	int i;
 	for (i = 0; i < net->nops; i++) {
 		ex_op *op = &net->ops[i];
 		if (op->kind != EX_CONV)
@@ -864,85 +888,108 @@ int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
 								 : net->prec == EX_PREC_TF32 ? CUDNN_DEFAULT_MATH
 											     : CUDNN_TENSOR_OP_MATH));
 	}
-	{
-		void *ws = NULL;
-		size_t ws_B = ws_limit_B;
-		size_t freeB, totB;
-		CUDA_CHECK(cudaMemGetInfo(&freeB, &totB));
-		if (ws_B > freeB / 2)
-			ws_B = freeB / 2;
-		CUDA_CHECK(ex_dev_malloc((void **)&ws, ws_B));
-		/* Find overwrites outputs: fill inputs with data first so timings are realistic */
-		for (i = 0; i < net->ntens; i++) {
-			if (net->tens[i].d)
-				ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
-			if (net->tens[i].g)
-				ex_k_fill_normal(dt, net->tens[i].g, net->tens[i].elems, 0.f, 1.f, 4321 + i, net->stream);
+}
+
+/* The convolutions' algorithms (timed once per distinct shape, on inputs filled with data: Find overwrites
+ * outputs) and graph-API plans within ws_limit_B (at most half the free memory), then the one workspace that
+ * the chosen ones need. */
+static void conv_algorithms(ex_net *net, size_t ws_limit_B, bool verbose)
+{
+	ex_dtype dt = net->dt;
+	size_t need = 0;
+	int i, j;
+	void *ws = NULL;
+	size_t ws_B = ws_limit_B;
+	size_t freeB, totB;
+	CUDA_CHECK(cudaMemGetInfo(&freeB, &totB));
+	if (ws_B > freeB / 2)
+		ws_B = freeB / 2;
+	CUDA_CHECK(ex_dev_malloc((void **)&ws, ws_B));
+	/* Find overwrites outputs: fill inputs with data first so timings are realistic */
+	for (i = 0; i < net->ntens; i++) {
+		if (net->tens[i].d)
+			ex_k_fill_normal(dt, net->tens[i].d, net->tens[i].elems, 0.f, 1.f, 1234 + i, net->stream);
+		if (net->tens[i].g)
+			ex_k_fill_normal(dt, net->tens[i].g, net->tens[i].elems, 0.f, 1.f, 4321 + i, net->stream);
+	}
+	for (i = 0; i < net->nops; i++)
+		if (net->ops[i].xpad)
+			stem_inputs(net, &net->ops[i]);
+	CUDA_CHECK(cudaStreamSynchronize(net->stream));
+	for (i = 0; i < net->nops; i++) {
+		ex_op *op = &net->ops[i];
+		if (op->kind != EX_CONV)
+			continue;
+		for (j = 0; j < i; j++)
+			if (net->ops[j].kind == EX_CONV && same_conv(&net->ops[j], op) && (net->ops[j].in > 0) == (op->in > 0))
+				break;
+		if (j < i) {
+			op->fwd_algo = net->ops[j].fwd_algo;
+			op->bwdd_algo = net->ops[j].bwdd_algo;
+			op->bwdf_algo = net->ops[j].bwdf_algo;
+			op->fwd_math = net->ops[j].fwd_math;
+			op->bwdd_math = net->ops[j].bwdd_math;
+			op->bwdf_math = net->ops[j].bwdf_math;
+			memcpy(op->legacy_ms, net->ops[j].legacy_ms, sizeof(op->legacy_ms));
+			memcpy(op->legacy_ws, net->ops[j].legacy_ws, sizeof(op->legacy_ws));
+			continue;
 		}
-		for (i = 0; i < net->nops; i++)
-			if (net->ops[i].xpad)
-				stem_inputs(net, &net->ops[i]);
-		CUDA_CHECK(cudaStreamSynchronize(net->stream));
-		for (i = 0; i < net->nops; i++) {
-			ex_op *op = &net->ops[i];
-			if (op->kind != EX_CONV)
-				continue;
-			for (j = 0; j < i; j++)
-				if (net->ops[j].kind == EX_CONV && same_conv(&net->ops[j], op) && (net->ops[j].in > 0) == (op->in > 0))
-					break;
-			if (j < i) {
-				op->fwd_algo = net->ops[j].fwd_algo;
-				op->bwdd_algo = net->ops[j].bwdd_algo;
-				op->bwdf_algo = net->ops[j].bwdf_algo;
-				op->fwd_math = net->ops[j].fwd_math;
-				op->bwdd_math = net->ops[j].bwdd_math;
-				op->bwdf_math = net->ops[j].bwdf_math;
-				memcpy(op->legacy_ms, net->ops[j].legacy_ms, sizeof(op->legacy_ms));
-				memcpy(op->legacy_ws, net->ops[j].legacy_ws, sizeof(op->legacy_ws));
-				continue;
-			}
-			find_algos(net, op, ws, ws_B);
-		}
-		if (net->conv_graph && (dt == EX_BF16 || dt == EX_F16))
-			for (i = 0; i < net->nops; i++)
-				if (net->ops[i].kind == EX_CONV)
-					choose_graph_plans(net, &net->ops[i], ws, ws_B, verbose);
-		for (i = 0; i < net->nops; i++) { /* the workspaces: what the chosen plans and algorithms need */
-			ex_op *op = &net->ops[i];
-			int k;
-			if (op->kind != EX_CONV)
-				continue;
-			for (k = 0; k < 3; k++) {
-				size_t b = op->gplan[k] ? graph_plan_ws(net, op->gplan[k]) : op->legacy_ws[k];
-				if (b > need)
-					need = b;
-			}
-		}
-		CUDA_CHECK(ex_dev_free(ws));
-		net->ws_B = need < 1024 ? 1024 : need;
-		CUDA_CHECK(ex_dev_malloc((void **)&net->ws, net->ws_B));
+		find_algos(net, op, ws, ws_B);
+	}
+	if (net->conv_graph && (dt == EX_BF16 || dt == EX_F16))
 		for (i = 0; i < net->nops; i++)
 			if (net->ops[i].kind == EX_CONV)
-				bind_graph_plans(net, &net->ops[i]);
-	}
-	if (verbose)
-		fprintf(stderr, "scaleplan-train: %zu parameters, activation+gradient arena %.2f GiB (activations alone %.2f GiB), "
-				"cuDNN workspace %.0f MiB, algorithms timed in %.1f s; graph-API plans for %d fwd, %d dgrad, "
-				"%d wgrad convolutions\n",
-			p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0,
-			net->ws_B / 1048576.0, time_now_s() - t0, net->conv_graph_n[0], net->conv_graph_n[1],
-			net->conv_graph_n[2]);
-	if (verbose) {
-		int npool = 0, nres = 0, nbwd = 0;
-		for (i = 0; i < net->nops; i++) {
-			npool += net->ops[i].fold_bn >= 0;
-			nres += net->ops[i].z_bn >= 0;
-			nbwd += net->ops[i].bwd_by_reader;
+				choose_graph_plans(net, &net->ops[i], ws, ws_B, verbose);
+	for (i = 0; i < net->nops; i++) { /* the workspaces: what the chosen plans and algorithms need */
+		ex_op *op = &net->ops[i];
+		int k;
+		if (op->kind != EX_CONV)
+			continue;
+		for (k = 0; k < 3; k++) {
+			size_t b = op->gplan[k] ? graph_plan_ws(net, op->gplan[k]) : op->legacy_ws[k];
+			if (b > need)
+				need = b;
 		}
-		fprintf(stderr, "scaleplan-train: batch norms applied by their reader, outputs not stored: %d by max pooling, "
-				"%d by a residual add; %d backward passes done by the reader (output gradient not stored)\n",
-			npool, nres, nbwd);
 	}
+	CUDA_CHECK(ex_dev_free(ws));
+	net->ws_B = need < 1024 ? 1024 : need;
+	CUDA_CHECK(ex_dev_malloc((void **)&net->ws, net->ws_B));
+	for (i = 0; i < net->nops; i++)
+		if (net->ops[i].kind == EX_CONV)
+			bind_graph_plans(net, &net->ops[i]);
+}
+
+/* The log lines of verbose: sizes, algorithm time, graph plans, the batch norms folded into their readers. */
+static void net_report(const ex_net *net, double t0)
+{
+	const ex_params *p = &net->p;
+	int npool = 0, nres = 0, nbwd = 0;
+	fprintf(stderr, "scaleplan-train: %zu parameters, activation+gradient arena %.2f GiB (activations alone %.2f GiB), "
+			"cuDNN workspace %.0f MiB, algorithms timed in %.1f s; graph-API plans for %d fwd, %d dgrad, "
+			"%d wgrad convolutions\n",
+		p->n, net->act_B / 1073741824.0, net->grad_B / 1073741824.0, net->ws_B / 1048576.0, time_now_s() - t0,
+		net->conv_graph_n[0], net->conv_graph_n[1], net->conv_graph_n[2]);
+	for (int i = 0; i < net->nops; i++) {
+		npool += net->ops[i].fold_bn >= 0;
+		nres += net->ops[i].z_bn >= 0;
+		nbwd += net->ops[i].bwd_by_reader;
+	}
+	fprintf(stderr, "scaleplan-train: batch norms applied by their reader, outputs not stored: %d by max pooling, "
+			"%d by a residual add; %d backward passes done by the reader (output gradient not stored)\n",
+		npool, nres, nbwd);
+}
+
+int ex_net_init(ex_net *net, uint64_t seed, size_t ws_limit_B, bool verbose)
+{
+	double t0 = time_now_s();
+	net_handles(net);
+	net_params_init(net, seed);
+	net_arena(net);
+	net_op_buffers(net);
+	conv_descriptors(net);
+	conv_algorithms(net, ws_limit_B, verbose);
+	if (verbose)
+		net_report(net, t0);
 	CUDA_CHECK(cudaStreamSynchronize(net->stream));
 	return 0;
 }

@@ -181,32 +181,13 @@ static int own_cores(void)
 	return n > 0 ? (int)n : 4;
 }
 
-static int parse_args(int argc, char **argv, ex_args *a)
-{
-	static const struct option opts[] = {
-		{"data", 1, 0, 'd'}, {"data-dir", 1, 0, 'D'}, {"batch-per-gpu", 1, 0, 'b'}, {"precision", 1, 0, 'p'},
-		{"image-size", 1, 0, 's'}, {"classes", 1, 0, 'c'}, {"iters", 1, 0, 'i'}, {"warmup-iters", 1, 0, 'w'},
-		{"epochs", 1, 0, 'e'}, {"target-top1", 1, 0, 't'}, {"lr", 1, 0, 'l'}, {"end-lr", 1, 0, 'L'},
-		{"lr-schedule", 1, 0, 'S'}, {"warmup-epochs", 1, 0, 'W'}, {"momentum", 1, 0, 'm'},
-		{"weight-decay", 1, 0, 'y'}, {"no-bn-weight-decay", 0, 0, 'B'}, {"label-smoothing", 1, 0, 'x'},
-		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
-		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
-		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
-		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
-		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
-		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
-		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011}, {"engine", 1, 0, 1012},
-#ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
-		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
-		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
-		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0}, {"first-bucket-mb", 1, 0, 0}, {"shrink-buckets", 0, 0, 0},
-		{"comm-ctas", 1, 0, 0}, {"comm-priority", 1, 0, 0},
-#endif
-		{0, 0, 0, 0}};
-	int c;
-	bool set_lr = false, set_wd = false, set_size = false, set_cls = false, set_warm = false;
-	char *end;
+/* Options whose defaults another one changes (--data fashion-mnist, a folder): those the user gave. */
+typedef struct args_set {
+	bool lr, wd, size, cls, warm;
+} args_set;
 
+static void args_defaults(ex_args *a)
+{
 	memset(a, 0, sizeof(*a));
 	a->data = "synthetic";
 	a->batch = 256;
@@ -238,139 +219,156 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	ex_dist_opts_default(&a->dist);
 	ex_ckpt_policy_init(&a->ck);
 #endif
+}
+
+/* The options that take a name (precision, schedule, data path, engine settings, convolution API, stem). 1: c is
+ * not one of them. */
+static int parse_choice(ex_args *a, int c)
+{
+	switch (c) {
+	case 'p':
+		a->prec_name = optarg;
+		if (!strcmp(optarg, "bf16")) a->prec = EX_PREC_BF16;
+		else if (!strcmp(optarg, "fp16")) a->prec = EX_PREC_FP16;
+		else if (!strcmp(optarg, "tf32")) a->prec = EX_PREC_TF32;
+		else if (!strcmp(optarg, "fp32")) a->prec = EX_PREC_FP32;
+		else {
+			fprintf(stderr, "scaleplan-train: --precision: expected bf16, fp16, tf32 or fp32, got '%s'\n", optarg);
+			return ERR_INPUT;
+		}
+		break;
+	case 'S':
+		if (!strcmp(optarg, "cosine")) a->sched = EX_SCHED_COSINE;
+		else if (!strcmp(optarg, "step")) a->sched = EX_SCHED_STEP;
+		else if (!strcmp(optarg, "poly")) a->sched = EX_SCHED_POLY;
+		else {
+			fprintf(stderr, "scaleplan-train: --lr-schedule: expected cosine, step or poly, got '%s'\n", optarg);
+			return ERR_INPUT;
+		}
+		break;
+	case 1008:
+		if (strcmp(optarg, "jpeg-gpu") && strcmp(optarg, "jpeg-cpu")) {
+			fprintf(stderr, "scaleplan-train: --data-path: expected jpeg-gpu or jpeg-cpu, got '%s'\n", optarg);
+			return ERR_INPUT;
+		}
+		a->data_gpu = !strcmp(optarg, "jpeg-gpu");
+#ifndef EX_HAVE_NVJPEG
+		if (a->data_gpu) {
+			fprintf(stderr, "scaleplan-train: --data-path jpeg-gpu: this build has no nvJPEG (nvjpeg.h was not "
+					"found at build time); use --data-path jpeg-cpu\n");
+			return ERR_INPUT;
+		}
+#endif
+		break;
+	case 1012:
+		if (ex_settings_parse(&ex_set, optarg)) {
+			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
+			return ERR_INPUT;
+		}
+		break;
+	case 1006:
+		if (strcmp(optarg, "graph") && strcmp(optarg, "legacy")) {
+			fprintf(stderr, "scaleplan-train: --conv-api: expected graph or legacy, got '%s'\n", optarg);
+			return ERR_INPUT;
+		}
+		a->conv_legacy = !strcmp(optarg, "legacy");
+		break;
+	case 1007:
+		a->stem = !strcmp(optarg, "plain") ? 1 + EX_STEM_PLAIN : !strcmp(optarg, "pad8") ? 1 + EX_STEM_PAD8
+			: !strcmp(optarg, "s2d") ? 1 + EX_STEM_S2D : 0;
+		if (!a->stem) {
+			fprintf(stderr, "scaleplan-train: --stem: expected plain, pad8 or s2d, got '%s'\n", optarg);
+			return ERR_INPUT;
+		}
+		break;
+	default: return 1;
+	}
+	return 0;
+}
+
 #define NUM(dst, lo, hi)                                                                                     \
 	do {                                                                                                 \
 		double v_ = strtod(optarg, &end);                                                            \
 		if (end == optarg || *end || !(v_ >= (lo) && v_ <= (hi))) {                                  \
 			fprintf(stderr, "scaleplan-train: --%s: expected a number in [%g, %g], got '%s'\n",  \
-				opts[idx].name, (double)(lo), (double)(hi), optarg);                         \
+				name, (double)(lo), (double)(hi), optarg);                                   \
 			return ERR_INPUT;                                                                    \
 		}                                                                                            \
 		dst = v_;                                                                                    \
 	} while (0)
-	for (;;) {
-		int idx = 0;
-		c = getopt_long(argc, argv, "h", opts, &idx);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'd': a->data = optarg; break;
-		case 'D': a->data_dir = optarg; break;
-		case 'b': NUM(a->batch, 1, 65536); break;
-		case 'p':
-			a->prec_name = optarg;
-			if (!strcmp(optarg, "bf16")) a->prec = EX_PREC_BF16;
-			else if (!strcmp(optarg, "fp16")) a->prec = EX_PREC_FP16;
-			else if (!strcmp(optarg, "tf32")) a->prec = EX_PREC_TF32;
-			else if (!strcmp(optarg, "fp32")) a->prec = EX_PREC_FP32;
-			else {
-				fprintf(stderr, "scaleplan-train: --precision: expected bf16, fp16, tf32 or fp32, got '%s'\n", optarg);
-				return ERR_INPUT;
-			}
-			break;
-		case 's': NUM(a->image_size, 32, 1024); set_size = true; break;
-		case 'c': NUM(a->classes, 2, 100000); set_cls = true; break;
-		case 'i': NUM(a->iters, 1, 1e9); break;
-		case 'w': NUM(a->warmup_iters, 0, 1e9); break;
-		case 'e': NUM(a->epochs, 1, 100000); break;
-		case 't': NUM(a->target_top1, 0, 1); break;
-		case 'l': NUM(a->lr, 0, 1000); set_lr = true; break;
-		case 'L': NUM(a->end_lr, 0, 1000); break;
-		case 'S':
-			if (!strcmp(optarg, "cosine")) a->sched = EX_SCHED_COSINE;
-			else if (!strcmp(optarg, "step")) a->sched = EX_SCHED_STEP;
-			else if (!strcmp(optarg, "poly")) a->sched = EX_SCHED_POLY;
-			else {
-				fprintf(stderr, "scaleplan-train: --lr-schedule: expected cosine, step or poly, got '%s'\n", optarg);
-				return ERR_INPUT;
-			}
-			break;
-		case 'W': NUM(a->warmup_epochs, 0, 1000); set_warm = true; break;
-		case 'm': NUM(a->momentum, 0, 1); break;
-		case 'y': NUM(a->wd, 0, 1); set_wd = true; break;
-		case 'B': a->bn_wd = false; break;
-		case 'x': NUM(a->smoothing, 0, 1); break;
-		case 'r': a->lars = true; break;
-		case 'R': NUM(a->lars_eta, 0, 1); break;
-		case 'G': a->graph = false; break;
-		case 'o': a->csv = optarg; break;
-		case 'I': a->run_id = optarg; break;
-		case 'M': a->machine = optarg; break;
-		case 'z': NUM(a->seed, 0, 1e15); break;
-		case 'K': { double mb; NUM(mb, 1, 1 << 20); a->ws_B = (size_t)(mb * 1048576.0); break; }
-		case 'P': a->dump_dir = optarg; break;
-		case 'q': a->quiet = true; break;
-		case 'Q': a->profile = true; break;
-		case 1001: NUM(a->data_threads, 1, 1024); a->set_threads = true; break;
-		case 1009: a->mk_dir = optarg; break;
-		case 1010: NUM(a->mk_images, 1, 1e8); break;
-		case 1008:
-			if (strcmp(optarg, "jpeg-gpu") && strcmp(optarg, "jpeg-cpu")) {
-				fprintf(stderr, "scaleplan-train: --data-path: expected jpeg-gpu or jpeg-cpu, got '%s'\n", optarg);
-				return ERR_INPUT;
-			}
-			a->data_gpu = !strcmp(optarg, "jpeg-gpu");
-#ifndef EX_HAVE_NVJPEG
-			if (a->data_gpu) {
-				fprintf(stderr, "scaleplan-train: --data-path jpeg-gpu: this build has no nvJPEG (nvjpeg.h was not "
-						"found at build time); use --data-path jpeg-cpu\n");
-				return ERR_INPUT;
-			}
-#endif
-			break;
-		case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
-		case 1011: NUM(a->data_timeout_s, 0, 1e6); break;
-		case 1012:
-			if (ex_settings_parse(&ex_set, optarg)) {
-				fprintf(stderr, "scaleplan-train: %s\n", err_msg());
-				return ERR_INPUT;
-			}
-			break;
-		case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
-		case 1004: a->mllog_org = optarg; break;
-		case 1005: a->mllog_platform = optarg; break;
-		case 1006:
-			if (strcmp(optarg, "graph") && strcmp(optarg, "legacy")) {
-				fprintf(stderr, "scaleplan-train: --conv-api: expected graph or legacy, got '%s'\n", optarg);
-				return ERR_INPUT;
-			}
-			a->conv_legacy = !strcmp(optarg, "legacy");
-			break;
-		case 1007:
-			a->stem = !strcmp(optarg, "plain") ? 1 + EX_STEM_PLAIN : !strcmp(optarg, "pad8") ? 1 + EX_STEM_PAD8
-				: !strcmp(optarg, "s2d") ? 1 + EX_STEM_S2D : 0;
-			if (!a->stem) {
-				fprintf(stderr, "scaleplan-train: --stem: expected plain, pad8 or s2d, got '%s'\n", optarg);
-				return ERR_INPUT;
-			}
-			break;
+
+/* One option c (getopt_long's value, name its long name) into a. */
+static int parse_opt(ex_args *a, int c, const char *name, args_set *set)
+{
+	char *end;
+	int rc = parse_choice(a, c);
+	if (rc != 1)
+		return rc;
+	switch (c) {
+	case 'd': a->data = optarg; break;
+	case 'D': a->data_dir = optarg; break;
+	case 'b': NUM(a->batch, 1, 65536); break;
+	case 's': NUM(a->image_size, 32, 1024); set->size = true; break;
+	case 'c': NUM(a->classes, 2, 100000); set->cls = true; break;
+	case 'i': NUM(a->iters, 1, 1e9); break;
+	case 'w': NUM(a->warmup_iters, 0, 1e9); break;
+	case 'e': NUM(a->epochs, 1, 100000); break;
+	case 't': NUM(a->target_top1, 0, 1); break;
+	case 'l': NUM(a->lr, 0, 1000); set->lr = true; break;
+	case 'L': NUM(a->end_lr, 0, 1000); break;
+	case 'W': NUM(a->warmup_epochs, 0, 1000); set->warm = true; break;
+	case 'm': NUM(a->momentum, 0, 1); break;
+	case 'y': NUM(a->wd, 0, 1); set->wd = true; break;
+	case 'B': a->bn_wd = false; break;
+	case 'x': NUM(a->smoothing, 0, 1); break;
+	case 'r': a->lars = true; break;
+	case 'R': NUM(a->lars_eta, 0, 1); break;
+	case 'G': a->graph = false; break;
+	case 'o': a->csv = optarg; break;
+	case 'I': a->run_id = optarg; break;
+	case 'M': a->machine = optarg; break;
+	case 'z': NUM(a->seed, 0, 1e15); break;
+	case 'K': { double mb; NUM(mb, 1, 1 << 20); a->ws_B = (size_t)(mb * 1048576.0); break; }
+	case 'P': a->dump_dir = optarg; break;
+	case 'q': a->quiet = true; break;
+	case 'Q': a->profile = true; break;
+	case 1001: NUM(a->data_threads, 1, 1024); a->set_threads = true; break;
+	case 1009: a->mk_dir = optarg; break;
+	case 1010: NUM(a->mk_images, 1, 1e8); break;
+	case 1002: NUM(a->crop_scale_min, 0.01, 1); break;
+	case 1011: NUM(a->data_timeout_s, 0, 1e6); break;
+	case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
+	case 1004: a->mllog_org = optarg; break;
+	case 1005: a->mllog_platform = optarg; break;
 #ifdef EX_HAVE_DIST
-		case 0: {
-			int r = ex_dist_opt_set(&a->dist, opts[idx].name, optarg);
-			if (r == 1)
-				r = ex_ckpt_opt_set(&a->ck, opts[idx].name, optarg);
-			if (r != 0) {
-				fprintf(stderr, "scaleplan-train: %s\n", r == 1 ? "option not handled" : err_msg());
-				return ERR_INPUT;
-			}
-			break;
+	case 0: {
+		int r = ex_dist_opt_set(&a->dist, name, optarg);
+		if (r == 1)
+			r = ex_ckpt_opt_set(&a->ck, name, optarg);
+		if (r != 0) {
+			fprintf(stderr, "scaleplan-train: %s\n", r == 1 ? "option not handled" : err_msg());
+			return ERR_INPUT;
 		}
+		break;
+	}
 #endif
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return ERR_INPUT;
-		}
+	case 'h': usage(stdout); exit(0);
+	default: usage(stderr); return ERR_INPUT;
 	}
+	return 0;
+}
 #undef NUM
-	if (optind < argc) {
-		fprintf(stderr, "scaleplan-train: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return ERR_INPUT;
-	}
+
+/* What the data set changes in the defaults the user left (Fashion-MNIST's size, classes and schedule; a
+ * folder's readers and classes); a --data that is none of them is refused. */
+static int args_finish(ex_args *a, const args_set *set)
+{
 	if (!strcmp(a->data, "fashion-mnist")) {
-		if (!set_size) a->image_size = 96;
-		if (!set_cls) a->classes = 10;
-		if (!set_lr) a->lr = 0.2f;
-		if (!set_wd) a->wd = 5e-4f;
-		if (!set_warm) a->warmup_epochs = 1;
+		if (!set->size) a->image_size = 96;
+		if (!set->cls) a->classes = 10;
+		if (!set->lr) a->lr = 0.2f;
+		if (!set->wd) a->wd = 5e-4f;
+		if (!set->warm) a->warmup_epochs = 1;
 	} else if (strcmp(a->data, "synthetic")) {
 		struct stat sb;
 		if (stat(a->data, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
@@ -382,10 +380,50 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		if (a->data_gpu && !a->set_threads) /* readers only: a few keep up with the GPU's decode; no
 						     * more than the cores this rank was given */
 			a->data_threads = own_cores() < 4 ? own_cores() : 4;
-		if (!set_cls) a->classes = 0; /* from the folder */
-		if (!set_warm) a->warmup_epochs = 1;
+		if (!set->cls) a->classes = 0; /* from the folder */
+		if (!set->warm) a->warmup_epochs = 1;
 	}
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, ex_args *a)
+{
+	static const struct option opts[] = {
+		{"data", 1, 0, 'd'}, {"data-dir", 1, 0, 'D'}, {"batch-per-gpu", 1, 0, 'b'}, {"precision", 1, 0, 'p'},
+		{"image-size", 1, 0, 's'}, {"classes", 1, 0, 'c'}, {"iters", 1, 0, 'i'}, {"warmup-iters", 1, 0, 'w'},
+		{"epochs", 1, 0, 'e'}, {"target-top1", 1, 0, 't'}, {"lr", 1, 0, 'l'}, {"end-lr", 1, 0, 'L'},
+		{"lr-schedule", 1, 0, 'S'}, {"warmup-epochs", 1, 0, 'W'}, {"momentum", 1, 0, 'm'},
+		{"weight-decay", 1, 0, 'y'}, {"no-bn-weight-decay", 0, 0, 'B'}, {"label-smoothing", 1, 0, 'x'},
+		{"lars", 0, 0, 'r'}, {"lars-eta", 1, 0, 'R'}, {"no-graph", 0, 0, 'G'}, {"csv", 1, 0, 'o'},
+		{"run-id", 1, 0, 'I'}, {"machine", 1, 0, 'M'}, {"seed", 1, 0, 'z'}, {"workspace-mb", 1, 0, 'K'},
+		{"dump-step", 1, 0, 'P'}, {"profile-ops", 0, 0, 'Q'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
+		{"data-threads", 1, 0, 1001}, {"crop-scale-min", 1, 0, 1002}, {"baseline-img-s", 1, 0, 1003},
+		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
+		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
+		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011}, {"engine", 1, 0, 1012},
+#ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
+		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
+		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
+		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0}, {"first-bucket-mb", 1, 0, 0}, {"shrink-buckets", 0, 0, 0},
+		{"comm-ctas", 1, 0, 0}, {"comm-priority", 1, 0, 0},
+#endif
+		{0, 0, 0, 0}};
+	args_set set = {0};
+	args_defaults(a);
+	for (;;) {
+		int idx = 0;
+		int c = getopt_long(argc, argv, "h", opts, &idx);
+		if (c == -1)
+			break;
+		int r = parse_opt(a, c, opts[idx].name, &set);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "scaleplan-train: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return ERR_INPUT;
+	}
+	return args_finish(a, &set);
 }
 
 /* --make-jpeg-folder DIR --images N (exec/data/mkimagenet.c); needs no GPU. */
@@ -644,29 +682,22 @@ typedef struct ex_run {
 	bool no_csv;          /* --dump-step: no measurement rows */
 } ex_run;
 
-/* Set-up: options (all ranks agree), the GPU, the input folder, the net's plan, memory check, weights and
- * the optimizer. EX_CONTINUE to go on, else the exit code (what it opened is closed again). */
+/* Set-up, first part: the ranks (their boot) and the options, which all ranks must agree are good before any
+ * GPU work (bad input: all ranks exit 1 together). EX_CONTINUE or the exit code. */
 enum { EX_CONTINUE = -1 };
-static int run_setup(ex_run *job, int argc, char **argv)
+static int setup_args(ex_run *job, int argc, char **argv)
 {
 	ex_args *a = &job->a;
-	ex_net *net = &job->net;
-	int ndev = 0, pr;
-	cudaError_t ce;
-	struct cudaDeviceProp prop;
-	size_t free0, tot, fixed_B, per_B;
-	char buf[256];
-	ex_src *src = NULL;
 	ex_dist *d = NULL;
-	int rank, world;
-
+	int pr, rank;
 	t_origin_s = time_now_s();
 	if (ex_dist_boot(&d, &argc, &argv)) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_ENV;
 	}
-	rank = g_rank = ex_dist_rank(d);
-	world = ex_dist_size(d);
+	rank = job->rank = g_rank = ex_dist_rank(d);
+	job->world = ex_dist_size(d);
+	job->d = d;
 	/* bad input is found on every rank before any GPU work; all ranks exit 1 together */
 	pr = parse_args(argc, argv, a);
 #ifdef EX_HAVE_DIST
@@ -688,12 +719,23 @@ static int run_setup(ex_run *job, int argc, char **argv)
 #endif
 	if (a->mk_dir)
 		return make_folder(a);
+	/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
 	if (rank != 0) {
-		/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
 		a->quiet = true;
 		if (!freopen("/dev/null", "w", stdout))
 			fprintf(stderr, "scaleplan-train: rank %d: cannot silence stdout\n", rank);
 	}
+	return EX_CONTINUE;
+}
+
+/* The GPU (a CUDA device, cuDNN 8 or newer), the ranks' communicator, the device's properties and free
+ * memory. EX_CONTINUE or the exit code. */
+static int setup_gpu(ex_run *job)
+{
+	ex_dist *d = job->d;
+	int ndev = 0, rank = job->rank;
+	cudaError_t ce;
+	size_t tot;
 	ce = cudaGetDeviceCount(&ndev);
 	if (ce != cudaSuccess || ndev < 1) {
 		fprintf(stderr, "scaleplan-train: no CUDA GPU available (%s); this program needs an NVIDIA GPU, its driver, "
@@ -708,19 +750,29 @@ static int run_setup(ex_run *job, int argc, char **argv)
 		return EXIT_ENV;
 	}
 #ifdef EX_HAVE_DIST
-	if (ex_dist_start(d, &a->dist)) {
+	if (ex_dist_start(d, &job->a.dist)) {
 #else
 	if (ex_dist_start(d)) {
 #endif
 		fprintf(stderr, "scaleplan-train: rank %d: %s\n", rank, err_msg());
 		return EXIT_ENV;
 	}
-	CUDA_CHECK(cudaGetDeviceProperties(&prop, ex_dist_device(d)));
+	CUDA_CHECK(cudaGetDeviceProperties(&job->prop, ex_dist_device(d)));
 	CUDA_CHECK(cudaFree(0));
-	CUDA_CHECK(cudaMemGetInfo(&free0, &tot));
+	CUDA_CHECK(cudaMemGetInfo(&job->free0, &tot));
 
-	memset(net, 0, sizeof(*net));
-	if (a->folder) {
+	return EX_CONTINUE;
+}
+
+/* --data DIR: the folder's source of batches (this rank's share), its classes. EX_CONTINUE or the exit code. */
+static int setup_folder(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_src *src = NULL;
+	int rank = job->rank, world = job->world;
+	if (!a->folder)
+		return EX_CONTINUE;
+	{
 		ex_src_cfg sc = {.dir = a->data, .batch = a->batch, .hw = a->image_size, .threads = a->data_threads,
 				 .depth = 4, .rank = rank, .world = world, .seed = (uint64_t)a->seed,
 				 .scale_min = a->crop_scale_min, .quiet = a->quiet, .gpu = a->data_gpu,
@@ -733,13 +785,26 @@ static int run_setup(ex_run *job, int argc, char **argv)
 		}
 		if (a->classes == 0)
 			a->classes = ex_src_classes(src);
+		job->src = src;
 		if (a->classes < ex_src_classes(src)) {
 			fprintf(stderr, "scaleplan-train: --classes %d but %s has %d class folders\n", a->classes, a->data,
 				ex_src_classes(src));
 			ex_src_free(src);
+			job->src = NULL;
 			return EXIT_INPUT;
 		}
 	}
+	return EX_CONTINUE;
+}
+
+/* The net's plan for the batch, precision and image size, refused where it does not fit the free memory; its
+ * options (weight decay on batch norm, label smoothing, batch-norm constants, convolution API, stem).
+ * EX_CONTINUE or the exit code. */
+static int setup_net(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	size_t fixed_B, per_B, free0 = job->free0;
 	if (ex_net_plan(net, a->batch, a->classes, a->image_size, a->prec) < 0) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		return EXIT_INPUT;
@@ -749,7 +814,7 @@ static int run_setup(ex_run *job, int argc, char **argv)
 		long fit = free0 > fixed_B ? (long)((free0 - fixed_B) / per_B) : 0;
 		fprintf(stderr, "scaleplan-train: batch %d does not fit in GPU memory (%s, %.1f GiB free: needs about %.1f GiB); "
 				"the largest batch that would fit at %dx%d %s is about %ld\n",
-			a->batch, prop.name, free0 / 1073741824.0, (fixed_B + (double)a->batch * per_B) / 1073741824.0,
+			a->batch, job->prop.name, free0 / 1073741824.0, (fixed_B + (double)a->batch * per_B) / 1073741824.0,
 			a->image_size, a->image_size, a->prec_name, fit);
 		ex_net_free(net);
 		return EXIT_INPUT;
@@ -768,12 +833,25 @@ static int run_setup(ex_run *job, int argc, char **argv)
 	if (a->stem)
 		net->stem = (ex_stem)(a->stem - 1);
 
+	return EX_CONTINUE;
+}
+
+/* MLLOG's submission lines, the weights (same seed: same on every rank), the gradients attached to the
+ * communicator, the optimizer and its MLLOG lines. */
+static void setup_init(ex_run *job)
+{
+	ex_args *a = &job->a;
+	ex_net *net = &job->net;
+	char buf[256];
+#ifdef EX_HAVE_DIST
+	ex_dist *d = job->d;
+#endif
 	{
 		ex_mllog m = {.out = g_rank == 0 ? stdout : NULL, .src_file = "exec/ex_train.c"};
 		char platform[300];
-		snprintf(platform, sizeof(platform), "%dx%s", world, prop.name);
+		snprintf(platform, sizeof(platform), "%dx%s", job->world, job->prop.name);
 		ex_mllog_submission sub = {.org = a->mllog_org, .platform = a->mllog_platform ? a->mllog_platform : platform,
-					   .synthetic = !strcmp(a->data, "synthetic"), .global_batch = (long)a->batch * world};
+					   .synthetic = !strcmp(a->data, "synthetic"), .global_batch = (long)a->batch * job->world};
 		ex_mllog_submission_write(&m, &sub, __LINE__);
 	}
 	mllog(EX_MLLOG_START, "init_start", "null", -1, __LINE__);
@@ -803,13 +881,23 @@ static int run_setup(ex_run *job, int argc, char **argv)
 	snprintf(buf, sizeof(buf), "\"%s\"", a->lars ? "lars" : "sgd");
 	MLLOG_POINT("opt_name", buf);
 
-	job->d = d;
-	job->src = src;
-	job->prop = prop;
-	job->rank = rank;
-	job->world = world;
-	job->free0 = free0;
-	return EX_CONTINUE;
+}
+
+/* Set-up: options (all ranks agree), the GPU, the input folder, the net's plan, memory check, weights and
+ * the optimizer. EX_CONTINUE to go on, else the exit code (what it opened is closed again). */
+static int run_setup(ex_run *job, int argc, char **argv)
+{
+	int rc = setup_args(job, argc, argv);
+	if (rc == EX_CONTINUE)
+		rc = setup_gpu(job);
+	memset(&job->net, 0, sizeof(job->net));
+	if (rc == EX_CONTINUE)
+		rc = setup_folder(job);
+	if (rc == EX_CONTINUE)
+		rc = setup_net(job);
+	if (rc == EX_CONTINUE)
+		setup_init(job);
+	return rc;
 }
 
 /* Synthetic data: warm-up, the phase times, the timed steps and their summary. */

@@ -227,7 +227,7 @@ struct hw_stack {
 	double compute_eff;       /* GPU compute speed relative to the best known software (NVIDIA's MLPerf
 				   * code) in fp16/bf16: the model's compute time / this; NAN = 1 */
 	double compute_eff_fp32;  /* the same for fp32/tf32 runs; NAN = compute_eff */
-	double gpu_decode_img_s;  /* data path gpu: JPEG decode rate per GPU where measured; NAN = not a limit */
+	double gpu_decode_img_s;  /* data path gpu: the GPU decode's term on a rank's path, img/s (model_gpu_decode_rank_img_s); NAN = none */
 	char *source;
 };
 

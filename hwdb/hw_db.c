@@ -195,7 +195,7 @@ static const hw_col stack_cols[] = {
 	NUM_NEW(hw_stack, step_overhead_s, 0, 1, "seconds per step, e.g. 0.002"),
 	NUM_NEW(hw_stack, compute_eff, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
 	NUM_NEW(hw_stack, compute_eff_fp32, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
-	NUM_NEW(hw_stack, gpu_decode_img_s, 1, 1e7, "images/s decoded per GPU, e.g. 5400"),
+	NUM_NEW(hw_stack, gpu_decode_img_s, 1, 1e7, "images/s of the GPU's JPEG decode term on a rank's path (1/it an image on top of the step), e.g. 320000"),
 	SOURCE(hw_stack),
 };
 

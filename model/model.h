@@ -378,7 +378,7 @@ typedef struct model_stack {
 	double overlap;               /* params' overlap */
 	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
 	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software; NAN = 1 */
-	double gpu_decode_img_s;      /* GPU JPEG decode rate per GPU (data path gpu); NAN = not a limit */
+	double gpu_decode_img_s;      /* data path gpu: the GPU decode's term on a rank's path (img/s, model_gpu_decode_rank_img_s); NAN = none */
 } model_stack;
 
 typedef struct model_scenario {
@@ -408,6 +408,8 @@ typedef struct model_result {
 	double comm_s;           /* total all-reduce time per iteration */
 	double comm_exposed_s;   /* all-reduce time not hidden behind backward (with contention factors:
 				  * also the time backward loses to the all-reduces beside it) */
+	double decode_s;         /* data path gpu: what the GPU's JPEG decode adds to each step (model_gpu_decode_rank_img_s
+				  * with the stack's gpu_decode_img_s; 0 otherwise) */
 	double data_s;           /* CPU decode + host copy time per iteration (per node) */
 	double io_s;             /* storage read time per iteration in epochs read from storage */
 	double iter_s;           /* steady-state iteration time */
@@ -688,6 +690,15 @@ void model_step_run(const model_scenario *sc, const model_step_in *in, model_ste
 /* The exposure rule alone: overlap x the all-reduce after backward + (1 - overlap) x all of it (the
  * simulator applies it to its simulated pipeline). */
 double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
+/* Images/s of each of k ranks of one host that decode their JPEGs on their GPUs (data path gpu), when the step
+ * alone would run step_img_s images/s. Each image costs the rank 1/step_img_s of its step, plus what its GPU's
+ * decode adds on the rank's own path (1/gpu_decode_img_s: nvJPEG's kernels share the SMs, its copies the
+ * stream), and that part waits on what the ranks of the host share - the cores that read files and run the
+ * hybrid decoder's host stage, host memory and PCIe, the page cache - as a queue at utilisation
+ * U = k x rate / host_decode_img_s waits 1/(1 - U) times its service (M/M/1). The fixed point of
+ *   1/rate = 1/step + (1/gpu_decode) / (1 - k rate / host_decode)
+ * (a quadratic; its root below host_decode / k). host_decode_img_s infinite: no sharing, the ranks add. */
+double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
 /* The expected slowest of `gpus` GPUs over the mean: 1 + cv sqrt(2 ln P) (1 for one GPU). */
 double model_step_straggle(int gpus, double straggler_cv);
 /* The bottleneck rule: the resource with the most busy time per iteration (compute, all of the all-reduce -

@@ -86,3 +86,15 @@ model_bottleneck model_bottleneck_of(double compute_s, double comm_s, double dat
 		bn = MODEL_BN_IO;
 	return bn;
 }
+
+double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s)
+{
+	double a = 1.0 / step_img_s, b = gpu_decode_img_s > 0 ? 1.0 / gpu_decode_img_s : 0.0;
+	double c = host_decode_img_s > 0 && isfinite(host_decode_img_s) ? (k > 0 ? k : 1) / host_decode_img_s : 0.0;
+	if (!(c > 0))
+		return 1.0 / (a + b);
+	/* a c r^2 - (a + b + c) r + 1 = 0: the smaller root keeps c r < 1; written as 2 / (s + sqrt(s^2 - 4ac))
+	 * so that it stays exact as c goes to 0 */
+	double sum = a + b + c, disc = sum * sum - 4.0 * a * c;
+	return 2.0 / (sum + sqrt(disc > 0 ? disc : 0));
+}

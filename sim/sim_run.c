@@ -466,6 +466,7 @@ static int shape_build(sim_shape *sh, const model_scenario *sc, const model_para
 	sh->opt_s = mr->opt_s;
 	if (sc->stack.step_overhead_s > 0) /* the stack's per-step framework time, as model_predict adds it */
 		sh->opt_s += sc->stack.step_overhead_s;
+	sh->opt_s += mr->decode_s; /* data path gpu: the GPU's decode on the step, as model_predict adds it */
 	sh->overlap = model_overlap(sc, p); /* the stack's where it gives one */
 	sh->nbuckets = pr->nbuckets;
 	for (int k = 0; k < pr->nbuckets; k++) {

@@ -685,9 +685,27 @@ static void test_generations(test_ctx *t)
 	TEST_CHECK(t, one_gpu_img_s(&q, 18.7e12, 9.3e12, 732e9, 0.0, false, MODEL_FP16) > pascal, "%s", "fp32 path");
 }
 
+/* model_gpu_decode_rank_img_s: no shared stage adds the two per-image times; with one, the rate solves its
+ * fixed point, stays below the stage's share, and falls as more ranks share the host. */
+static void test_gpu_decode_rank(test_ctx *t)
+{
+	double step = 8500, dec = 3e5, host = 40000;
+	double r0 = model_gpu_decode_rank_img_s(step, 4, dec, 1e300);
+	TEST_CHECK(t, fabs(r0 - 1.0 / (1.0 / step + 1.0 / dec)) < 1e-9 * r0, "no sharing: %g", r0);
+	double prev = step;
+	for (int k = 1; k <= 8; k *= 2) {
+		double r = model_gpu_decode_rank_img_s(step, k, dec, host);
+		double back = 1.0 / step + (1.0 / dec) / (1.0 - k * r / host);
+		TEST_CHECK(t, fabs(r * back - 1.0) < 1e-9, "k %d: rate %g not the fixed point (%g)", k, r, r * back);
+		TEST_CHECK(t, k * r < host && r < prev, "k %d: rate %g (prev %g)", k, r, prev);
+		prev = r;
+	}
+}
+
 int main(void)
 {
 	test_ctx t = {0};
+	test_gpu_decode_rank(&t);
 	test_params(&t);
 	test_convergence(&t);
 	test_c4130_scaling(&t);

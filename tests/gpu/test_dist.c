@@ -353,175 +353,263 @@ static void train_step(ex_net *net, bool graph)
 		ex_net_train_step(net, false);
 }
 
-static int train_main(int argc, char **argv)
-{
+/* One --train job: its options, ranks, net, checkpoint and what the steps measured. */
+typedef struct train_run {
 	train_args a;
 	ex_dist *d;
 	ex_net net;
-	if (ex_dist_boot(&d, &argc, &argv)) {
-		fprintf(stderr, "test_dist: %s\n", err_msg());
-		return 2;
-	}
-	int pr = train_parse(&a, argc, argv);
-	if (pr == 0 && ex_dist_opts_check(d, &a.dist))
-		pr = ERR_INPUT;
-	if (!ex_dist_agree(d, pr == 0)) {
-		if (ex_dist_rank(d) == 0 || pr)
-			fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), pr ? err_msg() : "bad input on another rank");
-		ex_dist_free(d);
-		return 1;
-	}
-	if (ex_dist_start(d, &a.dist)) {
-		fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), err_msg());
-		return 2;
-	}
-	int rank = ex_dist_rank(d), n = ex_dist_size(d);
-	size_t free0, free1, tot;
+	int rank, n;
 	struct cudaDeviceProp prop;
-	cudaGetDeviceProperties(&prop, ex_dist_device(d));
-	cudaFree(0);
-	cudaMemGetInfo(&free0, &tot);
-	memset(&net, 0, sizeof(net));
-	if (ex_net_plan(&net, a.batch, 1000, 224, a.prec) < 0)
-		ex_dist_fatal(d, 1, "%s", err_msg());
-	for (int i = 0; i < net.p.ntensors; i++)
-		net.p.tensors[i].decay = true;
-	net.label_smoothing = 0.1f;
-	net.bn_momentum = 0.1f;
-	net.bn_eps = 1e-5f;
-	ex_net_init(&net, (uint64_t)a.seed, 1024UL << 20, false);   /* same seed: same weights on every rank */
-	ex_opt_cfg *o = &net.opt;
+	size_t free0;
+	char *ckpath;
+	ex_ckpt_meta meta;
+	ex_dist_times tm;
+	double fwd, bwd, opt, last_loss, t_timed;
+	long timed, step;
+	int nprof;
+} train_run;
+
+/* The net of batch a.batch on every rank (same seed: same weights), its optimizer, each rank's own synthetic
+ * batch, the gradients attached to the communicator. */
+static void train_net_init(train_run *tr)
+{
+	ex_net *net = &tr->net;
+	train_args *a = &tr->a;
+	memset(net, 0, sizeof(*net));
+	if (ex_net_plan(net, a->batch, 1000, 224, a->prec) < 0)
+		ex_dist_fatal(tr->d, 1, "%s", err_msg());
+	for (int i = 0; i < net->p.ntensors; i++)
+		net->p.tensors[i].decay = true;
+	net->label_smoothing = 0.1f;
+	net->bn_momentum = 0.1f;
+	net->bn_eps = 1e-5f;
+	ex_net_init(net, (uint64_t)a->seed, 1024UL << 20, false);   /* same seed: same weights on every rank */
+	ex_opt_cfg *o = &net->opt;
 	o->momentum = 0.9f;
 	o->weight_decay = 5e-5f;
-	o->dynamic_scale = a.prec == EX_PREC_FP16;
+	o->dynamic_scale = a->prec == EX_PREC_FP16;
 	o->sched.kind = EX_SCHED_COSINE;
 	o->sched.base_lr = 0.1f;
 	o->sched.power = 2.f;
 	o->sched.step_gamma = 0.1f;
-	o->sched.total_steps = a.iters + 10;
+	o->sched.total_steps = a->iters + 10;
 	/* each rank its own synthetic batch */
-	ex_k_fill_normal(net.dt, ex_net_input(&net), net.tens[0].elems, 0.f, 1.f, (uint64_t)a.seed + 1000003ULL * rank,
-			 net.stream);
-	ex_k_fill_labels(net.labels, a.batch, 1000, (uint64_t)a.seed + 99 + 7919ULL * rank, net.stream);
-	if (ex_dist_attach(d, net.p.grad, EX_DIST_FP32, (long)net.p.n))
-		ex_dist_fatal(d, 2, "%s", err_msg());
-	ex_dist_hooks(d, &net.hooks);
+	ex_k_fill_normal(net->dt, ex_net_input(net), net->tens[0].elems, 0.f, 1.f,
+			 (uint64_t)a->seed + 1000003ULL * tr->rank, net->stream);
+	ex_k_fill_labels(net->labels, a->batch, 1000, (uint64_t)a->seed + 99 + 7919ULL * tr->rank, net->stream);
+	if (ex_dist_attach(tr->d, net->p.grad, EX_DIST_FP32, (long)net->p.n))
+		ex_dist_fatal(tr->d, 2, "%s", err_msg());
+	ex_dist_hooks(tr->d, &net->hooks);
+}
 
-	long step0 = 0;
-	char *ckpath = a.ck.dir ? ex_ckpt_path(&a.ck) : NULL;
-	ex_ckpt_meta meta;
-	memset(&meta, 0, sizeof(meta));
-	if (a.ck.resume) {
-		if (ex_ckpt_load(ckpath, &net, &meta))
-			ex_dist_fatal(d, 1, "--resume: %s", err_msg());
-		if (meta.world_size != n)
-			ex_dist_fatal(d, 1, "--resume: %s was written by %d ranks, this job has %d", ckpath,
-				      meta.world_size, n);
-		step0 = meta.step;
-		if (rank == 0)
-			printf("# resumed from %s at step %ld (loss %.4f when written)\n", ckpath, step0, meta.last_loss);
+/* --resume: the checkpoint's weights and step (written by as many ranks as this job has). */
+static void train_resume(train_run *tr)
+{
+	tr->ckpath = tr->a.ck.dir ? ex_ckpt_path(&tr->a.ck) : NULL;
+	memset(&tr->meta, 0, sizeof(tr->meta));
+	if (!tr->a.ck.resume)
+		return;
+	if (ex_ckpt_load(tr->ckpath, &tr->net, &tr->meta))
+		ex_dist_fatal(tr->d, 1, "--resume: %s", err_msg());
+	if (tr->meta.world_size != tr->n)
+		ex_dist_fatal(tr->d, 1, "--resume: %s was written by %d ranks, this job has %d", tr->ckpath,
+			      tr->meta.world_size, tr->n);
+	tr->step = tr->meta.step;
+	if (tr->rank == 0)
+		printf("# resumed from %s at step %ld (loss %.4f when written)\n", tr->ckpath, tr->step, tr->meta.last_loss);
+}
+
+/* One profiled step (the last 5 warm-up steps): phase events, bucket timings. */
+static void train_profiled(train_run *tr)
+{
+	ex_net *net = &tr->net;
+	ex_net_train_step(net, true);
+	ex_dist_sync(tr->d, net->stream);
+	float f, b, p;
+	cudaEventElapsedTime(&f, net->ev[0], net->ev[1]);
+	cudaEventElapsedTime(&b, net->ev[1], net->ev[2]);
+	cudaEventElapsedTime(&p, net->ev[2], net->ev[3]);
+	tr->fwd += f * 1e-3;
+	tr->bwd += b * 1e-3;
+	tr->opt += p * 1e-3;
+	tr->nprof++;
+	ex_dist_times_sample(tr->d, &tr->tm);
+}
+
+/* After step `step`: the mean loss over ranks every --log-every steps (a collective: every rank takes the same
+ * branch) and the checkpoint when due (rank 0 writes alone: the weights are identical on every rank; no
+ * collective there, so a time-based decision taken on rank 0 alone is safe). */
+static void train_after_step(train_run *tr, long step)
+{
+	train_args *a = &tr->a;
+	bool log_now = a->log_every > 0 && (step + 1) % a->log_every == 0;
+	bool ck_now = tr->ckpath && ((a->ckpt_every_steps && (step + 1) % a->ckpt_every_steps == 0) ||
+				     ex_ckpt_due(&a->ck, false, 0, time_now_s()));
+	if (log_now) {
+		ex_dev_state st;
+		ex_net_take_stats(&tr->net, &st);
+		double l = st.seen ? st.loss_sum / st.seen : NAN;
+		ex_dist_sum(tr->d, &l, 1);
+		tr->last_loss = l / tr->n;
+		if (tr->rank == 0)
+			printf("step %ld loss %.4f (mean over ranks)\n", step + 1, tr->last_loss);
 	}
-	ex_dist_times tm = { 0 };
-	double fwd = 0, bwd = 0, opt = 0, last_loss = NAN, t_timed = 0;
-	long timed = 0, step = step0, warm_end = step0 + a.warmup;
-	int nprof = 0;
+	if (ck_now && tr->rank == 0) {
+		ex_ckpt_meta *m = &tr->meta;
+		m->step = step + 1;
+		m->world_size = tr->n;
+		m->batch_per_gpu = a->batch;
+		m->seed = (uint64_t)a->seed;
+		m->images = (step + 1) * (int64_t)a->batch * tr->n;
+		m->last_loss = tr->last_loss;
+		snprintf(m->run_id, sizeof(m->run_id), "%s", a->run_id);
+		double t0 = time_now_s();
+		if (ex_ckpt_save(tr->ckpath, &tr->net, m))
+			ex_dist_fatal(tr->d, 2, "checkpoint: %s", err_msg());
+		printf("# checkpoint at step %ld: %s (%.2f s)\n", step + 1, tr->ckpath, time_now_s() - t0);
+		a->ck.last_s = time_now_s();
+	}
+	fflush(stdout);
+}
+
+/* The steps: warm-up (its last 5 profiled), then the timed ones (events around them all); --kill-rank's rank
+ * kills itself at --kill-step. */
+static void train_loop(train_run *tr)
+{
+	train_args *a = &tr->a;
+	long warm_end = tr->step + a->warmup;
 	cudaEvent_t e0, e1;
 	cudaEventCreate(&e0);
 	cudaEventCreate(&e1);
 	bool timing_on = false;
-	for (; step < a.iters; step++) {
-		ex_dist_heartbeat(d);
-		if (rank == a.kill_rank && step == a.kill_step) {
-			fprintf(stderr, "test_dist: rank %d kills itself (SIGKILL) at step %ld\n", rank, step);
+	for (; tr->step < a->iters; tr->step++) {
+		long step = tr->step;
+		ex_dist_heartbeat(tr->d);
+		if (tr->rank == a->kill_rank && step == a->kill_step) {
+			fprintf(stderr, "test_dist: rank %d kills itself (SIGKILL) at step %ld\n", tr->rank, step);
 			fflush(stderr);
 			raise(SIGKILL);
 		}
 		if (step >= warm_end - 5 && step < warm_end) {
-			/* the last 5 warm-up steps are profiled: phase events, bucket timings */
-			ex_net_train_step(&net, true);
-			ex_dist_sync(d, net.stream);
-			float f, b, p;
-			cudaEventElapsedTime(&f, net.ev[0], net.ev[1]);
-			cudaEventElapsedTime(&b, net.ev[1], net.ev[2]);
-			cudaEventElapsedTime(&p, net.ev[2], net.ev[3]);
-			fwd += f * 1e-3;
-			bwd += b * 1e-3;
-			opt += p * 1e-3;
-			nprof++;
-			ex_dist_times_sample(d, &tm);
+			train_profiled(tr);
 		} else {
 			if (step == warm_end && !timing_on) {
-				ex_dist_sync(d, net.stream);
-				ex_dist_barrier(d);
-				cudaEventRecord(e0, net.stream);
+				ex_dist_sync(tr->d, tr->net.stream);
+				ex_dist_barrier(tr->d);
+				cudaEventRecord(e0, tr->net.stream);
 				timing_on = true;
 			}
-			train_step(&net, a.graph);
+			train_step(&tr->net, a->graph);
 			if (timing_on)
-				timed++;
+				tr->timed++;
 		}
-		bool log_now = a.log_every > 0 && (step + 1) % a.log_every == 0;
-		bool ck_now = ckpath && ((a.ckpt_every_steps && (step + 1) % a.ckpt_every_steps == 0) ||
-					 ex_ckpt_due(&a.ck, false, 0, time_now_s()));
-		if (log_now) {   /* collective: every rank takes the same branch */
-			ex_dev_state st;
-			ex_net_take_stats(&net, &st);
-			double l = st.seen ? st.loss_sum / st.seen : NAN;
-			ex_dist_sum(d, &l, 1);
-			last_loss = l / n;
-			if (rank == 0)
-				printf("step %ld loss %.4f (mean over ranks)\n", step + 1, last_loss);
-		}
-		/* only rank 0 writes (weights are identical on every rank); no collective here, so a
-		 * time-based decision taken on rank 0 alone is safe */
-		if (ck_now && rank == 0) {
-			meta.step = step + 1;
-			meta.world_size = n;
-			meta.batch_per_gpu = a.batch;
-			meta.seed = (uint64_t)a.seed;
-			meta.images = (step + 1) * (int64_t)a.batch * n;
-			meta.last_loss = last_loss;
-			snprintf(meta.run_id, sizeof(meta.run_id), "%s", a.run_id);
-			double t0 = time_now_s();
-			if (ex_ckpt_save(ckpath, &net, &meta))
-				ex_dist_fatal(d, 2, "checkpoint: %s", err_msg());
-			printf("# checkpoint at step %ld: %s (%.2f s)\n", step + 1, ckpath, time_now_s() - t0);
-			a.ck.last_s = time_now_s();
-		}
-		fflush(stdout);
+		train_after_step(tr, step);
 	}
 	if (timing_on) {
-		cudaEventRecord(e1, net.stream);
-		ex_dist_sync(d, net.stream);
+		cudaEventRecord(e1, tr->net.stream);
+		ex_dist_sync(tr->d, tr->net.stream);
 		float ms;
 		cudaEventElapsedTime(&ms, e0, e1);
-		t_timed = ms * 1e-3;
+		tr->t_timed = ms * 1e-3;
 	}
-	ex_dist_pause(d);
-	ex_dev_state st;
-	ex_net_take_stats(&net, &st);
-	if (st.seen)
-		last_loss = st.loss_sum / st.seen;   /* this rank's, since the last log point */
-	cudaMemGetInfo(&free1, &tot);
+}
 
-	/* per-rank values -> rank 0: slot r of each field */
-	enum { F_IMG, F_ITER, F_FWD, F_BWD, F_OPT, F_AR, F_EXP, F_LOSS, F_MEM, NF };
+enum { F_IMG, F_ITER, F_FWD, F_BWD, F_OPT, F_AR, F_EXP, F_LOSS, F_MEM, NF };
+
+/* The measurement CSV: the run row (r = -1: sums and means), then one row per rank. */
+static void train_csv(const train_run *tr, const double *all, const double *sum, double thr, double iter_max,
+		      double eff)
+{
+	const train_args *a = &tr->a;
+	int n = tr->n;
+	csvw *w = csvw_open(a->csv);
+	if (!w)
+		ex_dist_fatal(tr->d, 2, "%s", err_msg());
+	static const char *cols[] = {
+		"source", "run_id", "machine", "gpu", "nodes", "gpus_per_node", "gpus", "nccl_mode",
+		"batch_per_gpu", "global_batch", "precision", "data", "data_threads", "epoch", "iters",
+		"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "fwd_s", "bwd_s", "opt_s",
+		"allreduce_s", "comm_exposed_s", "data_wait_s", "loss", "top1", "peak_mem_B", "git_sha",
+		"rank", "grad_precision", "bucket_mb", "graph", "step", "compute_s" };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		csvw_text(w, cols[i]);
+	csvw_end_row(w);
+	for (int r = -1; r < n; r++) {
+		double v[NF];
+		for (int f = 0; f < NF; f++)
+			v[f] = r < 0 ? sum[f] / n : all[f * n + r];
+		double img = r < 0 ? thr : v[F_IMG];
+		csvw_text(w, "exec");
+		csvw_text(w, a->run_id);
+		csvw_text(w, a->machine);
+		csvw_text(w, tr->prop.name);
+		csvw_int(w, ex_dist_nodes(tr->d));
+		csvw_int(w, ex_dist_gpus_per_node(tr->d));
+		csvw_int(w, n);
+		csvw_text(w, n > 1 ? ex_dist_mode_label(tr->d) : "none");
+		csvw_int(w, a->batch);
+		csvw_int(w, (long)a->batch * n);
+		csvw_text(w, a->prec_name);
+		csvw_text(w, "synthetic");
+		csvw_int(w, 0);
+		csvw_text(w, "");
+		csvw_int(w, tr->timed);
+		csvw_num(w, img, 6);
+		csvw_num(w, r < 0 ? thr / n : img, 6);
+		csvw_num(w, n == 1 ? 1.0 : a->baseline_img_s > 0 ? (r < 0 ? eff : img / a->baseline_img_s) : NAN, 4);
+		csvw_num(w, r < 0 ? iter_max : v[F_ITER], 6);
+		csvw_num(w, v[F_FWD], 6);
+		csvw_num(w, v[F_BWD], 6);
+		csvw_num(w, v[F_OPT], 6);
+		csvw_num(w, v[F_AR], 6);
+		csvw_num(w, v[F_EXP], 6);
+		csvw_num(w, 0, 3);
+		csvw_num(w, v[F_LOSS], 6);
+		csvw_num(w, NAN, 3);
+		csvw_num(w, v[F_MEM], 12);
+		csvw_text(w, EX_DIST_GIT_SHA);
+		if (r < 0)
+			csvw_text(w, "all");
+		else
+			csvw_int(w, r);
+		csvw_text(w, ex_dist_dtype_name(a->dist.grad_dtype));
+		csvw_num(w, a->dist.bucket_B / 1048576.0, 4);
+		csvw_int(w, a->graph);
+		csvw_int(w, tr->step);
+		csvw_num(w, v[F_FWD] + v[F_BWD] + v[F_OPT] - v[F_EXP], 6);
+		csvw_end_row(w);
+	}
+	if (csvw_close(w))
+		fprintf(stderr, "test_dist: %s\n", err_msg());
+}
+
+/* Each rank's figures gathered on rank 0 (slot r of each field), then its DIST_RESULT line and the CSV. */
+static void train_report(train_run *tr)
+{
+	int n = tr->n, rank = tr->rank;
+	size_t free1, tot;
+	ex_dev_state st;
+	ex_net_take_stats(&tr->net, &st);
+	if (st.seen)
+		tr->last_loss = st.loss_sum / st.seen;   /* this rank's, since the last log point */
+	cudaMemGetInfo(&free1, &tot);
 	double mine[NF];
-	mine[F_ITER] = timed ? t_timed / timed : NAN;
-	mine[F_IMG] = timed ? a.batch / mine[F_ITER] : NAN;
-	mine[F_FWD] = nprof ? fwd / nprof : NAN;
-	mine[F_BWD] = nprof ? bwd / nprof : NAN;
-	mine[F_OPT] = nprof ? opt / nprof : NAN;
-	mine[F_AR] = tm.iters ? tm.allreduce_s / tm.iters : 0;
-	mine[F_EXP] = tm.iters ? tm.exposed_s / tm.iters : 0;
-	mine[F_LOSS] = last_loss;
-	mine[F_MEM] = (double)(free0 - free1);
+	mine[F_ITER] = tr->timed ? tr->t_timed / tr->timed : NAN;
+	mine[F_IMG] = tr->timed ? tr->a.batch / mine[F_ITER] : NAN;
+	mine[F_FWD] = tr->nprof ? tr->fwd / tr->nprof : NAN;
+	mine[F_BWD] = tr->nprof ? tr->bwd / tr->nprof : NAN;
+	mine[F_OPT] = tr->nprof ? tr->opt / tr->nprof : NAN;
+	mine[F_AR] = tr->tm.iters ? tr->tm.allreduce_s / tr->tm.iters : 0;
+	mine[F_EXP] = tr->tm.iters ? tr->tm.exposed_s / tr->tm.iters : 0;
+	mine[F_LOSS] = tr->last_loss;
+	mine[F_MEM] = (double)(tr->free0 - free1);
 	double *all = xcalloc((size_t)NF * n, sizeof(double));
 	for (int f = 0; f < NF; f++)
 		all[f * n + rank] = mine[f];
 	for (int f = 0; f < NF; f++)
-		ex_dist_sum(d, all + f * n, n);
+		ex_dist_sum(tr->d, all + f * n, n);
 	if (rank == 0) {
+		const train_args *a = &tr->a;
 		double thr = 0, iter_max = 0, sum[NF] = { 0 };
 		for (int r = 0; r < n; r++) {
 			thr += all[F_IMG * n + r];
@@ -529,80 +617,57 @@ static int train_main(int argc, char **argv)
 			for (int f = 0; f < NF; f++)
 				sum[f] += all[f * n + r];
 		}
-		double eff = n == 1 ? 1.0 : a.baseline_img_s > 0 ? thr / (n * a.baseline_img_s) : NAN;
+		double eff = n == 1 ? 1.0 : a->baseline_img_s > 0 ? thr / (n * a->baseline_img_s) : NAN;
 		printf("DIST_RESULT gpus=%d nodes=%d mode=%s batch=%d prec=%s grad=%s graph=%d img_s=%.1f per_gpu=%.1f "
 		       "eff=%.4f iter_ms=%.2f fwd_ms=%.2f bwd_ms=%.2f opt_ms=%.2f allreduce_ms=%.2f exposed_ms=%.2f "
 		       "buckets=%d step=%ld loss=%.4f\n",
-		       n, ex_dist_nodes(d), n > 1 ? ex_dist_mode_label(d) : "none", a.batch, a.prec_name,
-		       ex_dist_dtype_name(a.dist.grad_dtype), a.graph, thr, thr / n, eff, iter_max * 1e3,
+		       n, ex_dist_nodes(tr->d), n > 1 ? ex_dist_mode_label(tr->d) : "none", a->batch, a->prec_name,
+		       ex_dist_dtype_name(a->dist.grad_dtype), a->graph, thr, thr / n, eff, iter_max * 1e3,
 		       sum[F_FWD] / n * 1e3, sum[F_BWD] / n * 1e3, sum[F_OPT] / n * 1e3, sum[F_AR] / n * 1e3,
-		       sum[F_EXP] / n * 1e3, ex_dist_nbuckets(d), step, sum[F_LOSS] / n);
-		if (a.csv) {
-			csvw *w = csvw_open(a.csv);
-			if (!w)
-				ex_dist_fatal(d, 2, "%s", err_msg());
-			static const char *cols[] = {
-				"source", "run_id", "machine", "gpu", "nodes", "gpus_per_node", "gpus", "nccl_mode",
-				"batch_per_gpu", "global_batch", "precision", "data", "data_threads", "epoch", "iters",
-				"throughput_img_s", "per_gpu_img_s", "scaling_eff", "iter_s", "fwd_s", "bwd_s", "opt_s",
-				"allreduce_s", "comm_exposed_s", "data_wait_s", "loss", "top1", "peak_mem_B", "git_sha",
-				"rank", "grad_precision", "bucket_mb", "graph", "step", "compute_s" };
-			for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-				csvw_text(w, cols[i]);
-			csvw_end_row(w);
-			for (int r = -1; r < n; r++) {   /* -1: the run row (sums and means) */
-				double v[NF];
-				for (int f = 0; f < NF; f++)
-					v[f] = r < 0 ? sum[f] / n : all[f * n + r];
-				double img = r < 0 ? thr : v[F_IMG];
-				csvw_text(w, "exec");
-				csvw_text(w, a.run_id);
-				csvw_text(w, a.machine);
-				csvw_text(w, prop.name);
-				csvw_int(w, ex_dist_nodes(d));
-				csvw_int(w, ex_dist_gpus_per_node(d));
-				csvw_int(w, n);
-				csvw_text(w, n > 1 ? ex_dist_mode_label(d) : "none");
-				csvw_int(w, a.batch);
-				csvw_int(w, (long)a.batch * n);
-				csvw_text(w, a.prec_name);
-				csvw_text(w, "synthetic");
-				csvw_int(w, 0);
-				csvw_text(w, "");
-				csvw_int(w, timed);
-				csvw_num(w, img, 6);
-				csvw_num(w, r < 0 ? thr / n : img, 6);
-				csvw_num(w, n == 1 ? 1.0 : a.baseline_img_s > 0 ? (r < 0 ? eff : img / a.baseline_img_s) : NAN, 4);
-				csvw_num(w, r < 0 ? iter_max : v[F_ITER], 6);
-				csvw_num(w, v[F_FWD], 6);
-				csvw_num(w, v[F_BWD], 6);
-				csvw_num(w, v[F_OPT], 6);
-				csvw_num(w, v[F_AR], 6);
-				csvw_num(w, v[F_EXP], 6);
-				csvw_num(w, 0, 3);
-				csvw_num(w, v[F_LOSS], 6);
-				csvw_num(w, NAN, 3);
-				csvw_num(w, v[F_MEM], 12);
-				csvw_text(w, EX_DIST_GIT_SHA);
-				if (r < 0)
-					csvw_text(w, "all");
-				else
-					csvw_int(w, r);
-				csvw_text(w, ex_dist_dtype_name(a.dist.grad_dtype));
-				csvw_num(w, a.dist.bucket_B / 1048576.0, 4);
-				csvw_int(w, a.graph);
-				csvw_int(w, step);
-				csvw_num(w, v[F_FWD] + v[F_BWD] + v[F_OPT] - v[F_EXP], 6);
-				csvw_end_row(w);
-			}
-			if (csvw_close(w))
-				fprintf(stderr, "test_dist: %s\n", err_msg());
-		}
+		       sum[F_EXP] / n * 1e3, ex_dist_nbuckets(tr->d), tr->step, sum[F_LOSS] / n);
+		if (a->csv)
+			train_csv(tr, all, sum, thr, iter_max, eff);
 	}
 	free(all);
-	free(ckpath);
-	ex_net_free(&net);
+}
+
+static int train_main(int argc, char **argv)
+{
+	train_run *tr = xcalloc(1, sizeof(*tr));
+	if (ex_dist_boot(&tr->d, &argc, &argv)) {
+		fprintf(stderr, "test_dist: %s\n", err_msg());
+		return 2;
+	}
+	ex_dist *d = tr->d;
+	int pr = train_parse(&tr->a, argc, argv);
+	if (pr == 0 && ex_dist_opts_check(d, &tr->a.dist))
+		pr = ERR_INPUT;
+	if (!ex_dist_agree(d, pr == 0)) {
+		if (ex_dist_rank(d) == 0 || pr)
+			fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), pr ? err_msg() : "bad input on another rank");
+		ex_dist_free(d);
+		return 1;
+	}
+	if (ex_dist_start(d, &tr->a.dist)) {
+		fprintf(stderr, "test_dist: rank %d: %s\n", ex_dist_rank(d), err_msg());
+		return 2;
+	}
+	tr->rank = ex_dist_rank(d);
+	tr->n = ex_dist_size(d);
+	tr->last_loss = NAN;
+	size_t tot;
+	cudaGetDeviceProperties(&tr->prop, ex_dist_device(d));
+	cudaFree(0);
+	cudaMemGetInfo(&tr->free0, &tot);
+	train_net_init(tr);
+	train_resume(tr);
+	train_loop(tr);
+	ex_dist_pause(d);
+	train_report(tr);
+	free(tr->ckpath);
+	ex_net_free(&tr->net);
 	ex_dist_free(d);
+	free(tr);
 	return 0;
 }
 
