@@ -1,7 +1,9 @@
 # scaleplan - top-level build. SPDX-License-Identifier: GPL-3.0-or-later
 #
 #   make plan      install missing packages, build, run `scaleplan compare` on the default scenario
-#   make test      install missing packages, build, run every host test (no GPU needed)
+#   make test      install missing packages, build, run every host test (no GPU needed), several at a time,
+#                  each test's seconds printed (tools/run_tests.sh: JOBS=N, or one test: tools/run_tests.sh
+#                  build tests/golden.sh)
 #   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
 #   make golden    rewrites tests/golden/ (the outputs tests/golden.sh compares byte for byte) with this
