@@ -51,7 +51,7 @@ static int hw_list(const hw_db *db, int nargs, char **args)
 		int k = hw_kind_parse(args[0]);
 		if (k < 0) {
 			fprintf(stderr, "scaleplan hw list: unknown kind '%s'; expected one of gpus, cpus, links, fabrics, "
-					"storage, systems, stacks\n", args[0]);
+					"storage, systems, stacks, archs\n", args[0]);
 			return EXIT_INPUT;
 		}
 		hw_db_list(db, (hw_kind)k, stdout);
