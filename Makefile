@@ -17,7 +17,8 @@
 #   make install   copies scaleplan (and scaleplan-train where it was built) to $(DESTDIR)$(PREFIX)/bin
 #
 # Each module directory has a module.mk that appends to these variables (and nothing else global):
-#   LIB_SRCS   host C sources of the planner library libscaleplan.a (common, hwdb, model, sim, calibrate)
+#   LIB_SRCS   host C sources of the planner library libscaleplan.a: common, hwdb, model, plan, sim, calibrate,
+#              plot, report, web, and exec's host parts (exec/data/, the MLLOG writer and the --engine settings)
 #   CLI_SRCS   sources of the `scaleplan` command (cli/)
 #   GEN_SRCS   generated C sources (written under $(BUILD)/gen) that go into the library
 #   FUZZ_TARGETS  phony targets that build and briefly run a libFuzzer target (`make fuzz` runs all)
