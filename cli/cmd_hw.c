@@ -13,7 +13,7 @@
 static void hw_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan hw list [gpus|cpus|links|fabrics|storage|systems|stacks] [--hwdb DIR]\n"
+		"usage: scaleplan hw list [gpus|cpus|links|fabrics|storage|systems|stacks|archs] [--hwdb DIR]\n"
 		"       scaleplan hw show ID... [--hwdb DIR]\n"
 		"       scaleplan hw check DIR\n"
 		"       scaleplan hw import FILE.json... --out DIR [--hwdb DIR]\n"
