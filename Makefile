@@ -1,7 +1,10 @@
 # scaleplan - top-level build. SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   make plan      install missing packages, build, run `scaleplan compare` on the default scenario
-#   make test      install missing packages, build, run every host test (no GPU needed)
+#   make plan      install the packages the planner lacks (tools/deps.sh plan), build build/scaleplan alone (not
+#                  the GPU engine, not the tests' tools), run `scaleplan compare` on the default scenario
+#   make test      install every missing package (tools/deps.sh), build everything, run every host test (no GPU needed), several at a time,
+#                  each test's seconds printed (tools/run_tests.sh: JOBS=N, or one test: tools/run_tests.sh
+#                  build tests/golden.sh)
 #   make test-san  the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-gpu  exec/ GPU tests (on a machine with a GPU; skipped with a message otherwise)
 #   make golden    rewrites tests/golden/ (the outputs tests/golden.sh compares byte for byte) with this
@@ -14,7 +17,8 @@
 #   make install   copies scaleplan (and scaleplan-train where it was built) to $(DESTDIR)$(PREFIX)/bin
 #
 # Each module directory has a module.mk that appends to these variables (and nothing else global):
-#   LIB_SRCS   host C sources of the planner library libscaleplan.a (common, hwdb, model, sim, calibrate)
+#   LIB_SRCS   host C sources of the planner library libscaleplan.a: common, hwdb, model, plan, sim, calibrate,
+#              plot, report, web, and exec's host parts (exec/data/, the MLLOG writer and the --engine settings)
 #   CLI_SRCS   sources of the `scaleplan` command (cli/)
 #   GEN_SRCS   generated C sources (written under $(BUILD)/gen) that go into the library
 #   FUZZ_TARGETS  phony targets that build and briefly run a libFuzzer target (`make fuzz` runs all)
@@ -46,7 +50,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps plan test test-unit test-san test-gpu clean found fuzz bench install examples golden
+.PHONY: all deps deps-plan plan test test-unit test-san test-gpu clean found fuzz bench install examples golden
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -77,12 +81,17 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libscaleplan.a tests/test.h
 deps:
 	@tools/deps.sh
 
+deps-plan:
+	@tools/deps.sh plan
+
 found:
 	@tools/found.sh
 
-plan: deps all
-	./$(BUILD)/scaleplan compare --gpus 8
-	./$(BUILD)/scaleplan compare --gpus 16
+# the planner only: `all` would compile the CUDA engine where nvcc is found, which planning never runs
+plan: deps-plan
+	@$(MAKE) --no-print-directory $(BUILD)/scaleplan
+	$(BUILD)/scaleplan compare --gpus 8
+	$(BUILD)/scaleplan compare --gpus 16
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit

@@ -8,6 +8,8 @@
 #                                          gpus=1,batch_per_gpu!=128: 1-GPU runs at 64 and 256 + every sweep)
 #   PRIOR=profile.csv                      start from another calibration (e.g. contention factors measured
 #                                          in another job: what DIR's data does not determine keeps them)
+#   A_ONLY=1                               stop after the first hold-out table (protocol A: what
+#                                          bench/holdout_table.sh and tests/holdout.sh read)
 #
 # DIR holds scaleplan-train measurement CSVs (1- and 2-GPU runs) and all-reduce sweep CSVs
 # (scaleplan-train --bench-allreduce). Writes build/h200x2/{profile.csv,detail.csv}; prints a table last.
@@ -43,6 +45,7 @@ cat "$OUT/table.txt"
 echo
 echo "== per run (err_pct = predicted / measured - 1)"
 per_run "$OUT/detail.csv"
+[ -z "${A_ONLY:-}" ] || exit 0
 
 # ---- protocol B: scale-up -> scale-out. The overlap of all-reduce with backward cannot be determined by
 # 1-GPU runs; here the single-node 2-GPU runs that do not use sockets (NVLink, host memory) join the fit,

@@ -697,11 +697,12 @@ int cal_mlperf_resids(const struct hw_db *db, cal_resids *v);
  * point's stack, may be NULL): throughput, ttt and tta, into pp. */
 void cal_point_pairs(const struct hw_db *db, const cal_data *d, const double *pred, const char *const *stack,
 		     cal_rpairs *pp);
-/* The default model's misses over the transfers the data can check (A100 -> H100 across an architecture,
- * H100 -> H200 within one), as cal_transfer_miss. */
-enum { CAL_NTRANSFERS = 2 };
-void cal_transfer_misses(const cal_data *d, const double *pred, const char *const *stack, const struct hw_db *db,
-			 cal_miss miss[CAL_NTRANSFERS]);
+/* The default model's misses over the transfers the data can check, as cal_transfer_miss: each GPU of the db
+ * with a checked_from (gpus.csv: A100 -> H100 across an architecture, H100 -> H200 within one), in the
+ * table's order, at most CAL_MAX_TRANSFERS. Returns how many. */
+enum { CAL_MAX_TRANSFERS = 16 };
+int cal_transfer_misses(const cal_data *d, const double *pred, const char *const *stack, const struct hw_db *db,
+			cal_miss miss[CAL_MAX_TRANSFERS]);
 
 /* ---- a calibration campaign (calibrate/cal_campaign.c): the grid of scaleplan-train runs and the scripts
  * that run them ---- */

@@ -14,10 +14,6 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 
-/* The transfers the data can check: across an architecture and within one. */
-static const char *const checked[][2] = {{"A100-SXM4-80GB", "H100-SXM5-80GB"}, {"H100-SXM5-80GB", "H200-SXM-141GB"}};
-_Static_assert(sizeof(checked) / sizeof(checked[0]) == CAL_NTRANSFERS, "one cal_miss per checked transfer");
-
 void cal_resids_add(cal_resids *v, const cal_resid *r)
 {
 	if (!(r->measured > 0) || !(r->predicted > 0) || !isfinite(r->predicted))
@@ -209,9 +205,15 @@ void cal_point_pairs(const hw_db *db, const cal_data *d, const double *pred, con
 		}
 }
 
-void cal_transfer_misses(const cal_data *d, const double *pred, const char *const *stack, const hw_db *db,
-			 cal_miss miss[CAL_NTRANSFERS])
+/* The transfers the data can check are data: gpus.csv's checked_from (across an architecture and within one). */
+int cal_transfer_misses(const cal_data *d, const double *pred, const char *const *stack, const hw_db *db,
+			cal_miss miss[CAL_MAX_TRANSFERS])
 {
-	for (int k = 0; k < CAL_NTRANSFERS; k++)
-		cal_transfer_miss(d, pred, stack, checked[k][0], checked[k][1], db, &miss[k]);
+	int n = 0;
+	for (int i = 0; i < db->ngpus && n < CAL_MAX_TRANSFERS; i++) {
+		const hw_gpu *from = *db->gpus[i].checked_from_id ? hw_gpu_find(db, db->gpus[i].checked_from_id) : NULL;
+		if (from)
+			cal_transfer_miss(d, pred, stack, from->id, db->gpus[i].id, db, &miss[n++]);
+	}
+	return n;
 }

@@ -13,7 +13,7 @@
 static void hw_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: scaleplan hw list [gpus|cpus|links|fabrics|storage|systems|stacks] [--hwdb DIR]\n"
+		"usage: scaleplan hw list [gpus|cpus|links|fabrics|storage|systems|stacks|archs] [--hwdb DIR]\n"
 		"       scaleplan hw show ID... [--hwdb DIR]\n"
 		"       scaleplan hw check DIR\n"
 		"       scaleplan hw import FILE.json... --out DIR [--hwdb DIR]\n"
@@ -51,7 +51,7 @@ static int hw_list(const hw_db *db, int nargs, char **args)
 		int k = hw_kind_parse(args[0]);
 		if (k < 0) {
 			fprintf(stderr, "scaleplan hw list: unknown kind '%s'; expected one of gpus, cpus, links, fabrics, "
-					"storage, systems, stacks\n", args[0]);
+					"storage, systems, stacks, archs\n", args[0]);
 			return EXIT_INPUT;
 		}
 		hw_db_list(db, (hw_kind)k, stdout);

@@ -36,7 +36,8 @@ int cli_validate_intervals(const cli_interval_in *in, cal_resids *v, FILE *out)
 	const cal_data *d = in->d;
 	double *pred = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*pred));
 	const char **stack = xcalloc((size_t)(d->n > 0 ? d->n : 1), sizeof(*stack));
-	cal_miss miss[CAL_NTRANSFERS];
+	cal_miss miss[CAL_MAX_TRANSFERS];
+	int nmiss = 0;
 	cal_rpairs pp = {0};
 	model_params defaults;
 	int rc = in->builtin ? cal_wholerun_resids(in->db, v, &pp) : 0;
@@ -61,7 +62,7 @@ int cli_validate_intervals(const cli_interval_in *in, cal_resids *v, FILE *out)
 		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(in->default_ctx, d, i, NULL, 0) : NAN;
 		stack[i] = in->stack_fn(&d->pts[i]);
 	}
-	cal_transfer_misses(d, pred, stack, in->db, miss);
+	nmiss = cal_transfer_misses(d, pred, stack, in->db, miss);
 	cal_point_pairs(in->db, d, pred, stack, &pp);
 	if (in->ratios && (rc = write_ratios(&pp, in->ratios)) != EXIT_OK)
 		goto out;
@@ -69,9 +70,9 @@ int cli_validate_intervals(const cli_interval_in *in, cal_resids *v, FILE *out)
 		cal_itable *t = xmalloc(sizeof(*t));
 		char **gpus = NULL;
 		int ngpus = cal_measured_gpus(d, in->db, &gpus);
-		int wrc = cal_interval_derive(v->r, v->n, -1, miss, CAL_NTRANSFERS, t);
+		int wrc = cal_interval_derive(v->r, v->n, -1, miss, nmiss, t);
 		if (wrc == 0)
-			wrc = cal_interval_write(t, miss, CAL_NTRANSFERS, gpus, ngpus, in->intervals);
+			wrc = cal_interval_write(t, miss, nmiss, gpus, ngpus, in->intervals);
 		if (wrc != 0) {
 			fprintf(stderr, "scaleplan validate: --intervals: %s\n", err_msg());
 			rc = exit_code_of(wrc); /* 1: no such directory, nothing to derive from; 2: permission, disk */
@@ -86,8 +87,8 @@ int cli_validate_intervals(const cli_interval_in *in, cal_resids *v, FILE *out)
 	}
 	if (out) {
 		fprintf(out, in->md ? "\n```\n" : "\n");
-		cal_interval_coverage(v->r, v->n, miss, CAL_NTRANSFERS, out);
-		for (int k = 0; k < CAL_NTRANSFERS; k++) {
+		cal_interval_coverage(v->r, v->n, miss, nmiss, out);
+		for (int k = 0; k < nmiss; k++) {
 			if (isnan(miss[k].miss)) { /* no points of one of the two GPUs in these measurements */
 				fprintf(out, "  default model %s -> %s: not checked (%d and %d points)\n", miss[k].from,
 					miss[k].to, miss[k].n_from, miss[k].n_to);

@@ -1,5 +1,5 @@
-/* hwdb: the hardware database - GPUs, CPUs, links, fabrics, storage, node types (systems) and
- * software stacks - read from CSV tables (one row per item, a `source` column in every row, SI units
+/* hwdb: the hardware database - GPUs and their architectures, CPUs, links, fabrics, storage, node types
+ * (systems) and software stacks - read from CSV tables (one row per item, a `source` column in every row, SI units
  * in column names).  The tables in hwdb/data/ are compiled into the binary as the default database;
  * a user directory of tables can be overlaid on it (same id replaces, new ids add).
  *
@@ -30,6 +30,7 @@ typedef enum hw_kind {
 	HW_STORAGE,
 	HW_SYSTEM,
 	HW_STACK,
+	HW_ARCH,
 	HW_NKINDS
 } hw_kind;
 
@@ -54,10 +55,33 @@ typedef enum hw_topo {
 	HW_TOPO_PCIE_HOST,     /* "pcie-host": each GPU on its own x16 to a CPU; peer traffic crosses the host */
 } hw_topo;
 
+/* Which of the model's fitted compute efficiencies an architecture's tensor cores take (archs.csv
+ * `compute_eff`): eff_compute (Hopper's and Ada's fit) or eff_compute_sync (Volta, Turing, Ampere). */
+typedef enum hw_tensor_eff { HW_EFF_COMPUTE, HW_EFF_COMPUTE_SYNC } hw_tensor_eff;
+
+/* A GPU architecture (archs.csv): what the model and the report know of a GPU by its architecture. A GPU of
+ * a new architecture needs a row here and its rows in gpus.csv, no code. */
+typedef struct hw_arch {
+	char *id;                 /* "Hopper", "Blackwell Ultra" (gpus.csv `arch` names one) */
+	char *aliases;
+	char *generation;         /* the vendor generation it belongs to: "Blackwell" for Blackwell Ultra */
+	int sm;                   /* CUDA compute capability x 10 of its data-centre chip (90 = sm_90): the order
+				   * of architectures, newest the largest */
+	hw_tensor_eff compute_eff;/* the model's fitted efficiency its tensor cores take */
+	double tensor_frac;       /* achieved tensor-core rate relative to its dense datasheet peak, next to
+				   * Hopper's (1); 0 = no tensor cores (FP16 on CUDA cores) */
+	char *source;
+} hw_arch;
+
 typedef struct hw_gpu {
 	char *id;            /* "V100-SXM2-16GB" (MLPerf system-description spelling) */
 	char *aliases;       /* ";"-separated other names matched by hw_gpu_find, "" when none */
-	char *arch;          /* "Volta", "Ampere", "Hopper", ... */
+	char *arch;          /* "Volta", "Ampere", "Hopper", ... (an archs.csv id or alias) */
+	const hw_arch *arch_info; /* its archs.csv row; NULL when archs.csv has none (an older overlay's name) */
+	char *chip;          /* the GPU model whatever its package ("B200" for B200-SXM-180GB and
+			      * B200-GB200-186GB), "" when not given */
+	char *checked_from_id; /* a GPU with results from which validate checks the default model's transfer to
+				* this one (the miss widens the intervals of GPUs without results), "" when none */
 	char *form;          /* "pcie" | "sxm" | "oam" ... */
 	double fp32_flops;   /* peak non-tensor FP32 (FLOP/s, boost clock) */
 	double tf32_flops;   /* dense TF32 tensor peak; NAN before Ampere */
@@ -240,6 +264,7 @@ typedef struct hw_db {
 	hw_storage *storage;  int nstorage;
 	hw_system *systems;   int nsystems;
 	hw_stack *stacks;     int nstacks;
+	hw_arch *archs;       int narchs;
 } hw_db;
 
 /* Loads the built-in tables into *db (which need not be initialised). 0, or ERR_INPUT (a bug in the
@@ -265,6 +290,7 @@ const hw_fabric *hw_fabric_find(const hw_db *db, const char *id);
 const hw_storage *hw_storage_find(const hw_db *db, const char *id);
 const hw_system *hw_system_find(const hw_db *db, const char *id);
 const hw_stack *hw_stack_find(const hw_db *db, const char *id);
+const hw_arch *hw_arch_find(const hw_db *db, const char *id);
 
 /* Writes "did you mean X, Y, Z?" (up to 3 nearest ids of that kind by str_edit_distance; kind
  * HW_NKINDS = all kinds) into buf, or "" when nothing is near. Returns buf. */

@@ -24,6 +24,7 @@ const char *const hw_topo_names[] = {"single", "nvswitch", "nvlink-mesh", "hybri
 const char *const hw_link_kind_names[] = {"pcie", "nvlink", "nvswitch", "ib", "eth", "roce", "host", NULL};
 const char *const hw_data_path_names[] = {"cpu", "gpu", NULL};
 const char *const hw_staging_names[] = {"none", "local", NULL};
+const char *const hw_tensor_eff_names[] = {"eff_compute", "eff_compute_sync", NULL};
 
 /* ---- schema ---- */
 
@@ -46,7 +47,7 @@ const char *const hw_staging_names[] = {"none", "local", NULL};
 static const hw_col gpu_cols[] = {
 	ID(hw_gpu),
 	ALIASES(hw_gpu),
-	TEXT(hw_gpu, arch, true, "an architecture name (Volta, Ampere, Hopper...)"),
+	TEXT(hw_gpu, arch, true, "an architecture name (Volta, Ampere, Hopper...; archs.csv)"),
 	TEXT(hw_gpu, form, true, "a form factor (pcie, sxm)"),
 	NUM(hw_gpu, fp32_flops, true, 1e12, 1e15, "FLOP/s, e.g. 1.57e13"),
 	NUM(hw_gpu, tf32_flops, false, 1e12, 1e16, "FLOP/s, e.g. 1.56e14"),
@@ -64,6 +65,19 @@ static const hw_col gpu_cols[] = {
 	SOURCE(hw_gpu),
 	NUM_NEW(hw_gpu, boost_clock_Hz, 1e8, 1e10, "Hz, the clock of the datasheet's peaks, e.g. 1.41e9"),
 	REF_NEW(hw_gpu, "power_sibling", power_sibling_id, HW_GPU),
+	TEXT_NEW(hw_gpu, chip, "the GPU model whatever its package (B200 for B200-SXM-180GB and B200-GB200-186GB)"),
+	REF_NEW(hw_gpu, "checked_from", checked_from_id, HW_GPU),
+};
+
+static const hw_col arch_cols[] = {
+	ID(hw_arch),
+	ALIASES(hw_arch),
+	TEXT(hw_arch, generation, true, "the vendor generation it belongs to (Blackwell for Blackwell Ultra)"),
+	INT(hw_arch, sm, true, 10, 999, "a CUDA compute capability x 10 (90 for sm_90)"),
+	{"compute_eff", HW_C_ENUM, true, OFF(hw_arch, compute_eff), 0, 0, "a fitted compute efficiency",
+	 hw_tensor_eff_names, 0, false},
+	NUM(hw_arch, tensor_frac, true, 0, 2, "a fraction of the dense tensor peak next to Hopper's, 0-2 (0 = no tensor cores)"),
+	SOURCE(hw_arch),
 };
 
 static const hw_col cpu_cols[] = {
@@ -210,6 +224,7 @@ const hw_kind_desc hw_kinds[HW_NKINDS] = {
 	[HW_STORAGE] = KIND("storage", "storage", hw_storage, storage, nstorage, storage_cols),
 	[HW_SYSTEM] = KIND("systems", "system", hw_system, systems, nsystems, system_cols),
 	[HW_STACK] = KIND("stacks", "stack", hw_stack, stacks, nstacks, stack_cols),
+	[HW_ARCH] = KIND("archs", "arch", hw_arch, archs, narchs, arch_cols),
 };
 
 /* ---- generic item access ---- */
@@ -364,6 +379,7 @@ const hw_fabric *hw_fabric_find(const hw_db *db, const char *id) { return hw_fin
 const hw_storage *hw_storage_find(const hw_db *db, const char *id) { return hw_find(db, HW_STORAGE, id); }
 const hw_system *hw_system_find(const hw_db *db, const char *id) { return hw_find(db, HW_SYSTEM, id); }
 const hw_stack *hw_stack_find(const hw_db *db, const char *id) { return hw_find(db, HW_STACK, id); }
+const hw_arch *hw_arch_find(const hw_db *db, const char *id) { return hw_find(db, HW_ARCH, id); }
 
 char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_t len_B)
 {
@@ -998,6 +1014,9 @@ static void check_refs(hw_load *ld, const hw_db *db, hw_kind kind, const hw_stag
 /* Points every reference of the db at its item (after a merge the arrays moved). */
 static void resolve(hw_db *db)
 {
+	/* an architecture archs.csv lacks is allowed (tables written before it): the model's defaults then */
+	for (int i = 0; i < db->ngpus; i++)
+		db->gpus[i].arch_info = hw_arch_find(db, db->gpus[i].arch);
 	for (int i = 0; i < db->nfabrics; i++)
 		db->fabrics[i].nic = hw_link_find(db, db->fabrics[i].nic_id);
 	for (int i = 0; i < db->nstorage; i++)

@@ -53,6 +53,7 @@ extern const char *const hw_topo_names[];
 extern const char *const hw_link_kind_names[];
 extern const char *const hw_data_path_names[];
 extern const char *const hw_staging_names[];
+extern const char *const hw_tensor_eff_names[];
 
 /* Generic access to item i of a kind. */
 void *hw_item(const hw_db *db, hw_kind kind, int i);

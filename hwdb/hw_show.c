@@ -186,6 +186,23 @@ static void list_stacks(const hw_db *db, FILE *out)
 		" `scaleplan hw show ID` for the sources)\n");
 }
 
+/* `hw list archs`: what the model reads from each GPU architecture. */
+static void list_archs(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"arch", "generation", "sm", "compute_eff", "tensor_frac"};
+	tbl t;
+	tbl_init(&t, 5, hdr, "llrlr", db->narchs);
+	for (int i = 0; i < db->narchs; i++, t.nrows++) {
+		const hw_arch *x = &db->archs[i];
+		tbl_set(&t, 0, "%s", x->id);
+		tbl_set(&t, 1, "%s", x->generation);
+		tbl_set(&t, 2, "%d", x->sm);
+		tbl_set(&t, 3, "%s", hw_tensor_eff_names[x->compute_eff]);
+		tbl_set(&t, 4, "%g", x->tensor_frac);
+	}
+	tbl_print(&t, out);
+}
+
 /* `hw list gpus`: peaks, memory, NVLink, power. */
 static void list_gpus(const hw_db *db, FILE *out)
 {
@@ -305,6 +322,9 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 	case HW_STACK:
 		list_stacks(db, out);
 		break;
+	case HW_ARCH:
+		list_archs(db, out);
+		break;
 	case HW_NKINDS:
 		break;
 	}
@@ -331,6 +351,15 @@ static void show_gpu(const hw_gpu *g, const char *ind, FILE *out)
 	if (hw_known(g->price_usd))
 		fprintf(out, "%s  price          %.0f USD (%s)\n", ind, g->price_usd, dash(g->price_date));
 	fprintf(out, "%s  source         %s\n", ind, g->source);
+}
+
+static void show_arch(const hw_arch *x, FILE *out)
+{
+	fprintf(out, "arch %s%s%s%s\n", x->id, *x->aliases ? " (also " : "", x->aliases, *x->aliases ? ")" : "");
+	fprintf(out, "  generation     %s (sm_%d)\n", x->generation, x->sm);
+	fprintf(out, "  tensor cores   %g of the dense peak next to Hopper's, efficiency %s\n", x->tensor_frac,
+		hw_tensor_eff_names[x->compute_eff]);
+	fprintf(out, "  source         %s\n", x->source);
 }
 
 static void show_cpu(const hw_cpu *c, int count, const char *ind, FILE *out)
@@ -564,6 +593,9 @@ bool hw_db_show(const hw_db *db, const char *id, FILE *out)
 			break;
 		case HW_STACK:
 			show_stack(item, "", out);
+			break;
+		case HW_ARCH:
+			show_arch(item, out);
 			break;
 		case HW_NKINDS:
 			break;

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "common/common.h"
+#include "hwdb/hw.h"
 
 /* MLPerf v4.0 reference convergence points (RCPs): global batch -> olympic mean epochs to 75.9%
  * top-1, refdata/convergence_rcp.csv (mlcommons/logging rcps_resnet.json). */
@@ -143,44 +144,17 @@ static layer_cost layer_cost_of(const model_scenario *sc, const model_params *p,
 	return c;
 }
 
-/* Achieved tensor-core throughput by architecture, relative to the datasheet dense peak and to Hopper's
- * (Hopper's and Ada's fraction is eff_compute: the v4.0 results of H100 SXM, H100 PCIe, H200 and L40S fit one
- * value; Volta's, Turing's and Ampere's eff_compute_sync; model_params.c). Only a measurement moves an
- * architecture off 1. */
-static const struct {
-	const char *arch;
-	double frac;
-} arch_tensor[] = {
-	/* no tensor cores: FP16 runs on CUDA cores (NVIDIA Pascal architecture whitepaper, GP100) */
-	{"Pascal", 0.0},
-	/* Jarmusch and Chandrasekaran, "Microbenchmarking NVIDIA's Blackwell Architecture", arXiv 2512.02189
-	 * v1 (2025): B200 tensor cores reach 1.56x the H200's mixed-precision GEMM throughput, where the
-	 * datasheets' dense FP16/BF16 peaks differ 2.27x (2.25 / 0.989 PFLOP/s): 1.56 / 2.27 = 0.69. Blackwell
-	 * Ultra (B300) has the B200's dense BF16 peak and no published measurement: the same. */
-	{"Blackwell", 0.69},
-	{"Blackwell Ultra", 0.69},
-};
-
-bool model_arch_tensor_sync(const char *arch)
+/* The architecture's facts are data (hwdb/data/archs.csv, each with its source): tensor_frac is its achieved
+ * tensor-core rate next to Hopper's (Hopper's and Ada's fraction is eff_compute: the v4.0 results of H100 SXM,
+ * H100 PCIe, H200 and L40S fit one value; Volta's, Turing's and Ampere's eff_compute_sync; model_params.c). */
+double model_arch_tensor_frac(const hw_arch *arch)
 {
-	/* CUDA PTX ISA: mma.sync from sm_70 (Volta); wgmma from sm_90 (Hopper), tcgen05 sm_100 (Blackwell). Ada
-	 * (sm_89) also issues mma.sync but is left with Hopper: with eff_compute_sync its L40S (350 W) comes out 18%
-	 * faster than its v4.0 results (docs/model.md), so the v4.0 data keep it with the GPUs they were fitted on */
-	static const char *sync_arch[] = {"Volta", "Turing", "Ampere"};
-	for (size_t i = 0; arch && i < sizeof(sync_arch) / sizeof(sync_arch[0]); i++)
-		if (strcasecmp(arch, sync_arch[i]) == 0)
-			return true;
-	return false;
+	return arch ? arch->tensor_frac : 1.0;
 }
 
-double model_arch_tensor_frac(const char *arch)
+bool model_arch_tensor_sync(const hw_arch *arch)
 {
-	if (!arch)
-		return 1.0;
-	for (size_t i = 0; i < sizeof(arch_tensor) / sizeof(arch_tensor[0]); i++)
-		if (strcasecmp(arch, arch_tensor[i].arch) == 0)
-			return arch_tensor[i].frac;
-	return 1.0;
+	return arch && arch->compute_eff == HW_EFF_COMPUTE_SYNC;
 }
 
 double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, double clock_ratio, double draw_frac)

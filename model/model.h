@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct hw_arch; /* hwdb/hw.h */
+
 /* ---- ResNet-50 layer table (agreed API; exec/ and sim/ depend on it) ---- */
 
 typedef enum model_op { MODEL_OP_CONV, MODEL_OP_BN, MODEL_OP_RELU, MODEL_OP_MAXPOOL, MODEL_OP_AVGPOOL,
@@ -135,11 +137,10 @@ typedef struct model_params {
 	double power_overhead;   /* node power = (GPU TDPs + CPU TDPs) x this, when the db has no node power */
 } model_params;
 
-/* The achieved tensor-core throughput of a GPU architecture ("Volta", "Hopper", "Blackwell", ... as
- * hwdb's gpus.csv spells it) relative to its datasheet dense peak, next to Hopper's (= 1): model_node's
- * tensor_frac. 0 for architectures without tensor cores (Pascal), 1 where no measurement says otherwise;
- * sources in model.c. Case-insensitive; NULL or unknown: 1. */
-double model_arch_tensor_frac(const char *arch);
+/* The achieved tensor-core throughput of a GPU architecture (hwdb's archs.csv row, `tensor_frac`, its source
+ * there) relative to its datasheet dense peak, next to Hopper's (= 1): model_node's tensor_frac. 0 for
+ * architectures without tensor cores (Pascal). NULL (no architecture known): 1. */
+double model_arch_tensor_frac(const struct hw_arch *arch);
 /* The share of its datasheet clock a board sustains in training when its power is below what that clock
  * needs (PCIe boards of SXM silicon: A100 PCIe 250-300 W against the SXM4's 400 W at the same 1410 MHz).
  * Dynamic power is C V^2 f and the voltage rises with the clock (Hennessy and Patterson, Computer
@@ -148,9 +149,10 @@ double model_arch_tensor_frac(const char *arch);
  * with peak_ratio of the sibling's peak (its SMs x f), needs draw_frac x sib_tdp x peak_ratio x (f / f_sib)^2.
  * Returns cbrt(tdp / need) when that is below 1, else 1 (and 1 for any figure not positive). */
 double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, double clock_ratio, double draw_frac);
-/* Whether the architecture's tensor cores take synchronous, register-fed MMAs (Volta, Turing, Ampere: mma.sync)
- * rather than asynchronous warp-group ones fed from shared memory (Hopper wgmma, Blackwell tcgen05) or none. */
-bool model_arch_tensor_sync(const char *arch);
+/* Whether the architecture's tensor cores take the model's eff_compute_sync (archs.csv `compute_eff`: the
+ * synchronous, register-fed MMAs of Volta, Turing, Ampere) rather than eff_compute (Hopper's asynchronous
+ * warp-group ones, Blackwell's, and Ada's, kept with the GPUs it was fitted on). NULL: false. */
+bool model_arch_tensor_sync(const struct hw_arch *arch);
 
 /* Fills *p with the documented defaults. */
 void model_params_default(model_params *p);

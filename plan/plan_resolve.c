@@ -150,8 +150,8 @@ static void copy_gpu(const hw_db *db, const hw_gpu *gpu, model_precision prec, c
 	n->gpu_id = gpu->id;
 	n->peak_flops = clock_x * hw_gpu_peak_flops(gpu, model_precision_name(prec));
 	n->fp32_flops = clock_x * gpu->fp32_flops;
-	n->tensor_frac = model_arch_tensor_frac(gpu->arch);
-	n->tensor_sync = model_arch_tensor_sync(gpu->arch);
+	n->tensor_frac = model_arch_tensor_frac(gpu->arch_info);
+	n->tensor_sync = model_arch_tensor_sync(gpu->arch_info);
 	n->mem_bw_Bps = gpu->mem_bw_Bps;
 	n->gpu_mem_B = gpu->mem_B;
 	n->gpu_tdp_W = known_or(gpu->tdp_W, 0);

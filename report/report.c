@@ -233,29 +233,71 @@ static const char *money(double usd, char *buf, size_t len_B)
 	return plan_fmt_usd(usd, buf, len_B);
 }
 
-/* What the intervals in parentheses mean and how each option's GPU is known (basis), once for the report. */
-static void section_uncertainty(rep_doc *d, const plan_option *rows, const rep_group *g, int ng)
+/* Whether any GPU of architecture `arch` (gpus.csv's name, as plan_resolve's basis compares it) has results. */
+static bool arch_measured(const hw_db *db, const char *arch)
+{
+	for (int i = 0; i < db->ngpus; i++)
+		if (strcmp(db->gpus[i].arch, arch) == 0 && model_gpu_measured(db->gpus[i].id))
+			return true;
+	return false;
+}
+
+/* The generation of the newest architecture (archs.csv sm) that has GPUs in the database and no results:
+ * what an estimate is today ("Blackwell"); NULL when every architecture has results. */
+static const char *newest_unmeasured(const hw_db *db)
+{
+	const hw_arch *newest = NULL;
+	for (int i = 0; i < db->ngpus; i++) {
+		const hw_arch *a = db->gpus[i].arch_info;
+		if (a && (!newest || a->sm > newest->sm) && !arch_measured(db, db->gpus[i].arch))
+			newest = a;
+	}
+	return newest ? newest->generation : NULL;
+}
+
+/* "H100 to H200": the first transfer validate checks within one architecture (gpus.csv checked_from), by
+ * chip; "" when none is. */
+static const char *checked_within(const hw_db *db, char *buf, size_t len_B)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < db->ngpus && !buf[0]; i++) {
+		const hw_gpu *to = &db->gpus[i];
+		const hw_gpu *from = *to->checked_from_id ? hw_gpu_find(db, to->checked_from_id) : NULL;
+		if (from && strcmp(from->arch, to->arch) == 0)
+			snprintf(buf, len_B, "%s to %s", *from->chip ? from->chip : from->id, *to->chip ? to->chip : to->id);
+	}
+	return buf;
+}
+
+/* What the intervals in parentheses mean and how each option's GPU is known (basis), once for the report;
+ * the GPUs it names come from the database (archs.csv, gpus.csv chip and checked_from). */
+static void section_uncertainty(rep_doc *d, const hw_db *db, const plan_option *rows, const rep_group *g, int ng)
 {
 	int nb[MODEL_NBASES] = {0};
+	char within[64];
+	const char *newest = newest_unmeasured(db);
 	for (int k = 0; k < ng; k++)
 		for (int i = 0; i < g[k].n; i++)
 			nb[rows[g[k].first + i].r.basis]++;
+	checked_within(db, within, sizeof within);
 	doc_p(d, "How sure: a time in parentheses, e.g. 12.3 min (11.8-13.1), is a 90%% prediction interval - nine times "
 		 "in ten the real run lands inside. It comes from the model's errors on runs it was not fitted to "
 		 "(scaleplan validate: single-node throughputs and the MLPerf v4.0 multi-node results), by scale (one "
 		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
 		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
-		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
+		 "the model missed %s%s) %d, estimate (no results of its architecture%s%s%s; "
 		 "widened by the largest miss of one GPU generation to the next it could check) %d. Where two options' "
 		 "times differ by less than their intervals combined, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
 		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
 		 "runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
-	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
-	      nb[MODEL_BASIS_ESTIMATE]);
+	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", *within ? "from " : "within one",
+	      *within ? within : " architecture", nb[MODEL_BASIS_TRANSFER], newest ? ": " : "", newest ? newest : "",
+	      newest ? " today" : "", nb[MODEL_BASIS_ESTIMATE]);
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
-static void section_answer(rep_doc *d, plan_option *rows, const rep_group *g, int ng, const plan_question *q)
+static void section_answer(rep_doc *d, const hw_db *db, plan_option *rows, const rep_group *g, int ng,
+			   const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
@@ -265,7 +307,7 @@ static void section_answer(rep_doc *d, plan_option *rows, const rep_group *g, in
 		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
 		doc_p(d, "%d GPU%s. %s", g[k].gpus, g[k].gpus == 1 ? "" : "s", text);
 	}
-	section_uncertainty(d, rows, g, ng);
+	section_uncertainty(d, db, rows, g, ng);
 }
 
 static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, const plan_question *q)
@@ -738,7 +780,7 @@ static void doc_write(rep_doc *d, const rep_input *s, const rep_made *m)
 	doc_p(d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
 		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
 	      SCALEPLAN_VERSION, s->cmdline, plan_goal_name(s->q), s->q->partial_nodes ? " and partly used ones" : " only");
-	section_answer(d, s->rows, s->g, s->ng, s->q);
+	section_answer(d, s->db, s->rows, s->g, s->ng, s->q);
 	doc_h(d, 2, "Charts");
 	if (m->tta_ok)
 		doc_img(d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");

@@ -29,8 +29,9 @@ for cmd in hw predict compare sweep sim calibrate campaign validate report plot;
 	n=$(opts_of "$cmd" | wc -l)
 	[ "$n" -gt 0 ] || { echo "FAIL $cmd --help lists no option"; fail=1; continue; }
 	for o in $(opts_of "$cmd"); do
-		# a required argument swallows --help; a flag leaves it: either way getopt names what it lacks
-		"$S" "$cmd" "$o" --help >/dev/null 2>err.txt
+		# a required argument swallows the first --help (the second then stops the command before it does
+		# any work: validate --detail alone runs for seconds); a flag leaves it. An unknown OPT is named.
+		"$S" "$cmd" "$o" --help --help >/dev/null 2>err.txt
 		if grep -q -e "unrecognized option" -e "ambiguous" err.txt; then
 			echo "FAIL $cmd --help lists $o, which $cmd does not know: $(head -1 err.txt)"
 			fail=1

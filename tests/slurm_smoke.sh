@@ -59,6 +59,7 @@ GresTypes=gpu
 MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/builtin
+MinJobAge=6
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 NodeName=$host CPUs=2 Gres=gpu:2 State=UNKNOWN
@@ -79,15 +80,15 @@ for i in $(seq 1 30); do
 done
 [ $ok -eq 1 ] || skip "the node did not come up in 30 s ($(sinfo -h -o '%t %E' 2>&1 | head -1); $(tail -2 "$T/slurmd.log" 2>/dev/null))"
 
-# a campaign of 1 and 2 GPUs; the 2-GPU batch-128 run stops (the stand-in sleeps) and must be ended at 8 s
-"$SP" campaign --grid "gpus_per_node=1,2;batch=64,128" --out "$T/c" --run-timeout 8 \
+# a campaign of 1 and 2 GPUs; the 2-GPU batch-128 run stops (the stand-in sleeps) and must be ended at 4 s
+"$SP" campaign --grid "gpus_per_node=1,2;batch=64,128" --out "$T/c" --run-timeout 4 \
 	--train "$PWD/tests/lib/stand_in_train.sh" >"$T/campaign.txt" 2>&1 || fail "campaign not written: $(cat "$T/campaign.txt")"
 (cd "$T" && SRUN_MPI=none STAND_IN_HANG=g2x1_b128_synthetic_nvlink timeout 120 sbatch --wait -o "$T/job.out" \
 	"$T/c/campaign.sbatch") >"$T/sbatch.txt" 2>&1
 rc=$?
 grep -q "Submitted batch job" "$T/sbatch.txt" || fail "sbatch: $(cat "$T/sbatch.txt")"
 [ $rc -ne 0 ] || fail "the job exited 0 with a stopped run in it"
-grep -q "g2x1_b128_synthetic_nvlink stopped at its limit of 8 s; skipped" "$T/job.out" || fail "stopped run: $(cat "$T/job.out")"
+grep -q "g2x1_b128_synthetic_nvlink stopped at its limit of 4 s; skipped" "$T/job.out" || fail "stopped run: $(cat "$T/job.out")"
 grep -q '^g2x1_b128_synthetic_nvlink,timeout,124,' "$T/c/runs.csv" || fail "runs.csv: $(cat "$T/c/runs.csv")"
 [ "$(grep -c ',ok,0,' "$T/c/runs.csv")" -eq 3 ] || fail "runs.csv: not 3 runs ok: $(cat "$T/c/runs.csv")"
 for f in g1x1_b64_synthetic_none.csv g1x1_b128_synthetic_none.csv g2x1_b64_synthetic_nvlink.csv \

@@ -103,10 +103,14 @@ static void test_whole_run(test_ctx *t)
 	TEST_CHECK(t, pp.n == 2 * nttt, "%d pairs for %d results", pp.n, nttt);
 	for (int i = 0; i < pp.n; i++)
 		TEST_CHECK(t, pp.p[i].differs & 1u << MODEL_DIFF_SCALE, "pair %d differs in scale", i);
-	cal_miss miss[CAL_NTRANSFERS];
+	cal_miss miss[CAL_MAX_TRANSFERS];
 	cal_data empty = {0};
-	cal_transfer_misses(&empty, NULL, NULL, &db, miss);
-	for (int k = 0; k < CAL_NTRANSFERS; k++)
+	int nmiss = cal_transfer_misses(&empty, NULL, NULL, &db, miss);
+	/* gpus.csv's checked_from: A100 -> H100 across an architecture, then H100 -> H200 within one */
+	TEST_CHECK(t, nmiss == 2 && strcmp(miss[0].from, "A100-SXM4-80GB") == 0 && strcmp(miss[0].to, "H100-SXM5-80GB") == 0 &&
+			      !miss[0].same_arch && strcmp(miss[1].to, "H200-SXM-141GB") == 0 && miss[1].same_arch,
+		   "%d transfers from the built-in checked_from", nmiss);
+	for (int k = 0; k < nmiss; k++)
 		TEST_CHECK(t, isnan(miss[k].miss) && miss[k].n_from == 0 && miss[k].from && miss[k].to,
 			   "no points: transfer %d not checked", k);
 	cal_resids_free(&v);

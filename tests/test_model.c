@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "hwdb/hw.h"
 #include "model/model.h"
 #include "tests/test.h"
 
@@ -655,17 +656,25 @@ static void test_generations(test_ctx *t)
 {
 	model_params p;
 	model_params_default(&p);
+	/* the architectures' facts come from the built-in hwdb/data/archs.csv */
+	hw_db db;
+	TEST_CHECK(t, hw_db_load_default(&db, stderr) == 0, "%s", "built-in hwdb loads");
+	const hw_arch *blackwell = hw_arch_find(&db, "blackwell");
+	const hw_gpu *b200g = hw_gpu_find(&db, "B200-SXM-180GB");
+	TEST_CHECK(t, blackwell && b200g && b200g->arch_info == blackwell, "%s", "B200's architecture resolved to Blackwell");
 	double h100 = one_gpu_img_s(&p, 989.4e12, 67e12, 3.35e12, 1.0, false, MODEL_BF16);
 	double h200 = one_gpu_img_s(&p, 989.4e12, 67e12, 4.8e12, 1.0, false, MODEL_BF16);
-	double b200 = one_gpu_img_s(&p, 2.25e15, 75e12, 8e12, model_arch_tensor_frac("Blackwell"), false, MODEL_BF16);
+	double b200 = one_gpu_img_s(&p, 2.25e15, 75e12, 8e12, model_arch_tensor_frac(blackwell), false, MODEL_BF16);
 	TEST_CHECK(t, h200 / h100 > 1.05 && h200 / h100 < 1.22, "H200/H100 %g", h200 / h100);
 	TEST_CHECK(t, b200 / h100 > 1.6 && b200 / h100 < 2.2, "B200/H100 %g", b200 / h100);
-	TEST_NEAR(t, model_arch_tensor_frac("blackwell"), 0.69, 1e-12);
-	TEST_NEAR(t, model_arch_tensor_frac("Pascal"), 0.0, 0);
-	TEST_NEAR(t, model_arch_tensor_frac("Hopper"), 1.0, 0);
+	TEST_NEAR(t, model_arch_tensor_frac(blackwell), 0.69, 1e-12);
+	TEST_NEAR(t, model_arch_tensor_frac(hw_arch_find(&db, "Pascal")), 0.0, 0);
+	TEST_NEAR(t, model_arch_tensor_frac(hw_arch_find(&db, "Hopper")), 1.0, 0);
 	TEST_NEAR(t, model_arch_tensor_frac(NULL), 1.0, 0);
-	TEST_CHECK(t, model_arch_tensor_sync("Ampere") && model_arch_tensor_sync("volta") && !model_arch_tensor_sync("Hopper") &&
+	TEST_CHECK(t, model_arch_tensor_sync(hw_arch_find(&db, "Ampere")) && model_arch_tensor_sync(hw_arch_find(&db, "volta")) &&
+			      !model_arch_tensor_sync(hw_arch_find(&db, "Hopper")) && !model_arch_tensor_sync(hw_arch_find(&db, "Ada")) &&
 			      !model_arch_tensor_sync(NULL), "%s", "sync archs");
+	hw_db_free(&db);
 	/* fused batch norm and ReLU move fewer bytes: faster, and the H200's gain shrinks */
 	model_params q = p;
 	q.fuse_bn_relu = 0.0;

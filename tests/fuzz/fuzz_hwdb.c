@@ -1,5 +1,5 @@
 /* libFuzzer target for the hwdb CSV loader: the first byte picks the table (gpus, cpus, links,
- * fabrics, storage, systems, stacks), the rest is that table's CSV text, overlaid on the default db.
+ * fabrics, storage, systems, stacks, archs), the rest is that table's CSV text, overlaid on the default db.
  * Any outcome but a crash, a leak or a sanitizer report is fine; a successful overlay must leave a db
  * whose references all resolve and whose prices carry their kind and source (price tables included).  Build and run: make fuzz-hwdb.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -16,14 +16,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {"gpus.csv", "cpus.csv", "links.csv", "fabrics.csv",
-					    "storage.csv", "systems.csv", "stacks.csv"};
+					    "storage.csv", "systems.csv", "stacks.csv", "archs.csv"};
 	if (size < 1)
 		return 0;
 	hw_db db;
 	if (hw_db_load_default(&db, NULL) < 0)
 		abort(); /* the shipped tables must always load */
-	const char *name = names[data[0] % 7];
+	const char *name = names[data[0] % (sizeof names / sizeof names[0])];
 	if (hw_db_overlay_buf(&db, name, (const char *)data + 1, size - 1, NULL) == 0) {
+		for (int i = 0; i < db.ngpus; i++)
+			if (db.gpus[i].arch_info != hw_arch_find(&db, db.gpus[i].arch))
+				abort();
 		for (int i = 0; i < db.nsystems; i++)
 			if (!db.systems[i].gpu || !db.systems[i].host_link || (*db.systems[i].cpu_id && !db.systems[i].cpu) ||
 			    (*db.systems[i].fabric_id && !db.systems[i].fabric) || (*db.systems[i].stack_id && !db.systems[i].stack) ||
