@@ -50,7 +50,8 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-plan plan test test-unit test-san test-gpu clean found fuzz bench install examples golden
+.PHONY: all deps deps-plan plan test test-unit test-san test-gpu clean found fuzz bench install examples golden \
+        layering-objs
 all: found $(BUILD)/scaleplan
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -111,6 +112,10 @@ examples: all
 
 golden: all
 	SCALEPLAN=$(BUILD)/scaleplan sh tests/golden.sh --update
+
+# the objects of the planner (library and command) whose calls tests/layering.sh checks
+layering-objs:
+	@echo $(LIB_SRCS:%.c=$(BUILD)/%.o) $(CLI_OBJS)
 
 # scaleplan-train is built only where the GPU toolchain is found (exec/module.mk); installed when it was.
 install: all
