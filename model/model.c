@@ -13,7 +13,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "model/model.h"
+#include "model/model_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -341,24 +341,10 @@ double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double byte
 	return model_ar_steps(ranks, algo) * alpha_s + 2.0 * (ranks - 1) / ranks * bytes / busbw_Bps;
 }
 
-/* Nodes per NVLink domain: an NVL72 rack's 18 trays, else 1 (the domain is the node). */
-static int domain_nodes(const model_node *n)
-{
-	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	return n->domain_gpus > per_node ? n->domain_gpus / per_node : 1;
-}
-
-int model_domain_gpus(const model_scenario *sc)
-{
-	int dn = domain_nodes(&sc->node);
-	return sc->node.gpus_per_node * (sc->nodes < dn ? sc->nodes : dn);
-}
-
 int model_allreduce_phases(const model_scenario *sc, const model_params *p, double bytes, model_ar_phase *ph)
 {
 	const model_node *n = &sc->node;
-	int dn = domain_nodes(n);
-	int in_nodes = sc->nodes < dn ? sc->nodes : dn;
+	int in_nodes = model_domain_nodes(sc);
 	int g = n->gpus_per_node * in_nodes;             /* ranks that share NVLink (or the node's PCIe) */
 	int domains = (sc->nodes + in_nodes - 1) / in_nodes;
 	int np = 0;
@@ -413,61 +399,6 @@ static void contention(const model_scenario *sc, const model_params *p, double *
 		*s_compute = p->slowdown_compute_pcie;
 		*s_comm = p->slowdown_comm_pcie;
 	}
-}
-
-double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s)
-{
-	double end = 0.0;
-
-	for (int i = 0; i < n; i++)
-		end = fmax(ready_s[i], end) + comm_s[i];
-	return end > bwd_end_s ? end - bwd_end_s : 0.0;
-}
-
-/* A small event loop over the two rates: between events (a bucket ends, backward ends, backward
- * reaches the next bucket while nothing is in flight) both progress linearly. */
-void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
-			double slow_comm, double *bwd_end_s, double *comm_end_s)
-{
-	double t = 0, done = 0, left = 0;  /* time, backward work done, unslowed time left of the bucket in flight */
-	int i = 0;
-	bool busy = false;
-	*bwd_end_s = bwd_w;
-	*comm_end_s = 0;
-	while (i < n) {
-		bool bwd_on = done < bwd_w;
-		if (!busy && !(done < ready_w[i])) {
-			busy = true;
-			left = comm_s[i];
-		}
-		if (!busy) {   /* backward alone up to the next bucket's ready point */
-			t += ready_w[i] - done;
-			done = ready_w[i];
-			if (!(done < bwd_w))
-				*bwd_end_s = t;
-			continue;
-		}
-		double rb = bwd_on ? 1.0 / slow_compute : 0.0, rc = bwd_on ? 1.0 / slow_comm : 1.0;
-		double dt = left / rc;
-		if (bwd_on && (bwd_w - done) / rb < dt)
-			dt = (bwd_w - done) / rb;
-		t += dt;
-		left -= dt * rc;
-		if (bwd_on) {
-			done += dt * rb;
-			if (!(bwd_w - done > 1e-12 * bwd_w)) {
-				done = bwd_w;
-				*bwd_end_s = t;
-			}
-		}
-		if (!(left > 1e-12 * comm_s[i])) {
-			busy = false;
-			*comm_end_s = t;
-			i++;
-		}
-	}
-	if (done < bwd_w)
-		*bwd_end_s = t + (bwd_w - done);
 }
 
 /* Data path gpu: what each GPU's JPEG decode adds to a step of step_s at batch b

@@ -1,4 +1,5 @@
-/* model/model_internal.h: what model/ shares with its generated sources (not a public header).
+/* model/model_internal.h: what model/'s files share among themselves and with its generated sources (not a
+ * public header: nothing outside model/ includes it).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_MODEL_INTERNAL_H
@@ -7,6 +8,10 @@
 #include <stddef.h>
 
 #include "model/model.h"
+
+/* model_step.c: the nodes of the scenario's NVLink domain (an NVL72 rack's trays, else 1) that the job uses:
+ * the all-reduce's inner level (model.c) and the fabric's need (model_money.c) both start from it. */
+int model_domain_nodes(const model_scenario *sc);
 
 /* One interval: factors on the point; n residuals it came from. All 0 = no such row (factors 1 apply). */
 typedef struct model_interval_row {

@@ -5,7 +5,7 @@
  * source, and docs/prices.md explains the choices.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "model/model.h"
+#include "model/model_internal.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,9 +1,12 @@
 /* model_step.c - one training iteration on one GPU, and which resource bounds it: the step and the
- * bottleneck rule that model_predict, calibrate's fit and the simulator share (model.h).
+ * bottleneck rule that model_predict, calibrate's fit and the simulator share (model.h); below it the
+ * all-reduce's NVLink domain and the backward/all-reduce pipeline, which the money (model_money.c) and the
+ * simulator use too. Nothing here calls model.c or model_money.c: model_predict sits above the step and the
+ * money.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "model/model.h"
+#include "model/model_internal.h"
 
 #include <math.h>
 
@@ -21,6 +24,79 @@ double model_step_straggle(int gpus, double straggler_cv)
 	if (gpus > 1 && straggler_cv > 0)
 		return 1.0 + straggler_cv * sqrt(2.0 * log((double)gpus));
 	return 1.0;
+}
+
+/* Nodes per NVLink domain: an NVL72 rack's 18 trays, else 1 (the domain is the node). */
+static int domain_nodes(const model_node *n)
+{
+	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+	return n->domain_gpus > per_node ? n->domain_gpus / per_node : 1;
+}
+
+int model_domain_nodes(const model_scenario *sc)
+{
+	int dn = domain_nodes(&sc->node);
+	return sc->nodes < dn ? sc->nodes : dn;
+}
+
+int model_domain_gpus(const model_scenario *sc)
+{
+	return sc->node.gpus_per_node * model_domain_nodes(sc);
+}
+
+double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s)
+{
+	double end = 0.0;
+
+	for (int i = 0; i < n; i++)
+		end = fmax(ready_s[i], end) + comm_s[i];
+	return end > bwd_end_s ? end - bwd_end_s : 0.0;
+}
+
+/* A small event loop over the two rates: between events (a bucket ends, backward ends, backward
+ * reaches the next bucket while nothing is in flight) both progress linearly. */
+void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
+			double slow_comm, double *bwd_end_s, double *comm_end_s)
+{
+	double t = 0, done = 0, left = 0;  /* time, backward work done, unslowed time left of the bucket in flight */
+	int i = 0;
+	bool busy = false;
+	*bwd_end_s = bwd_w;
+	*comm_end_s = 0;
+	while (i < n) {
+		bool bwd_on = done < bwd_w;
+		if (!busy && !(done < ready_w[i])) {
+			busy = true;
+			left = comm_s[i];
+		}
+		if (!busy) {   /* backward alone up to the next bucket's ready point */
+			t += ready_w[i] - done;
+			done = ready_w[i];
+			if (!(done < bwd_w))
+				*bwd_end_s = t;
+			continue;
+		}
+		double rb = bwd_on ? 1.0 / slow_compute : 0.0, rc = bwd_on ? 1.0 / slow_comm : 1.0;
+		double dt = left / rc;
+		if (bwd_on && (bwd_w - done) / rb < dt)
+			dt = (bwd_w - done) / rb;
+		t += dt;
+		left -= dt * rc;
+		if (bwd_on) {
+			done += dt * rb;
+			if (!(bwd_w - done > 1e-12 * bwd_w)) {
+				done = bwd_w;
+				*bwd_end_s = t;
+			}
+		}
+		if (!(left > 1e-12 * comm_s[i])) {
+			busy = false;
+			*comm_end_s = t;
+			i++;
+		}
+	}
+	if (done < bwd_w)
+		*bwd_end_s = t + (bwd_w - done);
 }
 
 /* The all-reduces after backward: each bucket is handed over when backward has finished its layers and
