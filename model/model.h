@@ -58,11 +58,7 @@ typedef struct model_net {
 int model_net_resnet50(model_net *net, int classes, int image_hw); /* 0 or ERR_INPUT */
 void model_net_free(model_net *net);
 
-/* Multiply-adds of the conv and fc layers per image (the "4.1 GMAC" usually quoted). */
-double model_net_macs(const model_net *net);
 
-/* Human-readable name of an op ("conv", "bn", ...). */
-const char *model_op_name(model_op op);
 
 /* ---- Free parameters of the model (one struct; calibrate/ fits and overlays them by name) ----
  * Every default and its source is listed in model_params.c (table model_param_defs). */
@@ -193,9 +189,6 @@ enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 #define MODEL_STR(x) MODEL_STR_(x)
 #define MODEL_STR_(x) #x
 #define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
-/* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
- * racks of 18 trays, rental minimums of GPUs). */
-long model_whole_units(long n, long unit);
 
 /* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
 typedef struct model_node {
@@ -606,11 +599,6 @@ typedef struct model_ar_phase {
 	double rate_Bps;   /* per-GPU rate */
 } model_ar_phase;
 enum { MODEL_AR_MAX_PHASES = 3 };
-/* Latency steps of an all-reduce over `ranks`: algo 1 ring 2(r-1), 2 tree 2 ceil(log2 r) (NCCL's double
- * binary tree), 0 the fewer. 0 for one rank. */
-double model_ar_steps(int ranks, double algo);
-/* One level's all-reduce of `bytes` over `ranks` at bus bandwidth busbw_Bps (s). */
-double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo);
 /* GPUs of the scenario in one NVLink domain: gpus_per_node x min(nodes, nodes per domain). */
 int model_domain_gpus(const model_scenario *sc);
 /* The phases of one all-reduce of `bytes` on the scenario (RS, INTER, AG; those that apply) into
@@ -625,26 +613,15 @@ double model_allreduce_s(const model_scenario *sc, const model_params *p, double
  * host link). */
 double model_data_rate(const model_scenario *sc, const model_params *p);
 double model_storage_rate(const model_scenario *sc, const model_params *p);
-/* Wall-clock seconds to copy the data set to every node's local drives before the clock starts: 0 unless
- * the stack stages (sc->stack.staged) and the data set lives on shared storage. Every node holds the whole
- * set (NVIDIA MLPerf run.sub copies it once per node; DALI's shards move each epoch), so the job reads
- * nodes x dataset_B from storage at min(aggregate, nodes x per-node share) and each node writes dataset_B to
- * its drives: t = dataset_B / min(storage_Bps / nodes, storage_link_Bps, local rate). 0 for synthetic data. */
-double model_staging_s(const model_scenario *sc, const model_params *p);
 /* The stack's value of a parameter where it gives one, else p's (overlap, bucket, gradient bytes). */
 double model_overlap(const model_scenario *sc, const model_params *p);
 /* One evaluation pass and the gap at one epoch boundary (s) of a predicted run (r: throughput, iter_s). */
 double model_eval_pass_s(const model_params *p, const model_result *r);
 double model_boundary_epoch_s(const model_params *p, const model_result *r);
-/* The lead-in (s) of a predicted run (r: iter_s) and the start-up (s) of a cluster of `nodes` nodes. */
-double model_lead_in_s(const model_params *p, const model_result *r);
+/* The start-up (s) of a cluster of `nodes` nodes. */
 double model_startup_s(const model_params *p, double nodes);
-/* The first epoch's cold read of the data set (s) by `nodes` nodes together (before overlap with training). */
-double model_cold_read_s(const model_params *p, double nodes);
 /* Epochs to the target top-1 at a global batch under p's convergence curve. */
 double model_epochs(const model_params *p, double global_batch);
-/* The run's epochs: --epochs, else the curve x the scenario's epochs_scale. */
-double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch);
 /* Whether the scenario's global batch is more than an epoch's images (a step would see some twice):
  * model_predict refuses it. */
 bool model_batch_over_epoch(const model_scenario *sc);
@@ -655,14 +632,6 @@ double model_conv_max_batch(const model_scenario *sc);
 double model_conv_min_batch(const model_scenario *sc);
 /* Given per-bucket ready times and all-reduce times, the exposed time after backward ends. */
 double model_exposed_s(int n, const double *ready_s, const double *comm_s, double bwd_end_s);
-/* The same pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute
- * of its speed while an all-reduce is in flight, an all-reduce at 1/slow_comm while backward runs.
- * ready_w[i]: backward work (s, unslowed, from backward's start) after which bucket i is complete,
- * non-decreasing, the last <= bwd_w; buckets are reduced one at a time in order. Writes when backward
- * and the last all-reduce end (s from backward's start). With factors 1 and 1, max(ends) - bwd_w equals
- * model_exposed_s. */
-void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
-			double slow_comm, double *bwd_end_s, double *comm_end_s);
 
 /* ---- The step: one iteration on one GPU (model_step.c), shared by model_predict, calibrate and sim ----
  * forward, backward and the optimizer step from the prepared scenario's per-image and per-iteration costs
@@ -701,8 +670,6 @@ double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
  *   1/rate = 1/step + (1/gpu_decode) / (1 - k rate / host_decode)
  * (a quadratic; its root below host_decode / k). host_decode_img_s infinite: no sharing, the ranks add. */
 double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
-/* The expected slowest of `gpus` GPUs over the mean: 1 + cv sqrt(2 ln P) (1 for one GPU). */
-double model_step_straggle(int gpus, double straggler_cv);
 /* The bottleneck rule: the resource with the most busy time per iteration (compute, all of the all-reduce -
  * overlap hides it only while it is shorter -, the data pipeline, storage reads when they recur; ties go to
  * the earlier). */
@@ -726,13 +693,10 @@ enum { MODEL_NSCALES = 3, MODEL_NBASES = 3 }; /* scales (for reports): one node,
 int model_scale_of(int nodes);
 const char *model_scale_name(int scale);          /* "1", "2-16", "17+" */
 const char *model_basis_name(model_basis b);       /* "measured", "transfer", "estimate" */
-int model_basis_parse(const char *s);              /* -1 when unknown */
 const char *model_quantity_name(model_quantity q); /* "throughput", "ttt", "tta", "startup" */
-int model_quantity_parse(const char *s);           /* -1 when unknown */
 /* The pool of a stack of this compute_eff (NAN: MLPerf-grade, as stacks.csv's empty cell). */
 int model_pool_of(double stack_compute_eff);
 const char *model_pool_name(int pool);             /* "mlperf", "framework" */
-int model_pool_parse(const char *s);               /* -1 when unknown */
 /* The built-in interval of throughput, ttt or startup for a basis and pool: factors on the point (measured /
  * predicted lies in [lo_x, hi_x] nine times in ten). 1 and 1 when the table has no such row (and for tta:
  * model_interval_tta). */
@@ -744,14 +708,8 @@ void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s,
 /* The same from given factors (time to train's and the start-up's lo_x, hi_x): the one formula. */
 void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
 			  double startup_hi_x, double *lo_s, double *hi_s);
-/* Sets r->basis = sc->basis and r's lo/hi fields from the point values, model_interval_factors and
- * model_interval_tta (NAN points give NAN bounds). model_predict calls it: every prediction carries its
- * interval. */
-void model_interval_apply(const model_scenario *sc, model_result *r);
 /* Whether the data the tool was built with holds results of this GPU (a database id; exact match). */
 bool model_gpu_measured(const char *gpu_id);
-/* The i-th GPU with results in that data (NULL past the end), for messages and tests. */
-const char *model_measured_gpu(int i);
 /* Split-conformal bounds (log) of n residuals rho = ln(measured / predicted), 90%: n >= 19: the
  * floor(0.05 (n+1))-th and ceil(0.95 (n+1))-th smallest (asymmetric); 1 <= n < 19: +-the ceil(0.9 (n+1))-th
  * smallest |rho|, the largest below n = 9 (symmetric: too few points for each tail). The |rho| rule holds a
@@ -760,8 +718,6 @@ const char *model_measured_gpu(int i);
  * Returns 0, or -1 when n < 1 (*lo = *hi = 0). Vovk et al., Algorithmic Learning in a Random World (2005);
  * Lei et al., Distribution-free predictive inference for regression, JASA 2018 (split conformal). */
 int model_interval_conformal(const double *rho, int n, double *lo, double *hi);
-/* Two independent errors' bounds (log) together: -sqrt(lo1^2 + lo2^2), +sqrt(hi1^2 + hi2^2). */
-void model_interval_combine(double lo1, double hi1, double lo2, double hi2, double *lo, double *hi);
 
 /* ---- Paired uncertainty: the 90% interval of the ratio of two predictions (model_ratio.c) ----
  * Two predictions of one model share most of their error (the convergence curve, start-up, evaluation, the
@@ -782,11 +738,9 @@ typedef enum model_diff {
  * reference stack; other stacks' speed across GPU generations is known only as well as their own factor. */
 typedef enum model_stacks { MODEL_STACKS_REFERENCE, MODEL_STACKS_ANY, MODEL_NSTACKS } model_stacks;
 const char *model_stacks_name(model_stacks c); /* "reference", "any" */
-int model_stacks_parse(const char *s);         /* -1 when unknown */
 /* Whether the model runs a stack at its reference efficiency: compute_eff unset (NAN) or 1. */
 bool model_stack_reference(const model_stack *st);
 const char *model_diff_name(model_diff k);   /* "gpu", "scale", "system", "stack", "precision" */
-int model_diff_parse(const char *s);         /* -1 when unknown */
 /* What differs between two scenarios: bit (1u << k) for each model_diff k. 0: the same configuration. */
 unsigned model_ratio_differs(const model_scenario *a, const model_scenario *b);
 /* The log bounds lo <= 0 <= hi of ln(true ratio / predicted ratio) for the differences `differs` and a
@@ -808,7 +762,5 @@ int model_precision_parse(const char *s);     /* -1 when unknown */
 const char *model_bottleneck_name(model_bottleneck b);
 const char *model_data_name(model_data d);
 int model_data_parse(const char *s);          /* -1 when unknown */
-/* Bytes per activation element at a precision (fp32/tf32 4, fp16/bf16 2). */
-double model_precision_bytes(model_precision p);
 
 #endif

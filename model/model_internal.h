@@ -13,6 +13,67 @@
  * the all-reduce's inner level (model.c) and the fabric's need (model_money.c) both start from it. */
 int model_domain_nodes(const model_scenario *sc);
 
+/* ---- model.c: parts of model_predict ---- */
+/* Latency steps of an all-reduce over `ranks`: algo 1 ring 2(r-1), 2 tree 2 ceil(log2 r) (NCCL's double
+ * binary tree), 0 the fewer. 0 for one rank. */
+double model_ar_steps(int ranks, double algo);
+/* One level's all-reduce of `bytes` over `ranks` at bus bandwidth busbw_Bps (s). */
+double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo);
+/* Wall-clock seconds to copy the data set to every node's local drives before the clock starts: 0 unless
+ * the stack stages (sc->stack.staged) and the data set lives on shared storage. Every node holds the whole
+ * set (NVIDIA MLPerf run.sub copies it once per node; DALI's shards move each epoch), so the job reads
+ * nodes x dataset_B from storage at min(aggregate, nodes x per-node share) and each node writes dataset_B to
+ * its drives: t = dataset_B / min(storage_Bps / nodes, storage_link_Bps, local rate). 0 for synthetic data. */
+double model_staging_s(const model_scenario *sc, const model_params *p);
+/* The lead-in (s) of a predicted run (r: iter_s). */
+double model_lead_in_s(const model_params *p, const model_result *r);
+/* The first epoch's cold read of the data set (s) by `nodes` nodes together (before overlap with training). */
+double model_cold_read_s(const model_params *p, double nodes);
+/* The run's epochs: --epochs, else the curve x the scenario's epochs_scale. */
+double model_run_epochs(const model_scenario *sc, const model_params *p, double global_batch);
+/* Bytes per activation element at a precision (fp32/tf32 4, fp16/bf16 2). */
+double model_precision_bytes(model_precision p);
+
+/* ---- model_step.c: the step's parts ---- */
+/* The expected slowest of `gpus` GPUs over the mean: 1 + cv sqrt(2 ln P) (1 for one GPU). */
+double model_step_straggle(int gpus, double straggler_cv);
+/* model_exposed_s's pipeline when backward and the all-reduces slow each other: backward runs at 1/slow_compute
+ * of its speed while an all-reduce is in flight, an all-reduce at 1/slow_comm while backward runs.
+ * ready_w[i]: backward work (s, unslowed, from backward's start) after which bucket i is complete,
+ * non-decreasing, the last <= bwd_w; buckets are reduced one at a time in order. Writes when backward
+ * and the last all-reduce end (s from backward's start). With factors 1 and 1, max(ends) - bwd_w equals
+ * model_exposed_s. */
+void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
+			double slow_comm, double *bwd_end_s, double *comm_end_s);
+
+/* ---- model_money.c ---- */
+/* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
+ * racks of 18 trays, rental minimums of GPUs). */
+long model_whole_units(long n, long unit);
+
+/* ---- model_resnet50.c: the layer table ---- */
+/* Multiply-adds of the conv and fc layers per image (the "4.1 GMAC" usually quoted). */
+double model_net_macs(const model_net *net);
+/* Human-readable name of an op ("conv", "bn", ...). */
+const char *model_op_name(model_op op);
+
+/* ---- model_interval.c: 90% prediction intervals ---- */
+int model_basis_parse(const char *s);              /* -1 when unknown */
+int model_quantity_parse(const char *s);           /* -1 when unknown */
+int model_pool_parse(const char *s);               /* -1 when unknown */
+/* Sets r->basis = sc->basis and r's lo/hi fields from the point values, model_interval_factors and
+ * model_interval_tta (NAN points give NAN bounds). model_predict calls it: every prediction carries its
+ * interval. */
+void model_interval_apply(const model_scenario *sc, model_result *r);
+/* The i-th GPU with results in that data (NULL past the end), for messages and tests. */
+const char *model_measured_gpu(int i);
+/* Two independent errors' bounds (log) together: -sqrt(lo1^2 + lo2^2), +sqrt(hi1^2 + hi2^2). */
+void model_interval_combine(double lo1, double hi1, double lo2, double hi2, double *lo, double *hi);
+
+/* ---- model_ratio.c: the ratio of two predictions ---- */
+int model_stacks_parse(const char *s);         /* -1 when unknown */
+int model_diff_parse(const char *s);         /* -1 when unknown */
+
 /* One interval: factors on the point; n residuals it came from. All 0 = no such row (factors 1 apply). */
 typedef struct model_interval_row {
 	double lo_x, hi_x;

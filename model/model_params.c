@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "model/model.h"
+#include "model/model_internal.h"
 
 #include <math.h>
 #include <stddef.h>

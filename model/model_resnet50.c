@@ -7,7 +7,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "model/model.h"
+#include "model/model_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"
+#include "model/model_internal.h" /* tests of model/'s parts */
 #include "plan/plan.h"
 #include "tests/test.h"
 

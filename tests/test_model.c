@@ -9,6 +9,7 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"
+#include "model/model_internal.h" /* tests of model/'s parts */
 #include "tests/test.h"
 
 /* Dell C4130 with 4x P100-PCIe-16GB (9.3 TFLOP/s FP32, 732 GB/s; NVIDIA P100 datasheet), PCIe Gen3

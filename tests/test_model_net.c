@@ -5,6 +5,7 @@
 
 #include "common/common.h"
 #include "model/model.h"
+#include "model/model_internal.h" /* tests of model/'s parts */
 #include "tests/test.h"
 
 static const model_layer *find(const model_net *net, const char *name)

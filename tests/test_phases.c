@@ -10,6 +10,7 @@
 #include "calibrate/cal.h"
 #include "common/common.h"
 #include "model/model.h"
+#include "model/model_internal.h" /* tests of model/'s parts */
 #include "test.h"
 
 /* By hand: 1e11 B at 2e9 B/s is 50 s on one node; 16 nodes read it 16x faster with the exponent 1
