@@ -277,9 +277,6 @@ int hw_db_overlay_dir(hw_db *db, const char *dir, FILE *errs);
 /* Validates DIR as an overlay on the default db without keeping it; prints every problem to errs.
  * Returns 0, ERR_INPUT or ERR_ENV. */
 int hw_db_check_dir(const char *dir, FILE *errs);
-/* Parses one table from a buffer into *db as an overlay (used by the fuzzer and tests); `name` is the
- * file name used in messages and must be "<kind>.csv". Same contract as hw_db_overlay_dir. */
-int hw_db_overlay_buf(hw_db *db, const char *name, const char *buf, size_t len_B, FILE *errs);
 void hw_db_free(hw_db *db);
 
 /* Lookups: id or alias, case-insensitive. NULL when absent. */
@@ -290,7 +287,6 @@ const hw_fabric *hw_fabric_find(const hw_db *db, const char *id);
 const hw_storage *hw_storage_find(const hw_db *db, const char *id);
 const hw_system *hw_system_find(const hw_db *db, const char *id);
 const hw_stack *hw_stack_find(const hw_db *db, const char *id);
-const hw_arch *hw_arch_find(const hw_db *db, const char *id);
 
 /* Writes "did you mean X, Y, Z?" (up to 3 nearest ids of that kind by str_edit_distance; kind
  * HW_NKINDS = all kinds) into buf, or "" when nothing is near. Returns buf. */
@@ -300,10 +296,6 @@ char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_
 const char *hw_kind_name(hw_kind kind);
 const char *hw_kind_singular(hw_kind kind);   /* "gpu", "system"; "id" for HW_NKINDS */
 int hw_kind_parse(const char *s);
-const char *hw_topo_name(hw_topo topo);
-const char *hw_link_kind_name(hw_link_kind kind);
-const char *hw_data_path_name(hw_data_path d);   /* "cpu", "gpu" */
-const char *hw_staging_name(hw_staging st);      /* "none", "local" */
 
 /* True when a value is given (not NAN). */
 bool hw_known(double v);
@@ -333,9 +325,6 @@ void hw_import_free(hw_import *imp);
 int hw_import_add(hw_import *imp, const char *name, const char *buf, size_t len_B, FILE *notes);
 /* Rows of a kind (HW_SYSTEM, HW_CPU) imported so far. */
 int hw_import_count(const hw_import *imp, hw_kind kind);
-/* Writes one table (HW_SYSTEM or HW_CPU) with every column of the schema, notes as # comments.
- * 0 or ERR_ENV. */
-int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out);
 /* Prints each imported system (GPUs, topology, CPUs, NICs) and the predict command for it at the
  * submission's node count, reading the overlay DIR. */
 void hw_import_print(const hw_import *imp, const char *dir, FILE *out);

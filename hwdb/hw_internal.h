@@ -61,4 +61,17 @@ int hw_count(const hw_db *db, hw_kind kind);
 /* Item of a kind by id or alias (case-insensitive); NULL when absent. */
 const void *hw_find(const hw_db *db, hw_kind kind, const char *id);
 
+/* ---- Used only inside hwdb/ (and its tests) ---- */
+const hw_arch *hw_arch_find(const hw_db *db, const char *id);
+const char *hw_data_path_name(hw_data_path d);   /* "cpu", "gpu" */
+/* Parses one table from a buffer into *db as an overlay (used by the fuzzer and tests); `name` is the
+ * file name used in messages and must be "<kind>.csv". Same contract as hw_db_overlay_dir. */
+int hw_db_overlay_buf(hw_db *db, const char *name, const char *buf, size_t len_B, FILE *errs);
+/* Writes one table (HW_SYSTEM or HW_CPU) with every column of the schema, notes as # comments.
+ * 0 or ERR_ENV. */
+int hw_import_write_table(const hw_import *imp, hw_kind kind, FILE *out);
+const char *hw_link_kind_name(hw_link_kind kind);
+const char *hw_staging_name(hw_staging st);      /* "none", "local" */
+const char *hw_topo_name(hw_topo topo);
+
 #endif

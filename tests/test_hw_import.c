@@ -5,6 +5,7 @@
  */
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "hwdb/hw_internal.h" /* hwdb/'s parts under test */
 #include "tests/test.h"
 
 #include <signal.h>

@@ -8,6 +8,7 @@
 
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "hwdb/hw_internal.h" /* hwdb/'s parts under test */
 #include "model/model.h"
 #include "model/model_internal.h" /* tests of model/'s parts */
 #include "tests/test.h"

@@ -6,6 +6,7 @@
  */
 #include "common/common.h"
 #include "hwdb/hw.h"
+#include "hwdb/hw_internal.h" /* hwdb/'s parts under test */
 
 #include <stdint.h>
 #include <stdio.h>
