@@ -145,23 +145,6 @@ typedef struct cal_mllog_run {
 	int nbad;                  /* malformed MLLOG lines (reported, skipped) */
 } cal_mllog_run;
 
-/* Parses one line. Returns 0 (an event), 1 (no ":::MLLOG" on the line: not an event) or ERR_INPUT
- * (malformed: err says the column and what was expected). Never reads past len_B. */
-int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B);
-/* Parses a whole log. Malformed event lines are printed to errs as "name:line: why" and skipped, or are
- * fatal (ERR_INPUT) when strict. A log with no event at all is ERR_INPUT. target_top1 <= 0 or NAN means
- * the MLPerf target. run must be freed with cal_mllog_run_free whatever the result. */
-int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
-			bool strict, FILE *errs);
-/* Reads the node and GPU counts (number_of_nodes, accelerators_per_node; string or number) and the
- * accelerator_model_name of an MLPerf
- * system description JSON object (systems/<system>.json, or the text after `:::SYSJSON`) into ph; other
- * fields are skipped. 0, or ERR_INPUT (malformed: err says the column; ph unchanged). */
-int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B);
-/* Same for a file; ERR_ENV when it cannot be read. */
-int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs);
-void cal_mllog_run_init(cal_mllog_run *run);
-void cal_mllog_run_free(cal_mllog_run *run);
 
 /* ---- phase table: one row per MLPerf run, the time around and inside its scored interval ----
  * Written by `scaleplan calibrate --mllog DIR --phases-out FILE` (refdata/mlperf_v4_0_phases.csv is one),
@@ -191,8 +174,6 @@ typedef struct cal_phase_row {
 	char accelerator[64];    /* the system description's accelerator_model_name */
 } cal_phase_row;
 
-/* Fills a row from a parsed log; source names it. Unknown numbers are NAN. */
-void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const char *source);
 /* Walks DIR recursively (sorted; files containing ":::MLLOG"), one row per log, and writes the phase
  * table to OUT (through OUT.tmp). source = source_prefix + the path relative to DIR. Malformed lines are
  * reported to errs and skipped (fatal when strict). *nrows gets the rows written. 0, ERR_INPUT, ERR_ENV. */
@@ -207,7 +188,6 @@ int cal_phases_builtin(cal_phase_row **rows, int *n);
  * batch_per_gpu, data, img_s, source), the points their compute_eff is fitted on (cal_gpus.c,
  * tools/fit_stack_eff.sh). 0 (free *t with csv_table_free) or ERR_INPUT. */
 struct csv_table;
-int cal_one_gpu_runs(struct csv_table *t);
 
 /* The run-level terms of the model (model.h: startup_*, run_lead_*, cold_read_Bps, eval_*, epoch_boundary_*)
  * fitted to a phase table with GSL; forms (why: the v4.0 data, bench/NOTES.md "Whole-run phases" and h7's
@@ -252,9 +232,6 @@ typedef struct cal_phase_fit {
 
 /* A start-up form's formula ("a + b log2(nodes)"). */
 const char *cal_startup_form_name(int form);
-/* The organisation of a submitter: the name up to its first '-' ("smc-ac-power" -> "smc": the smc,
- * smc-ac-power and smc-dc-power v4.0 results share their logs, so a hold-out must leave out all three). */
-void cal_phase_org(const char *submitter, char *out, size_t cap);
 /* Fits *f to the rows (exclude_org NULL or "": all). 0, or ERR_INPUT when too few runs or a fit fails. */
 int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f);
 /* Anchors a fit on one system's own runs at one node count (a planner's measured node; in `validate`
@@ -273,13 +250,6 @@ int cal_phase_anchor(cal_phase_fit *f, const cal_phase_row *rows, int n, const c
 /* Puts a fit's run-level terms into the model's parameters (model.h: start-up, lead-in, cold read,
  * evaluation, epoch boundary); the cold read's node exponent stays 1 when no multi-node pair fitted it. */
 void cal_phase_fit_apply(const cal_phase_fit *f, model_params *p);
-/* The start-up's held-out errors, for its interval: each organisation's systems (submitter and system: the
- * mean init_start..run_start of their usable runs) predicted by the fit without the organisation, not
- * anchored (what a planner without their own logs gets; a log filed under several submitters counts once);
- * nodes, measured and predicted s into the arrays
- * (at most max). Returns how many, or ERR_INPUT when a fold cannot be fitted. */
-int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
-			      double *predicted, int max);
 
 /* ---- validate's whole-run group (cal_wholerun.c) ----
  * Every MLPerf v4.0 multi-node result of the phase table predicted end to end from its submitter's
@@ -378,17 +348,6 @@ typedef struct cal_data {
 
 void cal_data_init(cal_data *d);
 void cal_data_free(cal_data *d);
-/* Loads one CSV (its kind is recognised by its header) from a buffer. Malformed rows are printed to errs
- * as "name:line:col(field): why" and skipped, or are fatal (ERR_INPUT) with strict. A table the CSV reader
- * rejects (bad quoting, ragged rows) or whose header matches no known kind is skipped with a message, or
- * is ERR_INPUT with strict. */
-int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t len_B, bool strict, FILE *errs);
-int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs);
-/* Adds the points one MLLOG run yields (epochs to target at its global batch; time to train). */
-void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run);
-/* Loads every *.csv of DIR, and every other regular file of DIR that contains ":::MLLOG" as a log.
- * ERR_ENV when DIR cannot be read. */
-int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs);
 /* A directory (as above), a .csv file, or any other file as an MLLOG log. */
 int cal_data_load_path(cal_data *d, const char *path, double target_top1, bool strict, FILE *errs);
 /* Loads the reference tables built into the binary (refdata/). */
@@ -398,7 +357,6 @@ int cal_data_load_builtin(cal_data *d, FILE *errs);
  * gpus_per_node, batch_per_gpu, machine, gpu, intra, inter, kind, source, file). Points of other kinds
  * than throughput are kept unless the field is kind/source/file/machine. ERR_INPUT on a bad expression. */
 int cal_data_filter(cal_data *d, const char *where);
-const char *cal_kind_name(cal_kind kind);
 /* Replaces machine and GPU names that the hardware database knows (ids or aliases, any case) by their
  * database ids, so that a sweep written as "h200x2" and runs written as "testbed-h200x2" share fits. */
 struct hw_db;
@@ -433,10 +391,6 @@ typedef struct cal_pset {
 
 void cal_pset_init(cal_pset *ps);
 void cal_pset_free(cal_pset *ps);
-/* Index of (name, scope), or -1. */
-int cal_pset_find(const cal_pset *ps, const char *name, const char *scope);
-/* Index of (name, scope), adding it with the prior when absent. */
-int cal_pset_get(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit);
 /* Writes the profile CSV (atomically). Header `param,value,stderr,unit,status,scope,rows`; its data rows
  * are the fitted parameters that mean exactly what model/model.h's parameters of the same name mean
  * (b_half, overlap, decode_img_s_core, conv_*, epoch_boundary_s, alpha_*_s, bw_eff_* derived from busbw
@@ -487,9 +441,6 @@ typedef struct cal_summary {
  * profile). Prints what it did to opts->log. Returns 0, or ERR_INPUT when d has nothing to fit. */
 int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum);
 
-/* Predicts point i of d with the parameters in ps (adding priors for missing ones). NAN when the
- * point cannot be predicted (e.g. an unknown GPU and no fitted compute parameters). */
-double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts);
 
 /* ---- validation ---- */
 
@@ -560,10 +511,6 @@ typedef struct cal_itable {
 /* The basis point i's GPU would have without the point: measured when another point of kind throughput
  * has its GPU, transfer when one of its architecture does (db), else estimate. */
 model_basis cal_point_basis(const cal_data *d, int i, const struct hw_db *db);
-/* The miss of the default model from one GPU to another: default_pred[i] is point i's default-model
- * prediction (NAN: none), stack[i] its stack (may be NULL). */
-void cal_transfer_miss(const cal_data *d, const double *default_pred, const char *const *stack, const char *from,
-		       const char *to, const struct hw_db *db, cal_miss *m);
 /* Builds the table (rules in cal_interval.c's head comment; model_interval_conformal per pool). skip >= 0
  * leaves residual `skip` out (leave-one-out coverage). 0, or ERR_INPUT when there is no measured throughput
  * residual to start from. */
@@ -602,8 +549,6 @@ typedef struct cal_rtable {
 	char how[MODEL_NSTACKS][MODEL_NDIFFS][MODEL_NQUANTITIES][160];
 } cal_rtable;
 
-/* The pool of a pair: its first difference in the order above. */
-model_diff cal_ratio_pool(unsigned differs);
 /* Builds the table (model_interval_conformal per pool); skip >= 0 leaves pair `skip` out. 0, or ERR_INPUT
  * when there is no pair at all. */
 int cal_ratio_derive(const cal_rpair *p, int n, int skip, cal_rtable *t);
@@ -636,11 +581,6 @@ typedef struct cal_mcol {
 /* cal_opts.model_fn: point i predicted with `others` (indices into d) as its --measured candidates;
  * NAN when the model cannot describe it. Counts it in m (ctx) and tallies its error by stack. */
 double cal_mcol_point(void *ctx, const cal_data *d, int i, const int *others, int nothers);
-/* True when the database can describe how the point's GPUs talk (NVLink/PCIe in a node, IB between). */
-bool cal_point_describable(const cal_point *p);
-/* The point's batch per GPU; where its table does not say, NVIDIA DeepLearningExamples' default (256; 128
- * in fp32/tf32 on 16 GB GPUs, what fits there). */
-int cal_point_batch(const cal_point *p);
 /* The hwdb stack a point ran (stacks.csv), from its source and framework, then layout and compilation
  * (variant) for PyTorch: TensorFlow / Horovod tf1-hvd; PyTorch pytorch-ddp, -nchw, -compile or -dle;
  * NVIDIA's MXNet ngc-mlperf (MLPerf) or mxnet-dle, other MXNet (Dell's white papers) mxnet-dell; this
@@ -656,10 +596,6 @@ const char *cal_point_stack(const cal_point *p);
 struct hw_db;
 struct model_params;
 int cal_gpu_report(const struct hw_db *db, const struct model_params *base, FILE *out);
-/* The same fit's leave-one-submitter-out residuals of the MLPerf v4.0 single-node results (throughput, pool
- * mlperf; basis: measured when another submitter ran the GPU, else transfer or estimate by architecture)
- * into out (at most max); returns how many, or ERR_INPUT as cal_gpu_report. */
-int cal_gpu_heldout(const struct hw_db *db, const struct model_params *base, cal_resid *out, int max);
 
 /* Pairs of MLPerf v4.0 single-node results of one submitter (cal_gpus.c: the results the fit above uses; NVIDIA's
  * MLPerf stack on both sides: reference stacks),
@@ -667,9 +603,6 @@ int cal_gpu_heldout(const struct hw_db *db, const struct model_params *base, cal
  * (a run's time is its images over its speed: rho of a time is minus the speed's), appended to *pairs (*npairs,
  * capacity *cap; grown). 0 or ERR_INPUT (a result the database cannot place). */
 int cal_mlperf_pairs(const struct hw_db *db, const struct model_params *p, cal_rpair **pairs, int *npairs, int *cap);
-/* Appends one pair to *pairs (grown). */
-void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
-		   model_stacks stacks);
 
 /* ---- what validate's intervals are derived from, gathered (cal_resid.c) ----
  * Residuals and pairs in growing arrays; validate prints the coverage and writes the tables. */
@@ -736,14 +669,6 @@ typedef struct cal_campaign {
 	long train_n, val_n;   /* JPEGs in the folder's train/ and val/ */
 } cal_campaign;
 
-/* --grid SPEC ("key=v1,v2;key=...", keys gpus_per_node, nodes, batch, data, transport; keys left out:
- * 1 GPU, 1 node, batch 256, synthetic, nvlink) or @FILE (one item a line, # comments) into g. 0, or
- * ERR_INPUT with err "WHERE: field 'F', value 'V': expected ..." (WHERE: --grid or FILE:LINE). */
-int cal_cg_grid_parse(const char *spec, cal_cg_grid *g);
-/* Every combination of g appended to runs[0..n) (room CAL_CG_MAX_RUNS; one GPU once per batch and data path,
- * no transport; an emulated point of one node emulates one node per GPU; a run already there is not added);
- * returns the count, which may exceed the room. */
-int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs, int n);
 /* The runs of spec: grids separated by '|' (their union; @FILE: one grid), then each emulated run repeated
  * `repeat` times in all (copies last, id suffix _r2, _r3, ...). The count (may exceed CAL_CG_MAX_RUNS), or -1
  * with err as cal_cg_grid_parse. */

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -22,6 +22,7 @@
 #include <gsl/gsl_multimin.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "plan/plan.h"

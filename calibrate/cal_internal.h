@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "calibrate/cal.h"
+
 /* One reference table compiled into the binary ($(BUILD)/gen/cal_refdata.c, tools/embed.sh). */
 typedef struct cal_refdata_file {
 	const char *name;            /* "throughput.csv" */
@@ -80,5 +82,83 @@ struct model_scenario;
  * built. */
 bool cal_point_compute_scenario(const struct hw_db *db, const struct model_params *mp, const struct cal_point *p,
 				struct model_scenario *sc);
+
+/* ---- Used only inside calibrate/ (and its tests) ---- */
+/* Every combination of g appended to runs[0..n) (room CAL_CG_MAX_RUNS; one GPU once per batch and data path,
+ * no transport; an emulated point of one node emulates one node per GPU; a run already there is not added);
+ * returns the count, which may exceed the room. */
+int cal_cg_expand(const cal_cg_grid *g, cal_cg_run *runs, int n);
+/* --grid SPEC ("key=v1,v2;key=...", keys gpus_per_node, nodes, batch, data, transport; keys left out:
+ * 1 GPU, 1 node, batch 256, synthetic, nvlink) or @FILE (one item a line, # comments) into g. 0, or
+ * ERR_INPUT with err "WHERE: field 'F', value 'V': expected ..." (WHERE: --grid or FILE:LINE). */
+int cal_cg_grid_parse(const char *spec, cal_cg_grid *g);
+/* Adds the points one MLLOG run yields (epochs to target at its global batch; time to train). */
+void cal_data_add_mllog(cal_data *d, const cal_mllog_run *run);
+/* Loads one CSV (its kind is recognised by its header) from a buffer. Malformed rows are printed to errs
+ * as "name:line:col(field): why" and skipped, or are fatal (ERR_INPUT) with strict. A table the CSV reader
+ * rejects (bad quoting, ragged rows) or whose header matches no known kind is skipped with a message, or
+ * is ERR_INPUT with strict. */
+int cal_data_load_csv_buf(cal_data *d, const char *name, const char *buf, size_t len_B, bool strict, FILE *errs);
+/* The same from a file. */
+int cal_data_load_csv(cal_data *d, const char *path, bool strict, FILE *errs);
+/* Loads every *.csv of DIR, and every other regular file of DIR that contains ":::MLLOG" as a log.
+ * ERR_ENV when DIR cannot be read. */
+int cal_data_load_dir(cal_data *d, const char *dir, double target_top1, bool strict, FILE *errs);
+/* cal_gpu_report's fit's leave-one-submitter-out residuals of the MLPerf v4.0 single-node results (throughput, pool
+ * mlperf; basis: measured when another submitter ran the GPU, else transfer or estimate by architecture)
+ * into out (at most max); returns how many, or ERR_INPUT as cal_gpu_report. */
+int cal_gpu_heldout(const struct hw_db *db, const struct model_params *base, cal_resid *out, int max);
+const char *cal_kind_name(cal_kind kind);
+/* Parses one line. Returns 0 (an event), 1 (no ":::MLLOG" on the line: not an event) or ERR_INPUT
+ * (malformed: err says the column and what was expected). Never reads past len_B. */
+int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B);
+/* cal_mllog_parse_buf for a file; ERR_ENV when it cannot be read. */
+int cal_mllog_load(cal_mllog_run *run, const char *path, double target_top1, bool strict, FILE *errs);
+/* Parses a whole log. Malformed event lines are printed to errs as "name:line: why" and skipped, or are
+ * fatal (ERR_INPUT) when strict. A log with no event at all is ERR_INPUT. target_top1 <= 0 or NAN means
+ * the MLPerf target. run must be freed with cal_mllog_run_free whatever the result. */
+int cal_mllog_parse_buf(cal_mllog_run *run, const char *name, const char *buf, size_t len_B, double target_top1,
+			bool strict, FILE *errs);
+void cal_mllog_run_free(cal_mllog_run *run);
+void cal_mllog_run_init(cal_mllog_run *run);
+/* Reads the node and GPU counts (number_of_nodes, accelerators_per_node; string or number) and the
+ * accelerator_model_name of an MLPerf
+ * system description JSON object (systems/<system>.json, or the text after `:::SYSJSON`) into ph; other
+ * fields are skipped. 0, or ERR_INPUT (malformed: err says the column; ph unchanged). */
+int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B);
+int cal_one_gpu_runs(struct csv_table *t);
+/* The organisation of a submitter: the name up to its first '-' ("smc-ac-power" -> "smc": the smc,
+ * smc-ac-power and smc-dc-power v4.0 results share their logs, so a hold-out must leave out all three). */
+void cal_phase_org(const char *submitter, char *out, size_t cap);
+/* Fills a row from a parsed log; source names it. Unknown numbers are NAN. */
+void cal_phase_row_from_run(cal_phase_row *r, const cal_mllog_run *run, const char *source);
+/* The start-up's held-out errors, for its interval: each organisation's systems (submitter and system: the
+ * mean init_start..run_start of their usable runs) predicted by the fit without the organisation, not
+ * anchored (what a planner without their own logs gets; a log filed under several submitters counts once);
+ * nodes, measured and predicted s into the arrays
+ * (at most max). Returns how many, or ERR_INPUT when a fold cannot be fitted. */
+int cal_phase_startup_heldout(const cal_phase_row *rows, int n, double dataset_B, double *nodes, double *measured,
+			      double *predicted, int max);
+/* The point's batch per GPU; where its table does not say, NVIDIA DeepLearningExamples' default (256; 128
+ * in fp32/tf32 on 16 GB GPUs, what fits there). */
+int cal_point_batch(const cal_point *p);
+/* True when the database can describe how the point's GPUs talk (NVLink/PCIe in a node, IB between). */
+bool cal_point_describable(const cal_point *p);
+/* Predicts point i of d with the parameters in ps (adding priors for missing ones). NAN when the
+ * point cannot be predicted (e.g. an unknown GPU and no fitted compute parameters). */
+double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts);
+/* Index of (name, scope), or -1. */
+int cal_pset_find(const cal_pset *ps, const char *name, const char *scope);
+/* Index of (name, scope), adding it with the prior when absent. */
+int cal_pset_get(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit);
+/* The pool of a pair: its first difference in the order gpu, stack, precision, system, scale (cal.h, cal_rpair). */
+model_diff cal_ratio_pool(unsigned differs);
+/* Appends one pair to *pairs (grown). */
+void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, unsigned differs, double rho,
+		   model_stacks stacks);
+/* The miss of the default model from one GPU to another: default_pred[i] is point i's default-model
+ * prediction (NAN: none), stack[i] its stack (may be NULL). */
+void cal_transfer_miss(const cal_data *d, const double *default_pred, const char *const *stack, const char *from,
+		       const char *to, const struct hw_db *db, cal_miss *m);
 
 #endif

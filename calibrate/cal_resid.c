@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h"
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "plan/plan.h"

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h" /* calibrate/'s parts under test */
 #include "common/common.h"
 #include "test.h"
 

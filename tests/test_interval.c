@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h" /* calibrate/'s parts under test */
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "model/model.h"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h" /* calibrate/'s parts under test */
 #include "common/common.h"
 
 static void check(const cal_point *p)

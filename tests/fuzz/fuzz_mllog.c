@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "calibrate/cal.h"
+#include "calibrate/cal_internal.h" /* calibrate/'s parts under test */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
