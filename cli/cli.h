@@ -317,9 +317,6 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s);
 /* "75.9% top-1" or "70.0% top-1 in 20 epochs (--epochs)": what a header says the run trains to. */
 char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
-/* The largest batch per GPU below sc's (halving) that fits the GPU's memory; 0 when none does.
- * sc's batch is left as it was. */
-int cli_batch_that_fits(model_scenario *sc, const model_params *p);
 /* "scaleplan CMD: no candidate system can hold N GPUs: K placements over several nodes need a network ...; M
  * systems have another node size (--partial-nodes ...)": why no placement was left. Returns EXIT_INPUT. */
 int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole);

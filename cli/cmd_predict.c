@@ -261,7 +261,7 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	if (!r.fits && s.spec.batch_per_gpu > 0) {
-		int fit = cli_batch_that_fits(&sc, &s.params);
+		int fit = model_batch_that_fits(&sc, &s.params);
 		char hint[64] = "no batch per GPU fits";
 		if (fit > 0)
 			snprintf(hint, sizeof hint, "try --batch-per-gpu %d", fit);

@@ -159,28 +159,8 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 		"straggler_s", "data_wait_s", "model_iter_s", "model_tta_s", "runs", "iters", "epochs_simulated",
 		"epochs_replayed", "events", "sim_wall_s",
 	};
-	model_result m = r->model;
-	m.gpus = r->gpus;
-	m.global_batch = r->global_batch;
-	m.throughput_img_s = r->throughput_img_s;
-	m.per_gpu_img_s = r->per_gpu_img_s;
-	m.scaling_eff = r->scaling_eff;
-	m.iter_s = r->iter_s;
-	m.compute_s = r->compute_s;
-	m.comm_s = r->comm_s;
-	m.comm_exposed_s = r->comm_exposed_s;
-	m.data_s = r->data_s;
-	m.io_s = r->io_s;
-	m.bottleneck = r->bottleneck;
-	m.epochs = r->epochs;
-	m.epoch_s = r->epoch_s;
-	m.tta_s = r->tta_s;
-	/* the simulator times the whole run; its MLPerf-scored part is that less the model's start-up and
-	 * staging (which it does not simulate separately) */
-	m.ttt_s = r->tta_s - (r->model.tta_s - r->model.ttt_s);
-	m.first_epoch_s = r->first_epoch_s;
-	m.energy_J = m.power_W * r->tta_s; /* energy = average power x the simulated run */
-	model_run_money(sc, &m);
+	model_result m;
+	sim_result_as_model(sc, r, &m);
 
 	plan_row_csv_header_cells(w);
 	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)

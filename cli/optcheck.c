@@ -46,20 +46,6 @@ char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B)
 	return buf;
 }
 
-int cli_batch_that_fits(model_scenario *sc, const model_params *p)
-{
-	int was = sc->batch_per_gpu, fit = 0;
-	for (int b = was / 2; b >= 1 && !fit; b /= 2) {
-		model_result r;
-		sc->batch_per_gpu = b;
-		if (model_predict(sc, p, &r) == 0 && r.fits)
-			fit = b;
-	}
-	sc->batch_per_gpu = was;
-	err_clear();
-	return fit;
-}
-
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder)
 {
 	int rc = folder ? out_check_dir(path) : out_check_file(path);

@@ -645,6 +645,20 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	return 0;
 }
 
+int model_batch_that_fits(model_scenario *sc, const model_params *p)
+{
+	int was = sc->batch_per_gpu, fit = 0;
+	for (int b = was / 2; b >= 1 && !fit; b /= 2) {
+		model_result r;
+		sc->batch_per_gpu = b;
+		if (model_predict(sc, p, &r) == 0 && r.fits)
+			fit = b;
+	}
+	sc->batch_per_gpu = was;
+	err_clear();
+	return fit;
+}
+
 /* Places `gpus` GPUs on nodes of the scenario's size: fewer than a node -> one partial node. */
 static int place(const model_scenario *sc, int gpus, int *nodes, int *gpn)
 {

@@ -484,6 +484,9 @@ int model_scenario_prepare(model_scenario *sc, const model_params *p);
  * is not prepared with p or nodes/batch are out of range. A batch that does not fit memory is not an
  * error: r->fits is false and the times are NAN. */
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r);
+/* The largest batch per GPU below sc's (halving) that fits the GPU's memory (model_predict's r->fits); 0 when
+ * none does. sc's batch is left as it was; err is cleared. */
+int model_batch_that_fits(model_scenario *sc, const model_params *p);
 
 /* Sets r's capex by part and its range from the node's prices and the nodes bought (model_predict does),
  * with p's data set bytes. Needs r->throughput_img_s for the store's read rate (NAN: capacity alone). */

@@ -295,6 +295,11 @@ static void test_memory_and_errors(test_ctx *t)
 	sc.batch_per_gpu = 256;
 	TEST_CHECK(t, model_predict(&sc, &p, &r) == 0, "no error");
 	TEST_CHECK(t, !r.fits && isnan(r.tta_s), "256 does not fit: %g", r.mem_per_gpu_B);
+	/* the batch that fits: halving 1024 reaches 128 (256 does not fit), the scenario's batch kept */
+	sc.batch_per_gpu = 1024;
+	TEST_CHECK(t, model_batch_that_fits(&sc, &p) == 128, "batch that fits: %d", model_batch_that_fits(&sc, &p));
+	TEST_CHECK(t, sc.batch_per_gpu == 1024, "batch left at %d", sc.batch_per_gpu);
+	sc.batch_per_gpu = 256;
 	/* not prepared with these params */
 	model_params q = p;
 	TEST_CHECK(t, model_predict(&sc, &q, &r) == ERR_INPUT, "unprepared params");

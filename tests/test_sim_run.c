@@ -303,6 +303,34 @@ static void test_bad_options(test_ctx *t)
 	TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == ERR_INPUT, "zero NIC bandwidth accepted");
 }
 
+/* sim_result_as_model: predict's columns of the simulated run (what sim --csv/--json print beside its own) */
+static void test_as_model(test_ctx *t)
+{
+	model_params p;
+	model_params_default(&p);
+	model_scenario sc;
+	TEST_CHECK(t, prepare(&sc, &p, 4, 8, true, 64, 3) == 0, "%s", err_msg());
+	sim_opts o;
+	sim_opts_default(&o, &p);
+	o.jitter = 0.05; /* so that the simulated run differs from the model's */
+	sim_result r;
+	TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == 0, "%s", err_msg());
+	model_result m;
+	sim_result_as_model(&sc, &r, &m);
+	TEST_CHECK(t, r.tta_s != r.model.tta_s, "jitter left the run at the model's %g s", r.tta_s);
+	TEST_NEAR(t, m.tta_s, r.tta_s, 0);
+	TEST_NEAR(t, m.throughput_img_s, r.throughput_img_s, 0);
+	TEST_NEAR(t, m.iter_s, r.iter_s, 0);
+	TEST_CHECK(t, m.bottleneck == r.bottleneck, "bottleneck %d vs %d", m.bottleneck, r.bottleneck);
+	/* time to train: the simulated run less what the model puts before the clock (start-up, staging) */
+	TEST_NEAR(t, r.tta_s - m.ttt_s, r.model.tta_s - r.model.ttt_s, 1e-9 * r.tta_s);
+	/* energy: the model's average power over the simulated run, and its cost in proportion */
+	TEST_NEAR(t, m.energy_J, r.model.power_W * r.tta_s, 1e-9 * m.energy_J);
+	if (r.model.energy_usd > 0)
+		TEST_NEAR(t, m.energy_usd / r.model.energy_usd, r.tta_s / r.model.tta_s, 1e-9);
+	TEST_NEAR(t, m.power_W, r.model.power_W, 0);
+}
+
 int main(void)
 {
 	test_ctx t = { 0 };
@@ -313,5 +341,6 @@ int main(void)
 	test_detail_equals_fast(&t);
 	test_warmup(&t);
 	test_bad_options(&t);
+	test_as_model(&t);
 	return test_report(&t);
 }
