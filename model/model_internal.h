@@ -80,10 +80,10 @@ typedef struct model_interval_row {
 	int n;
 } model_interval_row;
 
-/* model/model_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */
+/* model/gen_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */
 extern const model_interval_row model_interval_table[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
 extern const char *const model_measured_gpus[]; /* ends with NULL */
-/* model/model_ratios.c: generated from model/ratios.csv by tools/ratios_c.sh (make intervals): for each set of
+/* model/gen_ratios.c: generated from model/ratios.csv by tools/ratios_c.sh (make intervals): for each set of
  * differences (bits 1u << model_diff), by the stacks the two run (model_stacks), the 90% bounds of measured ratio / predicted ratio, lo_x and hi_x, as
  * model_ratio_bounds combines the rows of one difference (calibrate/cal_ratio.c writes them); [0]: unused (1, 1);
  * and the pairs each one-difference row came from. */

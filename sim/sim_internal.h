@@ -7,13 +7,6 @@
 #include "model/model.h"
 #include "sim/sim.h"
 
-/* One phase of a hierarchical all-reduce as one flow per GPU (model_allreduce_phases, model/model.h):
- * `steps` alpha-beta steps of a ring or tree collapse into one flow of latency steps x alpha and size
- * steps x bytes-per-step, exact while the set of flows sharing the links stays the same for the whole
- * phase (buckets are reduced one at a time, so it does). rate_Bps is used when contention is off. */
-typedef model_ar_phase sim_phase;
-enum { SIM_MAX_PHASES = MODEL_AR_MAX_PHASES };
-
 /* A per-GPU iteration at slowdown 1 and the node it runs on, built from the model's pieces. */
 typedef struct sim_shape {
 	const model_net *net;
@@ -25,7 +18,11 @@ typedef struct sim_shape {
 	int bucket_first[MODEL_MAX_BUCKETS]; /* bucket b ready when backward of this layer ends */
 	double ready_s[MODEL_MAX_BUCKETS];   /* from iteration start, at slowdown 1 */
 	int nphases[MODEL_MAX_BUCKETS];
-	sim_phase phase[MODEL_MAX_BUCKETS][SIM_MAX_PHASES];
+	/* each bucket's all-reduce phases (model_allreduce_phases), each run as one flow per GPU: `steps`
+	 * alpha-beta steps of a ring or tree collapse into one flow of latency steps x alpha and size steps x
+	 * bytes-per-step, exact while the set of flows sharing the links stays the same for the whole phase
+	 * (buckets are reduced one at a time, so it does). rate_Bps is used when contention is off. */
+	model_ar_phase phase[MODEL_MAX_BUCKETS][MODEL_AR_MAX_PHASES];
 	double model_ar_s[MODEL_MAX_BUCKETS]; /* model_allreduce_s of the bucket */
 	double ar_s[MODEL_MAX_BUCKETS];      /* simulated all-reduce time (after sim_node_iter) */
 	double comm_s;                       /* sum of ar_s */

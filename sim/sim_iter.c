@@ -108,7 +108,7 @@ static void flow_done(sim_loop *loop, void *ctx, long arg)
 static void start_phase(sim_loop *loop, iter_ctx *c)
 {
 	sim_shape *sh = c->sh;
-	const sim_phase *ph = &sh->phase[c->next][c->phase];
+	const model_ar_phase *ph = &sh->phase[c->next][c->phase];
 	static const char *names[] = { "reduce-scatter", "inter-node", "all-gather" };
 	char name[40];
 	snprintf(name, sizeof(name), "b%d %s", c->next, names[ph->kind]);

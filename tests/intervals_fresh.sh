@@ -1,5 +1,5 @@
 #!/bin/sh
-# The committed interval table (model/intervals.csv and its C form model/model_intervals.c) is what
+# The committed interval table (model/intervals.csv and its C form model/gen_intervals.c) is what
 # `make intervals` makes from today's model and data: a change to the physics or refdata/ without
 # regenerating it fails here. Run by tools/run_tests.sh with SCALEPLAN set.
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -12,7 +12,7 @@ has "ratio interval coverage"
 cmp -s "$tmp/rt.csv" "$root/model/ratios.csv" ||
 	no "model/ratios.csv is stale: run make intervals ($(diff "$root/model/ratios.csv" "$tmp/rt.csv" | head -5))"
 sh "$root/tools/ratios_c.sh" "$tmp/rt.c" "$root/model/ratios.csv" || no "tools/ratios_c.sh"
-cmp -s "$tmp/rt.c" "$root/model/model_ratios.c" || no "model/model_ratios.c is stale: run make intervals"
+cmp -s "$tmp/rt.c" "$root/model/gen_ratios.c" || no "model/gen_ratios.c is stale: run make intervals"
 # every class of stacks has a row for every difference and quantity, each holding the point (lo_x <= 1 <= hi_x),
 # and a set row for every combination of differences (31 x 3 a class)
 rows=$(awk -F, '$1 == "ratio" && $6 <= 1 && $7 >= 1' "$root/model/ratios.csv" | wc -l)
@@ -22,7 +22,7 @@ sets=$(awk -F, '$1 == "set" && $6 <= 1 && $7 >= 1' "$root/model/ratios.csv" | wc
 cmp -s "$tmp/iv.csv" "$root/model/intervals.csv" ||
 	no "model/intervals.csv is stale: run make intervals ($(diff "$root/model/intervals.csv" "$tmp/iv.csv" | head -5))"
 sh "$root/tools/intervals_c.sh" "$tmp/iv.c" "$root/model/intervals.csv" || no "tools/intervals_c.sh"
-cmp -s "$tmp/iv.c" "$root/model/model_intervals.c" || no "model/model_intervals.c is stale: run make intervals"
+cmp -s "$tmp/iv.c" "$root/model/gen_intervals.c" || no "model/gen_intervals.c is stale: run make intervals"
 # --intervals into a folder that is not there: exit 1, the path named, nothing left behind
 expect 1 "$SP" validate --intervals "$tmp/no/such/iv.csv"; has "--intervals"; has "no/such"
 # with no measured throughput point there is nothing to derive from: exit 1
