@@ -91,7 +91,11 @@ static void compare_usage(FILE *out)
 		"\n"
 		"Every way to place N GPUs on each candidate system on whole servers (nodes x the system's GPUs per\n"
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
-		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n");
+		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
+		"\n"
+		"The pick (marked > in the table): %s. --budget caps the capex of bought options\n"
+		"(rentals are outside it); with --cost tco or rent an option without that price is left out.\n",
+		PLAN_RULE);
 	cli_opt_help(out, own, NULL);
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
@@ -100,7 +104,8 @@ static void compare_usage(FILE *out)
 }
 
 /* The ranked table: one line per placement with its breakdown, money and what it fails. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
+static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows,
+			const plan_option *pick)
 {
 	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
@@ -128,8 +133,10 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		const cmp_row *w = &rows[i];
 		char place[32];
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
-		       i + 1, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		char rank[16];
+		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
+		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
+		       rank, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
 		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
@@ -140,6 +147,15 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		       cli_stack_label(&w->sc, st, sizeof st));
 	}
 	printf("\n");
+}
+
+void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_answer_write(q, a, gpus, &b);
+	printf("answer%s: %s", label, b.s);
+	strbuf_free(&b);
 }
 
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
@@ -174,6 +190,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
+	printf("(> = the pick: %s)\n", PLAN_RULE);
 	int extra = 0;
 	for (int i = 0; i < nrows; i++)
 		extra += rows[i].r.fits && rows[i].r.extrapolated;
@@ -209,6 +226,7 @@ void cli_option_csv_header(csvw *w)
 	for (unsigned i = 0; i < sizeof ratio_cols / sizeof ratio_cols[0]; i++)
 		csvw_text(w, ratio_cols[i]);
 	csvw_text(w, "deadline_p");
+	csvw_text(w, "pick");
 	csvw_text(w, "stack");
 	csvw_end_row(w);
 }
@@ -225,20 +243,23 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 	csvw_num(w, v->late_s, 6);
 	csvw_int(w, v->idle_gpus);
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
-		model_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
+		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
 	for (int k = 0; k < 2; k++) {
 		csvw_num(w, x[k], 6);
 		csvw_num(w, lo[k], 6);
 		csvw_num(w, hi[k], 6);
 	}
 	csvw_num(w, v->deadline_p, 4);
+	csvw_int(w, pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
+			    sc->node.gpus_per_node == pick_sc->node.gpus_per_node &&
+			    sc->batch_per_gpu == pick_sc->batch_per_gpu); /* the decision's pick (1) */
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
 
 /* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
  * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
-static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows)
+static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows, const plan_answer *a)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -250,10 +271,8 @@ static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows,
 			return exit_code_of(crc);
 		}
 	}
-	plan_answer a;
-	plan_decide(q, rows, nrows, &a);
-	const model_scenario *psc = a.winner ? &a.winner->sc : NULL;
-	const model_result *pr = a.winner ? &a.winner->r : NULL;
+	const model_scenario *psc = a->winner ? &a->winner->sc : NULL;
+	const model_result *pr = a->winner ? &a->winner->r : NULL;
 	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
 		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v, psc, pr);
@@ -325,17 +344,14 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	plan_options_sort(&q, rows, nrows);
+	plan_answer a;
+	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
 	if (!outpath && strcmp(format, "csv") == 0) {
-		rc = write_csv(NULL, &q, rows, nrows);
+		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
-	print_table(&s, &q, gpus, rows, nrows);
-	{
-		plan_answer a;
-		char text[4096];
-		plan_decide(&q, rows, nrows, &a);
-		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
-	}
+	print_table(&s, &q, gpus, rows, nrows, a.winner);
+	cli_print_answer("", &q, &a, gpus);
 	{
 		char left_out[1024];
 		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
@@ -343,7 +359,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (outpath)
-		rc = write_csv(outpath, &q, rows, nrows); /* last: see write_csv */
+		rc = write_csv(outpath, &q, rows, nrows, &a); /* last: see write_csv */
 out:
 	free(rows);
 	cli_scen_free(&s);

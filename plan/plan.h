@@ -7,8 +7,10 @@
  *   runs, the stack, storage sizing, prices, the automatic batch;
  * - plan_placements (plan_place.c): the ways to place N GPUs on candidate systems (whole servers by default);
  * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
- *   surely faster: the ratio of two times), and the front a decision picks from;
- * - plan_decide (plan_decide.c): the one decision compare, report and sweep all print, and its text.
+ *   the ratio of two times), and the front a decision picks from;
+ * - plan_decide (plan_decide.c): the one decision (PLAN_RULE) compare, report, sweep and the page render;
+ * - plan_answer_write (plan_text.c): that decision in words; plan_fmt.c: figures as a buyer reads them.
+ * Files call one way: plan_text -> plan_decide -> plan_judge -> plan_fmt; plan_sens and plan_sweep -> plan_decide.
  *
  * The module prints nothing: failures return ERR_INPUT with the reason in err_msg() (common/common.h).
  * It sits between cli/ (above) and hwdb/ + model/ (below); validate, sim and the bench programs use it
@@ -166,6 +168,9 @@ typedef struct plan_option {
 	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
 	bool ok;           /* qualifies: v.fails == 0; where a deadline is met with 90% confidence by some option,
 			    * plan_decide keeps only those (v.deadline_sure) */
+	bool front;        /* set by plan_decide: qualifies and no qualifying option is at least as fast (point) and at
+			    * most as costly (the cost compared; none = the dearest), one of them strictly */
+	bool as_fast;      /* set by plan_decide: qualifies and the 90% interval of its time over the fastest's holds 1 */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
@@ -174,6 +179,23 @@ void plan_option_judge(const plan_question *q, plan_option *w);
  * (model_ratio: what the two predictions share cancels, what differs keeps its error). */
 void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
 		     double *hi);
+/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, network per node
+ * (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
+ * is this factor either side: the spread of MLPerf Training v4.0 ResNet-50 results of such pairs
+ * (refdata/mlperf_v4_0_phases.csv: 73 pairs of systems of one accelerator and node count from different
+ * submitters, medians of each system's runs; split-conformal 90% quantile of |ln(tta_a / tta_b)| = 0.0378,
+ * the largest 0.046; docs/decision.md). Organisations' start-up spread stays in each option's own interval. */
+#define PLAN_SAME_HW_X 1.0385
+/* Whether a and b are the same hardware in that sense. */
+bool plan_same_hardware(const model_scenario *a, const model_scenario *b);
+/* model_ratio of quantity qty, with a same-hardware pair's interval PLAN_SAME_HW_X either side of the point: the one
+ * ratio compare's CSV, the answer and the decision use. */
+void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
+		model_quantity qty, double *x, double *lo, double *hi);
+/* Whether an option needs a price of q->cost to qualify: --cost tco or rent (a rental is only picked where the
+ * question asks for rent; an option without a tco is not owned), --rank-by cost or a deadline alone (the cheapest
+ * that meets it). Under the default capex, an option without one stays in, ranked as the dearest. */
+bool plan_needs_price(const plan_question *q);
 /* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
  * fits). The one rule of "faster" in the answer. */
 bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
@@ -259,17 +281,38 @@ typedef struct plan_buy_rent {
  * B200-GB200-186GB), whatever its package. */
 bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 
-/* The answer to q among options (sorted or not): one function for compare, report and sweep. */
+/* The rule, in one sentence (README, --help and the answer's notes say it): */
+#define PLAN_RULE "among the options that meet the constraints, the pick is the cheapest (by the cost compared) of " \
+	"those as fast as the fastest - the 90% interval of their time over the fastest's holds 1 - that no " \
+	"option beats on both time and cost"
+
+/* Scale up vs scale out for one chip: the fastest placement over the fewest NVLink domains against the fastest
+ * over more. */
+typedef struct plan_scale {
+	const plan_option *up, *out; /* NULL: no chip among the qualifying options comes both ways */
+	const plan_option *pick;     /* up or out: the faster, or where the 90% interval of their time ratio holds 1
+				      * the cheaper (the cost compared, then the cost per run) */
+	bool tied;                   /* that interval holds 1 */
+	bool same_gpu;               /* one GPU record (else one chip in two packages: the GPU's part stated apart) */
+	double time_x, lo_x, hi_x;   /* up's time over out's and its 90% interval */
+	double gpu_x;                /* the part of time_x the GPUs alone give (compute time per image; 1: one record) */
+	double topo_x;               /* the rest, the topology's: time_x / gpu_x */
+} plan_scale;
+
+/* The answer to q among options (sorted or not): one function (plan_decide) for compare, report, sweep and the
+ * page; it decides, the renderers only word it. */
 typedef struct plan_answer {
-	const plan_option *winner; /* the recommendation; NULL when none qualifies */
+	const plan_option *winner; /* the pick (PLAN_RULE; money-first questions: the cheapest); NULL when none qualifies */
 	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
-	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for cost per run */
-	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
-	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
+	const plan_option *tied_faster; /* the fastest where it is not the pick (it costs more, as fast as the pick) */
+	double fastest_x, fastest_lo, fastest_hi; /* the fastest's time over the pick's with its 90% interval */
+	plan_scale scale;          /* scale up vs out: the pick's chip first, else the chip of the fastest pair */
 	plan_buy_rent buy_rent;    /* for the winner's GPU model */
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
+	int nfront, nas_fast; /* of those: on the time-cost front; as fast as the fastest */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
 	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int nrented;          /* options without a capex that have a rent: outside a budget */
 	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
 				       * failed, then by how much) */
@@ -277,10 +320,14 @@ typedef struct plan_answer {
 	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
 } plan_answer;
+/* Decides: sets each option's ok, front and as_fast and fills *a. Prints nothing, never fails. O(n^2). */
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
-/* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
- * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
-char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
+struct strbuf;
+/* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
+ * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
+ * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
+ * over several GPU counts (no scale line). */
+void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, struct strbuf *out);
 
 /* ---- Sensitivity (plan_sens.c): what could flip the answer at one GPU count ---- */
 

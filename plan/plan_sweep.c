@@ -160,9 +160,11 @@ static int by_time(const void *a, const void *b)
 	return cx < cy ? -1 : cx > cy;
 }
 
-/* The rows of [from, to) a decision can pick: those that qualify on plan_front (the fastest and each cheaper
- * than every faster one, by the question's cost or per run), in time order into pick[PLAN_SWEEP_TOP]; a front
- * longer than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
+/* The rows of [from, to) a decision sees: all that qualify where they fit pick[PLAN_SWEEP_TOP] (so a GPU count of
+ * the grid is decided on what compare decides on: the same pick, scale up vs out and buy vs rent); else those on
+ * plan_front (the fastest and each cheaper than every faster one, by the question's cost or per run: the pick is
+ * among them, PLAN_RULE), in time order; a front longer than that keeps its fastest and its cheapest halves.
+ * Returns how many. O(n log n). */
 static int contenders(const plan_sweep *g, long from, long to, const plan_sweep_row **pick)
 {
 	const plan_sweep_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
@@ -176,6 +178,8 @@ static int contenders(const plan_sweep *g, long from, long to, const plan_sweep_
 	for (long i = 0; i < n; i++)
 		v[i] = &q[i]->v;
 	plan_front(v, (int)n, kept);
+	for (long i = 0; n <= PLAN_SWEEP_TOP && i < n; i++)
+		kept[i] = true;
 	for (long i = 0; i < n; i++)
 		if (kept[i])
 			q[nf++] = q[i];

@@ -133,6 +133,33 @@ static void doc_p(rep_doc *d, const char *fmt, ...)
 	free(s);
 }
 
+/* An answer of plan_answer_write: its first line a paragraph after `lead`, its labelled lines a list. */
+static void doc_answer(rep_doc *d, const char *lead, const char *text)
+{
+	const char *nl = strchr(text, '\n');
+	char *first = xasprintf("%s%.*s", lead, nl ? (int)(nl - text) : (int)strlen(text), text);
+	doc_p(d, "%s", first);
+	free(first);
+	if (!nl || !nl[1])
+		return;
+	fputs("<ul>\n", d->html);
+	for (const char *l = nl + 1; *l;) {
+		const char *e = strchr(l, '\n');
+		char *line = xasprintf("%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+		const char *t = line + strspn(line, " ");
+		fputs("- ", d->md);
+		md_text(d->md, t);
+		fputs("\n", d->md);
+		fputs("<li>", d->html);
+		html_text(d->html, t);
+		fputs("</li>\n", d->html);
+		free(line);
+		l = e ? e + 1 : l + strlen(l);
+	}
+	fputs("\n", d->md);
+	fputs("</ul>\n", d->html);
+}
+
 /* A column of only '-' (no system of the report has that price) says nothing: it is left out of both documents. */
 static bool tab_col_empty(const rep_table *t, int c)
 {
@@ -260,10 +287,14 @@ static void section_answer(rep_doc *d, plan_option *rows, const rep_group *g, in
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
-		char text[4096];
+		strbuf text;
+		char lead[48];
+		strbuf_init(&text);
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
-		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
-		doc_p(d, "%d GPU%s. %s", g[k].gpus, g[k].gpus == 1 ? "" : "s", text);
+		plan_answer_write(q, &a, g[k].gpus, &text);
+		snprintf(lead, sizeof lead, "%d GPU%s: ", g[k].gpus, g[k].gpus == 1 ? "" : "s");
+		doc_answer(d, lead, text.s);
+		strbuf_free(&text);
 	}
 	section_uncertainty(d, rows, g, ng);
 }
@@ -593,28 +624,30 @@ static void section_money(rep_doc *d, const rep_input *s)
  * sees how old each figure is. */
 static void section_price_dates(rep_doc *d, const rep_input *s, const plan_option *rows, int nrows)
 {
-	char text[4096] = "", a[32], b[32];
-	size_t u = 0;
-	for (int i = 0; i < nrows && u < sizeof text - 256; i++) {
+	char a[32], b[32];
+	strbuf text;
+	strbuf_init(&text);
+	for (int i = 0; i < nrows; i++) {
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) == 0;
 		const hw_system *sys = seen ? NULL : hw_system_find(s->db, rows[i].sc.node.system_id);
 		if (!sys || (!hw_known(sys->price_usd) && !hw_known(sys->rent_usd_gpu_h)))
 			continue;
-		u += (size_t)snprintf(text + u, sizeof text - u, "%s%s: ", u ? "; " : "", sys->id);
+		strbuf_addf(&text, "%s%s: ", text.len_B ? "; " : "", sys->id);
 		if (hw_known(sys->price_usd))
-			u += (size_t)snprintf(text + u, sizeof text - u, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a),
-					      sys->price_kind, sys->price_date);
+			strbuf_addf(&text, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a), sys->price_kind,
+				    sys->price_date);
 		if (hw_known(sys->rent_usd_gpu_h))
-			u += (size_t)snprintf(text + u, sizeof text - u, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
-					      plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
+			strbuf_addf(&text, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
+				    plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
 		if (hw_known(sys->rent_market_usd_gpu_h))
-			u += (size_t)snprintf(text + u, sizeof text - u, ", the market's %s (%s)",
-					      plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b), sys->rent_market_date);
+			strbuf_addf(&text, ", the market's %s (%s)", plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b),
+				    sys->rent_market_date);
 	}
-	if (*text)
-		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text);
+	if (text.len_B)
+		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text.s);
+	strbuf_free(&text);
 }
 
 /* ---- cash flow: the answer's cluster owned year by year beside the same runs rented (model_cashflow) ---- */
