@@ -82,6 +82,10 @@ int plan_check_measured(const model_scenario *sc, const model_measured *m, int n
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
 		 int nodes, model_scenario *sc);
 
+/* Sets sc's reference rental (buy against rent: model_node ref_rent_*) for its own node count, as plan_resolve does:
+ * for a scenario prepared at another node count (sweep's blocks), so that every command weighs one configuration
+ * against one rental (a provider's GPU limit changes the rate with the count). sys: the scenario's system. */
+void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys, model_scenario *sc);
 /* Sets sc->batch_per_gpu to the automatic batch (plan_resolve's rule) for its nodes; returns it, 0 when
  * none of 256..8 fits. */
 int plan_auto_batch(model_scenario *sc, const model_params *p);
@@ -403,6 +407,7 @@ typedef struct plan_sweep {
 	plan_sweep_row *rows;
 	long nrows, cap, total, done, written;
 	model_scenario *blocks;
+	const hw_system **block_sys; /* each block's system */
 	int nblocks;
 	long skipped_net, skipped_budget, skipped_mem, skipped_gpn, skipped_partial, skipped_gb, skipped_epoch,
 	     skipped_nofit_block;

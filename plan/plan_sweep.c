@@ -99,9 +99,12 @@ static int block(plan_sweep *g, const hw_system *sys, int gpn)
 	}
 	int auto_b = sc.batch_per_gpu, rc;
 	g->blocks = xrealloc(g->blocks, (size_t)(g->nblocks + 1) * sizeof(*g->blocks));
+	g->block_sys = xrealloc(g->block_sys, (size_t)(g->nblocks + 1) * sizeof(*g->block_sys));
+	g->block_sys[g->nblocks] = sys;
 	g->blocks[g->nblocks++] = sc;
 	for (int ni = 0; ni < g->nn; ni++) {
 		sc.nodes = g->nodes[ni];
+		plan_ref_rent_set(g->db, g->spec, sys, &sc); /* the rental for this count, as predict finds it */
 		plan_shape k = plan_shape_check(g->spec, g->q, sys, gpn, sc.nodes);
 		for (int bi = 0; bi < (g->nb ? g->nb : 1); bi++) {
 			if (intr_pending())
@@ -146,6 +149,7 @@ int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_r
 	*sc = &g->blocks[g->rows[i].block];
 	(*sc)->nodes = g->rows[i].nodes;
 	(*sc)->batch_per_gpu = g->rows[i].batch;
+	plan_ref_rent_set(g->db, g->spec, g->block_sys[g->rows[i].block], *sc);
 	return model_predict(*sc, g->params, r) ? ERR_INPUT : 0;
 }
 
@@ -201,6 +205,7 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 		opt[n].sc = g->blocks[pick[i]->block];
 		opt[n].sc.nodes = pick[i]->nodes;
 		opt[n].sc.batch_per_gpu = pick[i]->batch;
+		plan_ref_rent_set(g->db, g->spec, g->block_sys[pick[i]->block], &opt[n].sc);
 		if (model_predict(&opt[n].sc, g->params, &opt[n].r))
 			continue; /* predicted once already: cannot fail */
 		plan_option_judge(g->q, &opt[n]);
@@ -241,8 +246,10 @@ void plan_sweep_free(plan_sweep *g)
 {
 	free(g->rows);
 	free(g->blocks);
+	free(g->block_sys);
 	g->rows = NULL;
 	g->blocks = NULL;
+	g->block_sys = NULL;
 	g->nrows = g->cap = 0;
 	g->nblocks = 0;
 }

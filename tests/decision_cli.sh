@@ -178,5 +178,15 @@ expect 0 "$SP" compare --gpus 8; cp "$tmp/out" "$tmp/one"
 be=$(awk -v b="$(col breakeven_runs_per_month "$tmp/one.csv")" 'BEGIN { e = 10 ^ int(log(b) / log(10) - 1); printf "%d", int(b / e + 0.5) * e }')
 grep -q "^  Buy vs rent (B200): .*owned (dgxb200 1x8).* above about $(printf "%d" "$be" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') runs a month" "$tmp/one" ||
 	no "compare --gpus 8's break-even is not predict's $be: $(grep 'Buy vs rent' "$tmp/one")"
+# sweep's blocks are prepared at one node: dgxh100 8x8 was weighed against Lambda's 8-GPU rate (2486.6 runs a
+# month) where predict weighs it against a rental that takes 64 GPUs (1600.66); now the same
+"$SP" sweep --systems dgxh100 --nodes 8 --batch-per-gpu 128 --out "$tmp/sw.csv" --quiet >"$tmp/sw.out" 2>&1 || no "sweep dgxh100 8"
+"$SP" predict --system dgxh100 --nodes 8 --batch-per-gpu 128 --format csv >"$tmp/p8.csv" || no "predict dgxh100 8"
+[ "$(col breakeven_runs_per_month "$tmp/sw.csv")" = "$(col breakeven_runs_per_month "$tmp/p8.csv")" ] ||
+	no "sweep's break-even $(col breakeven_runs_per_month "$tmp/sw.csv") is not predict's $(col breakeven_runs_per_month "$tmp/p8.csv")"
+# compare and sweep weigh scale up vs out at 64 GPUs on the same options: one verdict
+"$SP" compare --gpus 64 | grep '^  Scale up vs out' >"$tmp/sc.c"
+"$SP" sweep --nodes 1,2,4,8,16 --out "$tmp/sw2.csv" --quiet 2>/dev/null | grep '^  Scale up vs out' | grep -F "$(cat "$tmp/sc.c")" >/dev/null ||
+	no "compare --gpus 64 and sweep's 64-GPU answer differ on scale up vs out: $(cat "$tmp/sc.c")"
 
 exit $fail
