@@ -61,7 +61,7 @@ static const char *const formats[] = {"table", "csv", NULL};
 
 /* compare's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
 typedef struct cmp_opts {
-	const char *systems, *format, *outpath;
+	const char *systems, *format, *outpath, *answer_json;
 	long gpus;
 } cmp_opts;
 
@@ -73,6 +73,8 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
 		CLI_O_STR("out", &co->outpath, NULL),
+		CLI_O_STR("answer-json", &co->answer_json,
+			  "  --answer-json FILE  write the answer (pick, alternates, verdicts, what was left out) as JSON\n"),
 		CLI_O_HELP,
 		CLI_O_END,
 	};
@@ -82,7 +84,7 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 static void compare_usage(FILE *out)
 {
 	cmp_opts co;
-	cli_opt own[6];
+	cli_opt own[7];
 	compare_table(&co, own);
 	fprintf(out,
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
@@ -156,6 +158,141 @@ void cli_print_answer(const char *label, const plan_question *q, const plan_answ
 	plan_answer_write(q, a, gpus, &b);
 	printf("answer%s: %s", label, b.s);
 	strbuf_free(&b);
+}
+
+/* ---- the answer as JSON (--answer-json): what the page reads; the same struct the words come from ---- */
+
+/* One option: where it is, its time with the 90% interval and its money; null for none. */
+static void json_option(FILE *f, const char *name, const plan_option *w, bool more)
+{
+	json_put_str(f, name);
+	fputs(": ", f);
+	if (!w)
+		fputs("null", f);
+	else {
+		fputs("{", f);
+		json_member_str(f, "system", w->sc.node.system_id, true, false);
+		json_member_str(f, "gpu", w->sc.node.gpu_id, true, false);
+		json_member_num(f, "nodes", w->sc.nodes, true, false);
+		json_member_num(f, "gpus_per_node", w->sc.node.gpus_per_node, true, false);
+		json_member_num(f, "time_s", w->v.time_s, true, false);
+		json_member_num(f, "time_lo_s", w->v.time_lo_s, true, false);
+		json_member_num(f, "time_hi_s", w->v.time_hi_s, true, false);
+		json_member_num(f, "cost_usd", w->v.cost_usd, true, false);
+		json_member_num(f, "run_cost_usd", w->v.run_cost_usd, true, false);
+		json_member_num(f, "capex_usd", w->r.capex_usd, true, false);
+		json_member_num(f, "rent_usd", w->r.rent_usd, true, false);
+		json_member_num(f, "idle_gpus", w->v.idle_gpus, false, false);
+		fputs("}", f);
+	}
+	fputs(more ? ",\n" : "\n", f);
+}
+
+static void json_scale(FILE *f, const plan_scale *s)
+{
+	fputs("\"scale\": ", f);
+	if (!s->up) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{", f);
+	json_option(f, "up", s->up, true);
+	json_option(f, "out", s->out, true);
+	json_member_str(f, "verdict", s->pick == s->up ? "up" : "out", true, false);
+	fprintf(f, "\"as_fast\": %s, \"same_gpu\": %s, ", s->tied ? "true" : "false", s->same_gpu ? "true" : "false");
+	json_member_num(f, "time_ratio", s->time_x, true, false);
+	json_member_num(f, "time_ratio_lo", s->lo_x, true, false);
+	json_member_num(f, "time_ratio_hi", s->hi_x, true, false);
+	json_member_num(f, "gpu_ratio", s->gpu_x, true, false);
+	json_member_num(f, "topology_ratio", s->topo_x, false, false);
+	fputs("},\n", f);
+}
+
+static void json_buy_rent(FILE *f, const plan_buy_rent *b)
+{
+	fputs("\"buy_rent\": ", f);
+	if (!b->buy || !b->rent_id) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{", f);
+	json_option(f, "buy", b->buy, true);
+	json_member_str(f, "rent_system", b->rent_id, true, false);
+	json_member_num(f, "rent_usd_gpu_h", b->rent_usd_gpu_h, true, false);
+	json_member_num(f, "owner_usd_run", b->owner_usd_run, true, false);
+	json_member_num(f, "rent_usd_run", b->rent_usd_run, true, false);
+	json_member_num(f, "breakeven_runs_month", b->breakeven_runs_month, true, false);
+	json_member_num(f, "max_runs_month", b->max_runs_month, true, false);
+	json_member_num(f, "flip_usd_gpu_h", b->flip_usd_gpu_h, false, false);
+	fputs("},\n", f);
+}
+
+/* The answer's lines (plan_answer_write) as a JSON array of strings, without their indent. */
+static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, long gpus)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_answer_write(q, a, gpus, &b);
+	fputs("\"lines\": [", f);
+	bool first = true;
+	for (char *l = b.s; *l;) {
+		char *e = strchr(l, '\n'), *next = e ? e + 1 : l + strlen(l);
+		if (e)
+			*e = '\0';
+		fputs(first ? "" : ", ", f);
+		json_put_str(f, l + strspn(l, " "));
+		first = false;
+		l = next;
+	}
+	fputs("]\n", f);
+	strbuf_free(&b);
+}
+
+/* The whole answer into path through path.tmp (file_write_atomic). */
+static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
+{
+	char *buf = NULL;
+	size_t len_B = 0;
+	FILE *f = open_memstream(&buf, &len_B);
+	if (!f) {
+		fprintf(stderr, "scaleplan compare: --answer-json: out of memory\n");
+		return EXIT_ENV;
+	}
+	fputs("{", f);
+	json_member_str(f, "rule", PLAN_RULE, true, false);
+	json_member_num(f, "gpus", (double)gpus, true, false);
+	json_member_str(f, "cost", plan_cost_name(q->cost), true, false);
+	json_member_num(f, "budget_usd", q->budget_usd, true, false);
+	json_member_num(f, "deadline_s", q->deadline_s, true, false);
+	fputs("\n", f);
+	json_option(f, "pick", a->winner, true);
+	json_option(f, "fastest", a->fastest, true);
+	json_option(f, "cheapest", a->cheapest, true);
+	json_option(f, "best_value", a->best_value, true);
+	json_option(f, "nearest", a->near_miss, true);
+	json_scale(f, &a->scale);
+	json_buy_rent(f, &a->buy_rent);
+	fputs("\"counts\": {", f);
+	json_member_num(f, "options", a->noptions, true, false);
+	json_member_num(f, "qualified", a->nqualified, true, false);
+	json_member_num(f, "front", a->nfront, true, false);
+	json_member_num(f, "as_fast", a->nas_fast, true, false);
+	json_member_num(f, "over_budget", a->nfail_budget, true, false);
+	json_member_num(f, "past_deadline", a->nfail_deadline, true, false);
+	json_member_num(f, "without_price", a->nfail_price, true, false);
+	json_member_num(f, "extrapolated", a->nextrapolated, true, false);
+	json_member_num(f, "rented", a->nrented, false, false);
+	fputs("},\n", f);
+	json_lines(f, q, a, gpus);
+	fputs("}\n", f);
+	fclose(f);
+	int rc = file_write_atomic(path, buf, len_B);
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "scaleplan compare: --answer-json %s\n", err_msg());
+		return exit_code_of(rc);
+	}
+	return EXIT_OK;
 }
 
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
@@ -300,7 +437,7 @@ int cmd_compare(int argc, char **argv)
 	int ncand = 0;
 	cmp_row *rows = NULL;
 	plan_question q;
-	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[6];
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[7];
 	cli_ask qa = {.cmd = "compare", .q = &q};
 
 	plan_question_init(&q);
@@ -314,7 +451,8 @@ int cmd_compare(int argc, char **argv)
 		return rc;
 	const char *systems = co.systems, *format = co.format, *outpath = co.outpath;
 	long gpus = co.gpus;
-	if ((rc = cli_check_out("compare", "--out", outpath, false)))
+	if ((rc = cli_check_out("compare", "--out", outpath, false)) ||
+	    (rc = cli_check_out("compare", "--answer-json", co.answer_json, false)))
 		return rc;
 	if (gpus < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
@@ -358,7 +496,9 @@ int cmd_compare(int argc, char **argv)
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
 	}
 	fflush(stdout);
-	if (outpath)
+	if (co.answer_json)
+		rc = write_answer_json(co.answer_json, &q, &a, gpus);
+	if (outpath && !rc)
 		rc = write_csv(outpath, &q, rows, nrows, &a); /* last: see write_csv */
 out:
 	free(rows);

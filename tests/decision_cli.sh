@@ -189,4 +189,24 @@ grep -q "^  Buy vs rent (B200): .*owned (dgxb200 1x8).* above about $(printf "%d
 "$SP" sweep --nodes 1,2,4,8,16 --out "$tmp/sw2.csv" --quiet 2>/dev/null | grep '^  Scale up vs out' | grep -F "$(cat "$tmp/sc.c")" >/dev/null ||
 	no "compare --gpus 64 and sweep's 64-GPU answer differ on scale up vs out: $(cat "$tmp/sc.c")"
 
+# the answer as JSON (--answer-json, what whatif.html reads): the same pick as the table's mark and the CSV's
+# column, the same lines as the printed answer
+expect 0 "$SP" compare --gpus 8 --answer-json "$tmp/a.json" --out "$tmp/a.csv"; cp "$tmp/out" "$tmp/a.txt"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/a.json" "$tmp/a.csv" "$tmp/a.txt" <<'PY' || no "--answer-json disagrees with the table, the CSV or the printed answer"
+import csv, json, sys
+a = json.load(open(sys.argv[1]))
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["pick"] == "1"]
+text = open(sys.argv[3]).read().splitlines()
+i = [k for k, l in enumerate(text) if l.startswith("answer: ")][0]
+printed = [text[i][len("answer: "):]] + [l.strip() for l in text[i + 1:i + len(a["lines"])]]
+p = a["pick"]
+ok = len(rows) == 1 and rows[0]["system"] == p["system"] and int(rows[0]["nodes"]) == p["nodes"] and \
+    printed == a["lines"] and a["lines"][0].startswith("%s %dx%d: " % (p["system"], p["nodes"], p["gpus_per_node"])) and \
+    any(l.split()[0] == ">%s" % l.split()[0][1:] and l.split()[1] == p["system"] for l in text if l.startswith(">") or l.lstrip().startswith(">"))
+sys.exit(0 if ok else 1)
+PY
+fi
+expect 1 "$SP" compare --gpus 8 --answer-json "$tmp/nosuch/a.json"; has "--answer-json"
+
 exit $fail
