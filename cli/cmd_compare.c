@@ -63,6 +63,7 @@ static const char *const formats[] = {"table", "csv", NULL};
 typedef struct cmp_opts {
 	const char *systems, *format, *outpath, *answer_json;
 	long gpus;
+	bool all_rows;
 } cmp_opts;
 
 static void compare_table(cmp_opts *co, cli_opt *t)
@@ -75,6 +76,8 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 		CLI_O_STR("out", &co->outpath, NULL),
 		CLI_O_STR("answer-json", &co->answer_json,
 			  "  --answer-json FILE  write the answer (pick, alternates, verdicts, what was left out) as JSON\n"),
+		CLI_O_FLAG("all-rows", &co->all_rows,
+			   "  --all-rows      one row per offer (default: offers of the same hardware and time folded into one)\n"),
 		CLI_O_HELP,
 		CLI_O_END,
 	};
@@ -84,7 +87,7 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 static void compare_usage(FILE *out)
 {
 	cmp_opts co;
-	cli_opt own[7];
+	cli_opt own[8];
 	compare_table(&co, own);
 	fprintf(out,
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
@@ -105,10 +108,51 @@ static void compare_usage(FILE *out)
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
-/* The ranked table: one line per placement with its breakdown, money and what it fails. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows,
-			const plan_option *pick)
+/* Whether row x folds into the shown row r: offers of the same hardware (plan_same_hardware) with the same
+ * predicted times and the same failures (several clouds' HGX B200 beside a DGX B200); only their money differs. */
+static bool folds_into(const cmp_row *x, const cmp_row *r)
 {
+	return plan_same_hardware(&x->sc, &r->sc) && x->r.tta_s == r->r.tta_s && x->r.ttt_s == r->r.ttt_s &&
+	       x->v.fails == r->v.fails && x->partial == r->partial;
+}
+
+/* fold[i]: the shown row that row i folds into, -1 for a shown row (the pick always; every row with all). Returns
+ * how many are folded. */
+static int fold_rows(const cmp_row *rows, int nrows, const plan_option *pick, bool all, int *fold)
+{
+	int n = 0;
+	for (int i = 0; i < nrows; i++) {
+		fold[i] = -1;
+		for (int j = 0; !all && &rows[i] != pick && j < i && fold[i] < 0; j++)
+			if (fold[j] < 0 && folds_into(&rows[i], &rows[j]))
+				fold[i] = j;
+		n += fold[i] >= 0;
+	}
+	return n;
+}
+
+/* After shown row i: the offers folded into it, each with its price ("  + aws-p6-b200 rent $25.98, gcp-a4 -"). */
+static void print_folded(const cmp_row *rows, int nrows, const int *fold, int i)
+{
+	char m[24];
+	const char *sep = "  + ";
+	for (int k = i + 1; k < nrows; k++) {
+		if (fold[k] != i)
+			continue;
+		const model_result *r = &rows[k].r;
+		printf("%s%s %s%s", sep, rows[k].sc.node.system_id, isfinite(r->capex_usd) ? "capex " : isfinite(r->rent_usd) ? "rent " : "",
+		       plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, m, sizeof m));
+		sep = ", ";
+	}
+}
+
+/* The ranked table: one line per placement with its breakdown, money and what it fails; offers of the same
+ * hardware and time folded into the first (fold_rows), listed at its end. */
+static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows,
+			const plan_option *pick, bool all)
+{
+	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
+	int nfolded = fold_rows(rows, nrows, pick, all, fold);
 	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
@@ -134,10 +178,12 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
+		if (fold[i] >= 0)
+			continue;
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
 		char rank[16];
 		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
-		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
+		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s",
 		       rank, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
@@ -147,8 +193,14 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
 		       plan_fails_text(q, &w->v, fails, sizeof fails),
 		       cli_stack_label(&w->sc, st, sizeof st));
+		print_folded(rows, nrows, fold, i);
+		printf("\n");
 	}
+	if (nfolded)
+		printf("(+ = %d offer%s of the same hardware and time folded into the row above it, with %s price; "
+		       "--all-rows gives each its row)\n", nfolded, nfolded == 1 ? "" : "s", nfolded == 1 ? "its" : "their");
 	printf("\n");
+	free(fold);
 }
 
 void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus)
@@ -437,7 +489,7 @@ int cmd_compare(int argc, char **argv)
 	int ncand = 0;
 	cmp_row *rows = NULL;
 	plan_question q;
-	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[7];
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[8];
 	cli_ask qa = {.cmd = "compare", .q = &q};
 
 	plan_question_init(&q);
@@ -488,7 +540,7 @@ int cmd_compare(int argc, char **argv)
 		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
-	print_table(&s, &q, gpus, rows, nrows, a.winner);
+	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
 	cli_print_answer("", &q, &a, gpus);
 	{
 		char left_out[1024];

@@ -209,4 +209,13 @@ PY
 fi
 expect 1 "$SP" compare --gpus 8 --answer-json "$tmp/nosuch/a.json"; has "--answer-json"
 
+# offers of the same hardware and time fold into one row that lists them with their price; --all-rows (and the
+# CSV) keep every offer
+expect 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200
+awk '$1 ~ /^>?[0-9]+$/ { n++ } $2 == "xe9680-h100" { own = 1 } /^ *>?[0-9]+ dgxh100 .* [+] xe9680-h100 capex \$[0-9,]*, aws-p5 rent \$/ { f = 1 }
+	END { exit !(n == 2 && !own && f) }' "$tmp/out" || no "compare: dgxh100, xe9680-h100 and aws-p5 not folded into one row"
+has "2 offers of the same hardware and time folded"
+expect 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200 --all-rows
+awk '$1 ~ /^>?[0-9]+$/ { n++ } END { exit n != 4 }' "$tmp/out" || no "--all-rows: not one row per offer"; lacks "folded"
+
 exit $fail
