@@ -352,12 +352,22 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 			    gpus, s, gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
 		return;
 	}
-	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || a->nfail_price)
-		strbuf_addf(b, "No option for %ld GPU%s meets the constraints: %d over the budget%s%s, %d past the deadline%s%s, "
-			       "%d without a %s.\n", gpus, s, a->nfail_budget, isnan(q->budget_usd) ? "" : " of ",
-			    isnan(q->budget_usd) ? "" : money(q->budget_usd, m), a->nfail_deadline,
-			    isnan(q->deadline_s) ? "" : " of ", isnan(q->deadline_s) ? "" : plan_fmt_duration(q->deadline_s, t, sizeof t),
-			    a->nfail_price, plan_cost_words(q->cost));
+	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || a->nfail_price) {
+		const char *sep = ": ";
+		strbuf_addf(b, "No option for %ld GPU%s meets the constraints", gpus, s);
+		if (a->nfail_budget) {
+			strbuf_addf(b, "%s%d over the budget of %s", sep, a->nfail_budget, money(q->budget_usd, m));
+			sep = ", ";
+		}
+		if (a->nfail_deadline) {
+			strbuf_addf(b, "%s%d past the deadline of %s", sep, a->nfail_deadline,
+				    plan_fmt_duration(q->deadline_s, t, sizeof t));
+			sep = ", ";
+		}
+		if (a->nfail_price)
+			strbuf_addf(b, "%s%d without a %s price", sep, a->nfail_price, plan_cost_name(q->cost));
+		strbuf_addf(b, ".\n");
+	}
 	else if (gpus > 0)
 		strbuf_addf(b, "No placement of %ld GPU%s fits in GPU memory.\n", gpus, s);
 	else
