@@ -201,11 +201,12 @@ void plan_ratio(const model_scenario *a, const model_result *ra, const model_sce
  * that meets it). Under the default capex, an option without one stays in, ranked as the dearest. */
 bool plan_needs_price(const plan_question *q);
 /* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
- * fits). The one rule of "faster" in the answer. */
+ * fits). (The decision asks the same of each option against the fastest only: PLAN_RULE, plan_decide.) */
 bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
 /* The verdicts a decision can pick from, of n that qualify (v sorted by time, fastest first): the fastest and
- * each option cheaper than every faster one by q->cost or by the cost per run (the cheapest, the best value and
- * the pick are on it, up to ratios the front does not see). keep[i] set for each; returns how many. O(n). */
+ * each option cheaper than every faster one by q->cost or by the cost per run (a superset of plan_decide's
+ * time-cost front: the pick, the cheapest and the best value are on it, so deciding on these alone gives the same
+ * pick). keep[i] set for each; returns how many. O(n). */
 int plan_front(const plan_verdict *const *v, int n, bool *keep);
 /* Whether two options that fit are a tie: neither is surely faster. */
 bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b);
@@ -422,7 +423,8 @@ int plan_sweep_grid(plan_sweep *g, const hw_system *const *cand, int ncand);
 int plan_sweep_rank_cmp(const void *a, const void *b);
 /* Row i predicted again into *r (*sc: its block's scenario at the row's point). 0 or ERR_INPUT. */
 int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r);
-/* The contenders of rows [from, to) (the time-cost front, plan_front) predicted again and judged as options
+/* The contenders of rows [from, to) (all that qualify where PLAN_SWEEP_TOP holds them, else the time-cost front,
+ * plan_front) predicted again and judged as options
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
 /* The decision's winner over all kept rows into *sc, *r: false when none qualifies. */

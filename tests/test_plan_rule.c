@@ -5,6 +5,7 @@
  *   compared), one of them strictly;
  * - unmoved by what does not matter: removing any option that is neither the pick nor on the time-cost front
  *   leaves the pick unchanged;
+ * each without constraints, with a budget (the median capex) and with a deadline (1.5x the fastest time);
  * - same hardware compares as same: two options of one GPU, node shape and stack have a time ratio interval of
  *   PLAN_SAME_HW_X either side.
  * And the cases of issue 46: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
@@ -114,38 +115,68 @@ static void check_set(test_ctx *t, const fix *f, plan_option *o, int n, const ch
 	TEST_CHECK(t, moved(f, o, n, p) == 0, "%s: an option off the front moved the pick", what);
 }
 
-/* Every default compare and a few hundred random subsets of its options, with each cost compared. */
+static int by_num(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The question's constraint of kind k (0 none, 1 a budget at the options' median capex, 2 a deadline at 1.5x the
+ * fastest time) set on f->q and every option judged again. */
+static const char *constrain(fix *f, plan_option *o, int n, int k)
+{
+	double *v = xmalloc((size_t)n * sizeof(*v)), fastest = INFINITY;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (isfinite(o[i].r.capex_usd))
+			v[m++] = o[i].r.capex_usd;
+		if (o[i].r.fits && o[i].r.tta_s < fastest)
+			fastest = o[i].r.tta_s;
+	}
+	qsort(v, (size_t)m, sizeof(*v), by_num);
+	f->q.budget_usd = k == 1 && m ? v[m / 2] : NAN;
+	f->q.deadline_s = k == 2 ? 1.5 * fastest : NAN;
+	free(v);
+	for (int i = 0; i < n; i++)
+		plan_option_judge(&f->q, &o[i]);
+	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)" : "";
+}
+
+/* Every default compare and random subsets of its options, with each cost compared and each kind of constraint. */
 static void test_invariants(test_ctx *t, fix *f)
 {
 	static const long counts[] = {8, 16, 64, 144, 512, 1024};
 	unsigned seed = 46;
 	int subsets = 0;
 	for (int c = PLAN_CAPEX; c <= PLAN_RENT; c++)
-		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
-			char what[96];
-			int n;
-			f->q.cost = (plan_cost)c;
-			plan_option *o = options(f, NULL, counts[k], &n);
-			TEST_CHECK(t, o && n > 1, "compare --gpus %ld: options", counts[k]);
-			if (!o)
-				continue;
-			snprintf(what, sizeof what, "compare --gpus %ld --cost %s", counts[k], plan_cost_name(f->q.cost));
-			check_set(t, f, o, n, what);
-			plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
-			for (int r = 0; r < 20; r++, subsets++) { /* 3 costs x 6 counts x 20 = 360 subsets */
-				int m = 0;
-				for (int i = 0; i < n; i++)
-					if (rand_r(&seed) % 2)
-						sub[m++] = o[i];
-				snprintf(what, sizeof what, "compare --gpus %ld --cost %s, subset %d of %d options", counts[k],
-					 plan_cost_name(f->q.cost), r, m);
-				check_set(t, f, sub, m, what);
+		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+			for (int kind = 0; kind < 3; kind++) {
+				char what[128];
+				int n;
+				f->q.cost = (plan_cost)c;
+				plan_option *o = options(f, NULL, counts[k], &n);
+				TEST_CHECK(t, o && n > 1, "compare --gpus %ld: options", counts[k]);
+				if (!o)
+					continue;
+				const char *con = constrain(f, o, n, kind);
+				snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s", counts[k], plan_cost_name(f->q.cost), con);
+				check_set(t, f, o, n, what);
+				plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
+				for (int r = 0; r < 20; r++, subsets++) { /* 3 costs x 6 counts x 3 constraints x 20 = 1080 */
+					int m = 0;
+					for (int i = 0; i < n; i++)
+						if (rand_r(&seed) % 2)
+							sub[m++] = o[i];
+					snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s, subset %d of %d options", counts[k],
+						 plan_cost_name(f->q.cost), con, r, m);
+					check_set(t, f, sub, m, what);
+				}
+				free(sub);
+				free(o);
 			}
-			free(sub);
-			free(o);
-		}
 	f->q.cost = PLAN_CAPEX;
-	TEST_CHECK(t, subsets == 360, "360 random subsets checked, got %d", subsets);
+	f->q.budget_usd = f->q.deadline_s = NAN;
+	TEST_CHECK(t, subsets == 1080, "1080 random subsets checked, got %d", subsets);
 }
 
 static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
