@@ -171,9 +171,9 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
 		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
 	}
-	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
+	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s %4s  %-8s  %-24s %s\n", "rank",
 	       wsys, "system", wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck",
-	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets",
+	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "idle", "basis", "meets",
 	       "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
@@ -183,14 +183,14 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
 		char rank[16];
 		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
-		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s",
+		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s %4d  %-8s  %-24s %s",
 		       rank, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
 		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), w->v.idle_gpus, model_basis_name(w->r.basis),
 		       plan_fails_text(q, &w->v, fails, sizeof fails),
 		       cli_stack_label(&w->sc, st, sizeof st));
 		print_folded(rows, nrows, fold, i);
@@ -367,7 +367,8 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	const model_money *m = &s->spec.money;
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
 	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
-	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
+	       "rent/run = whole instances rented for the time to accuracy as billed; idle = GPUs bought (whole servers or "
+	       "racks) and left idle; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",

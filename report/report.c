@@ -273,12 +273,13 @@ static void section_uncertainty(rep_doc *d, const plan_option *rows, const rep_g
 		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
 		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
 		 "the model missed from H100 to H200) %d, estimate (no results of its architecture: Blackwell today; "
-		 "widened by the largest miss of one GPU generation to the next it could check) %d. Where two options' "
-		 "times differ by less than their intervals combined, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
-		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
-		 "runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Two options are "
+		 "compared by the ratio of their times, whose interval is narrower: the errors two predictions share "
+		 "cancel in it (the same hardware from two vendors: within 3.8%%). The pick: %s. An estimate is a "
+		 "starting point for a quote, not a measured answer. Time to accuracy at hundreds of nodes is wide on the "
+		 "slow side: the start-up of such runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
 	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", nb[MODEL_BASIS_TRANSFER],
-	      nb[MODEL_BASIS_ESTIMATE]);
+	      nb[MODEL_BASIS_ESTIMATE], PLAN_RULE);
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
