@@ -350,9 +350,12 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
 static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 {
-	char text[2048];
-	if (*plan_eol_text(&s->db, rows, nrows, text, sizeof text))
-		printf("(%s)\n", text);
+	strbuf text;
+	strbuf_init(&text);
+	plan_eol_text(&s->db, rows, nrows, &text);
+	if (text.len_B)
+		printf("(%s)\n", text.s);
+	strbuf_free(&text);
 }
 
 /* What the table's money columns mean and what was left out. */
@@ -544,9 +547,11 @@ int cmd_compare(int argc, char **argv)
 	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
 	cli_print_answer("", &q, &a, gpus);
 	{
-		char left_out[1024];
-		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
-		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
+		strbuf left_out;
+		strbuf_init(&left_out);
+		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, &left_out);
+		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
+		strbuf_free(&left_out);
 	}
 	fflush(stdout);
 	if (co.answer_json)

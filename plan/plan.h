@@ -26,6 +26,8 @@
 #include "hwdb/hw.h"
 #include "model/model.h"
 
+struct strbuf; /* common/common.h: the text that plan's wording functions append to */
+
 enum { PLAN_RENT_SPOT = -1 }; /* plan_spec.rent_term_years: the spot rate */
 
 /* A run as the user described it. Ids are NULL when not given; counts 0 when not given. */
@@ -250,8 +252,8 @@ int plan_candidates(const hw_db *db, const plan_question *q, const char *systems
 		    int *n, char *unknown, size_t unknown_len);
 /* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
  * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
-char *plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			  long gpus, char *buf, size_t len_B);
+void plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			 long gpus, struct strbuf *out);
 
 /* Appends every placement of `gpus` GPUs on each candidate system (plan_placement_shapes) to *o (grown;
  * *cap its capacity), predicted and judged. 0 or ERR_INPUT (err_msg names the system). */
@@ -260,7 +262,7 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 		    int *skipped_net, int *skipped_whole);
 /* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
  * systems among rows, "" when none. Returns buf. */
-char *plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, char *buf, size_t len_B);
+void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct strbuf *out);
 
 /* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
  * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a
@@ -327,7 +329,6 @@ typedef struct plan_answer {
 } plan_answer;
 /* Decides: sets each option's ok, front and as_fast and fills *a. Prints nothing, never fails. O(n^2). */
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
-struct strbuf;
 /* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
  * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:

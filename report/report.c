@@ -405,9 +405,12 @@ static void section_setup(rep_doc *d, const rep_input *s, const plan_option *row
 	}
 	doc_table(d, &t);
 	tab_free(&t);
-	char eol[2048];
-	if (*plan_eol_text(s->db, rows, nrows, eol, sizeof eol))
-		doc_p(d, "Note: %s.", eol);
+	strbuf eol;
+	strbuf_init(&eol);
+	plan_eol_text(s->db, rows, nrows, &eol);
+	if (eol.len_B)
+		doc_p(d, "Note: %s.", eol.s);
+	strbuf_free(&eol);
 }
 
 static void section_money(rep_doc *d, const rep_input *s);
