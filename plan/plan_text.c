@@ -155,8 +155,11 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 		    owned ? "owned" : "rented");
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
-	else
-		strbuf_addf(b, "no capex (rented)");
+	else { /* the rate billed: above a provider's instance limit, its cluster rate */
+		const model_node *n = &w->sc.node;
+		bool cluster = n->rent_max_gpus > 0 && w->r.gpus > n->rent_max_gpus;
+		strbuf_addf(b, "rent %s per GPU-hour", money(cluster ? n->rent_cluster_usd_gpu_h : n->rent_usd_gpu_h, c));
+	}
 	if (w->v.idle_gpus > 0)
 		strbuf_addf(b, "; %d of its %d GPUs idle", w->v.idle_gpus, w->r.gpus + w->v.idle_gpus);
 	strbuf_addf(b, "\n");
