@@ -252,6 +252,8 @@ static void json_scale(FILE *f, const plan_scale *s)
 	json_option(f, "out", s->out, true);
 	json_member_str(f, "verdict", s->pick == s->up ? "up" : "out", true, false);
 	fprintf(f, "\"as_fast\": %s, \"same_gpu\": %s, ", s->tied ? "true" : "false", s->same_gpu ? "true" : "false");
+	if (s->generation)
+		json_member_str(f, "generation", s->generation, true, false);
 	json_member_num(f, "time_ratio", s->time_x, true, false);
 	json_member_num(f, "time_ratio_lo", s->lo_x, true, false);
 	json_member_num(f, "time_ratio_hi", s->hi_x, true, false);

@@ -177,6 +177,8 @@ typedef struct plan_option {
 	bool front;        /* set by plan_decide: qualifies and no qualifying option is at least as fast (point) and at
 			    * most as costly (the cost compared; none = the dearest), one of them strictly */
 	bool as_fast;      /* set by plan_decide: qualifies and the 90% interval of its time over the fastest's holds 1 */
+	const char *arch;  /* its GPU's architecture (gpus.csv arch: "Hopper", "Blackwell"), NULL when unknown: scale
+			    * up vs out within one generation */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
@@ -300,7 +302,9 @@ typedef struct plan_scale {
 	const plan_option *pick;     /* up or out: the faster, or where the 90% interval of their time ratio holds 1
 				      * the cheaper (the cost compared, then the cost per run) */
 	bool tied;                   /* that interval holds 1 */
-	bool same_gpu;               /* one GPU record (else one chip in two packages: the GPU's part stated apart) */
+	bool same_gpu;               /* one GPU record (else one chip in two packages, or one generation: the GPU's part
+				      * stated apart) */
+	const char *generation;      /* the architecture where the pair shares no chip (B200 against B300), else NULL */
 	double time_x, lo_x, hi_x;   /* up's time over out's and its 90% interval */
 	double gpu_x;                /* the part of time_x the GPUs alone give (compute time per image; 1: one record) */
 	double topo_x;               /* the rest, the topology's: time_x / gpu_x */

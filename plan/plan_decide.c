@@ -33,6 +33,8 @@ static int add_option(const hw_db *db, const plan_spec *s, const model_params *p
 	if (plan_resolve(db, s, p, sys, gpn, nodes, &w->sc) || model_predict(&w->sc, p, &w->r))
 		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
 	plan_option_judge(q, w);
+	const hw_gpu *g = hw_gpu_find(db, w->sc.node.gpu_id);
+	w->arch = g && g->arch && *g->arch ? g->arch : NULL;
 	(*n)++;
 	return 0;
 }
@@ -180,15 +182,22 @@ static const plan_option *rule_pick(const plan_question *q, const plan_option *o
 	return pick;
 }
 
-/* Whether two options match for scale up vs out: one GPU record, or (record false) one chip. */
-static bool scale_match(const plan_option *a, const plan_option *b, bool record)
+/* How alike two options' GPUs must be for scale up vs out, closest first. */
+enum { SCALE_RECORD, SCALE_CHIP, SCALE_ARCH, SCALE_NLEVELS };
+
+/* Whether two options match at that level: one GPU record, one chip, or one architecture (generation). */
+static bool scale_match(const plan_option *a, const plan_option *b, int level)
 {
-	return record ? same_gpu(a, b) : same_chip(a, b);
+	if (level == SCALE_RECORD)
+		return same_gpu(a, b);
+	if (level == SCALE_CHIP)
+		return same_chip(a, b);
+	return a->arch && b->arch && strcasecmp(a->arch, b->arch) == 0;
 }
 
 /* For like's GPU (record) or chip among the qualified options: the fastest of those spanning the fewest NVLink
  * domains (scale up) and the fastest of those spanning more (scale out). */
-static bool pair_of(const plan_question *q, const plan_option *o, int n, const plan_option *like, bool record,
+static bool pair_of(const plan_question *q, const plan_option *o, int n, const plan_option *like, int record,
 		    const plan_option **up, const plan_option **out)
 {
 	int fewest = INT_MAX;
@@ -208,30 +217,34 @@ static bool pair_of(const plan_question *q, const plan_option *o, int n, const p
 	return *up && *out;
 }
 
-/* The pair to weigh: the pick's GPU record, else the pick's chip in two packages, else (one record before one chip)
- * the pair holding the fastest option. */
+/* The pair to weigh: the pick's GPU record, else its chip in two packages, else its generation; else (closest
+ * level first) the pair holding the fastest option. */
 static void scale_pair(const plan_question *q, const plan_option *o, int n, const plan_option *winner, plan_scale *s)
 {
 	const plan_option *up, *out;
-	for (int pass = 0; pass < 2; pass++) /* the pick's GPU record, then its chip */
-		if (pair_of(q, o, n, winner, pass == 0, &s->up, &s->out)) {
-			s->same_gpu = pass == 0;
-			return;
-		}
-	s->up = s->out = NULL;
-	for (int pass = 0; pass < 2 && !s->up; pass++) {
-		bool record = pass == 0;
+	int found = -1;
+	for (int level = 0; level < SCALE_NLEVELS && found < 0; level++)
+		if (pair_of(q, o, n, winner, level, &s->up, &s->out))
+			found = level;
+	for (int level = 0; level < SCALE_NLEVELS && found < 0; level++) {
+		s->up = s->out = NULL;
 		for (int i = 0; i < n; i++) {
-			if (!o[i].ok || scale_match(&o[i], winner, record) || !pair_of(q, o, n, &o[i], record, &up, &out))
+			if (!o[i].ok || scale_match(&o[i], winner, level) || !pair_of(q, o, n, &o[i], level, &up, &out))
 				continue;
 			const plan_option *f = faster(q, up, out) ? up : out;
 			if (!s->up || faster(q, f, faster(q, s->up, s->out) ? s->up : s->out)) {
 				s->up = up;
 				s->out = out;
-				s->same_gpu = record;
+				found = level;
 			}
 		}
 	}
+	if (found < 0) {
+		s->up = s->out = NULL;
+		return;
+	}
+	s->same_gpu = found == SCALE_RECORD;
+	s->generation = found == SCALE_ARCH ? s->up->arch : NULL;
 }
 
 /* Compute time per image of one GPU: what the GPU alone gives a placement. */

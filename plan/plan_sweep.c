@@ -209,6 +209,8 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 		if (model_predict(&opt[n].sc, g->params, &opt[n].r))
 			continue; /* predicted once already: cannot fail */
 		plan_option_judge(g->q, &opt[n]);
+		const hw_gpu *gpu = hw_gpu_find(g->db, opt[n].sc.node.gpu_id);
+		opt[n].arch = gpu && gpu->arch && *gpu->arch ? gpu->arch : NULL;
 		n++;
 	}
 	return n;

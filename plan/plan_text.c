@@ -209,7 +209,11 @@ static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 	const plan_option *p = s->pick, *o = p == s->up ? s->out : s->up;
 	const char *gpu = s->up->sc.node.gpu_id;
 	int chip = (int)strcspn(gpu, "-");
-	strbuf_addf(b, "  Scale up vs out (%.*s): %s - ", chip, gpu, p == s->up ? "up" : "out");
+	if (s->generation) /* "Blackwell: B300 vs B200" */
+		strbuf_addf(b, "  Scale up vs out (%s: %.*s vs %.*s): %s - ", s->generation, chip, gpu,
+			    (int)strcspn(s->out->sc.node.gpu_id, "-"), s->out->sc.node.gpu_id, p == s->up ? "up" : "out");
+	else
+		strbuf_addf(b, "  Scale up vs out (%.*s): %s - ", chip, gpu, p == s->up ? "up" : "out");
 	name(b, p);
 	strbuf_addf(b, " (%d NVLink domain%s) ", p->v.domains, p->v.domains == 1 ? "" : "s");
 	if (s->tied) {

@@ -21,6 +21,8 @@ for g in 8 16 64 144; do
 	cp "$tmp/out" "$tmp/t$g"
 	line=$(sed -n 's/^  Scale up vs out (\([^)]*\)): \(up\|out\) - \([^ ]*\) [0-9x]* ([0-9]* NVLink domains\{0,1\}) [a-z0-9. %]* \([^ ]*\) [0-9x]* ([0-9]*).*/\1 \3 \4/p' "$tmp/t$g")
 	[ -n "$line" ] || { grep -q "Scale up vs out: no GPU here" "$tmp/t$g" || no "compare --gpus $g: no scale line"; continue; }
+	case "$line" in *:*) grep -q "^  Scale up vs out ([A-Za-z ]*: [^ ]* vs [^ ]*): .*; GPU alone .*, topology " "$tmp/t$g" ||
+		no "compare --gpus $g: one generation, two GPUs, without the GPU's part apart"; continue ;; esac
 	set -- $line
 	a=$(gpu_of "$2" "$tmp/t$g"); b=$(gpu_of "$3" "$tmp/t$g")
 	case "$a" in "$1"-*) ;; *) no "compare --gpus $g: $2 ($a) is no $1" ;; esac
@@ -28,6 +30,10 @@ for g in 8 16 64 144; do
 	[ "$a" = "$b" ] || grep -q "^  Scale up vs out.*; GPU alone .*, topology " "$tmp/t$g" ||
 		no "compare --gpus $g: $a against $b without the GPU's part apart"
 done
+# with no pair of the pick's GPU or chip, its generation (gpus.csv arch): H200 servers against H100 ones, apart
+expect 0 "$SP" compare --gpus 16 --rank-by cost --cost tco --systems hgx-h200,xe8640-h100,dgxb200
+grep -q "^  Scale up vs out (Hopper: H200 vs H100): \(up\|out\) - .*; GPU alone .*, topology " "$tmp/out" ||
+	no "compare --gpus 16 --rank-by cost: no Hopper verdict with the GPU's part apart"
 # the README's showcase: NVL72 racks against B200 servers at 144 GPUs gets a verdict, the GPU's part apart
 expect 0 "$SP" compare --systems dgxb200,gb200-nvl72 --gpus 144
 grep -q "^  Scale up vs out (B200): \(up\|out\) - .*; GPU alone .*, topology " "$tmp/out" ||

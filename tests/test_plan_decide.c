@@ -302,6 +302,19 @@ static void test_like_for_like(test_ctx *t)
 	say(&q, &a, 8, text, sizeof text);
 	TEST_CHECK(t, strstr(text, "Scale up vs out (B200): up - dgxb200 1x8 (1 NVLink domain)") != NULL,
 		   "one record, scale up: %s", text);
+	/* one generation, two chips: an H200 server against two H100 servers of 4 GPUs, the pick's generation */
+	plan_option h[2] = {
+		opt("hgx-h200", "H200-SXM-141GB", 1, 8, 8, 0, 1, 700, 312000, NAN),
+		opt("xe8640-h100", "H100-SXM5-80GB", 2, 4, 4, 0, 1, 900, 380000, NAN),
+	};
+	h[0].arch = h[1].arch = "Hopper";
+	judge_all(&q, h, 2);
+	plan_decide(&q, h, 2, &a);
+	TEST_CHECK(t, a.scale.up == &h[0] && a.scale.out == &h[1] && !a.scale.same_gpu && a.scale.generation &&
+		   strcmp(a.scale.generation, "Hopper") == 0, "Hopper: H200 1x8 (1 domain) vs H100 2x4 (2)");
+	h[1].arch = "Ampere";
+	plan_decide(&q, h, 2, &a);
+	TEST_CHECK(t, !a.scale.up, "two generations: no pair");
 }
 
 /* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of
