@@ -108,29 +108,6 @@ static void compare_usage(FILE *out)
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
-/* Whether row x folds into the shown row r: offers of the same hardware (plan_same_hardware) with the same
- * predicted times and the same failures (several clouds' HGX B200 beside a DGX B200); only their money differs. */
-static bool folds_into(const cmp_row *x, const cmp_row *r)
-{
-	return plan_same_hardware(&x->sc, &r->sc) && x->r.tta_s == r->r.tta_s && x->r.ttt_s == r->r.ttt_s &&
-	       x->v.fails == r->v.fails && x->partial == r->partial;
-}
-
-/* fold[i]: the shown row that row i folds into, -1 for a shown row (the pick always; every row with all). Returns
- * how many are folded. */
-static int fold_rows(const cmp_row *rows, int nrows, const plan_option *pick, bool all, int *fold)
-{
-	int n = 0;
-	for (int i = 0; i < nrows; i++) {
-		fold[i] = -1;
-		for (int j = 0; !all && &rows[i] != pick && j < i && fold[i] < 0; j++)
-			if (fold[j] < 0 && folds_into(&rows[i], &rows[j]))
-				fold[i] = j;
-		n += fold[i] >= 0;
-	}
-	return n;
-}
-
 /* After shown row i: the offers folded into it, each with its price ("  + aws-p6-b200 rent $25.98, gcp-a4 -"). */
 static void print_folded(const cmp_row *rows, int nrows, const int *fold, int i)
 {
@@ -152,7 +129,9 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 			const plan_option *pick, bool all)
 {
 	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
-	int nfolded = fold_rows(rows, nrows, pick, all, fold);
+	int nfolded = all ? 0 : plan_fold(rows, nrows, pick, fold);
+	for (int i = 0; all && i < nrows; i++)
+		fold[i] = -1;
 	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)

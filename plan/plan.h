@@ -187,8 +187,8 @@ void plan_option_judge(const plan_question *q, plan_option *w);
  * (model_ratio: what the two predictions share cancels, what differs keeps its error). */
 void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
 		     double *hi);
-/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, network per node
- * (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
+/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, links between a node's
+ * GPUs and to its host, network per node (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
  * is this factor either side: the spread of MLPerf Training v4.0 ResNet-50 results of such pairs
  * (refdata/mlperf_v4_0_phases.csv: 73 pairs of systems of one accelerator and node count from different
  * submitters, medians of each system's runs; split-conformal 90% quantile of |ln(tta_a / tta_b)| = 0.0378,
@@ -200,6 +200,10 @@ bool plan_same_hardware(const model_scenario *a, const model_scenario *b);
  * ratio compare's CSV, the answer and the decision use. */
 void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
 		model_quantity qty, double *x, double *lo, double *hi);
+/* Offers of the same hardware (plan_same_hardware) with the same predicted times and failures - a DGX and the
+ * clouds' instances of it - fold into the first of them in o's order: fold[i] the index it folds into, -1 for one
+ * shown (keep, the pick, always is). Returns how many fold. The one rule of compare's and report's tables. */
+int plan_fold(const plan_option *o, int n, const plan_option *keep, int *fold);
 /* Whether an option needs a price of q->cost to qualify: --cost tco or rent (a rental is only picked where the
  * question asks for rent; an option without a tco is not owned), --rank-by cost or a deadline alone (the cheapest
  * that meets it). Under the default capex, an option without one stays in, ranked as the dearest. */

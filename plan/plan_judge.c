@@ -254,8 +254,10 @@ bool plan_same_hardware(const model_scenario *a, const model_scenario *b)
 {
 	const model_node *x = &a->node, *y = &b->node;
 	bool multi = a->nodes > 1;
+	bool host = x->host_links == y->host_links || !x->host_links || !y->host_links; /* 0: not in our sources */
 	return strcmp(x->gpu_id, y->gpu_id) == 0 && x->gpus_per_node == y->gpus_per_node && a->nodes == b->nodes &&
-	       model_domain_gpus(a) == model_domain_gpus(b) && a->precision == b->precision &&
+	       model_domain_gpus(a) == model_domain_gpus(b) && x->intra_nvlink == y->intra_nvlink &&
+	       x->intra_bw_Bps == y->intra_bw_Bps && host && a->precision == b->precision &&
 	       strcmp(a->stack.id ? a->stack.id : "", b->stack.id ? b->stack.id : "") == 0 &&
 	       (!multi || x->nic_Bps * x->nics_per_node == y->nic_Bps * y->nics_per_node);
 }
@@ -292,6 +294,27 @@ bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_op
 	if (!isfinite(a->v.time_s) || !isfinite(b->v.time_s))
 		return false;
 	return !plan_surely_faster(q, a, b) && !plan_surely_faster(q, b, a);
+}
+
+/* Whether x folds into the shown option r: offers of the same hardware with the same predicted times and the same
+ * failures; only their money differs. */
+static bool folds_into(const plan_option *x, const plan_option *r)
+{
+	return plan_same_hardware(&x->sc, &r->sc) && x->r.tta_s == r->r.tta_s && x->r.ttt_s == r->r.ttt_s &&
+	       x->v.fails == r->v.fails && x->partial == r->partial;
+}
+
+int plan_fold(const plan_option *o, int n, const plan_option *keep, int *fold)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		fold[i] = -1;
+		for (int j = 0; &o[i] != keep && j < i && fold[i] < 0; j++)
+			if (fold[j] < 0 && folds_into(&o[i], &o[j]))
+				fold[i] = j;
+		k += fold[i] >= 0;
+	}
+	return k;
 }
 
 double plan_run_cost_usd(const plan_option *w)

@@ -313,13 +313,31 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 	doc_h(d, 2, title);
 	if (a.winner)
 		doc_p(d, "The answer's row is marked 'answer' in the rank column.");
+	int *fold = xmalloc((size_t)(g->n > 0 ? g->n : 1) * sizeof(*fold));
+	if (plan_fold(rows + g->first, g->n, a.winner, fold))
+		doc_p(d, "Offers of the same hardware and time share a row: the system column lists the others (+) with "
+			 "their capex or rent per run; placements.csv has a row for each.");
 	rep_table t;
 	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const plan_option *w = &rows[g->first + i];
 		char b1[48], b2[48];
+		if (fold[i] >= 0)
+			continue;
 		tab_cell(&t, w == a.winner ? "%d answer" : "%d", i + 1);
-		tab_cell(&t, "%s", w->sc.node.system_id);
+		strbuf sys;
+		strbuf_init(&sys);
+		strbuf_addf(&sys, "%s", w->sc.node.system_id);
+		for (int k = i + 1; k < g->n; k++) {
+			const model_result *r = &rows[g->first + k].r;
+			if (fold[k] != i)
+				continue;
+			strbuf_addf(&sys, " + %s %s%s", rows[g->first + k].sc.node.system_id,
+				    isfinite(r->capex_usd) ? "" : isfinite(r->rent_usd) ? "rent " : "",
+				    money(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, b1, sizeof b1));
+		}
+		tab_cell(&t, "%s", sys.s);
+		strbuf_free(&sys);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
 		tab_cell(&t, "%s", plan_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, b2, sizeof b2));
@@ -337,6 +355,7 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 	}
 	doc_table(d, &t);
 	tab_free(&t);
+	free(fold);
 }
 
 static void section_breakdown(rep_doc *d, const plan_option *rows, int nrows)

@@ -222,6 +222,10 @@ static void test_same_hardware(test_ctx *t, fix *f)
 	o = options(f, "dgxh100,dgxb200", 16, &n);
 	TEST_CHECK(t, o && n == 2 && !plan_same_hardware(&o[0].sc, &o[1].sc), "dgxh100 and dgxb200: another GPU");
 	free(o);
+	/* the white paper's C4140 K and M: one GPU and NVLink mesh, one host link against four (the difference it measured) */
+	o = options(f, "c4140-k,c4140-m", 4, &n);
+	TEST_CHECK(t, o && n == 2 && !plan_same_hardware(&o[0].sc, &o[1].sc), "c4140-k and c4140-m: other host links");
+	free(o);
 }
 
 int main(void)
