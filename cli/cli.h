@@ -57,6 +57,7 @@ struct cli_opt {
 	void *ctx;
 	bool no_arg;                   /* CALL without an argument (arg NULL) */
 	const char *alias_of;          /* another spelling: messages name that option */
+	bool repeatable;               /* may be given more than once (each adds); others: once */
 };
 
 /* Table entries, as git's OPT_* macros: name, where to, [range, what a bad value's message expects,] help. */
@@ -69,10 +70,19 @@ struct cli_opt {
 #define CLI_O_ENUM(n, d, c, w, h) {.kind = CLI_OPT_ENUM, .name = (n), .dest = (d), .choices = (c), .want = (w), .help = (h)}
 #define CLI_O_ONOFF(n, d, h) {.kind = CLI_OPT_ONOFF, .name = (n), .dest = (d), .want = "on or off", .help = (h)}
 #define CLI_O_CALL(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h)}
+/* an option that may be given more than once, each adding (--param, --measured) */
+#define CLI_O_CALLS(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h), .repeatable = true}
 #define CLI_O_HELP {.kind = CLI_OPT_HELP, .name = "help", .short_name = 'h'}
 #define CLI_O_END {.kind = CLI_OPT_END}
 
 enum { CLI_OPT_MAX_TABLES = 4 };
+
+/* The most GPUs any command plans for (compare and report --gpus, predict's and sim's nodes x GPUs per node,
+ * sweep's configurations): one limit, about the largest training clusters built by 2025 (100,000 GPUs). */
+#define CLI_MAX_GPUS_N 100000
+enum { CLI_MAX_GPUS = CLI_MAX_GPUS_N };
+#define CLI_STR2(x) #x
+#define CLI_STR(x) CLI_STR2(x)
 typedef struct cli_parse {
 	const char *cmd;                            /* "predict": messages say "scaleplan predict: ..." */
 	const cli_opt *tables[CLI_OPT_MAX_TABLES];  /* getopt's order; NULL after the last */
@@ -87,7 +97,9 @@ typedef struct cli_parse {
 } cli_parse;
 
 /* Parses argv[1..] against p's tables into their destinations. EXIT_OK (p->done after --help) or
- * EXIT_INPUT (message printed: getopt's, the value's, or "unexpected argument"). */
+ * EXIT_INPUT (message printed: getopt's, the value's, "unexpected argument", an option that takes a value
+ * given twice and not .repeatable (both values named), or two options that answer one question: opt.c's
+ * cli_opt_conflicts). */
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
 /* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
 void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);
@@ -202,6 +214,7 @@ int cmd_plot(int argc, char **argv);
 
 enum { CLI_SCEN_MAX_LIST = 64 };
 
+enum { CLI_SCEN_MONEY_MAX = 16 }; /* money options with a flag (model_money_inputs) */
 typedef struct cli_scen {
 	const char *cmd;           /* "predict", for messages */
 	const char *hwdb_dir;
@@ -209,6 +222,7 @@ typedef struct cli_scen {
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
+	char money_help[CLI_SCEN_MONEY_MAX][480]; /* --help's lines of the money options (model_money_inputs) */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -240,7 +254,7 @@ void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
 /* The shared options' table bound to s (its entries store into s), in --help's order, into
  * t[CLI_SCEN_NOPTS], ended by CLI_O_END; returns the count of entries before the end. */
-enum { CLI_SCEN_NOPTS = 48 };
+enum { CLI_SCEN_NOPTS = 64 };
 int cli_scen_opts(cli_scen *s, cli_opt *t);
 /* Prints the shared options' help (the table's). */
 void cli_scen_help(FILE *out);
@@ -286,7 +300,15 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
+/* Why row r of sc has no price of kind c ("lambda-hgx-h100 rents at most 8 GPUs at its rate and the database has
+ * no rate for more (16 GPUs here)", "dgxh100 has no on-demand rental rate in the database"), written into buf;
+ * NULL where it has one. What a "-" in a table or a missing line stands for. */
+char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B);
+/* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
+void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
+/* nodes x gpus_per_node within CLI_MAX_GPUS: EXIT_OK, else EXIT_INPUT with both named. */
+int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node);
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);

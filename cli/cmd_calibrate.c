@@ -48,13 +48,13 @@ enum { CAL_NOPTS = 16 };
 static void cal_table(cal_cli *c, cli_opt *t)
 {
 	const cli_opt own[] = {
-		{.kind = CLI_OPT_CALL, .name = "measurements", .short_name = 'm', .fn = opt_input, .ctx = c,
+		{.kind = CLI_OPT_CALL, .name = "measurements", .short_name = 'm', .fn = opt_input, .ctx = c, .repeatable = true,
 		 .help = "  --measurements P  a measurement CSV (scaleplan-train runs, all-reduce sweeps, input-pipeline sweeps,\n"
 			 "                    convergence tables; the kind is recognised by the header) or a directory of them;\n"
 			 "                    MLLOG logs in a directory are read too. May be repeated; bare arguments count too.\n"
 			 "                    Sweep rows with load columns (scaleplan-train --bench-allreduce --load resnet)\n"
 			 "                    give the contention factors slowdown_compute / slowdown_comm.\n"},
-		CLI_O_CALL("mllog", opt_input, c, "  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"),
+		CLI_O_CALLS("mllog", opt_input, c, "  --mllog DIR       MLPerf result logs (:::MLLOG lines): epochs to target, time to train, throughput\n"),
 		CLI_O_STR("phases-out", &c->phases_out,
 			  "  --phases-out FILE write the phase table of the --mllog DIR logs (searched recursively): per run\n"
 			  "                    init_s, init_to_run_s, run_s (scored), tta_s, epochs, first/warm epoch, evaluation\n"

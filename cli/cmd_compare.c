@@ -69,7 +69,8 @@ typedef struct cmp_opts {
 static void compare_table(cmp_opts *co, cli_opt *t)
 {
 	const cli_opt own[] = {
-		CLI_O_LONG("gpus", &co->gpus, 1, 65536, "an integer 1..65536", "  --gpus N        total GPUs (1..65536)\n"),
+		CLI_O_LONG("gpus", &co->gpus, 1, CLI_MAX_GPUS, "an integer 1.." CLI_STR(CLI_MAX_GPUS_N),
+			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) ")\n"),
 		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
@@ -350,15 +351,24 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	}
 	const model_money *m = &s->spec.money;
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
-	       "capex = whole units bought at list price + the fabric's switches and links + a priced shared store; "
-	       "rent/run = whole instances rented for the time to accuracy as billed; idle = GPUs bought (whole servers or "
-	       "racks) and left idle; tco/run = capex over %.3g years "
+	       "capex = whole units bought at list price + network (the fabric's switches and links, front-end and "
+	       "management) + storage + racks + cooling + installation (each in predict's capex line and the CSV's capex_* "
+	       "columns); ");
+	if (m->rent_session_s > 0)
+		printf("rent/run = a run's share of a rental session: whole instances held %.3g h (--rent-session-h; the "
+		       "month's runs where fewer) for back-to-back runs, billed as the provider bills, start-up and data copy "
+		       "once a session; a reservation, the run's share of its month; ", m->rent_session_s / 3600.0);
+	else
+		printf("rent/run = whole instances rented for the run alone (--rent-session-h 0) as billed, with its start-up "
+		       "and data copy; a reservation, the run's share of its month; ");
+	printf("idle = GPUs bought (whole servers or racks) and left idle; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
-	       "'-' = no such price in the database (the CSV has each part and its range); meets = the budget and "
+	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
+	cli_unpriced_notes(stdout, rows, nrows);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
 		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));

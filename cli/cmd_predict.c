@@ -22,30 +22,67 @@ const char *cli_epochs_note(const model_scenario *sc, const model_result *r)
 				       : " (MLPerf convergence curve at this global batch)";
 }
 
-static void print_money(const model_scenario *sc, const model_result *r)
+/* The shared store's part of the capex, as model_money.c prices it: whole units of a priced store, else flash
+ * sized to the cluster (--store-tb-per-gpu x GPUs sold, at least the data set's copies), so that a store
+ * without a price in the database still shows its figure's basis. */
+static void print_storage(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	const model_money *m = &sc->money;
-	char a[32], b[32], c[32], d[32], e[32];
-	int units = model_nodes_bought(sc) / (n->unit_nodes > 1 ? n->unit_nodes : 1);
-	if (isfinite(r->capex_usd)) {
-		printf("  capex              %s (%s-%s): servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
-		       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
-		       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, d, sizeof d),
-		       n->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
-		printf(" + network %s + storage %s\n", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
-		       !n->store_shared ? "0 (the nodes' own drives)"
-		       : isfinite(r->capex_storage_usd) ? plan_fmt_usd(r->capex_storage_usd, b, sizeof b) : "unpriced");
+	char a[32], b[32];
+	double units = model_store_units(sc, p, r);
+	if (isfinite(units)) {
+		printf("storage %.0f x %s (%s)", units, plan_fmt_usd(n->store_unit_usd, a, sizeof a), n->storage_id);
+		return;
 	}
+	printf("storage %s (flash: %.4g TB at %s/TB, %g TB a GPU sold, at least the data set's %.3g TB x %g copies; ",
+	       plan_fmt_usd(r->capex_storage_usd, a, sizeof a), r->capex_storage_usd / m->store_usd_TB,
+	       plan_fmt_usd(m->store_usd_TB, b, sizeof b), m->store_TB_gpu, p->dataset_B / 1e12, m->store_replicas);
+	if (n->store_shared && n->storage_id)
+		printf("%s has no unit price in the database)", n->storage_id);
+	else
+		printf("%s)", n->store_shared ? "a store without a price" : "a store to stage from; each node keeps its copy on its own drives");
+}
+
+/* capex = servers + network + storage + racks + cooling + installation, each part named with its figure
+ * (model_run_capex), or the reason there is none. */
+static void print_capex(const model_scenario *sc, const model_params *p, const model_result *r)
+{
+	const model_node *n = &sc->node;
+	char a[32], b[32], c[32], d[32], why[256];
+	int units = model_nodes_bought(sc) / (n->unit_nodes > 1 ? n->unit_nodes : 1);
+	if (!isfinite(r->capex_usd)) {
+		printf("  capex              - (%s)\n", cli_why_unpriced(sc, r, PLAN_CAPEX, why, sizeof why));
+		return;
+	}
+	printf("  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
+	       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
+	       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, d, sizeof d),
+	       n->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
+	printf(" + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
+	       plan_fmt_usd(r->capex_fabric_usd, b, sizeof b), plan_fmt_usd(r->capex_frontend_usd, c, sizeof c));
+	print_storage(sc, p, r);
+	printf(" + racks %s + cooling %s + installation %s\n", plan_fmt_usd(r->capex_racks_usd, a, sizeof a),
+	       plan_fmt_usd(r->capex_cooling_usd, b, sizeof b), plan_fmt_usd(r->capex_install_usd, c, sizeof c));
+}
+
+static void print_money(const model_scenario *sc, const model_params *p, const model_result *r)
+{
+	const model_node *n = &sc->node;
+	const model_money *m = &sc->money;
+	char a[32], b[32], c[32], d[32], e[32], why[256];
+	print_capex(sc, p, r);
+	if (!isfinite(r->rent_usd))
+		printf("  rent               - (%s)\n", cli_why_unpriced(sc, r, PLAN_RENT, why, sizeof why));
 	if (isfinite(r->rent_usd))
 		printf("  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
 		       n->rent_reserved ? "the run's share of the reserved month at this use"
-					: cli_fmt_duration(r->tta_s + r->rent_setup_s, e, sizeof e));
+					: cli_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
 	if (isfinite(r->rent_usd) && !n->rent_reserved)
-		printf("                     billed time: time to accuracy + %s of instance start-up and data copy\n",
-		       cli_fmt_duration(r->rent_setup_s, e, sizeof e));
+		printf("                     billed time: time to accuracy + its share of %s of instance start-up and data "
+		       "copy a rental session (--rent-session-h)\n", cli_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
 		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
 		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
@@ -61,10 +98,11 @@ static void print_money(const model_scenario *sc, const model_result *r)
 			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
-		printf("  buy vs rent        owning is cheaper above %.0f runs a month (renting %s at %s per GPU-hour); a "
-		       "month holds %.0f such runs back to back\n",
-		       r->breakeven_runs_per_month, n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
-		       MODEL_MONTH_S / r->tta_s);
+		printf("  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
+		       "the rate that flips it at this use %s); a month holds %.0f such runs back to back\n",
+		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
+		       n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
+		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), MODEL_MONTH_S / r->tta_s);
 	else if (isinf(r->breakeven_runs_per_month))
 		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
@@ -185,7 +223,7 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 		       "storage cold in its first epoch, inside time to train)\n",
 		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
-	print_money(sc, r);
+	print_money(sc, &s->params, r);
 	printf("  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
 	       model_basis_name(r->basis));
 }

@@ -149,8 +149,8 @@ static int report_parse(report_run *r, int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	for (int i = 0; i < r->ro.ngpus; i++)
-		if (r->ro.gpus[i] < 1 || r->ro.gpus[i] > 65536) {
-			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..65536\n", r->ro.gpus[i]);
+		if (r->ro.gpus[i] < 1 || r->ro.gpus[i] > CLI_MAX_GPUS) {
+			fprintf(stderr, "scaleplan report: --gpus: %d: expected 1..%d\n", r->ro.gpus[i], CLI_MAX_GPUS);
 			return EXIT_INPUT;
 		}
 	const plan_spec *sp = &r->s.spec;

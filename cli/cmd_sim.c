@@ -142,8 +142,8 @@ static void sim_usage(FILE *out)
 		"jitter (a synchronous step waits for the slowest of all GPUs).\n");
 	cli_opt_help(out, own, NULL);
 	fprintf(out,
-		"With --contention off --warmup off --jitter 0 the result equals `scaleplan predict` with\n"
-		"--param straggler_cv=0.\n"
+		"With --contention off --warmup off --jitter 0 --param straggler_cv=0 the times equal those of\n"
+		"`scaleplan predict --param straggler_cv=0` (the model's straggler term off in both).\n"
 		"Progress goes to stderr (a line now and then when stderr is not a terminal). SIGINT (^C) or\n"
 		"SIGTERM stops the run and writes nothing (an existing --trace file is kept as it was); the exit\n"
 		"status is then 130 (SIGINT) or 143 (SIGTERM).\n"

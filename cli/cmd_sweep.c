@@ -102,10 +102,10 @@ static void sweep_table(sw_opts *o, cli_opt *t)
 			  "                   leaves FILE as it was and exits 1 with the reason)\n"),
 		CLI_O_STR("systems", &o->systems,
 			  "  --systems LIST   candidate systems; " CLI_DEFAULT_SYSTEMS_HELP
-			  "                   --gpus-per-node LIST (default each system's own; fewer than the system's need\n"
+			  "  --gpus-per-node LIST  default each system's own (fewer than the system's need\n"
 			  "                   --partial-nodes beyond one node)\n"
-			  "  --nodes LIST     default 1,2,4,8,16;  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit,\n"
-			  "                   the one of least time to accuracy\n"
+			  "  --nodes LIST     default 1,2,4,8,16\n"
+			  "  --batch-per-gpu LIST  default auto: of 256 ... 8 that fit, the one of least time to accuracy\n"
 			  "  --budget/--deadline keep only the configurations that meet them (and have the --cost price)\n"
 			  "  --system ID      the same as --systems ID\n"
 			  "  --global-batch GB  instead of --batch-per-gpu: each configuration runs GB / its GPU count per GPU\n"
@@ -130,6 +130,45 @@ static void sweep_scen_table(sw_opts *o, cli_opt *t)
 		}
 }
 
+/* The header line that header writes, as text (a fresh string; "" where it cannot be had). */
+static char *header_text(void (*header)(csvw *w))
+{
+	char *text = NULL;
+	size_t len_B = 0;
+	FILE *m = open_memstream(&text, &len_B);
+	if (!m)
+		return xasprintf("%s", "");
+	csvw *w = csvw_stream(m);
+	header(w);
+	csvw_close(w);
+	fclose(m);
+	text[strcspn(text, "\r\n")] = '\0';
+	return text;
+}
+
+/* The CSV's columns as the writers name them (so that the help cannot miss one): predict's, then the
+ * question's (cli_option_csv_header), stack last. */
+static void sw_usage_cols(FILE *out)
+{
+	char *all = header_text(cli_option_csv_header), *pred = header_text(plan_row_csv_header);
+	size_t n = strlen(pred) > strlen("stack") ? strlen(pred) - strlen("stack") : 0; /* pred without stack */
+	const char *extra = strncmp(all, pred, n) == 0 ? all + n : all;
+	fprintf(out, "Columns: predict's (`scaleplan predict --format csv`), then");
+	int col = 60;
+	for (const char *c = extra; *c;) {
+		size_t len = strcspn(c, ",");
+		if (col + (int)len + 2 > 100) {
+			fprintf(out, "\n ");
+			col = 1;
+		}
+		fprintf(out, " %.*s%s", (int)len, c, c[len] ? "," : ".\n");
+		col += (int)len + 2;
+		c += len + (c[len] ? 1 : 0);
+	}
+	free(all);
+	free(pred);
+}
+
 static void sweep_usage(FILE *out)
 {
 	sw_opts o;
@@ -140,11 +179,12 @@ static void sweep_usage(FILE *out)
 		"                       [--gpus-per-node LIST] [--budget USD] [--deadline D] [--cost capex|tco|rent]\n"
 		"                       [--rank-by tta|ttt|cost|none] [--include-eol] [options]\n"
 		"\n"
-		"Writes one CSV row (predict's columns, then meets, fails, over_budget_usd, late_s, idle_gpus, stack)\n"
-		"per configuration of the grid systems x GPUs per node x nodes x batch per GPU, in the order the\n"
-		"question asks, then prints the answer per GPU count of the grid (fastest, cheapest, best value); a\n"
-		"grid of more than 16 GPU counts gets one answer over all of them, labelled overall.\n"
-		"LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n");
+		"Writes one CSV row per configuration of the grid systems x GPUs per node x nodes x batch per GPU,\n"
+		"in the order the question asks, then prints the answer per GPU count of the grid (fastest,\n"
+		"cheapest, best value); a grid of more than 16 GPU counts gets one answer over all of them,\n"
+		"labelled overall.\n");
+	sw_usage_cols(out);
+	fprintf(out, "LIST: a,b,c or a-b or a-b:step (e.g. --nodes 1-64 --batch-per-gpu 32-256:32).\n");
 	cli_opt_help(out, own, NULL);
 	fprintf(out,
 		"SIGINT (^C) or SIGTERM stops the sweep, removes FILE.tmp and keeps an existing FILE as it was;\n"
@@ -179,8 +219,8 @@ static int sw_check(sw_opts *o)
 			return EXIT_INPUT;
 		}
 	for (int i = 0; i < o->nn; i++)
-		if (o->nodes[i] > 100000) {
-			fprintf(stderr, "scaleplan sweep: --nodes %d: at most 100000\n", o->nodes[i]);
+		if (o->nodes[i] > CLI_MAX_GPUS) {
+			fprintf(stderr, "scaleplan sweep: --nodes %d: at most %d\n", o->nodes[i], CLI_MAX_GPUS);
 			return EXIT_INPUT;
 		}
 	if (o->nn == 0) {
@@ -362,6 +402,14 @@ static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
 		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 	}
+	/* the grid's largest configuration within the GPU limit every command shares */
+	int max_nodes = 0, max_gpn = 0;
+	for (int i = 0; i < o->nn; i++)
+		max_nodes = o->nodes[i] > max_nodes ? o->nodes[i] : max_nodes;
+	for (int i = 0; i < o->ng; i++)
+		max_gpn = o->gpns[i] > max_gpn ? o->gpns[i] : max_gpn;
+	for (int i = 0; !rc && i < *ncand; i++)
+		rc = cli_check_gpus("sweep", max_nodes, max_gpn ? max_gpn : (*cand)[i]->gpus_per_node);
 	return rc;
 }
 

@@ -80,7 +80,7 @@ static const char *const groups[] = {"all", "whole-run", "gpus", NULL};
 static void validate_table(cli_validate_opts *vo, cli_opt *t)
 {
 	const cli_opt own[] = {
-		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo,
+		{.kind = CLI_OPT_CALL, .name = "against", .short_name = 'a', .fn = opt_against, .ctx = vo, .repeatable = true,
 		 .help = "  --against P     measurements (CSV or directory, as calibrate reads them); may be repeated\n"},
 		CLI_O_FLAG("no-builtin", &vo->no_builtin, "  --no-builtin    leave out the built-in reference data\n"),
 		CLI_O_STR("profile", &vo->profile,
@@ -124,7 +124,8 @@ static void validate_help(FILE *out)
 	validate_table(&vo, own);
 	fprintf(out,
 		"usage: scaleplan validate [--against DIR|FILE]... [--no-builtin] [--profile FILE] [--where EXPR]\n"
-		"                          [--format table|csv|md] [--detail FILE] [--strict] [--hwdb DIR]\n"
+		"                          [--format table|csv|md] [--detail FILE] [--strict] [--group all|whole-run|gpus]\n"
+		"                          [--intervals FILE] [--ratios FILE] [--hwdb DIR]\n"
 		"\n"
 		"Predicts every measurement on file - the reference data built into the binary and any --against\n"
 		"data - without fitting to the point being predicted, and prints per group: points, mean absolute\n"

@@ -16,7 +16,7 @@
 
 /* The commands. Owners: add one line for yours (keep the order of docs/design.md). */
 static const cli_cmd commands[] = {
-	{"hw", cmd_hw, "hardware database: hw list [KIND] | hw show ID | hw check DIR"},
+	{"hw", cmd_hw, "hardware database: hw list [KIND] | show ID | check DIR | import FILE.json --out DIR"},
 	{"predict", cmd_predict, "one configuration: throughput, breakdown, bottleneck, time to accuracy"},
 	{"compare", cmd_compare, "every placement of N GPUs on the candidate systems: scale up or scale out?"},
 	{"sweep", cmd_sweep, "procurement grid (systems x nodes x batch) to CSV, with capex and energy"},

@@ -153,6 +153,59 @@ static const cli_opt *find_opt(const cli_parse *p, int c)
 	return NULL;
 }
 
+/* Options that answer one question, so that given together one would be ignored without a word: refused
+ * with both named wherever a command takes both. */
+static const struct cli_conflict {
+	const char *a, *b, *why;
+} cli_opt_conflicts[] = {
+	{"runs-per-month", "utilisation",
+	 "both say how the owner's month is shared among runs (--runs-per-month: among N runs; --utilisation: by "
+	 "the share of time the cluster works); give one"},
+};
+
+/* What the user gave, to find an option given twice and options that conflict. */
+typedef struct opt_given {
+	const char *name; /* the option's own name (an alias: the option it stands for) */
+	const char *arg;
+} opt_given;
+
+static const char *given_arg(const opt_given *g, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return g[i].arg;
+	return NULL;
+}
+
+/* Records o given with arg in g; an option with a value given twice (and not repeatable) is refused with
+ * both values, as the last silently winning would hide a typo. -1 with the message printed. */
+static int note_given(const cli_parse *p, opt_given *g, int *n, const cli_opt *o, const char *arg)
+{
+	const char *name = o->alias_of ? o->alias_of : o->name;
+	const char *before = given_arg(g, *n, name);
+	if (before && takes_arg(o) && !o->repeatable) {
+		fprintf(stderr, "scaleplan %s: --%s given twice ('%s', then '%s'): give it once\n", p->cmd, name, before,
+			arg);
+		return -1;
+	}
+	if (!before)
+		g[(*n)++] = (opt_given){name, arg ? arg : ""};
+	return 0;
+}
+
+static int check_conflicts(const cli_parse *p, const opt_given *g, int n)
+{
+	for (size_t i = 0; i < sizeof cli_opt_conflicts / sizeof cli_opt_conflicts[0]; i++) {
+		const struct cli_conflict *c = &cli_opt_conflicts[i];
+		const char *a = given_arg(g, n, c->a), *b = given_arg(g, n, c->b);
+		if (a && b) {
+			fprintf(stderr, "scaleplan %s: --%s %s and --%s %s: %s\n", p->cmd, c->a, a, c->b, b, c->why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* What a command does with an option getopt did not know (getopt named it already). */
 static int unknown(const cli_parse *p)
 {
@@ -167,7 +220,8 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 {
 	char shorts[64];
 	struct option *lo = build_longopts(p, shorts, sizeof shorts);
-	int c, rc = EXIT_OK;
+	opt_given *given = xcalloc((size_t)argc + 1, sizeof *given);
+	int c, rc = EXIT_OK, ngiven = 0;
 	p->done = false;
 	optind = 0; /* glibc: start afresh, whatever a parse before left */
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
@@ -182,10 +236,14 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 			p->done = true;
 			goto out;
 		}
-		if (opt_apply(p->cmd, p->got_style, o, optarg)) {
+		if (note_given(p, given, &ngiven, o, optarg) || opt_apply(p->cmd, p->got_style, o, optarg)) {
 			rc = EXIT_INPUT;
 			goto out;
 		}
+	}
+	if (check_conflicts(p, given, ngiven)) {
+		rc = EXIT_INPUT;
+		goto out;
 	}
 	p->args = argv + optind;
 	p->nargs = argc - optind;
@@ -194,6 +252,7 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 		rc = EXIT_INPUT;
 	}
 out:
+	free(given);
 	free(lo);
 	return rc;
 }

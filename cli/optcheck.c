@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -23,6 +24,16 @@ int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 			"most %.0f runs fit a month of wall clock back to back; give at most that (or leave "
 			"--runs-per-month out: runs back to back)\n",
 		cmd, m->runs_per_month, cli_fmt_duration(tta_s, d, sizeof d), floor(MODEL_MONTH_S / tta_s));
+	return EXIT_INPUT;
+}
+
+int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node)
+{
+	if (nodes * gpus_per_node <= CLI_MAX_GPUS)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan %s: --nodes %ld x %d GPUs per node = %ld GPUs: expected at most %d GPUs (the limit "
+			"of every command, as compare --gpus 1..%d)\n",
+		cmd, nodes, gpus_per_node, nodes * gpus_per_node, CLI_MAX_GPUS, CLI_MAX_GPUS);
 	return EXIT_INPUT;
 }
 
@@ -63,4 +74,97 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 		return EXIT_OK;
 	fprintf(stderr, "scaleplan %s: give %s or %s, not both\n", cmd, a, b);
 	return EXIT_INPUT;
+}
+
+/* Why a cost is missing: one of these (model_money.c's cases), or WHY_PRICED. */
+typedef enum why_kind { WHY_PRICED, WHY_NO_PRICE, WHY_NO_RATE, WHY_RENT_LIMIT, WHY_NO_TIME, WHY_N } why_kind;
+
+static why_kind why_of(const model_scenario *sc, const model_result *r, plan_cost c)
+{
+	const model_node *n = &sc->node;
+	if (isfinite(plan_cost_usd(c, r)))
+		return WHY_PRICED;
+	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
+		return WHY_NO_PRICE;
+	if (!isfinite(n->rent_usd_gpu_h))
+		return WHY_NO_RATE;
+	if (n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus) /* model_money.c rent_billed */
+		return WHY_RENT_LIMIT;
+	return WHY_NO_TIME;
+}
+
+/* The reason in words, after the system's id (or a list of them), into buf. */
+static const char *why_text(why_kind k, const model_node *n, char *buf, size_t len_B)
+{
+	const char *t = "";
+	switch (k) {
+	case WHY_NO_PRICE: t = "no purchase price in the database"; break;
+	case WHY_NO_RATE:
+		t = n->rent_spot ? "no spot rate in the database"
+		    : n->rent_reserved ? "no reserved rate for this --rent-term in the database"
+				       : "no on-demand rental rate in the database";
+		break;
+	case WHY_RENT_LIMIT:
+		snprintf(buf, len_B, "the provider rents at most %d GPUs at this rate (one instance) and the database "
+			 "has no rate for more", n->rent_max_gpus);
+		return buf;
+	case WHY_NO_TIME: t = "the run has no time to bill"; break;
+	default: break;
+	}
+	snprintf(buf, len_B, "%s", t);
+	return buf;
+}
+
+/* Row w's reason for a missing cost c into buf; NULL where c is priced or w does not fit. */
+static const char *row_why(const cli_row *w, plan_cost c, char *buf, size_t len_B)
+{
+	why_kind k = w->r.fits ? why_of(&w->sc, &w->r, c) : WHY_PRICED;
+	return k == WHY_PRICED ? NULL : why_text(k, &w->sc.node, buf, len_B);
+}
+
+char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B)
+{
+	char t[200];
+	why_kind k = why_of(sc, r, c);
+	if (k == WHY_PRICED)
+		return NULL;
+	if (k == WHY_RENT_LIMIT)
+		snprintf(buf, len_B, "%s: %s (%.0f GPUs here)", sc->node.system_id, why_text(k, &sc->node, t, sizeof t),
+			 r->rent_gpus);
+	else
+		snprintf(buf, len_B, "%s: %s", sc->node.system_id, why_text(k, &sc->node, t, sizeof t));
+	return buf;
+}
+
+/* true when row i is the first of rows with cost c missing for reason why (and, with id, of that system) */
+static bool why_first(const cli_row *rows, int i, plan_cost c, const char *why, const char *id)
+{
+	char t[200];
+	for (int j = 0; j < i; j++) {
+		const char *w = row_why(&rows[j], c, t, sizeof t);
+		if (w && strcmp(w, why) == 0 && (!id || strcmp(rows[j].sc.node.system_id, id) == 0))
+			return false;
+	}
+	return true;
+}
+
+void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows)
+{
+	static const plan_cost costs[] = {PLAN_CAPEX, PLAN_RENT};
+	char why[200], t[200];
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < nrows; i++) {
+			plan_cost c = costs[k];
+			if (!row_why(&rows[i], c, why, sizeof why) || !why_first(rows, i, c, why, NULL))
+				continue;
+			/* a line per reason, naming every system it holds for */
+			fprintf(out, "('-' in %s: %s", c == PLAN_RENT ? "rent/run" : "capex and tco/run", rows[i].sc.node.system_id);
+			for (int j = i + 1; j < nrows; j++) {
+				const char *w = row_why(&rows[j], c, t, sizeof t);
+				if (w && strcmp(w, why) == 0 && why_first(rows, j, c, why, rows[j].sc.node.system_id) &&
+				    strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) != 0)
+					fprintf(out, ", %s", rows[j].sc.node.system_id);
+			}
+			fprintf(out, ": %s)\n", why);
+		}
 }

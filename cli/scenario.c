@@ -140,6 +140,74 @@ static int opt_rent_term(void *ctx, const cli_opt *o, const char *arg)
 	return 0;
 }
 
+/* A money option whose field is in other units than typed (model_money_input scale: hours into seconds). */
+static int opt_money_scaled(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	const model_money_input *in = model_money_input_find(o->name);
+	char *end;
+	double v = strtod(arg, &end);
+	if (!in || end == arg || *end || !(in->open_lo ? v > in->lo : v >= in->lo) || !(in->open_hi ? v < in->hi : v <= in->hi))
+		return bad(s, o->name, arg, in ? in->want : "a number");
+	*(double *)((char *)&s->spec.money + in->off) = v * in->scale;
+	return 0;
+}
+
+/* --help's lines of a money input into buf: "  --flag META" then what it is, its default and source, wrapped
+ * at 110 columns under column 25. */
+static void money_help(const model_money_input *in, char *buf, size_t len_B)
+{
+	char text[512], head[64];
+	snprintf(head, sizeof head, "  --%s %s", in->flag, in->meta);
+	bool unit = *in->unit && strncmp(in->unit, "fraction", 8) != 0; /* a fraction's unit is in its label */
+	snprintf(text, sizeof text, "%s (default %g%s%s: %s)", in->label, in->def / in->scale, unit ? " " : "",
+		 unit ? in->unit : "", in->source);
+	size_t at = (size_t)snprintf(buf, len_B, "%-24s ", head), col = at;
+	if (strlen(head) > 24) {
+		at += (size_t)snprintf(buf + at, len_B - at, "\n%25s", "");
+		col = 25;
+	}
+	for (const char *w = text; *w && at < len_B;) {
+		size_t n = strcspn(w, " ");
+		if (col + n > 110 && col > 25) {
+			at -= buf[at - 1] == ' '; /* no space at a line's end */
+			at += (size_t)snprintf(buf + at, len_B - at, "\n%25s", "");
+			col = 25;
+		}
+		at += (size_t)snprintf(buf + at, len_B - at, "%.*s%s", (int)n, w, w[n] ? " " : "");
+		col += n + 1;
+		w += n + (w[n] ? 1 : 0);
+	}
+	if (at < len_B)
+		snprintf(buf + at, len_B - at, "\n");
+}
+
+/* The money options from model_money_inputs into t (the alias --utilization after --utilisation); the count. */
+static int money_opts(cli_scen *s, cli_opt *t)
+{
+	int n, k = 0, h = 0;
+	const model_money_input *in = model_money_inputs(&n);
+	for (int i = 0; i < n; i++) {
+		if (!in[i].flag || h >= CLI_SCEN_MONEY_MAX)
+			continue;
+		double *dest = (double *)((char *)&s->spec.money + in[i].off);
+		money_help(&in[i], s->money_help[h], sizeof s->money_help[h]);
+		if (in[i].scale == 1)
+			t[k++] = (cli_opt){.kind = CLI_OPT_DOUBLE, .name = in[i].flag, .dest = dest, .lo = in[i].lo,
+					   .hi = in[i].hi, .open_lo = in[i].open_lo, .open_hi = in[i].open_hi,
+					   .want = in[i].want, .help = s->money_help[h]};
+		else
+			t[k++] = (cli_opt){.kind = CLI_OPT_CALL, .name = in[i].flag, .fn = opt_money_scaled, .ctx = s,
+					   .help = s->money_help[h]};
+		h++;
+		if (strcmp(in[i].flag, "utilisation") == 0)
+			t[k++] = (cli_opt){.kind = CLI_OPT_DOUBLE, .name = "utilization", .alias_of = "utilisation",
+					   .dest = dest, .lo = in[i].lo, .hi = in[i].hi, .open_lo = in[i].open_lo,
+					   .want = in[i].want};
+	}
+	return k;
+}
+
 static int opt_param(void *ctx, const cli_opt *o, const char *arg)
 {
 	cli_scen *s = ctx;
@@ -200,45 +268,22 @@ static int scen_table_run(cli_scen *s, cli_opt *t)
 /* The calibration and money options of s, in --help's order, into t, then the end; returns the count. */
 static int scen_table_money(cli_scen *s, cli_opt *t)
 {
-	model_money *m = &s->spec.money;
 	const cli_opt money[] = {
 		CLI_O_TEXT("calibration and model parameters:\n"),
-		CLI_O_CALL("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
-		CLI_O_CALL("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
+		CLI_O_CALLS("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
+		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
-		CLI_O_DBL("kwh-price", &m->kwh_usd, 0, 100, "a price per kWh in USD, 0..100 (e.g. 0.08)",
-			  "  --kwh-price USD        electricity per kWh (default 0.13: about the 2024 U.S. commercial average, EIA)\n"),
-		CLI_O_DBL("pue", &m->pue, 1, 5, "a power usage effectiveness 1..5 (e.g. 1.3)",
-			  "  --pue P                facility power / IT power, >= 1 (default 1.58: Uptime Institute 2023 average)\n"),
-		CLI_O_DBL("facility-price", &m->facility_usd_kw_month, 0, 1e5, "USD per kW-month, 0..100000 (e.g. 180)",
-			  "  --facility-price USD   colocation per kW of node max power a month (default 200: wholesale 150-250)\n"),
-		CLI_O_DBL("support-frac", &m->support_frac_year, 0, 1, "a fraction of capex a year, 0..1 (e.g. 0.1)",
-			  "  --support-frac F       support contract a year as a fraction of capex (default 0.08, an assumption)\n"),
-		{.kind = CLI_OPT_DOUBLE, .name = "utilisation", .dest = &m->utilisation, .lo = 0, .hi = 1, .open_lo = true,
-		 .want = "a fraction 0 < F <= 1 (e.g. 0.6)",
-		 .help = "  --utilisation F        fraction of the time the owned cluster does paid work, 0 < F <= 1 (default\n"
-			 "                         0.54: GPUs held by running jobs in Alibaba's PAI trace, ATC'23)\n"},
-		{.kind = CLI_OPT_DOUBLE, .name = "utilization", .alias_of = "utilisation", .dest = &m->utilisation, .lo = 0,
-		 .hi = 1, .open_lo = true, .want = "a fraction 0 < F <= 1 (e.g. 0.6)"},
-		CLI_O_DBL("amortize-years", &m->amortize_years, 0.1, 50, "years, 0.1..50",
-			  "  --amortize-years Y     capex written off over Y years (default 5, servers' life in operators' filings)\n"),
-		CLI_O_DBL("finance-rate", &m->finance_rate, 0, 1, "a yearly rate 0..1 (e.g. 0.07)",
-			  "  --finance-rate R       cost of capital a year on the capex (default 0.08: U.S. industries'\n"
-			  "                         cost of capital, Damodaran 2026; 0: money that earns nothing)\n"),
-		{.kind = CLI_OPT_DOUBLE, .name = "residual", .dest = &m->residual_frac, .lo = 0, .hi = 1, .open_hi = true,
-		 .want = "a fraction of capex 0 <= F < 1 (e.g. 0.3)",
-		 .help = "  --residual F           resale value at the end as a fraction of capex (default 0.125: an\n"
-			 "                         H100 after 5 years, secondary-market analysis 2026)\n"},
-		CLI_O_DBL("runs-per-month", &m->runs_per_month, 0.001, 1e6, "runs a month, 0.001..1000000",
-			  "  --runs-per-month N     runs the owner's fixed cost is spread over (default: the utilised time;\n"
-			  "                         at most the runs that fit the utilised wall clock of a month)\n"),
 		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
 		CLI_O_END,
 	};
-	memcpy(t, money, sizeof money);
-	return (int)(sizeof money / sizeof money[0]);
+	int n = (int)(sizeof money / sizeof money[0]);
+	/* the fixed entries up to the money heading, the table's options, then --rent-term and the end */
+	memcpy(t, money, (size_t)(n - 2) * sizeof *t);
+	int k = n - 2 + money_opts(s, t + n - 2);
+	memcpy(t + k, money + n - 2, 2 * sizeof *t);
+	return k + 2;
 }
 
 int cli_scen_opts(cli_scen *s, cli_opt *t)
@@ -419,7 +464,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 		fprintf(stderr, "scaleplan %s: %s\n", s->cmd, err_msg());
 		return EXIT_INPUT;
 	}
-	return EXIT_OK;
+	return cli_check_gpus(s->cmd, sc->nodes, sc->node.gpus_per_node);
 }
 
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n)

@@ -166,7 +166,7 @@ void intr_phase(const char *phase);
 /* Sorts like qsort, but stably (merge sort) and stopping when SIGINT/SIGTERM arrives: 0, or ERR_INTR
  * (the elements are then all still there, in no useful order). */
 int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *));
-/* The same with a progress bar: pg (progress_init'ed; its total is set here to the merge work) is
+/* The same with a progress bar: pg (progress_init'ed; its total is set here to n: the merge work counted in rows) is
  * updated as the passes go; NULL = none. The caller finishes or breaks it. */
 int sort_intr_progress(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *), progress *pg);
 

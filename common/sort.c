@@ -36,13 +36,11 @@ int sort_intr_progress(void *base, size_t n, size_t size_B, int (*cmp)(const voi
 		return intr_pending() ? ERR_INTR : 0;
 	char *a = base, *b = xmalloc(n * size_B), *src = a, *dst = b;
 	size_t since_poll = 0;
-	long merged = 0;
-	if (pg) { /* every pass merges all n elements: ceil(log2 n) passes */
-		long passes = 0;
-		for (size_t w = 1; w < n; w *= 2)
-			passes++;
-		pg->total = (long)n * passes;
-	}
+	long merged = 0, passes = 0;
+	for (size_t w = 1; w < n; w *= 2) /* every pass merges all n elements: ceil(log2 n) passes */
+		passes++;
+	if (pg) /* counted in rows (the merges done / the passes), so that the count never passes the rows */
+		pg->total = (long)n;
 	for (size_t width = 1; width < n; width *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * width) {
 			size_t mid = lo + width < n ? lo + width : n;
@@ -53,7 +51,7 @@ int sort_intr_progress(void *base, size_t n, size_t size_B, int (*cmp)(const voi
 			if (since_poll >= SORT_POLL_EVERY) {
 				since_poll = 0;
 				if (pg)
-					progress_update(pg, merged);
+					progress_update(pg, merged / passes);
 				if (intr_pending()) {
 					free(b);
 					return ERR_INTR; /* base holds the same rows, in no useful order */

@@ -1014,6 +1014,14 @@ int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs)
 		free(tmp);
 		return rc;
 	}
+	/* mkdtemp makes the folder 0700 (private while it is filled); the folder the user gets is made as
+	 * mkdir(DIR, 0777) would: the user's umask decides */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (chmod(tmp, 0777 & ~mask) != 0) {
+		rc = err_path(tmp, errno, "a folder whose mode can be set");
+		goto fail;
+	}
 	if ((imp->ncpu && write_file(imp, HW_CPU, tmp)) || write_file(imp, HW_SYSTEM, tmp))
 		goto fail;
 	/* what is written must load as an overlay: a failure here is the importer's bug */

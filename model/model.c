@@ -629,6 +629,8 @@ static void result_nan(model_result *r)
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
 	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = r->owned_usd_gpu_h = NAN;
+	r->breakeven_use = r->flip_usd_gpu_h = r->owned_month_usd = r->rented_month_usd = r->co2_kg = NAN;
+	r->buy_wins_above = true;
 	r->rent_setup_s = 0.0;
 	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;

@@ -9,6 +9,7 @@
 #define SCALEPLAN_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* ---- ResNet-50 layer table (agreed API; exec/ and sim/ depend on it) ---- */
 
@@ -297,6 +298,7 @@ typedef struct model_money {
 	double mgmt_usd_node;       /* out-of-band management network per node */
 	double store_usd_TB;        /* shared store per TB of flash */
 	double store_replicas;      /* copies of the data set the store keeps */
+	double store_TB_gpu;        /* shared store a cluster buys per GPU sold, TB (at least the copies) */
 	double rack_usd;            /* one rack with its power distribution */
 	double rack_W;              /* IT power one rack holds */
 	double cooling_usd_W;       /* liquid-cooling distribution per W of a liquid-cooled system */
@@ -304,10 +306,37 @@ typedef struct model_money {
 	double spot_interrupt_month; /* chance that a spot instance is interrupted in a month */
 	double rent_boot_s;      /* a rented run's instances: request to ready to run, billed */
 	double rent_copy_Bps;    /* a rented node's copy of the data set from the provider's object store */
+	double rent_session_s;   /* a rental session on demand: instances held for back-to-back runs, paying the
+				  * start-up and copy once; 0 = each run rented alone (model_money_default says why) */
+	double grid_kg_kwh;      /* grid carbon intensity, kg CO2e per kWh at the meter */
 } model_money;
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
 int model_money_check(const model_money *m);
+/* The money inputs, one row each: the one table that model_money_default, model_money_check, the CLI's
+ * options and --help (cli/scenario.c), report's money rows, costs.xlsx's Assumptions and whatif.html's
+ * inputs read. A value as typed is the field / scale (hours for a field in seconds); lo..hi bound it as
+ * typed (open_lo/open_hi: the end itself refused). */
+typedef struct model_money_input {
+	const char *name;    /* the model_money field, also the workbook's defined name */
+	size_t off;          /* offsetof(model_money, name) */
+	const char *flag;    /* long option without dashes; NULL: no option (a figure of the cluster's parts) */
+	const char *meta;    /* --help's name for the value */
+	const char *label;   /* what it is (tables, the workbook, the page) */
+	const char *unit;    /* the unit as typed */
+	double def;          /* the default, in the field's unit */
+	double lo, hi;       /* the range as typed */
+	bool open_lo, open_hi;
+	double scale;        /* field = typed x scale */
+	const char *want;    /* what a bad value's message says was expected */
+	const char *source;  /* where the default comes from */
+} model_money_input;
+/* The table and its length. */
+const model_money_input *model_money_inputs(int *n);
+/* An input by its flag, NULL if none. */
+const model_money_input *model_money_input_find(const char *flag);
+/* The field of m an input describes, as typed (field / scale). */
+double model_money_get(const model_money *m, const model_money_input *in);
 /* The relative half-width of a price of a kind: list and quote 0.05, press 0.25, estimate 0.35, other 0.35
  * (docs/prices.md). */
 double model_price_width(const char *kind);
@@ -419,13 +448,21 @@ typedef struct model_result {
 	 * energy at the meter (energy_J x pue x kwh) */
 	double facility_usd, support_usd;
 	double rent_gpus;        /* GPUs billed for the run (whole instances, minimum units) */
-	double rent_setup_s;     /* billed to a run rented by the run, beyond tta_s: the instances' start-up
-				  * and the copy of the data set to the nodes (model_rent_setup_s); 0 reserved; a
-				  * bought node's: what renting the run would add */
-	/* runs a month above which owning costs less than renting the same GPUs at ref_rent_usd_gpu_h
-	 * (month's fixed cost / (rent per run - energy per run)); INFINITY: renting is always cheaper per run;
-	 * NAN: no price or no rate for that GPU */
+	double rent_setup_s;     /* billed once per rental session on demand, beyond its runs: the instances'
+				  * start-up and the copy of the data set to the nodes (model_rent_setup_s); rent_usd
+				  * carries the run's share of it (money.rent_session_s); 0 reserved; a bought node's:
+				  * what renting would add */
+	/* runs a month at which owning costs what renting the same GPUs at ref_rent_usd_gpu_h does (model_buy_rent:
+	 * (fixed month - a reservation's month) / (rent per run - energy per run)); buying wins above it on
+	 * demand (0: at any use; INFINITY: never), below it against a reservation (buy_wins_above false; 0:
+	 * never); NAN: no price or no rate for that GPU */
 	double breakeven_runs_per_month;
+	/* the same comparison as a month of work (model_buy_rent against the reference rate): the use at which
+	 * the two cost the same, whether buying wins above it (on demand) or below it (a reservation), the rate
+	 * per GPU-hour at which they cost the same at the stated use, and the month owned and rented */
+	double breakeven_use, flip_usd_gpu_h, owned_month_usd, rented_month_usd;
+	bool buy_wins_above;
+	double co2_kg;           /* the run's energy at the meter x money.grid_kg_kwh */
 	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
@@ -486,11 +523,31 @@ int model_cashflow(const model_scenario *sc, const model_result *r, double rent_
  * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
  * reservation (its nodes stay up with the data) or a node without a rate. */
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
-/* Runs a month above which owning buy's cluster (buy_r's tco_usd at buy_sc's money) costs less than renting
- * as rent_r is billed (rent_sc: on demand per run; a reservation a fixed month, like owning). 0: owning wins
- * at any use; INFINITY: never; NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
+/* model_buy_rent_eval's breakeven_runs_month: the runs a month at which owning buy's cluster costs what renting
+ * as rent_r is billed does (on demand: buying wins above it, 0 at any use, INFINITY never; a reservation:
+ * buying wins below it). NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
 double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
 			    const model_result *rent_r);
+/* Buy against rent as a month of work: N runs a month (money.runs_per_month, else the utilisation of the bought
+ * cluster). Owned: the fixed month (capex as an annuity, support, facility) + N x energy. Rented on demand: N
+ * runs in sessions of money.rent_session_s, each session billing its instances' start-up and data copy once
+ * (the rent of a run, rent_r->rent_usd, is already that share); a reservation: its month whatever N. Both
+ * lines are straight in the use u, so they cross once: breakeven_use (0: buying wins at any use where
+ * buy_wins_above, INFINITY: never; NAN: a price missing). The flip rate is the rental rate at which the two
+ * months are equal at the stated use (rent is linear in its rate). fixed_usd_gpu_h and energy_usd_gpu_h are
+ * the spreadsheet's terms: the fixed month over the month's GPU-hours, the energy over a used GPU-hour. */
+typedef struct model_buy_rent {
+	double runs_month, use;           /* the workload: runs a month, and that as a use of the bought cluster */
+	double max_runs_month;            /* runs back to back in a month */
+	double owned_month_usd, rented_month_usd;
+	double fixed_usd_gpu_h, energy_usd_gpu_h, rate_usd_gpu_h; /* the rate: rent_r's billed rate */
+	double breakeven_use, breakeven_runs_month;
+	bool buy_wins_above;              /* on demand: buying wins above breakeven_use; a reservation: below */
+	bool rent_wins;                   /* at the stated use */
+	double flip_usd_gpu_h;
+} model_buy_rent;
+void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			 const model_result *rent_r, double rate_usd_gpu_h, model_buy_rent *out);
 /* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
  * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
  * without a reference rate. */

@@ -8,107 +8,151 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/common.h"
 
 
+#define MF(f) #f, offsetof(model_money, f)
+
+/* One row per input; the comment above a row says more about its source where the row has no room. */
+static const model_money_input inputs[] = {
+	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh; a site's own tariff
+	 * goes in with --kwh-price (industrial sites pay less, coastal and European ones more) */
+	{MF(kwh_usd), "kwh-price", "USD", "electricity per kWh", "USD per kWh", 0.13, 0, 100, false, false, 1,
+	 "a price per kWh in USD, 0..100 (e.g. 0.08)",
+	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents"},
+	/* industry average PUE 1.58 (flat at 1.55-1.59 since 2020; journal.uptimeinstitute.com, 2024-02-07); a
+	 * purpose-built liquid-cooled hall does better */
+	{MF(pue), "pue", "P", "facility power / IT power (PUE)", "", 1.58, 1, 5, false, false, 1,
+	 "a power usage effectiveness 1..5 (e.g. 1.3)",
+	 "Uptime Institute Global Data Center Survey 2023: industry average 1.58"},
+	/* wholesale colocation, per kW of contracted IT power a month, power billed apart */
+	{MF(facility_usd_kw_month), "facility-price", "USD", "colocation per kW of node max power a month",
+	 "USD per kW-month", 200.0, 0, 1e5, false, false, 1, "USD per kW-month, 0..100000 (e.g. 180)",
+	 "wholesale colocation 150-250 USD per kW-month (v2-pseo-ai.pages.dev GPU TCO analysis, 2026; CBRE H2 2018: "
+	 "120-140 for 250 kW turnkey)"},
+	{MF(support_frac_year), "support-frac", "F", "support contract a year as a fraction of capex", "fraction a year",
+	 0.08, 0, 1, false, false, 1, "a fraction of capex a year, 0..1 (e.g. 0.1)",
+	 "assumption: no public DGX support price list found"},
+	/* a cluster is not busy all the time, and an idle hour is paid by the runs that are made */
+	{MF(utilisation), "utilisation", "F", "fraction of the time the owned cluster does paid work", "fraction", 0.54,
+	 0, 1, true, false, 1, "a fraction 0 < F <= 1 (e.g. 0.6)",
+	 "GPUs held by running jobs in Alibaba's PAI trace, 54% of 6,212 (ATC'23 'Beware of Fragmentation', as summed "
+	 "by affinode.io)"},
+	/* straight line over the useful life large operators give servers in their filings */
+	{MF(amortize_years), "amortize-years", "Y", "capex written off over", "years", 5.0, 0.1, 50, false, false, 1,
+	 "years, 0.1..50", "Amazon 2024 10-K: 5 years for part of its servers from 2025, 6 before"},
+	/* the cost of capital: money in servers is money not earning elsewhere; 0 for money that earns nothing */
+	{MF(finance_rate), "finance-rate", "R", "cost of capital a year on the capex", "fraction a year", 0.08, 0, 1,
+	 false, false, 1, "a yearly rate 0..1 (e.g. 0.07)",
+	 "U.S. industries' weighted average cost of capital, most 6-10% (Damodaran, Cost of Equity and Capital (US), "
+	 "January 2026; pre-tax cost of debt 5.29%)"},
+	/* the midpoint of an H100's 10-15% in year 5, taken for the whole capex */
+	{MF(residual_frac), "residual", "F", "resale value at the end as a fraction of capex", "fraction", 0.125, 0, 1,
+	 false, true, 1, "a fraction of capex 0 <= F < 1 (e.g. 0.3)",
+	 "GPU Lease Rate Index secondary-market analysis, 500+ transactions (v2-pseo-ai.pages.dev H100 depreciation "
+	 "guide, 2026-01-08): 10-15% kept in year 5, 60-65% after 1, 25-35% after 3"},
+	{MF(runs_per_month), "runs-per-month", "N", "runs a month the owner's fixed cost is spread over (0: the "
+	 "utilised time)", "runs a month", 0.0, 0, 1e6, false, false, 1, "runs a month, 0.001..1000000",
+	 "the reader's plan; at most the runs that fit the utilised wall clock of a month"},
+	/* no public figure for how buyers batch; a day makes the start-up and copy 0.4% of an 8-GPU node's bill */
+	{MF(rent_session_s), "rent-session-h", "H", "on demand: instances held for back-to-back runs, the start-up "
+	 "and data copy paid once (0: each run rented alone)", "hours", 86400.0, 0, 744, false, false, 3600,
+	 "hours 0..744 (0: each run rented alone)", "assumption: a rented cluster held a day at a time for a queue of runs"},
+	/* CO2 alone; the other gases add about 1% */
+	{MF(grid_kg_kwh), "grid-carbon", "KG", "grid carbon intensity at the meter", "kg CO2e per kWh", 0.39, 0, 2,
+	 false, false, 1, "kg CO2e per kWh, 0..2 (e.g. 0.2)",
+	 "EIA FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. electricity generation?': 2022, 0.86 "
+	 "lb per kWh, all sources"},
+	/* a ResNet-50 shop needs less: 0 for the data set's copies alone */
+	{MF(store_TB_gpu), "store-tb-per-gpu", "TB", "shared flash store a cluster buys per GPU sold", "TB per GPU",
+	 15.5, 0, 1000, false, false, 1, "TB per GPU, 0..1000 (e.g. 2)",
+	 "2026 training clusters: 10 PB data-set lake, 5 PB checkpoints, 0.5 PB models per 1,000 GPUs "
+	 "(manishklach.github.io, 'Storage geometry of a 100k-GPU cluster')"},
+	/* ---- the cluster's parts: no option (an overlay or the workbook changes them) ---- */
+	/* the DGX H100 has 2 dual-port ConnectX-7 cards for front-end, storage and in-band management beside its
+	 * 8 compute NICs, a GB200 compute tray one dual-port BlueField-3 for its 4 GPUs */
+	{MF(frontend_ports_gpu), NULL, NULL, "front-end and storage network ports per GPU sold", "ports", 0.5, 0, 100,
+	 false, false, 1, "", "NVIDIA DGX H100 datasheet (2 dual-port CX-7 beside 8 compute NICs); GB200 tray "
+	 "(BlueField-3 for 4 GPUs)"},
+	/* 1,320 USD of optics and cable and a port on a leaf and on a spine of 64-port switches of 36,000 USD:
+	 * an estimate, +-35% */
+	{MF(frontend_port_usd), NULL, NULL, "one front-end port with its share of leaf and spine", "USD",
+	 1320.0 + 2.0 * 36000.0 / 64.0, 0, 1e6, false, false, 1, "",
+	 "the 2024 cost spreadsheet's 400 Gb/s figures (tech-talk-cto, 2024-08)"},
+	{MF(mgmt_usd_node), NULL, NULL, "out-of-band management per node", "USD", 250.0, 0, 1e6, false, false, 1, "",
+	 "assumption: two 1 GbE ports a node on 48-port switches of about 5,000 USD (no public figure found)"},
+	{MF(store_usd_TB), NULL, NULL, "shared store (flash) per TB", "USD per TB", 220.0, 0, 1e6, false, false, 1, "",
+	 "aijourn.com 'The 35 billion blind spot' (2026): a 122.88 TB QLC NVMe SSD about 27,000 USD"},
+	{MF(store_replicas), NULL, NULL, "copies of the data set the store keeps (at least)", "copies", 3.0, 1, 100,
+	 false, false, 1, "", "Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3)"},
+	{MF(rack_usd), NULL, NULL, "one rack with its power distribution", "USD", 6000.0, 0, 1e6, false, false, 1, "",
+	 "assumption: a 42U rack with two metered 3-phase PDUs (no public price list found)"},
+	{MF(rack_W), NULL, NULL, "IT power one rack holds", "W", 40e3, 1, 1e7, false, false, 1, "",
+	 "NVIDIA DGX SuperPOD H100 reference: four DGX H100 of 10.2 kW a rack"},
+	/* analysts put a GB200 NVL72 rack's liquid cooling in the tens of thousands of USD */
+	{MF(cooling_usd_W), NULL, NULL, "liquid-cooling distribution per W of a liquid-cooled system", "USD per W", 0.4,
+	 0, 100, false, false, 1, "", "assumption: coolant distribution units and secondary loop (no public price list "
+	 "found)"},
+	{MF(install_frac), NULL, NULL, "installation, cabling and acceptance as a fraction of the hardware", "fraction",
+	 0.02, 0, 1, false, false, 1, "", "assumption: no public figure found"},
+	{MF(spot_interrupt_month), NULL, NULL, "chance a spot instance is interrupted in a month", "fraction", 0.05, 0,
+	 1, false, true, 1, "", "AWS EC2 Spot best practices: average interruption frequency below 5% (Spot Instance "
+	 "Advisor)"},
+	/* EC2 bills from the running state; an 8-GPU node's boot, drivers and fabric check take minutes */
+	{MF(rent_boot_s), NULL, NULL, "rented instances: request to ready to run, billed", "s", 300.0, 0, 86400, false,
+	 false, 1, "", "assumption: EC2 bills from the running state (martysweet.co.uk 'EC2 Launch Times', 2023-10); "
+	 "no public figure for an 8-GPU node"},
+	{MF(rent_copy_Bps), NULL, NULL, "rented node: copy of the data set from the provider's object store", "B/s",
+	 100e9 / 8.0, 0, 1e15, true, false, 1, "",
+	 "Amazon S3 performance guidelines: up to 100 Gb/s per EC2 instance in the same region"},
+};
+enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
+
+const model_money_input *model_money_inputs(int *n)
+{
+	*n = NINPUTS;
+	return inputs;
+}
+
+const model_money_input *model_money_input_find(const char *flag)
+{
+	for (int i = 0; i < NINPUTS; i++)
+		if (inputs[i].flag && strcmp(inputs[i].flag, flag) == 0)
+			return &inputs[i];
+	return NULL;
+}
+
+static double *field(model_money *m, const model_money_input *in)
+{
+	return (double *)((char *)m + in->off);
+}
+
+double model_money_get(const model_money *m, const model_money_input *in)
+{
+	return *(const double *)((const char *)m + in->off) / in->scale;
+}
+
 void model_money_default(model_money *m)
 {
-	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh (EIA Electric
-	 * Power Monthly, table 5.6.B); a site's own tariff goes in with --kwh-price */
-	m->kwh_usd = 0.13;
-	/* straight line over 5 years: the useful life large operators give servers in their filings
-	 * (Amazon 2024 10-K: 5 years for part of its servers from 2025, 6 before) */
-	m->amortize_years = 5.0;
-	m->runs_per_month = 0.0; /* the runs fill the utilised time */
-	/* GPUs held by running jobs in a snapshot of Alibaba's production PAI cluster: 54% of 6,212 (the
-	 * ATC'23 "Beware of Fragmentation" trace, as summed by affinode.io); a cluster is not busy all the
-	 * time, and an idle hour is paid by the runs that are made */
-	m->utilisation = 0.54;
-	/* Uptime Institute Global Data Center Survey 2023: industry average PUE 1.58 (flat at 1.55-1.59
-	 * since 2020; journal.uptimeinstitute.com, 2024-02-07); a purpose-built liquid-cooled hall does
-	 * better: --pue */
-	m->pue = 1.58;
-	/* wholesale colocation, per kW of contracted IT power a month, power billed apart: 150-250 USD
-	 * (v2-pseo-ai.pages.dev GPU TCO analysis, 2026; CBRE H2 2018: 120-140 USD for 250 kW turnkey) */
-	m->facility_usd_kw_month = 200.0;
-	/* assumption: a hardware support contract of 8% of the purchase a year (no public DGX support
-	 * price list found); --support-frac */
-	m->support_frac_year = 0.08;
-	/* the cost of capital: money in servers is money not earning elsewhere. 8% a year: U.S. industries'
-	 * weighted average cost of capital, most of them 6-10% (Damodaran, Cost of Equity and Capital (US),
-	 * data of January 2026: e.g. advertising 7.81%, aerospace/defense 7.60%, auto parts 8.18%; pre-tax cost
-	 * of debt 5.29%); 0 for money that earns nothing (--finance-rate 0) */
-	m->finance_rate = 0.08;
-	/* resale after 5 years: an H100 keeps 10-15% of its price in year 5 and after (GPU Lease Rate Index
-	 * secondary-market analysis, 500+ transactions, v2-pseo-ai.pages.dev H100 depreciation guide,
-	 * 2026-01-08: 60-65% after 1 year, 25-35% after 3); the midpoint, taken for the whole capex */
-	m->residual_frac = 0.125;
-	/* front-end, storage and in-band management: the DGX H100 has 2 dual-port ConnectX-7 cards for them
-	 * beside its 8 compute NICs (NVIDIA DGX H100 datasheet), a GB200 compute tray one dual-port BlueField-3
-	 * for its 4 GPUs: 0.5 ports a GPU */
-	m->frontend_ports_gpu = 0.5;
-	/* one front-end port: 1,320 USD of optics and cable and a port on a leaf and on a spine of 64-port
-	 * switches of 36,000 USD (2 x 562.50), the 2024 cost spreadsheet's 400 Gb/s figures (tech-talk-cto,
-	 * 2024-08) that price the compute fabric too: an estimate, +-35% */
-	m->frontend_port_usd = 1320.0 + 2.0 * 36000.0 / 64.0;
-	/* assumption: out-of-band management, two 1 GbE ports a node (BMC, host) on 48-port switches of about
-	 * 5,000 USD with cables: 250 USD a node (no public figure found) */
-	m->mgmt_usd_node = 250.0;
-	/* flash at street price: a 122.88 TB QLC NVMe SSD about 27,000 USD, 220 USD a TB (aijourn.com, "The
-	 * 35 billion blind spot", 2026), for the data set's copies */
-	m->store_usd_TB = 220.0;
-	/* three copies: Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3) */
-	m->store_replicas = 3.0;
-	/* assumption: a 42U rack with two metered 3-phase PDUs, about 6,000 USD (no public price list
-	 * found), holding 40 kW: four DGX H100 of 10.2 kW, as NVIDIA's DGX SuperPOD H100 reference racks them */
-	m->rack_usd = 6000.0;
-	m->rack_W = 40e3;
-	/* assumption: coolant distribution units and the rack's secondary loop, 400 USD per kW of liquid-cooled
-	 * IT (no public price list found; analysts put a GB200 NVL72 rack's liquid cooling in the tens of
-	 * thousands of USD) */
-	m->cooling_usd_W = 0.4;
-	/* assumption: installation, cabling and acceptance, 2% of the hardware (no public figure found) */
-	m->install_frac = 0.02;
-	/* AWS: the average frequency of interruption across regions and instance types has been below 5% (a
-	 * month, the Spot Instance Advisor's measure; EC2 Spot best practices); 5% taken */
-	m->spot_interrupt_month = 0.05;
-	/* assumption: 5 minutes from the request to nodes ready to run, billed from the start (EC2 bills from
-	 * the running state; general-purpose instances reach it in tens of seconds, martysweet.co.uk "EC2
-	 * Launch Times", 2023-10; an 8-GPU node's boot, drivers and fabric check take minutes: no public figure
-	 * found) */
-	m->rent_boot_s = 300.0;
-	/* 100 Gb/s from the object store to one instance (Amazon S3 performance guidelines: up to 100 Gb/s per
-	 * EC2 instance in the same region); the node's drives and NICs are faster on the GPU nodes here */
-	m->rent_copy_Bps = 100e9 / 8.0;
+	memset(m, 0, sizeof *m);
+	for (int i = 0; i < NINPUTS; i++)
+		*field(m, &inputs[i]) = inputs[i].def;
 }
 
 int model_money_check(const model_money *m)
 {
-	if (!(m->kwh_usd >= 0 && m->kwh_usd <= 100))
-		return err_set("kWh price %g: expected 0..100 USD", m->kwh_usd);
-	if (!(m->amortize_years >= 0.1 && m->amortize_years <= 50))
-		return err_set("amortisation %g years: expected 0.1..50", m->amortize_years);
-	if (!(m->utilisation > 0 && m->utilisation <= 1))
-		return err_set("utilisation %g: expected a fraction 0 < F <= 1", m->utilisation);
-	if (!(m->pue >= 1 && m->pue <= 5))
-		return err_set("PUE %g: expected 1..5 (facility power / IT power)", m->pue);
-	if (!(m->facility_usd_kw_month >= 0 && m->facility_usd_kw_month <= 1e5))
-		return err_set("facility %g USD per kW-month: expected 0..100000", m->facility_usd_kw_month);
-	if (!(m->support_frac_year >= 0 && m->support_frac_year <= 1))
-		return err_set("support %g of capex a year: expected a fraction 0..1", m->support_frac_year);
-	if (!(m->finance_rate >= 0 && m->finance_rate <= 1))
-		return err_set("financing rate %g a year: expected a fraction 0..1", m->finance_rate);
-	if (!(m->residual_frac >= 0 && m->residual_frac < 1))
-		return err_set("residual value %g of capex: expected a fraction 0 <= F < 1", m->residual_frac);
-	if (!(m->rent_boot_s >= 0 && m->rent_boot_s <= 86400))
-		return err_set("rented start-up %g s: expected 0..86400", m->rent_boot_s);
-	if (!(m->spot_interrupt_month >= 0 && m->spot_interrupt_month < 1))
-		return err_set("spot interruptions %g a month: expected a fraction 0 <= F < 1", m->spot_interrupt_month);
-	if (!(m->rent_copy_Bps > 0))
-		return err_set("rented copy rate %g B/s: expected > 0", m->rent_copy_Bps);
+	for (int i = 0; i < NINPUTS; i++) {
+		const model_money_input *in = &inputs[i];
+		double v = model_money_get(m, in);
+		bool lo_ok = in->open_lo ? v > in->lo : v >= in->lo, hi_ok = in->open_hi ? v < in->hi : v <= in->hi;
+		if (!(lo_ok && hi_ok))
+			return err_set("%s %g%s%s: expected %s%g..%g%s", in->label, v, *in->unit ? " " : "", in->unit,
+				       in->open_lo ? "above " : "", in->lo, in->hi, in->open_hi ? " (not the end)" : "");
+	}
 	return 0;
 }
 
@@ -203,13 +247,19 @@ double model_store_units(const model_scenario *sc, const model_params *p, const 
 }
 
 /* The shared store that keeps the data set (nodes that stage it copy it from there): units of a priced
- * store (model_store_units); else flash for its copies (store_usd_TB x store_replicas). */
+ * store (model_store_units); else flash at store_usd_TB, sized to the cluster (store_TB_gpu x the GPUs
+ * sold) and never below the data set's copies (store_replicas). */
 static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
 {
+	const model_node *n = &sc->node;
+	const model_money *m = &sc->money;
 	double units = model_store_units(sc, p, r);
-	if (isnan(units))
-		return p->dataset_B / 1e12 * sc->money.store_replicas * sc->money.store_usd_TB;
-	return units * sc->node.store_unit_usd;
+	if (isnan(units)) {
+		int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
+		double gpus = (double)model_nodes_bought(sc) * per_node;
+		return fmax(p->dataset_B / 1e12 * m->store_replicas, m->store_TB_gpu * gpus) * m->store_usd_TB;
+	}
+	return units * n->store_unit_usd;
 }
 
 /* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
@@ -277,17 +327,45 @@ static double run_share(const model_money *m, double tta_s)
 	return fmax(share, tta_s / MODEL_MONTH_S);
 }
 
-/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of the run at the
- * rate. A reservation bills its share of the month around the clock (run_share). By the run: tta_s and the
- * set-up (rent_setup_s), at least rent_min_s, rounded up to the increment; above rent_max_gpus the provider's
- * cluster rate and increment (NAN where there is none). */
+/* The wall clock of a rental session on demand: money.rent_session_s of back-to-back runs, at most the month's
+ * runs (a month of 10 short runs is one session), never less than one run; 0 = each run rented alone. */
+static double session_s(const model_money *m, double tta_s)
+{
+	if (!(m->rent_session_s > 0))
+		return tta_s;
+	return fmax(tta_s, fmin(m->rent_session_s, tta_s / run_share(m, tta_s)));
+}
+
+/* One run's share of a session's bill on demand at `rate` for `gpus`: the session's runs (spot: each run's
+ * expected reruns, an interrupted run starting again with p = 1 - (1 - f)^(t / month), so t / (1 - p); the
+ * whole run again: a bound, as a checkpoint would save part) plus the set-up once, at least min_s, rounded
+ * up to the increment inc, over the runs in the session. With no session the run alone, as a provider bills
+ * a single job. */
+static double rent_on_demand(const model_scenario *sc, double rate, double gpus, double inc, double min_s,
+			     const model_result *r)
+{
+	double S = session_s(&sc->money, r->tta_s), runs = S / r->tta_s, t_run = r->tta_s;
+	if (sc->node.rent_spot)
+		t_run /= pow(1.0 - sc->money.spot_interrupt_month, t_run / MODEL_MONTH_S);
+	double t = runs * t_run + r->rent_setup_s;
+	if (isfinite(min_s))
+		t = fmax(t, min_s);
+	if (inc > 0)
+		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
+	return gpus * rate * t / 3600.0 / runs;
+}
+
+/* The GPUs billed (whole instances of the node's GPUs, whole minimum units) and the rent of a run at the
+ * rate. A reservation bills its share of the month around the clock (run_share); on demand the run's share
+ * of its session (rent_on_demand); above rent_max_gpus the provider's cluster rate and increment (NAN where
+ * there is none). */
 static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
 	double gpus = (double)model_whole_units((long)sc->nodes * per_node, unit);
-	double inc = n->rent_increment_s, t = r->tta_s + r->rent_setup_s;
+	double inc = n->rent_increment_s;
 
 	*gpus_out = gpus;
 	if (n->rent_max_gpus > 0 && gpus > n->rent_max_gpus) {
@@ -296,15 +374,7 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 	}
 	if (n->rent_reserved)
 		return gpus * rate * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	/* spot: a run interrupted starts again; each try is interrupted with p = 1 - (1 - f)^(t / month), so the
-	 * expected time billed is t / (1 - p) (the whole run again: a bound, as a checkpoint would save part) */
-	if (n->rent_spot)
-		t /= pow(1.0 - sc->money.spot_interrupt_month, t / MODEL_MONTH_S);
-	if (isfinite(n->rent_min_s))
-		t = fmax(t, n->rent_min_s);
-	if (inc > 0)
-		t = ceil(t / inc * (1.0 - 1e-12)) * inc;
-	return gpus * rate * t / 3600.0;
+	return rent_on_demand(sc, rate, gpus, inc, n->rent_min_s, r);
 }
 
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
@@ -340,24 +410,51 @@ static double owner_fix_month_at(const model_scenario *sc, const model_result *r
 	return r->capex_usd * per_usd + fac_m;
 }
 
-/* model_breakeven_runs with the owner's fixed month already known (model_run_money has it: the annuity's two
- * pow calls once a prediction, not three times) */
-static double breakeven_at(double fix, const model_result *buy_r, const model_scenario *rent_sc,
-			   const model_result *rent_r)
+/* model_buy_rent_eval with the owner's fixed month already known (model_run_money has it: the annuity's pow
+ * once a prediction). */
+static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_result *buy_r,
+			const model_scenario *rent_sc, const model_result *rent_r, double rate, model_buy_rent *o)
 {
-	double rent = rent_r->rent_usd;
-	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0;
-	if (!isfinite(fix) || !isfinite(rent))
-		return NAN;
-	/* a month of N runs: owning costs fix + N x energy; renting by the run N x rent, a reservation its
-	 * month (the rent of a run / the run's share of the month) whatever N: equal at N* */
+	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0, rent = rent_r->rent_usd;
+	double gpu_h_month = buy_r->gpus * MODEL_MONTH_S / 3600.0;
+	memset(o, 0, sizeof *o);
+	o->max_runs_month = MODEL_MONTH_S / buy_r->tta_s;
+	o->runs_month = 1.0 / run_share(&buy_sc->money, buy_r->tta_s);
+	o->use = o->runs_month / o->max_runs_month;
+	o->rate_usd_gpu_h = rate;
+	o->fixed_usd_gpu_h = fix / gpu_h_month;
+	o->energy_usd_gpu_h = energy / (buy_r->gpus * buy_r->tta_s / 3600.0);
+	o->breakeven_use = o->breakeven_runs_month = o->flip_usd_gpu_h = NAN;
+	o->owned_month_usd = fix + o->runs_month * energy;
+	o->rented_month_usd = NAN;
+	o->buy_wins_above = true;
+	if (!isfinite(fix) || !isfinite(rent) || !(rent_r->tta_s > 0))
+		return;
+	/* a month of N runs: owned fix + N x energy; rented on demand N x the rent of a run (its session's
+	 * share: nearly flat in N), a reservation its month whatever N. Two straight lines: one crossing */
 	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
 	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
-	if (rent_run > energy)
-		return fmax((fix - rent_fix) / (rent_run - energy), 0.0);
-	/* renting costs at most the energy a run: owning wins only by a lower month (energy aside: a few
-	 * percent of a run's cost) */
-	return fix <= rent_fix ? 0.0 : INFINITY;
+	o->rented_month_usd = rent_fix + o->runs_month * rent_run;
+	o->rent_wins = o->rented_month_usd < o->owned_month_usd;
+	/* rent is linear in its rate: the rate that makes the two months equal at the stated use */
+	if (o->rented_month_usd > 0)
+		o->flip_usd_gpu_h = rate * o->owned_month_usd / o->rented_month_usd;
+	double slope = rent_run - energy, gap = fix - rent_fix;
+	o->buy_wins_above = slope > 0;
+	if (slope > 0)      /* renting dearer per run: buying wins above N* (0: at any use) */
+		o->breakeven_runs_month = fmax(gap / slope, 0.0);
+	else if (slope < 0) /* a reservation: each run costs the owner its energy, so renting wins above N* */
+		o->breakeven_runs_month = fmax(gap / slope, 0.0);
+	else
+		o->breakeven_runs_month = gap <= 0 ? 0.0 : INFINITY;
+	o->breakeven_use = o->breakeven_runs_month / o->max_runs_month;
+}
+
+void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
+			 const model_result *rent_r, double rate_usd_gpu_h, model_buy_rent *out)
+{
+	double fix = owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money));
+	buy_rent_at(fix, buy_sc, buy_r, rent_sc, rent_r, rate_usd_gpu_h, out);
 }
 
 void model_run_money(const model_scenario *sc, model_result *r)
@@ -386,17 +483,26 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->owned_usd_gpu_h = r->tco_usd / (r->gpus * r->tta_s / 3600.0);
 	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
 	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
-	/* against the same run rented at the reference rate (model_breakeven_runs) */
+	r->co2_kg = r->energy_J / 3.6e6 * m->pue * m->grid_kg_kwh;
+	/* against the same runs rented at the reference rate (model_buy_rent_eval) */
 	model_result x = *r;
+	model_buy_rent br;
 	x.rent_usd = model_ref_rent_usd(sc, r);
-	r->breakeven_runs_per_month = breakeven_at(fix, r, sc, &x);
+	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br);
+	r->breakeven_runs_per_month = br.breakeven_runs_month;
+	r->breakeven_use = br.breakeven_use;
+	r->buy_wins_above = br.buy_wins_above;
+	r->flip_usd_gpu_h = br.flip_usd_gpu_h;
+	r->owned_month_usd = br.owned_month_usd;
+	r->rented_month_usd = br.rented_month_usd;
 }
 
 double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
 			    const model_result *rent_r)
 {
-	return breakeven_at(owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money)), buy_r, rent_sc,
-			    rent_r);
+	model_buy_rent o;
+	model_buy_rent_eval(buy_sc, buy_r, rent_sc, rent_r, NAN, &o);
+	return o.breakeven_runs_month;
 }
 
 
@@ -406,8 +512,9 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
 		return NAN;
 	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	double t = n->rent_reserved ? run_share(&sc->money, r->tta_s) * MODEL_MONTH_S : r->tta_s + r->rent_setup_s;
-	return gpus * n->ref_rent_usd_gpu_h * t / 3600.0;
+	if (n->rent_reserved)
+		return gpus * n->ref_rent_usd_gpu_h * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
+	return rent_on_demand(sc, n->ref_rent_usd_gpu_h, gpus, NAN, NAN, r);
 }
 
 int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,

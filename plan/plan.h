@@ -278,15 +278,18 @@ typedef struct plan_buy_rent {
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
-	double rent_usd_run;       /* the same run rented: the rental's own row where it is an option at the same
-				    * GPU count (its speed, as billed), else model_ref_rent_usd */
+	double rent_usd_run;       /* the same run rented at rent_id's rate (model_ref_rent_usd: the bought option's
+				    * time; its share of a rental session, as predict prints it) */
 	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
 	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
 	double rent_lo_usd_run;    /* the run rented at it */
 	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_breakeven_runs) */
 	double flip_usd_gpu_h;     /* the rate at which renting the run costs what owning it does at the stated
 				    * use: renting wins below it */
-	double breakeven_runs_month; /* buying wins above it; INFINITY: never (rent at most the energy) */
+	double breakeven_runs_month; /* the runs a month where the two cost the same (model_buy_rent_eval) */
+	bool buy_wins_above;       /* buying wins above breakeven_runs_month (on demand), else below it */
+	bool rent_wins;            /* at the stated use */
+	bool rent_lo_wins;         /* at the stated use, at the rate's low end */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
 
@@ -365,6 +368,7 @@ typedef struct plan_sens {
 	double rent_use;           /* renting wins below this use: 0 never, INFINITY at any use */
 	double use_lo, use_hi;     /* the utilisation's range in model_money_sensitivity */
 	bool rent_wins;            /* at the stated use */
+	bool buy_wins_above;       /* buying wins above rent_use (on demand), else below it (a reservation) */
 	bool flip_use;             /* somewhere in the utilisation's range the other one wins */
 	bool flip_market;          /* at the market's rate the other one wins (rent_market_*) */
 	double market_usd_gpu_h, flip_usd_gpu_h; /* the market's rate; the rate where the decision flips */
@@ -372,8 +376,8 @@ typedef struct plan_sens {
 /* Decides (plan_decide) the n options of one GPU count and fills *s. Never fails: s->ok false without an
  * answer with a cost. */
 void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, plan_sens *s);
-/* s in words: what flips the answer, and the use at which renting wins. Returns buf. */
-char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B);
+/* s in words, appended to out: what flips the answer, and the use at which renting wins. */
+void plan_sens_text(const plan_sens *s, struct strbuf *out);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);

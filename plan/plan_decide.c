@@ -295,17 +295,28 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->owner_usd_run = b->buy->r.tco_usd;
 	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
-	b->breakeven_runs_month = b->buy->r.breakeven_runs_per_month;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h;
-	/* the market's end and the rate at which the decision flips: rent is linear in the rate */
-	b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	/* one comparison of a month of work (model_buy_rent_eval) against the same runs rented at the reference rate:
+	 * the crossing, its side and the flip rate - the bought option's own figures, as model_run_money gives
+	 * predict and the CSV (breakeven_runs_per_month, buy_wins_above, flip_usd_gpu_h) */
+	model_result lo = b->buy->r;
+	model_buy_rent m;
+	lo.rent_usd = b->rent_usd_run;
+	model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_usd_gpu_h, &m);
+	b->breakeven_runs_month = m.breakeven_runs_month;
+	b->buy_wins_above = m.buy_wins_above;
+	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
+	b->rent_wins = m.rent_wins;
+	/* the market's end (below the rate only: a spot or committed rate may be under the market's): rent is
+	 * linear in the rate */
 	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
-	if (isfinite(b->rent_lo_usd_gpu_h)) {
-		model_result lo = b->buy->r;
+	if (isfinite(b->rent_lo_usd_gpu_h) && b->rent_lo_usd_gpu_h < b->rent_usd_gpu_h) {
 		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
 		lo.rent_usd = b->rent_lo_usd_run;
-		b->breakeven_lo_runs_month = model_breakeven_runs(sc, &b->buy->r, sc, &lo);
+		model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_lo_usd_gpu_h, &m);
+		b->breakeven_lo_runs_month = m.breakeven_runs_month;
+		b->rent_lo_wins = m.rent_wins;
 	}
 }
 

@@ -39,6 +39,11 @@ char *plan_fmt_usd(double usd, char *buf, size_t len_B)
 		return buf;
 	}
 	char digits[32], out[48];
+	/* the figure as the CSV states it (csvw_num's 8 significant digits, plan_row.c): whatif.html formats the
+	 * CSV's text, and rounding the full value here but its 8-digit text there gave $3,458,430 on the command
+	 * line and 3,458,431 on the page (3458430.5 rounded up) */
+	snprintf(digits, sizeof digits, "%.8g", usd);
+	usd = strtod(digits, NULL);
 	if (fabs(usd) < 100) { /* a short run's rent or energy: cents matter */
 		snprintf(buf, len_B, "%s$%.2f", usd < 0 ? "-" : "", fabs(usd));
 		return buf;
@@ -62,6 +67,8 @@ char *plan_fmt_duration(double s, char *buf, size_t len_B)
 {
 	if (!isfinite(s))
 		snprintf(buf, len_B, "-");
+	else if (s > 0 && s < 0.1) /* "0.0 s" would hide it: an epoch on 100,000 GPUs takes milliseconds */
+		snprintf(buf, len_B, "%.3g ms", s * 1e3);
 	else if (s < 120)
 		snprintf(buf, len_B, "%.1f s", s);
 	else if (s < 7200)

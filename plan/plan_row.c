@@ -34,7 +34,9 @@ static const char *const all_extra_cols[] = {"basis", "ttt_lo_s", "ttt_hi_s", "t
 /* Money columns after those (docs/prices.md), one list for the CSV and the JSON: names, then the values
  * in the same order. */
 static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour", "capex_fabric_usd", "capex_frontend_usd",
-					  "capex_racks_usd", "capex_cooling_usd", "capex_install_usd"};
+					  "capex_racks_usd", "capex_cooling_usd", "capex_install_usd", "breakeven_use",
+					  "buy_wins_above", "flip_usd_per_gpu_hour", "owned_month_usd", "rented_month_usd",
+					  "co2_kg"};
 enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
 
 static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
@@ -47,6 +49,13 @@ static void money_values(const model_scenario *sc, const model_result *r, double
 	v[4] = r->capex_racks_usd;
 	v[5] = r->capex_cooling_usd;
 	v[6] = r->capex_install_usd;
+	/* buy vs rent as a month of work against the reference rate (model_buy_rent_eval) */
+	v[7] = r->breakeven_use;
+	v[8] = isfinite(r->breakeven_use) ? (double)r->buy_wins_above : NAN;
+	v[9] = r->flip_usd_gpu_h;
+	v[10] = r->owned_month_usd;
+	v[11] = r->rented_month_usd;
+	v[12] = r->co2_kg;
 }
 
 void plan_row_csv_header_all(csvw *w)

@@ -237,32 +237,53 @@ static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 	strbuf_addf(b, "\n");
 }
 
+/* Where buying wins, from the crossing of the two months (model_buy_rent_eval): above it on demand, below it
+ * against a reservation (a flat month). */
+static void crossing_words(strbuf *b, const plan_buy_rent *r)
+{
+	char n[FIG], p[FIG];
+	double runs = r->breakeven_runs_month, max = r->max_runs_month;
+	bool never = r->buy_wins_above ? !(runs <= max) : runs == 0;
+	bool always = r->buy_wins_above ? runs == 0 : runs >= max;
+	if (always)
+		strbuf_addf(b, "buying wins at any use");
+	else if (never)
+		strbuf_addf(b, "renting wins at any use (the cluster runs at most %s a month)", count2(max, n));
+	else
+		strbuf_addf(b, "buying wins %s about %s runs a month (%s use)", r->buy_wins_above ? "above" : "below",
+			    count2(runs, n), pct(100 * runs / max, p));
+}
+
 static void buy_rent_line(strbuf *b, const plan_answer *a)
 {
 	const plan_buy_rent *r = &a->buy_rent;
 	const char *gpu = a->winner->sc.node.gpu_id;
 	int chip = (int)strcspn(gpu, "-");
-	char m1[FIG], m2[FIG], n[FIG], p[FIG];
+	char m1[FIG], m2[FIG];
 	strbuf_addf(b, "  Buy vs rent (%.*s): ", chip, gpu);
 	if (!r->buy || !r->rent_id) {
 		strbuf_addf(b, "%s\n", !r->buy ? "no bought option with a capex among these"
 					      : "no rental of this GPU in the database at this --rent-term");
 		return;
 	}
+	const model_scenario *sc = &r->buy->sc;
 	strbuf_addf(b, "a run costs %s owned (", money(r->owner_usd_run, m1));
 	name(b, r->buy);
-	strbuf_addf(b, "), %s rented (%s); ", money(r->rent_usd_run, m2), r->rent_id);
-	if (r->breakeven_runs_month == 0)
-		strbuf_addf(b, "buying wins at any use");
-	else if (!isfinite(r->breakeven_runs_month) || r->breakeven_runs_month > r->max_runs_month)
-		strbuf_addf(b, "renting wins at any use (the cluster runs at most %s a month)", count2(r->max_runs_month, n));
+	strbuf_addf(b, "), %s rented (%s", money(r->rent_usd_run, m2), r->rent_id);
+	if (sc->node.rent_reserved)
+		strbuf_addf(b, ", reserved: its month's share");
+	else if (sc->money.rent_session_s > 0)
+		strbuf_addf(b, ", its share of a %.3g h session", sc->money.rent_session_s / 3600.0);
 	else
-		strbuf_addf(b, "buying wins above about %s runs a month (%s use)%s", count2(r->breakeven_runs_month, n),
-			    pct(100 * r->breakeven_runs_month / r->max_runs_month, p),
-			    r->rent_usd_run < r->owner_usd_run ? ", so renting at the stated use" : "");
-	if (isfinite(r->rent_lo_usd_run) && (r->rent_lo_usd_run < r->owner_usd_run) != (r->rent_usd_run < r->owner_usd_run))
-		strbuf_addf(b, "; at the market's %s/GPU-h %s wins (flips at %s)", money(r->rent_lo_usd_gpu_h, m2),
-			    r->rent_lo_usd_run < r->owner_usd_run ? "renting" : "buying", money(r->flip_usd_gpu_h, m1));
+		strbuf_addf(b, ", rented alone");
+	strbuf_addf(b, "); ");
+	crossing_words(b, r);
+	if (isfinite(r->flip_usd_gpu_h))
+		strbuf_addf(b, "; at the stated use %s wins (flips at %s/GPU-h)", r->rent_wins ? "renting" : "buying",
+			    money(r->flip_usd_gpu_h, m1));
+	if (isfinite(r->rent_lo_usd_run) && r->rent_lo_wins != r->rent_wins)
+		strbuf_addf(b, "; at the market's %s/GPU-h %s wins", money(r->rent_lo_usd_gpu_h, m2),
+			    r->rent_lo_wins ? "renting" : "buying");
 	strbuf_addf(b, "\n");
 }
 

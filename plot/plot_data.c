@@ -149,7 +149,7 @@ static int need_col(const csv_table *t, const char *name, plot_kind k, const cha
 {
 	*col = csv_table_col(t, name);
 	if (*col < 0)
-		return err_set("%s: no column '%s' (a %s chart needs the columns %s)", t->name, name,
+		return err_set("%s: no column '%s' (the %s chart needs the columns %s)", t->name, name,
 			       plot_kind_name(k), needs);
 	return 0;
 }
@@ -439,7 +439,7 @@ int plot_data_end(plot_data *d, const char *name)
 	if (total == 0) {
 		const char *money = d->cost_col ? d->cost_col : "capex_usd";
 		plot_data_free(d);
-		return err_set("%s: no row has anything to draw on a %s chart%s%s%s", name, plot_kind_name(kind),
+		return err_set("%s: no row has anything to draw on the %s chart%s%s%s", name, plot_kind_name(kind),
 			       kind == PLOT_COST ? " (rows need tta_s and " : "", kind == PLOT_COST ? money : "",
 			       kind == PLOT_COST ? ")" : "");
 	}

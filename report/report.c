@@ -400,13 +400,15 @@ static void section_breakdown(rep_doc *d, const plan_option *rows, int nrows)
 static void section_setup(rep_doc *d, const rep_input *s, const plan_option *rows, int nrows)
 {
 	static const char *head[] = {"GPUs", "system", "nodes x GPUs", "batch per GPU", "precision", "stack",
-				     "data path", "storage", "power W", "capex USD", "energy kWh"};
+				     "data path", "storage", "power W", "capex USD", "energy kWh", "kg CO2e per run"};
 	doc_h(d, 2, "Stack, data path, storage, cost and energy");
 	doc_p(d, "capex = whole units bought at list price (an NVL72 rack is one unit of 18 trays; '-' where the "
-		 "database has no price); energy per run = average power x time to accuracy. The stack (hw list stacks) sets the data path and whether the data "
+		 "database has no price); energy per run = average power x time to accuracy; kg CO2e per run = that "
+		 "energy x PUE x the grid's carbon intensity (--grid-carbon), for the options one owns (a provider's "
+		 "grid is its own). The stack (hw list stacks) sets the data path and whether the data "
 		 "set is staged to every node's drives before the run.");
 	rep_table t;
-	tab_init(&t, "setup", 11, head);
+	tab_init(&t, "setup", 12, head);
 	for (int i = 0; i < nrows; i++) {
 		const plan_option *w = &rows[i];
 		char b[96];
@@ -421,6 +423,7 @@ static void section_setup(rep_doc *d, const rep_input *s, const plan_option *row
 		tab_cell(&t, isfinite(w->r.power_W) ? "%.0f" : "-", w->r.power_W);
 		tab_cell(&t, "%s", money(w->r.capex_usd, b, sizeof b));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
+		tab_cell(&t, isfinite(w->r.capex_usd) && isfinite(w->r.co2_kg) ? "%.2f" : "-", w->r.co2_kg);
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -530,9 +533,12 @@ static void sens_counts(rep_doc *d, plan_option *rows, const rep_group *g, int n
 {
 	for (int k = 0; k < ng; k++) {
 		plan_sens ks;
-		char text[1024];
+		strbuf text;
+		strbuf_init(&text);
 		plan_sens_compute(q, rows + g[k].first, g[k].n, g[k].gpus, &ks);
-		doc_p(d, "%s", plan_sens_text(&ks, text, sizeof text));
+		plan_sens_text(&ks, &text);
+		doc_p(d, "%s", text.s);
+		strbuf_free(&text);
 	}
 }
 
@@ -593,47 +599,25 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 	sens_counts(d, rows, g, ng, q);
 }
 
-/* The money assumptions a finance reader checks, each with its source (model_money_default's comments). */
+/* The money assumptions a finance reader checks, each with its flag and source: model_money_inputs' rows
+ * that have a flag (the one table), then the rental term. */
 static void section_money(rep_doc *d, const rep_input *s)
 {
 	static const char *head[] = {"input", "value", "flag", "source"};
 	const model_money *m = &s->spec->money;
+	int n;
+	const model_money_input *in = model_money_inputs(&n);
 	rep_table t;
 	doc_p(d, "Money (docs/prices.md has every price with its source and range):");
 	tab_init(&t, "money", 4, head);
-	tab_cell(&t, "%s", "electricity");
-	tab_cell(&t, "$%.3f per kWh", m->kwh_usd);
-	tab_cell(&t, "%s", "--kwh-price");
-	tab_cell(&t, "%s", "EIA Electric Power Monthly 5.6.B: U.S. commercial average 2024, 12-13 cents");
-	tab_cell(&t, "%s", "PUE");
-	tab_cell(&t, "%.2f", m->pue);
-	tab_cell(&t, "%s", "--pue");
-	tab_cell(&t, "%s", "Uptime Institute Global Data Center Survey 2023: industry average 1.58");
-	tab_cell(&t, "%s", "facility");
-	tab_cell(&t, "$%.0f per kW-month", m->facility_usd_kw_month);
-	tab_cell(&t, "%s", "--facility-price");
-	tab_cell(&t, "%s", "wholesale colocation 150-250 USD per kW-month (2026 GPU TCO analyses; CBRE 2018: 120-140)");
-	tab_cell(&t, "%s", "support");
-	tab_cell(&t, "%.0f%% of capex a year", 100 * m->support_frac_year);
-	tab_cell(&t, "%s", "--support-frac");
-	tab_cell(&t, "%s", "assumption: no public support price list found");
-	tab_cell(&t, "%s", "utilisation");
-	tab_cell(&t, m->runs_per_month > 0 ? "%.3g runs a month" : "%.0f%%",
-		 m->runs_per_month > 0 ? m->runs_per_month : 100 * m->utilisation);
-	tab_cell(&t, m->runs_per_month > 0 ? "--runs-per-month" : "--utilisation");
-	tab_cell(&t, "%s", "Alibaba PAI trace (ATC'23): 54% of GPUs held by running jobs");
-	tab_cell(&t, "%s", "amortisation");
-	tab_cell(&t, "%.3g years", m->amortize_years);
-	tab_cell(&t, "%s", "--amortize-years");
-	tab_cell(&t, "%s", "Amazon 2024 10-K: servers' useful life 5 years");
-	tab_cell(&t, "%s", "cost of capital");
-	tab_cell(&t, "%.1f%% a year", 100 * m->finance_rate);
-	tab_cell(&t, "%s", "--finance-rate");
-	tab_cell(&t, "%s", "Damodaran, cost of capital by U.S. industry, January 2026: most 6-10%");
-	tab_cell(&t, "%s", "residual value");
-	tab_cell(&t, "%.1f%% of capex", 100 * m->residual_frac);
-	tab_cell(&t, "%s", "--residual");
-	tab_cell(&t, "%s", "H100 resale 10-15% after 5 years (GPU Lease Rate Index secondary-market analysis, 2026-01)");
+	for (int i = 0; i < n; i++) {
+		if (!in[i].flag)
+			continue;
+		tab_cell(&t, "%s", in[i].label);
+		tab_cell(&t, "%g%s%s", model_money_get(m, &in[i]), *in[i].unit ? " " : "", in[i].unit);
+		tab_cell(&t, "--%s", in[i].flag);
+		tab_cell(&t, "%s", in[i].source);
+	}
 	tab_cell(&t, "%s", "rental rate");
 	tab_cell(&t, "%s", s->spec->rent_term_years == 1 ? "1-year" : s->spec->rent_term_years == 3 ? "3-year"
 			   : s->spec->rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");

@@ -70,6 +70,8 @@ run_with() { # CMD OPT: the command's working line plus OPT (and its sample valu
 	sim) set -- "$S" sim --system dgxh100 ;;
 	report) set -- "$S" report --systems dgxh100 --gpus 8 --out rep ;;
 	esac
+	# an option of the working line itself is accepted there (given twice it is refused: tests/new_user4.sh)
+	case " $* " in *" $o "*) "$@"; return ;; esac
 	if flag "$o"; then "$@" "$o"; else "$@" "$o" "$(sample "$o")"; fi
 }
 for cmd in predict compare sweep sim report; do

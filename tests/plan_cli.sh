@@ -64,7 +64,7 @@ expect 1 "$SP" --hwdb "$tmp/db" compare --gpus 8; has "systems.csv:2"; has "pric
 # one decision in compare, report and sweep: the same winner for the same question
 for q in "--systems dgxh100,hgx-h200 --gpus 8" "--systems dgxh100,hgx-h200 --gpus 64" \
 	"--systems dgxb200,gb200-nvl72 --gpus 72" "--systems dgxb200,gb200-nvl72 --gpus 144 --rank-by cost" \
-	"--systems all --gpus 64 --budget 2000000" "--systems all --gpus 32 --deadline 30min --cost rent"; do
+	"--systems all --gpus 64 --budget 3000000" "--systems all --gpus 32 --deadline 30min --cost rent"; do
 	c=$("$SP" compare $q | sed -n 's/^answer: \([^ ]* [0-9]*x[0-9]*\): .*/\1/p')
 	rm -rf "$tmp/rep"
 	"$SP" report $q --out "$tmp/rep" >/dev/null 2>&1 || { no "report $q"; continue; }

@@ -56,7 +56,9 @@ fi
 rows_at() { awk -F, -v g="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["gpus"] == g { n++ } END { print n + 0 }' "$tmp/rep/placements.csv"; }
 total=$(($(wc -l <"$tmp/rep/placements.csv") - 1))
 nparams=$(($("$SP" predict --params | wc -l) - 1))
-want="rank-4:$(rows_at 4) rank-8:$(rows_at 8) sensitivity:5 breakdown:$total setup:$total money:9 params:$nparams"
+# money: one row per money option of --help (model_money_inputs and --rent-term)
+nmoney=$("$SP" report --help | awk '/^money/ { m = 1; next } /^[^ ]/ { m = 0 } m && /^  --/ { n++ } END { print n + 0 }')
+want="rank-4:$(rows_at 4) rank-8:$(rows_at 8) sensitivity:5 breakdown:$total setup:$total money:$nmoney params:$nparams"
 [ "$(rows_at 4)" -ge 6 ] && [ "$nparams" -ge 20 ] || bad "expected rows too few: $want"
 grep -q 'c4140-m' "$tmp/rep/report.md" || bad "report.md does not name c4140-m"
 browser=""

@@ -3,6 +3,7 @@
  * the price ranges. Expected figures are worked by hand in the comments.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "common/common.h"
 #include "model/model.h"
 #include "plan/plan.h"
 #include "tests/test.h"
@@ -146,8 +147,14 @@ static void test_store(test_ctx *t)
 	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
 	sc.money.store_usd_TB = 220.0;
 	sc.money.store_replicas = 3.0;
+	sc.money.store_TB_gpu = 0.0;
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
+	/* sized to the cluster: 2 TB a GPU sold on 2 nodes of the node's GPUs, above the copies */
+	sc.money.store_TB_gpu = 2.0;
+	model_run_capex(&sc, &p, &r);
+	TEST_NEAR(t, r.capex_storage_usd, 2.0 * 2 * sc.node.gpus_per_node * 220.0, 1e-12);
+	sc.money.store_TB_gpu = 0.0;
 	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
 		   "the store in capex %g", r.capex_usd);
 	sc.node.store_unit_usd = 50000.0;
@@ -179,6 +186,7 @@ static void test_rent(test_ctx *t)
 	r.tta_s = 1800.0;
 	r.energy_J = 0.0;
 	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	sc.money.rent_session_s = 0.0; /* each run rented alone: the billing rules one run at a time */
 	model_run_money(&sc, &r); /* 8 GPUs x 10 x 0.5 h */
 	TEST_NEAR(t, r.rent_usd, 40.0, 1e-12);
 	TEST_NEAR(t, r.rent_lo_usd, 38.0, 1e-12);
@@ -239,8 +247,20 @@ static void test_rent_reserved(test_ctx *t)
 	r.staging_s = 0.0;
 	r.rent_setup_s = model_rent_setup_s(&sc, &p, &r);
 	TEST_NEAR(t, r.rent_setup_s, 380.0, 1e-9);
+	sc.money.rent_session_s = 0.0; /* the run rented alone */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 2220.0 / 3600.0, 1e-9); /* 2,180 s billed as 37 minutes */
+	/* in sessions of 4 h: 8 runs and the set-up once, 14,780 s billed as 247 minutes, over 8 runs */
+	sc.money.rent_session_s = 4 * 3600.0;
+	x = r;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * 247 * 60.0 / 3600.0 / 8.0, 1e-9);
+	/* a month of 3 runs (runs_per_month) is one session of 3 runs, shorter than 4 h */
+	sc.money.runs_per_month = 3.0;
+	model_run_money(&sc, &x);
+	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * 97 * 60.0 / 3600.0 / 3.0, 1e-9); /* 5,780 s as 97 minutes */
+	sc.money.runs_per_month = 0.0;
+	sc.money.rent_session_s = 0.0;
 	sc.money.utilisation = 1.0;
 	x = r;
 	model_run_money(&sc, &x);
@@ -324,18 +344,70 @@ static void test_owner(test_ctx *t)
 	model_run_money(&sc, &r);
 	double fix = 874000.0 / 60.0 + 0.12 * 874000.0 / 12.0 + 100.0 * 80.0;
 	TEST_NEAR(t, r.breakeven_runs_per_month, fix / (256.0 - 7.5), 1e-12);
+	TEST_CHECK(t, r.buy_wins_above, "on demand: buying wins above the crossing");
 	sc.node.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
 	model_run_money(&sc, &r);
-	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "never: %g", r.breakeven_runs_per_month);
-	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307: owning wins
-	 * at any use; at 0.1 (4,675 a month) never */
+	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "never: %g", r.breakeven_runs_per_month);
+	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307 + 7.5 a run:
+	 * buying wins below (187,008 - 31,307) / 7.5 runs, far above the 730.5 a month holds; at 0.1 (4,675 a
+	 * month, below the owner's fixed month) never */
 	sc.node.rent_reserved = true;
 	sc.node.ref_rent_usd_gpu_h = 4.0;
 	model_run_money(&sc, &r);
-	TEST_CHECK(t, r.breakeven_runs_per_month == 0, "reserved, owning always: %g", r.breakeven_runs_per_month);
+	TEST_NEAR(t, r.breakeven_runs_per_month, (64 * 4.0 * month_s / 3600.0 - fix) / 7.5, 1e-9);
+	TEST_CHECK(t, !r.buy_wins_above && r.breakeven_use > 1, "reserved, owning always: %g", r.breakeven_use);
 	sc.node.ref_rent_usd_gpu_h = 0.1;
 	model_run_money(&sc, &r);
-	TEST_CHECK(t, isinf(r.breakeven_runs_per_month), "reserved, never: %g", r.breakeven_runs_per_month);
+	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "reserved, never: %g",
+		   r.breakeven_runs_per_month);
+}
+
+/* Buy vs rent as a month of work reduces to the buyer's spreadsheet rule where the rented runs carry no
+ * set-up: break-even use = owner's fixed $/GPU-hour / (rate - energy $/used GPU-hour), flip rate at use u =
+ * fixed / u + energy; against a reservation the month's lines cross the other way. */
+static void test_buy_rent(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r, x;
+	const double month_s = 365.25 * 86400.0 / 12.0, gpu_h = 64 * month_s / 3600.0;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 0.54;
+	r.gpus = 64;
+	r.throughput_img_s = NAN;
+	model_run_capex(&sc, &p, &r);
+	r.tta_s = 600.0;
+	r.energy_J = 20e3 * 600.0; /* 20 kW for 10 minutes */
+	r.power_max_W = 80e3;
+	sc.node.ref_rent_usd_gpu_h = 6.0;
+	sc.node.ref_rent_gpus = 8;
+	model_run_money(&sc, &r);
+	x = r;
+	x.rent_usd = 64 * 6.0 * 600.0 / 3600.0; /* the run rented, no set-up */
+	model_buy_rent b;
+	model_buy_rent_eval(&sc, &r, &sc, &x, 6.0, &b);
+	double e_gpu_h = r.energy_usd / (64 * 600.0 / 3600.0);
+	TEST_NEAR(t, b.energy_usd_gpu_h, e_gpu_h, 1e-12);
+	TEST_NEAR(t, b.fixed_usd_gpu_h, (b.owned_month_usd - b.runs_month * r.energy_usd) / gpu_h, 1e-12);
+	TEST_NEAR(t, b.breakeven_use, b.fixed_usd_gpu_h / (6.0 - e_gpu_h), 1e-12);
+	TEST_NEAR(t, b.flip_usd_gpu_h, b.fixed_usd_gpu_h / 0.54 + e_gpu_h, 1e-12);
+	TEST_NEAR(t, b.use, 0.54, 1e-12);
+	TEST_CHECK(t, b.buy_wins_above && b.rent_wins == (b.breakeven_use > 0.54), "use %g", b.breakeven_use);
+	/* the model's own figures in the result (with the day's set-up share) within 1% of the rule */
+	TEST_NEAR(t, r.breakeven_use, b.breakeven_use, 0.01);
+	TEST_NEAR(t, r.flip_usd_gpu_h, b.flip_usd_gpu_h, 0.01);
+	/* a reservation at 2 a GPU-hour: a flat month; buying wins below the use where energy closes the gap */
+	sc.node.rent_reserved = true;
+	x.rent_usd = 64 * 2.0 * month_s / 3600.0 * (600.0 / (0.54 * month_s));
+	model_buy_rent_eval(&sc, &r, &sc, &x, 2.0, &b);
+	double fixed = b.fixed_usd_gpu_h;
+	TEST_CHECK(t, !b.buy_wins_above, "a reservation: buying wins below");
+	TEST_NEAR(t, b.rented_month_usd, 64 * 2.0 * month_s / 3600.0, 1e-12);
+	TEST_NEAR(t, b.breakeven_use, (2.0 - fixed) / e_gpu_h, 1e-9);
+	TEST_CHECK(t, b.rent_wins == (b.rented_month_usd < b.owned_month_usd), "one comparison");
+	TEST_NEAR(t, b.flip_usd_gpu_h, fixed + 0.54 * e_gpu_h, 1e-12);
 }
 
 /* The cash flow by year: year 0 buys, 5 years of running costs, the resale back at the end; the sums and
@@ -425,7 +497,9 @@ static void test_sens_words(test_ctx *t)
 {
 	plan_option buy;
 	plan_sens s;
-	char text[1024];
+	strbuf sb;
+	const char *text;
+	strbuf_init(&sb);
 	memset(&buy, 0, sizeof buy);
 	memset(&s, 0, sizeof s);
 	model_scenario_init(&buy.sc);
@@ -441,18 +515,24 @@ static void test_sens_words(test_ctx *t)
 	s.use_lo = 0.15;
 	s.use_hi = 0.45;
 	s.rent_use = 0.19;
+	s.buy_wins_above = true;
 	s.flip_use = true;
 	s.market_usd_gpu_h = 1.85;
 	s.flip_market = true;
 	s.flip_usd_gpu_h = 3.93;
-	plan_sens_text(&s, text, sizeof text);
+	plan_sens_text(&s, &sb);
+	text = sb.s;
 	TEST_CHECK(t, strstr(text, "At 16 GPUs, dgxh100 2x8") != NULL, "%s", text);
 	TEST_CHECK(t, strstr(text, "wins below 19% use") && strstr(text, "stated 30%: buying wins"), "%s", text);
 	TEST_CHECK(t, strstr(text, "the utilisation flips it within 15-45%") != NULL, "%s", text);
 	TEST_CHECK(t, strstr(text, "at the market's $1.85 per GPU-hour renting wins") != NULL, "%s", text);
 	s.rent_use = 0.0; /* a reservation dearer than owning: buying at any use */
-	plan_sens_text(&s, text, sizeof text);
+	strbuf_free(&sb);
+	strbuf_init(&sb);
+	plan_sens_text(&s, &sb);
+	text = sb.s;
 	TEST_CHECK(t, strstr(text, "beats renting the same runs on coreweave-hgx-h100 at any use") != NULL, "%s", text);
+	strbuf_free(&sb);
 }
 
 static void test_checks(test_ctx *t)
@@ -481,6 +561,7 @@ int main(void)
 	test_store(&t);
 	test_parts(&t);
 	test_rent(&t);
+	test_buy_rent(&t);
 	test_rent_reserved(&t);
 	test_owner(&t);
 	test_cashflow(&t);

@@ -61,6 +61,13 @@ check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
 check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
 check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
 	--kwh-price 0.2 --pue 1.3 --precision fp16
+# the money inputs the page gained with the one table (model_money_inputs): each a field of the form
+for f in facility-price support-frac amortize-years finance-rate residual runs-per-month rent-session-h grid-carbon \
+	store-tb-per-gpu; do
+	grep -q "name=\"$f\"" "$tmp/dom.html" || no "the page has no $f input"
+done
+check "gpus=16&cost=tco&finance-rate=0.05&residual=0.3&amortize-years=4&rent-session-h=0" --gpus 16 --cost tco \
+	--finance-rate 0.05 --residual 0.3 --amortize-years 4 --rent-session-h 0
 # the reader's own quote (a systems.csv overlay pasted into the page) against compare --hwdb with that file
 mkdir -p "$tmp/q"
 printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
@@ -75,5 +82,5 @@ PAGE="$tmp/H/whatif.html" dom "" >"$tmp/dom.html"
 python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
 # bad input: compare's own message on the page, no answer
 dom "#gpus=0" >"$tmp/dom.html"
-grep -q 'expected an integer 1..65536' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
+grep -q 'expected an integer 1..100000' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
 exit $fail

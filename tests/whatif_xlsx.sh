@@ -1,5 +1,7 @@
 #!/bin/sh
-# costs.xlsx as finance uses it: LibreOffice (headless) opens the workbook report wrote, with every stored
+# costs.xlsx as a previewer shows it: every formula's stored result (no recalculation) equals compare's CSV
+# within 0.1% at three GPU counts, and each system's prices are on one Assumptions row (an edit reaches every
+# row of it). Then as finance uses it: LibreOffice (headless) opens the workbook report wrote, with every stored
 # result removed so that it must compute each formula, and each option's money (every capex part, both ends
 # of the ranges, the owner's cost per run and per GPU-hour, rent as billed, the break-even) equals compare's
 # CSV within 0.1%, and the answer's owned cash by year equals the report's cashflow.csv; then the same after an
@@ -24,6 +26,23 @@ fi
 set -- $($CHECK count "$tmp/D/costs.xlsx")
 [ "$1" -ge 20 ] && [ "$2" -ge 10 ] || no "costs.xlsx: $1 formulas, $2 over Assumptions (want >= 20, >= 10)"
 echo "costs.xlsx: $1 formulas, $2 over Assumptions"
+# as a previewer shows it (no recalculation): every formula stores its value, and the stored money of every
+# option at every GPU count equals compare's CSV within 0.1%; each system's prices are on one row
+"$SP" report --systems $S1,coreweave-hgx-h100 --gpus 8,64,144 --out "$tmp/V" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report V"; }
+$CHECK stored "$tmp/V/costs.xlsx" "$tmp/V/stored.csv" || no "a formula stores no value"
+$CHECK once "$tmp/V/costs.xlsx" || no "a system's prices are on more than one row"
+for g in 8 64 144; do
+	"$SP" compare --systems $S1,coreweave-hgx-h100 --gpus $g --out "$tmp/V/c$g.csv" >/dev/null
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+csv.writer(sys.stdout).writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
+		"$tmp/V/stored.csv" $g >"$tmp/V/s$g.csv"
+	$CHECK compare "$tmp/V/s$g.csv" "$tmp/V/c$g.csv" || no "stored values at $g GPUs differ from compare"
+done
+$CHECK cashflow "$tmp/V/s8.csv" "$tmp/V/cashflow.csv" "$tmp/V/report.md" || no "stored cash flow differs from cashflow.csv"
+# the Cash flow sheet (book and cash by year, owned and rented) and the two-way Sensitivity table
+$CHECK sheets "$tmp/V/costs.xlsx" "$tmp/V/cashflow.csv" "$tmp/V/report.md" "$tmp/V/c8.csv" ||
+	no "Cash flow or Sensitivity sheet differs from report and compare"
 office=$(command -v soffice || command -v libreoffice) || { echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
 # A fresh profile that recalculates OOXML files on load (LibreOffice's default asks or never does).
 mkdir -p "$tmp/lo/user"

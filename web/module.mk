@@ -2,7 +2,7 @@
 # WebAssembly by Emscripten, one self-contained page) and costs.xlsx (libxlsxwriter) - each left out with a
 # reason where the build had no such tool (XLSX_FOUND in the Makefile; EMCC below).
 # SPDX-License-Identifier: GPL-3.0-or-later
-LIB_SRCS += web/web_page.c $(if $(XLSX_FOUND),web/web_xlsx.c,web/web_xlsx_none.c)
+LIB_SRCS += web/web_page.c web/web_calc.c $(if $(XLSX_FOUND),web/web_xlsx.c,web/web_xlsx_none.c)
 GEN_SRCS += $(BUILD)/gen/web_data.c
 
 EMCC ?= $(shell command -v emcc 2>/dev/null)

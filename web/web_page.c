@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "model/model.h"
 
 static const web_file *embedded(const char *name)
 {
@@ -127,15 +128,30 @@ char *web_fragment(int argc, char **argv, const struct option *opts)
 	return b.s;
 }
 
-/* Writes the template's text with @COMMAND@, @DEFAULTS@ and @SCRIPT@ replaced. */
+/* The page's money inputs: one labelled number field per money option (model_money_inputs, the table the
+ * command line's options come from), named as the option, its range as typed, its default as placeholder. */
+static void money_inputs(FILE *f)
+{
+	int n;
+	const model_money_input *in = model_money_inputs(&n);
+	for (int i = 0; i < n; i++) {
+		if (!in[i].flag)
+			continue;
+		fprintf(f, "<label>%s%s%s%s <input name=\"%s\" type=\"number\" step=\"any\" min=\"%g\" max=\"%g\" "
+			   "placeholder=\"%g\"></label>\n", in[i].label, *in[i].unit ? " (" : "", in[i].unit,
+			*in[i].unit ? ")" : "", in[i].flag, in[i].lo, in[i].hi, in[i].def / in[i].scale);
+	}
+}
+
+/* Writes the template's text with @COMMAND@, @DEFAULTS@, @SCRIPT@ and @MONEY_INPUTS@ replaced. */
 static void fill(FILE *f, const char *tpl, const char *command, const char *defaults, const web_file *js)
 {
-	static const char *const keys[] = {"@COMMAND@", "@DEFAULTS@", "@SCRIPT@"};
+	static const char *const keys[] = {"@COMMAND@", "@DEFAULTS@", "@SCRIPT@", "@MONEY_INPUTS@"};
 	const char *p = tpl;
 	for (;;) {
 		const char *next = NULL;
 		int k = -1;
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 4; i++) {
 			const char *at = strstr(p, keys[i]);
 			if (at && (!next || at < next))
 				next = at, k = i;
@@ -150,6 +166,8 @@ static void fill(FILE *f, const char *tpl, const char *command, const char *defa
 				fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
 		else if (k == 1)
 			fputs(defaults, f);
+		else if (k == 3)
+			money_inputs(f);
 		else
 			fwrite(js->bytes, 1, js->len_B, f);
 		p = next + strlen(keys[k]);

@@ -7,7 +7,13 @@
  * links and NIC ports (model_fabric_parts), the store's units (model_store_units), the data set and what
  * staging already copied) and its money as formulas - each capex part and both ends of the range, energy, the
  * owner's cost per run and per GPU-hour, rent as billed and at the market's rate, break-even against renting,
- * the owned cash by year and its discounted sum.
+ * the owned cash by year and its discounted sum. Sheet Cash flow: the option report's cash flow follows
+ * (plan_decide's bought option), year by year as formulas over its Options row - cash and book (straight-
+ * line depreciation to the residual, book value), owned against the same runs rented. Sheet Sensitivity:
+ * the rented month less the owned month over the use and the rental rate, and the use where they cross.
+ * Every formula is stored with the value it computes (web_calc.c), so a viewer that does not recalculate
+ * shows the figures; each system's prices are on one Assumptions row, the rentals weighed against on
+ * their own rows.
  * The formulas restate model/model_money.c (model_run_capex, model_run_money, capex_month,
  * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_breakeven_runs,
  * model_cashflow): they are all in the tables below, and tests/whatif_xlsx.sh recalculates the workbook in
@@ -25,78 +31,23 @@
 #include <xlsxwriter.h>
 
 #include "common/common.h"
+#include "web/web_calc_internal.h"
 
-/* The money inputs: Assumptions!B2.. in this order, each a defined name the formulas use. */
-typedef struct xl_input {
-	const char *name, *label, *flag, *source;
-	size_t off;        /* in model_money; (size_t)-1: a constant */
+/* The money inputs are model_money_inputs' rows (Assumptions!B2.. in that order, each a defined name the
+ * formulas use), then these constants. */
+typedef struct xl_const {
+	const char *name, *label, *source;
 	double constant;   /* the constant, or (width set) model_price_width(width) */
 	const char *width; /* a price kind whose range half-width the constant is */
-} xl_input;
-
-#define MONEY(f) offsetof(model_money, f)
-#define NOFLAG "(none: the default)"
-static const xl_input inputs[] = {
-	{"kwh_usd", "electricity, USD per kWh", "--kwh-price",
-	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents", MONEY(kwh_usd), 0, NULL},
-	{"pue", "PUE (facility power / IT power)", "--pue",
-	 "Uptime Institute Global Data Center Survey 2023 (2024-02-07): industry average 1.58", MONEY(pue), 0, NULL},
-	{"facility_usd_kw_month", "facility (colocation), USD per kW-month of the nodes' max power", "--facility-price",
-	 "wholesale colocation 150-250 USD per kW-month (v2-pseo-ai.pages.dev GPU TCO analysis, 2026; CBRE H2 2018: "
-	 "120-140)", MONEY(facility_usd_kw_month), 0, NULL},
-	{"support_frac_year", "support, fraction of capex a year", "--support-frac",
-	 "assumption: no public DGX support price list found", MONEY(support_frac_year), 0, NULL},
-	{"utilisation", "utilisation of the owned cluster (fraction of its time doing paid runs)", "--utilisation",
-	 "Alibaba PAI trace (ATC'23 'Beware of Fragmentation'): 54% of GPUs held by running jobs",
-	 MONEY(utilisation), 0, NULL},
-	{"runs_per_month", "runs a month (0: the runs fill the utilised time)", "--runs-per-month",
-	 "the reader's plan", MONEY(runs_per_month), 0, NULL},
-	{"amortize_years", "amortisation, years", "--amortize-years",
-	 "Amazon 2024 10-K: servers' useful life 5 years", MONEY(amortize_years), 0, NULL},
-	{"finance_rate", "cost of capital, fraction a year (0: money that earns nothing)", "--finance-rate",
-	 "Damodaran, Cost of Equity and Capital (US), data of 2026-01: most industries' WACC 6-10%",
-	 MONEY(finance_rate), 0, NULL},
-	{"residual_frac", "residual (resale) value at the end, fraction of capex", "--residual",
-	 "GPU Lease Rate Index secondary market (H100 depreciation guide, v2-pseo-ai.pages.dev, 2026-01-08): 10-15% in "
-	 "year 5", MONEY(residual_frac), 0, NULL},
-	{"frontend_ports_gpu", "front-end, storage and management network ports per GPU sold", NOFLAG,
-	 "NVIDIA DGX H100 datasheet: 2 dual-port ConnectX-7 cards beside 8 compute NICs (GB200 tray: one dual-port "
-	 "BlueField-3 for 4 GPUs)", MONEY(frontend_ports_gpu), 0, NULL},
-	{"frontend_port_usd", "one front-end port USD (optics, cable, a leaf and a spine port)", NOFLAG,
-	 "400 Gb/s cost spreadsheet (tech-talk-cto, 2024-08): 1,320 USD optics and cable + 2 x 36,000 / 64; estimate",
-	 MONEY(frontend_port_usd), 0, NULL},
-	{"mgmt_usd_node", "out-of-band management network USD a node", NOFLAG,
-	 "assumption: two 1 GbE ports on 48-port switches of about 5,000 USD (no public figure found)",
-	 MONEY(mgmt_usd_node), 0, NULL},
-	{"store_usd_TB", "shared store (flash) USD per TB", NOFLAG,
-	 "aijourn.com 'The 35 billion blind spot' (2026): a 122.88 TB QLC NVMe SSD about 27,000 USD",
-	 MONEY(store_usd_TB), 0, NULL},
-	{"store_replicas", "copies of the data set the store keeps", NOFLAG,
-	 "Ceph's default replicated pool size (docs.ceph.com, osd_pool_default_size = 3)", MONEY(store_replicas), 0, NULL},
-	{"rack_usd", "one rack with its power distribution USD", NOFLAG,
-	 "assumption: a 42U rack with two metered 3-phase PDUs (no public price list found)", MONEY(rack_usd), 0, NULL},
-	{"rack_W", "IT power one rack holds W", NOFLAG,
-	 "NVIDIA DGX SuperPOD H100 reference: four DGX H100 of 10.2 kW a rack", MONEY(rack_W), 0, NULL},
-	{"cooling_usd_W", "liquid-cooling distribution USD per W (liquid-cooled systems)", NOFLAG,
-	 "assumption: coolant distribution units and secondary loop (no public price list found)", MONEY(cooling_usd_W),
-	 0, NULL},
-	{"install_frac", "installation, cabling and acceptance, fraction of the hardware", NOFLAG,
-	 "assumption: no public figure found", MONEY(install_frac), 0, NULL},
-	{"spot_interrupt_month", "chance a spot instance is interrupted in a month", NOFLAG,
-	 "AWS EC2 Spot best practices: average interruption frequency below 5% (Spot Instance Advisor)",
-	 MONEY(spot_interrupt_month), 0, NULL},
-	{"rent_boot_s", "rented run: request to nodes ready, billed s", NOFLAG,
-	 "assumption: EC2 bills from the running state (martysweet.co.uk 'EC2 Launch Times', 2023-10); an 8-GPU node's "
-	 "boot and checks take minutes", MONEY(rent_boot_s), 0, NULL},
-	{"rent_copy_Bps", "rented node: copy of the data set from the object store B/s", NOFLAG,
-	 "Amazon S3 performance guidelines: up to 100 Gb/s per EC2 instance", MONEY(rent_copy_Bps), 0, NULL},
-	{"width_estimate", "half-width of an estimated price's range (fraction)", "",
-	 "docs/prices.md: our own arithmetic, +-35%", (size_t)-1, 0, "estimate"},
-	{"width_press", "half-width of a press figure's range (fraction; the flash store)", "",
-	 "docs/prices.md: a press or analyst figure, +-25%", (size_t)-1, 0, "press"},
-	{"month_s", "seconds in a month", "", "a Julian year / 12", (size_t)-1, MODEL_MONTH_S, NULL},
+} xl_const;
+static const xl_const consts[] = {
+	{"width_estimate", "half-width of an estimated price's range (fraction)", "docs/prices.md: our own arithmetic, +-35%",
+	 0, "estimate"},
+	{"width_press", "half-width of a press figure's range (fraction; the flash store)",
+	 "docs/prices.md: a press or analyst figure, +-25%", 0, "press"},
+	{"month_s", "seconds in a month", "a Julian year / 12", MODEL_MONTH_S, NULL},
 };
-enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
+enum { NCONSTS = sizeof consts / sizeof consts[0] };
 
 /* Derived on Assumptions (rows after the inputs): model_money.c capex_month(m, 1) and fixed_month_per_usd. */
 static const struct {
@@ -109,9 +60,9 @@ static const struct {
 	{"fixed_per_usd", "owner's fixed cost a month per USD of capex (capex share + support)",
 	 "=capex_month_per_usd+support_frac_year/12"},
 };
-enum { NDERIVED = sizeof derived / sizeof derived[0], SYS_FIRST_ROW = NINPUTS + NDERIVED + 4, MIN_CASH_YEARS = 10 };
+enum { NDERIVED = sizeof derived / sizeof derived[0], MIN_CASH_YEARS = 10 };
 
-/* One system's prices (Assumptions, from row SYS_FIRST_ROW), columns B.. in this order; NAN cells stay
+/* One system's prices (Assumptions, from row x->sys_first_row), columns B.. in this order; NAN cells stay
  * empty so that the formulas see no price. */
 typedef struct xl_sys_col { const char *key, *head; } xl_sys_col;
 static const xl_sys_col sys_cols[] = {
@@ -127,8 +78,6 @@ static const xl_sys_col sys_cols[] = {
 	{"reserved", "reserved for a term: paid around the clock (1 yes)"}, {"spot", "spot: reruns (1 yes)"},
 	{"rent_width", "rate's half-width"}, {"rent_source", "rent source (kind, date)"},
 	{"rent_market", "market rate, USD per GPU-hour (the low end)"}, {"market_source", "market rate source (date)"},
-	{"ref_rate", "buy vs rent: cheapest rent of this GPU, USD per GPU-hour"}, {"ref_gpus", "GPUs an instance"},
-	{"ref_id", "rented system"},
 };
 enum { NSYS_COLS = sizeof sys_cols / sizeof sys_cols[0] };
 
@@ -178,7 +127,8 @@ static const xl_col cols[] = {
 	 "={nodes_bought}*({gpus_node_sold}*frontend_ports_gpu*frontend_port_usd+mgmt_usd_node)", 1, SERVERS},
 	{"capex_network_usd", "network capex USD", XL_FORMULA, "={capex_fabric_usd}+{capex_frontend_usd}", 1, SERVERS},
 	{"capex_storage_usd", "shared store capex USD", XL_FORMULA,
-	 "=IF(ISNUMBER({store_units}),{store_units}*{sys.store_unit_usd},{dataset_TB}*store_replicas*store_usd_TB)", 1,
+	 "=IF(ISNUMBER({store_units}),{store_units}*{sys.store_unit_usd},MAX({dataset_TB}*store_replicas,"
+	 "store_TB_gpu*{nodes_bought}*{gpus_node_sold})*store_usd_TB)", 1,
 	 SERVERS},
 	{"capex_racks_usd", "racks and power distribution capex USD", XL_FORMULA,
 	 "=IF({sys.unit_nodes}>1,0,MAX(ROUNDUP({power_max_kw}*1000/rack_W-1E-9,0),0)*rack_usd)", 1, SERVERS},
@@ -230,14 +180,17 @@ static const xl_col cols[] = {
 	{"rent_inc_s", "billing increment used s", XL_FORMULA,
 	 "=IF(" CLUSTER_RENT ",N({sys.rent_cluster_inc}),N({sys.rent_inc}))", 0, NULL},
 	{"rent_setup_s", "rented run's start-up and data copy s", XL_FORMULA,
-	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({sys.ref_rate})))),0,"
+	 "=IF(OR({sys.reserved}=1,AND(NOT(ISNUMBER({sys.rent_rate})),NOT(ISNUMBER({ref.rate})))),0,"
 	 "rent_boot_s+MAX({copy_GB}*1E9/rent_copy_Bps-{staging_s},0))", 0, NULL},
-	{"rent_t_s", "rented time with spot's expected reruns s", XL_FORMULA,
-	 "=IF({sys.spot}=1,({tta_s}+{rent_setup_s})/(1-spot_interrupt_month)^(({tta_s}+{rent_setup_s})/month_s),"
-	 "{tta_s}+{rent_setup_s})", 0, NULL},
-	{"rent_billed_s", "time billed s", XL_FORMULA,
+	{"rent_session_wall_s", "a rental session's runs, wall clock s", XL_FORMULA,
+	 "=IF(rent_session_s>0,MAX({tta_s},MIN(rent_session_s,{tta_s}/{share})),{tta_s})", 0, NULL},
+	{"rent_session_runs", "runs in a rental session", XL_FORMULA, "={rent_session_wall_s}/{tta_s}", 0, NULL},
+	{"rent_t_s", "a session's time with spot's expected reruns and the set-up once s", XL_FORMULA,
+	 "={rent_session_runs}*IF({sys.spot}=1,{tta_s}/(1-spot_interrupt_month)^({tta_s}/month_s),{tta_s})"
+	 "+{rent_setup_s}", 0, NULL},
+	{"rent_billed_s", "time billed a run s", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{share}*month_s,IF({rent_inc_s}>0,CEILING(MAX({rent_t_s},N({sys.rent_min}))/{rent_inc_s}"
-	 "*(1-1E-12),1)*{rent_inc_s},MAX({rent_t_s},N({sys.rent_min}))))", 0, NULL},
+	 "*(1-1E-12),1)*{rent_inc_s},MAX({rent_t_s},N({sys.rent_min})))/{rent_session_runs})", 0, NULL},
 	{"rent_usd", "rent per run USD", XL_FORMULA,
 	 "=IF(ISNUMBER({rent_rate}),{rent_gpus}*{rent_rate}*{rent_billed_s}/3600,\"\")", 2, NULL},
 	{"rent_lo_usd", "rent per run at the market's rate (low end) USD", XL_FORMULA,
@@ -248,16 +201,31 @@ static const xl_col cols[] = {
 	/* model_ref_rent_usd and model_breakeven_runs: a month of N runs owned costs fixed + N x energy; rented,
 	 * a reservation's month whatever N, or N x the rent by the run */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
-	 "=IF(AND(ISNUMBER({sys.ref_rate}),N({sys.ref_gpus})>0),CEILING({gpus}/{sys.ref_gpus},1)*{sys.ref_gpus}*"
-	 "{sys.ref_rate}*IF({sys.reserved}=1,{share}*month_s,{tta_s}+{rent_setup_s})/3600,\"\")", 2, NULL},
+	 "=IF(AND(ISNUMBER({ref.rate}),N({ref.gpus})>0),CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*"
+	 "{ref.rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600,\"\")", 2, NULL},
 	{"ref_fix_month_usd", "that rental's month (a reservation) USD", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
 	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
 	 "{ref_rent_usd}"},
-	{"breakeven_runs_per_month", "buying is cheaper above, runs a month", XL_FORMULA,
-	 "=IF(ISNUMBER({capex_usd}),IF({ref_run_usd}>{energy_usd},MAX(({fixed_month_usd}-{ref_fix_month_usd})/"
-	 "({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")", 0,
+	{"breakeven_runs_per_month", "owning and renting cost the same, runs a month", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),IF({ref_run_usd}<>{energy_usd},MAX(({fixed_month_usd}-"
+	 "{ref_fix_month_usd})/({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")",
+	 0, "{ref_rent_usd}"},
+	{"buy_wins_above", "buying wins above that (1), below it (0: a reservation)", XL_FORMULA,
+	 "=IF(ISNUMBER({breakeven_runs_per_month}),IF({ref_run_usd}>{energy_usd},1,0),\"\")", 0, "{ref_rent_usd}"},
+	{"breakeven_use", "owning and renting cost the same at this use", XL_FORMULA,
+	 "=IF(ISNUMBER({breakeven_runs_per_month}),{breakeven_runs_per_month}*{tta_s}/month_s,\"\")", 4,
 	 "{ref_rent_usd}"},
+	{"owned_month_usd", "a month owned at this use USD", XL_FORMULA,
+	 "=IF(ISNUMBER({capex_usd}),{fixed_month_usd}+{energy_usd}/{share},\"\")", 2, "{capex_usd}"},
+	{"rented_month_usd", "the same month rented USD", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),{ref_fix_month_usd}+{ref_run_usd}/{share},\"\")", 2,
+	 "{ref_rent_usd}"},
+	{"flip_usd_gpu_h", "the rental rate at which they cost the same at this use USD per GPU-hour", XL_FORMULA,
+	 "=IF(AND(ISNUMBER({owned_month_usd}),ISNUMBER({rented_month_usd})),{ref.rate}*{owned_month_usd}/"
+	 "{rented_month_usd},\"\")", 2, "{ref_rent_usd}"},
+	{"co2_kg", "kg CO2e per run (energy at the meter x grid)", XL_FORMULA, "={energy_kwh}*pue*grid_kg_kwh", 2,
+	 NULL},
 	{"runs_month", "runs a month at this use", XL_FORMULA, "=1/{share}", 0, NULL},
 };
 enum { NCOLS = sizeof cols / sizeof cols[0] };
@@ -301,10 +269,15 @@ static void cell_name(int row, int col, char *buf, size_t len_B)
 	snprintf(buf + at, len_B - at, "%d", row + 1);
 }
 
-/* Expands a formula template for one Options row (zero-based) whose system is on Assumptions row sys_row;
- * {year} becomes `year`. Returns a heap string. */
-static char *expand(const char *tpl, int row, int sys_row, int year)
+/* Where an Options row's formulas read: its own row, its system's prices and its rental's on Assumptions,
+ * and the year of a cash-flow cell. */
+typedef struct xl_at { int row, sys_row, ref_row, year; } xl_at;
+
+/* Expands a formula template for one Options row: {key} its column, {sys.key} and {ref.rate|gpus} the
+ * Assumptions cells, {year} the year, {cash} that year's cash cell. Returns a heap string. */
+static char *expand(const char *tpl, xl_at at_)
 {
+	int row = at_.row, sys_row = at_.sys_row, year = at_.year;
 	size_t cap = strlen(tpl) * 2 + 64, at = 0;
 	char *out = xmalloc(cap);
 	for (const char *p = tpl; *p;) {
@@ -321,6 +294,10 @@ static char *expand(const char *tpl, int row, int sys_row, int year)
 				char c[16];
 				cell_name(sys_row, sys_col_of(key + 4), c, sizeof c);
 				snprintf(ref, sizeof ref, "Assumptions!%s", c);
+			} else if (strncmp(key, "ref.", 4) == 0) { /* write_refs: B id, C rate, D GPUs */
+				char c[16];
+				cell_name(at_.ref_row, strcmp(key + 4, "rate") == 0 ? 2 : 3, c, sizeof c);
+				snprintf(ref, sizeof ref, "Assumptions!%s", c);
 			} else
 				cell_name(row, col_of(key), ref, sizeof ref);
 			p = end + 1;
@@ -336,50 +313,132 @@ static char *expand(const char *tpl, int row, int sys_row, int year)
 	return out;
 }
 
+/* A formula written once the book is complete, with the value it computes (web_calc.c). */
+typedef struct xl_pending {
+	int sheet, row, col;
+	char *formula;
+	lxw_format *f;
+} xl_pending;
+
+enum { XL_AS, XL_OP, XL_CF, XL_SENS, XL_NSHEETS }; /* the sheets, in the book's order */
+
 typedef struct xl {
 	lxw_workbook *wb;
 	lxw_worksheet *as, *op;
+	lxw_worksheet *ws[XL_NSHEETS]; /* by index: as, op, cash flow, sensitivity */
+	xc_book *calc;          /* every cell again, to compute the formulas' results */
+	xl_pending *pending;
+	int npending, pending_cap;
 	lxw_format *bold, *usd, *cents, *num;
 	const plan_question *q; /* how the options were judged (the meets column) */
 	const plan_spec *spec;
 	const model_params *p;  /* the data set's size (store, a rented node's copy) */
 	const hw_db *db;
 	int cash_years;         /* cash flow columns: years 0 .. cash_years */
+	int sys_first_row;      /* Assumptions: the first row of the systems' prices (write_inputs) */
 } xl;
 
-static void num_or_empty(lxw_worksheet *ws, int row, int col, double v, lxw_format *f)
+/* Cells go to the book and to the calculator alike; formulas wait for put_results. */
+static void put_num(xl *x, int sheet, int row, int col, double v, lxw_format *f)
 {
-	if (isfinite(v))
-		worksheet_write_number(ws, (lxw_row_t)row, (lxw_col_t)col, v, f);
+	worksheet_write_number(x->ws[sheet], (lxw_row_t)row, (lxw_col_t)col, v, f);
+	xc_set_num(x->calc, sheet, row, col, v);
 }
 
+static void put_text(xl *x, int sheet, int row, int col, const char *s, lxw_format *f)
+{
+	worksheet_write_string(x->ws[sheet], (lxw_row_t)row, (lxw_col_t)col, s, f);
+	xc_set_text(x->calc, sheet, row, col, s);
+}
+
+static void put_formula(xl *x, int sheet, int row, int col, const char *formula, lxw_format *f)
+{
+	if (x->npending == x->pending_cap) {
+		x->pending_cap = x->pending_cap ? 2 * x->pending_cap : 256;
+		x->pending = xrealloc(x->pending, (size_t)x->pending_cap * sizeof *x->pending);
+	}
+	x->pending[x->npending++] = (xl_pending){sheet, row, col, xstrdup(formula), f};
+	xc_set_formula(x->calc, sheet, row, col, formula);
+}
+
+static void define(xl *x, const char *name, int sheet, int row, int col)
+{
+	char def[64], c[16];
+	cell_name(row, col, c, sizeof c);
+	/* $B$2 from B2 */
+	size_t k = strcspn(c, "0123456789");
+	snprintf(def, sizeof def, "=%s!$%.*s$%s", sheet == XL_AS ? "Assumptions" : "Options", (int)k, c, c + k);
+	workbook_define_name(x->wb, name, def);
+	xc_define(x->calc, name, sheet, row, col);
+}
+
+/* Every formula with the value it computes stored beside it (a previewer shows it without recalculating);
+ * the count of formulas whose value is an error (none in a book this file writes: a formula the calculator
+ * cannot read is a bug here, and goes in without a value). */
+static int put_results(xl *x)
+{
+	int bad = 0;
+	for (int i = 0; i < x->npending; i++) {
+		const xl_pending *p = &x->pending[i];
+		xc_val v = xc_value(x->calc, p->sheet, p->row, p->col);
+		lxw_worksheet *ws = x->ws[p->sheet];
+		if (v.kind == XC_NUM)
+			worksheet_write_formula_num(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f, v.num);
+		else if (v.kind == XC_TEXT)
+			worksheet_write_formula_str(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f, v.text);
+		else {
+			worksheet_write_formula(ws, (lxw_row_t)p->row, (lxw_col_t)p->col, p->formula, p->f);
+			bad++;
+		}
+		free(x->pending[i].formula);
+	}
+	free(x->pending);
+	x->pending = NULL;
+	x->npending = x->pending_cap = 0;
+	return bad;
+}
+
+static void num_or_empty(xl *x, int sheet, int row, int col, double v, lxw_format *f)
+{
+	if (isfinite(v))
+		put_num(x, sheet, row, col, v, f);
+}
+
+/* The inputs (model_money_inputs, then the constants) and the derived factors on Assumptions; sets
+ * x->sys_first_row, the first row of the systems' prices below them. */
 static void write_inputs(xl *x, const model_money *m)
 {
 	static const char *const head[] = {"input", "value", "flag", "source"};
+	int n, row = 1;
+	const model_money_input *in = model_money_inputs(&n);
 	for (int c = 0; c < 4; c++)
-		worksheet_write_string(x->as, 0, (lxw_col_t)c, head[c], x->bold);
-	for (int i = 0; i < NINPUTS; i++) {
-		const xl_input *in = &inputs[i];
-		double v = in->width ? model_price_width(in->width)
-			   : in->off == (size_t)-1 ? in->constant : *(const double *)((const char *)m + in->off);
-		char def[64];
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 0, in->label, NULL);
-		worksheet_write_number(x->as, (lxw_row_t)(i + 1), 1, v, x->num);
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 2, in->flag, NULL);
-		worksheet_write_string(x->as, (lxw_row_t)(i + 1), 3, in->source, NULL);
-		snprintf(def, sizeof def, "=Assumptions!$B$%d", i + 2);
-		workbook_define_name(x->wb, in->name, def);
+		put_text(x, XL_AS, 0, c, head[c], x->bold);
+	for (int i = 0; i < n; i++, row++) {
+		/* the field as the model holds it: a flag typed in other units says so */
+		char *label = in[i].scale != 1 ? xasprintf("%s, s (%s takes %s)", in[i].label, in[i].flag, in[i].unit)
+					       : xasprintf("%s%s%s", in[i].label, *in[i].unit ? ", " : "", in[i].unit);
+		char *flag = in[i].flag ? xasprintf("--%s", in[i].flag) : xstrdup("");
+		put_text(x, XL_AS, row, 0, label, NULL);
+		put_num(x, XL_AS, row, 1, *(const double *)((const char *)m + in[i].off), x->num);
+		put_text(x, XL_AS, row, 2, flag, NULL);
+		put_text(x, XL_AS, row, 3, in[i].source, NULL);
+		define(x, in[i].name, XL_AS, row, 1);
+		free(label);
+		free(flag);
 	}
-	for (int i = 0; i < NDERIVED; i++) {
-		int row = NINPUTS + 1 + i;
-		char def[64];
-		worksheet_write_string(x->as, (lxw_row_t)row, 0, derived[i].label, NULL);
-		worksheet_write_formula(x->as, (lxw_row_t)row, 1, derived[i].formula, x->num);
-		worksheet_write_string(x->as, (lxw_row_t)row, 3, "model/model_money.c (a formula over the inputs above)",
-				       NULL);
-		snprintf(def, sizeof def, "=Assumptions!$B$%d", row + 1);
-		workbook_define_name(x->wb, derived[i].name, def);
+	for (int i = 0; i < NCONSTS; i++, row++) {
+		put_text(x, XL_AS, row, 0, consts[i].label, NULL);
+		put_num(x, XL_AS, row, 1, consts[i].width ? model_price_width(consts[i].width) : consts[i].constant, x->num);
+		put_text(x, XL_AS, row, 3, consts[i].source, NULL);
+		define(x, consts[i].name, XL_AS, row, 1);
 	}
+	for (int i = 0; i < NDERIVED; i++, row++) {
+		put_text(x, XL_AS, row, 0, derived[i].label, NULL);
+		put_formula(x, XL_AS, row, 1, derived[i].formula, x->num);
+		put_text(x, XL_AS, row, 3, "model/model_money.c (a formula over the inputs above)", NULL);
+		define(x, derived[i].name, XL_AS, row, 1);
+	}
+	x->sys_first_row = row + 3;
 }
 
 static char *sourced(const char *kind, const char *date, const char *source)
@@ -388,16 +447,14 @@ static char *sourced(const char *kind, const char *date, const char *source)
 			 date && *date ? ", " : "", date ? date : "");
 }
 
-/* One system's row of prices: those the options' scenarios carry (the rent term asked, the reference
- * rental plan_resolve found, the fabric and store the run uses), sources from the database. */
+/* One system's row of prices: those the options' scenarios carry (the rent term asked, the fabric and store
+ * the run uses), sources from the database. */
 static void write_system(xl *x, int row, const plan_option *o)
 {
 	const model_node *n = &o->sc.node;
 	const hw_system *sys = hw_system_find(x->db, n->system_id);
 	const hw_fabric *fab = x->spec->fabric_id ? hw_fabric_find(x->db, x->spec->fabric_id) : sys ? sys->fabric : NULL;
 	const hw_storage *st = n->storage_id ? hw_storage_find(x->db, n->storage_id) : NULL;
-	lxw_worksheet *ws = x->as;
-	lxw_row_t r = (lxw_row_t)row;
 	bool unit = isfinite(n->unit_price_usd);
 	struct { const char *key; double v; lxw_format *f; } num[] = {
 		{"unit_price", unit ? n->unit_price_usd : n->price_usd, x->usd},
@@ -421,11 +478,9 @@ static void write_system(xl *x, int row, const plan_option *o)
 		{"spot", n->rent_spot ? 1 : 0, NULL},
 		{"rent_width", n->rent_width, x->num},
 		{"rent_market", n->rent_market_usd_gpu_h, x->cents},
-		{"ref_rate", n->ref_rent_usd_gpu_h, x->cents},
-		{"ref_gpus", n->ref_rent_gpus > 0 ? n->ref_rent_gpus : NAN, NULL},
 	};
 	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
-		num_or_empty(ws, row, sys_col_of(num[i].key), num[i].v, num[i].f);
+		num_or_empty(x, XL_AS, row, sys_col_of(num[i].key), num[i].v, num[i].f);
 	struct { const char *key; char *text; } txt[] = {
 		{"price_source", sourced(sys ? sys->price_kind : "", sys ? sys->price_date : "", sys ? sys->price_source : "")},
 		{"fabric_source", sourced(fab ? fab->price_kind : "", fab ? fab->price_date : "", fab ? fab->price_source : "")},
@@ -433,33 +488,40 @@ static void write_system(xl *x, int row, const plan_option *o)
 		{"rent_source", sourced(sys ? sys->rent_kind : "", sys ? sys->rent_date : "", sys ? sys->rent_source : "")},
 		{"market_source", sourced("", sys ? sys->rent_market_date : "", sys ? sys->rent_market_source : "")},
 		{"id", xstrdup(n->system_id)},
-		{"ref_id", xstrdup(n->ref_rent_id ? n->ref_rent_id : "")},
 	};
 	for (size_t i = 0; i < sizeof txt / sizeof txt[0]; i++) {
-		worksheet_write_string(ws, r, (lxw_col_t)sys_col_of(txt[i].key), txt[i].text, NULL);
+		put_text(x, XL_AS, row, sys_col_of(txt[i].key), txt[i].text, NULL);
 		free(txt[i].text);
 	}
 }
 
-/* Whether two options read the same prices: one system, and the same reference rental (plan_resolve picks
- * the cheapest rental of the GPU for the GPU count, so one system can have two). */
+/* Whether two options read the same prices of their system (one row): the same system, fabric and store. */
 static bool same_prices(const plan_option *a, const plan_option *b)
+{
+	const model_node *x = &a->sc.node, *y = &b->sc.node;
+	bool same_store = x->store_unit_usd == y->store_unit_usd || (isnan(x->store_unit_usd) && isnan(y->store_unit_usd));
+	bool same_switch = x->switch_usd == y->switch_usd || (isnan(x->switch_usd) && isnan(y->switch_usd));
+	return strcmp(x->system_id, y->system_id) == 0 && same_store && same_switch;
+}
+
+/* Whether two options weigh buying against the same rental: one rented system at one rate and instance. */
+static bool same_ref(const plan_option *a, const plan_option *b)
 {
 	const model_node *x = &a->sc.node, *y = &b->sc.node;
 	bool same_id = x->ref_rent_id == y->ref_rent_id ||
 		       (x->ref_rent_id && y->ref_rent_id && strcmp(x->ref_rent_id, y->ref_rent_id) == 0);
 	bool same_rate = x->ref_rent_usd_gpu_h == y->ref_rent_usd_gpu_h ||
 			 (isnan(x->ref_rent_usd_gpu_h) && isnan(y->ref_rent_usd_gpu_h));
-	return strcmp(x->system_id, y->system_id) == 0 && same_id && same_rate && x->ref_rent_gpus == y->ref_rent_gpus;
+	return same_id && same_rate && x->ref_rent_gpus == y->ref_rent_gpus;
 }
 
-/* The Assumptions row of each option's prices (rows[n]); each set of prices written once. */
-static void write_systems(xl *x, const plan_option *o, int n, int *rows)
+/* The Assumptions row of each option's prices (rows[n]), each system once. */
+static int write_systems(xl *x, const plan_option *o, int n, int *rows)
 {
-	worksheet_write_string(x->as, SYS_FIRST_ROW - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
+	put_text(x, XL_AS, x->sys_first_row - 2, 0, "Prices of each system (hw show ID has them all)", x->bold);
 	for (int c = 0; c < NSYS_COLS; c++)
-		worksheet_write_string(x->as, SYS_FIRST_ROW - 1, (lxw_col_t)(c + 1), sys_cols[c].head, x->bold);
-	int next = SYS_FIRST_ROW;
+		put_text(x, XL_AS, x->sys_first_row - 1, c + 1, sys_cols[c].head, x->bold);
+	int next = x->sys_first_row;
 	for (int i = 0; i < n; i++) {
 		rows[i] = -1;
 		for (int k = 0; k < i && rows[i] < 0; k++)
@@ -469,6 +531,43 @@ static void write_systems(xl *x, const plan_option *o, int n, int *rows)
 			rows[i] = next++;
 			write_system(x, rows[i], &o[i]);
 		}
+	}
+	return next;
+}
+
+/* The rentals buying is weighed against (Assumptions, from row first): one row per rented system, rate and
+ * instance (ref_rows[n]); a rate that is a system's own on the rows above points at that cell, so that it
+ * is written once. */
+static void write_refs(xl *x, const plan_option *o, int n, const int *sys_rows, int first, int *ref_rows)
+{
+	static const char *const head[] = {"rented system (buy vs rent)", "USD per GPU-hour", "GPUs an instance"};
+	put_text(x, XL_AS, first - 2, 0, "Rentals that buying is weighed against (the cheapest of each GPU)", x->bold);
+	for (int c = 0; c < 3; c++)
+		put_text(x, XL_AS, first - 1, c + 1, head[c], x->bold);
+	int next = first;
+	for (int i = 0; i < n; i++) {
+		const model_node *nd = &o[i].sc.node;
+		ref_rows[i] = -1;
+		for (int k = 0; k < i && ref_rows[i] < 0; k++)
+			if (same_ref(&o[k], &o[i]))
+				ref_rows[i] = ref_rows[k];
+		if (ref_rows[i] >= 0 || !nd->ref_rent_id || !isfinite(nd->ref_rent_usd_gpu_h))
+			continue;
+		int r = ref_rows[i] = next++, own = -1;
+		for (int k = 0; k < n && own < 0; k++)
+			if (strcmp(o[k].sc.node.system_id, nd->ref_rent_id) == 0 &&
+			    o[k].sc.node.rent_usd_gpu_h == nd->ref_rent_usd_gpu_h)
+				own = sys_rows[k];
+		put_text(x, XL_AS, r, 1, nd->ref_rent_id, NULL);
+		if (own >= 0) {
+			char c[16], *f;
+			cell_name(own, sys_col_of("rent_rate"), c, sizeof c);
+			f = xasprintf("=%s", c);
+			put_formula(x, XL_AS, r, 2, f, x->cents);
+			free(f);
+		} else
+			put_num(x, XL_AS, r, 2, nd->ref_rent_usd_gpu_h, x->cents);
+		num_or_empty(x, XL_AS, r, 3, nd->ref_rent_gpus > 0 ? nd->ref_rent_gpus : NAN, NULL);
 	}
 }
 
@@ -508,12 +607,11 @@ static double value_of(const xl *x, const plan_option *o, const char *key)
 }
 
 /* One formula cell: the template expanded, inside IF(ISNUMBER(priced),...,"") when priced is set. */
-static void write_formula(lxw_worksheet *ws, int row, int col, const char *tpl, const char *priced, int sys_row,
-			  int year, lxw_format *f)
+static void write_formula(xl *x, int col, const char *tpl, const char *priced, xl_at at, lxw_format *f)
 {
 	char *t = priced ? xasprintf("=IF(ISNUMBER(%s),%s,\"\")", priced, tpl + 1) : xstrdup(tpl);
-	char *fx = expand(t, row, sys_row, year);
-	worksheet_write_formula(ws, (lxw_row_t)row, (lxw_col_t)col, fx, f);
+	char *fx = expand(t, at);
+	put_formula(x, XL_OP, at.row, col, fx, f);
 	free(fx);
 	free(t);
 }
@@ -528,47 +626,240 @@ static const char *text_of(const plan_question *q, const plan_option *o, const c
 	return o->v.fails ? plan_fails_text(q, &o->v, buf, len_B) : "meets";
 }
 
-static void write_option(xl *x, int row, int sys_row, const plan_option *o)
+static void write_option(xl *x, xl_at at, const plan_option *o)
 {
-	lxw_row_t r = (lxw_row_t)row;
 	char text[128];
 	for (int c = 0; c < NCOLS; c++) {
 		const xl_col *k = &cols[c];
 		lxw_format *f = k->money == 1 ? x->usd : k->money == 2 ? x->cents : x->num;
 		if (k->kind == XL_TEXT)
-			worksheet_write_string(x->op, r, (lxw_col_t)c, text_of(x->q, o, k->key, text, sizeof text), NULL);
+			put_text(x, XL_OP, at.row, c, text_of(x->q, o, k->key, text, sizeof text), NULL);
 		else if (k->kind == XL_VAL)
-			num_or_empty(x->op, row, c, value_of(x, o, k->key), f);
+			num_or_empty(x, XL_OP, at.row, c, value_of(x, o, k->key), f);
 		else
-			write_formula(x->op, row, c, k->formula, k->priced, sys_row, 0, f);
+			write_formula(x, c, k->formula, k->priced, at, f);
 	}
-	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), at = 1;
+	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), used = 1;
 	char *pv = xmalloc(cap);
 	pv[0] = '=';
 	for (int y = 0; y <= x->cash_years; y++) {
-		write_formula(x->op, row, NCOLS + y, cash_year, "{capex_usd}", sys_row, y, x->usd);
-		char *t = expand(cash_pv_term, row, sys_row, y);
-		at += (size_t)snprintf(pv + at, cap - at, "%s%s", y ? "+" : "", t);
+		at.year = y;
+		write_formula(x, NCOLS + y, cash_year, "{capex_usd}", at, x->usd);
+		char *t = expand(cash_pv_term, at);
+		used += (size_t)snprintf(pv + used, cap - used, "%s%s", y ? "+" : "", t);
 		free(t);
 	}
-	write_formula(x->op, row, NCOLS + x->cash_years + 1, pv, "{capex_usd}", sys_row, 0, x->usd);
+	at.year = 0;
+	write_formula(x, NCOLS + x->cash_years + 1, pv, "{capex_usd}", at, x->usd);
 	free(pv);
 }
 
-static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows)
+static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows, const int *ref_rows, int no_ref)
 {
 	for (int c = 0; c < NCOLS; c++)
-		worksheet_write_string(x->op, 0, (lxw_col_t)c, cols[c].head, x->bold);
+		put_text(x, XL_OP, 0, c, cols[c].head, x->bold);
 	for (int y = 0; y <= x->cash_years; y++) {
 		char h[48];
 		snprintf(h, sizeof h, "owned cash year %d USD", y);
-		worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + y), h, x->bold);
+		put_text(x, XL_OP, 0, NCOLS + y, h, x->bold);
 	}
-	worksheet_write_string(x->op, 0, (lxw_col_t)(NCOLS + x->cash_years + 1),
-			       "owned cash over the life, discounted at the cost of capital USD", x->bold);
+	put_text(x, XL_OP, 0, NCOLS + x->cash_years + 1, "owned cash over the life, discounted at the cost of capital USD",
+		 x->bold);
 	for (int i = 0; i < n; i++)
-		write_option(x, i + 1, sys_rows[i], &o[i]);
+		write_option(x, (xl_at){i + 1, sys_rows[i], ref_rows[i] >= 0 ? ref_rows[i] : no_ref, 0}, &o[i]);
 	worksheet_freeze_panes(x->op, 1, 2);
+}
+
+/* ---- Cash flow and Sensitivity: the answer's bought option (report's cash flow) as formulas over its
+ * Options row ---- */
+
+/* The Options row (1-based, as on the sheet) of the option the report's cash flow follows: plan_decide's
+ * bought option of the buy-vs-rent pair among the first GPU count's options; 0 when there is none. */
+static int cash_row(const plan_question *q, const plan_option *o, int n)
+{
+	int k = 0;
+	while (k < n && o[k].r.gpus == o[0].r.gpus)
+		k++;
+	if (k == 0)
+		return 0;
+	plan_option *copy = xmalloc((size_t)k * sizeof *copy);
+	memcpy(copy, o, (size_t)k * sizeof *copy);
+	plan_answer a;
+	plan_decide(q, copy, k, &a);
+	int row = 0;
+	for (int i = 0; i < k && a.winner && a.buy_rent.buy && !row; i++)
+		if (strcmp(o[i].sc.node.system_id, a.buy_rent.buy->sc.node.system_id) == 0 &&
+		    o[i].sc.nodes == a.buy_rent.buy->sc.nodes && o[i].sc.node.gpus_per_node == a.buy_rent.buy->sc.node.gpus_per_node)
+			row = i + 1;
+	free(copy);
+	return row;
+}
+
+/* "Options!$X$r" of column key on Options row r into buf. */
+static const char *op_cell(int r, const char *key, char *buf, size_t len_B)
+{
+	char c[16];
+	cell_name(r, col_of(key), c, sizeof c);
+	size_t k = strcspn(c, "0123456789");
+	snprintf(buf, len_B, "Options!$%.*s$%s", (int)k, c, c + k);
+	return buf;
+}
+
+/* A template over one Options row: {key} is that row's cell (op_cell), {r}/{c} a cell of this sheet in the
+ * same row and column r-th/c-th ("{A}" etc. stay as written). Returns a heap string. */
+static char *over_row(const char *tpl, int op_row)
+{
+	size_t cap = strlen(tpl) * 3 + 64, at = 0;
+	char *out = xmalloc(cap);
+	for (const char *p = tpl; *p;) {
+		char ref[64];
+		if (*p == '{') {
+			const char *end = strchr(p, '}');
+			char key[48];
+			snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
+			op_cell(op_row, key, ref, sizeof ref);
+			p = end + 1;
+		} else
+			ref[0] = *p++, ref[1] = '\0';
+		size_t n = strlen(ref);
+		if (at + n + 1 > cap)
+			out = xrealloc(out, cap *= 2);
+		memcpy(out + at, ref, n);
+		at += n;
+	}
+	out[at] = '\0';
+	return out;
+}
+
+/* The cash-flow sheet's columns: each year's figure as a formula of the year in column A (a row's A cell is
+ * written as @) and the Options row ({key}); $F is the year's share of a full year of running. */
+static const struct { const char *head, *formula; int money; } cf_cols[] = {
+	{"year", NULL, 0},
+	{"share of the year run", "=IF(@=0,0,MAX(0,MIN(1,amortize_years-(@-1))))", 0},
+	{"runs", "=%B*12*{runs_month}", 0},
+	{"capex (cash out) USD", "=IF(@=0,N({capex_usd}),0)", 1},
+	{"support USD", "=%B*support_frac_year*N({capex_usd})", 1},
+	{"facility USD", "=%B*12*N({facility_month_usd})", 1},
+	{"energy USD", "=%C*{energy_usd}", 1},
+	{"resale (cash in) USD", "=IF(@=ROUNDUP(amortize_years-1E-9,0),-residual_frac*N({capex_usd}),0)", 1},
+	{"owned cash USD", "=%D+%E+%F+%G+%H", 1},
+	{"depreciation (book, straight line to the residual) USD", "=%B*N({capex_usd})*(1-residual_frac)/amortize_years", 1},
+	{"book value at the year's end USD", "=IF(@=0,N({capex_usd}),%K^-%J)", 1},
+	{"owned cost on the books USD", "=%J+%E+%F+%G", 1},
+	{"owned cash, cumulative USD", "=%I+%M^", 1},
+	{"rented USD (the same runs)", "=IF(ISNUMBER({rented_month_usd}),%B*12*{rented_month_usd},\"\")", 1},
+	{"rented, cumulative USD", "=IF(ISNUMBER(%N),N(%N)+N(%O^),\"\")", 1},
+	{"owned cash, discounted to the purchase USD", "=%I/(1+finance_rate)^@", 1},
+	{"rented, discounted USD", "=IF(ISNUMBER(%N),%N/(1+finance_rate)^@,\"\")", 1},
+};
+enum { CF_NCOLS = sizeof cf_cols / sizeof cf_cols[0], CF_FIRST_ROW = 3 };
+
+/* A cash-flow template for sheet row `row`: @ the year (column A), %X column X of this row, %X^ the row above. */
+static char *cf_formula(const char *tpl, int row, int op_row)
+{
+	char *t = over_row(tpl, op_row);
+	size_t cap = strlen(t) * 2 + 64, at = 0;
+	char *out = xmalloc(cap);
+	for (const char *p = t; *p;) {
+		char ref[24];
+		if (*p == '@') {
+			snprintf(ref, sizeof ref, "A%d", row + 1);
+			p++;
+		} else if (*p == '%' && p[1] >= 'A' && p[1] <= 'Z') {
+			bool up = p[2] == '^';
+			snprintf(ref, sizeof ref, "%c%d", p[1], row + 1 - (up ? 1 : 0));
+			p += up ? 3 : 2;
+		} else
+			ref[0] = *p++, ref[1] = '\0';
+		size_t n = strlen(ref);
+		if (at + n + 1 > cap)
+			out = xrealloc(out, cap *= 2);
+		memcpy(out + at, ref, n);
+		at += n;
+	}
+	out[at] = '\0';
+	free(t);
+	return out;
+}
+
+/* Cash flow by year of the Options row op_row (years 0 .. cash_years; empty after the amortisation): cash
+ * against book (straight-line depreciation to the residual), owned against the same runs rented. */
+static void write_cashflow(xl *x, int op_row, const plan_option *o)
+{
+	char title[256];
+	snprintf(title, sizeof title, "Owning %s %dx%d (Options row %d) year by year, cash and book, against renting the "
+		 "same runs%s%s", o->sc.node.system_id, o->sc.nodes, o->sc.node.gpus_per_node, op_row + 1,
+		 o->sc.node.ref_rent_id ? " on " : "", o->sc.node.ref_rent_id ? o->sc.node.ref_rent_id : "");
+	put_text(x, XL_CF, 0, 0, title, x->bold);
+	for (int c = 0; c < CF_NCOLS; c++)
+		put_text(x, XL_CF, CF_FIRST_ROW - 1, c, cf_cols[c].head, x->bold);
+	for (int y = 0; y <= x->cash_years; y++) {
+		int row = CF_FIRST_ROW + y;
+		put_num(x, XL_CF, row, 0, y, x->num);
+		for (int c = 1; c < CF_NCOLS; c++) {
+			const char *tpl = cf_cols[c].formula;
+			/* the first row's cumulative columns start from 0, not from the heading */
+			if (y == 0 && (c == 12 || c == 14))
+				tpl = c == 12 ? "=%I" : "=IF(ISNUMBER(%N),N(%N),\"\")";
+			/* after the amortisation the row stays empty: a longer one typed on Assumptions fills it */
+			char *body = cf_formula(tpl, row, op_row);
+			char *f = xasprintf("=IF(@>ROUNDUP(amortize_years-1E-9,0),\"\",%s)", body + 1);
+			char *g = cf_formula(f, row, op_row);
+			put_formula(x, XL_CF, row, c, g, cf_cols[c].money ? x->usd : x->num);
+			free(body);
+			free(f);
+			free(g);
+		}
+	}
+	worksheet_set_column(x->ws[XL_CF], 0, (lxw_col_t)(CF_NCOLS - 1), 18, NULL);
+}
+
+/* Two-way sensitivity of buying against renting for the Options row op_row: the use (rows) against the
+ * rental rate (columns, multiples of the rate weighed against, rate_cell), each cell the rented month less
+ * the owned month (positive: owning saves that much a month), the two straight lines of
+ * model_buy_rent_eval: owned = fixed + runs x energy, rented = (reservation's month + runs x rent a run) x
+ * rate / its rate; the last row the use where they cross. */
+static void write_sensitivity(xl *x, int op_row, const char *rate_cell)
+{
+	static const double use[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+	static const double mult[] = {0.3, 0.5, 0.7, 0.85, 1.0, 1.15, 1.3};
+	enum { NU = sizeof use / sizeof use[0], NM = sizeof mult / sizeof mult[0], R0 = 3 };
+	put_text(x, XL_SENS, 0, 0, "Rented month less owned month, USD (positive: owning saves that much a month): the "
+				  "use of the bought cluster down, the rental rate across (multiples of the rate weighed against)", x->bold);
+	put_text(x, XL_SENS, R0 - 1, 0, "use \\ USD per GPU-hour", x->bold);
+	for (int j = 0; j < NM; j++) {
+		char *h = xasprintf("=%g*N(%s)", mult[j], rate_cell);
+		put_formula(x, XL_SENS, R0 - 1, j + 1, h, x->cents);
+		free(h);
+	}
+	for (int i = 0; i <= NU; i++) {
+		int row = R0 + i;
+		if (i < NU)
+			put_num(x, XL_SENS, row, 0, use[i], x->num);
+		else
+			put_text(x, XL_SENS, row, 0, "use where they cost the same (on demand buying wins above, reserved below)",
+				 x->bold);
+		for (int j = 0; j < NM; j++) {
+			char u[16], r[16];
+			cell_name(row, 0, u, sizeof u);
+			cell_name(R0 - 1, j + 1, r, sizeof r);
+			/* k = the rate over the rate weighed against; runs = use x month / run time */
+			char *tpl = i < NU
+				? xasprintf("=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd}),N(%s)>0),({ref_fix_month_usd}+"
+					    "%s*month_s/{tta_s}*{ref_run_usd})*%s/%s-({fixed_month_usd}+%s*month_s/{tta_s}*"
+					    "{energy_usd}),\"\")", rate_cell, u, r, rate_cell, u)
+				: xasprintf("=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd}),N(%s)>0),IF({ref_run_usd}*%s/%s="
+					    "{energy_usd},\"\",({fixed_month_usd}-{ref_fix_month_usd}*%s/%s)/(month_s/{tta_s}*"
+					    "({ref_run_usd}*%s/%s-{energy_usd}))),\"\")", rate_cell, r, rate_cell, r, rate_cell, r,
+					    rate_cell);
+			char *f = over_row(tpl, op_row);
+			put_formula(x, XL_SENS, row, j + 1, f, i < NU ? x->usd : x->num);
+			free(f);
+			free(tpl);
+		}
+	}
+	worksheet_set_column(x->ws[XL_SENS], 0, 0, 40, NULL);
+	worksheet_set_column(x->ws[XL_SENS], 1, NM, 14, NULL);
 }
 
 int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, const model_params *p,
@@ -583,8 +874,12 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 		err_set("cannot write %s (libxlsxwriter)", path);
 		return ERR_ENV;
 	}
-	x.as = workbook_add_worksheet(x.wb, "Assumptions");
-	x.op = workbook_add_worksheet(x.wb, "Options");
+	static const char *const names[XL_NSHEETS] = {"Assumptions", "Options", "Cash flow", "Sensitivity"};
+	for (int i = 0; i < XL_NSHEETS; i++)
+		x.ws[i] = workbook_add_worksheet(x.wb, names[i]);
+	x.as = x.ws[XL_AS];
+	x.op = x.ws[XL_OP];
+	x.calc = xc_new(XL_NSHEETS, names);
 	x.bold = workbook_add_format(x.wb);
 	format_set_bold(x.bold);
 	x.usd = workbook_add_format(x.wb);
@@ -598,10 +893,31 @@ int web_costs_write(const char *path, const hw_db *db, const plan_spec *spec, co
 	worksheet_set_column(x.op, 0, (lxw_col_t)(NCOLS + x.cash_years + 1), 14, NULL);
 	write_inputs(&x, &spec->money);
 	int *sys_rows = xcalloc((size_t)(n > 0 ? n : 1), sizeof *sys_rows);
-	write_systems(&x, o, n, sys_rows);
-	write_options(&x, o, n, sys_rows);
+	int *ref_rows = xcalloc((size_t)(n > 0 ? n : 1), sizeof *ref_rows);
+	int first_ref = write_systems(&x, o, n, sys_rows) + 3;
+	write_refs(&x, o, n, sys_rows, first_ref, ref_rows);
+	int no_ref = first_ref + n + 1; /* a row left empty: the rental of an option that has none */
+	write_options(&x, o, n, sys_rows, ref_rows, no_ref);
+	int cr = cash_row(q, o, n);
+	if (cr > 0) {
+		char rate[32], c[16];
+		cell_name(ref_rows[cr - 1] >= 0 ? ref_rows[cr - 1] : no_ref, 2, c, sizeof c);
+		snprintf(rate, sizeof rate, "Assumptions!%s", c);
+		write_cashflow(&x, cr, &o[cr - 1]);
+		write_sensitivity(&x, cr, rate);
+	} else {
+		put_text(&x, XL_CF, 0, 0, "no bought option with a capex among the first GPU count's options", NULL);
+		put_text(&x, XL_SENS, 0, 0, "no bought option with a capex among the first GPU count's options", NULL);
+	}
 	free(sys_rows);
+	free(ref_rows);
+	int bad = put_results(&x);
+	xc_free(x.calc);
 	lxw_error e = workbook_close(x.wb);
+	if (bad) {
+		err_set("%s: %d formulas the workbook's calculator could not compute (web/web_calc.c)", path, bad);
+		return ERR_ENV;
+	}
 	if (e != LXW_NO_ERROR) {
 		err_set("cannot write %s: %s", path, lxw_strerror(e));
 		return ERR_ENV;

@@ -7,6 +7,15 @@
 #                                            that a program that opens OUT must compute every formula itself
 #   xlsx_check.py cashflow OPTIONS.csv cashflow.csv report.md   the report's cash flow (its answer's bought
 #                                            option) against that option's owned cash by year on the sheet
+#   xlsx_check.py stored BOOK.xlsx OPTIONS.csv   the Options sheet as the book stores it (each formula's saved
+#                                            result, no recalculation) written as CSV for compare; exit 1 where
+#                                            a formula cell stores no value
+#   xlsx_check.py once BOOK.xlsx               each price once: every system's servers capex on every Options row
+#                                            reads one Assumptions cell, and each system id is on one row there
+#   xlsx_check.py sheets BOOK.xlsx cashflow.csv report.md COMPARE.csv   the Cash flow sheet's stored owned and
+#                                            rented cash by year against report's cashflow.csv, and the
+#                                            Sensitivity sheet's crossing at the rate itself against compare's
+#                                            breakeven_use of the same option, within 0.1%
 #   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
 #                                            against compare's CSV, matched by system, nodes and GPUs per
 #                                            node; within 0.1%; exit 1 with each difference printed
@@ -29,7 +38,12 @@ MONEY = {
     "facility per run USD": "facility_usd", "owner's cost per GPU-hour USD": "owned_usd_per_gpu_hour",
     "rented run's start-up and data copy s": "rent_setup_s", "rent per run USD": "rent_usd",
     "rent per run at the market's rate (low end) USD": "rent_lo_usd", "rent per run, high end USD": "rent_hi_usd",
-    "buying is cheaper above, runs a month": "breakeven_runs_per_month",
+    "owning and renting cost the same, runs a month": "breakeven_runs_per_month",
+    "buying wins above that (1), below it (0: a reservation)": "buy_wins_above",
+    "owning and renting cost the same at this use": "breakeven_use",
+    "a month owned at this use USD": "owned_month_usd", "the same month rented USD": "rented_month_usd",
+    "the rental rate at which they cost the same at this use USD per GPU-hour": "flip_usd_per_gpu_hour",
+    "kg CO2e per run (energy at the meter x grid)": "co2_kg",
 }
 
 
@@ -131,11 +145,130 @@ def cashflow(options, flows, report):
     return 1 if bad else 0
 
 
+def col_index(letters):
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def stored(book, out):
+    """The Options sheet (the second) from the stored values alone: shared strings, inline formula text
+    results (t="str") and numbers; a formula without <v> is counted as missing."""
+    files = sheets(book)
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    text = files["xl/worksheets/sheet2.xml"]
+    rows, missing = {}, 0
+    for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', text, re.S):
+        m = re.match(r"([A-Z]+)(\d+)", r)
+        col, row = col_index(m.group(1)), int(m.group(2)) - 1
+        v = re.search(r"<v>(.*?)</v>", body or "")
+        if "<f>" in (body or "") and not v:
+            missing += 1
+        val = v.group(1) if v else ""
+        if 't="s"' in attrs and v:
+            val = shared[int(val)]
+        rows.setdefault(row, {})[col] = val.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    ncol = max(max(c) for c in rows.values()) + 1
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        for row in sorted(rows):
+            w.writerow([rows[row].get(c, "") for c in range(ncol)])
+    formulas = sum(len(re.findall(r"<f>", t)) for n, t in files.items() if n.startswith("xl/worksheets/sheet"))
+    print("%d formulas, %d without a stored value" % (formulas, missing))
+    return 1 if missing else 0
+
+
+def once(book):
+    files = sheets(book)
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    def cells(name):
+        out = {}
+        for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', files[name], re.S):
+            f = re.search(r"<f>(.*?)</f>", body or "")
+            v = re.search(r"<v>(.*?)</v>", body or "")
+            val = shared[int(v.group(1))] if v and 't="s"' in attrs else (v.group(1) if v else "")
+            out[r] = (f.group(1) if f else None, val)
+        return out
+    op, asm = cells("xl/worksheets/sheet2.xml"), cells("xl/worksheets/sheet1.xml")
+    head = {v: re.match(r"[A-Z]+", k).group(0) for k, (f, v) in op.items() if re.match(r"[A-Z]+1$", k)}
+    sc, cc = head["system"], head["servers capex USD"]
+    bad, seen = [], {}
+    for k, (f, v) in op.items():
+        m = re.match(r"%s(\d+)$" % sc, k)
+        if not m or m.group(1) == "1":
+            continue
+        fx = op.get(cc + m.group(1), (None, ""))[0] or ""
+        ref = re.findall(r"Assumptions!\$?([A-Z]+\$?\d+)", fx)
+        seen.setdefault(v, set()).add(tuple(ref))
+    for s_, refs in seen.items():
+        if len(refs) != 1:
+            bad.append("%s: its rows read the unit price from %d places %s" % (s_, len(refs), sorted(refs)))
+    # the systems' block only (the rentals block after it names rented systems again, with their rate)
+    end = min([int(k[1:]) for k, (f, v) in asm.items() if re.match(r"B\d+$", k) and v.startswith("rented system")]
+              or [10 ** 9])
+    ids = [v for k, (f, v) in asm.items() if re.match(r"B\d+$", k) and int(k[1:]) < end and v in seen]
+    for s_ in set(ids):
+        if ids.count(s_) > 1:
+            bad.append("%s: listed %d times on Assumptions" % (s_, ids.count(s_)))
+    for b in bad:
+        print(b)
+    print("%d systems: each price %s" % (len(seen), "NOT once" if bad else "once"))
+    return 1 if bad or not seen else 0
+
+
+def stored_grid(files, name):
+    """{(row, col): value} of a sheet's stored values (zero-based), shared strings resolved."""
+    shared = [re.sub(r"<[^>]+>", "", si) for si in re.findall(r"<si>(.*?)</si>", files.get("xl/sharedStrings.xml", ""), re.S)]
+    grid = {}
+    for r, attrs, body in re.findall(r'<c r="([A-Z]+\d+)"([^>]*?)(?:/>|>(.*?)</c>)', files[name], re.S):
+        m = re.match(r"([A-Z]+)(\d+)", r)
+        v = re.search(r"<v>(.*?)</v>", body or "")
+        val = v.group(1) if v else ""
+        if 't="s"' in attrs and v:
+            val = shared[int(val)]
+        grid[(int(m.group(2)) - 1, col_index(m.group(1)))] = val
+    return grid
+
+
+def sheets_check(book, flows, report, want):
+    files = sheets(book)
+    cf, se = stored_grid(files, "xl/worksheets/sheet3.xml"), stored_grid(files, "xl/worksheets/sheet4.xml")
+    head = {v: c for (r, c), v in cf.items() if r == 2}
+    bad, n = [], 0
+    for y in csv.DictReader(open(flows, encoding="utf-8")):
+        row = 3 + int(y["year"])
+        for h, col in (("owned cash USD", "owned_usd"), ("rented USD (the same runs)", "rented_usd")):
+            g, x = float(cf.get((row, head[h]), "nan") or "nan"), float(y[col])
+            n += 1
+            if not abs(g - x) <= 1e-3 * abs(x) + 1e-6:
+                bad.append("cash flow year %s %s: sheet %.6g, cashflow.csv %.6g" % (y["year"], col, g, x))
+    m = re.search(r"Owning (\S+) (\d+)x(\d+) for", open(report, encoding="utf-8").read())
+    e = [r for r in csv.DictReader(open(want, encoding="utf-8"))
+         if m and (r["system"], r["nodes"], r["gpus_per_node"]) == m.groups()]
+    last = max(r for (r, c) in se)
+    g = float(se.get((last, 5), "nan") or "nan")  # column F: 1.0 x the rate
+    if not e or e[0]["breakeven_use"] in ("", "nan"):
+        bad.append("no breakeven_use for the report's option in %s" % want)
+    elif not abs(g - float(e[0]["breakeven_use"])) <= 1e-3 * float(e[0]["breakeven_use"]):
+        bad.append("sensitivity crossing %.6g, compare's breakeven_use %s" % (g, e[0]["breakeven_use"]))
+    for b in bad:
+        print(b)
+    print("Cash flow (%d figures) and Sensitivity's crossing: %s" % (n, "differ" if bad else "all within 0.1%"))
+    return 1 if bad or n == 0 else 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         count(sys.argv[2])
     elif sys.argv[1] == "set":
         set_input(*sys.argv[2:6])
+    elif sys.argv[1] == "sheets":
+        sys.exit(sheets_check(*sys.argv[2:6]))
+    elif sys.argv[1] == "once":
+        sys.exit(once(sys.argv[2]))
+    elif sys.argv[1] == "stored":
+        sys.exit(stored(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "cashflow":
         sys.exit(cashflow(*sys.argv[2:5]))
     else:

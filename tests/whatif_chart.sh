@@ -1,0 +1,54 @@
+#!/bin/sh
+# whatif.html's figures and charts in a real browser (issue 50): headless Chromium opens the page (with
+# tests/lib/whatif_probe.js added to a copy), and tests/lib/whatif_chart.py checks with the browser's own
+# layout that each chart has axes with ticks, that no text overlaps another or runs off its chart, and that
+# every money cell reads as compare's table prints it ($3,458,430, not 3,458,431). A screenshot of the page is
+# left in $BUILD/test-out/whatif_chart/ (whatif.png) for a person to look at. Skips as whatif_browser.sh does.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+. "$(dirname "$0")/lib/cli.sh"
+here=$(cd "$(dirname "$0")/.." && pwd)
+out="$here/${BUILD:-build}/test-out/whatif_chart"
+rm -rf "$out" && mkdir -p "$out" || exit 2
+SYSTEMS=dgxh100,hgx-h200,dgxb200,gb200-nvl72,xe9680-h100,dgxa100-80g,lambda-hgx-h100,coreweave-hgx-h100
+"$SP" report --systems $SYSTEMS --gpus 64 --out "$tmp/D" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report"; exit 1; }
+[ -f "$tmp/D/whatif.html" ] || { echo "whatif_chart.sh: $(grep 'whatif.html left out' "$tmp/log"); skipped"; exit $fail; }
+browser=""
+for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
+[ -n "$browser" ] || { echo "whatif_chart.sh: no Chromium; skipped"; exit $fail; }
+# the page with the probe before </body>
+awk -v probe="$here/tests/lib/whatif_probe.js" '/<\/body>/ { print "<script>"; while ((getline l < probe) > 0) print l; print "</script>" } { print }' \
+	"$tmp/D/whatif.html" >"$tmp/probe.html"
+chrome() { # FRAGMENT ARGS...: Chromium on the probed page, a page not finished tried again with more virtual time
+	frag=$1
+	shift
+	budget=20000
+	for try in 1 2 3 4 5; do
+		rm -rf "$tmp/profile"
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=$budget \
+			"$@" "file://$tmp/probe.html$frag" 2>/dev/null >"$tmp/dom.try"
+		[ "$1" != --dump-dom ] || grep -q 'data-probe=' "$tmp/dom.try" && break
+		budget=$((budget * 2))
+	done
+}
+# FRAGMENT COMPARE-OPTIONS...: the probed page at #FRAGMENT against compare's table on those options (--all-rows:
+# the page's options table has a row for each offer, as the CSV)
+check() {
+	frag=$1 name=$2
+	shift 2
+	chrome "$frag" --dump-dom
+	cp "$tmp/dom.try" "$out/$name.html"
+	"$SP" compare --systems $SYSTEMS --all-rows "$@" >"$tmp/table.txt" 2>&1
+	python3 "$here/tests/lib/whatif_chart.py" "$out/$name.html" "$tmp/table.txt" >"$out/$name.txt" ||
+		{ no "whatif.html $frag: $(grep -v ': ok$' "$out/$name.txt" | head -5)"; }
+}
+check "" capex --gpus 64
+check "#cost=tco&gpus=144" tco --cost tco --gpus 144
+check "#cost=rent&gpus=16" rent --cost rent --gpus 16
+# the screenshot: what a reader sees (the charts below the table)
+chrome "" --screenshot="$out/whatif.png" --window-size=1280,2400
+[ -s "$out/whatif.png" ] || no "no screenshot written to $out/whatif.png"
+[ $fail -eq 0 ] && echo "whatif_chart: charts and figures checked in $browser; screenshot $out/whatif.png"
+exit $fail
