@@ -292,6 +292,8 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
  * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
  * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
  * pick), deadline_p (the probability of meeting --deadline: plan_deadline_p), then stack. */
+/* The answer (plan_answer_write) to stdout: "answer{label}: " before its first line; its labelled lines after. */
+void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus);
 void cli_option_csv_header(csvw *w);
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);

@@ -61,8 +61,9 @@ static const char *const formats[] = {"table", "csv", NULL};
 
 /* compare's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
 typedef struct cmp_opts {
-	const char *systems, *format, *outpath;
+	const char *systems, *format, *outpath, *answer_json;
 	long gpus;
+	bool all_rows;
 } cmp_opts;
 
 static void compare_table(cmp_opts *co, cli_opt *t)
@@ -74,6 +75,10 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
 		CLI_O_STR("out", &co->outpath, NULL),
+		CLI_O_STR("answer-json", &co->answer_json,
+			  "  --answer-json FILE  write the answer (pick, alternates, verdicts, what was left out) as JSON\n"),
+		CLI_O_FLAG("all-rows", &co->all_rows,
+			   "  --all-rows      one row per offer (default: offers of the same hardware and time folded into one)\n"),
 		CLI_O_HELP,
 		CLI_O_END,
 	};
@@ -83,7 +88,7 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 static void compare_usage(FILE *out)
 {
 	cmp_opts co;
-	cli_opt own[6];
+	cli_opt own[8];
 	compare_table(&co, own);
 	fprintf(out,
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
@@ -92,7 +97,11 @@ static void compare_usage(FILE *out)
 		"\n"
 		"Every way to place N GPUs on each candidate system on whole servers (nodes x the system's GPUs per\n"
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
-		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n");
+		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
+		"\n"
+		"The pick (marked > in the table): %s. --budget caps the capex of bought options\n"
+		"(rentals are outside it); with --cost tco or rent an option without that price is left out.\n",
+		PLAN_RULE);
 	cli_opt_help(out, own, NULL);
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
@@ -100,9 +109,30 @@ static void compare_usage(FILE *out)
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
-/* The ranked table: one line per placement with its breakdown, money and what it fails. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows)
+/* After shown row i: the offers folded into it, each with its price ("  + aws-p6-b200 rent $25.98, gcp-a4 -"). */
+static void print_folded(const cmp_row *rows, int nrows, const int *fold, int i)
 {
+	char m[24];
+	const char *sep = "  + ";
+	for (int k = i + 1; k < nrows; k++) {
+		if (fold[k] != i)
+			continue;
+		const model_result *r = &rows[k].r;
+		printf("%s%s %s%s", sep, rows[k].sc.node.system_id, isfinite(r->capex_usd) ? "capex " : isfinite(r->rent_usd) ? "rent " : "",
+		       plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, m, sizeof m));
+		sep = ", ";
+	}
+}
+
+/* The ranked table: one line per placement with its breakdown, money and what it fails; offers of the same
+ * hardware and time folded into the first (fold_rows), listed at its end. */
+static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows,
+			const plan_option *pick, bool all)
+{
+	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
+	int nfolded = all ? 0 : plan_fold(rows, nrows, pick, fold);
+	for (int i = 0; all && i < nrows; i++)
+		fold[i] = -1;
 	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
@@ -121,34 +151,193 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
 		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
 	}
-	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n", "rank",
+	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s %4s  %-8s  %-24s %s\n", "rank",
 	       wsys, "system", wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck",
-	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "basis", "meets",
+	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "idle", "basis", "meets",
 	       "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
 		const cmp_row *w = &rows[i];
 		char place[32];
+		if (fold[i] >= 0)
+			continue;
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
-		printf("%4d %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s  %-8s  %-24s %s\n",
-		       i + 1, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
+		char rank[16];
+		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
+		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s %4d  %-8s  %-24s %s",
+		       rank, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
 		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
 		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), model_basis_name(w->r.basis),
+		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), w->v.idle_gpus, model_basis_name(w->r.basis),
 		       plan_fails_text(q, &w->v, fails, sizeof fails),
 		       cli_stack_label(&w->sc, st, sizeof st));
+		print_folded(rows, nrows, fold, i);
+		printf("\n");
 	}
+	if (nfolded)
+		printf("(+ = %d offer%s of the same hardware and time folded into the row above it, with %s price; "
+		       "--all-rows gives each its row)\n", nfolded, nfolded == 1 ? "" : "s", nfolded == 1 ? "its" : "their");
 	printf("\n");
+	free(fold);
+}
+
+void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_answer_write(q, a, gpus, &b);
+	printf("answer%s: %s", label, b.s);
+	strbuf_free(&b);
+}
+
+/* ---- the answer as JSON (--answer-json): what the page reads; the same struct the words come from ---- */
+
+/* One option: where it is, its time with the 90% interval and its money; null for none. */
+static void json_option(FILE *f, const char *name, const plan_option *w, bool more)
+{
+	json_put_str(f, name);
+	fputs(": ", f);
+	if (!w)
+		fputs("null", f);
+	else {
+		fputs("{", f);
+		json_member_str(f, "system", w->sc.node.system_id, true, false);
+		json_member_str(f, "gpu", w->sc.node.gpu_id, true, false);
+		json_member_num(f, "nodes", w->sc.nodes, true, false);
+		json_member_num(f, "gpus_per_node", w->sc.node.gpus_per_node, true, false);
+		json_member_num(f, "time_s", w->v.time_s, true, false);
+		json_member_num(f, "time_lo_s", w->v.time_lo_s, true, false);
+		json_member_num(f, "time_hi_s", w->v.time_hi_s, true, false);
+		json_member_num(f, "cost_usd", w->v.cost_usd, true, false);
+		json_member_num(f, "run_cost_usd", w->v.run_cost_usd, true, false);
+		json_member_num(f, "capex_usd", w->r.capex_usd, true, false);
+		json_member_num(f, "rent_usd", w->r.rent_usd, true, false);
+		json_member_num(f, "idle_gpus", w->v.idle_gpus, false, false);
+		fputs("}", f);
+	}
+	fputs(more ? ",\n" : "\n", f);
+}
+
+static void json_scale(FILE *f, const plan_scale *s)
+{
+	fputs("\"scale\": ", f);
+	if (!s->up) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{", f);
+	json_option(f, "up", s->up, true);
+	json_option(f, "out", s->out, true);
+	json_member_str(f, "verdict", s->pick == s->up ? "up" : "out", true, false);
+	fprintf(f, "\"as_fast\": %s, \"same_gpu\": %s, ", s->tied ? "true" : "false", s->same_gpu ? "true" : "false");
+	if (s->generation)
+		json_member_str(f, "generation", s->generation, true, false);
+	json_member_num(f, "time_ratio", s->time_x, true, false);
+	json_member_num(f, "time_ratio_lo", s->lo_x, true, false);
+	json_member_num(f, "time_ratio_hi", s->hi_x, true, false);
+	json_member_num(f, "gpu_ratio", s->gpu_x, true, false);
+	json_member_num(f, "topology_ratio", s->topo_x, false, false);
+	fputs("},\n", f);
+}
+
+static void json_buy_rent(FILE *f, const plan_buy_rent *b)
+{
+	fputs("\"buy_rent\": ", f);
+	if (!b->buy || !b->rent_id) {
+		fputs("null,\n", f);
+		return;
+	}
+	fputs("{", f);
+	json_option(f, "buy", b->buy, true);
+	json_member_str(f, "rent_system", b->rent_id, true, false);
+	json_member_num(f, "rent_usd_gpu_h", b->rent_usd_gpu_h, true, false);
+	json_member_num(f, "owner_usd_run", b->owner_usd_run, true, false);
+	json_member_num(f, "rent_usd_run", b->rent_usd_run, true, false);
+	json_member_num(f, "breakeven_runs_month", b->breakeven_runs_month, true, false);
+	json_member_num(f, "max_runs_month", b->max_runs_month, true, false);
+	json_member_num(f, "flip_usd_gpu_h", b->flip_usd_gpu_h, false, false);
+	fputs("},\n", f);
+}
+
+/* The answer's lines (plan_answer_write) as a JSON array of strings, without their indent. */
+static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, long gpus)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_answer_write(q, a, gpus, &b);
+	fputs("\"lines\": [", f);
+	bool first = true;
+	for (char *l = b.s; *l;) {
+		char *e = strchr(l, '\n'), *next = e ? e + 1 : l + strlen(l);
+		if (e)
+			*e = '\0';
+		fputs(first ? "" : ", ", f);
+		json_put_str(f, l + strspn(l, " "));
+		first = false;
+		l = next;
+	}
+	fputs("]\n", f);
+	strbuf_free(&b);
+}
+
+/* The whole answer into path through path.tmp (file_write_atomic). */
+static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
+{
+	char *buf = NULL;
+	size_t len_B = 0;
+	FILE *f = open_memstream(&buf, &len_B);
+	if (!f) {
+		fprintf(stderr, "scaleplan compare: --answer-json: out of memory\n");
+		return EXIT_ENV;
+	}
+	fputs("{", f);
+	json_member_str(f, "rule", PLAN_RULE, true, false);
+	json_member_num(f, "gpus", (double)gpus, true, false);
+	json_member_str(f, "cost", plan_cost_name(q->cost), true, false);
+	json_member_num(f, "budget_usd", q->budget_usd, true, false);
+	json_member_num(f, "deadline_s", q->deadline_s, true, false);
+	fputs("\n", f);
+	json_option(f, "pick", a->winner, true);
+	json_option(f, "fastest", a->fastest, true);
+	json_option(f, "cheapest", a->cheapest, true);
+	json_option(f, "best_value", a->best_value, true);
+	json_option(f, "nearest", a->near_miss, true);
+	json_scale(f, &a->scale);
+	json_buy_rent(f, &a->buy_rent);
+	fputs("\"counts\": {", f);
+	json_member_num(f, "options", a->noptions, true, false);
+	json_member_num(f, "qualified", a->nqualified, true, false);
+	json_member_num(f, "front", a->nfront, true, false);
+	json_member_num(f, "as_fast", a->nas_fast, true, false);
+	json_member_num(f, "over_budget", a->nfail_budget, true, false);
+	json_member_num(f, "past_deadline", a->nfail_deadline, true, false);
+	json_member_num(f, "without_price", a->nfail_price, true, false);
+	json_member_num(f, "extrapolated", a->nextrapolated, true, false);
+	json_member_num(f, "rented", a->nrented, false, false);
+	fputs("},\n", f);
+	json_lines(f, q, a, gpus);
+	fputs("}\n", f);
+	fclose(f);
+	int rc = file_write_atomic(path, buf, len_B);
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "scaleplan compare: --answer-json %s\n", err_msg());
+		return exit_code_of(rc);
+	}
+	return EXIT_OK;
 }
 
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
 static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 {
-	char text[2048];
-	if (*plan_eol_text(&s->db, rows, nrows, text, sizeof text))
-		printf("(%s)\n", text);
+	strbuf text;
+	strbuf_init(&text);
+	plan_eol_text(&s->db, rows, nrows, &text);
+	if (text.len_B)
+		printf("(%s)\n", text.s);
+	strbuf_free(&text);
 }
 
 /* What the table's money columns mean and what was left out. */
@@ -164,8 +353,15 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
 	       "capex = whole units bought at list price + network (the fabric's switches and links, front-end and "
 	       "management) + storage + racks + cooling + installation (each in predict's capex line and the CSV's capex_* "
-	       "columns); "
-	       "rent/run = whole instances rented for the time to accuracy as billed; tco/run = capex over %.3g years "
+	       "columns); ");
+	if (m->rent_session_s > 0)
+		printf("rent/run = a run's share of a rental session: whole instances held %.3g h (--rent-session-h; the "
+		       "month's runs where fewer) for back-to-back runs, billed as the provider bills, start-up and data copy "
+		       "once a session; a reservation, the run's share of its month; ", m->rent_session_s / 3600.0);
+	else
+		printf("rent/run = whole instances rented for the run alone (--rent-session-h 0) as billed, with its start-up "
+		       "and data copy; a reservation, the run's share of its month; ");
+	printf("idle = GPUs bought (whole servers or racks) and left idle; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
@@ -178,6 +374,7 @@ static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
+	printf("(> = the pick: %s)\n", PLAN_RULE);
 	int extra = 0;
 	for (int i = 0; i < nrows; i++)
 		extra += rows[i].r.fits && rows[i].r.extrapolated;
@@ -213,6 +410,7 @@ void cli_option_csv_header(csvw *w)
 	for (unsigned i = 0; i < sizeof ratio_cols / sizeof ratio_cols[0]; i++)
 		csvw_text(w, ratio_cols[i]);
 	csvw_text(w, "deadline_p");
+	csvw_text(w, "pick");
 	csvw_text(w, "stack");
 	csvw_end_row(w);
 }
@@ -229,20 +427,23 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 	csvw_num(w, v->late_s, 6);
 	csvw_int(w, v->idle_gpus);
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
-		model_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
+		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
 	for (int k = 0; k < 2; k++) {
 		csvw_num(w, x[k], 6);
 		csvw_num(w, lo[k], 6);
 		csvw_num(w, hi[k], 6);
 	}
 	csvw_num(w, v->deadline_p, 4);
+	csvw_int(w, pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
+			    sc->node.gpus_per_node == pick_sc->node.gpus_per_node &&
+			    sc->batch_per_gpu == pick_sc->batch_per_gpu); /* the decision's pick (1) */
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
 }
 
 /* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
  * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
-static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows)
+static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows, const plan_answer *a)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -254,10 +455,8 @@ static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows,
 			return exit_code_of(crc);
 		}
 	}
-	plan_answer a;
-	plan_decide(q, rows, nrows, &a);
-	const model_scenario *psc = a.winner ? &a.winner->sc : NULL;
-	const model_result *pr = a.winner ? &a.winner->r : NULL;
+	const model_scenario *psc = a->winner ? &a->winner->sc : NULL;
+	const model_result *pr = a->winner ? &a->winner->r : NULL;
 	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
 		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v, psc, pr);
@@ -285,7 +484,7 @@ int cmd_compare(int argc, char **argv)
 	int ncand = 0;
 	cmp_row *rows = NULL;
 	plan_question q;
-	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[6];
+	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[8];
 	cli_ask qa = {.cmd = "compare", .q = &q};
 
 	plan_question_init(&q);
@@ -299,7 +498,8 @@ int cmd_compare(int argc, char **argv)
 		return rc;
 	const char *systems = co.systems, *format = co.format, *outpath = co.outpath;
 	long gpus = co.gpus;
-	if ((rc = cli_check_out("compare", "--out", outpath, false)))
+	if ((rc = cli_check_out("compare", "--out", outpath, false)) ||
+	    (rc = cli_check_out("compare", "--answer-json", co.answer_json, false)))
 		return rc;
 	if (gpus < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
@@ -329,25 +529,26 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	plan_options_sort(&q, rows, nrows);
+	plan_answer a;
+	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
 	if (!outpath && strcmp(format, "csv") == 0) {
-		rc = write_csv(NULL, &q, rows, nrows);
+		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
-	print_table(&s, &q, gpus, rows, nrows);
+	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
+	cli_print_answer("", &q, &a, gpus);
 	{
-		plan_answer a;
-		char text[4096];
-		plan_decide(&q, rows, nrows, &a);
-		printf("answer: %s\n", plan_answer_text(&q, &a, gpus, text, sizeof text));
-	}
-	{
-		char left_out[1024];
-		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, left_out, sizeof left_out);
-		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out);
+		strbuf left_out;
+		strbuf_init(&left_out);
+		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, &left_out);
+		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
+		strbuf_free(&left_out);
 	}
 	fflush(stdout);
-	if (outpath)
-		rc = write_csv(outpath, &q, rows, nrows); /* last: see write_csv */
+	if (co.answer_json)
+		rc = write_answer_json(co.answer_json, &q, &a, gpus);
+	if (outpath && !rc)
+		rc = write_csv(outpath, &q, rows, nrows, &a); /* last: see write_csv */
 out:
 	free(rows);
 	cli_scen_free(&s);

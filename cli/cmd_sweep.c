@@ -60,9 +60,8 @@ static void sw_decide(sw_opts *o, const plan_sweep *g, long from, long to, long 
 	plan_option *opt = xcalloc(PLAN_SWEEP_TOP, sizeof(*opt));
 	int n = plan_sweep_options(g, from, to, opt);
 	plan_answer a;
-	char text[4096];
 	plan_decide(&o->q, opt, n, &a);
-	printf("answer%s: %s\n", label, plan_answer_text(&o->q, &a, gpus, text, sizeof text));
+	cli_print_answer(label, &o->q, &a, gpus);
 	free(opt);
 }
 

@@ -17,6 +17,7 @@
 #define SCALEPLAN_COMMON_H
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -209,5 +210,18 @@ void json_member_num(FILE *f, const char *name, double v, bool more, bool compac
 
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
 int str_edit_distance(const char *a, const char *b);
+
+
+/* ---- String builder (strbuf.c): text that grows as it is written, never cut short ---- */
+typedef struct strbuf {
+	char *s;        /* NUL-terminated text; "" after strbuf_init */
+	size_t len_B;   /* bytes of text, without the NUL */
+	size_t cap_B;   /* bytes allocated */
+} strbuf;
+void strbuf_init(strbuf *b);
+/* Appends printf text (grown as needed: xrealloc). */
+void strbuf_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap);
+void strbuf_free(strbuf *b); /* NULL or freed twice is fine */
 
 #endif

@@ -7,8 +7,10 @@
  *   runs, the stack, storage sizing, prices, the automatic batch;
  * - plan_placements (plan_place.c): the ways to place N GPUs on candidate systems (whole servers by default);
  * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
- *   surely faster: the ratio of two times), and the front a decision picks from;
- * - plan_decide (plan_decide.c): the one decision compare, report and sweep all print, and its text.
+ *   the ratio of two times), and the front a decision picks from;
+ * - plan_decide (plan_decide.c): the one decision (PLAN_RULE) compare, report, sweep and the page render;
+ * - plan_answer_write (plan_text.c): that decision in words; plan_fmt.c: figures as a buyer reads them.
+ * Files call one way: plan_text -> plan_decide -> plan_judge -> plan_fmt; plan_sens and plan_sweep -> plan_decide.
  *
  * The module prints nothing: failures return ERR_INPUT with the reason in err_msg() (common/common.h).
  * It sits between cli/ (above) and hwdb/ + model/ (below); validate, sim and the bench programs use it
@@ -23,6 +25,8 @@
 
 #include "hwdb/hw.h"
 #include "model/model.h"
+
+struct strbuf; /* common/common.h: the text that plan's wording functions append to */
 
 enum { PLAN_RENT_SPOT = -1 }; /* plan_spec.rent_term_years: the spot rate */
 
@@ -80,6 +84,10 @@ int plan_check_measured(const model_scenario *sc, const model_measured *m, int n
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
 		 int nodes, model_scenario *sc);
 
+/* Sets sc's reference rental (buy against rent: model_node ref_rent_*) for its own node count, as plan_resolve does:
+ * for a scenario prepared at another node count (sweep's blocks), so that every command weighs one configuration
+ * against one rental (a provider's GPU limit changes the rate with the count). sys: the scenario's system. */
+void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys, model_scenario *sc);
 /* Sets sc->batch_per_gpu to the automatic batch (plan_resolve's rule) for its nodes; returns it, 0 when
  * none of 256..8 fits. */
 int plan_auto_batch(model_scenario *sc, const model_params *p);
@@ -166,6 +174,11 @@ typedef struct plan_option {
 	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
 	bool ok;           /* qualifies: v.fails == 0; where a deadline is met with 90% confidence by some option,
 			    * plan_decide keeps only those (v.deadline_sure) */
+	bool front;        /* set by plan_decide: qualifies and no qualifying option is at least as fast (point) and at
+			    * most as costly (the cost compared; none = the dearest), one of them strictly */
+	bool as_fast;      /* set by plan_decide: qualifies and the 90% interval of its time over the fastest's holds 1 */
+	const char *arch;  /* its GPU's architecture (gpus.csv arch: "Hopper", "Blackwell"), NULL when unknown: scale
+			    * up vs out within one generation */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
@@ -174,12 +187,34 @@ void plan_option_judge(const plan_question *q, plan_option *w);
  * (model_ratio: what the two predictions share cancels, what differs keeps its error). */
 void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
 		     double *hi);
+/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, links between a node's
+ * GPUs and to its host, network per node (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
+ * is this factor either side: the spread of MLPerf Training v4.0 ResNet-50 results of such pairs
+ * (refdata/mlperf_v4_0_phases.csv: 73 pairs of systems of one accelerator and node count from different
+ * submitters, medians of each system's runs; split-conformal 90% quantile of |ln(tta_a / tta_b)| = 0.0378,
+ * the largest 0.046; docs/decision.md). Organisations' start-up spread stays in each option's own interval. */
+#define PLAN_SAME_HW_X 1.0385
+/* Whether a and b are the same hardware in that sense. */
+bool plan_same_hardware(const model_scenario *a, const model_scenario *b);
+/* model_ratio of quantity qty, with a same-hardware pair's interval PLAN_SAME_HW_X either side of the point: the one
+ * ratio compare's CSV, the answer and the decision use. */
+void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
+		model_quantity qty, double *x, double *lo, double *hi);
+/* Offers of the same hardware (plan_same_hardware) with the same predicted times and failures - a DGX and the
+ * clouds' instances of it - fold into the first of them in o's order: fold[i] the index it folds into, -1 for one
+ * shown (keep, the pick, always is). Returns how many fold. The one rule of compare's and report's tables. */
+int plan_fold(const plan_option *o, int n, const plan_option *keep, int *fold);
+/* Whether an option needs a price of q->cost to qualify: --cost tco or rent (a rental is only picked where the
+ * question asks for rent; an option without a tco is not owned), --rank-by cost or a deadline alone (the cheapest
+ * that meets it). Under the default capex, an option without one stays in, ranked as the dearest. */
+bool plan_needs_price(const plan_question *q);
 /* Whether a is surely faster than b: the 90% interval of a's time over b's lies below 1 (b not fitting: a
- * fits). The one rule of "faster" in the answer. */
+ * fits). (The decision asks the same of each option against the fastest only: PLAN_RULE, plan_decide.) */
 bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b);
 /* The verdicts a decision can pick from, of n that qualify (v sorted by time, fastest first): the fastest and
- * each option cheaper than every faster one by q->cost or by the cost per run (the cheapest, the best value and
- * the pick are on it, up to ratios the front does not see). keep[i] set for each; returns how many. O(n). */
+ * each option cheaper than every faster one by q->cost or by the cost per run (a superset of plan_decide's
+ * time-cost front: the pick, the cheapest and the best value are on it, so deciding on these alone gives the same
+ * pick). keep[i] set for each; returns how many. O(n). */
 int plan_front(const plan_verdict *const *v, int n, bool *keep);
 /* Whether two options that fit are a tie: neither is surely faster. */
 bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_option *b);
@@ -223,8 +258,8 @@ int plan_candidates(const hw_db *db, const plan_question *q, const char *systems
 		    int *n, char *unknown, size_t unknown_len);
 /* "dgxh100 8 GPUs, hgx-h200 8 GPUs": the candidates whole nodes cannot hold `gpus` on (the count
  * plan_placements gives as skipped_whole), for the note that says they were left out. Returns buf. */
-char *plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			  long gpus, char *buf, size_t len_B);
+void plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			 long gpus, struct strbuf *out);
 
 /* Appends every placement of `gpus` GPUs on each candidate system (plan_placement_shapes) to *o (grown;
  * *cap its capacity), predicted and judged. 0 or ERR_INPUT (err_msg names the system). */
@@ -233,7 +268,7 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 		    int *skipped_net, int *skipped_whole);
 /* "prices of end-of-life systems are historical: c4140-m (end of life 2020-05), ..." for the end-of-life
  * systems among rows, "" when none. Returns buf. */
-char *plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, char *buf, size_t len_B);
+void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct strbuf *out);
 
 /* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
  * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a
@@ -243,8 +278,8 @@ typedef struct plan_buy_rent {
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
-	double rent_usd_run;       /* the same run rented: the rental's own row where it is an option at the same
-				    * GPU count (its speed, as billed), else model_ref_rent_usd */
+	double rent_usd_run;       /* the same run rented at rent_id's rate (model_ref_rent_usd: the bought option's
+				    * time; its share of a rental session, as predict prints it) */
 	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
 	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
 	double rent_lo_usd_run;    /* the run rented at it */
@@ -254,6 +289,7 @@ typedef struct plan_buy_rent {
 	double breakeven_runs_month; /* the runs a month where the two cost the same (model_buy_rent_eval) */
 	bool buy_wins_above;       /* buying wins above breakeven_runs_month (on demand), else below it */
 	bool rent_wins;            /* at the stated use */
+	bool rent_lo_wins;         /* at the stated use, at the rate's low end */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
 
@@ -261,17 +297,40 @@ typedef struct plan_buy_rent {
  * B200-GB200-186GB), whatever its package. */
 bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 
-/* The answer to q among options (sorted or not): one function for compare, report and sweep. */
+/* The rule, in one sentence (README, --help and the answer's notes say it): */
+#define PLAN_RULE "among the options that meet the constraints, the pick is the cheapest (by the cost compared) of " \
+	"those as fast as the fastest - the 90% interval of their time over the fastest's holds 1 - that no " \
+	"option beats on both time and cost"
+
+/* Scale up vs scale out for one chip: the fastest placement over the fewest NVLink domains against the fastest
+ * over more. */
+typedef struct plan_scale {
+	const plan_option *up, *out; /* NULL: no chip among the qualifying options comes both ways */
+	const plan_option *pick;     /* up or out: the faster, or where the 90% interval of their time ratio holds 1
+				      * the cheaper (the cost compared, then the cost per run) */
+	bool tied;                   /* that interval holds 1 */
+	bool same_gpu;               /* one GPU record (else one chip in two packages, or one generation: the GPU's part
+				      * stated apart) */
+	const char *generation;      /* the architecture where the pair shares no chip (B200 against B300), else NULL */
+	double time_x, lo_x, hi_x;   /* up's time over out's and its 90% interval */
+	double gpu_x;                /* the part of time_x the GPUs alone give (compute time per image; 1: one record) */
+	double topo_x;               /* the rest, the topology's: time_x / gpu_x */
+} plan_scale;
+
+/* The answer to q among options (sorted or not): one function (plan_decide) for compare, report, sweep and the
+ * page; it decides, the renderers only word it. */
 typedef struct plan_answer {
-	const plan_option *winner; /* the recommendation; NULL when none qualifies */
+	const plan_option *winner; /* the pick (PLAN_RULE; money-first questions: the cheapest); NULL when none qualifies */
 	const plan_option *fastest, *cheapest, *best_value; /* among those that qualify (NULL: none) */
-	const plan_option *tied_faster; /* a faster option tied with the winner (plan_times_tied), left for cost per run */
-	const plan_option *best_up, *best_out; /* one GPU model: fastest in one NVLink domain / over several */
-	bool like_for_like_none; /* no GPU model among the options comes both in one domain and over several */
+	const plan_option *tied_faster; /* the fastest where it is not the pick (it costs more, as fast as the pick) */
+	double fastest_x, fastest_lo, fastest_hi; /* the fastest's time over the pick's with its 90% interval */
+	plan_scale scale;          /* scale up vs out: the pick's chip first, else the chip of the fastest pair */
 	plan_buy_rent buy_rent;    /* for the winner's GPU model */
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
+	int nfront, nas_fast; /* of those: on the time-cost front; as fast as the fastest */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
 	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int nrented;          /* options without a capex that have a rent: outside a budget */
 	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
 				       * failed, then by how much) */
@@ -279,10 +338,13 @@ typedef struct plan_answer {
 	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
 } plan_answer;
+/* Decides: sets each option's ok, front and as_fast and fills *a. Prints nothing, never fails. O(n^2). */
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
-/* The answer as sentences (recommendation, fastest, cheapest, best value with what each costs over the
- * others, scale up or out for one GPU model, buy or rent, idle GPUs) into buf. Returns buf. */
-char *plan_answer_text(const plan_question *q, const plan_answer *a, long gpus, char *buf, size_t len_B);
+/* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
+ * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
+ * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
+ * over several GPU counts (no scale line). */
+void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, struct strbuf *out);
 
 /* ---- Sensitivity (plan_sens.c): what could flip the answer at one GPU count ---- */
 
@@ -314,8 +376,8 @@ typedef struct plan_sens {
 /* Decides (plan_decide) the n options of one GPU count and fills *s. Never fails: s->ok false without an
  * answer with a cost. */
 void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, plan_sens *s);
-/* s in words: what flips the answer, and the use at which renting wins. Returns buf. */
-char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B);
+/* s in words, appended to out: what flips the answer, and the use at which renting wins. */
+void plan_sens_text(const plan_sens *s, struct strbuf *out);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);
@@ -359,6 +421,7 @@ typedef struct plan_sweep {
 	plan_sweep_row *rows;
 	long nrows, cap, total, done, written;
 	model_scenario *blocks;
+	const hw_system **block_sys; /* each block's system */
 	int nblocks;
 	long skipped_net, skipped_budget, skipped_mem, skipped_gpn, skipped_partial, skipped_gb, skipped_epoch,
 	     skipped_nofit_block;
@@ -373,7 +436,8 @@ int plan_sweep_grid(plan_sweep *g, const hw_system *const *cand, int ncand);
 int plan_sweep_rank_cmp(const void *a, const void *b);
 /* Row i predicted again into *r (*sc: its block's scenario at the row's point). 0 or ERR_INPUT. */
 int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r);
-/* The contenders of rows [from, to) (the time-cost front, plan_front) predicted again and judged as options
+/* The contenders of rows [from, to) (all that qualify where PLAN_SWEEP_TOP holds them, else the time-cost front,
+ * plan_front) predicted again and judged as options
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
 /* The decision's winner over all kept rows into *sc, *r: false when none qualifies. */

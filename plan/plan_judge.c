@@ -91,10 +91,9 @@ void plan_time_interval(const plan_question *q, const model_result *r, double *l
 	*hi_s = hi;
 }
 
-/* Whether the question needs a price of q->cost to qualify: ranked by it, or a budget or deadline on it. */
-static bool needs_price(const plan_question *q)
+bool plan_needs_price(const plan_question *q)
 {
-	return q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s);
+	return q->cost != PLAN_CAPEX || plan_cost_first(q);
 }
 
 /* GPUs bought and not used: whole units of unit_nodes nodes where the system has a purchase price (an NVL72
@@ -137,11 +136,12 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 		v->fails |= PLAN_FAIL_MEMORY;
 	if (r->fits && r->extrapolated && !q->extrapolate)
 		v->fails |= PLAN_FAIL_EXTRAPOLATED; /* epochs beyond the measured convergence range: listed, not recommended */
-	if (needs_price(q) && isnan(v->cost_usd))
+	if (plan_needs_price(q) && isnan(v->cost_usd))
 		v->fails |= PLAN_FAIL_PRICE;
-	if (!isnan(q->budget_usd) && v->cost_usd > q->budget_usd) {
+	/* the budget caps what is bought: a capex; a rental (no capex) is outside it, whatever --cost compares */
+	if (!isnan(q->budget_usd) && isfinite(r->capex_usd) && r->capex_usd > q->budget_usd) {
 		v->fails |= PLAN_FAIL_BUDGET;
-		v->over_budget_usd = v->cost_usd - q->budget_usd;
+		v->over_budget_usd = r->capex_usd - q->budget_usd;
 	}
 	v->deadline_p = NAN;
 	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
@@ -203,7 +203,7 @@ char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, 
 	size_t at = 0;
 	buf[0] = '\0';
 	if (!v->fails) {
-		snprintf(buf, len_B, "%s", needs_price(q) ? "meets" : "-");
+		snprintf(buf, len_B, "%s", plan_needs_price(q) ? "meets" : "-");
 		return buf;
 	}
 #define ADD(...) do { if (at < len_B) at += (size_t)snprintf(buf + at, len_B - at, __VA_ARGS__); } while (0)
@@ -250,10 +250,32 @@ void plan_options_sort(const plan_question *q, plan_option *o, int n)
 	qsort_r(o, (size_t)n, sizeof(*o), option_qcmp, (void *)q);
 }
 
+bool plan_same_hardware(const model_scenario *a, const model_scenario *b)
+{
+	const model_node *x = &a->node, *y = &b->node;
+	bool multi = a->nodes > 1;
+	bool host = x->host_links == y->host_links || !x->host_links || !y->host_links; /* 0: not in our sources */
+	return strcmp(x->gpu_id, y->gpu_id) == 0 && x->gpus_per_node == y->gpus_per_node && a->nodes == b->nodes &&
+	       model_domain_gpus(a) == model_domain_gpus(b) && x->intra_nvlink == y->intra_nvlink &&
+	       x->intra_bw_Bps == y->intra_bw_Bps && host && a->precision == b->precision &&
+	       strcmp(a->stack.id ? a->stack.id : "", b->stack.id ? b->stack.id : "") == 0 &&
+	       (!multi || x->nic_Bps * x->nics_per_node == y->nic_Bps * y->nics_per_node);
+}
+
+void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
+		model_quantity qty, double *x, double *lo, double *hi)
+{
+	model_ratio(a, ra, b, rb, qty, x, lo, hi);
+	if (isfinite(*x) && model_ratio_differs(a, b) && plan_same_hardware(a, b)) { /* two vendors' same hardware */
+		*lo = *x / PLAN_SAME_HW_X;
+		*hi = *x * PLAN_SAME_HW_X;
+	}
+}
+
 void plan_time_ratio(const plan_question *q, const plan_option *a, const plan_option *b, double *x, double *lo,
 		     double *hi)
 {
-	model_ratio(&a->sc, &a->r, &b->sc, &b->r, plan_ttt_goal(q) ? MODEL_Q_TTT : MODEL_Q_TTA, x, lo, hi);
+	plan_ratio(&a->sc, &a->r, &b->sc, &b->r, plan_ttt_goal(q) ? MODEL_Q_TTT : MODEL_Q_TTA, x, lo, hi);
 }
 
 bool plan_surely_faster(const plan_question *q, const plan_option *a, const plan_option *b)
@@ -272,6 +294,27 @@ bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_op
 	if (!isfinite(a->v.time_s) || !isfinite(b->v.time_s))
 		return false;
 	return !plan_surely_faster(q, a, b) && !plan_surely_faster(q, b, a);
+}
+
+/* Whether x folds into the shown option r: offers of the same hardware with the same predicted times and the same
+ * failures; only their money differs. */
+static bool folds_into(const plan_option *x, const plan_option *r)
+{
+	return plan_same_hardware(&x->sc, &r->sc) && x->r.tta_s == r->r.tta_s && x->r.ttt_s == r->r.ttt_s &&
+	       x->v.fails == r->v.fails && x->partial == r->partial;
+}
+
+int plan_fold(const plan_option *o, int n, const plan_option *keep, int *fold)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		fold[i] = -1;
+		for (int j = 0; &o[i] != keep && j < i && fold[i] < 0; j++)
+			if (fold[j] < 0 && folds_into(&o[i], &o[j]))
+				fold[i] = j;
+		k += fold[i] >= 0;
+	}
+	return k;
 }
 
 double plan_run_cost_usd(const plan_option *w)

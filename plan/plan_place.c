@@ -119,41 +119,34 @@ int plan_candidates(const hw_db *db, const plan_question *q, const char *systems
 	return 0;
 }
 
-char *plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
-			  long gpus, char *buf, size_t len_B)
+void plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_system *const *cand, int ncand,
+			 long gpus, strbuf *out)
 {
 	enum { MAX_SHAPES = 1024 };
 	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
-	size_t used = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < ncand && used + 1 < len_B; k++) {
+	bool first = true;
+	for (int k = 0; k < ncand; k++) {
 		int net = 0, whole = 0; /* plan_placements' own rule, so that the names are the ones it counted */
 		plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, &net, &whole);
 		if (!whole)
 			continue;
-		int w = snprintf(buf + used, len_B - used, "%s%s %d GPUs", used ? ", " : "", cand[k]->id,
-				 cand[k]->gpus_per_node);
-		used += w > 0 ? (size_t)w : 0;
+		strbuf_addf(out, "%s%s %d GPUs", first ? "" : ", ", cand[k]->id, cand[k]->gpus_per_node);
+		first = false;
 	}
-	return buf;
 }
 
-char *plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, char *buf, size_t len_B)
+void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, strbuf *out)
 {
-	const char *seen[64];
-	int ns = 0;
-	size_t at = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < nrows && ns < 64 && at < len_B; i++) {
+	bool first = true;
+	for (int i = 0; i < nrows; i++) {
 		const hw_system *sys = hw_system_find(db, rows[i].sc.node.system_id);
 		bool dup = false;
-		for (int k = 0; k < ns; k++)
-			dup |= seen[k] == rows[i].sc.node.system_id;
+		for (int k = 0; k < i && !dup; k++)
+			dup = strcmp(rows[k].sc.node.system_id, rows[i].sc.node.system_id) == 0;
 		if (!sys || dup || strcmp(sys->status, "eol"))
 			continue;
-		at += (size_t)snprintf(buf + at, len_B - at, "%s%s (end of life %s)",
-				       ns ? ", " : "prices of end-of-life systems are historical: ", sys->id, sys->status_date);
-		seen[ns++] = rows[i].sc.node.system_id;
+		strbuf_addf(out, "%s%s (end of life %s)", first ? "prices of end-of-life systems are historical: " : ", ",
+			    sys->id, sys->status_date);
+		first = false;
 	}
-	return buf;
 }

@@ -305,6 +305,12 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 	}
 }
 
+void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys, model_scenario *sc)
+{
+	if (isfinite(sc->node.unit_price_usd))
+		copy_ref_rent(db, s, sys, sc->nodes * sc->node.gpus_per_node, &sc->node);
+}
+
 /* What the cluster buys beside its servers: the fabric's switches, links and NICs (the --fabric, else the
  * system's) and the shared store holding the data set (the --storage, else the system's), with the
  * widths of their price kinds. */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/common.h"
+
 static double sens_cost(const plan_option *w, bool rent)
 {
 	return rent ? w->r.rent_usd : w->r.tco_usd;
@@ -64,7 +66,7 @@ static void sens_rent(const plan_buy_rent *b, plan_sens *rs)
 	rs->flip_use = rs->rent_use > 0 && (rs->rent_use > rs->use_lo) != (rs->rent_use > rs->use_hi);
 	rs->market_usd_gpu_h = b->rent_lo_usd_gpu_h;
 	rs->flip_usd_gpu_h = b->flip_usd_gpu_h;
-	rs->flip_market = isfinite(b->rent_lo_usd_run) && (b->rent_lo_usd_run < b->owner_usd_run) != rs->rent_wins;
+	rs->flip_market = isfinite(b->rent_lo_usd_run) && b->rent_lo_wins != rs->rent_wins;
 }
 
 void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, plan_sens *rs)
@@ -97,73 +99,69 @@ void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, 
 	sens_rent(&a.buy_rent, rs);
 }
 
-/* "a, b and c" of the inputs that flip, into buf; the count. */
-static int flip_names(const plan_sens *s, char *buf, size_t len_B)
+/* "a, b and c" of the inputs that flip, appended to b; the count. */
+static int flip_names(const plan_sens *s, strbuf *b)
 {
 	int n = 0, total = 0;
-	size_t u = 0;
 	for (int i = 0; i < MODEL_SENS_N; i++)
 		total += s->flips[i];
-	buf[0] = '\0';
-	for (int i = 0; i < MODEL_SENS_N && u < len_B; i++) {
+	for (int i = 0; i < MODEL_SENS_N; i++) {
 		if (!s->flips[i])
 			continue;
 		n++;
-		u += (size_t)snprintf(buf + u, len_B - u, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
-				      model_sens_name((model_sens_input)i));
+		strbuf_addf(b, "%s%s", n == 1 ? "" : n == total ? " and " : ", ", model_sens_name((model_sens_input)i));
 	}
 	return n;
 }
 
-char *plan_sens_text(const plan_sens *s, char *buf, size_t len_B)
+/* Buy against rent over the use: which wins on each side of the crossing, then what flips it. */
+static void sens_rent_text(const plan_sens *s, strbuf *out)
 {
-	char names[160], a[32], b[32];
-	size_t u = 0;
-	buf[0] = '\0';
+	char a[32], b[32];
+	const plan_option *w = s->buy;
+	if (!s->buy_wins_above && s->rent_use > 0 && s->rent_use < 1)
+		strbuf_addf(out, " Buying %s %dx%d wins below %.0f%% use, renting the same runs on %s (reserved) above "
+				 "(stated %.0f%%: %s wins)",
+			    w->sc.node.system_id, w->sc.nodes, w->sc.node.gpus_per_node, 100 * s->rent_use, s->rent_id,
+			    100 * s->use, s->rent_wins ? "renting" : "buying");
+	else if (s->buy_wins_above ? s->rent_use == 0 : s->rent_use >= 1)
+		strbuf_addf(out, " Buying %s %dx%d beats renting the same runs on %s at any use", w->sc.node.system_id,
+			    w->sc.nodes, w->sc.node.gpus_per_node, s->rent_id);
+	else if (!isfinite(s->rent_use) || s->rent_use >= 1 || !s->buy_wins_above)
+		strbuf_addf(out, " Renting the same runs on %s beats buying %s at any use", s->rent_id, w->sc.node.system_id);
+	else
+		strbuf_addf(out, " Renting the same runs on %s wins below %.0f%% use, buying %s above (stated %.0f%%: %s wins)",
+			    s->rent_id, 100 * s->rent_use, w->sc.node.system_id, 100 * s->use,
+			    s->rent_wins ? "renting" : "buying");
+	strbuf_addf(out, "; %s %.0f-%.0f%%", s->flip_use ? "the utilisation flips it within" : "no flip over the utilisation's",
+		    100 * s->use_lo, 100 * s->use_hi);
+	if (isfinite(s->market_usd_gpu_h))
+		strbuf_addf(out, "; at the market's %s per GPU-hour %s", plan_fmt_usd(s->market_usd_gpu_h, a, sizeof a),
+			    s->flip_market ? (s->rent_wins ? "buying wins" : "renting wins") : "the same one wins");
+	if (isfinite(s->flip_usd_gpu_h))
+		strbuf_addf(out, "; the rate that flips it: %s per GPU-hour", plan_fmt_usd(s->flip_usd_gpu_h, b, sizeof b));
+}
+
+void plan_sens_text(const plan_sens *s, strbuf *out)
+{
 	if (!s->ok) {
-		snprintf(buf, len_B, "At %d GPUs: no answer with a cost to move.", s->gpus);
-		return buf;
+		strbuf_addf(out, "At %d GPUs: no answer with a cost to move.", s->gpus);
+		return;
 	}
 	const plan_option *w = s->ans;
-	u += (size_t)snprintf(buf + u, len_B - u, "At %d GPUs, %s %dx%d", s->gpus, w->sc.node.system_id, w->sc.nodes,
-			      w->sc.node.gpus_per_node);
-	int nf = flip_names(s, names, sizeof names);
-	if (s->alt && u < len_B)
-		u += (size_t)snprintf(buf + u, len_B - u, nf ? " against %s %dx%d: %s could flip which costs less per run."
-							     : " against %s %dx%d: no input over its range flips which costs less%s.",
-				      s->alt->sc.node.system_id, s->alt->sc.nodes, s->alt->sc.node.gpus_per_node, nf ? names : "");
-	else if (u < len_B)
-		u += (size_t)snprintf(buf + u, len_B - u, ": no other option with such a cost.");
-	if (!s->vs_rent || u >= len_B)
-		return buf;
-	if (!s->buy_wins_above && s->rent_use > 0 && s->rent_use < 1)
-		u += (size_t)snprintf(buf + u, len_B - u, " Buying %s %dx%d wins below %.0f%% use, renting the same runs on %s "
-							 "(reserved) above (stated %.0f%%: %s wins)",
-				      s->buy->sc.node.system_id, s->buy->sc.nodes, s->buy->sc.node.gpus_per_node,
-				      100 * s->rent_use, s->rent_id, 100 * s->use, s->rent_wins ? "renting" : "buying");
-	else if (s->buy_wins_above ? s->rent_use == 0 : s->rent_use >= 1)
-		u += (size_t)snprintf(buf + u, len_B - u, " Buying %s %dx%d beats renting the same runs on %s at any use",
-				      s->buy->sc.node.system_id, s->buy->sc.nodes, s->buy->sc.node.gpus_per_node, s->rent_id);
-	else if (!isfinite(s->rent_use) || s->rent_use >= 1 || !s->buy_wins_above)
-		u += (size_t)snprintf(buf + u, len_B - u, " Renting the same runs on %s beats buying %s at any use",
-				      s->rent_id, s->buy->sc.node.system_id);
-	else
-		u += (size_t)snprintf(buf + u, len_B - u, " Renting the same runs on %s wins below %.0f%% use, buying %s above "
-							 "(stated %.0f%%: %s wins)",
-				      s->rent_id, 100 * s->rent_use, s->buy->sc.node.system_id, 100 * s->use,
-				      s->rent_wins ? "renting" : "buying");
-	if (u < len_B)
-		u += (size_t)snprintf(buf + u, len_B - u, "; %s %.0f-%.0f%%", s->flip_use ? "the utilisation flips it within"
-										: "no flip over the utilisation's",
-				      100 * s->use_lo, 100 * s->use_hi);
-	if (isfinite(s->market_usd_gpu_h) && u < len_B)
-		u += (size_t)snprintf(buf + u, len_B - u, "; at the market's %s per GPU-hour %s",
-				      plan_fmt_usd(s->market_usd_gpu_h, a, sizeof a),
-				      s->flip_market ? (s->rent_wins ? "buying wins" : "renting wins") : "the same one wins");
-	if (isfinite(s->flip_usd_gpu_h) && u < len_B)
-		u += (size_t)snprintf(buf + u, len_B - u, "; the rate that flips it: %s per GPU-hour",
-				      plan_fmt_usd(s->flip_usd_gpu_h, b, sizeof b));
-	if (u < len_B)
-		snprintf(buf + u, len_B - u, ".");
-	return buf;
+	strbuf_addf(out, "At %d GPUs, %s %dx%d", s->gpus, w->sc.node.system_id, w->sc.nodes, w->sc.node.gpus_per_node);
+	if (s->alt) {
+		strbuf_addf(out, " against %s %dx%d: ", s->alt->sc.node.system_id, s->alt->sc.nodes,
+			    s->alt->sc.node.gpus_per_node);
+		if (flip_names(s, out))
+			strbuf_addf(out, " could flip which costs less per run.");
+		else
+			strbuf_addf(out, "no input over its range flips which costs less.");
+	} else {
+		strbuf_addf(out, ": no other option with such a cost.");
+	}
+	if (!s->vs_rent)
+		return;
+	sens_rent_text(s, out);
+	strbuf_addf(out, ".");
 }

@@ -99,9 +99,12 @@ static int block(plan_sweep *g, const hw_system *sys, int gpn)
 	}
 	int auto_b = sc.batch_per_gpu, rc;
 	g->blocks = xrealloc(g->blocks, (size_t)(g->nblocks + 1) * sizeof(*g->blocks));
+	g->block_sys = xrealloc(g->block_sys, (size_t)(g->nblocks + 1) * sizeof(*g->block_sys));
+	g->block_sys[g->nblocks] = sys;
 	g->blocks[g->nblocks++] = sc;
 	for (int ni = 0; ni < g->nn; ni++) {
 		sc.nodes = g->nodes[ni];
+		plan_ref_rent_set(g->db, g->spec, sys, &sc); /* the rental for this count, as predict finds it */
 		plan_shape k = plan_shape_check(g->spec, g->q, sys, gpn, sc.nodes);
 		for (int bi = 0; bi < (g->nb ? g->nb : 1); bi++) {
 			if (intr_pending())
@@ -146,6 +149,7 @@ int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_r
 	*sc = &g->blocks[g->rows[i].block];
 	(*sc)->nodes = g->rows[i].nodes;
 	(*sc)->batch_per_gpu = g->rows[i].batch;
+	plan_ref_rent_set(g->db, g->spec, g->block_sys[g->rows[i].block], *sc);
 	return model_predict(*sc, g->params, r) ? ERR_INPUT : 0;
 }
 
@@ -160,9 +164,11 @@ static int by_time(const void *a, const void *b)
 	return cx < cy ? -1 : cx > cy;
 }
 
-/* The rows of [from, to) a decision can pick: those that qualify on plan_front (the fastest and each cheaper
- * than every faster one, by the question's cost or per run), in time order into pick[PLAN_SWEEP_TOP]; a front
- * longer than that keeps its fastest and its cheapest halves. Returns how many. O(n log n). */
+/* The rows of [from, to) a decision sees: all that qualify where they fit pick[PLAN_SWEEP_TOP] (so a GPU count of
+ * the grid is decided on what compare decides on: the same pick, scale up vs out and buy vs rent); else those on
+ * plan_front (the fastest and each cheaper than every faster one, by the question's cost or per run: the pick is
+ * among them, PLAN_RULE), in time order; a front longer than that keeps its fastest and its cheapest halves.
+ * Returns how many. O(n log n). */
 static int contenders(const plan_sweep *g, long from, long to, const plan_sweep_row **pick)
 {
 	const plan_sweep_row **q = xmalloc((size_t)(to - from + 1) * sizeof(*q));
@@ -176,6 +182,8 @@ static int contenders(const plan_sweep *g, long from, long to, const plan_sweep_
 	for (long i = 0; i < n; i++)
 		v[i] = &q[i]->v;
 	plan_front(v, (int)n, kept);
+	for (long i = 0; n <= PLAN_SWEEP_TOP && i < n; i++)
+		kept[i] = true;
 	for (long i = 0; i < n; i++)
 		if (kept[i])
 			q[nf++] = q[i];
@@ -197,9 +205,12 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 		opt[n].sc = g->blocks[pick[i]->block];
 		opt[n].sc.nodes = pick[i]->nodes;
 		opt[n].sc.batch_per_gpu = pick[i]->batch;
+		plan_ref_rent_set(g->db, g->spec, g->block_sys[pick[i]->block], &opt[n].sc);
 		if (model_predict(&opt[n].sc, g->params, &opt[n].r))
 			continue; /* predicted once already: cannot fail */
 		plan_option_judge(g->q, &opt[n]);
+		const hw_gpu *gpu = hw_gpu_find(g->db, opt[n].sc.node.gpu_id);
+		opt[n].arch = gpu && gpu->arch && *gpu->arch ? gpu->arch : NULL;
 		n++;
 	}
 	return n;
@@ -237,8 +248,10 @@ void plan_sweep_free(plan_sweep *g)
 {
 	free(g->rows);
 	free(g->blocks);
+	free(g->block_sys);
 	g->rows = NULL;
 	g->blocks = NULL;
+	g->block_sys = NULL;
 	g->nrows = g->cap = 0;
 	g->nblocks = 0;
 }

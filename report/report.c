@@ -133,6 +133,33 @@ static void doc_p(rep_doc *d, const char *fmt, ...)
 	free(s);
 }
 
+/* An answer of plan_answer_write: its first line a paragraph after `lead`, its labelled lines a list. */
+static void doc_answer(rep_doc *d, const char *lead, const char *text)
+{
+	const char *nl = strchr(text, '\n');
+	char *first = xasprintf("%s%.*s", lead, nl ? (int)(nl - text) : (int)strlen(text), text);
+	doc_p(d, "%s", first);
+	free(first);
+	if (!nl || !nl[1])
+		return;
+	fputs("<ul>\n", d->html);
+	for (const char *l = nl + 1; *l;) {
+		const char *e = strchr(l, '\n');
+		char *line = xasprintf("%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+		const char *t = line + strspn(line, " ");
+		fputs("- ", d->md);
+		md_text(d->md, t);
+		fputs("\n", d->md);
+		fputs("<li>", d->html);
+		html_text(d->html, t);
+		fputs("</li>\n", d->html);
+		free(line);
+		l = e ? e + 1 : l + strlen(l);
+	}
+	fputs("\n", d->md);
+	fputs("</ul>\n", d->html);
+}
+
 /* A column of only '-' (no system of the report has that price) says nothing: it is left out of both documents. */
 static bool tab_col_empty(const rep_table *t, int c)
 {
@@ -286,13 +313,14 @@ static void section_uncertainty(rep_doc *d, const hw_db *db, const plan_option *
 		 "node, 2-16 nodes, more) and by basis, the last column: measured (results of this GPU are in that data) "
 		 "%d option%s, transfer (only other GPUs of its architecture have results; the interval widened by how far "
 		 "the model missed %s%s) %d, estimate (no results of its architecture%s%s%s; "
-		 "widened by the largest miss of one GPU generation to the next it could check) %d. Where two options' "
-		 "times differ by less than their intervals combined, the model cannot say for sure which is faster; an estimate is a starting point for a quote, not "
-		 "a measured answer. Time to accuracy at hundreds of nodes is wide on the slow side: the start-up of such "
-		 "runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
+		 "widened by the largest miss of one GPU generation to the next it could check) %d. Two options are "
+		 "compared by the ratio of their times, whose interval is narrower: the errors two predictions share "
+		 "cancel in it (the same hardware from two vendors: within 3.8%%). The pick: %s. An estimate is a "
+		 "starting point for a quote, not a measured answer. Time to accuracy at hundreds of nodes is wide on the "
+		 "slow side: the start-up of such runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
 	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", *within ? "from " : "within one",
 	      *within ? within : " architecture", nb[MODEL_BASIS_TRANSFER], newest ? ": " : "", newest ? newest : "",
-	      newest ? " today" : "", nb[MODEL_BASIS_ESTIMATE]);
+	      newest ? " today" : "", nb[MODEL_BASIS_ESTIMATE], PLAN_RULE);
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
@@ -302,10 +330,14 @@ static void section_answer(rep_doc *d, const hw_db *db, plan_option *rows, const
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
 		plan_answer a;
-		char text[4096];
+		strbuf text;
+		char lead[48];
+		strbuf_init(&text);
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
-		plan_answer_text(q, &a, g[k].gpus, text, sizeof text);
-		doc_p(d, "%d GPU%s. %s", g[k].gpus, g[k].gpus == 1 ? "" : "s", text);
+		plan_answer_write(q, &a, g[k].gpus, &text);
+		snprintf(lead, sizeof lead, "%d GPU%s: ", g[k].gpus, g[k].gpus == 1 ? "" : "s");
+		doc_answer(d, lead, text.s);
+		strbuf_free(&text);
 	}
 	section_uncertainty(d, db, rows, g, ng);
 }
@@ -323,13 +355,31 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 	doc_h(d, 2, title);
 	if (a.winner)
 		doc_p(d, "The answer's row is marked 'answer' in the rank column.");
+	int *fold = xmalloc((size_t)(g->n > 0 ? g->n : 1) * sizeof(*fold));
+	if (plan_fold(rows + g->first, g->n, a.winner, fold))
+		doc_p(d, "Offers of the same hardware and time share a row: the system column lists the others (+) with "
+			 "their capex or rent per run; placements.csv has a row for each.");
 	rep_table t;
 	tab_init(&t, id, 15, head);
 	for (int i = 0; i < g->n; i++) {
 		const plan_option *w = &rows[g->first + i];
 		char b1[48], b2[48];
+		if (fold[i] >= 0)
+			continue;
 		tab_cell(&t, w == a.winner ? "%d answer" : "%d", i + 1);
-		tab_cell(&t, "%s", w->sc.node.system_id);
+		strbuf sys;
+		strbuf_init(&sys);
+		strbuf_addf(&sys, "%s", w->sc.node.system_id);
+		for (int k = i + 1; k < g->n; k++) {
+			const model_result *r = &rows[g->first + k].r;
+			if (fold[k] != i)
+				continue;
+			strbuf_addf(&sys, " + %s %s%s", rows[g->first + k].sc.node.system_id,
+				    isfinite(r->capex_usd) ? "" : isfinite(r->rent_usd) ? "rent " : "",
+				    money(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, b1, sizeof b1));
+		}
+		tab_cell(&t, "%s", sys.s);
+		strbuf_free(&sys);
 		tab_cell(&t, "%s", w->sc.node.gpu_id);
 		tab_cell(&t, "%s", place(w, b1, sizeof b1));
 		tab_cell(&t, "%s", plan_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, b2, sizeof b2));
@@ -347,6 +397,7 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 	}
 	doc_table(d, &t);
 	tab_free(&t);
+	free(fold);
 }
 
 static void section_breakdown(rep_doc *d, const plan_option *rows, int nrows)
@@ -418,9 +469,12 @@ static void section_setup(rep_doc *d, const rep_input *s, const plan_option *row
 	}
 	doc_table(d, &t);
 	tab_free(&t);
-	char eol[2048];
-	if (*plan_eol_text(s->db, rows, nrows, eol, sizeof eol))
-		doc_p(d, "Note: %s.", eol);
+	strbuf eol;
+	strbuf_init(&eol);
+	plan_eol_text(s->db, rows, nrows, &eol);
+	if (eol.len_B)
+		doc_p(d, "Note: %s.", eol.s);
+	strbuf_free(&eol);
 }
 
 static void section_money(rep_doc *d, const rep_input *s);
@@ -521,9 +575,12 @@ static void sens_counts(rep_doc *d, plan_option *rows, const rep_group *g, int n
 {
 	for (int k = 0; k < ng; k++) {
 		plan_sens ks;
-		char text[1024];
+		strbuf text;
+		strbuf_init(&text);
 		plan_sens_compute(q, rows + g[k].first, g[k].n, g[k].gpus, &ks);
-		doc_p(d, "%s", plan_sens_text(&ks, text, sizeof text));
+		plan_sens_text(&ks, &text);
+		doc_p(d, "%s", text.s);
+		strbuf_free(&text);
 	}
 }
 
@@ -616,28 +673,30 @@ static void section_money(rep_doc *d, const rep_input *s)
  * sees how old each figure is. */
 static void section_price_dates(rep_doc *d, const rep_input *s, const plan_option *rows, int nrows)
 {
-	char text[4096] = "", a[32], b[32];
-	size_t u = 0;
-	for (int i = 0; i < nrows && u < sizeof text - 256; i++) {
+	char a[32], b[32];
+	strbuf text;
+	strbuf_init(&text);
+	for (int i = 0; i < nrows; i++) {
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) == 0;
 		const hw_system *sys = seen ? NULL : hw_system_find(s->db, rows[i].sc.node.system_id);
 		if (!sys || (!hw_known(sys->price_usd) && !hw_known(sys->rent_usd_gpu_h)))
 			continue;
-		u += (size_t)snprintf(text + u, sizeof text - u, "%s%s: ", u ? "; " : "", sys->id);
+		strbuf_addf(&text, "%s%s: ", text.len_B ? "; " : "", sys->id);
 		if (hw_known(sys->price_usd))
-			u += (size_t)snprintf(text + u, sizeof text - u, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a),
-					      sys->price_kind, sys->price_date);
+			strbuf_addf(&text, "%s a unit (%s, %s)", plan_fmt_usd(sys->price_usd, a, sizeof a), sys->price_kind,
+				    sys->price_date);
 		if (hw_known(sys->rent_usd_gpu_h))
-			u += (size_t)snprintf(text + u, sizeof text - u, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
-					      plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
+			strbuf_addf(&text, "%s%s per GPU-hour on demand (%s)", hw_known(sys->price_usd) ? ", " : "",
+				    plan_fmt_usd(sys->rent_usd_gpu_h, a, sizeof a), sys->rent_date);
 		if (hw_known(sys->rent_market_usd_gpu_h))
-			u += (size_t)snprintf(text + u, sizeof text - u, ", the market's %s (%s)",
-					      plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b), sys->rent_market_date);
+			strbuf_addf(&text, ", the market's %s (%s)", plan_fmt_usd(sys->rent_market_usd_gpu_h, b, sizeof b),
+				    sys->rent_market_date);
 	}
-	if (*text)
-		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text);
+	if (text.len_B)
+		doc_p(d, "Prices and their dates (docs/prices.md has each source): %s.", text.s);
+	strbuf_free(&text);
 }
 
 /* ---- cash flow: the answer's cluster owned year by year beside the same runs rented (model_cashflow) ---- */

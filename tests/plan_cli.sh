@@ -7,8 +7,8 @@ set -u
 
 # beyond the measured convergence range: marked, never recommended; the answer names the limit
 expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g
-has "Nothing to recommend for 65536 GPUs"; has "largest measured convergence point (67840)"; lacks "Best by"
-expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g --extrapolate; has "Best by time to accuracy"
+has "Nothing to recommend for 65536 GPUs"; has "largest measured convergence point (67840)"; lacks "Fastest"
+expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g --extrapolate; has "answer: dgx"
 "$SP" predict --system dgxh100 --nodes 100 --batch-per-gpu 256 --format csv >"$tmp/x.csv" 2>&1 || no "predict 800 GPUs"
 [ "$(col extrapolated "$tmp/x.csv")" = 1 ] || no "global batch 204800 is extrapolated"
 "$SP" predict --system dgxh100 --nodes 2 --batch-per-gpu 256 --format csv >"$tmp/x.csv" 2>&1 || no "predict 16 GPUs"
@@ -53,7 +53,7 @@ expect 1 "$SP" compare --gpus 8 --measured-epochs 0:40; has "--measured-epochs '
 mkdir -p "$tmp/db"
 printf 'id,price_usd,price_date,price_kind,price_source\ndgxh100,1000,2026-11,quote,our quote of 2026-11-20\n' >"$tmp/db/systems.csv"
 expect 0 "$SP" --hwdb "$tmp/db" compare --gpus 8 --systems dgxh100,hgx-h200 --rank-by cost
-has "Best by capex for 8 GPUs: dgxh100 1x8"
+has "answer: dgxh100 1x8: "
 expect 0 "$SP" --hwdb "$tmp/db" predict --system dgxh100 --format csv; [ "$(col capex_servers_usd "$tmp/out")" = 1000 ] ||
 	no "the quote is the server's price: $(col capex_servers_usd "$tmp/out")"
 printf 'id,price_usd,price_date,price_kind,price_source\nnosuch,1000,2026-11,quote,x\n' >"$tmp/db/systems.csv"
@@ -65,12 +65,12 @@ expect 1 "$SP" --hwdb "$tmp/db" compare --gpus 8; has "systems.csv:2"; has "pric
 for q in "--systems dgxh100,hgx-h200 --gpus 8" "--systems dgxh100,hgx-h200 --gpus 64" \
 	"--systems dgxb200,gb200-nvl72 --gpus 72" "--systems dgxb200,gb200-nvl72 --gpus 144 --rank-by cost" \
 	"--systems all --gpus 64 --budget 3000000" "--systems all --gpus 32 --deadline 30min --cost rent"; do
-	c=$("$SP" compare $q | sed -n 's/^answer: [^:]*: \([^ ]* [0-9]*x[0-9]*\).*/\1/p')
+	c=$("$SP" compare $q | sed -n 's/^answer: \([^ ]* [0-9]*x[0-9]*\): .*/\1/p')
 	rm -rf "$tmp/rep"
 	"$SP" report $q --out "$tmp/rep" >/dev/null 2>&1 || { no "report $q"; continue; }
-	r=$(sed -n 's/^[0-9]* GPUs\. [^:]*: \([^ ]* [0-9]*x[0-9]*\).*/\1/p' "$tmp/rep/report.md" | head -1)
+	r=$(sed -n 's/^[0-9]* GPUs\{0,1\}: \([^ ]* [0-9]*x[0-9]*\): .*/\1/p' "$tmp/rep/report.md" | head -1)
 	[ -n "$c" ] && [ "$c" = "$r" ] || no "compare says '$c', report says '$r' for: $q"
-	"$SP" compare $q | grep '^answer' | sed 's/Runner-up.*//' | grep -q "GPUs left idle" && no "partial node recommended: $q"
+	"$SP" compare $q | awk '$1 ~ /^>/ && $4 ~ /[*]$/ { bad = 1 } END { exit bad }' || no "partial node recommended: $q"
 done
 
 exit $fail

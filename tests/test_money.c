@@ -3,6 +3,7 @@
  * the price ranges. Expected figures are worked by hand in the comments.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "common/common.h"
 #include "model/model.h"
 #include "plan/plan.h"
 #include "tests/test.h"
@@ -496,7 +497,9 @@ static void test_sens_words(test_ctx *t)
 {
 	plan_option buy;
 	plan_sens s;
-	char text[1024];
+	strbuf sb;
+	const char *text;
+	strbuf_init(&sb);
 	memset(&buy, 0, sizeof buy);
 	memset(&s, 0, sizeof s);
 	model_scenario_init(&buy.sc);
@@ -517,14 +520,19 @@ static void test_sens_words(test_ctx *t)
 	s.market_usd_gpu_h = 1.85;
 	s.flip_market = true;
 	s.flip_usd_gpu_h = 3.93;
-	plan_sens_text(&s, text, sizeof text);
+	plan_sens_text(&s, &sb);
+	text = sb.s;
 	TEST_CHECK(t, strstr(text, "At 16 GPUs, dgxh100 2x8") != NULL, "%s", text);
 	TEST_CHECK(t, strstr(text, "wins below 19% use") && strstr(text, "stated 30%: buying wins"), "%s", text);
 	TEST_CHECK(t, strstr(text, "the utilisation flips it within 15-45%") != NULL, "%s", text);
 	TEST_CHECK(t, strstr(text, "at the market's $1.85 per GPU-hour renting wins") != NULL, "%s", text);
 	s.rent_use = 0.0; /* a reservation dearer than owning: buying at any use */
-	plan_sens_text(&s, text, sizeof text);
+	strbuf_free(&sb);
+	strbuf_init(&sb);
+	plan_sens_text(&s, &sb);
+	text = sb.s;
 	TEST_CHECK(t, strstr(text, "beats renting the same runs on coreweave-hgx-h100 at any use") != NULL, "%s", text);
+	strbuf_free(&sb);
 }
 
 static void test_checks(test_ctx *t)

@@ -10,8 +10,20 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/common.h"
 #include "plan/plan.h"
 #include "tests/test.h"
+
+/* The answer in words (plan_answer_write) copied into out[len_B] for the checks. */
+static const char *say(const plan_question *q, const plan_answer *a, long gpus, char *out, size_t len_B)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_answer_write(q, a, gpus, &b);
+	snprintf(out, len_B, "%s", b.s);
+	strbuf_free(&b);
+	return out;
+}
 
 /* An option: system id, GPU id, nodes x GPUs per node (of a node of max_gpn GPUs), NVLink domain GPUs (0:
  * the node), purchase unit nodes, time to accuracy (s), capex (NAN: none), rent per run (NAN: none). */
@@ -65,9 +77,11 @@ static void test_tie_by_money(test_ctx *t)
 	TEST_CHECK(t, a.cheapest == &o[1], "cheapest dgxb200");
 	TEST_CHECK(t, o[0].v.idle_gpus == 64, "2 trays of an 18-tray rack bought whole: 64 of 72 GPUs idle, got %d",
 		   o[0].v.idle_gpus);
-	char text[4096];
-	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "no option surely beats): dgxb200 1x8") != NULL, "answer: %s", text);
+	char text[8192];
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strncmp(text, "dgxb200 1x8: ", 13) == 0, "the first line names the pick: %s", text);
+	TEST_CHECK(t, strstr(text, "Fastest: gb200-nvl72 2x4") && strstr(text, "as fast within the 90% interval"),
+		   "the fastest named, as fast as the pick: %s", text);
 	TEST_CHECK(t, strstr(text, "5.8x the capex") != NULL, "what the faster one costs over it: %s", text);
 	TEST_CHECK(t, strstr(text, "64 GPUs idle") != NULL, "idle GPUs said: %s", text);
 }
@@ -98,7 +112,7 @@ static void test_tie_by_ratio(test_ctx *t)
 	judge_all(&q, o, 2);
 	TEST_CHECK(t, plan_times_tied(&q, &o[0], &o[1]) && plan_times_tied(&q, &o[1], &o[0]), "0.96x: a tie, either order");
 	plan_decide(&q, o, 2, &a);
-	TEST_CHECK(t, a.winner == &o[1] && a.tied_faster == &o[0], "the tie broken by cost per run: 1x8, got %dx8",
+	TEST_CHECK(t, a.winner == &o[1] && a.tied_faster == &o[0], "as fast as the fastest, and cheaper: 1x8, got %dx8",
 		   a.winner ? a.winner->sc.nodes : 0);
 	TEST_CHECK(t, plan_run_cost_usd(&o[1]) < plan_run_cost_usd(&o[0]), "1x8 cheaper per run");
 }
@@ -119,9 +133,15 @@ static void test_never_beaten_on_both(test_ctx *t)
 	plan_answer a;
 	plan_decide(&q, o, 3, &a);
 	TEST_CHECK(t, a.winner != NULL, "a pick");
-	for (int i = 0; a.winner && i < 3; i++)
-		TEST_CHECK(t, !(plan_surely_faster(&q, &o[i], a.winner) && plan_run_cost_usd(&o[i]) <= plan_run_cost_usd(a.winner)),
-			   "option %d beats the pick on time and cost per run", i);
+	for (int i = 0; a.winner && i < 3; i++) {
+		double ci = isfinite(o[i].v.cost_usd) ? o[i].v.cost_usd : INFINITY;
+		double cw = isfinite(a.winner->v.cost_usd) ? a.winner->v.cost_usd : INFINITY;
+		TEST_CHECK(t, !(o[i].v.time_s <= a.winner->v.time_s && ci <= cw && (o[i].v.time_s < a.winner->v.time_s || ci < cw)),
+			   "option %d beats the pick on time and capex", i);
+	}
+	TEST_CHECK(t, a.winner == &o[2] && o[2].front && !o[0].front, "4x8 is faster and costs less than the rental "
+		   "(no capex: the dearest), got %s %dx8", a.winner ? a.winner->sc.node.system_id : "none",
+		   a.winner ? a.winner->sc.nodes : 0);
 }
 
 /* --partial-nodes adds losing rows and one faster inside the tie: the answer stays (main moved to the $3M rack). */
@@ -206,8 +226,8 @@ static void test_budget_and_deadline(test_ctx *t)
 	TEST_CHECK(t, !a.winner && a.near_miss == &o[2], "none qualifies; nearest hgx-h200");
 	TEST_CHECK(t, a.nfail_budget == 2 && a.nfail_deadline == 1, "2 over budget (%d), 1 past the deadline (%d)",
 		   a.nfail_budget, a.nfail_deadline);
-	char text[4096];
-	plan_answer_text(&q, &a, 8, text, sizeof text);
+	char text[8192];
+	say(&q, &a, 8, text, sizeof text);
 	TEST_CHECK(t, strstr(text, "hgx-h200") && strstr(text, "misses deadline by"), "names hgx-h200 and its deadline: %s", text);
 	/* with a looser deadline: the fastest within budget that meets it */
 	q.deadline_s = 900;
@@ -259,7 +279,7 @@ static void test_like_for_like(test_ctx *t)
 	judge_all(&q, o, 3);
 	plan_answer a;
 	plan_decide(&q, o, 3, &a);
-	TEST_CHECK(t, a.like_for_like_none && !a.best_up, "a B200 rack and a V100 pair are not scale up vs out");
+	TEST_CHECK(t, !a.scale.up, "a B200 rack and a V100 pair are not scale up vs out");
 	plan_option p[3] = {
 		opt("gb200-nvl72", "B200-GB200-186GB", 4, 4, 4, 72, 18, 246, 3e6, NAN),
 		opt("dgxb200", "B200-SXM-180GB", 2, 8, 8, 0, 1, 264, 1030000, NAN),
@@ -267,7 +287,9 @@ static void test_like_for_like(test_ctx *t)
 	};
 	judge_all(&q, p, 3);
 	plan_decide(&q, p, 3, &a);
-	TEST_CHECK(t, a.like_for_like_none, "a GB200 (1.2 kW) rack and DGX B200s (1 kW) are two GPU records: no pair");
+	TEST_CHECK(t, a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.same_gpu,
+		   "a GB200 (1.2 kW) rack and DGX B200s (1 kW): one chip in two packages, the GPU's part apart");
+	TEST_CHECK(t, isfinite(a.scale.gpu_x) || p[0].r.compute_s == 0, "the GPU's part of the ratio");
 	/* one GPU record: one 8-GPU DGX B200 (1 domain) against 2 of them with 4 GPUs each (2 domains) */
 	plan_option u[2] = {
 		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 440, 515000, NAN),
@@ -275,11 +297,24 @@ static void test_like_for_like(test_ctx *t)
 	};
 	judge_all(&q, u, 2);
 	plan_decide(&q, u, 2, &a);
-	TEST_CHECK(t, a.best_up == &u[0] && a.best_out == &u[1], "B200 alike: 1x8 (1 domain) vs 2x4");
-	char text[4096];
-	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "Scale up (B200-SXM-180GB alike)") != NULL && strstr(text, "takes 3% less time than"),
-		   "one record; the faster one's time as a share: %s", text);
+	TEST_CHECK(t, a.scale.up == &u[0] && a.scale.out == &u[1] && a.scale.same_gpu, "B200 alike: 1x8 (1 domain) vs 2x4");
+	char text[8192];
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale up vs out (B200): up - dgxb200 1x8 (1 NVLink domain)") != NULL,
+		   "one record, scale up: %s", text);
+	/* one generation, two chips: an H200 server against two H100 servers of 4 GPUs, the pick's generation */
+	plan_option h[2] = {
+		opt("hgx-h200", "H200-SXM-141GB", 1, 8, 8, 0, 1, 700, 312000, NAN),
+		opt("xe8640-h100", "H100-SXM5-80GB", 2, 4, 4, 0, 1, 900, 380000, NAN),
+	};
+	h[0].arch = h[1].arch = "Hopper";
+	judge_all(&q, h, 2);
+	plan_decide(&q, h, 2, &a);
+	TEST_CHECK(t, a.scale.up == &h[0] && a.scale.out == &h[1] && !a.scale.same_gpu && a.scale.generation &&
+		   strcmp(a.scale.generation, "Hopper") == 0, "Hopper: H200 1x8 (1 domain) vs H100 2x4 (2)");
+	h[1].arch = "Ampere";
+	plan_decide(&q, h, 2, &a);
+	TEST_CHECK(t, !a.scale.up, "two generations: no pair");
 }
 
 /* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of
@@ -311,9 +346,9 @@ static void test_buy_rent(test_ctx *t)
 	o.sc.money.runs_per_month = n;
 	model_run_money(&o.sc, &o.r);
 	TEST_NEAR(t, o.r.tco_usd, a.buy_rent.rent_usd_run, 1e-9);
-	char text[4096];
-	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "Buy vs rent (H100-SXM5-80GB): owning dgxh100 1x8") && strstr(text, "runs a month"),
+	char text[8192];
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Buy vs rent (H100): a run costs") && strstr(text, "owned (dgxh100 1x8)") && strstr(text, "runs a month"),
 		   "buy vs rent said: %s", text);
 }
 
@@ -371,16 +406,16 @@ static void test_deadline_confidence(test_ctx *t)
 	TEST_CHECK(t, a.winner == &o[1], "the sure one, though dearer, got %s", a.winner ? a.winner->sc.node.system_id : "none");
 	TEST_CHECK(t, a.ndeadline_sure == 1 && a.ndeadline_likely == 1, "one of each: %d, %d", a.ndeadline_sure,
 		   a.ndeadline_likely);
-	char text[4096];
-	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "with 90% confidence)") && strstr(text, "1 at the prediction only"), "%s", text);
+	char text[8192];
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "1 meet it with 90% confidence") && strstr(text, "1 at the prediction only"), "%s", text);
 	o[1].r.tta_s = o[1].r.tta_lo_s = o[1].r.tta_hi_s = 900; /* now past it: only the likely one is left */
 	judge_all(&q, o, 2);
 	plan_decide(&q, o, 2, &a);
 	TEST_CHECK(t, a.winner == &o[0] && o[1].v.fails == PLAN_FAIL_DEADLINE, "the likely one, got %s",
 		   a.winner ? a.winner->sc.node.system_id : "none");
-	plan_answer_text(&q, &a, 8, text, sizeof text);
-	TEST_CHECK(t, strstr(text, "at the prediction only, probability") != NULL, "%s", text);
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "0 meet it with 90% confidence, 1 at the prediction only") != NULL, "%s", text);
 }
 
 int main(void)

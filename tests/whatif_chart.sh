@@ -33,13 +33,14 @@ chrome() { # FRAGMENT ARGS...: Chromium on the probed page, a page not finished 
 		budget=$((budget * 2))
 	done
 }
-# FRAGMENT COMPARE-OPTIONS...: the probed page at #FRAGMENT against compare's table on those options
+# FRAGMENT COMPARE-OPTIONS...: the probed page at #FRAGMENT against compare's table on those options (--all-rows:
+# the page's options table has a row for each offer, as the CSV)
 check() {
 	frag=$1 name=$2
 	shift 2
 	chrome "$frag" --dump-dom
 	cp "$tmp/dom.try" "$out/$name.html"
-	"$SP" compare --systems $SYSTEMS "$@" >"$tmp/table.txt" 2>&1
+	"$SP" compare --systems $SYSTEMS --all-rows "$@" >"$tmp/table.txt" 2>&1
 	python3 "$here/tests/lib/whatif_chart.py" "$out/$name.html" "$tmp/table.txt" >"$out/$name.txt" ||
 		{ no "whatif.html $frag: $(grep -v ': ok$' "$out/$name.txt" | head -5)"; }
 }

@@ -15,7 +15,7 @@ def table_money(path):
     """capex, rent/run and tco/run of each row of compare's table: the three cells after the tta interval."""
     rows = []
     for line in open(path, encoding="utf-8"):
-        if not re.match(r"^\s*\d+ ", line):
+        if not re.match(r"^\s*>?\d+ ", line):  # ">4": the pick's rank
             continue
         tok = line.split()
         at = next(i for i, t in enumerate(tok) if re.match(r"^\(.*-.*\)$", t))

@@ -1,0 +1,51 @@
+/* common/strbuf.c: a string builder - text appended with printf formats into a buffer that grows, so that no
+ * answer or note is cut at a fixed size.  SPDX-License-Identifier: GPL-3.0-or-later */
+#include "common/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void strbuf_init(strbuf *b)
+{
+	b->cap_B = 256;
+	b->s = xmalloc(b->cap_B);
+	b->s[0] = '\0';
+	b->len_B = 0;
+}
+
+void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int k = vsnprintf(b->s + b->len_B, b->cap_B - b->len_B, fmt, ap);
+	if (k < 0) { /* an encoding error: nothing appended */
+		b->s[b->len_B] = '\0';
+		va_end(again);
+		return;
+	}
+	if ((size_t)k >= b->cap_B - b->len_B) { /* too short: grow to fit and write again */
+		while (b->cap_B - b->len_B <= (size_t)k)
+			b->cap_B *= 2;
+		b->s = xrealloc(b->s, b->cap_B);
+		vsnprintf(b->s + b->len_B, b->cap_B - b->len_B, fmt, again);
+	}
+	va_end(again);
+	b->len_B += (size_t)k;
+}
+
+void strbuf_addf(strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_free(strbuf *b)
+{
+	if (!b)
+		return;
+	free(b->s);
+	b->s = NULL;
+	b->len_B = b->cap_B = 0;
+}

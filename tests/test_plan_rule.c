@@ -1,0 +1,248 @@
+/* tests/test_plan_rule.c: the decision's rule (PLAN_RULE, plan/plan_decide.c) on the built-in database, over every
+ * default `compare` at 8, 16, 64, 144, 512 and 1024 GPUs with each --cost and over random subsets of the
+ * placements (a fixed seed):
+ * - never beaten on both axes: no qualifying option is at least as fast (point) and at most as costly (the cost
+ *   compared), one of them strictly;
+ * - unmoved by what does not matter: removing any option that is neither the pick nor on the time-cost front
+ *   leaves the pick unchanged;
+ * each without constraints, with a budget (the median capex) and with a deadline (1.5x the fastest time);
+ * - same hardware compares as same: two options of one GPU, node shape and stack have a time ratio interval of
+ *   PLAN_SAME_HW_X either side.
+ * And the cases of issue 46: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
+ * pick; adding hgx-b300 to gb200-nvl72 and hgx-h200 does not turn the pick to gb200-nvl72.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "hwdb/hw.h"
+#include "plan/plan.h"
+#include "test.h"
+
+typedef struct fix {
+	const hw_db *db;
+	plan_spec s;
+	model_params p;
+	plan_question q;
+} fix;
+
+/* The options of a compare over systems (NULL: the defaults) at gpus GPUs; *n how many (NULL on failure). */
+static plan_option *options(fix *f, const char *systems, long gpus, int *n)
+{
+	const hw_system *cand[256];
+	int ncand = 0, cap = 0, sn = 0, sw = 0;
+	char unknown[64];
+	plan_option *o = NULL;
+	*n = 0;
+	if (plan_candidates(f->db, &f->q, systems, cand, 256, &ncand, unknown, sizeof unknown) ||
+	    plan_placements(f->db, &f->s, &f->p, &f->q, cand, ncand, gpus, &o, n, &cap, &sn, &sw)) {
+		fprintf(stderr, "test_plan_rule: %s\n", err_msg());
+		free(o);
+		*n = 0;
+		return NULL;
+	}
+	return o;
+}
+
+static double cost_of(const plan_option *w)
+{
+	return isfinite(w->v.cost_usd) ? w->v.cost_usd : INFINITY;
+}
+
+/* The pick of o[n] as an index into o (-1: none); o decided in place. */
+static int pick_of(const fix *f, plan_option *o, int n)
+{
+	plan_answer a;
+	plan_decide(&f->q, o, n, &a);
+	return a.winner ? (int)(a.winner - o) : -1;
+}
+
+/* Invariant 1 on o[n] decided: no qualifying option beats the pick on both axes. Returns failures. */
+static int beaten(const plan_option *o, int n, int p)
+{
+	int bad = 0;
+	for (int i = 0; p >= 0 && i < n; i++) {
+		const plan_option *x = &o[i], *w = &o[p];
+		if (i == p || !x->ok)
+			continue;
+		double tx = x->v.time_s, tw = w->v.time_s, cx = cost_of(x), cw = cost_of(w);
+		if (tx <= tw && cx <= cw && (tx < tw || cx < cw)) {
+			fprintf(stderr, "  %s %dx%d beats the pick %s %dx%d: %.1f s <= %.1f s, %.0f <= %.0f\n",
+				x->sc.node.system_id, x->sc.nodes, x->sc.node.gpus_per_node, w->sc.node.system_id, w->sc.nodes,
+				w->sc.node.gpus_per_node, tx, tw, cx, cw);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Invariant 2: each option neither the pick nor on the front removed alone leaves the pick (by identity: system and
+ * placement). Returns failures. */
+static int moved(const fix *f, const plan_option *o, int n, int p)
+{
+	int bad = 0;
+	plan_option *sub = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*sub));
+	for (int i = 0; p >= 0 && i < n; i++) {
+		if (i == p || o[i].front)
+			continue;
+		int m = 0, want = -1;
+		for (int j = 0; j < n; j++)
+			if (j != i) {
+				if (j == p)
+					want = m;
+				sub[m++] = o[j];
+			}
+		int got = pick_of(f, sub, m);
+		if (got != want) {
+			fprintf(stderr, "  removing %s %dx%d moved the pick from %s %dx%d\n", o[i].sc.node.system_id,
+				o[i].sc.nodes, o[i].sc.node.gpus_per_node, o[p].sc.node.system_id, o[p].sc.nodes,
+				o[p].sc.node.gpus_per_node);
+			bad++;
+		}
+	}
+	free(sub);
+	return bad;
+}
+
+/* Both invariants on o[n]: decided in place. */
+static void check_set(test_ctx *t, const fix *f, plan_option *o, int n, const char *what)
+{
+	int p = pick_of(f, o, n);
+	TEST_CHECK(t, beaten(o, n, p) == 0, "%s: the pick is beaten on both time and %s", what, plan_cost_name(f->q.cost));
+	TEST_CHECK(t, moved(f, o, n, p) == 0, "%s: an option off the front moved the pick", what);
+}
+
+static int by_num(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The question's constraint of kind k (0 none, 1 a budget at the options' median capex, 2 a deadline at 1.5x the
+ * fastest time) set on f->q and every option judged again. */
+static const char *constrain(fix *f, plan_option *o, int n, int k)
+{
+	double *v = xmalloc((size_t)n * sizeof(*v)), fastest = INFINITY;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (isfinite(o[i].r.capex_usd))
+			v[m++] = o[i].r.capex_usd;
+		if (o[i].r.fits && o[i].r.tta_s < fastest)
+			fastest = o[i].r.tta_s;
+	}
+	qsort(v, (size_t)m, sizeof(*v), by_num);
+	f->q.budget_usd = k == 1 && m ? v[m / 2] : NAN;
+	f->q.deadline_s = k == 2 ? 1.5 * fastest : NAN;
+	free(v);
+	for (int i = 0; i < n; i++)
+		plan_option_judge(&f->q, &o[i]);
+	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)" : "";
+}
+
+/* Every default compare and random subsets of its options, with each cost compared and each kind of constraint. */
+static void test_invariants(test_ctx *t, fix *f)
+{
+	static const long counts[] = {8, 16, 64, 144, 512, 1024};
+	unsigned seed = 46;
+	int subsets = 0;
+	for (int c = PLAN_CAPEX; c <= PLAN_RENT; c++)
+		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+			for (int kind = 0; kind < 3; kind++) {
+				char what[128];
+				int n;
+				f->q.cost = (plan_cost)c;
+				plan_option *o = options(f, NULL, counts[k], &n);
+				TEST_CHECK(t, o && n > 1, "compare --gpus %ld: options", counts[k]);
+				if (!o)
+					continue;
+				const char *con = constrain(f, o, n, kind);
+				snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s", counts[k], plan_cost_name(f->q.cost), con);
+				check_set(t, f, o, n, what);
+				plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
+				for (int r = 0; r < 20; r++, subsets++) { /* 3 costs x 6 counts x 3 constraints x 20 = 1080 */
+					int m = 0;
+					for (int i = 0; i < n; i++)
+						if (rand_r(&seed) % 2)
+							sub[m++] = o[i];
+					snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s, subset %d of %d options", counts[k],
+						 plan_cost_name(f->q.cost), con, r, m);
+					check_set(t, f, sub, m, what);
+				}
+				free(sub);
+				free(o);
+			}
+	f->q.cost = PLAN_CAPEX;
+	f->q.budget_usd = f->q.deadline_s = NAN;
+	TEST_CHECK(t, subsets == 1080, "1080 random subsets checked, got %d", subsets);
+}
+
+static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
+{
+	int n;
+	plan_option *o = options((fix *)f, systems, gpus, &n);
+	int p = o ? pick_of(f, o, n) : -1;
+	snprintf(buf, len_B, "%s", p >= 0 ? o[p].sc.node.system_id : "(none)");
+	free(o);
+	return buf;
+}
+
+/* Issue 46's cases: the 512-GPU pick was gb200-nvl72 128x4, which hgx-h200 64x8 beats on time and capex; adding
+ * hgx-b300 (not picked) flipped the pick of gb200-nvl72,hgx-h200 from hgx-h200 to gb200-nvl72. */
+static void test_issue_cases(test_ctx *t, fix *f)
+{
+	char a[64], b[64], c[64];
+	pick_name(f, NULL, 512, a, sizeof a);
+	TEST_CHECK(t, strcmp(a, "gb200-nvl72") != 0, "compare --gpus 512 picks gb200-nvl72 128x4, beaten on both axes");
+	pick_name(f, "gb200-nvl72,hgx-h200", 512, b, sizeof b);
+	pick_name(f, "gb200-nvl72,hgx-h200,hgx-b300", 512, c, sizeof c);
+	TEST_CHECK(t, strcmp(b, "hgx-h200") == 0, "gb200-nvl72,hgx-h200 at 512: hgx-h200 (faster and cheaper), got %s", b);
+	TEST_CHECK(t, strcmp(c, "gb200-nvl72") != 0, "adding hgx-b300 turns the pick to gb200-nvl72");
+}
+
+/* dgxh100 and xe9680-h100 are both 8 H100 SXM on NVLink with the same stack: at 16 GPUs the same hardware, their
+ * time ratio's interval PLAN_SAME_HW_X either side (was the system row's 0.41-2.46: organisations' start-ups). */
+static void test_same_hardware(test_ctx *t, fix *f)
+{
+	int n;
+	plan_option *o = options(f, "dgxh100,xe9680-h100", 16, &n);
+	TEST_CHECK(t, o && n == 2, "two options");
+	if (!o || n != 2) {
+		free(o);
+		return;
+	}
+	double x, lo, hi;
+	TEST_CHECK(t, plan_same_hardware(&o[0].sc, &o[1].sc), "dgxh100 2x8 and xe9680-h100 2x8: the same hardware");
+	plan_time_ratio(&f->q, &o[0], &o[1], &x, &lo, &hi);
+	TEST_NEAR(t, hi / x, PLAN_SAME_HW_X, 1e-9);
+	TEST_NEAR(t, x / lo, PLAN_SAME_HW_X, 1e-9);
+	free(o);
+	o = options(f, "dgxh100,dgxb200", 16, &n);
+	TEST_CHECK(t, o && n == 2 && !plan_same_hardware(&o[0].sc, &o[1].sc), "dgxh100 and dgxb200: another GPU");
+	free(o);
+	/* the white paper's C4140 K and M: one GPU and NVLink mesh, one host link against four (the difference it measured) */
+	o = options(f, "c4140-k,c4140-m", 4, &n);
+	TEST_CHECK(t, o && n == 2 && !plan_same_hardware(&o[0].sc, &o[1].sc), "c4140-k and c4140-m: other host links");
+	free(o);
+}
+
+int main(void)
+{
+	test_ctx t = {0};
+	hw_db db;
+	if (hw_db_load_default(&db, stderr) != 0) {
+		fprintf(stderr, "built-in database: %s\n", err_msg());
+		return 1;
+	}
+	fix f = {.db = &db};
+	plan_spec_init(&f.s);
+	model_params_default(&f.p);
+	plan_question_init(&f.q);
+	test_invariants(&t, &f);
+	test_issue_cases(&t, &f);
+	test_same_hardware(&t, &f);
+	hw_db_free(&db);
+	return test_report(&t);
+}
