@@ -163,6 +163,9 @@ int intr_err(const char *path);
  * otherwise. Call it at the start of each phase, after intr_install. */
 void intr_phase(const char *phase);
 
+/* Sorts like glibc's qsort_r (cmp gets arg), but stably (merge sort) on every C library: equal elements keep
+ * their order, so that compare ranks alike natively and in the WebAssembly build. Does not stop. */
+void sort_stable(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *, void *), void *arg);
 /* Sorts like qsort, but stably (merge sort) and stopping when SIGINT/SIGTERM arrives: 0, or ERR_INTR
  * (the elements are then all still there, in no useful order). */
 int sort_intr(void *base, size_t n, size_t size_B, int (*cmp)(const void *, const void *));

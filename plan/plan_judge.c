@@ -247,7 +247,7 @@ static int option_qcmp(const void *a, const void *b, void *q)
 
 void plan_options_sort(const plan_question *q, plan_option *o, int n)
 {
-	qsort_r(o, (size_t)n, sizeof(*o), option_qcmp, (void *)q);
+	sort_stable(o, (size_t)n, sizeof(*o), option_qcmp, (void *)q);
 }
 
 bool plan_same_hardware(const model_scenario *a, const model_scenario *b)

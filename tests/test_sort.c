@@ -1,4 +1,5 @@
-/* sort_intr (common/sort.c): sorts like qsort, keeps equal keys in order, stops on SIGINT/SIGTERM.
+/* sort_intr (common/sort.c): sorts like qsort, keeps equal keys in order, stops on SIGINT/SIGTERM; sort_stable:
+ * the same order, the comparator given an argument (compare's question), never stopping.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "common/common.h"
@@ -84,10 +85,33 @@ static void test_progress_counts_rows(test_ctx *t)
 	free(v);
 }
 
+/* sort_stable: descending when the argument says so, equal keys in their first order */
+static int by_key_dir(const void *a, const void *b, void *dir)
+{
+	return *(const int *)dir * by_key(a, b);
+}
+
+static void test_stable_with_arg(test_ctx *t)
+{
+	size_t sizes[] = {0, 1, 2, 5, 1000};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		size_t n = sizes[k];
+		item *v = make_items(n);
+		int dir = -1, ordered = 1;
+		sort_stable(v, n, sizeof *v, by_key_dir, &dir);
+		for (size_t i = 1; i < n; i++)
+			if (v[i - 1].key < v[i].key || (v[i - 1].key == v[i].key && v[i - 1].seq > v[i].seq))
+				ordered = 0;
+		TEST_CHECK(t, ordered, "n = %zu: not by key descending, then by original position", n);
+		free(v);
+	}
+}
+
 int main(void)
 {
 	test_ctx t = {0};
 	test_sorted_and_stable(&t);
+	test_stable_with_arg(&t);
 	test_progress_counts_rows(&t);
 	test_stops_on_signal(&t);
 	return test_report(&t);

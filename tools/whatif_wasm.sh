@@ -26,10 +26,11 @@ emcc=${EMCC:-}
 libcsv=$(sh tools/wasm_libcsv.sh "$out/libcsv") ||
 	leave_out "libcsv's source (Debian source package libcsv) could not be fetched when scaleplan was built"
 [ -d /usr/share/nodejs ] && NODE_PATH=${NODE_PATH:-/usr/share/nodejs} && export NODE_PATH
-# -include web/web_compat.h: what musl 1.2.2 lacks (qsort_r). Exported: web_compare (cli/wasm_main.c), and
-# ccall and FS for the page's script. Memory grows with the options a question has.
+# Exported: web_compare (cli/wasm_main.c), and ccall and FS for the page's script. Memory grows with the options
+# a question has. Nothing beyond standard C is asked of Emscripten's libc (musl): compare's stable sort is
+# common/sort.c's.
 if ! "$emcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wno-unused-parameter -I. -I"$(dirname "$libcsv")" \
-	-include web/web_compat.h "$@" "$libcsv" -o "$out/whatif.tmp.js" \
+	"$@" "$libcsv" -o "$out/whatif.tmp.js" \
 	-sSINGLE_FILE=1 -sENVIRONMENT=web -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 -sEXIT_RUNTIME=0 \
 	-sEXPORTED_FUNCTIONS=_web_compare -sEXPORTED_RUNTIME_METHODS=FS,ccall >"$out/emcc.log" 2>&1; then
 	cat "$out/emcc.log" >&2
