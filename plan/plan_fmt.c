@@ -2,7 +2,7 @@
  * fits, a time with its 90% interval - and durations parsed back. Calls nothing else of plan/.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <ctype.h>
 #include <math.h>

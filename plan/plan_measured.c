@@ -3,7 +3,7 @@
  * never averaged into a calibration.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * report, sim, validate and the bench programs all see the same machine.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * Prints nothing; cli/cmd_report.c draws and words it.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
 
 #include "common/common.h"
 #include "plan/plan.h"
+#include "plan/plan_internal.h" /* plan/'s parts under test */
 #include "tests/test.h"
 
 /* The answer in words (plan_answer_write) copied into out[len_B] for the checks. */

@@ -20,6 +20,7 @@
 #include "common/common.h"
 #include "hwdb/hw.h"
 #include "plan/plan.h"
+#include "plan/plan_internal.h" /* plan/'s parts under test */
 #include "test.h"
 
 typedef struct fix {
