@@ -272,9 +272,6 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
-/* "2 h 05 min", "13.6 min", "42.0 s" into buf; "-" for NAN (plan_fmt_duration). Returns buf. */
-#define cli_fmt_duration plan_fmt_duration
-#define cli_fmt_range plan_fmt_range
 /* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
 typedef plan_option cli_row;
 /* The candidate systems of --systems LIST (NULL: today's products, plan_default_system; "all": every system of

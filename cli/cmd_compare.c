@@ -168,7 +168,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
 		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
 		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
-		       cli_fmt_duration(w->r.ttt_s, dt, sizeof dt), cli_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
+		       plan_fmt_duration(w->r.ttt_s, dt, sizeof dt), plan_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), w->v.idle_gpus, model_basis_name(w->r.basis),
 		       plan_fails_text(q, &w->v, fails, sizeof fails),

@@ -79,10 +79,10 @@ static void print_money(const model_scenario *sc, const model_params *p, const m
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
 		       n->rent_reserved ? "the run's share of the reserved month at this use"
-					: cli_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
+					: plan_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
 	if (isfinite(r->rent_usd) && !n->rent_reserved)
 		printf("                     billed time: time to accuracy + its share of %s of instance start-up and data "
-		       "copy a rental session (--rent-session-h)\n", cli_fmt_duration(r->rent_setup_s, e, sizeof e));
+		       "copy a rental session (--rent-session-h)\n", plan_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
 		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
 		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
@@ -200,29 +200,29 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 	       r->comm_exposed_s, r->data_s, r->io_s, sc->prep.cached ? " (first epoch only: page cache)" : "");
 	printf("  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
 	printf("  epochs             %.1f%s\n", r->epochs, cli_epochs_note(sc, r));
-	printf("  epoch              %s (first epoch %s)\n", cli_fmt_duration(r->epoch_s, d1, sizeof d1),
-	       cli_fmt_duration(r->first_epoch_s, d2, sizeof d2));
+	printf("  epoch              %s (first epoch %s)\n", plan_fmt_duration(r->epoch_s, d1, sizeof d1),
+	       plan_fmt_duration(r->first_epoch_s, d2, sizeof d2));
 	printf("  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "
-	       "epoch) + epochs %s\n", cli_fmt_range(r->ttt_s, r->ttt_lo_s, r->ttt_hi_s, st, sizeof st),
-	       cli_fmt_duration(r->warmup_s, d1, sizeof d1), cli_fmt_duration(r->epochs * r->epoch_s, d2, sizeof d2));
-	printf("                     + evaluation %s + epoch boundaries %s\n", cli_fmt_duration(r->eval_s, d1, sizeof d1),
-	       cli_fmt_duration(r->boundary_s, d4, sizeof d4));
+	       "epoch) + epochs %s\n", plan_fmt_range(r->ttt_s, r->ttt_lo_s, r->ttt_hi_s, st, sizeof st),
+	       plan_fmt_duration(r->warmup_s, d1, sizeof d1), plan_fmt_duration(r->epochs * r->epoch_s, d2, sizeof d2));
+	printf("                     + evaluation %s + epoch boundaries %s\n", plan_fmt_duration(r->eval_s, d1, sizeof d1),
+	       plan_fmt_duration(r->boundary_s, d4, sizeof d4));
 	/* staging_s is the copy to the drives before the clock (a staging stack); a stack that does not stage
 	 * reads storage cold in its first epoch, inside time to train (model.c warmup_time_s) */
 	if (sc->stack.staged && !(r->staging_s == 0 && !sc->node.storage_id))
 		printf("  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
-		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
-		       cli_fmt_duration(r->startup_s, d1, sizeof d1), cli_fmt_duration(r->staging_s, d2, sizeof d2));
+		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       plan_fmt_duration(r->startup_s, d1, sizeof d1), plan_fmt_duration(r->staging_s, d2, sizeof d2));
 	else if (sc->stack.staged) /* not "data staging 0.0 s": there was nothing to copy */
 		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
 		       "drives already: nothing to stage)\n",
-		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
-		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
+		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
 	else
 		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (no staging: the stack reads "
 		       "storage cold in its first epoch, inside time to train)\n",
-		       cli_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
-		       cli_fmt_duration(r->startup_s, d1, sizeof d1));
+		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
+		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
 	print_money(sc, &s->params, r);
 	printf("  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
 	       model_basis_name(r->basis));

@@ -227,14 +227,14 @@ static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 	fputs("}}\n", out);
 }
 
-/* An epoch as cli_fmt_duration gives it, but in ms below a second: thousands of GPUs go through ImageNet in
+/* An epoch as plan_fmt_duration gives it, but in ms below a second: thousands of GPUs go through ImageNet in
  * tens of ms, where "0.0 s" would say nothing. */
 static char *fmt_epoch(double s, char *buf, size_t len_B)
 {
 	if (isfinite(s) && s < 0.95)
 		snprintf(buf, len_B, "%.1f ms", 1e3 * s);
 	else
-		cli_fmt_duration(s, buf, len_B);
+		plan_fmt_duration(s, buf, len_B);
 	return buf;
 }
 
@@ -263,7 +263,7 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("  epoch              %-14s %-14s  (first epoch %s)\n", fmt_epoch(r->epoch_s, d1, sizeof d1),
 	       fmt_epoch(m->epoch_s, d2, sizeof d2), fmt_epoch(r->first_epoch_s, d3, sizeof d3));
 	printf("  time to accuracy   %-14s %-14s  over %d run%s: p50 %.1f s  p95 %.1f s  (min %.1f, max %.1f)\n",
-	       cli_fmt_duration(r->tta_s, d1, sizeof d1), cli_fmt_duration(m->tta_s, d2, sizeof d2), r->runs,
+	       plan_fmt_duration(r->tta_s, d1, sizeof d1), plan_fmt_duration(m->tta_s, d2, sizeof d2), r->runs,
 	       r->runs > 1 ? "s" : "", r->tta_p50_s, r->tta_p95_s, r->tta_min_s, r->tta_max_s);
 	printf("  simulation         %llu events in %.3f s (%.2g events/s); %d epoch%s simulated, %d replayed%s\n",
 	       (unsigned long long)r->events, r->wall_s, r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0,

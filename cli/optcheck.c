@@ -23,7 +23,7 @@ int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 	fprintf(stderr, "scaleplan %s: --runs-per-month %g: a run takes %s to accuracy (the fastest option), so at "
 			"most %.0f runs fit a month of wall clock back to back; give at most that (or leave "
 			"--runs-per-month out: runs back to back)\n",
-		cmd, m->runs_per_month, cli_fmt_duration(tta_s, d, sizeof d), floor(MODEL_MONTH_S / tta_s));
+		cmd, m->runs_per_month, plan_fmt_duration(tta_s, d, sizeof d), floor(MODEL_MONTH_S / tta_s));
 	return EXIT_INPUT;
 }
 

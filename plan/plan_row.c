@@ -39,9 +39,8 @@ static const char *const money_cols[] = {"rent_setup_s", "owned_usd_per_gpu_hour
 					  "co2_kg"};
 enum { MONEY_NCOLS = sizeof(money_cols) / sizeof(money_cols[0]) };
 
-static void money_values(const model_scenario *sc, const model_result *r, double v[MONEY_NCOLS])
+static void money_values(const model_result *r, double v[MONEY_NCOLS])
 {
-	(void)sc;
 	v[0] = r->rent_setup_s;
 	v[1] = r->owned_usd_gpu_h;
 	v[2] = r->capex_fabric_usd;
@@ -154,7 +153,7 @@ void plan_row_csv_cells_all(csvw *w, const model_scenario *sc, const model_resul
 	csvw_num(w, r->throughput_hi_img_s, 6);
 	csvw_int(w, r->extrapolated_below ? 1 : 0);
 	double v[MONEY_NCOLS];
-	money_values(sc, r, v);
+	money_values(r, v);
 	for (int i = 0; i < MONEY_NCOLS; i++)
 		csvw_num(w, v[i], 8);
 }
@@ -242,7 +241,7 @@ void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r)
 	jnum(out, "throughput_hi_img_s", r->throughput_hi_img_s, true);
 	fprintf(out, "\"extrapolated_below\": %s, ", r->extrapolated_below ? "true" : "false");
 	double v[MONEY_NCOLS];
-	money_values(sc, r, v);
+	money_values(r, v);
 	for (int i = 0; i < MONEY_NCOLS; i++)
 		jnum(out, money_cols[i], v[i], true);
 	jstr(out, "stack", sc->stack.id);

@@ -255,11 +255,6 @@ static const char *place(const plan_option *w, char *buf, size_t len_B)
 	return buf;
 }
 
-static const char *money(double usd, char *buf, size_t len_B)
-{
-	return plan_fmt_usd(usd, buf, len_B);
-}
-
 /* Whether any GPU of architecture `arch` (gpus.csv's name, as plan_resolve's basis compares it) has results. */
 static bool arch_measured(const hw_db *db, const char *arch)
 {
@@ -376,7 +371,7 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 				continue;
 			strbuf_addf(&sys, " + %s %s%s", rows[g->first + k].sc.node.system_id,
 				    isfinite(r->capex_usd) ? "" : isfinite(r->rent_usd) ? "rent " : "",
-				    money(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, b1, sizeof b1));
+				    plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, b1, sizeof b1));
 		}
 		tab_cell(&t, "%s", sys.s);
 		strbuf_free(&sys);
@@ -387,9 +382,9 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		tab_cell(&t, "%.0f", w->r.throughput_img_s);
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
-		tab_cell(&t, "%s", money(w->r.capex_usd, b1, sizeof b1));
-		tab_cell(&t, "%s", money(w->r.rent_usd, b1, sizeof b1));
-		tab_cell(&t, "%s", money(w->r.tco_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", plan_fmt_usd(w->r.capex_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", plan_fmt_usd(w->r.rent_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", plan_fmt_usd(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
 		char f[96];
 		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
@@ -463,7 +458,7 @@ static void section_setup(rep_doc *d, const rep_input *s, const plan_option *row
 		tab_cell(&t, "%s decode%s", model_data_name(w->sc.data), w->sc.stack.staged ? ", staged" : "");
 		tab_cell(&t, "%s", w->sc.node.storage_id ? w->sc.node.storage_id : "node drives");
 		tab_cell(&t, isfinite(w->r.power_W) ? "%.0f" : "-", w->r.power_W);
-		tab_cell(&t, "%s", money(w->r.capex_usd, b, sizeof b));
+		tab_cell(&t, "%s", plan_fmt_usd(w->r.capex_usd, b, sizeof b));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
 		tab_cell(&t, isfinite(w->r.capex_usd) && isfinite(w->r.co2_kg) ? "%.2f" : "-", w->r.co2_kg);
 	}
