@@ -17,7 +17,6 @@
 #define SCALEPLAN_COMMON_H
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -204,10 +203,9 @@ int out_check_dir(const char *path);
 
 /* JSON (RFC 8259), the one writer of every JSON text the tools print (predict/sim --format json, sim's trace,
  * the engine's :::MLLOG lines). json_put_str: s quoted, with quote, backslash and control characters escaped;
- * json_put_num: %.9g, or null where v is NAN or infinite. json_member_*: one object member, "name": value,
+ * numbers: %.9g, or null where v is NAN or infinite. json_member_*: one object member, "name": value,
  * then ", " where more members follow; compact drops the spaces (":" and ","). */
 void json_put_str(FILE *f, const char *s);
-void json_put_num(FILE *f, double v);
 void json_member_str(FILE *f, const char *name, const char *v, bool more, bool compact);
 void json_member_num(FILE *f, const char *name, double v, bool more, bool compact);
 
@@ -224,7 +222,6 @@ typedef struct strbuf {
 void strbuf_init(strbuf *b);
 /* Appends printf text (grown as needed: xrealloc). */
 void strbuf_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap);
 void strbuf_free(strbuf *b); /* NULL or freed twice is fine */
 
 #endif

@@ -18,7 +18,7 @@ void json_put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void json_put_num(FILE *f, double v)
+static void json_put_num(FILE *f, double v)
 {
 	/* 9 significant digits carry every model figure (a float's worth); JSON has no NaN or infinity */
 	if (isfinite(v))

@@ -2,6 +2,7 @@
  * answer or note is cut at a fixed size.  SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/common.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +14,7 @@ void strbuf_init(strbuf *b)
 	b->len_B = 0;
 }
 
-void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
+static void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
 {
 	va_list again;
 	va_copy(again, ap);

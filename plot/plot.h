@@ -1,6 +1,7 @@
 /* plot: charts from the CSV tables scaleplan writes, drawn by gnuplot.
  *
- * A chart is made in three steps, each usable on its own (tests, fuzzing, `report`):
+ * A chart is made in three steps, each usable on its own (plot/'s tests and fuzzer reach steps 2 and 3
+ * through plot/plot_internal.h; `report` builds its series with plot_data_begin/add and calls plot_render):
  *   1. read the tables (csv_table_load) and decide the kind from the header (plot_kind_detect);
  *   2. turn the rows into named series (plot_data_build): columns are found by NAME, so new columns never
  *      break a chart; every bad cell is an error "file:line:column (name): expected ...";
@@ -82,10 +83,6 @@ const char *plot_kind_name(plot_kind k);
  * -> parity; epoch+throughput_img_s+top1 -> epochs; tta_s+gpus -> tta (cost is chosen with --kind). */
 plot_kind plot_kind_detect(const csv_table *t);
 
-/* Builds the series of chart `kind` (not PLOT_AUTO) from n tables. Fails with ERR_INPUT and err set
- * ("file: no column 'x' (a tta chart needs ...)", "file:line:col (name): expected ...") on a missing
- * column or bad cell, or when no row has anything to draw. *d is empty on failure (plot_data_free safe). */
-int plot_data_build(plot_data *d, plot_kind kind, const csv_table *const *tables, int n);
 /* The same in steps, for tables read in batches (csv_table_stream): memory is the chart's, not the file's.
  * begin; add each batch (ERR_INPUT as above, *d then emptied); end (name: for the "nothing to draw" message). */
 void plot_data_begin(plot_data *d, plot_kind kind);
@@ -95,21 +92,9 @@ void plot_data_free(plot_data *d);
 /* Appends the point (x, y, y2) to the series labelled `label` (made when new). */
 void plot_data_add_point(plot_data *d, const char *label, double x, double y, double y2);
 
-/* Marks the Pareto front of n points, both coordinates to be minimised: on_front[i] is true when no other
- * point is <= in both and < in one. Points with a NAN coordinate are never on it. Exact duplicates of a
- * front point are on it too. Returns how many are on it. */
-int plot_pareto(const double *x, const double *y, int n, bool *on_front);
 
-/* A gnuplot string literal for s: single-quoted (gnuplot does no backslash or backquote substitution
- * there), ' doubled, control characters replaced by spaces. Fresh heap string. */
-char *plot_gp_quote(const char *s);
 
-/* Writes the whole gnuplot script: data blocks, then one chart per format of o (svg to svg_out, png to
- * png_out; NULL = not written). Returns 0 or ERR_ENV on a write error. */
-int plot_script_write(FILE *f, const plot_data *d, const plot_opts *o, const char *svg_out, const char *png_out);
 
-/* true when an executable gnuplot is on PATH. */
-bool plot_gnuplot_found(void);
 /* Draws d to PREFIX.svg and/or PREFIX.png (per o) through gnuplot: script and outputs under temporary
  * names, renamed into place only when gnuplot exits 0. Fails with ERR_ENV when gnuplot is missing
  * ("gnuplot not found on PATH: install the Debian package gnuplot-nox") or fails. */

@@ -2,7 +2,7 @@
  * Columns are found by name; a missing column or a bad cell is an error naming file, line and column.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plot/plot.h"
+#include "plot/plot_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * Terminals run with `noenhanced`, so names are drawn as they are.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "plot/plot.h"
+#include "plot/plot_internal.h"
 
 #include <errno.h>
 #include <math.h>

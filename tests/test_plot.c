@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plot/plot.h"
+#include "plot/plot_internal.h" /* plot/'s parts under test */
 #include "tests/test.h"
 
 static int parse(csv_table *t, const char *text)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plot/plot.h"
+#include "plot/plot_internal.h" /* plot/'s parts under test */
 
 static void check(const plot_data *d)
 {
