@@ -1,6 +1,7 @@
 /* sim: a discrete-event simulator of a data-parallel ResNet-50 training run.
  *
- * Layers, bottom up:
+ * Layers, bottom up (sim/sim_internal.h declares the engine's: everything below the run model but the trace's
+ * handle; this header, what the command uses: the trace to create and write, and the run model):
  *   - an event loop: a binary heap ordered by (time, insertion order), so events at equal times come
  *     out in the order they were scheduled and every run is reproducible;
  *   - resources with a capacity (GPU compute and copy streams, CPU worker pools): FIFO servers;
@@ -30,122 +31,17 @@
 
 #include "model/model.h"
 
-/* ---- event loop ---- */
-
-typedef struct sim_loop sim_loop;
-
-/* An event handler: called at its time with the context and integer argument it was scheduled with. */
-typedef void sim_fn(sim_loop *loop, void *ctx, long arg);
-
-sim_loop *sim_loop_new(void);
-void sim_loop_free(sim_loop *loop);
-/* Current simulated time (s). Starts at 0. */
-double sim_now(const sim_loop *loop);
-/* Schedules fn(ctx, arg) at absolute time t_s (clamped to now when earlier: the past cannot be
- * changed). Events at equal times run in scheduling order. */
-void sim_at(sim_loop *loop, double t_s, sim_fn *fn, void *ctx, long arg);
-/* Schedules fn(ctx, arg) dt_s after now (dt_s < 0 is taken as 0). */
-void sim_after(sim_loop *loop, double dt_s, sim_fn *fn, void *ctx, long arg);
-/* Runs events in order until none is left or the next one lies after until_s (INFINITY: all).
- * Returns the number of events run by this call. */
-uint64_t sim_loop_run(sim_loop *loop, double until_s);
-/* Events run so far, and events still pending. */
-uint64_t sim_loop_events(const sim_loop *loop);
-size_t sim_loop_pending(const sim_loop *loop);
-
 /* ---- Chrome trace-event writer ---- */
 
 typedef struct sim_trace sim_trace;
 
 sim_trace *sim_trace_new(void);
 void sim_trace_free(sim_trace *tr);
-/* Declares a track (one row in the viewer): process `group` ("node0", "fabric"), thread `name`
- * ("gpu0 compute", "nic0"). Returns its id (>= 0). The same group/name pair returns the same id. */
-int sim_trace_track(sim_trace *tr, const char *group, const char *name);
-/* Records a complete span ("ph":"X") on a track; `name` is copied. Spans with dur_s < 0 are dropped. */
-void sim_trace_span(sim_trace *tr, int track, const char *name, double t_s, double dur_s);
-/* Keeps only spans that overlap [from_s, to_s] from now on (default: everything). */
-void sim_trace_window(sim_trace *tr, double from_s, double to_s);
-/* Records an instant marker ("ph":"i") on a track. */
-void sim_trace_instant(sim_trace *tr, int track, const char *name, double t_s);
 /* Spans recorded so far. */
 size_t sim_trace_count(const sim_trace *tr);
 /* Writes the trace as a JSON object {"traceEvents":[...]} to path through path.tmp + rename.
  * Returns 0, or ERR_ENV (err set) when the file cannot be written. */
 int sim_trace_write(const sim_trace *tr, const char *path);
-
-/* ---- resources: FIFO servers with a capacity ---- */
-
-typedef struct sim_res sim_res;
-
-/* A resource with `capacity` identical servers (capacity >= 1; a CUDA stream is 1, a CPU pool of
- * 12 decode workers is 12). When tr is not NULL every job is drawn as a span on track `track`
- * (capacity 1) or on tracks track, track+1, ... (one per server; the caller declares them). */
-sim_res *sim_res_new(const char *name, int capacity, sim_trace *tr, int track);
-void sim_res_free(sim_res *res);
-/* Queues a job of dur_s on the resource; when it finishes, done(ctx, arg) runs (done may be NULL).
- * `job` names the span in the trace (copied). Jobs start in request order (FIFO). */
-void sim_res_submit(sim_loop *loop, sim_res *res, double dur_s, const char *job, sim_fn *done,
-		    void *ctx, long arg);
-/* Jobs finished, total busy time summed over servers (s), and jobs waiting now. */
-long sim_res_jobs(const sim_res *res);
-double sim_res_busy_s(const sim_res *res);
-int sim_res_waiting(const sim_res *res);
-
-/* ---- network: links and flows with max-min fair sharing ---- */
-
-typedef struct sim_net sim_net;
-
-/* A network. With share = false every flow runs at the bottleneck capacity of its path as if alone
- * (no contention); with share = true flows crossing a link divide it max-min fairly. */
-sim_net *sim_net_new(bool share, sim_trace *tr);
-void sim_net_free(sim_net *net);
-/* Adds a link of capacity bw_Bps (> 0, finite) in one direction; returns its id, or ERR_INPUT (err
- * set) for a bad capacity. When tr is given, each flow is drawn on the link's track `track` (< 0: none). */
-int sim_net_link(sim_net *net, const char *name, double bw_Bps, int track);
-/* Starts a flow of size_B bytes over the links path[0..nlinks-1] after a latency of latency_s; when
- * the last byte has arrived, done(ctx, arg) runs. rate_cap_Bps (> 0; INFINITY for none) caps the
- * flow's own rate (a GPU's injection rate). Returns 0, or ERR_INPUT for a bad link id, size or path. */
-int sim_net_flow(sim_loop *loop, sim_net *net, const int *path, int nlinks, double size_B,
-		 double latency_s, double rate_cap_Bps, const char *name, sim_fn *done, void *ctx,
-		 long arg);
-/* Flows finished so far; flows active now; the current rate of the link's traffic (sum of flows). */
-long sim_net_flows_done(const sim_net *net);
-int sim_net_active(const sim_net *net);
-double sim_net_link_load_Bps(const sim_net *net, int link);
-
-/* ---- bounded producer/consumer queue ---- */
-
-typedef struct sim_queue sim_queue;
-
-/* A queue holding at most `capacity` items (>= 1). */
-sim_queue *sim_queue_new(int capacity);
-void sim_queue_free(sim_queue *q);
-/* A producer offers an item: when there is room it is stored at once, else the producer blocks
- * until a consumer takes one. done(ctx, arg) runs when the item has been stored. */
-void sim_queue_put(sim_loop *loop, sim_queue *q, sim_fn *done, void *ctx, long arg);
-/* A consumer asks for an item: done(ctx, arg) runs as soon as it has one (at once when the queue is
- * not empty). Waiting producers and consumers are served first come, first served. */
-void sim_queue_get(sim_loop *loop, sim_queue *q, sim_fn *done, void *ctx, long arg);
-/* Items in the queue now; items taken so far; total time consumers spent waiting (s). */
-int sim_queue_len(const sim_queue *q);
-long sim_queue_taken(const sim_queue *q);
-double sim_queue_wait_s(const sim_queue *q);
-
-/* ---- random numbers (GSL) ---- */
-
-typedef struct sim_rng sim_rng;
-
-/* A Mersenne Twister (gsl_rng_mt19937) seeded with `seed`; turns GSL's abort-on-error handler off.
- * Returns NULL with err set (ERR_ENV) when GSL cannot allocate it. */
-sim_rng *sim_rng_new(unsigned long seed);
-void sim_rng_free(sim_rng *rng);
-/* A multiplicative slowdown for one GPU in one iteration: exp(jitter * z), z ~ N(0,1) (median 1,
- * lognormal), times slow_factor with probability slow_prob (a rare slow step). jitter = 0 and
- * slow_prob = 0 give exactly 1 without drawing. */
-double sim_rng_slowdown(sim_rng *rng, double jitter, double slow_prob, double slow_factor);
-/* A uniform draw in [0, 1). */
-double sim_rng_uniform(sim_rng *rng);
 
 /* ---- the run model ---- */
 

@@ -7,7 +7,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "sim/sim.h"
+#include "sim/sim_internal.h"
 
 #include <math.h>
 #include <stdio.h>

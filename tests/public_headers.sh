@@ -6,7 +6,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 cd "$(dirname "$0")/.." || exit 2
-headers="common/common.h hwdb/hw.h model/model.h plan/plan.h calibrate/cal.h plot/plot.h"
+headers="common/common.h hwdb/hw.h model/model.h plan/plan.h sim/sim.h calibrate/cal.h plot/plot.h"
 out=$(sh tools/public_api.sh --internal $headers)
 if [ -n "$out" ]; then
 	echo "$out" | sed 's/ -$/: used only inside its folder; move it to the folder'"'"'s *_internal.h/; s/^/FAIL: /'

@@ -9,6 +9,7 @@
 
 #include "common/common.h"
 #include "sim/sim.h"
+#include "sim/sim_internal.h" /* the engine under test */
 #include "tests/test.h"
 
 /* ---- event order ---- */
