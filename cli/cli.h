@@ -272,8 +272,6 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
-/* compare's rows (cli/cmd_compare.c), also used by report: one placement, its prediction and rank key. */
-typedef plan_option cli_row;
 /* The candidate systems of --systems LIST (NULL: today's products, plan_default_system; "all": every system of
  * today; both with the end-of-life ones under q->include_eol; a named system whatever its status) into cand[max]. Prints
  * "scaleplan CMD: ..." and returns EXIT_INPUT on an unknown id or none. */
@@ -296,13 +294,13 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
-		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
+		   long gpus, plan_option **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
 /* Why row r of sc has no price of kind c ("lambda-hgx-h100 rents at most 8 GPUs at its rate and the database has
  * no rate for more (16 GPUs here)", "dgxh100 has no on-demand rental rate in the database"), written into buf;
  * NULL where it has one. What a "-" in a table or a missing line stands for. */
 char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B);
 /* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
-void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows);
+void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* nodes x gpus_per_node within CLI_MAX_GPUS: EXIT_OK, else EXIT_INPUT with both named. */
 int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node);

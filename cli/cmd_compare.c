@@ -13,8 +13,6 @@
 
 #include "common/common.h"
 
-typedef cli_row cmp_row;
-
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n)
 {
@@ -29,7 +27,7 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
 }
 
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
-		   long gpus, cli_row **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole)
+		   long gpus, plan_option **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole)
 {
 	if (plan_placements(&s->db, &s->spec, &s->params, q, cand, ncand, gpus, rows, nrows, cap, skipped_net,
 			    skipped_whole)) {
@@ -110,7 +108,7 @@ static void compare_usage(FILE *out)
 }
 
 /* After shown row i: the offers folded into it, each with its price ("  + aws-p6-b200 rent $25.98, gcp-a4 -"). */
-static void print_folded(const cmp_row *rows, int nrows, const int *fold, int i)
+static void print_folded(const plan_option *rows, int nrows, const int *fold, int i)
 {
 	char m[24];
 	const char *sep = "  + ";
@@ -126,7 +124,7 @@ static void print_folded(const cmp_row *rows, int nrows, const int *fold, int i)
 
 /* The ranked table: one line per placement with its breakdown, money and what it fails; offers of the same
  * hardware and time folded into the first (fold_rows), listed at its end. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const cmp_row *rows, int nrows,
+static void print_table(const cli_scen *s, const plan_question *q, long gpus, const plan_option *rows, int nrows,
 			const plan_option *pick, bool all)
 {
 	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
@@ -156,7 +154,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "idle", "basis", "meets",
 	       "stack (data path)");
 	for (int i = 0; i < nrows; i++) {
-		const cmp_row *w = &rows[i];
+		const plan_option *w = &rows[i];
 		char place[32];
 		if (fold[i] >= 0)
 			continue;
@@ -330,7 +328,7 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 }
 
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
-static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
+static void print_eol(const cli_scen *s, const plan_option *rows, int nrows)
 {
 	strbuf text;
 	strbuf_init(&text);
@@ -341,7 +339,7 @@ static void print_eol(const cli_scen *s, const cmp_row *rows, int nrows)
 }
 
 /* What the table's money columns mean and what was left out. */
-static void print_notes(const cli_scen *s, const plan_question *q, const cmp_row *rows, int nrows, int skipped_net,
+static void print_notes(const cli_scen *s, const plan_question *q, const plan_option *rows, int nrows, int skipped_net,
 			int skipped_whole, const char *left_out)
 {
 	int unpriced = 0, partial = 0;
@@ -443,7 +441,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 
 /* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
  * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
-static int write_csv(const char *outpath, const plan_question *q, cmp_row *rows, int nrows, const plan_answer *a)
+static int write_csv(const char *outpath, const plan_question *q, plan_option *rows, int nrows, const plan_answer *a)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -482,7 +480,7 @@ int cmd_compare(int argc, char **argv)
 	int rc = EXIT_OK, nrows = 0, cap = 0, skipped_net = 0, skipped_whole = 0;
 	const hw_system *cand[256];
 	int ncand = 0;
-	cmp_row *rows = NULL;
+	plan_option *rows = NULL;
 	plan_question q;
 	cli_opt scen[CLI_SCEN_NOPTS], ask[CLI_ASK_NOPTS], own[8];
 	cli_ask qa = {.cmd = "compare", .q = &q};

@@ -77,7 +77,7 @@ static void report_usage(FILE *out)
  * this build cannot write is left out with its reason (printed, then the report goes on). EXIT_OK or
  * EXIT_ENV (a write failed). */
 static int write_reader_files(const char *dir, int argc, char **argv, const struct option *opts, const cli_scen *s,
-			      const plan_question *q, const cli_row *rows, int nrows, rep_input *rd)
+			      const plan_question *q, const plan_option *rows, int nrows, rep_input *rd)
 {
 	char why[512];
 	char *path = xasprintf("%s/whatif.html", dir), *frag = web_fragment(argc, argv, opts);
@@ -121,7 +121,7 @@ typedef struct report_run {
 	struct option opts[80]; /* what getopt knew: the page's fragment reads the command line with them */
 	const hw_system *cand[REPORT_MAX_SYSTEMS];
 	int ncand, nrows, cap, skipped, skipped_whole;
-	cli_row *rows;
+	plan_option *rows;
 	rep_group g[REPORT_MAX_GPUS];
 	char *tmpdir, *csvp;
 	char cmdline[1024]; /* "scaleplan report ...", as the documents and whatif.html quote it */

@@ -102,7 +102,7 @@ static const char *why_text(why_kind k, const model_node *n, char *buf, size_t l
 }
 
 /* Row w's reason for a missing cost c into buf; NULL where c is priced or w does not fit. */
-static const char *row_why(const cli_row *w, plan_cost c, char *buf, size_t len_B)
+static const char *row_why(const plan_option *w, plan_cost c, char *buf, size_t len_B)
 {
 	why_kind k = w->r.fits ? why_of(&w->sc, &w->r, c) : WHY_PRICED;
 	return k == WHY_PRICED ? NULL : why_text(k, &w->sc.node, buf, len_B);
@@ -123,7 +123,7 @@ char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cos
 }
 
 /* true when row i is the first of rows with cost c missing for reason why (and, with id, of that system) */
-static bool why_first(const cli_row *rows, int i, plan_cost c, const char *why, const char *id)
+static bool why_first(const plan_option *rows, int i, plan_cost c, const char *why, const char *id)
 {
 	char t[200];
 	for (int j = 0; j < i; j++) {
@@ -134,7 +134,7 @@ static bool why_first(const cli_row *rows, int i, plan_cost c, const char *why, 
 	return true;
 }
 
-void cli_unpriced_notes(FILE *out, const cli_row *rows, int nrows)
+void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows)
 {
 	static const plan_cost costs[] = {PLAN_CAPEX, PLAN_RENT};
 	char why[200], t[200];
