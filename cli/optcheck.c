@@ -62,63 +62,24 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 	return EXIT_INPUT;
 }
 
-/* Why a cost is missing: one of these (model_money.c's cases), or WHY_PRICED. */
-typedef enum why_kind { WHY_PRICED, WHY_NO_PRICE, WHY_NO_RATE, WHY_RENT_LIMIT, WHY_NO_TIME, WHY_N } why_kind;
-
-static why_kind why_of(const model_scenario *sc, const model_result *r, plan_cost c)
-{
-	const model_node *n = &sc->node;
-	if (isfinite(plan_cost_usd(c, r)))
-		return WHY_PRICED;
-	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
-		return WHY_NO_PRICE;
-	if (!isfinite(n->rent_usd_gpu_h))
-		return WHY_NO_RATE;
-	if (n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus) /* model_money.c rent_billed */
-		return WHY_RENT_LIMIT;
-	return WHY_NO_TIME;
-}
-
-/* The reason in words, after the system's id (or a list of them), into buf. */
-static const char *why_text(why_kind k, const model_node *n, char *buf, size_t len_B)
-{
-	const char *t = "";
-	switch (k) {
-	case WHY_NO_PRICE: t = "no purchase price in the database"; break;
-	case WHY_NO_RATE:
-		t = n->rent_spot ? "no spot rate in the database"
-		    : n->rent_reserved ? "no reserved rate for this --rent-term in the database"
-				       : "no on-demand rental rate in the database";
-		break;
-	case WHY_RENT_LIMIT:
-		snprintf(buf, len_B, "the provider rents at most %d GPUs at this rate (one instance) and the database "
-			 "has no rate for more", n->rent_max_gpus);
-		return buf;
-	case WHY_NO_TIME: t = "the run has no time to bill"; break;
-	default: break;
-	}
-	snprintf(buf, len_B, "%s", t);
-	return buf;
-}
-
 /* Row w's reason for a missing cost c into buf; NULL where c is priced or w does not fit. */
 static const char *row_why(const plan_option *w, plan_cost c, char *buf, size_t len_B)
 {
-	why_kind k = w->r.fits ? why_of(&w->sc, &w->r, c) : WHY_PRICED;
-	return k == WHY_PRICED ? NULL : why_text(k, &w->sc.node, buf, len_B);
+	plan_unpriced k = w->r.fits ? plan_cost_unpriced(c, &w->sc, &w->r) : PLAN_PRICED;
+	return k == PLAN_PRICED ? NULL : plan_unpriced_text(k, &w->sc.node, buf, len_B);
 }
 
 char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B)
 {
 	char t[200];
-	why_kind k = why_of(sc, r, c);
-	if (k == WHY_PRICED)
+	plan_unpriced k = plan_cost_unpriced(c, sc, r);
+	if (k == PLAN_PRICED)
 		return NULL;
-	if (k == WHY_RENT_LIMIT)
-		snprintf(buf, len_B, "%s: %s (%.0f GPUs here)", sc->node.system_id, why_text(k, &sc->node, t, sizeof t),
-			 r->rent_gpus);
+	if (k == PLAN_RENT_LIMIT)
+		snprintf(buf, len_B, "%s: %s (%.0f GPUs here)", sc->node.system_id,
+			 plan_unpriced_text(k, &sc->node, t, sizeof t), r->rent_gpus);
 	else
-		snprintf(buf, len_B, "%s: %s", sc->node.system_id, why_text(k, &sc->node, t, sizeof t));
+		snprintf(buf, len_B, "%s: %s", sc->node.system_id, plan_unpriced_text(k, &sc->node, t, sizeof t));
 	return buf;
 }
 

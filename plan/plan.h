@@ -103,6 +103,14 @@ void plan_question_init(plan_question *q);
 double plan_cost_usd(plan_cost c, const model_result *r);
 const char *plan_cost_name(plan_cost c);          /* "capex", "tco", "rent" */
 int plan_cost_parse(const char *s);               /* -1 when unknown */
+/* Why a result has no cost of kind c (model_money.c's cases): PLAN_PRICED where it has one; no purchase price
+ * (capex, and tco, the capex's share); no rental rate of the kind asked (on demand, reserved, spot); more GPUs
+ * than the provider rents at its rate; no time to bill. */
+typedef enum plan_unpriced { PLAN_PRICED, PLAN_NO_PRICE, PLAN_NO_RATE, PLAN_RENT_LIMIT, PLAN_NO_TIME } plan_unpriced;
+plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r);
+/* That reason in words, to follow a system's id ("no purchase price in the database"; "" for PLAN_PRICED), into
+ * buf (node n: the rent's kind, the provider's GPU limit). Returns buf. */
+const char *plan_unpriced_text(plan_unpriced k, const model_node *n, char *buf, size_t len_B);
 /* How the rows of a table answering q are ordered, for its header ("time to accuracy, then capex; options
  * that fail a constraint after those that meet them"). */
 const char *plan_goal_name(const plan_question *q);

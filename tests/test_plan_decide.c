@@ -419,6 +419,35 @@ static void test_deadline_confidence(test_ctx *t)
 	TEST_CHECK(t, strstr(text, "0 meet it with 90% confidence, 1 at the prediction only") != NULL, "%s", text);
 }
 
+/* Why a cost is missing: each of model_money.c's cases, in the words compare's and predict's notes print */
+static void test_unpriced(test_ctx *t)
+{
+	model_scenario sc;
+	model_result r;
+	char b[200];
+	memset(&sc, 0, sizeof sc);
+	memset(&r, 0, sizeof r);
+	r.capex_usd = 100, r.tco_usd = 1, r.rent_usd = 2, r.rent_gpus = 16;
+	sc.node.rent_usd_gpu_h = 3;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_CAPEX, &sc, &r) == PLAN_PRICED, "capex priced");
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_PRICED, "rent priced");
+	r.capex_usd = r.tco_usd = NAN;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_TCO, &sc, &r) == PLAN_NO_PRICE, "tco without a price");
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_PRICE, &sc.node, b, sizeof b), "no purchase price in the database") == 0,
+		   "%s", b);
+	r.rent_usd = NAN;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_TIME, "a rate, no rent: no time to bill");
+	sc.node.rent_max_gpus = 8;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_RENT_LIMIT, "16 GPUs over the provider's 8");
+	TEST_CHECK(t, strstr(plan_unpriced_text(PLAN_RENT_LIMIT, &sc.node, b, sizeof b), "at most 8 GPUs") != NULL, "%s", b);
+	sc.node.rent_usd_gpu_h = NAN;
+	sc.node.rent_spot = true;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_RATE, "no rate");
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_RATE, &sc.node, b, sizeof b), "no spot rate in the database") == 0,
+		   "%s", b);
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_PRICED, &sc.node, b, sizeof b), "") == 0, "priced: no words");
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -433,5 +462,6 @@ int main(void)
 	test_like_for_like(&t);
 	test_buy_rent(&t);
 	test_shapes(&t);
+	test_unpriced(&t);
 	return test_report(&t);
 }
