@@ -26,10 +26,11 @@
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
  *   gpu_decode_img_s   exec --data-path jpeg-gpu runs: the GPU's decode on a rank's own path (1/it per image)
  *                      (scope: machine/GPU/stack)
- *   host_decode_img_s  the same runs: what the ranks of one host share (cores, host memory and PCIe, page
- *                      cache) as one stage of this capacity (scope: machine/stack; fitted where the ranks a
- *                      host vary). Both after the compute group, on those runs alone; no parameter per rank
- *                      count: model_gpu_decode_rank_img_s (model.h) gives each rank's rate from them
+ *   host_input_img_s_core  the same runs: what one core of the host carries of the stage its ranks share
+ *                      (readers, host memory and PCIe, page cache; capacity = the system's cores x it)
+ *                      (scope: machine/stack; fitted where the ranks a host vary and hwdb knows the host's
+ *                      cores, else the model's default). Both after the compute group, on those runs alone;
+ *                      no parameter per rank count: model_input_rank_img_s (model.h) gives each rank's rate
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -58,8 +59,8 @@
  *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
  *                  (slowest of P GPUs; model.h, not fitted) - model_step_run
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
- *                  jpeg-gpu runs: gpus x model_gpu_decode_rank_img_s(B / t_iter, ranks a host,
- *                  gpu_decode_img_s, host_decode_img_s); measured: the mean of epochs 2 on where the CSV has them
+ *                  jpeg-gpu runs: gpus x model_input_rank_img_s(B / t_iter, ranks a host, gpu_decode_img_s,
+ *                  host cores, host_input_img_s_core); measured: the mean of epochs 2 on where the CSV has them
  *
  * Fits use GSL's trust-region nonlinear least squares (gsl_multifit_nlinear) on relative residuals
  * (predicted / measured - 1); parameters are fitted in log (or logit) space so they stay physical, and
