@@ -471,6 +471,20 @@ typedef struct cal_opts {
 } cal_opts;
 
 /* The outcome of all fits of a calibration, for the summary line. */
+/* The 90% interval of calibrate's leave-one-out predictions (cal_loo_interval): split-conformal bounds (log) of
+ * the residuals, each counted beyond its point's repeat half-range (cal_resid_beyond), and how many of the n
+ * points fall inside the interval derived without them, widened by their own half-range. */
+typedef struct cal_loo_iv {
+	int n, in;
+	double lo, hi;       /* ln(measured / predicted) bounds from all n points; 0 when n is 0 */
+} cal_loo_iv;
+/* What lies beyond a repeat half-range hw (>= 0) of a log residual rho: 0 inside [-hw, hw], else the
+ * distance to the nearer end with rho's sign. */
+double cal_resid_beyond(double rho, double hw);
+/* The interval of n leave-one-out log residuals rho[] with their points' repeat half-ranges hw[] (NULL: all 0)
+ * and its leave-one-out coverage, into out. */
+void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *out);
+
 typedef struct cal_summary {
 	int nfits;
 	int nfailed;         /* fits that did not converge */
@@ -482,6 +496,8 @@ typedef struct cal_summary {
 						  * (runs of the same configuration: 0 inside their range) */
 	int nrepeat;         /* points run more than once (their spread is what the two above discount) */
 	int nloo;
+	cal_loo_iv iv;       /* the 90% interval of a leave-one-out prediction (cal_loo_interval) */
+	cal_loo_iv iv_plain; /* the same with no point's repeat spread counted (every half-range 0) */
 } cal_summary;
 
 /* Fits every parameter the data in d can determine into ps (which may hold priors, e.g. from a previous
@@ -536,7 +552,13 @@ typedef struct cal_resid {
 	double measured, predicted;
 	int pool;            /* MODEL_POOL_*: the stack's (model_pool_of) */
 	double startup_s;    /* tta: the predicted start-up inside `predicted` (model_interval_tta); else 0 */
+	double repeat_hw;    /* a point its campaign ran more than once: half the log range of its runs,
+			      * ln(largest / least) / 2 (cal_repeat_spread); 0: run once. Its score for the
+			      * intervals is its residual beyond that, and its own interval is widened by it */
 } cal_resid;
+/* The least and largest measured value of the throughput runs of point i's configuration (machine, GPU, stack,
+ * precision, placement, transport, batch, data path; i's included); false where the point was run once. */
+bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi);
 
 /* How far the default model (no --measured) missed one generation against another: the mean of
  * ln(predicted / measured) over `to`'s points minus the same over `from`'s (the error of the model's

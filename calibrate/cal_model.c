@@ -1064,10 +1064,7 @@ static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *
 	return pred;
 }
 
-/* The spread of the repeats of point i: the least and largest measured value of the throughput runs of the
- * same configuration (machine, GPU, stack, precision, placement, transport, batch, data path); false where the
- * point was run once. */
-static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
+bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 {
 	const cal_point *p = &d->pts[i];
 	int n = 0;
@@ -1090,7 +1087,7 @@ static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 static double beyond_spread(const cal_data *d, int i, double pred)
 {
 	double lo, hi, meas = d->pts[i].measured;
-	if (!repeat_spread(d, i, &lo, &hi))
+	if (!cal_repeat_spread(d, i, &lo, &hi))
 		return fabs(pred / meas - 1);
 	return pred < lo ? (lo - pred) / meas : pred > hi ? (pred - hi) / meas : 0.0;
 }
@@ -1113,6 +1110,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
 	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
+	double *rho = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*rho)), *hw = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*hw));
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
@@ -1123,7 +1121,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 				continue;
 			double pr = predict_env(&e, ps, d, pts[j]);
 			double lo_s, hi_s;
-			bool rep = repeat_spread(d, pts[j], &lo_s, &hi_s);
+			bool rep = cal_repeat_spread(d, pts[j], &lo_s, &hi_s);
 			s.nrepeat += rep;
 			if (isfinite(pr)) {
 				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
@@ -1136,6 +1134,9 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			if (isfinite(lo)) {
 				sum_loo += fabs(lo / d->pts[pts[j]].measured - 1);
 				sum_loo_sp += beyond_spread(d, pts[j], lo);
+				/* for the interval: the log residual and the half-range of the point's repeats */
+				rho[s.nloo] = log(d->pts[pts[j]].measured / lo);
+				hw[s.nloo] = rep && lo_s > 0 ? 0.5 * log(hi_s / lo_s) : 0.0;
 				s.nloo++;
 			}
 		}
@@ -1145,6 +1146,10 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
 	s.fit_mape_spread = nfit ? sum_fit_sp / nfit : NAN;
 	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
+	cal_loo_interval(rho, hw, s.nloo, &s.iv);
+	cal_loo_interval(rho, NULL, s.nloo, &s.iv_plain);
+	free(rho);
+	free(hw);
 	grouping_free(&g, d->n);
 	env_free(&e);
 	if (sum)
