@@ -26,10 +26,11 @@
  *   decode_img_s_core  JPEG decode + augmentation rate per CPU core (worker)      (scope: machine/pipeline)
  *   gpu_decode_img_s   exec --data-path jpeg-gpu runs: the GPU's decode on a rank's own path (1/it per image)
  *                      (scope: machine/GPU/stack)
- *   host_decode_img_s  the same runs: what the ranks of one host share (cores, host memory and PCIe, page
- *                      cache) as one stage of this capacity (scope: machine/stack; fitted where the ranks a
- *                      host vary). Both after the compute group, on those runs alone; no parameter per rank
- *                      count: model_gpu_decode_rank_img_s (model.h) gives each rank's rate from them
+ *   host_input_img_s_core  the same runs: what one core of the host carries of the stage its ranks share
+ *                      (readers, host memory and PCIe, page cache; capacity = the system's cores x it)
+ *                      (scope: machine/stack; fitted where the ranks a host vary and hwdb knows the host's
+ *                      cores, else the model's default). Both after the compute group, on those runs alone;
+ *                      no parameter per rank count: model_input_rank_img_s (model.h) gives each rank's rate
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -58,8 +59,8 @@
  *   t_iter       = (t_compute + exposed + the stack's step_overhead_s) x (1 + straggler_cv sqrt(2 ln gpus))
  *                  (slowest of P GPUs; model.h, not fitted) - model_step_run
  *   img/s        = min(gpus x B / t_iter, decode_img_s_core x decode cores)   (decode only for JPEG data)
- *                  jpeg-gpu runs: gpus x model_gpu_decode_rank_img_s(B / t_iter, ranks a host,
- *                  gpu_decode_img_s, host_decode_img_s); measured: the mean of epochs 2 on where the CSV has them
+ *                  jpeg-gpu runs: gpus x model_input_rank_img_s(B / t_iter, ranks a host, gpu_decode_img_s,
+ *                  host cores, host_input_img_s_core); measured: the mean of epochs 2 on where the CSV has them
  *
  * Fits use GSL's trust-region nonlinear least squares (gsl_multifit_nlinear) on relative residuals
  * (predicted / measured - 1); parameters are fitted in log (or logit) space so they stay physical, and
@@ -424,6 +425,14 @@ typedef struct cal_opts {
 } cal_opts;
 
 /* The outcome of all fits of a calibration, for the summary line. */
+/* The 90% interval of calibrate's leave-one-out predictions (cal_loo_interval): split-conformal bounds (log) of
+ * the residuals, each counted beyond its point's repeat half-range (cal_resid_beyond), and how many of the n
+ * points fall inside the interval derived without them, widened by their own half-range. */
+typedef struct cal_loo_iv {
+	int n, in;
+	double lo, hi;       /* ln(measured / predicted) bounds from all n points; 0 when n is 0 */
+} cal_loo_iv;
+
 typedef struct cal_summary {
 	int nfits;
 	int nfailed;         /* fits that did not converge */
@@ -435,6 +444,8 @@ typedef struct cal_summary {
 						  * (runs of the same configuration: 0 inside their range) */
 	int nrepeat;         /* points run more than once (their spread is what the two above discount) */
 	int nloo;
+	cal_loo_iv iv;       /* the 90% interval of a leave-one-out prediction (cal_loo_interval) */
+	cal_loo_iv iv_plain; /* the same with no point's repeat spread counted (every half-range 0) */
 } cal_summary;
 
 /* Fits every parameter the data in d can determine into ps (which may hold priors, e.g. from a previous
@@ -486,7 +497,13 @@ typedef struct cal_resid {
 	double measured, predicted;
 	int pool;            /* MODEL_POOL_*: the stack's (model_pool_of) */
 	double startup_s;    /* tta: the predicted start-up inside `predicted` (model_interval_tta); else 0 */
+	double repeat_hw;    /* a point its campaign ran more than once: half the log range of its runs,
+			      * ln(largest / least) / 2 (cal_repeat_spread); 0: run once. Its score for the
+			      * intervals is its residual beyond that, and its own interval is widened by it */
 } cal_resid;
+/* The least and largest measured value of the throughput runs of point i's configuration (machine, GPU, stack,
+ * precision, placement, transport, batch, data path; i's included); false where the point was run once. */
+bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi);
 
 /* How far the default model (no --measured) missed one generation against another: the mean of
  * ln(predicted / measured) over `to`'s points minus the same over `from`'s (the error of the model's

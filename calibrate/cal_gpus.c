@@ -508,7 +508,7 @@ int cal_gpu_heldout(const hw_db *db, const model_params *base, cal_resid *res, i
 		for (int i = 0; rc == 0 && i < gs.n && k < max; i++)
 			if (gs.p[i].out && isfinite(err[i]))
 				res[k++] = (cal_resid){MODEL_Q_THROUGHPUT, heldout_basis(db, &gs, i), 1, gs.p[i].img_s,
-						       gs.p[i].img_s * (1 + err[i]), MODEL_POOL_MLPERF, 0};
+						       gs.p[i].img_s * (1 + err[i]), MODEL_POOL_MLPERF, 0, 0};
 	}
 	free(gs.p);
 	return rc < 0 ? rc : k;

@@ -160,5 +160,11 @@ void cal_rpair_add(cal_rpair **pairs, int *npairs, int *cap, model_quantity q, u
  * prediction (NAN: none), stack[i] its stack (may be NULL). */
 void cal_transfer_miss(const cal_data *d, const double *default_pred, const char *const *stack, const char *from,
 		       const char *to, const struct hw_db *db, cal_miss *m);
+/* The interval of n leave-one-out log residuals rho[] with their points' repeat half-ranges hw[] (NULL: all 0)
+ * and its leave-one-out coverage, into out. */
+void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *out);
+/* What lies beyond a repeat half-range hw (>= 0) of a log residual rho: 0 inside [-hw, hw], else the
+ * distance to the nearer end with rho's sign. */
+double cal_resid_beyond(double rho, double hw);
 
 #endif

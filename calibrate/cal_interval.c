@@ -112,6 +112,9 @@ static int time_pool(const cal_resid *res, int n, int skip, int pool, double *v)
 		    (r->q != MODEL_Q_THROUGHPUT && r->q != MODEL_Q_TTT) || !(r->measured > 0 && r->predicted > 0))
 			continue;
 		double rho = log(r->measured / r->predicted);
+		/* a point run more than once scores what lies beyond its repeats' half-range (its interval gets
+		 * that half-range back in bounds): the run-to-run spread its campaign measured is not the model's */
+		rho = cal_resid_beyond(rho, r->repeat_hw);
 		v[k++] = r->q == MODEL_Q_THROUGHPUT ? -rho : rho;
 	}
 	return k;
@@ -317,8 +320,8 @@ static void tally_print(FILE *out, const char *what, const tally *a, const tally
 		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
 }
 
-/* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one). */
-static void bounds(const cal_resid *r, const cal_itable *t, double *lo, double *hi)
+/* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one) as the model gives them. */
+static void bounds_model(const cal_resid *r, const cal_itable *t, double *lo, double *hi)
 {
 	int b = r->basis, pool = r->pool;
 	if (r->q == MODEL_Q_TTA && !t) {
@@ -334,6 +337,15 @@ static void bounds(const cal_resid *r, const cal_itable *t, double *lo, double *
 		*lo = r->predicted * exp(t->lo[b][pool][r->q]);
 		*hi = r->predicted * exp(t->hi[b][pool][r->q]);
 	}
+}
+
+/* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one), widened on each side by
+ * the half-range of the point's repeats where its campaign ran it more than once (cal_resid repeat_hw). */
+static void bounds(const cal_resid *r, const cal_itable *t, double *lo, double *hi)
+{
+	bounds_model(r, t, lo, hi);
+	*lo *= exp(-r->repeat_hw);
+	*hi *= exp(r->repeat_hw);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -430,4 +442,28 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		tally_print(out, w, &qty[q][0], &qty[q][1]);
 	}
 	widths_print(res, n, out);
+}
+
+double cal_resid_beyond(double rho, double hw)
+{
+	return rho > 0 ? fmax(0.0, rho - hw) : fmin(0.0, rho + hw);
+}
+
+void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *out)
+{
+	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v));
+	*out = (cal_loo_iv){ .n = n };
+	for (int i = 0; i < n; i++)
+		v[i] = cal_resid_beyond(rho[i], hw ? hw[i] : 0.0);
+	model_interval_conformal(v, n, &out->lo, &out->hi);
+	/* each point against the interval of the others' scores, widened by its own half-range (a point with
+	 * no others has no interval to fall into) */
+	for (int i = 0; i < n && n > 1; i++) {
+		double lo, hi, keep = v[i], h = hw ? hw[i] : 0.0;
+		v[i] = v[n - 1];
+		model_interval_conformal(v, n - 1, &lo, &hi);
+		v[i] = keep;
+		out->in += rho[i] >= lo - h - 1e-12 && rho[i] <= hi + h + 1e-12;
+	}
+	free(v);
 }

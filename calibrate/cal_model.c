@@ -106,8 +106,6 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 /* The GPU's decode term on a rank's path before a fit where the database has none (model_gpu_decode_rank_img_s):
  * 3.2e5 img/s, what the 4x H200 campaign of 2026-11-28 gave (3.2 us an image on top of a 117 us step). */
 #define CAL_GPU_DECODE_PRIOR 3.2e5
-/* The host's shared decode capacity before a fit: 1e9 img/s, a stage that never fills. */
-#define CAL_HOST_DECODE_PRIOR 1e9
 
 /* What plan_resolve makes of one system at a point's GPUs per node and nodes (it gives a part-filled
  * node its share of the NICs), kept per placement: resolving is microseconds, a fit predicts thousands of
@@ -389,7 +387,15 @@ static char *decode_scope(const cal_point *p)
 	return xasprintf("%s|%s|%s", p->machine, p->gpu, p->variant);
 }
 
-/* The host's shared decode capacity: per machine and stack. */
+/* The cores of a point's host (the machine's system, whole; model_input_rank_img_s), 0 where the database does
+ * not describe it (then no shared stage is counted, as in model_predict). */
+static int host_cores(const cal_env *e, const cal_point *p)
+{
+	model_node n;
+	return cal_system_node(e->db, &e->mp, p->machine, 0, 1, &n) ? n.cores : 0;
+}
+
+/* What one core of the host carries of its shared input stage: per machine and stack. */
 static char *host_scope(const cal_point *p)
 {
 	return xasprintf("%s|%s", p->machine, p->variant);
@@ -470,10 +476,10 @@ static double jpeg_gpu_img_s(const cal_env *e, cal_pset *ps, const cal_point *p,
 {
 	char *dsc = decode_scope(p), *hsc = host_scope(p);
 	double dec = pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
-	double host = pval(ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+	double core = pval(ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s");
 	free(dsc);
 	free(hsc);
-	return p->gpus * model_gpu_decode_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec, host);
+	return p->gpus * model_input_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec, host_cores(e, p), core);
 }
 
 /* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
@@ -730,8 +736,10 @@ static double pt_bytes(const cal_point *p) { return p->bytes; }
 static double pt_global_batch(const cal_point *p) { return p->global_batch; }
 
 /* A group of jpeg-gpu runs (one machine, GPU and stack): the GPU's decode term, started where the point of
- * fewest ranks a host puts it (what it lost against its step alone), and the host's shared capacity where the
- * ranks a host vary (started at ten times the largest rate a host measured: a stage that is not yet full). */
+ * fewest ranks a host puts it (what it lost against its step alone), and what a core of the host carries of its
+ * shared stage where the ranks a host vary and the database knows the host's cores (started at ten times the
+ * largest rate a host measured over its cores: a stage that is not yet full). Elsewhere the shared stage keeps
+ * the model's host_input_img_s_core. */
 static void vars_decode(fitctx *c, const cal_point *p0)
 {
 	const cal_env *e = c->e;
@@ -754,13 +762,14 @@ static void vars_decode(fitctx *c, const cal_point *p0)
 		c->ps->p[idx].value = start;
 	addvar(c, c->ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s", CAL_X_LOG);
 	free(dsc);
-	if (!varies(c, pt_ranks_host))
+	int cores = host_cores(e, p0);
+	if (!varies(c, pt_ranks_host) || cores <= 0)
 		return;
 	char *hsc = host_scope(p0);
-	idx = cal_pset_get(c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s");
+	idx = cal_pset_get(c->ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s");
 	if (c->ps->p[idx].status != CAL_FITTED && host_start > 0)
-		c->ps->p[idx].value = host_start;
-	addvar(c, c->ps, "host_decode_img_s", hsc, CAL_HOST_DECODE_PRIOR, "img/s", CAL_X_LOG);
+		c->ps->p[idx].value = host_start / cores;
+	addvar(c, c->ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s", CAL_X_LOG);
 	free(hsc);
 }
 
@@ -1055,10 +1064,7 @@ static double loo_predict(const cal_env *e, const cal_pset *ps, const cal_data *
 	return pred;
 }
 
-/* The spread of the repeats of point i: the least and largest measured value of the throughput runs of the
- * same configuration (machine, GPU, stack, precision, placement, transport, batch, data path); false where the
- * point was run once. */
-static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
+bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 {
 	const cal_point *p = &d->pts[i];
 	int n = 0;
@@ -1081,7 +1087,7 @@ static bool repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 static double beyond_spread(const cal_data *d, int i, double pred)
 {
 	double lo, hi, meas = d->pts[i].measured;
-	if (!repeat_spread(d, i, &lo, &hi))
+	if (!cal_repeat_spread(d, i, &lo, &hi))
 		return fabs(pred / meas - 1);
 	return pred < lo ? (lo - pred) / meas : pred > hi ? (pred - hi) / meas : 0.0;
 }
@@ -1104,6 +1110,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
 	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
+	double *rho = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*rho)), *hw = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*hw));
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
 		const int *pts = g.order + g.gstart[k];
@@ -1114,7 +1121,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 				continue;
 			double pr = predict_env(&e, ps, d, pts[j]);
 			double lo_s, hi_s;
-			bool rep = repeat_spread(d, pts[j], &lo_s, &hi_s);
+			bool rep = cal_repeat_spread(d, pts[j], &lo_s, &hi_s);
 			s.nrepeat += rep;
 			if (isfinite(pr)) {
 				sum_fit += fabs(pr / d->pts[pts[j]].measured - 1);
@@ -1127,6 +1134,9 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			if (isfinite(lo)) {
 				sum_loo += fabs(lo / d->pts[pts[j]].measured - 1);
 				sum_loo_sp += beyond_spread(d, pts[j], lo);
+				/* for the interval: the log residual and the half-range of the point's repeats */
+				rho[s.nloo] = log(d->pts[pts[j]].measured / lo);
+				hw[s.nloo] = rep && lo_s > 0 ? 0.5 * log(hi_s / lo_s) : 0.0;
 				s.nloo++;
 			}
 		}
@@ -1136,6 +1146,10 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.loo_mape = s.nloo ? sum_loo / s.nloo : NAN;
 	s.fit_mape_spread = nfit ? sum_fit_sp / nfit : NAN;
 	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
+	cal_loo_interval(rho, hw, s.nloo, &s.iv);
+	cal_loo_interval(rho, NULL, s.nloo, &s.iv_plain);
+	free(rho);
+	free(hw);
 	grouping_free(&g, d->n);
 	env_free(&e);
 	if (sum)

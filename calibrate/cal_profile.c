@@ -143,7 +143,8 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 	      "# `scaleplan predict --profile`. '#cal,' lines: every parameter of the calibration with its scope, read\n"
 	      "# by `scaleplan validate --profile`. stderr is empty when unknown (no degrees of freedom).\n", f);
 	fputs("param,value,stderr,unit,status,scope,rows\n", f);
-	static const char *const same[] = { "b_half", "overlap", "decode_img_s_core", "epoch_boundary_s", NULL };
+	static const char *const same[] = { "b_half", "overlap", "decode_img_s_core", "epoch_boundary_s",
+						   "host_input_img_s_core", NULL };
 	int nconv = 0;
 	for (int i = 0; i < ps->n; i++) {
 		const cal_param *p = &ps->p[i];

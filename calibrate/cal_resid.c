@@ -120,8 +120,8 @@ int cal_wholerun_resids(const hw_db *db, cal_resids *v, cal_rpairs *pp)
 		double ttt = at_digits(o->ttt_s, 2), tta = at_digits(o->tta_s, 1);
 		double m[2] = {at_digits(o->run_meas_s, 2), at_digits(o->tta_meas_s, 1)};
 		/* MLPerf's stack stages nothing inside tta: its start-up is tta - ttt */
-		cal_resid r1 = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, m[0], ttt, MODEL_POOL_MLPERF, 0};
-		cal_resid r2 = {MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, m[1], tta, MODEL_POOL_MLPERF, fmax(0.0, tta - ttt)};
+		cal_resid r1 = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, nodes, m[0], ttt, MODEL_POOL_MLPERF, 0, 0};
+		cal_resid r2 = {MODEL_Q_TTA, MODEL_BASIS_MEASURED, nodes, m[1], tta, MODEL_POOL_MLPERF, fmax(0.0, tta - ttt), 0};
 		cal_resids_add(v, &r1);
 		cal_resids_add(v, &r2);
 		double pr[2] = {ttt, tta};
@@ -153,7 +153,7 @@ int cal_mlperf_resids(const hw_db *db, cal_resids *v)
 	if (m == 0)
 		m = cal_phase_startup_heldout(rows, nrows, p.dataset_B, nodes, meas, pred, MAXR);
 	for (int i = 0; i < m; i++) {
-		cal_resid s = {MODEL_Q_STARTUP, MODEL_BASIS_MEASURED, (int)nodes[i], meas[i], pred[i], MODEL_POOL_MLPERF, 0};
+		cal_resid s = {MODEL_Q_STARTUP, MODEL_BASIS_MEASURED, (int)nodes[i], meas[i], pred[i], MODEL_POOL_MLPERF, 0, 0};
 		cal_resids_add(v, &s);
 	}
 	free(rows);

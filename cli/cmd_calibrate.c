@@ -317,6 +317,15 @@ int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *ou
 	if (sum.nrepeat > 0 && isfinite(sum.fit_mape_spread))
 		printf("beyond the repeats' spread (%d points run more than once): in-sample %.2f%%, leave-one-out %.2f%%\n",
 		       sum.nrepeat, 100 * sum.fit_mape_spread, 100 * sum.loo_mape_spread);
+	if (sum.iv.n > 1) {
+		printf("90%% interval of a leave-one-out prediction: %+.1f%% / %+.1f%% of it, a repeated point's widened by "
+		       "its repeats' half-range; %d of %d points inside the interval derived without them",
+		       100 * (exp(sum.iv.lo) - 1), 100 * (exp(sum.iv.hi) - 1), sum.iv.in, sum.iv.n);
+		if (sum.nrepeat > 0)
+			printf(" (no spread counted: %+.1f%% / %+.1f%%, %d inside)", 100 * (exp(sum.iv_plain.lo) - 1),
+			       100 * (exp(sum.iv_plain.hi) - 1), sum.iv_plain.in);
+		printf("\n");
+	}
 	if ((rc = cal_pset_write(&ps, out, &o)) < 0) {
 		fprintf(stderr, "scaleplan calibrate: %s\n", err_msg());
 		rc = exit_code_of(rc);

@@ -40,7 +40,10 @@ static double vmodel_record(void *vctx, const cal_data *d, int i, const int *oth
 	vrecord *v = vctx;
 	double pred = cal_mcol_point(v->m, d, i, others, nothers);
 	cal_resid r = {MODEL_Q_THROUGHPUT, cal_point_basis(d, i, v->db), d->pts[i].nodes, d->pts[i].measured, pred,
-		       cal_point_pool(v->db, &d->pts[i]), 0};
+		       cal_point_pool(v->db, &d->pts[i]), 0, 0};
+	double lo, hi;
+	if (cal_repeat_spread(d, i, &lo, &hi) && lo > 0)
+		r.repeat_hw = 0.5 * log(hi / lo);
 	cal_resids_add(&v->res, &r);
 	return pred;
 }

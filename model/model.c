@@ -401,14 +401,15 @@ static void contention(const model_scenario *sc, const model_params *p, double *
 	}
 }
 
-/* Data path gpu: what each GPU's JPEG decode adds to a step of step_s at batch b
- * (model_gpu_decode_rank_img_s with the stack's gpu_decode_img_s; the database has no figure for the stage the
- * ranks of a host share, so none is counted); 0 for other data paths or where the stack gives no rate. */
-static double decode_step_s(const model_scenario *sc, double b, double step_s)
+/* Data path gpu: what each GPU's JPEG decode adds to a step of step_s at batch b when k ranks share the host
+ * (model_input_rank_img_s with the stack's gpu_decode_img_s and the host's cores at host_input_img_s_core: the
+ * stage the ranks of a host share, as calibrate fits it); 0 for other data paths or where the stack gives no rate. */
+static double decode_step_s(const model_scenario *sc, const model_params *p, double b, double step_s, int k)
 {
 	if (sc->data != MODEL_DATA_GPU || !(sc->stack.gpu_decode_img_s > 0) || !(step_s > 0))
 		return 0.0;
-	return b / model_gpu_decode_rank_img_s(b / step_s, sc->node.gpus_per_node, sc->stack.gpu_decode_img_s, INFINITY) -
+	return b / model_input_rank_img_s(b / step_s, k, sc->stack.gpu_decode_img_s, sc->node.cores,
+					  p->host_input_img_s_core) -
 	       step_s;
 }
 
@@ -611,7 +612,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->compute_s = st.compute_s;
 	r->comm_s = st.comm_s;
 	r->comm_exposed_s = st.comm_exposed_s;
-	r->decode_s = decode_step_s(sc, b, st.gpu_s);
+	r->decode_s = decode_step_s(sc, p, b, st.gpu_s, sc->node.gpus_per_node);
 	gpu_s = st.gpu_s + r->decode_s;
 	r->data_s = g * b / (pr->data_node_img_s * sc->data_cal);
 	r->io_s = r->global_batch / model_storage_rate(sc, p);
@@ -621,7 +622,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->throughput_img_s = r->global_batch / r->iter_s;
 	r->per_gpu_img_s = b / r->iter_s;
 	/* scaling efficiency against one GPU of the same node at the same batch */
-	iter1 = fmax(r->compute_s + decode_step_s(sc, b, r->compute_s), b / (pr->data_1gpu_img_s * sc->data_cal));
+	iter1 = fmax(r->compute_s + decode_step_s(sc, p, b, r->compute_s, 1), b / (pr->data_1gpu_img_s * sc->data_cal));
 	iter1 = fmax(iter1, (pr->cached || sc->data == MODEL_DATA_SYNTHETIC) ? 0.0
 										: b / (model_storage_rate(sc, p) / sc->nodes));
 	r->scaling_eff = iter1 / r->iter_s;

@@ -104,6 +104,8 @@ typedef struct model_params {
 	double cores_reserved_per_gpu; /* cores a framework keeps per GPU (TensorFlow: 4) */
 	double decode_cores_min_frac;  /* decode keeps at least this share of the cores (see model.c) */
 	double host_copy_B_per_img; /* bytes copied host->GPU per decoded image (224x224x3 uint8) */
+	double host_input_img_s_core; /* data path gpu: img/s one host core carries of the input stage the ranks of a
+					 * host share (model_input_rank_img_s) */
 	double dataset_B;           /* training set size on storage */
 	double val_images;          /* evaluation images per pass */
 	double page_cache_frac;     /* fraction of host memory usable as page cache */
@@ -673,6 +675,12 @@ double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
  *   1/rate = 1/step + (1/gpu_decode) / (1 - k rate / host_decode)
  * (a quadratic; its root below host_decode / k). host_decode_img_s infinite: no sharing, the ranks add. */
 double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
+/* The same rate with the shared stage's capacity from the host: host_cores x host_input_img_s_core (model_params
+ * host_input_img_s_core: images/s one core of the host carries of the stage the ranks share; the queue's
+ * 1/(1 - U) is the stage's saturation as more ranks of the host decode). host_cores <= 0 (unknown): no shared
+ * stage. model_predict (hence the simulator) and calibrate's fit of jpeg-gpu runs both call it. */
+double model_input_rank_img_s(double step_img_s, int ranks_host, double gpu_decode_img_s, int host_cores,
+			      double host_input_img_s_core);
 /* The bottleneck rule: the resource with the most busy time per iteration (compute, all of the all-reduce -
  * overlap hides it only while it is shorter -, the data pipeline, storage reads when they recur; ties go to
  * the earlier). */

@@ -109,6 +109,12 @@ static const param_def model_param_defs[] = {
 	  "assumption: the reserved launch/copy threads mostly wait and share cores through SMT, so the "
 	  "4-per-GPU rule (sized on 4-GPU nodes) never leaves decode less than half the cores; without "
 	  "it a DGX-2 (48 cores, 16 GPUs) would decode on 1 core"),
+	P(host_input_img_s_core, 612.0, 1.0, 1e9, "img/s",
+	  "scaleplan calibrate on the 4x H200 (64-core host) campaign of 2026-11-28 "
+	  "(bench/data/h200x4-2026-11-28/campaign/profile.csv: the host's shared stage 39,182 +- 14,721 img/s, fitted on "
+	  "jpeg-gpu runs of 1, 2 and 4 ranks a host, NVLink and emulated nodes) / 64 cores: what one core of the host "
+	  "carries of the input stage the ranks of a host share (file readers, host memory and PCIe copies, page cache; "
+	  "model_input_rank_img_s)"),
 	P(host_copy_B_per_img, 150528.0, 0.0, 1e8, "B", "224 x 224 x 3 uint8 decoded image"),
 	P(dataset_B, 1.45e11, 1e6, 1e15, "B", "refdata/seed_facts.md: ImageNet-1k about 140-150 GB"),
 	P(val_images, 50000.0, 0.0, 1e9, "images", "refdata/seed_facts.md: ImageNet-1k 50,000 validation images"),

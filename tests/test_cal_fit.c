@@ -776,9 +776,24 @@ static void test_precision_default(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* cal_loo_interval: a point whose residual lies inside its repeats' half-range scores 0 and so does not widen
+ * the others' interval; it falls inside its own (widened) one; with no spread counted the interval is wider. */
+static void test_loo_interval(test_ctx *t)
+{
+	double rho[6] = {0.02, -0.02, 0.01, -0.01, 0.25, -0.22}, hw[6] = {0, 0, 0, 0, 0.26, 0.23};
+	TEST_CHECK(t, cal_resid_beyond(0.25, 0.26) == 0 && fabs(cal_resid_beyond(-0.3, 0.1) + 0.2) < 1e-15, "%s", "beyond");
+	cal_loo_iv iv, plain;
+	cal_loo_interval(rho, hw, 6, &iv);
+	cal_loo_interval(rho, NULL, 6, &plain);
+	TEST_CHECK(t, iv.n == 6 && fabs(iv.hi - 0.02) < 1e-12 && fabs(iv.lo + 0.02) < 1e-12, "spread: %g %g", iv.lo, iv.hi);
+	TEST_CHECK(t, iv.in == 6, "spread: %d of 6 inside", iv.in);
+	TEST_CHECK(t, plain.hi > 0.2 && plain.in < 6, "plain: %g, %d inside", plain.hi, plain.in);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
+	test_loo_interval(&t);
 	hw_db db;
 	if (hw_db_load_default(&db, stderr) < 0) {
 		fprintf(stderr, "hwdb: %s\n", err_msg());

@@ -718,10 +718,24 @@ static void test_gpu_decode_rank(test_ctx *t)
 	}
 }
 
+/* model_input_rank_img_s: the shared stage is the host's cores x what one core carries; no cores, no stage;
+ * more cores leave each of 4 ranks more. */
+static void test_input_rank(test_ctx *t)
+{
+	double step = 8500, dec = 3e5;
+	double none = model_input_rank_img_s(step, 4, dec, 0, 612);
+	TEST_CHECK(t, none == model_gpu_decode_rank_img_s(step, 4, dec, INFINITY), "no cores: %g", none);
+	double r64 = model_input_rank_img_s(step, 4, dec, 64, 612);
+	TEST_CHECK(t, r64 == model_gpu_decode_rank_img_s(step, 4, dec, 64 * 612.0), "64 cores: %g", r64);
+	double r128 = model_input_rank_img_s(step, 4, dec, 128, 612);
+	TEST_CHECK(t, r64 < r128 && r128 < none, "cores: 64 %g, 128 %g, none %g", r64, r128, none);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
 	test_gpu_decode_rank(&t);
+	test_input_rank(&t);
 	test_params(&t);
 	test_convergence(&t);
 	test_c4130_scaling(&t);
