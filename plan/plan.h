@@ -179,6 +179,9 @@ typedef struct plan_option {
 	bool as_fast;      /* set by plan_decide: qualifies and the 90% interval of its time over the fastest's holds 1 */
 	const char *arch;  /* its GPU's architecture (gpus.csv arch: "Hopper", "Blackwell"), NULL when unknown: scale
 			    * up vs out within one generation */
+	const char *chip;  /* its GPU model whatever the package (gpus.csv chip: "B200" for B200-SXM-180GB and
+			    * B200-GB200-186GB; the GPU id where the row gives none; set wherever options
+			    * are made: plan_placements, plan_sweep): scale up vs out, buy vs rent */
 } plan_option;
 
 /* Judges an option (after sc and r are set): v, ok and partial. */
@@ -292,10 +295,6 @@ typedef struct plan_buy_rent {
 	bool rent_lo_wins;         /* at the stated use, at the rate's low end */
 	double max_runs_month;     /* runs back to back a month on the bought cluster */
 } plan_buy_rent;
-
-/* Whether two GPU ids name one GPU model: the same chip up to the first '-' ("B200" for B200-SXM-180GB and
- * B200-GB200-186GB), whatever its package. */
-bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 
 /* The rule, in one sentence (README, --help and the answer's notes say it): */
 #define PLAN_RULE "among the options that meet the constraints, the pick is the cheapest (by the cost compared) of " \

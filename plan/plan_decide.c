@@ -6,7 +6,7 @@
  * never beaten on both time and cost, and removing an option off the front, not the pick, leaves it alone (the
  * fastest, the front and each option's own ratio to the fastest stay). Money-first questions (--rank-by cost, a
  * deadline alone) pick the cheapest. Scale up vs out is asked of one GPU record, else of one chip with the GPU's
- * part apart; buy vs rent of the pick's GPU model. Words: plan_text.c.
+ * part apart (gpus.csv chip); buy vs rent of the pick's chip. Words: plan_text.c.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "plan/plan_internal.h"
@@ -35,6 +35,7 @@ static int add_option(const hw_db *db, const plan_spec *s, const model_params *p
 	plan_option_judge(q, w);
 	const hw_gpu *g = hw_gpu_find(db, w->sc.node.gpu_id);
 	w->arch = g && g->arch && *g->arch ? g->arch : NULL;
+	w->chip = g && g->chip && *g->chip ? g->chip : w->sc.node.gpu_id;
 	(*n)++;
 	return 0;
 }
@@ -56,20 +57,6 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 
 /* ---- the decision ---- */
 
-/* The GPU model of an option: its GPU id up to the first '-' ("B200" for B200-SXM-180GB and
- * B200-GB200-186GB): the same chip in another package is the same GPU model for scale up vs out. */
-static size_t chip_len(const char *gpu_id)
-{
-	const char *d = strchr(gpu_id, '-');
-	return d ? (size_t)(d - gpu_id) : strlen(gpu_id);
-}
-
-bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b)
-{
-	size_t la = chip_len(gpu_a), lb = chip_len(gpu_b);
-	return la == lb && strncasecmp(gpu_a, gpu_b, la) == 0;
-}
-
 /* Whether two options carry one GPU record (the same database id: one board, one clock, one power): scale up
  * against scale out compares topology alone only then (a GB200 at 1.2 kW is not a DGX B200's 1 kW B200). */
 static bool same_gpu(const plan_option *a, const plan_option *b)
@@ -77,9 +64,11 @@ static bool same_gpu(const plan_option *a, const plan_option *b)
 	return strcmp(a->sc.node.gpu_id, b->sc.node.gpu_id) == 0;
 }
 
+/* Whether two options carry one chip (gpus.csv chip), whatever its package: the same GPU model for scale up vs
+ * out and for buy vs rent. */
 static bool same_chip(const plan_option *a, const plan_option *b)
 {
-	return plan_same_gpu_model(a->sc.node.gpu_id, b->sc.node.gpu_id);
+	return strcasecmp(a->chip, b->chip) == 0;
 }
 
 /* Time first: less time, then less money, then the table's order. */

@@ -207,13 +207,11 @@ static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 		return;
 	}
 	const plan_option *p = s->pick, *o = p == s->up ? s->out : s->up;
-	const char *gpu = s->up->sc.node.gpu_id;
-	int chip = (int)strcspn(gpu, "-");
 	if (s->generation) /* "Blackwell: B300 vs B200" */
-		strbuf_addf(b, "  Scale up vs out (%s: %.*s vs %.*s): %s - ", s->generation, chip, gpu,
-			    (int)strcspn(s->out->sc.node.gpu_id, "-"), s->out->sc.node.gpu_id, p == s->up ? "up" : "out");
+		strbuf_addf(b, "  Scale up vs out (%s: %s vs %s): %s - ", s->generation, s->up->chip, s->out->chip,
+			    p == s->up ? "up" : "out");
 	else
-		strbuf_addf(b, "  Scale up vs out (%.*s): %s - ", chip, gpu, p == s->up ? "up" : "out");
+		strbuf_addf(b, "  Scale up vs out (%s): %s - ", s->up->chip, p == s->up ? "up" : "out");
 	name(b, p);
 	strbuf_addf(b, " (%d NVLink domain%s) ", p->v.domains, p->v.domains == 1 ? "" : "s");
 	if (s->tied) {
@@ -257,10 +255,8 @@ static void crossing_words(strbuf *b, const plan_buy_rent *r)
 static void buy_rent_line(strbuf *b, const plan_answer *a)
 {
 	const plan_buy_rent *r = &a->buy_rent;
-	const char *gpu = a->winner->sc.node.gpu_id;
-	int chip = (int)strcspn(gpu, "-");
 	char m1[FIG], m2[FIG];
-	strbuf_addf(b, "  Buy vs rent (%.*s): ", chip, gpu);
+	strbuf_addf(b, "  Buy vs rent (%s): ", a->winner->chip);
 	if (!r->buy || !r->rent_id) {
 		strbuf_addf(b, "%s\n", !r->buy ? "no bought option with a capex among these"
 					      : "no rental of this GPU in the database at this --rent-term");

@@ -27,6 +27,19 @@ static const char *say(const plan_question *q, const plan_answer *a, long gpus, 
 
 /* An option: system id, GPU id, nodes x GPUs per node (of a node of max_gpn GPUs), NVLink domain GPUs (0:
  * the node), purchase unit nodes, time to accuracy (s), capex (NAN: none), rent per run (NAN: none). */
+/* The chip of each GPU these tests use, as gpus.csv's chip column gives it (plan_placements reads it there). */
+static const char *chip_of(const char *gpu)
+{
+	static const char *const chips[][2] = {
+		{"B200-GB200-186GB", "B200"}, {"B200-SXM-180GB", "B200"}, {"H100-SXM5-80GB", "H100"},
+		{"H200-SXM-141GB", "H200"}, {"V100-SXM2-16GB", "V100"},
+	};
+	for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
+		if (strcmp(gpu, chips[i][0]) == 0)
+			return chips[i][1];
+	return gpu;
+}
+
 static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int max_gpn, int domain_gpus,
 		       int unit_nodes, double tta_s, double capex_usd, double rent_usd)
 {
@@ -35,6 +48,7 @@ static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int
 	model_scenario_init(&w.sc);
 	w.sc.node.system_id = sys;
 	w.sc.node.gpu_id = gpu;
+	w.chip = chip_of(gpu);
 	w.sc.node.gpus_per_node = gpn;
 	w.sc.node.max_gpus_per_node = max_gpn;
 	w.sc.node.domain_gpus = domain_gpus;
@@ -290,6 +304,14 @@ static void test_like_for_like(test_ctx *t)
 	TEST_CHECK(t, a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.same_gpu,
 		   "a GB200 (1.2 kW) rack and DGX B200s (1 kW): one chip in two packages, the GPU's part apart");
 	TEST_CHECK(t, isfinite(a.scale.gpu_x) || p[0].r.compute_s == 0, "the GPU's part of the ratio");
+	/* the chip is gpus.csv's, not the id's text before '-': a GPU id spelt otherwise pairs by its chip column */
+	p[0].sc.node.gpu_id = "GB200";
+	judge_all(&q, p, 3);
+	plan_decide(&q, p, 3, &a);
+	TEST_CHECK(t, a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.same_gpu, "one chip by gpus.csv's column");
+	p[0].chip = "GB200";
+	plan_decide(&q, p, 3, &a);
+	TEST_CHECK(t, !(a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.generation), "two chips: not one model");
 	/* one GPU record: one 8-GPU DGX B200 (1 domain) against 2 of them with 4 GPUs each (2 domains) */
 	plan_option u[2] = {
 		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 440, 515000, NAN),
