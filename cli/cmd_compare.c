@@ -223,17 +223,20 @@ static void json_option(FILE *f, const char *name, const plan_option *w, bool mo
 static void json_scale(FILE *f, const plan_scale *s)
 {
 	fputs("\"scale\": ", f);
-	if (!s->up) {
-		fputs("null,\n", f);
+	if (!s->up) { /* nothing to weigh: every qualifying option spans as many NVLink domains */
+		fprintf(f, "{\"up\": null, \"out\": null, \"domains\": %d},\n", s->domains);
 		return;
 	}
 	fputs("{", f);
 	json_option(f, "up", s->up, true);
 	json_option(f, "out", s->out, true);
-	json_member_str(f, "verdict", s->pick == s->up ? "up" : "out", true, false);
+	json_member_str(f, "verdict", s->same_domains ? "neither" : s->pick == s->up ? "up" : "out", true, false);
+	if (s->same_domains)
+		fprintf(f, "\"domains\": %d, ", s->domains);
 	fprintf(f, "\"as_fast\": %s, \"same_gpu\": %s, ", s->tied ? "true" : "false", s->same_gpu ? "true" : "false");
 	if (s->generation)
 		json_member_str(f, "generation", s->generation, true, false);
+	fprintf(f, "\"any_gpu\": %s, ", s->any_gpu ? "true" : "false");
 	json_member_num(f, "time_ratio", s->time_x, true, false);
 	json_member_num(f, "time_ratio_lo", s->lo_x, true, false);
 	json_member_num(f, "time_ratio_hi", s->hi_x, true, false);
