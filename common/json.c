@@ -52,3 +52,10 @@ void json_member_num(FILE *f, const char *name, double v, bool more, bool compac
 	json_put_num(f, v);
 	next(f, more, compact);
 }
+
+void json_member_raw(FILE *f, const char *name, const char *v, bool more, bool compact)
+{
+	key(f, name, compact);
+	fputs(v, f);
+	next(f, more, compact);
+}
