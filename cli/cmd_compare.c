@@ -285,6 +285,19 @@ static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, lo
 	strbuf_free(&b);
 }
 
+/* "fold": for each option in the CSV's order, the index of the row it folds into (plan_fold: offers of the
+ * same hardware and time, as the table folds them), -1 for a row shown: the page folds its table by it. */
+static void json_fold(FILE *f, const plan_answer *a)
+{
+	int *fold = xmalloc((size_t)(a->noptions > 0 ? a->noptions : 1) * sizeof(*fold));
+	plan_fold(a->options, a->noptions, a->winner, fold);
+	fputs("\"fold\": [", f);
+	for (int i = 0; i < a->noptions; i++)
+		fprintf(f, "%s%d", i ? ", " : "", fold[i]);
+	fputs("],\n", f);
+	free(fold);
+}
+
 /* The whole answer into path through path.tmp (file_write_atomic). */
 static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
 {
@@ -320,6 +333,7 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 	json_member_num(f, "extrapolated", a->nextrapolated, true, false);
 	json_member_num(f, "rented", a->nrented, false, false);
 	fputs("},\n", f);
+	json_fold(f, a);
 	json_lines(f, q, a, gpus);
 	fputs("}\n", f);
 	fclose(f);
