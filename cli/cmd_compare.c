@@ -221,17 +221,20 @@ static void json_option(FILE *f, const char *name, const plan_option *w, bool mo
 static void json_scale(FILE *f, const plan_scale *s)
 {
 	fputs("\"scale\": ", f);
-	if (!s->up) {
-		fputs("null,\n", f);
+	if (!s->up) { /* nothing to weigh: every qualifying option spans as many NVLink domains */
+		fprintf(f, "{\"up\": null, \"out\": null, \"domains\": %d},\n", s->domains);
 		return;
 	}
 	fputs("{", f);
 	json_option(f, "up", s->up, true);
 	json_option(f, "out", s->out, true);
-	json_member_str(f, "verdict", s->pick == s->up ? "up" : "out", true, false);
+	json_member_str(f, "verdict", s->same_domains ? "neither" : s->pick == s->up ? "up" : "out", true, false);
+	if (s->same_domains)
+		fprintf(f, "\"domains\": %d, ", s->domains);
 	fprintf(f, "\"as_fast\": %s, \"same_gpu\": %s, ", s->tied ? "true" : "false", s->same_gpu ? "true" : "false");
 	if (s->generation)
 		json_member_str(f, "generation", s->generation, true, false);
+	fprintf(f, "\"any_gpu\": %s, ", s->any_gpu ? "true" : "false");
 	json_member_num(f, "time_ratio", s->time_x, true, false);
 	json_member_num(f, "time_ratio_lo", s->lo_x, true, false);
 	json_member_num(f, "time_ratio_hi", s->hi_x, true, false);
@@ -280,6 +283,19 @@ static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, lo
 	strbuf_free(&b);
 }
 
+/* "fold": for each option in the CSV's order, the index of the row it folds into (plan_fold: offers of the
+ * same hardware and time, as the table folds them), -1 for a row shown: the page folds its table by it. */
+static void json_fold(FILE *f, const plan_answer *a)
+{
+	int *fold = xmalloc((size_t)(a->noptions > 0 ? a->noptions : 1) * sizeof(*fold));
+	plan_fold(a->options, a->noptions, a->winner, fold);
+	fputs("\"fold\": [", f);
+	for (int i = 0; i < a->noptions; i++)
+		fprintf(f, "%s%d", i ? ", " : "", fold[i]);
+	fputs("],\n", f);
+	free(fold);
+}
+
 /* The whole answer into path through path.tmp (file_write_atomic). */
 static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
 {
@@ -315,6 +331,7 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 	json_member_num(f, "extrapolated", a->nextrapolated, true, false);
 	json_member_num(f, "rented", a->nrented, false, false);
 	fputs("},\n", f);
+	json_fold(f, a);
 	json_lines(f, q, a, gpus);
 	fputs("}\n", f);
 	fclose(f);
@@ -395,47 +412,70 @@ static void print_notes(const cli_scen *s, const plan_question *q, const plan_op
 	print_eol(s, rows, nrows);
 }
 
+/* compare's own columns after predict's (plan_row.c), before stack: one table for the header and the cells. */
+typedef struct opt_row {
+	const plan_question *q;
+	const model_scenario *sc;
+	const plan_verdict *v;
+	double x[2], lo[2], hi[2]; /* this row's ttt and tta over the pick's, with the 90% interval */
+	bool pick;
+	char fails[96];
+} opt_row;
+
+#define OR(p) ((const opt_row *)(p))
+static double o_meets(const void *p) { return OR(p)->v->fails ? 0 : 1; }
+static const char *o_fails(const void *p) { return OR(p)->fails; }
+static double o_over(const void *p) { return OR(p)->v->over_budget_usd; }
+static double o_late(const void *p) { return OR(p)->v->late_s; }
+static double o_idle(const void *p) { return OR(p)->v->idle_gpus; }
+static double o_ttt_x(const void *p) { return OR(p)->x[0]; }
+static double o_ttt_lo(const void *p) { return OR(p)->lo[0]; }
+static double o_ttt_hi(const void *p) { return OR(p)->hi[0]; }
+static double o_tta_x(const void *p) { return OR(p)->x[1]; }
+static double o_tta_lo(const void *p) { return OR(p)->lo[1]; }
+static double o_tta_hi(const void *p) { return OR(p)->hi[1]; }
+static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
+static double o_pick(const void *p) { return OR(p)->pick; }
+static const char *o_stack(const void *p) { return OR(p)->sc->stack.id; }
+
+static const out_col option_cols[] = {
+	{"meets", "1 = meets the budget and deadline", COL_INT, 0, o_meets, NULL, 0},
+	{"fails", "what fails and by how much", COL_TEXT, 0, NULL, o_fails, 0},
+	{"over_budget_usd", "USD", COL_NUM, 8, o_over, NULL, 0},
+	{"late_s", "s", COL_NUM, 6, o_late, NULL, 0},
+	{"idle_gpus", "GPUs bought and idle", COL_INT, 0, o_idle, NULL, 0},
+	{"ttt_ratio", "time to train over the pick's", COL_NUM, 6, o_ttt_x, NULL, 0},
+	{"ttt_ratio_lo", "its 90% interval", COL_NUM, 6, o_ttt_lo, NULL, 0},
+	{"ttt_ratio_hi", "", COL_NUM, 6, o_ttt_hi, NULL, 0},
+	{"tta_ratio", "time to accuracy over the pick's", COL_NUM, 6, o_tta_x, NULL, 0},
+	{"tta_ratio_lo", "its 90% interval", COL_NUM, 6, o_tta_lo, NULL, 0},
+	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
+	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
+	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"stack", "stacks.csv id", COL_TEXT, 0, NULL, o_stack, 0},
+};
+enum { OPTION_NCOLS = sizeof(option_cols) / sizeof(option_cols[0]) };
+
 void cli_option_csv_header(csvw *w)
 {
 	plan_row_csv_header_all(w);
-	csvw_text(w, "meets");
-	csvw_text(w, "fails");
-	csvw_text(w, "over_budget_usd");
-	csvw_text(w, "late_s");
-	csvw_text(w, "idle_gpus");
-	static const char *const ratio_cols[] = {"ttt_ratio", "ttt_ratio_lo", "ttt_ratio_hi",
-						 "tta_ratio", "tta_ratio_lo", "tta_ratio_hi"};
-	for (unsigned i = 0; i < sizeof ratio_cols / sizeof ratio_cols[0]; i++)
-		csvw_text(w, ratio_cols[i]);
-	csvw_text(w, "deadline_p");
-	csvw_text(w, "pick");
-	csvw_text(w, "stack");
+	col_csv_header(w, option_cols, OPTION_NCOLS);
 	csvw_end_row(w);
 }
 
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r)
 {
-	char f[96];
-	double x[2] = {NAN, NAN}, lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
-	plan_row_csv_cells_all(w, sc, r);
-	csvw_int(w, v->fails ? 0 : 1);
-	csvw_text(w, v->fails ? plan_fails_text(q, v, f, sizeof f) : "");
-	csvw_num(w, v->over_budget_usd, 8);
-	csvw_num(w, v->late_s, 6);
-	csvw_int(w, v->idle_gpus);
+	opt_row o = {q, sc, v, {NAN, NAN}, {NAN, NAN}, {NAN, NAN}, false, ""};
+	if (v->fails)
+		plan_fails_text(q, v, o.fails, sizeof o.fails);
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
-		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &x[k], &lo[k], &hi[k]);
-	for (int k = 0; k < 2; k++) {
-		csvw_num(w, x[k], 6);
-		csvw_num(w, lo[k], 6);
-		csvw_num(w, hi[k], 6);
-	}
-	csvw_num(w, v->deadline_p, 4);
-	csvw_int(w, pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
-			    sc->node.gpus_per_node == pick_sc->node.gpus_per_node &&
-			    sc->batch_per_gpu == pick_sc->batch_per_gpu); /* the decision's pick (1) */
-	csvw_text(w, sc->stack.id);
+		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &o.x[k], &o.lo[k], &o.hi[k]);
+	o.pick = pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
+		 sc->node.gpus_per_node == pick_sc->node.gpus_per_node &&
+		 sc->batch_per_gpu == pick_sc->batch_per_gpu; /* the decision's pick (1) */
+	plan_row_csv_cells_all(w, sc, r);
+	col_csv_cells(w, option_cols, OPTION_NCOLS, &o);
 	csvw_end_row(w);
 }
 

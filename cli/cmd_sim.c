@@ -152,78 +152,61 @@ static void sim_usage(FILE *out)
 	fprintf(out, "\nexample: scaleplan sim --system dgxa100-80g --nodes 16 --runs 5 --trace run.json\n");
 }
 
+/* sim's own columns, one table for the CSV (after predict's first block, whose cells carry the simulated
+ * figures) and the JSON "sim" object (compact, around predict's "model" object): the JSON gives again the
+ * figures the CSV has in predict's columns; the CSV gives the model's own iteration and run time beside. */
+#define SIM(p) ((const sim_result *)(p))
+#define S_GET(f) static double s_##f(const void *p) { return (double)SIM(p)->f; }
+S_GET(gpus) S_GET(global_batch) S_GET(throughput_img_s) S_GET(per_gpu_img_s) S_GET(scaling_eff) S_GET(iter_s)
+S_GET(compute_s) S_GET(comm_s) S_GET(comm_exposed_s) S_GET(data_s) S_GET(io_s) S_GET(epochs) S_GET(epoch_s)
+S_GET(first_epoch_s) S_GET(tta_s) S_GET(iter_p50_s) S_GET(iter_p95_s) S_GET(tta_p50_s) S_GET(tta_p95_s)
+S_GET(tta_min_s) S_GET(tta_max_s) S_GET(straggler_s) S_GET(data_wait_s) S_GET(runs) S_GET(iters)
+S_GET(epochs_simulated) S_GET(epochs_replayed) S_GET(events) S_GET(wall_s)
+static double s_model_iter_s(const void *p) { return SIM(p)->model.iter_s; }
+static double s_model_tta_s(const void *p) { return SIM(p)->model.tta_s; }
+static const char *s_bottleneck(const void *p) { return model_bottleneck_name(SIM(p)->bottleneck); }
+
+#define S_NUM(f, unit, only) {#f, unit, COL_NUM, 6, s_##f, NULL, only}
+#define S_INT(f, unit, only) {#f, unit, COL_INT, 0, s_##f, NULL, only}
+static const out_col sim_cols[] = {
+	{"bottleneck", "compute, comm, data, io", COL_TEXT, 0, NULL, s_bottleneck, COL_JSON},
+	S_INT(gpus, "", COL_JSON), S_INT(global_batch, "images", COL_JSON),
+	S_NUM(throughput_img_s, "img/s", COL_JSON), S_NUM(per_gpu_img_s, "img/s", COL_JSON),
+	S_NUM(scaling_eff, "0-1", COL_JSON), S_NUM(iter_s, "s", COL_JSON), S_NUM(compute_s, "s", COL_JSON),
+	S_NUM(comm_s, "s", COL_JSON), S_NUM(comm_exposed_s, "s", COL_JSON), S_NUM(data_s, "s", COL_JSON),
+	S_NUM(io_s, "s", COL_JSON), S_NUM(epochs, "epochs", COL_JSON), S_NUM(epoch_s, "s", COL_JSON),
+	S_NUM(first_epoch_s, "s", COL_JSON), S_NUM(tta_s, "s", COL_JSON),
+	/* both */
+	S_NUM(iter_p50_s, "s", 0), S_NUM(iter_p95_s, "s", 0), S_NUM(tta_p50_s, "s", 0), S_NUM(tta_p95_s, "s", 0),
+	S_NUM(tta_min_s, "s", 0), S_NUM(tta_max_s, "s", 0), S_NUM(straggler_s, "s", 0), S_NUM(data_wait_s, "s", 0),
+	S_NUM(model_iter_s, "s (the model's)", COL_CSV), S_NUM(model_tta_s, "s (the model's)", COL_CSV),
+	S_INT(runs, "", 0), S_INT(iters, "per run", 0), S_INT(epochs_simulated, "per run", 0),
+	S_INT(epochs_replayed, "per run", 0), {"events", "all runs", COL_COUNT, 12, s_events, NULL, 0},
+	{"sim_wall_s", "s", COL_NUM, 4, s_wall_s, NULL, 0},
+};
+enum { SIM_NCOLS = sizeof(sim_cols) / sizeof(sim_cols[0]) };
+
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
-	static const char *cols[] = {
-		"iter_p50_s", "iter_p95_s", "tta_p50_s", "tta_p95_s", "tta_min_s", "tta_max_s",
-		"straggler_s", "data_wait_s", "model_iter_s", "model_tta_s", "runs", "iters", "epochs_simulated",
-		"epochs_replayed", "events", "sim_wall_s",
-	};
 	model_result m;
 	sim_result_as_model(sc, r, &m);
 
 	plan_row_csv_header_cells(w);
-	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		csvw_text(w, cols[i]);
+	col_csv_header(w, sim_cols, SIM_NCOLS);
 	csvw_text(w, "stack");
 	csvw_end_row(w);
 	plan_row_csv_cells(w, sc, &m);
-	csvw_num(w, r->iter_p50_s, 6);
-	csvw_num(w, r->iter_p95_s, 6);
-	csvw_num(w, r->tta_p50_s, 6);
-	csvw_num(w, r->tta_p95_s, 6);
-	csvw_num(w, r->tta_min_s, 6);
-	csvw_num(w, r->tta_max_s, 6);
-	csvw_num(w, r->straggler_s, 6);
-	csvw_num(w, r->data_wait_s, 6);
-	csvw_num(w, r->model.iter_s, 6);
-	csvw_num(w, r->model.tta_s, 6);
-	csvw_int(w, r->runs);
-	csvw_int(w, r->iters);
-	csvw_int(w, r->epochs_simulated);
-	csvw_int(w, r->epochs_replayed);
-	csvw_num(w, (double)r->events, 12);
-	csvw_num(w, r->wall_s, 4);
+	col_csv_cells(w, sim_cols, SIM_NCOLS, r);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
-}
-
-/* sim's own members are compact ("name":value,), around predict's object. */
-static void json_num(FILE *out, const char *k, double v, bool comma)
-{
-	json_member_num(out, k, v, comma, true);
 }
 
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 {
 	fputs("{\"model\":", out);
 	plan_row_json(out, sc, &r->model);
-	fprintf(out, ",\"sim\":{\"bottleneck\":\"%s\",\"gpus\":%d,\"global_batch\":%d,\"runs\":%d,\"iters\":%ld,"
-		"\"epochs_simulated\":%d,\"epochs_replayed\":%d,\"events\":%llu,",
-		model_bottleneck_name(r->bottleneck), r->gpus, r->global_batch, r->runs, r->iters, r->epochs_simulated,
-		r->epochs_replayed, (unsigned long long)r->events);
-	json_num(out, "throughput_img_s", r->throughput_img_s, true);
-	json_num(out, "per_gpu_img_s", r->per_gpu_img_s, true);
-	json_num(out, "scaling_eff", r->scaling_eff, true);
-	json_num(out, "iter_s", r->iter_s, true);
-	json_num(out, "iter_p50_s", r->iter_p50_s, true);
-	json_num(out, "iter_p95_s", r->iter_p95_s, true);
-	json_num(out, "compute_s", r->compute_s, true);
-	json_num(out, "comm_s", r->comm_s, true);
-	json_num(out, "comm_exposed_s", r->comm_exposed_s, true);
-	json_num(out, "data_s", r->data_s, true);
-	json_num(out, "io_s", r->io_s, true);
-	json_num(out, "straggler_s", r->straggler_s, true);
-	json_num(out, "data_wait_s", r->data_wait_s, true);
-	json_num(out, "epochs", r->epochs, true);
-	json_num(out, "epoch_s", r->epoch_s, true);
-	json_num(out, "first_epoch_s", r->first_epoch_s, true);
-	json_num(out, "tta_s", r->tta_s, true);
-	json_num(out, "tta_p50_s", r->tta_p50_s, true);
-	json_num(out, "tta_p95_s", r->tta_p95_s, true);
-	json_num(out, "tta_min_s", r->tta_min_s, true);
-	json_num(out, "tta_max_s", r->tta_max_s, true);
-	json_num(out, "sim_wall_s", r->wall_s, false);
+	fputs(",\"sim\":{", out);
+	col_json_members(out, sim_cols, SIM_NCOLS, r, false, true);
 	fputs("}}\n", out);
 }
 

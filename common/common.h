@@ -209,6 +209,27 @@ void json_put_str(FILE *f, const char *s);
 void json_member_str(FILE *f, const char *name, const char *v, bool more, bool compact);
 void json_member_num(FILE *f, const char *name, double v, bool more, bool compact);
 
+/* One output column (cols.c): one table of them drives a CSV header, the CSV cells and the JSON members of
+ * the same values, in one order. kind: how a value is written - COL_NUM %.*g at digits in the CSV, %.9g in
+ * JSON; COL_INT a whole number; COL_COUNT a whole count at digits in the CSV, exact in JSON; COL_BOOL 1/0 in
+ * the CSV, true/false in JSON; COL_TEXT through text(). only: COL_CSV or COL_JSON for a column one format
+ * has alone (0: both). row: whatever the getters take. */
+typedef enum col_kind { COL_NUM, COL_INT, COL_COUNT, COL_BOOL, COL_TEXT } col_kind;
+enum { COL_CSV = 1, COL_JSON = 2 };
+typedef struct out_col {
+	const char *name;
+	const char *unit;                      /* its unit or meaning ("s", "img/s", "USD", "1 = yes") */
+	col_kind kind;
+	int digits;                            /* COL_NUM, COL_COUNT: significant digits in the CSV */
+	double (*num)(const void *row);        /* every kind but COL_TEXT */
+	const char *(*text)(const void *row);  /* COL_TEXT */
+	unsigned only;
+} out_col;
+void col_csv_header(csvw *w, const out_col *c, int n);
+void col_csv_cells(csvw *w, const out_col *c, int n, const void *row);
+/* The members of row's columns; more: a member follows the last. */
+void col_json_members(FILE *f, const out_col *c, int n, const void *row, bool more, bool compact);
+
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
 int str_edit_distance(const char *a, const char *b);
 

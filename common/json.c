@@ -1,6 +1,6 @@
 /* JSON text (RFC 8259) as every writer of the project prints it: strings escaped one way, numbers
  * printed one way, members spaced one of two ways.  SPDX-License-Identifier: GPL-3.0-or-later */
-#include "common/common.h"
+#include "common/common_internal.h"
 
 #include <math.h>
 
@@ -50,5 +50,12 @@ void json_member_num(FILE *f, const char *name, double v, bool more, bool compac
 {
 	key(f, name, compact);
 	json_put_num(f, v);
+	next(f, more, compact);
+}
+
+void json_member_raw(FILE *f, const char *name, const char *v, bool more, bool compact)
+{
+	key(f, name, compact);
+	fputs(v, f);
 	next(f, more, compact);
 }

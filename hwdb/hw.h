@@ -287,6 +287,9 @@ const hw_fabric *hw_fabric_find(const hw_db *db, const char *id);
 const hw_storage *hw_storage_find(const hw_db *db, const char *id);
 const hw_system *hw_system_find(const hw_db *db, const char *id);
 const hw_stack *hw_stack_find(const hw_db *db, const char *id);
+/* A GPU's generation: archs.csv's generation of its architecture ("Blackwell" for Blackwell Ultra), else its
+ * gpus.csv arch; NULL for no GPU or none given. */
+const char *hw_gpu_generation(const hw_gpu *g);
 
 /* Writes "did you mean X, Y, Z?" (up to 3 nearest ids of that kind by str_edit_distance; kind
  * HW_NKINDS = all kinds) into buf, or "" when nothing is near. Returns buf. */

@@ -381,6 +381,15 @@ const hw_system *hw_system_find(const hw_db *db, const char *id) { return hw_fin
 const hw_stack *hw_stack_find(const hw_db *db, const char *id) { return hw_find(db, HW_STACK, id); }
 const hw_arch *hw_arch_find(const hw_db *db, const char *id) { return hw_find(db, HW_ARCH, id); }
 
+const char *hw_gpu_generation(const hw_gpu *g)
+{
+	if (!g)
+		return NULL;
+	if (g->arch_info && g->arch_info->generation && *g->arch_info->generation)
+		return g->arch_info->generation;
+	return g->arch && *g->arch ? g->arch : NULL;
+}
+
 char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_t len_B)
 {
 	enum { NBEST = 3 };

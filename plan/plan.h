@@ -159,8 +159,12 @@ typedef struct plan_option {
 	bool front;        /* set by plan_decide: qualifies and no qualifying option is at least as fast (point) and at
 			    * most as costly (the cost compared; none = the dearest), one of them strictly */
 	bool as_fast;      /* set by plan_decide: qualifies and the 90% interval of its time over the fastest's holds 1 */
-	const char *arch;  /* its GPU's architecture (gpus.csv arch: "Hopper", "Blackwell"), NULL when unknown: scale
-			    * up vs out within one generation */
+	const char *generation; /* its GPU's generation (archs.csv generation of its gpus.csv arch: "Hopper",
+				 * "Blackwell" for Blackwell and Blackwell Ultra), NULL when unknown: scale up vs out
+				 * within one generation */
+	const char *chip;  /* its GPU model whatever the package (gpus.csv chip: "B200" for B200-SXM-180GB and
+			    * B200-GB200-186GB; the GPU id where the row gives none; set wherever options
+			    * are made: plan_placements, plan_sweep): scale up vs out, buy vs rent */
 } plan_option;
 
 /* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, links between a node's
@@ -247,13 +251,17 @@ typedef struct plan_buy_rent {
 /* Scale up vs scale out for one chip: the fastest placement over the fewest NVLink domains against the fastest
  * over more. */
 typedef struct plan_scale {
-	const plan_option *up, *out; /* NULL: no chip among the qualifying options comes both ways */
+	const plan_option *up, *out; /* over the fewest NVLink domains and over more (but see same_domains) */
 	const plan_option *pick;     /* up or out: the faster, or where the 90% interval of their time ratio holds 1
 				      * the cheaper (the cost compared, then the cost per run) */
 	bool tied;                   /* that interval holds 1 */
 	bool same_gpu;               /* one GPU record (else one chip in two packages, or one generation: the GPU's part
 				      * stated apart) */
-	const char *generation;      /* the architecture where the pair shares no chip (B200 against B300), else NULL */
+	const char *generation;      /* the generation where the pair shares no chip (B200 against B300), else NULL */
+	bool any_gpu;                /* the pair shares no chip and no generation (B200 against H100) */
+	int domains;                 /* where no option spans more NVLink domains than another: how many all span */
+	bool same_domains;           /* so: up is the pick and out the fastest of another GPU (closest first), as
+				      * many domains; the GPU is what differs (NULL up and out: one GPU only) */
 	double time_x, lo_x, hi_x;   /* up's time over out's and its 90% interval */
 	double gpu_x;                /* the part of time_x the GPUs alone give (compute time per image; 1: one record) */
 	double topo_x;               /* the rest, the topology's: time_x / gpu_x */

@@ -6,7 +6,7 @@
  * never beaten on both time and cost, and removing an option off the front, not the pick, leaves it alone (the
  * fastest, the front and each option's own ratio to the fastest stay). Money-first questions (--rank-by cost, a
  * deadline alone) pick the cheapest. Scale up vs out is asked of one GPU record, else of one chip with the GPU's
- * part apart; buy vs rent of the pick's GPU model. Words: plan_text.c.
+ * part apart (gpus.csv chip); buy vs rent of the pick's chip. Words: plan_text.c.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "plan/plan_internal.h"
@@ -34,7 +34,8 @@ static int add_option(const hw_db *db, const plan_spec *s, const model_params *p
 		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
 	plan_option_judge(q, w);
 	const hw_gpu *g = hw_gpu_find(db, w->sc.node.gpu_id);
-	w->arch = g && g->arch && *g->arch ? g->arch : NULL;
+	w->generation = hw_gpu_generation(g);
+	w->chip = g && g->chip && *g->chip ? g->chip : w->sc.node.gpu_id;
 	(*n)++;
 	return 0;
 }
@@ -56,20 +57,6 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 
 /* ---- the decision ---- */
 
-/* The GPU model of an option: its GPU id up to the first '-' ("B200" for B200-SXM-180GB and
- * B200-GB200-186GB): the same chip in another package is the same GPU model for scale up vs out. */
-static size_t chip_len(const char *gpu_id)
-{
-	const char *d = strchr(gpu_id, '-');
-	return d ? (size_t)(d - gpu_id) : strlen(gpu_id);
-}
-
-bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b)
-{
-	size_t la = chip_len(gpu_a), lb = chip_len(gpu_b);
-	return la == lb && strncasecmp(gpu_a, gpu_b, la) == 0;
-}
-
 /* Whether two options carry one GPU record (the same database id: one board, one clock, one power): scale up
  * against scale out compares topology alone only then (a GB200 at 1.2 kW is not a DGX B200's 1 kW B200). */
 static bool same_gpu(const plan_option *a, const plan_option *b)
@@ -77,9 +64,11 @@ static bool same_gpu(const plan_option *a, const plan_option *b)
 	return strcmp(a->sc.node.gpu_id, b->sc.node.gpu_id) == 0;
 }
 
+/* Whether two options carry one chip (gpus.csv chip), whatever its package: the same GPU model for scale up vs
+ * out and for buy vs rent. */
 static bool same_chip(const plan_option *a, const plan_option *b)
 {
-	return plan_same_gpu_model(a->sc.node.gpu_id, b->sc.node.gpu_id);
+	return strcasecmp(a->chip, b->chip) == 0;
 }
 
 /* Time first: less time, then less money, then the table's order. */
@@ -182,17 +171,20 @@ static const plan_option *rule_pick(const plan_question *q, const plan_option *o
 	return pick;
 }
 
-/* How alike two options' GPUs must be for scale up vs out, closest first. */
-enum { SCALE_RECORD, SCALE_CHIP, SCALE_ARCH, SCALE_NLEVELS };
+/* How alike two options' GPUs must be for scale up vs out, closest first; any GPU last, so that the question is
+ * answered wherever placements over fewer and more NVLink domains exist (the GPU's part stated apart). */
+enum { SCALE_RECORD, SCALE_CHIP, SCALE_GENERATION, SCALE_ANY, SCALE_NLEVELS };
 
-/* Whether two options match at that level: one GPU record, one chip, or one architecture (generation). */
+/* Whether two options match at that level: one GPU record, one chip, one generation, or any. */
 static bool scale_match(const plan_option *a, const plan_option *b, int level)
 {
 	if (level == SCALE_RECORD)
 		return same_gpu(a, b);
 	if (level == SCALE_CHIP)
 		return same_chip(a, b);
-	return a->arch && b->arch && strcasecmp(a->arch, b->arch) == 0;
+	if (level == SCALE_GENERATION)
+		return a->generation && b->generation && strcasecmp(a->generation, b->generation) == 0;
+	return true;
 }
 
 /* For like's GPU (record) or chip among the qualified options: the fastest of those spanning the fewest NVLink
@@ -218,15 +210,16 @@ static bool pair_of(const plan_question *q, const plan_option *o, int n, const p
 }
 
 /* The pair to weigh: the pick's GPU record, else its chip in two packages, else its generation; else (closest
- * level first) the pair holding the fastest option. */
+ * level first) the pair holding the fastest option; else any GPU: the fastest over the fewest domains against
+ * the fastest over more. */
 static void scale_pair(const plan_question *q, const plan_option *o, int n, const plan_option *winner, plan_scale *s)
 {
 	const plan_option *up, *out;
 	int found = -1;
-	for (int level = 0; level < SCALE_NLEVELS && found < 0; level++)
+	for (int level = 0; level < SCALE_ANY && found < 0; level++)
 		if (pair_of(q, o, n, winner, level, &s->up, &s->out))
 			found = level;
-	for (int level = 0; level < SCALE_NLEVELS && found < 0; level++) {
+	for (int level = 0; level < SCALE_ANY && found < 0; level++) {
 		s->up = s->out = NULL;
 		for (int i = 0; i < n; i++) {
 			if (!o[i].ok || scale_match(&o[i], winner, level) || !pair_of(q, o, n, &o[i], level, &up, &out))
@@ -239,12 +232,34 @@ static void scale_pair(const plan_question *q, const plan_option *o, int n, cons
 			}
 		}
 	}
+	if (found < 0 && pair_of(q, o, n, winner, SCALE_ANY, &s->up, &s->out))
+		found = SCALE_ANY;
 	if (found < 0) {
 		s->up = s->out = NULL;
 		return;
 	}
 	s->same_gpu = found == SCALE_RECORD;
-	s->generation = found == SCALE_ARCH ? s->up->arch : NULL;
+	s->generation = found == SCALE_GENERATION ? s->up->generation : NULL;
+	s->any_gpu = found == SCALE_ANY; /* no closer pair anywhere: two chips of two generations */
+}
+
+/* With no placement over more NVLink domains than another: the pick against the fastest option of another GPU
+ * record, closest first (its chip in another package, its generation, any), over as many domains. */
+static bool gpu_pair(const plan_question *q, const plan_option *o, int n, const plan_option *winner, plan_scale *s)
+{
+	for (int level = SCALE_CHIP; level < SCALE_NLEVELS && !s->out; level++)
+		for (int i = 0; i < n; i++)
+			if (o[i].ok && !same_gpu(&o[i], winner) && scale_match(&o[i], winner, level) &&
+			    (!s->out || faster(q, &o[i], s->out))) {
+				s->out = &o[i];
+				s->generation = level == SCALE_GENERATION ? winner->generation : NULL;
+				s->any_gpu = level == SCALE_ANY;
+			}
+	if (!s->out)
+		return false;
+	s->up = winner;
+	s->same_domains = true;
+	return true;
 }
 
 /* Compute time per image of one GPU: what the GPU alone gives a placement. */
@@ -259,8 +274,11 @@ static void decide_scale(const plan_question *q, const plan_option *o, int n, pl
 {
 	plan_scale *s = &a->scale;
 	scale_pair(q, o, n, a->winner, s);
-	if (!s->up)
-		return;
+	if (!s->up) { /* every qualifying option spans as many NVLink domains: the GPU is what differs */
+		s->domains = a->winner->v.domains;
+		if (!gpu_pair(q, o, n, a->winner, s))
+			return;
+	}
 	plan_time_ratio(q, s->up, s->out, &s->time_x, &s->lo_x, &s->hi_x);
 	s->tied = s->lo_x <= 1.0 && 1.0 <= s->hi_x;
 	s->pick = s->tied ? (cheaper(q, s->up, s->out) ? s->up : s->out) : (faster(q, s->up, s->out) ? s->up : s->out);

@@ -58,9 +58,6 @@ void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys
 /* The cost of one run of an option as its buyer pays it: owned (a capex): the owner's cost per run (tco_usd);
  * rented: the rent. NAN when neither is known. Ties are broken by it, capex last. */
 double plan_run_cost_usd(const plan_option *w);
-/* Whether two GPU ids name one GPU model: the same chip up to the first '-' ("B200" for B200-SXM-180GB and
- * B200-GB200-186GB), whatever its package. */
-bool plan_same_gpu_model(const char *gpu_a, const char *gpu_b);
 /* Whether a and b are the same hardware in that sense. */
 bool plan_same_hardware(const model_scenario *a, const model_scenario *b);
 plan_shape plan_shape_check(const plan_spec *s, const plan_question *q, const hw_system *sys, int gpn, int nodes);

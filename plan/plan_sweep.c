@@ -210,7 +210,8 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 			continue; /* predicted once already: cannot fail */
 		plan_option_judge(g->q, &opt[n]);
 		const hw_gpu *gpu = hw_gpu_find(g->db, opt[n].sc.node.gpu_id);
-		opt[n].arch = gpu && gpu->arch && *gpu->arch ? gpu->arch : NULL;
+		opt[n].generation = hw_gpu_generation(gpu);
+		opt[n].chip = gpu && gpu->chip && *gpu->chip ? gpu->chip : opt[n].sc.node.gpu_id;
 		n++;
 	}
 	return n;

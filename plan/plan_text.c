@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/common.h"
 
@@ -197,41 +198,58 @@ static void trio(strbuf *b, const plan_question *q, const plan_answer *a)
 	}
 }
 
-/* "Scale up vs out (B200): up - gb200-nvl72 2x72 (2 NVLink domains) takes 9% less time than dgxb200 18x8 (18) for
- * 2.1x the capex; the GPU's part 5% less, the topology's 4% less". */
+/* The GPUs of the pair: one chip "(B200) ", one generation "(Blackwell: B300 vs B200) ", else "(B200 vs H100) ". */
+static void scale_gpus(strbuf *b, const plan_scale *s)
+{
+	if (s->generation)
+		strbuf_addf(b, "  Scale up vs out (%s: %s vs %s): ", s->generation, s->up->chip, s->out->chip);
+	else if (strcasecmp(s->up->chip, s->out->chip) != 0)
+		strbuf_addf(b, "  Scale up vs out (%s vs %s): ", s->up->chip, s->out->chip);
+	else
+		strbuf_addf(b, "  Scale up vs out (%s): ", s->up->chip);
+}
+
+/* "Scale up vs out (B200): up - gb200-nvl72 2x72 (2 NVLink domains) against dgxb200 18x8 (18): 9% less time, for
+ * 2.1x the capex; GPU alone 5% less time, topology 4% less time"; where no option spans more NVLink domains than
+ * another, the pick against another GPU: "(B200 vs H100): neither - each option spans 8 NVLink domains; ...". */
 static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 {
 	const plan_scale *s = &a->scale;
-	if (!s->up) {
-		strbuf_addf(b, "  Scale up vs out: no GPU here comes both in fewer and in more NVLink domains\n");
+	if (!s->up) { /* nothing to weigh: the placements here differ in GPU, not in NVLink domains */
+		strbuf_addf(b, "  Scale up vs out: every option here spans %d NVLink domain%s; none to weigh "
+			    "(--partial-nodes adds placements over more)\n", s->domains, s->domains == 1 ? "" : "s");
 		return;
 	}
 	const plan_option *p = s->pick, *o = p == s->up ? s->out : s->up;
-	const char *gpu = s->up->sc.node.gpu_id;
-	int chip = (int)strcspn(gpu, "-");
-	if (s->generation) /* "Blackwell: B300 vs B200" */
-		strbuf_addf(b, "  Scale up vs out (%s: %.*s vs %.*s): %s - ", s->generation, chip, gpu,
-			    (int)strcspn(s->out->sc.node.gpu_id, "-"), s->out->sc.node.gpu_id, p == s->up ? "up" : "out");
+	scale_gpus(b, s);
+	if (s->same_domains) /* "Scale up vs out (Blackwell: B300 vs B200): neither - all 64 NVLink domains; ..." */
+		strbuf_addf(b, "neither - each option spans %d NVLink domain%s; ", s->domains, s->domains == 1 ? "" : "s");
 	else
-		strbuf_addf(b, "  Scale up vs out (%.*s): %s - ", chip, gpu, p == s->up ? "up" : "out");
+		strbuf_addf(b, "%s - ", p == s->up ? "up" : "out");
 	name(b, p);
-	strbuf_addf(b, " (%d NVLink domain%s) ", p->v.domains, p->v.domains == 1 ? "" : "s");
+	if (!s->same_domains)
+		strbuf_addf(b, " (%d NVLink domain%s)", p->v.domains, p->v.domains == 1 ? "" : "s");
 	if (s->tied) {
-		strbuf_addf(b, "is as fast as ");
+		strbuf_addf(b, " is as fast as ");
 		name(b, o);
-		strbuf_addf(b, " (%d) within the 90%% interval, for ", o->v.domains);
+		if (!s->same_domains)
+			strbuf_addf(b, " (%d)", o->v.domains);
+		strbuf_addf(b, " within the 90%% interval, for ");
 	} else {
-		time_words(b, p->v.time_s / o->v.time_s);
-		strbuf_addf(b, " than ");
+		strbuf_addf(b, " against ");
 		name(b, o);
-		strbuf_addf(b, " (%d), for ", o->v.domains);
+		if (!s->same_domains)
+			strbuf_addf(b, " (%d)", o->v.domains);
+		strbuf_addf(b, ": ");
+		time_words(b, p->v.time_s / o->v.time_s);
+		strbuf_addf(b, ", for ");
 	}
 	cost_words(b, plan_cost_name(q->cost), p->v.cost_usd / o->v.cost_usd);
-	if (!s->same_gpu && isfinite(s->gpu_x)) { /* two packages of one chip: the GPU's part apart */
+	if (!s->same_gpu && isfinite(s->gpu_x)) { /* two GPU records (packages, chips): the GPU's part apart */
 		double g = p == s->up ? s->gpu_x : 1 / s->gpu_x, t = p == s->up ? s->topo_x : 1 / s->topo_x;
 		strbuf_addf(b, "; GPU alone ");
 		time_words(b, g);
-		strbuf_addf(b, ", topology ");
+		strbuf_addf(b, s->same_domains ? ", the rest (one topology) " : ", topology ");
 		time_words(b, t);
 	}
 	strbuf_addf(b, "\n");
@@ -257,10 +275,8 @@ static void crossing_words(strbuf *b, const plan_buy_rent *r)
 static void buy_rent_line(strbuf *b, const plan_answer *a)
 {
 	const plan_buy_rent *r = &a->buy_rent;
-	const char *gpu = a->winner->sc.node.gpu_id;
-	int chip = (int)strcspn(gpu, "-");
 	char m1[FIG], m2[FIG];
-	strbuf_addf(b, "  Buy vs rent (%.*s): ", chip, gpu);
+	strbuf_addf(b, "  Buy vs rent (%s): ", a->winner->chip);
 	if (!r->buy || !r->rent_id) {
 		strbuf_addf(b, "%s\n", !r->buy ? "no bought option with a capex among these"
 					      : "no rental of this GPU in the database at this --rent-term");

@@ -20,7 +20,7 @@ for g in 8 16 64 144; do
 	expect 0 "$SP" compare --gpus $g --partial-nodes
 	cp "$tmp/out" "$tmp/t$g"
 	line=$(sed -n 's/^  Scale up vs out (\([^)]*\)): \(up\|out\) - \([^ ]*\) [0-9x]* ([0-9]* NVLink domains\{0,1\}) [a-z0-9. %]* \([^ ]*\) [0-9x]* ([0-9]*).*/\1 \3 \4/p' "$tmp/t$g")
-	[ -n "$line" ] || { grep -q "Scale up vs out: no GPU here" "$tmp/t$g" || no "compare --gpus $g: no scale line"; continue; }
+	[ -n "$line" ] || { grep -q "^  Scale up vs out (.*): neither - each option spans " "$tmp/t$g" || no "compare --gpus $g: no scale line"; continue; }
 	case "$line" in *:*) grep -q "^  Scale up vs out ([A-Za-z ]*: [^ ]* vs [^ ]*): .*; GPU alone .*, topology " "$tmp/t$g" ||
 		no "compare --gpus $g: one generation, two GPUs, without the GPU's part apart"; continue ;; esac
 	set -- $line
@@ -38,6 +38,34 @@ grep -q "^  Scale up vs out (Hopper: H200 vs H100): \(up\|out\) - .*; GPU alone 
 expect 0 "$SP" compare --systems dgxb200,gb200-nvl72 --gpus 144
 grep -q "^  Scale up vs out (B200): \(up\|out\) - .*; GPU alone .*, topology " "$tmp/out" ||
 	no "compare --systems dgxb200,gb200-nvl72 --gpus 144: no scale verdict with the GPU's part apart"
+
+# scale up vs out is answered whenever asked: on the default systems and where the options differ in GPU
+# (B200 vs B300, H100 vs H200: the same topology, so "neither", with the GPU's part apart), at 8 to 512 GPUs
+for g in 8 64 144 512; do
+	for sys in "" dgxb200,hgx-b300 hgx-h200,dgxh100; do
+		expect 0 "$SP" compare --gpus $g ${sys:+--systems $sys}
+		n=$(grep -c "^  Scale up vs out" "$tmp/out")
+		[ "$n" -eq 1 ] || no "compare --gpus $g ${sys:+--systems $sys}: $n scale lines"
+		grep -q "no GPU here" "$tmp/out" && no "compare --gpus $g ${sys:+--systems $sys}: no verdict"
+		grep -q "^  Scale up vs out ([^)]*): \(up\|out\|neither\) - " "$tmp/out" ||
+			no "compare --gpus $g ${sys:+--systems $sys}: no verdict (up, out or neither)"
+		case "$sys" in
+		dgxb200,hgx-b300) want="Blackwell: B[23]00 vs B[23]00" ;;
+		hgx-h200,dgxh100) want="Hopper: H[12]00 vs H[12]00" ;;
+		*) continue ;;
+		esac
+		grep -q "^  Scale up vs out ($want): .*; GPU alone .*, \(topology\|the rest (one topology)\) " "$tmp/out" ||
+			no "compare --gpus $g --systems $sys: the GPU's part not stated apart from the topology's"
+		# the two options the line names are both in the table, of the two GPUs
+		set -- $(sed -n 's/^  Scale up vs out ([^)]*): [a-z]* - \(each option spans [0-9]* NVLink domains\{0,1\}; \)\{0,1\}\([^ ]*\) [0-9x]* .*\(as fast as\|against\) \([^ ]*\) [0-9x]*.*/\2 \4/p' "$tmp/out")
+		[ $# -eq 2 ] && [ "$(gpu_of "$1" "$tmp/out" | cut -c1-2)" != "" ] && [ "$(gpu_of "$1" "$tmp/out")" != "$(gpu_of "$2" "$tmp/out")" ] ||
+			no "compare --gpus $g --systems $sys: the scale line does not name two options of two GPUs"
+	done
+done
+# with placements over more NVLink domains (--partial-nodes), H200 against H100 is up or out, the GPU's part apart
+expect 0 "$SP" compare --gpus 64 --systems hgx-h200,dgxh100 --partial-nodes
+grep -q "^  Scale up vs out (\(H[12]00\|Hopper: H[12]00 vs H[12]00\)): \(up\|out\) - " "$tmp/out" ||
+	no "compare --gpus 64 --systems hgx-h200,dgxh100 --partial-nodes: no up or out verdict"
 
 # 2. whole servers or partial ones: the same answer (losing rows do not move it)
 first() { sed -n 's/^answer: \([^ ]* [0-9]*x[0-9]*\): .*/\1/p' "$1"; }

@@ -18,7 +18,7 @@
 static void test_add(test_ctx *t)
 {
 	cal_resids v = {0};
-	cal_resid ok = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, 2, 100, 110, MODEL_POOL_MLPERF, 0};
+	cal_resid ok = {MODEL_Q_TTT, MODEL_BASIS_MEASURED, 2, 100, 110, MODEL_POOL_MLPERF, 0, 0};
 	cal_resid zero = ok, nan = ok, inf = ok;
 	zero.measured = 0;
 	nan.predicted = NAN;

@@ -86,10 +86,10 @@ static void test_derive(test_ctx *t)
 	cal_resid res[40];
 	int n = 0;
 	for (int i = 0; i < 10; i++) /* MLPerf-stack throughput, measured / predicted 1 +-0.2..2% */
-		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.0 + 0.002 * (i + 1) : 1.0 / (1.0 + 0.002 * (i + 1)), MP, 0};
-	res[n++] = (cal_resid){MODEL_Q_TTT, M, 300, 103.0, 100.0, MP, 0}; /* a many-node time 3% over */
+		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.0 + 0.002 * (i + 1) : 1.0 / (1.0 + 0.002 * (i + 1)), MP, 0, 0};
+	res[n++] = (cal_resid){MODEL_Q_TTT, M, 300, 103.0, 100.0, MP, 0, 0}; /* a many-node time 3% over */
 	for (int i = 0; i < 10; i++) /* start-up, measured / predicted 0.5 .. 1.4 (symmetric rule: +-ln 2) */
-		res[n++] = (cal_resid){MODEL_Q_STARTUP, M, 1, 50.0 + 10.0 * i, 100.0, MP, 0};
+		res[n++] = (cal_resid){MODEL_Q_STARTUP, M, 1, 50.0 + 10.0 * i, 100.0, MP, 0, 0};
 	cal_miss miss[2] = {{"A", "B", false, false, 3, 3, log(0.8)}, {"B", "C", true, true, 2, 2, log(1.1)}};
 	cal_itable *it = xmalloc(sizeof(*it));
 	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
@@ -106,7 +106,7 @@ static void test_derive(test_ctx *t)
 	TEST_NEAR(t, it->hi[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_STARTUP], -log(0.5), 1e-12);
 	/* framework residuals of +-20%: that pool widens, the MLPerf one does not move */
 	for (int i = 0; i < 10; i++)
-		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.2 : 1 / 1.2, FW, 0};
+		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.2 : 1 / 1.2, FW, 0, 0};
 	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
 	TEST_NEAR(t, it->hi[M][FW][MODEL_Q_TTT], log(1.2), 1e-12);
 	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.03), 1e-12);

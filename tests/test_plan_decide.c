@@ -28,6 +28,19 @@ static const char *say(const plan_question *q, const plan_answer *a, long gpus, 
 
 /* An option: system id, GPU id, nodes x GPUs per node (of a node of max_gpn GPUs), NVLink domain GPUs (0:
  * the node), purchase unit nodes, time to accuracy (s), capex (NAN: none), rent per run (NAN: none). */
+/* The chip of each GPU these tests use, as gpus.csv's chip column gives it (plan_placements reads it there). */
+static const char *chip_of(const char *gpu)
+{
+	static const char *const chips[][2] = {
+		{"B200-GB200-186GB", "B200"}, {"B200-SXM-180GB", "B200"}, {"H100-SXM5-80GB", "H100"},
+		{"H200-SXM-141GB", "H200"}, {"V100-SXM2-16GB", "V100"},
+	};
+	for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
+		if (strcmp(gpu, chips[i][0]) == 0)
+			return chips[i][1];
+	return gpu;
+}
+
 static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int max_gpn, int domain_gpus,
 		       int unit_nodes, double tta_s, double capex_usd, double rent_usd)
 {
@@ -36,6 +49,7 @@ static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int
 	model_scenario_init(&w.sc);
 	w.sc.node.system_id = sys;
 	w.sc.node.gpu_id = gpu;
+	w.chip = chip_of(gpu);
 	w.sc.node.gpus_per_node = gpn;
 	w.sc.node.max_gpus_per_node = max_gpn;
 	w.sc.node.domain_gpus = domain_gpus;
@@ -51,6 +65,8 @@ static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int
 	w.r.energy_usd = 1.0;
 	w.r.tco_usd = isfinite(capex_usd) ? capex_usd * tta_s / (5 * 365.25 * 86400) + 1.0 : NAN;
 	w.r.basis = MODEL_BASIS_ESTIMATE;
+	if (w.sc.batch_per_gpu <= 0)
+		w.sc.batch_per_gpu = 256;
 	return w;
 }
 
@@ -267,7 +283,8 @@ static void test_deadline_interval(test_ctx *t)
 	TEST_NEAR(t, hi, 560 * 1.05, 1e-12); /* ttt 560 s, lo == hi: the stated error */
 }
 
-/* Scale up vs out compares one GPU model; with no such pair it says so. */
+/* Scale up vs out compares one GPU model where it can, else one generation, else any two GPUs, the GPU's part
+ * apart; where no option spans more NVLink domains than another, the GPU is what differs and it says so. */
 static void test_like_for_like(test_ctx *t)
 {
 	plan_question q;
@@ -280,7 +297,8 @@ static void test_like_for_like(test_ctx *t)
 	judge_all(&q, o, 3);
 	plan_answer a;
 	plan_decide(&q, o, 3, &a);
-	TEST_CHECK(t, !a.scale.up, "a B200 rack and a V100 pair are not scale up vs out");
+	TEST_CHECK(t, a.scale.up == &o[0] && a.scale.out == &o[1] && a.scale.any_gpu && !a.scale.same_domains,
+		   "a B200 rack (1 domain) against a V100 pair (2): two GPUs, the closest pair there is");
 	plan_option p[3] = {
 		opt("gb200-nvl72", "B200-GB200-186GB", 4, 4, 4, 72, 18, 246, 3e6, NAN),
 		opt("dgxb200", "B200-SXM-180GB", 2, 8, 8, 0, 1, 264, 1030000, NAN),
@@ -291,6 +309,14 @@ static void test_like_for_like(test_ctx *t)
 	TEST_CHECK(t, a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.same_gpu,
 		   "a GB200 (1.2 kW) rack and DGX B200s (1 kW): one chip in two packages, the GPU's part apart");
 	TEST_CHECK(t, isfinite(a.scale.gpu_x) || p[0].r.compute_s == 0, "the GPU's part of the ratio");
+	/* the chip is gpus.csv's, not the id's text before '-': a GPU id spelt otherwise pairs by its chip column */
+	p[0].sc.node.gpu_id = "GB200";
+	judge_all(&q, p, 3);
+	plan_decide(&q, p, 3, &a);
+	TEST_CHECK(t, a.scale.up == &p[0] && a.scale.out == &p[1] && !a.scale.same_gpu, "one chip by gpus.csv's column");
+	p[0].chip = "GB200";
+	plan_decide(&q, p, 3, &a);
+	TEST_CHECK(t, a.scale.any_gpu && !a.scale.generation, "two chips by gpus.csv's column: not one model");
 	/* one GPU record: one 8-GPU DGX B200 (1 domain) against 2 of them with 4 GPUs each (2 domains) */
 	plan_option u[2] = {
 		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 440, 515000, NAN),
@@ -308,14 +334,42 @@ static void test_like_for_like(test_ctx *t)
 		opt("hgx-h200", "H200-SXM-141GB", 1, 8, 8, 0, 1, 700, 312000, NAN),
 		opt("xe8640-h100", "H100-SXM5-80GB", 2, 4, 4, 0, 1, 900, 380000, NAN),
 	};
-	h[0].arch = h[1].arch = "Hopper";
+	h[0].generation = h[1].generation = "Hopper";
+	h[0].r.compute_s = 0.20;
+	h[1].r.compute_s = 0.23;
 	judge_all(&q, h, 2);
 	plan_decide(&q, h, 2, &a);
 	TEST_CHECK(t, a.scale.up == &h[0] && a.scale.out == &h[1] && !a.scale.same_gpu && a.scale.generation &&
 		   strcmp(a.scale.generation, "Hopper") == 0, "Hopper: H200 1x8 (1 domain) vs H100 2x4 (2)");
-	h[1].arch = "Ampere";
+	h[1].generation = "Ampere";
 	plan_decide(&q, h, 2, &a);
-	TEST_CHECK(t, !a.scale.up, "two generations: no pair");
+	TEST_CHECK(t, a.scale.up == &h[0] && a.scale.out == &h[1] && a.scale.any_gpu && !a.scale.generation,
+		   "two generations: still a verdict, the GPU's part apart");
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale up vs out (H200 vs H100): ") && strstr(text, "; GPU alone ") &&
+		   strstr(text, ", topology ") && !strstr(text, "no GPU here"), "two generations said: %s", text);
+	/* every option one NVLink domain (two 8-GPU servers): neither, the GPU alone apart from the rest */
+	plan_option d[2] = {
+		opt("hgx-h200", "H200-SXM-141GB", 1, 8, 8, 0, 1, 700, 312000, NAN),
+		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 800, 300000, NAN),
+	};
+	d[0].generation = d[1].generation = "Hopper";
+	d[0].r.compute_s = 0.20;
+	d[1].r.compute_s = 0.23; /* the GPU's part: compute time per image (batch per GPU each) */
+	judge_all(&q, d, 2);
+	plan_decide(&q, d, 2, &a);
+	TEST_CHECK(t, a.scale.same_domains && a.scale.domains == 1 && a.scale.up == a.winner && a.scale.out &&
+		   a.scale.out != a.winner && a.scale.generation, "one domain each: the pick against the other GPU");
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale up vs out (Hopper: H200 vs H100): neither - each option spans 1 NVLink domain; ") &&
+		   strstr(text, "; GPU alone ") && strstr(text, ", the rest (one topology) "), "one domain each said: %s", text);
+	/* one GPU and one domain count: nothing to weigh, said so (never "no GPU here") */
+	judge_all(&q, d, 1);
+	plan_decide(&q, d, 1, &a);
+	TEST_CHECK(t, !a.scale.up && a.scale.domains == 1, "one option: nothing to weigh");
+	say(&q, &a, 8, text, sizeof text);
+	TEST_CHECK(t, strstr(text, "Scale up vs out: every option here spans 1 NVLink domain; none to weigh") != NULL,
+		   "nothing to weigh said: %s", text);
 }
 
 /* Buy vs rent: the bought option's owner's cost per run beside the same run rented at the cheapest rate of

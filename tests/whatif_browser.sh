@@ -49,14 +49,14 @@ check() {
 	frag=$1
 	shift
 	dom "#$frag" >"$tmp/dom.html"
-	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
-	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "#$frag differs from compare $*"
+	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
+	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" || no "#$frag differs from compare $*"
 	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "#$frag: the same answer as the report's own inputs"
 }
 "$SP" compare --systems $SYSTEMS --gpus 64 | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/default.txt"
 dom "" >"$tmp/dom.html"
-"$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" >/dev/null
-python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" || no "no fragment: not the report's inputs"
+"$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" >/dev/null
+python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" "$tmp/ans.json" || no "no fragment: not the report's inputs"
 check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
 check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
 check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
