@@ -17,6 +17,7 @@
 #define SCALEPLAN_COMMON_H
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -243,6 +244,9 @@ typedef struct strbuf {
 void strbuf_init(strbuf *b);
 /* Appends printf text (grown as needed: xrealloc). */
 void strbuf_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Appends n bytes as they are (NUL bytes included: len_B counts them; s stays NUL-terminated after them). */
+void strbuf_addn(strbuf *b, const void *data, size_t n);
 void strbuf_free(strbuf *b); /* NULL or freed twice is fine */
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void strbuf_init(strbuf *b)
 {
@@ -14,7 +15,19 @@ void strbuf_init(strbuf *b)
 	b->len_B = 0;
 }
 
-static void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
+/* Room for n more bytes and the NUL: the capacity doubled until they fit. */
+static void strbuf_reserve(strbuf *b, size_t n)
+{
+	if (b->cap_B - b->len_B > n)
+		return;
+	if (!b->cap_B) /* freed: start again as strbuf_init does */
+		b->cap_B = 256;
+	while (b->cap_B - b->len_B <= n)
+		b->cap_B *= 2;
+	b->s = xrealloc(b->s, b->cap_B);
+}
+
+void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
 {
 	va_list again;
 	va_copy(again, ap);
@@ -25,9 +38,7 @@ static void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap)
 		return;
 	}
 	if ((size_t)k >= b->cap_B - b->len_B) { /* too short: grow to fit and write again */
-		while (b->cap_B - b->len_B <= (size_t)k)
-			b->cap_B *= 2;
-		b->s = xrealloc(b->s, b->cap_B);
+		strbuf_reserve(b, (size_t)k);
 		vsnprintf(b->s + b->len_B, b->cap_B - b->len_B, fmt, again);
 	}
 	va_end(again);
@@ -40,6 +51,14 @@ void strbuf_addf(strbuf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(b, fmt, ap);
 	va_end(ap);
+}
+
+void strbuf_addn(strbuf *b, const void *data, size_t n)
+{
+	strbuf_reserve(b, n);
+	memcpy(b->s + b->len_B, data, n);
+	b->len_B += n;
+	b->s[b->len_B] = '\0';
 }
 
 void strbuf_free(strbuf *b)

@@ -28,18 +28,6 @@ typedef struct rep_table {
 	int ncells, cap;
 } rep_table;
 
-/* The text of fmt with ap, allocated (xmalloc: out of memory ends the program, common.h's convention). */
-static char *vformat(const char *fmt, va_list ap)
-{
-	va_list aq;
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	char *s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-	return s;
-}
-
 static void tab_init(rep_table *t, const char *id, int ncols, const char **head)
 {
 	memset(t, 0, sizeof *t);
@@ -55,11 +43,13 @@ static void tab_cell(rep_table *t, const char *fmt, ...)
 		t->cap = t->cap ? 2 * t->cap : 64;
 		t->cells = xrealloc(t->cells, (size_t)t->cap * sizeof *t->cells);
 	}
+	strbuf s;
+	strbuf_init(&s);
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = vformat(fmt, ap);
+	strbuf_vaddf(&s, fmt, ap);
 	va_end(ap);
-	t->cells[t->ncells++] = s;
+	t->cells[t->ncells++] = s.s; /* the cell owns the text: tab_free frees it */
 	t->nrows = t->ncells / t->ncols;
 }
 
@@ -121,16 +111,18 @@ static void doc_h(rep_doc *d, int level, const char *text)
 static void doc_p(rep_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void doc_p(rep_doc *d, const char *fmt, ...)
 {
+	strbuf s;
+	strbuf_init(&s);
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = vformat(fmt, ap);
+	strbuf_vaddf(&s, fmt, ap);
 	va_end(ap);
-	md_text(d->md, s);
+	md_text(d->md, s.s);
 	fputs("\n\n", d->md);
 	fputs("<p>", d->html);
-	html_text(d->html, s);
+	html_text(d->html, s.s);
 	fputs("</p>\n", d->html);
-	free(s);
+	strbuf_free(&s);
 }
 
 /* An answer of plan_answer_write: its first line a paragraph after `lead`, its labelled lines a list. */

@@ -1,5 +1,5 @@
 /* Tests of common/: CSV reader (line numbers, errors), CSV writer (RFC 4180, formula injection,
- * atomic rename), error prefixing, edit distance, the JSON writer (escapes, null, member spacing).  SPDX-License-Identifier: GPL-3.0-or-later */
+ * atomic rename), error prefixing, edit distance, the JSON writer (escapes, null, member spacing), the string builder.  SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/common.h"
 
 #include <errno.h>
@@ -221,6 +221,37 @@ static void test_json(test_ctx *t)
 	free(b);
 }
 
+/* The string builder: text past its first allocation kept whole (no silent cut), raw bytes with a NUL kept
+ * and counted, printf text after them, and free of one never written to. */
+static void test_strbuf(test_ctx *t)
+{
+	strbuf b;
+	strbuf_init(&b);
+	size_t first_B = b.cap_B;
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&b, "%04d,", i);
+	TEST_CHECK(t, b.len_B == 5000 && strlen(b.s) == 5000, "5000 bytes kept: len %zu strlen %zu", b.len_B, strlen(b.s));
+	TEST_CHECK(t, b.cap_B > first_B && b.cap_B > b.len_B, "grew past %zu: cap %zu", first_B, b.cap_B);
+	TEST_CHECK(t, strncmp(b.s, "0000,0001,", 10) == 0 && strcmp(b.s + 4990, "0998,0999,") == 0, "ends: %.10s ... %s",
+		   b.s, b.s + 4990);
+	strbuf_free(&b);
+	TEST_CHECK(t, b.s == NULL && b.len_B == 0, "freed");
+	strbuf_free(&b); /* twice is fine */
+
+	strbuf r;
+	strbuf_init(&r);
+	strbuf_addn(&r, "a\0b", 3);
+	strbuf_addf(&r, "%s", "cd");
+	TEST_CHECK(t, r.len_B == 5 && memcmp(r.s, "a\0bcd", 6) == 0, "embedded NUL kept: len %zu", r.len_B);
+	strbuf_free(&r);
+
+	strbuf e;
+	strbuf_init(&e);
+	TEST_CHECK(t, e.len_B == 0 && e.s[0] == '\0', "empty is \"\"");
+	strbuf_free(&e);
+	strbuf_free(NULL);
+}
+
 int main(void)
 {
 	test_ctx t = { 0 };
@@ -230,5 +261,6 @@ int main(void)
 	test_writer(&t);
 	test_errors_and_distance(&t);
 	test_json(&t);
+	test_strbuf(&t);
 	return test_report(&t);
 }

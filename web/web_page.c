@@ -21,44 +21,26 @@ static const web_file *embedded(const char *name)
 	return NULL;
 }
 
-/* A growing string. */
-typedef struct web_str {
-	char *s;
-	size_t len_B, cap_B;
-} web_str;
-
-static void str_put(web_str *b, const char *s, size_t n)
-{
-	if (b->len_B + n + 1 > b->cap_B) {
-		b->cap_B = 2 * (b->len_B + n + 1) + 64;
-		b->s = xrealloc(b->s, b->cap_B);
-	}
-	memcpy(b->s + b->len_B, s, n);
-	b->len_B += n;
-	b->s[b->len_B] = '\0';
-}
-
 /* Appends s percent-encoded (all but RFC 3986's unreserved characters and ','), so that the fragment is
  * also safe inside the page's JavaScript string. */
-static void put_encoded(web_str *b, const char *s)
+static void put_encoded(strbuf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		char hex[4];
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-_.~,", c))
-			str_put(b, (const char *)&c, 1);
+			strbuf_addn(b, &c, 1);
 		else
-			str_put(b, hex, (size_t)snprintf(hex, sizeof hex, "%%%02X", c));
+			strbuf_addf(b, "%%%02X", c);
 	}
 }
 
-static void put_pair(web_str *b, const char *key, const char *val)
+static void put_pair(strbuf *b, const char *key, const char *val)
 {
 	if (b->len_B)
-		str_put(b, "&", 1);
+		strbuf_addn(b, "&", 1);
 	put_encoded(b, key);
 	if (val) {
-		str_put(b, "=", 1);
+		strbuf_addn(b, "=", 1);
 		put_encoded(b, val);
 	}
 }
@@ -79,18 +61,23 @@ static char *overlay_systems(const char *dir)
 	free(path);
 	if (!f)
 		return NULL;
-	web_str b = {0};
+	strbuf b;
+	strbuf_init(&b);
 	char chunk[4096];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		str_put(&b, chunk, n);
+		strbuf_addn(&b, chunk, n);
 	fclose(f);
+	if (!b.len_B) { /* an empty file: no quote */
+		strbuf_free(&b);
+		return NULL;
+	}
 	return b.s;
 }
 
 /* One option of the report's command line into the fragment: --out, --help and --profile (a file the page
  * cannot read) left out, of --gpus the first count, --hwdb as its systems.csv (the page's quote). */
-static void put_option(web_str *b, const char *name, const char *val)
+static void put_option(strbuf *b, const char *name, const char *val)
 {
 	if (strcmp(name, "out") == 0 || strcmp(name, "help") == 0 || strcmp(name, "profile") == 0)
 		return;
@@ -109,8 +96,8 @@ static void put_option(web_str *b, const char *name, const char *val)
 
 char *web_fragment(int argc, char **argv, const struct option *opts)
 {
-	web_str b = {0};
-	str_put(&b, "", 0);
+	strbuf b;
+	strbuf_init(&b);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strncmp(a, "--", 2) != 0)
