@@ -131,7 +131,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 	int nfolded = all ? 0 : plan_fold(rows, nrows, pick, fold);
 	for (int i = 0; all && i < nrows; i++)
 		fold[i] = -1;
-	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160], fails[96];
+	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].sc.precision != s->spec.precision) {
@@ -158,6 +158,8 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		char place[32];
 		if (fold[i] >= 0)
 			continue;
+		strbuf fails;
+		strbuf_init(&fails);
 		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
 		char rank[16];
 		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
@@ -169,8 +171,9 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		       plan_fmt_duration(w->r.ttt_s, dt, sizeof dt), plan_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
 		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
 		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), w->v.idle_gpus, model_basis_name(w->r.basis),
-		       plan_fails_text(q, &w->v, fails, sizeof fails),
+		       plan_fails_text(q, &w->v, &fails),
 		       cli_stack_label(&w->sc, st, sizeof st));
+		strbuf_free(&fails);
 		print_folded(rows, nrows, fold, i);
 		printf("\n");
 	}
@@ -419,7 +422,7 @@ typedef struct opt_row {
 	const plan_verdict *v;
 	double x[2], lo[2], hi[2]; /* this row's ttt and tta over the pick's, with the 90% interval */
 	bool pick;
-	char fails[96];
+	const char *fails; /* plan_fails_text's, or "" */
 } opt_row;
 
 #define OR(p) ((const opt_row *)(p))
@@ -467,8 +470,10 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r)
 {
 	opt_row o = {q, sc, v, {NAN, NAN}, {NAN, NAN}, {NAN, NAN}, false, ""};
+	strbuf fails;
+	strbuf_init(&fails);
 	if (v->fails)
-		plan_fails_text(q, v, o.fails, sizeof o.fails);
+		o.fails = plan_fails_text(q, v, &fails);
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
 		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &o.x[k], &o.lo[k], &o.hi[k]);
 	o.pick = pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
@@ -477,6 +482,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 	plan_row_csv_cells_all(w, sc, r);
 	col_csv_cells(w, option_cols, OPTION_NCOLS, &o);
 	csvw_end_row(w);
+	strbuf_free(&fails);
 }
 
 /* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check

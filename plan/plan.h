@@ -145,8 +145,9 @@ typedef struct plan_verdict {
  * side of the interval the deadline lies on (its 5% or 95% bound 1.645 sigma from the point). 1 or 0 where
  * that side has no width. */
 double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s);
-/* "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) into buf. */
-char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B);
+/* Appends "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) to
+ * out; returns out->s. */
+const char *plan_fails_text(const plan_question *q, const plan_verdict *v, struct strbuf *out);
 
 /* One placement of the GPUs on a system, predicted and judged. */
 typedef struct plan_option {

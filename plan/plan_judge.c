@@ -232,28 +232,27 @@ static char *fmt_duration_as(double s, double ref_s, char *buf, size_t len_B)
 	return buf;
 }
 
-char *plan_fails_text(const plan_question *q, const plan_verdict *v, char *buf, size_t len_B)
+const char *plan_fails_text(const plan_question *q, const plan_verdict *v, strbuf *out)
 {
 	char m[32], t[32];
-	size_t at = 0;
-	buf[0] = '\0';
 	if (!v->fails) {
-		snprintf(buf, len_B, "%s", plan_needs_price(q) ? "meets" : "-");
-		return buf;
+		strbuf_addf(out, "%s", plan_needs_price(q) ? "meets" : "-");
+		return out->s;
 	}
-#define ADD(...) do { if (at < len_B) at += (size_t)snprintf(buf + at, len_B - at, __VA_ARGS__); } while (0)
+	size_t from_B = out->len_B; /* " and " between this verdict's failures, not after text already in out */
+#define AND (out->len_B > from_B ? " and " : "")
 	if (v->fails & PLAN_FAIL_MEMORY)
-		ADD("%sno fit (memory)", at ? " and " : "");
+		strbuf_addf(out, "%sno fit (memory)", AND);
 	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
-		ADD("%sbeyond measured convergence", at ? " and " : "");
+		strbuf_addf(out, "%sbeyond measured convergence", AND);
 	if (v->fails & PLAN_FAIL_PRICE)
-		ADD("%sno %s price", at ? " and " : "", plan_cost_name(q->cost));
+		strbuf_addf(out, "%sno %s price", AND, plan_cost_name(q->cost));
 	if (v->fails & PLAN_FAIL_BUDGET)
-		ADD("%sover budget by %s", at ? " and " : "", plan_fmt_usd(v->over_budget_usd, m, sizeof m));
+		strbuf_addf(out, "%sover budget by %s", AND, plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
-		ADD("%smisses deadline by %s", at ? " and " : "", fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
-#undef ADD
-	return buf;
+		strbuf_addf(out, "%smisses deadline by %s", AND, fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
+#undef AND
+	return out->s;
 }
 
 void plan_option_judge(const plan_question *q, plan_option *w)

@@ -417,12 +417,12 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 	else
 		strbuf_addf(b, "No configuration to answer with.\n");
 	if (a->near_miss) {
-		char f[160];
 		strbuf_addf(b, "  Nearest: ");
 		name(b, a->near_miss);
-		strbuf_addf(b, " (%s, %s %s) %s\n", plan_fmt_duration(a->near_miss->v.time_s, t, sizeof t),
-			    plan_cost_name(q->cost), money(a->near_miss->v.cost_usd, m),
-			    plan_fails_text(q, &a->near_miss->v, f, sizeof f));
+		strbuf_addf(b, " (%s, %s %s) ", plan_fmt_duration(a->near_miss->v.time_s, t, sizeof t),
+			    plan_cost_name(q->cost), money(a->near_miss->v.cost_usd, m));
+		plan_fails_text(q, &a->near_miss->v, b);
+		strbuf_addf(b, "\n");
 	}
 }
 

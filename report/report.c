@@ -378,8 +378,10 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		tab_cell(&t, "%s", plan_fmt_usd(w->r.rent_usd, b1, sizeof b1));
 		tab_cell(&t, "%s", plan_fmt_usd(w->r.tco_usd, b1, sizeof b1));
 		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		char f[96];
-		tab_cell(&t, "%s", plan_fails_text(q, &w->v, f, sizeof f));
+		strbuf f;
+		strbuf_init(&f);
+		tab_cell(&t, "%s", plan_fails_text(q, &w->v, &f));
+		strbuf_free(&f);
 		tab_cell(&t, "%s", model_basis_name(w->r.basis));
 	}
 	doc_table(d, &t);

@@ -278,8 +278,8 @@ typedef struct xl_at { int row, sys_row, ref_row, year; } xl_at;
 static char *expand(const char *tpl, xl_at at_)
 {
 	int row = at_.row, sys_row = at_.sys_row, year = at_.year;
-	size_t cap = strlen(tpl) * 2 + 64, at = 0;
-	char *out = xmalloc(cap);
+	strbuf out;
+	strbuf_init(&out);
 	for (const char *p = tpl; *p;) {
 		char ref[64] = "";
 		if (*p == '{') {
@@ -303,14 +303,9 @@ static char *expand(const char *tpl, xl_at at_)
 			p = end + 1;
 		} else
 			ref[0] = *p++, ref[1] = '\0';
-		size_t n = strlen(ref);
-		if (at + n + 1 > cap)
-			out = xrealloc(out, cap *= 2);
-		memcpy(out + at, ref, n);
-		at += n;
+		strbuf_addf(&out, "%s", ref);
 	}
-	out[at] = '\0';
-	return out;
+	return out.s;
 }
 
 /* A formula written once the book is complete, with the value it computes (web_calc.c). */
@@ -616,42 +611,44 @@ static void write_formula(xl *x, int col, const char *tpl, const char *priced, x
 	free(t);
 }
 
-/* The text of option o in column key (XL_TEXT). */
-static const char *text_of(const plan_question *q, const plan_option *o, const char *key, char *buf, size_t len_B)
+/* The text of option o in column key (XL_TEXT); what fails is appended to buf. */
+static const char *text_of(const plan_question *q, const plan_option *o, const char *key, strbuf *buf)
 {
 	if (strcmp(key, "system") == 0)
 		return o->sc.node.system_id;
 	if (strcmp(key, "gpu") == 0)
 		return o->sc.node.gpu_id;
-	return o->v.fails ? plan_fails_text(q, &o->v, buf, len_B) : "meets";
+	return o->v.fails ? plan_fails_text(q, &o->v, buf) : "meets";
 }
 
 static void write_option(xl *x, xl_at at, const plan_option *o)
 {
-	char text[128];
 	for (int c = 0; c < NCOLS; c++) {
 		const xl_col *k = &cols[c];
 		lxw_format *f = k->money == 1 ? x->usd : k->money == 2 ? x->cents : x->num;
-		if (k->kind == XL_TEXT)
-			put_text(x, XL_OP, at.row, c, text_of(x->q, o, k->key, text, sizeof text), NULL);
-		else if (k->kind == XL_VAL)
+		if (k->kind == XL_TEXT) {
+			strbuf text;
+			strbuf_init(&text);
+			put_text(x, XL_OP, at.row, c, text_of(x->q, o, k->key, &text), NULL);
+			strbuf_free(&text);
+		} else if (k->kind == XL_VAL)
 			num_or_empty(x, XL_OP, at.row, c, value_of(x, o, k->key), f);
 		else
 			write_formula(x, c, k->formula, k->priced, at, f);
 	}
-	size_t cap = 64 + (size_t)(x->cash_years + 1) * (strlen(cash_pv_term) + 8), used = 1;
-	char *pv = xmalloc(cap);
-	pv[0] = '=';
+	strbuf pv;
+	strbuf_init(&pv);
+	strbuf_addf(&pv, "=");
 	for (int y = 0; y <= x->cash_years; y++) {
 		at.year = y;
 		write_formula(x, NCOLS + y, cash_year, "{capex_usd}", at, x->usd);
 		char *t = expand(cash_pv_term, at);
-		used += (size_t)snprintf(pv + used, cap - used, "%s%s", y ? "+" : "", t);
+		strbuf_addf(&pv, "%s%s", y ? "+" : "", t);
 		free(t);
 	}
 	at.year = 0;
-	write_formula(x, NCOLS + x->cash_years + 1, pv, "{capex_usd}", at, x->usd);
-	free(pv);
+	write_formula(x, NCOLS + x->cash_years + 1, pv.s, "{capex_usd}", at, x->usd);
+	strbuf_free(&pv);
 }
 
 static void write_options(xl *x, const plan_option *o, int n, const int *sys_rows, const int *ref_rows, int no_ref)
@@ -709,8 +706,8 @@ static const char *op_cell(int r, const char *key, char *buf, size_t len_B)
  * same row and column r-th/c-th ("{A}" etc. stay as written). Returns a heap string. */
 static char *over_row(const char *tpl, int op_row)
 {
-	size_t cap = strlen(tpl) * 3 + 64, at = 0;
-	char *out = xmalloc(cap);
+	strbuf out;
+	strbuf_init(&out);
 	for (const char *p = tpl; *p;) {
 		char ref[64];
 		if (*p == '{') {
@@ -721,14 +718,9 @@ static char *over_row(const char *tpl, int op_row)
 			p = end + 1;
 		} else
 			ref[0] = *p++, ref[1] = '\0';
-		size_t n = strlen(ref);
-		if (at + n + 1 > cap)
-			out = xrealloc(out, cap *= 2);
-		memcpy(out + at, ref, n);
-		at += n;
+		strbuf_addf(&out, "%s", ref);
 	}
-	out[at] = '\0';
-	return out;
+	return out.s;
 }
 
 /* The cash-flow sheet's columns: each year's figure as a formula of the year in column A (a row's A cell is
@@ -758,8 +750,8 @@ enum { CF_NCOLS = sizeof cf_cols / sizeof cf_cols[0], CF_FIRST_ROW = 3 };
 static char *cf_formula(const char *tpl, int row, int op_row)
 {
 	char *t = over_row(tpl, op_row);
-	size_t cap = strlen(t) * 2 + 64, at = 0;
-	char *out = xmalloc(cap);
+	strbuf out;
+	strbuf_init(&out);
 	for (const char *p = t; *p;) {
 		char ref[24];
 		if (*p == '@') {
@@ -771,15 +763,10 @@ static char *cf_formula(const char *tpl, int row, int op_row)
 			p += up ? 3 : 2;
 		} else
 			ref[0] = *p++, ref[1] = '\0';
-		size_t n = strlen(ref);
-		if (at + n + 1 > cap)
-			out = xrealloc(out, cap *= 2);
-		memcpy(out + at, ref, n);
-		at += n;
+		strbuf_addf(&out, "%s", ref);
 	}
-	out[at] = '\0';
 	free(t);
-	return out;
+	return out.s;
 }
 
 /* Cash flow by year of the Options row op_row (years 0 .. cash_years; empty after the amortisation): cash
