@@ -80,6 +80,8 @@
 
 #include "model/model.h"
 
+struct strbuf; /* common/common.h: the text cal_cg_default_grid appends to */
+
 #define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
 #define CAL_MLLOG_STR 128
 /* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
@@ -691,7 +693,7 @@ typedef struct cal_campaign {
  * with err as cal_cg_grid_parse. */
 int cal_cg_plan(const char *spec, int repeat, cal_cg_run *runs);
 /* The default grid of a host of host_gpus GPUs into buf (with jpeg-gpu runs where jpeg). */
-void cal_cg_default_grid(int host_gpus, bool jpeg, char *buf, size_t size);
+const char *cal_cg_default_grid(int host_gpus, bool jpeg, struct strbuf *out); /* appends; returns out->s */
 /* Writes dir/grid.csv, dir/run_mpirun.sh and dir/campaign.sbatch, each complete or absent. 0 or ERR_ENV. */
 int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const cal_cg_run *runs, int n);
 /* Regular files in each class folder of dir/sub (one level, as the loader scans); -1 where unreadable. */

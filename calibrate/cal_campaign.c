@@ -205,22 +205,19 @@ int cal_cg_plan(const char *spec, int repeat, cal_cg_run *runs)
  * nodes of one GPU (as many as the GPUs of each point) and, from 4 GPUs, 2 emulated nodes of half the host:
  * what the calibration fit needs to predict the host and the nodes of it. Two batches on a host of 1-2 GPUs
  * (b_half needs two), 256 alone on larger hosts (the time goes into the GPU counts). */
-void cal_cg_default_grid(int host_gpus, bool jpeg, char *buf, size_t size)
+const char *cal_cg_default_grid(int host_gpus, bool jpeg, strbuf *out)
 {
-	char counts[128] = "1";
-	size_t len = 1;
-	int g;
-	for (g = 2; g < host_gpus && len + 8 < sizeof(counts); g *= 2)
-		len += (size_t)snprintf(counts + len, sizeof(counts) - len, ",%d", g);
+	strbuf_addf(out, "gpus_per_node=1");
+	for (int g = 2; g < host_gpus; g *= 2)
+		strbuf_addf(out, ",%d", g);
 	if (host_gpus > 1)
-		snprintf(counts + len, sizeof(counts) - len, ",%d", host_gpus);
+		strbuf_addf(out, ",%d", host_gpus);
 	const char *data = jpeg ? "synthetic,jpeg-gpu" : "synthetic";
 	const char *batch = host_gpus <= 2 ? "128,256" : "256";
-	int n = snprintf(buf, size, "gpus_per_node=%s;nodes=1;batch=%s;data=%s;transport=nvlink,emulated", counts, batch,
-			 data);
-	if (host_gpus >= 4 && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, "|gpus_per_node=%d;nodes=2;batch=%s;data=%s;transport=emulated",
-			 host_gpus / 2, batch, data);
+	strbuf_addf(out, ";nodes=1;batch=%s;data=%s;transport=nvlink,emulated", batch, data);
+	if (host_gpus >= 4)
+		strbuf_addf(out, "|gpus_per_node=%d;nodes=2;batch=%s;data=%s;transport=emulated", host_gpus / 2, batch, data);
+	return out->s;
 }
 
 /* Start-up of a run before its first step: cuDNN's algorithm search, NCCL's set-up, the first batches; 12-20 s

@@ -308,36 +308,20 @@ static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal
 		       o->c.train_n / ranks_b);
 }
 
-int cmd_campaign(int argc, char **argv)
+/* The campaign of grid spec: planned, checked, written and, with --run, run and fitted. */
+static int campaign_with(cg_opts *o, const char *spec, bool dflt)
 {
-	cg_opts o;
-	const char *spec;
-	bool done;
-	char dgrid[512];
-	int rc = parse_opts(argc, argv, &o, &spec, &done);
-	if (rc != EXIT_OK || done)
-		return rc;
-	if (o.fit_only)
-		return fit(&o);
-	bool dflt = !spec;
-	if (dflt) {
-		if (!o.host_gpus)
-			o.host_gpus_seen = (o.host_gpus = gpus_here()) > 0;
-		if (!o.host_gpus)
-			o.host_gpus = 2;
-		cal_cg_default_grid(o.host_gpus, o.c.folder != NULL, dgrid, sizeof(dgrid));
-		spec = dgrid;
-	}
+	int rc = EXIT_OK;
 	cal_cg_run *runs = xcalloc(CAL_CG_MAX_RUNS, sizeof(*runs));
-	int n = cal_cg_plan(spec, o.repeat, runs);
+	int n = cal_cg_plan(spec, o->repeat, runs);
 	if (n < 0) {
 		fprintf(stderr, "scaleplan campaign: %s\n", err_msg());
 		free(runs);
 		return EXIT_INPUT;
 	}
-	if (cal_cg_exists(o.out) && !o.force) {
+	if (cal_cg_exists(o->out) && !o->force) {
 		fprintf(stderr, "scaleplan campaign: --out %s holds a campaign already (its grid.csv or scripts); "
-				"expected a new folder, or --force to write over it\n", o.out);
+				"expected a new folder, or --force to write over it\n", o->out);
 		free(runs);
 		return EXIT_INPUT;
 	}
@@ -347,7 +331,7 @@ int cmd_campaign(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	for (int i = 0; i < n; i++)
-		if (strcmp(runs[i].data, "synthetic") && !o.c.folder) {
+		if (strcmp(runs[i].data, "synthetic") && !o->c.folder) {
 			fprintf(stderr, "scaleplan campaign: --grid: field 'data', value '%s': expected --data-dir FOLDER "
 					"(the JPEG folder it reads)\n", runs[i].data);
 			free(runs);
@@ -355,52 +339,77 @@ int cmd_campaign(int argc, char **argv)
 		}
 	/* the JPEG runs' time limits count the folder's images (ImageNet's 1,281,167 + 50,000 where unreadable
 	 * here: the scripts may run on another machine) */
-	if (o.c.run_timeout_s <= 0 && (rc = predict_runs(&o, runs, n)) != EXIT_OK) {
+	if (o->c.run_timeout_s <= 0 && (rc = predict_runs(o, runs, n)) != EXIT_OK) {
 		free(runs);
 		return rc;
 	}
-	if (o.c.folder) {
-		o.c.train_n = cal_cg_count_images(o.c.folder, "train");
-		o.c.val_n = cal_cg_count_images(o.c.folder, "val");
-		o.folder_read = o.c.train_n >= 0;
-		if (o.c.train_n < 0)
-			o.c.train_n = MODEL_IMAGENET_TRAIN_IMAGES, o.c.val_n = 50000;
-		if (o.c.val_n < 0)
-			o.c.val_n = 0;
+	if (o->c.folder) {
+		o->c.train_n = cal_cg_count_images(o->c.folder, "train");
+		o->c.val_n = cal_cg_count_images(o->c.folder, "val");
+		o->folder_read = o->c.train_n >= 0;
+		if (o->c.train_n < 0)
+			o->c.train_n = MODEL_IMAGENET_TRAIN_IMAGES, o->c.val_n = 50000;
+		if (o->c.val_n < 0)
+			o->c.val_n = 0;
 	}
-	if ((rc = mkdir_ok(o.out)) == EXIT_OK) {
-		o.c.out_abs = realpath(o.out, NULL);
-		if (!o.c.out_abs) {
-			fprintf(stderr, "scaleplan campaign: %s: %s\n", o.out, strerror(errno));
+	if ((rc = mkdir_ok(o->out)) == EXIT_OK) {
+		o->c.out_abs = realpath(o->out, NULL);
+		if (!o->c.out_abs) {
+			fprintf(stderr, "scaleplan campaign: %s: %s\n", o->out, strerror(errno));
 			rc = EXIT_ENV;
 		}
 	}
-	int wrc = rc == EXIT_OK ? cal_cg_write(o.out, &o.c, spec, runs, n) : 0;
+	int wrc = rc == EXIT_OK ? cal_cg_write(o->out, &o->c, spec, runs, n) : 0;
 	if (wrc) {
 		fprintf(stderr, "scaleplan campaign: %s\n", err_msg());
 		rc = exit_code_of(wrc);
 	}
 	if (rc == EXIT_OK)
-		say_choices(&o, spec, dflt, runs, n);
+		say_choices(o, spec, dflt, runs, n);
 	free(runs);
-	free(o.c.out_abs);
+	free(o->c.out_abs);
 	if (rc != EXIT_OK)
 		return rc;
-	printf("scaleplan campaign: %d runs (grid %s): %s/run_mpirun.sh, %s/campaign.sbatch, %s/grid.csv\n", n, spec, o.out,
-	       o.out, o.out);
-	if (!o.run)
+	printf("scaleplan campaign: %d runs (grid %s): %s/run_mpirun.sh, %s/campaign.sbatch, %s/grid.csv\n", n, spec, o->out,
+	       o->out, o->out);
+	if (!o->run)
 		return EXIT_OK;
 	if (!gpu_here()) {
 		fprintf(stderr, "scaleplan campaign: --run: no NVIDIA GPU here (nvidia-smi -L failed); the scripts are "
 				"written: run %s/run_mpirun.sh (or sbatch campaign.sbatch) where the GPUs are, then --fit-only\n",
-			o.out);
+			o->out);
 		return EXIT_ENV;
 	}
-	char *cmd = xasprintf("TRAIN='%s' sh '%s/run_mpirun.sh'", o.c.train, o.out);
+	char *cmd = xasprintf("TRAIN='%s' sh '%s/run_mpirun.sh'", o->c.train, o->out);
 	fflush(stdout);
 	int st = system(cmd);
 	free(cmd);
 	if (st != 0)
 		fprintf(stderr, "scaleplan campaign: some runs failed (see above); fitting the CSVs that were written\n");
-	return fit(&o);
+	return fit(o);
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+	cg_opts o;
+	const char *spec;
+	bool done;
+	int rc = parse_opts(argc, argv, &o, &spec, &done);
+	if (rc != EXIT_OK || done)
+		return rc;
+	if (o.fit_only)
+		return fit(&o);
+	bool dflt = !spec;
+	strbuf dgrid;
+	strbuf_init(&dgrid);
+	if (dflt) {
+		if (!o.host_gpus)
+			o.host_gpus_seen = (o.host_gpus = gpus_here()) > 0;
+		if (!o.host_gpus)
+			o.host_gpus = 2;
+		spec = cal_cg_default_grid(o.host_gpus, o.c.folder != NULL, &dgrid);
+	}
+	rc = campaign_with(&o, spec, dflt);
+	strbuf_free(&dgrid);
+	return rc;
 }
