@@ -646,6 +646,14 @@ static void parse_num_cell(hw_load *ld, const csv_table *t, int row, int tc, con
 		*(int *)((char *)item + sc->off) = (int)v;
 }
 
+/* Appends "a, b, c": the names a cell may take, for its error message. */
+static const char *names_list(strbuf *b, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		strbuf_addf(b, "%s%s", i ? ", " : "", names[i]);
+	return b->s;
+}
+
 /* An enumeration cell: one of the column's names (any case); blank: the first name, the default. A bad cell
  * is reported with the names it may take and left out. */
 static void parse_enum_cell(hw_load *ld, const csv_table *t, int row, int tc, const hw_col *sc, const char *cell,
@@ -661,12 +669,11 @@ static void parse_enum_cell(hw_load *ld, const csv_table *t, int row, int tc, co
 		if (strcasecmp(cell, sc->names[i]) == 0)
 			e = i;
 	if (e < 0) {
-		char list[256];
-		size_t u = 0;
-		list[0] = '\0';
-		for (int i = 0; sc->names[i] && u < sizeof list; i++)
-			u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", sc->names[i]);
-		report_cell(ld, t, row, tc, "'%s' is not %s; expected one of %s", cellq(cell, q, sizeof q), sc->unit, list);
+		strbuf list;
+		strbuf_init(&list);
+		report_cell(ld, t, row, tc, "'%s' is not %s; expected one of %s", cellq(cell, q, sizeof q), sc->unit,
+			    names_list(&list, sc->names));
+		strbuf_free(&list);
 		return;
 	}
 	*(int *)((char *)item + sc->off) = e;
@@ -721,17 +728,17 @@ static const char *const coolings[] = {"air", "liquid", NULL};
 static void check_kind(hw_load *ld, const csv_table *t, int row, const char *col, const char *v,
 		       const char *const *names)
 {
-	char q[64], list[128];
-	size_t u = 0;
+	char q[64];
 	if (!*v)
 		return;
 	for (int i = 0; names[i]; i++)
 		if (strcasecmp(v, names[i]) == 0)
 			return;
-	list[0] = '\0';
-	for (int i = 0; names[i] && u < sizeof list; i++)
-		u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", names[i]);
-	report_cell(ld, t, row, csv_table_col(t, col), "'%s' is not a %s; expected %s", cellq(v, q, sizeof q), col, list);
+	strbuf list;
+	strbuf_init(&list);
+	report_cell(ld, t, row, csv_table_col(t, col), "'%s' is not a %s; expected %s", cellq(v, q, sizeof q), col,
+		    names_list(&list, names));
+	strbuf_free(&list);
 }
 
 /* A price's range: low <= price <= high where given (a low above its high is refused at the low's cell). */
