@@ -341,7 +341,7 @@ static const char *series_colour(const plot_data *d, int i)
 }
 
 /* The label of a group of lines: "a 8/node" alone; "a, b, c 8/node" when they share the last word. */
-static void group_text(const plot_data *d, const int *leader, int lead, char *text, size_t len_B)
+static void group_text(const plot_data *d, const int *leader, int lead, strbuf *text)
 {
 	const char *suffix = strrchr(d->series[lead].label, ' ');
 	bool same = suffix != NULL;
@@ -350,18 +350,16 @@ static void group_text(const plot_data *d, const int *leader, int lead, char *te
 			const char *sk = strrchr(d->series[k].label, ' ');
 			same &= sk && strcmp(sk, suffix) == 0;
 		}
-	size_t used = 0;
-	text[0] = '\0';
+	size_t from_B = text->len_B;
 	for (int k = lead; k < d->nseries; k++) {
 		if (leader[k] != lead)
 			continue;
 		const char *l = d->series[k].label;
 		int n = same ? (int)(strrchr(l, ' ') - l) : (int)strlen(l);
-		if (used + (size_t)n + 40 < len_B)
-			used += (size_t)snprintf(text + used, len_B - used, "%s%.*s", used ? ", " : "", n, l);
+		strbuf_addf(text, "%s%.*s", text->len_B > from_B ? ", " : "", n, l);
 	}
 	if (same)
-		snprintf(text + used, len_B - used, "%s", suffix);
+		strbuf_addf(text, "%s", suffix);
 }
 
 /* Names each line at its right end, so a reader need not match colours to the key. Lines that end at the
@@ -403,13 +401,14 @@ static void put_direct_labels(FILE *f, const plot_data *d, double span_dec)
 		int i = order[k], members = 0;
 		for (int j = i; j < n; j++)
 			members += leader[j] == i;
-		char text[512];
-		group_text(d, leader, i, text, sizeof text);
+		strbuf text;
+		strbuf_init(&text);
+		group_text(d, leader, i, &text);
 		/* a long name list wraps at ", " into lines of about 34 characters, read top down; the last
 		 * line sits at the lines' end */
 		char *line[16];
 		int nl = 0;
-		for (char *p = text; *p && nl < 16;) {
+		for (char *p = text.s; *p && nl < 16;) {
 			size_t len = strlen(p), cut = len;
 			if (len > 34) {
 				cut = 0;
@@ -432,6 +431,7 @@ static void put_direct_labels(FILE *f, const plot_data *d, double span_dec)
 				pow(10, base + (nl - 1 - j) * gap), members > 1 ? "#333333" : series_colour(d, i));
 		}
 		top = base + (nl - 1) * gap;
+		strbuf_free(&text);
 	}
 	free(leader);
 	free(order);
