@@ -858,6 +858,20 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* The points' rows, "file:line;file:line" (file alone where the line is unknown), as a heap string. */
+static char *point_rows(const cal_data *d, const int *pts, int npts)
+{
+	strbuf b;
+	strbuf_init(&b);
+	for (int k = 0; k < npts; k++) {
+		const cal_point *pt = &d->pts[pts[k]];
+		strbuf_addf(&b, "%s%s", k ? ";" : "", base(pt->file));
+		if (pt->line > 0)
+			strbuf_addf(&b, ":%d", pt->line);
+	}
+	return b.s;
+}
+
 /* Fits one group's free parameters to the points pts[0..npts-1]. Updates ps (values, errors, status,
  * rows) on success; on failure restores the values it started from and marks them CAL_NOCONV.
  * Returns true when the fit converged. `quiet` suppresses messages (leave-one-out refits). */
@@ -893,20 +907,7 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 			fprintf(log, "calibrate: %s: fit FAILED: %s; prior values kept\n", name, res.msg);
 		return false;
 	}
-	char *rows = NULL;
-	if (!quiet) {
-		size_t len = 1;
-		for (int k = 0; k < npts; k++)
-			len += strlen(base(d->pts[pts[k]].file)) + 16;
-		rows = xmalloc(len);
-		rows[0] = '\0';
-		size_t at = 0;
-		for (int k = 0; k < npts; k++)
-			at += (size_t)(d->pts[pts[k]].line > 0
-					       ? snprintf(rows + at, len - at, "%s%s:%d", k ? ";" : "", base(d->pts[pts[k]].file),
-							  d->pts[pts[k]].line)
-					       : snprintf(rows + at, len - at, "%s%s", k ? ";" : "", base(d->pts[pts[k]].file)));
-	}
+	char *rows = quiet ? NULL : point_rows(d, pts, npts);
 	for (int j = 0; j < c.nv; j++) {
 		cal_param *p = &ps->p[c.v[j].idx];
 		if (!res.determined[j]) {
