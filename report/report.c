@@ -598,7 +598,8 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 	rep_table t;
 	tab_init(&t, "sensitivity", 6, head);
 	int nflip = 0;
-	char names[160] = "";
+	strbuf names;
+	strbuf_init(&names);
 	for (int i = 0; i < MODEL_SENS_N; i++) {
 		tab_cell(&t, "%s", model_sens_name((model_sens_input)i));
 		tab_cell(&t, "%s", sens_in(i, rs->s[i].lo_in, a, sizeof a));
@@ -607,12 +608,10 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 		tab_cell(&t, "%s", plan_fmt_usd(rs->s[i].hi_usd, e, sizeof e));
 		tab_cell(&t, "%s", !rs->alt ? "-" : rs->flips[i] ? "yes" : "no");
 		if (rs->flips[i]) {
-			size_t u = strlen(names);
 			int left = 0; /* flipping inputs after this one: ", " before all but the last, " and " before it */
 			for (int j = i + 1; j < MODEL_SENS_N; j++)
 				left += rs->flips[j];
-			snprintf(names + u, sizeof names - u, "%s%s", !nflip ? "" : left ? ", " : " and ",
-				 model_sens_name((model_sens_input)i));
+			strbuf_addf(&names, "%s%s", !nflip ? "" : left ? ", " : " and ", model_sens_name((model_sens_input)i));
 			nflip++;
 		}
 	}
@@ -622,11 +621,12 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 		doc_p(d, "No other option at %d GPUs has such a cost to weigh the answer against.", rs->gpus);
 	else if (nflip)
 		doc_p(d, "Against %s (%s per run): %s could flip which of the two costs less per run over %s range%s.",
-		      opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b), names,
+		      opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b), names.s,
 		      nflip > 1 ? "their" : "its", nflip > 1 ? "s" : "");
 	else
 		doc_p(d, "Against %s (%s per run): none of these inputs, over its range, changes which of the two costs "
 			 "less per run.", opt_name(rs->alt, a, sizeof a), plan_fmt_usd(rs->alt_base, b, sizeof b));
+	strbuf_free(&names);
 	sens_counts(d, rows, g, ng, q);
 }
 
