@@ -310,6 +310,9 @@ typedef struct model_money {
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
 int model_money_check(const model_money *m);
+/* The owner's use of a bought cluster whose run takes tta_s: money.utilisation, or what money.runs_per_month
+ * implies (runs x tta_s over a month), at most 1 (runs back to back). The figure the owner's month is shared by. */
+double model_money_use(const model_money *m, double tta_s);
 /* The money inputs, one row each: the one table that model_money_default, model_money_check, the CLI's
  * options and --help (cli/scenario.c), report's money rows, costs.xlsx's Assumptions and whatif.html's
  * inputs read. A value as typed is the field / scale (hours for a field in seconds); lo..hi bound it as

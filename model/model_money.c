@@ -327,6 +327,13 @@ static double run_share(const model_money *m, double tta_s)
 	return fmax(share, tta_s / MODEL_MONTH_S);
 }
 
+double model_money_use(const model_money *m, double tta_s)
+{
+	if (!(tta_s > 0))
+		return m->utilisation;
+	return tta_s / (run_share(m, tta_s) * MODEL_MONTH_S);
+}
+
 /* The wall clock of a rental session on demand: money.rent_session_s of back-to-back runs, at most the month's
  * runs (a month of 10 short runs is one session), never less than one run; 0 = each run rented alone. */
 static double session_s(const model_money *m, double tta_s)

@@ -40,7 +40,8 @@ static double g_batch(const void *p) { return SC(p)->batch_per_gpu; }
 static double g_compute_cal(const void *p) { return SC(p)->compute_cal; }
 static double g_domain(const void *p) { return model_domain_gpus(SC(p)); }
 static double g_pue(const void *p) { return SC(p)->money.pue; }
-static double g_use(const void *p) { return SC(p)->money.utilisation; }
+/* the use the owner's month is shared by: --utilisation, or what --runs-per-month implies */
+static double g_use(const void *p) { return model_money_use(&SC(p)->money, RS(p)->tta_s); }
 static double g_staged(const void *p) { return SC(p)->stack.staged; }
 /* buy vs rent as a month of work against the reference rate (model_buy_rent_eval): none without a crossing */
 static double g_buy_above(const void *p) { return isfinite(RS(p)->breakeven_use) ? RS(p)->buy_wins_above : NAN; }

@@ -68,6 +68,14 @@ refused "predict --runs-per-month --utilisation" "--runs-per-month.*--utilisatio
 refused "sweep --runs-per-month --utilisation" "--runs-per-month.*--utilisation|--utilisation.*--runs-per-month" \
 	"$SP" sweep --systems dgxh100 --nodes 1 --quiet --out s.csv --runs-per-month 10 --utilisation 0.5
 [ -e s.csv ] && no "sweep left s.csv after refusing its options"
+# --runs-per-month alone: the CSV's utilisation is the use those runs make (runs x tta over a month), not the
+# --utilisation default it replaced
+"$SP" predict --system dgxh100 --nodes 8 --runs-per-month 1000 --format csv >rpm.csv 2>&1 || no "predict --runs-per-month: exit $?"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NR == 2 { want = 1000 * $c["tta_s"] / (365.25 * 86400 / 12); got = $c["utilisation"];
+		  if (!(got > 0) || (got - want) / want > 0.01 || (want - got) / want > 0.01) {
+			  printf "predict --runs-per-month 1000: utilisation %s, the runs use %.4f\n", got, want; exit 1 } }' rpm.csv ||
+	no "predict --runs-per-month 1000: the CSV's utilisation is not the use the runs make"
 # repeatable options stay repeatable
 expect 0 "$SP" predict --system dgxh100 --param eff_compute=0.8 --param eff_compute=0.7
 expect 0 "$SP" predict --system dgxh100 --measured 8:256:25000 --measured 8:128:24000
