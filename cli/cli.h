@@ -222,7 +222,6 @@ typedef struct cli_scen {
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
-	char money_help[CLI_SCEN_MONEY_MAX][480]; /* --help's lines of the money options (model_money_inputs) */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;

@@ -153,33 +153,51 @@ static int opt_money_scaled(void *ctx, const cli_opt *o, const char *arg)
 	return 0;
 }
 
-/* --help's lines of a money input into buf: "  --flag META" then what it is, its default and source, wrapped
- * at 110 columns under column 25. */
-static void money_help(const model_money_input *in, char *buf, size_t len_B)
+/* --help's lines of a money input appended to b: "  --flag META" then what it is, its default and source,
+ * wrapped at 110 columns under column 25. */
+static void money_help(const model_money_input *in, strbuf *b)
 {
-	char text[512], head[64];
-	snprintf(head, sizeof head, "  --%s %s", in->flag, in->meta);
+	strbuf text;
+	strbuf_init(&text);
 	bool unit = *in->unit && strncmp(in->unit, "fraction", 8) != 0; /* a fraction's unit is in its label */
-	snprintf(text, sizeof text, "%s (default %g%s%s: %s)", in->label, in->def / in->scale, unit ? " " : "",
-		 unit ? in->unit : "", in->source);
-	size_t at = (size_t)snprintf(buf, len_B, "%-24s ", head), col = at;
-	if (strlen(head) > 24) {
-		at += (size_t)snprintf(buf + at, len_B - at, "\n%25s", "");
+	strbuf_addf(&text, "%s (default %g%s%s: %s)", in->label, in->def / in->scale, unit ? " " : "",
+		    unit ? in->unit : "", in->source);
+	size_t start = b->len_B;
+	strbuf_addf(b, "  --%s %s", in->flag, in->meta);
+	size_t head = b->len_B - start, col = head < 24 ? 24 : head;
+	strbuf_addf(b, "%*s ", (int)(col - head), "");
+	col++;
+	if (head > 24) {
+		strbuf_addf(b, "\n%25s", "");
 		col = 25;
 	}
-	for (const char *w = text; *w && at < len_B;) {
+	for (const char *w = text.s; *w;) {
 		size_t n = strcspn(w, " ");
 		if (col + n > 110 && col > 25) {
-			at -= buf[at - 1] == ' '; /* no space at a line's end */
-			at += (size_t)snprintf(buf + at, len_B - at, "\n%25s", "");
+			if (b->s[b->len_B - 1] == ' ') /* no space at a line's end */
+				b->s[--b->len_B] = '\0';
+			strbuf_addf(b, "\n%25s", "");
 			col = 25;
 		}
-		at += (size_t)snprintf(buf + at, len_B - at, "%.*s%s", (int)n, w, w[n] ? " " : "");
+		strbuf_addf(b, "%.*s%s", (int)n, w, w[n] ? " " : "");
 		col += n + 1;
 		w += n + (w[n] ? 1 : 0);
 	}
-	if (at < len_B)
-		snprintf(buf + at, len_B - at, "\n");
+	strbuf_addf(b, "\n");
+	strbuf_free(&text);
+}
+
+/* The --help text of the money input of index i, built once: it depends only on the constant
+ * model_money_inputs, so it lives as long as the process, as that table does, and no cli_scen has to own
+ * and free it on a command's early-return paths. Grown as written: no text is cut. */
+static const char *money_help_text(const model_money_input *in, int i)
+{
+	static strbuf text[CLI_SCEN_MONEY_MAX];
+	if (!text[i].s) {
+		strbuf_init(&text[i]);
+		money_help(in, &text[i]);
+	}
+	return text[i].s;
 }
 
 /* The money options from model_money_inputs into t (the alias --utilization after --utilisation); the count. */
@@ -191,14 +209,14 @@ static int money_opts(cli_scen *s, cli_opt *t)
 		if (!in[i].flag || h >= CLI_SCEN_MONEY_MAX)
 			continue;
 		double *dest = (double *)((char *)&s->spec.money + in[i].off);
-		money_help(&in[i], s->money_help[h], sizeof s->money_help[h]);
+		const char *help = money_help_text(&in[i], h);
 		if (in[i].scale == 1)
 			t[k++] = (cli_opt){.kind = CLI_OPT_DOUBLE, .name = in[i].flag, .dest = dest, .lo = in[i].lo,
 					   .hi = in[i].hi, .open_lo = in[i].open_lo, .open_hi = in[i].open_hi,
-					   .want = in[i].want, .help = s->money_help[h]};
+					   .want = in[i].want, .help = help};
 		else
 			t[k++] = (cli_opt){.kind = CLI_OPT_CALL, .name = in[i].flag, .fn = opt_money_scaled, .ctx = s,
-					   .help = s->money_help[h]};
+					   .help = help};
 		h++;
 		if (strcmp(in[i].flag, "utilisation") == 0)
 			t[k++] = (cli_opt){.kind = CLI_OPT_DOUBLE, .name = "utilization", .alias_of = "utilisation",
