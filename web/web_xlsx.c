@@ -273,39 +273,59 @@ static void cell_name(int row, int col, char *buf, size_t len_B)
  * and the year of a cash-flow cell. */
 typedef struct xl_at { int row, sys_row, ref_row, year; } xl_at;
 
-/* Expands a formula template for one Options row: {key} its column, {sys.key} and {ref.rate|gpus} the
- * Assumptions cells, {year} the year, {cash} that year's cash cell. Returns a heap string. */
-static char *expand(const char *tpl, xl_at at_)
+/* Writes the cell a template's {key} stands for onto out; ctx is what the expander's caller passed. */
+typedef void (*xl_key_fn)(const char *key, const void *ctx, strbuf *out);
+
+/* Expands a formula template: its text as written, each {key} as key_ref writes it. The one loop for the
+ * book's templates (expand, over_row). Returns a heap string. */
+static char *tpl_expand(const char *tpl, xl_key_fn key_ref, const void *ctx)
 {
-	int row = at_.row, sys_row = at_.sys_row, year = at_.year;
 	strbuf out;
 	strbuf_init(&out);
 	for (const char *p = tpl; *p;) {
-		char ref[64] = "";
-		if (*p == '{') {
-			const char *end = strchr(p, '}');
-			char key[48];
-			snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
-			if (strcmp(key, "year") == 0)
-				snprintf(ref, sizeof ref, "%d", year);
-			else if (strcmp(key, "cash") == 0) /* the cash flow of that year, after the columns */
-				cell_name(row, NCOLS + year, ref, sizeof ref);
-			else if (strncmp(key, "sys.", 4) == 0) {
-				char c[16];
-				cell_name(sys_row, sys_col_of(key + 4), c, sizeof c);
-				snprintf(ref, sizeof ref, "Assumptions!%s", c);
-			} else if (strncmp(key, "ref.", 4) == 0) { /* write_refs: B id, C rate, D GPUs */
-				char c[16];
-				cell_name(at_.ref_row, strcmp(key + 4, "rate") == 0 ? 2 : 3, c, sizeof c);
-				snprintf(ref, sizeof ref, "Assumptions!%s", c);
-			} else
-				cell_name(row, col_of(key), ref, sizeof ref);
-			p = end + 1;
-		} else
-			ref[0] = *p++, ref[1] = '\0';
-		strbuf_addf(&out, "%s", ref);
+		const char *end = *p == '{' ? strchr(p, '}') : NULL;
+		if (!end) { /* text up to the next reference, as written */
+			size_t n = strcspn(p + 1, "{") + 1;
+			strbuf_addn(&out, p, n);
+			p += n;
+			continue;
+		}
+		strbuf key; /* the name between the braces, whatever its length */
+		strbuf_init(&key);
+		strbuf_addn(&key, p + 1, (size_t)(end - p - 1));
+		key_ref(key.s, ctx, &out);
+		strbuf_free(&key);
+		p = end + 1;
 	}
 	return out.s;
+}
+
+/* A key of an Options row's formula (ctx an xl_at): {key} its column, {sys.key} and {ref.rate|gpus} the
+ * Assumptions cells, {year} the year, {cash} that year's cash cell. */
+static void key_at(const char *key, const void *ctx, strbuf *out)
+{
+	const xl_at *at = ctx;
+	char c[16];
+	if (strcmp(key, "year") == 0) {
+		strbuf_addf(out, "%d", at->year);
+		return;
+	}
+	if (strcmp(key, "cash") == 0) /* the cash flow of that year, after the columns */
+		cell_name(at->row, NCOLS + at->year, c, sizeof c);
+	else if (strncmp(key, "sys.", 4) == 0)
+		cell_name(at->sys_row, sys_col_of(key + 4), c, sizeof c);
+	else if (strncmp(key, "ref.", 4) == 0) /* write_refs: B id, C rate, D GPUs */
+		cell_name(at->ref_row, strcmp(key + 4, "rate") == 0 ? 2 : 3, c, sizeof c);
+	else
+		cell_name(at->row, col_of(key), c, sizeof c);
+	bool assumptions = strncmp(key, "sys.", 4) == 0 || strncmp(key, "ref.", 4) == 0;
+	strbuf_addf(out, "%s%s", assumptions ? "Assumptions!" : "", c);
+}
+
+/* A formula template expanded for one Options row (key_at). Returns a heap string. */
+static char *expand(const char *tpl, xl_at at)
+{
+	return tpl_expand(tpl, key_at, &at);
 }
 
 /* A formula written once the book is complete, with the value it computes (web_calc.c). */
@@ -702,25 +722,18 @@ static const char *op_cell(int r, const char *key, char *buf, size_t len_B)
 	return buf;
 }
 
-/* A template over one Options row: {key} is that row's cell (op_cell), {r}/{c} a cell of this sheet in the
- * same row and column r-th/c-th ("{A}" etc. stay as written). Returns a heap string. */
+/* A key of a template over one Options row (ctx the row, an int): that row's cell of column key (op_cell). */
+static void key_op_row(const char *key, const void *ctx, strbuf *out)
+{
+	char ref[64];
+	strbuf_addf(out, "%s", op_cell(*(const int *)ctx, key, ref, sizeof ref));
+}
+
+/* A template over one Options row: {key} is that row's cell (op_cell); the rest, cf_formula's @ and %X
+ * included, stays as written. Returns a heap string. */
 static char *over_row(const char *tpl, int op_row)
 {
-	strbuf out;
-	strbuf_init(&out);
-	for (const char *p = tpl; *p;) {
-		char ref[64];
-		if (*p == '{') {
-			const char *end = strchr(p, '}');
-			char key[48];
-			snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
-			op_cell(op_row, key, ref, sizeof ref);
-			p = end + 1;
-		} else
-			ref[0] = *p++, ref[1] = '\0';
-		strbuf_addf(&out, "%s", ref);
-	}
-	return out.s;
+	return tpl_expand(tpl, key_op_row, &op_row);
 }
 
 /* The cash-flow sheet's columns: each year's figure as a formula of the year in column A (a row's A cell is
