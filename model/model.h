@@ -536,9 +536,12 @@ double model_breakeven_runs(const model_scenario *buy_sc, const model_result *bu
 /* Buy against rent as a month of work: N runs a month (money.runs_per_month, else the utilisation of the bought
  * cluster). Owned: the fixed month (capex as an annuity, support, facility) + N x energy. Rented on demand: N
  * runs in sessions of money.rent_session_s, each session billing its instances' start-up and data copy once
- * (the rent of a run, rent_r->rent_usd, is already that share); a reservation: its month whatever N. Both
- * lines are straight in the use u, so they cross once: breakeven_use (0: buying wins at any use where
- * buy_wins_above, INFINITY: never; NAN: a price missing). The flip rate is the rental rate at which the two
+ * (rent_r->rent_usd is a run's share at the stated workload, billed by the second); a reservation: its month
+ * whatever N. The rented month on demand is piecewise linear in N (each run alone below one run a month, one
+ * session of them all up to a full session's runs, full sessions beyond), so the crossing is solved on the
+ * piece that holds it: the largest N where the months are equal, exact under the session rule at any use:
+ * breakeven_use (0: buying never wins on demand, or at any use where buy_wins_above; INFINITY: a
+ * reservation never dearer; NAN: a price missing). The flip rate is the rental rate at which the two
  * months are equal at the stated use (rent is linear in its rate). fixed_usd_gpu_h and energy_usd_gpu_h are
  * the spreadsheet's terms: the fixed month over the month's GPU-hours, the energy over a used GPU-hour. */
 typedef struct model_buy_rent {

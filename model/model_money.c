@@ -334,27 +334,34 @@ double model_money_use(const model_money *m, double tta_s)
 	return tta_s / (run_share(m, tta_s) * MODEL_MONTH_S);
 }
 
-/* The wall clock of a rental session on demand: money.rent_session_s of back-to-back runs, at most the month's
- * runs (a month of 10 short runs is one session), never less than one run; 0 = each run rented alone. */
-static double session_s(const model_money *m, double tta_s)
+/* The runs a rental session on demand holds in a month of `runs`: money.rent_session_s of back-to-back runs
+ * of tta_s, at most the month's runs (a month of 10 short runs is one session), never less than one run;
+ * 1 with no session (each run rented alone). */
+static double session_runs(const model_money *m, double tta_s, double runs)
 {
 	if (!(m->rent_session_s > 0))
-		return tta_s;
-	return fmax(tta_s, fmin(m->rent_session_s, tta_s / run_share(m, tta_s)));
+		return 1.0;
+	return fmax(1.0, fmin(m->rent_session_s / tta_s, runs));
 }
 
-/* One run's share of a session's bill on demand at `rate` for `gpus`: the session's runs (spot: each run's
- * expected reruns, an interrupted run starting again with p = 1 - (1 - f)^(t / month), so t / (1 - p); the
- * whole run again: a bound, as a checkpoint would save part) plus the set-up once, at least min_s, rounded
+/* A run's billed time on spot: its expected reruns, an interrupted run starting again with
+ * p = 1 - (1 - f)^(t / month), so t / (1 - p) (the whole run again: a bound, as a checkpoint would save part). */
+static double run_billed_s(const model_scenario *sc, double tta_s)
+{
+	if (!sc->node.rent_spot)
+		return tta_s;
+	return tta_s / pow(1.0 - sc->money.spot_interrupt_month, tta_s / MODEL_MONTH_S);
+}
+
+/* One run's share of a session's bill on demand at `rate` for `gpus`: the session's runs (session_runs, each
+ * billed run_billed_s) plus the set-up once, at least min_s, rounded
  * up to the increment inc, over the runs in the session. With no session the run alone, as a provider bills
  * a single job. */
 static double rent_on_demand(const model_scenario *sc, double rate, double gpus, double inc, double min_s,
 			     const model_result *r)
 {
-	double S = session_s(&sc->money, r->tta_s), runs = S / r->tta_s, t_run = r->tta_s;
-	if (sc->node.rent_spot)
-		t_run /= pow(1.0 - sc->money.spot_interrupt_month, t_run / MODEL_MONTH_S);
-	double t = runs * t_run + r->rent_setup_s;
+	double runs = session_runs(&sc->money, r->tta_s, 1.0 / run_share(&sc->money, r->tta_s));
+	double t = runs * run_billed_s(sc, r->tta_s) + r->rent_setup_s;
 	if (isfinite(min_s))
 		t = fmax(t, min_s);
 	if (inc > 0)
@@ -417,6 +424,61 @@ static double owner_fix_month_at(const model_scenario *sc, const model_result *r
 	return r->capex_usd * per_usd + fac_m;
 }
 
+/* A rented month of N runs on demand under the session rule is piecewise linear in N, a + s x N on each piece:
+ * below one run a month a run's session alone (a = 0); up to a full session's k runs one session of them all
+ * (the set-up once: a = its bill); beyond, N / k full sessions (a = 0). Each piece from the rent of a run at the
+ * stated workload (rent_r->rent_usd, by the second as model_ref_rent_usd bills: no increment or minimum), its
+ * per-second bill recovered from that workload's session. Returns the pieces (at most 3) with their ends. */
+typedef struct rent_piece { double lo, hi, a, s; } rent_piece;
+static int rent_pieces(const model_scenario *sc, const model_result *r, rent_piece pc[3])
+{
+	const model_money *m = &sc->money;
+	double t = run_billed_s(sc, r->tta_s), set = r->rent_setup_s;
+	double k = session_runs(m, r->tta_s, INFINITY);
+	double n0 = session_runs(m, r->tta_s, 1.0 / run_share(m, r->tta_s));
+	double per_s = r->rent_usd / (t + set / n0); /* the rent of a second billed */
+	int n = 0;
+	pc[n++] = (rent_piece){0.0, 1.0, 0.0, per_s * (t + set)};
+	if (k > 1.0)
+		pc[n++] = (rent_piece){1.0, k, per_s * set, per_s * t};
+	pc[n] = (rent_piece){pc[n - 1].hi, INFINITY, 0.0, per_s * (t + set / k)};
+	n++;
+	return n;
+}
+
+static double rent_month_at(const rent_piece *pc, int n, double runs)
+{
+	int i = 0;
+	while (i < n - 1 && runs > pc[i].hi)
+		i++;
+	return pc[i].a + pc[i].s * runs;
+}
+
+/* The crossing of owned (fix + N x energy) and rented on demand (rent_pieces): the largest N where the two
+ * months are equal, buying winning above it where renting's last piece is dearer per run than energy (the
+ * months cannot cross again beyond it); none: 0 (renting wins at every N: buying never). */
+static void on_demand_crossing(double fix, double energy, const rent_piece *pc, int n, model_buy_rent *o)
+{
+	o->buy_wins_above = pc[n - 1].s > energy;
+	o->breakeven_runs_month = 0.0;
+	for (int i = n - 1; i >= 0; i--) {
+		double gap = fix - pc[i].a, slope = pc[i].s - energy; /* rented - owned = slope x N - gap */
+		if (slope == 0.0) {
+			if (gap == 0.0) { /* equal along the piece: the crossing is its low end */
+				o->breakeven_runs_month = pc[i].lo;
+				return;
+			}
+			continue;
+		}
+		double N = gap / slope;
+		if (N >= pc[i].lo && N <= pc[i].hi) {
+			o->breakeven_runs_month = fmax(N, 0.0);
+			o->buy_wins_above = slope > 0;
+			return;
+		}
+	}
+}
+
 /* model_buy_rent_eval with the owner's fixed month already known (model_run_money has it: the annuity's pow
  * once a prediction). */
 static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_result *buy_r,
@@ -437,23 +499,22 @@ static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_re
 	o->buy_wins_above = true;
 	if (!isfinite(fix) || !isfinite(rent) || !(rent_r->tta_s > 0))
 		return;
-	/* a month of N runs: owned fix + N x energy; rented on demand N x the rent of a run (its session's
-	 * share: nearly flat in N), a reservation its month whatever N. Two straight lines: one crossing */
-	double rent_fix = rent_sc->node.rent_reserved ? rent / run_share(&rent_sc->money, rent_r->tta_s) : 0.0;
-	double rent_run = rent_sc->node.rent_reserved ? 0.0 : rent;
-	o->rented_month_usd = rent_fix + o->runs_month * rent_run;
+	if (rent_sc->node.rent_reserved) {
+		/* a reservation: its month whatever N, so buying wins below the N where energy closes the gap */
+		double rent_fix = rent / run_share(&rent_sc->money, rent_r->tta_s), gap = fix - rent_fix;
+		o->rented_month_usd = rent_fix;
+		o->buy_wins_above = false;
+		o->breakeven_runs_month = energy > 0 ? fmax(-gap / energy, 0.0) : gap <= 0 ? 0.0 : INFINITY;
+	} else {
+		rent_piece pc[3];
+		int n = rent_pieces(rent_sc, rent_r, pc);
+		o->rented_month_usd = rent_month_at(pc, n, o->runs_month);
+		on_demand_crossing(fix, energy, pc, n, o);
+	}
 	o->rent_wins = o->rented_month_usd < o->owned_month_usd;
 	/* rent is linear in its rate: the rate that makes the two months equal at the stated use */
 	if (o->rented_month_usd > 0)
 		o->flip_usd_gpu_h = rate * o->owned_month_usd / o->rented_month_usd;
-	double slope = rent_run - energy, gap = fix - rent_fix;
-	o->buy_wins_above = slope > 0;
-	if (slope > 0)      /* renting dearer per run: buying wins above N* (0: at any use) */
-		o->breakeven_runs_month = fmax(gap / slope, 0.0);
-	else if (slope < 0) /* a reservation: each run costs the owner its energy, so renting wins above N* */
-		o->breakeven_runs_month = fmax(gap / slope, 0.0);
-	else
-		o->breakeven_runs_month = gap <= 0 ? 0.0 : INFINITY;
 	o->breakeven_use = o->breakeven_runs_month / o->max_runs_month;
 }
 

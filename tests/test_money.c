@@ -554,6 +554,51 @@ static void test_checks(test_ctx *t)
 		   "widths: list narrow, press and estimate wide");
 }
 
+/* The crossing is exact under the session rule: at the break-even runs a month, the owner's month (the run's
+ * tco x N) equals the same N runs rented as billed at N (model_ref_rent_usd x N, its session from N), for
+ * sessions of 24 h, none and 720 h, at rates that put the crossing above and below one full session. */
+static void test_breakeven_exact(test_ctx *t)
+{
+	static const double session_h[] = {24.0, 0.0, 720.0}, rate[] = {4.0, 12.0, 40.0};
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	int below = 0;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 0.54;
+	r.gpus = 64;
+	r.throughput_img_s = NAN;
+	model_run_capex(&sc, &p, &r);
+	r.tta_s = 600.0;
+	r.energy_J = 20e3 * 600.0;
+	r.power_max_W = 80e3;
+	r.rent_setup_s = 311.6; /* start-up and data copy, once a session */
+	sc.node.ref_rent_gpus = 8;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			model_scenario s = sc;
+			model_result x = r;
+			s.money.rent_session_s = session_h[i] * 3600.0;
+			s.node.ref_rent_usd_gpu_h = rate[j];
+			model_run_money(&s, &x);
+			double N = x.breakeven_runs_per_month, full = s.money.rent_session_s / r.tta_s;
+			TEST_CHECK(t, x.buy_wins_above && N > 0 && isfinite(N), "session %g h rate %g: %g", session_h[i],
+				   rate[j], N);
+			below += N < full;
+			s.money.runs_per_month = N; /* the month comparison evaluated at the crossing */
+			model_run_money(&s, &x);
+			double owned = N * x.tco_usd, rented = N * model_ref_rent_usd(&s, &x);
+			TEST_NEAR(t, rented, owned, 1e-3);
+			TEST_NEAR(t, x.owned_month_usd, owned, 1e-9);
+			TEST_NEAR(t, x.rented_month_usd, rented, 1e-9);
+			/* the flip rate at that use is the rate itself */
+			TEST_NEAR(t, x.flip_usd_gpu_h, rate[j], 1e-3);
+		}
+	TEST_CHECK(t, below >= 2, "crossings below one full session: %d", below);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -562,6 +607,7 @@ int main(void)
 	test_parts(&t);
 	test_rent(&t);
 	test_buy_rent(&t);
+	test_breakeven_exact(&t);
 	test_rent_reserved(&t);
 	test_owner(&t);
 	test_cashflow(&t);

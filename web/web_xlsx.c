@@ -207,12 +207,40 @@ static const xl_col cols[] = {
 	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
 	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
 	 "{ref_rent_usd}"},
+	/* on demand the rented month of N runs is piecewise linear (model_money.c rent_pieces): each run alone
+	 * below one run a month, one session of them all up to a full session's runs (the set-up once), full
+	 * sessions beyond; the crossing is the largest N where the two months meet, on the piece that holds it */
+	{"ref_sec_usd", "that rental billed a second USD", XL_FORMULA,
+	 "=CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*{ref.rate}/3600", 4, "{ref_rent_usd}"},
+	{"ref_run_billed_s", "a run billed (spot's reruns) s", XL_FORMULA,
+	 "=({rent_t_s}-{rent_setup_s})/{rent_session_runs}", 0, "{ref_rent_usd}"},
+	{"rent_full_runs", "runs a full rental session holds", XL_FORMULA,
+	 "=IF(rent_session_s>0,MAX(1,rent_session_s/{tta_s}),1)", 0, "{ref_rent_usd}"},
+	{"rent_slope_one", "rented month per run, each run its own session USD", XL_FORMULA,
+	 "={ref_sec_usd}*({ref_run_billed_s}+{rent_setup_s})", 2, "{ref_rent_usd}"},
+	{"rent_slope_in", "rented month per run within one session USD", XL_FORMULA,
+	 "={ref_sec_usd}*{ref_run_billed_s}", 2, "{ref_rent_usd}"},
+	{"rent_slope_full", "rented month per run in full sessions USD", XL_FORMULA,
+	 "={ref_sec_usd}*({ref_run_billed_s}+{rent_setup_s}/{rent_full_runs})", 2, "{ref_rent_usd}"},
+	{"be_full", "crossing on full sessions, runs a month (-1: none)", XL_FORMULA,
+	 "=IF({rent_slope_full}>{energy_usd},{fixed_month_usd}/({rent_slope_full}-{energy_usd}),-1)", 0,
+	 "{ref_rent_usd}"},
+	{"be_in", "crossing within one session, runs a month (-1: none)", XL_FORMULA,
+	 "=IF({rent_slope_in}<>{energy_usd},({fixed_month_usd}-{ref_sec_usd}*{rent_setup_s})/({rent_slope_in}-"
+	 "{energy_usd}),-1)", 0, "{ref_rent_usd}"},
+	{"be_one", "crossing below one run a month (-1: none)", XL_FORMULA,
+	 "=IF({rent_slope_one}>{energy_usd},{fixed_month_usd}/({rent_slope_one}-{energy_usd}),-1)", 0,
+	 "{ref_rent_usd}"},
 	{"breakeven_runs_per_month", "owning and renting cost the same, runs a month", XL_FORMULA,
-	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),IF({ref_run_usd}<>{energy_usd},MAX(({fixed_month_usd}-"
-	 "{ref_fix_month_usd})/({ref_run_usd}-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),\"\")",
+	 "=IF(AND(ISNUMBER({capex_usd}),ISNUMBER({ref_rent_usd})),IF({sys.reserved}=1,IF({energy_usd}>0,MAX(({fixed_month_usd}-"
+	 "{ref_fix_month_usd})/(0-{energy_usd}),0),IF({fixed_month_usd}<={ref_fix_month_usd},0,\"never\")),"
+	 "IF({be_full}>={rent_full_runs},{be_full},IF(AND({rent_full_runs}>1,{be_in}>=1,{be_in}<={rent_full_runs}),"
+	 "{be_in},IF(AND({be_one}>=0,{be_one}<=1),{be_one},0)))),\"\")",
 	 0, "{ref_rent_usd}"},
 	{"buy_wins_above", "buying wins above that (1), below it (0: a reservation)", XL_FORMULA,
-	 "=IF(ISNUMBER({breakeven_runs_per_month}),IF({ref_run_usd}>{energy_usd},1,0),\"\")", 0, "{ref_rent_usd}"},
+	 "=IF(ISNUMBER({breakeven_runs_per_month}),IF({sys.reserved}=1,0,IF({be_full}>={rent_full_runs},1,"
+	 "IF(AND({rent_full_runs}>1,{be_in}>=1,{be_in}<={rent_full_runs}),IF({rent_slope_in}>{energy_usd},1,0),"
+	 "IF(AND({be_one}>=0,{be_one}<=1),1,IF({rent_slope_full}>{energy_usd},1,0))))),\"\")", 0, "{ref_rent_usd}"},
 	{"breakeven_use", "owning and renting cost the same at this use", XL_FORMULA,
 	 "=IF(ISNUMBER({breakeven_runs_per_month}),{breakeven_runs_per_month}*{tta_s}/month_s,\"\")", 4,
 	 "{ref_rent_usd}"},
