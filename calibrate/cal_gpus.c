@@ -1,6 +1,6 @@
 /* cal_gpus.c: the GPU-generation constants of the model's compute (eff_compute, eff_mem, eff_compute_fp32)
  * fitted through plan_resolve + model_predict, the model that predicts, to the throughput of every GPU
- * the reference data holds, and the fit's leave-one-GPU-out and leave-one-submitter-out errors
+ * the reference data holds, and the fit's leave-one-GPU-out, -submitter-out and -stack-out errors
  * (`scaleplan validate --group gpus`).
  *
  * Points: every MLPerf v4.0 single-node result of an NVIDIA GPU in the database (refdata/
@@ -361,6 +361,16 @@ static void heldout_errors(gset *gs, double *err)
 	gs->stage = stage;
 }
 
+/* The error (predicted / measured - 1) of point i under gs->par at factor 1 (NAN where the prediction fails). */
+static double stack_factor1_error(gset *gs, int i)
+{
+	model_result res;
+	model_scenario *sc = &gs->p[i].sc;
+	if (model_scenario_prepare(sc, &gs->par) || model_predict(sc, &gs->par, &res) || !res.fits)
+		return NAN;
+	return res.throughput_img_s / gs->p[i].img_s - 1.0;
+}
+
 static void print_group(FILE *out, const char *what, const gset *gs, const double *err, bool only_out)
 {
 	double s = 0, a = 0, worst = 0;
@@ -409,6 +419,77 @@ static int fit_without(gset *gs, const model_params *fitted, const char *sub, do
 	gs->par = *fitted;
 	int rc = fit_all(gs);
 	heldout_errors(gs, err);
+	return rc;
+}
+
+/* The software stack of a point: its class without the precision ("pytorch-dle/lowp" -> "pytorch-dle");
+ * the MLPerf results run NVIDIA's MLPerf MXNet stack, the database's ngc-mlperf. */
+static void point_stack(const gpoint *p, char *out, size_t cap)
+{
+	if (strcmp(p->cls, "mlperf") == 0) {
+		snprintf(out, cap, "ngc-mlperf");
+		return;
+	}
+	snprintf(out, cap, "%.*s", (int)strcspn(p->cls, "/"), p->cls);
+}
+
+/* Marks out the points of stack `id` (point_stack); returns how many. */
+static int mark_stack(gset *gs, const char *id)
+{
+	int n = 0;
+	for (int i = 0; i < gs->n; i++) {
+		char st[48];
+		point_stack(&gs->p[i], st, sizeof(st));
+		gs->p[i].out = strcmp(st, id) == 0;
+		n += gs->p[i].out;
+	}
+	return n;
+}
+
+/* The stacks of the points, once each, into ids (cap chars per id, at most GP_MAX); returns how many. */
+static int stacks(const gset *gs, char ids[][48])
+{
+	int n = 0;
+	for (int i = 0; i < gs->n; i++) {
+		char st[48];
+		bool seen = false;
+		point_stack(&gs->p[i], st, sizeof(st));
+		for (int k = 0; k < n && !seen; k++)
+			seen = strcmp(ids[k], st) == 0;
+		if (!seen)
+			snprintf(ids[n++], 48, "%s", st);
+	}
+	return n;
+}
+
+/* In the fit by stack (err: every point's in-sample error), then leave-one-stack-out: refit from `fitted`
+ * without any point of the stack and predict its points as the model does a stack it has no data of - at
+ * the reference (MLPerf-grade) efficiency, factor 1 - since a held-out stack's own factor cannot be fitted.
+ * 0 or ERR_INPUT. */
+static int stack_groups(gset *gs, const model_params *fitted, const double *all, FILE *out)
+{
+	char ids[GP_MAX][48];
+	double err[GP_MAX];
+	int nid = stacks(gs, ids), rc = 0;
+
+	gs->par = *fitted; /* the parameters the in-sample lines print */
+	fprintf(out, "in the fit, by stack:\n");
+	for (int k = 0; k < nid; k++) {
+		mark_stack(gs, ids[k]);
+		print_group(out, ids[k], gs, all, true);
+	}
+	fprintf(out, "leave-one-stack-out (fit without any point of the stack, predict its points at factor 1: the "
+		"model's estimate for a stack with no data):\n");
+	for (int k = 0; k < nid && rc == 0; k++) {
+		mark_stack(gs, ids[k]);
+		gs->par = *fitted;
+		rc = fit_all(gs);
+		heldout_errors(gs, err);
+		for (int i = 0; i < gs->n; i++)
+			if (gs->p[i].out) /* its class has no point in the fit: factor 1 */
+				err[i] = isfinite(err[i]) ? err[i] : stack_factor1_error(gs, i);
+		print_group(out, ids[k], gs, err, true);
+	}
 	return rc;
 }
 
@@ -465,6 +546,8 @@ int cal_gpu_report(const hw_db *db, const model_params *base, FILE *out)
 		rc = fit_without(&gs, &fitted, ids[k], err);
 		print_group(out, ids[k], &gs, err, true);
 	}
+	if (rc == 0)
+		rc = stack_groups(&gs, &fitted, all, out);
 out:
 	free(gs.p);
 	return rc;

@@ -105,8 +105,8 @@ static void validate_table(cli_validate_opts *vo, cli_opt *t)
 			   "                  fitted leave-one-submitter-out (refdata/mlperf_v4_0_phases.csv); with --format\n"
 			   "                  table or md it follows the other groups, with csv it needs --group whole-run;\n"
 			   "                  gpus: the fit of the compute constants (eff_compute, eff_mem, eff_compute_fp32)\n"
-			   "                  to every GPU on file, with leave-one-GPU-out and leave-one-submitter-out errors\n"
-			   "                  (a table; docs/model.md)\n"),
+			   "                  to every GPU on file, with leave-one-GPU-out, leave-one-submitter-out and\n"
+			   "                  leave-one-stack-out errors (a table; docs/model.md)\n"),
 		CLI_O_STR("intervals", &vo->intervals,
 			  "  --intervals FILE  also write the 90% prediction-interval table derived from these held-out\n"
 			  "                  residuals (model/intervals.csv: `make intervals`; compiled into the binary)\n"),
