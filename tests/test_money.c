@@ -362,6 +362,22 @@ static void test_owner(test_ctx *t)
 		   r.breakeven_runs_per_month);
 }
 
+/* The priced 8-node (64-GPU) cluster both buy-vs-rent tests weigh: a 10-minute run drawing 20 kW (80 kW at
+ * most), owned at 54% use. */
+static void cluster_64(model_scenario *sc, model_params *p, model_result *r)
+{
+	memset(r, 0, sizeof *r);
+	node_priced(sc, p);
+	sc->nodes = 8;
+	sc->money.utilisation = 0.54;
+	r->gpus = 64;
+	r->throughput_img_s = NAN;
+	model_run_capex(sc, p, r);
+	r->tta_s = 600.0;
+	r->energy_J = 20e3 * 600.0; /* 20 kW for 10 minutes */
+	r->power_max_W = 80e3;
+}
+
 /* Buy vs rent as a month of work reduces to the buyer's spreadsheet rule where the rented runs carry no
  * set-up: break-even use = owner's fixed $/GPU-hour / (rate - energy $/used GPU-hour), flip rate at use u =
  * fixed / u + energy; against a reservation the month's lines cross the other way. */
@@ -371,16 +387,7 @@ static void test_buy_rent(test_ctx *t)
 	model_params p;
 	model_result r, x;
 	const double month_s = 365.25 * 86400.0 / 12.0, gpu_h = 64 * month_s / 3600.0;
-	memset(&r, 0, sizeof r);
-	node_priced(&sc, &p);
-	sc.nodes = 8;
-	sc.money.utilisation = 0.54;
-	r.gpus = 64;
-	r.throughput_img_s = NAN;
-	model_run_capex(&sc, &p, &r);
-	r.tta_s = 600.0;
-	r.energy_J = 20e3 * 600.0; /* 20 kW for 10 minutes */
-	r.power_max_W = 80e3;
+	cluster_64(&sc, &p, &r);
 	sc.node.ref_rent_usd_gpu_h = 6.0;
 	sc.node.ref_rent_gpus = 8;
 	model_run_money(&sc, &r);
@@ -564,16 +571,7 @@ static void test_breakeven_exact(test_ctx *t)
 	model_params p;
 	model_result r;
 	int below = 0;
-	memset(&r, 0, sizeof r);
-	node_priced(&sc, &p);
-	sc.nodes = 8;
-	sc.money.utilisation = 0.54;
-	r.gpus = 64;
-	r.throughput_img_s = NAN;
-	model_run_capex(&sc, &p, &r);
-	r.tta_s = 600.0;
-	r.energy_J = 20e3 * 600.0;
-	r.power_max_W = 80e3;
+	cluster_64(&sc, &p, &r);
 	r.rent_setup_s = 311.6; /* start-up and data copy, once a session */
 	sc.node.ref_rent_gpus = 8;
 	for (int i = 0; i < 3; i++)
