@@ -398,7 +398,7 @@ static bool tp_repeat_row(const csv_table *t, int r, const tp_cols *c)
 }
 
 /* A run's steady img/s: the mean of its epoch rows from epoch 2 on (the first fills the input pipeline and
- * starts the clocks; a JPEG run of a few epochs measured start-up more than decoding, issue 48), else NAN.
+ * starts the clocks; a JPEG run of a few epochs measured start-up more than decoding), else NAN.
  * Rows of the same run_id; a table without epoch or run_id columns has none. */
 static double tp_steady(const csv_table *t, const tp_cols *c, const char *run_id)
 {

@@ -35,7 +35,7 @@ typedef struct cg_opts {
 /* The default grid (no --grid) is the host's (cal_cg_default_grid): 1, 2, 4, ... GPUs up to the host's,
  * NVLink and emulated nodes; jpeg-gpu only with --data-dir. A JPEG run should see at least this many
  * batches an epoch on each rank, so that its steady epochs measure decoding rather than the pipeline's
- * start (8,704 JPEGs gave 8 batches an epoch at 4 ranks of 256: runs of 1.1-1.4 s, issue 48). */
+ * start (8,704 JPEGs gave 8 batches an epoch at 4 ranks of 256: runs of 1.1-1.4 s). */
 enum { CG_NOPTS = 22, CG_MIN_BATCHES = 50, CG_REPEAT = 2 };
 
 /* campaign's options, bound to o (dry: --dry-run, spec: --grid), in --help's order. */

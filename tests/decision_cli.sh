@@ -189,13 +189,13 @@ for n in 8 64; do
 done
 
 # a budget that excludes nothing, with --runs-per-month and rentals among the options, changes nothing; the
-# answer says rentals are outside it (issue 46: --budget 1e14 turned the pick from a rental to dgxb200)
+# answer says rentals are outside it (a --budget of 1e14 once turned the pick from a rental to dgxb200)
 expect 0 "$SP" compare --gpus 8 --runs-per-month 10; cp "$tmp/out" "$tmp/r10"
 expect 0 "$SP" compare --gpus 8 --runs-per-month 10 --budget 1e14; cp "$tmp/out" "$tmp/r10b"
 [ "$(first "$tmp/r10")" = "$(first "$tmp/r10b")" ] || no "--budget 1e14 moved the pick: $(first "$tmp/r10") -> $(first "$tmp/r10b")"
 has "rented outside it"; has "excludes nothing"
 # the budget is capex whatever --cost compares (it read as a cost per run under --cost tco); $3M, as the shared
-# store sized to the cluster (issue 47) put dgxh100 8x8 at $2.99M
+# store sized to the cluster puts dgxh100 8x8 at $2.99M
 expect 0 "$SP" compare --gpus 64 --budget 3000000 --cost tco; has "budget \$3M caps the capex of bought options"
 # --cost rent never picks an option without a rent, and names those left out and why
 for t in ondemand 1y; do
@@ -208,7 +208,7 @@ done
 
 # one answer for one question: the buy-vs-rent break-even of compare's answer is the bought option's own
 # (predict's column breakeven_runs_per_month), rounded to two figures
-# (issue 46: gb200-nvl72 16x4 at 64 GPUs was 1110.4 in compare, 1243.5 in predict; dgxb200 1x8 1360.2 in the
+# (gb200-nvl72 16x4 at 64 GPUs was once 1110.4 in compare, 1243.5 in predict; dgxb200 1x8 1360.2 in the
 # answer, 1393.5 in the CSV)
 for c in "8 dgxb200 1 8" "64 gb200-nvl72 16 4"; do
 	set -- $c

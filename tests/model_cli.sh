@@ -214,7 +214,7 @@ awk -F, 'NR > 2 && $22 + 0 < prev { bad = 1 } NR > 1 { prev = $22 + 0 } END { ex
 expect 0 "$SP" sweep --systems dgxh100 --nodes 1,16 --storage nfs-head --out "$tmp/r2.csv" --quiet
 [ "$(sed -n 2p "$tmp/r2.csv" | cut -d, -f3)" = 1 ] || no "tta: 16 copies of ImageNet through one 10 GbE NFS head cost more than 16 nodes save"
 
-# the host's shared input stage (model_input_rank_img_s, issue 48): a jpeg-gpu pipeline's per-GPU rate falls as
+# the host's shared input stage (model_input_rank_img_s): a jpeg-gpu pipeline's per-GPU rate falls as
 # more ranks of one host decode (testbed-h200x4, 64 cores); with a stage that never fills it does not (only the
 # all-reduce is left); predict --profile takes calibrate's host_input_img_s_core row
 hs() { "$SP" predict --system testbed-h200x4 --stack scaleplan-train --data gpu --format csv "$@" >"$tmp/hs.csv" || no "hs $*"; col per_gpu_img_s "$tmp/hs.csv"; }

@@ -193,7 +193,7 @@ ok "a shared store: whole units for the first epoch's read rate" -v s="$(col cap
 	-v x="$(col throughput_img_s "$tmp/out")" 'BEGIN { u = int(x * 1.45e11 / 1281167 / 5e9) + 1; exit !(s == u * 100000) }'
 printf 'nas-bad,,nas,1e10,,,eth-40g,100000,1e14,5e9,rumour,2026-11,x,mine\n' >>"$tmp/mine/storage.csv"
 expect 1 "$SP" hw check "$tmp/mine"; has "storage.csv:3:11(price_kind): 'rumour' is not a price_kind"
-# buy vs rent as a month of work (issue 47's goal): the break-even use and the flip rate within 2% of a buyer's
+# buy vs rent as a month of work: the break-even use and the flip rate within 2% of a buyer's
 # spreadsheet rule from the CSV's own terms: the owner's fixed month over the month's GPU-hours (F), the energy
 # over a used GPU-hour (E), CoreWeave's rate R from the database: break-even F / (R - E), flip F / u + E
 expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --format csv

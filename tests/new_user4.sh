@@ -1,5 +1,5 @@
 #!/bin/sh
-# What a new user still trips on (issue 50), one block a case: a "-" says its true reason; the capex line
+# What a new user trips on, one block a case: a "-" says its true reason; the capex line
 # sums to the capex with every part named; an option given twice, or two that answer one question, are
 # refused with both named; help texts say what the program does; one limit for GPU counts and durations in
 # a unit that shows them; the sweep's progress counts what it does; hw import's folders follow the umask.

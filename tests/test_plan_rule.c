@@ -8,7 +8,7 @@
  * each without constraints, with a budget (the median capex) and with a deadline (1.5x the fastest time);
  * - same hardware compares as same: two options of one GPU, node shape and stack have a time ratio interval of
  *   PLAN_SAME_HW_X either side.
- * And the cases of issue 46: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
+ * And two known cases: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
  * pick; adding hgx-b300 to gb200-nvl72 and hgx-h200 does not turn the pick to gb200-nvl72.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -190,9 +190,9 @@ static const char *pick_name(const fix *f, const char *systems, long gpus, char 
 	return buf;
 }
 
-/* Issue 46's cases: the 512-GPU pick was gb200-nvl72 128x4, which hgx-h200 64x8 beats on time and capex; adding
+/* Two known cases: the 512-GPU pick was gb200-nvl72 128x4, which hgx-h200 64x8 beats on time and capex; adding
  * hgx-b300 (not picked) flipped the pick of gb200-nvl72,hgx-h200 from hgx-h200 to gb200-nvl72. */
-static void test_issue_cases(test_ctx *t, fix *f)
+static void test_known_cases(test_ctx *t, fix *f)
 {
 	char a[64], b[64], c[64];
 	pick_name(f, NULL, 512, a, sizeof a);
@@ -242,7 +242,7 @@ int main(void)
 	model_params_default(&f.p);
 	plan_question_init(&f.q);
 	test_invariants(&t, &f);
-	test_issue_cases(&t, &f);
+	test_known_cases(&t, &f);
 	test_same_hardware(&t, &f);
 	hw_db_free(&db);
 	return test_report(&t);

@@ -70,7 +70,7 @@ static void test_stops_on_signal(test_ctx *t)
 	free(v);
 }
 
-/* the progress of a sort counts rows: its total is the rows sorted and it never passes them (issue 50: "ranking:
+/* the progress of a sort counts rows: its total is the rows sorted and it never passes them (once "ranking:
  * 2% (1540096/51422448)" for 8.9 M rows counted every merge of every pass) */
 static void test_progress_counts_rows(test_ctx *t)
 {

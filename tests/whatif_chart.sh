@@ -1,5 +1,5 @@
 #!/bin/sh
-# whatif.html's figures and charts in a real browser (issue 50): headless Chromium opens the page (with
+# whatif.html's figures and charts in a real browser: headless Chromium opens the page (with
 # tests/lib/whatif_probe.js added to a copy), and tests/lib/whatif_chart.py checks with the browser's own
 # layout that each chart has axes with ticks, that no text overlaps another or runs off its chart, and that
 # every money cell reads as compare's table prints it ($3,458,430, not 3,458,431). A screenshot of the page is
