@@ -348,7 +348,7 @@ static void group_text(const plot_data *d, const int *leader, int lead, strbuf *
 	for (int k = lead; k < d->nseries; k++)
 		if (leader[k] == lead) {
 			const char *sk = strrchr(d->series[k].label, ' ');
-			same &= sk && strcmp(sk, suffix) == 0;
+			same = same && sk && strcmp(sk, suffix) == 0; /* no suffix: strcmp never sees NULL */
 		}
 	size_t from_B = text->len_B;
 	for (int k = lead; k < d->nseries; k++) {
