@@ -216,6 +216,26 @@ static int unknown(const cli_parse *p)
 	return EXIT_INPUT;
 }
 
+/* true (message printed) when the long option getopt_long just matched as name was typed shorter: getopt
+ * takes any unambiguous prefix, so `sweep --gpus 8` ran as --gpus-per-node 8 with no word. Only the full
+ * name is taken. The option's own element is argv[optind - 1], or the one before it when its value was the
+ * next element (glibc has moved it there before returning). */
+static bool abbreviated(const cli_parse *p, int argc, char **argv, const char *name)
+{
+	int at = optind - 1;
+	if (optarg && at >= 1 && optarg == argv[at])
+		at--;
+	if (at < 1 || at >= argc || strncmp(argv[at], "--", 2) != 0)
+		return false;
+	const char *typed = argv[at] + 2;
+	size_t len = strcspn(typed, "=");
+	if (len == strlen(name) && strncmp(typed, name, len) == 0)
+		return false;
+	fprintf(stderr, "scaleplan %s: --%.*s: no such option (options are taken by their full name only: did you "
+			"mean --%s?)\n", p->cmd, (int)len, typed, name);
+	return true;
+}
+
 int cli_opt_parse(cli_parse *p, int argc, char **argv)
 {
 	char shorts[64];
@@ -224,12 +244,18 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 	int c, rc = EXIT_OK, ngiven = 0;
 	p->done = false;
 	optind = 0; /* glibc: start afresh, whatever a parse before left */
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+	int li = -1;
+	while ((c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
 		const cli_opt *o = find_opt(p, c);
 		if (!o) {
 			rc = unknown(p);
 			goto out;
 		}
+		if (li >= 0 && abbreviated(p, argc, argv, lo[li].name)) {
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		li = -1;
 		if (o->kind == CLI_OPT_HELP) {
 			if (p->usage)
 				p->usage(stdout);
