@@ -267,8 +267,9 @@ int cli_scen_load(cli_scen *s);
  * --system, or components only) with gpn GPUs per node (0 = from options/system) on `nodes` nodes
  * (0 = from options). Resolves the batch (auto, --global-batch) too. EXIT_OK or EXIT_INPUT. */
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc);
-/* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints; EXIT_OK or EXIT_INPUT. */
-int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n);
+/* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints, each value once; EXIT_OK or EXIT_INPUT with
+ * "scaleplan CMD: WHAT ..." printed. */
+int cli_parse_int_list(const char *cmd, const char *what, const char *arg, int *out, int max, int *n);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
 /* The candidate systems of --systems LIST (NULL: today's products, plan_default_system; "all": every system of

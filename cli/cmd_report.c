@@ -31,7 +31,7 @@ static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
 {
 	report_opts *ro = ctx;
 	(void)o;
-	return cli_parse_int_list("--gpus", arg, ro->gpus, REPORT_MAX_GPUS, &ro->ngpus) ? -1 : 0;
+	return cli_parse_int_list("report", "--gpus", arg, ro->gpus, REPORT_MAX_GPUS, &ro->ngpus) ? -1 : 0;
 }
 
 #define REPORT_STR(x) #x

@@ -88,10 +88,10 @@ static int opt_list(void *ctx, const cli_opt *opt, const char *arg)
 {
 	sw_opts *o = ctx;
 	if (strcmp(opt->name, "nodes") == 0)
-		return cli_parse_int_list("--nodes", arg, o->nodes, SW_MAXLIST, &o->nn) ? -1 : 0;
+		return cli_parse_int_list("sweep", "--nodes", arg, o->nodes, SW_MAXLIST, &o->nn) ? -1 : 0;
 	if (strcmp(opt->name, "batch-per-gpu") == 0)
-		return cli_parse_int_list("--batch-per-gpu", arg, o->batches, SW_MAXLIST, &o->nb) ? -1 : 0;
-	return cli_parse_int_list("--gpus-per-node", arg, o->gpns, 1024, &o->ng) ? -1 : 0;
+		return cli_parse_int_list("sweep", "--batch-per-gpu", arg, o->batches, SW_MAXLIST, &o->nb) ? -1 : 0;
+	return cli_parse_int_list("sweep", "--gpus-per-node", arg, o->gpns, 1024, &o->ng) ? -1 : 0;
 }
 
 static void sweep_table(sw_opts *o, cli_opt *t)

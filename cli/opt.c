@@ -101,8 +101,8 @@ static int opt_apply(const char *cmd, bool got_style, const cli_opt *o, const ch
 	}
 }
 
-/* The entry getopt reports for table[i]: the option an alias stands for (so that getopt takes an
- * abbreviation of both as that option, not as ambiguous), else itself. */
+/* The entry getopt reports for table[i]: the option an alias stands for (one entry stores both), else
+ * itself. */
 static int canonical(const cli_opt *table, int i)
 {
 	if (!table[i].alias_of)

@@ -485,7 +485,7 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 	return cli_check_gpus(s->cmd, sc->nodes, sc->node.gpus_per_node);
 }
 
-int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int *n)
+int cli_parse_int_list(const char *cmd, const char *what, const char *arg, int *out, int max, int *n)
 {
 	char buf[1024], *save = NULL, *tok;
 
@@ -510,9 +510,17 @@ int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int
 		}
 		for (long v = a; v <= b; v += step) {
 			if (*n >= max) {
-				fprintf(stderr, "scaleplan: %s '%s': more than %d values\n", what, arg, max);
+				fprintf(stderr, "scaleplan %s: %s '%s': more than %d values\n", cmd, what, arg, max);
 				return EXIT_INPUT;
 			}
+			/* a value twice would be answered twice (the same rows written again): refused, as a
+			 * system named twice is */
+			for (int k = 0; k < *n; k++)
+				if (out[k] == v) {
+					fprintf(stderr, "scaleplan %s: %s '%s': %ld given twice; give each value once\n", cmd,
+						what, arg, v);
+					return EXIT_INPUT;
+				}
 			out[(*n)++] = (int)v;
 		}
 	}
@@ -520,7 +528,8 @@ int cli_parse_int_list(const char *what, const char *arg, int *out, int max, int
 		goto bad;
 	return EXIT_OK;
 bad:
-	fprintf(stderr, "scaleplan: %s '%s': expected positive integers as a,b,c or a-b or a-b:step\n", what, arg);
+	fprintf(stderr, "scaleplan %s: %s '%s': expected positive integers as a,b,c or a-b or a-b:step\n", cmd, what,
+		arg);
 	return EXIT_INPUT;
 }
 

@@ -26,4 +26,15 @@ refused "predict --nod=2" "--nod.*--nodes" "$SP" predict --system=dgxh100 --nod=
 expect 0 "$SP" predict --system=dgxh100 --nodes=2 --format csv
 expect 0 "$SP" predict --system dgxh100 --nodes 2 --format csv
 
+# a list with a value twice: the same rows would be written twice (a system twice is refused already)
+refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
+[ -e r ] && no "report --gpus 8,8 wrote r"
+refused "sweep --batch-per-gpu 64,64" "sweep: --batch-per-gpu.*64 given twice" "$SP" sweep --batch-per-gpu 64,64 --out s.csv
+refused "sweep --nodes 1,1,2" "sweep: --nodes.*1 given twice" "$SP" sweep --nodes 1,1,2 --out s.csv
+refused "sweep --nodes 1-4,2" "sweep: --nodes.*2 given twice" "$SP" sweep --nodes 1-4,2 --out s.csv
+[ -e s.csv ] && no "sweep with a repeated value wrote s.csv"
+# errors name their command (a list that does not parse said "scaleplan: --nodes ...")
+refused "sweep --nodes x" "^scaleplan sweep: --nodes 'x'" "$SP" sweep --nodes x
+refused "report --gpus x" "^scaleplan report: --gpus 'x'" "$SP" report --gpus x --out r
+
 exit $fail

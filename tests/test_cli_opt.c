@@ -114,7 +114,9 @@ static void test_alias_help_args(test_ctx *t)
 	int rc = parse(&v, &p, 0, "--utilization 0.25");
 	TEST_CHECK(t, rc == EXIT_OK && v.frac == 0.25, "the alias stores into the same place");
 	rc = parse(&v, &p, 0, "--util 0.75");
-	TEST_CHECK(t, rc == EXIT_OK && v.frac == 0.75, "an abbreviation of an option and its alias is not ambiguous");
+	TEST_CHECK(t, rc == EXIT_INPUT, "a shortened name is refused, not taken as the option it starts (got %d)", rc);
+	rc = parse(&v, &p, 0, "--utilisation=0.75");
+	TEST_CHECK(t, rc == EXIT_OK && v.frac == 0.75, "the full name with '=' is taken");
 	nusage = 0;
 	rc = parse(&v, &p, 0, "--help --count 0");
 	TEST_CHECK(t, rc == EXIT_OK && p.done && nusage == 1, "--help: usage once, done, exit 0 before a bad value");
