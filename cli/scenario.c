@@ -358,6 +358,14 @@ int cli_scen_load(cli_scen *s)
 		return EXIT_INPUT;
 	}
 	s->system = s->spec.system_id ? hw_system_find(&s->db, s->spec.system_id) : NULL;
+	if (s->spec.epochs_anchor_batch > s->spec.images) {
+		/* as a configuration's global batch: an epoch's images are the most one step can hold */
+		fprintf(stderr, "scaleplan %s: --measured-epochs %.0f:%g: a global batch of %.0f is more than the %.0f "
+				"images of an epoch; expected GLOBAL_BATCH:EPOCHS with the batch your recipe trained at\n",
+			s->cmd, s->spec.epochs_anchor_batch, s->spec.anchor_epochs, s->spec.epochs_anchor_batch,
+			s->spec.images);
+		return EXIT_INPUT;
+	}
 	if (fabs(s->spec.target_top1 - 0.759) > 1e-9 && !(s->spec.epochs > 0)) {
 		fprintf(stderr,
 			"scaleplan %s: --target-top1 %g: the convergence curve is for 75.9%% top-1 (MLPerf); give "

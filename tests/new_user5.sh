@@ -26,6 +26,14 @@ refused "predict --nod=2" "--nod.*--nodes" "$SP" predict --system=dgxh100 --nod=
 expect 0 "$SP" predict --system=dgxh100 --nodes=2 --format csv
 expect 0 "$SP" predict --system dgxh100 --nodes 2 --format csv
 
+# --measured-epochs: a global batch above an epoch's images refused, as a configuration's is
+refused "compare --measured-epochs 99999999:40" "--measured-epochs.*more than the 1281167 images" \
+	"$SP" compare --gpus 8 --measured-epochs 99999999:40
+refused "compare --measured-epochs 2000000:40" "--measured-epochs.*more than" "$SP" compare --gpus 8 --measured-epochs 2000000:40
+refused "predict --images 100000 --measured-epochs 200000:40" "more than the 100000 images" \
+	"$SP" predict --system dgxh100 --images 100000 --measured-epochs 200000:40
+expect 0 "$SP" predict --system dgxh100 --measured-epochs 3264:41.5
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
