@@ -66,6 +66,13 @@ static void print_capex(const model_scenario *sc, const model_params *p, const m
 	       plan_fmt_usd(r->capex_cooling_usd, b, sizeof b), plan_fmt_usd(r->capex_install_usd, c, sizeof c));
 }
 
+/* A count of runs as typed: "5000" (never "5e+03"), "0.5". */
+static const char *runs_text(double n, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, n == floor(n) && n < 1e15 ? "%.0f" : "%.3g", n);
+	return buf;
+}
+
 static void print_money(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
@@ -93,16 +100,16 @@ static void print_money(const model_scenario *sc, const model_params *p, const m
 		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), m->amortize_years, plan_fmt_usd(r->support_usd, d, sizeof d),
 		       plan_fmt_usd(r->facility_usd, e, sizeof e));
 		if (m->runs_per_month > 0)
-			printf("at %.3g runs a month\n", m->runs_per_month);
+			printf("at %s runs a month\n", runs_text(m->runs_per_month, a, sizeof a));
 		else
 			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
 		printf("  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
-		       "the rate that flips it at this use %s); a month holds %.0f such runs back to back\n",
+		       "the rate that flips it at this use %s); a month holds at most %.0f such runs back to back\n",
 		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
 		       n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
-		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), MODEL_MONTH_S / r->tta_s);
+		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), floor(MODEL_MONTH_S / r->tta_s));
 	else if (isinf(r->breakeven_runs_per_month))
 		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));

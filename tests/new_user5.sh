@@ -34,6 +34,17 @@ refused "predict --images 100000 --measured-epochs 200000:40" "more than the 100
 	"$SP" predict --system dgxh100 --images 100000 --measured-epochs 200000:40
 expect 0 "$SP" predict --system dgxh100 --measured-epochs 3264:41.5
 
+# counts that agree: the month's runs predict names are the runs --runs-per-month takes; a count as typed
+"$SP" predict --system dgxb200 --nodes 1 >out.txt 2>&1
+n=$(grep -o 'a month holds at most [0-9]* such runs' out.txt | grep -o '[0-9][0-9]*')
+if [ -z "$n" ]; then no "predict dgxb200: no 'a month holds at most N such runs': $(grep 'buy vs rent' out.txt)"
+else
+	expect 0 "$SP" predict --system dgxb200 --nodes 1 --runs-per-month "$n"
+	refused "predict --runs-per-month $((n + 1))" "at most $n runs fit" "$SP" predict --system dgxb200 --nodes 1 --runs-per-month $((n + 1))
+fi
+expect 0 "$SP" predict --system dgxb200 --runs-per-month 5000
+has "at 5000 runs a month"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
