@@ -16,7 +16,15 @@
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n)
 {
-	char unknown[256], where[64];
+	char unknown[256], where[64], list[1024];
+	if (systems) { /* "dgxb200, dgxh100" as typed in a shell: the blanks around each id dropped */
+		size_t k = 0;
+		for (const char *c = systems; *c && k + 1 < sizeof list; c++)
+			if (*c != ' ' && *c != '\t')
+				list[k++] = *c;
+		list[k] = '\0';
+		systems = list;
+	}
 	if (!plan_candidates(&s->db, q, systems, cand, max, n, unknown, sizeof unknown))
 		return EXIT_OK;
 	snprintf(where, sizeof where, "%s: --systems", cmd);

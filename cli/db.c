@@ -40,6 +40,9 @@ int cli_unknown_id(const hw_db *db, const char *where, hw_kind kind, const char 
 {
 	char sug[256];
 	hw_suggest(db, kind, id, sug, sizeof sug);
-	fprintf(stderr, "scaleplan %s: unknown %s '%s'%s%s\n", where, hw_kind_singular(kind), id, *sug ? "; " : "", sug);
+	if (!*sug) /* nothing near: where the ids are listed */
+		snprintf(sug, sizeof sug, "see `scaleplan hw list%s%s`", kind < HW_NKINDS ? " " : "",
+			 kind < HW_NKINDS ? hw_kind_name(kind) : "");
+	fprintf(stderr, "scaleplan %s: unknown %s '%s'; %s\n", where, hw_kind_singular(kind), id, sug);
 	return EXIT_INPUT;
 }

@@ -395,7 +395,9 @@ char *hw_suggest(const hw_db *db, hw_kind kind, const char *id, char *buf, size_
 	enum { NBEST = 3 };
 	const char *best[NBEST] = {0};
 	int bestd[NBEST];
-	int lim = (int)strlen(id) / 2 + 2;  /* farther than this is noise, not a typo */
+	/* farther than this is noise, not a typo: at most one edit in two characters ('nosuch' is 5 edits from
+	 * aws-p5: nothing near; 'dgxb300' 1 from dgxb200) */
+	int lim = ((int)strlen(id) + 1) / 2;
 	for (int k = 0; k < HW_NKINDS; k++) {
 		if (kind != HW_NKINDS && (int)kind != k)
 			continue;

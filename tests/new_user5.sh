@@ -45,6 +45,13 @@ fi
 expect 0 "$SP" predict --system dgxb200 --runs-per-month 5000
 has "at 5000 runs a month"
 
+# --systems as typed in a shell, with blanks after the commas; an id far from every system suggests none
+expect 0 "$SP" compare --gpus 8 --systems "dgxb200, dgxh100"
+has "dgxh100"
+refused "--systems nosuch" "unknown system 'nosuch'; see .scaleplan hw list systems" "$SP" compare --gpus 8 --systems nosuch
+grep -q "aws-p5" err.txt && no "--systems nosuch suggests aws-p5: $(cat err.txt)"
+refused "--systems dgxb300" "did you mean dgxb200" "$SP" compare --gpus 8 --systems dgxb300
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
