@@ -493,8 +493,8 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 	strbuf_free(&fails);
 }
 
-/* The CSV to stdout, or to --out through FILE.tmp: written last, with SIGINT/SIGTERM held from the last check
- * to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
+/* The CSV to stdout, or to --out through FILE.tmp (before the table is printed), with SIGINT/SIGTERM held from
+ * the last check to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
 static int write_csv(const char *outpath, const plan_question *q, plan_option *rows, int nrows, const plan_answer *a)
 {
 	csvw *w = NULL;
@@ -587,6 +587,11 @@ int cmd_compare(int argc, char **argv)
 		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
+	/* the files first: a reader that stops early (`| head`) ends the table with SIGPIPE, never the files */
+	if (co.answer_json && (rc = write_answer_json(co.answer_json, &q, &a, gpus)))
+		goto out;
+	if (outpath && (rc = write_csv(outpath, &q, rows, nrows, &a)))
+		goto out;
 	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
 	cli_print_answer("", &q, &a, gpus);
 	{
@@ -596,11 +601,6 @@ int cmd_compare(int argc, char **argv)
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
 		strbuf_free(&left_out);
 	}
-	fflush(stdout);
-	if (co.answer_json)
-		rc = write_answer_json(co.answer_json, &q, &a, gpus);
-	if (outpath && !rc)
-		rc = write_csv(outpath, &q, rows, nrows, &a); /* last: see write_csv */
 out:
 	free(rows);
 	cli_scen_free(&s);

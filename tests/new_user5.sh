@@ -52,6 +52,16 @@ refused "--systems nosuch" "unknown system 'nosuch'; see .scaleplan hw list syst
 grep -q "aws-p5" err.txt && no "--systems nosuch suggests aws-p5: $(cat err.txt)"
 refused "--systems dgxb300" "did you mean dgxb200" "$SP" compare --gpus 8 --systems dgxb300
 
+# files before the table: a reader gone before the first line (`| head -1`) ends the table with SIGPIPE, not the
+# files (a pipe whose reading end is closed makes the first write fail, every time)
+closed_pipe() { python3 -c '
+import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+sys.exit(0 if subprocess.run(sys.argv[1:], stdout=w).returncode in (0, -13) else 1)' "$@"; }
+closed_pipe "$SP" compare --gpus 8 --out z.csv --answer-json z.json || no "compare into a closed pipe: exit status neither 0 nor SIGPIPE"
+[ -s z.csv ] || no "compare --out z.csv into a closed pipe: z.csv not written"
+[ -s z.json ] || no "compare --answer-json z.json into a closed pipe: z.json not written"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
