@@ -1,7 +1,7 @@
 /* scaleplan report: the planner's question for a purchase as one self-contained folder: report.md and
  * index.html (the same text and tables), charts as SVG (gnuplot, plot/) and the rows as CSV.
  * The rows are compare's (cli_placements): every placement of each GPU count on each system, ranked by time to
- * accuracy. The folder is built under DIR.tmp-PID and renamed to DIR at the end; DIR must not exist.
+ * accuracy. The folder is built under DIR.tmp-PID and renamed to DIR at the end; DIR must not exist (or be an empty folder).
  * The documents and charts are report/'s (report.h); whatif.html and costs.xlsx web/'s.
  * Exit: 0 ok, 1 bad input (unknown system, bad list, DIR exists), 2 environment (cannot write); 130/143 after
  * SIGINT/SIGTERM, polled between the steps, with the temporary folder removed.
@@ -56,7 +56,7 @@ static void report_usage(FILE *out)
 	fprintf(out,
 		"usage: scaleplan report [--systems a,b,c] --gpus 4,8,16 [--budget USD] [--deadline D] --out DIR [options]\n"
 		"\n"
-		"Writes DIR/ (which must not exist): report.md and index.html (ranking by time to accuracy, each option's\n"
+		"Writes DIR/ (new, or an empty folder): report.md and index.html (ranking by time to accuracy, each option's\n"
 		"bottleneck and breakdown, stack, data path, storage, cost and energy, a Sensitivity section - the first GPU\n"
 		"count's answer's cost per run at both ends of its prices, speed, utilisation, kWh price and PUE, and the\n"
 		"input that could flip it against the runner-up -, buy against rent, the money and model assumptions with\n"
@@ -162,8 +162,10 @@ static int report_parse(report_run *r, int argc, char **argv)
 	struct stat st;
 	if ((rc = cli_check_out("report", "--out", r->ro.outdir, true)))
 		return rc;
-	if (stat(r->ro.outdir, &st) == 0) {
-		fprintf(stderr, "scaleplan report: --out %s: exists; remove it or name another folder\n", r->ro.outdir);
+	if (stat(r->ro.outdir, &st) == 0 && !(S_ISDIR(st.st_mode) && dir_is_empty(r->ro.outdir))) {
+		/* an empty folder is taken (the finished report is renamed onto it), as hw import takes one */
+		fprintf(stderr, "scaleplan report: --out %s: exists%s; remove it or name another folder\n", r->ro.outdir,
+			S_ISDIR(st.st_mode) ? " and is not empty" : " and is not a folder");
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;

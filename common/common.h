@@ -185,6 +185,8 @@ int err_path(const char *path, int errnum, const char *expected);
 int file_open_read(const char *path, FILE **f);
 /* Opens a directory: 0, or err_path's code ("not a directory" for a file). */
 int dir_open(const char *path, DIR **d);
+/* true when path is a directory that holds nothing (a new output folder may take its place by rename). */
+bool dir_is_empty(const char *path);
 /* Reads a whole file into a fresh NUL-terminated buffer (*len_B excludes the NUL). Fails with err_path's
  * code (ERR_INPUT: no such file, a directory; ERR_ENV: permission) or ERR_ENV and "PATH: read error";
  * *buf is then NULL. */

@@ -182,6 +182,18 @@ int dir_open(const char *path, DIR **d)
 	return *d ? 0 : err_path(path, errno, "a directory");
 }
 
+bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = d != NULL;
+	while (empty && (e = readdir(d)) != NULL)
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
 int file_read_all(const char *path, char **buf, size_t *len_B)
 {
 	*buf = NULL;

@@ -992,15 +992,7 @@ int hw_import_write_dir(const hw_import *imp, const char *dir, FILE *errs)
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return err_set("%s: exists and is not a directory", dir);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		bool empty = true;
-		while (d && (e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				empty = false;
-		if (d)
-			closedir(d);
-		if (!empty)
+		if (!dir_is_empty(dir))
 			return err_set("%s: exists and is not empty; hw import writes a new directory (remove it or "
 				       "name another)", dir);
 	}

@@ -62,6 +62,12 @@ closed_pipe "$SP" compare --gpus 8 --out z.csv --answer-json z.json || no "compa
 [ -s z.csv ] || no "compare --out z.csv into a closed pipe: z.csv not written"
 [ -s z.json ] || no "compare --answer-json z.json into a closed pipe: z.json not written"
 
+# report --out an empty folder: taken, as hw import takes one; a folder with something in it still refused
+mkdir empty
+expect 0 "$SP" report --gpus 8 --systems dgxh100 --out empty
+[ -s empty/placements.csv ] || no "report --out empty: no placements.csv in it"
+refused "report --out a full folder" "exists and is not empty" "$SP" report --gpus 8 --systems dgxh100 --out empty
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
