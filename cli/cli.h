@@ -222,6 +222,7 @@ typedef struct cli_scen {
 	const char *params_set[CLI_SCEN_MAX_LIST]; /* --param NAME=VALUE */
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
+	const char *columns;       /* --columns LIST: the columns of a table of rows or CSV (NULL: the default) */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -287,6 +288,8 @@ int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan
  * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
  * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
  * pick), deadline_p (the probability of meeting --deadline: plan_deadline_p), then stack. */
+/* text to out with each line longer than 200 characters broken at blanks, continued 4 deeper than it starts. */
+void cli_print_wrapped(FILE *out, const char *text);
 /* The answer (plan_answer_write) to stdout: "answer{label}: " before its first line; its labelled lines after. */
 void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus);
 void cli_option_csv_header(csvw *w);
@@ -304,6 +307,9 @@ void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* nodes x gpus_per_node within CLI_MAX_GPUS: EXIT_OK, else EXIT_INPUT with both named. */
 int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node);
+/* --columns where the output asked is not a table of rows or a CSV (ok false): refused with why. EXIT_OK or
+ * EXIT_INPUT (message printed). */
+int cli_check_columns(const char *cmd, const char *columns, bool ok, const char *why);
 /* An output path (opt names the option: "--out") checked before any work, so that a bad one costs nothing and
  * leaves what is there untouched (out_check_file, or out_check_dir for a folder; NULL and "-" pass): */
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder);

@@ -115,80 +115,209 @@ static void compare_usage(FILE *out)
 	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch"); /* compare chooses them */
 }
 
-/* After shown row i: the offers folded into it, each with its price ("  + aws-p6-b200 rent $25.98, gcp-a4 -"). */
+/* The table's columns, by the CSV's names (--columns takes the same names for the table and the CSV), with
+ * their heading; those marked shown make the default table, within CLI_TABLE_WIDTH characters a line. */
+enum { CLI_TABLE_WIDTH = 200 };
+static const struct tcol {
+	const char *key, *head;
+	bool left, shown;
+} tcols[] = {
+	{"rank", "rank", false, true},
+	{"system", "system", true, true},
+	{"gpu", "gpu", true, true},
+	{"nodes", "nodes", false, true},
+	{"precision", "prec", false, false},
+	{"batch_per_gpu", "batch", false, false},
+	{"global_batch", "global", false, true},
+	{"throughput_img_s", "img/s", false, true},
+	{"scaling_eff", "scaling", false, true},
+	{"comm_s", "comm ms", false, true},
+	{"bottleneck", "bottleneck", true, true},
+	{"epochs", "epochs", false, true},
+	{"ttt_s", "time-to-train", false, false},
+	{"tta_s", "time-to-acc (90%)", true, true},
+	{"capex_usd", "capex", false, true},
+	{"rent_usd", "rent/run", false, true},
+	{"tco_usd", "tco/run", false, true},
+	{"idle_gpus", "idle", false, true},
+	{"basis", "basis", true, true},
+	{"meets", "meets", true, true},
+	{"stack", "stack (data path)", true, false},
+};
+enum { NTCOLS = sizeof tcols / sizeof tcols[0] };
+
+/* The cell of column c for option w ranked `rank` (">4" marks the pick) into buf. */
+static void tcell(int c, const plan_question *q, const plan_option *w, const char *rank, char *buf, size_t len_B)
+{
+	const model_result *r = &w->r;
+	char st[96];
+	strbuf fails;
+	switch (c) {
+	case 0: snprintf(buf, len_B, "%s", rank); break;
+	case 1: snprintf(buf, len_B, "%s", w->sc.node.system_id); break;
+	case 2: snprintf(buf, len_B, "%s", w->sc.node.gpu_id); break;
+	case 3: snprintf(buf, len_B, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : ""); break;
+	case 4: snprintf(buf, len_B, "%s", model_precision_name(w->sc.precision)); break;
+	case 5: snprintf(buf, len_B, "%d", w->sc.batch_per_gpu); break;
+	case 6: snprintf(buf, len_B, "%d", r->global_batch); break;
+	case 7: snprintf(buf, len_B, "%.0f", r->throughput_img_s); break;
+	case 8: snprintf(buf, len_B, "%.1f%%", 100 * r->scaling_eff); break;
+	case 9: snprintf(buf, len_B, "%.3f", 1e3 * r->comm_s); break;
+	case 10: snprintf(buf, len_B, "%s", r->fits ? model_bottleneck_name(r->bottleneck) : "memory"); break;
+	case 11:
+		snprintf(buf, len_B, "%.1f%s", r->epochs, r->extrapolated ? "~" : r->extrapolated_below ? "<" : " ");
+		break;
+	case 12: plan_fmt_duration(r->ttt_s, buf, len_B); break;
+	case 13: plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, buf, len_B); break;
+	case 14: plan_fmt_usd(r->capex_usd, buf, len_B); break;
+	case 15: plan_fmt_usd(r->rent_usd, buf, len_B); break;
+	case 16: plan_fmt_usd(r->tco_usd, buf, len_B); break;
+	case 17: snprintf(buf, len_B, "%d", w->v.idle_gpus); break;
+	case 18: snprintf(buf, len_B, "%s", model_basis_name(r->basis)); break;
+	case 19:
+		strbuf_init(&fails);
+		snprintf(buf, len_B, "%s", plan_fails_text(q, &w->v, &fails));
+		strbuf_free(&fails);
+		break;
+	default: snprintf(buf, len_B, "%s", cli_stack_label(&w->sc, st, sizeof st)); break;
+	}
+}
+
+/* The table's columns of --columns (NULL: the default; "all": every one) into col[], their count into *n.
+ * EXIT_INPUT with the message printed for a name the table lacks. */
+static int table_columns(const char *list, int *col, int *n)
+{
+	*n = 0;
+	if (!list || strcmp(list, "all") == 0) {
+		for (int c = 0; c < NTCOLS; c++)
+			if (list || tcols[c].shown)
+				col[(*n)++] = c;
+		return EXIT_OK;
+	}
+	char buf[1024], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int c = 0;
+		while (c < NTCOLS && strcmp(tcols[c].key, t) != 0)
+			c++;
+		if (c == NTCOLS || *n == NTCOLS) {
+			fprintf(stderr, "scaleplan compare: --columns: the table has no column '%s' (its columns: ", t);
+			for (int k = 0; k < NTCOLS; k++)
+				fprintf(stderr, "%s%s", k ? "," : "", tcols[k].key);
+			fprintf(stderr, "; or 'all'; --format csv takes every CSV column)\n");
+			return EXIT_INPUT;
+		}
+		col[(*n)++] = c;
+	}
+	return EXIT_OK;
+}
+
+/* text printed within CLI_TABLE_WIDTH characters a line: each line longer is broken at a blank, its
+ * continuation indented as its start plus four (deeper than any line of its own: a reader, or
+ * tests/lib/cli.sh's unwrap, can join it back). */
+void cli_print_wrapped(FILE *out, const char *text)
+{
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l), indent = strspn(l, " ") + 4, first = 0;
+		while (len - first > (first ? CLI_TABLE_WIDTH - indent : CLI_TABLE_WIDTH)) {
+			size_t room = first ? CLI_TABLE_WIDTH - indent : CLI_TABLE_WIDTH, cut = first + room;
+			while (cut > first + 1 && l[cut] != ' ')
+				cut--;
+			if (cut <= first + 1) /* one word longer than a line: whole */
+				break;
+			fprintf(out, "%*s%.*s\n", first ? (int)indent : 0, "", (int)(cut - first), l + first);
+			first = cut + 1;
+		}
+		fprintf(out, "%*s%.*s\n", first ? (int)indent : 0, "", (int)(len - first), l + first);
+		l += len + (e != NULL);
+	}
+}
+
+/* After shown row i: the offers folded into it, each with its price, on lines of their own under the row
+ * ("     + aws-p6-b200 rent $25.98, gcp-a4 -"). */
 static void print_folded(const plan_option *rows, int nrows, const int *fold, int i)
 {
 	char m[24];
-	const char *sep = "  + ";
+	strbuf b;
+	strbuf_init(&b);
 	for (int k = i + 1; k < nrows; k++) {
 		if (fold[k] != i)
 			continue;
 		const model_result *r = &rows[k].r;
-		printf("%s%s %s%s", sep, rows[k].sc.node.system_id, isfinite(r->capex_usd) ? "capex " : isfinite(r->rent_usd) ? "rent " : "",
-		       plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, m, sizeof m));
-		sep = ", ";
+		strbuf_addf(&b, "%s%s %s%s", b.len_B ? ", " : "     + ", rows[k].sc.node.system_id,
+			    isfinite(r->capex_usd) ? "capex " : isfinite(r->rent_usd) ? "rent " : "",
+			    plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, m, sizeof m));
 	}
+	if (b.len_B) {
+		strbuf_addf(&b, "\n");
+		cli_print_wrapped(stdout, b.s);
+	}
+	strbuf_free(&b);
 }
 
-/* The ranked table: one line per placement with its breakdown, money and what it fails; offers of the same
- * hardware and time folded into the first (fold_rows), listed at its end. */
+/* The ranked table: one line per placement, in the columns asked (table_columns), each as wide as its widest
+ * cell; offers of the same hardware and time folded into the first (plan_fold), named on a line under it.
+ * Ranks count the rows shown. */
 static void print_table(const cli_scen *s, const plan_question *q, long gpus, const plan_option *rows, int nrows,
-			const plan_option *pick, bool all)
+			const plan_option *pick, bool all, const int *col, int ncol)
 {
 	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
 	int nfolded = all ? 0 : plan_fold(rows, nrows, pick, fold);
 	for (int i = 0; all && i < nrows; i++)
 		fold[i] = -1;
-	char d[48], dt[32], capex[24], rent[24], tco[24], st[96], prec[64], order[160];
+	char prec[64], order[160], target[64];
 	snprintf(prec, sizeof prec, "%s", model_precision_name(s->spec.precision));
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].sc.precision != s->spec.precision) {
 			snprintf(prec, sizeof prec, "%s where the GPU has it", model_precision_name(s->spec.precision));
 			break;
 		}
-	char target[64];
-	printf("scaleplan compare: %ld GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus, gpus == 1 ? "" : "s",
-	       cli_target_label(&s->spec, target, sizeof target), prec,
-	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
-	       plan_order_text(q, order, sizeof order));
-	/* ids in full: the columns as wide as the longest (coreweave-gb200-nvl72 is 21 characters) */
-	int wsys = 16, wgpu = 15;
+	strbuf head;
+	strbuf_init(&head);
+	strbuf_addf(&head, "scaleplan compare: %ld GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+		    gpus == 1 ? "" : "s", cli_target_label(&s->spec, target, sizeof target), prec,
+		    s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
+		    plan_order_text(q, order, sizeof order));
+	cli_print_wrapped(stdout, head.s);
+	strbuf_free(&head);
+	/* every cell first, to size each column to its widest */
+	enum { CELL = 128 };
+	char(*cell)[CELL] = xcalloc((size_t)nrows * NTCOLS, CELL);
+	int width[NTCOLS], shown = 0;
+	for (int c = 0; c < NTCOLS; c++)
+		width[c] = (int)strlen(tcols[c].head);
 	for (int i = 0; i < nrows; i++) {
-		wsys = (int)fmax(wsys, strlen(rows[i].sc.node.system_id));
-		wgpu = (int)fmax(wgpu, strlen(rows[i].sc.node.gpu_id));
-	}
-	printf("%4s %-*s %-*s %8s %5s %6s %7s %8s %7s %8s %-10s %6s %12s %-24s %12s %11s %11s %4s  %-8s  %-24s %s\n", "rank",
-	       wsys, "system", wgpu, "gpu", "nodes", "prec", "batch", "global", "img/s", "scaling", "comm ms", "bottleneck",
-	       "epochs", "time-to-train", "time-to-acc (90%)", "capex", "rent/run", "tco/run", "idle", "basis", "meets",
-	       "stack (data path)");
-	for (int i = 0; i < nrows; i++) {
-		const plan_option *w = &rows[i];
-		char place[32];
 		if (fold[i] >= 0)
 			continue;
-		strbuf fails;
-		strbuf_init(&fails);
-		snprintf(place, sizeof place, "%dx%d%s", w->sc.nodes, w->sc.node.gpus_per_node, w->partial ? "*" : "");
 		char rank[16];
-		snprintf(rank, sizeof rank, "%s%d", w == pick ? ">" : "", i + 1); /* ">4": the pick */
-		printf("%4s %-*s %-*s %8s %5s %6d %7d %8.0f %6.1f%% %8.3f %-10s %5.1f%s %12s %-24s %12s %11s %11s %4d  %-8s  %-24s %s",
-		       rank, wsys, w->sc.node.system_id, wgpu, w->sc.node.gpu_id, place, model_precision_name(w->sc.precision),
-		       w->sc.batch_per_gpu, w->r.global_batch, w->r.throughput_img_s, 100 * w->r.scaling_eff, 1e3 * w->r.comm_s,
-		       w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory", w->r.epochs,
-		       w->r.extrapolated ? "~" : w->r.extrapolated_below ? "<" : " ",
-		       plan_fmt_duration(w->r.ttt_s, dt, sizeof dt), plan_fmt_range(w->r.tta_s, w->r.tta_lo_s, w->r.tta_hi_s, d, sizeof d),
-		       plan_fmt_usd(w->r.capex_usd, capex, sizeof capex), plan_fmt_usd(w->r.rent_usd, rent, sizeof rent),
-		       plan_fmt_usd(w->r.tco_usd, tco, sizeof tco), w->v.idle_gpus, model_basis_name(w->r.basis),
-		       plan_fails_text(q, &w->v, &fails),
-		       cli_stack_label(&w->sc, st, sizeof st));
-		strbuf_free(&fails);
-		print_folded(rows, nrows, fold, i);
+		snprintf(rank, sizeof rank, "%s%d", &rows[i] == pick ? ">" : "", ++shown); /* ">4": the pick */
+		for (int k = 0; k < ncol; k++) {
+			tcell(col[k], q, &rows[i], rank, cell[i * NTCOLS + col[k]], CELL);
+			width[col[k]] = (int)fmax(width[col[k]], strlen(cell[i * NTCOLS + col[k]]));
+		}
+	}
+	for (int k = 0; k < ncol; k++) { /* a last column on the left unpadded: no trailing blanks */
+		int wd = tcols[col[k]].left ? -width[col[k]] : width[col[k]];
+		printf("%s%*s", k ? " " : "", k + 1 < ncol || !tcols[col[k]].left ? wd : 0, tcols[col[k]].head);
+	}
+	printf("\n");
+	for (int i = 0; i < nrows; i++) {
+		if (fold[i] >= 0)
+			continue;
+		for (int k = 0; k < ncol; k++) {
+			const char *v = cell[i * NTCOLS + col[k]];
+			int wd = tcols[col[k]].left ? -width[col[k]] : width[col[k]];
+			printf("%s%*s", k ? " " : "", k + 1 < ncol || !tcols[col[k]].left ? wd : 0, v);
+		}
 		printf("\n");
+		print_folded(rows, nrows, fold, i);
 	}
 	if (nfolded)
 		printf("(+ = %d offer%s of the same hardware and time folded into the row above it, with %s price; "
 		       "--all-rows gives each its row)\n", nfolded, nfolded == 1 ? "" : "s", nfolded == 1 ? "its" : "their");
 	printf("\n");
+	free(cell);
 	free(fold);
 }
 
@@ -196,8 +325,9 @@ void cli_print_answer(const char *label, const plan_question *q, const plan_answ
 {
 	strbuf b;
 	strbuf_init(&b);
+	strbuf_addf(&b, "answer%s: ", label);
 	plan_answer_write(q, a, gpus, &b);
-	printf("answer%s: %s", label, b.s);
+	cli_print_wrapped(stdout, b.s);
 	strbuf_free(&b);
 }
 
@@ -356,18 +486,18 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 }
 
 /* End-of-life systems among the rows (named in --systems or --include-eol): their prices are historical. */
-static void print_eol(const cli_scen *s, const plan_option *rows, int nrows)
+static void print_eol(FILE *out, const cli_scen *s, const plan_option *rows, int nrows)
 {
 	strbuf text;
 	strbuf_init(&text);
 	plan_eol_text(&s->db, rows, nrows, &text);
 	if (text.len_B)
-		printf("(%s)\n", text.s);
+		fprintf(out, "(%s)\n", text.s);
 	strbuf_free(&text);
 }
 
 /* What the table's money columns mean and what was left out. */
-static void print_notes(const cli_scen *s, const plan_question *q, const plan_option *rows, int nrows, int skipped_net,
+static void print_notes(FILE *out, const cli_scen *s, const plan_question *q, const plan_option *rows, int nrows, int skipped_net,
 			int skipped_whole, const char *left_out)
 {
 	int unpriced = 0, partial = 0;
@@ -376,51 +506,51 @@ static void print_notes(const cli_scen *s, const plan_question *q, const plan_op
 		partial += rows[i].partial;
 	}
 	const model_money *m = &s->spec.money;
-	printf("comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
+	fprintf(out, "comm ms = the step's all-reduce (inside an NVLink domain over NVLink, between domains over the NICs); "
 	       "capex = whole units bought at list price + network (the fabric's switches and links, front-end and "
 	       "management) + storage + racks + cooling + installation (each in predict's capex line and the CSV's capex_* "
 	       "columns); ");
 	if (m->rent_session_s > 0)
-		printf("rent/run = a run's share of a rental session: whole instances held %.3g h (--rent-session-h; the "
+		fprintf(out, "rent/run = a run's share of a rental session: whole instances held %.3g h (--rent-session-h; the "
 		       "month's runs where fewer) for back-to-back runs, billed as the provider bills, start-up and data copy "
 		       "once a session; a reservation, the run's share of its month; ", m->rent_session_s / 3600.0);
 	else
-		printf("rent/run = whole instances rented for the run alone (--rent-session-h 0) as billed, with its start-up "
+		fprintf(out, "rent/run = whole instances rented for the run alone (--rent-session-h 0) as billed, with its start-up "
 		       "and data copy; a reservation, the run's share of its month; ");
-	printf("idle = GPUs bought (whole servers or racks) and left idle; tco/run = capex over %.3g years "
+	fprintf(out, "idle = GPUs bought (whole servers or racks) and left idle; tco/run = capex over %.3g years "
 	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
 	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
 	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
-	cli_unpriced_notes(stdout, rows, nrows);
+	cli_unpriced_notes(out, rows, nrows);
 	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
-		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
+		fprintf(out, "(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
 		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
-		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
-	printf("(> = the pick: %s)\n", PLAN_RULE);
+		fprintf(out, "(* = GPUs of the node left idle; costed as the whole node)\n");
+	fprintf(out, "(> = the pick: %s)\n", PLAN_RULE);
 	int extra = 0;
 	for (int i = 0; i < nrows; i++)
 		extra += rows[i].r.fits && rows[i].r.extrapolated;
 	if (extra)
-		printf("(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
+		fprintf(out, "(~ = global batch above the largest measured convergence point (%.0f): epochs extrapolated; "
 		       "%s)\n", model_conv_max_batch(&rows[0].sc), q->extrapolate ? "--extrapolate lets them qualify"
 									 : "not recommended without --extrapolate");
 	int below = 0;
 	for (int i = 0; i < nrows; i++)
 		below += rows[i].r.fits && rows[i].r.extrapolated_below;
 	if (below)
-		printf("(< = global batch below the smallest measured convergence point (%.0f): epochs held at its "
+		fprintf(out, "(< = global batch below the smallest measured convergence point (%.0f): epochs held at its "
 		       "value, extrapolated)\n", model_conv_min_batch(&rows[0].sc));
 	if (skipped_whole)
-		printf("(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
+		fprintf(out, "(%d system%s left out: N is not a multiple of their GPUs per node (%s); --partial-nodes shows them)\n",
 		       skipped_whole, skipped_whole > 1 ? "s" : "", left_out);
 	if (skipped_net)
-		printf("(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
+		fprintf(out, "(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 		       skipped_net, skipped_net > 1 ? "s" : "");
-	print_eol(s, rows, nrows);
+	print_eol(out, s, rows, nrows);
 }
 
 /* compare's own columns after predict's (plan_row.c), before stack: one table for the header and the cells. */
@@ -495,7 +625,8 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 
 /* The CSV to stdout, or to --out through FILE.tmp (before the table is printed), with SIGINT/SIGTERM held from
  * the last check to the rename, so exit 130/143 always means the old file is kept and exit 0 the new one is in place. */
-static int write_csv(const char *outpath, const plan_question *q, plan_option *rows, int nrows, const plan_answer *a)
+static int write_csv(const char *outpath, const char *columns, const plan_question *q, plan_option *rows, int nrows,
+		     const plan_answer *a)
 {
 	csvw *w = NULL;
 	if (!outpath)
@@ -509,6 +640,8 @@ static int write_csv(const char *outpath, const plan_question *q, plan_option *r
 	}
 	const model_scenario *psc = a->winner ? &a->winner->sc : NULL;
 	const model_result *pr = a->winner ? &a->winner->r : NULL;
+	if (columns && strcmp(columns, "all") != 0)
+		csvw_select(w, columns);
 	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
 		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v, psc, pr);
@@ -520,9 +653,9 @@ static int write_csv(const char *outpath, const plan_question *q, plan_option *r
 		return EXIT_ENV;
 	}
 	int crc = csvw_close(w);
-	if (crc) {
+	if (crc) { /* only --columns is the user's input here; the rest is the disk's */
 		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
-		return exit_code_of(crc) == EXIT_INPUT ? EXIT_ENV : exit_code_of(crc);
+		return exit_code_of(crc) == EXIT_INPUT && !columns ? EXIT_ENV : exit_code_of(crc);
 	}
 	return EXIT_OK;
 }
@@ -552,6 +685,9 @@ int cmd_compare(int argc, char **argv)
 	long gpus = co.gpus;
 	if ((rc = cli_check_out("compare", "--out", outpath, false)) ||
 	    (rc = cli_check_out("compare", "--answer-json", co.answer_json, false)))
+		return rc;
+	int col[NTCOLS], ncol = 0;
+	if (strcmp(format, "table") == 0 && (rc = table_columns(s.columns, col, &ncol)))
 		return rc;
 	if (gpus < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
@@ -584,21 +720,29 @@ int cmd_compare(int argc, char **argv)
 	plan_answer a;
 	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
 	if (!outpath && strcmp(format, "csv") == 0) {
-		rc = write_csv(NULL, &q, rows, nrows, &a);
+		rc = write_csv(NULL, s.columns, &q, rows, nrows, &a);
 		goto out;
 	}
 	/* the files first: a reader that stops early (`| head`) ends the table with SIGPIPE, never the files */
 	if (co.answer_json && (rc = write_answer_json(co.answer_json, &q, &a, gpus)))
 		goto out;
-	if (outpath && (rc = write_csv(outpath, &q, rows, nrows, &a)))
+	if (outpath && (rc = write_csv(outpath, strcmp(format, "csv") == 0 ? s.columns : NULL, &q, rows, nrows, &a)))
 		goto out;
-	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
+	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows, col, ncol);
 	cli_print_answer("", &q, &a, gpus);
 	{
 		strbuf left_out;
 		strbuf_init(&left_out);
 		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, &left_out);
-		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
+		char *notes = NULL;
+		size_t len_B = 0;
+		FILE *m = open_memstream(&notes, &len_B);
+		if (m) { /* the legend wrapped as the answer is */
+			print_notes(m, &s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
+			fclose(m);
+			cli_print_wrapped(stdout, notes);
+		}
+		free(notes);
 		strbuf_free(&left_out);
 	}
 out:

@@ -252,6 +252,9 @@ int cmd_predict(int argc, char **argv)
 	if (rc || p.done)
 		return rc;
 	const char *format = po.format;
+	if ((rc = cli_check_columns("predict", s.columns, strcmp(format, "csv") == 0,
+				    "the table and JSON are of one configuration; --format csv selects columns")))
+		return rc;
 	rc = cli_scen_load(&s);
 	if (rc)
 		goto out;
@@ -282,11 +285,14 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
+		if (s.columns && strcmp(s.columns, "all") != 0)
+			csvw_select(w, s.columns);
 		plan_row_csv_header(w);
 		plan_row_csv(w, &sc, &r);
-		if (csvw_close(w)) {
+		int crc = csvw_close(w);
+		if (crc) {
 			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
-			rc = EXIT_ENV;
+			rc = crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
 		}
 	} else if (strcmp(format, "json") == 0) {
 		plan_row_json(stdout, &sc, &r);

@@ -70,7 +70,7 @@ static void report_usage(FILE *out)
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured"); /* chosen per placement */
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured,columns"); /* chosen per placement; every column */
 }
 
 /* whatif.html and costs.xlsx (web/) into dir, for the readers who will not run the command line; a file
@@ -143,6 +143,10 @@ static int report_parse(report_run *r, int argc, char **argv)
 	n = cli_opt_longopts(ask, 0, r->opts, n, 79);
 	n = cli_opt_longopts(own, 0, r->opts, n, 79);
 	r->opts[n] = (struct option){0};
+	if ((rc = cli_check_columns("report", r->s.columns, false,
+				    "the report's files hold every column (its page and workbook read them); `compare "
+				    "--columns` selects the table's")))
+		return rc;
 	if (r->ro.ngpus == 0 || !r->ro.outdir) {
 		fprintf(stderr, "scaleplan report: --gpus and --out are required (e.g. --gpus 4,8,16 --out rep; "
 				"--systems as compare: today's products by default)\n");

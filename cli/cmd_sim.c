@@ -20,7 +20,7 @@
 
 /* sim's own settings as the options give them (the shared ones are cli_scen's). */
 typedef struct sim_cli {
-	const char *format, *trace_path;
+	const char *format, *trace_path, *columns; /* columns: the shared --columns */
 	double jitter, slow_prob, slow_factor;
 	long seed, runs, workers, prefetch, wa, wb;
 	bool contention, warmup, replay, detail, window_given;
@@ -341,10 +341,13 @@ static int sim_print(const sim_cli *c, sim_trace *tr, const model_scenario *sc, 
 	}
 	if (strcmp(c->format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
+		if (c->columns && strcmp(c->columns, "all") != 0)
+			csvw_select(w, c->columns);
 		csv_out(w, sc, r);
-		if (csvw_close(w)) {
+		int crc = csvw_close(w);
+		if (crc) {
 			fprintf(stderr, "scaleplan sim: %s\n", err_msg());
-			return EXIT_ENV;
+			return crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
 		}
 	} else if (strcmp(c->format, "json") == 0) {
 		json_out(stdout, sc, r);
@@ -372,6 +375,10 @@ int cmd_sim(int argc, char **argv)
 	int rc = cli_opt_parse(&p, argc, argv);
 	if (rc || p.done)
 		goto out;
+	if ((rc = cli_check_columns("sim", s.columns, strcmp(c.format, "csv") == 0,
+				    "the table and JSON are of one run; --format csv selects columns")))
+		goto out;
+	c.columns = s.columns;
 	if ((rc = sim_prepare(&s, &c, &sc)))
 		goto out;
 	if (c.trace_path)

@@ -443,7 +443,14 @@ int cmd_sweep(int argc, char **argv)
 		rc = exit_code_of(rc);
 		goto out;
 	}
+	if (o.s.columns && strcmp(o.s.columns, "all") != 0)
+		csvw_select(w, o.s.columns);
 	cli_option_csv_header(w);
+	if (csvw_status(w)) {
+		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	if ((rc = sw_run_grid(&o, &g, cand, ncand, w)) || (rc = sw_write(&o, &g, &w)))
 		goto out;
 	if (o.q.goal != PLAN_GRID || o.constrained)

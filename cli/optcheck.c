@@ -27,6 +27,14 @@ int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s)
 	return EXIT_INPUT;
 }
 
+int cli_check_columns(const char *cmd, const char *columns, bool ok, const char *why)
+{
+	if (!columns || ok)
+		return EXIT_OK;
+	fprintf(stderr, "scaleplan %s: --columns %s: %s\n", cmd, columns, why);
+	return EXIT_INPUT;
+}
+
 int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node)
 {
 	if (nodes * gpus_per_node <= CLI_MAX_GPUS)

@@ -292,6 +292,10 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
+		CLI_O_STR("columns", &s->columns,
+			  "  --columns LIST         the columns of a table of rows or a CSV, by their CSV names, in that order\n"
+			  "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
+			  "                         every CSV column, and a compare table within 200 characters a line)\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
 		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
 		CLI_O_END,

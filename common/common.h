@@ -108,6 +108,13 @@ void csvw_text(csvw *w, const char *s);
 void csvw_num(csvw *w, double v, int digits);
 void csvw_int(csvw *w, long v);
 void csvw_end_row(csvw *w);
+/* Writes only the columns named in NAMES ("tta_s,system": the header's names, in that order; NULL or "":
+ * all), so that every CSV a command writes takes one --columns. A name the header lacks makes csvw_close
+ * return ERR_INPUT ("--columns: no column 'x' (the columns are ...)") with nothing written. */
+void csvw_select(csvw *w, const char *names);
+/* After the header row: 0, or ERR_INPUT with err set when csvw_select named a column the header lacks (so
+ * that a command stops before its work, not at csvw_close). */
+int csvw_status(const csvw *w);
 /* Flushes, fsyncs and renames PATH.tmp to PATH. Returns 0, or ERR_ENV with err set, or ERR_INTR
  * (PATH.tmp removed, PATH as it was) when SIGINT/SIGTERM arrived before the rename. */
 int csvw_close(csvw *w);

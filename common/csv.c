@@ -242,6 +242,13 @@ struct csvw {
 	char *tmp;
 	int col;
 	int special; /* borrowed path written in place: fclose, no rename */
+	/* csvw_select: each row is built in memory (row, cells starting at cell_at[]) and the chosen cells
+	 * written at its end, in the order asked (pick[] of the header's columns) */
+	char *select;
+	FILE *row;
+	char *rowbuf;
+	size_t rowlen_B, *cell_at;
+	int ncell, capcell, *pick, npick, bad;
 };
 
 /* A path that exists and is not a regular file (/dev/null, a FIFO, /dev/stdout) is written in
@@ -306,10 +313,116 @@ csvw *csvw_stream(FILE *f)
 	return w;
 }
 
+/* Where the current cell goes: the row in memory while columns are selected, else the file. */
+static FILE *out(csvw *w)
+{
+	if (!w->select)
+		return w->f;
+	if (!w->row)
+		w->row = open_memstream(&w->rowbuf, &w->rowlen_B);
+	return w->row;
+}
+
 static void sep(csvw *w)
 {
+	if (w->select) {
+		FILE *r = out(w);
+		if (w->ncell == w->capcell)
+			w->cell_at = xrealloc(w->cell_at, (size_t)(w->capcell = 2 * w->capcell + 16) * sizeof *w->cell_at);
+		fflush(r);
+		w->cell_at[w->ncell++] = w->rowlen_B;
+		w->col++;
+		return;
+	}
 	if (w->col++ > 0)
 		fputc(',', w->f);
+}
+
+void csvw_select(csvw *w, const char *names)
+{
+	if (names && *names)
+		w->select = xstrdup(names);
+}
+
+int csvw_status(const csvw *w)
+{
+	return w ? w->bad : 0;
+}
+
+/* The text of cell i of the row in memory (rowbuf flushed), its length in *n. */
+static const char *cell(const csvw *w, int i, size_t *n)
+{
+	size_t end = i + 1 < w->ncell ? w->cell_at[i + 1] : w->rowlen_B;
+	*n = end - w->cell_at[i];
+	return w->rowbuf + w->cell_at[i];
+}
+
+/* The header row in memory: each name of select found among its cells, in the order given; an unknown name
+ * marks the writer bad (csvw_close fails with ERR_INPUT, naming it and the columns there are). */
+static void pick_columns(csvw *w)
+{
+	char *list = xstrdup(w->select), *save = NULL;
+	w->pick = xmalloc((size_t)(w->ncell + 1) * sizeof *w->pick);
+	for (char *t = strtok_r(list, ",", &save); t && !w->bad; t = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+		for (int i = 0; i < w->ncell && found < 0; i++) {
+			size_t n;
+			const char *c = cell(w, i, &n);
+			if (n == strlen(t) && strncmp(c, t, n) == 0)
+				found = i;
+		}
+		if (found < 0 || w->npick == w->ncell) {
+			strbuf all;
+			strbuf_init(&all);
+			for (int i = 0; i < w->ncell; i++) {
+				size_t n;
+				const char *c = cell(w, i, &n);
+				strbuf_addf(&all, "%s%.*s", i ? "," : "", (int)n, c);
+			}
+			err_set("--columns: %s '%s' (the columns are %s)", found < 0 ? "no column" : "too many columns at",
+				t, all.s);
+			strbuf_free(&all);
+			w->bad = ERR_INPUT;
+		} else
+			w->pick[w->npick++] = found;
+	}
+	free(list);
+}
+
+/* The row in memory ended: its chosen cells written (the header's choice made first). */
+static void end_selected_row(csvw *w)
+{
+	fflush(out(w));
+	if (!w->pick)
+		pick_columns(w);
+	for (int k = 0; !w->bad && k < w->npick; k++) {
+		size_t n;
+		const char *c = w->pick[k] < w->ncell ? cell(w, w->pick[k], &n) : (n = 0, "");
+		if (k)
+			fputc(',', w->f);
+		fwrite(c, 1, n, w->f);
+	}
+	if (!w->bad)
+		fputs("\r\n", w->f);
+	fclose(w->row);
+	free(w->rowbuf);
+	w->row = NULL;
+	w->rowbuf = NULL;
+	w->rowlen_B = 0;
+	w->ncell = 0;
+	w->col = 0;
+}
+
+/* What csvw_select kept of a writer, freed. */
+static void select_free(csvw *w)
+{
+	if (w->row)
+		fclose(w->row);
+	free(w->rowbuf);
+	free(w->cell_at);
+	free(w->pick);
+	free(w->select);
+	w->row = NULL, w->rowbuf = NULL, w->cell_at = NULL, w->pick = NULL, w->select = NULL;
 }
 
 /* RFC 4180: quote a cell holding a comma, quote, CR or LF (or edge spaces), doubling quotes.
@@ -323,34 +436,39 @@ void csvw_text(csvw *w, const char *s)
 	size_t n = strlen(s);
 	int quote = formula && (s[0] == '\t' || s[0] == '\r');
 	quote |= strpbrk(s, ",\"\r\n") != NULL || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
+	FILE *f = out(w);
 	if (quote)
-		fputc('"', w->f);
+		fputc('"', f);
 	if (formula)
-		fputc('\'', w->f);
+		fputc('\'', f);
 	for (const char *c = s; *c; c++) {
 		if (*c == '"')
-			fputc('"', w->f);
-		fputc(*c, w->f);
+			fputc('"', f);
+		fputc(*c, f);
 	}
 	if (quote)
-		fputc('"', w->f);
+		fputc('"', f);
 }
 
 void csvw_num(csvw *w, double v, int digits)
 {
 	sep(w);
 	if (isfinite(v))
-		fprintf(w->f, "%.*g", digits, v);
+		fprintf(out(w), "%.*g", digits, v);
 }
 
 void csvw_int(csvw *w, long v)
 {
 	sep(w);
-	fprintf(w->f, "%ld", v);
+	fprintf(out(w), "%ld", v);
 }
 
 void csvw_end_row(csvw *w)
 {
+	if (w->select) {
+		end_selected_row(w);
+		return;
+	}
 	fputs("\r\n", w->f);
 	w->col = 0;
 }
@@ -359,7 +477,18 @@ int csvw_close(csvw *w)
 {
 	if (!w)
 		return 0;
-	int rc = 0;
+	int rc = 0, asked_wrong = w->bad;
+	select_free(w);
+	if (asked_wrong && !w->path) { /* nothing was written: the header names what was asked wrong */
+		if (w->special)
+			fclose(w->f);
+		free(w);
+		return asked_wrong;
+	}
+	if (asked_wrong) {
+		csvw_abort(w);
+		return asked_wrong;
+	}
 	if (!w->path) {
 		if (fflush(w->f) != 0 || ferror(w->f)) {
 			err_set("cannot write CSV output: %s", strerror(errno));
@@ -395,6 +524,7 @@ void csvw_abort(csvw *w)
 {
 	if (!w)
 		return;
+	select_free(w);
 	if (w->special)
 		fclose(w->f);
 	if (w->path) {

@@ -39,17 +39,17 @@ expect 0 "$SP" predict --system dgxb200
 has "basis              estimate"
 grep -Eq 'time to accuracy   [0-9.]+ min \([0-9.]+-[0-9.]+\)' "$tmp/out" || no "table: time to accuracy with its interval"
 # compare and sweep CSV carry the columns too
-expect 0 "$SP" compare --gpus 8 --systems dgxh100,dgxb200 --out "$tmp/c.csv"
+expectw 0 "$SP" compare --gpus 8 --systems dgxh100,dgxb200 --out "$tmp/c.csv"
 grep -q ',estimate,' "$tmp/c.csv" && grep -q ',measured,' "$tmp/c.csv" || no "compare csv: basis per row"
-expect 0 "$SP" sweep --systems dgxb200 --nodes 1,2 --out "$tmp/s.csv" --quiet
+expectw 0 "$SP" sweep --systems dgxb200 --nodes 1,2 --out "$tmp/s.csv" --quiet
 [ "$(col basis "$tmp/s.csv")" = estimate ] || no "sweep csv: basis"
-expect 0 "$SP" compare --gpus 16 --systems dgxh100,dgxb200; has "time-to-acc (90%)"; has "estimate"
+expectw 0 "$SP" compare --gpus 16 --systems dgxh100,dgxb200; has "time-to-acc (90%)"; has "estimate"
 grep -Eq 'min \([0-9.]+-[0-9.]+\)' "$tmp/out" || no "compare table: time to accuracy with its interval"
 
 # --measured that no GPU can compute: 8 H100s at bf16 peak reach ~324,000 img/s at most
 expect 1 "$SP" predict --system dgxh100 --measured 8:256:500000
 has "--measured 8:256:500000"; has "at most"; has "GFLOP per trained image"
-expect 1 "$SP" compare --gpus 16 --systems dgxh100 --measured 8:256:500000; has "more than 8 H100-SXM5-80GB can compute"
+expectw 1 "$SP" compare --gpus 16 --systems dgxh100 --measured 8:256:500000; has "more than 8 H100-SXM5-80GB can compute"
 # one configuration, two throughputs 25% apart: refused, not averaged; 4% apart (repeats): accepted
 expect 1 "$SP" predict --system dgxh100 --measured 8:256:50000 --measured 8:256:40000
 has "two measurements of one configuration"; has "differ by 25%"

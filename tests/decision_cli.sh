@@ -17,7 +17,7 @@ cell() {
 # 1. scale up vs out names one chip: both systems of the line carry it; where their GPU records differ (a GB200
 # NVL72 rack's 1.2 kW B200 against a DGX B200's 1 kW one) the GPU's part is stated apart from the topology's
 for g in 8 16 64 144; do
-	expect 0 "$SP" compare --gpus $g --partial-nodes
+	expectw 0 "$SP" compare --gpus $g --partial-nodes
 	cp "$tmp/out" "$tmp/t$g"
 	line=$(sed -n 's/^  Scale up vs out (\([^)]*\)): \(up\|out\) - \([^ ]*\) [0-9x]* ([0-9]* NVLink domains\{0,1\}) [a-z0-9. %]* \([^ ]*\) [0-9x]* ([0-9]*).*/\1 \3 \4/p' "$tmp/t$g")
 	[ -n "$line" ] || { grep -q "^  Scale up vs out (.*): neither - each option spans " "$tmp/t$g" || no "compare --gpus $g: no scale line"; continue; }
@@ -31,11 +31,11 @@ for g in 8 16 64 144; do
 		no "compare --gpus $g: $a against $b without the GPU's part apart"
 done
 # with no pair of the pick's GPU or chip, its generation (gpus.csv arch): H200 servers against H100 ones, apart
-expect 0 "$SP" compare --gpus 16 --rank-by cost --cost tco --systems hgx-h200,xe8640-h100,dgxb200
+expectw 0 "$SP" compare --gpus 16 --rank-by cost --cost tco --systems hgx-h200,xe8640-h100,dgxb200
 grep -q "^  Scale up vs out (Hopper: H200 vs H100): \(up\|out\) - .*; GPU alone .*, topology " "$tmp/out" ||
 	no "compare --gpus 16 --rank-by cost: no Hopper verdict with the GPU's part apart"
 # the README's showcase: NVL72 racks against B200 servers at 144 GPUs gets a verdict, the GPU's part apart
-expect 0 "$SP" compare --systems dgxb200,gb200-nvl72 --gpus 144
+expectw 0 "$SP" compare --systems dgxb200,gb200-nvl72 --gpus 144
 grep -q "^  Scale up vs out (B200): \(up\|out\) - .*; GPU alone .*, topology " "$tmp/out" ||
 	no "compare --systems dgxb200,gb200-nvl72 --gpus 144: no scale verdict with the GPU's part apart"
 
@@ -43,7 +43,7 @@ grep -q "^  Scale up vs out (B200): \(up\|out\) - .*; GPU alone .*, topology " "
 # (B200 vs B300, H100 vs H200: the same topology, so "neither", with the GPU's part apart), at 8 to 512 GPUs
 for g in 8 64 144 512; do
 	for sys in "" dgxb200,hgx-b300 hgx-h200,dgxh100; do
-		expect 0 "$SP" compare --gpus $g ${sys:+--systems $sys}
+		expectw 0 "$SP" compare --gpus $g ${sys:+--systems $sys}
 		n=$(grep -c "^  Scale up vs out" "$tmp/out")
 		[ "$n" -eq 1 ] || no "compare --gpus $g ${sys:+--systems $sys}: $n scale lines"
 		grep -q "no GPU here" "$tmp/out" && no "compare --gpus $g ${sys:+--systems $sys}: no verdict"
@@ -63,18 +63,18 @@ for g in 8 64 144 512; do
 	done
 done
 # with placements over more NVLink domains (--partial-nodes), H200 against H100 is up or out, the GPU's part apart
-expect 0 "$SP" compare --gpus 64 --systems hgx-h200,dgxh100 --partial-nodes
+expectw 0 "$SP" compare --gpus 64 --systems hgx-h200,dgxh100 --partial-nodes
 grep -q "^  Scale up vs out (\(H[12]00\|Hopper: H[12]00 vs H[12]00\)): \(up\|out\) - " "$tmp/out" ||
 	no "compare --gpus 64 --systems hgx-h200,dgxh100 --partial-nodes: no up or out verdict"
 
 # 2. whole servers or partial ones: the same answer (losing rows do not move it)
 first() { sed -n 's/^answer: \([^ ]* [0-9]*x[0-9]*\): .*/\1/p' "$1"; }
-expect 0 "$SP" compare --gpus 8; cp "$tmp/out" "$tmp/w8"
+expectw 0 "$SP" compare --gpus 8; cp "$tmp/out" "$tmp/w8"
 [ -n "$(first "$tmp/w8")" ] && [ "$(first "$tmp/w8")" = "$(first "$tmp/t8")" ] ||
 	no "compare --gpus 8 answers '$(first "$tmp/w8")', with --partial-nodes '$(first "$tmp/t8")'"
 
 # 3. an NVLink server is not beaten by the same GPUs one per server
-expect 0 "$SP" compare --systems dgxh100 --gpus 8 --partial-nodes --format csv; cp "$tmp/out" "$tmp/h.csv"
+expectw 0 "$SP" compare --systems dgxh100 --gpus 8 --partial-nodes --format csv; cp "$tmp/out" "$tmp/h.csv"
 awk -v a="$(cell tta_s dgxh100 1 8 "$tmp/h.csv")" -v b="$(cell tta_s dgxh100 8 1 "$tmp/h.csv")" 'BEGIN { exit !(a + 0 > 0 && a < b) }' ||
 	no "dgxh100 1x8 not faster than 8x1"
 "$SP" predict --system dgxh100 --gpus-per-node 1 --nodes 64 --format csv >"$tmp/p1.csv"
@@ -95,9 +95,9 @@ for g in 8 16 64; do
 done
 
 # 5. today's products by default; end-of-life ones when named or asked for, their prices historical
-expect 0 "$SP" compare --gpus 8; lacks "V100"; lacks "P100"
-expect 0 "$SP" compare --gpus 8 --include-eol; has "V100"; has "prices of end-of-life systems are historical"
-expect 0 "$SP" compare --gpus 8 --systems c4140-m,dgxh100; has "c4140-m (end of life 2020-05)"
+expectw 0 "$SP" compare --gpus 8; lacks "V100"; lacks "P100"
+expectw 0 "$SP" compare --gpus 8 --include-eol; has "V100"; has "prices of end-of-life systems are historical"
+expectw 0 "$SP" compare --gpus 8 --systems c4140-m,dgxh100; has "c4140-m (end of life 2020-05)"
 for q in "--rank-by cost" "--deadline 10min"; do
 	s=$("$SP" compare --systems all --gpus 64 $q | sed -n 's/^answer: \([^ ]*\) .*/\1/p')
 	[ -n "$s" ] || { no "compare --systems all --gpus 64 $q: no answer"; continue; }
@@ -112,11 +112,11 @@ expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "systems.csv:2"; has "'ret
 expect 1 "$SP" --hwdb "$tmp/st" compare --gpus 8; has "status eol needs status_date"
 
 # 6. budget and deadline together: the option within budget that misses the deadline is named, with by how much
-expect 0 "$SP" compare --gpus 8 --budget 380000 --deadline 12min --systems dgxb200,hgx-h200,gb200-nvl72
+expectw 0 "$SP" compare --gpus 8 --budget 380000 --deadline 12min --systems dgxb200,hgx-h200,gb200-nvl72
 has "Nearest: hgx-h200 1x8"; has "misses deadline by"; has "over budget by"
 # every header says how its rows are ordered; rows that fail come after those that meet
 has "options that do not qualify (column meets) after those that do"
-expect 0 "$SP" compare --gpus 8 --budget 600000 --systems dgxb200,hgx-h200,gb200-nvl72
+expectw 0 "$SP" compare --gpus 8 --budget 600000 --systems dgxb200,hgx-h200,gb200-nvl72
 awk '$1 ~ /^>?[0-9]+$/ { if (/over budget/) over = 1; else if (over) bad = 1 } END { exit bad }' "$tmp/out" ||
 	no "a row that meets the budget listed after one that fails it"
 
@@ -135,11 +135,11 @@ awk -v a="$(col ttt_s "$tmp/dgxb200.csv")" -v b="$(col ttt_s "$tmp/dgxb200-slow.
 [ "$(col staging_s "$tmp/dgxb200-slow.csv")" = 0 ] || no "local drives: nothing to stage, staging $(col staging_s "$tmp/dgxb200-slow.csv")"
 
 # 8. sweep answers per GPU count; an empty result never replaces a file
-expect 0 "$SP" sweep --systems dgxb200 --nodes 1,2 --out "$tmp/s.csv" --quiet
+expectw 0 "$SP" sweep --systems dgxb200 --nodes 1,2 --out "$tmp/s.csv" --quiet
 [ "$(grep -c '^answer: dgxb200 ' "$tmp/out")" = 2 ] || no "sweep --nodes 1,2: one answer per GPU count"
-expect 0 "$SP" sweep --systems dgxb200 --nodes 1-20 --out "$tmp/s.csv" --quiet; has "answer (overall, not per GPU count"
+expectw 0 "$SP" sweep --systems dgxb200 --nodes 1-20 --out "$tmp/s.csv" --quiet; has "answer (overall, not per GPU count"
 printf 'good,file\n1,2\n' >"$tmp/good.csv"; cp "$tmp/good.csv" "$tmp/good.bak"
-expect 1 "$SP" sweep --out "$tmp/good.csv" --systems dgxh100 --gpus-per-node 16 --quiet
+expectw 1 "$SP" sweep --out "$tmp/good.csv" --systems dgxh100 --gpus-per-node 16 --quiet
 has "5 with more GPUs per node than the system has"; has "left as it was"; lacks "fits in GPU memory"
 cmp -s "$tmp/good.csv" "$tmp/good.bak" || no "empty sweep replaced the file"
 [ ! -e "$tmp/good.csv.tmp" ] || no "empty sweep left good.csv.tmp"
@@ -150,7 +150,7 @@ expect 1 "$SP" sim --system dgxh100 --jitter 1000
 expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has "not both"
 
 # 10. buy against rent for the winner's GPU model, with the break-even
-expect 0 "$SP" compare --gpus 8 --systems dgxb200
+expectw 0 "$SP" compare --gpus 8 --systems dgxb200
 has "Buy vs rent (B200): a run costs"; has "owned (dgxb200 1x8)"; has "runs a month"
 
 # the rule (PLAN_RULE) on compare's CSV: one pick (column pick; its ratio 1, 1, 1); no option that qualifies is at
@@ -158,7 +158,7 @@ has "Buy vs rent (B200): a run costs"; has "owned (dgxb200 1x8)"; has "runs a mo
 # surely faster than the pick (tta_ratio_hi < 1) costs more. tests/test_plan_rule.c checks the same over random
 # subsets and that options off the front do not move the pick.
 for n in 8 64 144 512; do
-	expect 0 "$SP" compare --gpus $n --format csv
+	expectw 0 "$SP" compare --gpus $n --format csv
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ cost = $(c["capex_usd"]) != "" ? $(c["capex_usd"]) + 0 : 1e300 }
 		$(c["pick"]) == 1 { picks++; pt = $(c["tta_s"]) + 0; pc = cost
@@ -171,38 +171,38 @@ for n in 8 64 144 512; do
 done
 
 # a deadline: those that meet it with 90% confidence, else those whose prediction meets it, with the probability
-expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
+expectw 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
 has "answer: "; has "Constraints: deadline 15.0 min: "; lacks "No option"
-expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
+expectw 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
 	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
 
 # a budget that excludes nothing changes nothing: 1.5x the pick's capex gives the same pick
 for n in 8 64; do
-	expect 0 "$SP" compare --gpus $n --format csv; cp "$tmp/out" "$tmp/b$n.csv"
+	expectw 0 "$SP" compare --gpus $n --format csv; cp "$tmp/out" "$tmp/b$n.csv"
 	cap=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$(c["pick"]) == 1 { printf "%.0f", 1.5 * $(c["capex_usd"]) }' "$tmp/b$n.csv")
-	expect 0 "$SP" compare --gpus $n; cp "$tmp/out" "$tmp/b$n"
-	expect 0 "$SP" compare --gpus $n --budget "$cap"; cp "$tmp/out" "$tmp/bb$n"
+	expectw 0 "$SP" compare --gpus $n; cp "$tmp/out" "$tmp/b$n"
+	expectw 0 "$SP" compare --gpus $n --budget "$cap"; cp "$tmp/out" "$tmp/bb$n"
 	[ -n "$(first "$tmp/b$n")" ] && [ "$(first "$tmp/b$n")" = "$(first "$tmp/bb$n")" ] ||
 		no "compare --gpus $n: '$(first "$tmp/b$n")', with --budget $cap (1.5x its capex) '$(first "$tmp/bb$n")'"
 done
 
 # a budget that excludes nothing, with --runs-per-month and rentals among the options, changes nothing; the
 # answer says rentals are outside it (a --budget of 1e14 once turned the pick from a rental to dgxb200)
-expect 0 "$SP" compare --gpus 8 --runs-per-month 10; cp "$tmp/out" "$tmp/r10"
-expect 0 "$SP" compare --gpus 8 --runs-per-month 10 --budget 1e14; cp "$tmp/out" "$tmp/r10b"
+expectw 0 "$SP" compare --gpus 8 --runs-per-month 10; cp "$tmp/out" "$tmp/r10"
+expectw 0 "$SP" compare --gpus 8 --runs-per-month 10 --budget 1e14; cp "$tmp/out" "$tmp/r10b"
 [ "$(first "$tmp/r10")" = "$(first "$tmp/r10b")" ] || no "--budget 1e14 moved the pick: $(first "$tmp/r10") -> $(first "$tmp/r10b")"
 has "rented outside it"; has "excludes nothing"
 # the budget is capex whatever --cost compares (it read as a cost per run under --cost tco); $3M, as the shared
 # store sized to the cluster puts dgxh100 8x8 at $2.99M
-expect 0 "$SP" compare --gpus 64 --budget 3000000 --cost tco; has "budget \$3M caps the capex of bought options"
+expectw 0 "$SP" compare --gpus 64 --budget 3000000 --cost tco; has "budget \$3M caps the capex of bought options"
 # --cost rent never picks an option without a rent, and names those left out and why
 for t in ondemand 1y; do
-	expect 0 "$SP" compare --gpus 64 --cost rent --rent-term $t --format csv
+	expectw 0 "$SP" compare --gpus 64 --cost rent --rent-term $t --format csv
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $(c["pick"]) == 1 && $(c["rent_usd"]) == "" { bad = 1 }
 		END { exit bad }' "$tmp/out" || no "compare --gpus 64 --cost rent --rent-term $t picks an option without a rent"
-	expect 0 "$SP" compare --gpus 64 --cost rent --rent-term $t; has "left out"; has "without a rent price (no rate: "
+	expectw 0 "$SP" compare --gpus 64 --cost rent --rent-term $t; has "left out"; has "without a rent price (no rate: "
 	grep "^  Scale up vs out" "$tmp/out" | grep -q "xe8640-h100" && no "--cost rent --rent-term $t: scale line names xe8640-h100 (no rent)"
 done
 
@@ -212,7 +212,7 @@ done
 # answer, 1393.5 in the CSV)
 for c in "8 dgxb200 1 8" "64 gb200-nvl72 16 4"; do
 	set -- $c
-	expect 0 "$SP" compare --gpus $1; cp "$tmp/out" "$tmp/one"
+	expectw 0 "$SP" compare --gpus $1; cp "$tmp/out" "$tmp/one"
 	"$SP" predict --system $2 --nodes $3 --format csv >"$tmp/one.csv" || no "predict $2"
 	be=$(awk -v b="$(col breakeven_runs_per_month "$tmp/one.csv")" 'BEGIN { e = 10 ^ int(log(b) / log(10) - 1); printf "%d", int(b / e + 0.5) * e }')
 	grep -q "^  Buy vs rent (B200): .*owned ($2 $3x$4).* above about $(printf "%d" "$be" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') runs a month" "$tmp/one" ||
@@ -231,7 +231,7 @@ done
 
 # the answer as JSON (--answer-json, what whatif.html reads): the same pick as the table's mark and the CSV's
 # column, the same lines as the printed answer
-expect 0 "$SP" compare --gpus 8 --answer-json "$tmp/a.json" --out "$tmp/a.csv"; cp "$tmp/out" "$tmp/a.txt"
+expectw 0 "$SP" compare --gpus 8 --answer-json "$tmp/a.json" --out "$tmp/a.csv"; cp "$tmp/out" "$tmp/a.txt"
 if command -v python3 >/dev/null 2>&1; then
 	python3 - "$tmp/a.json" "$tmp/a.csv" "$tmp/a.txt" <<'PY' || no "--answer-json disagrees with the table, the CSV or the printed answer"
 import csv, json, sys
@@ -247,15 +247,17 @@ ok = len(rows) == 1 and rows[0]["system"] == p["system"] and int(rows[0]["nodes"
 sys.exit(0 if ok else 1)
 PY
 fi
-expect 1 "$SP" compare --gpus 8 --answer-json "$tmp/nosuch/a.json"; has "--answer-json"
+expectw 1 "$SP" compare --gpus 8 --answer-json "$tmp/nosuch/a.json"; has "--answer-json"
 
 # offers of the same hardware and time fold into one row that lists them with their price; --all-rows (and the
 # CSV) keep every offer
-expect 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200
-awk '$1 ~ /^>?[0-9]+$/ { n++ } $2 == "xe9680-h100" { own = 1 } /^ *>?[0-9]+ dgxh100 .* [+] xe9680-h100 capex \$[0-9,]*, aws-p5 rent \$/ { f = 1 }
+expectw 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200
+# (the folded offers on the line under their row)
+awk '$1 ~ /^>?[0-9]+$/ { n++; last = $2; if ($2 == "xe9680-h100") own = 1 }
+	/^ +[+] xe9680-h100 capex \$[0-9,]*, aws-p5 rent \$/ && last == "dgxh100" { f = 1 }
 	END { exit !(n == 2 && !own && f) }' "$tmp/out" || no "compare: dgxh100, xe9680-h100 and aws-p5 not folded into one row"
 has "2 offers of the same hardware and time folded"
-expect 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200 --all-rows
+expectw 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200 --all-rows
 awk '$1 ~ /^>?[0-9]+$/ { n++ } END { exit n != 4 }' "$tmp/out" || no "--all-rows: not one row per offer"; lacks "folded"
 
 exit $fail

@@ -13,7 +13,7 @@ ok() { msg=$1; shift; awk "$@" || no "$msg"; }
 
 # the goal command: servers + network, network 5-35% of capex, PUE above 1, break-even above 0, one power basis,
 # each price inside its range
-expect 0 "$SP" compare --systems dgxh100,xe9680-h100,gb200-nvl72 --gpus 64 --format csv --out "$tmp/g.csv"
+expectw 0 "$SP" compare --systems dgxh100,xe9680-h100,gb200-nvl72 --gpus 64 --format csv --out "$tmp/g.csv"
 for s in dgxh100 xe9680-h100 gb200-nvl72; do
 	ok "$s: capex = servers + network + storage + racks + cooling + installation, network 2-35%" \
 		-v c="$(get capex_usd $s "$tmp/g.csv")" \
@@ -50,10 +50,10 @@ expect 0 "$SP" predict --system dgxh100 --nodes 16 --format csv
 [ "$(col capex_fabric_usd "$tmp/out")" = 637920 ] || no "16 DGX: 6 switches + 256 links = 637920, got $(col capex_fabric_usd "$tmp/out")"
 # the goals: 1,024 DGX H100 GPUs pay 10-25% of capex for their networks and price the store; a job inside one
 # NVL72 rack needs no compute fabric (network <= 5%), and the rack costs the same however its trays are used
-expect 0 "$SP" compare --systems dgxh100 --gpus 1024 --format csv
+expectw 0 "$SP" compare --systems dgxh100 --gpus 1024 --format csv
 ok "dgxh100 1024: network 10-25%, store priced" -v c="$(col capex_usd "$tmp/out")" -v n="$(col capex_network_usd "$tmp/out")" \
 	-v st="$(col capex_storage_usd "$tmp/out")" 'BEGIN { exit !(n >= 0.10 * c && n <= 0.25 * c && st > 0) }'
-expect 0 "$SP" compare --systems gb200-nvl72 --gpus 64 --format csv
+expectw 0 "$SP" compare --systems gb200-nvl72 --gpus 64 --format csv
 ok "gb200-nvl72 64: network <= 5%, no compute fabric, liquid cooling bought" -v c="$(col capex_usd "$tmp/out")" \
 	-v n="$(col capex_network_usd "$tmp/out")" -v f="$(col capex_fabric_usd "$tmp/out")" -v co="$(col capex_cooling_usd "$tmp/out")" \
 	'BEGIN { exit !(n <= 0.05 * c && f == 0 && co > 0) }'
@@ -98,7 +98,7 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	  if (d > 1 || e > 1 || !($c["rented_usd"] > 0 || NR == 2)) bad = 1; last_res = $c["residual_usd"] }
 	END { exit bad || !(last_res < 0) }' "$tmp/rep/cashflow.csv" || no "cashflow.csv: parts add up, resale at the end"
 grep -q "## Cash flow" "$tmp/rep/report.md" || no "report: Cash flow section"
-expect 1 "$SP" compare --systems dgxh100 --gpus 64 --utilisation 1.5; has "--utilisation '1.5': expected a fraction 0 < F <= 1"
+expectw 1 "$SP" compare --systems dgxh100 --gpus 64 --utilisation 1.5; has "--utilisation '1.5': expected a fraction 0 < F <= 1"
 expect 1 "$SP" predict --system dgxh100 --utilisation 0; has "--utilisation '0'"
 expect 1 "$SP" predict --system dgxh100 --pue 0.9; has "--pue '0.9'"
 expect 1 "$SP" predict --system dgxh100 --facility-price -5; has "--facility-price '-5'"
@@ -106,7 +106,7 @@ expect 1 "$SP" predict --system dgxh100 --residual 1; has "--residual '1'"
 expect 1 "$SP" predict --system dgxh100 --rent-term 2y; has "expected ondemand, 1y, 3y or spot"
 
 # rent as billed: a CoreWeave NVL72 is a whole rack of 72 GPUs, however few are used
-expect 0 "$SP" compare --systems coreweave-gb200-nvl72 --gpus 8 --format csv
+expectw 0 "$SP" compare --systems coreweave-gb200-nvl72 --gpus 8 --format csv
 ok "coreweave-gb200-nvl72 at 8 GPUs rents 72" -v g="$(col rent_gpus "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
 	-v t="$(col tta_s "$tmp/out")" 'BEGIN { exit !(g == 72 && r >= 72 * 10.5 * t / 3600) }'
 # Lambda's instance rate covers one instance: a 2-node cluster has no rate from our sources
@@ -116,7 +116,7 @@ expect 0 "$SP" predict --system lambda-hgx-h100 --format csv; [ -n "$(col rent_u
 expect 0 "$SP" predict --system aws-p5 --epochs 0.01 --rent-session-h 0 --format csv
 ok "aws-p5: at least 60 s billed" -v r="$(col rent_usd "$tmp/out")" 'BEGIN { exit !(r >= 8 * 6.88 * 60 / 3600 - 1e-6) }'
 # committed and spot rates: at least 3 systems with a 1-year rate
-expect 0 "$SP" compare --systems all --gpus 64 --rent-term 1y --format csv
+expectw 0 "$SP" compare --systems all --gpus 64 --rent-term 1y --format csv
 n=$(awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rent_usd") c = i; next } $c != "" { s[$1] = 1 }
 	END { for (k in s) n++; print n + 0 }' "$tmp/out")
 [ "$n" -ge 3 ] || no "--rent-term 1y prices $n systems, want >= 3"
@@ -140,18 +140,18 @@ ok "on demand: the same at both uses, above GPU-hours x rate by start-up and cop
 expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
 # the buy-vs-rent line weighs the bought option's run against the same run rented (the bought option's own figures,
 # as predict prints them: one answer in every command); a 1-year reservation against owning: owning wins at any use
-expect 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
+expectw 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
 has "owned (dgxh100 1x8)"; has "rented (lambda-hgx-h100, its share of a 24 h session)"
-expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
 # market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
 # rate where the decision flips; at 5% use renting wins
 expect 0 "$SP" predict --system coreweave-hgx-h100 --nodes 8 --format csv
 ok "coreweave-hgx-h100: rent_lo_usd <= 0.6 x rent_usd" -v l="$(col rent_lo_usd "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
 	'BEGIN { exit !(l > 0 && l <= 0.6 * r) }'
-expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
+expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
 has "at the stated use renting wins"
-expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "buying wins above about"; lacks "at the stated use renting wins"
+expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "buying wins above about"; lacks "at the stated use renting wins"
 printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
 mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
 expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
@@ -196,7 +196,7 @@ expect 1 "$SP" hw check "$tmp/mine"; has "storage.csv:3:11(price_kind): 'rumour'
 # buy vs rent as a month of work: the break-even use and the flip rate within 2% of a buyer's
 # spreadsheet rule from the CSV's own terms: the owner's fixed month over the month's GPU-hours (F), the energy
 # over a used GPU-hour (E), CoreWeave's rate R from the database: break-even F / (R - E), flip F / u + E
-expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --format csv
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --format csv
 R=$(python3 -c 'import csv; print([r["rent_usd_gpu_h"] for r in csv.DictReader(l for l in open("hwdb/data/systems.csv") if l[0] != "#") if r["id"] == "coreweave-hgx-h100"][0])')
 ok "break-even use and flip rate within 2% of the spreadsheet rule (R=$R)" -v R="$R" \
 	-v om="$(get owned_month_usd dgxh100 "$tmp/out")" -v e="$(get energy_usd dgxh100 "$tmp/out")" \
@@ -206,17 +206,17 @@ ok "break-even use and flip rate within 2% of the spreadsheet rule (R=$R)" -v R=
 		b = F / (R - E); f = F / u + E; d1 = be / b - 1; d2 = fl / f - 1
 		exit !(R > 1 && d1 < 0.02 && d1 > -0.02 && d2 < 0.02 && d2 > -0.02) }'
 # a 3-year reservation at 90% use: one comparison gives the CSV and the sentence (renting wins above the crossing)
-expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9 --format csv
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9 --format csv
 ok "3y at 0.9: the CSV says buying wins below a use under 0.9" -v a="$(get buy_wins_above dgxh100 "$tmp/out")" \
 	-v b="$(get breakeven_use dgxh100 "$tmp/out")" 'BEGIN { exit !(a == 0 && b > 0 && b < 0.9) }'
 pct=$(awk -v b="$(get breakeven_use dgxh100 "$tmp/out")" 'BEGIN { printf "%.0f", 100 * b }')
-expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9
 grep -q "buying wins below about [0-9,.]* runs a month (${pct}% use)" "$tmp/out" || no "3y at 0.9: the sentence's crossing is not the CSV's ${pct}%"
 has "at the stated use renting wins"
 grep -q "buying wins at any use" "$tmp/out" && no "3y at 0.9: 'buying wins at any use' beside renting winning"
 # the single run rented alone stays available: --rent-session-h 0 pays the set-up on every run
-expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-session-h 0; has "rented alone)"
-expect 1 "$SP" compare --systems dgxh100 --gpus 8 --rent-session-h -1; has "rent-session-h"
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-session-h 0; has "rented alone)"
+expectw 1 "$SP" compare --systems dgxh100 --gpus 8 --rent-session-h -1; has "rent-session-h"
 expect 0 "$SP" predict --system dgxh100 --nodes 1 --format csv
 ok "co2_kg = energy at the meter x 0.39 kg/kWh" -v c="$(col co2_kg "$tmp/out")" -v j="$(col energy_J "$tmp/out")" \
 	-v p="$(col pue "$tmp/out")" 'BEGIN { x = j / 3.6e6 * p * 0.39; d = c - x; if (d < 0) d = -d; exit !(c > 0 && d < 1e-3 * x) }'

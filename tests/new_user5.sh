@@ -68,6 +68,36 @@ expect 0 "$SP" report --gpus 8 --systems dgxh100 --out empty
 [ -s empty/placements.csv ] || no "report --out empty: no placements.csv in it"
 refused "report --out a full folder" "exists and is not empty" "$SP" report --gpus 8 --systems dgxh100 --out empty
 
+# lines within 200 characters: compare's table, answer and legend at 8 to 512 GPUs, with folded offers, a budget,
+# every row; ranks count the rows shown (1, 2, 3 ... after folding); the whole table only when asked
+for args in "--gpus 8" "--gpus 64 --budget 2500000" "--gpus 512" "--gpus 16 --cost rent --deadline 10min" "--gpus 8 --all-rows"; do
+	# shellcheck disable=SC2086
+	"$SP" compare $args >out.txt 2>&1 || no "compare $args: exit $?"
+	awk -v a="$args" 'length($0) > 200 { printf "compare %s: a line of %d characters: %.80s...\n", a, length($0), $0; bad = 1 }
+		END { exit bad }' out.txt || no "compare $args: lines over 200 characters"
+	awk '$1 ~ /^>?[0-9]+$/ { sub(/^>/, "", $1); if ($1 != ++n) { print "rank " $1 " at row " n; exit 1 } }' out.txt ||
+		no "compare $args: ranks skip after folding"
+done
+"$SP" compare --gpus 8 --columns all >out.txt 2>&1
+head -2 out.txt | tail -1 | grep -q "time-to-train.*stack (data path)" || no "compare --columns all: not every column: $(head -2 out.txt | tail -1)"
+# --columns: the same CSV names for compare's table and every CSV (compare, sweep, predict, sim), in the order given
+"$SP" compare --gpus 8 --systems dgxh100 --columns system,tta_s,capex_usd >out.txt 2>&1 || no "compare --columns: exit $?"
+head -2 out.txt | tail -1 | tr -s ' ' | grep -qx "system time-to-acc (90%) capex" || no "compare --columns system,tta_s,capex_usd: header $(head -2 out.txt | tail -1)"
+"$SP" compare --gpus 8 --systems dgxh100 --columns tta_s,system --format csv >c.csv 2>&1
+[ "$(head -1 c.csv | tr -d '\r')" = "tta_s,system" ] || no "compare --format csv --columns tta_s,system: $(head -1 c.csv)"
+"$SP" predict --system dgxh100 --format csv --columns system,capex_usd >p.csv 2>&1
+[ "$(head -1 p.csv | tr -d '\r')" = "system,capex_usd" ] || no "predict --columns system,capex_usd: $(head -1 p.csv)"
+"$SP" sim --system dgxh100 --format csv --columns events,system >sim.csv 2>/dev/null
+[ "$(head -1 sim.csv | tr -d '\r')" = "events,system" ] || no "sim --columns events,system: $(head -1 sim.csv)"
+"$SP" sweep --systems dgxh100 --nodes 1,2 --columns system,nodes,tta_s --quiet --out sw.csv 2>/dev/null
+[ "$(head -1 sw.csv | tr -d '\r')" = "system,nodes,tta_s" ] || no "sweep --columns: $(head -1 sw.csv)"
+refused "predict --columns nosuch" "no column 'nosuch'" "$SP" predict --system dgxh100 --format csv --columns system,nosuch
+[ -s out.txt ] && no "predict --columns nosuch printed a partial CSV: $(cat out.txt)"
+refused "compare --columns nosuch" "no column 'nosuch'" "$SP" compare --gpus 8 --columns rank,nosuch
+refused "sweep --columns nosuch" "no column 'nosuch'" "$SP" sweep --systems dgxh100 --nodes 1 --columns nosuch --quiet --out sw2.csv
+[ -e sw2.csv ] && no "sweep --columns nosuch wrote sw2.csv"
+refused "predict --columns (table)" "--format csv selects" "$SP" predict --system dgxh100 --columns system
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"

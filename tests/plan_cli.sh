@@ -6,9 +6,9 @@ set -u
 . "$(dirname "$0")/lib/cli.sh"
 
 # beyond the measured convergence range: marked, never recommended; the answer names the limit
-expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g
+expectw 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g
 has "Nothing to recommend for 65536 GPUs"; has "largest measured convergence point (67840)"; lacks "Fastest"
-expect 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g --extrapolate; has "answer: dgx"
+expectw 0 "$SP" compare --gpus 65536 --systems dgxh100,dgxa100-80g --extrapolate; has "answer: dgx"
 "$SP" predict --system dgxh100 --nodes 100 --batch-per-gpu 256 --format csv >"$tmp/x.csv" 2>&1 || no "predict 800 GPUs"
 [ "$(col extrapolated "$tmp/x.csv")" = 1 ] || no "global batch 204800 is extrapolated"
 "$SP" predict --system dgxh100 --nodes 2 --batch-per-gpu 256 --format csv >"$tmp/x.csv" 2>&1 || no "predict 16 GPUs"
@@ -29,10 +29,10 @@ done
 awk -v a="$(col tta_s "$tmp/a.csv")" -v b="$best" 'BEGIN { exit !(a <= b * 1.001) }' || no "auto batch is not the fastest: $(col tta_s "$tmp/a.csv") vs $best"
 # a global batch above an epoch is refused with the reason
 expect 1 "$SP" predict --system dgxh100 --nodes 1000 --batch-per-gpu 256; has "more than the 1281167 images of an epoch"
-expect 0 "$SP" sweep --systems dgxh100 --nodes 1,1000 --batch-per-gpu 256 --out "$tmp/s.csv" --quiet
+expectw 0 "$SP" sweep --systems dgxh100 --nodes 1,1000 --batch-per-gpu 256 --out "$tmp/s.csv" --quiet
 has "1 whose global batch is more than an epoch's images"
 # sweep at 1,000+ nodes recommends nothing extrapolated
-expect 0 "$SP" sweep --systems dgxh100,dgxa100-80g --nodes 1000-1010 --out "$tmp/big.csv" --quiet
+expectw 0 "$SP" sweep --systems dgxh100,dgxa100-80g --nodes 1000-1010 --out "$tmp/big.csv" --quiet
 has "answer:"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "extrapolated") c = i; next } NR == 2 { print $c }' "$tmp/big.csv" |
 	grep -qx 0 || no "sweep at 1,000 nodes: best row extrapolated"
@@ -47,7 +47,7 @@ awk -v a0="$(col epochs "$tmp/e0.csv")" -v b0="$(col epochs "$tmp/f0.csv")" -v b
 	'BEGIN { want = b0 * 42 / a0; exit !(b1 > want * 0.999 && b1 < want * 1.001 && b1 > 42) }' ||
 	no "the scaled curve at 8192: $(col epochs "$tmp/f1.csv")"
 expect 1 "$SP" predict --system dgxh100 --measured-epochs 3264; has "--measured-epochs '3264': expected GLOBAL_BATCH:EPOCHS"
-expect 1 "$SP" compare --gpus 8 --measured-epochs 0:40; has "--measured-epochs '0:40'"
+expectw 1 "$SP" compare --gpus 8 --measured-epochs 0:40; has "--measured-epochs '0:40'"
 
 # the user's own quote overrides the list price through --hwdb, and moves the answer
 mkdir -p "$tmp/db"

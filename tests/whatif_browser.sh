@@ -49,11 +49,11 @@ check() {
 	frag=$1
 	shift
 	dom "#$frag" >"$tmp/dom.html"
-	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
+	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
 	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" || no "#$frag differs from compare $*"
 	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "#$frag: the same answer as the report's own inputs"
 }
-"$SP" compare --systems $SYSTEMS --gpus 64 | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/default.txt"
+"$SP" compare --systems $SYSTEMS --gpus 64 | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/default.txt"
 dom "" >"$tmp/dom.html"
 "$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" >/dev/null
 python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" "$tmp/ans.json" || no "no fragment: not the report's inputs"
@@ -73,12 +73,12 @@ mkdir -p "$tmp/q"
 printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
 check "gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice_source%0Adgxb200%2C150000%2C2026-11%2Cquote%2Ca%20vendor%20quote" \
 	--gpus 16 --cost capex --hwdb "$tmp/q"
-"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' | cmp -s - "$tmp/answer.txt" &&
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' | cmp -s - "$tmp/answer.txt" &&
 	no "the quote changed nothing in the answer"
 # a report given --hwdb DIR: its page starts from DIR's systems.csv as the quote
 "$SP" report --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/H" >/dev/null 2>&1 || no "report --hwdb"
 PAGE="$tmp/H/whatif.html" dom "" >"$tmp/dom.html"
-"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
 python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
 # bad input: compare's own message on the page, no answer
 dom "#gpus=0" >"$tmp/dom.html"

@@ -40,16 +40,16 @@ check() {
 	shift 2
 	chrome "$frag" --dump-dom
 	cp "$tmp/dom.try" "$out/$name.html"
-	"$SP" compare --systems $SYSTEMS "$@" >"$tmp/table.txt" 2>&1
+	"$SP" compare --systems $SYSTEMS "$@" 2>&1 | unwrap >"$tmp/table.txt"
 	python3 "$here/tests/lib/whatif_chart.py" "$out/$name.html" "$tmp/table.txt" >"$out/$name.txt" ||
 		{ no "whatif.html $frag: $(grep -v ': ok$' "$out/$name.txt" | head -5)"; }
 	# the rows the page shows are those compare's fold leaves, each folded offer named in its row (these
 	# systems hold offers of one hardware: DGX H100, XE9680 H100 and the clouds' H100s)
-	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" |
+	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | unwrap |
 		awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
 	python3 "$here/tests/lib/whatif_dom.py" "$out/$name.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" \
 		>"$out/$name.dom.txt" || no "whatif.html $frag: $(grep -v ': agree$' "$out/$name.dom.txt" | head -5)"
-	grep -q "^  + " "$tmp/table.txt" && ! grep -q "same hardware and time folded" "$out/$name.html" &&
+	grep -q "^ *+ " "$tmp/table.txt" && ! grep -q "same hardware and time folded" "$out/$name.html" &&
 		no "whatif.html $frag: compare folds offers, the page says nothing of it"
 }
 check "" capex --gpus 64
