@@ -743,6 +743,26 @@ static void check_kind(hw_load *ld, const csv_table *t, int row, const char *col
 	strbuf_free(&list);
 }
 
+/* The word cells of a row whose other cells did not parse (its checks of the whole row cannot run): each
+ * word that is none of its column's named at its cell, so that one pass names every bad cell of the row. */
+static void check_kind_cells(hw_load *ld, hw_kind kind, const csv_table *t, int row)
+{
+	static const struct {
+		hw_kind kind;
+		const char *col;
+		const char *const *names;
+	} words[] = {
+		{HW_SYSTEM, "price_kind", price_kinds}, {HW_SYSTEM, "rent_kind", price_kinds},
+		{HW_SYSTEM, "power_kind", power_kinds}, {HW_SYSTEM, "cooling", coolings},
+		{HW_FABRIC, "price_kind", price_kinds}, {HW_STORAGE, "price_kind", price_kinds},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		int c = words[i].kind == kind ? csv_table_col(t, words[i].col) : -1;
+		if (c >= 0 && !is_blank(t->cells[row][c]))
+			check_kind(ld, t, row, words[i].col, t->cells[row][c], words[i].names);
+	}
+}
+
 /* A price's range: low <= price <= high where given (a low above its high is refused at the low's cell). */
 static void check_range(hw_load *ld, const csv_table *t, int row, const char *lo_col, const char *hi_col, double lo,
 			double v, double hi)
@@ -978,6 +998,8 @@ static void stage_table(hw_load *ld, hw_kind kind, const csv_table *t, int hdr, 
 			int before = ld->nerr;
 			check_row(ld, kind, t, r, item);
 			bad = ld->nerr - before;
+		} else if (bad) {
+			check_kind_cells(ld, kind, t, r);
 		}
 		const char *id = t->cells[r][idcol];
 		for (int j = 0; j < s->nitems && !is_blank(id); j++) {

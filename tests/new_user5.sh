@@ -98,6 +98,12 @@ refused "sweep --columns nosuch" "no column 'nosuch'" "$SP" sweep --systems dgxh
 [ -e sw2.csv ] && no "sweep --columns nosuch wrote sw2.csv"
 refused "predict --columns (table)" "--format csv selects" "$SP" predict --system dgxh100 --columns system
 
+# hw check names every bad cell of a row: a date and a price kind, both wrong
+mkdir hc
+printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,300000,guess,2026-13,me\n' >hc/systems.csv
+refused "hw check (two bad cells)" "price_date" "$SP" hw check hc
+grep -q "price_kind.*'guess'" err.txt || no "hw check: a row with a bad date and a bad price kind names only: $(cat err.txt)"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
