@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void hw_usage(FILE *out)
 {
@@ -104,6 +105,13 @@ static int hw_import_files(const hw_db *db, int nargs, char **args, const char *
 {
 	if (nargs < 1 || !out) {
 		fprintf(stderr, "scaleplan hw import: expected FILE.json... --out DIR\n");
+		return EXIT_INPUT;
+	}
+	struct stat st;
+	if (stat(out, &st) == 0 && !(S_ISDIR(st.st_mode) && dir_is_empty(out))) {
+		/* before the files are read: not after a screen of their warnings */
+		fprintf(stderr, "scaleplan hw import: --out %s: exists and is not %s; hw import writes a new directory "
+				"(remove it or name another)\n", out, S_ISDIR(st.st_mode) ? "empty" : "a directory");
 		return EXIT_INPUT;
 	}
 	if (intr_install()) {

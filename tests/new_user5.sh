@@ -104,6 +104,11 @@ printf 'id,price_usd,price_kind,price_date,price_source\ndgxh100,300000,guess,20
 refused "hw check (two bad cells)" "price_date" "$SP" hw check hc
 grep -q "price_kind.*'guess'" err.txt || no "hw check: a row with a bad date and a bad price kind names only: $(cat err.txt)"
 
+# hw import into a folder with files: the error first, not after a screen of the files' warnings
+mkdir full && touch full/x
+refused "hw import --out full" "exists and is not empty" "$SP" hw import "$here"/tests/data/mlperf_systems/*.json --out full
+head -1 err.txt | grep -q "exists and is not empty" || no "hw import --out full: the error comes after $(grep -c . err.txt) lines: $(head -1 err.txt)"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
