@@ -184,13 +184,17 @@ int cli_plot_files(plot_opts *o, const char *cost_col, char *const *files, int n
 	plot_data d = {0};
 	int rc = EXIT_OK;
 	stream_ctx sc = {.o = o, .d = &d, .cost_col = cost_col};
+	intr_phase("read");
 	for (int i = 0; i < nfiles; i++) {
 		char label[512];
 		snprintf(label, sizeof label, "plot: reading %s", files[i]);
 		sc.first = true;
 		int lrc = csv_table_stream(files[i], PLOT_BATCH_ROWS, stream_rows, &sc, label);
 		if (lrc < 0) {
-			if (lrc != ERR_INTR && !sc.printed)
+			if (lrc == ERR_INTR) /* said here: main's word is only for a command that did not stop */
+				fprintf(stderr, "scaleplan plot: interrupted (%s) while reading %s; nothing written\n",
+					intr_name(), files[i]);
+			else if (!sc.printed)
 				fprintf(stderr, "scaleplan plot: %s\n", err_msg());
 			rc = exit_code_of(lrc);
 			goto done;

@@ -109,6 +109,14 @@ mkdir full && touch full/x
 refused "hw import --out full" "exists and is not empty" "$SP" hw import "$here"/tests/data/mlperf_systems/*.json --out full
 head -1 err.txt | grep -q "exists and is not empty" || no "hw import --out full: the error comes after $(grep -c . err.txt) lines: $(head -1 err.txt)"
 
+# plot stopped while it reads a large CSV: says so (it exited 130 without a word)
+"$SP" sweep --systems dgxh100 --nodes 1-100 --quiet --out in.csv 2>/dev/null
+{ head -1 in.csv; for i in 1 2 3 4 5 6 7 8 9 10; do tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv \
+	; tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv; tail -n +2 in.csv; done; } >big.csv
+SCALEPLAN_TEST_SIGNAL=read:INT "$SP" plot big.csv --out bg >out.txt 2>err.txt
+rc=$?
+[ $rc -eq 130 ] && grep -q "interrupted (SIGINT)" err.txt || no "plot interrupted while reading: exit $rc, said '$(cat err.txt)'"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
