@@ -231,6 +231,10 @@ static void print_table(const model_scenario *sc, const model_result *r, const c
 		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
 	print_money(sc, &s->params, r);
+	if (s->system && strcmp(s->system->status, "eol") == 0) /* as compare says of such rows */
+		printf("  status             end of life %s (no longer sold): its price%s%s%s is historical (the source: "
+		       "`scaleplan hw show %s`)\n", s->system->status_date, *s->system->price_date ? ", dated " : "",
+		       s->system->price_date, *s->system->price_date ? "," : "", s->system->id);
 	printf("  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
 	       model_basis_name(r->basis));
 }

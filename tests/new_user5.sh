@@ -117,6 +117,12 @@ SCALEPLAN_TEST_SIGNAL=read:INT "$SP" plot big.csv --out bg >out.txt 2>err.txt
 rc=$?
 [ $rc -eq 130 ] && grep -q "interrupted (SIGINT)" err.txt || no "plot interrupted while reading: exit $rc, said '$(cat err.txt)'"
 
+# predict of a system out of production says so beside its price, as compare does
+expect 0 "$SP" predict --system c4140-m
+grep -q "^  status .*end of life.*historical" "$tmp/out" || no "predict c4140-m: no word that it is out of production"
+expect 0 "$SP" predict --system dgxh100
+lacks "end of life"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
