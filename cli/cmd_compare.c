@@ -551,6 +551,12 @@ static void print_notes(FILE *out, const cli_scen *s, const plan_question *q, co
 		fprintf(out, "(%d multi-node placement%s skipped: system without a network in the database; --fabric ID adds one)\n",
 		       skipped_net, skipped_net > 1 ? "s" : "");
 	print_eol(out, s, rows, nrows);
+	int far = 0;
+	for (int i = 0; i < nrows; i++)
+		far += model_scale_of(rows[i].sc.nodes) == MODEL_NSCALES - 1;
+	if (far) /* the intervals there rest on few held-out runs */
+		fprintf(out, "(beyond 16 nodes " MODEL_SCALE_TOP_NOTE "; `scaleplan validate` reports how often held-out "
+			     "results of that scale fall inside their interval)\n");
 }
 
 /* compare's own columns after predict's (plan_row.c), before stack: one table for the header and the cells. */

@@ -708,6 +708,9 @@ enum { MODEL_POOL_MLPERF, MODEL_POOL_FRAMEWORK, MODEL_NPOOLS };
 enum { MODEL_NSCALES = 3, MODEL_NBASES = 3 }; /* scales (for reports): one node, 2-16 nodes, more */
 /* The scale of a run of `nodes` nodes: 0 (one node), 1 (2-16), 2 (17 or more); validate reports by it. */
 int model_scale_of(int nodes);
+/* What a reader of a time beyond 16 nodes should know (the report and compare say it), after "Beyond 16 nodes ": */
+#define MODEL_SCALE_TOP_NOTE "time to accuracy is wide on the slow side: the start-up of the runs of hundreds " \
+	"of nodes in MLPerf v4.0 took about 2-4 times what the model predicts"
 const char *model_scale_name(int scale);          /* "1", "2-16", "17+" */
 const char *model_basis_name(model_basis b);       /* "measured", "transfer", "estimate" */
 const char *model_quantity_name(model_quantity q); /* "throughput", "ttt", "tta", "startup" */

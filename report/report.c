@@ -303,8 +303,7 @@ static void section_uncertainty(rep_doc *d, const hw_db *db, const plan_option *
 		 "widened by the largest miss of one GPU generation to the next it could check) %d. Two options are "
 		 "compared by the ratio of their times, whose interval is narrower: the errors two predictions share "
 		 "cancel in it (the same hardware from two vendors: within 3.8%%). The pick: %s. An estimate is a "
-		 "starting point for a quote, not a measured answer. Time to accuracy at hundreds of nodes is wide on the "
-		 "slow side: the start-up of such runs in MLPerf v4.0 took about 2-4 times what the model predicts.",
+		 "starting point for a quote, not a measured answer. Beyond 16 nodes " MODEL_SCALE_TOP_NOTE ".",
 	      nb[MODEL_BASIS_MEASURED], nb[MODEL_BASIS_MEASURED] == 1 ? "" : "s", *within ? "from " : "within one",
 	      *within ? within : " architecture", nb[MODEL_BASIS_TRANSFER], newest ? ": " : "", newest ? newest : "",
 	      newest ? " today" : "", nb[MODEL_BASIS_ESTIMATE], PLAN_RULE);

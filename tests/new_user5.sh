@@ -123,6 +123,12 @@ grep -q "^  status .*end of life.*historical" "$tmp/out" || no "predict c4140-m:
 expect 0 "$SP" predict --system dgxh100
 lacks "end of life"
 
+# compare beyond 16 nodes says what the report says of its intervals there
+expect 0 "$SP" compare --gpus 512
+has "beyond 16 nodes time to accuracy is wide on the slow side"
+expect 0 "$SP" compare --gpus 8
+lacks "beyond 16 nodes"
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
