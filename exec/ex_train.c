@@ -423,7 +423,12 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		fprintf(stderr, "scaleplan-train: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return ERR_INPUT;
 	}
-	return args_finish(a, &set);
+	int r = args_finish(a, &set);
+	if (r == 0 && a->csv && out_check_file(a->csv)) { /* before the GPU, as the planner checks its outputs */
+		fprintf(stderr, "scaleplan-train: --csv %s\n", err_msg());
+		return ERR_INPUT;
+	}
+	return r;
 }
 
 /* --make-jpeg-folder DIR --images N (exec/data/mkimagenet.c); needs no GPU. */

@@ -129,6 +129,14 @@ has "beyond 16 nodes time to accuracy is wide on the slow side"
 expect 0 "$SP" compare --gpus 8
 lacks "beyond 16 nodes"
 
+# scaleplan-train checks its --csv path before it looks for a GPU (exit 1 for the path, here and on a GPU host)
+train="$(dirname "$SP")/scaleplan-train"
+if [ -x "$train" ]; then
+	refused "scaleplan-train --csv /nonexistent/x.csv" "--csv /nonexistent/x.csv" "$train" --data synthetic --csv /nonexistent/x.csv
+else
+	echo "skip: no $train (built where nvcc is found)"
+fi
+
 # a list with a value twice: the same rows would be written twice (a system twice is refused already)
 refused "report --gpus 8,8" "report: --gpus.*8 given twice" "$SP" report --gpus 8,8 --out r
 [ -e r ] && no "report --gpus 8,8 wrote r"
