@@ -562,7 +562,8 @@ static void body_cost(FILE *f, const plot_data *d, const plot_opts *o)
 	fputc('\n', f);
 	if (!d->has_y2)
 		return;
-	fputs("unset title\nunset arrow 1\nset autoscale y\nset ytics autofreq\nset format y '%g'\n"
+	/* a linear axis from 0: energies differ by a few times, and a log axis stretched 1-100 for data up to 15 */
+	fputs("unset title\nunset arrow 1\nunset logscale y\nset yrange [0:*]\nset ytics autofreq\nset format y '%g'\n"
 	      "set ylabel 'energy per run (kWh, GPUs and nodes)'\n", f);
 	put_one_value_range(f, "y", d, 2, -1);
 	fputs("plot ", f);
@@ -628,12 +629,26 @@ static void body_epochs(FILE *f, const plot_data *d)
 }
 
 /* A money axis in dollars: "$12.50" for costs under 100 USD, "$1.2M"-style prefixes above (never 1e+07). */
-static void put_money_format(FILE *f, const char *axis, double max_usd)
+/* A linear money axis from lo to hi: cents below $100; else tics every 1, 2, 2.5 or 5 x 10^k (5 to 10 of
+ * them) labelled as usd_short writes them ("$800k", "$1.25M"; gnuplot's own '%.1s%c' wrote "$800.0k"). */
+static void put_money_format(FILE *f, const char *axis, double lo, double hi)
 {
-	if (max_usd < 100)
+	static const double steps[] = {1, 2, 2.5, 5};
+	if (!(hi >= 100) || !isfinite(lo) || !(hi > lo)) {
 		fprintf(f, "set format %s '$%%.2f'\n", axis);
-	else
-		fprintf(f, "set format %s '$%%.1s%%c'\n", axis);
+		return;
+	}
+	double step = 0;
+	for (double p = pow(10, floor(log10(hi - lo)) - 1); !(step > 0); p *= 10)
+		for (int i = 0; i < 4 && !(step > 0); i++)
+			if ((hi - lo) / (steps[i] * p) <= 10)
+				step = steps[i] * p;
+	fprintf(f, "set %stics (", axis);
+	char b[24];
+	int n = 0;
+	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step, n++)
+		fprintf(f, "%s'%s%s' %.10g", n ? ", " : "", v < 0 ? "-" : "", usd_short(fabs(v) < step * 1e-9 ? 0 : fabs(v), b, sizeof b), v);
+	fputs(")\n", f);
 }
 
 /* Horizontal bars, series i (one point: cost at the input's low end, at its high end, base) at height i, the
@@ -667,7 +682,7 @@ static void body_tornado(FILE *f, const plot_data *d, const plot_opts *o)
 	double pad = (hi - lo) * 0.08 + 1e-9 * fabs(hi);
 	fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [-0.7:%d.7]\nunset grid\nset grid xtics\n", lo - pad, hi + pad,
 		d->nseries - 1);
-	put_money_format(f, "x", hi);
+	put_money_format(f, "x", lo - pad, hi + pad);
 	put_quoted(f, "set xlabel ", o->xlabel ? o->xlabel : "cost (USD)", "\n");
 	fputs("set style fill solid 0.7 border lc rgb '#333333'\nset key outside right top vertical\n", f);
 	if (isfinite(base))
@@ -697,8 +712,11 @@ static void body_cashflow(FILE *f, const plot_data *d, const plot_opts *o)
 		for (int k = 0; k < d->series[i].n; k++)
 			if (isfinite(d->series[i].y[k]))
 				hi = fmax(hi, d->series[i].y[k]);
-	fputs("set xlabel 'year (0: the purchase)'\nset xtics 1\nset yrange [0:*]\nset key inside left top\n", f);
-	put_money_format(f, "y", hi);
+	/* the key below the frame: the owned line starts at the top left (the purchase) */
+	fputs("set xlabel 'year (0: the purchase)'\nset xtics 1\nset key below horizontal\n", f);
+	double step_hi = hi * 1.05;
+	fprintf(f, "set yrange [0:%.10g]\n", step_hi > 0 ? step_hi : 1);
+	put_money_format(f, "y", 0, step_hi);
 	put_quoted(f, "set ylabel ", o->xlabel ? o->xlabel : "cumulative (USD)", "\n");
 	fputs("plot ", f);
 	for (int i = 0; i < d->nseries; i++)

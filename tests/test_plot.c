@@ -291,6 +291,38 @@ static void test_chart_labels(test_ctx *t)
 	}
 }
 
+/* The energy panel of a cost chart on a linear axis from 0 (a log axis ran 1-100 for energies up to 15 kWh); a
+ * cash-flow chart's money tics as "$800k" (gnuplot's '%.1s%c' wrote "$800.0k") and its key below the frame
+ * (inside, it sat on the owned line, which starts at the top left). */
+static void test_chart_axes(test_ctx *t)
+{
+	const char *csv = "system,gpus_per_node,gpus,tta_s,capex_usd,energy_J\n"
+			  "a,8,8,500,400000,18000000\n"
+			  "a,8,16,300,800000,54000000\n";
+	char *s = script_of(t, PLOT_COST, NULL, csv);
+	if (s) {
+		const char *e = strstr(s, "energy per run");
+		TEST_CHECK(t, e && strstr(s, "unset logscale y") && strstr(s, "unset logscale y") < e,
+			   "cost: the energy panel on a linear axis:\n%s", s);
+		free(s);
+	}
+	plot_data d = {0};
+	d.kind = PLOT_CASHFLOW;
+	for (int y = 0; y <= 5; y++)
+		plot_data_add_point(&d, "owned, cumulative", y, 450000 + 70000.0 * y, NAN);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	plot_opts o = {.kind = PLOT_CASHFLOW, .budget_usd = NAN, .svg = true};
+	TEST_CHECK(t, plot_script_write(f, &d, &o, "o.svg", NULL) == 0, "%s", err_msg());
+	fclose(f);
+	TEST_CHECK(t, strstr(buf, "'$800k' 800000") != NULL && strstr(buf, ".0k") == NULL && strstr(buf, "%c") == NULL,
+		   "cash flow: tics as $800k:\n%s", buf);
+	TEST_CHECK(t, strstr(buf, "key inside") == NULL, "cash flow: the key inside the frame:\n%s", buf);
+	free(buf);
+	plot_data_free(&d);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -303,5 +335,6 @@ int main(void)
 	test_escape(&t);
 	test_errors(&t);
 	test_chart_labels(&t);
+	test_chart_axes(&t);
 	return test_report(&t);
 }
