@@ -96,7 +96,9 @@ static void compare_usage(FILE *out)
 	cmp_opts co;
 	cli_opt own[8];
 	compare_table(&co, own);
-	fprintf(out,
+	strbuf b; /* the rule is one sentence of 240 characters: the text wrapped at 200 */
+	strbuf_init(&b);
+	strbuf_addf(&b,
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
 		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
@@ -108,6 +110,8 @@ static void compare_usage(FILE *out)
 		"The pick (marked > in the table): %s. --budget caps the capex of bought options\n"
 		"(rentals are outside it); with --cost tco or rent an option without that price is left out.\n",
 		PLAN_RULE);
+	cli_print_wrapped(out, b.s);
+	strbuf_free(&b);
 	cli_opt_help(out, own, NULL);
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
@@ -213,13 +217,16 @@ static int table_columns(const char *list, int *col, int *n)
 }
 
 /* text printed within CLI_TABLE_WIDTH characters a line: each line longer is broken at a blank, its
- * continuation indented as its start plus four (deeper than any line of its own: a reader, or
- * tests/lib/cli.sh's unwrap, can join it back). */
+ * continuation indented under its value where it is "  label   value" (predict's lines), else as its start
+ * plus four (deeper than any line of its own: a reader, or tests/lib/cli.sh's unwrap, can join it back). */
 void cli_print_wrapped(FILE *out, const char *text)
 {
 	for (const char *l = text; *l;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l), indent = strspn(l, " ") + 4, first = 0;
+		const char *gap = strstr(l + indent - 4, "  ");
+		if (gap && gap < l + len && gap - l < 40) /* the value's column */
+			indent = (size_t)(gap - l) + strspn(gap, " ");
 		while (len - first > (first ? CLI_TABLE_WIDTH - indent : CLI_TABLE_WIDTH)) {
 			size_t room = first ? CLI_TABLE_WIDTH - indent : CLI_TABLE_WIDTH, cut = first + room;
 			while (cut > first + 1 && l[cut] != ' ')

@@ -77,8 +77,17 @@ static int hw_show(const hw_db *db, int nargs, char **args)
 	for (int i = 0; i < nargs; i++) {
 		if (i)
 			printf("\n");
-		if (!hw_db_show(db, args[i], stdout))
+		char *text = NULL;
+		size_t len_B = 0;
+		FILE *m = open_memstream(&text, &len_B);
+		bool found = m && hw_db_show(db, args[i], m);
+		if (m)
+			fclose(m);
+		if (found) /* a source of 400 characters wrapped under its value, as predict's lines */
+			cli_print_wrapped(stdout, text);
+		else
 			rc = cli_unknown_id(db, "hw show", HW_NKINDS, args[i]);
+		free(text);
 	}
 	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -25,44 +26,44 @@ const char *cli_epochs_note(const model_scenario *sc, const model_result *r)
 /* The shared store's part of the capex, as model_money.c prices it: whole units of a priced store, else flash
  * sized to the cluster (--store-tb-per-gpu x GPUs sold, at least the data set's copies), so that a store
  * without a price in the database still shows its figure's basis. */
-static void print_storage(const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_storage(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	const model_money *m = &sc->money;
 	char a[32], b[32];
 	double units = model_store_units(sc, p, r);
 	if (isfinite(units)) {
-		printf("storage %.0f x %s (%s)", units, plan_fmt_usd(n->store_unit_usd, a, sizeof a), n->storage_id);
+		fprintf(out, "storage %.0f x %s (%s)", units, plan_fmt_usd(n->store_unit_usd, a, sizeof a), n->storage_id);
 		return;
 	}
-	printf("storage %s (flash: %.4g TB at %s/TB, %g TB a GPU sold, at least the data set's %.3g TB x %g copies; ",
+	fprintf(out, "storage %s (flash: %.4g TB at %s/TB, %g TB a GPU sold, at least the data set's %.3g TB x %g copies; ",
 	       plan_fmt_usd(r->capex_storage_usd, a, sizeof a), r->capex_storage_usd / m->store_usd_TB,
 	       plan_fmt_usd(m->store_usd_TB, b, sizeof b), m->store_TB_gpu, p->dataset_B / 1e12, m->store_replicas);
 	if (n->store_shared && n->storage_id)
-		printf("%s has no unit price in the database)", n->storage_id);
+		fprintf(out, "%s has no unit price in the database)", n->storage_id);
 	else
-		printf("%s)", n->store_shared ? "a store without a price" : "a store to stage from; each node keeps its copy on its own drives");
+		fprintf(out, "%s)", n->store_shared ? "a store without a price" : "a store to stage from; each node keeps its copy on its own drives");
 }
 
 /* capex = servers + network + storage + racks + cooling + installation, each part named with its figure
  * (model_run_capex), or the reason there is none. */
-static void print_capex(const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_capex(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	char a[32], b[32], c[32], d[32], why[256];
 	int units = model_nodes_bought(sc) / (n->unit_nodes > 1 ? n->unit_nodes : 1);
 	if (!isfinite(r->capex_usd)) {
-		printf("  capex              - (%s)\n", cli_why_unpriced(sc, r, PLAN_CAPEX, why, sizeof why));
+		fprintf(out, "  capex              - (%s)\n", cli_why_unpriced(sc, r, PLAN_CAPEX, why, sizeof why));
 		return;
 	}
-	printf("  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
+	fprintf(out, "  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
 	       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
 	       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, d, sizeof d),
 	       n->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
-	printf(" + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
+	fprintf(out, " + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
 	       plan_fmt_usd(r->capex_fabric_usd, b, sizeof b), plan_fmt_usd(r->capex_frontend_usd, c, sizeof c));
-	print_storage(sc, p, r);
-	printf(" + racks %s + cooling %s + installation %s\n", plan_fmt_usd(r->capex_racks_usd, a, sizeof a),
+	print_storage(out, sc, p, r);
+	fprintf(out, " + racks %s + cooling %s + installation %s\n", plan_fmt_usd(r->capex_racks_usd, a, sizeof a),
 	       plan_fmt_usd(r->capex_cooling_usd, b, sizeof b), plan_fmt_usd(r->capex_install_usd, c, sizeof c));
 }
 
@@ -73,48 +74,48 @@ static const char *runs_text(double n, char *buf, size_t len_B)
 	return buf;
 }
 
-static void print_money(const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_money(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
 	const model_money *m = &sc->money;
 	char a[32], b[32], c[32], d[32], e[32], why[256];
-	print_capex(sc, p, r);
+	print_capex(out, sc, p, r);
 	if (!isfinite(r->rent_usd))
-		printf("  rent               - (%s)\n", cli_why_unpriced(sc, r, PLAN_RENT, why, sizeof why));
+		fprintf(out, "  rent               - (%s)\n", cli_why_unpriced(sc, r, PLAN_RENT, why, sizeof why));
 	if (isfinite(r->rent_usd))
-		printf("  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
+		fprintf(out, "  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
 		       n->rent_reserved ? "the run's share of the reserved month at this use"
 					: plan_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
 	if (isfinite(r->rent_usd) && !n->rent_reserved)
-		printf("                     billed time: time to accuracy + its share of %s of instance start-up and data "
+		fprintf(out, "                     billed time: time to accuracy + its share of %s of instance start-up and data "
 		       "copy a rental session (--rent-session-h)\n", plan_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
-		printf("  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
+		fprintf(out, "  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
 		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
 		       plan_fmt_usd(m->kwh_usd, b, sizeof b), m->pue);
 	if (isfinite(r->capex_usd)) {
-		printf("  owner's cost       %s (%s-%s) per run: capex over %.3g years, support %s, facility %s, energy; ",
+		fprintf(out, "  owner's cost       %s (%s-%s) per run: capex over %.3g years, support %s, facility %s, energy; ",
 		       plan_fmt_usd(r->tco_usd, a, sizeof a), plan_fmt_usd(r->tco_lo_usd, b, sizeof b),
 		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), m->amortize_years, plan_fmt_usd(r->support_usd, d, sizeof d),
 		       plan_fmt_usd(r->facility_usd, e, sizeof e));
 		if (m->runs_per_month > 0)
-			printf("at %s runs a month\n", runs_text(m->runs_per_month, a, sizeof a));
+			fprintf(out, "at %s runs a month\n", runs_text(m->runs_per_month, a, sizeof a));
 		else
-			printf("at %.0f%% utilisation\n", m->utilisation * 100.0);
+			fprintf(out, "at %.0f%% utilisation\n", m->utilisation * 100.0);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
-		printf("  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
+		fprintf(out, "  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
 		       "the rate that flips it at this use %s); a month holds at most %.0f such runs back to back\n",
 		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
 		       n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
 		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), floor(MODEL_MONTH_S / r->tta_s));
 	else if (isinf(r->breakeven_runs_per_month))
-		printf("  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
+		fprintf(out, "  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
 	else if (isfinite(r->capex_usd))
-		printf("  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
+		fprintf(out, "  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -169,73 +170,73 @@ static const char *basis_text(model_basis b, const cli_scen *s)
 	return "no results of this GPU or its architecture: the database's figures only (widest interval)";
 }
 
-static void print_table(const model_scenario *sc, const model_result *r, const cli_scen *s)
+static void print_table(FILE *out, const model_scenario *sc, const model_result *r, const cli_scen *s)
 {
 	char d1[32], d2[32], d4[32], st[96];
 	const model_node *n = &sc->node;
 
-	printf("scaleplan predict: %s (%s), %d node%s x %d GPU%s = %d GPUs, batch %d/GPU (global %d), %s, data %s\n",
+	fprintf(out, "scaleplan predict: %s (%s), %d node%s x %d GPU%s = %d GPUs, batch %d/GPU (global %d), %s, data %s\n",
 	       n->system_id, n->gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", n->gpus_per_node,
 	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
 	       model_precision_name(sc->precision), model_data_name(sc->data));
-	printf("  stack              %s\n", cli_stack_label(sc, st, sizeof st));
+	fprintf(out, "  stack              %s\n", cli_stack_label(sc, st, sizeof st));
 	if (n->storage_id && isinf(n->storage_Bps))
-		printf("  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
+		fprintf(out, "  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
 		       n->storage_link_Bps / 1e9, s->spec.storage_id ? "" : " (the system's; --storage ID takes one as it is)");
 	else if (n->storage_id)
-		printf("  storage            %s, %.1f GB/s for the whole job, %.1f GB/s per node (--storage)\n", n->storage_id,
+		fprintf(out, "  storage            %s, %.1f GB/s for the whole job, %.1f GB/s per node (--storage)\n", n->storage_id,
 		       n->storage_Bps / 1e9, n->storage_link_Bps / 1e9);
 	else
-		printf("  storage            data set on each node's drives\n");
+		fprintf(out, "  storage            data set on each node's drives\n");
 	if (sc->data != MODEL_DATA_SYNTHETIC)
-		printf("                     read at %.1f GB/s per node in the first epoch%s\n",
+		fprintf(out, "                     read at %.1f GB/s per node in the first epoch%s\n",
 		       model_storage_rate(sc, &s->params) * s->params.dataset_B / sc->images / sc->nodes / 1e9,
 		       sc->stack.staged && n->storage_id ? " (copied to the drives first: data staging)" : "");
 	if (s->spec.nmeasured)
-		printf("  calibrated to %d measurement%s: compute time x %.3f%s\n", s->spec.nmeasured, s->spec.nmeasured > 1 ? "s" : "",
+		fprintf(out, "  calibrated to %d measurement%s: compute time x %.3f%s\n", s->spec.nmeasured, s->spec.nmeasured > 1 ? "s" : "",
 		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");
-	printf("  memory per GPU     %.1f GB of %.0f GB%s\n", r->mem_per_gpu_B / 1e9, n->gpu_mem_B / 1e9,
+	fprintf(out, "  memory per GPU     %.1f GB of %.0f GB%s\n", r->mem_per_gpu_B / 1e9, n->gpu_mem_B / 1e9,
 	       r->fits ? "" : "  -> DOES NOT FIT: lower --batch-per-gpu");
 	if (!r->fits)
 		return;
-	printf("  basis              %s: %s\n", model_basis_name(r->basis), basis_text(r->basis, s));
-	printf("  throughput         %.0f img/s (%.0f-%.0f)  (%.0f per GPU, scaling efficiency %.1f%%)\n",
+	fprintf(out, "  basis              %s: %s\n", model_basis_name(r->basis), basis_text(r->basis, s));
+	fprintf(out, "  throughput         %.0f img/s (%.0f-%.0f)  (%.0f per GPU, scaling efficiency %.1f%%)\n",
 	       r->throughput_img_s, r->throughput_lo_img_s, r->throughput_hi_img_s, r->per_gpu_img_s, 100 * r->scaling_eff);
-	printf("  iteration          %.4f s   compute %.4f (fwd %.4f bwd %.4f opt %.4f)\n", r->iter_s, r->compute_s,
+	fprintf(out, "  iteration          %.4f s   compute %.4f (fwd %.4f bwd %.4f opt %.4f)\n", r->iter_s, r->compute_s,
 	       r->fwd_s, r->bwd_s, r->opt_s);
-	printf("                                all-reduce %.4f (exposed %.4f)  data %.4f  io %.4f%s\n", r->comm_s,
+	fprintf(out, "                                all-reduce %.4f (exposed %.4f)  data %.4f  io %.4f%s\n", r->comm_s,
 	       r->comm_exposed_s, r->data_s, r->io_s, sc->prep.cached ? " (first epoch only: page cache)" : "");
-	printf("  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
-	printf("  epochs             %.1f%s\n", r->epochs, cli_epochs_note(sc, r));
-	printf("  epoch              %s (first epoch %s)\n", plan_fmt_duration(r->epoch_s, d1, sizeof d1),
+	fprintf(out, "  bottleneck         %s\n", model_bottleneck_name(r->bottleneck));
+	fprintf(out, "  epochs             %.1f%s\n", r->epochs, cli_epochs_note(sc, r));
+	fprintf(out, "  epoch              %s (first epoch %s)\n", plan_fmt_duration(r->epoch_s, d1, sizeof d1),
 	       plan_fmt_duration(r->first_epoch_s, d2, sizeof d2));
-	printf("  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "
+	fprintf(out, "  time to train      %s  MLPerf-scored (run_start..run_stop): warm-up %s (lead-in, cold first "
 	       "epoch) + epochs %s\n", plan_fmt_range(r->ttt_s, r->ttt_lo_s, r->ttt_hi_s, st, sizeof st),
 	       plan_fmt_duration(r->warmup_s, d1, sizeof d1), plan_fmt_duration(r->epochs * r->epoch_s, d2, sizeof d2));
-	printf("                     + evaluation %s + epoch boundaries %s\n", plan_fmt_duration(r->eval_s, d1, sizeof d1),
+	fprintf(out, "                     + evaluation %s + epoch boundaries %s\n", plan_fmt_duration(r->eval_s, d1, sizeof d1),
 	       plan_fmt_duration(r->boundary_s, d4, sizeof d4));
 	/* staging_s is the copy to the drives before the clock (a staging stack); a stack that does not stage
 	 * reads storage cold in its first epoch, inside time to train (model.c warmup_time_s) */
 	if (sc->stack.staged && !(r->staging_s == 0 && !sc->node.storage_id))
-		printf("  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
+		fprintf(out, "  time to accuracy   %s  wall clock = start-up %s + data staging %s + time to train\n",
 		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       plan_fmt_duration(r->startup_s, d1, sizeof d1), plan_fmt_duration(r->staging_s, d2, sizeof d2));
 	else if (sc->stack.staged) /* not "data staging 0.0 s": there was nothing to copy */
-		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
+		fprintf(out, "  time to accuracy   %s  wall clock = start-up %s + time to train (the data set on each node's "
 		       "drives already: nothing to stage)\n",
 		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
 	else
-		printf("  time to accuracy   %s  wall clock = start-up %s + time to train (no staging: the stack reads "
+		fprintf(out, "  time to accuracy   %s  wall clock = start-up %s + time to train (no staging: the stack reads "
 		       "storage cold in its first epoch, inside time to train)\n",
 		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
-	print_money(sc, &s->params, r);
+	print_money(out, sc, &s->params, r);
 	if (s->system && strcmp(s->system->status, "eol") == 0) /* as compare says of such rows */
-		printf("  status             end of life %s (no longer sold): its price%s%s%s is historical (the source: "
+		fprintf(out, "  status             end of life %s (no longer sold): its price%s%s%s is historical (the source: "
 		       "`scaleplan hw show %s`)\n", s->system->status_date, *s->system->price_date ? ", dated " : "",
 		       s->system->price_date, *s->system->price_date ? "," : "", s->system->id);
-	printf("  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
+	fprintf(out, "  (in parentheses: 90%% prediction interval from held-out errors of %s predictions at this scale)\n",
 	       model_basis_name(r->basis));
 }
 
@@ -302,7 +303,18 @@ int cmd_predict(int argc, char **argv)
 		plan_row_json(stdout, &sc, &r);
 		fputc('\n', stdout);
 	} else {
-		print_table(&sc, &r, &s);
+		char *text = NULL;
+		size_t len_B = 0;
+		FILE *m = open_memstream(&text, &len_B);
+		if (!m) {
+			fprintf(stderr, "scaleplan predict: out of memory\n");
+			rc = EXIT_ENV;
+			goto out;
+		}
+		print_table(m, &sc, &r, &s);
+		fclose(m);
+		cli_print_wrapped(stdout, text); /* lines within 200 characters, as compare's */
+		free(text);
 	}
 out:
 	cli_scen_free(&s);

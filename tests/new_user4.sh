@@ -27,7 +27,8 @@ grep -q 'lambda-hgx-h100.*8 GPUs' "$tmp/out" && no "compare --gpus 8: lambda-hgx
 for args in "--system dgxb200" "--system dgxb200 --storage isilon-f800" "--system gb200-nvl72 --nodes 2" \
 	"--system dgxh100 --nodes 4"; do
 	# shellcheck disable=SC2086
-	"$SP" predict $args >out.txt 2>&1 || no "predict $args: exit $?"
+	"$SP" predict $args >out.w 2>&1 || no "predict $args: exit $?"
+	unwrap out.w >out.txt # the capex line, wrapped at 200 characters, joined back
 	line=$(grep '^  capex ' out.txt)
 	for part in servers network storage racks cooling installation; do
 		printf '%s\n' "$line" | grep -q "$part" || no "predict $args: capex line lacks $part: $line"
@@ -47,7 +48,7 @@ for term in rest.split(" + "):
 sys.exit(0 if abs(s - cap) <= 6 else 1)            # six parts each rounded to the dollar
 ' || no "predict $args: the capex line does not add up: $line"
 done
-"$SP" predict --system dgxb200 --storage isilon-f800 >out.txt 2>&1
+"$SP" predict --system dgxb200 --storage isilon-f800 2>&1 | unwrap >out.txt
 grep '^  capex ' out.txt | grep -q 'isilon-f800' || no "predict --storage isilon-f800: the capex line does not say how the store is priced: $(grep '^  capex' out.txt)"
 
 # 3. an option twice, or two options that answer one question: refused with both named

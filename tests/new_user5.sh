@@ -78,6 +78,11 @@ for args in "--gpus 8" "--gpus 64 --budget 2500000" "--gpus 512" "--gpus 16 --co
 	awk '$1 ~ /^>?[0-9]+$/ { sub(/^>/, "", $1); if ($1 != ++n) { print "rank " $1 " at row " n; exit 1 } }' out.txt ||
 		no "compare $args: ranks skip after folding"
 done
+for args in "predict --system gb200-nvl72 --nodes 4" "predict --system dgxh100" "hw show dgxh100" "compare --help" "sweep --systems dgxh100 --nodes 1,2 --out sw0.csv"; do
+	# shellcheck disable=SC2086
+	"$SP" $args >out.txt 2>&1 || no "$args: exit $?"
+	awk 'length($0) > 200 { bad = 1 } END { exit bad }' out.txt || no "$args: lines over 200 characters"
+done
 "$SP" compare --gpus 8 --columns all >out.txt 2>&1
 head -2 out.txt | tail -1 | grep -q "time-to-train.*stack (data path)" || no "compare --columns all: not every column: $(head -2 out.txt | tail -1)"
 # --columns: the same CSV names for compare's table and every CSV (compare, sweep, predict, sim), in the order given
