@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "common/common.h"
 
 /* capex by part (whole units, the fabric, the store) with its range, rent as billed, the owner's cost per run
@@ -240,6 +242,47 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 	       model_basis_name(r->basis));
 }
 
+/* The JSON object of the row with only the members named in columns, in that order (--columns, as the CSV
+ * takes it). EXIT_OK, or EXIT_INPUT naming a member the row lacks and those it has (nothing printed). */
+static int print_json_columns(const model_scenario *sc, const model_result *r, const char *columns)
+{
+	char *text = NULL, list[1024], *save = NULL;
+	size_t len_B = 0;
+	FILE *m = open_memstream(&text, &len_B);
+	if (!m) {
+		fprintf(stderr, "scaleplan predict: out of memory\n");
+		return EXIT_ENV;
+	}
+	plan_row_json(m, sc, r);
+	fclose(m);
+	json_error_t e;
+	json_t *all = json_loads(text, 0, &e), *pick = json_object();
+	int rc = all ? EXIT_OK : EXIT_ENV;
+	snprintf(list, sizeof list, "%s", columns);
+	for (char *t = strtok_r(list, ",", &save); t && rc == EXIT_OK; t = strtok_r(NULL, ",", &save)) {
+		json_t *v = json_object_get(all, t);
+		if (v) {
+			json_object_set(pick, t, v);
+			continue;
+		}
+		fprintf(stderr, "scaleplan predict: --columns: no column '%s' (the columns are", t);
+		const char *k;
+		json_t *x;
+		json_object_foreach(all, k, x)
+			fprintf(stderr, " %s", k);
+		fprintf(stderr, ")\n");
+		rc = EXIT_INPUT;
+	}
+	if (rc == EXIT_OK) {
+		json_dumpf(pick, stdout, JSON_REAL_PRECISION(9));
+		fputc('\n', stdout);
+	}
+	json_decref(pick);
+	json_decref(all);
+	free(text);
+	return rc;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	cli_scen s;
@@ -257,8 +300,8 @@ int cmd_predict(int argc, char **argv)
 	if (rc || p.done)
 		return rc;
 	const char *format = po.format;
-	if ((rc = cli_check_columns("predict", s.columns, strcmp(format, "csv") == 0,
-				    "the table and JSON are of one configuration; --format csv selects columns")))
+	if ((rc = cli_check_columns("predict", s.columns, strcmp(format, "table") != 0,
+				    "the table is of one configuration, line by line; --format csv or json selects columns")))
 		return rc;
 	rc = cli_scen_load(&s);
 	if (rc)
@@ -299,6 +342,8 @@ int cmd_predict(int argc, char **argv)
 			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
 			rc = crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
 		}
+	} else if (strcmp(format, "json") == 0 && s.columns && strcmp(s.columns, "all") != 0) {
+		rc = print_json_columns(&sc, &r, s.columns);
 	} else if (strcmp(format, "json") == 0) {
 		plan_row_json(stdout, &sc, &r);
 		fputc('\n', stdout);

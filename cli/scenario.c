@@ -293,7 +293,7 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
 		CLI_O_STR("columns", &s->columns,
-			  "  --columns LIST         the columns of a table of rows or a CSV, by their CSV names, in that order\n"
+			  "  --columns LIST         the columns of a table of rows, a CSV or predict's JSON, by their CSV names, in order\n"
 			  "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
 			  "                         every CSV column, and a compare table within 200 characters a line)\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),

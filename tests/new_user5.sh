@@ -101,7 +101,10 @@ refused "predict --columns nosuch" "no column 'nosuch'" "$SP" predict --system d
 refused "compare --columns nosuch" "no column 'nosuch'" "$SP" compare --gpus 8 --columns rank,nosuch
 refused "sweep --columns nosuch" "no column 'nosuch'" "$SP" sweep --systems dgxh100 --nodes 1 --columns nosuch --quiet --out sw2.csv
 [ -e sw2.csv ] && no "sweep --columns nosuch wrote sw2.csv"
-refused "predict --columns (table)" "--format csv selects" "$SP" predict --system dgxh100 --columns system
+refused "predict --columns (table)" "--format csv or json selects" "$SP" predict --system dgxh100 --columns system
+"$SP" predict --system dgxh100 --format json --columns tta_s,system >p.json 2>&1
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(list(d) != ["tta_s", "system"])' p.json ||
+	no "predict --format json --columns tta_s,system: $(cat p.json)"
 
 # hw check names every bad cell of a row: a date and a price kind, both wrong
 mkdir hc
