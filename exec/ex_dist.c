@@ -551,7 +551,6 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 
 int ex_dist_rank(const ex_dist *d) { return d->rank; }
 int ex_dist_size(const ex_dist *d) { return d->size; }
-int ex_dist_local_rank(const ex_dist *d) { return d->local_rank; }
 int ex_dist_device(const ex_dist *d) { return d->device; }
 int ex_dist_nodes(const ex_dist *d) { return d->nodes; }
 int ex_dist_gpus_per_node(const ex_dist *d) { return d->gpus_per_node; }
@@ -795,23 +794,6 @@ void ex_dist_barrier(ex_dist *d)
 		MPI_Barrier(MPI_COMM_WORLD);
 	else
 		host_allreduce(d, &x, 1, false);
-}
-
-void ex_dist_bcast(ex_dist *d, void *buf, size_t size_B)
-{
-	if (d->size < 2 || size_B == 0)
-		return;
-	if (d->mpi) {
-		MPI_Bcast(buf, (int)size_B, MPI_BYTE, 0, MPI_COMM_WORLD);
-		return;
-	}
-	void *tmp;
-	CUDA_OK(d, ex_dev_malloc((void **)&tmp, size_B));
-	CUDA_OK(d, cudaMemcpyAsync(tmp, buf, size_B, cudaMemcpyHostToDevice, d->comm_stream));
-	NCCL_OK(d, ncclBroadcast(tmp, tmp, size_B, ncclUint8, 0, d->comm, d->comm_stream));
-	CUDA_OK(d, cudaMemcpyAsync(buf, tmp, size_B, cudaMemcpyDeviceToHost, d->comm_stream));
-	ex_dist_sync(d, d->comm_stream);
-	ex_dev_free(tmp);
 }
 
 /* ---- teardown ---- */

@@ -142,7 +142,6 @@ int ex_dist_opts_check(const ex_dist *d, const ex_dist_opts *o);
 
 int ex_dist_rank(const ex_dist *d);
 int ex_dist_size(const ex_dist *d);
-int ex_dist_local_rank(const ex_dist *d);
 int ex_dist_device(const ex_dist *d);      /* CUDA device of this rank (after ex_dist_start) */
 int ex_dist_nodes(const ex_dist *d);       /* hosts, or emulated nodes */
 int ex_dist_gpus_per_node(const ex_dist *d);
@@ -180,8 +179,6 @@ int ex_dist_allreduce(ex_dist *d, void *buf, long n, ex_dist_dtype t, cudaStream
 void ex_dist_sum(ex_dist *d, double *v, int n);
 void ex_dist_max(ex_dist *d, double *v, int n);
 void ex_dist_barrier(ex_dist *d);
-/* Broadcast `size_B` host bytes from rank 0 (MPI, or NCCL without MPI). */
-void ex_dist_bcast(ex_dist *d, void *buf, size_t size_B);
 
 /* Ends the whole job: prints "scaleplan-train: rank R/N (host H, GPU G): <message>" to stderr,
  * aborts the NCCL communicator, then MPI_Abort (or exit(code) without MPI). Never returns. */
