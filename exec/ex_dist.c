@@ -1,8 +1,8 @@
 /* exec: data-parallel layer of scaleplan-train - process group, NCCL communicator, gradient
  * buckets overlapped with backward, watchdog (see ex_dist.h for the call order).
  *
- * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (lines added by the dist
- * engineer, marked there); make test-gpu builds tests/gpu/test_dist.
+ * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (elsewhere ex_dist_none.c);
+ * make test-gpu builds tests/gpu/test_dist.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -188,6 +188,11 @@ int ex_dist_opt_set(ex_dist_opts *o, const char *name, const char *value)
 		return 0;
 	}
 	return 1;
+}
+
+void ex_dist_help(FILE *f)
+{
+	fputs(EX_DIST_HELP "  --bench-allreduce     all-reduce sweep instead of training (ex_dist_bench.c)\n", f);
 }
 
 /* ---- failure ---- */

@@ -48,6 +48,9 @@
  * | emulated, and --emulate-nodes K (implies emulated): ranks [g*size/K, (g+1)*size/K) share
  * NCCL_HOSTID "emunode<g>", NVLink inside a group, NCCL_NET=Socket between groups.
  *
+ * A build that found no MPI or no NCCL has exec/ex_dist_none.c instead of ex_dist.c and ex_dist_bench.c
+ * (exec/module.mk picks them): one process on GPU 0, and the options above refused with the reason.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_EX_DIST_H
@@ -55,6 +58,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <cuda_runtime.h>
 
 /* Options of the data-parallel layer; long option names in ex_dist_opt_set. */
@@ -100,6 +104,10 @@ typedef struct ex_dist_opts {
 	"  --no-overlap         all-reduce all buckets after backward (for measuring overlap)\n" \
 	"  --comm-ctas N        at most N thread blocks (channels) per NCCL kernel (default: NCCL's choice)\n" \
 	"  --comm-priority P    high | normal: the gradient all-reduce stream's priority (default high)\n"
+
+/* Writes the lines of --help that this build's data-parallel layer adds: EX_DIST_HELP and --bench-allreduce,
+ * or (ex_dist_none.c) one line saying the build has none. */
+void ex_dist_help(FILE *f);
 
 /* One gradient bucket: a contiguous element range of the flat gradient buffer. */
 typedef struct ex_dist_bucket {
