@@ -27,29 +27,8 @@ grep -Eqi '<(script|img|link|iframe)[^>]* (src|href)=' "$tmp/D/whatif.html" && n
 browser=""
 for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
 [ -n "$browser" ] || { echo "whatif_browser.sh: no Chromium; page checks skipped"; exit $fail; }
-# Chromium starts once per page: tests/lib/whatif_walk.js, added to a copy, walks the fragments in FRAGS
-# (the page recomputes on each change of the fragment, as on a reader's edit) and keeps the DOM at each;
-# walk PAGE writes them to $tmp/snap/0.html, 1.html, ... V8 compiles the WebAssembly synchronously
-# (--no-wasm-async-compilation) so that virtual time cannot run out while it compiles; a walk that did not
-# finish (a loaded machine) is tried again with twice the virtual time, up to five tries.
-walk() {
-	js=$(printf '%s\n' $FRAGS | awk 'BEGIN { printf "var WHATIF_FRAGS = [" } { printf "%s\"%s\"", (NR > 1 ? ", " : ""), $0 } END { print "];" }')
-	awk -v js="$js" -v walk="tests/lib/whatif_walk.js" \
-		'/<\/body>/ { print "<script>" js; while ((getline l < walk) > 0) print l; print "</script>" } { print }' \
-		"$1" >"$tmp/walk.html"
-	budget=20000
-	for try in 1 2 3 4 5; do
-		rm -rf "$tmp/profile"
-		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=$budget \
-			--dump-dom "file://$tmp/walk.html" 2>/dev/null >"$tmp/dom.try"
-		grep -q '<body[^>]* data-snaps=' "$tmp/dom.try" && break
-		budget=$((budget * 2))
-	done
-	rm -rf "$tmp/snap" && mkdir "$tmp/snap"
-	python3 tests/lib/whatif_dom.py --split "$tmp/dom.try" "$tmp/snap" || no "$1: the page never finished its fragments"
-}
+# Chromium starts once per page (tests/lib/walk.sh), not once per case
+. "$(dirname "$0")/lib/walk.sh"
 answer_of() { awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }'; }
 # N COMPARE-OPTIONS...: the page at its N-th fragment against compare with those options
 check() {

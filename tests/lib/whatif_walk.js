@@ -1,22 +1,28 @@
 /* tests/lib/whatif_walk.js: added to a copy of whatif.html by tests/whatif_browser.sh, so that one start of
  * headless Chromium checks the page at several fragments (a start costs seconds; the page recomputes on each
  * change of location.hash, as a reader's edit does). For each fragment of WHATIF_FRAGS, in order (the first
- * is the page as loaded), it waits for the page's answer, then keeps a copy of the body as computed (scripts
- * left out) in a <textarea class="whatif-snap" data-i="N">; when all are kept it sets <body data-snaps="N">.
+ * is the page as loaded), it waits for the page's answer, runs whatifProbe where the page has it
+ * (tests/lib/whatif_probe.js), then keeps a copy of the body as computed (its attributes, scripts left out)
+ * in a <textarea class="whatif-snap" data-i="N">; when all are kept it sets <body data-snaps="N">.
  * tests/lib/whatif_dom.py --split writes each copy to a file of its own.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 (function () {
 	var i = 0;
+	function esc(v) { return v.replace(/&/g, "&amp;").replace(/"/g, "&quot;"); }
 	function keep() {
-		var b = document.body.cloneNode(true);
+		if (window.whatifProbe) window.whatifProbe();
+		var b = document.body.cloneNode(true), attrs = "";
+		Array.prototype.forEach.call(document.body.attributes, function (a) {
+			if (a.name !== "data-snaps") attrs += " " + a.name + "=\"" + esc(a.value) + "\"";
+		});
 		Array.prototype.slice.call(b.querySelectorAll("script, textarea.whatif-snap")).forEach(function (e) {
 			e.parentNode.removeChild(e);
 		});
 		var t = document.createElement("textarea");
 		t.className = "whatif-snap";
 		t.setAttribute("data-i", String(i));
-		t.textContent = "<body data-rc=\"" + document.body.getAttribute("data-rc") + "\">" + b.innerHTML + "</body>";
+		t.textContent = "<body" + attrs + ">" + b.innerHTML + "</body>";
 		document.body.appendChild(t);
 		i++;
 		if (i === WHATIF_FRAGS.length) {
@@ -24,6 +30,7 @@
 			return;
 		}
 		document.body.removeAttribute("data-rc");
+		document.body.removeAttribute("data-probe");
 		location.hash = WHATIF_FRAGS[i]; /* the page's hashchange listener recomputes; ours runs after it */
 	}
 	window.addEventListener("hashchange", function () { setTimeout(keep, 0); });
