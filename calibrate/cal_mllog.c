@@ -8,250 +8,32 @@
  * train (run_stop - run_start, the MLPerf definition), epochs to the quality target, the global batch,
  * and throughput = epochs x train_samples / time to train (the method of refdata/throughput.csv).
  *
- * The JSON reader below is deliberately small: objects, arrays, strings, numbers, true/false/null, with
- * a nesting limit; it reads only the fields listed in cal_mllog_event and never reads past `len_B`.
- * It is fuzzed by tests/fuzz/fuzz_mllog.c.
+ * Each line's JSON is read by jansson (json_loadb: never past `len_B`, no NUL needed); only the fields
+ * listed in cal_mllog_event are kept. Fuzzed by tests/fuzz/fuzz_mllog.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "calibrate/cal.h"
 #include "calibrate/cal_internal.h"
 
-#include <ctype.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
 
-#define JSON_MAX_DEPTH 16
+/* Deeper than any MLLOG line or system description (an event's metadata holds at most objects of arrays): a
+ * line nested deeper is not one. */
+#define MLLOG_MAX_DEPTH 16
 
-/* A cursor over one line's JSON text. */
-typedef struct jcur {
-	const char *p;
-	const char *end;
-	const char *why; /* first error, static string */
-} jcur;
-
-static void j_ws(jcur *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
-		c->p++;
-}
-
-static bool j_fail(jcur *c, const char *why)
-{
-	if (!c->why)
-		c->why = why;
-	return false;
-}
-
-/* Reads a JSON string at the cursor into out (truncated to cap-1 bytes, NUL-terminated; out may be NULL
- * to skip). \uXXXX escapes outside ASCII become '?'. */
-static bool j_string(jcur *c, char *out, size_t cap)
-{
-	size_t n = 0;
-	if (c->p >= c->end || *c->p != '"')
-		return j_fail(c, "expected a string");
-	c->p++;
-	while (c->p < c->end && *c->p != '"') {
-		unsigned char ch = (unsigned char)*c->p++;
-		if (ch < 0x20)
-			return j_fail(c, "control character in string");
-		if (ch == '\\') {
-			if (c->p >= c->end)
-				return j_fail(c, "unterminated escape");
-			char e = *c->p++;
-			switch (e) {
-			case '"': ch = '"'; break;
-			case '\\': ch = '\\'; break;
-			case '/': ch = '/'; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case 'n': ch = '\n'; break;
-			case 'r': ch = '\r'; break;
-			case 't': ch = '\t'; break;
-			case 'u': {
-				unsigned v = 0;
-				for (int i = 0; i < 4; i++) {
-					if (c->p >= c->end || !isxdigit((unsigned char)*c->p))
-						return j_fail(c, "bad \\u escape");
-					char h = *c->p++;
-					v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
-				}
-				ch = v < 0x80 && v >= 0x20 ? (unsigned char)v : '?';
-				break;
-			}
-			default:
-				return j_fail(c, "bad escape in string");
-			}
-		}
-		if (out && n + 1 < cap)
-			out[n++] = (char)ch;
-	}
-	if (c->p >= c->end)
-		return j_fail(c, "unterminated string");
-	c->p++;
-	if (out && cap)
-		out[n] = '\0';
-	return true;
-}
-
-/* Reads a JSON number; the text is copied to a bounded buffer so strtod never reads past the line. */
-static bool j_number(jcur *c, double *out)
-{
-	char buf[64];
-	size_t n = 0;
-	const char *s = c->p;
-	while (c->p < c->end && (isdigit((unsigned char)*c->p) || *c->p == '-' || *c->p == '+' || *c->p == '.' ||
-				 *c->p == 'e' || *c->p == 'E')) {
-		if (n + 1 >= sizeof buf)
-			return j_fail(c, "number too long");
-		buf[n++] = *c->p++;
-	}
-	buf[n] = '\0';
-	if (n == 0 || (s[0] != '-' && !isdigit((unsigned char)s[0])))
-		return j_fail(c, "expected a value");
-	char *e;
-	double v = strtod(buf, &e);
-	if (*e != '\0' || !isfinite(v))
-		return j_fail(c, "bad number");
-	*out = v;
-	return true;
-}
-
-static bool j_literal(jcur *c, const char *lit)
-{
-	size_t n = strlen(lit);
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
-		return j_fail(c, "expected a value");
-	c->p += n;
-	return true;
-}
-
-/* What a scalar value turned out to be. */
+/* What a member's value is, as the events keep it: true/false are the numbers 1/0, objects and arrays are
+ * OTHER (their contents are not kept). */
 typedef struct jval {
 	int kind; /* CAL_MLLOG_NULL ... */
 	double num;
 	char str[CAL_MLLOG_STR];
 } jval;
-
-static bool j_value(jcur *c, jval *v, int depth);
-
-/* Called for every member of an object; `depth` 1 is the event object, 2 is metadata. */
-typedef void (*j_member_fn)(void *ctx, int depth, const char *key, const jval *v);
-
-static bool j_object(jcur *c, int depth, j_member_fn fn, void *ctx)
-{
-	if (depth > JSON_MAX_DEPTH)
-		return j_fail(c, "nesting too deep");
-	if (c->p >= c->end || *c->p != '{')
-		return j_fail(c, "expected '{'");
-	c->p++;
-	j_ws(c);
-	if (c->p < c->end && *c->p == '}') {
-		c->p++;
-		return true;
-	}
-	for (;;) {
-		char key[64];
-		j_ws(c);
-		if (!j_string(c, key, sizeof key))
-			return false;
-		j_ws(c);
-		if (c->p >= c->end || *c->p != ':')
-			return j_fail(c, "expected ':'");
-		c->p++;
-		j_ws(c);
-		if (c->p < c->end && *c->p == '{') {
-			/* Only "metadata" (and an object "value") of the event are looked into. */
-			if (!j_object(c, depth + 1, depth == 1 && strcmp(key, "metadata") == 0 ? fn : NULL, ctx))
-				return false;
-			if (fn && depth == 1 && strcmp(key, "value") == 0) {
-				jval v = { .kind = CAL_MLLOG_OTHER };
-				fn(ctx, depth, key, &v);
-			}
-		} else {
-			jval v;
-			if (!j_value(c, &v, depth + 1))
-				return false;
-			if (fn)
-				fn(ctx, depth, key, &v);
-		}
-		j_ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p < c->end && *c->p == '}') {
-			c->p++;
-			return true;
-		}
-		return j_fail(c, "expected ',' or '}'");
-	}
-}
-
-static bool j_array(jcur *c, int depth)
-{
-	if (depth > JSON_MAX_DEPTH)
-		return j_fail(c, "nesting too deep");
-	c->p++; /* '[' */
-	j_ws(c);
-	if (c->p < c->end && *c->p == ']') {
-		c->p++;
-		return true;
-	}
-	for (;;) {
-		jval v;
-		j_ws(c);
-		if (!j_value(c, &v, depth + 1))
-			return false;
-		j_ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p < c->end && *c->p == ']') {
-			c->p++;
-			return true;
-		}
-		return j_fail(c, "expected ',' or ']'");
-	}
-}
-
-static bool j_value(jcur *c, jval *v, int depth)
-{
-	v->kind = CAL_MLLOG_NULL;
-	v->num = NAN;
-	v->str[0] = '\0';
-	j_ws(c);
-	if (c->p >= c->end)
-		return j_fail(c, "expected a value");
-	switch (*c->p) {
-	case '"':
-		v->kind = CAL_MLLOG_STRING;
-		return j_string(c, v->str, sizeof v->str);
-	case '{':
-		v->kind = CAL_MLLOG_OTHER;
-		return j_object(c, depth, NULL, NULL);
-	case '[':
-		v->kind = CAL_MLLOG_OTHER;
-		return j_array(c, depth);
-	case 't':
-		v->kind = CAL_MLLOG_NUMBER;
-		v->num = 1;
-		return j_literal(c, "true");
-	case 'f':
-		v->kind = CAL_MLLOG_NUMBER;
-		v->num = 0;
-		return j_literal(c, "false");
-	case 'n':
-		return j_literal(c, "null");
-	default:
-		v->kind = CAL_MLLOG_NUMBER;
-		return j_number(c, &v->num);
-	}
-}
 
 /* Copies src into dst[cap], truncating (snprintf's truncation warnings are not wanted here). */
 static void scopy(char *dst, size_t cap, const char *src)
@@ -261,36 +43,101 @@ static void scopy(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/* Collects the fields of one event. */
-static void event_member(void *ctx, int depth, const char *key, const jval *v)
+static void jval_of(const json_t *j, jval *v)
 {
-	cal_mllog_event *ev = ctx;
-	if (depth == 1) {
-		if (strcmp(key, "time_ms") == 0 && v->kind == CAL_MLLOG_NUMBER)
-			ev->time_ms = v->num;
-		else if (strcmp(key, "key") == 0 && v->kind == CAL_MLLOG_STRING)
-			scopy(ev->key, sizeof ev->key, v->str);
-		else if (strcmp(key, "event_type") == 0 && v->kind == CAL_MLLOG_STRING)
-			scopy(ev->event_type, sizeof ev->event_type, v->str);
-		else if (strcmp(key, "value") == 0) {
-			ev->value_kind = v->kind;
-			ev->value_num = v->num;
-			scopy(ev->value_str, sizeof ev->value_str, v->str);
-		}
-		return;
+	v->kind = CAL_MLLOG_NUMBER;
+	v->num = NAN;
+	v->str[0] = '\0';
+	if (json_is_number(j))
+		v->num = json_number_value(j);
+	else if (json_is_boolean(j))
+		v->num = json_is_true(j) ? 1 : 0;
+	else if (json_is_string(j)) {
+		v->kind = CAL_MLLOG_STRING;
+		scopy(v->str, sizeof v->str, json_string_value(j));
+	} else {
+		v->kind = json_is_null(j) ? CAL_MLLOG_NULL : CAL_MLLOG_OTHER;
 	}
-	/* metadata members */
-	if (v->kind == CAL_MLLOG_NUMBER) {
-		if (strcmp(key, "epoch_num") == 0)
-			ev->epoch_num = v->num;
-		else if (strcmp(key, "first_epoch_num") == 0)
-			ev->first_epoch_num = v->num;
-		else if (strcmp(key, "epoch_count") == 0)
-			ev->epoch_count = v->num;
-		else if (strcmp(key, "samples_count") == 0)
-			ev->samples_count = v->num;
-	} else if (v->kind == CAL_MLLOG_STRING && strcmp(key, "status") == 0) {
-		scopy(ev->status, sizeof ev->status, v->str);
+}
+
+/* Levels of objects and arrays in j: 0 for a scalar, 1 for an object of scalars. */
+static int json_depth(const json_t *j)
+{
+	int d = 0;
+	size_t i;
+	const char *k;
+	json_t *v;
+	if (json_is_object(j)) {
+		json_object_foreach((json_t *)j, k, v) {
+			int dv = json_depth(v);
+			d = dv > d ? dv : d;
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			int dv = json_depth(v);
+			d = dv > d ? dv : d;
+		}
+	} else {
+		return 0;
+	}
+	return d + 1;
+}
+
+/* The JSON object text[len_B] holds (white space around it allowed, nothing else), or NULL with err set to
+ * "col N: why", N counting from line (text lies in it). The caller json_decref's it. */
+static json_t *object_at(const char *line, const char *text, size_t len_B)
+{
+	json_error_t je;
+	json_t *j = json_loadb(text, len_B, JSON_DECODE_INT_AS_REAL, &je);
+	int col = (int)(text - line) + 1;
+	if (!j) {
+		err_set("col %d: %s", col + (int)je.position, je.text);
+		return NULL;
+	}
+	if (!json_is_object(j))
+		err_set("col %d: expected a JSON object", col);
+	else if (json_depth(j) > MLLOG_MAX_DEPTH)
+		err_set("col %d: nesting deeper than %d levels", col, MLLOG_MAX_DEPTH);
+	else
+		return j;
+	json_decref(j);
+	return NULL;
+}
+
+/* Keeps the fields of one event: its members, and those of its metadata. */
+static void event_read(cal_mllog_event *ev, json_t *root)
+{
+	const char *key;
+	json_t *j;
+	jval v;
+	json_object_foreach(root, key, j) {
+		jval_of(j, &v);
+		if (strcmp(key, "time_ms") == 0 && v.kind == CAL_MLLOG_NUMBER)
+			ev->time_ms = v.num;
+		else if (strcmp(key, "key") == 0 && v.kind == CAL_MLLOG_STRING)
+			scopy(ev->key, sizeof ev->key, v.str);
+		else if (strcmp(key, "event_type") == 0 && v.kind == CAL_MLLOG_STRING)
+			scopy(ev->event_type, sizeof ev->event_type, v.str);
+		else if (strcmp(key, "value") == 0) {
+			ev->value_kind = v.kind;
+			ev->value_num = v.num;
+			scopy(ev->value_str, sizeof ev->value_str, v.str);
+		}
+	}
+	json_object_foreach(json_object_get(root, "metadata"), key, j) { /* not an object: none */
+		jval_of(j, &v);
+		if (v.kind == CAL_MLLOG_NUMBER) {
+			if (strcmp(key, "epoch_num") == 0)
+				ev->epoch_num = v.num;
+			else if (strcmp(key, "first_epoch_num") == 0)
+				ev->first_epoch_num = v.num;
+			else if (strcmp(key, "epoch_count") == 0)
+				ev->epoch_count = v.num;
+			else if (strcmp(key, "samples_count") == 0)
+				ev->samples_count = v.num;
+		} else if (v.kind == CAL_MLLOG_STRING && strcmp(key, "status") == 0) {
+			scopy(ev->status, sizeof ev->status, v.str);
+		}
 	}
 }
 
@@ -314,13 +161,11 @@ int cal_mllog_event_parse(cal_mllog_event *ev, const char *line, size_t len_B)
 	}
 	if (!start)
 		return 1;
-	jcur c = { .p = start, .end = line + len_B, .why = NULL };
-	j_ws(&c);
-	if (!j_object(&c, 1, event_member, ev))
-		return err_set("col %d: %s", (int)(c.p - line) + 1, c.why ? c.why : "bad JSON");
-	j_ws(&c);
-	if (c.p != c.end)
-		return err_set("col %d: text after the JSON object", (int)(c.p - line) + 1);
+	json_t *root = object_at(line, start, len_B - (size_t)(start - line));
+	if (!root)
+		return ERR_INPUT;
+	event_read(ev, root);
+	json_decref(root);
 	if (ev->key[0] == '\0')
 		return err_set("event without a \"key\"");
 	if (!isfinite(ev->time_ms))
@@ -443,35 +288,30 @@ static void run_add_event(cal_mllog_run *run, const cal_mllog_event *ev, run_sta
 	}
 }
 
-/* Reads the node and GPU counts of a `:::SYSJSON {...}` line (MLPerf system description: string or
- * number values "number_of_nodes", "accelerators_per_node"); other members are skipped. */
-static void sysjson_member(void *ctx, int depth, const char *key, const jval *v)
-{
-	cal_mllog_phases *ph = ctx;
-	if (depth == 1 && v->kind == CAL_MLLOG_STRING && strcmp(key, "accelerator_model_name") == 0) {
-		scopy(ph->accelerator, sizeof ph->accelerator, v->str);
-		return;
-	}
-	double x = v->kind == CAL_MLLOG_NUMBER ? v->num : v->kind == CAL_MLLOG_STRING ? strtod(v->str, NULL) : NAN;
-	if (depth != 1 || !(x >= 1 && x <= 1e6))
-		return;
-	if (strcmp(key, "number_of_nodes") == 0)
-		ph->nodes = (int)x;
-	else if (strcmp(key, "accelerators_per_node") == 0)
-		ph->gpus_per_node = (int)x;
-}
-
 int cal_mllog_sysjson_parse(cal_mllog_phases *ph, const char *buf, size_t len_B)
 {
-	cal_mllog_phases tmp = *ph;
-	jcur c = { .p = buf, .end = buf + len_B, .why = NULL };
-	j_ws(&c);
-	if (!j_object(&c, 1, sysjson_member, &tmp))
-		return err_set("col %d: %s", (int)(c.p - buf) + 1, c.why ? c.why : "bad JSON");
-	j_ws(&c);
-	if (c.p != c.end)
-		return err_set("col %d: text after the JSON object", (int)(c.p - buf) + 1);
-	*ph = tmp;
+	json_t *root = object_at(buf, buf, len_B);
+	const char *key;
+	json_t *j;
+	jval v;
+	if (!root)
+		return ERR_INPUT;
+	json_object_foreach(root, key, j) {
+		jval_of(j, &v);
+		if (v.kind == CAL_MLLOG_STRING && strcmp(key, "accelerator_model_name") == 0) {
+			scopy(ph->accelerator, sizeof ph->accelerator, v.str);
+			continue;
+		}
+		/* the counts: numbers, or strings that hold one (MLPerf's system descriptions have both) */
+		double x = v.kind == CAL_MLLOG_NUMBER ? v.num : v.kind == CAL_MLLOG_STRING ? strtod(v.str, NULL) : NAN;
+		if (!(x >= 1 && x <= 1e6))
+			continue;
+		if (strcmp(key, "number_of_nodes") == 0)
+			ph->nodes = (int)x;
+		else if (strcmp(key, "accelerators_per_node") == 0)
+			ph->gpus_per_node = (int)x;
+	}
+	json_decref(root);
 	return 0;
 }
 

@@ -45,7 +45,7 @@ fuzz-mllog: $(CAL_FUZZ_DIR)/fuzz_mllog
 $(CAL_FUZZ_DIR)/fuzz_mllog: tests/fuzz/fuzz_mllog.c calibrate/cal_mllog.c calibrate/cal.h $(wildcard common/*.c common/*.h)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/fuzz_mllog.c calibrate/cal_mllog.c $(wildcard common/*.c) -lcsv -lz -lm
+		-o $@ tests/fuzz/fuzz_mllog.c calibrate/cal_mllog.c $(wildcard common/*.c) -ljansson -lcsv -lz -lm
 
 # fuzz-meas: libFuzzer + ASan/UBSan on the measurement CSV reader (scaleplan-train runs, sweeps with
 # contention columns, reference tables), seeded with the first lines of every shipped table; a short run.

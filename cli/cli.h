@@ -244,9 +244,6 @@ typedef struct cli_ask {
 int cli_ask_opts(cli_ask *a, cli_opt *t);
 void cli_ask_help(FILE *out, bool allow_grid);
 
-/* The stack a scenario runs: --stack, else the system's default (sys NULL: the --system's), else NULL
- * (the model's default parameters). */
-const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys);
 /* "ngc-mlperf (gpu decode, staged)" for tables; "default (cpu decode)" without a stack. Returns buf. */
 char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B);
 

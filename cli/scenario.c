@@ -476,11 +476,6 @@ void cli_ask_help(FILE *out, bool allow_grid)
 	cli_opt_help(out, t, NULL);
 }
 
-const hw_stack *cli_scen_stack(const cli_scen *s, const hw_system *sys)
-{
-	return plan_stack(&s->db, &s->spec, sys ? sys : s->system);
-}
-
 char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
 {
 	snprintf(buf, len_B, "%s (%s decode%s)", sc->stack.id, sc->data == MODEL_DATA_GPU ? "gpu" : sc->data == MODEL_DATA_CPU ? "cpu" : "no",

@@ -1,8 +1,8 @@
 /* exec: data-parallel layer of scaleplan-train - process group, NCCL communicator, gradient
  * buckets overlapped with backward, watchdog (see ex_dist.h for the call order).
  *
- * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (lines added by the dist
- * engineer, marked there); make test-gpu builds tests/gpu/test_dist.
+ * Build: exec/module.mk compiles this layer where mpicc and nccl.h exist (elsewhere ex_dist_none.c);
+ * make test-gpu builds tests/gpu/test_dist.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -188,6 +188,11 @@ int ex_dist_opt_set(ex_dist_opts *o, const char *name, const char *value)
 		return 0;
 	}
 	return 1;
+}
+
+void ex_dist_help(FILE *f)
+{
+	fputs(EX_DIST_HELP "  --bench-allreduce     all-reduce sweep instead of training (ex_dist_bench.c)\n", f);
 }
 
 /* ---- failure ---- */
@@ -551,7 +556,6 @@ int ex_dist_start(ex_dist *d, const ex_dist_opts *o)
 
 int ex_dist_rank(const ex_dist *d) { return d->rank; }
 int ex_dist_size(const ex_dist *d) { return d->size; }
-int ex_dist_local_rank(const ex_dist *d) { return d->local_rank; }
 int ex_dist_device(const ex_dist *d) { return d->device; }
 int ex_dist_nodes(const ex_dist *d) { return d->nodes; }
 int ex_dist_gpus_per_node(const ex_dist *d) { return d->gpus_per_node; }
@@ -795,23 +799,6 @@ void ex_dist_barrier(ex_dist *d)
 		MPI_Barrier(MPI_COMM_WORLD);
 	else
 		host_allreduce(d, &x, 1, false);
-}
-
-void ex_dist_bcast(ex_dist *d, void *buf, size_t size_B)
-{
-	if (d->size < 2 || size_B == 0)
-		return;
-	if (d->mpi) {
-		MPI_Bcast(buf, (int)size_B, MPI_BYTE, 0, MPI_COMM_WORLD);
-		return;
-	}
-	void *tmp;
-	CUDA_OK(d, ex_dev_malloc((void **)&tmp, size_B));
-	CUDA_OK(d, cudaMemcpyAsync(tmp, buf, size_B, cudaMemcpyHostToDevice, d->comm_stream));
-	NCCL_OK(d, ncclBroadcast(tmp, tmp, size_B, ncclUint8, 0, d->comm, d->comm_stream));
-	CUDA_OK(d, cudaMemcpyAsync(buf, tmp, size_B, cudaMemcpyDeviceToHost, d->comm_stream));
-	ex_dist_sync(d, d->comm_stream);
-	ex_dev_free(tmp);
 }
 
 /* ---- teardown ---- */

@@ -48,6 +48,9 @@
  * | emulated, and --emulate-nodes K (implies emulated): ranks [g*size/K, (g+1)*size/K) share
  * NCCL_HOSTID "emunode<g>", NVLink inside a group, NCCL_NET=Socket between groups.
  *
+ * A build that found no MPI or no NCCL has exec/ex_dist_none.c instead of ex_dist.c and ex_dist_bench.c
+ * (exec/module.mk picks them): one process on GPU 0, and the options above refused with the reason.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_EX_DIST_H
@@ -55,6 +58,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <cuda_runtime.h>
 
 /* Options of the data-parallel layer; long option names in ex_dist_opt_set. */
@@ -101,6 +105,10 @@ typedef struct ex_dist_opts {
 	"  --comm-ctas N        at most N thread blocks (channels) per NCCL kernel (default: NCCL's choice)\n" \
 	"  --comm-priority P    high | normal: the gradient all-reduce stream's priority (default high)\n"
 
+/* Writes the lines of --help that this build's data-parallel layer adds: EX_DIST_HELP and --bench-allreduce,
+ * or (ex_dist_none.c) one line saying the build has none. */
+void ex_dist_help(FILE *f);
+
 /* One gradient bucket: a contiguous element range of the flat gradient buffer. */
 typedef struct ex_dist_bucket {
 	long off;        /* first element in the flat gradient buffer */
@@ -142,7 +150,6 @@ int ex_dist_opts_check(const ex_dist *d, const ex_dist_opts *o);
 
 int ex_dist_rank(const ex_dist *d);
 int ex_dist_size(const ex_dist *d);
-int ex_dist_local_rank(const ex_dist *d);
 int ex_dist_device(const ex_dist *d);      /* CUDA device of this rank (after ex_dist_start) */
 int ex_dist_nodes(const ex_dist *d);       /* hosts, or emulated nodes */
 int ex_dist_gpus_per_node(const ex_dist *d);
@@ -180,8 +187,6 @@ int ex_dist_allreduce(ex_dist *d, void *buf, long n, ex_dist_dtype t, cudaStream
 void ex_dist_sum(ex_dist *d, double *v, int n);
 void ex_dist_max(ex_dist *d, double *v, int n);
 void ex_dist_barrier(ex_dist *d);
-/* Broadcast `size_B` host bytes from rank 0 (MPI, or NCCL without MPI). */
-void ex_dist_bcast(ex_dist *d, void *buf, size_t size_B);
 
 /* Ends the whole job: prints "scaleplan-train: rank R/N (host H, GPU G): <message>" to stderr,
  * aborts the NCCL communicator, then MPI_Abort (or exit(code) without MPI). Never returns. */

@@ -24,13 +24,7 @@
 #include "common/common.h"
 #include "exec/data/ex_data.h"
 #include "exec/ex_internal.h"
-#ifdef EX_HAVE_NVJPEG
-#include "exec/ex_jpeg_gpu.h"
-#else
-typedef struct ex_gjpeg ex_gjpeg; /* this build has no nvJPEG: --data-path jpeg-gpu is refused at open */
-#define ex_gjpeg_free(g) ((void)(g))
-#define ex_gjpeg_stop(g) ((void)(g))
-#endif
+#include "exec/ex_jpeg_gpu.h" /* or ex_jpeg_gpu_none.c's stand-ins, where the build has no nvJPEG */
 
 enum { EX_SRC_SLOTS = 2, EX_SRC_GAPS = 16 };
 
@@ -107,15 +101,11 @@ int ex_src_open(ex_src **out, const ex_src_cfg *c)
 	dc.train = true;
 	dc.depth = c->depth;
 	if (c->gpu) {
-#ifdef EX_HAVE_NVJPEG
+		rc = ex_gjpeg_check(); /* a build without nvJPEG says so here, before any file is read */
+		if (rc < 0)
+			goto fail;
 		dc.raw = true; /* readers only: the GPU decodes */
 		dc.depth = EX_GJ_RAW;
-#else
-		err_set("--data-path jpeg-gpu: this scaleplan-train was built without nvJPEG (nvjpeg.h not found "
-			"at build time); use --data-path jpeg-cpu");
-		rc = ERR_ENV; /* what the build lacks is the environment's: exit 2 (README "Exit status") */
-		goto fail;
-#endif
 	}
 	rc = ex_data_loader_new(&s->tr.L, &dc);
 	if (rc < 0)
@@ -215,7 +205,6 @@ static void gaps_init(ex_src *s)
 	}
 }
 
-#ifdef EX_HAVE_NVJPEG
 /* The first line of a /proc file into buf (empty where it cannot be read). */
 static void proc_line(const char *path, char *buf, size_t cap)
 {
@@ -239,7 +228,7 @@ static void threads_dump(FILE *f, int rank)
 		return;
 	fprintf(f, "  threads of rank %d (name, wait channel, system call number and first argument):\n", rank);
 	while ((de = readdir(dir)) != NULL) {
-		char path[96], comm[64] = "", wchan[64] = "", sc[64] = "";
+		char path[320], comm[64] = "", wchan[64] = "", sc[64] = ""; /* d_name: up to 255 bytes */
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
@@ -295,7 +284,6 @@ static void attach_gpu(ex_src *s, ex_net *net)
 	ex_gjpeg_prefetch(s->gtr); /* the first batch */
 	ex_data_watch_arm(s->watch, true);
 }
-#endif
 
 void ex_src_phase(ex_src *s, const char *phase)
 {
@@ -312,12 +300,10 @@ void ex_src_watch(ex_src *s, bool on)
 void ex_src_attach(ex_src *s, ex_net *net)
 {
 	size_t batch_B = ex_data_loader_batch_bytes(s->tr.L);
-#ifdef EX_HAVE_NVJPEG
 	if (s->cfg.gpu) {
 		attach_gpu(s, net);
 		return;
 	}
-#endif
 	s->net = net;
 	if (s->img_B != (size_t)net->hw * net->hw * 3 * ex_dtype_size(net->dt) || net->batch != s->cfg.batch) {
 		fprintf(stderr, "scaleplan-train: internal: loader image of %zu B does not match the net's input\n", s->img_B);
@@ -396,7 +382,6 @@ static int feed(ex_src *s, ex_pool *p, bool timed)
 
 void ex_src_train_batch(ex_src *s)
 {
-#ifdef EX_HAVE_NVJPEG
 	if (s->gtr) {
 		int r = s->gap_next;
 		gap_take(s, r);
@@ -406,13 +391,11 @@ void ex_src_train_batch(ex_src *s)
 		s->gap_next = (r + 1) % EX_SRC_GAPS;
 		return;
 	}
-#endif
 	feed(s, &s->tr, true);
 }
 
 void ex_src_after_step(ex_src *s)
 {
-#ifdef EX_HAVE_NVJPEG
 	if (!s->gtr)
 		return;
 	if (s->eval_left > 0) {
@@ -421,9 +404,6 @@ void ex_src_after_step(ex_src *s)
 	} else {
 		ex_gjpeg_prefetch(s->gtr);
 	}
-#else
-	(void)s;
-#endif
 }
 
 double ex_src_epoch_wait(ex_src *s)
@@ -438,14 +418,12 @@ double ex_src_epoch_wait(ex_src *s)
 
 int ex_src_eval_begin(ex_src *s)
 {
-#ifdef EX_HAVE_NVJPEG
 	if (s->gev) {
 		s->eval_left = s->ev_n;
 		ex_gjpeg_begin(s->gev, s->ev_n);
 		s->ev_pref = ex_gjpeg_prefetch(s->gev) ? 1 : 0;
 		return (int)s->ev_n;
 	}
-#endif
 	pool_recycle(&s->tr); /* training keeps prefetching during the pass */
 	s->eval_left = ex_data_loader_batches_per_epoch(s->ev.L);
 	s->ev.left = s->eval_left;
@@ -460,14 +438,12 @@ int ex_src_eval_batch(ex_src *s)
 		fprintf(stderr, "scaleplan-train: internal: more evaluation batches asked than the pass has\n");
 		exit(EXIT_ENV);
 	}
-#ifdef EX_HAVE_NVJPEG
 	if (s->gev) {
 		if (s->ev_pref <= s->ev_n - s->eval_left && ex_gjpeg_prefetch(s->gev))
 			s->ev_pref++; /* nothing enqueued ahead (no after_step call): this batch now */
 		s->eval_left--;
 		return ex_gjpeg_feed(s->gev, s->net, NULL);
 	}
-#endif
 	n = feed(s, &s->ev, false);
 	if (--s->eval_left == 0)
 		pool_recycle(&s->ev); /* left is 0: the buffer idles until the next pass */
@@ -479,7 +455,6 @@ void ex_src_report(ex_src *s, FILE *f)
 	ex_data_stats st, se;
 	ex_data_loader_stats(s->tr.L, &st);
 	ex_data_loader_stats(s->ev.L, &se);
-#ifdef EX_HAVE_NVJPEG
 	if (s->gtr) {
 		ex_gjpeg_stats gt, ge;
 		ex_gjpeg_stats_get(s->gtr, &gt);
@@ -502,7 +477,6 @@ void ex_src_report(ex_src *s, FILE *f)
 		}
 		return;
 	}
-#endif
 	fprintf(f, "input: %s, %d decode threads, train %ld images (%ld batches), val %ld images, %ld bad files; "
 		   "GPU waited %.2f s for input, host waited %.2f s in the loader; decode %.1f s, read %.1f s (thread sums)\n",
 		s->cfg.dir, s->cfg.threads, st.images, st.batches, se.images, st.bad + se.bad, s->gap_total_s,

@@ -27,7 +27,7 @@
  * that read it completed. A failed batched call is retried image by image (NVJPEG_BACKEND_DEFAULT); an
  * image that still fails is marked bad in the loader (named in the report, never read again) and its
  * place in the batch is taken by another image of the batch, counted as replaced.
- * Built only where nvjpeg.h is found (exec/module.mk: EX_HAVE_NVJPEG).
+ * Built only where nvjpeg.h is found; elsewhere exec/ex_jpeg_gpu_none.c stands in (exec/module.mk).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <nvjpeg.h>
@@ -348,6 +348,11 @@ static void lane_free(gj_lane *l)
 	free(l->len);
 	free(l->img);
 	free(l->idx);
+}
+
+int ex_gjpeg_check(void)
+{
+	return 0;
 }
 
 int ex_gjpeg_new(ex_gjpeg **out, ex_data_loader *L, int batch, int hw, ex_dtype dt, ex_data_watch *w,

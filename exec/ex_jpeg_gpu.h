@@ -1,5 +1,6 @@
-/* exec/ex_jpeg_gpu.c: GPU JPEG decode (nvJPEG) for --data-path jpeg-gpu; see that file's header.
- * Only in builds that found nvjpeg.h (EX_HAVE_NVJPEG). ex_input.c drives it.
+/* exec/ex_jpeg_gpu.c: GPU JPEG decode (nvJPEG) for --data-path jpeg-gpu; see that file's header. ex_input.c
+ * drives it. A build that found no nvjpeg.h has exec/ex_jpeg_gpu_none.c instead (exec/module.mk picks one):
+ * there ex_gjpeg_check says why and ex_gjpeg_new fails.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef SCALEPLAN_EX_JPEG_GPU_H
@@ -16,6 +17,10 @@ enum { EX_GJ_RAW = 4 };
  * (one H100 job: 5,497 img/s with 2 vs 5,105 with 1, but 1 lane gave 5,429 in another job: no gain shown
  * beyond the spread between jobs); 3 lanes hung inside nvJPEG once, so at most 2 (bench/NOTES.md's log). */
 enum { EX_GJ_MAX_LANES = 2 }; /* the default, 1, is ex_settings.c's */
+
+/* 0 where this build decodes JPEGs on the GPU; ERR_ENV with err saying what the build lacked where it has no
+ * nvJPEG (--data-path jpeg-gpu is then refused, jpeg-cpu is the default). */
+int ex_gjpeg_check(void);
 
 typedef struct ex_gjpeg ex_gjpeg;
 typedef struct ex_gjpeg_stats {

@@ -18,37 +18,11 @@
 #include "exec/data/ex_data.h"
 #include "exec/ex_internal.h"
 #include "exec/ex_mllog.h"
-
-#ifdef EX_HAVE_DIST /* data-parallel layer (MPI + NCCL found at build time; exec/module.mk) */
+/* what a build lacks has its own file (exec/module.mk): ex_dist_none.c without MPI or NCCL (one process on
+ * GPU 0), ex_jpeg_gpu_none.c without nvJPEG (--data-path jpeg-cpu only) */
 #include "exec/ex_ckpt.h"
 #include "exec/ex_dist.h"
-#else /* built without MPI/NCCL: always one process on GPU 0 */
-typedef struct ex_dist ex_dist;
-typedef struct ex_dist_times { long iters; double allreduce_s, exposed_s; } ex_dist_times;
-static int ex_dist_boot(ex_dist **d, int *argc, char ***argv) { (void)argc, (void)argv; *d = NULL; return 0; }
-static bool ex_dist_agree(ex_dist *d, bool ok) { (void)d; return ok; }
-static int ex_dist_start(ex_dist *d) { (void)d; return cudaSetDevice(0) == cudaSuccess ? 0 : (err_set("cudaSetDevice(0) failed"), ERR_ENV); }
-#define ex_dist_rank(d) ((void)(d), 0)
-#define ex_dist_size(d) ((void)(d), 1)
-#define ex_dist_device(d) ((void)(d), 0)
-#define ex_dist_nodes(d) ((void)(d), 1)
-#define ex_dist_gpus_per_node(d) ((void)(d), 1)
-#define ex_dist_mode_label(d) ((void)(d), "none")
-#define ex_dist_heartbeat(d) ((void)(d))
-#define ex_dist_pause(d) ((void)(d))
-#define ex_dist_barrier(d) ((void)(d))
-#define ex_dist_free(d) ((void)(d))
-#define ex_dist_sum(d, v, n) ((void)(d), (void)(v), (void)(n))
-#define ex_dist_max(d, v, n) ((void)(d), (void)(v), (void)(n))
-#define ex_dist_times_sample(d, t) ((void)(d), (void)(t))
-static void ex_dist_sync(ex_dist *d, cudaStream_t s) { (void)d; CUDA_CHECK(cudaStreamSynchronize(s)); }
-#endif
-
-#ifdef EX_HAVE_NVJPEG
-#define EX_DATA_PATH_DEFAULT "jpeg-gpu"
-#else
-#define EX_DATA_PATH_DEFAULT "jpeg-cpu (this build has no nvJPEG)"
-#endif
+#include "exec/ex_jpeg_gpu.h"
 
 #ifndef EX_GIT_SHA
 #define EX_GIT_SHA "unknown"
@@ -76,10 +50,8 @@ typedef struct ex_args {
 	float crop_scale_min; /* --crop-scale-min: RandomResizedCrop smallest area */
 	double data_timeout_s; /* --data-timeout: jpeg-gpu's stall watch (ex_input.c) */
 	double baseline_img_s; /* --baseline-img-s: 1-GPU img/s for scaling_eff (data-parallel runs) */
-#ifdef EX_HAVE_DIST
 	ex_dist_opts dist;    /* --nccl-mode ... (ex_dist_opt_set) */
 	ex_ckpt_policy ck;    /* --ckpt-dir ... (ex_ckpt_opt_set) */
-#endif
 } ex_args;
 
 static int g_rank; /* data-parallel rank: only rank 0 prints MLLOG lines, progress and the summary */
@@ -110,15 +82,15 @@ static void run_stop(const char *status, int line)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: scaleplan-train --data synthetic|fashion-mnist [options]\n"
+	fputs("usage: scaleplan-train --data synthetic|fashion-mnist [options]\n"
 		"  --data D              synthetic (ImageNet-shaped, on the GPU) | fashion-mnist (default synthetic)\n"
 		"  --data-dir DIR        Fashion-MNIST IDX files (default " EX_IDX_FASHION_DIR ")\n"
 		"  --data DIR            an ImageNet-layout JPEG folder: DIR/train/<class>/*.JPEG, DIR/val/<class>/*.JPEG\n"
 		"                        (classes from the folders, eval on val/ every epoch, --epochs/--target-top1 apply)\n"
 		"  --data-path P         jpeg-gpu (nvJPEG decodes on the GPU, threads only read files) | jpeg-cpu\n"
-		"                        (libjpeg-turbo on the CPU); default " EX_DATA_PATH_DEFAULT "\n"
-		"  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
+		"                        (libjpeg-turbo on the CPU); default ", f);
+	fputs(ex_gjpeg_check() == 0 ? "jpeg-gpu\n" : "jpeg-cpu (this build has no nvJPEG)\n", f);
+	fputs("  --data-threads N      jpeg-cpu: decode threads (default: online CPUs); jpeg-gpu: reader threads (default 4)\n"
 		"  --crop-scale-min X    RandomResizedCrop smallest area fraction (default 0.08)\n"
 		"  --data-timeout S      jpeg-gpu: when no batch reaches the step for S seconds, end the job (exit 2) with\n"
 		"                        a report naming the rank and where each thread was (default 60; 0: wait for ever)\n"
@@ -156,16 +128,11 @@ static void usage(FILE *f)
 		"  --mllog-org NAME      MLLOG submission_org (default scaleplan)\n"
 		"  --mllog-platform NAME MLLOG submission_platform (default <ranks>x<GPU name>)\n"
 		"data-parallel (one process per GPU: mpirun -np N scaleplan-train ..., or RANK/WORLD_SIZE/LOCAL_RANK):\n"
-		"  --baseline-img-s X    1-GPU img/s of the same setup, for the CSV's scaling_eff\n"
-#ifdef EX_HAVE_DIST
-		EX_DIST_HELP EX_CKPT_HELP
-		"  --bench-allreduce     all-reduce sweep instead of training (ex_dist_bench.c)\n"
-#else
-		"  (this build has no MPI/NCCL: one GPU only)\n"
-#endif
-		"  --engine KEY=VALUE[,KEY=VALUE...]   the engine's tuning settings, for measuring against the\n"
-		"                        defaults (bench/NOTES.md); keys:\n"
-		);
+		"  --baseline-img-s X    1-GPU img/s of the same setup, for the CSV's scaling_eff\n", f);
+	ex_dist_help(f);
+	fputs(EX_CKPT_HELP
+	      "  --engine KEY=VALUE[,KEY=VALUE...]   the engine's tuning settings, for measuring against the\n"
+	      "                        defaults (bench/NOTES.md); keys:\n", f);
 	ex_settings_help(f);
 }
 
@@ -212,13 +179,9 @@ static void args_defaults(ex_args *a)
 	a->data_timeout_s = 60; /* far beyond a step or an evaluation pass (a few seconds), short enough that a
 				  * stopped job gives its GPUs back within a minute */
 	a->data_threads = own_cores();
-#ifdef EX_HAVE_NVJPEG
-	a->data_gpu = true;
-#endif
-#ifdef EX_HAVE_DIST
+	a->data_gpu = ex_gjpeg_check() == 0; /* jpeg-gpu where the build has nvJPEG */
 	ex_dist_opts_default(&a->dist);
 	ex_ckpt_policy_init(&a->ck);
-#endif
 }
 
 /* The options that take a name (precision, schedule, data path, engine settings, convolution API, stem). 1: c is
@@ -252,13 +215,10 @@ static int parse_choice(ex_args *a, int c)
 			return ERR_INPUT;
 		}
 		a->data_gpu = !strcmp(optarg, "jpeg-gpu");
-#ifndef EX_HAVE_NVJPEG
-		if (a->data_gpu) {
-			fprintf(stderr, "scaleplan-train: --data-path jpeg-gpu: this build has no nvJPEG (nvjpeg.h was not "
-					"found at build time); use --data-path jpeg-cpu\n");
+		if (a->data_gpu && ex_gjpeg_check()) {
+			fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 			return ERR_INPUT;
 		}
-#endif
 		break;
 	case 1012:
 		if (ex_settings_parse(&ex_set, optarg)) {
@@ -340,18 +300,16 @@ static int parse_opt(ex_args *a, int c, const char *name, args_set *set)
 	case 1003: NUM(a->baseline_img_s, 0, 1e9); break;
 	case 1004: a->mllog_org = optarg; break;
 	case 1005: a->mllog_platform = optarg; break;
-#ifdef EX_HAVE_DIST
 	case 0: {
-		int r = ex_dist_opt_set(&a->dist, name, optarg);
+		int r = ex_ckpt_opt_set(&a->ck, name, optarg);
 		if (r == 1)
-			r = ex_ckpt_opt_set(&a->ck, name, optarg);
+			r = ex_dist_opt_set(&a->dist, name, optarg);
 		if (r != 0) {
 			fprintf(stderr, "scaleplan-train: %s\n", r == 1 ? "option not handled" : err_msg());
 			return ERR_INPUT;
 		}
 		break;
 	}
-#endif
 	case 'h': usage(stdout); exit(0);
 	default: usage(stderr); return ERR_INPUT;
 	}
@@ -401,12 +359,11 @@ static int parse_args(int argc, char **argv, ex_args *a)
 		{"mllog-org", 1, 0, 1004}, {"mllog-platform", 1, 0, 1005}, {"conv-api", 1, 0, 1006},
 		{"stem", 1, 0, 1007}, {"data-path", 1, 0, 1008},
 		{"make-jpeg-folder", 1, 0, 1009}, {"images", 1, 0, 1010}, {"data-timeout", 1, 0, 1011}, {"engine", 1, 0, 1012},
-#ifdef EX_HAVE_DIST /* val 0: handed to ex_dist_opt_set, then ex_ckpt_opt_set */
+		/* val 0: handed to ex_ckpt_opt_set, then ex_dist_opt_set */
 		{"nccl-mode", 1, 0, 0}, {"emulate-nodes", 1, 0, 0}, {"grad-precision", 1, 0, 0}, {"bucket-mb", 1, 0, 0},
 		{"nccl-timeout", 1, 0, 0}, {"no-overlap", 0, 0, 0}, {"ckpt-dir", 1, 0, 0}, {"ckpt-every-epochs", 1, 0, 0},
 		{"ckpt-every-min", 1, 0, 0}, {"resume", 0, 0, 0}, {"first-bucket-mb", 1, 0, 0}, {"shrink-buckets", 0, 0, 0},
 		{"comm-ctas", 1, 0, 0}, {"comm-priority", 1, 0, 0},
-#endif
 		{0, 0, 0, 0}};
 	args_set set = {0};
 	args_defaults(a);
@@ -705,23 +662,19 @@ static int setup_args(ex_run *job, int argc, char **argv)
 	job->d = d;
 	/* bad input is found on every rank before any GPU work; all ranks exit 1 together */
 	pr = parse_args(argc, argv, a);
-#ifdef EX_HAVE_DIST
 	if (pr == 0 && (ex_dist_opts_check(d, &a->dist) || ex_ckpt_policy_check(&a->ck))) {
 		fprintf(stderr, "scaleplan-train: %s\n", err_msg());
 		pr = ERR_INPUT;
 	}
-#endif
 	if (!ex_dist_agree(d, pr == 0)) {
 		if (rank == 0 && pr == 0)
 			fprintf(stderr, "scaleplan-train: bad input on another rank\n");
 		ex_dist_free(d);
 		return EXIT_INPUT;
 	}
-#ifdef EX_HAVE_DIST
 	if (rank == 0 && !strcmp(a->data, "synthetic") && (a->ck.dir || a->ck.resume))
 		fprintf(stderr, "scaleplan-train: warning: --ckpt-dir/--resume apply to epoch runs (fashion-mnist, --data DIR); "
 				"ignored for synthetic data\n");
-#endif
 	if (a->mk_dir)
 		return make_folder(a);
 	/* only rank 0 prints MLLOG lines, progress and the summary; errors still reach stderr */
@@ -754,11 +707,7 @@ static int setup_gpu(ex_run *job)
 		ex_dist_free(d);
 		return EXIT_ENV;
 	}
-#ifdef EX_HAVE_DIST
 	if (ex_dist_start(d, &job->a.dist)) {
-#else
-	if (ex_dist_start(d)) {
-#endif
 		fprintf(stderr, "scaleplan-train: rank %d: %s\n", rank, err_msg());
 		return EXIT_ENV;
 	}
@@ -848,9 +797,7 @@ static void setup_init(ex_run *job)
 	ex_args *a = &job->a;
 	ex_net *net = &job->net;
 	char buf[256];
-#ifdef EX_HAVE_DIST
 	ex_dist *d = job->d;
-#endif
 	{
 		ex_mllog m = {.out = g_rank == 0 ? stdout : NULL, .src_file = "exec/ex_train.c"};
 		char platform[300];
@@ -861,11 +808,9 @@ static void setup_init(ex_run *job)
 	}
 	mllog(EX_MLLOG_START, "init_start", "null", -1, __LINE__);
 	ex_net_init(net, (uint64_t)a->seed, a->ws_B, !a->quiet); /* same seed: same weights on every rank */
-#ifdef EX_HAVE_DIST
 	if (ex_dist_attach(d, net->p.grad, EX_DIST_FP32, (long)net->p.n))
 		ex_dist_fatal(d, EXIT_ENV, "%s", err_msg());
 	ex_dist_hooks(d, &net->hooks); /* one rank: leaves them NULL */
-#endif
 	mllog(EX_MLLOG_END, "init_stop", "null", -1, __LINE__);
 
 	ex_opt_cfg *o = &net->opt;
@@ -1041,13 +986,10 @@ typedef struct ex_epochs {
 	int steps, gstep, e0;
 	uint64_t rs;          /* the shuffle's state: the same on every rank (one permutation) */
 	double t_run0, tta, wait_run_s;
-#ifdef EX_HAVE_DIST
 	char *ckpath;         /* --ckpt-dir's file */
 	ex_ckpt_meta meta;
-#endif
 } ex_epochs;
 
-#ifdef EX_HAVE_DIST
 /* --resume: every rank reads the same file (weights, momentum, BN, step); bad files end every rank. */
 static void resume(ex_run *job, ex_epochs *ep)
 {
@@ -1069,7 +1011,6 @@ static void resume(ex_run *job, ex_epochs *ep)
 		printf("# resumed from %s after epoch %d (step %d, loss %.4f)\n", ep->ckpath, ep->e0 - 1, ep->gstep,
 		       ep->meta.last_loss);
 }
-#endif
 
 /* The data, the steps per epoch, the schedule, a resumed run's state, the device copies of Fashion-MNIST.
  * EX_CONTINUE, or the exit code. */
@@ -1101,12 +1042,10 @@ static int epochs_open(ex_run *job, ex_epochs *ep)
 	o->sched.warmup_steps = a->warmup_epochs * ep->steps;
 	o->sched.total_steps = a->epochs * ep->steps;
 	o->sched.step_every = ep->steps * (a->epochs / 3 > 0 ? a->epochs / 3 : 1);
-#ifdef EX_HAVE_DIST
 	ep->ckpath = a->ck.dir ? ex_ckpt_path(&a->ck) : NULL;
 	if (a->ck.resume)
 		resume(job, ep);
 	a->ck.last_s = time_now_s();
-#endif
 	if (!src) {
 		ex_idx_set *tr = &ep->tr, *te = &ep->te;
 		CUDA_CHECK(cudaMalloc((void **)&ep->d_tr, (size_t)tr->n * 784));
@@ -1139,9 +1078,7 @@ static void epochs_close(ex_epochs *ep)
 	free(ep->h_idx);
 	ex_idx_free(&ep->tr);
 	ex_idx_free(&ep->te);
-#ifdef EX_HAVE_DIST
 	free(ep->ckpath);
-#endif
 }
 
 /* Fashion-MNIST's order for this epoch: Fisher-Yates with splitmix64 from the shared state. */
@@ -1285,7 +1222,6 @@ static ex_row *epoch_row(ex_run *job, ex_epochs *ep, int e, float ms_train, cons
 /* --ckpt-dir: rank 0 writes when due (identical weights on every rank; no collective inside). */
 static void checkpoint(ex_run *job, ex_epochs *ep, int e, const ex_row *r, double tt)
 {
-#ifdef EX_HAVE_DIST
 	ex_args *a = &job->a;
 	ex_ckpt_meta *m = &ep->meta;
 	if (!ep->ckpath || job->rank != 0 || !ex_ckpt_due(&a->ck, true, e, time_now_s()))
@@ -1304,9 +1240,6 @@ static void checkpoint(ex_run *job, ex_epochs *ep, int e, const ex_row *r, doubl
 		ex_dist_fatal(job->d, EXIT_ENV, "checkpoint: %s", err_msg());
 	printf("# checkpoint after epoch %d: %s\n", e, ep->ckpath);
 	a->ck.last_s = time_now_s();
-#else
-	(void)job, (void)ep, (void)e, (void)r, (void)tt;
-#endif
 }
 
 /* The run row (totals over the epochs, first in the CSV) and the printed summary. */
@@ -1428,11 +1361,9 @@ int main(int argc, char **argv)
 
 	cuda_env_defaults();
 
-#ifdef EX_HAVE_DIST
 	for (int k = 1; k < argc; k++)
 		if (!strcmp(argv[k], "--bench-allreduce"))
-			return ex_dist_bench_main(argc, argv);
-#endif
+			return ex_dist_bench_main(argc, argv); /* ex_dist_none.c: refused, exit 2 */
 	rc = run_setup(job, argc, argv);
 	if (rc != EX_CONTINUE) {
 		free(job);

@@ -7,9 +7,9 @@ EX_CUDNN_H := $(firstword $(wildcard /usr/include/x86_64-linux-gnu/cudnn.h /usr/
 EX_CUBLAS_H := $(firstword $(wildcard $(EX_CUDA)/include/cublas_v2.h /usr/include/cublas_v2.h))
 HAVE_GPU_TOOLCHAIN := $(if $(and $(EX_NVCC),$(EX_CUDNN_H),$(EX_CUBLAS_H)),yes)
 
-EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c
+EX_SRCS     := exec/ex_net.c exec/ex_train.c exec/ex_input.c exec/ex_graph.c exec/ex_ckpt.c
 EX_CU_SRCS  := exec/ex_tensor_kernels.cu exec/ex_bn_kernels.cu exec/ex_pool_kernels.cu exec/ex_step_kernels.cu \
-               exec/ex_input_kernels.cu
+               exec/ex_input_kernels.cu exec/ex_dist_kernels.cu
 EX_HOST_DEPS := $(wildcard model/*.c) $(wildcard common/*.c) exec/data/idx.c exec/data/jpeg.c exec/data/loader.c exec/data/mkimagenet.c \
                 exec/data/watch.c \
                 exec/ex_mllog.c exec/ex_settings.c
@@ -29,38 +29,41 @@ endif
 
 $(BUILD)/exec/ex_%.o: exec/ex_%.c exec/ex_internal.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' $(if $(filter exec/ex_train.c,$<),$(EX_TRAIN_DEFS)) \
-		$(if $(filter exec/ex_train.c exec/ex_input.c exec/ex_jpeg_gpu.c,$<),$(EX_NVJPEG_DEFS)) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(EX_INC) -DEX_GIT_SHA='"$(EX_GIT_SHA)"' -MMD -MP -c $< -o $@
 
 $(BUILD)/exec/%_kernels.o: exec/%_kernels.cu exec/ex_internal.h exec/ex_kernels.cuh
 	@mkdir -p $(dir $@)
 	$(EX_NVCC) $(EX_NVFLAGS) -c $< -o $@
 
-# ---- data-parallel layer: exec/ex_dist*.c, ex_ckpt.c,
-# ex_dist_kernels.cu, built where MPI (mpicc) and NCCL (nccl.h) are found; tests/gpu/test_dist below.
+# What a build found picks a file, never an #ifdef inside one (as web/web_xlsx_none.c):
+# ---- data-parallel layer: exec/ex_dist.c and ex_dist_bench.c where MPI (mpicc) and NCCL (nccl.h) are found,
+# else exec/ex_dist_none.c (one process on GPU 0); tests/gpu/test_dist below. Checkpoints (ex_ckpt.c) and the
+# gradient conversion kernels (ex_dist_kernels.cu) need neither: in every build.
 # NCCL_INC / NCCL_LIB (nccl.h, libnccl.so folders) and MPI_CFLAGS / MPI_LIBS (instead of mpicc) may
 # be given on the command line or in the environment (bench/gpu.sh).
 EX_COMMA   := ,
 EX_NCCL_H  := $(firstword $(wildcard $(if $(NCCL_INC),$(NCCL_INC)/nccl.h) /usr/include/nccl.h $(EX_CUDA)/include/nccl.h))
 EX_DIST    := $(if $(and $(or $(MPI_LIBS),$(shell command -v mpicc 2>/dev/null)),$(EX_NCCL_H)),yes)
 ifeq ($(EX_DIST),yes)
-EX_SRCS    += exec/ex_dist.c exec/ex_dist_bench.c exec/ex_ckpt.c
-EX_CU_SRCS += exec/ex_dist_kernels.cu
+EX_SRCS    += exec/ex_dist.c exec/ex_dist_bench.c
 EX_INC     += $(if $(NCCL_INC),-isystem $(NCCL_INC)) $(or $(MPI_CFLAGS),$(shell mpicc --showme:compile))
 EX_LIBDIRS += $(if $(NCCL_LIB),-L$(NCCL_LIB) -Wl$(EX_COMMA)-rpath$(EX_COMMA)$(NCCL_LIB))
 EX_LDLIBS  += -lnccl $(or $(MPI_LIBS),$(shell mpicc --showme:link))
-EX_TRAIN_DEFS := -DEX_HAVE_DIST   # ex_train.c: data-parallel main (mpirun -np N scaleplan-train)
+else
+EX_SRCS    += exec/ex_dist_none.c
 endif
 # ---- end of the data-parallel lines
 
 # ---- GPU JPEG decode: exec/ex_jpeg_gpu.c where nvjpeg.h is found (NVJPEG_INC may name its
-# folder); without it scaleplan-train has only --data-path jpeg-cpu and says so in --help and on request.
+# folder); without it exec/ex_jpeg_gpu_none.c: scaleplan-train has only --data-path jpeg-cpu and says so in
+# --help and on request.
 EX_NVJPEG_H := $(firstword $(wildcard $(if $(NVJPEG_INC),$(NVJPEG_INC)/nvjpeg.h) $(EX_CUDA)/include/nvjpeg.h /usr/include/nvjpeg.h))
 ifneq ($(EX_NVJPEG_H),)
 EX_SRCS    += exec/ex_jpeg_gpu.c
 EX_INC     += -isystem $(dir $(EX_NVJPEG_H))
 EX_LDLIBS  += -lnvjpeg
-EX_NVJPEG_DEFS := -DEX_HAVE_NVJPEG
+else
+EX_SRCS    += exec/ex_jpeg_gpu_none.c
 endif
 
 EX_OBJS := $(EX_SRCS:%.c=$(BUILD)/%.o) $(EX_CU_SRCS:%.cu=$(BUILD)/%.o) $(EX_HOST_DEPS:%.c=$(BUILD)/%.o)
@@ -75,7 +78,7 @@ ifneq ($(EX_NVJPEG_H),)
 EX_HOOKS_BIN := $(BUILD)/tests/gpu/scaleplan-train-hooks
 $(BUILD)/tests/gpu/ex_jpeg_gpu_hooks.o: exec/ex_jpeg_gpu.c exec/ex_internal.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EX_INC) $(EX_NVJPEG_DEFS) -DEX_TEST_HOOKS -c $< -o $@
+	$(CC) $(CFLAGS) $(EX_INC) -DEX_TEST_HOOKS -c $< -o $@
 $(EX_HOOKS_BIN): $(patsubst $(BUILD)/exec/ex_jpeg_gpu.o,$(BUILD)/tests/gpu/ex_jpeg_gpu_hooks.o,$(EX_OBJS))
 	$(CC) $(LDFLAGS) -o $@ $^ $(EX_LIBDIRS) $(EX_LDLIBS)
 endif

@@ -387,20 +387,11 @@ static int map_gpu(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu **gpu)
 	return 0;
 }
 
-/* Intra-node topology and links from the accelerator interconnect fields and the GPU. */
-static int map_links(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu *gpu, long gpn)
+/* The host link: the PCIe generation the file names (host: accelerator_host_interconnect; text: the
+ * interconnect fields), else the GPU's, at most the GPU's. NULL (err set) when links.csv has no such x16 link. */
+static const hw_link *host_link_of(imp_file *f, const hw_db *db, const hw_gpu *gpu, const char *host,
+				   const char *text)
 {
-	const char *ic, *topo, *host;
-	if (field(f, "accelerator_interconnect", &ic) || field(f, "accelerator_interconnect_topology", &topo) ||
-	    field(f, "accelerator_host_interconnect", &host))
-		return ERR_INPUT;
-	char text[512];
-	snprintf(text, sizeof text, "%s %s", ic ? ic : "", topo ? topo : "");
-	bool nvswitch = strcasestr(text, "nvswitch") != NULL;
-	bool nvlink = strcasestr(text, "nvlink") != NULL;
-	const hw_db *db = imp->db;
-
-	/* host link: the file's PCIe generation, else the GPU's */
 	int hgen = host ? pcie_gen_of(host) : 0;
 	if (!hgen)
 		hgen = pcie_gen_of(text);
@@ -414,8 +405,61 @@ static int map_links(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu *gpu,
 	}
 	const hw_link *hl = link_like(db, HW_LINK_PCIE, hgen, 0);
 	if (!hl)
-		return err_set("%s: field 'accelerator_host_interconnect': no PCIe %d x16 link in the database "
-			       "(links.csv)", f->name, hgen);
+		err_set("%s: field 'accelerator_host_interconnect': no PCIe %d x16 link in the database (links.csv)",
+			f->name, hgen);
+	return hl;
+}
+
+/* NVLink through NVSwitch among gpn GPUs (the file names NVSwitch, or an HGX board of more than 4 SXM
+ * GPUs). */
+static int map_nvswitch(imp_file *f, const hw_db *db, imp_row *r, const hw_gpu *gpu, long gpn, bool named,
+			bool sxm)
+{
+	const hw_link *l = link_like(db, HW_LINK_NVSWITCH, gpu->nvlink_gen - 1, 0);
+	if (!l)
+		return err_set("%s: field 'accelerator_interconnect': NVSwitch for NVLink %d: no such link in the "
+			       "database (links.csv kind nvswitch, gen %d)", f->name, gpu->nvlink_gen, gpu->nvlink_gen - 1);
+	if (!named)
+		list_add(&f->assumed, "NVLink among %ld SXM GPUs runs through NVSwitch (HGX board)", gpn);
+	if (!sxm)
+		list_add(&f->assumed, "NVSwitch for PCIe GPUs as the file says");
+	set(r, HW_SYSTEM, "intra_topology", "nvswitch");
+	set(r, HW_SYSTEM, "intra_link", "%s", l->id);
+	set(r, HW_SYSTEM, "intra_bw_Bps", "%.6g", gpu->nvlink_bw_Bps >= 1e8 ? gpu->nvlink_bw_Bps : l->bw_Bps);
+	return 0;
+}
+
+/* SXM GPUs joined by NVLink without a switch: every pair directly, each GPU on its own host link. */
+static int map_nvlink_mesh(imp_file *f, const hw_db *db, imp_row *r, const hw_gpu *gpu, long gpn)
+{
+	const hw_link *l = link_like(db, HW_LINK_NVLINK, gpu->nvlink_gen, 0);
+	if (!l)
+		return err_set("%s: field 'accelerator_interconnect': no NVLink %d link in the database", f->name,
+			       gpu->nvlink_gen);
+	list_add(&f->assumed, "NVLink without NVSwitch: every GPU pair joined directly (nvlink-mesh)");
+	set(r, HW_SYSTEM, "intra_topology", "nvlink-mesh");
+	set(r, HW_SYSTEM, "intra_link", "%s", l->id);
+	if (gpu->nvlink_bw_Bps >= 1e8)
+		set(r, HW_SYSTEM, "intra_bw_Bps", "%.6g", gpu->nvlink_bw_Bps);
+	set(r, HW_SYSTEM, "host_links", "%ld", gpn);
+	list_add(&f->assumed, "each GPU on its own host x16 link");
+	return 0;
+}
+
+/* Intra-node topology and links from the accelerator interconnect fields and the GPU. */
+static int map_links(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu *gpu, long gpn)
+{
+	const char *ic, *topo, *host;
+	if (field(f, "accelerator_interconnect", &ic) || field(f, "accelerator_interconnect_topology", &topo) ||
+	    field(f, "accelerator_host_interconnect", &host))
+		return ERR_INPUT;
+	char text[512];
+	snprintf(text, sizeof text, "%s %s", ic ? ic : "", topo ? topo : "");
+	bool nvswitch = strcasestr(text, "nvswitch") != NULL;
+	bool nvlink = strcasestr(text, "nvlink") != NULL;
+	const hw_link *hl = host_link_of(f, imp->db, gpu, host, text);
+	if (!hl)
+		return ERR_INPUT;
 	set(r, HW_SYSTEM, "host_link", "%s", hl->id);
 
 	if (gpn == 1) {
@@ -433,35 +477,10 @@ static int map_links(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu *gpu,
 		if (ic)
 			note(f, "accelerator_interconnect", ic, "not a GPU-to-GPU link of an SXM board");
 	}
-	if ((nvswitch || (sxm && gpn > 4)) && gpu->nvlink_gen >= 2) {
-		const hw_link *l = link_like(db, HW_LINK_NVSWITCH, gpu->nvlink_gen - 1, 0);
-		if (!l)
-			return err_set("%s: field 'accelerator_interconnect': NVSwitch for NVLink %d: no such link in "
-				       "the database (links.csv kind nvswitch, gen %d)", f->name, gpu->nvlink_gen,
-				       gpu->nvlink_gen - 1);
-		if (!nvswitch)
-			list_add(&f->assumed, "NVLink among %ld SXM GPUs runs through NVSwitch (HGX board)", gpn);
-		if (!sxm)
-			list_add(&f->assumed, "NVSwitch for PCIe GPUs as the file says");
-		set(r, HW_SYSTEM, "intra_topology", "nvswitch");
-		set(r, HW_SYSTEM, "intra_link", "%s", l->id);
-		set(r, HW_SYSTEM, "intra_bw_Bps", "%.6g", gpu->nvlink_bw_Bps >= 1e8 ? gpu->nvlink_bw_Bps : l->bw_Bps);
-		return 0;
-	}
-	if (sxm) {
-		const hw_link *l = link_like(db, HW_LINK_NVLINK, gpu->nvlink_gen, 0);
-		if (!l)
-			return err_set("%s: field 'accelerator_interconnect': no NVLink %d link in the database",
-				       f->name, gpu->nvlink_gen);
-		list_add(&f->assumed, "NVLink without NVSwitch: every GPU pair joined directly (nvlink-mesh)");
-		set(r, HW_SYSTEM, "intra_topology", "nvlink-mesh");
-		set(r, HW_SYSTEM, "intra_link", "%s", l->id);
-		if (gpu->nvlink_bw_Bps >= 1e8)
-			set(r, HW_SYSTEM, "intra_bw_Bps", "%.6g", gpu->nvlink_bw_Bps);
-		set(r, HW_SYSTEM, "host_links", "%ld", gpn);
-		list_add(&f->assumed, "each GPU on its own host x16 link");
-		return 0;
-	}
+	if ((nvswitch || (sxm && gpn > 4)) && gpu->nvlink_gen >= 2)
+		return map_nvswitch(f, imp->db, r, gpu, gpn, nvswitch, sxm);
+	if (sxm)
+		return map_nvlink_mesh(f, imp->db, r, gpu, gpn);
 	if (nvlink)
 		note(f, "accelerator_interconnect", ic ? ic : topo, "NVLink bridges between pairs of PCIe GPUs are "
 		     "not modelled: GPUs talk over PCIe");
@@ -479,20 +498,14 @@ static int map_links(imp_file *f, hw_import *imp, imp_row *r, const hw_gpu *gpu,
 	return 0;
 }
 
-/* Host CPU: an id of the database, or a new cpus.csv row with the cores the file gives. */
-static int map_cpu(imp_file *f, hw_import *imp, imp_row *r)
+/* A host_processor_model_name s as the database names CPUs: clean without trademarks, clock and "CPU" /
+ * "Processor" ("Intel(R) Xeon(R) Platinum 8480C CPU @ 2.0GHz" -> "Intel Xeon Platinum 8480C"), id without the
+ * vendor's name ("Xeon Platinum 8480C"), and the cores the name gives ("AMD EPYC 9374F 32-Core Processor":
+ * 32; else 0). */
+static void cpu_names(const char *s, char clean[256], char id[256], long *name_cores)
 {
-	const char *s, *cores_s;
-	char b[72], clean[256], sug[256];
-	long sockets, cores = 0, name_cores = 0;
-	if (required_count(f, "host_processors_per_node", 1, 64, &sockets))
-		return ERR_INPUT;
-	set(r, HW_SYSTEM, "cpus_per_node", "%ld", sockets);
-	if (field(f, "host_processor_model_name", &s) || field(f, "host_processor_core_count", &cores_s))
-		return ERR_INPUT;
-	if (!s)
-		return 0;
-	snprintf(clean, sizeof clean, "%s", s);
+	*name_cores = 0;
+	snprintf(clean, 256, "%s", s);
 	cut_all(clean, "(R)");
 	cut_all(clean, "(TM)");
 	char *at = strchr(clean, '@');
@@ -504,19 +517,59 @@ static int map_cpu(imp_file *f, hw_import *imp, imp_row *r)
 		char *d = core;
 		while (d > clean && isdigit((unsigned char)d[-1]))
 			d--;
-		name_cores = strtol(d, NULL, 10);
+		*name_cores = strtol(d, NULL, 10);
 		*d = '\0';
 	}
 	cut_all(clean, " CPU");
 	cut_all(clean, " Processor");
 	squeeze(clean);
-	char id[256];
-	snprintf(id, sizeof id, "%s", clean);
+	snprintf(id, 256, "%s", clean);
 	if (strncasecmp(clean, "Intel ", 6) == 0)
-		snprintf(id, sizeof id, "%s", clean + 6);
+		snprintf(id, 256, "%s", clean + 6);
 	else if (strncasecmp(clean, "AMD ", 4) == 0)
-		snprintf(id, sizeof id, "%s", clean + 4);
+		snprintf(id, 256, "%s", clean + 4);
 	id_clean(id);
+}
+
+/* A CPU the database lacks, from the file: a new cpus.csv row (model name s as clean and id, cores; clocks
+ * and power left empty) that the system row r names. */
+static void add_cpu(imp_file *f, hw_import *imp, imp_row *r, const char *s, const char *clean, const char *id,
+		    long cores, const char *sug)
+{
+	char b[72];
+	imp->cpu = xrealloc(imp->cpu, (size_t)(imp->ncpu + 1) * sizeof *imp->cpu);
+	imp_row *c = &imp->cpu[imp->ncpu++];
+	memset(c, 0, sizeof *c);
+	c->cell = xcalloc((size_t)hw_kinds[HW_CPU].ncols, sizeof *c->cell);
+	c->file = xstrdup(f->name);
+	set(c, HW_CPU, "id", "%s", id);
+	if (strcmp(id, clean) != 0 && !strchr(clean, ';'))
+		set(c, HW_CPU, "aliases", "%s", shown(clean, b, sizeof b));
+	set(c, HW_CPU, "vendor", "%s", strcasestr(clean, "EPYC") || strcasestr(clean, "AMD") ? "AMD" :
+		strcasestr(clean, "Xeon") || strcasestr(clean, "Intel") ? "Intel" : "unknown");
+	set(c, HW_CPU, "cores", "%ld", cores);
+	set(c, HW_CPU, "source", "MLPerf system description %s: host_processor_model_name '%s', %ld cores per "
+	    "socket; clocks, threads and power not in the file", f->name, shown(s, b, sizeof b), cores);
+	set(r, HW_SYSTEM, "cpu", "%s", id);
+	if (f->out)
+		fprintf(f->out, "%s: unknown CPU '%s': added to cpus.csv as '%s' (%ld cores); %s\n", f->name,
+			shown(s, b, sizeof b), id, cores, sug);
+}
+
+/* Host CPU: an id of the database, or a new cpus.csv row with the cores the file gives. */
+static int map_cpu(imp_file *f, hw_import *imp, imp_row *r)
+{
+	const char *s, *cores_s;
+	char b[72], clean[256], id[256], sug[256];
+	long sockets, cores = 0, name_cores;
+	if (required_count(f, "host_processors_per_node", 1, 64, &sockets))
+		return ERR_INPUT;
+	set(r, HW_SYSTEM, "cpus_per_node", "%ld", sockets);
+	if (field(f, "host_processor_model_name", &s) || field(f, "host_processor_core_count", &cores_s))
+		return ERR_INPUT;
+	if (!s)
+		return 0;
+	cpu_names(s, clean, id, &name_cores);
 	if (cores_s && count_of(cores_s, 1, 1024, &cores)) {
 		note(f, "host_processor_core_count", cores_s, "not a whole number 1-1024");
 		cores = 0;
@@ -548,24 +601,7 @@ static int map_cpu(imp_file *f, hw_import *imp, imp_row *r)
 			fprintf(f->out, "%s: unknown CPU '%s': %s\n", f->name, shown(s, b, sizeof b), sug);
 		return 0;
 	}
-	/* a new CPU: model name and cores from the file, clocks and power left empty */
-	imp->cpu = xrealloc(imp->cpu, (size_t)(imp->ncpu + 1) * sizeof *imp->cpu);
-	imp_row *c = &imp->cpu[imp->ncpu++];
-	memset(c, 0, sizeof *c);
-	c->cell = xcalloc((size_t)hw_kinds[HW_CPU].ncols, sizeof *c->cell);
-	c->file = xstrdup(f->name);
-	set(c, HW_CPU, "id", "%s", id);
-	if (strcmp(id, clean) != 0 && !strchr(clean, ';'))
-		set(c, HW_CPU, "aliases", "%s", shown(clean, b, sizeof b));
-	set(c, HW_CPU, "vendor", "%s", strcasestr(clean, "EPYC") || strcasestr(clean, "AMD") ? "AMD" :
-		strcasestr(clean, "Xeon") || strcasestr(clean, "Intel") ? "Intel" : "unknown");
-	set(c, HW_CPU, "cores", "%ld", cores);
-	set(c, HW_CPU, "source", "MLPerf system description %s: host_processor_model_name '%s', %ld cores per "
-	    "socket; clocks, threads and power not in the file", f->name, shown(s, b, sizeof b), cores);
-	set(r, HW_SYSTEM, "cpu", "%s", id);
-	if (f->out)
-		fprintf(f->out, "%s: unknown CPU '%s': added to cpus.csv as '%s' (%ld cores); %s\n", f->name,
-			shown(s, b, sizeof b), id, cores, sug);
+	add_cpu(f, imp, r, s, clean, id, cores, sug);
 	return 0;
 }
 

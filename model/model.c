@@ -334,13 +334,6 @@ double model_ar_steps(int ranks, double algo)
 	return algo == 2.0 ? tree : fmin(ring, tree);
 }
 
-double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo)
-{
-	if (ranks < 2 || bytes <= 0)
-		return 0;
-	return model_ar_steps(ranks, algo) * alpha_s + 2.0 * (ranks - 1) / ranks * bytes / busbw_Bps;
-}
-
 int model_allreduce_phases(const model_scenario *sc, const model_params *p, double bytes, model_ar_phase *ph)
 {
 	const model_node *n = &sc->node;

@@ -493,9 +493,6 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
  * none does. sc's batch is left as it was; err is cleared. */
 int model_batch_that_fits(model_scenario *sc, const model_params *p);
 
-/* Sets r's capex by part and its range from the node's prices and the nodes bought (model_predict does),
- * with p's data set bytes. Needs r->throughput_img_s for the store's read rate (NAN: capacity alone). */
-void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r);
 /* Nodes bought for the scenario's nodes: whole units (19 NVL72 trays buy 36). */
 int model_nodes_bought(const model_scenario *sc);
 /* The compute fabric's parts for the nodes bought (model_run_capex prices them): switches, links, and NIC
@@ -523,16 +520,6 @@ typedef struct model_cash_year {
  * rental). Returns the rows written (ceil(amortize_years) + 1), 0 when r has no capex. */
 int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
 		   int max);
-/* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
- * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
- * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
- * reservation (its nodes stay up with the data) or a node without a rate. */
-double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
-/* model_buy_rent_eval's breakeven_runs_month: the runs a month at which owning buy's cluster costs what renting
- * as rent_r is billed does (on demand: buying wins above it, 0 at any use, INFINITY never; a reservation:
- * buying wins below it). NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
-double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
-			    const model_result *rent_r);
 /* Buy against rent as a month of work: N runs a month (money.runs_per_month, else the utilisation of the bought
  * cluster). Owned: the fixed month (capex as an annuity, support, facility) + N x energy. Rented on demand: N
  * runs in sessions of money.rent_session_s, each session billing its instances' start-up and data copy once
@@ -549,6 +536,9 @@ typedef struct model_buy_rent {
 	double max_runs_month;            /* runs back to back in a month */
 	double owned_month_usd, rented_month_usd;
 	double fixed_usd_gpu_h, energy_usd_gpu_h, rate_usd_gpu_h; /* the rate: rent_r's billed rate */
+	/* the runs a month at which owning buy's cluster costs what renting as rent_r is billed does (on
+	 * demand: buying wins above it, 0 at any use, INFINITY never; a reservation: buying wins below it);
+	 * NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */
 	double breakeven_use, breakeven_runs_month;
 	bool buy_wins_above;              /* on demand: buying wins above breakeven_use; a reservation: below */
 	bool rent_wins;                   /* at the stated use */
@@ -672,15 +662,6 @@ void model_step_run(const model_scenario *sc, const model_step_in *in, model_ste
 /* The exposure rule alone: overlap x the all-reduce after backward + (1 - overlap) x all of it (the
  * simulator applies it to its simulated pipeline). */
 double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
-/* Images/s of each of k ranks of one host that decode their JPEGs on their GPUs (data path gpu), when the step
- * alone would run step_img_s images/s. Each image costs the rank 1/step_img_s of its step, plus what its GPU's
- * decode adds on the rank's own path (1/gpu_decode_img_s: nvJPEG's kernels share the SMs, its copies the
- * stream), and that part waits on what the ranks of the host share - the cores that read files and run the
- * hybrid decoder's host stage, host memory and PCIe, the page cache - as a queue at utilisation
- * U = k x rate / host_decode_img_s waits 1/(1 - U) times its service (M/M/1). The fixed point of
- *   1/rate = 1/step + (1/gpu_decode) / (1 - k rate / host_decode)
- * (a quadratic; its root below host_decode / k). host_decode_img_s infinite: no sharing, the ranks add. */
-double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
 /* The same rate with the shared stage's capacity from the host: host_cores x host_input_img_s_core (model_params
  * host_input_img_s_core: images/s one core of the host carries of the stage the ranks share; the queue's
  * 1/(1 - U) is the stage's saturation as more ranks of the host decode). host_cores <= 0 (unknown): no shared

@@ -17,8 +17,6 @@ int model_domain_nodes(const model_scenario *sc);
 /* Latency steps of an all-reduce over `ranks`: algo 1 ring 2(r-1), 2 tree 2 ceil(log2 r) (NCCL's double
  * binary tree), 0 the fewer. 0 for one rank. */
 double model_ar_steps(int ranks, double algo);
-/* One level's all-reduce of `bytes` over `ranks` at bus bandwidth busbw_Bps (s). */
-double model_ar_level_s(int ranks, double alpha_s, double busbw_Bps, double bytes, double algo);
 /* Wall-clock seconds to copy the data set to every node's local drives before the clock starts: 0 unless
  * the stack stages (sc->stack.staged) and the data set lives on shared storage. Every node holds the whole
  * set (NVIDIA MLPerf run.sub copies it once per node; DALI's shards move each epoch), so the job reads
@@ -45,34 +43,40 @@ double model_step_straggle(int gpus, double straggler_cv);
  * model_exposed_s. */
 void model_pipeline_run(int n, const double *ready_w, const double *comm_s, double bwd_w, double slow_compute,
 			double slow_comm, double *bwd_end_s, double *comm_end_s);
+/* Images/s of each of k ranks of one host that decode their JPEGs on their GPUs (data path gpu), when the step
+ * alone would run step_img_s images/s. Each image costs the rank 1/step_img_s of its step, plus what its GPU's
+ * decode adds on the rank's own path (1/gpu_decode_img_s: nvJPEG's kernels share the SMs, its copies the
+ * stream), and that part waits on what the ranks of the host share - the cores that read files and run the
+ * hybrid decoder's host stage, host memory and PCIe, the page cache - as a queue at utilisation
+ * U = k x rate / host_decode_img_s waits 1/(1 - U) times its service (M/M/1). The fixed point of
+ *   1/rate = 1/step + (1/gpu_decode) / (1 - k rate / host_decode)
+ * (a quadratic; its root below host_decode / k). host_decode_img_s infinite: no sharing, the ranks add. */
+double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
 
 /* ---- model_money.c ---- */
 /* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
  * racks of 18 trays, rental minimums of GPUs). */
 long model_whole_units(long n, long unit);
+/* Sets r's capex by part and its range from the node's prices and the nodes bought (model_predict does),
+ * with p's data set bytes. Needs r->throughput_img_s for the store's read rate (NAN: capacity alone). */
+void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r);
+/* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
+ * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
+ * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
+ * reservation (its nodes stay up with the data) or a node without a rate. */
+double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
 
 /* ---- model_resnet50.c: the layer table ---- */
 /* Multiply-adds of the conv and fc layers per image (the "4.1 GMAC" usually quoted). */
 double model_net_macs(const model_net *net);
-/* Human-readable name of an op ("conv", "bn", ...). */
-const char *model_op_name(model_op op);
 
 /* ---- model_interval.c: 90% prediction intervals ---- */
-int model_basis_parse(const char *s);              /* -1 when unknown */
-int model_quantity_parse(const char *s);           /* -1 when unknown */
-int model_pool_parse(const char *s);               /* -1 when unknown */
 /* Sets r->basis = sc->basis and r's lo/hi fields from the point values, model_interval_factors and
  * model_interval_tta (NAN points give NAN bounds). model_predict calls it: every prediction carries its
  * interval. */
 void model_interval_apply(const model_scenario *sc, model_result *r);
-/* The i-th GPU with results in that data (NULL past the end), for messages and tests. */
-const char *model_measured_gpu(int i);
 /* Two independent errors' bounds (log) together: -sqrt(lo1^2 + lo2^2), +sqrt(hi1^2 + hi2^2). */
 void model_interval_combine(double lo1, double hi1, double lo2, double hi2, double *lo, double *hi);
-
-/* ---- model_ratio.c: the ratio of two predictions ---- */
-int model_stacks_parse(const char *s);         /* -1 when unknown */
-int model_diff_parse(const char *s);         /* -1 when unknown */
 
 /* One interval: factors on the point; n residuals it came from. All 0 = no such row (factors 1 apply). */
 typedef struct model_interval_row {

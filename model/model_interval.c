@@ -34,25 +34,9 @@ const char *model_basis_name(model_basis b)
 	return (int)b >= 0 && (int)b < MODEL_NBASES ? basis_names[b] : "?";
 }
 
-int model_basis_parse(const char *s)
-{
-	for (int i = 0; i < MODEL_NBASES; i++)
-		if (strcmp(s, basis_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 const char *model_quantity_name(model_quantity q)
 {
 	return (int)q >= 0 && (int)q < MODEL_NQUANTITIES ? quantity_names[q] : "?";
-}
-
-int model_quantity_parse(const char *s)
-{
-	for (int i = 0; i < MODEL_NQUANTITIES; i++)
-		if (strcmp(s, quantity_names[i]) == 0)
-			return i;
-	return -1;
 }
 
 int model_pool_of(double stack_compute_eff)
@@ -63,14 +47,6 @@ int model_pool_of(double stack_compute_eff)
 const char *model_pool_name(int pool)
 {
 	return pool >= 0 && pool < MODEL_NPOOLS ? pool_names[pool] : "?";
-}
-
-int model_pool_parse(const char *s)
-{
-	for (int i = 0; i < MODEL_NPOOLS; i++)
-		if (strcmp(s, pool_names[i]) == 0)
-			return i;
-	return -1;
 }
 
 static const model_interval_row *row_of(model_basis b, int pool, model_quantity q)
@@ -133,14 +109,6 @@ bool model_gpu_measured(const char *gpu_id)
 		if (strcmp(model_measured_gpus[i], gpu_id) == 0)
 			return true;
 	return false;
-}
-
-const char *model_measured_gpu(int i)
-{
-	for (int k = 0; model_measured_gpus[k]; k++)
-		if (k == i)
-			return model_measured_gpus[k];
-	return NULL;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -565,14 +565,6 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	r->rented_month_usd = br.rented_month_usd;
 }
 
-double model_breakeven_runs(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
-			    const model_result *rent_r)
-{
-	model_buy_rent o;
-	model_buy_rent_eval(buy_sc, buy_r, rent_sc, rent_r, NAN, &o);
-	return o.breakeven_runs_month;
-}
-
 
 double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 {

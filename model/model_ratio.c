@@ -18,14 +18,6 @@ const char *model_stacks_name(model_stacks c)
 	return (int)c >= 0 && (int)c < MODEL_NSTACKS ? stacks_names[c] : "?";
 }
 
-int model_stacks_parse(const char *s)
-{
-	for (int i = 0; i < MODEL_NSTACKS; i++)
-		if (strcmp(s, stacks_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 bool model_stack_reference(const model_stack *st)
 {
 	return isnan(st->compute_eff) || st->compute_eff == 1.0;
@@ -34,14 +26,6 @@ bool model_stack_reference(const model_stack *st)
 const char *model_diff_name(model_diff k)
 {
 	return (int)k >= 0 && (int)k < MODEL_NDIFFS ? diff_names[k] : "?";
-}
-
-int model_diff_parse(const char *s)
-{
-	for (int i = 0; i < MODEL_NDIFFS; i++)
-		if (strcmp(s, diff_names[i]) == 0)
-			return i;
-	return -1;
 }
 
 static bool str_differ(const char *a, const char *b)

@@ -217,17 +217,3 @@ double model_net_macs(const model_net *net)
 			macs += net->layers[i].fwd_flop / 2.0;
 	return macs;
 }
-
-const char *model_op_name(model_op op)
-{
-	switch (op) {
-	case MODEL_OP_CONV: return "conv";
-	case MODEL_OP_BN: return "bn";
-	case MODEL_OP_RELU: return "relu";
-	case MODEL_OP_MAXPOOL: return "maxpool";
-	case MODEL_OP_AVGPOOL: return "avgpool";
-	case MODEL_OP_FC: return "fc";
-	case MODEL_OP_ADD: return "add";
-	}
-	return "?";
-}

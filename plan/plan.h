@@ -57,15 +57,6 @@ void plan_spec_init(plan_spec *s);
  * (the caller prints suggestions: hw_suggest). */
 int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const char **id);
 
-/* The stack a run uses: the spec's --stack, else sys's default (sys NULL: the spec's system), else NULL. */
-const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system *sys);
-
-/* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
- * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
- * test-bed rows); transfer when another GPU of its architecture (gpus.csv arch) has results; else estimate
- * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
-model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
-
 /* Builds a prepared (and, with measurements, calibrated) scenario for system sys (NULL = the spec's
  * system, or components only) with gpn GPUs per node (0 = the spec's, else the system's) on `nodes` nodes
  * (0 = the spec's). The batch: --global-batch, else --batch-per-gpu, else automatic (of 256..8 that fit, the
@@ -73,10 +64,6 @@ model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
  * 0 or ERR_INPUT. */
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
 		 int nodes, model_scenario *sc);
-
-/* Sets sc->batch_per_gpu to the automatic batch (plan_resolve's rule) for its nodes; returns it, 0 when
- * none of 256..8 fits. */
-int plan_auto_batch(model_scenario *sc, const model_params *p);
 
 /* ---- The question, judging (plan_judge.c), placements (plan_place.c) and the decision (plan_decide.c) ---- */
 
@@ -141,10 +128,6 @@ typedef struct plan_verdict {
 	int domains;           /* NVLink domains the placement spans */
 } plan_verdict;
 
-/* The probability that a time of point t_s and 90% interval lo_s..hi_s is within deadline_s: log-normal on the
- * side of the interval the deadline lies on (its 5% or 95% bound 1.645 sigma from the point). 1 or 0 where
- * that side has no width. */
-double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s);
 /* Appends "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) to
  * out; returns out->s. */
 const char *plan_fails_text(const plan_question *q, const plan_verdict *v, struct strbuf *out);
@@ -195,10 +178,6 @@ bool plan_joinable(const plan_spec *s, const hw_system *sys, int gpn, int nodes)
  * fine: fewer GPUs than a node), or nodes that cannot be joined (plan_joinable). The rule of every placement
  * compare, report and sweep offer. */
 typedef enum plan_shape { PLAN_SHAPE_OK, PLAN_SHAPE_TOO_MANY, PLAN_SHAPE_PARTIAL, PLAN_SHAPE_NO_NET } plan_shape;
-/* Whether sys is among the systems compare, report, sweep and `make plan` offer without --systems: a product
- * one can buy (it has a purchase price) or rent (a cloud provider offers it), not a lab's test bed, and of today
- * unless q->include_eol (plan_offered). The one rule of the default candidates. */
-bool plan_default_system(const plan_question *q, const hw_system *sys);
 
 /* The candidate systems of a question into cand[max]: systems NULL (today's products, plan_default_system),
  * "all" (every system of today; both with the end-of-life ones under q->include_eol) or a comma-separated
@@ -234,7 +213,7 @@ typedef struct plan_buy_rent {
 	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
 	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
 	double rent_lo_usd_run;    /* the run rented at it */
-	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_breakeven_runs) */
+	double breakeven_lo_runs_month; /* buying wins above it at the low end (model_buy_rent_eval) */
 	double flip_usd_gpu_h;     /* the rate at which renting the run costs what owning it does at the stated
 				    * use: renting wins below it */
 	double breakeven_runs_month; /* the runs a month where the two cost the same (model_buy_rent_eval) */

@@ -76,5 +76,21 @@ bool plan_times_tied(const plan_question *q, const plan_option *a, const plan_op
 /* Orders two verdicts as a table answering q lists them: those that qualify first; then by money when
  * plan_cost_first(q), else by time; then by the other; -1, 0 or 1 (0: equal on all of these). */
 int plan_verdict_cmp(const plan_question *q, const plan_verdict *a, const plan_verdict *b);
+/* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
+ * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
+ * test-bed rows); transfer when another GPU of its architecture (gpus.csv arch) has results; else estimate
+ * (Blackwell today). The one place the basis is decided; plan_resolve stores it in the scenario. */
+model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured);
+/* Sets sc->batch_per_gpu to the automatic batch (plan_resolve's rule) for its nodes; returns it, 0 when
+ * none of 256..8 fits. */
+int plan_auto_batch(model_scenario *sc, const model_params *p);
+/* The probability that a time of point t_s and 90% interval lo_s..hi_s is within deadline_s: log-normal on the
+ * side of the interval the deadline lies on (its 5% or 95% bound 1.645 sigma from the point). 1 or 0 where
+ * that side has no width. */
+double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s);
+/* Whether sys is among the systems compare, report, sweep and `make plan` offer without --systems: a product
+ * one can buy (it has a purchase price) or rent (a cloud provider offers it), not a lab's test bed, and of today
+ * unless q->include_eol (plan_offered). The one rule of the default candidates. */
+bool plan_default_system(const plan_question *q, const hw_system *sys);
 
 #endif

@@ -45,7 +45,8 @@ int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const cha
 	return 0;
 }
 
-const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system *sys)
+/* The stack a run uses: the spec's --stack, else sys's default (sys NULL: the spec's system), else NULL. */
+static const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system *sys)
 {
 	if (s->stack_id)
 		return hw_stack_find(db, s->stack_id);

@@ -47,7 +47,6 @@ void sim_loop_free(sim_loop *loop)
 
 double sim_now(const sim_loop *loop) { return loop->now_s; }
 uint64_t sim_loop_events(const sim_loop *loop) { return loop->ran; }
-size_t sim_loop_pending(const sim_loop *loop) { return loop->n; }
 
 static bool ev_before(const sim_event *a, const sim_event *b)
 {

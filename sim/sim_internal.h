@@ -29,9 +29,8 @@ void sim_after(sim_loop *loop, double dt_s, sim_fn *fn, void *ctx, long arg);
 /* Runs events in order until none is left or the next one lies after until_s (INFINITY: all).
  * Returns the number of events run by this call. */
 uint64_t sim_loop_run(sim_loop *loop, double until_s);
-/* Events run so far, and events still pending. */
+/* Events run so far. */
 uint64_t sim_loop_events(const sim_loop *loop);
-size_t sim_loop_pending(const sim_loop *loop);
 
 /* ---- the trace's tracks, spans and markers (the handle: sim.h) ---- */
 
@@ -80,9 +79,8 @@ int sim_net_link(sim_net *net, const char *name, double bw_Bps, int track);
 int sim_net_flow(sim_loop *loop, sim_net *net, const int *path, int nlinks, double size_B,
 		 double latency_s, double rate_cap_Bps, const char *name, sim_fn *done, void *ctx,
 		 long arg);
-/* Flows finished so far; flows active now; the current rate of the link's traffic (sum of flows). */
+/* Flows finished so far; the current rate of the link's traffic (sum of flows). */
 long sim_net_flows_done(const sim_net *net);
-int sim_net_active(const sim_net *net);
 double sim_net_link_load_Bps(const sim_net *net, int link);
 
 /* ---- bounded producer/consumer queue ---- */
@@ -115,8 +113,6 @@ void sim_rng_free(sim_rng *rng);
  * lognormal), times slow_factor with probability slow_prob (a rare slow step). jitter = 0 and
  * slow_prob = 0 give exactly 1 without drawing. */
 double sim_rng_slowdown(sim_rng *rng, double jitter, double slow_prob, double slow_factor);
-/* A uniform draw in [0, 1). */
-double sim_rng_uniform(sim_rng *rng);
 
 
 /* A per-GPU iteration at slowdown 1 and the node it runs on, built from the model's pieces. */

@@ -94,7 +94,6 @@ int sim_net_link(sim_net *net, const char *name, double bw_Bps, int track)
 }
 
 long sim_net_flows_done(const sim_net *net) { return net->done_count; }
-int sim_net_active(const sim_net *net) { return net->active; }
 
 double sim_net_link_load_Bps(const sim_net *net, int link)
 {

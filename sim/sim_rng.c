@@ -39,8 +39,6 @@ void sim_rng_free(sim_rng *rng)
 	free(rng);
 }
 
-double sim_rng_uniform(sim_rng *rng) { return gsl_rng_uniform(rng->r); }
-
 double sim_rng_slowdown(sim_rng *rng, double jitter, double slow_prob, double slow_factor)
 {
 	double f = 1.0;

@@ -21,29 +21,39 @@ static void test_check(test_ctx *t)
 	TEST_CHECK(t, feeder == 0 && dec == 1 && quiet == 2, "party ids %d %d %d", feeder, dec, quiet);
 	ex_data_watch_phase(w, feeder, "waiting for a decoded batch");
 	ex_data_watch_phase(w, dec, "in nvjpegDecodeBatched (hardware decoder)");
-	char rep[1024];
+	strbuf rep;
+	strbuf_init(&rep);
 	double now = time_now_s();
 	/* not armed: never stalled */
-	TEST_CHECK(t, !ex_data_watch_check(w, now + 1000, rep, sizeof(rep)), "unarmed watch stalled");
+	TEST_CHECK(t, !ex_data_watch_check(w, now + 1000, &rep), "unarmed watch stalled");
 	ex_data_watch_arm(w, true);
-	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 50, rep, sizeof(rep)), "stalled before the limit");
-	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, rep, sizeof(rep)), "no stall after the limit");
-	TEST_CHECK(t, strstr(rep, "training thread: waiting for a decoded batch, for 15") &&
-		       strstr(rep, "train decode thread: in nvjpegDecodeBatched (hardware decoder), for 15") &&
-		       strstr(rep, "val decode thread: (no phase named yet)") && strstr(rep, "(0 delivered before)"),
-		   "report:\n%s", rep);
+	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 50, &rep), "stalled before the limit");
+	TEST_CHECK(t, rep.len_B == 0, "a report without a stall: %s", rep.s);
+	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, &rep), "no stall after the limit");
+	TEST_CHECK(t, strstr(rep.s, "training thread: waiting for a decoded batch, for 15") &&
+		       strstr(rep.s, "train decode thread: in nvjpegDecodeBatched (hardware decoder), for 15") &&
+		       strstr(rep.s, "val decode thread: (no phase named yet)") && strstr(rep.s, "(0 delivered before)"),
+		   "report:\n%s", rep.s);
 	/* progress resets the count; a phase set again keeps its age */
 	ex_data_watch_progress(w);
 	ex_data_watch_progress(w);
-	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 50, rep, sizeof(rep)), "stalled after progress");
-	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, rep, sizeof(rep)) && strstr(rep, "(2 delivered"),
-		   "report after 2 batches:\n%s", rep);
-	/* a report cut to its buffer stays a terminated string */
-	char small[24];
-	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, small, sizeof(small)) && strlen(small) == 23,
-		   "cut report: %zu chars", strlen(small));
+	strbuf_free(&rep);
+	strbuf_init(&rep);
+	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 50, &rep), "stalled after progress");
+	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, &rep) && strstr(rep.s, "(2 delivered"),
+		   "report after 2 batches:\n%s", rep.s);
+	/* the report comes whole, however long the phases (a fixed buffer of 2 KiB cut it before) */
+	static char longphase[3001];
+	memset(longphase, 'x', sizeof(longphase) - 1);
+	ex_data_watch_phase(w, quiet, longphase);
+	strbuf_free(&rep);
+	strbuf_init(&rep);
+	TEST_CHECK(t, ex_data_watch_check(w, time_now_s() + 150, &rep) && strstr(rep.s, longphase) &&
+			      strstr(rep.s, ", for "),
+		   "long report cut: %zu chars", rep.len_B);
+	strbuf_free(&rep);
 	ex_data_watch_arm(w, false);
-	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 1000, NULL, 0), "disarmed watch stalled");
+	TEST_CHECK(t, !ex_data_watch_check(w, time_now_s() + 1000, NULL), "disarmed watch stalled");
 	/* parties past the table are refused; NULL watches do nothing */
 	for (int i = 3; i < EX_WATCH_PARTIES; i++)
 		ex_data_watch_party(w, "more");
@@ -51,8 +61,7 @@ static void test_check(test_ctx *t)
 	ex_data_watch_phase(NULL, 0, "x");
 	ex_data_watch_progress(NULL);
 	ex_data_watch_arm(NULL, true);
-	TEST_CHECK(t, !ex_data_watch_check(NULL, now, rep, sizeof(rep)) && ex_data_watch_party(NULL, "x") == -1,
-		   "NULL watch");
+	TEST_CHECK(t, !ex_data_watch_check(NULL, now, NULL) && ex_data_watch_party(NULL, "x") == -1, "NULL watch");
 	ex_data_watch_free(w);
 	ex_data_watch_free(NULL);
 	TEST_CHECK(t, ex_data_watch_new(&w, -1, NULL, NULL) == ERR_INPUT && w == NULL, "negative limit accepted");

@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "model/model_internal.h" /* tests of model/'s parts */
 #include "plan/plan.h"
+#include "plan/plan_internal.h" /* plan/'s parts under test */
 #include "tests/test.h"
 
 /* n < 9: +-the largest |rho| (the |rho| rule's k = ceil(0.9 (n + 1)) is past n), not the observed range,

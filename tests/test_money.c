@@ -5,6 +5,7 @@
  */
 #include "common/common.h"
 #include "model/model.h"
+#include "model/model_internal.h" /* model/'s parts under test */
 #include "plan/plan.h"
 #include "tests/test.h"
 

@@ -27,60 +27,48 @@ grep -Eqi '<(script|img|link|iframe)[^>]* (src|href)=' "$tmp/D/whatif.html" && n
 browser=""
 for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
 [ -n "$browser" ] || { echo "whatif_browser.sh: no Chromium; page checks skipped"; exit $fail; }
-# The DOM after the page computed (<body data-rc> set). V8 compiles the WebAssembly synchronously here
-# (--no-wasm-async-compilation) so that virtual time cannot run out while it compiles; a page that did not
-# finish (a loaded machine: seen once under `make test-san`, the first page "(computing...)" three times) is
-# tried again with twice the virtual time, up to five tries.
-dom() {
-	budget=20000
-	for try in 1 2 3 4 5; do
-		rm -rf "$tmp/profile"
-		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=$budget \
-			--dump-dom "file://${PAGE:-$tmp/D/whatif.html}$1" 2>/dev/null >"$tmp/dom.try"
-		grep -q '<body data-rc=' "$tmp/dom.try" && break
-		budget=$((budget * 2))
-	done
-	cat "$tmp/dom.try"
-}
-# FRAGMENT COMPARE-OPTIONS...: the page at #FRAGMENT against compare with those options
+# Chromium starts once per page (tests/lib/walk.sh), not once per case
+. "$(dirname "$0")/lib/walk.sh"
+answer_of() { unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }'; }
+# N COMPARE-OPTIONS...: the page at its N-th fragment against compare with those options
 check() {
-	frag=$1
+	n=$1
 	shift
-	dom "#$frag" >"$tmp/dom.html"
-	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
-	python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" || no "#$frag differs from compare $*"
-	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "#$frag: the same answer as the report's own inputs"
+	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | answer_of >"$tmp/answer.txt"
+	python3 tests/lib/whatif_dom.py "$tmp/snap/$n.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" ||
+		no "fragment $n differs from compare $*"
+	cmp -s "$tmp/answer.txt" "$tmp/default.txt" && no "fragment $n: the same answer as the report's own inputs"
 }
-"$SP" compare --systems $SYSTEMS --gpus 64 | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/default.txt"
-dom "" >"$tmp/dom.html"
-"$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" >/dev/null
-python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/default.txt" "$tmp/ans.json" || no "no fragment: not the report's inputs"
-check "gpus=16&utilisation=0.3" --gpus 16 --utilisation 0.3
-check "gpus=144&budget=8000000" --gpus 144 --budget 8000000
-check "gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16" --gpus 32 --cost tco --rent-term 1y \
-	--kwh-price 0.2 --pue 1.3 --precision fp16
+mkdir -p "$tmp/q"
+printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
+# 0: as loaded (the report's inputs); 5: the reader's own quote (a systems.csv overlay pasted into the page);
+# 6: bad input
+FRAGS="- gpus=16&utilisation=0.3 gpus=144&budget=8000000
+	gpus=32&cost=tco&rent-term=1y&kwh-price=0.2&pue=1.3&precision=fp16
+	gpus=16&cost=tco&finance-rate=0.05&residual=0.3&amortize-years=4&rent-session-h=0
+	gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice_source%0Adgxb200%2C150000%2C2026-11%2Cquote%2Ca%20vendor%20quote
+	gpus=0"
+walk "$tmp/D/whatif.html"
+"$SP" compare --systems $SYSTEMS --gpus 64 --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | answer_of >"$tmp/default.txt"
+python3 tests/lib/whatif_dom.py "$tmp/snap/0.html" "$tmp/cmp.csv" "$tmp/default.txt" "$tmp/ans.json" || no "no fragment: not the report's inputs"
+check 1 --gpus 16 --utilisation 0.3
+check 2 --gpus 144 --budget 8000000
+check 3 --gpus 32 --cost tco --rent-term 1y --kwh-price 0.2 --pue 1.3 --precision fp16
 # the money inputs the page gained with the one table (model_money_inputs): each a field of the form
 for f in facility-price support-frac amortize-years finance-rate residual runs-per-month rent-session-h grid-carbon \
 	store-tb-per-gpu; do
-	grep -q "name=\"$f\"" "$tmp/dom.html" || no "the page has no $f input"
+	grep -q "name=\"$f\"" "$tmp/snap/3.html" || no "the page has no $f input"
 done
-check "gpus=16&cost=tco&finance-rate=0.05&residual=0.3&amortize-years=4&rent-session-h=0" --gpus 16 --cost tco \
-	--finance-rate 0.05 --residual 0.3 --amortize-years 4 --rent-session-h 0
-# the reader's own quote (a systems.csv overlay pasted into the page) against compare --hwdb with that file
-mkdir -p "$tmp/q"
-printf 'id,price_usd,price_date,price_kind,price_source\ndgxb200,150000,2026-11,quote,a vendor quote\n' >"$tmp/q/systems.csv"
-check "gpus=16&cost=capex&quote=id%2Cprice_usd%2Cprice_date%2Cprice_kind%2Cprice_source%0Adgxb200%2C150000%2C2026-11%2Cquote%2Ca%20vendor%20quote" \
-	--gpus 16 --cost capex --hwdb "$tmp/q"
-"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' | cmp -s - "$tmp/answer.txt" &&
+check 4 --gpus 16 --cost tco --finance-rate 0.05 --residual 0.3 --amortize-years 4 --rent-session-h 0
+check 5 --gpus 16 --cost capex --hwdb "$tmp/q"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex | answer_of | cmp -s - "$tmp/answer.txt" &&
 	no "the quote changed nothing in the answer"
+# bad input: compare's own message on the page, no answer
+grep -q 'expected an integer 1..100000' "$tmp/snap/6.html" || no "#gpus=0: compare's message not on the page"
 # a report given --hwdb DIR: its page starts from DIR's systems.csv as the quote
 "$SP" report --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/H" >/dev/null 2>&1 || no "report --hwdb"
-PAGE="$tmp/H/whatif.html" dom "" >"$tmp/dom.html"
-"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | unwrap | awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
-python3 tests/lib/whatif_dom.py "$tmp/dom.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
-# bad input: compare's own message on the page, no answer
-dom "#gpus=0" >"$tmp/dom.html"
-grep -q 'expected an integer 1..100000' "$tmp/dom.html" || no "#gpus=0: compare's message not on the page"
+FRAGS="-"
+walk "$tmp/H/whatif.html"
+"$SP" compare --systems $SYSTEMS --gpus 16 --cost capex --hwdb "$tmp/q" --out "$tmp/cmp.csv" | answer_of >"$tmp/answer.txt"
+python3 tests/lib/whatif_dom.py "$tmp/snap/0.html" "$tmp/cmp.csv" "$tmp/answer.txt" || no "report --hwdb: the page differs"
 exit $fail

@@ -33,28 +33,31 @@ chrome() { # FRAGMENT ARGS...: Chromium on the probed page, a page not finished 
 		budget=$((budget * 2))
 	done
 }
-# FRAGMENT COMPARE-OPTIONS...: the probed page at #FRAGMENT against compare's table on those options (both fold
-# offers of the same hardware and time into one row, the answer's fold)
+# N NAME COMPARE-OPTIONS...: the probed page at its N-th fragment (tests/lib/walk.sh: one start of Chromium for
+# all) against compare's table on those options (both fold offers of the same hardware and time into one row,
+# the answer's fold)
 check() {
-	frag=$1 name=$2
+	n=$1 name=$2
 	shift 2
-	chrome "$frag" --dump-dom
-	cp "$tmp/dom.try" "$out/$name.html"
+	cp "$tmp/snap/$n.html" "$out/$name.html"
 	"$SP" compare --systems $SYSTEMS "$@" 2>&1 | unwrap >"$tmp/table.txt"
 	python3 "$here/tests/lib/whatif_chart.py" "$out/$name.html" "$tmp/table.txt" >"$out/$name.txt" ||
-		{ no "whatif.html $frag: $(grep -v ': ok$' "$out/$name.txt" | head -5)"; }
+		{ no "whatif.html #$n ($name): $(grep -v ': ok$' "$out/$name.txt" | head -5)"; }
 	# the rows the page shows are those compare's fold leaves, each folded offer named in its row (these
 	# systems hold offers of one hardware: DGX H100, XE9680 H100 and the clouds' H100s)
 	"$SP" compare --systems $SYSTEMS "$@" --out "$tmp/cmp.csv" --answer-json "$tmp/ans.json" | unwrap |
 		awk '/^answer: /{ a = 1; print; next } a && /^  /{ print; next } { a = 0 }' >"$tmp/answer.txt"
 	python3 "$here/tests/lib/whatif_dom.py" "$out/$name.html" "$tmp/cmp.csv" "$tmp/answer.txt" "$tmp/ans.json" \
-		>"$out/$name.dom.txt" || no "whatif.html $frag: $(grep -v ': agree$' "$out/$name.dom.txt" | head -5)"
+		>"$out/$name.dom.txt" || no "whatif.html #$n ($name): $(grep -v ': agree$' "$out/$name.dom.txt" | head -5)"
 	grep -q "^ *+ " "$tmp/table.txt" && ! grep -q "same hardware and time folded" "$out/$name.html" &&
-		no "whatif.html $frag: compare folds offers, the page says nothing of it"
+		no "whatif.html #$n ($name): compare folds offers, the page says nothing of it"
 }
-check "" capex --gpus 64
-check "#cost=tco&gpus=144" tco --cost tco --gpus 144
-check "#cost=rent&gpus=16" rent --cost rent --gpus 16
+. "$(dirname "$0")/lib/walk.sh"
+FRAGS="- cost=tco&gpus=144 cost=rent&gpus=16"
+walk "$tmp/D/whatif.html" "$here/tests/lib/whatif_probe.js"
+check 0 capex --gpus 64
+check 1 tco --cost tco --gpus 144
+check 2 rent --cost rent --gpus 16
 # the screenshot: what a reader sees (the charts below the table)
 chrome "" --screenshot="$out/whatif.png" --window-size=1280,2400
 [ -s "$out/whatif.png" ] || no "no screenshot written to $out/whatif.png"

@@ -15,7 +15,7 @@
  * shows the figures; each system's prices are on one Assumptions row, the rentals weighed against on
  * their own rows.
  * The formulas restate model/model_money.c (model_run_capex, model_run_money, capex_month,
- * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_breakeven_runs,
+ * fixed_month_per_usd, run_share, rent_billed, model_rent_setup_s, model_ref_rent_usd, model_buy_rent_eval,
  * model_cashflow): they are all in the tables below, and tests/whatif_xlsx.sh recalculates the workbook in
  * LibreOffice against compare's CSV and report's cashflow.csv.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -198,7 +198,7 @@ static const xl_col cols[] = {
 	 "{sys.rent_rate},1-{sys.rent_width}),{rent_usd}*(1-{sys.rent_width})),\"\")", 2, NULL},
 	{"rent_hi_usd", "rent per run, high end USD", XL_FORMULA,
 	 "=IF(ISNUMBER({rent_usd}),{rent_usd}*(1+{sys.rent_width}),\"\")", 2, NULL},
-	/* model_ref_rent_usd and model_breakeven_runs: a month of N runs owned costs fixed + N x energy; rented,
+	/* model_ref_rent_usd and model_buy_rent_eval: a month of N runs owned costs fixed + N x energy; rented,
 	 * a reservation's month whatever N, or N x the rent by the run */
 	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
 	 "=IF(AND(ISNUMBER({ref.rate}),N({ref.gpus})>0),CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*"

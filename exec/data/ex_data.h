@@ -53,6 +53,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct strbuf; /* common/common.h: the stall report is appended to one */
+
 /* Where Debian's dataset-fashion-mnist installs its files (dpkg -L dataset-fashion-mnist). */
 #define EX_IDX_FASHION_DIR "/usr/share/datasets/fashion-mnist"
 /* Largest decompressed IDX file accepted (a bound against gzip bombs): 1 GiB. */
@@ -298,8 +300,9 @@ int ex_data_watch_party(ex_data_watch *w, const char *name); /* its id, or -1 pa
 void ex_data_watch_phase(ex_data_watch *w, int party, const char *phase); /* phase: a string that lives on */
 void ex_data_watch_progress(ex_data_watch *w);
 void ex_data_watch_arm(ex_data_watch *w, bool armed); /* arming starts the limit's count */
-/* Whether the watch counts as stalled at now_s (time_now_s's clock); if so, and report, writes the report. */
-bool ex_data_watch_check(ex_data_watch *w, double now_s, char *report, size_t cap);
+/* Whether the watch counts as stalled at now_s (time_now_s's clock); if so, and report, appends the report to
+ * it (whole: common/common.h's strbuf). */
+bool ex_data_watch_check(ex_data_watch *w, double now_s, struct strbuf *report);
 void ex_data_watch_free(ex_data_watch *w);
 
 /* ---- an ImageNet-like JPEG folder for benchmarks (mkimagenet.c) ---- */

@@ -13,7 +13,6 @@
 #include "exec/data/ex_data.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,41 +40,24 @@ struct ex_data_watch {
 	bool th_started;
 };
 
-/* Appends to buf at *len, never past cap (the report is cut, not overrun). */
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+/* Appends the report of a stall at now_s to out (caller holds mu). */
+static void report_locked(const ex_data_watch *w, double now_s, strbuf *out)
 {
-	if (*len + 1 >= cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
-}
-
-/* The report of a stall at now_s (caller holds mu). */
-static void report_locked(const ex_data_watch *w, double now_s, char *buf, size_t cap)
-{
-	size_t len = 0;
-	if (cap == 0)
-		return;
-	buf[0] = '\0';
-	put(buf, cap, &len, "no batch reached the training step for %.0f s (%ld delivered before); where each "
-	    "thread was:\n", now_s - w->progress_s, w->progress_n);
+	strbuf_addf(out, "no batch reached the training step for %.0f s (%ld delivered before); where each thread "
+		    "was:\n", now_s - w->progress_s, w->progress_n);
 	for (int i = 0; i < w->nparty; i++)
-		put(buf, cap, &len, "  %s: %s, for %.1f s\n", w->party[i].name,
-		    w->party[i].phase ? w->party[i].phase : "(no phase named yet)", now_s - w->party[i].since_s);
+		strbuf_addf(out, "  %s: %s, for %.1f s\n", w->party[i].name,
+			    w->party[i].phase ? w->party[i].phase : "(no phase named yet)", now_s - w->party[i].since_s);
 }
 
-bool ex_data_watch_check(ex_data_watch *w, double now_s, char *report, size_t cap)
+bool ex_data_watch_check(ex_data_watch *w, double now_s, strbuf *report)
 {
 	if (!w)
 		return false;
 	pthread_mutex_lock(&w->mu);
 	bool stalled = w->armed && !w->fired && w->limit_s > 0 && now_s - w->progress_s > w->limit_s;
 	if (stalled && report)
-		report_locked(w, now_s, report, cap);
+		report_locked(w, now_s, report);
 	pthread_mutex_unlock(&w->mu);
 	return stalled;
 }
@@ -84,7 +66,6 @@ static void *watch_main(void *arg)
 {
 	ex_data_watch *w = arg;
 	double period_s = w->limit_s / 4 < 1.0 ? w->limit_s / 4 : 1.0;
-	char report[2048];
 	pthread_mutex_lock(&w->mu);
 	while (!w->stop) {
 		struct timespec ts;
@@ -98,10 +79,13 @@ static void *watch_main(void *arg)
 		double now_s = time_now_s();
 		if (!w->armed || w->fired || now_s - w->progress_s <= w->limit_s)
 			continue;
-		report_locked(w, now_s, report, sizeof(report));
+		strbuf report;
+		strbuf_init(&report);
+		report_locked(w, now_s, &report);
 		w->fired = true; /* once, until the next progress */
 		pthread_mutex_unlock(&w->mu);
-		w->on_stall(report, w->arg); /* scaleplan-train's does not return */
+		w->on_stall(report.s, w->arg); /* scaleplan-train's does not return */
+		strbuf_free(&report);
 		pthread_mutex_lock(&w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);

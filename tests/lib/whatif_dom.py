@@ -7,9 +7,14 @@
 # it folds into, and the pick's rank marked ">".
 #   whatif_dom.py DOM.html COMPARE.csv ANSWER.txt [ANSWER.json]   exit 0 when they agree, 1 with each
 #   difference printed
+#   whatif_dom.py --split DOM.html DIR   the page's copies at each fragment (tests/lib/whatif_walk.js) into
+#   DIR/0.html, DIR/1.html, ...; exit 1 when there are none
 # SPDX-License-Identifier: GPL-3.0-or-later
 import csv
+import html
 import json
+import os
+import re
 import sys
 from html.parser import HTMLParser
 
@@ -89,4 +94,14 @@ def main():
     return 1 if bad else 0
 
 
-sys.exit(main())
+def split(dom_path, outdir):
+    text = open(dom_path, encoding="utf-8").read()
+    n = 0
+    for m in re.finditer(r'<textarea class="whatif-snap" data-i="(\d+)">(.*?)</textarea>', text, re.S):
+        with open(os.path.join(outdir, m.group(1) + ".html"), "w", encoding="utf-8") as f:
+            f.write(html.unescape(m.group(2)))
+        n += 1
+    return 0 if n else 1
+
+
+sys.exit(split(sys.argv[2], sys.argv[3]) if sys.argv[1] == "--split" else main())

@@ -1,11 +1,11 @@
-/* Injected by tests/whatif_chart.sh into a copy of whatif.html (never part of the page): once the page has
- * computed (<body data-rc>), measures every text of its charts with the browser's own layout (getBBox) and
+/* Injected by tests/whatif_chart.sh into a copy of whatif.html (never part of the page): whatifProbe, run by
+ * tests/lib/whatif_walk.js at each fragment it walks (or, without a walk, once the page has computed:
+ * <body data-rc>), measures every text of its charts with the browser's own layout (getBBox) and
  * writes what it found to <body data-probe> as JSON: per chart its tick marks, the texts that leave the chart
  * and the pairs of texts that overlap; the text of every money cell of the options table and of the lines
  * that say why a cell is "-".
  * SPDX-License-Identifier: GPL-3.0-or-later */
-(function probe() {
-	if (!document.body.hasAttribute("data-rc")) { setTimeout(probe, 50); return; }
+window.whatifProbe = function () {
 	var charts = [];
 	document.querySelectorAll("#charts svg").forEach(function (s) {
 		var W = +s.getAttribute("width"), H = +s.getAttribute("height"), boxes = [], outside = [], over = [];
@@ -33,4 +33,9 @@
 	var why = document.getElementById("unpriced");
 	document.body.setAttribute("data-probe", JSON.stringify({charts: charts, money: money,
 		unpriced: why ? why.textContent : null}));
+};
+(function wait() {
+	if (window.WHATIF_FRAGS) return; /* whatif_walk.js probes at each fragment */
+	if (!document.body.hasAttribute("data-rc")) { setTimeout(wait, 50); return; }
+	window.whatifProbe();
 })();
