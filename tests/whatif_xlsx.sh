@@ -26,24 +26,32 @@ fi
 set -- $($CHECK count "$tmp/D/costs.xlsx")
 [ "$1" -ge 20 ] && [ "$2" -ge 10 ] || no "costs.xlsx: $1 formulas, $2 over Assumptions (want >= 20, >= 10)"
 echo "costs.xlsx: $1 formulas, $2 over Assumptions"
+# The checks are queued (q MESSAGE CHECK ARGS...) and run by flush in one start of Python each time the
+# files they read are all written: a start costs more than most checks.
+Q=$tmp/checks.txt
+: >"$Q"
+q() {
+	printf '%s' "$1" >>"$Q"
+	shift
+	for a in "$@"; do printf '\t%s' "$a" >>"$Q"; done
+	printf '\n' >>"$Q"
+}
+flush() { $CHECK batch "$Q" || fail=1; : >"$Q"; }
 # as a previewer shows it (no recalculation): every formula stores its value, and the stored money of every
 # option at every GPU count equals compare's CSV within 0.1%; each system's prices are on one row
 "$SP" report --systems $S1,coreweave-hgx-h100 --gpus 8,64,144 --out "$tmp/V" >"$tmp/log" 2>&1 || { cat "$tmp/log"; no "report V"; }
-$CHECK stored "$tmp/V/costs.xlsx" "$tmp/V/stored.csv" || no "a formula stores no value"
-$CHECK once "$tmp/V/costs.xlsx" || no "a system's prices are on more than one row"
+q "a formula stores no value" stored "$tmp/V/costs.xlsx" "$tmp/V/stored.csv"
+q "a system's prices are on more than one row" once "$tmp/V/costs.xlsx"
 for g in 8 64 144; do
 	"$SP" compare --systems $S1,coreweave-hgx-h100 --gpus $g --out "$tmp/V/c$g.csv" >/dev/null
-	python3 -c 'import csv, sys
-rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
-csv.writer(sys.stdout).writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
-		"$tmp/V/stored.csv" $g >"$tmp/V/s$g.csv"
-	$CHECK compare "$tmp/V/s$g.csv" "$tmp/V/c$g.csv" || no "stored values at $g GPUs differ from compare"
+	q "stored rows at $g GPUs" rows "$tmp/V/stored.csv" $g "$tmp/V/s$g.csv"
+	q "stored values at $g GPUs differ from compare" compare "$tmp/V/s$g.csv" "$tmp/V/c$g.csv"
 done
-$CHECK cashflow "$tmp/V/s8.csv" "$tmp/V/cashflow.csv" "$tmp/V/report.md" || no "stored cash flow differs from cashflow.csv"
+q "stored cash flow differs from cashflow.csv" cashflow "$tmp/V/s8.csv" "$tmp/V/cashflow.csv" "$tmp/V/report.md"
 # the Cash flow sheet (book and cash by year, owned and rented) and the two-way Sensitivity table
-$CHECK sheets "$tmp/V/costs.xlsx" "$tmp/V/cashflow.csv" "$tmp/V/report.md" "$tmp/V/c8.csv" ||
-	no "Cash flow or Sensitivity sheet differs from report and compare"
-office=$(command -v soffice || command -v libreoffice) || { echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
+q "Cash flow or Sensitivity sheet differs from report and compare" sheets "$tmp/V/costs.xlsx" "$tmp/V/cashflow.csv" \
+	"$tmp/V/report.md" "$tmp/V/c8.csv"
+office=$(command -v soffice || command -v libreoffice) || { flush; echo "whatif_xlsx.sh: no LibreOffice; skipped"; exit $fail; }
 # A fresh profile that recalculates OOXML files on load (LibreOffice's default asks or never does).
 mkdir -p "$tmp/lo/user"
 cat >"$tmp/lo/user/registrymodifications.xcu" <<'XCU'
@@ -53,11 +61,11 @@ cat >"$tmp/lo/user/registrymodifications.xcu" <<'XCU'
 </oor:items>
 XCU
 # The changed books all go into $X and LibreOffice computes them in one start (each start takes seconds):
-# put BOOK NAME VALUE OUT writes BOOK with Assumptions' NAME set to VALUE as $X/OUT.xlsx; recalc_all then
+# put BOOK NAME VALUE OUT queues BOOK with Assumptions' NAME set to VALUE as $X/OUT.xlsx; recalc_all then
 # writes $X/OUT-Options.csv (every sheet computed by LibreOffice) for each.
 X=$tmp/x
 mkdir -p "$X"
-put() { $CHECK set "$1" "$2" "$3" "$X/$4.xlsx" || no "cannot set $2 in $1"; }
+put() { q "cannot set $2 in $1" set "$1" "$2" "$3" "$X/$4.xlsx"; }
 recalc_all() {
 	timeout 300 "$office" --headless -env:UserInstallation="file://$tmp/lo" --convert-to \
 		'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1' --outdir "$X" "$X"/*.xlsx \
@@ -70,14 +78,14 @@ case_of() {
 	name=$1 value=$2 systems=$3 opt=$4
 	shift 4
 	sheet="$X/$name-$value-Options.csv"
-	"$SP" compare --systems "$systems" "$@" "$opt" "$value" --out "$tmp/cmp.csv" >/dev/null
-	$CHECK compare "$sheet" "$tmp/cmp.csv" || no "costs.xlsx with $name=$value differs from compare $opt $value"
+	"$SP" compare --systems "$systems" "$@" "$opt" "$value" --out "$tmp/cmp-$name-$value.csv" >/dev/null
+	q "costs.xlsx with $name=$value differs from compare $opt $value" compare "$sheet" "$tmp/cmp-$name-$value.csv"
 	[ "$cash" = 1 ] || return
-	rm -rf "$tmp/C"
-	"$SP" report --systems "$systems" "$@" "$opt" "$value" --out "$tmp/C" >/dev/null 2>&1 || { no "report $opt $value"; return; }
-	[ -f "$tmp/C/cashflow.csv" ] || { no "report $opt $value wrote no cashflow.csv"; return; }
-	$CHECK cashflow "$sheet" "$tmp/C/cashflow.csv" "$tmp/C/report.md" ||
-		no "costs.xlsx with $name=$value: cash flow differs from the report's cashflow.csv"
+	C=$tmp/C-$name-$value
+	"$SP" report --systems "$systems" "$@" "$opt" "$value" --out "$C" >/dev/null 2>&1 || { no "report $opt $value"; return; }
+	[ -f "$C/cashflow.csv" ] || { no "report $opt $value wrote no cashflow.csv"; return; }
+	q "costs.xlsx with $name=$value: cash flow differs from the report's cashflow.csv" cashflow "$sheet" \
+		"$C/cashflow.csv" "$C/report.md"
 }
 CASES="utilisation:0.54:--utilisation utilisation:0.3:--utilisation kwh_usd:0.25:--kwh-price
 	finance_rate:0.07:--finance-rate residual_frac:0.3:--residual runs_per_month:200:--runs-per-month"
@@ -104,6 +112,7 @@ for t in 1y spot; do
 		{ cat "$tmp/log"; no "report --rent-term $t"; continue; }
 	put "$tmp/T$t/costs.xlsx" pue 1.58 "t$t"
 done
+flush
 recalc_all
 
 cash=1
@@ -119,15 +128,12 @@ for g in 8 64; do
 	"$SP" compare --systems $S2 --gpus $g --cost rent --hwdb "$tmp/q" --out "$tmp/cmp$g.csv" >/dev/null
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["system"] == "lambda-hgx-h100" && $c["rent_usd"] == "" { bad = 1 }
 		END { exit bad }' "$tmp/cmp$g.csv" || no "lambda-hgx-h100 unpriced at $g GPUs: the cluster rate case is not checked"
-	python3 -c 'import csv, sys
-rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
-w = csv.writer(sys.stdout)
-w.writerows([rows[0]] + [r for r in rows[1:] if r[rows[0].index("GPUs")] == sys.argv[2]])' \
-		"$X/g$g-Options.csv" $g >"$tmp/R/only$g.csv"
-	$CHECK compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv" || no "rentals at $g GPUs differ from compare"
+	q "rentals' rows at $g GPUs" rows "$X/g$g-Options.csv" $g "$tmp/R/only$g.csv"
+	q "rentals at $g GPUs differ from compare" compare "$tmp/R/only$g.csv" "$tmp/cmp$g.csv"
 done
 for t in 1y spot; do
 	"$SP" compare --systems $S2 --gpus 64 --cost rent --rent-term $t --out "$tmp/cmp$t.csv" >/dev/null
-	$CHECK compare "$X/t$t-Options.csv" "$tmp/cmp$t.csv" || no "rentals with --rent-term $t differ from compare"
+	q "rentals with --rent-term $t differ from compare" compare "$X/t$t-Options.csv" "$tmp/cmp$t.csv"
 done
+flush
 exit $fail

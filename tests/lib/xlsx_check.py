@@ -19,6 +19,10 @@
 #   xlsx_check.py compare OPTIONS.csv COMPARE.csv   each option's money (recalculated sheet, exported as CSV)
 #                                            against compare's CSV, matched by system, nodes and GPUs per
 #                                            node; within 0.1%; exit 1 with each difference printed
+#   xlsx_check.py rows OPTIONS.csv GPUS OUT.csv   the rows of OPTIONS.csv at that GPU count (column GPUs)
+#   xlsx_check.py batch CHECKS.txt            each line "MESSAGE<TAB>COMMAND<TAB>ARG..." (a command above but
+#                                            count) run in order in this one process (a start of Python costs
+#                                            more than most checks); "FAIL: MESSAGE" for each that fails, exit 1
 # SPDX-License-Identifier: GPL-3.0-or-later
 import csv
 import re
@@ -258,18 +262,46 @@ def sheets_check(book, flows, report, want):
     return 1 if bad or n == 0 else 0
 
 
+def rows(options, gpus, out):
+    table = list(csv.reader(open(options, encoding="utf-8")))
+    with open(out, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([table[0]] + [r for r in table[1:] if r[table[0].index("GPUs")] == gpus])
+    return 0
+
+
+COMMANDS = {
+    "set": lambda a: set_input(*a[:4]),
+    "sheets": lambda a: sheets_check(*a[:4]),
+    "once": lambda a: once(a[0]),
+    "stored": lambda a: stored(a[0], a[1]),
+    "cashflow": lambda a: cashflow(*a[:3]),
+    "compare": lambda a: compare(a[0], a[1]),
+    "rows": lambda a: rows(*a[:3]),
+}
+
+
+def batch(path):
+    bad = 0
+    for line in open(path, encoding="utf-8"):
+        f = line.rstrip("\n").split("\t")
+        try:
+            rc = COMMANDS[f[1]](f[2:])
+        except SystemExit as e:  # set's refusals
+            print(e.code)
+            rc = 1
+        except Exception as e:  # a file a command before should have written: this check fails, not all
+            print("%s: %s" % (type(e).__name__, e))
+            rc = 1
+        if rc:
+            print("FAIL: " + f[0])
+            bad = 1
+    return bad
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         count(sys.argv[2])
-    elif sys.argv[1] == "set":
-        set_input(*sys.argv[2:6])
-    elif sys.argv[1] == "sheets":
-        sys.exit(sheets_check(*sys.argv[2:6]))
-    elif sys.argv[1] == "once":
-        sys.exit(once(sys.argv[2]))
-    elif sys.argv[1] == "stored":
-        sys.exit(stored(sys.argv[2], sys.argv[3]))
-    elif sys.argv[1] == "cashflow":
-        sys.exit(cashflow(*sys.argv[2:5]))
+    elif sys.argv[1] == "batch":
+        sys.exit(batch(sys.argv[2]))
     else:
-        sys.exit(compare(sys.argv[2], sys.argv[3]))
+        sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
