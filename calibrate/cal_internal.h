@@ -166,5 +166,8 @@ void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *ou
 /* What lies beyond a repeat half-range hw (>= 0) of a log residual rho: 0 inside [-hw, hw], else the
  * distance to the nearer end with rho's sign. */
 double cal_resid_beyond(double rho, double hw);
+/* The 90% interval of one prediction pred: ln-variance var_param_ln from the parameters' standard errors and a
+ * run's own noise sd_run_ln (ln; NAN: unknown, counted 0) in quadrature, a normal quantile; into lo, hi. */
+void cal_point_interval(double pred, double var_param_ln, double sd_run_ln, double *lo, double *hi);
 
 #endif

@@ -1083,6 +1083,98 @@ bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 	return n > 0;
 }
 
+/* The ln noise of one run's throughput as a fit sees it (the interval of a next-scale prediction adds it to
+ * the parameters' part): the pooled standard deviation of ln(throughput) over the repeats of one configuration,
+ * or the fit's own rms ln residual over its throughput points where that is larger (a fit that misses by more
+ * than its repeats differ; rms with ps's predictions). NAN when neither is known. */
+static double run_noise_ln(const cal_env *e, cal_pset *ps, const cal_data *d)
+{
+	double ss = 0, dof = 0, rs = 0;
+	int nr = 0;
+	for (int i = 0; i < d->n; i++) {
+		const cal_point *p = &d->pts[i];
+		if (p->kind != CAL_THROUGHPUT || p->step_grads || !(p->measured > 0))
+			continue;
+		double sum = 0;
+		int m = 0;
+		for (int j = 0; j < d->n; j++)
+			if (same_run(p, &d->pts[j]) && d->pts[j].measured > 0) {
+				sum += log(d->pts[j].measured);
+				m++;
+			}
+		if (m > 1) { /* each of the m runs adds its square and (m - 1) / m degrees of freedom */
+			double dv = log(p->measured) - sum / m;
+			ss += dv * dv;
+			dof += (double)(m - 1) / m;
+		}
+		double pr = predict_env(e, ps, d, i);
+		if (isfinite(pr) && pr > 0) {
+			double r = log(pr / p->measured);
+			rs += r * r;
+			nr++;
+		}
+	}
+	double rep = dof > 0.5 ? ss / dof : NAN, fit = nr ? rs / nr : NAN;
+	double v = isfinite(rep) && isfinite(fit) ? fmax(rep, fit) : isfinite(rep) ? rep : fit;
+	return sqrt(v);
+}
+
+/* How far the all-reduce's time misses: the rms ln residual of the all-reduce points (sweeps and a run's own
+ * in-step all-reduce) with ps's predictions; NAN where there is none. */
+static double allreduce_noise_ln(const cal_env *e, cal_pset *ps, const cal_data *d)
+{
+	double ss = 0;
+	int n = 0;
+	for (int i = 0; i < d->n; i++) {
+		if (d->pts[i].kind != CAL_ALLREDUCE || !(d->pts[i].measured > 0))
+			continue;
+		double pr = predict_env(e, ps, d, i);
+		if (isfinite(pr) && pr > 0) {
+			double r = log(pr / d->pts[i].measured);
+			ss += r * r;
+			n++;
+		}
+	}
+	return n ? sqrt(ss / n) : NAN;
+}
+
+/* The part of throughput point i's ln variance that grows with scale: the all-reduce's miss sd_ar (ln) on the
+ * share of the step it is exposed for (predicted with ps; the share grows with ranks and with slower links). */
+static double comm_var_ln(const cal_env *e, cal_pset *ps, const cal_point *p, double pr, double sd_ar)
+{
+	double ex;
+	if (!isfinite(sd_ar) || !(pr > 0) || !isfinite(point_throughput(e, ps, p, NULL, &ex)) || !isfinite(ex))
+		return 0;
+	double step_s = p->gpus * p->batch_per_gpu / pr, share = fmin(1.0, ex / step_s);
+	return share > 0 ? share * share * sd_ar * sd_ar : 0;
+}
+
+/* The ln variance of point i's prediction pr from the standard errors of the parameters (delta method, central
+ * differences): each fitted parameter moved on its own, so taken as independent (a profile carries no
+ * covariances). A parameter that does not act on the point adds nothing. */
+static double param_var_ln(const cal_env *e, cal_pset *ps, const cal_data *d, int i)
+{
+	double var = 0;
+	int n = ps->n; /* a prediction may add priors to ps: only the parameters there now */
+	for (int k = 0; k < n; k++) {
+		cal_param *q = &ps->p[k];
+		if ((q->status != CAL_FITTED && q->status != CAL_EXACT) || !(q->se > 0) || !isfinite(q->value) ||
+		    q->value == 0)
+			continue;
+		double v0 = q->value, se = q->se, h = fmin(0.1 * se, 0.01 * fabs(v0));
+		q->value = v0 + h;
+		double up = predict_env(e, ps, d, i);
+		ps->p[k].value = v0 - h;
+		double dn = predict_env(e, ps, d, i);
+		ps->p[k].value = v0;
+		if (isfinite(up) && isfinite(dn) && up > 0 && dn > 0) {
+			double g = (log(up) - log(dn)) / (2 * h) * se;
+			var += g * g;
+		}
+	}
+	return var;
+}
+
 /* |error| of a prediction of point i beyond its repeats' spread: 0 inside [lo, hi], else the distance to the
  * nearer end over the point's measurement (the plain error where the point was run once). */
 static double beyond_spread(const cal_data *d, int i, double pred)
@@ -1110,7 +1202,8 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	grouping_init(&g, &e, d);
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
-	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
+	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0, loo_ss = 0;
+	int loo_n = 0;
 	double *rho = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*rho)), *hw = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*hw));
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
@@ -1137,6 +1230,10 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 				sum_loo_sp += beyond_spread(d, pts[j], lo);
 				/* for the interval: the log residual and the half-range of the point's repeats */
 				rho[s.nloo] = log(d->pts[pts[j]].measured / lo);
+				if (d->pts[pts[j]].kind == CAL_THROUGHPUT) {
+					loo_ss += rho[s.nloo] * rho[s.nloo];
+					loo_n++;
+				}
 				hw[s.nloo] = rep && lo_s > 0 ? 0.5 * log(hi_s / lo_s) : 0.0;
 				s.nloo++;
 			}
@@ -1149,6 +1246,21 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
 	cal_loo_interval(rho, hw, s.nloo, &s.iv);
 	cal_loo_interval(rho, NULL, s.nloo, &s.iv_plain);
+	/* what a prediction misses by beyond its parameters' errors: a run's noise, or the leave-one-out rms of
+	 * the throughput points where larger (how far a point the fit did not see falls off it) */
+	double noise = run_noise_ln(&e, ps, d);
+	if (loo_n > 1 && !(noise * noise >= loo_ss / loo_n))
+		noise = sqrt(loo_ss / loo_n);
+	double sd_ar = allreduce_noise_ln(&e, ps, d);
+	const char *nm[2] = { "run_sd_ln", "allreduce_sd_ln" };
+	double nv[2] = { noise, sd_ar };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(nv[k])) { /* validate --profile's intervals add them to each held-out prediction */
+			int at = cal_pset_get(ps, nm[k], "", nv[k], "ln"); /* may move ps->p */
+			cal_param *q = &ps->p[at];
+			q->value = nv[k];
+			q->status = CAL_FITTED;
+		}
 	free(rho);
 	free(hw);
 	grouping_free(&g, d->n);
@@ -1331,11 +1443,12 @@ static char *row_key(const cal_env *e, const cal_point *p, const char *tg, char 
 
 static const char detail_header[] =
 	"group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
-	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n";
+	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source,predicted_lo,"
+	"predicted_hi\n";
 
 /* One --detail row of a predicted point. */
 static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal_point *p, const char *tg,
-		       const char *tr, double pr, const char *how)
+		       const char *tr, double pr, const char *how, const double iv[2])
 {
 	char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
 	if (isfinite(p->batch_per_gpu))
@@ -1356,9 +1469,13 @@ static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal
 	const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(e, p) : NULL;
 	if (ms && ms->prep.nparams > 0)
 		snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
-	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg, base(p->file),
-		p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node, tr, bs,
-		cm[0], cm[1], cm[2], cm[3], gb, p->source);
+	char ivs[2][32] = { "", "" };
+	for (int q = 0; q < 2; q++)
+		if (isfinite(iv[q]))
+			snprintf(ivs[q], sizeof ivs[q], "%.6g", iv[q]);
+	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\",%s,%s\n", tg,
+		base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes,
+		p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source, ivs[0], ivs[1]);
 }
 
 /* Counts a predicted point (pr; the model column's mpr) in its table row, made on first use; vt takes key. */
@@ -1420,6 +1537,11 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 		quiet.log = NULL;
 		fit_groups(&e, &full, d, &g, &quiet, true, NULL);
 	}
+	/* a run's noise for the intervals: the profile's (from the data it was fitted to), else these points' */
+	int ni = cal_pset_find(&full, "run_sd_ln", "");
+	double noise = ni >= 0 ? full.p[ni].value : fixed ? NAN : run_noise_ln(&e, &full, d);
+	int na = cal_pset_find(&full, "allreduce_sd_ln", "");
+	double sd_ar = na >= 0 ? full.p[na].value : fixed ? NAN : allreduce_noise_ln(&e, &full, d);
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
 		fputs(detail_header, detail);
@@ -1440,8 +1562,13 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 			}
 			char *tg = table_group(g.gname[pts[j]]), tr[64];
 			char *key = row_key(&e, p, tg, tr);
-			if (detail)
-				detail_row(detail, &e, &full, p, tg, tr, pr, how);
+			if (detail) {
+				double iv[2] = { NAN, NAN };
+				if (p->kind == CAL_THROUGHPUT)
+					cal_point_interval(pr, param_var_ln(&e, &full, d, pts[j]) +
+							       comm_var_ln(&e, &full, p, pr, sd_ar), noise, &iv[0], &iv[1]);
+				detail_row(detail, &e, &full, p, tg, tr, pr, how, iv);
+			}
 			free(tg);
 			tally(vt, key, how, p, pr, mpr);
 		}
