@@ -339,7 +339,16 @@ typedef struct cal_point {
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */
+	double rise;            /* throughput, a run with epoch rows: its last epoch's img/s over the mean of its
+				 * steady window (epochs 2 on) - 1; NAN: none. Above CAL_STEADY_RISE the run had not
+				 * reached steady state: flagged, and its weight in a fit falls (CAL_STEADY_RISE / rise) */
 } cal_point;
+
+/* How far a run's last epoch may lie above the mean of its steady window and still count as steady: 3%,
+ * about the spread of repeated steady runs of one configuration (bench/NOTES.md). */
+#define CAL_STEADY_RISE 0.03
+/* The weight of point p's residual for how steady its measurement was: 1, or CAL_STEADY_RISE / rise. */
+double cal_steady_weight(const cal_point *p);
 
 /* A set of measurements; grows by loading files. */
 typedef struct cal_data {
@@ -700,5 +709,9 @@ int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const
 long cal_cg_count_images(const char *dir, const char *sub);
 /* dir holds a campaign already (its grid or scripts). */
 bool cal_cg_exists(const char *dir);
+/* Adds (or rewrites) the column `steady` of a campaign's runs.csv from the runs' points in d: "yes", "rising
+ * +X.X%" where its last epoch lies more than CAL_STEADY_RISE above the mean of its steady window (calibrate
+ * weighs it less), empty where the run has no epochs to judge. Written atomically. 0 or the file's error. */
+int cal_cg_mark_steady(const char *runs_csv, const cal_data *d);
 
 #endif

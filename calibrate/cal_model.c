@@ -683,7 +683,13 @@ static bool same_run(const cal_point *a, const cal_point *b)
 
 /* Residual weights of a group's points: 1/sqrt(m) for each of m runs of one configuration, so that a point run
  * m times weighs in the sum of squares as one run (at the mean of its runs) and not m (--repeat, emulated
- * nodes). NULL where no point repeats. */
+ * nodes), times the run's steady weight (cal_steady_weight: a run still rising counts less). NULL where every
+ * weight is 1. */
+double cal_steady_weight(const cal_point *p)
+{
+	return p->rise > CAL_STEADY_RISE ? CAL_STEADY_RISE / p->rise : 1.0;
+}
+
 static double *repeats_weights(const cal_data *d, const int *pts, int npts)
 {
 	double *w = NULL;
@@ -691,13 +697,14 @@ static double *repeats_weights(const cal_data *d, const int *pts, int npts)
 		int m = 0;
 		for (int j = 0; j < npts; j++)
 			m += same_run(&d->pts[pts[k]], &d->pts[pts[j]]);
-		if (m > 1 && !w) {
+		double sw = cal_steady_weight(&d->pts[pts[k]]);
+		if ((m > 1 || sw < 1) && !w) {
 			w = xmalloc((size_t)npts * sizeof(*w));
 			for (int j = 0; j < npts; j++)
 				w[j] = 1.0;
 		}
-		if (m > 1)
-			w[k] = 1.0 / sqrt((double)m);
+		if (m > 1 || sw < 1)
+			w[k] = sw / sqrt((double)m);
 	}
 	return w;
 }
@@ -1196,6 +1203,12 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			*sum = s;
 		return err_set("no measurements to fit");
 	}
+	for (int i = 0; i < d->n && o->log; i++)
+		if (cal_steady_weight(&d->pts[i]) < 1)
+			fprintf(o->log, "calibrate: %s:%d: not steady: its last epoch %+.1f%% over the mean of its steady epochs "
+					"(more than %.0f%%): weight %.2f (more epochs a run: campaign --epochs)\n",
+				base(d->pts[i].file), d->pts[i].line, 100 * d->pts[i].rise, 100 * CAL_STEADY_RISE,
+				cal_steady_weight(&d->pts[i]));
 	cal_env e;
 	env_init(&e, o, d);
 	grouping g;
