@@ -31,6 +31,9 @@
  *                      (scope: machine/stack; fitted where the ranks a host vary and hwdb knows the host's
  *                      cores, else the model's default). Both after the compute group, on those runs alone;
  *                      no parameter per rank count: model_input_rank_img_s (model.h) gives each rank's rate
+ *   socket_core_frac   the same runs: the share of that stage a host's NCCL socket transports take (emulated
+ *                      nodes; model_input_cores_left) (scope: machine; fitted where runs of several ranks a
+ *                      host ran with and without sockets)
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *

@@ -395,6 +395,20 @@ static int host_cores(const cal_env *e, const cal_point *p)
 	return cal_system_node(e->db, &e->mp, p->machine, 0, 1, &n) ? n.cores : 0;
 }
 
+/* The nodes whose NCCL socket transport runs on the point's host: every emulated node of a run over sockets on
+ * one host (inter "socket" on a test bed), else none. */
+static int socket_nodes(const cal_point *p)
+{
+	return p->nodes > 1 && strcmp(p->inter, "socket") == 0 ? p->nodes : 0;
+}
+
+/* The prior share of a host's input stage its socket transports take (model_input_cores_left): two threads of
+ * the host's cores (NCCL's socket thread, NCCL_SOCKET_NTHREADS 1 by default outside AWS, and its proxy). */
+static double socket_frac_prior(int cores)
+{
+	return cores > 0 ? fmin(0.2, 2.0 / cores) : 0.02;
+}
+
 /* What one core of the host carries of its shared input stage: per machine and stack. */
 static char *host_scope(const cal_point *p)
 {
@@ -477,9 +491,12 @@ static double jpeg_gpu_img_s(const cal_env *e, cal_pset *ps, const cal_point *p,
 	char *dsc = decode_scope(p), *hsc = host_scope(p);
 	double dec = pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
 	double core = pval(ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s");
+	int cores = host_cores(e, p), sn = socket_nodes(p);
+	double frac = sn ? pval(ps, "socket_core_frac", p->machine, socket_frac_prior(cores), "fraction") : 0;
 	free(dsc);
 	free(hsc);
-	return p->gpus * model_input_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec, host_cores(e, p), core);
+	return p->gpus * model_input_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec,
+						model_input_cores_left(cores, sn, frac), core);
 }
 
 /* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
@@ -778,6 +795,16 @@ static void vars_decode(fitctx *c, const cal_point *p0)
 		c->ps->p[idx].value = host_start / cores;
 	addvar(c, c->ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s", CAL_X_LOG);
 	free(hsc);
+	/* what the socket transports take from the stage: where runs of several ranks a host ran with and without
+	 * sockets (the same ranks a host, one emulating nodes) */
+	bool sock = false, nosock = false;
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		sock |= socket_nodes(p) > 0;
+		nosock |= socket_nodes(p) == 0 && ranks_per_host(p) > 1;
+	}
+	if (sock && nosock)
+		addvar(c, c->ps, "socket_core_frac", p0->machine, socket_frac_prior(cores), "fraction", CAL_X_LOGIT);
 }
 
 /* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade

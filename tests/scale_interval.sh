@@ -36,4 +36,12 @@ paste -d'\n' "$T/d.csv" "$T/d0.csv" | awk -F, 'NR <= 2 { next } NR % 2 == 1 { w 
 SCALEPLAN=$SP sh bench/scale_holdout.sh "$C" >"$T/sh.txt" || fail "scale_holdout.sh failed"
 awk '/^inside their 90% interval: / { n = $5; of = $7; ok = of == 10 && n >= 7 && $NF ~ /%$/ }
 	END { exit !ok }' "$T/sh.txt" || fail "coverage line: $(tail -1 "$T/sh.txt")"
+# what socket transports take from a host's input stage: fitted where one host's ranks ran with and without
+# sockets (campaign2: 2 GPUs over NVLink and as 2 emulated nodes); the whole campaign fits within 1.5%
+# in-sample (1.91% without the term)
+"$SP" calibrate --measurements bench/data/h200x2-2026-11-26/campaign2/csv --out "$T/p2.csv" >"$T/c2.txt" ||
+	fail "campaign2 calibrate failed"
+grep -q '^socket_core_frac .* fitted ' "$T/c2.txt" || fail "socket_core_frac not fitted: $(grep socket "$T/c2.txt")"
+awk '/^fit error \(in-sample MAPE\)/ { v = $5 + 0; ok = v > 0 && v < 1.5 } END { exit !ok }' "$T/c2.txt" ||
+	fail "campaign2 in-sample: $(grep '^fit error' "$T/c2.txt")"
 echo "scale_interval: ok"
