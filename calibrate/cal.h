@@ -350,8 +350,6 @@ typedef struct cal_point {
 /* How far a run's last epoch may lie above the mean of its steady window and still count as steady: 3%,
  * about the spread of repeated steady runs of one configuration (bench/NOTES.md). */
 #define CAL_STEADY_RISE 0.03
-/* The weight of point p's residual for how steady its measurement was: 1, or CAL_STEADY_RISE / rise. */
-double cal_steady_weight(const cal_point *p);
 
 /* A set of measurements; grows by loading files. */
 typedef struct cal_data {
@@ -399,9 +397,17 @@ typedef struct cal_param {
 } cal_param;
 
 /* A parameter set (the profile). */
+/* The correlation of two parameters of one fit (indices into the set's p). */
+typedef struct cal_pcorr {
+	int a, b;
+	double rho;
+} cal_pcorr;
+
 typedef struct cal_pset {
 	cal_param *p;
 	int n, cap;
+	cal_pcorr *corr;     /* correlations of parameters fitted together (the profile's '#corr,' lines) */
+	int ncorr, corr_cap;
 } cal_pset;
 
 void cal_pset_init(cal_pset *ps);

@@ -54,7 +54,22 @@ void cal_pset_free(cal_pset *ps)
 		free(ps->p[i].unit);
 	}
 	free(ps->p);
+	free(ps->corr);
 	cal_pset_init(ps);
+}
+
+void cal_pset_corr_set(cal_pset *ps, int a, int b, double rho)
+{
+	for (int k = 0; k < ps->ncorr; k++)
+		if ((ps->corr[k].a == a && ps->corr[k].b == b) || (ps->corr[k].a == b && ps->corr[k].b == a)) {
+			ps->corr[k].rho = rho;
+			return;
+		}
+	if (ps->ncorr == ps->corr_cap) {
+		ps->corr_cap = ps->corr_cap ? 2 * ps->corr_cap : 16;
+		ps->corr = xrealloc(ps->corr, (size_t)ps->corr_cap * sizeof *ps->corr);
+	}
+	ps->corr[ps->ncorr++] = (cal_pcorr){ a, b, rho };
 }
 
 int cal_pset_find(const cal_pset *ps, const char *name, const char *scope)
@@ -98,6 +113,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 		free(d->rows);
 		d->rows = xstrdup(s->rows);
 	}
+	for (int k = 0; k < src->ncorr; k++) /* same names and scopes in the same order: same indices */
+		cal_pset_corr_set(dst, src->corr[k].a, src->corr[k].b, src->corr[k].rho);
 }
 
 /* ---- the calibration model ---- */
@@ -293,6 +310,18 @@ static double pval(cal_pset *ps, const char *name, const char *scope, double pri
 	return ps->p[i].value;
 }
 
+/* How the emulated nodes of one host share its socket bandwidth (point_ar): the exponent x of (2/n)^x, a prior
+ * with a standard error (never fitted). */
+static double socket_share_exp(cal_pset *ps, const cal_point *p)
+{
+	char *sc = link_scope(p, "socket");
+	int i = cal_pset_get(ps, "socket_share_exp", sc, 1.0, "exponent");
+	free(sc);
+	if (ps->p[i].status == CAL_PRIOR && isnan(ps->p[i].se))
+		ps->p[i].se = 1.0 / sqrt(12.0);
+	return ps->p[i].value;
+}
+
 /* The fitted alpha and busbw of the point's machine on transport t. */
 static void level_fit(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, double *a, double *bw)
 {
@@ -335,11 +364,13 @@ static void point_ar(const cal_env *e, cal_pset *ps, const cal_point *p, cal_ar 
 		level_fit(e, ps, p, inter_transport(p), &a, &bw);
 		/* emulated nodes (sockets between nodes of one host): every node's connection is the same host's
 		 * loopback and the CPU threads that copy through it, so the nodes' links share it: the socket
-		 * level's busbw is the host's at 2 nodes (one boundary each way), each of n nodes gets 2/n of it
-		 * (4 emulated nodes of one H200 host: -21% and -1% against two runs 26,294 and 20,889 img/s when
-		 * fitted at 2 nodes; +12% and +41% with links that do not share, bench/NOTES.md) */
+		 * level's busbw is the host's at 2 nodes (one boundary each way), each of n nodes gets (2/n)^x of it,
+		 * x = 1 all shared (4 emulated nodes of one H200 host: -21% and -1% against two runs 26,294 and
+		 * 20,889 img/s when fitted at 2 nodes; x = 0, links that do not share: +12% and +41%,
+		 * bench/NOTES.md). Runs at 2 nodes cannot tell x: its prior 1 carries the standard error of a
+		 * uniform x in [0, 1] (1/sqrt(12)), which the interval of a prediction at more nodes propagates */
 		if (!strcmp(inter_transport(p), "socket"))
-			bw *= 2.0 / p->nodes;
+			bw *= pow(2.0 / p->nodes, socket_share_exp(ps, p));
 		ar->sc.node.nic_Bps = bw;
 		ar->sc.node.nics_per_node = 1;
 		ar->mp.alpha_net_s = a;
@@ -968,6 +999,11 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 			p->rows = xstrdup(rows);
 		}
 	}
+	for (int i = 0; i < c.nv; i++) /* what the interval of a prediction needs besides the standard errors */
+		for (int j = i + 1; j < c.nv; j++)
+			cal_pset_corr_set(ps, c.v[i].idx, c.v[j].idx,
+					  ps->p[c.v[i].idx].status == CAL_FITTED && ps->p[c.v[j].idx].status == CAL_FITTED
+						  ? res.corr_u[i][j] : 0.0);
 	if (log && res.dof <= 0)
 		fprintf(log, "calibrate: %s: %d point(s) for %d parameter(s): exactly determined, no standard error\n",
 			name, npts, c.nv);
@@ -1184,16 +1220,19 @@ static double comm_var_ln(const cal_env *e, cal_pset *ps, const cal_point *p, do
 }
 
 /* The ln variance of point i's prediction pr from the standard errors of the parameters (delta method, central
- * differences): each fitted parameter moved on its own, so taken as independent (a profile carries no
- * covariances). A parameter that does not act on the point adds nothing. */
+ * differences): each fitted parameter (and a prior with a standard error) moved on its own, with the
+ * correlations of the parameters fitted together (ps->corr). A parameter that does not act on the point adds
+ * nothing. */
 static double param_var_ln(const cal_env *e, cal_pset *ps, const cal_data *d, int i)
 {
 	double var = 0;
 	int n = ps->n; /* a prediction may add priors to ps: only the parameters there now */
+	double *g = xcalloc((size_t)(n > 0 ? n : 1), sizeof *g);
 	for (int k = 0; k < n; k++) {
 		cal_param *q = &ps->p[k];
-		if ((q->status != CAL_FITTED && q->status != CAL_EXACT) || !(q->se > 0) || !isfinite(q->value) ||
-		    q->value == 0)
+		/* fitted, or a prior that carries its own standard error (socket_share_exp) */
+		if (!(q->se > 0) || !isfinite(q->value) || q->value == 0 || q->status == CAL_UNDETERMINED ||
+		    q->status == CAL_NOCONV)
 			continue;
 		double v0 = q->value, se = q->se, h = fmin(0.1 * se, 0.01 * fabs(v0));
 		q->value = v0 + h;
@@ -1202,11 +1241,18 @@ static double param_var_ln(const cal_env *e, cal_pset *ps, const cal_data *d, in
 		double dn = predict_env(e, ps, d, i);
 		ps->p[k].value = v0;
 		if (isfinite(up) && isfinite(dn) && up > 0 && dn > 0) {
-			double g = (log(up) - log(dn)) / (2 * h) * se;
-			var += g * g;
+			g[k] = (log(up) - log(dn)) / (2 * h) * se;
+			var += g[k] * g[k];
 		}
 	}
-	return var;
+	/* parameters fitted together move together: their correlations (the fit's covariance) */
+	for (int k = 0; k < ps->ncorr; k++) {
+		const cal_pcorr *c = &ps->corr[k];
+		if (c->a < n && c->b < n)
+			var += 2 * c->rho * g[c->a] * g[c->b];
+	}
+	free(g);
+	return fmax(var, 0.0);
 }
 
 /* |error| of a prediction of point i beyond its repeats' spread: 0 inside [lo, hi], else the distance to the
