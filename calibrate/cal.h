@@ -31,6 +31,9 @@
  *                      (scope: machine/stack; fitted where the ranks a host vary and hwdb knows the host's
  *                      cores, else the model's default). Both after the compute group, on those runs alone;
  *                      no parameter per rank count: model_input_rank_img_s (model.h) gives each rank's rate
+ *   socket_core_frac   the same runs: the share of that stage a host's NCCL socket transports take (emulated
+ *                      nodes; model_input_cores_left) (scope: machine; fitted where runs of several ranks a
+ *                      host ran with and without sockets)
  *   conv_e0, conv_b0   E(B) = conv_e0 (1 + B / conv_b0)                          (scope: convergence set)
  *   epoch_boundary_s   per-epoch cost outside steady training (eval, shuffle)     (scope: MLLOG platform)
  *
@@ -339,7 +342,14 @@ typedef struct cal_point {
 	double train_images;    /* CAL_TTA: images per epoch */
 	double block_img_s;     /* CAL_TTA: steady throughput from the log's blocks */
 	double measured;        /* img/s, time_s, img/s, epochs or tta_s by kind */
+	double rise;            /* throughput, a run with epoch rows: its last epoch's img/s over the mean of its
+				 * steady window (epochs 2 on) - 1; NAN: none. Above CAL_STEADY_RISE the run had not
+				 * reached steady state: flagged, and its weight in a fit falls (CAL_STEADY_RISE / rise) */
 } cal_point;
+
+/* How far a run's last epoch may lie above the mean of its steady window and still count as steady: 3%,
+ * about the spread of repeated steady runs of one configuration (bench/NOTES.md). */
+#define CAL_STEADY_RISE 0.03
 
 /* A set of measurements; grows by loading files. */
 typedef struct cal_data {
@@ -387,9 +397,17 @@ typedef struct cal_param {
 } cal_param;
 
 /* A parameter set (the profile). */
+/* The correlation of two parameters of one fit (indices into the set's p). */
+typedef struct cal_pcorr {
+	int a, b;
+	double rho;
+} cal_pcorr;
+
 typedef struct cal_pset {
 	cal_param *p;
 	int n, cap;
+	cal_pcorr *corr;     /* correlations of parameters fitted together (the profile's '#corr,' lines) */
+	int ncorr, corr_cap;
 } cal_pset;
 
 void cal_pset_init(cal_pset *ps);
@@ -700,5 +718,9 @@ int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const
 long cal_cg_count_images(const char *dir, const char *sub);
 /* dir holds a campaign already (its grid or scripts). */
 bool cal_cg_exists(const char *dir);
+/* Adds (or rewrites) the column `steady` of a campaign's runs.csv from the runs' points in d: "yes", "rising
+ * +X.X%" where its last epoch lies more than CAL_STEADY_RISE above the mean of its steady window (calibrate
+ * weighs it less), empty where the run has no epochs to judge. Written atomically. 0 or the file's error. */
+int cal_cg_mark_steady(const char *runs_csv, const cal_data *d);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,5 +434,67 @@ int cal_cg_write(const char *dir, const cal_campaign *c, const char *spec, const
 		rc = write_file(dir, "run_mpirun.sh", true, write_mpirun, c, spec, runs, n);
 	if (rc == 0)
 		rc = write_file(dir, "campaign.sbatch", true, write_sbatch, c, spec, runs, n);
+	return rc;
+}
+
+/* The `steady` cell of run id: "rising +X.X%" where one of its points (a run's JPEG epochs) is not steady,
+ * "yes" where its epochs are, "" where it has none (synthetic runs, one epoch) or no CSV. */
+static void steady_cell(const cal_data *d, const char *id, strbuf *out)
+{
+	double rise = NAN;
+	for (int i = 0; i < d->n; i++) {
+		const cal_point *p = &d->pts[i];
+		if (p->kind == CAL_THROUGHPUT && p->run_id && !strcmp(p->run_id, id) && isfinite(p->rise))
+			rise = isfinite(rise) ? fmax(rise, p->rise) : p->rise;
+	}
+	if (isfinite(rise))
+		cal_steady_weight(&(cal_point){.rise = rise}) < 1 ? strbuf_addf(out, "rising %+.1f%%", 100 * rise)
+								  : strbuf_addf(out, "yes");
+}
+
+int cal_cg_mark_steady(const char *runs_csv, const cal_data *d)
+{
+	FILE *f;
+	int rc = file_open_read(runs_csv, &f);
+	if (rc)
+		return rc;
+	strbuf out;
+	strbuf_init(&out);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	int col = -1, lineno = 0;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+			line[--got] = '\0';
+		/* a column written before (a second --fit-only) is replaced: the line up to it kept */
+		if (lineno++ == 0) {
+			char *at = strstr(line, ",steady");
+			col = at ? 1 : 0; /* the comma before the old column: the col-th of a row */
+			for (char *c = line; at && c < at; c++)
+				col += *c == ',';
+			if (at)
+				*at = '\0';
+			strbuf_addf(&out, "%s,steady\n", line);
+			continue;
+		}
+		if (col > 0) { /* cut at the old steady column */
+			char *c = line;
+			for (int k = 0; k < col && c; k++)
+				c = strchr(c + 1, ',');
+			if (c && *c == ',')
+				*c = '\0';
+		}
+		char *comma = strchr(line, ',');
+		char *id = xasprintf("%.*s", comma ? (int)(comma - line) : (int)strlen(line), line);
+		strbuf_addf(&out, "%s,", line);
+		steady_cell(d, id, &out);
+		strbuf_addf(&out, "\n");
+		free(id);
+	}
+	free(line);
+	fclose(f);
+	rc = file_write_atomic(runs_csv, out.s, strlen(out.s));
+	strbuf_free(&out);
 	return rc;
 }

@@ -76,7 +76,7 @@ static cal_point *point_new(cal_data *d, cal_kind kind, const char *file, int li
 	p->line = line;
 	p->batch_per_gpu = p->global_batch = p->bytes = p->workers = NAN;
 	p->train_images = p->block_img_s = p->measured = NAN;
-	p->data_threads = NAN;
+	p->data_threads = p->rise = NAN;
 	p->grad_B_param = 4;
 	p->image_hw = 224;
 	p->meas_comm_s = p->meas_exposed_s = NAN;
@@ -398,13 +398,15 @@ static bool tp_repeat_row(const csv_table *t, int r, const tp_cols *c)
 }
 
 /* A run's steady img/s: the mean of its epoch rows from epoch 2 on (the first fills the input pipeline and
- * starts the clocks; a JPEG run of a few epochs measured start-up more than decoding), else NAN.
- * Rows of the same run_id; a table without epoch or run_id columns has none. */
-static double tp_steady(const csv_table *t, const tp_cols *c, const char *run_id)
+ * starts the clocks; a JPEG run of a few epochs measured start-up more than decoding), else NAN; *last the
+ * img/s of its last epoch (NAN: none). Rows of the same run_id; a table without epoch or run_id columns has
+ * none. */
+static double tp_steady(const csv_table *t, const tp_cols *c, const char *run_id, double *last)
 {
+	*last = NAN;
 	if (c->epoch < 0 || c->run < 0 || c->img < 0)
 		return NAN;
-	double sum = 0;
+	double sum = 0, last_ep = -1;
 	int n = 0;
 	for (int r = 0; r < t->nrows; r++) {
 		char *end;
@@ -413,8 +415,11 @@ static double tp_steady(const csv_table *t, const tp_cols *c, const char *run_id
 		    (c->rank >= 0 && t->cells[r][c->rank][0] && strcmp(t->cells[r][c->rank], "all")))
 			continue;
 		double v = strtod(t->cells[r][c->img], &end);
-		if (end != t->cells[r][c->img] && v > 0)
+		if (end != t->cells[r][c->img] && v > 0) {
 			sum += v, n++;
+			if (ep > last_ep)
+				last_ep = ep, *last = v;
+		}
 	}
 	return n ? sum / n : NAN;
 }
@@ -465,9 +470,12 @@ static int load_throughput(loader *L)
 		p->bucket_B = isfinite(v.bucket_mb) && v.bucket_mb > 0 ? v.bucket_mb * 1048576.0 : NAN;
 		p->run_id = xstrdup(cell(t, r, c.run));
 		/* JPEG runs: their steady epochs where they have them */
-		double steady = strcmp(p->data, "synthetic") && p->data[0] ? tp_steady(t, &c, p->run_id) : NAN;
-		if (isfinite(steady))
+		double last;
+		double steady = strcmp(p->data, "synthetic") && p->data[0] ? tp_steady(t, &c, p->run_id, &last) : NAN;
+		if (isfinite(steady)) {
 			p->measured = steady;
+			p->rise = last / steady - 1;
+		}
 		point_fill_strings(p);
 		if (!merge_rank(L->d))
 			add_step_allreduce(L->d, L->d->n - 1);

@@ -142,6 +142,12 @@ static int lsq_errors(const gsl_matrix *J, gsl_matrix *covar, cal_lsq_result *re
 		if (res->dof > 0)
 			res->se_u[j] = sqrt(c * res->chi2 / res->dof);
 	}
+	for (size_t i = 0; i < np; i++)
+		for (size_t j = 0; j < np; j++) {
+			double ci = gsl_matrix_get(covar, i, i), cj = gsl_matrix_get(covar, j, j);
+			res->corr_u[i][j] = res->determined[i] && res->determined[j] && ci > 0 && cj > 0
+						    ? gsl_matrix_get(covar, i, j) / sqrt(ci * cj) : 0.0;
+		}
 	if (nund)
 		snprintf(res->msg, sizeof res->msg, "Jacobian rank %d of %d: %d parameter(s) not determined by the data",
 			 res->rank, (int)np, nund);

@@ -43,6 +43,7 @@ typedef struct cal_lsq_result {
 	int dof;         /* n - np */
 	int rank;        /* numerical rank of the Jacobian at the optimum */
 	double se_u[16]; /* standard errors of u (NAN: undetermined, or no degrees of freedom) */
+	double corr_u[16][16]; /* correlations of u at the optimum (covariance / se se; 0 where undetermined) */
 	bool determined[16];
 	char msg[240];   /* why it failed / what could not be determined; "" when all is well */
 } cal_lsq_result;
@@ -149,6 +150,8 @@ bool cal_point_describable(const cal_point *p);
 double cal_predict(cal_pset *ps, const cal_data *d, int i, const cal_opts *opts);
 /* Index of (name, scope), or -1. */
 int cal_pset_find(const cal_pset *ps, const char *name, const char *scope);
+/* Sets the correlation of parameters a and b (indices into ps->p). */
+void cal_pset_corr_set(cal_pset *ps, int a, int b, double rho);
 /* Index of (name, scope), adding it with the prior when absent. */
 int cal_pset_get(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit);
 /* The pool of a pair: its first difference in the order gpu, stack, precision, system, scale (cal.h, cal_rpair). */
@@ -166,5 +169,10 @@ void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *ou
 /* What lies beyond a repeat half-range hw (>= 0) of a log residual rho: 0 inside [-hw, hw], else the
  * distance to the nearer end with rho's sign. */
 double cal_resid_beyond(double rho, double hw);
+/* The weight of point p's residual for how steady its measurement was: 1, or CAL_STEADY_RISE / rise. */
+double cal_steady_weight(const cal_point *p);
+/* The 90% interval of one prediction pred: ln-variance var_param_ln from the parameters' standard errors and a
+ * run's own noise sd_run_ln (ln; NAN: unknown, counted 0) in quadrature, a normal quantile; into lo, hi. */
+void cal_point_interval(double pred, double var_param_ln, double sd_run_ln, double *lo, double *hi);
 
 #endif

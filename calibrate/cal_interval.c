@@ -467,3 +467,13 @@ void cal_loo_interval(const double *rho, const double *hw, int n, cal_loo_iv *ou
 	}
 	free(v);
 }
+
+void cal_point_interval(double pred, double var_param_ln, double sd_run_ln, double *lo, double *hi)
+{
+	/* 1.6449: the normal quantile of 95%, two-sided 90%; a t quantile would need the fit's degrees of freedom,
+	 * which a profile does not carry */
+	double v = (isfinite(var_param_ln) ? var_param_ln : 0) + (isfinite(sd_run_ln) ? sd_run_ln * sd_run_ln : 0);
+	double h = 1.6449 * sqrt(v);
+	*lo = pred * exp(-h);
+	*hi = pred * exp(h);
+}

@@ -54,7 +54,22 @@ void cal_pset_free(cal_pset *ps)
 		free(ps->p[i].unit);
 	}
 	free(ps->p);
+	free(ps->corr);
 	cal_pset_init(ps);
+}
+
+void cal_pset_corr_set(cal_pset *ps, int a, int b, double rho)
+{
+	for (int k = 0; k < ps->ncorr; k++)
+		if ((ps->corr[k].a == a && ps->corr[k].b == b) || (ps->corr[k].a == b && ps->corr[k].b == a)) {
+			ps->corr[k].rho = rho;
+			return;
+		}
+	if (ps->ncorr == ps->corr_cap) {
+		ps->corr_cap = ps->corr_cap ? 2 * ps->corr_cap : 16;
+		ps->corr = xrealloc(ps->corr, (size_t)ps->corr_cap * sizeof *ps->corr);
+	}
+	ps->corr[ps->ncorr++] = (cal_pcorr){ a, b, rho };
 }
 
 int cal_pset_find(const cal_pset *ps, const char *name, const char *scope)
@@ -98,6 +113,8 @@ static void pset_copy(cal_pset *dst, const cal_pset *src)
 		free(d->rows);
 		d->rows = xstrdup(s->rows);
 	}
+	for (int k = 0; k < src->ncorr; k++) /* same names and scopes in the same order: same indices */
+		cal_pset_corr_set(dst, src->corr[k].a, src->corr[k].b, src->corr[k].rho);
 }
 
 /* ---- the calibration model ---- */
@@ -293,6 +310,18 @@ static double pval(cal_pset *ps, const char *name, const char *scope, double pri
 	return ps->p[i].value;
 }
 
+/* How the emulated nodes of one host share its socket bandwidth (point_ar): the exponent x of (2/n)^x, a prior
+ * with a standard error (never fitted). */
+static double socket_share_exp(cal_pset *ps, const cal_point *p)
+{
+	char *sc = link_scope(p, "socket");
+	int i = cal_pset_get(ps, "socket_share_exp", sc, 1.0, "exponent");
+	free(sc);
+	if (ps->p[i].status == CAL_PRIOR && isnan(ps->p[i].se))
+		ps->p[i].se = 1.0 / sqrt(12.0);
+	return ps->p[i].value;
+}
+
 /* The fitted alpha and busbw of the point's machine on transport t. */
 static void level_fit(const cal_env *e, cal_pset *ps, const cal_point *p, const char *t, double *a, double *bw)
 {
@@ -335,11 +364,13 @@ static void point_ar(const cal_env *e, cal_pset *ps, const cal_point *p, cal_ar 
 		level_fit(e, ps, p, inter_transport(p), &a, &bw);
 		/* emulated nodes (sockets between nodes of one host): every node's connection is the same host's
 		 * loopback and the CPU threads that copy through it, so the nodes' links share it: the socket
-		 * level's busbw is the host's at 2 nodes (one boundary each way), each of n nodes gets 2/n of it
-		 * (4 emulated nodes of one H200 host: -21% and -1% against two runs 26,294 and 20,889 img/s when
-		 * fitted at 2 nodes; +12% and +41% with links that do not share, bench/NOTES.md) */
+		 * level's busbw is the host's at 2 nodes (one boundary each way), each of n nodes gets (2/n)^x of it,
+		 * x = 1 all shared (4 emulated nodes of one H200 host: -21% and -1% against two runs 26,294 and
+		 * 20,889 img/s when fitted at 2 nodes; x = 0, links that do not share: +12% and +41%,
+		 * bench/NOTES.md). Runs at 2 nodes cannot tell x: its prior 1 carries the standard error of a
+		 * uniform x in [0, 1] (1/sqrt(12)), which the interval of a prediction at more nodes propagates */
 		if (!strcmp(inter_transport(p), "socket"))
-			bw *= 2.0 / p->nodes;
+			bw *= pow(2.0 / p->nodes, socket_share_exp(ps, p));
 		ar->sc.node.nic_Bps = bw;
 		ar->sc.node.nics_per_node = 1;
 		ar->mp.alpha_net_s = a;
@@ -393,6 +424,20 @@ static int host_cores(const cal_env *e, const cal_point *p)
 {
 	model_node n;
 	return cal_system_node(e->db, &e->mp, p->machine, 0, 1, &n) ? n.cores : 0;
+}
+
+/* The nodes whose NCCL socket transport runs on the point's host: every emulated node of a run over sockets on
+ * one host (inter "socket" on a test bed), else none. */
+static int socket_nodes(const cal_point *p)
+{
+	return p->nodes > 1 && strcmp(p->inter, "socket") == 0 ? p->nodes : 0;
+}
+
+/* The prior share of a host's input stage its socket transports take (model_input_cores_left): two threads of
+ * the host's cores (NCCL's socket thread, NCCL_SOCKET_NTHREADS 1 by default outside AWS, and its proxy). */
+static double socket_frac_prior(int cores)
+{
+	return cores > 0 ? fmin(0.2, 2.0 / cores) : 0.02;
 }
 
 /* What one core of the host carries of its shared input stage: per machine and stack. */
@@ -477,9 +522,12 @@ static double jpeg_gpu_img_s(const cal_env *e, cal_pset *ps, const cal_point *p,
 	char *dsc = decode_scope(p), *hsc = host_scope(p);
 	double dec = pval(ps, "gpu_decode_img_s", dsc, gpu_decode_prior(e), "img/s");
 	double core = pval(ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s");
+	int cores = host_cores(e, p), sn = socket_nodes(p);
+	double frac = sn ? pval(ps, "socket_core_frac", p->machine, socket_frac_prior(cores), "fraction") : 0;
 	free(dsc);
 	free(hsc);
-	return p->gpus * model_input_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec, host_cores(e, p), core);
+	return p->gpus * model_input_rank_img_s(step_img_s / p->gpus, ranks_per_host(p), dec,
+						model_input_cores_left(cores, sn, frac), core);
 }
 
 /* Throughput of a training point: the GPUs' step (point_step), no faster than the JPEG decoders where a
@@ -683,7 +731,13 @@ static bool same_run(const cal_point *a, const cal_point *b)
 
 /* Residual weights of a group's points: 1/sqrt(m) for each of m runs of one configuration, so that a point run
  * m times weighs in the sum of squares as one run (at the mean of its runs) and not m (--repeat, emulated
- * nodes). NULL where no point repeats. */
+ * nodes), times the run's steady weight (cal_steady_weight: a run still rising counts less). NULL where every
+ * weight is 1. */
+double cal_steady_weight(const cal_point *p)
+{
+	return p->rise > CAL_STEADY_RISE ? CAL_STEADY_RISE / p->rise : 1.0;
+}
+
 static double *repeats_weights(const cal_data *d, const int *pts, int npts)
 {
 	double *w = NULL;
@@ -691,13 +745,14 @@ static double *repeats_weights(const cal_data *d, const int *pts, int npts)
 		int m = 0;
 		for (int j = 0; j < npts; j++)
 			m += same_run(&d->pts[pts[k]], &d->pts[pts[j]]);
-		if (m > 1 && !w) {
+		double sw = cal_steady_weight(&d->pts[pts[k]]);
+		if ((m > 1 || sw < 1) && !w) {
 			w = xmalloc((size_t)npts * sizeof(*w));
 			for (int j = 0; j < npts; j++)
 				w[j] = 1.0;
 		}
-		if (m > 1)
-			w[k] = 1.0 / sqrt((double)m);
+		if (m > 1 || sw < 1)
+			w[k] = sw / sqrt((double)m);
 	}
 	return w;
 }
@@ -771,6 +826,16 @@ static void vars_decode(fitctx *c, const cal_point *p0)
 		c->ps->p[idx].value = host_start / cores;
 	addvar(c, c->ps, "host_input_img_s_core", hsc, e->mp.host_input_img_s_core, "img/s", CAL_X_LOG);
 	free(hsc);
+	/* what the socket transports take from the stage: where runs of several ranks a host ran with and without
+	 * sockets (the same ranks a host, one emulating nodes) */
+	bool sock = false, nosock = false;
+	for (int k = 0; k < c->npts; k++) {
+		const cal_point *p = &c->d->pts[c->pts[k]];
+		sock |= socket_nodes(p) > 0;
+		nosock |= socket_nodes(p) == 0 && ranks_per_host(p) > 1;
+	}
+	if (sock && nosock)
+		addvar(c, c->ps, "socket_core_frac", p0->machine, socket_frac_prior(cores), "fraction", CAL_X_LOGIT);
 }
 
 /* A throughput group: compute_eff (log, not logit: a stack may be faster than the model's MLPerf-grade
@@ -934,6 +999,11 @@ static bool fit_group(const cal_env *e, cal_pset *ps, const cal_data *d, const i
 			p->rows = xstrdup(rows);
 		}
 	}
+	for (int i = 0; i < c.nv; i++) /* what the interval of a prediction needs besides the standard errors */
+		for (int j = i + 1; j < c.nv; j++)
+			cal_pset_corr_set(ps, c.v[i].idx, c.v[j].idx,
+					  ps->p[c.v[i].idx].status == CAL_FITTED && ps->p[c.v[j].idx].status == CAL_FITTED
+						  ? res.corr_u[i][j] : 0.0);
 	if (log && res.dof <= 0)
 		fprintf(log, "calibrate: %s: %d point(s) for %d parameter(s): exactly determined, no standard error\n",
 			name, npts, c.nv);
@@ -1083,6 +1153,108 @@ bool cal_repeat_spread(const cal_data *d, int i, double *lo, double *hi)
 	return n > 0;
 }
 
+/* The ln noise of one run's throughput as a fit sees it (the interval of a next-scale prediction adds it to
+ * the parameters' part): the pooled standard deviation of ln(throughput) over the repeats of one configuration,
+ * or the fit's own rms ln residual over its throughput points where that is larger (a fit that misses by more
+ * than its repeats differ; rms with ps's predictions). NAN when neither is known. */
+static double run_noise_ln(const cal_env *e, cal_pset *ps, const cal_data *d)
+{
+	double ss = 0, dof = 0, rs = 0;
+	int nr = 0;
+	for (int i = 0; i < d->n; i++) {
+		const cal_point *p = &d->pts[i];
+		if (p->kind != CAL_THROUGHPUT || p->step_grads || !(p->measured > 0))
+			continue;
+		double sum = 0;
+		int m = 0;
+		for (int j = 0; j < d->n; j++)
+			if (same_run(p, &d->pts[j]) && d->pts[j].measured > 0) {
+				sum += log(d->pts[j].measured);
+				m++;
+			}
+		if (m > 1) { /* each of the m runs adds its square and (m - 1) / m degrees of freedom */
+			double dv = log(p->measured) - sum / m;
+			ss += dv * dv;
+			dof += (double)(m - 1) / m;
+		}
+		double pr = predict_env(e, ps, d, i);
+		if (isfinite(pr) && pr > 0) {
+			double r = log(pr / p->measured);
+			rs += r * r;
+			nr++;
+		}
+	}
+	double rep = dof > 0.5 ? ss / dof : NAN, fit = nr ? rs / nr : NAN;
+	double v = isfinite(rep) && isfinite(fit) ? fmax(rep, fit) : isfinite(rep) ? rep : fit;
+	return sqrt(v);
+}
+
+/* How far the all-reduce's time misses: the rms ln residual of the all-reduce points (sweeps and a run's own
+ * in-step all-reduce) with ps's predictions; NAN where there is none. */
+static double allreduce_noise_ln(const cal_env *e, cal_pset *ps, const cal_data *d)
+{
+	double ss = 0;
+	int n = 0;
+	for (int i = 0; i < d->n; i++) {
+		if (d->pts[i].kind != CAL_ALLREDUCE || !(d->pts[i].measured > 0))
+			continue;
+		double pr = predict_env(e, ps, d, i);
+		if (isfinite(pr) && pr > 0) {
+			double r = log(pr / d->pts[i].measured);
+			ss += r * r;
+			n++;
+		}
+	}
+	return n ? sqrt(ss / n) : NAN;
+}
+
+/* The part of throughput point i's ln variance that grows with scale: the all-reduce's miss sd_ar (ln) on the
+ * share of the step it is exposed for (predicted with ps; the share grows with ranks and with slower links). */
+static double comm_var_ln(const cal_env *e, cal_pset *ps, const cal_point *p, double pr, double sd_ar)
+{
+	double ex;
+	if (!isfinite(sd_ar) || !(pr > 0) || !isfinite(point_throughput(e, ps, p, NULL, &ex)) || !isfinite(ex))
+		return 0;
+	double step_s = p->gpus * p->batch_per_gpu / pr, share = fmin(1.0, ex / step_s);
+	return share > 0 ? share * share * sd_ar * sd_ar : 0;
+}
+
+/* The ln variance of point i's prediction pr from the standard errors of the parameters (delta method, central
+ * differences): each fitted parameter (and a prior with a standard error) moved on its own, with the
+ * correlations of the parameters fitted together (ps->corr). A parameter that does not act on the point adds
+ * nothing. */
+static double param_var_ln(const cal_env *e, cal_pset *ps, const cal_data *d, int i)
+{
+	double var = 0;
+	int n = ps->n; /* a prediction may add priors to ps: only the parameters there now */
+	double *g = xcalloc((size_t)(n > 0 ? n : 1), sizeof *g);
+	for (int k = 0; k < n; k++) {
+		cal_param *q = &ps->p[k];
+		/* fitted, or a prior that carries its own standard error (socket_share_exp) */
+		if (!(q->se > 0) || !isfinite(q->value) || q->value == 0 || q->status == CAL_UNDETERMINED ||
+		    q->status == CAL_NOCONV)
+			continue;
+		double v0 = q->value, se = q->se, h = fmin(0.1 * se, 0.01 * fabs(v0));
+		q->value = v0 + h;
+		double up = predict_env(e, ps, d, i);
+		ps->p[k].value = v0 - h;
+		double dn = predict_env(e, ps, d, i);
+		ps->p[k].value = v0;
+		if (isfinite(up) && isfinite(dn) && up > 0 && dn > 0) {
+			g[k] = (log(up) - log(dn)) / (2 * h) * se;
+			var += g[k] * g[k];
+		}
+	}
+	/* parameters fitted together move together: their correlations (the fit's covariance) */
+	for (int k = 0; k < ps->ncorr; k++) {
+		const cal_pcorr *c = &ps->corr[k];
+		if (c->a < n && c->b < n)
+			var += 2 * c->rho * g[c->a] * g[c->b];
+	}
+	free(g);
+	return fmax(var, 0.0);
+}
+
 /* |error| of a prediction of point i beyond its repeats' spread: 0 inside [lo, hi], else the distance to the
  * nearer end over the point's measurement (the plain error where the point was run once). */
 static double beyond_spread(const cal_data *d, int i, double pred)
@@ -1104,13 +1276,20 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			*sum = s;
 		return err_set("no measurements to fit");
 	}
+	for (int i = 0; i < d->n && o->log; i++)
+		if (cal_steady_weight(&d->pts[i]) < 1)
+			fprintf(o->log, "calibrate: %s:%d: not steady: its last epoch %+.1f%% over the mean of its steady epochs "
+					"(more than %.0f%%): weight %.2f (more epochs a run: campaign --epochs)\n",
+				base(d->pts[i].file), d->pts[i].line, 100 * d->pts[i].rise, 100 * CAL_STEADY_RISE,
+				cal_steady_weight(&d->pts[i]));
 	cal_env e;
 	env_init(&e, o, d);
 	grouping g;
 	grouping_init(&g, &e, d);
 	s.npoints = fit_groups(&e, ps, d, &g, o, false, &s);
 	/* in-sample error over all points, and leave-one-out within each group of at least 2 points */
-	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0;
+	double sum_fit = 0, sum_loo = 0, sum_fit_sp = 0, sum_loo_sp = 0, loo_ss = 0;
+	int loo_n = 0;
 	double *rho = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*rho)), *hw = xmalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof(*hw));
 	int nfit = 0;
 	for (int k = 0; k < g.ngroups; k++) {
@@ -1137,6 +1316,10 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 				sum_loo_sp += beyond_spread(d, pts[j], lo);
 				/* for the interval: the log residual and the half-range of the point's repeats */
 				rho[s.nloo] = log(d->pts[pts[j]].measured / lo);
+				if (d->pts[pts[j]].kind == CAL_THROUGHPUT) {
+					loo_ss += rho[s.nloo] * rho[s.nloo];
+					loo_n++;
+				}
 				hw[s.nloo] = rep && lo_s > 0 ? 0.5 * log(hi_s / lo_s) : 0.0;
 				s.nloo++;
 			}
@@ -1149,6 +1332,21 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
 	cal_loo_interval(rho, hw, s.nloo, &s.iv);
 	cal_loo_interval(rho, NULL, s.nloo, &s.iv_plain);
+	/* what a prediction misses by beyond its parameters' errors: a run's noise, or the leave-one-out rms of
+	 * the throughput points where larger (how far a point the fit did not see falls off it) */
+	double noise = run_noise_ln(&e, ps, d);
+	if (loo_n > 1 && !(noise * noise >= loo_ss / loo_n))
+		noise = sqrt(loo_ss / loo_n);
+	double sd_ar = allreduce_noise_ln(&e, ps, d);
+	const char *nm[2] = { "run_sd_ln", "allreduce_sd_ln" };
+	double nv[2] = { noise, sd_ar };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(nv[k])) { /* validate --profile's intervals add them to each held-out prediction */
+			int at = cal_pset_get(ps, nm[k], "", nv[k], "ln"); /* may move ps->p */
+			cal_param *q = &ps->p[at];
+			q->value = nv[k];
+			q->status = CAL_FITTED;
+		}
 	free(rho);
 	free(hw);
 	grouping_free(&g, d->n);
@@ -1331,11 +1529,12 @@ static char *row_key(const cal_env *e, const cal_point *p, const char *tg, char 
 
 static const char detail_header[] =
 	"group,file,line,measured,predicted,err_pct,how,gpus,nodes,gpus_per_node,transport,batch_per_gpu,"
-	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source\n";
+	"allreduce_s,allreduce_s_pred,comm_exposed_s,comm_exposed_s_pred,grad_bytes_per_param,source,predicted_lo,"
+	"predicted_hi\n";
 
 /* One --detail row of a predicted point. */
 static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal_point *p, const char *tg,
-		       const char *tr, double pr, const char *how)
+		       const char *tr, double pr, const char *how, const double iv[2])
 {
 	char bs[32] = ""; /* empty cell, never "nan", when the batch is not known */
 	if (isfinite(p->batch_per_gpu))
@@ -1356,9 +1555,13 @@ static void detail_row(FILE *detail, const cal_env *e, cal_pset *full, const cal
 	const model_scenario *ms = p->kind == CAL_THROUGHPUT ? point_scen(e, p) : NULL;
 	if (ms && ms->prep.nparams > 0)
 		snprintf(gb, sizeof gb, "%g", ms->prep.grad_B / ms->prep.nparams);
-	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", tg, base(p->file),
-		p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes, p->gpus_per_node, tr, bs,
-		cm[0], cm[1], cm[2], cm[3], gb, p->source);
+	char ivs[2][32] = { "", "" };
+	for (int q = 0; q < 2; q++)
+		if (isfinite(iv[q]))
+			snprintf(ivs[q], sizeof ivs[q], "%.6g", iv[q]);
+	fprintf(detail, "\"%s\",%s,%d,%.6g,%.6g,%.2f,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\",%s,%s\n", tg,
+		base(p->file), p->line, p->measured, pr, 100 * (pr / p->measured - 1), how, p->gpus, p->nodes,
+		p->gpus_per_node, tr, bs, cm[0], cm[1], cm[2], cm[3], gb, p->source, ivs[0], ivs[1]);
 }
 
 /* Counts a predicted point (pr; the model column's mpr) in its table row, made on first use; vt takes key. */
@@ -1420,6 +1623,11 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 		quiet.log = NULL;
 		fit_groups(&e, &full, d, &g, &quiet, true, NULL);
 	}
+	/* a run's noise for the intervals: the profile's (from the data it was fitted to), else these points' */
+	int ni = cal_pset_find(&full, "run_sd_ln", "");
+	double noise = ni >= 0 ? full.p[ni].value : fixed ? NAN : run_noise_ln(&e, &full, d);
+	int na = cal_pset_find(&full, "allreduce_sd_ln", "");
+	double sd_ar = na >= 0 ? full.p[na].value : fixed ? NAN : allreduce_noise_ln(&e, &full, d);
 	vt->rows = xcalloc((size_t)d->n + 1, sizeof *vt->rows);
 	if (detail)
 		fputs(detail_header, detail);
@@ -1440,8 +1648,13 @@ int cal_validate(cal_vtable *vt, const cal_data *d, const cal_pset *fixed, const
 			}
 			char *tg = table_group(g.gname[pts[j]]), tr[64];
 			char *key = row_key(&e, p, tg, tr);
-			if (detail)
-				detail_row(detail, &e, &full, p, tg, tr, pr, how);
+			if (detail) {
+				double iv[2] = { NAN, NAN };
+				if (p->kind == CAL_THROUGHPUT)
+					cal_point_interval(pr, param_var_ln(&e, &full, d, pts[j]) +
+							       comm_var_ln(&e, &full, p, pr, sd_ar), noise, &iv[0], &iv[1]);
+				detail_row(detail, &e, &full, p, tg, tr, pr, how, iv);
+			}
 			free(tg);
 			tally(vt, key, how, p, pr, mpr);
 		}

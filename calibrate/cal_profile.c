@@ -209,6 +209,18 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 		double v = isfinite(p->value) ? p->value : p->prior;
 		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, NULL);
 	}
+	/* the correlations of parameters fitted together: validate --profile's intervals propagate them */
+	for (int k = 0; k < ps->ncorr; k++) {
+		const cal_pcorr *c = &ps->corr[k];
+		if (!(fabs(c->rho) > 0) || !isfinite(c->rho))
+			continue;
+		fputs("#corr", f);
+		put_text(f, ps->p[c->a].name, false);
+		put_text(f, ps->p[c->a].scope, false);
+		put_text(f, ps->p[c->b].name, false);
+		put_text(f, ps->p[c->b].scope, false);
+		fprintf(f, ",%.6f\n", c->rho);
+	}
 	if (fclose(f) != 0) {
 		free(buf);
 		return err_set("%s: cannot build the profile", path), ERR_ENV;
@@ -218,23 +230,58 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 	return rc;
 }
 
+/* The "#corr," lines (text, with the file's line numbers lines[]) into ps's correlations, after its "#cal,"
+ * lines were read. 0 or ERR_INPUT (file:line message). */
+static int load_corr(cal_pset *ps, const char *path, const char *text, size_t len, const int *lines, int nlines)
+{
+	csv_table t;
+	int rc = csv_table_parse(&t, path, text, len);
+	if (rc < 0)
+		return rc;
+	for (int r = 0; r < t.nrows && rc == 0; r++) {
+		int fl = t.line[r] - 2 < nlines && t.line[r] >= 2 ? lines[t.line[r] - 2] : t.line[r];
+		double rho;
+		int a = cal_pset_find(ps, t.cells[r][0], t.cells[r][1]), b = cal_pset_find(ps, t.cells[r][2], t.cells[r][3]);
+		if (csv_cell_double(&t, r, 4, &rho) < 0 || !(fabs(rho) <= 1))
+			rc = err_set("%s:%d: #corr: expected a correlation -1..1 in the last field", path, fl);
+		else if (a < 0 || b < 0)
+			rc = err_set("%s:%d: #corr: names a parameter no '#cal,' line has", path, fl);
+		else
+			cal_pset_corr_set(ps, a, b, rho);
+	}
+	csv_table_free(&t);
+	return rc;
+}
+
 int cal_pset_load(cal_pset *ps, const char *path)
 {
 	FILE *f;
 	int orc = file_open_read(path, &f);
 	if (orc)
 		return orc;
-	char *out = NULL;
-	size_t olen = 0;
-	FILE *o = open_memstream(&out, &olen);
-	int *lines = NULL, nlines = 0, cap = 0;
+	char *out = NULL, *cout = NULL;
+	size_t olen = 0, clen = 0;
+	FILE *o = open_memstream(&out, &olen), *co = open_memstream(&cout, &clen);
+	int *lines = NULL, nlines = 0, cap = 0, *clines = NULL, ncl = 0, ccap = 0;
 	fputs("param,value,stderr,unit,status,scope,rows\n", o);
+	fputs("a,a_scope,b,b_scope,rho\n", co);
 	char *line = NULL;
 	size_t lcap = 0;
 	ssize_t got;
 	int lineno = 0;
 	while ((got = getline(&line, &lcap, f)) >= 0) {
 		lineno++;
+		if (strncmp(line, "#corr,", 6) == 0) {
+			fputs(line + 6, co);
+			if (got == 0 || line[got - 1] != '\n')
+				fputc('\n', co);
+			if (ncl == ccap) {
+				ccap = ccap ? 2 * ccap : 16;
+				clines = xrealloc(clines, (size_t)ccap * sizeof *clines);
+			}
+			clines[ncl++] = lineno;
+			continue;
+		}
 		if (strncmp(line, "#cal,", 5) != 0)
 			continue;
 		fputs(line + 5, o);
@@ -249,11 +296,14 @@ int cal_pset_load(cal_pset *ps, const char *path)
 	free(line);
 	fclose(f);
 	fclose(o);
+	fclose(co);
 	csv_table t;
 	int rc = csv_table_parse(&t, path, out, olen);
 	free(out);
 	if (rc < 0) {
 		free(lines);
+		free(cout);
+		free(clines);
 		return rc;
 	}
 	if (t.nrows == 0) {
@@ -280,8 +330,12 @@ int cal_pset_load(cal_pset *ps, const char *path)
 		free(p->rows);
 		p->rows = xstrdup(t.cells[r][6]);
 	}
+	if (ncl)
+		rc = load_corr(ps, path, cout, clen, clines, ncl);
 done:
 	csv_table_free(&t);
 	free(lines);
+	free(cout);
+	free(clines);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "calibrate/cal.h"
@@ -37,6 +38,12 @@ typedef struct cg_opts {
  * batches an epoch on each rank, so that its steady epochs measure decoding rather than the pipeline's
  * start (8,704 JPEGs gave 8 batches an epoch at 4 ranks of 256: runs of 1.1-1.4 s). */
 enum { CG_NOPTS = 22, CG_MIN_BATCHES = 50, CG_REPEAT = 2 };
+/* The steady window (epochs 2 on, what calibrate fits) should hold this many batches a rank, so that the part
+ * of the pipeline's warm-up left after the first epoch weighs little in its mean: on 4x H200 at 50 batches an
+ * epoch the data wait fell 0.45, 0.09, 0.03, 0.007 s over epochs 1-4 and 5 of 10 JPEG runs' last epoch lay
+ * 3.1-4.8% above the mean of epochs 2-4 (bench/data/h200x4-2026-11-28); 300 batches (7 epochs there) put
+ * that last epoch about 2% above the window's mean. */
+enum { CG_STEADY_BATCHES = 300, CG_MIN_EPOCHS = 4, CG_MAX_EPOCHS = 40 };
 
 /* campaign's options, bound to o (dry: --dry-run, spec: --grid), in --help's order. */
 static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
@@ -87,8 +94,9 @@ static void cg_table(cg_opts *o, bool *dry, const char **spec, cli_opt *t)
 		CLI_O_INT("iters", &o->c.iters, 1, 1000000, "an integer 1..1000000",
 			  "  --iters N         synthetic runs: timed steps (default 60; 10 warm-up steps first)\n"),
 		CLI_O_INT("epochs", &o->c.epochs, 1, 1000000, "an integer 1..1000000",
-			  "  --epochs E        JPEG runs: epochs (default 4: the first fills the pipeline, calibrate fits the\n"
-			  "                    mean of the others)\n"),
+			  "  --epochs E        JPEG runs: epochs (the first fills the pipeline, calibrate fits the mean of\n"
+			  "                    the others; default: enough that they hold 300 batches a rank at the largest\n"
+			  "                    JPEG run over the folder's images, at least 4)\n"),
 		CLI_O_STR("machine", &o->c.machine, "  --machine NAME    the CSVs' machine column (default local)\n"),
 		CLI_O_STR("hwdb", &o->hwdb, "  --hwdb DIR        passed to calibrate and validate\n"),
 		CLI_O_HELP,
@@ -171,6 +179,24 @@ static int predict_runs(const cg_opts *o, cal_cg_run *runs, int n)
 	return rc;
 }
 
+/* runs.csv's column steady (cal_cg_mark_steady) from the CSVs in csv, where the scripts wrote a runs.csv; a
+ * failure is said and the fit goes on (the column is a note on the runs, the fit has weighed them already). */
+static void mark_steady(const cg_opts *o, const char *csv)
+{
+	char *runs = xasprintf("%s/runs.csv", o->out);
+	cal_data d;
+	cal_data_init(&d);
+	if (access(runs, F_OK) == 0) {
+		if (cal_data_load_path(&d, csv, CAL_MLPERF_TARGET_TOP1, false, NULL) < 0 || cal_cg_mark_steady(runs, &d) < 0)
+			fprintf(stderr, "scaleplan campaign: %s: column steady not written: %s\n", runs, err_msg());
+		else
+			printf("== %s: column steady (a JPEG run whose last epoch lies more than %.0f%% above the mean of "
+			       "epochs 2 on: rising, weighed less)\n", runs, 100 * CAL_STEADY_RISE);
+	}
+	cal_data_free(&d);
+	free(runs);
+}
+
 /* calibrate's fit (cli_calibrate_fit), then validate --detail (cli_validate) and the parity chart
  * (cli_plot_files), in this process. */
 static int fit(const cg_opts *o)
@@ -187,6 +213,8 @@ static int fit(const cg_opts *o)
 	rc = cli_check_out("calibrate", "--out", prof, false);
 	if (rc == EXIT_OK)
 		rc = cli_calibrate_fit(o->hwdb, &in, prof);
+	if (rc == EXIT_OK)
+		mark_steady(o, csv);
 	if (rc == EXIT_OK) {
 		printf("== scaleplan validate --no-builtin --against %s --profile %s --detail %s\n", csv, prof, par);
 		fflush(stdout);
@@ -220,7 +248,7 @@ static int parse_opts(int argc, char **argv, cg_opts *o, const char **spec, bool
 {
 	bool dry = false;
 	cli_opt own[CG_NOPTS];
-	*o = (cg_opts){.c = {.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 4}, .repeat = CG_REPEAT};
+	*o = (cg_opts){.c = {.train = "scaleplan-train", .machine = "local", .iters = 60, .epochs = 0}, .repeat = CG_REPEAT};
 	*spec = NULL;
 	cg_table(o, &dry, spec, own);
 	cli_parse p = {.cmd = "campaign", .tables = {own}, .usage = campaign_usage, .usage_on_error = true,
@@ -273,15 +301,34 @@ static int gpus_here(void)
 
 /* What the campaign chose, printed: the grid and whose host it is for, the repeats, the JPEG runs' epochs and
  * whether the folder gives each rank CG_MIN_BATCHES batches an epoch at the largest JPEG run. */
-static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal_cg_run *runs, int n)
+/* The images a step takes at the largest JPEG run (ranks x batch), 0 without JPEG runs. */
+static int jpeg_ranks_batch(const cal_cg_run *runs, int n)
 {
-	int ranks_b = 0, rep = 0;
+	int ranks_b = 0;
 	for (int i = 0; i < n; i++) {
 		int rb = runs[i].gpn * runs[i].nodes * runs[i].batch;
 		if (strcmp(runs[i].data, "synthetic") && rb > ranks_b)
 			ranks_b = rb;
-		rep += runs[i].copy > 1;
 	}
+	return ranks_b;
+}
+
+/* The JPEG runs' epochs where --epochs was not given: a first one, then enough for CG_STEADY_BATCHES batches a
+ * rank at the largest JPEG run over the folder's images (CG_MIN_EPOCHS where the folder was not read). */
+static int size_epochs(const cg_opts *o, const cal_cg_run *runs, int n)
+{
+	long ranks_b = jpeg_ranks_batch(runs, n), bpe = ranks_b > 0 ? o->c.train_n / ranks_b : 0;
+	if (!o->folder_read || bpe < 1)
+		return CG_MIN_EPOCHS;
+	long e = 1 + (CG_STEADY_BATCHES + bpe - 1) / bpe;
+	return (int)(e < CG_MIN_EPOCHS ? CG_MIN_EPOCHS : e > CG_MAX_EPOCHS ? CG_MAX_EPOCHS : e);
+}
+
+static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal_cg_run *runs, int n)
+{
+	int ranks_b = jpeg_ranks_batch(runs, n), rep = 0;
+	for (int i = 0; i < n; i++)
+		rep += runs[i].copy > 1;
 	if (dflt)
 		printf("scaleplan campaign: the default grid of a host of %d GPUs%s: %s\n", o->host_gpus,
 		       o->host_gpus_seen ? " (nvidia-smi here)" : " (--host-gpus, else 2)", spec);
@@ -352,6 +399,8 @@ static int campaign_with(cg_opts *o, const char *spec, bool dflt)
 		if (o->c.val_n < 0)
 			o->c.val_n = 0;
 	}
+	if (o->c.epochs == 0)
+		o->c.epochs = size_epochs(o, runs, n);
 	if ((rc = mkdir_ok(o->out)) == EXIT_OK) {
 		o->c.out_abs = realpath(o->out, NULL);
 		if (!o->c.out_abs) {

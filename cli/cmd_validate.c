@@ -93,7 +93,9 @@ static void validate_table(cli_validate_opts *vo, cli_opt *t)
 		CLI_O_ENUM("format", &vo->format, formats, "table, csv or md",
 			   "  --format F      table (default), csv, or md (the Markdown table of docs/validate.md)\n"),
 		CLI_O_STR("detail", &vo->detail,
-			  "  --detail FILE   also write one CSV row per point (measured, predicted, error, how); with\n"
+			  "  --detail FILE   also write one CSV row per point (measured, predicted, error, how; for\n"
+			  "                  throughput the 90% interval predicted_lo..predicted_hi: the parameters'\n"
+			  "                  standard errors, a run's noise, the all-reduce's miss on its exposed share); with\n"
 			  "                  --group whole-run one row per result and time (ttt, tta). Written as FILE.tmp,\n"
 			  "                  renamed when complete; `scaleplan plot FILE` draws the parity plot\n"),
 		CLI_O_FLAG("strict", &vo->strict,

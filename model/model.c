@@ -401,8 +401,9 @@ static double decode_step_s(const model_scenario *sc, const model_params *p, dou
 {
 	if (sc->data != MODEL_DATA_GPU || !(sc->stack.gpu_decode_img_s > 0) || !(step_s > 0))
 		return 0.0;
-	return b / model_input_rank_img_s(b / step_s, k, sc->stack.gpu_decode_img_s, sc->node.cores,
-					  p->host_input_img_s_core) -
+	/* the planner's clusters reach other nodes over InfiniBand or RoCE: no socket transport on the host */
+	return b / model_input_rank_img_s(b / step_s, k, sc->stack.gpu_decode_img_s,
+					  model_input_cores_left(sc->node.cores, 0, 0), p->host_input_img_s_core) -
 	       step_s;
 }
 

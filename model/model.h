@@ -666,8 +666,16 @@ double model_step_exposed_s(double overlap, double after_bwd_s, double comm_s);
  * host_input_img_s_core: images/s one core of the host carries of the stage the ranks share; the queue's
  * 1/(1 - U) is the stage's saturation as more ranks of the host decode). host_cores <= 0 (unknown): no shared
  * stage. model_predict (hence the simulator) and calibrate's fit of jpeg-gpu runs both call it. */
-double model_input_rank_img_s(double step_img_s, int ranks_host, double gpu_decode_img_s, int host_cores,
+double model_input_rank_img_s(double step_img_s, int ranks_host, double gpu_decode_img_s, double host_cores,
 			      double host_input_img_s_core);
+/* The host's cores left to that shared stage (model_input_rank_img_s's host_cores) where the host also runs
+ * NCCL socket transports (socket_nodes > 0: emulated nodes on one host, or a node of its own over TCP): they
+ * take socket_core_frac of the stage's cores (their threads copy through the host memory and caches the
+ * decode's copies use), one share for the host whatever the nodes: on 4x H200 the JPEG runs of 4 emulated nodes
+ * kept 0.90-0.94 of their synthetic img/s, as 4 GPUs over NVLink (0.89), while a share per node fitted at 2
+ * nodes predicted them 19-38% too slow (bench/NOTES.md). At least 5% of the cores stay. socket_nodes 0 (NVLink,
+ * InfiniBand: the transport runs on the NIC): host_cores. */
+double model_input_cores_left(int host_cores, int socket_nodes, double socket_core_frac);
 /* The bottleneck rule: the resource with the most busy time per iteration (compute, all of the all-reduce -
  * overlap hides it only while it is shorter -, the data pipeline, storage reads when they recur; ties go to
  * the earlier). */

@@ -7,7 +7,14 @@
 
 #include <math.h>
 
-double model_input_rank_img_s(double step_img_s, int ranks_host, double gpu_decode_img_s, int host_cores,
+double model_input_cores_left(int host_cores, int socket_nodes, double socket_core_frac)
+{
+	if (socket_nodes <= 0 || !(socket_core_frac > 0))
+		return host_cores;
+	return host_cores * fmax(0.05, 1.0 - socket_core_frac); /* one share a host (model.h) */
+}
+
+double model_input_rank_img_s(double step_img_s, int ranks_host, double gpu_decode_img_s, double host_cores,
 			      double host_input_img_s_core)
 {
 	/* the shared stage's capacity is the host's cores at what one core carries of it (reader threads,

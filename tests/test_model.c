@@ -731,11 +731,27 @@ static void test_input_rank(test_ctx *t)
 	TEST_CHECK(t, r64 < r128 && r128 < none, "cores: 64 %g, 128 %g, none %g", r64, r128, none);
 }
 
+/* model_input_cores_left: no socket transport, all the cores; with sockets one share a host whatever the emulated
+ * nodes, at least 5% of the cores left; fewer cores, a slower rank. */
+static void test_cores_left(test_ctx *t)
+{
+	TEST_CHECK(t, model_input_cores_left(64, 0, 0.25) == 64, "no sockets: %g", model_input_cores_left(64, 0, 0.25));
+	for (int n = 1; n <= 4; n *= 2)
+		TEST_CHECK(t, fabs(model_input_cores_left(64, n, 0.25) - 48) < 1e-12, "%d nodes: %g", n,
+			   model_input_cores_left(64, n, 0.25));
+	TEST_CHECK(t, fabs(model_input_cores_left(64, 2, 0.99) - 3.2) < 1e-12, "floor: %g",
+		   model_input_cores_left(64, 2, 0.99));
+	double all = model_input_rank_img_s(8500, 4, 3e5, 64, 612);
+	double left = model_input_rank_img_s(8500, 4, 3e5, model_input_cores_left(64, 4, 0.25), 612);
+	TEST_CHECK(t, left < all, "sockets on the host: %g, none %g", left, all);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
 	test_gpu_decode_rank(&t);
 	test_input_rank(&t);
+	test_cores_left(&t);
 	test_params(&t);
 	test_convergence(&t);
 	test_c4130_scaling(&t);
