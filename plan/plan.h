@@ -48,6 +48,8 @@ typedef struct plan_spec {
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */
+	const char *eff_skip_gpu;  /* a GPU id whose stack cells the stack's speed leaves out (validate's held-out
+				    * model column: the point's own GPU); NULL = none */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */
@@ -59,6 +61,23 @@ int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const cha
 
 /* The stack a run uses: the spec's --stack, else sys's default (sys NULL: the spec's system), else NULL. */
 const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_system *sys);
+
+/* A stack's GPU compute speed on one GPU (plan_stack.c; docs/stacks.md): the stack x GPU table's cell on that
+ * GPU (hwdb stack_effs.csv), else the stack's nearest cell - same architecture first, else the latest earlier
+ * generation - through the generation exponent (model_stack_gen_eff; an interval from the exponents the moves
+ * on file span when the generation differs), else (no cell of its own) the geometric mean of the stacks of its
+ * likeness at that GPU (interval: model_params unseen_stack_err), else its stacks.csv compute_eff. */
+typedef struct plan_eff {
+	double eff;               /* compute_eff; NAN = 1 (MLPerf-grade) */
+	model_eff_how how;
+	const char *from_gpu;     /* the cell's GPU (NULL: none) */
+	double lo_x, hi_x;        /* what its source adds to the 90% interval on throughput (1, 1: nothing) */
+} plan_eff;
+/* st NULL: eff NAN. skip_stack: predict as though that stack had no cell (leave-one-stack-out); skip_gpu: as
+ * though no stack had a cell on that GPU, nor its stacks.csv figure (fitted on those cells' runs): the
+ * held-out prediction of a run on it; NULL: none. */
+void plan_stack_eff(const hw_db *db, const hw_stack *st, const char *skip_stack, const hw_gpu *skip_gpu,
+		    const hw_gpu *gpu, model_precision prec, const model_params *p, plan_eff *out);
 
 /* How a GPU is known (model_basis): measured when the user gave --measured (nmeasured > 0) or the data the
  * tool was built with holds results of this GPU (model_gpu_measured: refdata's throughput, MLPerf v4.0 and
