@@ -45,6 +45,9 @@ typedef struct plan_spec {
 						    * batch B; the curve is scaled through it (0 = none) */
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
+	const char *measured_stack_id; /* the stack the --measured runs ran (NULL: the run's own, stack_id or the
+					* system's): they calibrate the GPU through that stack's speed on it, and
+					* another stack moves from them only by the model's ratio between the two */
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */

@@ -42,6 +42,7 @@ int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const cha
 	CHECK_ID(HW_FABRIC, hw_fabric_find, fabric_id);
 	CHECK_ID(HW_STORAGE, hw_storage_find, storage_id);
 	CHECK_ID(HW_STACK, hw_stack_find, stack_id);
+	CHECK_ID(HW_STACK, hw_stack_find, measured_stack_id);
 	return 0;
 }
 
@@ -118,6 +119,19 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 	}
 	sc->data = s->data >= 0 ? (model_data)s->data
 		   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
+}
+
+/* The speed on this GPU of the stack the --measured runs ran (--measured-stack), where it is another than the
+ * run's: 0 when it is the same (or none). */
+static double measured_eff(const hw_db *db, const plan_spec *s, const hw_stack *run, const hw_gpu *gpu,
+			   const model_params *p, const model_scenario *sc)
+{
+	const hw_stack *m = s->measured_stack_id ? hw_stack_find(db, s->measured_stack_id) : NULL;
+	plan_eff e;
+	if (!s->nmeasured || !m || m == run)
+		return 0;
+	plan_stack_eff(db, m, NULL, NULL, gpu, sc->precision, p, &e);
+	return e.eff > 0 ? e.eff : 1.0;
 }
 
 /* The stack's speed on this GPU (plan_stack_eff) in place of its one figure. */
@@ -368,7 +382,8 @@ model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
 }
 
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
-static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, model_scenario *sc)
+static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, double measured_eff,
+			 model_scenario *sc)
 {
 	if (s->global_batch > 0) {
 		int gpus = sc->node.gpus_per_node * sc->nodes;
@@ -384,10 +399,18 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (s->nmeasured && (plan_check_measured(sc, s->measured, s->nmeasured) ||
-			     model_calibrate(sc, p, s->measured, s->nmeasured)))
-		return ERR_INPUT;
-	return 0;
+	if (!s->nmeasured)
+		return 0;
+	/* calibrated at the measured stack's speed on this GPU: compute_cal is then the GPU's, and the run's own
+	 * stack differs from the measurement by the model's ratio of the two speeds alone */
+	double own = sc->stack.compute_eff;
+	if (measured_eff > 0)
+		sc->stack.compute_eff = measured_eff;
+	int rc = plan_check_measured(sc, s->measured, s->nmeasured) || model_calibrate(sc, p, s->measured, s->nmeasured);
+	sc->stack.compute_eff = own;
+	if (rc == 0 && measured_eff > 0)
+		rc = model_scenario_prepare(sc, p);
+	return rc ? ERR_INPUT : 0;
 }
 
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
@@ -439,5 +462,5 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 			       what, sc->nodes);
 	if (model_scenario_prepare(sc, p))
 		return ERR_INPUT;
-	return resolve_batch(s, p, what, sc);
+	return resolve_batch(s, p, what, measured_eff(db, s, plan_stack(db, s, sys), gpu, p, sc), sc);
 }
