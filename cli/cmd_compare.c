@@ -439,6 +439,7 @@ static double o_tta_lo(const void *p) { return OR(p)->lo[1]; }
 static double o_tta_hi(const void *p) { return OR(p)->hi[1]; }
 static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
 static double o_pick(const void *p) { return OR(p)->pick; }
+static double o_flip(const void *p) { return OR(p)->v->flip_speed_x > 0 ? OR(p)->v->flip_speed_x : NAN; }
 static const char *o_stack(const void *p) { return OR(p)->sc->stack.id; }
 
 static const out_col option_cols[] = {
@@ -455,6 +456,8 @@ static const out_col option_cols[] = {
 	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
 	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
 	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"flip_speed_ratio", "the pick: the factor on its predicted speed below which another is picked", COL_NUM, 4,
+	 o_flip, NULL, 0},
 	{"stack", "stacks.csv id", COL_TEXT, 0, NULL, o_stack, 0},
 };
 enum { OPTION_NCOLS = sizeof(option_cols) / sizeof(option_cols[0]) };
@@ -575,12 +578,23 @@ int cmd_compare(int argc, char **argv)
 	plan_options_sort(&q, rows, nrows);
 	plan_answer a;
 	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
+	plan_flip flip;
+	plan_flip_find(&q, rows, nrows, &a, &s.params, &flip);
+	if (a.winner)
+		rows[a.winner - rows].v.flip_speed_x = flip.speed_x;
 	if (!outpath && strcmp(format, "csv") == 0) {
 		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
 	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
 	cli_print_answer("", &q, &a, gpus);
+	{
+		strbuf rests;
+		strbuf_init(&rests);
+		plan_flip_text(&flip, &a, &rests);
+		fputs(rests.s, stdout);
+		strbuf_free(&rests);
+	}
 	{
 		strbuf left_out;
 		strbuf_init(&left_out);

@@ -161,6 +161,8 @@ typedef struct plan_verdict {
 	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
 	int idle_gpus;         /* GPUs of the whole units bought (an NVL72 rack: 72) that the placement leaves idle */
 	int domains;           /* NVLink domains the placement spans */
+	double flip_speed_x;   /* the pick only (plan_flip, set by the command): the speed factor below which the rule
+				* picks another option; 0 or NAN = none */
 } plan_verdict;
 
 /* The probability that a time of point t_s and 90% interval lo_s..hi_s is within deadline_s: log-normal on the
@@ -318,6 +320,21 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
  * over several GPU counts (no scale line). */
 void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, struct strbuf *out);
+
+/* ---- What the pick rests on (plan_flip.c) ----
+ * speed_x: the factor on the pick's predicted GPU compute speed below which the rule picks another option (then);
+ * NAN (then NULL) when it stays the pick down to a quarter of it, or there is no pick. */
+typedef struct plan_flip {
+	double speed_x;
+	const plan_option *then;
+} plan_flip;
+/* Decides again (plan_decide) with the pick's compute slowed (model_predict, plan_option_judge), bisecting the
+ * factor at which the pick changes. Prints nothing, never fails. O(n^2 x 16). */
+void plan_flip_find(const plan_question *q, const plan_option *o, int n, const plan_answer *a, const model_params *p,
+		    plan_flip *f);
+/* "  Rests on: dgxb200 stays the pick unless a B200 runs under 0.70x its predicted speed (then dgxh100 1x8); ..."
+ * appended to out. */
+void plan_flip_text(const plan_flip *f, const plan_answer *a, struct strbuf *out);
 
 /* ---- Sensitivity (plan_sens.c): what could flip the answer at one GPU count ---- */
 
