@@ -266,11 +266,12 @@ static void json_buy_rent(FILE *f, const plan_buy_rent *b)
 }
 
 /* The answer's lines (plan_answer_write) as a JSON array of strings, without their indent. */
-static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, long gpus)
+static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, const plan_flip *flip, long gpus)
 {
 	strbuf b;
 	strbuf_init(&b);
 	plan_answer_write(q, a, gpus, &b);
+	plan_flip_text(flip, a, &b); /* the page shows what the pick rests on as compare prints it */
 	fputs("\"lines\": [", f);
 	bool first = true;
 	for (char *l = b.s; *l;) {
@@ -300,7 +301,8 @@ static void json_fold(FILE *f, const plan_answer *a)
 }
 
 /* The whole answer into path through path.tmp (file_write_atomic). */
-static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
+static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, const plan_flip *flip,
+			     long gpus)
 {
 	char *buf = NULL;
 	size_t len_B = 0;
@@ -335,7 +337,7 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 	json_member_num(f, "rented", a->nrented, false, false);
 	fputs("},\n", f);
 	json_fold(f, a);
-	json_lines(f, q, a, gpus);
+	json_lines(f, q, a, flip, gpus);
 	fputs("}\n", f);
 	fclose(f);
 	int rc = file_write_atomic(path, buf, len_B);
@@ -604,7 +606,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (co.answer_json)
-		rc = write_answer_json(co.answer_json, &q, &a, gpus);
+		rc = write_answer_json(co.answer_json, &q, &a, &flip, gpus);
 	if (outpath && !rc)
 		rc = write_csv(outpath, &q, rows, nrows, &a); /* last: see write_csv */
 out:

@@ -18,8 +18,8 @@
 /* The model column's errors per stack (calibrate/cal_mcol.c gathers them). */
 static void stack_print(const cal_mcol *m, FILE *out)
 {
-	fprintf(out, "model column by stack (no --measured from another group; compute_eff from tools/fit_stack_eff.sh, "
-		     "fitted on these one-GPU points, so in-sample there):\n");
+	fprintf(out, "model column by stack (no --measured from another group; the stack's speed from its cell of the GPU "
+		     "(hwdb stack_effs.csv, tools/fit_stack_gen.sh), fitted on these one-GPU points, so in-sample there):\n");
 	for (int k = 0; k < m->nstacks; k++) {
 		const cal_stack_err *v = &m->stacks[k];
 		fprintf(out, "  %-16s %3d points  mean |error| %5.1f%%  bias %+5.1f%%\n", v->id, v->n, 100 * v->abs_sum / v->n,
