@@ -614,6 +614,8 @@ typedef struct cal_mcol {
 	int npred, nfail;            /* points predicted, points it could not describe or predict */
 	cal_stack_err stacks[CAL_MCOL_MAX_STACKS]; /* the column's errors per stack */
 	int nstacks;
+	bool skip_own_gpu;           /* the stack's speed without its cell on the point's GPU (plan_spec
+				      * eff_skip_gpu): a generation predicted from the others, as for a new GPU */
 } cal_mcol;
 /* cal_opts.model_fn: point i predicted with `others` (indices into d) as its --measured candidates;
  * NAN when the model cannot describe it. Counts it in m (ctx) and tallies its error by stack. */

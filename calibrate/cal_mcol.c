@@ -187,6 +187,8 @@ double cal_mcol_point(void *ctx, const cal_data *d, int i, const int *others, in
 		return NAN;
 	plan_spec spec;
 	point_spec(d, i, others, nothers, &spec);
+	if (m->skip_own_gpu)
+		spec.eff_skip_gpu = p->gpu; /* the cell of this GPU was fitted on points like this one */
 	double pred = NAN;
 	model_scenario sc;
 	model_result r;

@@ -2,8 +2,9 @@
 # The reference tables in refdata/ are embedded into $(BUILD)/gen/cal_refdata.c.
 # SPDX-License-Identifier: GPL-3.0-or-later
 # mlperf_v4_0.csv (a summary of the v4.0 results, for people) is not built in: the same runs are read from
-# their logs as mlperf_v4_0_phases.csv.
-CAL_REFDATA := $(sort $(filter-out refdata/mlperf_v4_0.csv,$(wildcard refdata/*.csv)))
+# their logs as mlperf_v4_0_phases.csv. public_rn50.csv (public figures kept with their sources) and
+# stack_gen_runs.csv (its one-GPU rows by stack) are read by tools/fit_stack_gen.sh and tests, not built in.
+CAL_REFDATA := $(sort $(filter-out refdata/mlperf_v4_0.csv refdata/public_rn50.csv refdata/stack_gen_runs.csv,$(wildcard refdata/*.csv)))
 LIB_SRCS    += $(wildcard calibrate/*.c)
 GEN_SRCS    += $(BUILD)/gen/cal_refdata.c
 

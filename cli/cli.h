@@ -137,6 +137,8 @@ typedef struct cli_interval_in {
 	/* validate's model column without --measured (the default model) and the stack of a point */
 	double (*default_fn)(void *ctx, const struct cal_data *d, int i, const int *others, int nothers);
 	void *default_ctx;
+	void *transfer_ctx;  /* default_fn's context for the transfer check: each stack's cell on the point's GPU
+			      * left out (a generation predicted from the others); NULL = default_ctx */
 	const char *(*stack_fn)(const struct cal_point *p);
 } cli_interval_in;
 /* Adds the built-in MLPerf residuals and pairs to v (with in->builtin), writes in->intervals and in->ratios

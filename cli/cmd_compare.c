@@ -411,11 +411,12 @@ static void json_buy_rent(FILE *f, const plan_buy_rent *b)
 }
 
 /* The answer's lines (plan_answer_write) as a JSON array of strings, without their indent. */
-static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, long gpus)
+static void json_lines(FILE *f, const plan_question *q, const plan_answer *a, const plan_flip *flip, long gpus)
 {
 	strbuf b;
 	strbuf_init(&b);
 	plan_answer_write(q, a, gpus, &b);
+	plan_flip_text(flip, a, &b); /* the page shows what the pick rests on as compare prints it */
 	fputs("\"lines\": [", f);
 	bool first = true;
 	for (char *l = b.s; *l;) {
@@ -445,7 +446,8 @@ static void json_fold(FILE *f, const plan_answer *a)
 }
 
 /* The whole answer into path through path.tmp (file_write_atomic). */
-static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, long gpus)
+static int write_answer_json(const char *path, const plan_question *q, const plan_answer *a, const plan_flip *flip,
+			     long gpus)
 {
 	char *buf = NULL;
 	size_t len_B = 0;
@@ -480,7 +482,7 @@ static int write_answer_json(const char *path, const plan_question *q, const pla
 	json_member_num(f, "rented", a->nrented, false, false);
 	fputs("},\n", f);
 	json_fold(f, a);
-	json_lines(f, q, a, gpus);
+	json_lines(f, q, a, flip, gpus);
 	fputs("}\n", f);
 	fclose(f);
 	int rc = file_write_atomic(path, buf, len_B);
@@ -590,6 +592,7 @@ static double o_tta_lo(const void *p) { return OR(p)->lo[1]; }
 static double o_tta_hi(const void *p) { return OR(p)->hi[1]; }
 static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
 static double o_pick(const void *p) { return OR(p)->pick; }
+static double o_flip(const void *p) { return OR(p)->v->flip_speed_x > 0 ? OR(p)->v->flip_speed_x : NAN; }
 static const char *o_stack(const void *p) { return OR(p)->sc->stack.id; }
 
 static const out_col option_cols[] = {
@@ -606,6 +609,8 @@ static const out_col option_cols[] = {
 	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
 	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
 	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"flip_speed_ratio", "the pick: the factor on its predicted speed below which another is picked", COL_NUM, 4,
+	 o_flip, NULL, 0},
 	{"stack", "stacks.csv id", COL_TEXT, 0, NULL, o_stack, 0},
 };
 enum { OPTION_NCOLS = sizeof(option_cols) / sizeof(option_cols[0]) };
@@ -732,17 +737,28 @@ int cmd_compare(int argc, char **argv)
 	plan_options_sort(&q, rows, nrows);
 	plan_answer a;
 	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
+	plan_flip flip;
+	plan_flip_find(&q, rows, nrows, &a, &s.params, &flip);
+	if (a.winner)
+		rows[a.winner - rows].v.flip_speed_x = flip.speed_x;
 	if (!outpath && strcmp(format, "csv") == 0) {
 		rc = write_csv(NULL, s.columns, &q, rows, nrows, &a);
 		goto out;
 	}
 	/* the files first: a reader that stops early (`| head`) ends the table with SIGPIPE, never the files */
-	if (co.answer_json && (rc = write_answer_json(co.answer_json, &q, &a, gpus)))
+	if (co.answer_json && (rc = write_answer_json(co.answer_json, &q, &a, &flip, gpus)))
 		goto out;
 	if (outpath && (rc = write_csv(outpath, strcmp(format, "csv") == 0 ? s.columns : NULL, &q, rows, nrows, &a)))
 		goto out;
 	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows, col, ncol);
 	cli_print_answer("", &q, &a, gpus);
+	{
+		strbuf rests;
+		strbuf_init(&rests);
+		plan_flip_text(&flip, &a, &rests);
+		fputs(rests.s, stdout);
+		strbuf_free(&rests);
+	}
 	{
 		strbuf left_out;
 		strbuf_init(&left_out);

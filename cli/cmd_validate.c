@@ -18,8 +18,8 @@
 /* The model column's errors per stack (calibrate/cal_mcol.c gathers them). */
 static void stack_print(const cal_mcol *m, FILE *out)
 {
-	fprintf(out, "model column by stack (no --measured from another group; compute_eff from tools/fit_stack_eff.sh, "
-		     "fitted on these one-GPU points, so in-sample there):\n");
+	fprintf(out, "model column by stack (no --measured from another group; the stack's speed from its cell of the GPU "
+		     "(hwdb stack_effs.csv, tools/fit_stack_gen.sh), fitted on these one-GPU points, so in-sample there):\n");
 	for (int k = 0; k < m->nstacks; k++) {
 		const cal_stack_err *v = &m->stacks[k];
 		fprintf(out, "  %-16s %3d points  mean |error| %5.1f%%  bias %+5.1f%%\n", v->id, v->n, 100 * v->abs_sum / v->n,
@@ -224,7 +224,7 @@ static int validate_points(const cli_validate_opts *o, const hw_db *db)
 	/* the model column's parameters: the defaults, or the profile's (as `predict --profile`) */
 	model_params mp;
 	model_params_default(&mp);
-	cal_mcol vm = {.db = db, .params = &mp}, vm_default = vm;
+	cal_mcol vm = {.db = db, .params = &mp}, vm_default = vm, vm_transfer = {.db = db, .params = &mp, .skip_own_gpu = true};
 	vrecord rec = {.m = &vm, .db = db};
 	cli_cal_in in = {.builtin = !o->no_builtin, .paths = o->against, .npaths = o->nagainst,
 			 .target_top1 = CAL_MLPERF_TARGET_TOP1, .strict = o->strict, .where = o->where, .profile = o->profile};
@@ -241,7 +241,8 @@ static int validate_points(const cli_validate_opts *o, const hw_db *db)
 	if (rc == EXIT_OK && (o->intervals || o->ratios || strcmp(o->format, "csv") != 0)) {
 		cli_interval_in ii = {.db = db, .d = &d, .intervals = o->intervals, .ratios = o->ratios,
 				      .builtin = !o->no_builtin, .md = strcmp(o->format, "md") == 0,
-				      .default_fn = cal_mcol_point, .default_ctx = &vm_default, .stack_fn = cal_point_stack};
+				      .default_fn = cal_mcol_point, .default_ctx = &vm_default, .transfer_ctx = &vm_transfer,
+				      .stack_fn = cal_point_stack};
 		rc = cli_validate_intervals(&ii, &rec.res, strcmp(o->format, "csv") != 0 ? stdout : NULL);
 	}
 out:

@@ -289,6 +289,9 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 	const cli_opt money[] = {
 		CLI_O_TEXT("calibration and model parameters:\n"),
 		CLI_O_CALLS("measured", opt_measured, s, "  --measured G:B:IMG_S   measured img/s on G GPUs at B images per GPU (repeatable)\n"),
+		CLI_O_STR("measured-stack", &s->spec.measured_stack_id,
+			  "  --measured-stack ID    the stack the measured runs ran (default: --stack, else the system's):\n"
+			  "                         another stack moves from them by the model's ratio of the two stacks' speeds\n"),
 		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),

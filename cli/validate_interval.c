@@ -58,11 +58,14 @@ int cli_validate_intervals(const cli_interval_in *in, cal_resids *v, FILE *out)
 		goto out;
 	}
 	/* the default model (no --measured) on every throughput point: how far it misses across generations */
+	void *tctx = in->transfer_ctx ? in->transfer_ctx : in->default_ctx;
 	for (int i = 0; i < d->n; i++) {
-		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(in->default_ctx, d, i, NULL, 0) : NAN;
+		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(tctx, d, i, NULL, 0) : NAN;
 		stack[i] = in->stack_fn(&d->pts[i]);
 	}
 	nmiss = cal_transfer_misses(d, pred, stack, in->db, miss);
+	for (int i = 0; i < d->n && tctx != in->default_ctx; i++)
+		pred[i] = d->pts[i].kind == CAL_THROUGHPUT ? in->default_fn(in->default_ctx, d, i, NULL, 0) : NAN;
 	cal_point_pairs(in->db, d, pred, stack, &pp);
 	if (in->ratios && (rc = write_ratios(&pp, in->ratios)) != EXIT_OK)
 		goto out;

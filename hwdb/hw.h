@@ -31,6 +31,7 @@ typedef enum hw_kind {
 	HW_SYSTEM,
 	HW_STACK,
 	HW_ARCH,
+	HW_STACK_EFF,
 	HW_NKINDS
 } hw_kind;
 
@@ -162,6 +163,11 @@ typedef struct hw_storage {
 } hw_storage;
 
 typedef struct hw_stack hw_stack;
+/* What a stack's GPU kernels are like (stacks.csv likeness; docs/stacks.md): its class predicts a stack with no
+ * measured cell from the stacks like it. none = not said. */
+typedef enum hw_likeness { HW_LIKE_NONE, HW_LIKE_FUSED, HW_LIKE_COMPILED, HW_LIKE_EAGER_NHWC, HW_LIKE_EAGER_NCHW,
+			   HW_NLIKENESS } hw_likeness;
+extern const char *const hw_likeness_names[];
 
 typedef struct hw_system {
 	char *id;            /* "c4140-m", "dgxa100-80g", "testbed-h200x4" */
@@ -252,8 +258,24 @@ struct hw_stack {
 				   * code) in fp16/bf16: the model's compute time / this; NAN = 1 */
 	double compute_eff_fp32;  /* the same for fp32/tf32 runs; NAN = compute_eff */
 	double gpu_decode_img_s;  /* data path gpu: the GPU decode's term on a rank's path, img/s (model_gpu_decode_rank_img_s); NAN = none */
+	hw_likeness likeness_k;   /* what its GPU kernels are like (docs/stacks.md), said before any fit */
 	char *source;
 };
+
+/* A software stack's compute speed measured on one GPU (stack_effs.csv): the cell of the stack x GPU
+ * generation table the model reads a stack's efficiency from (plan_stack_eff). */
+typedef enum hw_prec_class { HW_PREC_LOWP, HW_PREC_FP32 } hw_prec_class;
+typedef struct hw_stack_eff {
+	char *id;                 /* "pytorch-nchw.H100.lowp" */
+	char *aliases;
+	char *stack_id, *gpu_id;  /* columns stack, gpu */
+	const hw_stack *stack;
+	const hw_gpu *gpu;
+	hw_prec_class prec;       /* lowp: fp16/bf16 runs; fp32: fp32/tf32 runs */
+	double compute_eff;       /* measured / the model's MLPerf-grade estimate on that GPU (geometric mean) */
+	char *version;            /* the container or framework version of the runs, "" when not known */
+	char *source;
+} hw_stack_eff;
 
 /* The database: one array per kind, owned by the db. */
 typedef struct hw_db {
@@ -265,6 +287,7 @@ typedef struct hw_db {
 	hw_system *systems;   int nsystems;
 	hw_stack *stacks;     int nstacks;
 	hw_arch *archs;       int narchs;
+	hw_stack_eff *stack_effs; int nstack_effs;
 } hw_db;
 
 /* Loads the built-in tables into *db (which need not be initialised). 0, or ERR_INPUT (a bug in the
@@ -287,6 +310,7 @@ const hw_fabric *hw_fabric_find(const hw_db *db, const char *id);
 const hw_storage *hw_storage_find(const hw_db *db, const char *id);
 const hw_system *hw_system_find(const hw_db *db, const char *id);
 const hw_stack *hw_stack_find(const hw_db *db, const char *id);
+extern const char *const hw_prec_class_names[];
 /* A GPU's generation: archs.csv's generation of its architecture ("Blackwell" for Blackwell Ultra), else its
  * gpus.csv arch; NULL for no GPU or none given. */
 const char *hw_gpu_generation(const hw_gpu *g);

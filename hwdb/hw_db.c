@@ -25,6 +25,8 @@ const char *const hw_link_kind_names[] = {"pcie", "nvlink", "nvswitch", "ib", "e
 const char *const hw_data_path_names[] = {"cpu", "gpu", NULL};
 const char *const hw_staging_names[] = {"none", "local", NULL};
 const char *const hw_tensor_eff_names[] = {"eff_compute", "eff_compute_sync", NULL};
+const char *const hw_prec_class_names[] = {"lowp", "fp32", NULL};
+const char *const hw_likeness_names[] = {"none", "fused", "compiled", "eager-nhwc", "eager-nchw", NULL};
 
 /* ---- schema ---- */
 
@@ -210,7 +212,20 @@ static const hw_col stack_cols[] = {
 	NUM_NEW(hw_stack, compute_eff, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
 	NUM_NEW(hw_stack, compute_eff_fp32, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
 	NUM_NEW(hw_stack, gpu_decode_img_s, 1, 1e7, "images/s of the GPU's JPEG decode term on a rank's path (1/it an image on top of the step), e.g. 320000"),
+	ENUM_NEW(hw_stack, "likeness", likeness_k, "a likeness class", hw_likeness_names),
 	SOURCE(hw_stack),
+};
+
+static const hw_col stack_eff_cols[] = {
+	ID(hw_stack_eff),
+	ALIASES(hw_stack_eff),
+	REF(hw_stack_eff, "stack", stack_id, true, HW_STACK),
+	REF(hw_stack_eff, "gpu", gpu_id, true, HW_GPU),
+	{"precision", HW_C_ENUM, true, OFF(hw_stack_eff, prec), 0, 0, "a precision class (lowp or fp32)",
+	 hw_prec_class_names, 0, false},
+	NUM(hw_stack_eff, compute_eff, true, 0.01, 2, "a speed relative to MLPerf-grade software, 0.01-2 (e.g. 0.6)"),
+	TEXT_NEW(hw_stack_eff, version, "the container or framework version of the runs"),
+	SOURCE(hw_stack_eff),
 };
 
 #define KIND(nm, sing, type, arr, n, cols) \
@@ -225,6 +240,7 @@ const hw_kind_desc hw_kinds[HW_NKINDS] = {
 	[HW_SYSTEM] = KIND("systems", "system", hw_system, systems, nsystems, system_cols),
 	[HW_STACK] = KIND("stacks", "stack", hw_stack, stacks, nstacks, stack_cols),
 	[HW_ARCH] = KIND("archs", "arch", hw_arch, archs, narchs, arch_cols),
+	[HW_STACK_EFF] = KIND("stack_effs", "stack_eff", hw_stack_eff, stack_effs, nstack_effs, stack_eff_cols),
 };
 
 /* ---- generic item access ---- */
@@ -1071,6 +1087,10 @@ static void resolve(hw_db *db)
 		s->storage = hw_storage_find(db, s->storage_id);
 		s->fabric = hw_fabric_find(db, s->fabric_id);
 		s->stack = hw_stack_find(db, s->stack_id);
+	}
+	for (int i = 0; i < db->nstack_effs; i++) {
+		db->stack_effs[i].stack = hw_stack_find(db, db->stack_effs[i].stack_id);
+		db->stack_effs[i].gpu = hw_gpu_find(db, db->stack_effs[i].gpu_id);
 	}
 }
 

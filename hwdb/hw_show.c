@@ -161,10 +161,10 @@ static void list_systems(const hw_db *db, FILE *out)
 static void list_stacks(const hw_db *db, FILE *out)
 {
 	static const char *const hdr[] = {"stack", "data", "staging", "threads/GPU", "decode thr", "img/s/c", "grad B",
-					   "bucket", "hidden", "overhead", "speed", "framework"};
+					   "bucket", "hidden", "overhead", "speed", "like", "framework"};
 	tbl t;
 	char a[32];
-	tbl_init(&t, 12, hdr, "lllrrrrrrrrl", db->nstacks);
+	tbl_init(&t, 13, hdr, "lllrrrrrrrrll", db->nstacks);
 	for (int i = 0; i < db->nstacks; i++, t.nrows++) {
 		const hw_stack *x = &db->stacks[i];
 		tbl_set(&t, 0, "%s", x->id);
@@ -178,12 +178,41 @@ static void list_stacks(const hw_db *db, FILE *out)
 		tbl_set(&t, 8, hw_known(x->comm_hidden_frac) ? "%g" : "-", x->comm_hidden_frac);
 		tbl_set(&t, 9, "%s", si(x->step_overhead_s, "s", a, sizeof a));
 		tbl_set(&t, 10, hw_known(x->compute_eff) ? "%.3g" : "-", x->compute_eff);
+		tbl_set(&t, 11, "%s", x->likeness_k ? hw_likeness_names[x->likeness_k] : "-");
 		char f[TBL_CELL];
-		tbl_set(&t, 11, "%s", trim(x->framework, 72, f, sizeof f));
+		tbl_set(&t, 12, "%s", trim(x->framework, 60, f, sizeof f));
 	}
 	tbl_print(&t, out);
 	fprintf(out, "('-' = the model's default parameter; speed = compute_eff, relative to MLPerf-grade software;\n"
 		" `scaleplan hw show ID` for the sources)\n");
+}
+
+/* `hw list stack_effs`: the stack x GPU table of measured compute speeds. */
+static void list_stack_effs(const hw_db *db, FILE *out)
+{
+	static const char *const hdr[] = {"stack", "gpu", "arch", "prec", "speed", "version"};
+	tbl t;
+	tbl_init(&t, 6, hdr, "llllrl", db->nstack_effs);
+	for (int i = 0; i < db->nstack_effs; i++, t.nrows++) {
+		const hw_stack_eff *x = &db->stack_effs[i];
+		tbl_set(&t, 0, "%s", x->stack_id);
+		tbl_set(&t, 1, "%s", x->gpu_id);
+		tbl_set(&t, 2, "%s", x->gpu ? x->gpu->arch : "-");
+		tbl_set(&t, 3, "%s", hw_prec_class_names[x->prec]);
+		tbl_set(&t, 4, "%.3f", x->compute_eff);
+		tbl_set(&t, 5, "%s", dash(x->version));
+	}
+	tbl_print(&t, out);
+	fprintf(out, "(speed: measured / the model's MLPerf-grade estimate on that GPU; a GPU without a cell takes the "
+		"nearest cell's\n through the stack's generation exponent, docs/stacks.md; `scaleplan hw show ID` for the sources)\n");
+}
+
+static void show_stack_eff(const hw_stack_eff *x, FILE *out)
+{
+	fprintf(out, "stack_eff %s\n", x->id);
+	fprintf(out, "  stack %s on %s, %s: %.3f of MLPerf-grade speed%s%s\n", x->stack_id, x->gpu_id,
+		hw_prec_class_names[x->prec], x->compute_eff, *x->version ? ", " : "", x->version);
+	fprintf(out, "  source         %s\n", x->source);
 }
 
 /* `hw list archs`: what the model reads from each GPU architecture. */
@@ -324,6 +353,9 @@ void hw_db_list(const hw_db *db, hw_kind kind, FILE *out)
 		break;
 	case HW_ARCH:
 		list_archs(db, out);
+		break;
+	case HW_STACK_EFF:
+		list_stack_effs(db, out);
 		break;
 	case HW_NKINDS:
 		break;
@@ -596,6 +628,9 @@ bool hw_db_show(const hw_db *db, const char *id, FILE *out)
 			break;
 		case HW_ARCH:
 			show_arch(item, out);
+			break;
+		case HW_STACK_EFF:
+			show_stack_eff(item, out);
 			break;
 		case HW_NKINDS:
 			break;

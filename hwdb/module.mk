@@ -18,7 +18,7 @@ HWDB_FUZZ_DIR  := build/fuzz-hwdb
 .PHONY: fuzz-hwdb
 fuzz-hwdb: $(HWDB_FUZZ_DIR)/fuzz_hwdb
 	@rm -rf $(HWDB_FUZZ_DIR)/corpus && mkdir -p $(HWDB_FUZZ_DIR)/corpus $(HWDB_FUZZ_DIR)/crashes
-	@k=0; for t in gpus cpus links fabrics storage systems stacks archs; do \
+	@k=0; for t in gpus cpus links fabrics storage systems stacks archs stack_effs; do \
 		{ printf "\\$$(printf '%03o' $$k)"; cat hwdb/data/$$t.csv; } > $(HWDB_FUZZ_DIR)/corpus/seed-$$t; \
 		k=$$((k + 1)); done
 	$(HWDB_FUZZ_DIR)/fuzz_hwdb -max_total_time=$(HWDB_FUZZ_TIME) -max_len=8192 -timeout=10 \

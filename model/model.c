@@ -165,6 +165,16 @@ double model_power_clock_x(double tdp_W, double sib_tdp_W, double peak_ratio, do
 	return cbrt(tdp_W / need_W);
 }
 
+/* The generation rule (docs/stacks.md): software that is not MLPerf-grade captures a power x < 1 of what the
+ * roofline gains from one GPU to the next - its eager launches, unfused batch norm and layout work do not
+ * scale with the tensor cores - so its efficiency falls as the GPU gets faster (tools/fit_stack_gen.sh). */
+double model_stack_gen_eff(double e_cell, double cell_g_img_s, double g_img_s, double x)
+{
+	if (!(cell_g_img_s > 0) || !(g_img_s > 0))
+		return e_cell;
+	return e_cell * pow(g_img_s / cell_g_img_s, x - 1.0);
+}
+
 /* Multiplies the roofline compute time: the calibration (--measured) over the stack's speed relative to
  * MLPerf-grade software (a PyTorch eager step takes longer on the same GPU), or over a calibrate profile's
  * fitted compute_eff where the parameters carry one. */
@@ -207,6 +217,9 @@ void model_scenario_init(model_scenario *sc)
 	sc->stack.cores_reserved_per_gpu = sc->stack.decode_img_s_core = sc->stack.grad_B = NAN;
 	sc->stack.bucket_B = sc->stack.overlap = sc->stack.step_overhead_s = sc->stack.compute_eff = NAN;
 	sc->stack.gpu_decode_img_s = NAN;
+	sc->stack.eff_how = MODEL_EFF_STACK;
+	sc->stack.eff_from_gpu = NULL;
+	sc->stack.eff_lo_x = sc->stack.eff_hi_x = 1.0;
 }
 
 /* Host-copy capacity alone (CPU unknown: decode not modelled). */

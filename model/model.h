@@ -76,6 +76,10 @@ typedef struct model_params {
 				  * the neighbouring convolutions (1: MLPerf-grade fused kernels, 0: each its own pass) */
 	double b_half;           /* images per GPU at which the batch efficiency b/(b+b_half) is one half */
 	double compute_eff;      /* > 0: replaces the stack's compute_eff (a calibrate profile's fit); 0: the stack's */
+	double gen_gain_exp;     /* a framework stack gains (G2/G1)^x where MLPerf-grade software gains G2/G1 across
+				  * GPU generations (model_stack_gen_eff); fused stacks take 1 */
+	double gen_gain_exp_lo, gen_gain_exp_hi; /* the exponents the moves on file span (the unseen-generation interval) */
+	double unseen_stack_err; /* |ln(predicted / measured)| a stack never seen reaches (leave-one-stack-out) */
 	double opt_B_per_param;  /* optimizer-step bytes moved per parameter (SGD momentum, fp32) */
 	double act_mem_factor;   /* activation memory = factor x sum(out_elems) x bytes/element x batch */
 	double mem_overhead_B;   /* per-GPU memory besides weights/activations (context, workspace) */
@@ -365,6 +369,16 @@ typedef struct model_prep {
 	bool cached;             /* data set fits in page cache after epoch 1 */
 } model_prep;
 
+/* Where a stack's compute speed on a GPU comes from: its stacks.csv figure (no cell), a cell measured on this
+ * GPU, a cell of the same architecture or of another generation through the generation exponent, or the stacks
+ * like it (no cell of its own). */
+typedef enum model_eff_how { MODEL_EFF_STACK, MODEL_EFF_CELL, MODEL_EFF_SAME_ARCH, MODEL_EFF_OTHER_GEN,
+			     MODEL_EFF_LIKENESS } model_eff_how;
+
+/* A stack's speed on a GPU from its cell on another: e_cell x (g_img_s / cell_g_img_s)^(x - 1), g the model's
+ * MLPerf-grade one-GPU img/s on each (a stack that captures only the power x of a generation's gain). */
+double model_stack_gen_eff(double e_cell, double cell_g_img_s, double g_img_s, double x);
+
 /* The software stack as numbers (filled from hwdb stacks.csv by the CLI, or by hand in tests): each NAN
  * field leaves the parameter of the same meaning in model_params in force. */
 typedef struct model_stack {
@@ -377,7 +391,10 @@ typedef struct model_stack {
 	double bucket_B;              /* params' bucket_B */
 	double overlap;               /* params' overlap */
 	double step_overhead_s;       /* framework time per step beside the GPU work; NAN = none */
-	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software; NAN = 1 */
+	double compute_eff;           /* GPU compute speed relative to MLPerf-grade software on this GPU; NAN = 1 */
+	model_eff_how eff_how;        /* where compute_eff comes from (plan_resolve: plan_stack_eff) */
+	const char *eff_from_gpu;     /* the GPU of the cell it was taken from (EFF_CELL .. EFF_OTHER_GEN), or NULL */
+	double eff_lo_x, eff_hi_x;    /* the 90% interval its source adds on throughput (1, 1: none; 0 = 1) */
 	double gpu_decode_img_s;      /* data path gpu: the GPU decode's term on a rank's path (img/s, model_gpu_decode_rank_img_s); NAN = none */
 } model_stack;
 

@@ -90,12 +90,14 @@ void model_interval_apply(const model_scenario *sc, model_result *r)
 	const model_interval_row *row = model_interval_table[sc->basis][pool];
 	double lo, hi, slo, shi;
 	r->basis = sc->basis;
+	/* what the stack's speed on this GPU adds (an unseen generation or stack: plan_stack_eff), on top */
+	double elo = sc->stack.eff_lo_x > 0 ? sc->stack.eff_lo_x : 1.0, ehi = sc->stack.eff_hi_x > 0 ? sc->stack.eff_hi_x : 1.0;
 	lo = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].lo_x : 1.0;
 	hi = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].hi_x : 1.0;
-	r->throughput_lo_img_s = r->throughput_img_s * lo;
-	r->throughput_hi_img_s = r->throughput_img_s * hi;
-	lo = row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].lo_x : 1.0;
-	hi = row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].hi_x : 1.0;
+	r->throughput_lo_img_s = r->throughput_img_s * lo * elo;
+	r->throughput_hi_img_s = r->throughput_img_s * hi * ehi;
+	lo = (row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].lo_x : 1.0) / ehi;
+	hi = (row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].hi_x : 1.0) / elo;
 	r->ttt_lo_s = r->ttt_s * lo;
 	r->ttt_hi_s = r->ttt_s * hi;
 	slo = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].lo_x : 1.0;

@@ -65,6 +65,18 @@ static const param_def model_param_defs[] = {
 	  "0 = the software stack's (hwdb stacks.csv compute_eff: GPU compute speed next to MLPerf-grade software); "
 	  "a profile from `scaleplan calibrate` fitted on one machine, GPU and stack sets the value it fitted there "
 	  "(the compute time is divided by it, as by the stack's)"),
+	P(gen_gain_exp, 0.721, 0.05, 2.0, "exponent",
+	  "tools/fit_stack_gen.sh: mean of the 7 moves of a framework stack across GPU generations on file (DLE "
+	  "PyTorch 21.03 and DLE MXNet 20.12 V100 -> A100, eager NCHW PyTorch A100 -> H100 and H200, fp16 and tf32; "
+	  "hwdb stack_effs.csv): each gained the model's MLPerf-grade gain to the power 0.50-0.83; leave-one-out by "
+	  "(stack, generation) 8.9% mean (docs/stacks.md)"),
+	P(gen_gain_exp_lo, 0.497, 0.05, 2.0, "exponent",
+	  "the least of those moves (DLE MXNet 20.12 V100 -> A100): the low end of an unseen generation's interval"),
+	P(gen_gain_exp_hi, 0.827, 0.05, 2.0, "exponent",
+	  "the most of those moves (eager NCHW PyTorch tf32 A100 -> H200): the high end"),
+	P(unseen_stack_err, 0.27, 0.0, 5.0, "ln ratio",
+	  "`scaleplan validate --group gpus`, leave-one-stack-out predicted from the stacks like it: the largest "
+	  "|ln(predicted / measured)| of a held-out stack's points, 0.26 (DLE MXNet 20.12 on A100, -22.9%), rounded up (docs/stacks.md)"),
 	P(opt_B_per_param, 20.0, 0.0, 200.0, "B",
 	  "SGD with momentum in fp32: read weight, grad, momentum, write weight, momentum = 5 x 4 B"),
 	P(act_mem_factor, 0.59, 0.1, 10.0, "factor",

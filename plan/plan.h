@@ -45,9 +45,14 @@ typedef struct plan_spec {
 						    * batch B; the curve is scaled through it (0 = none) */
 	model_measured measured[MODEL_MAX_MEASURED];
 	int nmeasured;
+	const char *measured_stack_id; /* the stack the --measured runs ran (NULL: the run's own, stack_id or the
+					* system's): they calibrate the GPU through that stack's speed on it, and
+					* another stack moves from them only by the model's ratio between the two */
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */
+	const char *eff_skip_gpu;  /* a GPU id whose stack cells the stack's speed leaves out (validate's held-out
+				    * model column: the point's own GPU); NULL = none */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */
@@ -126,6 +131,8 @@ typedef struct plan_verdict {
 	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
 	int idle_gpus;         /* GPUs of the whole units bought (an NVL72 rack: 72) that the placement leaves idle */
 	int domains;           /* NVLink domains the placement spans */
+	double flip_speed_x;   /* the pick only (plan_flip, set by the command): the speed factor below which the rule
+				* picks another option; 0 or NAN = none */
 } plan_verdict;
 
 /* Appends "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) to
@@ -275,6 +282,38 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
  * over several GPU counts (no scale line). */
 void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, struct strbuf *out);
+
+/* A stack's GPU compute speed on one GPU (plan_stack.c; docs/stacks.md): the stack x GPU table's cell on that
+ * GPU (hwdb stack_effs.csv), else the stack's nearest cell - same architecture first, else the latest earlier
+ * generation - through the generation exponent (model_stack_gen_eff; an interval from the exponents the moves
+ * on file span when the generation differs), else (no cell of its own) the geometric mean of the stacks of its
+ * likeness at that GPU (interval: model_params unseen_stack_err), else its stacks.csv compute_eff. */
+typedef struct plan_eff {
+	double eff;               /* compute_eff; NAN = 1 (MLPerf-grade) */
+	model_eff_how how;
+	const char *from_gpu;     /* the cell's GPU (NULL: none) */
+	double lo_x, hi_x;        /* what its source adds to the 90% interval on throughput (1, 1: nothing) */
+} plan_eff;
+/* st NULL: eff NAN. skip_stack: predict as though that stack had no cell (leave-one-stack-out); skip_gpu: as
+ * though no stack had a cell on that GPU, nor its stacks.csv figure (fitted on those cells' runs): the
+ * held-out prediction of a run on it; NULL: none. */
+void plan_stack_eff(const hw_db *db, const hw_stack *st, const char *skip_stack, const hw_gpu *skip_gpu,
+		    const hw_gpu *gpu, model_precision prec, const model_params *p, plan_eff *out);
+
+/* ---- What the pick rests on (plan_flip.c) ----
+ * speed_x: the factor on the pick's predicted GPU compute speed below which the rule picks another option (then);
+ * NAN (then NULL) when it stays the pick down to a quarter of it, or there is no pick. */
+typedef struct plan_flip {
+	double speed_x;
+	const plan_option *then;
+} plan_flip;
+/* Decides again (plan_decide) with the pick's compute slowed (model_predict, plan_option_judge), bisecting the
+ * factor at which the pick changes. Prints nothing, never fails. O(n^2 x 16). */
+void plan_flip_find(const plan_question *q, const plan_option *o, int n, const plan_answer *a, const model_params *p,
+		    plan_flip *f);
+/* "  Rests on: dgxb200 stays the pick unless a B200 runs under 0.70x its predicted speed (then dgxh100 1x8); ..."
+ * appended to out. */
+void plan_flip_text(const plan_flip *f, const plan_answer *a, struct strbuf *out);
 
 /* ---- Sensitivity (plan_sens.c): what could flip the answer at one GPU count ---- */
 

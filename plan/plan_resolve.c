@@ -42,6 +42,7 @@ int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const cha
 	CHECK_ID(HW_FABRIC, hw_fabric_find, fabric_id);
 	CHECK_ID(HW_STORAGE, hw_storage_find, storage_id);
 	CHECK_ID(HW_STACK, hw_stack_find, stack_id);
+	CHECK_ID(HW_STACK, hw_stack_find, measured_stack_id);
 	return 0;
 }
 
@@ -53,17 +54,6 @@ static const hw_stack *plan_stack(const hw_db *db, const plan_spec *s, const hw_
 	if (!sys && s->system_id)
 		sys = hw_system_find(db, s->system_id);
 	return sys ? sys->stack : NULL;
-}
-
-model_precision plan_precision_on(const hw_gpu *gpu, model_precision want)
-{
-	if (want == MODEL_BF16 && !hw_known(gpu->bf16_flops))
-		want = MODEL_FP16;
-	if (want == MODEL_FP16 && !hw_known(gpu->fp16_flops))
-		want = MODEL_FP32;
-	if (want == MODEL_TF32 && !hw_known(gpu->tf32_flops))
-		want = MODEL_FP32;
-	return want;
 }
 
 static double known_or(double v, double dflt)
@@ -132,30 +122,32 @@ static void copy_stack(const plan_spec *s, const hw_stack *st, model_scenario *s
 		   : st && st->data_path == HW_DATA_GPU ? MODEL_DATA_GPU : MODEL_DATA_CPU;
 }
 
-/* The clock share a board's power allows next to its power sibling (model_power_clock_x), 1 without one. The
- * sibling draws power_frac of its board power in training: the node-level assumption of the energy figures. */
-static double power_clock_x(const hw_db *db, const hw_gpu *gpu, const char *prec, const model_params *p)
+/* The speed on this GPU of the stack the --measured runs ran (--measured-stack), where it is another than the
+ * run's: 0 when it is the same (or none). */
+static double measured_eff(const hw_db *db, const plan_spec *s, const hw_stack *run, const hw_gpu *gpu,
+			   const model_params *p, const model_scenario *sc)
 {
-	const hw_gpu *sib = gpu->power_sibling_id && gpu->power_sibling_id[0] ? hw_gpu_find(db, gpu->power_sibling_id)
-									       : NULL;
-	if (!sib || !hw_known(gpu->boost_clock_Hz) || !hw_known(sib->boost_clock_Hz))
-		return 1.0;
-	return model_power_clock_x(gpu->tdp_W, sib->tdp_W, hw_gpu_peak_flops(gpu, prec) / hw_gpu_peak_flops(sib, prec),
-				   gpu->boost_clock_Hz / sib->boost_clock_Hz, p->power_frac);
+	const hw_stack *m = s->measured_stack_id ? hw_stack_find(db, s->measured_stack_id) : NULL;
+	plan_eff e;
+	if (!s->nmeasured || !m || m == run)
+		return 0;
+	plan_stack_eff(db, m, NULL, NULL, gpu, sc->precision, p, &e);
+	return e.eff > 0 ? e.eff : 1.0;
 }
 
-static void copy_gpu(const hw_db *db, const hw_gpu *gpu, model_precision prec, const model_params *p,
-		     model_node *n)
+/* The stack's speed on this GPU (plan_stack_eff) in place of its one figure. */
+static void stack_eff_set(const hw_db *db, const plan_spec *s, const hw_stack *st, const hw_gpu *gpu,
+			  const model_params *p, model_scenario *sc)
 {
-	double clock_x = power_clock_x(db, gpu, model_precision_name(prec), p);
-	n->gpu_id = gpu->id;
-	n->peak_flops = clock_x * hw_gpu_peak_flops(gpu, model_precision_name(prec));
-	n->fp32_flops = clock_x * gpu->fp32_flops;
-	n->tensor_frac = model_arch_tensor_frac(gpu->arch_info);
-	n->tensor_sync = model_arch_tensor_sync(gpu->arch_info);
-	n->mem_bw_Bps = gpu->mem_bw_Bps;
-	n->gpu_mem_B = gpu->mem_B;
-	n->gpu_tdp_W = known_or(gpu->tdp_W, 0);
+	plan_eff e;
+	if (!st)
+		return;
+	plan_stack_eff(db, st, NULL, s->eff_skip_gpu ? hw_gpu_find(db, s->eff_skip_gpu) : NULL, gpu, sc->precision, p, &e);
+	sc->stack.compute_eff = e.eff;
+	sc->stack.eff_how = e.how;
+	sc->stack.eff_from_gpu = e.from_gpu;
+	sc->stack.eff_lo_x = e.lo_x;
+	sc->stack.eff_hi_x = e.hi_x;
 }
 
 /* A GPU's own PCIe x16 link, one direction: 15.75 GB/s at gen 3, doubling each generation (PCI-SIG). */
@@ -391,7 +383,8 @@ model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
 }
 
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
-static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, model_scenario *sc)
+static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, double measured_eff,
+			 model_scenario *sc)
 {
 	if (s->global_batch > 0) {
 		int gpus = sc->node.gpus_per_node * sc->nodes;
@@ -407,10 +400,18 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (s->nmeasured && (plan_check_measured(sc, s->measured, s->nmeasured) ||
-			     model_calibrate(sc, p, s->measured, s->nmeasured)))
-		return ERR_INPUT;
-	return 0;
+	if (!s->nmeasured)
+		return 0;
+	/* calibrated at the measured stack's speed on this GPU: compute_cal is then the GPU's, and the run's own
+	 * stack differs from the measurement by the model's ratio of the two speeds alone */
+	double own = sc->stack.compute_eff;
+	if (measured_eff > 0)
+		sc->stack.compute_eff = measured_eff;
+	int rc = plan_check_measured(sc, s->measured, s->nmeasured) || model_calibrate(sc, p, s->measured, s->nmeasured);
+	sc->stack.compute_eff = own;
+	if (rc == 0 && measured_eff > 0)
+		rc = model_scenario_prepare(sc, p);
+	return rc ? ERR_INPUT : 0;
 }
 
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
@@ -445,7 +446,8 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	n->system_id = sys ? sys->id : "custom";
 	n->gpus_per_node = gpn;
 	n->max_gpus_per_node = (sys && !s->gpu_id) ? sys->gpus_per_node : 0;
-	copy_gpu(db, gpu, sc->precision, p, n);
+	plan_gpu_node(db, gpu, sc->precision, p, n);
+	stack_eff_set(db, s, plan_stack(db, s, sys), gpu, p, sc);
 	sc->basis = plan_basis(db, gpu, s->nmeasured);
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);
@@ -461,5 +463,5 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 			       what, sc->nodes);
 	if (model_scenario_prepare(sc, p))
 		return ERR_INPUT;
-	return resolve_batch(s, p, what, sc);
+	return resolve_batch(s, p, what, measured_eff(db, s, plan_stack(db, s, sys), gpu, p, sc), sc);
 }
