@@ -89,7 +89,7 @@ static void compare_usage(FILE *out)
 	cli_opt own[8];
 	compare_table(&co, own);
 	fprintf(out,
-		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost run|capex|tco|rent]\n"
 		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
 		"\n"
@@ -97,8 +97,12 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"\n"
-		"The pick (marked > in the table): %s. --budget caps the capex of bought options\n"
-		"(rentals are outside it); with --cost tco or rent an option without that price is left out.\n",
+		"The pick (marked > in the table): %s. The cost compared (--cost run, the default) is a run's\n"
+		"share of the month of work as its buyer pays it: owned, the owner's month over its runs; rented, the\n"
+		"month's rent over the same runs, so buying and renting rank together; a tie goes to the option committing\n"
+		"less (capex; a rental commits none), then the name. --budget caps the capex of bought options (rentals\n"
+		"are outside it; a budget that excludes nothing changes nothing); --deadline alone asks for the cheapest\n"
+		"option that meets it. An option without the price compared is left out.\n",
 		PLAN_RULE);
 	cli_opt_help(out, own, NULL);
 	fprintf(out, "\n");
@@ -387,9 +391,12 @@ static void print_notes(const cli_scen *s, const plan_question *q, const plan_op
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
 	cli_unpriced_notes(stdout, rows, nrows);
-	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
-		printf("(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
-		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
+	if (unpriced && q->cost == PLAN_RUN)
+		printf("(%d option%s with neither a purchase price nor a rent at this count: they cannot qualify)\n", unpriced,
+		       unpriced > 1 ? "s" : "");
+	else if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s) || q->cost != PLAN_CAPEX))
+		printf("(%d option%s without a %s price: they cannot qualify; --cost run weighs bought and rented options "
+		       "on one price)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		printf("(* = GPUs of the node left idle; costed as the whole node)\n");
 	printf("(> = the pick: %s)\n", PLAN_RULE);
@@ -440,6 +447,7 @@ static double o_tta_hi(const void *p) { return OR(p)->hi[1]; }
 static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
 static double o_pick(const void *p) { return OR(p)->pick; }
 static const char *o_stack(const void *p) { return OR(p)->sc->stack.id; }
+static double o_run_cost(const void *p) { return OR(p)->v->run_cost_usd; }
 
 static const out_col option_cols[] = {
 	{"meets", "1 = meets the budget and deadline", COL_INT, 0, o_meets, NULL, 0},
@@ -455,6 +463,8 @@ static const out_col option_cols[] = {
 	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
 	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
 	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"run_cost_usd", "USD: a run as its buyer pays it (owned: tco; rented: rent), --cost run", COL_NUM, 8,
+	 o_run_cost, NULL, 0},
 	{"stack", "stacks.csv id", COL_TEXT, 0, NULL, o_stack, 0},
 };
 enum { OPTION_NCOLS = sizeof(option_cols) / sizeof(option_cols[0]) };

@@ -396,7 +396,7 @@ static int opt_cost(void *ctx, const cli_opt *o, const char *arg)
 	cli_ask *a = ctx;
 	int k = plan_cost_parse(arg);
 	if (k < 0)
-		return ask_bad(a->cmd, o->name, arg, "capex, tco or rent");
+		return ask_bad(a->cmd, o->name, arg, "run, capex, tco or rent");
 	a->q->cost = (plan_cost)k;
 	return 0;
 }
@@ -425,12 +425,15 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 					 : "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
 					   "                    cost: the --cost below (options without that price listed last)\n"),
 		CLI_O_CALL("cost", opt_cost, a,
-			   "  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
-			   "                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
-			   "                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
-			   "                    whole instances and minimum units for the run's wall clock at the rental rate)\n"),
+			   "  --cost C          run (default): a run's share of the month of work as its buyer pays it - owned,\n"
+			   "                    tco; rented, rent - so bought and rented options rank together | capex (servers\n"
+			   "                    in whole units + network + a priced store; a rental counts as the dearest) | tco\n"
+			   "                    (the owner's cost per run: capex over --amortize-years, support and facility,\n"
+			   "                    spread over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as\n"
+			   "                    billed: whole instances and minimum units at the rental rate)\n"),
 		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
-			  "  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"),
+			  "  --budget USD      caps the capex of bought options (rentals commit none and stay in); a filter:\n"
+			  "                    one that excludes nothing changes nothing\n"),
 		CLI_O_CALL("deadline", opt_deadline, a,
 			   "  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%\n"
 			   "                    confidence (the upper end of their interval) first; if none, those whose predicted\n"
@@ -447,8 +450,9 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 			   "                    --systems is offered whatever its status; its price is then historical)\n"),
 		CLI_O_TEXT("  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
 			   "  an option is faster only when the 90% interval of its time over the other's lies below 1 (what two\n"
-			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
-			   "  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n"),
+			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost compared, then the\n"
+			   "  capex committed (a rental none), then the name; CSV rows carry ttt_ratio, tta_ratio (over the pick's)\n"
+			   "  with _lo, _hi\n"),
 		CLI_O_END,
 	};
 	memcpy(t, ask, sizeof ask);

@@ -81,15 +81,20 @@ int plan_auto_batch(model_scenario *sc, const model_params *p);
 /* ---- The question, judging (plan_judge.c), placements (plan_place.c) and the decision (plan_decide.c) ---- */
 
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
-typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT } plan_cost;
+/* The cost a decision compares. PLAN_RUN (the default): a run's share of the stated month of work as its buyer
+ * pays it - owned, the owner's month (capex over the horizon with finance, support, facility, energy) over the
+ * month's runs (tco_usd); rented, the month's rent (sessions, or the reservation) over the same runs (rent_usd,
+ * as billed) - so owning and renting rank on one axis. The others are views: capex (what is bought), tco
+ * (owned only), rent (rented only). */
+typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT, PLAN_RUN } plan_cost;
 
-/* What the buyer asks. Defaults (plan_question_init): fastest to accuracy, capex, no budget, no
+/* What the buyer asks. Defaults (plan_question_init): fastest to accuracy, the cost per run, no budget, no
  * deadline, the model's whole-run error of 5% as the interval where a result carries none, today's
  * products only. */
 typedef struct plan_question {
 	plan_goal goal;        /* rank by tta_s, ttt_s or cost (grid: sweep's unsorted order) */
-	plan_cost cost;        /* which cost: capex, the owner's cost per run (tco) or rent */
-	double budget_usd;     /* NAN = none: an option must cost (q->cost) at most this */
+	plan_cost cost;        /* which cost: a run's share of the month of work (run), capex, tco or rent */
+	double budget_usd;     /* NAN = none: caps the capex of bought options (rentals are outside it) */
 	double deadline_s;     /* NAN = none: an option must reach accuracy within it with 90% confidence */
 	double tie_band;       /* the model's stated whole-run error (relative), the interval of a result
 				* that carries none (plan_time_interval) */
@@ -101,7 +106,7 @@ typedef struct plan_question {
 void plan_question_init(plan_question *q);
 /* The cost of a result under c (NAN when the system has no such price). */
 double plan_cost_usd(plan_cost c, const model_result *r);
-const char *plan_cost_name(plan_cost c);          /* "capex", "tco", "rent" */
+const char *plan_cost_name(plan_cost c);          /* "run", "capex", "tco", "rent" */
 int plan_cost_parse(const char *s);               /* -1 when unknown */
 /* Why a result has no cost of kind c (model_money.c's cases): PLAN_PRICED where it has one; no purchase price
  * (capex, and tco, the capex's share); no rental rate of the kind asked (on demand, reserved, spot); more GPUs
@@ -227,6 +232,7 @@ void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct s
 typedef struct plan_buy_rent {
 	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
+	const plan_option *rent_row; /* that rental among the options (its row's rent as billed), else NULL */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
 	double rent_usd_run;       /* the same run rented at rent_id's rate (model_ref_rent_usd: the bought option's

@@ -80,10 +80,19 @@ static bool faster(const plan_question *q, const plan_option *a, const plan_opti
 	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
-/* Money first: less money, then less time, then the table's order. */
+/* What an option commits before its first run: its capex; a rental commits none. */
+static double committed_usd(const plan_option *w)
+{
+	return isfinite(w->r.capex_usd) ? w->r.capex_usd : 0.0;
+}
+
+/* Money first: less money (the cost compared), then the option committing less (a rental before a purchase),
+ * then less time, then the table's order (which ends in the system's id): never the order options came in. */
 static bool cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
 	int c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
+	if (!c)
+		c = plan_num_cmp(committed_usd(a), committed_usd(b));
 	if (!c)
 		c = plan_num_cmp(a->v.time_s, b->v.time_s);
 	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
@@ -288,6 +297,17 @@ static void decide_scale(const plan_question *q, const plan_option *o, int n, pl
 	s->topo_x = s->time_x / s->gpu_x;
 }
 
+/* The rental the buy-vs-rent line names as one of the options: system `id` with as many GPUs as the bought one
+ * (NULL: not among them, or without a rent at this count). */
+static const plan_option *rental_row(const plan_option *o, int n, const plan_option *buy, const char *id)
+{
+	for (int i = 0; i < n; i++)
+		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && isfinite(o[i].r.rent_usd) &&
+		    strcmp(o[i].sc.node.system_id, id) == 0)
+			return &o[i];
+	return NULL;
+}
+
 /* Buy against rent for the winner's GPU: the winner (or the fastest option of its GPU model with a capex)
  * bought, against the cheapest rental of its GPU that plan_resolve found (ref_rent_*): the bought option's own
  * figures (model_result's break-even), the ones predict, compare's CSV, report and sweep print. */
@@ -326,6 +346,17 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->buy_wins_above = m.buy_wins_above;
 	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
 	b->rent_wins = m.rent_wins;
+	/* where the rental is an option here, the run rented is its row's, as billed (increments, minimum, its own
+	 * run): the answer's figures are the table's, and at the stated use the cheaper of the two figures it
+	 * prints wins (rent is linear in its rate: the flip rate from the same two figures) */
+	const plan_option *row = rental_row(o, n, b->buy, b->rent_id);
+	if (row) {
+		b->rent_row = row;
+		b->rent_usd_run = row->r.rent_usd;
+		b->rent_setup_s = row->r.rent_setup_s;
+		b->rent_wins = b->rent_usd_run < b->owner_usd_run;
+		b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	}
 	/* the market's end (below the rate only: a spot or committed rate may be under the market's): rent is
 	 * linear in the rate */
 	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
@@ -334,7 +365,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 		lo.rent_usd = b->rent_lo_usd_run;
 		model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_lo_usd_gpu_h, &m);
 		b->breakeven_lo_runs_month = m.breakeven_runs_month;
-		b->rent_lo_wins = m.rent_wins;
+		b->rent_lo_wins = row ? b->rent_lo_usd_run < b->owner_usd_run : m.rent_wins;
 	}
 }
 

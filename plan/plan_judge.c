@@ -15,7 +15,7 @@ void plan_question_init(plan_question *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->goal = PLAN_TTA;
-	q->cost = PLAN_CAPEX;
+	q->cost = PLAN_RUN;
 	q->budget_usd = NAN;
 	q->deadline_s = NAN;
 	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
@@ -23,18 +23,20 @@ void plan_question_init(plan_question *q)
 
 double plan_cost_usd(plan_cost c, const model_result *r)
 {
+	if (c == PLAN_RUN) /* owned: the owner's month over its runs; rented: the month's rent over the same runs */
+		return isfinite(r->capex_usd) ? r->tco_usd : r->rent_usd;
 	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
 }
 
 const char *plan_cost_name(plan_cost c)
 {
-	return c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
+	return c == PLAN_RUN ? "run" : c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
 }
 
 int plan_cost_parse(const char *s)
 {
-	return strcmp(s, "capex") == 0 ? PLAN_CAPEX : strcmp(s, "tco") == 0 ? PLAN_TCO
-	       : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
+	return strcmp(s, "run") == 0 ? PLAN_RUN : strcmp(s, "capex") == 0 ? PLAN_CAPEX
+	       : strcmp(s, "tco") == 0 ? PLAN_TCO : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
 }
 
 plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r)
@@ -42,6 +44,8 @@ plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const mo
 	const model_node *n = &sc->node;
 	if (isfinite(plan_cost_usd(c, r)))
 		return PLAN_PRICED;
+	if (c == PLAN_RUN) /* neither bought nor rented at a price: why the rent is missing where a rate exists */
+		return isfinite(n->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, r) : PLAN_NO_PRICE;
 	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
 		return PLAN_NO_PRICE;
 	if (!isfinite(n->rent_usd_gpu_h))
@@ -74,7 +78,8 @@ const char *plan_unpriced_text(plan_unpriced k, const model_node *n, char *buf, 
 
 const char *plan_cost_words(plan_cost c)
 {
-	return c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run" : "capex";
+	return c == PLAN_RUN ? "cost per run" : c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run"
+													: "capex";
 }
 
 bool plan_cost_first(const plan_question *q)
@@ -246,7 +251,7 @@ const char *plan_fails_text(const plan_question *q, const plan_verdict *v, strbu
 	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
 		strbuf_addf(out, "%sbeyond measured convergence", AND);
 	if (v->fails & PLAN_FAIL_PRICE)
-		strbuf_addf(out, "%sno %s price", AND, plan_cost_name(q->cost));
+		strbuf_addf(out, q->cost == PLAN_RUN ? "%sno price" : "%sno %s price", AND, plan_cost_name(q->cost));
 	if (v->fails & PLAN_FAIL_BUDGET)
 		strbuf_addf(out, "%sover budget by %s", AND, plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
@@ -271,7 +276,10 @@ int plan_option_cmp(const plan_question *q, const plan_option *x, const plan_opt
 		return x->v.domains < y->v.domains ? -1 : 1;
 	if (x->sc.nodes != y->sc.nodes)
 		return x->sc.nodes < y->sc.nodes ? -1 : 1;
-	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
+	c = strcmp(x->sc.node.system_id, y->sc.node.system_id);
+	if (c || x->sc.node.gpus_per_node == y->sc.node.gpus_per_node)
+		return c;
+	return x->sc.node.gpus_per_node > y->sc.node.gpus_per_node ? -1 : 1;
 }
 
 static int option_qcmp(const void *a, const void *b, void *q)

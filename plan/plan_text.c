@@ -72,6 +72,22 @@ static const char *pct(double p, char *buf)
 	return buf;
 }
 
+/* The cost compared in words: "cost per run" (owned or rented), "capex", "tco", "rent". */
+static const char *cost_label(plan_cost c)
+{
+	return c == PLAN_RUN ? "cost per run" : plan_cost_name(c);
+}
+
+/* The month of work the cost per run assumes: "1,000 runs a month", "54% use". */
+static void month_words(strbuf *b, const model_money *m)
+{
+	char n[FIG], p[FIG];
+	if (m->runs_per_month > 0)
+		strbuf_addf(b, "%s run%s a month", count2(m->runs_per_month, n), m->runs_per_month == 1 ? "" : "s");
+	else
+		strbuf_addf(b, "%s use", pct(100 * m->utilisation, p));
+}
+
 /* "dgxb200 1x8" */
 static void name(strbuf *b, const plan_option *w)
 {
@@ -141,7 +157,7 @@ static void against(strbuf *b, const plan_question *q, const plan_option *w, con
 		cost_words(b, "cost per run", w->v.run_cost_usd / pick->v.run_cost_usd);
 		return;
 	}
-	cost_words(b, plan_cost_name(q->cost), w->v.cost_usd / pick->v.cost_usd);
+	cost_words(b, cost_label(q->cost), w->v.cost_usd / pick->v.cost_usd);
 }
 
 /* The first line: the pick, its time and interval, its cost per run, its capex or rent, idle GPUs. */
@@ -152,8 +168,10 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 	name(b, w);
 	strbuf_addf(b, ": ");
 	time_range(b, w);
-	strbuf_addf(b, " %s, %s a run %s, ", plan_ttt_goal(q) ? "to train" : "to accuracy", money(w->v.run_cost_usd, m),
-		    owned ? "owned" : "rented");
+	strbuf_addf(b, " %s, %s a run %s (a month's work: ", plan_ttt_goal(q) ? "to train" : "to accuracy",
+		    money(w->v.run_cost_usd, m), owned ? "owned" : "rented");
+	month_words(b, &w->sc.money);
+	strbuf_addf(b, "), ");
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
 	else { /* the rate billed: above a provider's instance limit, its cluster rate */
@@ -244,7 +262,7 @@ static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 		time_words(b, p->v.time_s / o->v.time_s);
 		strbuf_addf(b, ", for ");
 	}
-	cost_words(b, plan_cost_name(q->cost), p->v.cost_usd / o->v.cost_usd);
+	cost_words(b, cost_label(q->cost), p->v.cost_usd / o->v.cost_usd);
 	if (!s->same_gpu && isfinite(s->gpu_x)) { /* two GPU records (packages, chips): the GPU's part apart */
 		double g = p == s->up ? s->gpu_x : 1 / s->gpu_x, t = p == s->up ? s->topo_x : 1 / s->topo_x;
 		strbuf_addf(b, "; GPU alone ");
@@ -350,8 +368,11 @@ static void constraints_line(strbuf *b, const plan_question *q, const plan_answe
 			    plan_fmt_duration(q->deadline_s, t, sizeof t), a->ndeadline_sure, a->ndeadline_likely,
 			    a->nfail_deadline);
 	if (a->nfail_price) {
-		strbuf_addf(b, " left out %d without a %s price", a->nfail_price, plan_cost_name(q->cost));
-		if (q->cost == PLAN_RENT) {
+		if (q->cost == PLAN_RUN)
+			strbuf_addf(b, " left out %d without a purchase price or a rent at this count", a->nfail_price);
+		else
+			strbuf_addf(b, " left out %d without a %s price", a->nfail_price, plan_cost_name(q->cost));
+		if (q->cost == PLAN_RENT || q->cost == PLAN_RUN) {
 			size_t at = b->len_B;
 			strbuf_addf(b, " (no rate: ");
 			fail_names(b, a, PLAN_FAIL_PRICE, 0);
@@ -409,7 +430,7 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 			sep = ", ";
 		}
 		if (a->nfail_price)
-			strbuf_addf(b, "%s%d without a %s price", sep, a->nfail_price, plan_cost_name(q->cost));
+			strbuf_addf(b, "%s%d without a %s price", sep, a->nfail_price, cost_label(q->cost));
 		strbuf_addf(b, ".\n");
 	}
 	else if (gpus > 0)
@@ -420,7 +441,7 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 		strbuf_addf(b, "  Nearest: ");
 		name(b, a->near_miss);
 		strbuf_addf(b, " (%s, %s %s) ", plan_fmt_duration(a->near_miss->v.time_s, t, sizeof t),
-			    plan_cost_name(q->cost), money(a->near_miss->v.cost_usd, m));
+			    cost_label(q->cost), money(a->near_miss->v.cost_usd, m));
 		plan_fails_text(q, &a->near_miss->v, b);
 		strbuf_addf(b, "\n");
 	}

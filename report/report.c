@@ -835,7 +835,8 @@ static void doc_write(rep_doc *d, const rep_input *s, const rep_made *m)
 	else
 		doc_p(d, "No time-to-accuracy chart: %s", m->tta_note);
 	if (m->cost_ok)
-		doc_img(d, "cost.svg", s->q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
+		doc_img(d, "cost.svg", s->q->cost == PLAN_RUN ? "cost per run (owned or rented) vs time to accuracy, Pareto front marked"
+					: s->q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
 					: s->q->cost == PLAN_TCO ? "owner's cost and energy per run vs time to accuracy, Pareto front marked"
 							      : "capex and energy per run vs time to accuracy, Pareto front marked");
 	else
@@ -897,7 +898,8 @@ void rep_charts(const char *dir, const rep_input *in, rep_made *m)
 	m->tta_ok = chart(dir, in->placements_csv, PLOT_TTA, NULL, NAN, NULL, "tta", m->tta_note, sizeof m->tta_note);
 	for (int i = 0; i < in->nrows; i++)
 		priced += in->rows[i].r.fits && isfinite(plan_cost_usd(q->cost, &in->rows[i].r));
-	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
+	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd",
+						[PLAN_RUN] = "run_cost_usd"};
 	if (priced == 0)
 		snprintf(m->cost_note, sizeof m->cost_note, "none of these systems has a %s price in the hardware database "
 			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q->cost));
