@@ -293,15 +293,19 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
-		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
+		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate; buy vs\n"
+							  "                         rent weighs a term against the same term\n"),
+		CLI_O_DBL("rent-rate", &s->spec.rent_quote_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour, 0.01..1000 (e.g. 2.1)",
+			  "  --rent-rate USD        a rental quote in hand, per GPU-hour at --rent-term: what buy vs rent weighs\n"
+			  "                         (default: the cheapest rate of the GPU in the database, the market's included)\n"),
 		CLI_O_END,
 	};
 	int n = (int)(sizeof money / sizeof money[0]);
-	/* the fixed entries up to the money heading, the table's options, then --rent-term and the end */
-	memcpy(t, money, (size_t)(n - 2) * sizeof *t);
-	int k = n - 2 + money_opts(s, t + n - 2);
-	memcpy(t + k, money + n - 2, 2 * sizeof *t);
-	return k + 2;
+	/* the fixed entries up to the money heading, the table's options, then --rent-term, --rent-rate and the end */
+	memcpy(t, money, (size_t)(n - 3) * sizeof *t);
+	int k = n - 3 + money_opts(s, t + n - 3);
+	memcpy(t + k, money + n - 3, 3 * sizeof *t);
+	return k + 3;
 }
 
 int cli_scen_opts(cli_scen *s, cli_opt *t)

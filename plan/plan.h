@@ -48,6 +48,8 @@ typedef struct plan_spec {
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */
+	double rent_quote_usd_gpu_h; /* --rent-rate: a quote in hand per GPU-hour at that term, the rental buy vs rent
+				      * weighs (NAN: the cheapest rate of the GPU in the database, the market's included) */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */

@@ -364,9 +364,11 @@ static void constraints_line(strbuf *b, const plan_question *q, const plan_answe
 			strbuf_addf(b, "excludes nothing;");
 	}
 	if (!isnan(q->deadline_s))
-		strbuf_addf(b, " deadline %s: %d meet it with 90%% confidence, %d at the prediction only, %d miss it;",
-			    plan_fmt_duration(q->deadline_s, t, sizeof t), a->ndeadline_sure, a->ndeadline_likely,
-			    a->nfail_deadline);
+		strbuf_addf(b, " deadline %s%s: %d meet it with 90%% confidence, %d at the prediction only, %d miss it;",
+			    plan_fmt_duration(q->deadline_s, t, sizeof t),
+			    isnan(q->budget_usd) && q->goal != PLAN_COST ? " (alone it asks for the cheapest option that meets it)"
+									   : "",
+			    a->ndeadline_sure, a->ndeadline_likely, a->nfail_deadline);
 	if (a->nfail_price) {
 		if (q->cost == PLAN_RUN)
 			strbuf_addf(b, " left out %d without a purchase price or a rent at this count", a->nfail_price);

@@ -654,6 +654,14 @@ static void section_money(rep_doc *d, const rep_input *s)
 			   : s->spec->rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");
 	tab_cell(&t, "%s", "--rent-term");
 	tab_cell(&t, "%s", "each system's rent_source (hw show ID)");
+	tab_cell(&t, "%s", "rental quote weighed in buy vs rent");
+	if (isfinite(s->spec->rent_quote_usd_gpu_h))
+		tab_cell(&t, "%g USD per GPU-hour", s->spec->rent_quote_usd_gpu_h);
+	else
+		tab_cell(&t, "%s", "none: the cheapest rate of the GPU");
+	tab_cell(&t, "%s", "--rent-rate");
+	tab_cell(&t, "%s", "the buyer's quote; by default the database's cheapest rate of the GPU, the market's (market-*) "
+			   "included");
 	doc_table(d, &t);
 	tab_free(&t);
 }
