@@ -58,17 +58,45 @@ int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_wh
 static const char *const formats[] = {"table", "csv", NULL};
 
 /* compare's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
+enum { CMP_MAX_COUNTS = 16 };
 typedef struct cmp_opts {
 	const char *systems, *format, *outpath, *answer_json;
-	long gpus;
+	int counts[CMP_MAX_COUNTS], ncounts; /* --gpus: one count, or several decided as one question */
 	bool all_rows;
 } cmp_opts;
+
+static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
+{
+	cmp_opts *co = ctx;
+	(void)o;
+	if (!strpbrk(arg, ",-:")) { /* one count: its range said */
+		long v;
+		if (cli_parse_long(arg, 1, CLI_MAX_GPUS, &v)) {
+			fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..%d (or a list: 8,16,32)\n", arg,
+				CLI_MAX_GPUS);
+			return -1;
+		}
+		co->counts[0] = (int)v;
+		co->ncounts = 1;
+		return 0;
+	}
+	if (cli_parse_int_list("--gpus", arg, co->counts, CMP_MAX_COUNTS, &co->ncounts))
+		return -1;
+	for (int i = 0; i < co->ncounts; i++)
+		if (co->counts[i] < 1 || co->counts[i] > CLI_MAX_GPUS) {
+			fprintf(stderr, "scaleplan compare: --gpus '%s': %d: expected an integer 1..%d\n", arg, co->counts[i],
+				CLI_MAX_GPUS);
+			return -1;
+		}
+	return 0;
+}
 
 static void compare_table(cmp_opts *co, cli_opt *t)
 {
 	const cli_opt own[] = {
-		CLI_O_LONG("gpus", &co->gpus, 1, CLI_MAX_GPUS, "an integer 1.." CLI_STR(CLI_MAX_GPUS_N),
-			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) ")\n"),
+		CLI_O_CALL("gpus", opt_gpus, co,
+			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) "); a list (8,16,32,...) is one question:\n"
+			   "                  the count is part of each option and the rule picks over all of them\n"),
 		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
@@ -128,7 +156,7 @@ static void print_folded(const plan_option *rows, int nrows, const int *fold, in
 
 /* The ranked table: one line per placement with its breakdown, money and what it fails; offers of the same
  * hardware and time folded into the first (fold_rows), listed at its end. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const plan_option *rows, int nrows,
+static void print_table(const cli_scen *s, const plan_question *q, const char *gpus, const plan_option *rows, int nrows,
 			const plan_option *pick, bool all)
 {
 	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
@@ -143,7 +171,7 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 			break;
 		}
 	char target[64];
-	printf("scaleplan compare: %ld GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus, gpus == 1 ? "" : "s",
+	printf("scaleplan compare: %s GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus, strcmp(gpus, "1") ? "s" : "",
 	       cli_target_label(&s->spec, target, sizeof target), prec,
 	       s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
 	       plan_order_text(q, order, sizeof order));
@@ -551,11 +579,14 @@ int cmd_compare(int argc, char **argv)
 	if (rc || p.done)
 		return rc;
 	const char *systems = co.systems, *format = co.format, *outpath = co.outpath;
-	long gpus = co.gpus;
+	long gpus = co.ncounts == 1 ? co.counts[0] : 0; /* 0: several counts, one question */
+	char counts[CMP_MAX_COUNTS * 12] = "";
+	for (int k = 0; k < co.ncounts; k++)
+		snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", k ? "," : "", co.counts[k]);
 	if ((rc = cli_check_out("compare", "--out", outpath, false)) ||
 	    (rc = cli_check_out("compare", "--answer-json", co.answer_json, false)))
 		return rc;
-	if (gpus < 1) {
+	if (co.ncounts < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
 		return EXIT_INPUT;
 	}
@@ -575,26 +606,34 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	rc = cli_placements(&s, "compare", &q, cand, ncand, gpus, &rows, &nrows, &cap, &skipped_net, &skipped_whole);
+	for (int k = 0; k < co.ncounts && !rc; k++) /* several counts: every placement of each, one question */
+		rc = cli_placements(&s, "compare", &q, cand, ncand, co.counts[k], &rows, &nrows, &cap, &skipped_net,
+				    &skipped_whole);
 	if (rc)
 		goto out;
 	if (nrows == 0) {
-		rc = cli_no_placement("compare", gpus, skipped_net, skipped_whole);
+		rc = cli_no_placement("compare", co.counts[0], skipped_net, skipped_whole);
 		goto out;
 	}
 	plan_options_sort(&q, rows, nrows);
 	plan_answer a;
 	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
+	if (gpus && plan_fewer_gpus(&s.db, &s.spec, &s.params, &q, &a)) { /* the knee: fewer GPUs as fast */
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	if (!outpath && strcmp(format, "csv") == 0) {
 		rc = write_csv(NULL, &q, rows, nrows, &a);
 		goto out;
 	}
-	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows);
+	print_table(&s, &q, counts, rows, nrows, a.winner, co.all_rows);
 	cli_print_answer("", &q, &a, gpus);
 	{
 		strbuf left_out;
 		strbuf_init(&left_out);
-		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, &left_out);
+		for (int k = 0; k < co.ncounts; k++)
+			plan_left_out_names(&s.spec, &q, cand, ncand, co.counts[k], &left_out);
 		print_notes(&s, &q, rows, nrows, skipped_net, skipped_whole, left_out.s);
 		strbuf_free(&left_out);
 	}

@@ -276,6 +276,14 @@ typedef struct plan_scale {
 	double topo_x;               /* the rest, the topology's: time_x / gpu_x */
 } plan_scale;
 
+/* Fewer GPUs as fast (plan_fewer_gpus): the pick's system at the fewest GPUs (halving the count) whose time is as
+ * fast as the pick's within the 90% interval of their ratio (or surely faster): the knee of time against cost. */
+typedef struct plan_fewer {
+	bool ok;                   /* such a count exists below the pick's */
+	plan_option opt;           /* its fastest placement at that count, judged */
+	double x, lo, hi;          /* its time over the pick's, with the 90% interval */
+} plan_fewer;
+
 /* The answer to q among options (sorted or not): one function (plan_decide) for compare, report, sweep and the
  * page; it decides, the renderers only word it. */
 typedef struct plan_answer {
@@ -296,9 +304,15 @@ typedef struct plan_answer {
 	const plan_option *options;   /* the options decided on (for the text) */
 	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
+	plan_fewer fewer;     /* fewer GPUs as fast (plan_fewer_gpus; ok false until it is asked) */
 } plan_answer;
 /* Decides: sets each option's ok, front and as_fast and fills *a. Prints nothing, never fails. O(n^2). */
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
+/* After plan_decide at one count: the pick's system at half, a quarter, ... of its GPUs (placements as q asks),
+ * the fewest GPUs whose fastest qualifying placement is as fast as the pick (the 90% interval of its time over
+ * the pick's reaches 1) into a->fewer (ok false: none). 0, or ERR_INPUT where a prediction fails. */
+int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		    plan_answer *a);
 /* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
  * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:

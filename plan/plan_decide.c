@@ -317,8 +317,8 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w)
-			continue;
+		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w || x->r.gpus != w->r.gpus)
+			continue; /* the same GPUs bought: one count (several counts are one question, one count answers) */
 		/* the winner itself, else one of its very GPU (a rented winner: the same GPU bought), else the fastest */
 		bool exact = strcmp(x->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
 		bool b_exact = b->buy && strcmp(b->buy->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
@@ -442,4 +442,46 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	}
 	decide_scale(q, o, n, a);
 	buy_rent(q, o, n, a);
+}
+
+/* ---- fewer GPUs as fast: the knee of time against cost at one count ---- */
+
+int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		    plan_answer *a)
+{
+	const plan_option *w = a->winner;
+	a->fewer.ok = false;
+	if (!w)
+		return 0;
+	const hw_system *sys = hw_system_find(db, w->sc.node.system_id);
+	long gpus = (long)w->sc.nodes * w->sc.node.gpus_per_node;
+	if (!sys)
+		return 0;
+	for (long c = gpus / 2; c >= 1 && gpus % 2 == 0; gpus = c, c /= 2) {
+		plan_option *o = NULL;
+		int n = 0, cap = 0, sn = 0, sw = 0;
+		if (plan_placements(db, s, p, q, &sys, 1, c, &o, &n, &cap, &sn, &sw)) {
+			free(o);
+			return ERR_INPUT;
+		}
+		const plan_option *best = NULL;
+		for (int i = 0; i < n; i++)
+			if (!o[i].v.fails && (!best || faster(q, &o[i], best)))
+				best = &o[i];
+		double x = NAN, lo = NAN, hi = NAN;
+		if (best)
+			plan_time_ratio(q, best, w, &x, &lo, &hi);
+		bool as_fast = best && lo <= 1.0;
+		if (as_fast) {
+			a->fewer.ok = true;
+			a->fewer.opt = *best;
+			a->fewer.x = x;
+			a->fewer.lo = lo;
+			a->fewer.hi = hi;
+		}
+		free(o);
+		if (!as_fast)
+			break;
+	}
+	return 0;
 }

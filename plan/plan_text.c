@@ -460,5 +460,13 @@ void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, 
 	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */
 		scale_line(b, q, a);
 	buy_rent_line(b, a);
+	if (a->fewer.ok) { /* the knee: the same system at fewer GPUs is as fast */
+		const plan_option *f = &a->fewer.opt;
+		strbuf_addf(b, "  Fewer GPUs: ");
+		against(b, q, f, a->winner);
+		strbuf_addf(b, "; %ld GPUs as fast as %ld within the 90%% interval (%.2f-%.2f)\n",
+			    (long)f->sc.nodes * f->sc.node.gpus_per_node,
+			    (long)a->winner->sc.nodes * a->winner->sc.node.gpus_per_node, a->fewer.lo, a->fewer.hi);
+	}
 	constraints_line(b, q, a);
 }

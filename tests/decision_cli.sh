@@ -173,7 +173,7 @@ done
 
 # a deadline: those that meet it with 90% confidence, else those whose prediction meets it, with the probability
 expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
-has "answer: "; has "Constraints: deadline 15.0 min: "; lacks "No option"
+has "answer: "; has "Constraints: deadline 15.0 min (alone it asks for the cheapest option that meets it): "; lacks "No option"
 expect 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
 	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
@@ -258,5 +258,17 @@ awk '$1 ~ /^>?[0-9]+$/ { n++ } $2 == "xe9680-h100" { own = 1 } /^ *>?[0-9]+ dgxh
 has "2 offers of the same hardware and time folded"
 expect 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200 --all-rows
 awk '$1 ~ /^>?[0-9]+$/ { n++ } END { exit n != 4 }' "$tmp/out" || no "--all-rows: not one row per offer"; lacks "folded"
+
+# the count of GPUs is a decision: a list of counts is one question with one pick (the count part of the option);
+# at one count the answer names a smaller count of the pick's system that is as fast (the knee)
+expect 0 "$SP" compare --gpus 8,16,32,64,128,256,512,1024
+[ "$(grep -c '^answer: ' "$tmp/out")" = 1 ] || no "compare --gpus 8,...,1024: not one answer"
+expect 0 "$SP" compare --gpus 8,16,32,64,128,256,512,1024 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { g[$(c["gpus"])] = 1 } $(c["pick"]) == 1 { p++ }
+	END { n = 0; for (k in g) n++; exit !(p == 1 && n == 8) }' "$tmp/out" || no "compare --gpus list: one pick over 8 counts"
+expect 0 "$SP" compare --gpus 1024
+grep -q "^  Fewer GPUs: .* \(256\|512\|128\|64\) GPUs as fast as 1024 within the 90% interval" "$tmp/out" ||
+	no "compare --gpus 1024 names no smaller count as fast: $(grep '^answer' "$tmp/out")"
+expect 1 "$SP" compare --gpus 8,0; has "expected positive integers"
 
 exit $fail

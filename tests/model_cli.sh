@@ -114,7 +114,7 @@ has "reads storage cold in its first epoch, inside time to train"; lacks "data s
 expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "servers 2 x \$"; has "(whole units of nodes bought)"; has "owner's cost"
 # buyers' questions: budget and deadline name the winner; bad values exit 1 naming the option
 expect 0 "$SP" compare --gpus 64 --systems all --budget 3000000; has "Constraints: budget \$3M caps the capex of bought options"
-expect 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Constraints: deadline 10.0 min: "; has "rented"
+expect 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Constraints: deadline 10.0 min (alone it asks for the cheapest option that meets it): "; has "rented"
 expect 0 "$SP" compare --gpus 64 --systems dgx1-v100 --budget 1000; has "No option for 64 GPUs meets the constraints: 1 over the budget of \$1,000"
 expect 1 "$SP" compare --gpus 8 --budget 0; has "--budget '0': expected an amount in USD above 0 and at most 1e15"
 expect 1 "$SP" compare --gpus 8 --budget ten; has "--budget 'ten'"

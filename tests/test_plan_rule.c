@@ -183,6 +183,44 @@ static void test_invariants(test_ctx *t, fix *f)
 	TEST_CHECK(t, subsets == 1440, "1440 random subsets checked, got %d", subsets);
 }
 
+/* A list of counts is one question (compare --gpus 8,16,...,1024): the options of every count together, the
+ * rule and both invariants over all of them, with each cost and constraint, and over random subsets. */
+static void test_count_list(test_ctx *t, fix *f)
+{
+	static const long counts[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+	unsigned seed = 8;
+	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
+		for (int kind = 0; kind < 3; kind++) {
+			plan_option *all = NULL;
+			int n = 0;
+			f->q.cost = (plan_cost)c;
+			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+				int m;
+				plan_option *o = options(f, NULL, counts[k], &m);
+				all = xrealloc(all, (size_t)(n + m) * sizeof(*all));
+				for (int i = 0; o && i < m; i++)
+					all[n++] = o[i];
+				free(o);
+			}
+			char what[160];
+			const char *con = constrain(f, all, n, kind);
+			snprintf(what, sizeof what, "compare --gpus 8,16,...,1024 --cost %s%s", plan_cost_name(f->q.cost), con);
+			check_set(t, f, all, n, what);
+			plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
+			for (int r = 0; r < 5; r++) {
+				int m = 0;
+				for (int i = 0; i < n; i++)
+					if (rand_r(&seed) % 2)
+						sub[m++] = all[i];
+				check_set(t, f, sub, m, what);
+			}
+			free(sub);
+			free(all);
+		}
+	f->q.cost = PLAN_RUN;
+	f->q.budget_usd = f->q.deadline_s = NAN;
+}
+
 /* Whether two options are one placement of one system. */
 static bool same_option(const plan_option *a, const plan_option *b)
 {
@@ -335,6 +373,7 @@ int main(void)
 	test_invariants(&t, &f);
 	test_known_cases(&t, &f);
 	test_shuffled(&t, &f);
+	test_count_list(&t, &f);
 	test_one_axis(&t, &f);
 	test_same_hardware(&t, &f);
 	hw_db_free(&db);
