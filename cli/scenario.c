@@ -418,6 +418,16 @@ static int opt_deadline(void *ctx, const cli_opt *o, const char *arg)
 	return 0;
 }
 
+static int opt_site_kw(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	double kw;
+	if (cli_parse_double(arg, 1e-3, 1e7, &kw))
+		return ask_bad(a->cmd, o->name, arg, "kW of IT power, 0.001..10000000 (e.g. 700)");
+	a->q->site_W = kw * 1e3;
+	return 0;
+}
+
 int cli_ask_opts(cli_ask *a, cli_opt *t)
 {
 	plan_question *q = a->q;
@@ -443,6 +453,9 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 			   "                    confidence (the upper end of their interval) first; if none, those whose predicted\n"
 			   "                    time does (with its probability); alone: the cheapest of them; with --budget:\n"
 			   "                    the fastest within budget that meets it. Each option says what it fails and by how much\n"),
+		CLI_O_CALL("site-kw", opt_site_kw, a,
+			   "  --site-kw KW      the IT power the site gives the cluster: a bought option whose peak draw (CSV\n"
+			   "                    power_max_W, all nodes bought at full load) is above it fails (rentals are off site)\n"),
 		CLI_O_FLAG("partial-nodes", &q->partial_nodes,
 			   "  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 			   "                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"),

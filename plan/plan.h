@@ -98,6 +98,8 @@ typedef struct plan_question {
 	plan_cost cost;        /* which cost: a run's share of the month of work (run), capex, tco or rent */
 	double budget_usd;     /* NAN = none: caps the capex of bought options (rentals are outside it) */
 	double deadline_s;     /* NAN = none: an option must reach accuracy within it with 90% confidence */
+	double site_W;         /* NAN = none: the IT power the site gives the cluster; a bought option whose peak draw
+				* (model_result power_max_W) exceeds it fails (rentals are off site) */
 	double tie_band;       /* the model's stated whole-run error (relative), the interval of a result
 				* that carries none (plan_time_interval) */
 	bool partial_nodes;    /* offer placements that leave GPUs of a node idle */
@@ -130,6 +132,7 @@ enum {
 	PLAN_FAIL_PRICE = 4,        /* no price of the kind the question needs (--cost) */
 	PLAN_FAIL_BUDGET = 8,       /* costs more than the budget */
 	PLAN_FAIL_DEADLINE = 16,    /* its predicted time is past the deadline */
+	PLAN_FAIL_SITE = 32,        /* bought, its peak draw is above the site's power (--site-kw) */
 };
 
 /* An option judged against the question: its time (tta_s, or ttt_s for --rank-by ttt) with the 90%
@@ -141,6 +144,7 @@ typedef struct plan_verdict {
 	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
 	double over_budget_usd;/* cost - budget where over it, else 0 */
 	double late_s;         /* time_s - deadline where the prediction is past it, else 0 */
+	double over_site_W;    /* peak draw - the site's power where a bought option exceeds it, else 0 */
 	double deadline_p;     /* the probability of reaching the goal within the deadline (plan_deadline_p); NAN
 				* without a deadline */
 	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
@@ -296,7 +300,7 @@ typedef struct plan_answer {
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nfront, nas_fast; /* of those: on the time-cost front; as fast as the fastest */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
-	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int nfail_budget, nfail_deadline, nfail_price, nfail_site; /* options failing each constraint */
 	int nrented;          /* options without a capex that have a rent: outside a budget */
 	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest

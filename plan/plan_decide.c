@@ -373,12 +373,14 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
  * deadline: the number of constraints it fails, then the relative miss; INFINITY for the others. */
 static double miss_of(const plan_question *q, const plan_option *w)
 {
-	unsigned bd = PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE;
+	unsigned bd = PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_SITE;
 	if (!w->v.fails || (w->v.fails & ~bd))
 		return INFINITY;
 	double m = (isnan(q->budget_usd) ? 0 : w->v.over_budget_usd / q->budget_usd) +
-		   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s);
-	int k = ((w->v.fails & PLAN_FAIL_BUDGET) != 0) + ((w->v.fails & PLAN_FAIL_DEADLINE) != 0);
+		   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s) +
+		   (isnan(q->site_W) ? 0 : w->v.over_site_W / q->site_W);
+	int k = ((w->v.fails & PLAN_FAIL_BUDGET) != 0) + ((w->v.fails & PLAN_FAIL_DEADLINE) != 0) +
+		((w->v.fails & PLAN_FAIL_SITE) != 0);
 	return k * 1e6 + m; /* one constraint failed comes before two, however far */
 }
 
@@ -409,6 +411,7 @@ static void qualify(const plan_question *q, plan_option *o, int n, plan_answer *
 		}
 		a->nfail_budget += (w->v.fails & PLAN_FAIL_BUDGET) != 0;
 		a->nfail_deadline += (w->v.fails & PLAN_FAIL_DEADLINE) != 0;
+		a->nfail_site += (w->v.fails & PLAN_FAIL_SITE) != 0;
 		a->nfail_price += (w->v.fails & PLAN_FAIL_PRICE) != 0;
 		a->nrented += w->r.fits && !isfinite(w->r.capex_usd) && isfinite(w->r.rent_usd);
 		if (!w->ok)

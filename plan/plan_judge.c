@@ -18,6 +18,7 @@ void plan_question_init(plan_question *q)
 	q->cost = PLAN_RUN;
 	q->budget_usd = NAN;
 	q->deadline_s = NAN;
+	q->site_W = NAN;
 	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
 }
 
@@ -183,6 +184,11 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 		v->fails |= PLAN_FAIL_BUDGET;
 		v->over_budget_usd = r->capex_usd - q->budget_usd;
 	}
+	/* the site's power caps what is bought, on its peak draw (the facility is sized to it); rentals are off site */
+	if (!isnan(q->site_W) && isfinite(r->capex_usd) && isfinite(r->power_max_W) && r->power_max_W > q->site_W) {
+		v->fails |= PLAN_FAIL_SITE;
+		v->over_site_W = r->power_max_W - q->site_W;
+	}
 	v->deadline_p = NAN;
 	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
 		v->deadline_p = plan_deadline_p(v->time_s, v->time_lo_s, v->time_hi_s, q->deadline_s);
@@ -256,6 +262,9 @@ const char *plan_fails_text(const plan_question *q, const plan_verdict *v, strbu
 		strbuf_addf(out, "%sover budget by %s", AND, plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
 		strbuf_addf(out, "%smisses deadline by %s", AND, fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
+	if (v->fails & PLAN_FAIL_SITE)
+		strbuf_addf(out, "%spower %.0f kW at peak over the site's %.0f kW", AND, (q->site_W + v->over_site_W) / 1e3,
+			    q->site_W / 1e3);
 #undef AND
 	return out->s;
 }

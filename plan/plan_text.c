@@ -363,6 +363,15 @@ static void constraints_line(strbuf *b, const plan_question *q, const plan_answe
 		} else
 			strbuf_addf(b, "excludes nothing;");
 	}
+	if (!isnan(q->site_W)) {
+		strbuf_addf(b, " site %.0f kW caps the peak draw of bought options (rentals are off site): ", q->site_W / 1e3);
+		if (a->nfail_site) {
+			strbuf_addf(b, "%d over it on power (", a->nfail_site);
+			fail_names(b, a, PLAN_FAIL_SITE, -1);
+			strbuf_addf(b, ");");
+		} else
+			strbuf_addf(b, "excludes nothing;");
+	}
 	if (!isnan(q->deadline_s))
 		strbuf_addf(b, " deadline %s%s: %d meet it with 90%% confidence, %d at the prediction only, %d miss it;",
 			    plan_fmt_duration(q->deadline_s, t, sizeof t),
@@ -419,7 +428,7 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 			    gpus, s, gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
 		return;
 	}
-	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || a->nfail_price) {
+	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || !isnan(q->site_W) || a->nfail_price) {
 		const char *sep = ": ";
 		strbuf_addf(b, "No option for %ld GPU%s meets the constraints", gpus, s);
 		if (a->nfail_budget) {
@@ -429,6 +438,10 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 		if (a->nfail_deadline) {
 			strbuf_addf(b, "%s%d past the deadline of %s", sep, a->nfail_deadline,
 				    plan_fmt_duration(q->deadline_s, t, sizeof t));
+			sep = ", ";
+		}
+		if (a->nfail_site) {
+			strbuf_addf(b, "%s%d over the site's %.0f kW at peak", sep, a->nfail_site, q->site_W / 1e3);
 			sep = ", ";
 		}
 		if (a->nfail_price)

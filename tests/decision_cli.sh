@@ -271,4 +271,14 @@ grep -q "^  Fewer GPUs: .* \(256\|512\|128\|64\) GPUs as fast as 1024 within the
 	no "compare --gpus 1024 names no smaller count as fast: $(grep '^answer' "$tmp/out")"
 expect 1 "$SP" compare --gpus 8,0; has "expected positive integers"
 
+# the site: --site-kw caps the peak draw of bought options (power_max_W), said in fails; rentals are off site
+expect 0 "$SP" compare --gpus 512 --site-kw 700 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$(c["pick"]) == 1 && $(c["capex_usd"]) != "" && $(c["power_max_W"]) > 700e3 { bad = 1 }
+	$(c["capex_usd"]) != "" && $(c["power_max_W"]) > 700e3 && $(c["fails"]) !~ /power .* kW at peak over the site/ { bad = 1 }
+	$(c["fails"]) ~ /over the site/ { over++ }
+	END { exit bad || !over }' "$tmp/out" || no "--site-kw 700: the pick or a bought option over it is not marked"
+expect 0 "$SP" compare --gpus 512 --site-kw 700; has "site 700 kW caps the peak draw of bought options"; has "over it on power"
+expect 1 "$SP" compare --gpus 8 --site-kw 0; has "site-kw"
+
 exit $fail

@@ -5,7 +5,8 @@
  *   compared), one of them strictly;
  * - unmoved by what does not matter: removing any option that is neither the pick nor on the time-cost front
  *   leaves the pick unchanged;
- * each without constraints, with a budget (the median capex) and with a deadline (1.5x the fastest time);
+ * each without constraints, with a budget (the median capex), with a deadline (1.5x the fastest time) and with a
+ * site's power (the bought options' median peak draw);
  * - same hardware compares as same: two options of one GPU, node shape and stack have a time ratio interval of
  *   PLAN_SAME_HW_X either side.
  * - no order decides: the options shuffled give the same pick (a tie on the cost goes to the option committing
@@ -140,10 +141,20 @@ static const char *constrain(fix *f, plan_option *o, int n, int k)
 	qsort(v, (size_t)m, sizeof(*v), by_num);
 	f->q.budget_usd = k == 1 && m ? v[m / 2] : NAN;
 	f->q.deadline_s = k == 2 ? 1.5 * fastest : NAN;
+	f->q.site_W = NAN;
+	if (k == 3) { /* the site's power at the bought options' median peak draw */
+		m = 0;
+		for (int i = 0; i < n; i++)
+			if (isfinite(o[i].r.capex_usd) && isfinite(o[i].r.power_max_W))
+				v[m++] = o[i].r.power_max_W;
+		qsort(v, (size_t)m, sizeof(*v), by_num);
+		f->q.site_W = m ? v[m / 2] : NAN;
+	}
 	free(v);
 	for (int i = 0; i < n; i++)
 		plan_option_judge(&f->q, &o[i]);
-	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)" : "";
+	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)"
+	       : k == 3 ? " --site-kw (median peak draw)" : "";
 }
 
 /* Every default compare and random subsets of its options, with each cost compared and each kind of constraint. */
@@ -154,7 +165,7 @@ static void test_invariants(test_ctx *t, fix *f)
 	int subsets = 0;
 	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
 		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
-			for (int kind = 0; kind < 3; kind++) {
+			for (int kind = 0; kind < 4; kind++) {
 				char what[128];
 				int n;
 				f->q.cost = (plan_cost)c;
@@ -166,7 +177,7 @@ static void test_invariants(test_ctx *t, fix *f)
 				snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s", counts[k], plan_cost_name(f->q.cost), con);
 				check_set(t, f, o, n, what);
 				plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
-				for (int r = 0; r < 20; r++, subsets++) { /* 4 costs x 6 counts x 3 constraints x 20 = 1440 */
+				for (int r = 0; r < 20; r++, subsets++) { /* 4 costs x 6 counts x 4 constraints x 20 = 1920 */
 					int m = 0;
 					for (int i = 0; i < n; i++)
 						if (rand_r(&seed) % 2)
@@ -179,8 +190,8 @@ static void test_invariants(test_ctx *t, fix *f)
 				free(o);
 			}
 	f->q.cost = PLAN_RUN;
-	f->q.budget_usd = f->q.deadline_s = NAN;
-	TEST_CHECK(t, subsets == 1440, "1440 random subsets checked, got %d", subsets);
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
+	TEST_CHECK(t, subsets == 1920, "1920 random subsets checked, got %d", subsets);
 }
 
 /* A list of counts is one question (compare --gpus 8,16,...,1024): the options of every count together, the
@@ -190,7 +201,7 @@ static void test_count_list(test_ctx *t, fix *f)
 	static const long counts[] = {8, 16, 32, 64, 128, 256, 512, 1024};
 	unsigned seed = 8;
 	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 4; kind++) {
 			plan_option *all = NULL;
 			int n = 0;
 			f->q.cost = (plan_cost)c;
@@ -218,7 +229,7 @@ static void test_count_list(test_ctx *t, fix *f)
 			free(all);
 		}
 	f->q.cost = PLAN_RUN;
-	f->q.budget_usd = f->q.deadline_s = NAN;
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
 }
 
 /* Whether two options are one placement of one system. */
@@ -261,7 +272,7 @@ static void test_shuffled(test_ctx *t, fix *f)
 				free(o);
 			}
 	f->q.cost = PLAN_RUN;
-	f->q.budget_usd = f->q.deadline_s = NAN;
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
 }
 
 /* The pick of a compare over systems at gpus under the question in f, copied to *w; false when none. */
