@@ -267,6 +267,8 @@ typedef struct model_node {
 	double rent_market_usd_gpu_h; /* the rate's low end: the market's and committed clusters' rate for the
 				       * same GPU (NAN: rate x (1 - rent_width)) */
 	bool rent_spot;          /* the rate is spot: an interrupted run starts again (money.spot_interrupt_month) */
+	double rent_term_years;  /* a reservation's term (1 or 3 years; 0 on demand or spot): its rate is held that
+				  * long, then renewed at the market's (money.rent_decline) */
 	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
 				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
@@ -306,6 +308,7 @@ typedef struct model_money {
 	double rent_session_s;   /* a rental session on demand: instances held for back-to-back runs, paying the
 				  * start-up and copy once; 0 = each run rented alone (model_money_default says why) */
 	double grid_kg_kwh;      /* grid carbon intensity, kg CO2e per kWh at the meter */
+	double rent_decline;     /* the fraction a year the market's rent falls over the horizon (amortize_years) */
 } model_money;
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
@@ -466,6 +469,9 @@ typedef struct model_result {
 	bool buy_wins_above;
 	double co2_kg;           /* the run's energy at the meter x money.grid_kg_kwh */
 	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
+	double rent_horizon_usd; /* rent_usd averaged over the owner's horizon as the market's rent falls
+				  * (money.rent_decline; a reservation renewed at each term's end): what the decision
+				  * weighs against owning (= rent_usd with no decline) */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
 	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
@@ -528,6 +534,9 @@ int model_cashflow(const model_scenario *sc, const model_result *r, double rent_
  * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a
  * reservation (its nodes stay up with the data) or a node without a rate. */
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r);
+/* The average over the horizon (money.amortize_years) of a rental rate that falls money.rent_decline a year,
+ * held for term_years at a time (0: on demand, re-priced continuously), as a fraction of today's rate. */
+double model_rent_horizon_factor(const model_money *m, double term_years);
 /* model_buy_rent_eval's breakeven_runs_month: the runs a month at which owning buy's cluster costs what renting
  * as rent_r is billed does (on demand: buying wins above it, 0 at any use, INFINITY never; a reservation:
  * buying wins below it). NAN: a price missing. One rule for breakeven_runs_per_month and the answer. */

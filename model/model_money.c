@@ -72,6 +72,13 @@ static const model_money_input inputs[] = {
 	 15.5, 0, 1000, false, false, 1, "TB per GPU, 0..1000 (e.g. 2)",
 	 "2026 training clusters: 10 PB data-set lake, 5 PB checkpoints, 0.5 PB models per 1,000 GPUs "
 	 "(manishklach.github.io, 'Storage geometry of a 100k-GPU cluster')"},
+	/* H100 rent fell from about 8 (2023) to about 2 (2025) USD per GPU-hour at the market, 50% a year, and AWS
+	 * cut its P5 list rate by about 44% in June 2025, two years after launch (25% a year); 0 keeps today's rate
+	 * (the workbook weighs today's rate) */
+	{MF(rent_decline), "rent-decline", "F", "the market's rent falls a year over the horizon (0: today's rate)",
+	 "fraction a year", 0.0, 0, 1, false, true, 1, "a fraction a year 0 <= F < 1 (e.g. 0.25)",
+	 "history: H100 about 8 (2023) to about 2 (2025) USD per GPU-hour at the market (docs/money_public.csv); AWS "
+	 "P5 list cut about 44% in June 2025 (25% a year); default 0: today's rate held"},
 	/* ---- the cluster's parts: no option (an overlay or the workbook changes them) ---- */
 	/* the DGX H100 has 2 dual-port ConnectX-7 cards for front-end, storage and in-band management beside its
 	 * 8 compute NICs, a GB200 compute tray one dual-port BlueField-3 for its 4 GPUs */
@@ -399,6 +406,19 @@ double model_rent_setup_s(const model_scenario *sc, const model_params *p, const
 	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
 }
 
+double model_rent_horizon_factor(const model_money *m, double term_years)
+{
+	if (!(m->rent_decline > 0))
+		return 1.0;
+	int months = (int)ceil(m->amortize_years * 12.0 - 1e-9);
+	double sum = 0, keep = 1.0 - m->rent_decline;
+	for (int k = 0; k < months; k++) {
+		double t = (k + 0.5) / 12.0; /* the month's middle; a reservation priced at its term's start */
+		sum += pow(keep, term_years > 0 ? term_years * floor(t / term_years) : t);
+	}
+	return months > 0 ? sum / months : 1.0;
+}
+
 /* The capex's cost a month: straight line less the residual value, or with a financing rate the annuity
  * that repays capex less the residual's present value (the capital recovery factor). */
 static double capex_month(const model_money *m, double capex)
@@ -538,6 +558,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 				 ? r->rent_usd * fmin(n->rent_market_usd_gpu_h / n->rent_usd_gpu_h, 1.0 - n->rent_width)
 				 : r->rent_usd * (1.0 - n->rent_width);
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
+	double decline = model_rent_horizon_factor(m, n->rent_term_years);
+	r->rent_horizon_usd = r->rent_usd * decline;
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
 	double share = run_share(m, r->tta_s);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
@@ -555,8 +577,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* against the same runs rented at the reference rate (model_buy_rent_eval) */
 	model_result x = *r;
 	model_buy_rent br;
-	x.rent_usd = model_ref_rent_usd(sc, r);
-	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br);
+	x.rent_usd = model_ref_rent_usd(sc, r) * decline; /* over the horizon, as the market's rent falls */
+	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
 	r->breakeven_runs_per_month = br.breakeven_runs_month;
 	r->breakeven_use = br.breakeven_use;
 	r->buy_wins_above = br.buy_wins_above;

@@ -331,7 +331,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_id = sc->node.ref_rent_id;
 	b->rent_usd_gpu_h = sc->node.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->r.tco_usd;
-	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r);
+	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r) * model_rent_horizon_factor(&sc->money, sc->node.rent_term_years);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h;
@@ -352,7 +352,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *row = rental_row(o, n, b->buy, b->rent_id);
 	if (row) {
 		b->rent_row = row;
-		b->rent_usd_run = row->r.rent_usd;
+		b->rent_usd_run = row->r.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
 		b->rent_setup_s = row->r.rent_setup_s;
 		b->rent_wins = b->rent_usd_run < b->owner_usd_run;
 		b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;

@@ -24,8 +24,9 @@ void plan_question_init(plan_question *q)
 
 double plan_cost_usd(plan_cost c, const model_result *r)
 {
-	if (c == PLAN_RUN) /* owned: the owner's month over its runs; rented: the month's rent over the same runs */
-		return isfinite(r->capex_usd) ? r->tco_usd : r->rent_usd;
+	if (c == PLAN_RUN) /* owned: the owner's month over its runs; rented: the month's rent over the same runs,
+			    * over the same horizon (rent_horizon_usd: rent_usd as the market's rent falls) */
+		return isfinite(r->capex_usd) ? r->tco_usd : r->rent_horizon_usd;
 	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
 }
 
@@ -170,7 +171,7 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 	v->cost_usd = plan_cost_usd(q->cost, r);
 	if (!isfinite(v->cost_usd))
 		v->cost_usd = NAN;
-	v->run_cost_usd = isfinite(r->capex_usd) ? r->tco_usd : r->rent_usd;
+	v->run_cost_usd = plan_cost_usd(PLAN_RUN, r);
 	if (!isfinite(v->run_cost_usd))
 		v->run_cost_usd = NAN;
 	if (!r->fits)

@@ -364,6 +364,7 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 	double rate = as_sold ? term_rate(s, sys) : NAN;
 	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
 	n->rent_reserved = s->rent_term_years == 1 || s->rent_term_years == 3; /* paid around the clock */
+	n->rent_term_years = n->rent_reserved ? s->rent_term_years : 0;
 	n->rent_spot = s->rent_term_years == PLAN_RENT_SPOT;
 	if (as_sold && hw_known(rate)) {
 		n->rent_unit_gpus = sys->rent_unit_gpus;

@@ -171,6 +171,9 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 	strbuf_addf(b, " %s, %s a run %s (a month's work: ", plan_ttt_goal(q) ? "to train" : "to accuracy",
 		    money(w->v.run_cost_usd, m), owned ? "owned" : "rented");
 	month_words(b, &w->sc.money);
+	if (!owned && w->sc.money.rent_decline > 0) /* the rent weighed: averaged over the horizon as it falls */
+		strbuf_addf(b, "; rent averaged over %.3g years, falling %s a year", w->sc.money.amortize_years,
+			    pct(100 * w->sc.money.rent_decline, c));
 	strbuf_addf(b, "), ");
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
@@ -310,6 +313,9 @@ static void buy_rent_line(strbuf *b, const plan_answer *a)
 		strbuf_addf(b, ", its share of a %.3g h session", sc->money.rent_session_s / 3600.0);
 	else
 		strbuf_addf(b, ", rented alone");
+	if (sc->money.rent_decline > 0)
+		strbuf_addf(b, ", averaged over %.3g years as rent falls %s a year", sc->money.amortize_years,
+			    pct(100 * sc->money.rent_decline, m2));
 	strbuf_addf(b, "); ");
 	crossing_words(b, r);
 	if (isfinite(r->flip_usd_gpu_h))

@@ -249,5 +249,12 @@ expect 0 "$SP" hw show market-h100; has "market reference"; has "2026"
 expect 0 "$SP" predict --system aws-p6-b200 --nodes 1 --rent-term spot; has "no spot rate"
 # a term against the same term: a 1-year reservation is not set beside the on-demand market's low end
 expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-term 1y; lacks "at the market's"
+# the years: rent that falls 20% a year over the 5-year horizon raises the runs a month owning needs to win
+be() { sed -n 's/.*buying wins above about \([0-9,]*\) runs a month.*/\1/p' "$tmp/out" | tr -d ,; }
+expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate 6.155 --rent-decline 0; b0=$(be)
+expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate 6.155 --rent-decline 0.2; b2=$(be)
+has "averaged over 5 years as rent falls 20% a year"
+ok "--rent-decline 0.2 raises the runs a month owning needs ($b0 -> $b2)" -v a="$b0" -v b="$b2" 'BEGIN { exit !(a > 0 && b > a) }'
+expect 1 "$SP" compare --gpus 8 --rent-decline 1; has "rent-decline"
 echo "money_cli: done (fail=$fail)"
 exit $fail

@@ -318,6 +318,14 @@ static void test_one_axis(test_ctx *t, fix *f)
 	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.r.capex_usd),
 		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month: the purchase");
 	f->s.money.runs_per_month = runs;
+	/* the years: rent falling 20% a year over the horizon; both invariants over the default compare at 64 */
+	f->s.money.rent_decline = 0.2;
+	int m;
+	plan_option *d = options(f, NULL, 64, &m);
+	if (d)
+		check_set(t, f, d, m, "compare --gpus 64 --rent-decline 0.2");
+	free(d);
+	f->s.money.rent_decline = 0;
 }
 
 static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
