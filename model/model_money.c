@@ -19,16 +19,19 @@
 
 /* One row per input; the comment above a row says more about its source where the row has no room. */
 static const model_money_input inputs[] = {
-	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh; a site's own tariff
-	 * goes in with --kwh-price (industrial sites pay less, coastal and European ones more) */
-	{MF(kwh_usd), "kwh-price", "USD", "electricity per kWh", "USD per kWh", 0.13, 0, 100, false, false, 1,
-	 "a price per kWh in USD, 0..100 (e.g. 0.08)",
-	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents"},
-	/* industry average PUE 1.58 (flat at 1.55-1.59 since 2020; journal.uptimeinstitute.com, 2024-02-07); a
-	 * purpose-built liquid-cooled hall does better */
-	{MF(pue), "pue", "P", "facility power / IT power (PUE)", "", 1.58, 1, 5, false, false, 1,
-	 "a power usage effectiveness 1..5 (e.g. 1.3)",
-	 "Uptime Institute Global Data Center Survey 2023: industry average 1.58"},
+	/* what a 2026 AI hall pays on a negotiated industrial tariff, not the all-sector commercial average (EIA's
+	 * U.S. commercial 2024, 12-13 cents, was the default before); a site's own tariff goes in with --kwh-price */
+	{MF(kwh_usd), "kwh-price", "USD", "electricity per kWh", "USD per kWh", 0.08, 0, 100, false, false, 1,
+	 "a price per kWh in USD, 0..100 (e.g. 0.13)",
+	 "AI data centres' blended cost 2026 about 0.065-0.090 USD per kWh before PUE (research-viewer.pages.dev "
+	 "'Terrestrial data center energy cost', 2026; U.S. industrial 2025 about 0.06 in Iowa and Texas); about 0.08 "
+	 "(aiinframap.com; docs/money_public.csv)"},
+	/* a new GPU hall, liquid-cooled (a GB200 NVL72 needs it), not the all-data-centre average of 1.58 (Uptime
+	 * Institute 2023, the default before) */
+	{MF(pue), "pue", "P", "facility power / IT power (PUE)", "", 1.2, 1, 5, false, false, 1,
+	 "a power usage effectiveness 1..5 (e.g. 1.58)",
+	 "new data centres: PUE at most 1.2 (Germany's Energy Efficiency Act, 2023, as reported by Data Center World "
+	 "Brasil, 2026); liquid-cooled AI halls 1.05-1.15 (ETDatacenters, 2026-05-15); industry average 1.55-1.58"},
 	/* wholesale colocation, per kW of contracted IT power a month, power billed apart */
 	{MF(facility_usd_kw_month), "facility-price", "USD", "colocation per kW of node max power a month",
 	 "USD per kW-month", 200.0, 0, 1e5, false, false, 1, "USD per kW-month, 0..100000 (e.g. 180)",

@@ -77,7 +77,7 @@ ok "support = 8% of capex a year, per run" -v s="$(col support_usd "$tmp/u1.csv"
 	-v tta="$(col tta_s "$tmp/u1.csv")" 'BEGIN { want = 0.08 * c / 12 * tta / (365.25 * 86400 / 12); d = s - want; if (d < 0) d = -d
 		 exit !(d < 1e-4 * want) }'
 ok "energy at the meter: kWh x PUE x price" -v e="$(col energy_usd "$tmp/u1.csv")" -v j="$(col energy_J "$tmp/u1.csv")" \
-	'BEGIN { want = j / 3.6e6 * 1.58 * 0.13; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
+	'BEGIN { want = j / 3.6e6 * 1.2 * 0.08; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --residual 0 --format csv >"$tmp/fin.csv"
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0.3 --format csv >"$tmp/res.csv"
 ok "financing costs more, a residual value less" -v f="$(col tco_usd "$tmp/fin.csv")" -v r="$(col tco_usd "$tmp/res.csv")" \
