@@ -297,15 +297,20 @@ static void decide_scale(const plan_question *q, const plan_option *o, int n, pl
 	s->topo_x = s->time_x / s->gpu_x;
 }
 
-/* The rental the buy-vs-rent line names as one of the options: system `id` with as many GPUs as the bought one
- * (NULL: not among them, or without a rent at this count). */
-static const plan_option *rental_row(const plan_option *o, int n, const plan_option *buy, const char *id)
+/* The rental the buy-vs-rent line weighs where the options hold one: the cheapest rented option (its cost per
+ * run over the horizon) of the bought one's chip and GPU count, so that the line and the pick weigh the same
+ * figures (NULL: none among them; a quote in hand, --rent-rate, is weighed instead). */
+static const plan_option *rental_row(const plan_option *o, int n, const plan_option *buy)
 {
+	const plan_option *best = NULL;
+	if (buy->sc.node.ref_rent_id && strcmp(buy->sc.node.ref_rent_id, PLAN_QUOTE_ID) == 0)
+		return NULL;
 	for (int i = 0; i < n; i++)
-		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && isfinite(o[i].r.rent_usd) &&
-		    strcmp(o[i].sc.node.system_id, id) == 0)
-			return &o[i];
-	return NULL;
+		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && !isfinite(o[i].r.capex_usd) &&
+		    isfinite(o[i].r.rent_horizon_usd) && same_chip(&o[i], buy) &&
+		    (!best || o[i].r.rent_horizon_usd < best->r.rent_horizon_usd))
+			best = &o[i];
+	return best;
 }
 
 /* Buy against rent for the winner's GPU: the winner (or the fastest option of its GPU model with a capex)
@@ -349,9 +354,21 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	/* where the rental is an option here, the run rented is its row's, as billed (increments, minimum, its own
 	 * run): the answer's figures are the table's, and at the stated use the cheaper of the two figures it
 	 * prints wins (rent is linear in its rate: the flip rate from the same two figures) */
-	const plan_option *row = rental_row(o, n, b->buy, b->rent_id);
+	const plan_option *row = rental_row(o, n, b->buy);
 	if (row) {
+		const model_node *rn = &row->sc.node;
+		bool cluster = rn->rent_max_gpus > 0 && row->r.rent_gpus > rn->rent_max_gpus;
 		b->rent_row = row;
+		if (strcmp(rn->system_id, b->rent_id) != 0) { /* another rental than the database's cheapest: its crossing */
+			model_result x = row->r;
+			x.rent_usd = row->r.rent_horizon_usd;
+			b->rent_id = rn->system_id;
+			b->rent_usd_gpu_h = cluster ? rn->rent_cluster_usd_gpu_h : rn->rent_usd_gpu_h;
+			b->rent_lo_usd_gpu_h = cluster ? NAN : rn->rent_market_usd_gpu_h;
+			model_buy_rent_eval(sc, &b->buy->r, &row->sc, &x, b->rent_usd_gpu_h, &m);
+			b->breakeven_runs_month = m.breakeven_runs_month;
+			b->buy_wins_above = m.buy_wins_above;
+		}
 		b->rent_usd_run = row->r.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
 		b->rent_setup_s = row->r.rent_setup_s;
 		b->rent_wins = b->rent_usd_run < b->owner_usd_run;

@@ -22,6 +22,8 @@ const char *plan_cost_words(plan_cost c);
  * the same GPU count and batch more than 10% apart. 0, or ERR_INPUT naming the --measured value(s) and the
  * limit. plan_resolve runs it before calibrating. */
 int plan_check_measured(const model_scenario *sc, const model_measured *m, int n);
+/* The reference rental's id where the buyer gave a quote (--rent-rate): what buy vs rent weighs, in its words. */
+#define PLAN_QUOTE_ID "the --rent-rate quote"
 /* Whether money, not time, orders the options: --rank-by cost, or a deadline without a budget (the
  * cheapest that meets it). */
 bool plan_cost_first(const plan_question *q);

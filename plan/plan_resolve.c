@@ -292,7 +292,7 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 	if (isfinite(s->rent_quote_usd_gpu_h)) { /* a quote in hand (--rent-rate): the rental weighed, by the node */
 		n->ref_rent_usd_gpu_h = s->rent_quote_usd_gpu_h;
 		n->ref_rent_gpus = sys ? sys->gpus_per_node : 1;
-		n->ref_rent_id = "the --rent-rate quote";
+		n->ref_rent_id = PLAN_QUOTE_ID;
 		return;
 	}
 	for (int i = 0; sys && i < db->nsystems; i++) {

@@ -140,8 +140,10 @@ ok "on demand: the same at both uses, above GPU-hours x rate by start-up and cop
 expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
 # the buy-vs-rent line weighs the bought option's run against the same run rented (the bought option's own figures,
 # as predict prints them: one answer in every command); a 1-year reservation against owning: owning wins at any use
+# (where the options hold a rental of the GPU, the cheapest of them: the line and the pick weigh the same figures)
 expect 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
-has "owned (dgxh100 1x8)"; has "rented (market-h100, its share of a 24 h session)"
+has "owned (dgxh100 1x8)"; has "rented (lambda-hgx-h100, its share of a 24 h session)"
+expect 0 "$SP" compare --systems dgxh100 --gpus 8; has "rented (market-h100, its share of a 24 h session)"
 expect 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
 # market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
@@ -154,7 +156,7 @@ has "at the stated use renting wins"
 expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-rate 6.155; has "buying wins above about"
 lacks "at the stated use renting wins"; has "rented (the --rent-rate quote"
 # at the market's rate (market-h100, 2.32 on demand) renting wins at the stated use, and the line names it
-expect 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "rented (market-h100"; has "at the stated use renting wins"
+expect 0 "$SP" compare --gpus 64 --systems dgxh100; has "rented (market-h100"; has "at the stated use renting wins"
 printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
 mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
 expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
@@ -173,7 +175,7 @@ grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$t
 "$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --rent-rate 6.155 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
 grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on the --rent-rate quote wins below [0-9]*% use.*the utilisation flips it within 20-60%" \
 	"$tmp/sens/report.md" || no "report: 16 GPUs, renting below a use, flipped within the utilisation's range"
-"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens2" >/dev/null 2>&1 || no "report sens2"
+"$SP" report --systems dgxh100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens2" >/dev/null 2>&1 || no "report sens2"
 grep -q "^At 64 GPUs, dgxh100 8x8.*Renting the same runs on market-h100 wins below [0-9]*% use.*(stated 40%: renting wins)" \
 	"$tmp/sens2/report.md" || no "report: 64 GPUs, at the market's rate renting wins"
 

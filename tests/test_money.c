@@ -437,7 +437,7 @@ static void test_cashflow(test_ctx *t)
 	r.gpus = 64;
 	model_run_capex(&sc, &p, &r); /* 874,000 */
 	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month fill it */
-	r.energy_J = 3.6e6 / (1.58 * 0.13);         /* 1 USD of energy a run at the default PUE and price */
+	r.energy_J = 3.6e6 / (sc.money.pue * sc.money.kwh_usd); /* 1 USD of energy a run at the default PUE and price */
 	r.power_max_W = 10e3;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.owned_usd_gpu_h, r.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
