@@ -66,17 +66,45 @@ int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_wh
 static const char *const formats[] = {"table", "csv", NULL};
 
 /* compare's own options; the shared ones and the question's are cli_scen_opts' and cli_ask_opts'. */
+enum { CMP_MAX_COUNTS = 16 };
 typedef struct cmp_opts {
 	const char *systems, *format, *outpath, *answer_json;
-	long gpus;
+	int counts[CMP_MAX_COUNTS], ncounts; /* --gpus: one count, or several decided as one question */
 	bool all_rows;
 } cmp_opts;
+
+static int opt_gpus(void *ctx, const cli_opt *o, const char *arg)
+{
+	cmp_opts *co = ctx;
+	(void)o;
+	if (!strpbrk(arg, ",-:")) { /* one count: its range said */
+		long v;
+		if (cli_parse_long(arg, 1, CLI_MAX_GPUS, &v)) {
+			fprintf(stderr, "scaleplan compare: --gpus '%s': expected an integer 1..%d (or a list: 8,16,32)\n", arg,
+				CLI_MAX_GPUS);
+			return -1;
+		}
+		co->counts[0] = (int)v;
+		co->ncounts = 1;
+		return 0;
+	}
+	if (cli_parse_int_list("compare", "--gpus", arg, co->counts, CMP_MAX_COUNTS, &co->ncounts))
+		return -1;
+	for (int i = 0; i < co->ncounts; i++)
+		if (co->counts[i] < 1 || co->counts[i] > CLI_MAX_GPUS) {
+			fprintf(stderr, "scaleplan compare: --gpus '%s': %d: expected an integer 1..%d\n", arg, co->counts[i],
+				CLI_MAX_GPUS);
+			return -1;
+		}
+	return 0;
+}
 
 static void compare_table(cmp_opts *co, cli_opt *t)
 {
 	const cli_opt own[] = {
-		CLI_O_LONG("gpus", &co->gpus, 1, CLI_MAX_GPUS, "an integer 1.." CLI_STR(CLI_MAX_GPUS_N),
-			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) ")\n"),
+		CLI_O_CALL("gpus", opt_gpus, co,
+			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) "); a list (8,16,32,...) is one question:\n"
+			   "                  the count is part of each option and the rule picks over all of them\n"),
 		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
@@ -99,7 +127,7 @@ static void compare_usage(FILE *out)
 	strbuf b; /* the rule is one sentence of 240 characters: the text wrapped at 200 */
 	strbuf_init(&b);
 	strbuf_addf(&b,
-		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost capex|tco|rent]\n"
+		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost run|capex|tco|rent]\n"
 		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
 		"\n"
@@ -107,8 +135,12 @@ static void compare_usage(FILE *out)
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
 		"software stack and cost of each, then the answer: which to buy or rent, scale up or scale out?\n"
 		"\n"
-		"The pick (marked > in the table): %s. --budget caps the capex of bought options\n"
-		"(rentals are outside it); with --cost tco or rent an option without that price is left out.\n",
+		"The pick (marked > in the table): %s. The cost compared (--cost run, the default) is a run's\n"
+		"share of the month of work as its buyer pays it: owned, the owner's month over its runs; rented, the\n"
+		"month's rent over the same runs, so buying and renting rank together; a tie goes to the option committing\n"
+		"less (capex; a rental commits none), then the name. --budget caps the capex of bought options (rentals\n"
+		"are outside it; a budget that excludes nothing changes nothing); --deadline alone asks for the cheapest\n"
+		"option that meets it. An option without the price compared is left out.\n",
 		PLAN_RULE);
 	cli_print_wrapped(out, b.s);
 	strbuf_free(&b);
@@ -266,7 +298,7 @@ static void print_folded(const plan_option *rows, int nrows, const int *fold, in
 /* The ranked table: one line per placement, in the columns asked (table_columns), each as wide as its widest
  * cell; offers of the same hardware and time folded into the first (plan_fold), named on a line under it.
  * Ranks count the rows shown. */
-static void print_table(const cli_scen *s, const plan_question *q, long gpus, const plan_option *rows, int nrows,
+static void print_table(const cli_scen *s, const plan_question *q, const char *gpus, const plan_option *rows, int nrows,
 			const plan_option *pick, bool all, const int *col, int ncol)
 {
 	int *fold = xmalloc((size_t)nrows * sizeof(*fold));
@@ -282,8 +314,8 @@ static void print_table(const cli_scen *s, const plan_question *q, long gpus, co
 		}
 	strbuf head;
 	strbuf_init(&head);
-	strbuf_addf(&head, "scaleplan compare: %ld GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
-		    gpus == 1 ? "" : "s", cli_target_label(&s->spec, target, sizeof target), prec,
+	strbuf_addf(&head, "scaleplan compare: %s GPU%s, ResNet-50 to %s, %s, data %s; ranked by %s\n", gpus,
+		    strcmp(gpus, "1") ? "s" : "", cli_target_label(&s->spec, target, sizeof target), prec,
 		    s->spec.data >= 0 ? model_data_name((model_data)s->spec.data) : "as each stack",
 		    plan_order_text(q, order, sizeof order));
 	cli_print_wrapped(stdout, head.s);
@@ -534,9 +566,12 @@ static void print_notes(FILE *out, const cli_scen *s, const plan_question *q, co
 	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
 	       m->kwh_usd, m->pue);
 	cli_unpriced_notes(out, rows, nrows);
-	if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s)))
-		fprintf(out, "(%d option%s without a %s price: they cannot qualify; bought and rented options are not compared "
-		       "on one price: --cost rent or tco)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
+	if (unpriced && q->cost == PLAN_RUN)
+		fprintf(out, "(%d option%s with neither a purchase price nor a rent at this count: they cannot qualify)\n",
+			unpriced, unpriced > 1 ? "s" : "");
+	else if (unpriced && (q->goal == PLAN_COST || !isnan(q->budget_usd) || !isnan(q->deadline_s) || q->cost != PLAN_CAPEX))
+		fprintf(out, "(%d option%s without a %s price: they cannot qualify; --cost run weighs bought and rented options "
+			"on one price)\n", unpriced, unpriced > 1 ? "s" : "", plan_cost_name(q->cost));
 	if (partial)
 		fprintf(out, "(* = GPUs of the node left idle; costed as the whole node)\n");
 	fprintf(out, "(> = the pick: %s)\n", PLAN_RULE);
@@ -594,6 +629,7 @@ static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
 static double o_pick(const void *p) { return OR(p)->pick; }
 static double o_flip(const void *p) { return OR(p)->v->flip_speed_x > 0 ? OR(p)->v->flip_speed_x : NAN; }
 static const char *o_stack(const void *p) { return OR(p)->sc->stack.id; }
+static double o_run_cost(const void *p) { return OR(p)->v->run_cost_usd; }
 
 static const out_col option_cols[] = {
 	{"meets", "1 = meets the budget and deadline", COL_INT, 0, o_meets, NULL, 0},
@@ -609,6 +645,8 @@ static const out_col option_cols[] = {
 	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
 	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
 	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"run_cost_usd", "USD: a run as its buyer pays it (owned: tco; rented: rent), --cost run", COL_NUM, 8,
+	 o_run_cost, NULL, 0},
 	{"flip_speed_ratio", "the pick: the factor on its predicted speed below which another is picked", COL_NUM, 4,
 	 o_flip, NULL, 0},
 	{"stack", "stacks.csv id", COL_TEXT, 0, NULL, o_stack, 0},
@@ -700,14 +738,17 @@ int cmd_compare(int argc, char **argv)
 	if (rc || p.done)
 		return rc;
 	const char *systems = co.systems, *format = co.format, *outpath = co.outpath;
-	long gpus = co.gpus;
+	long gpus = co.ncounts == 1 ? co.counts[0] : 0; /* 0: several counts, one question */
+	char counts[CMP_MAX_COUNTS * 12] = "";
+	for (int k = 0; k < co.ncounts; k++)
+		snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", k ? "," : "", co.counts[k]);
 	if ((rc = cli_check_out("compare", "--out", outpath, false)) ||
 	    (rc = cli_check_out("compare", "--answer-json", co.answer_json, false)))
 		return rc;
 	int col[NTCOLS], ncol = 0;
 	if (strcmp(format, "table") == 0 && (rc = table_columns(s.columns, col, &ncol)))
 		return rc;
-	if (gpus < 1) {
+	if (co.ncounts < 1) {
 		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
 		return EXIT_INPUT;
 	}
@@ -727,16 +768,23 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	rc = cli_placements(&s, "compare", &q, cand, ncand, gpus, &rows, &nrows, &cap, &skipped_net, &skipped_whole);
+	for (int k = 0; k < co.ncounts && !rc; k++) /* several counts: every placement of each, one question */
+		rc = cli_placements(&s, "compare", &q, cand, ncand, co.counts[k], &rows, &nrows, &cap, &skipped_net,
+				    &skipped_whole);
 	if (rc)
 		goto out;
 	if (nrows == 0) {
-		rc = cli_no_placement("compare", gpus, skipped_net, skipped_whole);
+		rc = cli_no_placement("compare", co.counts[0], skipped_net, skipped_whole);
 		goto out;
 	}
 	plan_options_sort(&q, rows, nrows);
 	plan_answer a;
 	plan_decide(&q, rows, nrows, &a); /* once: the table's mark, the answer and the CSV's ratios are of one pick */
+	if (gpus && plan_fewer_gpus(&s.db, &s.spec, &s.params, &q, &a)) { /* the knee: fewer GPUs as fast */
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	plan_flip flip;
 	plan_flip_find(&q, rows, nrows, &a, &s.params, &flip);
 	if (a.winner)
@@ -750,19 +798,20 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (outpath && (rc = write_csv(outpath, strcmp(format, "csv") == 0 ? s.columns : NULL, &q, rows, nrows, &a)))
 		goto out;
-	print_table(&s, &q, gpus, rows, nrows, a.winner, co.all_rows, col, ncol);
+	print_table(&s, &q, counts, rows, nrows, a.winner, co.all_rows, col, ncol);
 	cli_print_answer("", &q, &a, gpus);
 	{
 		strbuf rests;
 		strbuf_init(&rests);
 		plan_flip_text(&flip, &a, &rests);
-		fputs(rests.s, stdout);
+		cli_print_wrapped(stdout, rests.s);
 		strbuf_free(&rests);
 	}
 	{
 		strbuf left_out;
 		strbuf_init(&left_out);
-		plan_left_out_names(&s.spec, &q, cand, ncand, gpus, &left_out);
+		for (int k = 0; k < co.ncounts; k++)
+			plan_left_out_names(&s.spec, &q, cand, ncand, co.counts[k], &left_out);
 		char *notes = NULL;
 		size_t len_B = 0;
 		FILE *m = open_memstream(&notes, &len_B);

@@ -300,15 +300,19 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 			  "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
 			  "                         every CSV column, and a compare table within 200 characters a line)\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
-		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate\n"),
+		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate; buy vs\n"
+							  "                         rent weighs a term against the same term\n"),
+		CLI_O_DBL("rent-rate", &s->spec.rent_quote_usd_gpu_h, 0.01, 1000, "US dollars per GPU-hour, 0.01..1000 (e.g. 2.1)",
+			  "  --rent-rate USD        a rental quote in hand, per GPU-hour at --rent-term: what buy vs rent weighs\n"
+			  "                         (default: the cheapest rate of the GPU in the database, the market's included)\n"),
 		CLI_O_END,
 	};
 	int n = (int)(sizeof money / sizeof money[0]);
-	/* the fixed entries up to the money heading, the table's options, then --rent-term and the end */
-	memcpy(t, money, (size_t)(n - 2) * sizeof *t);
-	int k = n - 2 + money_opts(s, t + n - 2);
-	memcpy(t + k, money + n - 2, 2 * sizeof *t);
-	return k + 2;
+	/* the fixed entries up to the money heading, the table's options, then --rent-term, --rent-rate and the end */
+	memcpy(t, money, (size_t)(n - 3) * sizeof *t);
+	int k = n - 3 + money_opts(s, t + n - 3);
+	memcpy(t + k, money + n - 3, 3 * sizeof *t);
+	return k + 3;
 }
 
 int cli_scen_opts(cli_scen *s, cli_opt *t)
@@ -411,7 +415,7 @@ static int opt_cost(void *ctx, const cli_opt *o, const char *arg)
 	cli_ask *a = ctx;
 	int k = plan_cost_parse(arg);
 	if (k < 0)
-		return ask_bad(a->cmd, o->name, arg, "capex, tco or rent");
+		return ask_bad(a->cmd, o->name, arg, "run, capex, tco or rent");
 	a->q->cost = (plan_cost)k;
 	return 0;
 }
@@ -429,6 +433,16 @@ static int opt_deadline(void *ctx, const cli_opt *o, const char *arg)
 	return 0;
 }
 
+static int opt_site_kw(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_ask *a = ctx;
+	double kw;
+	if (cli_parse_double(arg, 1e-3, 1e7, &kw))
+		return ask_bad(a->cmd, o->name, arg, "kW of IT power, 0.001..10000000 (e.g. 700)");
+	a->q->site_W = kw * 1e3;
+	return 0;
+}
+
 int cli_ask_opts(cli_ask *a, cli_opt *t)
 {
 	plan_question *q = a->q;
@@ -440,17 +454,23 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 					 : "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
 					   "                    cost: the --cost below (options without that price listed last)\n"),
 		CLI_O_CALL("cost", opt_cost, a,
-			   "  --cost C          capex (servers in whole units + network + a priced store, default) | tco (the\n"
-			   "                    owner's cost per run: capex over --amortize-years, support and facility, spread\n"
-			   "                    over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as billed:\n"
-			   "                    whole instances and minimum units for the run's wall clock at the rental rate)\n"),
+			   "  --cost C          run (default): a run's share of the month of work as its buyer pays it - owned,\n"
+			   "                    tco; rented, rent - so bought and rented options rank together | capex (servers\n"
+			   "                    in whole units + network + a priced store; a rental counts as the dearest) | tco\n"
+			   "                    (the owner's cost per run: capex over --amortize-years, support and facility,\n"
+			   "                    spread over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as\n"
+			   "                    billed: whole instances and minimum units at the rental rate)\n"),
 		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
-			  "  --budget USD      options must cost (--cost) at most USD; the fastest of them is the answer\n"),
+			  "  --budget USD      caps the capex of bought options (rentals commit none and stay in); a filter:\n"
+			  "                    one that excludes nothing changes nothing\n"),
 		CLI_O_CALL("deadline", opt_deadline, a,
 			   "  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%\n"
 			   "                    confidence (the upper end of their interval) first; if none, those whose predicted\n"
 			   "                    time does (with its probability); alone: the cheapest of them; with --budget:\n"
 			   "                    the fastest within budget that meets it. Each option says what it fails and by how much\n"),
+		CLI_O_CALL("site-kw", opt_site_kw, a,
+			   "  --site-kw KW      the IT power the site gives the cluster: a bought option whose peak draw (CSV\n"
+			   "                    power_max_W, all nodes bought at full load) is above it fails (rentals are off site)\n"),
 		CLI_O_FLAG("partial-nodes", &q->partial_nodes,
 			   "  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
 			   "                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"),
@@ -462,8 +482,9 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 			   "                    --systems is offered whatever its status; its price is then historical)\n"),
 		CLI_O_TEXT("  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
 			   "  an option is faster only when the 90% interval of its time over the other's lies below 1 (what two\n"
-			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost per run (owned: tco;\n"
-			   "  rented: rent), capex last; CSV rows carry ttt_ratio, tta_ratio (over the pick's) with _lo, _hi\n"),
+			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost compared, then the\n"
+			   "  capex committed (a rental none), then the name; CSV rows carry ttt_ratio, tta_ratio (over the pick's)\n"
+			   "  with _lo, _hi\n"),
 		CLI_O_END,
 	};
 	memcpy(t, ask, sizeof ask);

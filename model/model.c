@@ -554,6 +554,7 @@ static void result_nan(model_result *r)
 	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
 	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
 	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = r->owned_usd_gpu_h = NAN;
+	r->rent_horizon_usd = NAN;
 	r->breakeven_use = r->flip_usd_gpu_h = r->owned_month_usd = r->rented_month_usd = r->co2_kg = NAN;
 	r->buy_wins_above = true;
 	r->rent_setup_s = 0.0;

@@ -271,6 +271,8 @@ typedef struct model_node {
 	double rent_market_usd_gpu_h; /* the rate's low end: the market's and committed clusters' rate for the
 				       * same GPU (NAN: rate x (1 - rent_width)) */
 	bool rent_spot;          /* the rate is spot: an interrupted run starts again (money.spot_interrupt_month) */
+	double rent_term_years;  /* a reservation's term (1 or 3 years; 0 on demand or spot): its rate is held that
+				  * long, then renewed at the market's (money.rent_decline) */
 	bool rent_reserved;      /* the rate is a 1- or 3-year reservation, paid around the clock for the term
 				  * (the reference rate below too); else billed by the run (on demand, spot) */
 	/* buy against rent: for a bought system, the cheapest rate at which the same GPU is rented in whole
@@ -310,6 +312,7 @@ typedef struct model_money {
 	double rent_session_s;   /* a rental session on demand: instances held for back-to-back runs, paying the
 				  * start-up and copy once; 0 = each run rented alone (model_money_default says why) */
 	double grid_kg_kwh;      /* grid carbon intensity, kg CO2e per kWh at the meter */
+	double rent_decline;     /* the fraction a year the market's rent falls over the horizon (amortize_years) */
 } model_money;
 void model_money_default(model_money *m);
 /* Checks a money description (from flags): 0, or ERR_INPUT naming the field and what was expected. */
@@ -483,6 +486,9 @@ typedef struct model_result {
 	bool buy_wins_above;
 	double co2_kg;           /* the run's energy at the meter x money.grid_kg_kwh */
 	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
+	double rent_horizon_usd; /* rent_usd averaged over the owner's horizon as the market's rent falls
+				  * (money.rent_decline; a reservation renewed at each term's end): what the decision
+				  * weighs against owning (= rent_usd with no decline) */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
 	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
@@ -537,6 +543,9 @@ typedef struct model_cash_year {
  * rental). Returns the rows written (ceil(amortize_years) + 1), 0 when r has no capex. */
 int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
 		   int max);
+/* The average over the horizon (money.amortize_years) of a rental rate that falls money.rent_decline a year,
+ * held for term_years at a time (0: on demand, re-priced continuously), as a fraction of today's rate. */
+double model_rent_horizon_factor(const model_money *m, double term_years);
 /* Buy against rent as a month of work: N runs a month (money.runs_per_month, else the utilisation of the bought
  * cluster). Owned: the fixed month (capex as an annuity, support, facility) + N x energy. Rented on demand: N
  * runs in sessions of money.rent_session_s, each session billing its instances' start-up and data copy once

@@ -19,16 +19,19 @@
 
 /* One row per input; the comment above a row says more about its source where the row has no room. */
 static const model_money_input inputs[] = {
-	/* about the U.S. commercial-sector average retail price of 2024, 12-13 cents/kWh; a site's own tariff
-	 * goes in with --kwh-price (industrial sites pay less, coastal and European ones more) */
-	{MF(kwh_usd), "kwh-price", "USD", "electricity per kWh", "USD per kWh", 0.13, 0, 100, false, false, 1,
-	 "a price per kWh in USD, 0..100 (e.g. 0.08)",
-	 "EIA Electric Power Monthly table 5.6.B: U.S. commercial average 2024, 12-13 cents"},
-	/* industry average PUE 1.58 (flat at 1.55-1.59 since 2020; journal.uptimeinstitute.com, 2024-02-07); a
-	 * purpose-built liquid-cooled hall does better */
-	{MF(pue), "pue", "P", "facility power / IT power (PUE)", "", 1.58, 1, 5, false, false, 1,
-	 "a power usage effectiveness 1..5 (e.g. 1.3)",
-	 "Uptime Institute Global Data Center Survey 2023: industry average 1.58"},
+	/* what a 2026 AI hall pays on a negotiated industrial tariff, not the all-sector commercial average (EIA's
+	 * U.S. commercial 2024, 12-13 cents, was the default before); a site's own tariff goes in with --kwh-price */
+	{MF(kwh_usd), "kwh-price", "USD", "electricity per kWh", "USD per kWh", 0.08, 0, 100, false, false, 1,
+	 "a price per kWh in USD, 0..100 (e.g. 0.13)",
+	 "AI data centres' blended cost 2026 about 0.065-0.090 USD per kWh before PUE (research-viewer.pages.dev "
+	 "'Terrestrial data center energy cost', 2026; U.S. industrial 2025 about 0.06 in Iowa and Texas); about 0.08 "
+	 "(aiinframap.com; docs/money_public.csv)"},
+	/* a new GPU hall, liquid-cooled (a GB200 NVL72 needs it), not the all-data-centre average of 1.58 (Uptime
+	 * Institute 2023, the default before) */
+	{MF(pue), "pue", "P", "facility power / IT power (PUE)", "", 1.2, 1, 5, false, false, 1,
+	 "a power usage effectiveness 1..5 (e.g. 1.58)",
+	 "new data centres: PUE at most 1.2 (Germany's Energy Efficiency Act, 2023, as reported by Data Center World "
+	 "Brasil, 2026); liquid-cooled AI halls 1.05-1.15 (ETDatacenters, 2026-05-15); industry average 1.55-1.58"},
 	/* wholesale colocation, per kW of contracted IT power a month, power billed apart */
 	{MF(facility_usd_kw_month), "facility-price", "USD", "colocation per kW of node max power a month",
 	 "USD per kW-month", 200.0, 0, 1e5, false, false, 1, "USD per kW-month, 0..100000 (e.g. 180)",
@@ -72,6 +75,13 @@ static const model_money_input inputs[] = {
 	 15.5, 0, 1000, false, false, 1, "TB per GPU, 0..1000 (e.g. 2)",
 	 "2026 training clusters: 10 PB data-set lake, 5 PB checkpoints, 0.5 PB models per 1,000 GPUs "
 	 "(manishklach.github.io, 'Storage geometry of a 100k-GPU cluster')"},
+	/* H100 rent fell from about 8 (2023) to about 2 (2025) USD per GPU-hour at the market, 50% a year, and AWS
+	 * cut its P5 list rate by about 44% in June 2025, two years after launch (25% a year); 0 keeps today's rate
+	 * (the workbook weighs today's rate) */
+	{MF(rent_decline), "rent-decline", "F", "the market's rent falls a year over the horizon (0: today's rate)",
+	 "fraction a year", 0.0, 0, 1, false, true, 1, "a fraction a year 0 <= F < 1 (e.g. 0.25)",
+	 "history: H100 about 8 (2023) to about 2 (2025) USD per GPU-hour at the market (docs/money_public.csv); AWS "
+	 "P5 list cut about 44% in June 2025 (25% a year); default 0: today's rate held"},
 	/* ---- the cluster's parts: no option (an overlay or the workbook changes them) ---- */
 	/* the DGX H100 has 2 dual-port ConnectX-7 cards for front-end, storage and in-band management beside its
 	 * 8 compute NICs, a GB200 compute tray one dual-port BlueField-3 for its 4 GPUs */
@@ -399,6 +409,19 @@ double model_rent_setup_s(const model_scenario *sc, const model_params *p, const
 	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
 }
 
+double model_rent_horizon_factor(const model_money *m, double term_years)
+{
+	if (!(m->rent_decline > 0))
+		return 1.0;
+	int months = (int)ceil(m->amortize_years * 12.0 - 1e-9);
+	double sum = 0, keep = 1.0 - m->rent_decline;
+	for (int k = 0; k < months; k++) {
+		double t = (k + 0.5) / 12.0; /* the month's middle; a reservation priced at its term's start */
+		sum += pow(keep, term_years > 0 ? term_years * floor(t / term_years) : t);
+	}
+	return months > 0 ? sum / months : 1.0;
+}
+
 /* The capex's cost a month: straight line less the residual value, or with a financing rate the annuity
  * that repays capex less the residual's present value (the capital recovery factor). */
 static double capex_month(const model_money *m, double capex)
@@ -538,6 +561,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 				 ? r->rent_usd * fmin(n->rent_market_usd_gpu_h / n->rent_usd_gpu_h, 1.0 - n->rent_width)
 				 : r->rent_usd * (1.0 - n->rent_width);
 	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
+	double decline = model_rent_horizon_factor(m, n->rent_term_years);
+	r->rent_horizon_usd = r->rent_usd * decline;
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
 	double share = run_share(m, r->tta_s);
 	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
@@ -555,8 +580,8 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	/* against the same runs rented at the reference rate (model_buy_rent_eval) */
 	model_result x = *r;
 	model_buy_rent br;
-	x.rent_usd = model_ref_rent_usd(sc, r);
-	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br);
+	x.rent_usd = model_ref_rent_usd(sc, r) * decline; /* over the horizon, as the market's rent falls */
+	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
 	r->breakeven_runs_per_month = br.breakeven_runs_month;
 	r->breakeven_use = br.breakeven_use;
 	r->buy_wins_above = br.buy_wins_above;

@@ -53,6 +53,8 @@ typedef struct plan_spec {
 				    * PLAN_RENT_SPOT the spot rate */
 	const char *eff_skip_gpu;  /* a GPU id whose stack cells the stack's speed leaves out (validate's held-out
 				    * model column: the point's own GPU); NULL = none */
+	double rent_quote_usd_gpu_h; /* --rent-rate: a quote in hand per GPU-hour at that term, the rental buy vs rent
+				      * weighs (NAN: the cheapest rate of the GPU in the database, the market's included) */
 } plan_spec;
 
 /* Defaults: 1 node, bf16, the stack's data path, ImageNet-1k, 75.9% top-1, model_money_default, on-demand rent. */
@@ -73,16 +75,23 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 /* ---- The question, judging (plan_judge.c), placements (plan_place.c) and the decision (plan_decide.c) ---- */
 
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
-typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT } plan_cost;
+/* The cost a decision compares. PLAN_RUN (the default): a run's share of the stated month of work as its buyer
+ * pays it - owned, the owner's month (capex over the horizon with finance, support, facility, energy) over the
+ * month's runs (tco_usd); rented, the month's rent (sessions, or the reservation) over the same runs (rent_usd,
+ * as billed) - so owning and renting rank on one axis. The others are views: capex (what is bought), tco
+ * (owned only), rent (rented only). */
+typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT, PLAN_RUN } plan_cost;
 
-/* What the buyer asks. Defaults (plan_question_init): fastest to accuracy, capex, no budget, no
+/* What the buyer asks. Defaults (plan_question_init): fastest to accuracy, the cost per run, no budget, no
  * deadline, the model's whole-run error of 5% as the interval where a result carries none, today's
  * products only. */
 typedef struct plan_question {
 	plan_goal goal;        /* rank by tta_s, ttt_s or cost (grid: sweep's unsorted order) */
-	plan_cost cost;        /* which cost: capex, the owner's cost per run (tco) or rent */
-	double budget_usd;     /* NAN = none: an option must cost (q->cost) at most this */
+	plan_cost cost;        /* which cost: a run's share of the month of work (run), capex, tco or rent */
+	double budget_usd;     /* NAN = none: caps the capex of bought options (rentals are outside it) */
 	double deadline_s;     /* NAN = none: an option must reach accuracy within it with 90% confidence */
+	double site_W;         /* NAN = none: the IT power the site gives the cluster; a bought option whose peak draw
+				* (model_result power_max_W) exceeds it fails (rentals are off site) */
 	double tie_band;       /* the model's stated whole-run error (relative), the interval of a result
 				* that carries none (plan_time_interval) */
 	bool partial_nodes;    /* offer placements that leave GPUs of a node idle */
@@ -93,7 +102,7 @@ typedef struct plan_question {
 void plan_question_init(plan_question *q);
 /* The cost of a result under c (NAN when the system has no such price). */
 double plan_cost_usd(plan_cost c, const model_result *r);
-const char *plan_cost_name(plan_cost c);          /* "capex", "tco", "rent" */
+const char *plan_cost_name(plan_cost c);          /* "run", "capex", "tco", "rent" */
 int plan_cost_parse(const char *s);               /* -1 when unknown */
 /* Why a result has no cost of kind c (model_money.c's cases): PLAN_PRICED where it has one; no purchase price
  * (capex, and tco, the capex's share); no rental rate of the kind asked (on demand, reserved, spot); more GPUs
@@ -115,6 +124,7 @@ enum {
 	PLAN_FAIL_PRICE = 4,        /* no price of the kind the question needs (--cost) */
 	PLAN_FAIL_BUDGET = 8,       /* costs more than the budget */
 	PLAN_FAIL_DEADLINE = 16,    /* its predicted time is past the deadline */
+	PLAN_FAIL_SITE = 32,        /* bought, its peak draw is above the site's power (--site-kw) */
 };
 
 /* An option judged against the question: its time (tta_s, or ttt_s for --rank-by ttt) with the 90%
@@ -126,6 +136,7 @@ typedef struct plan_verdict {
 	unsigned fails;        /* PLAN_FAIL_* bits; 0 = qualifies */
 	double over_budget_usd;/* cost - budget where over it, else 0 */
 	double late_s;         /* time_s - deadline where the prediction is past it, else 0 */
+	double over_site_W;    /* peak draw - the site's power where a bought option exceeds it, else 0 */
 	double deadline_p;     /* the probability of reaching the goal within the deadline (plan_deadline_p); NAN
 				* without a deadline */
 	bool deadline_sure;    /* meets the deadline with 90% confidence: time_hi_s within it */
@@ -213,6 +224,7 @@ void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct s
 typedef struct plan_buy_rent {
 	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
+	const plan_option *rent_row; /* that rental among the options (its row's rent as billed), else NULL */
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
 	double rent_usd_run;       /* the same run rented at rent_id's rate (model_ref_rent_usd: the bought option's
@@ -254,6 +266,14 @@ typedef struct plan_scale {
 	double topo_x;               /* the rest, the topology's: time_x / gpu_x */
 } plan_scale;
 
+/* Fewer GPUs as fast (plan_fewer_gpus): the pick's system at the fewest GPUs (halving the count) whose time is as
+ * fast as the pick's within the 90% interval of their ratio (or surely faster): the knee of time against cost. */
+typedef struct plan_fewer {
+	bool ok;                   /* such a count exists below the pick's */
+	plan_option opt;           /* its fastest placement at that count, judged */
+	double x, lo, hi;          /* its time over the pick's, with the 90% interval */
+} plan_fewer;
+
 /* The answer to q among options (sorted or not): one function (plan_decide) for compare, report, sweep and the
  * page; it decides, the renderers only word it. */
 typedef struct plan_answer {
@@ -266,7 +286,7 @@ typedef struct plan_answer {
 	int nqualified;       /* options that fit, have the needed price and meet budget and deadline */
 	int nfront, nas_fast; /* of those: on the time-cost front; as fast as the fastest */
 	int nextrapolated;    /* options beyond the measured convergence range (not qualified unless asked) */
-	int nfail_budget, nfail_deadline, nfail_price; /* options failing each constraint */
+	int nfail_budget, nfail_deadline, nfail_price, nfail_site; /* options failing each constraint */
 	int nrented;          /* options without a capex that have a rent: outside a budget */
 	int ndeadline_sure, ndeadline_likely; /* options meeting the deadline with 90% confidence / at the prediction only */
 	const plan_option *near_miss; /* with no winner: the option that misses the constraints least (fewest
@@ -274,9 +294,15 @@ typedef struct plan_answer {
 	const plan_option *options;   /* the options decided on (for the text) */
 	int noptions;
 	double conv_max_batch;/* that range's largest global batch */
+	plan_fewer fewer;     /* fewer GPUs as fast (plan_fewer_gpus; ok false until it is asked) */
 } plan_answer;
 /* Decides: sets each option's ok, front and as_fast and fills *a. Prints nothing, never fails. O(n^2). */
 void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
+/* After plan_decide at one count: the pick's system at half, a quarter, ... of its GPUs (placements as q asks),
+ * the fewest GPUs whose fastest qualifying placement is as fast as the pick (the 90% interval of its time over
+ * the pick's reaches 1) into a->fewer (ok false: none). 0, or ERR_INPUT where a prediction fails. */
+int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		    plan_answer *a);
 /* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
  * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
@@ -307,8 +333,8 @@ typedef struct plan_flip {
 	double speed_x;
 	const plan_option *then;
 } plan_flip;
-/* Decides again (plan_decide) with the pick's compute slowed (model_predict, plan_option_judge), bisecting the
- * factor at which the pick changes. Prints nothing, never fails. O(n^2 x 16). */
+/* Decides again (plan_decide) with the pick's GPU slowed in every option that has it, bought or rented
+ * (model_predict, plan_option_judge), bisecting the factor at which the pick changes. Prints nothing, never fails. O(n^2 x 16). */
 void plan_flip_find(const plan_question *q, const plan_option *o, int n, const plan_answer *a, const model_params *p,
 		    plan_flip *f);
 /* "  Rests on: dgxb200 stays the pick unless a B200 runs under 0.70x its predicted speed (then dgxh100 1x8); ..."

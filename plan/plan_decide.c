@@ -80,10 +80,19 @@ static bool faster(const plan_question *q, const plan_option *a, const plan_opti
 	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
 }
 
-/* Money first: less money, then less time, then the table's order. */
+/* What an option commits before its first run: its capex; a rental commits none. */
+static double committed_usd(const plan_option *w)
+{
+	return isfinite(w->r.capex_usd) ? w->r.capex_usd : 0.0;
+}
+
+/* Money first: less money (the cost compared), then the option committing less (a rental before a purchase),
+ * then less time, then the table's order (which ends in the system's id): never the order options came in. */
 static bool cheaper(const plan_question *q, const plan_option *a, const plan_option *b)
 {
 	int c = plan_num_cmp(a->v.cost_usd, b->v.cost_usd);
+	if (!c)
+		c = plan_num_cmp(committed_usd(a), committed_usd(b));
 	if (!c)
 		c = plan_num_cmp(a->v.time_s, b->v.time_s);
 	return c ? c < 0 : plan_option_cmp(q, a, b) < 0;
@@ -288,6 +297,22 @@ static void decide_scale(const plan_question *q, const plan_option *o, int n, pl
 	s->topo_x = s->time_x / s->gpu_x;
 }
 
+/* The rental the buy-vs-rent line weighs where the options hold one: the cheapest rented option (its cost per
+ * run over the horizon) of the bought one's chip and GPU count, so that the line and the pick weigh the same
+ * figures (NULL: none among them; a quote in hand, --rent-rate, is weighed instead). */
+static const plan_option *rental_row(const plan_option *o, int n, const plan_option *buy)
+{
+	const plan_option *best = NULL;
+	if (buy->sc.node.ref_rent_id && strcmp(buy->sc.node.ref_rent_id, PLAN_QUOTE_ID) == 0)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && !isfinite(o[i].r.capex_usd) &&
+		    isfinite(o[i].r.rent_horizon_usd) && same_chip(&o[i], buy) &&
+		    (!best || o[i].r.rent_horizon_usd < best->r.rent_horizon_usd))
+			best = &o[i];
+	return best;
+}
+
 /* Buy against rent for the winner's GPU: the winner (or the fastest option of its GPU model with a capex)
  * bought, against the cheapest rental of its GPU that plan_resolve found (ref_rent_*): the bought option's own
  * figures (model_result's break-even), the ones predict, compare's CSV, report and sweep print. */
@@ -297,8 +322,8 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w)
-			continue;
+		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w || x->r.gpus != w->r.gpus)
+			continue; /* the same GPUs bought: one count (several counts are one question, one count answers) */
 		/* the winner itself, else one of its very GPU (a rented winner: the same GPU bought), else the fastest */
 		bool exact = strcmp(x->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
 		bool b_exact = b->buy && strcmp(b->buy->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
@@ -311,7 +336,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_id = sc->node.ref_rent_id;
 	b->rent_usd_gpu_h = sc->node.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->r.tco_usd;
-	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r);
+	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r) * model_rent_horizon_factor(&sc->money, sc->node.rent_term_years);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h;
@@ -326,6 +351,29 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->buy_wins_above = m.buy_wins_above;
 	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
 	b->rent_wins = m.rent_wins;
+	/* where the rental is an option here, the run rented is its row's, as billed (increments, minimum, its own
+	 * run): the answer's figures are the table's, and at the stated use the cheaper of the two figures it
+	 * prints wins (rent is linear in its rate: the flip rate from the same two figures) */
+	const plan_option *row = rental_row(o, n, b->buy);
+	if (row) {
+		const model_node *rn = &row->sc.node;
+		bool cluster = rn->rent_max_gpus > 0 && row->r.rent_gpus > rn->rent_max_gpus;
+		b->rent_row = row;
+		if (strcmp(rn->system_id, b->rent_id) != 0) { /* another rental than the database's cheapest: its crossing */
+			model_result x = row->r;
+			x.rent_usd = row->r.rent_horizon_usd;
+			b->rent_id = rn->system_id;
+			b->rent_usd_gpu_h = cluster ? rn->rent_cluster_usd_gpu_h : rn->rent_usd_gpu_h;
+			b->rent_lo_usd_gpu_h = cluster ? NAN : rn->rent_market_usd_gpu_h;
+			model_buy_rent_eval(sc, &b->buy->r, &row->sc, &x, b->rent_usd_gpu_h, &m);
+			b->breakeven_runs_month = m.breakeven_runs_month;
+			b->buy_wins_above = m.buy_wins_above;
+		}
+		b->rent_usd_run = row->r.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
+		b->rent_setup_s = row->r.rent_setup_s;
+		b->rent_wins = b->rent_usd_run < b->owner_usd_run;
+		b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
+	}
 	/* the market's end (below the rate only: a spot or committed rate may be under the market's): rent is
 	 * linear in the rate */
 	b->rent_lo_usd_run = b->breakeven_lo_runs_month = NAN;
@@ -334,7 +382,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 		lo.rent_usd = b->rent_lo_usd_run;
 		model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_lo_usd_gpu_h, &m);
 		b->breakeven_lo_runs_month = m.breakeven_runs_month;
-		b->rent_lo_wins = m.rent_wins;
+		b->rent_lo_wins = row ? b->rent_lo_usd_run < b->owner_usd_run : m.rent_wins;
 	}
 }
 
@@ -342,12 +390,14 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
  * deadline: the number of constraints it fails, then the relative miss; INFINITY for the others. */
 static double miss_of(const plan_question *q, const plan_option *w)
 {
-	unsigned bd = PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE;
+	unsigned bd = PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_SITE;
 	if (!w->v.fails || (w->v.fails & ~bd))
 		return INFINITY;
 	double m = (isnan(q->budget_usd) ? 0 : w->v.over_budget_usd / q->budget_usd) +
-		   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s);
-	int k = ((w->v.fails & PLAN_FAIL_BUDGET) != 0) + ((w->v.fails & PLAN_FAIL_DEADLINE) != 0);
+		   (isnan(q->deadline_s) ? 0 : w->v.late_s / q->deadline_s) +
+		   (isnan(q->site_W) ? 0 : w->v.over_site_W / q->site_W);
+	int k = ((w->v.fails & PLAN_FAIL_BUDGET) != 0) + ((w->v.fails & PLAN_FAIL_DEADLINE) != 0) +
+		((w->v.fails & PLAN_FAIL_SITE) != 0);
 	return k * 1e6 + m; /* one constraint failed comes before two, however far */
 }
 
@@ -378,6 +428,7 @@ static void qualify(const plan_question *q, plan_option *o, int n, plan_answer *
 		}
 		a->nfail_budget += (w->v.fails & PLAN_FAIL_BUDGET) != 0;
 		a->nfail_deadline += (w->v.fails & PLAN_FAIL_DEADLINE) != 0;
+		a->nfail_site += (w->v.fails & PLAN_FAIL_SITE) != 0;
 		a->nfail_price += (w->v.fails & PLAN_FAIL_PRICE) != 0;
 		a->nrented += w->r.fits && !isfinite(w->r.capex_usd) && isfinite(w->r.rent_usd);
 		if (!w->ok)
@@ -411,4 +462,46 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	}
 	decide_scale(q, o, n, a);
 	buy_rent(q, o, n, a);
+}
+
+/* ---- fewer GPUs as fast: the knee of time against cost at one count ---- */
+
+int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+		    plan_answer *a)
+{
+	const plan_option *w = a->winner;
+	a->fewer.ok = false;
+	if (!w)
+		return 0;
+	const hw_system *sys = hw_system_find(db, w->sc.node.system_id);
+	long gpus = (long)w->sc.nodes * w->sc.node.gpus_per_node;
+	if (!sys)
+		return 0;
+	for (long c = gpus / 2; c >= 1 && gpus % 2 == 0; gpus = c, c /= 2) {
+		plan_option *o = NULL;
+		int n = 0, cap = 0, sn = 0, sw = 0;
+		if (plan_placements(db, s, p, q, &sys, 1, c, &o, &n, &cap, &sn, &sw)) {
+			free(o);
+			return ERR_INPUT;
+		}
+		const plan_option *best = NULL;
+		for (int i = 0; i < n; i++)
+			if (!o[i].v.fails && (!best || faster(q, &o[i], best)))
+				best = &o[i];
+		double x = NAN, lo = NAN, hi = NAN;
+		if (best)
+			plan_time_ratio(q, best, w, &x, &lo, &hi);
+		bool as_fast = best && lo <= 1.0;
+		if (as_fast) {
+			a->fewer.ok = true;
+			a->fewer.opt = *best;
+			a->fewer.x = x;
+			a->fewer.lo = lo;
+			a->fewer.hi = hi;
+		}
+		free(o);
+		if (!as_fast)
+			break;
+	}
+	return 0;
 }

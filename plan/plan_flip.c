@@ -1,5 +1,6 @@
 /* plan/plan_flip.c: what the pick rests on - the factor on the pick's predicted GPU compute speed below which the
- * rule (plan_decide) picks another option, found by deciding again with the pick's compute slowed. It weighs
+ * rule (plan_decide) picks another option, found by deciding again with the pick's GPU slowed (in every option
+ * of that GPU, bought or rented). It weighs
  * whatever the decision compares (time, capex, owner's cost or rent, constraints): the slowed pick is
  * predicted again (model_predict), so its time and every cost that follows from the time move together.
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,19 +16,27 @@
 #define FLIP_MIN_X 0.25 /* below a quarter of its predicted speed the search stops: the pick rests on nothing near */
 enum { FLIP_STEPS = 14 }; /* bisection steps: the factor to 0.75 / 2^14, finer than any figure it is quoted to */
 
-/* The index of the option the rule picks when the pick (index w) runs at x times its predicted compute speed;
- * -1 when it picks none. tmp: scratch room for n options. */
+/* The index of the option the rule picks when the pick's GPU (index w) runs at x times its predicted compute
+ * speed in every option that has it: what is unknown is the chip on the buyer's software, so a bought and a
+ * rented option of one GPU slow together; -1 when it picks none. tmp: scratch room for n options. */
 static int pick_at(const plan_question *q, const plan_option *o, int n, int w, double x, const model_params *p,
 		   plan_option *tmp)
 {
 	plan_answer a;
 	memcpy(tmp, o, (size_t)n * sizeof(*tmp));
-	tmp[w].sc.compute_cal = o[w].sc.compute_cal / x;
-	if (model_predict(&tmp[w].sc, p, &tmp[w].r)) {
-		err_clear();
-		return -1;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].sc.node.gpu_id, o[w].sc.node.gpu_id) != 0)
+			continue;
+		tmp[i].sc.compute_cal = o[i].sc.compute_cal / x;
+		if (model_predict(&tmp[i].sc, p, &tmp[i].r)) {
+			err_clear();
+			if (i == w)
+				return -1;
+			tmp[i] = o[i]; /* an option the model cannot place slowed keeps its figures */
+			continue;
+		}
+		plan_option_judge(q, &tmp[i]);
 	}
-	plan_option_judge(q, &tmp[w]);
 	plan_decide(q, tmp, n, &a);
 	return a.winner ? (int)(a.winner - tmp) : -1;
 }

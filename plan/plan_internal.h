@@ -22,6 +22,8 @@ const char *plan_cost_words(plan_cost c);
  * the same GPU count and batch more than 10% apart. 0, or ERR_INPUT naming the --measured value(s) and the
  * limit. plan_resolve runs it before calibrating. */
 int plan_check_measured(const model_scenario *sc, const model_measured *m, int n);
+/* The reference rental's id where the buyer gave a quote (--rent-rate): what buy vs rent weighs, in its words. */
+#define PLAN_QUOTE_ID "the --rent-rate quote"
 /* Whether money, not time, orders the options: --rank-by cost, or a deadline without a budget (the
  * cheapest that meets it). */
 bool plan_cost_first(const plan_question *q);
@@ -33,9 +35,9 @@ int plan_front(const plan_verdict *const *v, int n, bool *keep);
 /* Judges the result r of scenario sc against q into *v. A deadline: an option whose predicted time is within it
  * meets it (deadline_sure when its 90% upper bound is too, with deadline_p either way). Never fails. */
 void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v);
-/* Whether an option needs a price of q->cost to qualify: --cost tco or rent (a rental is only picked where the
- * question asks for rent; an option without a tco is not owned), --rank-by cost or a deadline alone (the cheapest
- * that meets it). Under the default capex, an option without one stays in, ranked as the dearest. */
+/* Whether an option needs a price of q->cost to qualify: --cost run (the default: bought or rented, at a price),
+ * tco or rent, --rank-by cost or a deadline alone (the cheapest that meets it). Under the capex view an option
+ * without one stays in, ranked as the dearest. */
 bool plan_needs_price(const plan_question *q);
 /* Whether sys is offered by default: status current, or any with q->include_eol. */
 bool plan_offered(const plan_question *q, const hw_system *sys);

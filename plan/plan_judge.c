@@ -15,26 +15,30 @@ void plan_question_init(plan_question *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->goal = PLAN_TTA;
-	q->cost = PLAN_CAPEX;
+	q->cost = PLAN_RUN;
 	q->budget_usd = NAN;
 	q->deadline_s = NAN;
+	q->site_W = NAN;
 	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
 }
 
 double plan_cost_usd(plan_cost c, const model_result *r)
 {
+	if (c == PLAN_RUN) /* owned: the owner's month over its runs; rented: the month's rent over the same runs,
+			    * over the same horizon (rent_horizon_usd: rent_usd as the market's rent falls) */
+		return isfinite(r->capex_usd) ? r->tco_usd : r->rent_horizon_usd;
 	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
 }
 
 const char *plan_cost_name(plan_cost c)
 {
-	return c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
+	return c == PLAN_RUN ? "run" : c == PLAN_RENT ? "rent" : c == PLAN_TCO ? "tco" : "capex";
 }
 
 int plan_cost_parse(const char *s)
 {
-	return strcmp(s, "capex") == 0 ? PLAN_CAPEX : strcmp(s, "tco") == 0 ? PLAN_TCO
-	       : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
+	return strcmp(s, "run") == 0 ? PLAN_RUN : strcmp(s, "capex") == 0 ? PLAN_CAPEX
+	       : strcmp(s, "tco") == 0 ? PLAN_TCO : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
 }
 
 plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r)
@@ -42,6 +46,8 @@ plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const mo
 	const model_node *n = &sc->node;
 	if (isfinite(plan_cost_usd(c, r)))
 		return PLAN_PRICED;
+	if (c == PLAN_RUN) /* neither bought nor rented at a price: why the rent is missing where a rate exists */
+		return isfinite(n->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, r) : PLAN_NO_PRICE;
 	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
 		return PLAN_NO_PRICE;
 	if (!isfinite(n->rent_usd_gpu_h))
@@ -74,7 +80,8 @@ const char *plan_unpriced_text(plan_unpriced k, const model_node *n, char *buf, 
 
 const char *plan_cost_words(plan_cost c)
 {
-	return c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run" : "capex";
+	return c == PLAN_RUN ? "cost per run" : c == PLAN_RENT ? "rent for the run" : c == PLAN_TCO ? "owner's cost per run"
+													: "capex";
 }
 
 bool plan_cost_first(const plan_question *q)
@@ -164,7 +171,7 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 	v->cost_usd = plan_cost_usd(q->cost, r);
 	if (!isfinite(v->cost_usd))
 		v->cost_usd = NAN;
-	v->run_cost_usd = isfinite(r->capex_usd) ? r->tco_usd : r->rent_usd;
+	v->run_cost_usd = plan_cost_usd(PLAN_RUN, r);
 	if (!isfinite(v->run_cost_usd))
 		v->run_cost_usd = NAN;
 	if (!r->fits)
@@ -177,6 +184,11 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 	if (!isnan(q->budget_usd) && isfinite(r->capex_usd) && r->capex_usd > q->budget_usd) {
 		v->fails |= PLAN_FAIL_BUDGET;
 		v->over_budget_usd = r->capex_usd - q->budget_usd;
+	}
+	/* the site's power caps what is bought, on its peak draw (the facility is sized to it); rentals are off site */
+	if (!isnan(q->site_W) && isfinite(r->capex_usd) && isfinite(r->power_max_W) && r->power_max_W > q->site_W) {
+		v->fails |= PLAN_FAIL_SITE;
+		v->over_site_W = r->power_max_W - q->site_W;
 	}
 	v->deadline_p = NAN;
 	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
@@ -246,11 +258,14 @@ const char *plan_fails_text(const plan_question *q, const plan_verdict *v, strbu
 	if (v->fails & PLAN_FAIL_EXTRAPOLATED)
 		strbuf_addf(out, "%sbeyond measured convergence", AND);
 	if (v->fails & PLAN_FAIL_PRICE)
-		strbuf_addf(out, "%sno %s price", AND, plan_cost_name(q->cost));
+		strbuf_addf(out, q->cost == PLAN_RUN ? "%sno price" : "%sno %s price", AND, plan_cost_name(q->cost));
 	if (v->fails & PLAN_FAIL_BUDGET)
 		strbuf_addf(out, "%sover budget by %s", AND, plan_fmt_usd(v->over_budget_usd, m, sizeof m));
 	if (v->fails & PLAN_FAIL_DEADLINE)
 		strbuf_addf(out, "%smisses deadline by %s", AND, fmt_duration_as(v->late_s, q->deadline_s, t, sizeof t));
+	if (v->fails & PLAN_FAIL_SITE)
+		strbuf_addf(out, "%spower %.0f kW at peak over the site's %.0f kW", AND, (q->site_W + v->over_site_W) / 1e3,
+			    q->site_W / 1e3);
 #undef AND
 	return out->s;
 }
@@ -271,7 +286,10 @@ int plan_option_cmp(const plan_question *q, const plan_option *x, const plan_opt
 		return x->v.domains < y->v.domains ? -1 : 1;
 	if (x->sc.nodes != y->sc.nodes)
 		return x->sc.nodes < y->sc.nodes ? -1 : 1;
-	return strcmp(x->sc.node.system_id, y->sc.node.system_id);
+	c = strcmp(x->sc.node.system_id, y->sc.node.system_id);
+	if (c || x->sc.node.gpus_per_node == y->sc.node.gpus_per_node)
+		return c;
+	return x->sc.node.gpus_per_node > y->sc.node.gpus_per_node ? -1 : 1;
 }
 
 static int option_qcmp(const void *a, const void *b, void *q)

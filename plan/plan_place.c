@@ -124,7 +124,7 @@ void plan_left_out_names(const plan_spec *s, const plan_question *q, const hw_sy
 {
 	enum { MAX_SHAPES = 1024 };
 	int gpn[MAX_SHAPES], nodes[MAX_SHAPES];
-	bool first = true;
+	bool first = out->len_B == 0; /* appended to: several counts in a row */
 	for (int k = 0; k < ncand; k++) {
 		int net = 0, whole = 0; /* plan_placements' own rule, so that the names are the ones it counted */
 		plan_placement_shapes(s, q, cand[k], gpus, gpn, nodes, MAX_SHAPES, &net, &whole);

@@ -19,6 +19,7 @@ void plan_spec_init(plan_spec *s)
 	s->data = -1;
 	s->images = MODEL_IMAGENET_TRAIN_IMAGES;
 	s->target_top1 = 0.759;
+	s->rent_quote_usd_gpu_h = NAN;
 	model_money_default(&s->money);
 }
 
@@ -281,6 +282,12 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 	n->ref_rent_usd_gpu_h = n->ref_rent_market_usd_gpu_h = NAN;
 	n->ref_rent_gpus = 0;
 	n->ref_rent_id = NULL;
+	if (isfinite(s->rent_quote_usd_gpu_h)) { /* a quote in hand (--rent-rate): the rental weighed, by the node */
+		n->ref_rent_usd_gpu_h = s->rent_quote_usd_gpu_h;
+		n->ref_rent_gpus = sys ? sys->gpus_per_node : 1;
+		n->ref_rent_id = PLAN_QUOTE_ID;
+		return;
+	}
 	for (int i = 0; sys && i < db->nsystems; i++) {
 		const hw_system *o = &db->systems[i];
 		double rate = term_rate(s, o);
@@ -291,7 +298,9 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 		if (isfinite(n->ref_rent_usd_gpu_h) && !(rate < n->ref_rent_usd_gpu_h))
 			continue;
 		n->ref_rent_usd_gpu_h = rate;
-		n->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o)
+		/* the market's low end is an on-demand figure: weighed against on demand only (a term against its own) */
+		n->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o) &&
+						       s->rent_term_years == 0
 						   ? fmin(o->rent_market_usd_gpu_h, rate) : NAN;
 		n->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
 		n->ref_rent_id = o->id;
@@ -348,6 +357,7 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 	double rate = as_sold ? term_rate(s, sys) : NAN;
 	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
 	n->rent_reserved = s->rent_term_years == 1 || s->rent_term_years == 3; /* paid around the clock */
+	n->rent_term_years = n->rent_reserved ? s->rent_term_years : 0;
 	n->rent_spot = s->rent_term_years == PLAN_RENT_SPOT;
 	if (as_sold && hw_known(rate)) {
 		n->rent_unit_gpus = sys->rent_unit_gpus;
@@ -357,7 +367,8 @@ static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys
 		n->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
 		n->rent_cluster_increment_s = sys->rent_cluster_increment_s;
 		n->rent_width = rate_width(s, sys);
-		n->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) ? sys->rent_market_usd_gpu_h : NAN;
+		n->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) && s->rent_term_years == 0
+						   ? sys->rent_market_usd_gpu_h : NAN; /* an on-demand figure */
 	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
 	n->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;

@@ -32,7 +32,7 @@ R_GET(rent_lo_usd) R_GET(rent_hi_usd) R_GET(ttt_lo_s) R_GET(ttt_hi_s) R_GET(tta_
 R_GET(throughput_lo_img_s) R_GET(throughput_hi_img_s) R_GET(extrapolated_below) R_GET(rent_setup_s)
 R_GET(owned_usd_gpu_h) R_GET(capex_fabric_usd) R_GET(capex_frontend_usd) R_GET(capex_racks_usd)
 R_GET(capex_cooling_usd) R_GET(capex_install_usd) R_GET(breakeven_use) R_GET(flip_usd_gpu_h)
-R_GET(owned_month_usd) R_GET(rented_month_usd) R_GET(co2_kg)
+R_GET(owned_month_usd) R_GET(rented_month_usd) R_GET(co2_kg) R_GET(power_max_W)
 
 static double g_nodes(const void *p) { return SC(p)->nodes; }
 static double g_gpn(const void *p) { return SC(p)->node.gpus_per_node; }
@@ -44,6 +44,7 @@ static double g_pue(const void *p) { return SC(p)->money.pue; }
 static double g_use(const void *p) { return model_money_use(&SC(p)->money, RS(p)->tta_s); }
 static double g_staged(const void *p) { return SC(p)->stack.staged; }
 /* buy vs rent as a month of work against the reference rate (model_buy_rent_eval): none without a crossing */
+static double g_liquid(const void *p) { return SC(p)->node.liquid_cooled; }
 static double g_buy_above(const void *p) { return isfinite(RS(p)->breakeven_use) ? RS(p)->buy_wins_above : NAN; }
 static const char *t_system(const void *p) { return SC(p)->node.system_id; }
 static const char *t_gpu(const void *p) { return SC(p)->node.gpu_id; }
@@ -91,7 +92,9 @@ static const out_col cols[] = {
 	TEXT("basis", "measured, transfer, estimate", t_basis), RNUM(ttt_lo_s, "s", 6), RNUM(ttt_hi_s, "s", 6),
 	RNUM(tta_lo_s, "s", 6), RNUM(tta_hi_s, "s", 6), RNUM(throughput_lo_img_s, "img/s", 6),
 	RNUM(throughput_hi_img_s, "img/s", 6), BOOL("extrapolated_below", r_extrapolated_below),
-	/* money (docs/prices.md) */
+	/* money (docs/prices.md); the site: the peak draw of the nodes bought (the facility is charged on it, and
+	 * --site-kw caps it) beside power_W, the average, and whether the system needs liquid cooling */
+	RNUM(power_max_W, "W", 6), BOOL("liquid_cooled", g_liquid),
 	RNUM(rent_setup_s, "s", 8), NUM("owned_usd_per_gpu_hour", "USD/GPU-h", 8, r_owned_usd_gpu_h),
 	RNUM(capex_fabric_usd, "USD", 8), RNUM(capex_frontend_usd, "USD", 8), RNUM(capex_racks_usd, "USD", 8),
 	RNUM(capex_cooling_usd, "USD", 8), RNUM(capex_install_usd, "USD", 8), RNUM(breakeven_use, "0-1", 8),

@@ -68,7 +68,7 @@ static int point(plan_sweep *g, model_scenario *sc, int auto_b, int batch)
 		return ERR_INPUT;
 	}
 	plan_judge(g->q, sc, &r, &v);
-	if (g->constrained && r.fits && (v.fails & (PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_PRICE))) {
+	if (g->constrained && r.fits && (v.fails & (PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_PRICE | PLAN_FAIL_SITE))) {
 		g->skipped_budget++;
 		return 0;
 	}

@@ -72,6 +72,22 @@ static const char *pct(double p, char *buf)
 	return buf;
 }
 
+/* The cost compared in words: "cost per run" (owned or rented), "capex", "tco", "rent". */
+static const char *cost_label(plan_cost c)
+{
+	return c == PLAN_RUN ? "cost per run" : plan_cost_name(c);
+}
+
+/* The month of work the cost per run assumes: "1,000 runs a month", "54% use". */
+static void month_words(strbuf *b, const model_money *m)
+{
+	char n[FIG], p[FIG];
+	if (m->runs_per_month > 0)
+		strbuf_addf(b, "%s run%s a month", count2(m->runs_per_month, n), m->runs_per_month == 1 ? "" : "s");
+	else
+		strbuf_addf(b, "%s use", pct(100 * m->utilisation, p));
+}
+
 /* "dgxb200 1x8" */
 static void name(strbuf *b, const plan_option *w)
 {
@@ -141,7 +157,7 @@ static void against(strbuf *b, const plan_question *q, const plan_option *w, con
 		cost_words(b, "cost per run", w->v.run_cost_usd / pick->v.run_cost_usd);
 		return;
 	}
-	cost_words(b, plan_cost_name(q->cost), w->v.cost_usd / pick->v.cost_usd);
+	cost_words(b, cost_label(q->cost), w->v.cost_usd / pick->v.cost_usd);
 }
 
 /* The first line: the pick, its time and interval, its cost per run, its capex or rent, idle GPUs. */
@@ -152,8 +168,13 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 	name(b, w);
 	strbuf_addf(b, ": ");
 	time_range(b, w);
-	strbuf_addf(b, " %s, %s a run %s, ", plan_ttt_goal(q) ? "to train" : "to accuracy", money(w->v.run_cost_usd, m),
-		    owned ? "owned" : "rented");
+	strbuf_addf(b, " %s, %s a run %s (a month's work: ", plan_ttt_goal(q) ? "to train" : "to accuracy",
+		    money(w->v.run_cost_usd, m), owned ? "owned" : "rented");
+	month_words(b, &w->sc.money);
+	if (!owned && w->sc.money.rent_decline > 0) /* the rent weighed: averaged over the horizon as it falls */
+		strbuf_addf(b, "; rent averaged over %.3g years, falling %s a year", w->sc.money.amortize_years,
+			    pct(100 * w->sc.money.rent_decline, c));
+	strbuf_addf(b, "), ");
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
 	else { /* the rate billed: above a provider's instance limit, its cluster rate */
@@ -244,7 +265,7 @@ static void scale_line(strbuf *b, const plan_question *q, const plan_answer *a)
 		time_words(b, p->v.time_s / o->v.time_s);
 		strbuf_addf(b, ", for ");
 	}
-	cost_words(b, plan_cost_name(q->cost), p->v.cost_usd / o->v.cost_usd);
+	cost_words(b, cost_label(q->cost), p->v.cost_usd / o->v.cost_usd);
 	if (!s->same_gpu && isfinite(s->gpu_x)) { /* two GPU records (packages, chips): the GPU's part apart */
 		double g = p == s->up ? s->gpu_x : 1 / s->gpu_x, t = p == s->up ? s->topo_x : 1 / s->topo_x;
 		strbuf_addf(b, "; GPU alone ");
@@ -292,6 +313,9 @@ static void buy_rent_line(strbuf *b, const plan_answer *a)
 		strbuf_addf(b, ", its share of a %.3g h session", sc->money.rent_session_s / 3600.0);
 	else
 		strbuf_addf(b, ", rented alone");
+	if (sc->money.rent_decline > 0)
+		strbuf_addf(b, ", averaged over %.3g years as rent falls %s a year", sc->money.amortize_years,
+			    pct(100 * sc->money.rent_decline, m2));
 	strbuf_addf(b, "); ");
 	crossing_words(b, r);
 	if (isfinite(r->flip_usd_gpu_h))
@@ -345,13 +369,27 @@ static void constraints_line(strbuf *b, const plan_question *q, const plan_answe
 		} else
 			strbuf_addf(b, "excludes nothing;");
 	}
+	if (!isnan(q->site_W)) {
+		strbuf_addf(b, " site %.0f kW caps the peak draw of bought options (rentals are off site): ", q->site_W / 1e3);
+		if (a->nfail_site) {
+			strbuf_addf(b, "%d over it on power (", a->nfail_site);
+			fail_names(b, a, PLAN_FAIL_SITE, -1);
+			strbuf_addf(b, ");");
+		} else
+			strbuf_addf(b, "excludes nothing;");
+	}
 	if (!isnan(q->deadline_s))
-		strbuf_addf(b, " deadline %s: %d meet it with 90%% confidence, %d at the prediction only, %d miss it;",
-			    plan_fmt_duration(q->deadline_s, t, sizeof t), a->ndeadline_sure, a->ndeadline_likely,
-			    a->nfail_deadline);
+		strbuf_addf(b, " deadline %s%s: %d meet it with 90%% confidence, %d at the prediction only, %d miss it;",
+			    plan_fmt_duration(q->deadline_s, t, sizeof t),
+			    isnan(q->budget_usd) && q->goal != PLAN_COST ? " (alone it asks for the cheapest option that meets it)"
+									   : "",
+			    a->ndeadline_sure, a->ndeadline_likely, a->nfail_deadline);
 	if (a->nfail_price) {
-		strbuf_addf(b, " left out %d without a %s price", a->nfail_price, plan_cost_name(q->cost));
-		if (q->cost == PLAN_RENT) {
+		if (q->cost == PLAN_RUN)
+			strbuf_addf(b, " left out %d without a purchase price or a rent at this count", a->nfail_price);
+		else
+			strbuf_addf(b, " left out %d without a %s price", a->nfail_price, plan_cost_name(q->cost));
+		if (q->cost == PLAN_RENT || q->cost == PLAN_RUN) {
 			size_t at = b->len_B;
 			strbuf_addf(b, " (no rate: ");
 			fail_names(b, a, PLAN_FAIL_PRICE, 0);
@@ -396,7 +434,7 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 			    gpus, s, gpus * 8, max_b, floor(max_b / 8), floor(max_b / 32));
 		return;
 	}
-	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || a->nfail_price) {
+	if (!isnan(q->budget_usd) || !isnan(q->deadline_s) || !isnan(q->site_W) || a->nfail_price) {
 		const char *sep = ": ";
 		strbuf_addf(b, "No option for %ld GPU%s meets the constraints", gpus, s);
 		if (a->nfail_budget) {
@@ -408,8 +446,12 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 				    plan_fmt_duration(q->deadline_s, t, sizeof t));
 			sep = ", ";
 		}
+		if (a->nfail_site) {
+			strbuf_addf(b, "%s%d over the site's %.0f kW at peak", sep, a->nfail_site, q->site_W / 1e3);
+			sep = ", ";
+		}
 		if (a->nfail_price)
-			strbuf_addf(b, "%s%d without a %s price", sep, a->nfail_price, plan_cost_name(q->cost));
+			strbuf_addf(b, "%s%d without a %s price", sep, a->nfail_price, cost_label(q->cost));
 		strbuf_addf(b, ".\n");
 	}
 	else if (gpus > 0)
@@ -420,7 +462,7 @@ static void none_line(strbuf *b, const plan_question *q, const plan_answer *a, l
 		strbuf_addf(b, "  Nearest: ");
 		name(b, a->near_miss);
 		strbuf_addf(b, " (%s, %s %s) ", plan_fmt_duration(a->near_miss->v.time_s, t, sizeof t),
-			    plan_cost_name(q->cost), money(a->near_miss->v.cost_usd, m));
+			    cost_label(q->cost), money(a->near_miss->v.cost_usd, m));
 		plan_fails_text(q, &a->near_miss->v, b);
 		strbuf_addf(b, "\n");
 	}
@@ -437,5 +479,13 @@ void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, 
 	if (gpus > 0) /* over several GPU counts (sweep's overall answer) scale up vs out is not one question */
 		scale_line(b, q, a);
 	buy_rent_line(b, a);
+	if (a->fewer.ok) { /* the knee: the same system at fewer GPUs is as fast */
+		const plan_option *f = &a->fewer.opt;
+		strbuf_addf(b, "  Fewer GPUs: ");
+		against(b, q, f, a->winner);
+		strbuf_addf(b, "; %ld GPUs as fast as %ld within the 90%% interval (%.2f-%.2f)\n",
+			    (long)f->sc.nodes * f->sc.node.gpus_per_node,
+			    (long)a->winner->sc.nodes * a->winner->sc.node.gpus_per_node, a->fewer.lo, a->fewer.hi);
+	}
 	constraints_line(b, q, a);
 }

@@ -653,6 +653,14 @@ static void section_money(rep_doc *d, const rep_input *s)
 			   : s->spec->rent_term_years == PLAN_RENT_SPOT ? "spot" : "on demand");
 	tab_cell(&t, "%s", "--rent-term");
 	tab_cell(&t, "%s", "each system's rent_source (hw show ID)");
+	tab_cell(&t, "%s", "rental quote weighed in buy vs rent");
+	if (isfinite(s->spec->rent_quote_usd_gpu_h))
+		tab_cell(&t, "%g USD per GPU-hour", s->spec->rent_quote_usd_gpu_h);
+	else
+		tab_cell(&t, "%s", "none: the cheapest rate of the GPU");
+	tab_cell(&t, "%s", "--rent-rate");
+	tab_cell(&t, "%s", "the buyer's quote; by default the database's cheapest rate of the GPU, the market's (market-*) "
+			   "included");
 	doc_table(d, &t);
 	tab_free(&t);
 }
@@ -834,7 +842,8 @@ static void doc_write(rep_doc *d, const rep_input *s, const rep_made *m)
 	else
 		doc_p(d, "No time-to-accuracy chart: %s", m->tta_note);
 	if (m->cost_ok)
-		doc_img(d, "cost.svg", s->q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
+		doc_img(d, "cost.svg", s->q->cost == PLAN_RUN ? "cost per run (owned or rented) vs time to accuracy, Pareto front marked"
+					: s->q->cost == PLAN_RENT  ? "rent and energy per run vs time to accuracy, Pareto front marked"
 					: s->q->cost == PLAN_TCO ? "owner's cost and energy per run vs time to accuracy, Pareto front marked"
 							      : "capex and energy per run vs time to accuracy, Pareto front marked");
 	else
@@ -896,7 +905,8 @@ void rep_charts(const char *dir, const rep_input *in, rep_made *m)
 	m->tta_ok = chart(dir, in->placements_csv, PLOT_TTA, NULL, NAN, NULL, "tta", m->tta_note, sizeof m->tta_note);
 	for (int i = 0; i < in->nrows; i++)
 		priced += in->rows[i].r.fits && isfinite(plan_cost_usd(q->cost, &in->rows[i].r));
-	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd"};
+	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd",
+						[PLAN_RUN] = "run_cost_usd"};
 	if (priced == 0)
 		snprintf(m->cost_note, sizeof m->cost_note, "none of these systems has a %s price in the hardware database "
 			 "(`scaleplan hw show ID`; an --hwdb overlay can add one).", plan_cost_name(q->cost));

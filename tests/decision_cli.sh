@@ -82,16 +82,17 @@ awk -v a="$(cell tta_s dgxh100 1 8 "$tmp/h.csv")" -v b="$(cell tta_s dgxh100 8 1
 awk -v a="$(col tta_s "$tmp/p8.csv")" -v b="$(col tta_s "$tmp/p1.csv")" 'BEGIN { exit !(a + 0 > 0 && a < b) }' ||
 	no "64 GPUs: 8x8 dgxh100 not faster than 64x1"
 
-# 4. the first option an answer names: none within 10% of its time at less than half its capex
+# 4. the first option an answer names: none within 10% of its time at less than half its cost per run (the cost
+# compared: owned tco, rented rent)
 for g in 8 16 64; do
 	"$SP" compare --gpus $g >"$tmp/a$g" && "$SP" compare --gpus $g --format csv >"$tmp/a$g.csv" || no "compare --gpus $g"
 	set -- $(first "$tmp/a$g" | sed 's/ \([0-9]*\)x\([0-9]*\)$/ \1 \2/')
-	t=$(cell tta_s "$1" "$2" "$3" "$tmp/a$g.csv"); c=$(cell capex_usd "$1" "$2" "$3" "$tmp/a$g.csv")
+	t=$(cell tta_s "$1" "$2" "$3" "$tmp/a$g.csv"); c=$(cell run_cost_usd "$1" "$2" "$3" "$tmp/a$g.csv")
 	[ -n "$t" ] && [ -n "$c" ] || { no "compare --gpus $g: no row for the answer $*"; continue; }
 	awk -F, -v t="$t" -v c="$c" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
-		$k["tta_s"] + 0 > 0 && $k["tta_s"] <= 1.1 * t && $k["capex_usd"] != "" && $k["capex_usd"] < 0.5 * c { bad = 1 }
+		$k["tta_s"] + 0 > 0 && $k["tta_s"] <= 1.1 * t && $k["run_cost_usd"] != "" && $k["run_cost_usd"] < 0.5 * c { bad = 1 }
 		END { exit bad }' \
-		"$tmp/a$g.csv" || no "compare --gpus $g: an option within 10% of $1 $2x$3's time at less than half its capex"
+		"$tmp/a$g.csv" || no "compare --gpus $g: an option within 10% of $1 $2x$3's time at less than half its cost per run"
 done
 
 # 5. today's products by default; end-of-life ones when named or asked for, their prices historical
@@ -154,38 +155,38 @@ expectw 0 "$SP" compare --gpus 8 --systems dgxb200
 has "Buy vs rent (B200): a run costs"; has "owned (dgxb200 1x8)"; has "runs a month"
 
 # the rule (PLAN_RULE) on compare's CSV: one pick (column pick; its ratio 1, 1, 1); no option that qualifies is at
-# least as fast and at most as costly (capex; none: the dearest), one of them strictly; each qualifying option
+# least as fast and at most as costly (the cost per run, --cost run; none: the dearest), one of them strictly; each qualifying option
 # surely faster than the pick (tta_ratio_hi < 1) costs more. tests/test_plan_rule.c checks the same over random
 # subsets and that options off the front do not move the pick.
 for n in 8 64 144 512; do
 	expectw 0 "$SP" compare --gpus $n --format csv
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ cost = $(c["capex_usd"]) != "" ? $(c["capex_usd"]) + 0 : 1e300 }
+		{ cost = $(c["run_cost_usd"]) != "" ? $(c["run_cost_usd"]) + 0 : 1e300 }
 		$(c["pick"]) == 1 { picks++; pt = $(c["tta_s"]) + 0; pc = cost
 			if ($(c["tta_ratio"]) != 1 || $(c["tta_ratio_lo"]) != 1 || $(c["tta_ratio_hi"]) != 1) exit 1 }
 		$(c["meets"]) == 1 { t[NR] = $(c["tta_s"]) + 0; k[NR] = cost; r[NR] = $(c["tta_ratio_hi"]) }
 		END { if (picks != 1) exit 1
 			for (i in t) { if (t[i] <= pt && k[i] <= pc && (t[i] < pt || k[i] < pc)) exit 1
 				if (r[i] != "" && r[i] < 1 && k[i] <= pc) exit 1 } }' "$tmp/out" ||
-		no "compare --gpus $n: one pick, not beaten on both time and capex"
+		no "compare --gpus $n: one pick, not beaten on both time and cost per run"
 done
 
 # a deadline: those that meet it with 90% confidence, else those whose prediction meets it, with the probability
 expectw 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200
-has "answer: "; has "Constraints: deadline 15.0 min: "; lacks "No option"
+has "answer: "; has "Constraints: deadline 15.0 min (alone it asks for the cheapest option that meets it): "; lacks "No option"
 expectw 0 "$SP" compare --gpus 8 --deadline 15min --systems dgxh100,hgx-h200 --format csv
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deadline_p") c = i; next } !($c > 0 && $c < 1) { bad = 1 }
 	END { exit bad || NR < 3 }' "$tmp/out" || no "deadline_p: a probability on every row"
 
-# a budget that excludes nothing changes nothing: 1.5x the pick's capex gives the same pick
+# a budget that excludes nothing changes nothing: 1.5x the largest capex gives the same pick
 for n in 8 64; do
 	expectw 0 "$SP" compare --gpus $n --format csv; cp "$tmp/out" "$tmp/b$n.csv"
 	cap=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$(c["pick"]) == 1 { printf "%.0f", 1.5 * $(c["capex_usd"]) }' "$tmp/b$n.csv")
+		$(c["capex_usd"]) + 0 > m { m = $(c["capex_usd"]) + 0 } END { printf "%.0f", 1.5 * m }' "$tmp/b$n.csv")
 	expectw 0 "$SP" compare --gpus $n; cp "$tmp/out" "$tmp/b$n"
 	expectw 0 "$SP" compare --gpus $n --budget "$cap"; cp "$tmp/out" "$tmp/bb$n"
 	[ -n "$(first "$tmp/b$n")" ] && [ "$(first "$tmp/b$n")" = "$(first "$tmp/bb$n")" ] ||
-		no "compare --gpus $n: '$(first "$tmp/b$n")', with --budget $cap (1.5x its capex) '$(first "$tmp/bb$n")'"
+		no "compare --gpus $n: '$(first "$tmp/b$n")', with --budget $cap (1.5x the largest capex) '$(first "$tmp/bb$n")'"
 done
 
 # a budget that excludes nothing, with --runs-per-month and rentals among the options, changes nothing; the
@@ -212,7 +213,7 @@ done
 # answer, 1393.5 in the CSV)
 for c in "8 dgxb200 1 8" "64 gb200-nvl72 16 4"; do
 	set -- $c
-	expectw 0 "$SP" compare --gpus $1; cp "$tmp/out" "$tmp/one"
+	expectw 0 "$SP" compare --gpus $1 --systems $2; cp "$tmp/out" "$tmp/one"
 	"$SP" predict --system $2 --nodes $3 --format csv >"$tmp/one.csv" || no "predict $2"
 	be=$(awk -v b="$(col breakeven_runs_per_month "$tmp/one.csv")" 'BEGIN { e = 10 ^ int(log(b) / log(10) - 1); printf "%d", int(b / e + 0.5) * e }')
 	grep -q "^  Buy vs rent (B200): .*owned ($2 $3x$4).* above about $(printf "%d" "$be" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') runs a month" "$tmp/one" ||
@@ -259,5 +260,27 @@ awk '$1 ~ /^>?[0-9]+$/ { n++; last = $2; if ($2 == "xe9680-h100") own = 1 }
 has "2 offers of the same hardware and time folded"
 expectw 0 "$SP" compare --gpus 8 --systems dgxh100,xe9680-h100,aws-p5,dgxb200 --all-rows
 awk '$1 ~ /^>?[0-9]+$/ { n++ } END { exit n != 4 }' "$tmp/out" || no "--all-rows: not one row per offer"; lacks "folded"
+
+# the count of GPUs is a decision: a list of counts is one question with one pick (the count part of the option);
+# at one count the answer names a smaller count of the pick's system that is as fast (the knee)
+expectw 0 "$SP" compare --gpus 8,16,32,64,128,256,512,1024
+[ "$(grep -c '^answer: ' "$tmp/out")" = 1 ] || no "compare --gpus 8,...,1024: not one answer"
+expectw 0 "$SP" compare --gpus 8,16,32,64,128,256,512,1024 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { g[$(c["gpus"])] = 1 } $(c["pick"]) == 1 { p++ }
+	END { n = 0; for (k in g) n++; exit !(p == 1 && n == 8) }' "$tmp/out" || no "compare --gpus list: one pick over 8 counts"
+expectw 0 "$SP" compare --gpus 1024
+grep -q "^  Fewer GPUs: .* \(256\|512\|128\|64\) GPUs as fast as 1024 within the 90% interval" "$tmp/out" ||
+	no "compare --gpus 1024 names no smaller count as fast: $(grep '^answer' "$tmp/out")"
+expectw 1 "$SP" compare --gpus 8,0; has "expected positive integers"
+
+# the site: --site-kw caps the peak draw of bought options (power_max_W), said in fails; rentals are off site
+expectw 0 "$SP" compare --gpus 512 --site-kw 700 --format csv
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$(c["pick"]) == 1 && $(c["capex_usd"]) != "" && $(c["power_max_W"]) > 700e3 { bad = 1 }
+	$(c["capex_usd"]) != "" && $(c["power_max_W"]) > 700e3 && $(c["fails"]) !~ /power .* kW at peak over the site/ { bad = 1 }
+	$(c["fails"]) ~ /over the site/ { over++ }
+	END { exit bad || !over }' "$tmp/out" || no "--site-kw 700: the pick or a bought option over it is not marked"
+expectw 0 "$SP" compare --gpus 512 --site-kw 700; has "site 700 kW caps the peak draw of bought options"; has "over it on power"
+expectw 1 "$SP" compare --gpus 8 --site-kw 0; has "site-kw"
 
 exit $fail

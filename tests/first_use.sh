@@ -78,7 +78,7 @@ grep "epochs" sim.txt | grep -q "EXTRAPOLATED" || bad "sim does not flag the ext
 grep -q "epoch .*0\.0 s" sim.txt && bad "sim prints an epoch of '0.0 s': $(grep epoch sim.txt)"
 for eol in "" --include-eol; do
 	"$S" compare --systems all --gpus 8 $eol >cmp.txt 2>&1 || bad "compare --systems all --gpus 8 $eol: exit $?"
-	line=$(grep "left out" cmp.txt)
+	line=$(grep "^([0-9]* system.*left out" cmp.txt)
 	if [ -n "$line" ]; then
 		n=$(printf '%s\n' "$line" | sed -n 's/^(\([0-9]*\) system.*/\1/p')
 		names=$(printf '%s\n' "$line" | sed -n 's/.*per node (\(.*\)); --partial.*/\1/p' | tr ',' '\n' | grep -c GPUs)

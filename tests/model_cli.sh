@@ -80,7 +80,7 @@ expect 1 "$SP" validate --group gpus --format csv; has "table only"
 
 # compare: whole servers by default (nobody buys 8 servers to use one GPU in each), the answer
 expectw 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100
-has "answer: dgxh100 1x8: "; has "1x8"; has "2x4"; lacks "8x1"; has "Fastest"; has "Cheapest: "; has ">1 dgxh100"
+has "answer: dgxh100 1x8: "; has "1x8"; has "2x4"; lacks "8x1"; has "Fastest"; has "heapest"; has ">1 dgxh100"
 # --partial-nodes: every placement 1x8 ... 8x1, costed as the whole nodes they occupy (marked *)
 expectw 0 "$SP" compare --gpus 8 --systems c4140-m,dgx1-v100,dgxh100 --partial-nodes
 has "8x1*"; has "costed as the whole node"; has "Scale "
@@ -90,7 +90,7 @@ for sys in hgx-h200 c4140-k,c4140-m,dgx1-v100 dgxb200,gb200-nvl72; do
 	for g in 8 72; do
 		ans=$("$SP" compare --gpus $g --systems $sys --partial-nodes | grep '^  Fastest: ')
 		[ -n "$ans" ] || continue
-		printf '%s\n' "$ans" | grep -q "Fastest: [^)]*): \([0-9.]*x as fast\|[0-9.]*% less time\) for \([0-9.]*x the capex\|[0-9.]*% more capex\|the same capex\)" ||
+		printf '%s\n' "$ans" | grep -q "Fastest: [^)]*): \([0-9.]*x as fast\|[0-9.]*% less time\) for \([0-9.]*x the cost per run\|[0-9.]*% more cost per run\|the same cost per run\)" ||
 			no "compare --gpus $g --systems $sys: the pick is dearer than a faster one: $ans"
 	done
 done
@@ -115,12 +115,12 @@ has "reads storage cold in its first epoch, inside time to train"; lacks "data s
 expect 0 "$SP" predict --system gb200-nvl72 --nodes 36; has "servers 2 x \$"; has "(whole units of nodes bought)"; has "owner's cost"
 # buyers' questions: budget and deadline name the winner; bad values exit 1 naming the option
 expectw 0 "$SP" compare --gpus 64 --systems all --budget 3000000; has "Constraints: budget \$3M caps the capex of bought options"
-expectw 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Constraints: deadline 10.0 min: "; has "rented"
+expectw 0 "$SP" compare --gpus 64 --systems all --deadline 10min --cost rent; has "Constraints: deadline 10.0 min (alone it asks for the cheapest option that meets it): "; has "rented"
 expectw 0 "$SP" compare --gpus 64 --systems dgx1-v100 --budget 1000; has "No option for 64 GPUs meets the constraints: 1 over the budget of \$1,000"
 expectw 1 "$SP" compare --gpus 8 --budget 0; has "--budget '0': expected an amount in USD above 0 and at most 1e15"
 expectw 1 "$SP" compare --gpus 8 --budget ten; has "--budget 'ten'"
 expectw 1 "$SP" compare --gpus 8 --deadline 5x; has "--deadline '5x': unknown unit 'x'"
-expectw 1 "$SP" compare --gpus 8 --cost lease; has "--cost 'lease': expected capex, tco or rent"
+expectw 1 "$SP" compare --gpus 8 --cost lease; has "--cost 'lease': expected run, capex, tco or rent"
 expectw 1 "$SP" compare --gpus 8 --kwh-price -1; has "--kwh-price '-1'"
 # the owner's cost per run: capex x run / amortisation + energy; --runs-per-month spreads capex evenly (cost of capital, resale, support,
 # facility and PUE off here: tests/money_cli.sh checks them)
@@ -187,16 +187,16 @@ expect 0 "$SP" predict --system c4140-m --nodes 64 --storage isilon-f800; has "i
 has "read at 0.2 GB/s per node"; has "bottleneck         compute"
 expect 0 "$SP" predict --system c4140-m --data synthetic; has "stack              tf1-hvd (no decode)"
 
-# --rank-by: tta by default, ttt, cost = capex (unpriced last), none = grid order (sweep); bad values named
+# --rank-by: tta by default, ttt, cost = the --cost (here capex: unpriced last), none = grid order (sweep); bad values named
 expectw 0 "$SP" compare --help; has "--rank-by K       tta (default)"; has "--partial-nodes"; has "--deadline D"
 expectw 0 "$SP" sweep --help; has "--rank-by K       tta (default)"; has "none: grid order"
 expectw 1 "$SP" compare --gpus 8 --rank-by fastest; has "--rank-by 'fastest': expected tta"
 expectw 1 "$SP" sweep --out "$tmp/x.csv" --rank-by none2; has "--rank-by 'none2': expected tta"
-expectw 0 "$SP" compare --gpus 16 --systems dgx1-v100,aws-p4d,c4140-m --rank-by cost --out "$tmp/rc.csv"
+expectw 0 "$SP" compare --gpus 16 --systems dgx1-v100,aws-p4d,c4140-m --rank-by cost --cost capex --out "$tmp/rc.csv"
 awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capex_usd") c = i; next }
 	 { if ($c == "") seen_blank = 1; else if (seen_blank || $c + 0 < prev) bad = 1; else prev = $c + 0 }
 	 END { exit bad || !seen_blank || prev == 0 }' "$tmp/rc.csv" || no "compare --rank-by cost: capex ascending, unpriced last"
-expectw 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv" --quiet; has "(time to accuracy first; ordered by time to accuracy, then capex"; has "answer: "
+expectw 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv" --quiet; has "(time to accuracy first; ordered by time to accuracy, then cost per run"; has "answer: "
 awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/rt.csv" || no "sweep not sorted by tta_s"
 expectw 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --rank-by none --out "$tmp/rn.csv" --quiet
 [ "$(sed -n 2p "$tmp/rn.csv" | cut -d, -f1,3)" = "c4140-m,1" ] || no "--rank-by none: grid order"

@@ -77,7 +77,7 @@ ok "support = 8% of capex a year, per run" -v s="$(col support_usd "$tmp/u1.csv"
 	-v tta="$(col tta_s "$tmp/u1.csv")" 'BEGIN { want = 0.08 * c / 12 * tta / (365.25 * 86400 / 12); d = s - want; if (d < 0) d = -d
 		 exit !(d < 1e-4 * want) }'
 ok "energy at the meter: kWh x PUE x price" -v e="$(col energy_usd "$tmp/u1.csv")" -v j="$(col energy_J "$tmp/u1.csv")" \
-	'BEGIN { want = j / 3.6e6 * 1.58 * 0.13; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
+	'BEGIN { want = j / 3.6e6 * 1.2 * 0.08; d = e - want; if (d < 0) d = -d; exit !(d < 1e-4 * want) }'
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0.07 --residual 0 --format csv >"$tmp/fin.csv"
 "$SP" predict --system dgxh100 --nodes 8 --utilisation 1 --finance-rate 0 --residual 0.3 --format csv >"$tmp/res.csv"
 ok "financing costs more, a residual value less" -v f="$(col tco_usd "$tmp/fin.csv")" -v r="$(col tco_usd "$tmp/res.csv")" \
@@ -140,8 +140,10 @@ ok "on demand: the same at both uses, above GPU-hours x rate by start-up and cop
 expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
 # the buy-vs-rent line weighs the bought option's run against the same run rented (the bought option's own figures,
 # as predict prints them: one answer in every command); a 1-year reservation against owning: owning wins at any use
+# (where the options hold a rental of the GPU, the cheapest of them: the line and the pick weigh the same figures)
 expectw 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
 has "owned (dgxh100 1x8)"; has "rented (lambda-hgx-h100, its share of a 24 h session)"
+expectw 0 "$SP" compare --systems dgxh100 --gpus 8; has "rented (market-h100, its share of a 24 h session)"
 expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
 # market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
@@ -151,7 +153,10 @@ ok "coreweave-hgx-h100: rent_lo_usd <= 0.6 x rent_usd" -v l="$(col rent_lo_usd "
 	'BEGIN { exit !(l > 0 && l <= 0.6 * r) }'
 expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
 has "at the stated use renting wins"
-expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100; has "buying wins above about"; lacks "at the stated use renting wins"
+expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-rate 6.155; has "buying wins above about"
+lacks "at the stated use renting wins"; has "rented (the --rent-rate quote"
+# at the market's rate (market-h100, 2.32 on demand) renting wins at the stated use, and the line names it
+expectw 0 "$SP" compare --gpus 64 --systems dgxh100; has "rented (market-h100"; has "at the stated use renting wins"
 printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
 mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
 expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
@@ -166,11 +171,13 @@ grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$t
 
 # sensitivity over every GPU count, in words: the use below which renting wins, a flip inside the utilisation's
 # range (40% stated, renting wins below 32% at 16 GPUs), the market's rate
-"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
-grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on coreweave-hgx-h100 wins below [0-9]*% use.*the utilisation flips it within 20-60%" \
+# (at CoreWeave's list rate as a quote in hand, --rent-rate); at the market's rate (market-h100) renting wins
+"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --rent-rate 6.155 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
+grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on the --rent-rate quote wins below [0-9]*% use.*the utilisation flips it within 20-60%" \
 	"$tmp/sens/report.md" || no "report: 16 GPUs, renting below a use, flipped within the utilisation's range"
-grep -q "^At 64 GPUs, dgxh100 8x8.*at the market's \$1.85 per GPU-hour renting wins" "$tmp/sens/report.md" ||
-	no "report: 64 GPUs, the market's rate flips it to renting"
+"$SP" report --systems dgxh100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens2" >/dev/null 2>&1 || no "report sens2"
+grep -q "^At 64 GPUs, dgxh100 8x8.*Renting the same runs on market-h100 wins below [0-9]*% use.*(stated 40%: renting wins)" \
+	"$tmp/sens2/report.md" || no "report: 64 GPUs, at the market's rate renting wins"
 
 # your figures win: an overlay with a price range, a fabric price, a shared store; bad values named at file:line
 mkdir -p "$tmp/mine"
@@ -196,8 +203,8 @@ expect 1 "$SP" hw check "$tmp/mine"; has "storage.csv:3:11(price_kind): 'rumour'
 # buy vs rent as a month of work: the break-even use and the flip rate within 2% of a buyer's
 # spreadsheet rule from the CSV's own terms: the owner's fixed month over the month's GPU-hours (F), the energy
 # over a used GPU-hour (E), CoreWeave's rate R from the database: break-even F / (R - E), flip F / u + E
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --format csv
 R=$(python3 -c 'import csv; print([r["rent_usd_gpu_h"] for r in csv.DictReader(l for l in open("hwdb/data/systems.csv") if l[0] != "#") if r["id"] == "coreweave-hgx-h100"][0])')
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate "$R" --format csv
 ok "break-even use and flip rate within 2% of the spreadsheet rule (R=$R)" -v R="$R" \
 	-v om="$(get owned_month_usd dgxh100 "$tmp/out")" -v e="$(get energy_usd dgxh100 "$tmp/out")" \
 	-v t="$(get tta_s dgxh100 "$tmp/out")" -v u="$(get utilisation dgxh100 "$tmp/out")" \
@@ -231,5 +238,25 @@ for f in kwh-price pue facility-price support-frac utilisation amortize-years fi
 	rent-session-h grid-carbon store-tb-per-gpu; do
 	grep -q "| --$f |" "$tmp/co2/report.md" || no "report: no money row for --$f"
 done
+# the market as a rental option of its own: every buy-vs-rent line of a bought H100, H200, B200 and GB200 at 64 GPUs
+# weighs the market's dated rate (market-*), which is also a row of the table; a market figure is never a
+# provider's (the B200 spot floor is market-b200's: aws-p6-b200 has no spot rate)
+for c in "dgxh100 H100 market-h100" "hgx-h200 H200 market-h200" "dgxb200 B200 market-b200" "gb200-nvl72 B200 market-gb200"; do
+	set -- $c
+	expectw 0 "$SP" compare --gpus 64 --systems $1,$3
+	grep -q "^  Buy vs rent ($2): a run costs .* owned ($1 .*rented ($3, " "$tmp/out" || no "compare $1: buy vs rent does not weigh $3"
+	grep -q "$3" "$tmp/out" || no "compare $1: no row of $3"
+done
+expect 0 "$SP" hw show market-h100; has "market reference"; has "2026"
+expect 0 "$SP" predict --system aws-p6-b200 --nodes 1 --rent-term spot; has "no spot rate"
+# a term against the same term: a 1-year reservation is not set beside the on-demand market's low end
+expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-term 1y; lacks "at the market's"
+# the years: rent that falls 20% a year over the 5-year horizon raises the runs a month owning needs to win
+be() { sed -n 's/.*buying wins above about \([0-9,]*\) runs a month.*/\1/p' "$tmp/out" | tr -d ,; }
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate 6.155 --rent-decline 0; b0=$(be)
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate 6.155 --rent-decline 0.2; b2=$(be)
+has "averaged over 5 years as rent falls 20% a year"
+ok "--rent-decline 0.2 raises the runs a month owning needs ($b0 -> $b2)" -v a="$b0" -v b="$b2" 'BEGIN { exit !(a > 0 && b > a) }'
+expectw 1 "$SP" compare --gpus 8 --rent-decline 1; has "rent-decline"
 echo "money_cli: done (fail=$fail)"
 exit $fail

@@ -438,7 +438,7 @@ static void test_cashflow(test_ctx *t)
 	r.gpus = 64;
 	model_run_capex(&sc, &p, &r); /* 874,000 */
 	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month fill it */
-	r.energy_J = 3.6e6 / (1.58 * 0.13);         /* 1 USD of energy a run at the default PUE and price */
+	r.energy_J = 3.6e6 / (sc.money.pue * sc.money.kwh_usd); /* 1 USD of energy a run at the default PUE and price */
 	r.power_max_W = 10e3;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.owned_usd_gpu_h, r.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
@@ -598,6 +598,23 @@ static void test_breakeven_exact(test_ctx *t)
 	TEST_CHECK(t, below >= 2, "crossings below one full session: %d", below);
 }
 
+/* Rent that falls over the horizon: no decline keeps today's rate; 20% a year averages below 1 over 5 years (the
+ * continuous average (1 - 0.8^5) / (5 ln 1.25) = 0.6006, within a month's step); a 3-year reservation holds its
+ * rate longer, so it averages higher than on demand; one year of ownership averages about 0.9. */
+static void test_rent_decline(test_ctx *t)
+{
+	model_money m;
+	model_money_default(&m);
+	TEST_NEAR(t, model_rent_horizon_factor(&m, 0), 1.0, 1e-12);
+	m.rent_decline = 0.2;
+	double od = model_rent_horizon_factor(&m, 0), r3 = model_rent_horizon_factor(&m, 3);
+	TEST_NEAR(t, od, (1 - pow(0.8, 5)) / (5 * log(1.25)), 2e-3);
+	TEST_CHECK(t, r3 > od && r3 < 1, "3-year reservation %g above on demand %g", r3, od);
+	TEST_NEAR(t, r3, (3 * 1.0 + 2 * 0.8 * 0.8 * 0.8) / 5, 1e-9); /* years 0-2 at today's, 3-4 at 0.8^3 */
+	m.amortize_years = 1;
+	TEST_NEAR(t, model_rent_horizon_factor(&m, 0), (1 - 0.8) / log(1.25), 2e-3);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -613,5 +630,6 @@ int main(void)
 	test_sensitivity(&t);
 	test_sens_words(&t);
 	test_checks(&t);
+	test_rent_decline(&t);
 	return test_report(&t);
 }

@@ -82,6 +82,7 @@ static void test_tie_by_money(test_ctx *t)
 {
 	plan_question q;
 	plan_question_init(&q);
+	q.cost = PLAN_CAPEX; /* the capex view: a rental counts as the dearest */
 	plan_option o[2] = {
 		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
 		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 438, 515000, NAN),
@@ -140,6 +141,7 @@ static void test_never_beaten_on_both(test_ctx *t)
 {
 	plan_question q;
 	plan_question_init(&q);
+	q.cost = PLAN_CAPEX; /* the capex view: a rental counts as the dearest */
 	q.goal = PLAN_TTT;
 	plan_option o[3] = {
 		opt("dgxh100", "H100-SXM5-80GB", 2, 8, 8, 0, 1, 300, NAN, 3.0),
@@ -166,6 +168,7 @@ static void test_losing_rows_do_not_move_it(test_ctx *t)
 {
 	plan_question q;
 	plan_question_init(&q);
+	q.cost = PLAN_CAPEX; /* the capex view: a rental counts as the dearest */
 	plan_option o[5] = {
 		opt("gb200-nvl72", "B200-GB200-186GB", 2, 4, 4, 72, 18, 420, 3e6, NAN),
 		opt("dgxb200", "B200-SXM-180GB", 1, 8, 8, 0, 1, 438, 515000, NAN),
@@ -210,6 +213,7 @@ static void test_cost_ranking(test_ctx *t)
 	/* a rented option has no capex: it cannot qualify on capex and is never counted as infinitely dear */
 	plan_question_init(&q);
 	q.goal = PLAN_COST;
+	q.cost = PLAN_CAPEX;
 	plan_option r[2] = {
 		opt("aws-p5", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, NAN, 300),
 		opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 950, 270000, NAN),

@@ -1,15 +1,19 @@
 /* tests/test_plan_rule.c: the decision's rule (PLAN_RULE, plan/plan_decide.c) on the built-in database, over every
- * default `compare` at 8, 16, 64, 144, 512 and 1024 GPUs with each --cost and over random subsets of the
- * placements (a fixed seed):
+ * default `compare` at 8, 16, 64, 144, 512 and 1024 GPUs with each --cost (run, the default, weighing bought and
+ * rented options on one axis; capex, tco, rent) and over random subsets of the placements (a fixed seed):
  * - never beaten on both axes: no qualifying option is at least as fast (point) and at most as costly (the cost
  *   compared), one of them strictly;
  * - unmoved by what does not matter: removing any option that is neither the pick nor on the time-cost front
  *   leaves the pick unchanged;
- * each without constraints, with a budget (the median capex) and with a deadline (1.5x the fastest time);
+ * each without constraints, with a budget (the median capex), with a deadline (1.5x the fastest time) and with a
+ * site's power (the bought options' median peak draw);
  * - same hardware compares as same: two options of one GPU, node shape and stack have a time ratio interval of
  *   PLAN_SAME_HW_X either side.
- * And two known cases: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
- * pick; adding hgx-b300 to gb200-nvl72 and hgx-h200 does not turn the pick to gb200-nvl72.
+ * - no order decides: the options shuffled give the same pick (a tie on the cost goes to the option committing
+ *   less, then the name);
+ * And known cases: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
+ * pick; adding hgx-b300 to gb200-nvl72 and hgx-h200 does not turn the pick to gb200-nvl72; a budget that excludes
+ * every purchase picks a rental as cheap a run as any as fast; one run a month rents, 6,000 buy.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -137,10 +141,20 @@ static const char *constrain(fix *f, plan_option *o, int n, int k)
 	qsort(v, (size_t)m, sizeof(*v), by_num);
 	f->q.budget_usd = k == 1 && m ? v[m / 2] : NAN;
 	f->q.deadline_s = k == 2 ? 1.5 * fastest : NAN;
+	f->q.site_W = NAN;
+	if (k == 3) { /* the site's power at the bought options' median peak draw */
+		m = 0;
+		for (int i = 0; i < n; i++)
+			if (isfinite(o[i].r.capex_usd) && isfinite(o[i].r.power_max_W))
+				v[m++] = o[i].r.power_max_W;
+		qsort(v, (size_t)m, sizeof(*v), by_num);
+		f->q.site_W = m ? v[m / 2] : NAN;
+	}
 	free(v);
 	for (int i = 0; i < n; i++)
 		plan_option_judge(&f->q, &o[i]);
-	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)" : "";
+	return k == 1 ? " --budget (median capex)" : k == 2 ? " --deadline (1.5x the fastest)"
+	       : k == 3 ? " --site-kw (median peak draw)" : "";
 }
 
 /* Every default compare and random subsets of its options, with each cost compared and each kind of constraint. */
@@ -149,9 +163,9 @@ static void test_invariants(test_ctx *t, fix *f)
 	static const long counts[] = {8, 16, 64, 144, 512, 1024};
 	unsigned seed = 46;
 	int subsets = 0;
-	for (int c = PLAN_CAPEX; c <= PLAN_RENT; c++)
+	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
 		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
-			for (int kind = 0; kind < 3; kind++) {
+			for (int kind = 0; kind < 4; kind++) {
 				char what[128];
 				int n;
 				f->q.cost = (plan_cost)c;
@@ -163,7 +177,7 @@ static void test_invariants(test_ctx *t, fix *f)
 				snprintf(what, sizeof what, "compare --gpus %ld --cost %s%s", counts[k], plan_cost_name(f->q.cost), con);
 				check_set(t, f, o, n, what);
 				plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
-				for (int r = 0; r < 20; r++, subsets++) { /* 3 costs x 6 counts x 3 constraints x 20 = 1080 */
+				for (int r = 0; r < 20; r++, subsets++) { /* 4 costs x 6 counts x 4 constraints x 20 = 1920 */
 					int m = 0;
 					for (int i = 0; i < n; i++)
 						if (rand_r(&seed) % 2)
@@ -175,9 +189,143 @@ static void test_invariants(test_ctx *t, fix *f)
 				free(sub);
 				free(o);
 			}
-	f->q.cost = PLAN_CAPEX;
-	f->q.budget_usd = f->q.deadline_s = NAN;
-	TEST_CHECK(t, subsets == 1080, "1080 random subsets checked, got %d", subsets);
+	f->q.cost = PLAN_RUN;
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
+	TEST_CHECK(t, subsets == 1920, "1920 random subsets checked, got %d", subsets);
+}
+
+/* A list of counts is one question (compare --gpus 8,16,...,1024): the options of every count together, the
+ * rule and both invariants over all of them, with each cost and constraint, and over random subsets. */
+static void test_count_list(test_ctx *t, fix *f)
+{
+	static const long counts[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+	unsigned seed = 8;
+	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
+		for (int kind = 0; kind < 4; kind++) {
+			plan_option *all = NULL;
+			int n = 0;
+			f->q.cost = (plan_cost)c;
+			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+				int m;
+				plan_option *o = options(f, NULL, counts[k], &m);
+				all = xrealloc(all, (size_t)(n + m) * sizeof(*all));
+				for (int i = 0; o && i < m; i++)
+					all[n++] = o[i];
+				free(o);
+			}
+			char what[160];
+			const char *con = constrain(f, all, n, kind);
+			snprintf(what, sizeof what, "compare --gpus 8,16,...,1024 --cost %s%s", plan_cost_name(f->q.cost), con);
+			check_set(t, f, all, n, what);
+			plan_option *sub = xmalloc((size_t)n * sizeof(*sub));
+			for (int r = 0; r < 5; r++) {
+				int m = 0;
+				for (int i = 0; i < n; i++)
+					if (rand_r(&seed) % 2)
+						sub[m++] = all[i];
+				check_set(t, f, sub, m, what);
+			}
+			free(sub);
+			free(all);
+		}
+	f->q.cost = PLAN_RUN;
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
+}
+
+/* Whether two options are one placement of one system. */
+static bool same_option(const plan_option *a, const plan_option *b)
+{
+	return strcmp(a->sc.node.system_id, b->sc.node.system_id) == 0 && a->sc.nodes == b->sc.nodes &&
+	       a->sc.node.gpus_per_node == b->sc.node.gpus_per_node;
+}
+
+/* No order decides: each default compare's options shuffled (Fisher-Yates, a fixed seed) five times, under each
+ * cost and constraint, give the pick of the options in their first order. */
+static void test_shuffled(test_ctx *t, fix *f)
+{
+	static const long counts[] = {8, 64, 512};
+	unsigned seed = 53;
+	for (int c = PLAN_CAPEX; c <= PLAN_RUN; c++)
+		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+			for (int kind = 0; kind < 3; kind++) {
+				int n;
+				f->q.cost = (plan_cost)c;
+				plan_option *o = options(f, NULL, counts[k], &n);
+				if (!o)
+					continue;
+				const char *con = constrain(f, o, n, kind);
+				int p = pick_of(f, o, n);
+				plan_option want = o[p >= 0 ? p : 0];
+				for (int r = 0; r < 5; r++) {
+					for (int i = n - 1; i > 0; i--) {
+						int j = (int)(rand_r(&seed) % (unsigned)(i + 1));
+						plan_option x = o[i];
+						o[i] = o[j];
+						o[j] = x;
+					}
+					int q = pick_of(f, o, n);
+					TEST_CHECK(t, (p < 0) == (q < 0) && (p < 0 || same_option(&o[q], &want)),
+						   "compare --gpus %ld --cost %s%s shuffled: pick %s, was %s", counts[k],
+						   plan_cost_name(f->q.cost), con, q >= 0 ? o[q].sc.node.system_id : "(none)",
+						   p >= 0 ? want.sc.node.system_id : "(none)");
+				}
+				free(o);
+			}
+	f->q.cost = PLAN_RUN;
+	f->q.budget_usd = f->q.deadline_s = f->q.site_W = NAN;
+}
+
+/* The pick of a compare over systems at gpus under the question in f, copied to *w; false when none. */
+static bool pick_option(fix *f, const char *systems, long gpus, plan_option *w)
+{
+	int n;
+	plan_option *o = options(f, systems, gpus, &n);
+	int p = o ? pick_of(f, o, n) : -1;
+	if (p >= 0)
+		*w = o[p];
+	free(o);
+	return p >= 0;
+}
+
+/* The buyer's axis: a budget that excludes every purchase picks a rental as cheap a run as any rental as fast (was
+ * coreweave-gb200-nvl72 at $98 a run over lambda-hgx-b200's $7.68: rentals tied on an infinite capex); one run a
+ * month of 64 H100s rents, 6,000 buy. */
+static void test_one_axis(test_ctx *t, fix *f)
+{
+	plan_option w, l;
+	f->q.budget_usd = 1;
+	int n;
+	plan_option *o = options(f, NULL, 8, &n);
+	TEST_CHECK(t, o != NULL, "compare --gpus 8");
+	int p = o ? pick_of(f, o, n) : -1;
+	TEST_CHECK(t, p >= 0 && !isfinite(o[p].r.capex_usd), "--gpus 8 --budget 1: a rental");
+	for (int i = 0; p >= 0 && i < n; i++) /* nothing as fast (its interval over the fastest holds 1) is cheaper */
+		TEST_CHECK(t, !(o[i].ok && o[i].as_fast && o[i].v.run_cost_usd < o[p].v.run_cost_usd),
+			   "--gpus 8 --budget 1: %s is as fast and cheaper a run than the pick %s", o[i].sc.node.system_id,
+			   o[p].sc.node.system_id);
+	free(o);
+	f->q.budget_usd = NAN;
+	TEST_CHECK(t, pick_option(f, "lambda-hgx-b200", 8, &l), "lambda-hgx-b200 alone");
+	f->q.budget_usd = 1;
+	TEST_CHECK(t, pick_option(f, NULL, 8, &w) && w.v.run_cost_usd <= l.v.run_cost_usd + 1e-9,
+		   "--gpus 8 --budget 1: the pick's run costs at most lambda-hgx-b200's");
+	f->q.budget_usd = NAN;
+	double runs = f->s.money.runs_per_month;
+	f->s.money.runs_per_month = 1;
+	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && !isfinite(w.r.capex_usd),
+		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 1 run a month: the rental");
+	f->s.money.runs_per_month = 6000;
+	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.r.capex_usd),
+		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month: the purchase");
+	f->s.money.runs_per_month = runs;
+	/* the years: rent falling 20% a year over the horizon; both invariants over the default compare at 64 */
+	f->s.money.rent_decline = 0.2;
+	int m;
+	plan_option *d = options(f, NULL, 64, &m);
+	if (d)
+		check_set(t, f, d, m, "compare --gpus 64 --rent-decline 0.2");
+	free(d);
+	f->s.money.rent_decline = 0;
 }
 
 static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
@@ -243,6 +391,9 @@ int main(void)
 	plan_question_init(&f.q);
 	test_invariants(&t, &f);
 	test_known_cases(&t, &f);
+	test_shuffled(&t, &f);
+	test_count_list(&t, &f);
+	test_one_axis(&t, &f);
 	test_same_hardware(&t, &f);
 	hw_db_free(&db);
 	return test_report(&t);

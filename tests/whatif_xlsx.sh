@@ -105,12 +105,12 @@ mkdir -p "$tmp/q"
 } >"$tmp/q/systems.csv"
 "$SP" report --systems $S2 --gpus 8,64 --cost rent --hwdb "$tmp/q" --out "$tmp/R" >"$tmp/log" 2>&1 ||
 	{ cat "$tmp/log"; no "report 2"; exit 1; }
-for g in 8 64; do put "$tmp/R/costs.xlsx" pue 1.58 "g$g"; done
+for g in 8 64; do put "$tmp/R/costs.xlsx" pue 1.2 "g$g"; done
 # a 1-year reservation (paid around the clock: the run's share of the month) and spot (expected reruns)
 for t in 1y spot; do
 	"$SP" report --systems $S2 --gpus 64 --cost rent --rent-term $t --out "$tmp/T$t" >"$tmp/log" 2>&1 ||
 		{ cat "$tmp/log"; no "report --rent-term $t"; continue; }
-	put "$tmp/T$t/costs.xlsx" pue 1.58 "t$t"
+	put "$tmp/T$t/costs.xlsx" pue 1.2 "t$t"
 done
 flush
 recalc_all
