@@ -114,9 +114,9 @@ int cli_parse_double(const char *s, double lo, double hi, double *out);
 bool cli_opt_in_list(const char *list, const char *name);
 
 /* Loads the built-in hardware database, then overlays DIR when hwdb_dir is not NULL.
- * Prints every problem to stderr (file:line:column: what was expected). Returns EXIT_OK,
+ * Prints every problem to stderr (file:line:column: what was expected; cmd names the command). Returns EXIT_OK,
  * EXIT_INPUT (bad tables; *db left empty) or EXIT_ENV (DIR unreadable). */
-int cli_load_db(hw_db *db, const char *hwdb_dir);
+int cli_load_db(hw_db *db, const char *cmd, const char *hwdb_dir);
 /* validate's whole-run group printed (cli/validate_run.c; scored by calibrate/cal_wholerun.c): the MLPerf
  * v4.0 multi-node results predicted end to end from their submitters' single-node results; format table,
  * md or csv. Returns an exit code. detail: NULL, or a CSV path that gets one row per predicted result and time (group ttt/tta, measured,

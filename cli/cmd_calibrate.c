@@ -273,7 +273,7 @@ static void fitted_table_print(const cal_pset *ps)
 int cli_calibrate_fit(const char *hwdb_dir, const cli_cal_in *in, const char *out)
 {
 	hw_db db;
-	int rc = cli_load_db(&db, hwdb_dir);
+	int rc = cli_load_db(&db, "calibrate", hwdb_dir);
 	if (rc != EXIT_OK)
 		return rc;
 	cal_data d;

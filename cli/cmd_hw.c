@@ -193,7 +193,9 @@ int cmd_hw(int argc, char **argv)
 	if (rc)
 		return rc;
 	hw_db db;
-	rc = cli_load_db(&db, dir);
+	char cmd[32];
+	snprintf(cmd, sizeof cmd, "hw %s", sub);
+	rc = cli_load_db(&db, cmd, dir);
 	if (rc != EXIT_OK)
 		return rc;
 	if (strcmp(sub, "import") == 0)

@@ -267,7 +267,7 @@ int cli_validate(const cli_validate_opts *o)
 		return EXIT_INPUT;
 	}
 	hw_db db;
-	if ((rc = cli_load_db(&db, o->hwdb_dir)) != EXIT_OK)
+	if ((rc = cli_load_db(&db, "validate", o->hwdb_dir)) != EXIT_OK)
 		return rc;
 	if (strcmp(o->group, "gpus") == 0) {
 		model_params p;

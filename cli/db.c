@@ -10,10 +10,10 @@
 #include <dirent.h>
 #include <stdio.h>
 
-int cli_load_db(hw_db *db, const char *hwdb_dir)
+int cli_load_db(hw_db *db, const char *cmd, const char *hwdb_dir)
 {
 	if (hw_db_load_default(db, stderr) < 0) {
-		fprintf(stderr, "scaleplan: the built-in hardware database is broken (a bug): %s\n", err_msg());
+		fprintf(stderr, "scaleplan %s: the built-in hardware database is broken (a bug): %s\n", cmd, err_msg());
 		return EXIT_ENV;
 	}
 	if (!hwdb_dir)
@@ -23,14 +23,14 @@ int cli_load_db(hw_db *db, const char *hwdb_dir)
 	int rc = dir_open(hwdb_dir, &d);
 	if (rc) {
 		hw_db_free(db);
-		fprintf(stderr, "scaleplan: --hwdb: %s\n", err_msg());
+		fprintf(stderr, "scaleplan %s: --hwdb: %s\n", cmd, err_msg());
 		return exit_code_of(rc);
 	}
 	closedir(d);
 	rc = hw_db_overlay_dir(db, hwdb_dir, stderr);
 	if (rc < 0) {
 		hw_db_free(db);
-		fprintf(stderr, "scaleplan: --hwdb %s not loaded\n", hwdb_dir);
+		fprintf(stderr, "scaleplan %s: --hwdb %s not loaded\n", cmd, hwdb_dir);
 		return rc == ERR_ENV ? EXIT_ENV : EXIT_INPUT;
 	}
 	return EXIT_OK;

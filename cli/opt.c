@@ -216,23 +216,16 @@ static int unknown(const cli_parse *p)
 	return EXIT_INPUT;
 }
 
-/* true (message printed) when the long option getopt_long just matched as name was typed shorter: getopt
- * takes any unambiguous prefix, so `sweep --gpus 8` ran as --gpus-per-node 8 with no word. Only the full
- * name is taken. The option's own element is argv[optind - 1], or the one before it when its value was the
- * next element (glibc has moved it there before returning). */
+/* true (message printed) when the long option getopt_long just matched as name was typed shorter: only the
+ * full name is taken (`sweep --gpus 8` ran as --gpus-per-node 8 with no word). */
 static bool abbreviated(const cli_parse *p, int argc, char **argv, const char *name)
 {
-	int at = optind - 1;
-	if (optarg && at >= 1 && optarg == argv[at])
-		at--;
-	if (at < 1 || at >= argc || strncmp(argv[at], "--", 2) != 0)
-		return false;
-	const char *typed = argv[at] + 2;
-	size_t len = strcspn(typed, "=");
-	if (len == strlen(name) && strncmp(typed, name, len) == 0)
+	const char *typed;
+	int len;
+	if (!opt_shortened(argc, argv, name, &typed, &len))
 		return false;
 	fprintf(stderr, "scaleplan %s: --%.*s: no such option (options are taken by their full name only: did you "
-			"mean --%s?)\n", p->cmd, (int)len, typed, name);
+			"mean --%s?)\n", p->cmd, len, typed, name);
 	return true;
 }
 

@@ -343,7 +343,7 @@ int cli_scen_load(cli_scen *s)
 				     s->spec.batch_per_gpu)))
 		return rc;
 	if (!s->loaded) {
-		rc = cli_load_db(&s->db, s->hwdb_dir);
+		rc = cli_load_db(&s->db, s->cmd, s->hwdb_dir);
 		if (rc)
 			return rc;
 		s->loaded = true;

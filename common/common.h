@@ -243,6 +243,11 @@ void col_json_members(FILE *f, const out_col *c, int n, const void *row, bool mo
 /* Edit distance between two strings, case-insensitive; used to suggest the nearest ids. */
 int str_edit_distance(const char *a, const char *b);
 
+/* After getopt_long matched the long option name: true when it was typed shorter (getopt takes any unambiguous
+ * prefix, so `--gpus 8` could run as --gpus-per-node 8), with *typed the name as typed and *len its length (up
+ * to any '='). Reads getopt's optind and optarg, so call it before the next getopt_long. */
+bool opt_shortened(int argc, char **argv, const char *name, const char **typed, int *len);
+
 
 /* ---- String builder (strbuf.c): text that grows as it is written, never cut short ---- */
 typedef struct strbuf {

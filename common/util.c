@@ -1,9 +1,10 @@
-/* Clock, atomic file writes, progress bar, edit distance.  SPDX-License-Identifier: GPL-3.0-or-later */
+/* Clock, atomic file writes, progress bar, edit distance, shortened option names.  SPDX-License-Identifier: GPL-3.0-or-later */
 #include "common/common.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -318,4 +319,18 @@ int str_edit_distance(const char *a, const char *b)
 	free(prev);
 	free(cur);
 	return d;
+}
+
+/* The option's own element is argv[optind - 1], or the one before it when its value was the next element
+ * (glibc has moved it there before returning). */
+bool opt_shortened(int argc, char **argv, const char *name, const char **typed, int *len)
+{
+	int at = optind - 1;
+	if (optarg && at >= 1 && optarg == argv[at])
+		at--;
+	if (at < 1 || at >= argc || strncmp(argv[at], "--", 2) != 0)
+		return false;
+	*typed = argv[at] + 2;
+	*len = (int)strcspn(*typed, "=");
+	return !((size_t)*len == strlen(name) && strncmp(*typed, name, (size_t)*len) == 0);
 }

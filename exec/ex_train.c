@@ -368,11 +368,18 @@ static int parse_args(int argc, char **argv, ex_args *a)
 	args_set set = {0};
 	args_defaults(a);
 	for (;;) {
-		int idx = 0;
+		int idx = -1;
 		int c = getopt_long(argc, argv, "h", opts, &idx);
 		if (c == -1)
 			break;
-		int r = parse_opt(a, c, opts[idx].name, &set);
+		const char *typed;
+		int len;
+		if (idx >= 0 && opt_shortened(argc, argv, opts[idx].name, &typed, &len)) { /* full names only */
+			fprintf(stderr, "scaleplan-train: --%.*s: no such option (options are taken by their full name "
+					"only: did you mean --%s?)\n", len, typed, opts[idx].name);
+			return ERR_INPUT;
+		}
+		int r = parse_opt(a, c, idx >= 0 ? opts[idx].name : "", &set);
 		if (r)
 			return r;
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every option a command's --help lists is accepted by that command, so the help cannot drift from the
 # option tables:
-#   1. each `--name` in `scaleplan CMD --help` is known to CMD's getopt (no "unrecognized option");
+#   1. each `--name` in `scaleplan CMD --help` is known to CMD's getopt (no "unrecognized option"), checked in
+#      a few processes per command;
 #   2. for the commands built on the shared scenario options (predict, compare, sweep, sim, report), each
 #      listed option is given a sample value on top of a working command line, which must still exit 0
 #      (compare refusing --nodes it lists is the kind of drift this catches).
@@ -24,19 +25,35 @@ opts_of() {
 		grep -o -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
-# 1. recognised by getopt
-for cmd in hw predict compare sweep sim calibrate campaign validate report plot; do
-	n=$(opts_of "$cmd" | wc -l)
-	[ "$n" -gt 0 ] || { echo "FAIL $cmd --help lists no option"; fail=1; continue; }
-	for o in $(opts_of "$cmd"); do
-		# a required argument swallows the first --help (the second then stops the command before it does
-		# any work: validate --detail alone runs for seconds); a flag leaves it. An unknown OPT is named.
-		"$S" "$cmd" "$o" --help --help >/dev/null 2>err.txt
-		if grep -q -e "unrecognized option" -e "ambiguous" err.txt; then
-			echo "FAIL $cmd --help lists $o, which $cmd does not know: $(head -1 err.txt)"
+# 1. recognised by getopt: the listed options in one process, each followed by "1" (a required argument takes
+# it, a flag leaves it as an argument, checked only after the options) and a final --help that stops the
+# command before it checks its arguments or does any work. An option that refuses "1" stops the parse naming
+# itself (it was recognised): the next process takes the options after it. An unknown one is named by getopt
+# ("unrecognized option") or by the full-name rule ("no such option").
+known() { # CMD OPT...: the options left, checked from the first
+	cmd=$1
+	shift
+	while [ $# -gt 0 ]; do
+		line=$(for o in "$@"; do printf '%s 1 ' "$o"; done)
+		# shellcheck disable=SC2086 # the option names have no blanks
+		"$S" "$cmd" $line --help >/dev/null 2>err.txt && return
+		if grep -q -e "unrecognized option" -e "ambiguous" -e "no such option" err.txt; then
+			echo "FAIL $cmd --help lists an option $cmd does not know: $(head -1 err.txt)"
 			fail=1
+			return
 		fi
+		# the option that refused its "1" (named first in the message); the parse goes on after it
+		bad=$(head -1 err.txt | grep -o -- '--[a-z][a-z0-9-]*' | head -1)
+		while [ $# -gt 0 ] && [ "$1" != "$bad" ]; do shift; done
+		[ $# -gt 0 ] || { echo "FAIL $cmd: '$(head -1 err.txt)' names no option of the list"; fail=1; return; }
+		shift
 	done
+}
+for cmd in hw predict compare sweep sim calibrate campaign validate report plot; do
+	n=$(opts_of "$cmd" | grep -vx -e --help | wc -l)
+	[ "$n" -gt 0 ] || { echo "FAIL $cmd --help lists no option"; fail=1; continue; }
+	# shellcheck disable=SC2046
+	known "$cmd" $(opts_of "$cmd" | grep -vx -e --help)
 done
 
 # 2. accepted with a value: a sample for each shared option (one that works on dgxh100)

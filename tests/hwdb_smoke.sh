@@ -94,7 +94,12 @@ rm "$tmp/old/systems.csv"
 printf '%s\n' 'id,aliases,framework,data_path,staging,threads_per_gpu,decode_threads,source' 'mine,,My stack,tpu,local,0,0,x' > "$tmp/old/stacks.csv"
 expect 1 "$SP" hw check "$tmp/old"; has "(data_path): 'tpu' is not a data path; expected one of cpu, gpu"
 echo 'bad,,Bad,T5,1,single,,,pcie3-x16,1,,1,,,,,,,,,,,,,,x' >> "$tmp/mine/systems.csv"
-expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"; has "not loaded"
+expect 1 "$SP" hw show mybox --hwdb "$tmp/mine"; has "(gpu): unknown gpu 'T5'"
+has "scaleplan hw show: --hwdb $tmp/mine not loaded"
+# --hwdb errors name the command, as its other errors do
+expect 1 "$SP" sweep --nodes 1 --out "$tmp/s.csv" --hwdb "$tmp/mine"; has "scaleplan sweep: --hwdb $tmp/mine not loaded"
+expect 1 "$SP" predict --hwdb "$tmp/none"; has "scaleplan predict: --hwdb: $tmp/none"
+expect 1 "$SP" validate --hwdb "$tmp/none"; has "scaleplan validate: --hwdb: $tmp/none"
 
 # a user's own quote overrides a price through a table of id and price columns; a row for a
 # system that does not exist, a negative or non-numeric price, a price without its kind: exit 1 naming
