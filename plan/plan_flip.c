@@ -16,16 +16,22 @@
 #define FLIP_MIN_X 0.25 /* below a quarter of its predicted speed the search stops: the pick rests on nothing near */
 enum { FLIP_STEPS = 14 }; /* bisection steps: the factor to 0.75 / 2^14, finer than any figure it is quoted to */
 
-/* The index of the option the rule picks when the pick's GPU (index w) runs at x times its predicted compute
- * speed in every option that has it: what is unknown is the chip on the buyer's software, so a bought and a
- * rented option of one GPU slow together; -1 when it picks none. tmp: scratch room for n options. */
+/* The chip an option's GPU is (gpus.csv chip: a B200 in an HGX server and in a GB200 rack alike), else its id. */
+static const char *chip_of(const plan_option *o)
+{
+	return o->chip ? o->chip : o->sc.node.gpu_id;
+}
+
+/* The index of the option the rule picks when the pick's chip (index w) runs at x times its predicted compute
+ * speed in every option that has it: what is unknown is the chip on the buyer's software, so every bought and
+ * rented option of that chip slows together; -1 when it picks none. tmp: scratch room for n options. */
 static int pick_at(const plan_question *q, const plan_option *o, int n, int w, double x, const model_params *p,
 		   plan_option *tmp)
 {
 	plan_answer a;
 	memcpy(tmp, o, (size_t)n * sizeof(*tmp));
 	for (int i = 0; i < n; i++) {
-		if (strcmp(o[i].sc.node.gpu_id, o[w].sc.node.gpu_id) != 0)
+		if (strcmp(chip_of(&o[i]), chip_of(&o[w])) != 0)
 			continue;
 		tmp[i].sc.compute_cal = o[i].sc.compute_cal / x;
 		if (model_predict(&tmp[i].sc, p, &tmp[i].r)) {
@@ -72,7 +78,7 @@ void plan_flip_text(const plan_flip *f, const plan_answer *a, strbuf *out)
 	const plan_option *w = a->winner;
 	if (!w)
 		return;
-	const char *chip = w->chip ? w->chip : w->sc.node.gpu_id;
+	const char *chip = chip_of(w);
 	if (!(f->speed_x > 0) || !f->then) {
 		strbuf_addf(out, "  Rests on: %s stays the pick even at %.2fx its predicted speed (%s)\n", w->sc.node.system_id,
 			    FLIP_MIN_X, model_basis_name(w->r.basis));
