@@ -276,6 +276,42 @@ static int load_corr(cal_pset *ps, const char *path, const char *text, size_t le
 	return rc;
 }
 
+/* Copies a profile line of got bytes, less its prefix of skip bytes, to `to` as one CSV line and notes its line
+ * number in the file. */
+static void take_line(FILE *to, const char *line, size_t skip, ssize_t got, int lineno, int **lines, int *n, int *cap,
+		      int cap0)
+{
+	fputs(line + skip, to);
+	if (got == 0 || line[got - 1] != '\n')
+		fputc('\n', to);
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : cap0;
+		*lines = xrealloc(*lines, (size_t)*cap * sizeof **lines);
+	}
+	(*lines)[(*n)++] = lineno;
+}
+
+/* A profile's '#cal,' lines into o and its '#corr,' lines into co, each as a CSV with its header, with the
+ * file's line number of each row (for messages); other lines (the data rows predict reads) are skipped. */
+static void split_profile(FILE *f, FILE *o, int **lines, int *nlines, FILE *co, int **clines, int *ncl)
+{
+	int cap = 0, ccap = 0;
+	fputs("param,value,stderr,unit,status,scope,rows\n", o);
+	fputs("a,a_scope,b,b_scope,rho\n", co);
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+	int lineno = 0;
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		lineno++;
+		if (strncmp(line, "#corr,", 6) == 0)
+			take_line(co, line, 6, got, lineno, clines, ncl, &ccap, 16);
+		else if (strncmp(line, "#cal,", 5) == 0)
+			take_line(o, line, 5, got, lineno, lines, nlines, &cap, 64);
+	}
+	free(line);
+}
+
 int cal_pset_load(cal_pset *ps, const char *path)
 {
 	FILE *f;
@@ -285,38 +321,8 @@ int cal_pset_load(cal_pset *ps, const char *path)
 	char *out = NULL, *cout = NULL;
 	size_t olen = 0, clen = 0;
 	FILE *o = open_memstream(&out, &olen), *co = open_memstream(&cout, &clen);
-	int *lines = NULL, nlines = 0, cap = 0, *clines = NULL, ncl = 0, ccap = 0;
-	fputs("param,value,stderr,unit,status,scope,rows\n", o);
-	fputs("a,a_scope,b,b_scope,rho\n", co);
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t got;
-	int lineno = 0;
-	while ((got = getline(&line, &lcap, f)) >= 0) {
-		lineno++;
-		if (strncmp(line, "#corr,", 6) == 0) {
-			fputs(line + 6, co);
-			if (got == 0 || line[got - 1] != '\n')
-				fputc('\n', co);
-			if (ncl == ccap) {
-				ccap = ccap ? 2 * ccap : 16;
-				clines = xrealloc(clines, (size_t)ccap * sizeof *clines);
-			}
-			clines[ncl++] = lineno;
-			continue;
-		}
-		if (strncmp(line, "#cal,", 5) != 0)
-			continue;
-		fputs(line + 5, o);
-		if (got == 0 || line[got - 1] != '\n')
-			fputc('\n', o);
-		if (nlines == cap) {
-			cap = cap ? 2 * cap : 64;
-			lines = xrealloc(lines, (size_t)cap * sizeof *lines);
-		}
-		lines[nlines++] = lineno;
-	}
-	free(line);
+	int *lines = NULL, nlines = 0, *clines = NULL, ncl = 0;
+	split_profile(f, o, &lines, &nlines, co, &clines, &ncl);
 	fclose(f);
 	fclose(o);
 	fclose(co);
