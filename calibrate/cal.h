@@ -85,7 +85,7 @@
 
 struct strbuf; /* common/common.h: the text cal_cg_default_grid appends to */
 
-#define CAL_MLPERF_TARGET_TOP1 0.759        /* MLPerf ResNet-50 v1.5 quality target since v0.6 */
+#define CAL_MLPERF_TARGET_TOP1 MODEL_MLPERF_TARGET_TOP1 /* the MLLOG logs' default target, model.h's */
 #define CAL_MLLOG_STR 128
 /* All-reduce sweep rows below this size are not fitted: NCCL's low-latency protocols there do not follow
  * the alpha-beta form, and gradient buckets (25 MiB) are far above it. */

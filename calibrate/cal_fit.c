@@ -55,7 +55,7 @@ typedef struct lsq_adapter {
 	int nreal;
 	double *u;
 	double *r;
-	double shift[CAL_LSQ_MAXP]; /* GSL's coordinate is u + shift (see cal_lsq_solve) */
+	double shift[CAL_LSQ_MAXP]; /* GSL's coordinate is u + shift (see lsq_fit) */
 } lsq_adapter;
 
 static int lsq_f(const gsl_vector *x, void *params, gsl_vector *f)
@@ -154,6 +154,85 @@ static int lsq_errors(const gsl_matrix *J, gsl_matrix *covar, cal_lsq_result *re
 	return GSL_SUCCESS;
 }
 
+/* GSL's workspace of one fit and the matrices of its error analysis. */
+typedef struct lsq_work {
+	gsl_multifit_nlinear_workspace *w;
+	gsl_vector *x0, *S, *work;
+	gsl_matrix *covar, *jc, *V;
+} lsq_work;
+
+static bool lsq_work_alloc(lsq_work *k, size_t n, size_t np, const gsl_multifit_nlinear_parameters *fp)
+{
+	k->w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, fp, n, np);
+	k->x0 = gsl_vector_alloc(np);
+	k->covar = gsl_matrix_alloc(np, np);
+	k->jc = gsl_matrix_alloc(n, np);
+	k->V = gsl_matrix_alloc(np, np);
+	k->S = gsl_vector_alloc(np);
+	k->work = gsl_vector_alloc(np);
+	return k->w && k->x0 && k->covar && k->jc && k->V && k->S && k->work;
+}
+
+static void lsq_work_free(lsq_work *k)
+{
+	gsl_vector_free(k->work);
+	gsl_vector_free(k->S);
+	gsl_matrix_free(k->V);
+	gsl_matrix_free(k->jc);
+	gsl_matrix_free(k->covar);
+	gsl_vector_free(k->x0);
+	if (k->w)
+		gsl_multifit_nlinear_free(k->w);
+}
+
+/* Runs the trust-region fit from p->u and, where it converged, writes the optimum into p->u and the rank and
+ * standard errors into res; every failure is said in res->msg. */
+static void lsq_fit(const cal_lsq *p, lsq_adapter *a, gsl_multifit_nlinear_fdf *fdf, lsq_work *k, cal_lsq_result *res)
+{
+	const size_t np = (size_t)p->np;
+	/* GSL's finite-difference Jacobian steps each coordinate by h_df x |x_j| (h_df alone only when x_j is
+	 * exactly 0): a coordinate that starts near 0 (a prior of 1 in log space, one half in logit space)
+	 * and drifts to 1e-9 gets a step below double precision and a zero Jacobian column, so it is never
+	 * moved. Such coordinates are handed to GSL shifted by 1. */
+	for (size_t j = 0; j < np; j++) {
+		a->shift[j] = fabs(p->u[j]) < 0.5 ? 1.0 : 0.0;
+		gsl_vector_set(k->x0, j, p->u[j] + a->shift[j]);
+	}
+	int info = 0, status = gsl_multifit_nlinear_init(k->x0, fdf, k->w);
+	if (status != GSL_SUCCESS) {
+		snprintf(res->msg, sizeof res->msg, "the model cannot be evaluated at the start values (%s)",
+			 gsl_strerror(status));
+		return;
+	}
+	status = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 0.0, NULL, NULL, &info, k->w);
+	res->iters = (int)gsl_multifit_nlinear_niter(k->w);
+	gsl_vector *f = gsl_multifit_nlinear_residual(k->w);
+	gsl_vector *x = gsl_multifit_nlinear_position(k->w);
+	double chi = gsl_blas_dnrm2(f);
+	res->chi2 = chi * chi;
+	gsl_matrix *J = gsl_multifit_nlinear_jac(k->w);
+
+	if (!lsq_converged(status, J, f, res))
+		return;
+	if (!isfinite(res->chi2)) {
+		res->converged = false;
+		snprintf(res->msg, sizeof res->msg, "residuals are not finite at the optimum");
+		return;
+	}
+	for (size_t j = 0; j < np; j++)
+		p->u[j] = gsl_vector_get(x, j) - a->shift[j];
+
+	status = lsq_rank(J, k->jc, k->V, k->S, k->work, res);
+	if (status != GSL_SUCCESS) {
+		snprintf(res->msg, sizeof res->msg, "SVD of the Jacobian failed (%s)", gsl_strerror(status));
+		res->converged = false;
+		return;
+	}
+	status = lsq_errors(J, k->covar, res);
+	if (status != GSL_SUCCESS)
+		snprintf(res->msg, sizeof res->msg, "covariance failed (%s)", gsl_strerror(status));
+}
+
 int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 {
 	pthread_once(&gsl_once, gsl_quiet);
@@ -172,68 +251,12 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res)
 	lsq_adapter a = { .p = p, .nreal = p->n, .u = xcalloc(np, sizeof(double)), .r = xcalloc(n, sizeof(double)) };
 	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
 	gsl_multifit_nlinear_fdf fdf = { .f = lsq_f, .df = NULL, .fvv = NULL, .n = n, .p = np, .params = &a };
-	gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, np);
-	gsl_vector *x0 = gsl_vector_alloc(np);
-	gsl_matrix *covar = gsl_matrix_alloc(np, np);
-	gsl_matrix *jc = gsl_matrix_alloc(n, np);
-	gsl_matrix *V = gsl_matrix_alloc(np, np);
-	gsl_vector *S = gsl_vector_alloc(np);
-	gsl_vector *work = gsl_vector_alloc(np);
-	int status = 0, info = 0;
-	if (!w || !x0 || !covar || !jc || !V || !S || !work) {
+	lsq_work k;
+	if (lsq_work_alloc(&k, n, np, &fp))
+		lsq_fit(p, &a, &fdf, &k, res);
+	else
 		snprintf(res->msg, sizeof res->msg, "GSL could not allocate the workspace");
-		goto done;
-	}
-	/* GSL's finite-difference Jacobian steps each coordinate by h_df x |x_j| (h_df alone only when x_j is
-	 * exactly 0): a coordinate that starts near 0 (a prior of 1 in log space, one half in logit space)
-	 * and drifts to 1e-9 gets a step below double precision and a zero Jacobian column, so it is never
-	 * moved. Such coordinates are handed to GSL shifted by 1. */
-	for (size_t j = 0; j < np; j++) {
-		a.shift[j] = fabs(p->u[j]) < 0.5 ? 1.0 : 0.0;
-		gsl_vector_set(x0, j, p->u[j] + a.shift[j]);
-	}
-	status = gsl_multifit_nlinear_init(x0, &fdf, w);
-	if (status != GSL_SUCCESS) {
-		snprintf(res->msg, sizeof res->msg, "the model cannot be evaluated at the start values (%s)",
-			 gsl_strerror(status));
-		goto done;
-	}
-	status = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
-	res->iters = (int)gsl_multifit_nlinear_niter(w);
-	gsl_vector *f = gsl_multifit_nlinear_residual(w);
-	gsl_vector *x = gsl_multifit_nlinear_position(w);
-	double chi = gsl_blas_dnrm2(f);
-	res->chi2 = chi * chi;
-	gsl_matrix *J = gsl_multifit_nlinear_jac(w);
-
-	if (!lsq_converged(status, J, f, res))
-		goto done;
-	if (!isfinite(res->chi2)) {
-		res->converged = false;
-		snprintf(res->msg, sizeof res->msg, "residuals are not finite at the optimum");
-		goto done;
-	}
-	for (size_t j = 0; j < np; j++)
-		p->u[j] = gsl_vector_get(x, j) - a.shift[j];
-
-	status = lsq_rank(J, jc, V, S, work, res);
-	if (status != GSL_SUCCESS) {
-		snprintf(res->msg, sizeof res->msg, "SVD of the Jacobian failed (%s)", gsl_strerror(status));
-		res->converged = false;
-		goto done;
-	}
-	status = lsq_errors(J, covar, res);
-	if (status != GSL_SUCCESS)
-		snprintf(res->msg, sizeof res->msg, "covariance failed (%s)", gsl_strerror(status));
-done:
-	gsl_vector_free(work);
-	gsl_vector_free(S);
-	gsl_matrix_free(V);
-	gsl_matrix_free(jc);
-	gsl_matrix_free(covar);
-	gsl_vector_free(x0);
-	if (w)
-		gsl_multifit_nlinear_free(w);
+	lsq_work_free(&k);
 	free(a.u);
 	free(a.r);
 	return 0;

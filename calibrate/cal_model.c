@@ -1265,6 +1265,38 @@ static double beyond_spread(const cal_data *d, int i, double pred)
 	return pred < lo ? (lo - pred) / meas : pred > hi ? (pred - hi) / meas : 0.0;
 }
 
+/* The runs whose last epoch rose above their steady epochs (weighted down by cal_steady_weight), one line each. */
+static void log_unsteady(const cal_data *d, FILE *log)
+{
+	for (int i = 0; i < d->n && log; i++)
+		if (cal_steady_weight(&d->pts[i]) < 1)
+			fprintf(log, "calibrate: %s:%d: not steady: its last epoch %+.1f%% over the mean of its steady epochs "
+				     "(more than %.0f%%): weight %.2f (more epochs a run: campaign --epochs)\n",
+				base(d->pts[i].file), d->pts[i].line, 100 * d->pts[i].rise, 100 * CAL_STEADY_RISE,
+				cal_steady_weight(&d->pts[i]));
+}
+
+/* What a prediction misses by beyond its parameters' errors, as run_sd_ln and allreduce_sd_ln in ps (validate
+ * --profile's intervals add them to each held-out prediction): a run's noise, or the leave-one-out rms of the
+ * loo_n throughput points' log residuals (loo_ss their sum of squares) where larger - how far a point the fit
+ * did not see falls off it. */
+static void put_noise(const cal_env *e, cal_pset *ps, const cal_data *d, double loo_ss, int loo_n)
+{
+	double noise = run_noise_ln(e, ps, d);
+	if (loo_n > 1 && !(noise * noise >= loo_ss / loo_n))
+		noise = sqrt(loo_ss / loo_n);
+	double sd_ar = allreduce_noise_ln(e, ps, d);
+	const char *nm[2] = { "run_sd_ln", "allreduce_sd_ln" };
+	double nv[2] = { noise, sd_ar };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(nv[k])) {
+			int at = cal_pset_get(ps, nm[k], "", nv[k], "ln"); /* may move ps->p */
+			cal_param *q = &ps->p[at];
+			q->value = nv[k];
+			q->status = CAL_FITTED;
+		}
+}
+
 int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summary *sum)
 {
 	cal_opts dflt = { 0 };
@@ -1276,12 +1308,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 			*sum = s;
 		return err_set("no measurements to fit");
 	}
-	for (int i = 0; i < d->n && o->log; i++)
-		if (cal_steady_weight(&d->pts[i]) < 1)
-			fprintf(o->log, "calibrate: %s:%d: not steady: its last epoch %+.1f%% over the mean of its steady epochs "
-					"(more than %.0f%%): weight %.2f (more epochs a run: campaign --epochs)\n",
-				base(d->pts[i].file), d->pts[i].line, 100 * d->pts[i].rise, 100 * CAL_STEADY_RISE,
-				cal_steady_weight(&d->pts[i]));
+	log_unsteady(d, o->log);
 	cal_env e;
 	env_init(&e, o, d);
 	grouping g;
@@ -1332,21 +1359,7 @@ int cal_fit_all(cal_pset *ps, const cal_data *d, const cal_opts *opts, cal_summa
 	s.loo_mape_spread = s.nloo ? sum_loo_sp / s.nloo : NAN;
 	cal_loo_interval(rho, hw, s.nloo, &s.iv);
 	cal_loo_interval(rho, NULL, s.nloo, &s.iv_plain);
-	/* what a prediction misses by beyond its parameters' errors: a run's noise, or the leave-one-out rms of
-	 * the throughput points where larger (how far a point the fit did not see falls off it) */
-	double noise = run_noise_ln(&e, ps, d);
-	if (loo_n > 1 && !(noise * noise >= loo_ss / loo_n))
-		noise = sqrt(loo_ss / loo_n);
-	double sd_ar = allreduce_noise_ln(&e, ps, d);
-	const char *nm[2] = { "run_sd_ln", "allreduce_sd_ln" };
-	double nv[2] = { noise, sd_ar };
-	for (int k = 0; k < 2; k++)
-		if (isfinite(nv[k])) { /* validate --profile's intervals add them to each held-out prediction */
-			int at = cal_pset_get(ps, nm[k], "", nv[k], "ln"); /* may move ps->p */
-			cal_param *q = &ps->p[at];
-			q->value = nv[k];
-			q->status = CAL_FITTED;
-		}
+	put_noise(&e, ps, d, loo_ss, loo_n);
 	free(rho);
 	free(hw);
 	grouping_free(&g, d->n);

@@ -710,15 +710,13 @@ static int pair_form(const cal_phase_row *rows, int n, const char *ex, const dou
 	return best;
 }
 
-int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f)
+/* The start-up (init_start..run_start) against nodes, the form by cross-validation; buf holds 8 x n doubles. */
+static int fit_startup(const cal_phase_row *rows, int n, const char *exclude_org, double *buf, cal_phase_fit *f)
 {
-	double *buf = xmalloc((size_t)(n ? n : 1) * 8 * sizeof *buf);
 	double *x = buf, *y = buf + n;
 	double in[CAL_STARTUP_NFORMS], a[CAL_STARTUP_NFORMS], b[CAL_STARTUP_NFORMS];
-	int m = 0, rc;
+	int m = 0;
 
-	memset(f, 0, sizeof *f);
-	/* start-up: init_start..run_start against nodes, the form by cross-validation */
 	for (int k = 0; k < CAL_STARTUP_NFORMS; k++) {
 		f->cv_startup[k] = cv_error(rows, n, exclude_org, true, k, buf);
 		if (startup_fit(rows, n, exclude_org, NULL, k, x, y, &a[k], &b[k], &in[k], &m) < 0) {
@@ -729,10 +727,8 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 	f->startup_form = pair_form(rows, n, exclude_org, in);
 	if (f->startup_form < 0)
 		f->startup_form = choose_form(f->cv_startup, in, CAL_STARTUP_NFORMS);
-	if (f->startup_form < 0) {
-		rc = err_set("phase fit: start-up: %d runs, cannot fit", m);
-		goto out;
-	}
+	if (f->startup_form < 0)
+		return err_set("phase fit: start-up: %d runs, cannot fit", m);
 	f->nruns = m;
 	f->startup_s = a[f->startup_form];
 	f->mape_startup = in[f->startup_form];
@@ -742,8 +738,16 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 	case CAL_STARTUP_LINEAR: f->startup_per_node_s = b[f->startup_form]; break;
 	default: break;
 	}
-	/* one evaluation pass (after the first) against eval images / training rate */
-	m = 0;
+	return 0;
+}
+
+/* One evaluation pass (after the first) against eval images / training rate, and the epoch boundary's gaps
+ * per epoch against the step time. */
+static int fit_eval_boundary(const cal_phase_row *rows, int n, const char *exclude_org, double *buf, cal_phase_fit *f)
+{
+	double *x = buf, *y = buf + n;
+	int m = 0, rc;
+
 	for (int i = 0; i < n; i++) {
 		const cal_phase_row *r = &rows[i];
 		if (!fit_usable(r, exclude_org, NULL) || !(r->eval_pass_s > 0) || !(r->eval_samples > 0))
@@ -752,8 +756,7 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 		y[m++] = r->eval_pass_s;
 	}
 	if ((rc = fit_rel_line(x, y, m, true, "evaluation", &f->eval_fixed_s, &f->eval_step_frac, &f->mape_eval)) < 0)
-		goto out;
-	/* epoch boundary: the gaps per epoch against the step time */
+		return rc;
 	m = 0;
 	for (int i = 0; i < n; i++) {
 		const cal_phase_row *r = &rows[i];
@@ -762,11 +765,15 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 		x[m] = r->global_batch / r->train_img_s;
 		y[m++] = r->boundary_s / r->epochs;
 	}
-	if ((rc = fit_rel_line(x, y, m, true, "epoch boundary", &f->epoch_boundary_s, &f->epoch_boundary_iters,
-			       &f->mape_boundary)) < 0)
-		goto out;
-	/* warm-up: lead-in, the form by cross-validation ... */
+	return fit_rel_line(x, y, m, true, "epoch boundary", &f->epoch_boundary_s, &f->epoch_boundary_iters,
+			    &f->mape_boundary);
+}
+
+/* The warm-up's lead-in, the form by cross-validation. */
+static int fit_lead(const cal_phase_row *rows, int n, const char *exclude_org, double *buf, cal_phase_fit *f)
+{
 	double inw[CAL_LEAD_NFORMS], la[CAL_LEAD_NFORMS], lk[CAL_LEAD_NFORMS];
+
 	for (int k = 0; k < CAL_LEAD_NFORMS; k++) {
 		f->cv_warmup[k] = cv_error(rows, n, exclude_org, false, k, buf);
 		if (lead_fit(rows, n, exclude_org, NULL, k, buf, &la[k], &lk[k], &inw[k]) < 0) {
@@ -775,48 +782,59 @@ int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org
 		}
 	}
 	f->lead_form = choose_form(f->cv_warmup, inw, CAL_LEAD_NFORMS);
-	if (f->lead_form < 0) {
-		rc = err_set("phase fit: lead-in: too few runs");
-		goto out;
-	}
+	if (f->lead_form < 0)
+		return err_set("phase fit: lead-in: too few runs");
 	f->run_lead_s = la[f->lead_form];
 	f->run_lead_steps = lk[f->lead_form];
-	/* ... + the first epoch's extra: a cold read of the data set by the nodes together at cold_read_Bps x
-	 * nodes^e, e from how one system's first epoch shrinks with its nodes */
+	return 0;
+}
+
+/* The first epoch's extra: a cold read of the data set by the nodes together at cold_read_Bps x nodes^e, e from
+ * how one system's first epoch shrinks with its nodes; then the warm-up's error over those runs. */
+static int fit_cold_read(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, double *buf,
+			 cal_phase_fit *f)
+{
 	node_exp_fit(rows, n, exclude_org, buf, f);
-	{
-		double *nodes = buf, *warm = buf + n, *extra = buf + 2 * n, *run = buf + 3 * n, *lead = buf + 4 * n;
-		double *step = buf + 5 * n, u[1] = {log(3e9)};
-		m = 0;
-		for (int i = 0; i < n; i++) {
-			const cal_phase_row *r = &rows[i];
-			if (!fit_usable(r, exclude_org, NULL) || !lead_row(r, &lead[m], &step[m], &run[m]) ||
-			    !isfinite(r->first_epoch_extra_s) || !(r->warm_epoch_s > 0))
-				continue;
-			nodes[m] = r->nodes, warm[m] = r->warm_epoch_s, extra[m++] = r->first_epoch_extra_s;
-		}
-		cold_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .extra_s = extra, .run_s = run, .n = m,
-			      .dataset_B = dataset_B, .node_exp = f->cold_read_node_exp};
-		cal_lsq lsq = {.np = 1, .n = m, .u = u, .f = cold_resid, .ctx = &c};
-		cal_lsq_result res;
-		if (m < 2 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged) {
-			rc = err_set("phase fit: first epoch's cold read: %d runs, the fit did not converge", m);
-			goto out;
-		}
-		f->cold_read_Bps = exp(u[0]);
-		double e = 0, r;
-		for (int i = 0; i < m; i++) {
-			cold_ctx one = c;
-			one.nodes += i, one.warm_epoch_s += i, one.extra_s += i, one.run_s += i, one.n = 1;
-			cold_resid(u, &r, &one);
-			e += fabs(r * run[i] + f->run_lead_s + f->run_lead_steps * step[i] - lead[i]) / run[i];
-		}
-		f->mae_warmup_run = m ? e / m : NAN;
+	double *nodes = buf, *warm = buf + n, *extra = buf + 2 * n, *run = buf + 3 * n, *lead = buf + 4 * n;
+	double *step = buf + 5 * n, u[1] = {log(3e9)};
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const cal_phase_row *r = &rows[i];
+		if (!fit_usable(r, exclude_org, NULL) || !lead_row(r, &lead[m], &step[m], &run[m]) ||
+		    !isfinite(r->first_epoch_extra_s) || !(r->warm_epoch_s > 0))
+			continue;
+		nodes[m] = r->nodes, warm[m] = r->warm_epoch_s, extra[m++] = r->first_epoch_extra_s;
 	}
-	rc = 0;
-out:
+	cold_ctx c = {.nodes = nodes, .warm_epoch_s = warm, .extra_s = extra, .run_s = run, .n = m,
+		      .dataset_B = dataset_B, .node_exp = f->cold_read_node_exp};
+	cal_lsq lsq = {.np = 1, .n = m, .u = u, .f = cold_resid, .ctx = &c};
+	cal_lsq_result res;
+	if (m < 2 || cal_lsq_solve(&lsq, &res) < 0 || !res.converged)
+		return err_set("phase fit: first epoch's cold read: %d runs, the fit did not converge", m);
+	f->cold_read_Bps = exp(u[0]);
+	double e = 0, r;
+	for (int i = 0; i < m; i++) {
+		cold_ctx one = c;
+		one.nodes += i, one.warm_epoch_s += i, one.extra_s += i, one.run_s += i, one.n = 1;
+		cold_resid(u, &r, &one);
+		e += fabs(r * run[i] + f->run_lead_s + f->run_lead_steps * step[i] - lead[i]) / run[i];
+	}
+	f->mae_warmup_run = m ? e / m : NAN;
+	return 0;
+}
+
+int cal_phase_fit_rows(const cal_phase_row *rows, int n, const char *exclude_org, double dataset_B, cal_phase_fit *f)
+{
+	double *buf = xmalloc((size_t)(n ? n : 1) * 8 * sizeof *buf);
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	if ((rc = fit_startup(rows, n, exclude_org, buf, f)) >= 0 &&
+	    (rc = fit_eval_boundary(rows, n, exclude_org, buf, f)) >= 0 &&
+	    (rc = fit_lead(rows, n, exclude_org, buf, f)) >= 0)
+		rc = fit_cold_read(rows, n, exclude_org, dataset_B, buf, f);
 	free(buf);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- anchoring on one system's own runs (cal.h) ---- */

@@ -130,6 +130,105 @@ static void compute_eff_row(FILE *f, const cal_pset *ps, FILE *log)
 			"uses each stack's compute_eff from the database)\n", n);
 }
 
+/* A parameter the model reads under its own name: its row, and a note where it was fitted in several scopes. */
+static void put_same_row(FILE *f, const cal_pset *ps, int i, FILE *log)
+{
+	const cal_param *p = &ps->p[i];
+	put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, log);
+	int dup = 0;
+	for (int j = 0; j < i; j++)
+		dup += usable(&ps->p[j]) && strcmp(ps->p[j].name, p->name) == 0;
+	if (dup && log)
+		fprintf(log, "calibrate: %s fitted in several scopes; predict --profile uses the last (%s)\n", p->name,
+			p->scope);
+}
+
+/* Link levels (p's scope "machine|level"): alpha per ring step as is; busbw relative to the hwdb link
+ * bandwidth; contention factors by level. */
+static void put_level_rows(FILE *f, const cal_param *p, const char *bar, const hw_db *db, FILE *log)
+{
+	if (strcmp(p->name, "slowdown_compute") == 0 || strcmp(p->name, "slowdown_comm") == 0) {
+		char *nm = xasprintf("%s_%s", p->name, level_name(bar + 1));
+		double v = fmin(10.0, fmax(1.0, p->value));   /* model_params.c's range */
+		if (v != p->value && log)
+			fprintf(log, "calibrate: %s of %s is %.3g; written as %g (the model's range is 1..10)\n",
+				p->name, p->scope, p->value, v);
+		put_row(f, NULL, nm, v, p->se, "factor", cal_pstatus_name(p->status), p->scope, p->rows, log);
+		free(nm);
+	}
+	if (strcmp(p->name, "alpha_s") != 0 && strcmp(p->name, "busbw_Bps") != 0)
+		return;
+	char machine[256];
+	snprintf(machine, sizeof machine, "%.*s", (int)(bar - p->scope), p->scope);
+	const char *level = level_name(bar + 1);
+	if (strcmp(p->name, "alpha_s") == 0) {
+		char *nm = xasprintf("alpha_%s_s", level);
+		put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows, log);
+		free(nm);
+		return;
+	}
+	double bw = level_bw(db, machine, bar + 1);
+	if (isfinite(bw) && bw > 0 && p->value / bw <= 1.0) {
+		char *nm = xasprintf("bw_eff_%s", level);
+		put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows, log);
+		free(nm);
+	} else if (log) {
+		fprintf(log, "calibrate: busbw of %s: the database does not describe this link on the system, no bandwidth to be "
+			"relative to; kept on the '#cal' line only\n", p->scope);
+	}
+}
+
+/* The data rows predict --profile reads: the model's parameters, from the fitted ones. */
+static void put_model_rows(FILE *f, const cal_pset *ps, const hw_db *db, FILE *log)
+{
+	static const char *const same[] = { "b_half", "overlap", "decode_img_s_core", "epoch_boundary_s",
+						   "host_input_img_s_core", NULL };
+	int nconv = 0;
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		if (!usable(p))
+			continue;
+		for (int k = 0; same[k]; k++)
+			if (strcmp(p->name, same[k]) == 0)
+				put_same_row(f, ps, i, log);
+		if (strcmp(p->name, "conv_e0") == 0 || strcmp(p->name, "conv_b0") == 0) {
+			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, log);
+			nconv++;
+		}
+		const char *bar = strrchr(p->scope, '|');
+		if (bar)
+			put_level_rows(f, p, bar, db, log);
+	}
+	compute_eff_row(f, ps, log);
+	if (nconv) {
+		/* the calibration's curve is e0 (1 + B / b0): the model's form 1 with k = 1 */
+		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "", log);
+		put_row(f, NULL, "conv_k", 1, NAN, "exponent", "derived", "", "", log);
+	}
+}
+
+/* The '#cal,' line of every parameter and the '#corr' line of each pair fitted together (validate --profile's
+ * intervals propagate them). */
+static void put_cal_lines(FILE *f, const cal_pset *ps)
+{
+	for (int i = 0; i < ps->n; i++) {
+		const cal_param *p = &ps->p[i];
+		double v = isfinite(p->value) ? p->value : p->prior;
+		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, NULL);
+	}
+	for (int k = 0; k < ps->ncorr; k++) {
+		const cal_pcorr *c = &ps->corr[k];
+		if (!(fabs(c->rho) > 0) || !isfinite(c->rho))
+			continue;
+		fputs("#corr", f);
+		put_text(f, ps->p[c->a].name, false);
+		put_text(f, ps->p[c->a].scope, false);
+		put_text(f, ps->p[c->b].name, false);
+		put_text(f, ps->p[c->b].scope, false);
+		fprintf(f, ",%.6f\n", c->rho);
+	}
+}
+
 int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *opts)
 {
 	const hw_db *db = opts ? opts->db : NULL;
@@ -143,84 +242,8 @@ int cal_pset_write(const cal_pset *ps, const char *path, const struct cal_opts *
 	      "# `scaleplan predict --profile`. '#cal,' lines: every parameter of the calibration with its scope, read\n"
 	      "# by `scaleplan validate --profile`. stderr is empty when unknown (no degrees of freedom).\n", f);
 	fputs("param,value,stderr,unit,status,scope,rows\n", f);
-	static const char *const same[] = { "b_half", "overlap", "decode_img_s_core", "epoch_boundary_s",
-						   "host_input_img_s_core", NULL };
-	int nconv = 0;
-	for (int i = 0; i < ps->n; i++) {
-		const cal_param *p = &ps->p[i];
-		if (!usable(p))
-			continue;
-		for (int k = 0; same[k]; k++)
-			if (strcmp(p->name, same[k]) == 0) {
-				put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope,
-					p->rows, log);
-				int dup = 0;
-				for (int j = 0; j < i; j++)
-					dup += usable(&ps->p[j]) && strcmp(ps->p[j].name, p->name) == 0;
-				if (dup && log)
-					fprintf(log, "calibrate: %s fitted in several scopes; predict --profile uses the last "
-						"(%s)\n", p->name, p->scope);
-			}
-		if (strcmp(p->name, "conv_e0") == 0 || strcmp(p->name, "conv_b0") == 0) {
-			put_row(f, NULL, p->name, p->value, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, log);
-			nconv++;
-		}
-		/* link levels: alpha per ring step as is; busbw relative to the hwdb link bandwidth; contention
-		 * factors by level */
-		const char *bar = strrchr(p->scope, '|');
-		if (bar && (strcmp(p->name, "slowdown_compute") == 0 || strcmp(p->name, "slowdown_comm") == 0)) {
-			char *nm = xasprintf("%s_%s", p->name, level_name(bar + 1));
-			double v = fmin(10.0, fmax(1.0, p->value));   /* model_params.c's range */
-			if (v != p->value && log)
-				fprintf(log, "calibrate: %s of %s is %.3g; written as %g (the model's range is 1..10)\n",
-					p->name, p->scope, p->value, v);
-			put_row(f, NULL, nm, v, p->se, "factor", cal_pstatus_name(p->status), p->scope, p->rows, log);
-			free(nm);
-		}
-		if (bar && (strcmp(p->name, "alpha_s") == 0 || strcmp(p->name, "busbw_Bps") == 0)) {
-			char machine[256];
-			snprintf(machine, sizeof machine, "%.*s", (int)(bar - p->scope), p->scope);
-			const char *level = level_name(bar + 1);
-			if (strcmp(p->name, "alpha_s") == 0) {
-				char *nm = xasprintf("alpha_%s_s", level);
-				put_row(f, NULL, nm, p->value, p->se, "s", cal_pstatus_name(p->status), p->scope, p->rows, log);
-				free(nm);
-			} else {
-				double bw = level_bw(db, machine, bar + 1);
-				if (isfinite(bw) && bw > 0 && p->value / bw <= 1.0) {
-					char *nm = xasprintf("bw_eff_%s", level);
-					put_row(f, NULL, nm, p->value / bw, p->se / bw, "fraction", "derived", p->scope, p->rows, log);
-					free(nm);
-				} else if (log) {
-					fprintf(log, "calibrate: busbw of %s: the database does not describe this link on the system, no bandwidth to be "
-						"relative to; kept on the '#cal' line only\n", p->scope);
-				}
-			}
-		}
-	}
-	compute_eff_row(f, ps, log);
-	if (nconv) {
-		/* the calibration's curve is e0 (1 + B / b0): the model's form 1 with k = 1 */
-		put_row(f, NULL, "conv_model", 1, NAN, "enum", "derived", "", "", log);
-		put_row(f, NULL, "conv_k", 1, NAN, "exponent", "derived", "", "", log);
-	}
-	for (int i = 0; i < ps->n; i++) {
-		const cal_param *p = &ps->p[i];
-		double v = isfinite(p->value) ? p->value : p->prior;
-		put_row(f, "#cal,", p->name, v, p->se, p->unit, cal_pstatus_name(p->status), p->scope, p->rows, NULL);
-	}
-	/* the correlations of parameters fitted together: validate --profile's intervals propagate them */
-	for (int k = 0; k < ps->ncorr; k++) {
-		const cal_pcorr *c = &ps->corr[k];
-		if (!(fabs(c->rho) > 0) || !isfinite(c->rho))
-			continue;
-		fputs("#corr", f);
-		put_text(f, ps->p[c->a].name, false);
-		put_text(f, ps->p[c->a].scope, false);
-		put_text(f, ps->p[c->b].name, false);
-		put_text(f, ps->p[c->b].scope, false);
-		fprintf(f, ",%.6f\n", c->rho);
-	}
+	put_model_rows(f, ps, db, log);
+	put_cal_lines(f, ps);
 	if (fclose(f) != 0) {
 		free(buf);
 		return err_set("%s: cannot build the profile", path), ERR_ENV;
@@ -253,6 +276,42 @@ static int load_corr(cal_pset *ps, const char *path, const char *text, size_t le
 	return rc;
 }
 
+/* Copies a profile line of got bytes, less its prefix of skip bytes, to `to` as one CSV line and notes its line
+ * number in the file. */
+static void take_line(FILE *to, const char *line, size_t skip, ssize_t got, int lineno, int **lines, int *n, int *cap,
+		      int cap0)
+{
+	fputs(line + skip, to);
+	if (got == 0 || line[got - 1] != '\n')
+		fputc('\n', to);
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : cap0;
+		*lines = xrealloc(*lines, (size_t)*cap * sizeof **lines);
+	}
+	(*lines)[(*n)++] = lineno;
+}
+
+/* A profile's '#cal,' lines into o and its '#corr,' lines into co, each as a CSV with its header, with the
+ * file's line number of each row (for messages); other lines (the data rows predict reads) are skipped. */
+static void split_profile(FILE *f, FILE *o, int **lines, int *nlines, FILE *co, int **clines, int *ncl)
+{
+	int cap = 0, ccap = 0;
+	fputs("param,value,stderr,unit,status,scope,rows\n", o);
+	fputs("a,a_scope,b,b_scope,rho\n", co);
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+	int lineno = 0;
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		lineno++;
+		if (strncmp(line, "#corr,", 6) == 0)
+			take_line(co, line, 6, got, lineno, clines, ncl, &ccap, 16);
+		else if (strncmp(line, "#cal,", 5) == 0)
+			take_line(o, line, 5, got, lineno, lines, nlines, &cap, 64);
+	}
+	free(line);
+}
+
 int cal_pset_load(cal_pset *ps, const char *path)
 {
 	FILE *f;
@@ -262,38 +321,8 @@ int cal_pset_load(cal_pset *ps, const char *path)
 	char *out = NULL, *cout = NULL;
 	size_t olen = 0, clen = 0;
 	FILE *o = open_memstream(&out, &olen), *co = open_memstream(&cout, &clen);
-	int *lines = NULL, nlines = 0, cap = 0, *clines = NULL, ncl = 0, ccap = 0;
-	fputs("param,value,stderr,unit,status,scope,rows\n", o);
-	fputs("a,a_scope,b,b_scope,rho\n", co);
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t got;
-	int lineno = 0;
-	while ((got = getline(&line, &lcap, f)) >= 0) {
-		lineno++;
-		if (strncmp(line, "#corr,", 6) == 0) {
-			fputs(line + 6, co);
-			if (got == 0 || line[got - 1] != '\n')
-				fputc('\n', co);
-			if (ncl == ccap) {
-				ccap = ccap ? 2 * ccap : 16;
-				clines = xrealloc(clines, (size_t)ccap * sizeof *clines);
-			}
-			clines[ncl++] = lineno;
-			continue;
-		}
-		if (strncmp(line, "#cal,", 5) != 0)
-			continue;
-		fputs(line + 5, o);
-		if (got == 0 || line[got - 1] != '\n')
-			fputc('\n', o);
-		if (nlines == cap) {
-			cap = cap ? 2 * cap : 64;
-			lines = xrealloc(lines, (size_t)cap * sizeof *lines);
-		}
-		lines[nlines++] = lineno;
-	}
-	free(line);
+	int *lines = NULL, nlines = 0, *clines = NULL, ncl = 0;
+	split_profile(f, o, &lines, &nlines, co, &clines, &ncl);
 	fclose(f);
 	fclose(o);
 	fclose(co);

@@ -15,7 +15,6 @@ $(BUILD)/gen/cal_refdata.c: $(CAL_REFDATA) tools/embed.sh
 $(BUILD)/gen/cal_refdata.o: calibrate/cal_internal.h
 
 # validate-table: the hold-out error table of the built-in reference data, as Markdown, into docs/validate.md
-# and into README.md between the validate-table markers
 .PHONY: validate-table
 validate-table: $(BUILD)/scaleplan
 	@mkdir -p docs
@@ -27,7 +26,6 @@ validate-table: $(BUILD)/scaleplan
 	   echo 'MAPE = mean |predicted / measured - 1|. Groups: measurement kind, machine, GPU, precision, software; for'; \
 	   echo 'throughput also the placement (GPUs, nodes x GPUs per node, transport).'; echo; \
 	   ./$(BUILD)/scaleplan validate --format md; } > docs/validate.md.tmp && mv docs/validate.md.tmp docs/validate.md
-	@tail -n +3 docs/validate.md > docs/validate.body.tmp && sh tools/readme_splice.sh validate-table docs/validate.body.tmp && rm -f docs/validate.body.tmp
 	@cat docs/validate.md
 
 # fuzz-mllog: libFuzzer + ASan/UBSan on the MLLOG parser; a short run for CI.

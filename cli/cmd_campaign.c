@@ -356,6 +356,27 @@ static void say_choices(const cg_opts *o, const char *spec, bool dflt, const cal
 }
 
 /* The campaign of grid spec: planned, checked, written and, with --run, run and fitted. */
+/* The planned runs against --out and --data-dir: EXIT_OK, or EXIT_INPUT with the message printed. */
+static int check_plan(const cg_opts *o, const cal_cg_run *runs, int n)
+{
+	if (cal_cg_exists(o->out) && !o->force) {
+		fprintf(stderr, "scaleplan campaign: --out %s holds a campaign already (its grid.csv or scripts); "
+				"expected a new folder, or --force to write over it\n", o->out);
+		return EXIT_INPUT;
+	}
+	if (n > CAL_CG_MAX_RUNS) {
+		fprintf(stderr, "scaleplan campaign: --grid: %d runs; expected at most %d\n", n, CAL_CG_MAX_RUNS);
+		return EXIT_INPUT;
+	}
+	for (int i = 0; i < n; i++)
+		if (strcmp(runs[i].data, "synthetic") && !o->c.folder) {
+			fprintf(stderr, "scaleplan campaign: --grid: field 'data', value '%s': expected --data-dir FOLDER "
+					"(the JPEG folder it reads)\n", runs[i].data);
+			return EXIT_INPUT;
+		}
+	return EXIT_OK;
+}
+
 static int campaign_with(cg_opts *o, const char *spec, bool dflt)
 {
 	int rc = EXIT_OK;
@@ -366,24 +387,10 @@ static int campaign_with(cg_opts *o, const char *spec, bool dflt)
 		free(runs);
 		return EXIT_INPUT;
 	}
-	if (cal_cg_exists(o->out) && !o->force) {
-		fprintf(stderr, "scaleplan campaign: --out %s holds a campaign already (its grid.csv or scripts); "
-				"expected a new folder, or --force to write over it\n", o->out);
+	if ((rc = check_plan(o, runs, n)) != EXIT_OK) {
 		free(runs);
-		return EXIT_INPUT;
+		return rc;
 	}
-	if (n > CAL_CG_MAX_RUNS) {
-		fprintf(stderr, "scaleplan campaign: --grid: %d runs; expected at most %d\n", n, CAL_CG_MAX_RUNS);
-		free(runs);
-		return EXIT_INPUT;
-	}
-	for (int i = 0; i < n; i++)
-		if (strcmp(runs[i].data, "synthetic") && !o->c.folder) {
-			fprintf(stderr, "scaleplan campaign: --grid: field 'data', value '%s': expected --data-dir FOLDER "
-					"(the JPEG folder it reads)\n", runs[i].data);
-			free(runs);
-			return EXIT_INPUT;
-		}
 	/* the JPEG runs' time limits count the folder's images (ImageNet's 1,281,167 + 50,000 where unreadable
 	 * here: the scripts may run on another machine) */
 	if (o->c.run_timeout_s <= 0 && (rc = predict_runs(o, runs, n)) != EXIT_OK) {

@@ -558,13 +558,13 @@ static void print_notes(FILE *out, const cli_scen *s, const plan_question *q, co
 	else
 		fprintf(out, "rent/run = whole instances rented for the run alone (--rent-session-h 0) as billed, with its start-up "
 		       "and data copy; a reservation, the run's share of its month; ");
-	fprintf(out, "idle = GPUs bought (whole servers or racks) and left idle; tco/run = capex over %.3g years "
-	       "+ support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy at $%.3g/kWh x PUE %.3g; "
+	char tco[256];
+	model_money_tco_words(m, m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back"
+							     : "the --utilisation", tco, sizeof tco);
+	fprintf(out, "idle = GPUs bought (whole servers or racks) and left idle; tco/run = %s; "
 	       "'-' = not priced (why: the lines in parentheses below; the CSV has each part and its range); meets = the budget and "
 	       "deadline (the predicted time; the answer says which meet it with 90%% confidence) or what fails and by how much\n",
-	       m->amortize_years, m->support_frac_year, m->facility_usd_kw_month,
-	       m->runs_per_month > 0 ? "--runs-per-month" : m->utilisation >= 1 ? "runs back to back" : "the --utilisation",
-	       m->kwh_usd, m->pue);
+	       tco);
 	cli_unpriced_notes(out, rows, nrows);
 	if (unpriced && q->cost == PLAN_RUN)
 		fprintf(out, "(%d option%s with neither a purchase price nor a rent at this count: they cannot qualify)\n",

@@ -98,14 +98,18 @@ static void print_money(FILE *out, const model_scenario *sc, const model_params 
 		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
 		       plan_fmt_usd(m->kwh_usd, b, sizeof b), m->pue);
 	if (isfinite(r->capex_usd)) {
-		fprintf(out, "  owner's cost       %s (%s-%s) per run: capex over %.3g years, support %s, facility %s, energy; ",
+		char use[64], tco[256];
+		if (m->runs_per_month > 0) {
+			char rb[32];
+			snprintf(use, sizeof use, "%s runs a month", runs_text(m->runs_per_month, rb, sizeof rb));
+		} else {
+			snprintf(use, sizeof use, "%.0f%% utilisation", m->utilisation * 100.0);
+		}
+		model_money_tco_words(m, use, tco, sizeof tco);
+		fprintf(out, "  owner's cost       %s (%s-%s) per run (support %s, facility %s): %s\n",
 		       plan_fmt_usd(r->tco_usd, a, sizeof a), plan_fmt_usd(r->tco_lo_usd, b, sizeof b),
-		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), m->amortize_years, plan_fmt_usd(r->support_usd, d, sizeof d),
-		       plan_fmt_usd(r->facility_usd, e, sizeof e));
-		if (m->runs_per_month > 0)
-			fprintf(out, "at %s runs a month\n", runs_text(m->runs_per_month, a, sizeof a));
-		else
-			fprintf(out, "at %.0f%% utilisation\n", m->utilisation * 100.0);
+		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), plan_fmt_usd(r->support_usd, d, sizeof d),
+		       plan_fmt_usd(r->facility_usd, e, sizeof e), tco);
 	}
 	if (isfinite(r->breakeven_runs_per_month))
 		fprintf(out, "  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "

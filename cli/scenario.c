@@ -377,7 +377,7 @@ int cli_scen_load(cli_scen *s)
 			s->spec.images);
 		return EXIT_INPUT;
 	}
-	if (fabs(s->spec.target_top1 - 0.759) > 1e-9 && !(s->spec.epochs > 0)) {
+	if (fabs(s->spec.target_top1 - MODEL_MLPERF_TARGET_TOP1) > 1e-9 && !(s->spec.epochs > 0)) {
 		fprintf(stderr,
 			"scaleplan %s: --target-top1 %g: the convergence curve is for 75.9%% top-1 (MLPerf); give "
 			"--epochs for another target\n",
@@ -457,8 +457,8 @@ int cli_ask_opts(cli_ask *a, cli_opt *t)
 			   "  --cost C          run (default): a run's share of the month of work as its buyer pays it - owned,\n"
 			   "                    tco; rented, rent - so bought and rented options rank together | capex (servers\n"
 			   "                    in whole units + network + a priced store; a rental counts as the dearest) | tco\n"
-			   "                    (the owner's cost per run: capex over --amortize-years, support and facility,\n"
-			   "                    spread over the --utilisation or --runs-per-month, plus energy x PUE) | rent (as\n"
+			   "                    (the owner's cost per run, spelt out with its figures in predict's owner's\n"
+			   "                    cost line and compare's legend) | rent (as\n"
 			   "                    billed: whole instances and minimum units at the rental rate)\n"),
 		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
 			  "  --budget USD      caps the capex of bought options (rentals commit none and stay in); a filter:\n"

@@ -191,6 +191,7 @@ enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 
 /* Facts every module counts with, written once. */
 #define MODEL_IMAGENET_TRAIN_IMAGES 1281167 /* ImageNet-1k (ILSVRC2012) training images, refdata/seed_facts.md */
+#define MODEL_MLPERF_TARGET_TOP1 0.759 /* MLPerf ResNet-50 v1.5 quality target since v0.6: the convergence curve's */
 /* A macro's value as a string literal, for help texts that print a default (MODEL_STR(MODEL_IMAGENET_...)). */
 #define MODEL_STR(x) MODEL_STR_(x)
 #define MODEL_STR_(x) #x
@@ -320,6 +321,9 @@ int model_money_check(const model_money *m);
 /* The owner's use of a bought cluster whose run takes tta_s: money.utilisation, or what money.runs_per_month
  * implies (runs x tta_s over a month), at most 1 (runs back to back). The figure the owner's month is shared by. */
 double model_money_use(const model_money *m, double tta_s);
+/* The owner's cost per run (tco_usd) in words, with m's figures and use naming the month's use ("54%
+ * utilisation"): the one description that predict, compare's legend and the docs point at. snprintf's return. */
+int model_money_tco_words(const model_money *m, const char *use, char *buf, size_t n);
 /* The money inputs, one row each: the one table that model_money_default, model_money_check, the CLI's
  * options and --help (cli/scenario.c), report's money rows, costs.xlsx's Assumptions and whatif.html's
  * inputs read. A value as typed is the field / scale (hours for a field in seconds); lo..hi bound it as

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -335,6 +336,14 @@ static double run_share(const model_money *m, double tta_s)
 {
 	double share = m->runs_per_month > 0 ? 1.0 / m->runs_per_month : tta_s / (m->utilisation * MODEL_MONTH_S);
 	return fmax(share, tta_s / MODEL_MONTH_S);
+}
+
+int model_money_tco_words(const model_money *m, const char *use, char *buf, size_t n)
+{
+	return snprintf(buf, n,
+			"capex over %.3g years + support %.3g of capex a year + facility $%.4g per kW-month, at %s, + energy "
+			"at $%.3g/kWh x PUE %.3g",
+			m->amortize_years, m->support_frac_year, m->facility_usd_kw_month, use, m->kwh_usd, m->pue);
 }
 
 double model_money_use(const model_money *m, double tta_s)

@@ -18,7 +18,7 @@ void plan_spec_init(plan_spec *s)
 	s->precision = MODEL_BF16;
 	s->data = -1;
 	s->images = MODEL_IMAGENET_TRAIN_IMAGES;
-	s->target_top1 = 0.759;
+	s->target_top1 = MODEL_MLPERF_TARGET_TOP1;
 	s->rent_quote_usd_gpu_h = NAN;
 	model_money_default(&s->money);
 }

@@ -195,11 +195,74 @@ static void iter_start(sim_loop *loop, void *ctx, long arg)
 	}
 }
 
+/* The node's links, all at the model's efficiencies: the ideal link (never limits a capped flow), each GPU's
+ * NVLink or PCIe out, the host links of each PCIe group (up and down), the NICs; each GPU's up, down and NIC. */
+static void iter_links(iter_ctx *c, const sim_shape *sh, sim_trace *tr)
+{
+	char name[64];
+	int G = c->G;
+	c->ideal = sim_net_link(c->net, "ideal", 1e300, -1);
+	for (int g = 0; g < G; g++) {
+		snprintf(name, sizeof(name), "gpu%d %s out", g, sh->intra_nvlink ? "nvlink" : "pcie");
+		int track = tr ? sim_trace_track(tr, "node0 links", name) : -1;
+		c->intra[g] = sim_net_link(c->net, name, sh->intra_Bps > 0 ? sh->intra_Bps : 1e300, track);
+	}
+	int groups = sh->groups > 1 ? sh->groups : 1; /* host links (PCIe groups) */
+	int per_group = (G + groups - 1) / groups;
+	int up0 = -1, down0 = -1;
+	for (int h = 0; h < groups; h++) {
+		snprintf(name, sizeof(name), "host link %d from gpus", h);
+		bool used = (groups > 1 && !sh->intra_nvlink) || (sh->nic_via_host && sh->nodes > 1);
+		int tu = tr && used ? sim_trace_track(tr, "node0 links", name) : -1;
+		int u = sim_net_link(c->net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, tu);
+		snprintf(name, sizeof(name), "host link %d to gpus", h);
+		int td = tr ? sim_trace_track(tr, "node0 links", name) : -1;
+		int d = sim_net_link(c->net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, td);
+		if (h == 0) {
+			up0 = u;
+			down0 = d;
+		}
+	}
+	for (int g = 0; g < G; g++) {
+		int h = g / per_group;
+		c->up[g] = up0 + 2 * h;
+		c->down[g] = down0 + 2 * h;
+	}
+	int nics = sh->nics > 0 ? sh->nics : 1;
+	int nic0 = -1;
+	for (int k = 0; k < nics; k++) {
+		snprintf(name, sizeof(name), "nic%d out", k);
+		int track = tr && sh->nodes > 1 ? sim_trace_track(tr, "node0 links", name) : -1;
+		int id = sim_net_link(c->net, name, sh->nic_Bps > 0 ? sh->nic_Bps : 1e300, track);
+		if (k == 0)
+			nic0 = id;
+	}
+	for (int g = 0; g < G; g++)
+		c->nic[g] = nic0 + g % nics;
+}
+
+/* Each GPU's compute stream, and its trace tracks. */
+static void iter_streams(iter_ctx *c, sim_trace *tr)
+{
+	char name[64];
+	for (int g = 0; g < c->G; g++) {
+		int track = -1;
+		if (tr) {
+			snprintf(name, sizeof(name), "gpu%d compute", g);
+			track = sim_trace_track(tr, "node0 gpus", name);
+			snprintf(name, sizeof(name), "gpu%d nccl", g);
+			c->comm_track[g] = sim_trace_track(tr, "node0 gpus", name);
+			snprintf(name, sizeof(name), "gpu%d copy", g);
+			c->copy_track[g] = sim_trace_track(tr, "node0 gpus", name);
+		}
+		c->stream[g] = sim_res_new("compute", 1, tr, track);
+	}
+}
+
 long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double f_max, double t0_s,
 		   sim_trace *tr, bool set_ar, double *comm_end_s)
 {
 	iter_ctx c = { 0 };
-	char name[64];
 	long events = -1;
 	int G = sh->gpus_per_node;
 
@@ -220,57 +283,8 @@ long sim_node_iter(sim_shape *sh, bool contention, const double *factor, double 
 		c.bucket_of_layer[l] = -1;
 	for (int b = 0; b < sh->nbuckets; b++)
 		c.bucket_of_layer[sh->bucket_first[b]] = b;
-	/* links (all at the model's efficiencies); the ideal link never limits a capped flow */
-	c.ideal = sim_net_link(c.net, "ideal", 1e300, -1);
-	for (int g = 0; g < G; g++) {
-		snprintf(name, sizeof(name), "gpu%d %s out", g, sh->intra_nvlink ? "nvlink" : "pcie");
-		int track = tr ? sim_trace_track(tr, "node0 links", name) : -1;
-		c.intra[g] = sim_net_link(c.net, name, sh->intra_Bps > 0 ? sh->intra_Bps : 1e300, track);
-	}
-	int groups = sh->groups > 1 ? sh->groups : 1; /* host links (PCIe groups) */
-	int per_group = (G + groups - 1) / groups;
-	int up0 = -1, down0 = -1;
-	for (int h = 0; h < groups; h++) {
-		snprintf(name, sizeof(name), "host link %d from gpus", h);
-		bool used = (groups > 1 && !sh->intra_nvlink) || (sh->nic_via_host && sh->nodes > 1);
-		int tu = tr && used ? sim_trace_track(tr, "node0 links", name) : -1;
-		int u = sim_net_link(c.net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, tu);
-		snprintf(name, sizeof(name), "host link %d to gpus", h);
-		int td = tr ? sim_trace_track(tr, "node0 links", name) : -1;
-		int d = sim_net_link(c.net, name, sh->uplink_Bps > 0 ? sh->uplink_Bps : 1e300, td);
-		if (h == 0) {
-			up0 = u;
-			down0 = d;
-		}
-	}
-	for (int g = 0; g < G; g++) {
-		int h = g / per_group;
-		c.up[g] = up0 + 2 * h;
-		c.down[g] = down0 + 2 * h;
-	}
-	int nics = sh->nics > 0 ? sh->nics : 1;
-	int nic0 = -1;
-	for (int k = 0; k < nics; k++) {
-		snprintf(name, sizeof(name), "nic%d out", k);
-		int track = tr && sh->nodes > 1 ? sim_trace_track(tr, "node0 links", name) : -1;
-		int id = sim_net_link(c.net, name, sh->nic_Bps > 0 ? sh->nic_Bps : 1e300, track);
-		if (k == 0)
-			nic0 = id;
-	}
-	for (int g = 0; g < G; g++)
-		c.nic[g] = nic0 + g % nics;
-	for (int g = 0; g < G; g++) {
-		int track = -1;
-		if (tr) {
-			snprintf(name, sizeof(name), "gpu%d compute", g);
-			track = sim_trace_track(tr, "node0 gpus", name);
-			snprintf(name, sizeof(name), "gpu%d nccl", g);
-			c.comm_track[g] = sim_trace_track(tr, "node0 gpus", name);
-			snprintf(name, sizeof(name), "gpu%d copy", g);
-			c.copy_track[g] = sim_trace_track(tr, "node0 gpus", name);
-		}
-		c.stream[g] = sim_res_new("compute", 1, tr, track);
-	}
+	iter_links(&c, sh, tr);
+	iter_streams(&c, tr);
 
 	sim_loop *loop = sim_loop_new();
 	sim_at(loop, t0_s, iter_start, &c, 0);

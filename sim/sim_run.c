@@ -344,39 +344,36 @@ static void iter_request(sim_loop *loop, run_ctx *c)
 
 /* e >= 0: start epoch e now. e < 0: epoch -1-e has just ended: charge its boundary and evaluation,
  * then start the next one. */
-static void epoch_begin(sim_loop *loop, void *ctx, long e)
+/* The boundary after epoch segment done: its pause and the evaluation passes due, then the next segment or the
+ * run's end. */
+static void epoch_end(sim_loop *loop, run_ctx *c, int done)
 {
-	run_ctx *c = ctx;
 	const model_params *p = c->p;
-	if (e < 0) {
-		int done = (int)(-1 - e);
-		double pos = fmin(done + 1.0, c->epochs), seg = pos - done;
-		double pause = c->boundary_s * seg;
-		int due = 0;
-		if (p->eval_every > 0)
-			due = done == c->nseg - 1 ? (int)ceil(c->epochs / p->eval_every - 1e-9)
-						  : (int)floor(pos / p->eval_every + 1e-9);
-		int evals = due > c->evals_done ? due - c->evals_done : 0;
-		c->evals_done += evals;
-		double extra = pause + evals * c->eval_pass_s;
-		if (c->tracing) {
-			sim_trace_span(c->tr, c->trainer_track, "epoch boundary", sim_now(loop), pause);
-			if (evals)
-				sim_trace_span(c->tr, c->trainer_track, "evaluation", sim_now(loop) + pause,
-					       evals * c->eval_pass_s);
-		}
-		if (done + 1 >= c->nseg) {
-			c->end_s = sim_now(loop) + extra;
-			return;
-		}
-		sim_at(loop, sim_now(loop) + extra, epoch_begin, c, done + 1);
+	double pos = fmin(done + 1.0, c->epochs), seg = pos - done;
+	double pause = c->boundary_s * seg;
+	int due = 0;
+	if (p->eval_every > 0)
+		due = done == c->nseg - 1 ? (int)ceil(c->epochs / p->eval_every - 1e-9)
+					  : (int)floor(pos / p->eval_every + 1e-9);
+	int evals = due > c->evals_done ? due - c->evals_done : 0;
+	c->evals_done += evals;
+	double extra = pause + evals * c->eval_pass_s;
+	if (c->tracing) {
+		sim_trace_span(c->tr, c->trainer_track, "epoch boundary", sim_now(loop), pause);
+		if (evals)
+			sim_trace_span(c->tr, c->trainer_track, "evaluation", sim_now(loop) + pause,
+				       evals * c->eval_pass_s);
+	}
+	if (done + 1 >= c->nseg) {
+		c->end_s = sim_now(loop) + extra;
 		return;
 	}
-	c->e = (int)e;
-	if (stop_asked(c))
-		return;
-	if (c->o->progress)
-		progress_update(c->o->progress, c->done_before + e);
+	sim_at(loop, sim_now(loop) + extra, epoch_begin, c, done + 1);
+}
+
+/* Epoch segment e's rates (read from storage or the page cache) and its iteration counts. */
+static void epoch_setup(sim_loop *loop, run_ctx *c, long e)
+{
 	c->kind = (e == 0 || !c->sc->prep.cached) ? KIND_STORAGE : KIND_CACHE;
 	double rate = c->kind == KIND_STORAGE ? fmin(c->data_rate, c->io_rate) : c->data_rate;
 	c->period_s = c->node_batch / rate;
@@ -396,50 +393,77 @@ static void epoch_begin(sim_loop *loop, void *ctx, long e)
 	c->prev_end_s = sim_now(loop);
 	c->seg_s0 = c->iters->n;
 	c->seg_exposed = c->seg_wait = c->seg_strag = 0;
+}
 
-	/* replay a full epoch of a kind already simulated, when nothing random or traced is lost */
+/* Replays a full epoch of a kind already simulated, when nothing random or traced is lost: true when it did. */
+static bool epoch_replay(sim_loop *loop, run_ctx *c, long e, bool traced)
+{
 	const sim_opts *o = c->o;
-	bool full = c->seg_full;
-	long first_it = c->global_it + 1, last_it = c->global_it + c->n_total;
-	bool traced = c->tr && o->trace_first > 0 && o->trace_first <= last_it && o->trace_last >= first_it;
-	if (o->replay && !o->detail && full && c->kind_done[c->kind] && o->jitter == 0 && o->slow_prob == 0 &&
-	    !traced) {
-		for (size_t i = c->kind_s0[c->kind]; i < c->kind_s1[c->kind]; i++)
-			c->iters->w[i] += 1.0;
-		c->global_it += c->n_total;
-		c->replayed++;
-		if (e > 0 || c->nseg == 1) {
-			c->train_s[c->kind] += c->kind_train_s[c->kind];
-			c->train_iters_f[c->kind]++;
-			c->steady_exposed += c->kind_exposed[c->kind];
-			c->steady_wait += c->kind_wait[c->kind];
-			c->steady_strag += c->kind_strag[c->kind];
-			c->steady_n += (double)c->n_full + c->frac_last;
+	if (!(o->replay && !o->detail && c->seg_full && c->kind_done[c->kind] && o->jitter == 0 &&
+	      o->slow_prob == 0 && !traced))
+		return false;
+	for (size_t i = c->kind_s0[c->kind]; i < c->kind_s1[c->kind]; i++)
+		c->iters->w[i] += 1.0;
+	c->global_it += c->n_total;
+	c->replayed++;
+	if (e > 0 || c->nseg == 1) {
+		c->train_s[c->kind] += c->kind_train_s[c->kind];
+		c->train_iters_f[c->kind]++;
+		c->steady_exposed += c->kind_exposed[c->kind];
+		c->steady_wait += c->kind_wait[c->kind];
+		c->steady_strag += c->kind_strag[c->kind];
+		c->steady_n += (double)c->n_full + c->frac_last;
+	}
+	sim_at(loop, sim_now(loop) + c->kind_train_s[c->kind], epoch_begin, c, -1 - e);
+	return true;
+}
+
+/* The loader of node 0 (sim_opts.warmup): its queue, workers and storage reads, each worker started. */
+static void loader_start(sim_loop *loop, run_ctx *c)
+{
+	const sim_opts *o = c->o;
+	c->queue = sim_queue_new(o->prefetch);
+	int track = -1;
+	if (c->tr) {
+		char name[32];
+		for (int w = 0; w < o->loader_workers; w++) {
+			snprintf(name, sizeof(name), "loader worker %d", w);
+			int t = sim_trace_track(c->tr, "node0 data", name);
+			if (w == 0)
+				track = t;
 		}
-		sim_at(loop, sim_now(loop) + c->kind_train_s[c->kind], epoch_begin, c, -1 - e);
+	}
+	c->pool = sim_res_new("loader", o->loader_workers, c->tr, track);
+	if (c->read_s > 0)
+		c->storage = sim_res_new("storage", 1, c->tr,
+					 c->tr ? sim_trace_track(c->tr, "node0 data", "storage reads") : -1);
+	for (int w = 0; w < o->loader_workers && c->produced < c->n_total; w++)
+		producer_start(loop, c, w);
+}
+
+/* An event: e >= 0 starts epoch segment e; e < 0 ends segment -1 - e (epoch_end). */
+static void epoch_begin(sim_loop *loop, void *ctx, long e)
+{
+	run_ctx *c = ctx;
+	if (e < 0) {
+		epoch_end(loop, c, (int)(-1 - e));
 		return;
 	}
+	c->e = (int)e;
+	if (stop_asked(c))
+		return;
+	if (c->o->progress)
+		progress_update(c->o->progress, c->done_before + e);
+	epoch_setup(loop, c, e);
+	const sim_opts *o = c->o;
+	long first_it = c->global_it + 1, last_it = c->global_it + c->n_total;
+	bool traced = c->tr && o->trace_first > 0 && o->trace_first <= last_it && o->trace_last >= first_it;
+	if (epoch_replay(loop, c, e, traced))
+		return;
 	if (traced && o->trace_first <= first_it + o->loader_workers && !c->tracing)
 		sim_trace_window(c->tr, sim_now(loop), INFINITY); /* show the loader filling the queue */
-	if (o->warmup) {
-		c->queue = sim_queue_new(o->prefetch);
-		int track = -1;
-		if (c->tr) {
-			char name[32];
-			for (int w = 0; w < o->loader_workers; w++) {
-				snprintf(name, sizeof(name), "loader worker %d", w);
-				int t = sim_trace_track(c->tr, "node0 data", name);
-				if (w == 0)
-					track = t;
-			}
-		}
-		c->pool = sim_res_new("loader", o->loader_workers, c->tr, track);
-		if (c->read_s > 0)
-			c->storage = sim_res_new("storage", 1, c->tr,
-						 c->tr ? sim_trace_track(c->tr, "node0 data", "storage reads") : -1);
-		for (int w = 0; w < o->loader_workers && c->produced < c->n_total; w++)
-			producer_start(loop, c, w);
-	}
+	if (o->warmup)
+		loader_start(loop, c);
 	iter_request(loop, c);
 }
 

@@ -108,8 +108,8 @@ for cmd in predict compare sweep sim; do
 		{ echo "FAIL $cmd --help does not describe the automatic batch as the batch of least time to accuracy"; fail=1; }
 	"$S" "$cmd" --help | grep -q "largest of 256" && { echo "FAIL $cmd --help still says 'largest of 256..8'"; fail=1; }
 done
-# a count README gives of the model's parameters is predict --params's
-n=$(grep -o "the model's [0-9]* free parameters" "$here/README.md" | grep -o '[0-9][0-9]*')
+# a count README or docs/ give of the model's parameters is predict --params's
+n=$(cat "$here/README.md" "$here"/docs/*.md | grep -o "the model's [0-9]* free parameters" | grep -o '[0-9][0-9]*')
 got=$("$S" predict --params | tail -n +2 | wc -l)
 for k in $n; do [ "$k" -eq "$got" ] || { echo "FAIL README.md says $k free parameters; predict --params lists $got"; fail=1; }; done
 [ $fail -eq 0 ] && echo "help_options: every listed option accepted"

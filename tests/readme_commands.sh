@@ -7,8 +7,8 @@
 #   - `make test...` is this check's own caller: skipped;
 #   - without gnuplot on the PATH, the lines that draw (`scaleplan plot`, `scaleplan report`) are skipped.
 # The build that make test made ($BUILD) is carried into the copy with the sources' times kept, so
-# `make plan` there checks what it would do without building everything again. Also checks that README's
-# list of predict's CSV columns is the header predict writes. Needs $SCALEPLAN and $BUILD.
+# `make plan` there checks what it would do without building everything again. Also checks that the list
+# of predict's CSV columns in docs/usage.md is the header predict writes. Needs $SCALEPLAN and $BUILD.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,9 +55,9 @@ printf 'exit $fail\n' >>"$tmp/run.sh"
 (cd "$clone" && env -u BUILD -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SCALEPLAN log="$tmp/log" fail=0 \
 	sh -c '. "$0"' "$tmp/run.sh") || fail=1
 
-# the CSV columns README lists are predict's header
-want=$(grep -o '^`system,gpu,nodes,[a-z_0-9A-Z,]*`$' "$here/README.md" | tr -d '`')
+# the CSV columns docs/usage.md lists are predict's header
+want=$(grep -o '^`system,gpu,nodes,[a-z_0-9A-Z,]*`$' "$here/docs/usage.md" | tr -d '`')
 got=$("$S" predict --system dgxh100 --format csv | head -1 | tr -d '\r')
-[ -n "$want" ] && [ "$want" = "$got" ] || { echo "FAIL: README's CSV columns differ from predict's header"; \
-	echo "  README:  $want"; echo "  predict: $got"; fail=1; }
+[ -n "$want" ] && [ "$want" = "$got" ] || { echo "FAIL: docs/usage.md's CSV columns differ from predict's header"; \
+	echo "  docs:    $want"; echo "  predict: $got"; fail=1; }
 exit $fail
