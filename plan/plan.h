@@ -76,8 +76,7 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 
 typedef enum plan_goal { PLAN_TTA, PLAN_TTT, PLAN_COST, PLAN_GRID } plan_goal;
 /* The cost a decision compares. PLAN_RUN (the default): a run's share of the stated month of work as its buyer
- * pays it - owned, the owner's month (capex over the horizon with finance, support, facility, energy) over the
- * month's runs (tco_usd); rented, the month's rent (sessions, or the reservation) over the same runs (rent_usd,
+ * pays it - owned, the owner's month (model_money_tco_words says what it holds) over the month's runs (tco_usd); rented, the month's rent (sessions, or the reservation) over the same runs (rent_usd,
  * as billed) - so owning and renting rank on one axis. The others are views: capex (what is bought), tco
  * (owned only), rent (rented only). */
 typedef enum plan_cost { PLAN_CAPEX, PLAN_TCO, PLAN_RENT, PLAN_RUN } plan_cost;
