@@ -553,10 +553,6 @@ model_basis cal_point_basis(const cal_data *d, int i, const struct hw_db *db);
  * leaves residual `skip` out (leave-one-out coverage). 0, or ERR_INPUT when there is no measured throughput
  * residual to start from. */
 int cal_interval_derive(const cal_resid *res, int n, int skip, const cal_miss *miss, int nmiss, cal_itable *t);
-/* How residuals widen with the node count: the least-squares line rho^2 = a + b z^2, z^2 = 2 ln nodes (the
- * slowest of n nodes' spread), over the n residuals rho[i] of runs of nodes[i] nodes; returns b / a (the
- * grow_z2 of model_interval_spread), 0 when the line does not rise, a is not positive or all z are equal. */
-double cal_interval_growth(const double *rho, const int *nodes, int n);
 /* The database ids of the GPUs with results in d (throughput and run points) and in the built-in MLPerf v4.0
  * phase table, sorted, into *ids (caller frees each and the array). Returns how many. */
 int cal_measured_gpus(const cal_data *d, const struct hw_db *db, char ***ids);

@@ -349,15 +349,30 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
 
 typedef struct tally {
 	int n, in;
+	double *w; /* the table's widths (hi - lo) / predicted, n of them (the table's tally only) */
 } tally;
 
-static void tally_print(FILE *out, const char *what, const tally *a, const tally *l)
+static double median(double *v, int n);
+
+static void tally_add(tally *a, int in, double width)
+{
+	if ((a->n & (a->n - 1)) == 0) /* grows at each power of two */
+		a->w = xrealloc(a->w, (size_t)(a->n ? 2 * a->n : 1) * sizeof(*a->w));
+	a->w[a->n++] = width;
+	a->in += in;
+}
+
+/* Prints a row (table coverage, leave-one-out, median width) and frees the table tally's widths. */
+static void tally_print(FILE *out, const char *what, tally *a, const tally *l)
 {
 	char loo[16] = "     -";
 	if (l->n)
 		snprintf(loo, sizeof loo, "%5.1f%%", 100.0 * l->in / l->n);
 	if (a->n)
-		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
+		fprintf(out, "  %-22s %4d  %5.1f%%  %s  %6.1f%%\n", what, a->n, 100.0 * a->in / a->n, loo,
+			100 * median(a->w, a->n));
+	free(a->w);
+	a->w = NULL;
 }
 
 /* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one) as the model gives them. */
@@ -444,6 +459,7 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 			continue;
 		bounds(r, NULL, &lo, &hi);
 		int in_table = m >= lo * (1 - 1e-9) && m <= hi * (1 + 1e-9), in_loo = 0;
+		double width = (hi - lo) / r->predicted;
 		int s = model_scale_of(r->nodes);
 		/* without the point there may be nothing left to derive from: then it has no leave-one-out figure */
 		bool loo = cal_interval_derive(res, n, i, miss, nmiss, t) == 0;
@@ -453,16 +469,16 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		}
 		tally *ts[5] = {all, basis[r->basis], scale[s], pools[r->pool], qty[r->q]};
 		for (int k = 0; k < 5; k++) {
-			ts[k][0].n++;
-			ts[k][0].in += in_table;
+			tally_add(&ts[k][0], in_table, width);
 			ts[k][1].n += loo;
 			ts[k][1].in += in_loo;
 		}
 	}
 	free(t);
 	fprintf(out, "interval coverage (goal 85-95%% at 90%%): held-out points inside their own interval, with the built-in\n"
-		     "table (derived from these same points: in-sample) and leave-one-out (each against intervals derived without it)\n");
-	fprintf(out, "  %-22s %4s  %6s  %6s\n", "points", "n", "table", "l-o-o");
+		     "table (derived from these same points: in-sample) and leave-one-out (each against intervals derived without it);\n"
+		     "width: the median (hi - lo) / predicted of the table's intervals\n");
+	fprintf(out, "  %-22s %4s  %6s  %6s  %7s\n", "points", "n", "table", "l-o-o", "width");
 	tally_print(out, "all", &all[0], &all[1]);
 	for (int b = 0; b < MODEL_NBASES; b++) {
 		char w[40];
