@@ -542,6 +542,7 @@ typedef struct cal_itable {
 	double lo[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
 	double hi[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
 	int n[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES];
+	double grow[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES]; /* grow_z2: model_interval_spread */
 	char how[MODEL_NBASES][MODEL_NPOOLS][MODEL_NQUANTITIES][200];
 } cal_itable;
 

@@ -58,6 +58,10 @@ int cal_lsq_solve(const cal_lsq *p, cal_lsq_result *res);
 /* the generated tables' temporary file and its rename (cal_interval.c) */
 FILE *cal_table_open(const char *path, char **tmp, int *rc);
 int cal_table_close(FILE *f, char *tmp, const char *path);
+/* How residuals widen with the node count: the least-squares line rho^2 = a + b z^2, z^2 = 2 ln nodes (the
+ * slowest of n nodes' spread), over the n residuals rho[i] of runs of nodes[i] nodes; returns b / a (the
+ * grow_z2 of model_interval_spread), 0 when the line does not rise, a is not positive or all z are equal. */
+double cal_interval_growth(const double *rho, const int *nodes, int n);
 
 double cal_xform_to_x(cal_xform t, double u);
 double cal_xform_to_u(cal_xform t, double x);

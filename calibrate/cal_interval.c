@@ -8,7 +8,13 @@
  *   whole-run group's time to train (multi-node results from their submitter's single-node result) and the
  *   model column's MLPerf-stack points; framework pool: the model column's other points;
  * - throughput and time to train share one pool in time's orientation (a time is images / throughput: a
- *   throughput residual counts negated), one node and many alike: no step with the node count;
+ *   throughput residual counts negated), one node and many alike;
+ * - the node count: a run waits for its slowest node (start-up, staging, every all-reduce), whose lag grows as
+ *   the spread of the slowest of n draws, sqrt(2 ln n) standard deviations; a model whose per-node spread is
+ *   off misses by that error times sqrt(2 ln n). Each pool fits rho^2 = a + b 2 ln n on its own residuals
+ *   (cal_interval_growth), scores each residual divided by its spread sqrt(1 + (b / a) 2 ln n) (normalised
+ *   conformal) and the model multiplies the log-bounds back by the spread at the prediction's node count
+ *   (model_interval_spread); leave-one-out refits the growth without the point;
  * - start-up: the v4.0 systems' start-up predicted by the phase fit without their organisation, not anchored
  *   (cal_phase_startup_heldout), one row for every basis and pool; time to accuracy is derived from time to
  *   train's and the start-up's rows (model_interval_tta), so its width follows the start-up's share of the run;
@@ -101,9 +107,33 @@ void cal_transfer_miss(const cal_data *d, const double *default_pred, const char
 	m->miss = m->n_from > 0 && m->n_to > 0 ? et - ef : NAN;
 }
 
+double cal_interval_growth(const double *rho, const int *nodes, int n)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int i = 0; i < n; i++) {
+		double x = nodes[i] > 1 ? 2.0 * log((double)nodes[i]) : 0.0, y = rho[i] * rho[i];
+		sx += x, sy += y, sxx += x * x, sxy += x * y;
+	}
+	double den = n * sxx - sx * sx;
+	if (n < 2 || !(den > 1e-12 * (n * sxx + 1e-300)))
+		return 0.0;
+	double b = (n * sxy - sx * sy) / den, a = (sy - b * sx) / n;
+	return b > 0 && a > 0 ? b / a : 0.0;
+}
+
+/* Divides each score v[i] by its spread at nodes[i] under the growth the scores give (cal_interval_growth);
+ * returns that growth. */
+static double normalise(double *v, const int *nodes, int k)
+{
+	double g = cal_interval_growth(v, nodes, k);
+	for (int i = 0; i < k; i++)
+		v[i] /= model_interval_spread(g, nodes[i]);
+	return g;
+}
+
 /* ln(measured / predicted) of the measured-basis residuals of pool `pool` in time's orientation (throughput
- * negated; ttt as is), without index skip, into v; returns how many. */
-static int time_pool(const cal_resid *res, int n, int skip, int pool, double *v)
+ * negated; ttt as is), without index skip, into v, their node counts into nodes; returns how many. */
+static int time_pool(const cal_resid *res, int n, int skip, int pool, double *v, int *nodes)
 {
 	int k = 0;
 	for (int i = 0; i < n; i++) {
@@ -115,25 +145,29 @@ static int time_pool(const cal_resid *res, int n, int skip, int pool, double *v)
 		/* a point run more than once scores what lies beyond its repeats' half-range (its interval gets
 		 * that half-range back in bounds): the run-to-run spread its campaign measured is not the model's */
 		rho = cal_resid_beyond(rho, r->repeat_hw);
+		nodes[k] = r->nodes;
 		v[k++] = r->q == MODEL_Q_THROUGHPUT ? -rho : rho;
 	}
 	return k;
 }
 
-/* The start-up residuals (any basis and pool), without index skip, into v; returns how many. */
-static int startup_pool(const cal_resid *res, int n, int skip, double *v)
+/* The start-up residuals (any basis and pool), without index skip, into v (nodes alike); returns how many. */
+static int startup_pool(const cal_resid *res, int n, int skip, double *v, int *nodes)
 {
 	int k = 0;
 	for (int i = 0; i < n; i++)
-		if (i != skip && res[i].q == MODEL_Q_STARTUP && res[i].measured > 0 && res[i].predicted > 0)
+		if (i != skip && res[i].q == MODEL_Q_STARTUP && res[i].measured > 0 && res[i].predicted > 0) {
+			nodes[k] = res[i].nodes;
 			v[k++] = log(res[i].measured / res[i].predicted);
+		}
 	return k;
 }
 
-static void set(cal_itable *t, int b, int pool, int q, double lo, double hi, int n, const char *how)
+static void set(cal_itable *t, int b, int pool, int q, double lo, double hi, double grow, int n, const char *how)
 {
 	t->lo[b][pool][q] = lo;
 	t->hi[b][pool][q] = hi;
+	t->grow[b][pool][q] = grow;
 	t->n[b][pool][q] = n;
 	snprintf(t->how[b][pool][q], sizeof t->how[b][pool][q], "%s", how);
 }
@@ -156,11 +190,12 @@ static double widest_miss(const cal_miss *miss, int nmiss, bool same_arch, char 
 static int measured_rows(const cal_resid *res, int n, int skip, cal_itable *t)
 {
 	const int M = MODEL_BASIS_MEASURED;
-	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v)), lo[MODEL_NPOOLS], hi[MODEL_NPOOLS];
-	int np[MODEL_NPOOLS], total = 0;
+	double *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*v)), lo[MODEL_NPOOLS], hi[MODEL_NPOOLS], g[MODEL_NPOOLS];
+	int *nodes = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(*nodes)), np[MODEL_NPOOLS], total = 0;
 	char how[200];
 	for (int pool = 0; pool < MODEL_NPOOLS; pool++) {
-		np[pool] = time_pool(res, n, skip, pool, v);
+		np[pool] = time_pool(res, n, skip, pool, v, nodes);
+		g[pool] = normalise(v, nodes, np[pool]);
 		model_interval_conformal(v, np[pool], &lo[pool], &hi[pool]);
 		total += np[pool];
 	}
@@ -168,15 +203,16 @@ static int measured_rows(const cal_resid *res, int n, int skip, cal_itable *t)
 		int from = np[pool] > 0 ? pool : 1 - pool;
 		snprintf(how, sizeof how, "%s stacks' held-out throughput and time-to-train residuals (%d)%s",
 			 model_pool_name(from), np[from], from != pool ? ": this pool has none" : "");
-		set(t, M, pool, MODEL_Q_TTT, lo[from], hi[from], np[from], how);
-		set(t, M, pool, MODEL_Q_THROUGHPUT, -hi[from], -lo[from], np[from], how);
+		set(t, M, pool, MODEL_Q_TTT, lo[from], hi[from], g[from], np[from], how);
+		set(t, M, pool, MODEL_Q_THROUGHPUT, -hi[from], -lo[from], g[from], np[from], how);
 	}
-	int ns = startup_pool(res, n, skip, v);
-	double slo, shi;
+	int ns = startup_pool(res, n, skip, v, nodes);
+	double slo, shi, sg = normalise(v, nodes, ns);
 	model_interval_conformal(v, ns, &slo, &shi);
 	snprintf(how, sizeof how, "v4.0 systems' start-up, fitted without their organisation (%d)", ns);
 	for (int pool = 0; pool < MODEL_NPOOLS; pool++)
-		set(t, M, pool, MODEL_Q_STARTUP, slo, shi, ns, how);
+		set(t, M, pool, MODEL_Q_STARTUP, slo, shi, sg, ns, how);
+	free(nodes);
 	free(v);
 	return total;
 }
@@ -192,9 +228,11 @@ static void widened(const cal_miss *miss, int nmiss, cal_itable *t)
 		snprintf(how, sizeof how, "measured's, widened by %.3f (%s)", w, what);
 		for (int pool = 0; pool < MODEL_NPOOLS; pool++) {
 			for (int q = MODEL_Q_THROUGHPUT; q <= MODEL_Q_TTT; q++)
-				set(t, b, pool, q, t->lo[M][pool][q] - w, t->hi[M][pool][q] + w, t->n[M][pool][q], how);
+				set(t, b, pool, q, t->lo[M][pool][q] - w, t->hi[M][pool][q] + w, t->grow[M][pool][q],
+				    t->n[M][pool][q], how);
 			set(t, b, pool, MODEL_Q_STARTUP, t->lo[M][pool][MODEL_Q_STARTUP], t->hi[M][pool][MODEL_Q_STARTUP],
-			    t->n[M][pool][MODEL_Q_STARTUP], t->how[M][pool][MODEL_Q_STARTUP]);
+			    t->grow[M][pool][MODEL_Q_STARTUP], t->n[M][pool][MODEL_Q_STARTUP],
+			    t->how[M][pool][MODEL_Q_STARTUP]);
 		}
 	}
 }
@@ -288,54 +326,74 @@ int cal_interval_write(const cal_itable *t, const cal_miss *miss, int nmiss, cha
 		   "# (scaleplan validate --intervals FILE) from validate's held-out residuals; do not edit by hand.\n"
 		   "# lo_x, hi_x: measured / predicted lies between them nine times in ten (split-conformal; rules in\n"
 		   "# calibrate/cal_interval.c). Pools: stacks at MLPerf-grade speed (stacks.csv compute_eff empty or 1) and\n"
-		   "# the others; tta is derived from ttt and startup (model_interval_tta). Transfers checked (default model,\n"
+		   "# the others; tta is derived from ttt and startup (model_interval_tta). grow_z2: the log-bounds at n nodes\n"
+		   "# are lo_x, hi_x's times sqrt(1 + grow_z2 2 ln n) (model_interval_spread). Transfers checked (default model,\n"
 		   "# mean ln(pred/measured) of the second GPU minus the first's):\n");
 	for (int i = 0; i < nmiss; i++)
 		fprintf(f, "#   %s -> %s: %+.1f%% (%d and %d points%s%s)\n", miss[i].from, miss[i].to,
 			100 * (exp(miss[i].miss) - 1), miss[i].n_from, miss[i].n_to,
 			miss[i].same_stack ? ", same stacks" : ", all stacks", miss[i].same_arch ? ", same architecture" : "");
-	fprintf(f, "kind,basis,pool,quantity,n,lo_x,hi_x,what\n");
+	fprintf(f, "kind,basis,pool,quantity,n,lo_x,hi_x,grow_z2,what\n");
 	for (int b = 0; b < MODEL_NBASES; b++)
 		for (int pool = 0; pool < MODEL_NPOOLS; pool++)
 			for (int q = 0; q < MODEL_NQUANTITIES; q++)
 				if (q != MODEL_Q_TTA) /* derived: model_interval_tta */
-					fprintf(f, "interval,%s,%s,%s,%d,%.4f,%.4f,\"%s\"\n", model_basis_name((model_basis)b),
+					fprintf(f, "interval,%s,%s,%s,%d,%.4f,%.4f,%.4f,\"%s\"\n", model_basis_name((model_basis)b),
 						model_pool_name(pool), model_quantity_name((model_quantity)q), t->n[b][pool][q],
-						exp(t->lo[b][pool][q]), exp(t->hi[b][pool][q]), t->how[b][pool][q]);
+						exp(t->lo[b][pool][q]), exp(t->hi[b][pool][q]), t->grow[b][pool][q],
+						t->how[b][pool][q]);
 	for (int i = 0; i < ngpus; i++)
-		fprintf(f, "gpu,measured,,,,,,%s\n", gpus[i]);
+		fprintf(f, "gpu,measured,,,,,,,%s\n", gpus[i]);
 	return cal_table_close(f, tmp, path);
 }
 
 typedef struct tally {
 	int n, in;
+	double *w; /* the table's widths (hi - lo) / predicted, n of them (the table's tally only) */
 } tally;
 
-static void tally_print(FILE *out, const char *what, const tally *a, const tally *l)
+static double median(double *v, int n);
+
+static void tally_add(tally *a, int in, double width)
+{
+	if ((a->n & (a->n - 1)) == 0) /* grows at each power of two */
+		a->w = xrealloc(a->w, (size_t)(a->n ? 2 * a->n : 1) * sizeof(*a->w));
+	a->w[a->n++] = width;
+	a->in += in;
+}
+
+/* Prints a row (table coverage, leave-one-out, median width) and frees the table tally's widths. */
+static void tally_print(FILE *out, const char *what, tally *a, const tally *l)
 {
 	char loo[16] = "     -";
 	if (l->n)
 		snprintf(loo, sizeof loo, "%5.1f%%", 100.0 * l->in / l->n);
 	if (a->n)
-		fprintf(out, "  %-22s %4d  %5.1f%%  %s\n", what, a->n, 100.0 * a->in / a->n, loo);
+		fprintf(out, "  %-22s %4d  %5.1f%%  %s  %6.1f%%\n", what, a->n, 100.0 * a->in / a->n, loo,
+			100 * median(a->w, a->n));
+	free(a->w);
+	a->w = NULL;
 }
 
 /* The bounds (s, img/s) of residual r's interval by table t (NULL: the built-in one) as the model gives them. */
 static void bounds_model(const cal_resid *r, const cal_itable *t, double *lo, double *hi)
 {
 	int b = r->basis, pool = r->pool;
+	const int T = MODEL_Q_TTT, S = MODEL_Q_STARTUP;
 	if (r->q == MODEL_Q_TTA && !t) {
-		model_interval_tta(r->basis, pool, r->predicted, r->startup_s, lo, hi);
+		model_interval_tta(r->basis, pool, r->nodes, r->predicted, r->startup_s, lo, hi);
 	} else if (r->q == MODEL_Q_TTA) {
-		model_interval_tta_x(r->predicted, r->startup_s, exp(t->lo[b][pool][MODEL_Q_TTT]),
-				     exp(t->hi[b][pool][MODEL_Q_TTT]), exp(t->lo[b][pool][MODEL_Q_STARTUP]),
-				     exp(t->hi[b][pool][MODEL_Q_STARTUP]), lo, hi);
+		double st = model_interval_spread(t->grow[b][pool][T], r->nodes);
+		double ss = model_interval_spread(t->grow[b][pool][S], r->nodes);
+		model_interval_tta_x(r->predicted, r->startup_s, exp(st * t->lo[b][pool][T]), exp(st * t->hi[b][pool][T]),
+				     exp(ss * t->lo[b][pool][S]), exp(ss * t->hi[b][pool][S]), lo, hi);
 	} else if (!t) {
-		model_interval_factors(r->basis, pool, r->q, lo, hi);
+		model_interval_factors(r->basis, pool, r->q, r->nodes, lo, hi);
 		*lo *= r->predicted, *hi *= r->predicted;
 	} else {
-		*lo = r->predicted * exp(t->lo[b][pool][r->q]);
-		*hi = r->predicted * exp(t->hi[b][pool][r->q]);
+		double s = model_interval_spread(t->grow[b][pool][r->q], r->nodes);
+		*lo = r->predicted * exp(s * t->lo[b][pool][r->q]);
+		*hi = r->predicted * exp(s * t->hi[b][pool][r->q]);
 	}
 }
 
@@ -401,6 +459,7 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 			continue;
 		bounds(r, NULL, &lo, &hi);
 		int in_table = m >= lo * (1 - 1e-9) && m <= hi * (1 + 1e-9), in_loo = 0;
+		double width = (hi - lo) / r->predicted;
 		int s = model_scale_of(r->nodes);
 		/* without the point there may be nothing left to derive from: then it has no leave-one-out figure */
 		bool loo = cal_interval_derive(res, n, i, miss, nmiss, t) == 0;
@@ -410,16 +469,16 @@ void cal_interval_coverage(const cal_resid *res, int n, const cal_miss *miss, in
 		}
 		tally *ts[5] = {all, basis[r->basis], scale[s], pools[r->pool], qty[r->q]};
 		for (int k = 0; k < 5; k++) {
-			ts[k][0].n++;
-			ts[k][0].in += in_table;
+			tally_add(&ts[k][0], in_table, width);
 			ts[k][1].n += loo;
 			ts[k][1].in += in_loo;
 		}
 	}
 	free(t);
 	fprintf(out, "interval coverage (goal 85-95%% at 90%%): held-out points inside their own interval, with the built-in\n"
-		     "table (derived from these same points: in-sample) and leave-one-out (each against intervals derived without it)\n");
-	fprintf(out, "  %-22s %4s  %6s  %6s\n", "points", "n", "table", "l-o-o");
+		     "table (derived from these same points: in-sample) and leave-one-out (each against intervals derived without it);\n"
+		     "width: the median (hi - lo) / predicted of the table's intervals\n");
+	fprintf(out, "  %-22s %4s  %6s  %6s  %7s\n", "points", "n", "table", "l-o-o", "width");
 	tally_print(out, "all", &all[0], &all[1]);
 	for (int b = 0; b < MODEL_NBASES; b++) {
 		char w[40];

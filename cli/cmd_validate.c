@@ -96,7 +96,8 @@ static void validate_table(cli_validate_opts *vo, cli_opt *t)
 			  "  --detail FILE   also write one CSV row per point (measured, predicted, error, how; for\n"
 			  "                  throughput the 90% interval predicted_lo..predicted_hi: the parameters'\n"
 			  "                  standard errors, a run's noise, the all-reduce's miss on its exposed share); with\n"
-			  "                  --group whole-run one row per result and time (ttt, tta). Written as FILE.tmp,\n"
+			  "                  --group whole-run one row per result and time (ttt, tta) with the built-in\n"
+			  "                  interval at its node count. Written as FILE.tmp,\n"
 			  "                  renamed when complete; `scaleplan plot FILE` draws the parity plot\n"),
 		CLI_O_FLAG("strict", &vo->strict,
 			   "  --strict        malformed rows are fatal (default: reported with file:line, skipped)\n"),

@@ -12,8 +12,9 @@
 #include "cli/cli.h"
 #include "common/common.h"
 
-/* One detail row: the group's first word is what parity plots colour by. */
-static void detail_row(csvw *w, const char *group, const char *name, double nodes, double meas, double pred, double err)
+/* One detail row: the group's first word is what parity plots colour by; lo, hi: the built-in 90% interval. */
+static void detail_row(csvw *w, const char *group, const char *name, double nodes, double meas, double pred, double err,
+		       double lo, double hi)
 {
 	if (!w)
 		return;
@@ -23,19 +24,35 @@ static void detail_row(csvw *w, const char *group, const char *name, double node
 	csvw_num(w, meas, 6);
 	csvw_num(w, pred, 6);
 	csvw_num(w, 100 * err, 4);
+	csvw_num(w, lo, 6);
+	csvw_num(w, hi, 6);
 	csvw_end_row(w);
+}
+
+/* A result's ttt and tta rows with the built-in intervals at its node count (measured basis, MLPerf stacks: it
+ * is predicted from its submitter's measured single-node result; MLPerf's start-up is tta - ttt). */
+static void detail_rows(csvw *w, const cal_wr_result *o)
+{
+	double lo, hi;
+	model_interval_factors(MODEL_BASIS_MEASURED, MODEL_POOL_MLPERF, MODEL_Q_TTT, (int)o->nodes, &lo, &hi);
+	detail_row(w, "ttt whole-run (s)", o->name, o->nodes, o->run_meas_s, o->ttt_s, o->err_ttt, o->ttt_s * lo,
+		   o->ttt_s * hi);
+	model_interval_tta(MODEL_BASIS_MEASURED, MODEL_POOL_MLPERF, (int)o->nodes, o->tta_s, fmax(0.0, o->tta_s - o->ttt_s),
+			   &lo, &hi);
+	detail_row(w, "tta whole-run (s)", o->name, o->nodes, o->tta_meas_s, o->tta_s, o->err_tta, lo, hi);
 }
 
 /* --detail FILE opened with its header (through FILE.tmp). EXIT_OK or the exit code, message printed. */
 static int detail_open(const char *detail, csvw **dw)
 {
-	static const char *hdr[] = {"group", "result", "nodes", "measured", "predicted", "err_pct"};
+	static const char *hdr[] = {"group", "result", "nodes", "measured", "predicted", "err_pct", "predicted_lo",
+				    "predicted_hi"};
 	int orc = csvw_create(detail, dw);
 	if (orc) {
 		fprintf(stderr, "scaleplan validate: --detail %s\n", err_msg());
 		return exit_code_of(orc);
 	}
-	for (int k = 0; k < 6; k++)
+	for (int k = 0; k < 8; k++)
 		csvw_text(*dw, hdr[k]);
 	csvw_end_row(*dw);
 	return EXIT_OK;
@@ -75,8 +92,7 @@ static void print_result(FILE *out, bool md, bool csv, const cal_wr_result *o, c
 			o->name, o->err);
 		return;
 	}
-	detail_row(dw, "ttt whole-run (s)", o->name, o->nodes, o->run_meas_s, o->ttt_s, o->err_ttt);
-	detail_row(dw, "tta whole-run (s)", o->name, o->nodes, o->tta_meas_s, o->tta_s, o->err_tta);
+	detail_rows(dw, o);
 	if (csv)
 		fprintf(out, "%s,%g,%g,%s,%.2f,%.2f,%.1f,%.1f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f\n", o->name, o->nodes, o->gpus,
 			o->anchor, o->run_meas_s, o->ttt_s, 100 * o->err_ttt, o->epochs, o->ttt_curve_s, 100 * o->err_curve,

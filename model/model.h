@@ -714,8 +714,10 @@ model_bottleneck model_bottleneck_of(double compute_s, double comm_s, double dat
 /* ---- 90% prediction intervals (model_interval.c) ----
  * Split-conformal: held-out residuals rho = ln(measured / predicted) of `scaleplan validate`, pooled by basis
  * and by stack (MLPerf-grade or a framework's: their errors differ several-fold), give factors
- * lo_x <= 1 <= hi_x on throughput, time to train and start-up. They do not step with the node count: the
- * pools hold one-node and multi-node results alike. Time to accuracy adds the start-up's error to time to
+ * lo_x <= 1 <= hi_x on throughput, time to train and start-up at one node. Beyond one node the log-width
+ * grows with the straggler spread of n nodes, by model_interval_spread: a run waits for the slowest of its nodes
+ * (start-up, staging, each all-reduce), and the slowest of n draws lies about sqrt(2 ln n) standard deviations
+ * out, so a model whose per-node spread is a little off misses by that error times sqrt(2 ln n). Time to accuracy adds the start-up's error to time to
  * train's (model_interval_tta), so its interval moves with the start-up's share of the run, continuously.
  * The table is generated data (model/intervals.csv, written by `make intervals` = `scaleplan validate
  * --intervals FILE`) compiled into the library; its rows say how each was derived. */
@@ -739,11 +741,15 @@ const char *model_pool_name(int pool);             /* "mlperf", "framework" */
 /* The built-in interval of throughput, ttt or startup for a basis and pool: factors on the point (measured /
  * predicted lies in [lo_x, hi_x] nine times in ten). 1 and 1 when the table has no such row (and for tta:
  * model_interval_tta). */
-void model_interval_factors(model_basis b, int pool, model_quantity q, double *lo_x, double *hi_x);
+void model_interval_factors(model_basis b, int pool, model_quantity q, int nodes, double *lo_x, double *hi_x);
+/* How much wider in log terms a run of `nodes` nodes is than one node: sqrt(1 + grow_z2 x 2 ln nodes), where
+ * grow_z2 (intervals.csv) is the fitted ratio of the straggler term's variance per unit of 2 ln n to the
+ * one-node variance (rho^2 = a + b 2 ln n, grow_z2 = b / a; cal_interval_growth). 1 at one node or grow_z2 0. */
+double model_interval_spread(double grow_z2, int nodes);
 /* Time to accuracy's interval: its start-up part (startup_s) and the rest (tta_s - startup_s: time to train
  * and staging) miss independently, each by its own factors; the bounds add the two misses in quadrature,
  * tta_s -+ sqrt((rest (1 - lo_x))^2 + (startup (1 - lo_x))^2) (hi alike). */
-void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s, double *lo_s, double *hi_s);
+void model_interval_tta(model_basis b, int pool, int nodes, double tta_s, double startup_s, double *lo_s, double *hi_s);
 /* The same from given factors (time to train's and the start-up's lo_x, hi_x): the one formula. */
 void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
 			  double startup_hi_x, double *lo_s, double *hi_s);

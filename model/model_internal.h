@@ -82,6 +82,7 @@ void model_interval_combine(double lo1, double hi1, double lo2, double hi2, doub
 typedef struct model_interval_row {
 	double lo_x, hi_x;
 	int n;
+	double grow_z2; /* growth with the node count (model_interval_spread) */
 } model_interval_row;
 
 /* model/gen_intervals.c: generated from model/intervals.csv by tools/intervals_c.sh (make intervals). */

@@ -1,6 +1,7 @@
 /* model/model_interval.c: how a prediction's GPU is known (basis) and its 90% prediction interval.
  * The numbers are generated data (model/intervals.csv, compiled in as model_interval_table): split-conformal
- * quantiles of the held-out residuals `scaleplan validate` computes, by basis and stack pool; this file applies
+ * quantiles of the held-out residuals `scaleplan validate` computes, by basis and stack pool, and each row's
+ * growth with the node count (model_interval_spread); this file applies
  * them and holds the quantile rule the generator uses, so that the rule is tested where it lives.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -58,11 +59,22 @@ static const model_interval_row *row_of(model_basis b, int pool, model_quantity 
 	return row->lo_x > 0 ? row : NULL;
 }
 
-void model_interval_factors(model_basis b, int pool, model_quantity q, double *lo_x, double *hi_x)
+double model_interval_spread(double grow_z2, int nodes)
 {
-	const model_interval_row *row = row_of(b, pool, q);
-	*lo_x = row ? row->lo_x : 1.0;
-	*hi_x = row ? row->hi_x : 1.0;
+	return nodes > 1 && grow_z2 > 0 ? sqrt(1.0 + grow_z2 * 2.0 * log((double)nodes)) : 1.0;
+}
+
+/* A row's factors at `nodes` nodes: the one-node log-bounds times the spread (1 for no row). */
+static void row_factors(const model_interval_row *row, int nodes, double *lo_x, double *hi_x)
+{
+	double s = row && row->lo_x > 0 ? model_interval_spread(row->grow_z2, nodes) : 1.0;
+	*lo_x = row && row->lo_x > 0 ? pow(row->lo_x, s) : 1.0;
+	*hi_x = row && row->lo_x > 0 ? pow(row->hi_x, s) : 1.0;
+}
+
+void model_interval_factors(model_basis b, int pool, model_quantity q, int nodes, double *lo_x, double *hi_x)
+{
+	row_factors(row_of(b, pool, q), nodes, lo_x, hi_x);
 }
 
 void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, double ttt_hi_x, double startup_lo_x,
@@ -75,11 +87,11 @@ void model_interval_tta_x(double tta_s, double startup_s, double ttt_lo_x, doubl
 	*hi_s = tta_s + sqrt(c * c + d * d);
 }
 
-void model_interval_tta(model_basis b, int pool, double tta_s, double startup_s, double *lo_s, double *hi_s)
+void model_interval_tta(model_basis b, int pool, int nodes, double tta_s, double startup_s, double *lo_s, double *hi_s)
 {
 	double tl, th, sl, sh;
-	model_interval_factors(b, pool, MODEL_Q_TTT, &tl, &th);
-	model_interval_factors(b, pool, MODEL_Q_STARTUP, &sl, &sh);
+	model_interval_factors(b, pool, MODEL_Q_TTT, nodes, &tl, &th);
+	model_interval_factors(b, pool, MODEL_Q_STARTUP, nodes, &sl, &sh);
 	model_interval_tta_x(tta_s, startup_s, tl, th, sl, sh, lo_s, hi_s);
 }
 
@@ -92,16 +104,15 @@ void model_interval_apply(const model_scenario *sc, model_result *r)
 	r->basis = sc->basis;
 	/* what the stack's speed on this GPU adds (an unseen generation or stack: plan_stack_eff), on top */
 	double elo = sc->stack.eff_lo_x > 0 ? sc->stack.eff_lo_x : 1.0, ehi = sc->stack.eff_hi_x > 0 ? sc->stack.eff_hi_x : 1.0;
-	lo = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].lo_x : 1.0;
-	hi = row[MODEL_Q_THROUGHPUT].lo_x > 0 ? row[MODEL_Q_THROUGHPUT].hi_x : 1.0;
+	row_factors(&row[MODEL_Q_THROUGHPUT], sc->nodes, &lo, &hi);
 	r->throughput_lo_img_s = r->throughput_img_s * lo * elo;
 	r->throughput_hi_img_s = r->throughput_img_s * hi * ehi;
-	lo = (row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].lo_x : 1.0) / ehi;
-	hi = (row[MODEL_Q_TTT].lo_x > 0 ? row[MODEL_Q_TTT].hi_x : 1.0) / elo;
+	row_factors(&row[MODEL_Q_TTT], sc->nodes, &lo, &hi);
+	lo /= ehi;
+	hi /= elo;
 	r->ttt_lo_s = r->ttt_s * lo;
 	r->ttt_hi_s = r->ttt_s * hi;
-	slo = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].lo_x : 1.0;
-	shi = row[MODEL_Q_STARTUP].lo_x > 0 ? row[MODEL_Q_STARTUP].hi_x : 1.0;
+	row_factors(&row[MODEL_Q_STARTUP], sc->nodes, &slo, &shi);
 	model_interval_tta_x(r->tta_s, r->startup_s, lo, hi, slo, shi, &r->tta_lo_s, &r->tta_hi_s);
 }
 

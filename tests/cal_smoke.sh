@@ -53,11 +53,14 @@ awk -F, 'NR > 1 && ($7 == "" || $7 == "nan" || $14 == "" || $14 == "nan") { bad 
 grep -q "l40s_n16_ngc24.04_mxnet: not predicted (no single-node result" "$T/wr.txt" || fail "whole-run: L40S anchor"
 grep -q "^tta_s (logged epochs) vs init_start..run_stop: 8 results, mean absolute error" "$T/wr.txt" || fail "whole-run summary"
 grep -q "anchored on that single-node result" "$T/wr.txt" || fail "whole-run: anchoring not said"
-# --detail with --group whole-run: a ttt and a tta row per predicted result (16), the file renamed into place;
+# --detail with --group whole-run: a ttt and a tta row per predicted result (16) with its interval around the
+# prediction, the file renamed into place;
 # an unwritable --detail fails (exit 2) and leaves nothing
 "$SP" validate --group whole-run --detail "$T/wrd.csv" >/dev/null || fail "whole-run --detail"
 [ "$(grep -c '^ttt whole-run' "$T/wrd.csv")" -eq 8 ] && [ "$(grep -c '^tta whole-run' "$T/wrd.csv")" -eq 8 ] &&
-	head -1 "$T/wrd.csv" | tr -d '\r' | grep -q '^group,result,nodes,measured,predicted,err_pct$' && [ ! -e "$T/wrd.csv.tmp" ] ||
+	head -1 "$T/wrd.csv" | tr -d '\r' | grep -q '^group,result,nodes,measured,predicted,err_pct,predicted_lo,predicted_hi$' &&
+	tr -d '\r' <"$T/wrd.csv" | awk -F, 'NR > 1 && !($(NF - 1) + 0 < $5 + 0 && $5 + 0 < $NF + 0) { bad = 1 } END { exit bad }' &&
+	[ ! -e "$T/wrd.csv.tmp" ] ||
 	fail "whole-run --detail: $(cat "$T/wrd.csv")"
 rc=0; "$SP" validate --group whole-run --detail "$T/no/such/dir.csv" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "whole-run --detail into a missing directory: rc $rc"

@@ -77,7 +77,7 @@ static void test_combine(test_ctx *t)
 }
 
 /* The derivation: one time pool per stack pool (throughput residuals negated: a time is images /
- * throughput), no node-count scales; a pool without residuals borrows the other's; the start-up row from the
+ * throughput), scores divided by their node count's spread (the growth the pool's residuals give); a pool without residuals borrows the other's; the start-up row from the
  * start-up residuals for every pool; transfer and estimate widened by the largest checked miss, the
  * start-up not (it does not depend on the GPU). */
 static void test_derive(test_ctx *t)
@@ -94,28 +94,60 @@ static void test_derive(test_ctx *t)
 	cal_miss miss[2] = {{"A", "B", false, false, 3, 3, log(0.8)}, {"B", "C", true, true, 2, 2, log(1.1)}};
 	cal_itable *it = xmalloc(sizeof(*it));
 	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
-	/* 11 time residuals (symmetric rule): +-the largest |rho|, the ttt's ln 1.03 */
-	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.03), 1e-12);
-	TEST_NEAR(t, it->lo[M][MP][MODEL_Q_TTT], -log(1.03), 1e-12);
+	/* 11 time residuals (symmetric rule): +-the largest |score|; the 300-node ttt's 3% rises above the
+	 * one-node ones: the pool grows with the node count, and its score is ln 1.03 over its spread */
+	double rho[11];
+	int nodes[11];
+	for (int i = 0; i < 11; i++)
+		rho[i] = log(res[i].measured / res[i].predicted), nodes[i] = res[i].nodes;
+	double g = cal_interval_growth(rho, nodes, 11), top = fmax(log(1.02), log(1.03) / model_interval_spread(g, 300));
+	TEST_CHECK(t, g > 0 && fabs(it->grow[M][MP][MODEL_Q_TTT] - g) < 1e-12, "growth %g, table %g", g,
+		   it->grow[M][MP][MODEL_Q_TTT]);
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], top, 1e-12);
+	TEST_NEAR(t, it->lo[M][MP][MODEL_Q_TTT], -top, 1e-12);
 	TEST_NEAR(t, it->lo[M][MP][MODEL_Q_THROUGHPUT], -it->hi[M][MP][MODEL_Q_TTT], 1e-12);
 	TEST_CHECK(t, it->n[M][FW][MODEL_Q_TTT] == 11 && it->hi[M][FW][MODEL_Q_TTT] == it->hi[M][MP][MODEL_Q_TTT],
 		   "no framework residual: the MLPerf pool's (n %d)", it->n[M][FW][MODEL_Q_TTT]);
 	TEST_NEAR(t, it->lo[M][FW][MODEL_Q_STARTUP], log(0.5), 1e-12);
 	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_STARTUP], -log(0.5), 1e-12); /* 10 residuals: symmetric */
-	TEST_NEAR(t, it->hi[MODEL_BASIS_TRANSFER][MP][MODEL_Q_TTT] - log(1.03), log(1.1), 1e-12);
-	TEST_NEAR(t, it->lo[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_THROUGHPUT] + log(1.03), log(0.8), 1e-12);
+	TEST_NEAR(t, it->hi[MODEL_BASIS_TRANSFER][MP][MODEL_Q_TTT] - top, log(1.1), 1e-12);
+	TEST_NEAR(t, it->lo[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_THROUGHPUT] + top, log(0.8), 1e-12);
+	TEST_CHECK(t, it->grow[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_TTT] == g, "widened rows keep the growth");
 	TEST_NEAR(t, it->hi[MODEL_BASIS_ESTIMATE][MP][MODEL_Q_STARTUP], -log(0.5), 1e-12);
 	/* framework residuals of +-20%: that pool widens, the MLPerf one does not move */
 	for (int i = 0; i < 10; i++)
 		res[n++] = (cal_resid){MODEL_Q_THROUGHPUT, M, 1, 1.0, i % 2 ? 1.2 : 1 / 1.2, FW, 0, 0};
 	TEST_CHECK(t, cal_interval_derive(res, n, -1, miss, 2, it) == 0, "%s", err_msg());
 	TEST_NEAR(t, it->hi[M][FW][MODEL_Q_TTT], log(1.2), 1e-12);
-	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.03), 1e-12);
-	/* leaving the many-node time out: the MLPerf pool is the throughput's 2% */
+	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], top, 1e-12);
+	/* leaving the many-node time out: the MLPerf pool is the throughput's 2%, and nothing to grow with */
 	TEST_CHECK(t, cal_interval_derive(res, n, 10, miss, 2, it) == 0, "skip");
 	TEST_NEAR(t, it->hi[M][MP][MODEL_Q_TTT], log(1.02), 1e-12);
+	TEST_CHECK(t, it->grow[M][MP][MODEL_Q_TTT] == 0, "one node only: growth %g", it->grow[M][MP][MODEL_Q_TTT]);
 	TEST_CHECK(t, cal_interval_derive(res + 11, 10, -1, miss, 2, it) != 0, "start-up residuals only: refused");
 	free(it);
+}
+
+/* The growth with the node count: residuals on the line rho^2 = a + b 2 ln n give b / a back; a falling or
+ * flat line, or one node count only, gives 0; the spread is 1 at one node and sqrt(1 + g 2 ln n) beyond. */
+static void test_growth(test_ctx *t)
+{
+	int nodes[6] = {1, 1, 8, 8, 448, 448};
+	double rho[6];
+	for (int i = 0; i < 6; i++) /* a = 0.01, b = 0.002: rho = +-sqrt(a + b 2 ln n) */
+		rho[i] = (i % 2 ? -1 : 1) * sqrt(0.01 + 0.002 * 2 * log((double)nodes[i]));
+	TEST_NEAR(t, cal_interval_growth(rho, nodes, 6), 0.2, 1e-9);
+	for (int i = 0; i < 6; i++) /* the same sizes the other way round: falls with n */
+		rho[i] = (i % 2 ? -1 : 1) * sqrt(0.05 - 0.002 * 2 * log((double)nodes[i]));
+	TEST_CHECK(t, cal_interval_growth(rho, nodes, 6) == 0, "a falling line: 0");
+	TEST_CHECK(t, cal_interval_growth(rho, nodes, 2) == 0, "one node count: 0");
+	TEST_CHECK(t, model_interval_spread(0.2, 1) == 1 && model_interval_spread(0, 448) == 1, "no growth: 1");
+	TEST_NEAR(t, model_interval_spread(0.2, 448), sqrt(1 + 0.4 * log(448.0)), 1e-12);
+	double lo1, hi1, lo2, hi2; /* the built-in table: one node's factors, wider at 448 nodes (the start-up grows) */
+	model_interval_factors(MODEL_BASIS_MEASURED, MODEL_POOL_MLPERF, MODEL_Q_STARTUP, 1, &lo1, &hi1);
+	model_interval_factors(MODEL_BASIS_MEASURED, MODEL_POOL_MLPERF, MODEL_Q_STARTUP, 448, &lo2, &hi2);
+	TEST_CHECK(t, lo2 <= lo1 && hi2 >= hi1 && lo1 <= 1 && hi1 >= 1, "448 nodes [%g, %g] around 1 node's [%g, %g]",
+		   lo2, hi2, lo1, hi1);
 }
 
 /* Time to accuracy's interval: the start-up's and the rest's misses in quadrature, by hand; all start-up or
@@ -297,6 +329,7 @@ int main(void)
 	test_conformal_asymmetric(&t);
 	test_combine(&t);
 	test_derive(&t);
+	test_growth(&t);
 	test_tta_interval(&t);
 	test_transfer_miss(&t);
 	test_basis_predict(&t);
