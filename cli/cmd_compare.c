@@ -763,8 +763,9 @@ int cmd_compare(int argc, char **argv)
 	rc = cli_candidates(&s, "compare", systems, &q, cand, 256, &ncand);
 	if (rc)
 		goto out;
-	if (s.spec.nmeasured && ncand > 1) {
-		fprintf(stderr, "scaleplan compare: --measured describes one system; give exactly one in --systems\n");
+	if (s.spec.nmeasured && ncand > 1 && !s.spec.measured_system_id) {
+		fprintf(stderr, "scaleplan compare: --measured describes one system: name it with --measured-system ID "
+				"(the others move from it by the model's GPU ratios), or give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;
 	}

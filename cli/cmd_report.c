@@ -70,7 +70,7 @@ static void report_usage(FILE *out)
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured,measured-stack,columns"); /* chosen per placement; every column */
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured,measured-stack,measured-system,columns"); /* chosen per placement; every column */
 }
 
 /* whatif.html and costs.xlsx (web/) into dir, for the readers who will not run the command line; a file

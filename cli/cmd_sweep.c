@@ -398,8 +398,9 @@ static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
 {
 	*cand = xcalloc((size_t)o->s.db.nsystems + 1, sizeof(**cand));
 	int rc = cli_candidates(&o->s, "sweep", o->systems, &o->q, *cand, o->s.db.nsystems, ncand);
-	if (!rc && o->s.spec.nmeasured && *ncand > 1) {
-		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
+	if (!rc && o->s.spec.nmeasured && *ncand > 1 && !o->s.spec.measured_system_id) {
+		fprintf(stderr, "scaleplan sweep: --measured describes one system: name it with --measured-system ID, or "
+				"give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 	}
 	/* the grid's largest configuration within the GPU limit every command shares */

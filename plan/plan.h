@@ -48,6 +48,9 @@ typedef struct plan_spec {
 	const char *measured_stack_id; /* the stack the --measured runs ran (NULL: the run's own, stack_id or the
 					* system's): they calibrate the GPU through that stack's speed on it, and
 					* another stack moves from them only by the model's ratio between the two */
+	const char *measured_system_id; /* the system the --measured runs ran on (NULL: the run's own): the GPU
+					 * is calibrated there, and an option on another system takes that compute
+					 * factor, moving from it by the model's ratio between the GPUs */
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */
