@@ -439,7 +439,7 @@ int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_r
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
 /* The decision's winner over all kept rows into *sc, *r, and what it rests on into *flip_x (plan_flip's
- * speed_x; NAN where it holds to the search's end): false when none qualifies. */
+ * speed_x; NAN where it holds to the search's end; flip_x NULL: not sought): false when none qualifies. */
 bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, double *flip_x);
 /* The rows regrouped by GPU count (ranked within each); returns how many counts. */
 long plan_sweep_by_gpus(plan_sweep *g);

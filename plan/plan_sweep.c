@@ -224,8 +224,10 @@ bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, d
 	plan_flip f;
 	int n = plan_sweep_options(g, 0, g->nrows, opt);
 	plan_decide(g->q, opt, n, &a);
-	plan_flip_find(g->q, opt, n, &a, g->params, &f);
-	*flip_x = f.speed_x;
+	if (flip_x) {
+		plan_flip_find(g->q, opt, n, &a, g->params, &f);
+		*flip_x = f.speed_x;
+	}
 	if (a.winner) {
 		*sc = a.winner->sc;
 		*r = a.winner->r;
