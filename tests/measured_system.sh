@@ -3,8 +3,8 @@
 # system is calibrated there (on --measured-stack's speed), and every option takes that compute factor, moving
 # from the measured GPU by the model's ratio between the GPUs: an option on the measured GPU gets the measured
 # speed, one on another GPU moves by the same factor on compute (compute_cal alike, its compute time scaled
-# by it) and keeps its own basis. Several --systems without naming the measured one stay refused (exit 1), as
-# does an unknown system.
+# by it) and keeps its own basis; sweep over two systems likewise. Several --systems without naming the
+# measured one stay refused (exit 1), as does an unknown system.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 SP=${SCALEPLAN:-build/scaleplan}
@@ -39,5 +39,11 @@ pick0=$(echo "$plain" | sed -n 2p) pick1=$(echo "$cal" | sed -n 2p)
 [ $? -eq 1 ] || no "an unknown --measured-system is not bad input (exit 1)"
 "$SP" predict --system dgxb200 --measured 1:256:2000 --measured-system dgxh100 --stack pytorch-nchw |
 	grep -q "calibrated to 1 measurement on stack pytorch-nchw of system dgxh100" || no "predict does not say where the run was measured"
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+"$SP" sweep --systems dgxh100,dgxb200 --nodes 1 --stack pytorch-nchw --measured 8:256:16000 --measured-system dgxh100 \
+	--out "$tmp/sweep.csv" --quiet >/dev/null 2>&1 || no "sweep over two systems refuses a measurement named by --measured-system"
+sw=$(field dgxh100 throughput_img_s <"$tmp/sweep.csv")
+awk -v t="$sw" 'BEGIN { exit !(t > 15840 && t < 16160) }' || no "sweep: the measured system runs at $sw img/s, expected 16000 within 1%"
 [ $fail -eq 0 ] && echo "measured_system: ok"
 exit $fail
