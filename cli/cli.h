@@ -249,6 +249,9 @@ void cli_ask_help(FILE *out, bool allow_grid);
 /* "ngc-mlperf (gpu decode, staged)" for tables; "default (cpu decode)" without a stack. Returns buf. */
 char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B);
 
+/* Whether sc is the placement pick_sc (NULL: none): the same system, nodes, GPUs per node and batch. */
+bool cli_is_pick(const model_scenario *sc, const model_scenario *pick_sc);
+
 void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
 /* The shared options' table bound to s (its entries store into s), in --help's order, into

@@ -660,6 +660,12 @@ void cli_option_csv_header(csvw *w)
 	csvw_end_row(w);
 }
 
+bool cli_is_pick(const model_scenario *sc, const model_scenario *pick_sc)
+{
+	return pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
+	       sc->node.gpus_per_node == pick_sc->node.gpus_per_node && sc->batch_per_gpu == pick_sc->batch_per_gpu;
+}
+
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
 			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r)
 {
@@ -670,9 +676,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 		o.fails = plan_fails_text(q, v, &fails);
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
 		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &o.x[k], &o.lo[k], &o.hi[k]);
-	o.pick = pick_sc && strcmp(sc->node.system_id, pick_sc->node.system_id) == 0 && sc->nodes == pick_sc->nodes &&
-		 sc->node.gpus_per_node == pick_sc->node.gpus_per_node &&
-		 sc->batch_per_gpu == pick_sc->batch_per_gpu; /* the decision's pick (1) */
+	o.pick = cli_is_pick(sc, pick_sc); /* the decision's pick (1) */
 	plan_row_csv_cells_all(w, sc, r);
 	col_csv_cells(w, option_cols, OPTION_NCOLS, &o);
 	csvw_end_row(w);
@@ -763,8 +767,9 @@ int cmd_compare(int argc, char **argv)
 	rc = cli_candidates(&s, "compare", systems, &q, cand, 256, &ncand);
 	if (rc)
 		goto out;
-	if (s.spec.nmeasured && ncand > 1) {
-		fprintf(stderr, "scaleplan compare: --measured describes one system; give exactly one in --systems\n");
+	if (s.spec.nmeasured && ncand > 1 && !s.spec.measured_system_id) {
+		fprintf(stderr, "scaleplan compare: --measured describes one system: name it with --measured-system ID "
+				"(the others move from it by the model's GPU ratios), or give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;
 	}

@@ -198,10 +198,14 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 		fprintf(out, "                     read at %.1f GB/s per node in the first epoch%s\n",
 		       model_storage_rate(sc, &s->params) * s->params.dataset_B / sc->images / sc->nodes / 1e9,
 		       sc->stack.staged && n->storage_id ? " (copied to the drives first: data staging)" : "");
-	if (s->spec.nmeasured)
-		fprintf(out, "  calibrated to %d measurement%s on stack %s: compute time x %.3f%s\n", s->spec.nmeasured,
-		       s->spec.nmeasured > 1 ? "s" : "", s->spec.measured_stack_id ? s->spec.measured_stack_id : sc->stack.id,
-		       sc->compute_cal, sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");
+	if (s->spec.nmeasured) {
+		const hw_system *m = s->spec.measured_system_id ? hw_system_find(&s->db, s->spec.measured_system_id) : NULL;
+		const char *mstack = s->spec.measured_stack_id ? s->spec.measured_stack_id
+				 : s->spec.stack_id || !m || !m->stack ? sc->stack.id : m->stack->id;
+		fprintf(out, "  calibrated to %d measurement%s on stack %s%s%s: compute time x %.3f%s\n", s->spec.nmeasured,
+		       s->spec.nmeasured > 1 ? "s" : "", mstack, m ? " of system " : "", m ? m->id : "", sc->compute_cal,
+		       sc->data_cal != 1.0 ? " (input pipeline raised to match)" : "");
+	}
 	fprintf(out, "  memory per GPU     %.1f GB of %.0f GB%s\n", r->mem_per_gpu_B / 1e9, n->gpu_mem_B / 1e9,
 	       r->fits ? "" : "  -> DOES NOT FIT: lower --batch-per-gpu");
 	if (!r->fits)

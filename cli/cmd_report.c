@@ -70,7 +70,7 @@ static void report_usage(FILE *out)
 	fprintf(out, "\n");
 	cli_ask_help(out, false);
 	fprintf(out, "\n");
-	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured,measured-stack,columns"); /* chosen per placement; every column */
+	cli_scen_help_except(out, "system,gpus-per-node,nodes,global-batch,measured,measured-stack,measured-system,columns"); /* chosen per placement; every column */
 }
 
 /* whatif.html and costs.xlsx (web/) into dir, for the readers who will not run the command line; a file
@@ -221,6 +221,10 @@ static int report_placements_csv(report_run *r)
 		plan_answer a;
 		const rep_group *g = &r->g[k];
 		plan_decide(&r->q, r->rows + g->first, g->n, &a);
+		plan_flip flip; /* the pick's flip_speed_ratio, as compare's CSV */
+		plan_flip_find(&r->q, r->rows + g->first, g->n, &a, &r->s.params, &flip);
+		if (a.winner)
+			r->rows[a.winner - r->rows].v.flip_speed_x = flip.speed_x;
 		for (int i = g->first; i < g->first + g->n; i++)
 			cli_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].v,
 					   a.winner ? &a.winner->sc : NULL, a.winner ? &a.winner->r : NULL);

@@ -62,6 +62,13 @@ static void sw_decide(sw_opts *o, const plan_sweep *g, long from, long to, long 
 	plan_answer a;
 	plan_decide(&o->q, opt, n, &a);
 	cli_print_answer(label, &o->q, &a, gpus);
+	plan_flip flip; /* what the pick rests on, as compare says it */
+	strbuf rests;
+	strbuf_init(&rests);
+	plan_flip_find(&o->q, opt, n, &a, &o->s.params, &flip);
+	plan_flip_text(&flip, &a, &rests);
+	cli_print_wrapped(stdout, rests.s);
+	strbuf_free(&rests);
 	free(opt);
 }
 
@@ -339,7 +346,8 @@ static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 	bool show = !o->quiet && o->q.goal != PLAN_GRID;
 	model_scenario psc;
 	model_result pr;
-	bool picked = o->q.goal != PLAN_GRID && plan_sweep_pick(g, &psc, &pr);
+	double flip_x = NAN;
+	bool picked = o->q.goal != PLAN_GRID && plan_sweep_pick(g, &psc, &pr, &flip_x);
 	if (show)
 		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
@@ -356,7 +364,10 @@ static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
-		cli_option_csv_row(*w, &o->q, sc, &r, &g->rows[i].v, picked ? &psc : NULL, picked ? &pr : NULL);
+		plan_verdict v = g->rows[i].v; /* the pick's flip_speed_ratio, as compare's CSV */
+		if (picked && cli_is_pick(sc, &psc))
+			v.flip_speed_x = flip_x;
+		cli_option_csv_row(*w, &o->q, sc, &r, &v, picked ? &psc : NULL, picked ? &pr : NULL);
 	}
 	if (show) {
 		progress_update(&pg, g->nrows);
@@ -398,8 +409,9 @@ static int sw_candidates(sw_opts *o, const hw_system ***cand, int *ncand)
 {
 	*cand = xcalloc((size_t)o->s.db.nsystems + 1, sizeof(**cand));
 	int rc = cli_candidates(&o->s, "sweep", o->systems, &o->q, *cand, o->s.db.nsystems, ncand);
-	if (!rc && o->s.spec.nmeasured && *ncand > 1) {
-		fprintf(stderr, "scaleplan sweep: --measured describes one system; give exactly one in --systems\n");
+	if (!rc && o->s.spec.nmeasured && *ncand > 1 && !o->s.spec.measured_system_id) {
+		fprintf(stderr, "scaleplan sweep: --measured describes one system: name it with --measured-system ID, or "
+				"give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 	}
 	/* the grid's largest configuration within the GPU limit every command shares */

@@ -292,6 +292,10 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_STR("measured-stack", &s->spec.measured_stack_id,
 			  "  --measured-stack ID    the stack the measured runs ran (default: --stack, else the system's):\n"
 			  "                         another stack moves from them by the model's ratio of the two stacks' speeds\n"),
+		CLI_O_STR("measured-system", &s->spec.measured_system_id,
+			  "  --measured-system ID   the system the measured runs ran on (default: the one predicted or compared):\n"
+			  "                         its GPU is calibrated there, and an option on another GPU moves from it by\n"
+			  "                         the model's ratio between the GPUs (that option keeps its own basis)\n"),
 		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),

@@ -48,6 +48,9 @@ typedef struct plan_spec {
 	const char *measured_stack_id; /* the stack the --measured runs ran (NULL: the run's own, stack_id or the
 					* system's): they calibrate the GPU through that stack's speed on it, and
 					* another stack moves from them only by the model's ratio between the two */
+	const char *measured_system_id; /* the system the --measured runs ran on (NULL: the run's own): the GPU
+					 * is calibrated there, and an option on another system takes that compute
+					 * factor, moving from it by the model's ratio between the GPUs */
 	model_money money;         /* electricity price, amortisation, runs per month */
 	int rent_term_years;       /* rental rate: 0 on demand (default), 1 or 3 the committed rate,
 				    * PLAN_RENT_SPOT the spot rate */
@@ -434,8 +437,9 @@ int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_r
  * plan_front) predicted again and judged as options
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
-/* The decision's winner over all kept rows into *sc, *r: false when none qualifies. */
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r);
+/* The decision's winner over all kept rows into *sc, *r, and what it rests on into *flip_x (plan_flip's
+ * speed_x; NAN where it holds to the search's end; flip_x NULL: not sought): false when none qualifies. */
+bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, double *flip_x);
 /* The rows regrouped by GPU count (ranked within each); returns how many counts. */
 long plan_sweep_by_gpus(plan_sweep *g);
 void plan_sweep_free(plan_sweep *g);

@@ -73,6 +73,12 @@ void plan_flip_find(const plan_question *q, const plan_option *o, int n, const p
 	free(tmp);
 }
 
+/* "an" before a chip whose name is read with a vowel sound first (an A100, an H100, an MI300X), else "a" (a B200). */
+static const char *article(const char *chip)
+{
+	return chip[0] && strchr("AEFHILMNORSX", chip[0]) ? "an" : "a";
+}
+
 void plan_flip_text(const plan_flip *f, const plan_answer *a, strbuf *out)
 {
 	const plan_option *w = a->winner;
@@ -84,8 +90,8 @@ void plan_flip_text(const plan_flip *f, const plan_answer *a, strbuf *out)
 			    FLIP_MIN_X, model_basis_name(w->r.basis));
 		return;
 	}
-	strbuf_addf(out, "  Rests on: %s stays the pick unless a %s runs under %.2fx its predicted speed (then %s %dx%d); "
-		    "predicted %.0f img/s (%.0f-%.0f), %s%s\n", w->sc.node.system_id, chip, f->speed_x,
+	strbuf_addf(out, "  Rests on: %s stays the pick unless %s %s runs under %.2fx its predicted speed (then %s %dx%d); "
+		    "predicted %.0f img/s (%.0f-%.0f), %s%s\n", w->sc.node.system_id, article(chip), chip, f->speed_x,
 		    f->then->sc.node.system_id, f->then->sc.nodes, f->then->sc.node.gpus_per_node, w->r.throughput_img_s,
 		    w->r.throughput_lo_img_s, w->r.throughput_hi_img_s, model_basis_name(w->r.basis),
 		    w->r.basis == MODEL_BASIS_ESTIMATE ? ": no measured run of this GPU on file" : "");

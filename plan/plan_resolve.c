@@ -44,6 +44,7 @@ int plan_check_ids(const hw_db *db, const plan_spec *s, hw_kind *kind, const cha
 	CHECK_ID(HW_STORAGE, hw_storage_find, storage_id);
 	CHECK_ID(HW_STACK, hw_stack_find, stack_id);
 	CHECK_ID(HW_STACK, hw_stack_find, measured_stack_id);
+	CHECK_ID(HW_SYSTEM, hw_system_find, measured_system_id);
 	return 0;
 }
 
@@ -395,7 +396,7 @@ model_basis plan_basis(const hw_db *db, const hw_gpu *gpu, int nmeasured)
 
 /* The batch: --global-batch, --batch-per-gpu or automatic; then the one-point (or more) calibration. */
 static int resolve_batch(const plan_spec *s, const model_params *p, const char *what, double measured_eff,
-			 model_scenario *sc)
+			 bool elsewhere, model_scenario *sc)
 {
 	if (s->global_batch > 0) {
 		int gpus = sc->node.gpus_per_node * sc->nodes;
@@ -411,7 +412,7 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 				       sc->node.gpus_per_node * sc->nodes, sc->images);
 		return err_set("%s: not even 8 images per GPU fit %s's memory", what, sc->node.gpu_id);
 	}
-	if (!s->nmeasured)
+	if (!s->nmeasured || elsewhere)
 		return 0;
 	/* calibrated at the measured stack's speed on this GPU: compute_cal is then the GPU's, and the run's own
 	 * stack differs from the measurement by the model's ratio of the two speeds alone */
@@ -423,6 +424,30 @@ static int resolve_batch(const plan_spec *s, const model_params *p, const char *
 	if (rc == 0 && measured_eff > 0)
 		rc = model_scenario_prepare(sc, p);
 	return rc ? ERR_INPUT : 0;
+}
+
+/* --measured runs on another system (--measured-system): calibrated there on the measured stack, as a predict
+ * of that system would be, and the fitted compute factor (and small-batch shape) carried to this option's GPU,
+ * which then moves from the measured GPU only by the model's ratio between the two GPUs (and stacks). The
+ * input pipeline's factor stays with the measured host. Another GPU keeps its own basis: its interval is the
+ * model's ratio's, not the measurement's. */
+static int measured_elsewhere(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *msys,
+			      const hw_gpu *gpu, model_scenario *sc)
+{
+	plan_spec ms = *s;
+	model_scenario msc;
+	ms.measured_system_id = NULL;
+	ms.system_id = msys->id;
+	ms.gpu_id = NULL;
+	ms.gpus_per_node = 0;
+	ms.nodes = 1;
+	ms.global_batch = 0;
+	if (plan_resolve(db, &ms, p, msys, 0, 1, &msc))
+		return err_prefix("--measured-system %s", msys->id);
+	sc->compute_cal = msc.compute_cal;
+	sc->b_half = msc.b_half;
+	sc->basis = gpu == msys->gpu ? msc.basis : plan_basis(db, gpu, 0);
+	return model_scenario_prepare(sc, p) ? ERR_INPUT : 0;
 }
 
 int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, const hw_system *sys, int gpn,
@@ -474,5 +499,9 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 			       what, sc->nodes);
 	if (model_scenario_prepare(sc, p))
 		return ERR_INPUT;
-	return resolve_batch(s, p, what, measured_eff(db, s, plan_stack(db, s, sys), gpu, p, sc), sc);
+	const hw_system *msys = s->nmeasured && s->measured_system_id ? hw_system_find(db, s->measured_system_id) : NULL;
+	bool elsewhere = msys && (msys != sys || s->gpu_id);
+	if (resolve_batch(s, p, what, measured_eff(db, s, plan_stack(db, s, sys), gpu, p, sc), elsewhere, sc))
+		return ERR_INPUT;
+	return elsewhere ? measured_elsewhere(db, s, p, msys, gpu, sc) : 0;
 }

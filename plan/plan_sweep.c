@@ -217,11 +217,17 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 	return n;
 }
 
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r)
+bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, double *flip_x)
 {
 	plan_option *opt = xcalloc(PLAN_SWEEP_TOP, sizeof(*opt));
 	plan_answer a;
-	plan_decide(g->q, opt, plan_sweep_options(g, 0, g->nrows, opt), &a);
+	plan_flip f;
+	int n = plan_sweep_options(g, 0, g->nrows, opt);
+	plan_decide(g->q, opt, n, &a);
+	if (flip_x) {
+		plan_flip_find(g->q, opt, n, &a, g->params, &f);
+		*flip_x = f.speed_x;
+	}
 	if (a.winner) {
 		*sc = a.winner->sc;
 		*r = a.winner->r;

@@ -310,8 +310,8 @@ static void section_uncertainty(rep_doc *d, const hw_db *db, const plan_option *
 }
 
 /* The answer first: per GPU count the decision compare prints (plan_decide), with its cost. */
-static void section_answer(rep_doc *d, const hw_db *db, plan_option *rows, const rep_group *g, int ng,
-			   const plan_question *q)
+static void section_answer(rep_doc *d, const hw_db *db, const model_params *params, plan_option *rows,
+			   const rep_group *g, int ng, const plan_question *q)
 {
 	doc_h(d, 2, "Answer");
 	for (int k = 0; k < ng; k++) {
@@ -321,6 +321,9 @@ static void section_answer(rep_doc *d, const hw_db *db, plan_option *rows, const
 		strbuf_init(&text);
 		plan_decide(q, rows + g[k].first, g[k].n, &a);
 		plan_answer_write(q, &a, g[k].gpus, &text);
+		plan_flip flip; /* what the pick rests on, as compare says it */
+		plan_flip_find(q, rows + g[k].first, g[k].n, &a, params, &flip);
+		plan_flip_text(&flip, &a, &text);
 		snprintf(lead, sizeof lead, "%d GPU%s: ", g[k].gpus, g[k].gpus == 1 ? "" : "s");
 		doc_answer(d, lead, text.s);
 		strbuf_free(&text);
@@ -835,7 +838,7 @@ static void doc_write(rep_doc *d, const rep_input *s, const rep_made *m)
 	doc_p(d, "Written by scaleplan %s: %s. Every placement (nodes x GPUs per node) of each GPU count on each "
 		  "system is predicted by the analytic model and ranked by %s; whole servers%s.",
 	      SCALEPLAN_VERSION, s->cmdline, plan_goal_name(s->q), s->q->partial_nodes ? " and partly used ones" : " only");
-	section_answer(d, s->db, s->rows, s->g, s->ng, s->q);
+	section_answer(d, s->db, s->params, s->rows, s->g, s->ng, s->q);
 	doc_h(d, 2, "Charts");
 	if (m->tta_ok)
 		doc_img(d, "tta.svg", "time to accuracy vs GPUs, one line per system and GPUs per node");

@@ -67,7 +67,7 @@ sample() {
 	--target-top1) echo 0.759 ;; --data) echo synthetic ;; --storage) echo local-nvme ;; --stack) echo ngc-mlperf ;;
 	--param) echo eff_compute=0.8 ;; --profile) echo "$tmp/profile.csv" ;; --hwdb) echo "$tmp/hwdb" ;;
 	--kwh-price) echo 0.1 ;; --amortize-years) echo 4 ;; --runs-per-month) echo 10 ;; --rent-term) echo 1y ;;
-	--measured-epochs) echo 3264:41.5 ;; --measured-stack) echo ngc-mlperf ;; --rank-by) echo tta ;; --cost) echo capex ;; --budget) echo 1e9 ;;
+	--measured-epochs) echo 3264:41.5 ;; --measured-stack) echo ngc-mlperf ;; --measured-system) echo dgxh100 ;; --rank-by) echo tta ;; --cost) echo capex ;; --budget) echo 1e9 ;;
 	--deadline) echo 30d ;; --format) echo table ;; --systems) echo dgxh100 ;; --gpus) echo 8 ;;
 	*) return 1 ;;
 	esac

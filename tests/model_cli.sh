@@ -200,10 +200,10 @@ expectw 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --out "$tmp/rt.csv
 awk -F, 'NR > 2 && $21 + 0 < prev { bad = 1 } NR > 1 { prev = $21 + 0 } END { exit bad }' "$tmp/rt.csv" || no "sweep not sorted by tta_s"
 expectw 0 "$SP" sweep --systems c4140-m,dgx1-v100 --nodes 1-4 --rank-by none --out "$tmp/rn.csv" --quiet
 [ "$(sed -n 2p "$tmp/rn.csv" | cut -d, -f1,3)" = "c4140-m,1" ] || no "--rank-by none: grid order"
-# the ranked rows carry their time over the pick's (ttt_ratio .. tta_ratio_hi) and the pick; the streamed grid has
-# no pick: without those seven columns the rows are the same
-no_ratios() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ttt_ratio") c = i; if ($i == "pick") p = i } }
-	{ s = ""; for (i = 1; i <= NF; i++) if ((i < c || i > c + 5) && i != p) s = s (s == "" && i == 1 ? "" : ",") $i; print s }' "$1"; }
+# the ranked rows carry their time over the pick's (ttt_ratio .. tta_ratio_hi), the pick and what it rests on
+# (flip_speed_ratio); the streamed grid has no pick: without those eight columns the rows are the same
+no_ratios() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ttt_ratio") c = i; if ($i == "pick") p = i; if ($i == "flip_speed_ratio") f = i } }
+	{ s = ""; for (i = 1; i <= NF; i++) if ((i < c || i > c + 5) && i != p && i != f) s = s (s == "" && i == 1 ? "" : ",") $i; print s }' "$1"; }
 [ "$(no_ratios "$tmp/rn.csv" | sort | md5sum)" = "$(no_ratios "$tmp/rt.csv" | sort | md5sum)" ] || no "ranking reorders rows, changes none"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tta_ratio") c = i; next } $c != "" { n++ } END { exit n == 0 }' "$tmp/rt.csv" ||
 	no "ranked sweep rows: tta_ratio filled"

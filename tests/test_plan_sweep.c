@@ -97,8 +97,10 @@ static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 	free(opt);
 	model_scenario wsc;
 	model_result wr;
-	TEST_CHECK(t, plan_sweep_pick(&g, &wsc, &wr) && wsc.node.system_id && !strcmp(wsc.node.system_id, sys->id),
+	double flip_x = 0;
+	TEST_CHECK(t, plan_sweep_pick(&g, &wsc, &wr, &flip_x) && wsc.node.system_id && !strcmp(wsc.node.system_id, sys->id),
 		   "a pick on %s", sys->id);
+	TEST_CHECK(t, isnan(flip_x) || (flip_x > 0.25 && flip_x < 1), "the pick rests on %g: NAN or inside the search", flip_x);
 	long counts = plan_sweep_by_gpus(&g);
 	TEST_CHECK(t, counts == g.nrows, "each row its own GPU count here: %ld counts, %ld rows", counts, g.nrows);
 	for (long i = 0; i + 1 < g.nrows; i++)
