@@ -283,4 +283,19 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 expectw 0 "$SP" compare --gpus 512 --site-kw 700; has "site 700 kW caps the peak draw of bought options"; has "over it on power"
 expectw 1 "$SP" compare --gpus 8 --site-kw 0; has "site-kw"
 
+# a deadline without --gpus finds the fewest GPUs (8, 16, ..., 1024) at which an option meets it: the answer
+# names the count and why; a compare at that count picks the same, at half of it none meets the deadline
+for d in 30min 5min 3min; do
+	expectw 0 "$SP" compare --deadline $d; cp "$tmp/out" "$tmp/d$d"
+	n=$(sed -n 's/^GPUs: \([0-9]*\), the fewest of 8, 16, \.\.\., 1024 at which an option meets the deadline of .*/\1/p' "$tmp/d$d")
+	[ -n "$n" ] || { no "compare --deadline $d: no count named"; cat "$tmp/d$d"; continue; }
+	expectw 0 "$SP" compare --deadline $d --gpus $n
+	[ "$(grep '^answer' "$tmp/out")" = "$(grep '^answer' "$tmp/d$d")" ] || no "compare --deadline $d: the pick differs from --gpus $n's"
+	[ "$n" -eq 8 ] && continue
+	grep -q "^GPUs: $n, .* (at $((n / 2)) the fastest takes " "$tmp/d$d" || no "compare --deadline $d: no reason for $n"
+	expectw 0 "$SP" compare --deadline $d --gpus $((n / 2)); has "No option for $((n / 2)) GPUs meets the constraints"
+done
+expectw 0 "$SP" compare --deadline 1s; has "No option meets the deadline of 1.0 s at up to 1024 GPUs"
+expectw 1 "$SP" compare; has "--gpus N is required"; has "--deadline T alone"
+
 exit $fail
