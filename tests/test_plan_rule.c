@@ -290,7 +290,7 @@ static bool pick_option(fix *f, const char *systems, long gpus, plan_option *w)
 
 /* The buyer's axis: a budget that excludes every purchase picks a rental as cheap a run as any rental as fast (was
  * coreweave-gb200-nvl72 at $98 a run over lambda-hgx-b200's $7.68: rentals tied on an infinite capex); one run a
- * month of 64 H100s rents, 6,000 buy. */
+ * month of 64 H100s rents, 6,000 buy at today's rate (--rent-decline 0). */
 static void test_one_axis(test_ctx *t, fix *f)
 {
 	plan_option w, l;
@@ -316,8 +316,11 @@ static void test_one_axis(test_ctx *t, fix *f)
 	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && !isfinite(w.r.capex_usd),
 		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 1 run a month: the rental");
 	f->s.money.runs_per_month = 6000;
+	double decline = f->s.money.rent_decline;
+	f->s.money.rent_decline = 0; /* today's rate held */
 	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.r.capex_usd),
-		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month: the purchase");
+		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month, --rent-decline 0: the purchase");
+	f->s.money.rent_decline = decline;
 	f->s.money.runs_per_month = runs;
 	/* the years: rent falling 20% a year over the horizon; both invariants over the default compare at 64 */
 	f->s.money.rent_decline = 0.2;
@@ -326,7 +329,7 @@ static void test_one_axis(test_ctx *t, fix *f)
 	if (d)
 		check_set(t, f, d, m, "compare --gpus 64 --rent-decline 0.2");
 	free(d);
-	f->s.money.rent_decline = 0;
+	f->s.money.rent_decline = decline;
 }
 
 static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
