@@ -104,7 +104,9 @@ static void compare_table(cmp_opts *co, cli_opt *t)
 	const cli_opt own[] = {
 		CLI_O_CALL("gpus", opt_gpus, co,
 			   "  --gpus N        total GPUs (1.." CLI_STR(CLI_MAX_GPUS_N) "); a list (8,16,32,...) is one question:\n"
-			   "                  the count is part of each option and the rule picks over all of them\n"),
+			   "                  the count is part of each option and the rule picks over all of them;\n"
+			   "                  left out with --deadline: the fewest of 8,16,...,1024 at which an option\n"
+			   "                  meets it, and the rule's pick at that count\n"),
 		CLI_O_STR("systems", &co->systems, "  --systems LIST  candidate systems; " CLI_DEFAULT_SYSTEMS_HELP),
 		CLI_O_ENUM("format", &co->format, formats, "table or csv",
 			   "  --format F      table (default) or csv;  --out FILE  write the CSV to FILE (atomic)\n"),
@@ -130,6 +132,7 @@ static void compare_usage(FILE *out)
 		"usage: scaleplan compare --gpus N [--systems a,b,c] [--rank-by tta|ttt|cost] [--cost run|capex|tco|rent]\n"
 		"                         [--budget USD] [--deadline D] [--partial-nodes] [--format table|csv]\n"
 		"                         [--out FILE] [options]\n"
+		"       scaleplan compare --deadline D [options]   (the fewest GPUs at which an option meets D)\n"
 		"\n"
 		"Every way to place N GPUs on each candidate system on whole servers (nodes x the system's GPUs per\n"
 		"node; --partial-nodes adds 1xN ... Nx1 as far as a node holds them), ranked, with the bottleneck,\n"
@@ -720,6 +723,56 @@ static int write_csv(const char *outpath, const char *columns, const plan_questi
 	return EXIT_OK;
 }
 
+/* The counts a deadline alone tries: the powers of two from 8 (a server) to 1024, the list `--gpus 8,16,...,1024`
+ * asks as one question; fewer than 8 GPUs is a server part-used (each answer names fewer GPUs as fast). */
+static int deadline_counts(long *c, int max)
+{
+	int n = 0;
+	for (long g = 8; g <= 1024 && g <= CLI_MAX_GPUS && n < max; g *= 2)
+		c[n++] = g;
+	return n;
+}
+
+/* --deadline without --gpus: the fewest of deadline_counts at which an option meets it into co's one count
+ * (none: the largest, whose table shows how far it falls short) and *found. */
+static int deadline_count(cli_scen *s, const plan_question *q, const hw_system *const *cand, int ncand, cmp_opts *co,
+			  plan_count *found)
+{
+	long c[CMP_MAX_COUNTS];
+	int n = deadline_counts(c, CMP_MAX_COUNTS);
+	if (plan_deadline_count(&s->db, &s->spec, &s->params, q, cand, ncand, c, n, found)) {
+		fprintf(stderr, "scaleplan compare: %s\n", err_msg());
+		return EXIT_INPUT;
+	}
+	co->counts[0] = (int)c[found->at >= 0 ? found->at : n - 1];
+	co->ncounts = 1;
+	return EXIT_OK;
+}
+
+/* Which count a deadline alone chose, and why: the count below it (or none) missed the deadline. */
+static void print_count(const plan_question *q, const plan_count *found, long gpus)
+{
+	long c[CMP_MAX_COUNTS];
+	int n = deadline_counts(c, CMP_MAX_COUNTS);
+	char d[32], t[32];
+	plan_fmt_duration(q->deadline_s, d, sizeof d);
+	if (found->at < 0) {
+		printf("No option meets the deadline of %s at up to %ld GPUs (tried %ld, %ld, ..., %ld", d, gpus, c[0],
+		       c[1], c[n - 1]);
+		if (isfinite(found->below_s))
+			printf("; at %ld the fastest takes %s", found->below, plan_fmt_duration(found->below_s, t, sizeof t));
+		printf(").\n");
+		return;
+	}
+	printf("GPUs: %ld, the fewest of %ld, %ld, ..., %ld at which an option meets the deadline of %s", gpus, c[0], c[1],
+	       c[n - 1], d);
+	if (found->below && isfinite(found->below_s))
+		printf(" (at %ld the fastest takes %s)", found->below, plan_fmt_duration(found->below_s, t, sizeof t));
+	else if (found->below)
+		printf(" (at %ld no option fits)", found->below);
+	printf(".\n");
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	cli_scen s;
@@ -752,8 +805,10 @@ int cmd_compare(int argc, char **argv)
 	int col[NTCOLS], ncol = 0;
 	if (strcmp(format, "table") == 0 && (rc = table_columns(s.columns, col, &ncol)))
 		return rc;
-	if (co.ncounts < 1) {
-		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8)\n");
+	bool find_count = co.ncounts < 1 && !isnan(q.deadline_s); /* --deadline alone: the fewest GPUs that meet it */
+	if (co.ncounts < 1 && !find_count) {
+		fprintf(stderr, "scaleplan compare: --gpus N is required (e.g. --gpus 8), unless --deadline T alone asks "
+				"for the fewest GPUs that meet it\n");
 		return EXIT_INPUT;
 	}
 	if (s.spec.system_id || s.spec.gpus_per_node || s.spec.nodes != 1 || s.spec.global_batch) {
@@ -772,6 +827,13 @@ int cmd_compare(int argc, char **argv)
 				"(the others move from it by the model's GPU ratios), or give exactly one in --systems\n");
 		rc = EXIT_INPUT;
 		goto out;
+	}
+	plan_count found = {.at = -1};
+	if (find_count && (rc = deadline_count(&s, &q, cand, ncand, &co, &found)))
+		goto out;
+	if (find_count) {
+		gpus = co.counts[0];
+		snprintf(counts, sizeof counts, "%d", co.counts[0]);
 	}
 	for (int k = 0; k < co.ncounts && !rc; k++) /* several counts: every placement of each, one question */
 		rc = cli_placements(&s, "compare", &q, cand, ncand, co.counts[k], &rows, &nrows, &cap, &skipped_net,
@@ -805,6 +867,8 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	print_table(&s, &q, counts, rows, nrows, a.winner, co.all_rows, col, ncol);
 	cli_print_answer("", &q, &a, gpus);
+	if (find_count)
+		print_count(&q, &found, gpus);
 	{
 		strbuf rests;
 		strbuf_init(&rests);

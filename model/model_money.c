@@ -77,12 +77,13 @@ static const model_money_input inputs[] = {
 	 "2026 training clusters: 10 PB data-set lake, 5 PB checkpoints, 0.5 PB models per 1,000 GPUs "
 	 "(manishklach.github.io, 'Storage geometry of a 100k-GPU cluster')"},
 	/* H100 rent fell from about 8 (2023) to about 2 (2025) USD per GPU-hour at the market, 50% a year, and AWS
-	 * cut its P5 list rate by about 44% in June 2025, two years after launch (25% a year); 0 keeps today's rate
-	 * (the workbook weighs today's rate) */
+	 * cut its P5 list rate by about 44% in June 2025, two years after launch: 1 - 0.56^(1/2) = 25% a year. The
+	 * default is the slower of the two: a list price's cut, not the market's fall from a scarcity peak
+	 * (costs.xlsx carries the same factor: rent_horizon_x) */
 	{MF(rent_decline), "rent-decline", "F", "the market's rent falls a year over the horizon (0: today's rate)",
-	 "fraction a year", 0.0, 0, 1, false, true, 1, "a fraction a year 0 <= F < 1 (e.g. 0.25)",
-	 "history: H100 about 8 (2023) to about 2 (2025) USD per GPU-hour at the market (docs/money_public.csv); AWS "
-	 "P5 list cut about 44% in June 2025 (25% a year); default 0: today's rate held"},
+	 "fraction a year", 0.25, 0, 1, false, true, 1, "a fraction a year 0 <= F < 1 (e.g. 0.25)",
+	 "history: AWS P5 list cut about 44% in June 2025, two years after launch (25% a year, the default; "
+	 "docs/money_public.csv); H100 about 8 (2023) to about 2 (2025) USD per GPU-hour at the market (50% a year)"},
 	/* ---- the cluster's parts: no option (an overlay or the workbook changes them) ---- */
 	/* the DGX H100 has 2 dual-port ConnectX-7 cards for front-end, storage and in-band management beside its
 	 * 8 compute NICs, a GB200 compute tray one dual-port BlueField-3 for its 4 GPUs */

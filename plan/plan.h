@@ -305,6 +305,17 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a);
  * the pick's reaches 1) into a->fewer (ok false: none). 0, or ERR_INPUT where a prediction fails. */
 int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
 		    plan_answer *a);
+/* A deadline without a GPU count (compare --deadline T alone): the fewest GPUs at which some option meets it. */
+typedef struct plan_count {
+	int at;             /* index into the counts of the fewest with a pick under q (plan_decide); -1: none */
+	long below;         /* the count tried before it (0: none) */
+	double below_s;     /* there, the fastest time of the options that fail nothing but the deadline (NAN: none) */
+} plan_count;
+/* Tries counts[0..n) in ascending order on the candidates (placements as q asks) and decides each (plan_decide):
+ * the first count with a pick into *c; the rule's pick at that count is then the pick of a compare at it. 0, or
+ * ERR_INPUT where a prediction fails. */
+int plan_deadline_count(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+			const hw_system *const *cand, int ncand, const long *counts, int n, plan_count *c);
 /* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
  * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:

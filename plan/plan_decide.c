@@ -505,3 +505,32 @@ int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, 
 	}
 	return 0;
 }
+
+int plan_deadline_count(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
+			const hw_system *const *cand, int ncand, const long *counts, int n, plan_count *c)
+{
+	*c = (plan_count){.at = -1, .below_s = NAN};
+	for (int k = 0; k < n; k++) {
+		plan_option *o = NULL;
+		int m = 0, cap = 0, sn = 0, sw = 0;
+		if (plan_placements(db, s, p, q, cand, ncand, counts[k], &o, &m, &cap, &sn, &sw)) {
+			free(o);
+			return ERR_INPUT;
+		}
+		plan_answer a;
+		plan_decide(q, o, m, &a);
+		if (a.winner) {
+			c->at = k;
+			free(o);
+			return 0;
+		}
+		const plan_option *best = NULL; /* why this count is not enough: its fastest, deadline aside */
+		for (int i = 0; i < m; i++)
+			if (!(o[i].v.fails & ~(unsigned)PLAN_FAIL_DEADLINE) && (!best || faster(q, &o[i], best)))
+				best = &o[i];
+		c->below = counts[k];
+		c->below_s = best ? best->v.time_s : NAN;
+		free(o);
+	}
+	return 0;
+}

@@ -171,9 +171,12 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 	strbuf_addf(b, " %s, %s a run %s (a month's work: ", plan_ttt_goal(q) ? "to train" : "to accuracy",
 		    money(w->v.run_cost_usd, m), owned ? "owned" : "rented");
 	month_words(b, &w->sc.money);
-	if (!owned && w->sc.money.rent_decline > 0) /* the rent weighed: averaged over the horizon as it falls */
-		strbuf_addf(b, "; rent averaged over %.3g years, falling %s a year", w->sc.money.amortize_years,
-			    pct(100 * w->sc.money.rent_decline, c));
+	if (!owned && w->sc.money.rent_decline > 0) { /* the rent weighed: averaged over the horizon as it falls; the
+						       * row's rent/run is today's bill, named beside it */
+		char today[FIG];
+		strbuf_addf(b, "; rent averaged over %.3g years, falling %s a year, from %s a run as billed today",
+			    w->sc.money.amortize_years, pct(100 * w->sc.money.rent_decline, c), money(w->r.rent_usd, today));
+	}
 	strbuf_addf(b, "), ");
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));

@@ -150,8 +150,9 @@ expect 1 "$SP" sim --system dgxh100 --jitter 100; has "--jitter '100': expected 
 expect 1 "$SP" sim --system dgxh100 --jitter 1000
 expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has "not both"
 
-# 10. buy against rent for the winner's GPU model, with the break-even
-expectw 0 "$SP" compare --gpus 8 --systems dgxb200
+# 10. buy against rent for the winner's GPU model, with the break-even (at today's rate: with the default fall of
+# the rent, renting B200s wins at any use)
+expectw 0 "$SP" compare --gpus 8 --systems dgxb200 --rent-decline 0
 has "Buy vs rent (B200): a run costs"; has "owned (dgxb200 1x8)"; has "runs a month"
 
 # the rule (PLAN_RULE) on compare's CSV: one pick (column pick; its ratio 1, 1, 1); no option that qualifies is at
@@ -208,13 +209,14 @@ for t in ondemand 1y; do
 done
 
 # one answer for one question: the buy-vs-rent break-even of compare's answer is the bought option's own
-# (predict's column breakeven_runs_per_month), rounded to two figures
+# (predict's column breakeven_runs_per_month), rounded to two figures, at today's rate (--rent-decline 0: with
+# the default fall renting B200s wins at any use)
 # (gb200-nvl72 16x4 at 64 GPUs was once 1110.4 in compare, 1243.5 in predict; dgxb200 1x8 1360.2 in the
 # answer, 1393.5 in the CSV)
 for c in "8 dgxb200 1 8" "64 gb200-nvl72 16 4"; do
 	set -- $c
-	expectw 0 "$SP" compare --gpus $1 --systems $2; cp "$tmp/out" "$tmp/one"
-	"$SP" predict --system $2 --nodes $3 --format csv >"$tmp/one.csv" || no "predict $2"
+	expectw 0 "$SP" compare --gpus $1 --systems $2 --rent-decline 0; cp "$tmp/out" "$tmp/one"
+	"$SP" predict --system $2 --nodes $3 --rent-decline 0 --format csv >"$tmp/one.csv" || no "predict $2"
 	be=$(awk -v b="$(col breakeven_runs_per_month "$tmp/one.csv")" 'BEGIN { e = 10 ^ int(log(b) / log(10) - 1); printf "%d", int(b / e + 0.5) * e }')
 	grep -q "^  Buy vs rent (B200): .*owned ($2 $3x$4).* above about $(printf "%d" "$be" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') runs a month" "$tmp/one" ||
 		no "compare --gpus $1's break-even is not predict's $be: $(grep 'Buy vs rent' "$tmp/one")"
@@ -282,5 +284,20 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	END { exit bad || !over }' "$tmp/out" || no "--site-kw 700: the pick or a bought option over it is not marked"
 expectw 0 "$SP" compare --gpus 512 --site-kw 700; has "site 700 kW caps the peak draw of bought options"; has "over it on power"
 expectw 1 "$SP" compare --gpus 8 --site-kw 0; has "site-kw"
+
+# a deadline without --gpus finds the fewest GPUs (8, 16, ..., 1024) at which an option meets it: the answer
+# names the count and why; a compare at that count picks the same, at half of it none meets the deadline
+for d in 30min 5min 3min; do
+	expectw 0 "$SP" compare --deadline $d; cp "$tmp/out" "$tmp/d$d"
+	n=$(sed -n 's/^GPUs: \([0-9]*\), the fewest of 8, 16, \.\.\., 1024 at which an option meets the deadline of .*/\1/p' "$tmp/d$d")
+	[ -n "$n" ] || { no "compare --deadline $d: no count named"; cat "$tmp/d$d"; continue; }
+	expectw 0 "$SP" compare --deadline $d --gpus $n
+	[ "$(grep '^answer' "$tmp/out")" = "$(grep '^answer' "$tmp/d$d")" ] || no "compare --deadline $d: the pick differs from --gpus $n's"
+	[ "$n" -eq 8 ] && continue
+	grep -q "^GPUs: $n, .* (at $((n / 2)) the fastest takes " "$tmp/d$d" || no "compare --deadline $d: no reason for $n"
+	expectw 0 "$SP" compare --deadline $d --gpus $((n / 2)); has "No option for $((n / 2)) GPUs meets the constraints"
+done
+expectw 0 "$SP" compare --deadline 1s; has "No option meets the deadline of 1.0 s at up to 1024 GPUs"
+expectw 1 "$SP" compare; has "--gpus N is required"; has "--deadline T alone"
 
 exit $fail

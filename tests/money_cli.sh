@@ -137,26 +137,29 @@ ok "on demand: the same at both uses, above GPU-hours x rate by start-up and cop
 	-v a="$(col rent_usd "$tmp/rondemand0.5.csv")" -v b="$(col rent_usd "$tmp/rondemand1.csv")" \
 	-v t="$(col tta_s "$tmp/rondemand1.csv")" -v s="$(col rent_setup_s "$tmp/rondemand1.csv")" \
 	'BEGIN { exit !(a == b && s > 60 && b >= 64 * 6.88 * (t + s) / 3600 - 1e-6 && b > 64 * 6.88 * t / 3600 * 1.05) }'
+# the buy-vs-rent rules below at today's rate (--rent-decline 0); by default the rent falls 25% a year over
+# the horizon (AWS's P5 list cut, docs/decision.md) and the line says so
+expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64; has "averaged over 5 years as rent falls 25% a year"
 expect 0 "$SP" predict --system aws-p5 --nodes 8; has "instance start-up and data copy"
 # the buy-vs-rent line weighs the bought option's run against the same run rented (the bought option's own figures,
 # as predict prints them: one answer in every command); a 1-year reservation against owning: owning wins at any use
 # (where the options hold a rental of the GPU, the cheapest of them: the line and the pick weigh the same figures)
-expectw 0 "$SP" compare --systems dgxh100,lambda-hgx-h100 --gpus 8
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,lambda-hgx-h100 --gpus 8
 has "owned (dgxh100 1x8)"; has "rented (lambda-hgx-h100, its share of a 24 h session)"
-expectw 0 "$SP" compare --systems dgxh100 --gpus 8; has "rented (market-h100, its share of a 24 h session)"
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100 --gpus 8; has "rented (market-h100, its share of a 24 h session)"
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 1y; has "buying wins at any use"
 
 # market rent: CoreWeave's H100 rate ranges down to the market's (1.85 of 6.16); buy vs rent at both ends and the
 # rate where the decision flips; at 5% use renting wins
 expect 0 "$SP" predict --system coreweave-hgx-h100 --nodes 8 --format csv
 ok "coreweave-hgx-h100: rent_lo_usd <= 0.6 x rent_usd" -v l="$(col rent_lo_usd "$tmp/out")" -v r="$(col rent_usd "$tmp/out")" \
 	'BEGIN { exit !(l > 0 && l <= 0.6 * r) }'
-expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
+expectw 0 "$SP" compare --rent-decline 0 --gpus 64 --systems dgxh100,coreweave-hgx-h100,aws-p5 --utilisation 0.05
 has "at the stated use renting wins"
-expectw 0 "$SP" compare --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-rate 6.155; has "buying wins above about"
+expectw 0 "$SP" compare --rent-decline 0 --gpus 64 --systems dgxh100,coreweave-hgx-h100 --rent-rate 6.155; has "buying wins above about"
 lacks "at the stated use renting wins"; has "rented (the --rent-rate quote"
 # at the market's rate (market-h100, 2.32 on demand) renting wins at the stated use, and the line names it
-expectw 0 "$SP" compare --gpus 64 --systems dgxh100; has "rented (market-h100"; has "at the stated use renting wins"
+expectw 0 "$SP" compare --rent-decline 0 --gpus 64 --systems dgxh100; has "rented (market-h100"; has "at the stated use renting wins"
 printf 'id,rent_usd_gpu_h,rent_date,rent_source,rent_market_usd_gpu_h\ncoreweave-hgx-h100,6.16,2026-11,list,1.85\n' >"$tmp/mk.csv"
 mkdir -p "$tmp/mk" && mv "$tmp/mk.csv" "$tmp/mk/systems.csv"
 expect 1 "$SP" hw check "$tmp/mk"; has "a market rate needs rent_market_date and rent_market_source"
@@ -172,10 +175,10 @@ grep -q "Prices and their dates.*dgxh100: \$310,000 a unit (quote, 2024-08)" "$t
 # sensitivity over every GPU count, in words: the use below which renting wins, a flip inside the utilisation's
 # range (40% stated, renting wins below 32% at 16 GPUs), the market's rate
 # (at CoreWeave's list rate as a quote in hand, --rent-rate); at the market's rate (market-h100) renting wins
-"$SP" report --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --rent-rate 6.155 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
+"$SP" report --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 16,64 --utilisation 0.4 --rent-rate 6.155 --out "$tmp/sens" >/dev/null 2>&1 || no "report sens"
 grep -q "^At 16 GPUs, dgxh100 2x8.*Renting the same runs on the --rent-rate quote wins below [0-9]*% use.*the utilisation flips it within 20-60%" \
 	"$tmp/sens/report.md" || no "report: 16 GPUs, renting below a use, flipped within the utilisation's range"
-"$SP" report --systems dgxh100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens2" >/dev/null 2>&1 || no "report sens2"
+"$SP" report --rent-decline 0 --systems dgxh100 --gpus 16,64 --utilisation 0.4 --out "$tmp/sens2" >/dev/null 2>&1 || no "report sens2"
 grep -q "^At 64 GPUs, dgxh100 8x8.*Renting the same runs on market-h100 wins below [0-9]*% use.*(stated 40%: renting wins)" \
 	"$tmp/sens2/report.md" || no "report: 64 GPUs, at the market's rate renting wins"
 
@@ -204,7 +207,7 @@ expect 1 "$SP" hw check "$tmp/mine"; has "storage.csv:3:11(price_kind): 'rumour'
 # spreadsheet rule from the CSV's own terms: the owner's fixed month over the month's GPU-hours (F), the energy
 # over a used GPU-hour (E), CoreWeave's rate R from the database: break-even F / (R - E), flip F / u + E
 R=$(python3 -c 'import csv; print([r["rent_usd_gpu_h"] for r in csv.DictReader(l for l in open("hwdb/data/systems.csv") if l[0] != "#") if r["id"] == "coreweave-hgx-h100"][0])')
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate "$R" --format csv
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-rate "$R" --format csv
 ok "break-even use and flip rate within 2% of the spreadsheet rule (R=$R)" -v R="$R" \
 	-v om="$(get owned_month_usd dgxh100 "$tmp/out")" -v e="$(get energy_usd dgxh100 "$tmp/out")" \
 	-v t="$(get tta_s dgxh100 "$tmp/out")" -v u="$(get utilisation dgxh100 "$tmp/out")" \
@@ -213,17 +216,17 @@ ok "break-even use and flip rate within 2% of the spreadsheet rule (R=$R)" -v R=
 		b = F / (R - E); f = F / u + E; d1 = be / b - 1; d2 = fl / f - 1
 		exit !(R > 1 && d1 < 0.02 && d1 > -0.02 && d2 < 0.02 && d2 > -0.02) }'
 # a 3-year reservation at 90% use: one comparison gives the CSV and the sentence (renting wins above the crossing)
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9 --format csv
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9 --format csv
 ok "3y at 0.9: the CSV says buying wins below a use under 0.9" -v a="$(get buy_wins_above dgxh100 "$tmp/out")" \
 	-v b="$(get breakeven_use dgxh100 "$tmp/out")" 'BEGIN { exit !(a == 0 && b > 0 && b < 0.9) }'
 pct=$(awk -v b="$(get breakeven_use dgxh100 "$tmp/out")" 'BEGIN { printf "%.0f", 100 * b }')
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-term 3y --utilisation 0.9
 grep -q "buying wins below about [0-9,.]* runs a month (${pct}% use)" "$tmp/out" || no "3y at 0.9: the sentence's crossing is not the CSV's ${pct}%"
 has "at the stated use renting wins"
 grep -q "buying wins at any use" "$tmp/out" && no "3y at 0.9: 'buying wins at any use' beside renting winning"
 # the single run rented alone stays available: --rent-session-h 0 pays the set-up on every run
-expectw 0 "$SP" compare --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-session-h 0; has "rented alone)"
-expectw 1 "$SP" compare --systems dgxh100 --gpus 8 --rent-session-h -1; has "rent-session-h"
+expectw 0 "$SP" compare --rent-decline 0 --systems dgxh100,coreweave-hgx-h100 --gpus 64 --rent-session-h 0; has "rented alone)"
+expectw 1 "$SP" compare --rent-decline 0 --systems dgxh100 --gpus 8 --rent-session-h -1; has "rent-session-h"
 expect 0 "$SP" predict --system dgxh100 --nodes 1 --format csv
 ok "co2_kg = energy at the meter x 0.39 kg/kWh" -v c="$(col co2_kg "$tmp/out")" -v j="$(col energy_J "$tmp/out")" \
 	-v p="$(col pue "$tmp/out")" 'BEGIN { x = j / 3.6e6 * p * 0.39; d = c - x; if (d < 0) d = -d; exit !(c > 0 && d < 1e-3 * x) }'

@@ -339,7 +339,8 @@ static void test_owner(test_ctx *t)
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.tco_usd, 0.75 * 874000.0 / 60.0 * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-12);
 	sc.money.residual_frac = 0.0;
-	/* break-even: fixed a month / (rent per run - energy per run); rent 64 x 4 x 1 h = 256 */
+	/* break-even: fixed a month / (rent per run - energy per run); rent 64 x 4 x 1 h = 256 at today's rate */
+	sc.money.rent_decline = 0;
 	sc.node.ref_rent_usd_gpu_h = 4.0;
 	sc.node.ref_rent_gpus = 8;
 	model_run_money(&sc, &r);
@@ -371,6 +372,7 @@ static void cluster_64(model_scenario *sc, model_params *p, model_result *r)
 	node_priced(sc, p);
 	sc->nodes = 8;
 	sc->money.utilisation = 0.54;
+	sc->money.rent_decline = 0; /* today's rate: the rules below weigh it (the fall: test_rent_decline) */
 	r->gpus = 64;
 	r->throughput_img_s = NAN;
 	model_run_capex(sc, p, r);
@@ -605,6 +607,9 @@ static void test_rent_decline(test_ctx *t)
 {
 	model_money m;
 	model_money_default(&m);
+	TEST_CHECK(t, m.rent_decline > 0 && m.rent_decline < 0.5, "the default fall %g a year: sourced, 0..0.5",
+		   m.rent_decline);
+	m.rent_decline = 0;
 	TEST_NEAR(t, model_rent_horizon_factor(&m, 0), 1.0, 1e-12);
 	m.rent_decline = 0.2;
 	double od = model_rent_horizon_factor(&m, 0), r3 = model_rent_horizon_factor(&m, 3);

@@ -386,6 +386,7 @@ static void test_buy_rent(test_ctx *t)
 	/* capex low enough that the break-even fits a month of 1-hour runs (above it the share is floored) */
 	plan_option o = opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, 2e5, NAN);
 	model_money_default(&o.sc.money);
+	o.sc.money.rent_decline = 0; /* today's rate: the run's rent is 8 GPUs x $3 x 1 h */
 	o.sc.node.ref_rent_usd_gpu_h = 3.0;
 	o.sc.node.ref_rent_gpus = 8;
 	o.sc.node.ref_rent_id = "aws-p5";

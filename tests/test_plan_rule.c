@@ -13,7 +13,8 @@
  *   less, then the name);
  * And known cases: at 512 GPUs gb200-nvl72 128x4 (beaten on both axes by hgx-h200 64x8) is not the
  * pick; adding hgx-b300 to gb200-nvl72 and hgx-h200 does not turn the pick to gb200-nvl72; a budget that excludes
- * every purchase picks a rental as cheap a run as any as fast; one run a month rents, 6,000 buy.
+ * every purchase picks a rental as cheap a run as any as fast; one run a month rents, 6,000 buy; a deadline without
+ * a count finds the fewest GPUs with a pick, and the invariants hold there.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -289,7 +290,7 @@ static bool pick_option(fix *f, const char *systems, long gpus, plan_option *w)
 
 /* The buyer's axis: a budget that excludes every purchase picks a rental as cheap a run as any rental as fast (was
  * coreweave-gb200-nvl72 at $98 a run over lambda-hgx-b200's $7.68: rentals tied on an infinite capex); one run a
- * month of 64 H100s rents, 6,000 buy. */
+ * month of 64 H100s rents, 6,000 buy at today's rate (--rent-decline 0). */
 static void test_one_axis(test_ctx *t, fix *f)
 {
 	plan_option w, l;
@@ -315,8 +316,11 @@ static void test_one_axis(test_ctx *t, fix *f)
 	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && !isfinite(w.r.capex_usd),
 		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 1 run a month: the rental");
 	f->s.money.runs_per_month = 6000;
+	double decline = f->s.money.rent_decline;
+	f->s.money.rent_decline = 0; /* today's rate held */
 	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.r.capex_usd),
-		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month: the purchase");
+		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month, --rent-decline 0: the purchase");
+	f->s.money.rent_decline = decline;
 	f->s.money.runs_per_month = runs;
 	/* the years: rent falling 20% a year over the horizon; both invariants over the default compare at 64 */
 	f->s.money.rent_decline = 0.2;
@@ -325,7 +329,7 @@ static void test_one_axis(test_ctx *t, fix *f)
 	if (d)
 		check_set(t, f, d, m, "compare --gpus 64 --rent-decline 0.2");
 	free(d);
-	f->s.money.rent_decline = 0;
+	f->s.money.rent_decline = decline;
 }
 
 static const char *pick_name(const fix *f, const char *systems, long gpus, char *buf, size_t len_B)
@@ -377,6 +381,52 @@ static void test_same_hardware(test_ctx *t, fix *f)
 	free(o);
 }
 
+/* A deadline without a GPU count (compare --deadline T alone): the count found is the fewest of 8..1024 at which
+ * the rule picks; no smaller count has a pick; at that count the invariants hold and the pick meets the deadline;
+ * a deadline nothing meets finds none. Deadlines between the fastest options' times at 8 and 1024 GPUs. */
+static void test_deadline_count(test_ctx *t, fix *f)
+{
+	static const long counts[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+	enum { NC = sizeof counts / sizeof counts[0] };
+	static const double deadlines_s[] = {3600, 1800, 600, 300, 180, 120, 90, 1};
+	const hw_system *cand[256];
+	int ncand = 0;
+	char unknown[64];
+	TEST_CHECK(t, plan_candidates(f->db, &f->q, NULL, cand, 256, &ncand, unknown, sizeof unknown) == 0,
+		   "default candidates");
+	int found = 0;
+	for (size_t d = 0; d < sizeof deadlines_s / sizeof deadlines_s[0]; d++) {
+		plan_count c;
+		f->q.deadline_s = deadlines_s[d];
+		TEST_CHECK(t, plan_deadline_count(f->db, &f->s, &f->p, &f->q, cand, ncand, counts, NC, &c) == 0,
+			   "deadline %.0f s: counts tried", deadlines_s[d]);
+		int last = c.at >= 0 ? c.at : NC - 1;
+		for (int k = 0; k <= last; k++) {
+			int n;
+			plan_option *o = options(f, NULL, counts[k], &n);
+			int p = pick_of(f, o, n);
+			char what[96];
+			snprintf(what, sizeof what, "compare --deadline %.0fs (found at %ld GPUs)", deadlines_s[d], counts[k]);
+			if (k < c.at || c.at < 0)
+				TEST_CHECK(t, p < 0, "%s: a pick at %ld GPUs, fewer than the count found", what, counts[k]);
+			else {
+				TEST_CHECK(t, p >= 0 && o[p].v.time_s <= deadlines_s[d], "%s: no pick meeting it", what);
+				check_set(t, f, o, n, what);
+				found++;
+			}
+			free(o);
+		}
+		if (c.at > 0)
+			TEST_CHECK(t, c.below == counts[c.at - 1] && c.below_s > deadlines_s[d],
+				   "deadline %.0f s: the count below (%ld, fastest %.0f s) said to miss it", deadlines_s[d],
+				   c.below, c.below_s);
+		if (deadlines_s[d] < 2)
+			TEST_CHECK(t, c.at < 0, "deadline 1 s: met at %ld GPUs", c.at >= 0 ? counts[c.at] : 0);
+	}
+	TEST_CHECK(t, found >= 5, "a count found for at least 5 of the deadlines, got %d", found);
+	f->q.deadline_s = NAN;
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -395,6 +445,7 @@ int main(void)
 	test_count_list(&t, &f);
 	test_one_axis(&t, &f);
 	test_same_hardware(&t, &f);
+	test_deadline_count(&t, &f);
 	hw_db_free(&db);
 	return test_report(&t);
 }

@@ -5,7 +5,8 @@
 # result removed so that it must compute each formula, and each option's money (every capex part, both ends
 # of the ranges, the owner's cost per run and per GPU-hour, rent as billed, the break-even) equals compare's
 # CSV within 0.1%, and the answer's owned cash by year equals the report's cashflow.csv; then the same after an
-# input on the Assumptions sheet is changed (utilisation, kWh price, cost of capital, residual, runs a month:
+# input on the Assumptions sheet is changed (utilisation, kWh price, cost of capital, residual, runs a month,
+# the rent's fall a year (on demand and a 1-year reservation renewed):
 # against compare and report with that option), and a second set of systems with rentals (one with a cluster
 # rate above its instance; on demand, a 1-year reservation and spot). The book must hold >= 20 formulas, >= 10 of them
 # over Assumptions. Skips with a message where the build left the book out (no libxlsxwriter) or there is
@@ -88,7 +89,8 @@ case_of() {
 		"$C/cashflow.csv" "$C/report.md"
 }
 CASES="utilisation:0.54:--utilisation utilisation:0.3:--utilisation kwh_usd:0.25:--kwh-price
-	finance_rate:0.07:--finance-rate residual_frac:0.3:--residual runs_per_month:200:--runs-per-month"
+	finance_rate:0.07:--finance-rate residual_frac:0.3:--residual runs_per_month:200:--runs-per-month
+	rent_decline:0.25:--rent-decline"
 for c in $CASES; do
 	IFS=: read -r name value opt <<EOF2
 $c
@@ -112,6 +114,8 @@ for t in 1y spot; do
 		{ cat "$tmp/log"; no "report --rent-term $t"; continue; }
 	put "$tmp/T$t/costs.xlsx" pue 1.2 "t$t"
 done
+# the rent falling over the horizon, a 1-year reservation renewed each year at the year's rate
+[ -f "$tmp/T1y/costs.xlsx" ] && put "$tmp/T1y/costs.xlsx" rent_decline 0.25 "t1y-decline"
 flush
 recalc_all
 
@@ -135,5 +139,7 @@ for t in 1y spot; do
 	"$SP" compare --systems $S2 --gpus 64 --cost rent --rent-term $t --out "$tmp/cmp$t.csv" >/dev/null
 	q "rentals with --rent-term $t differ from compare" compare "$X/t$t-Options.csv" "$tmp/cmp$t.csv"
 done
+"$SP" compare --systems $S2 --gpus 64 --cost rent --rent-term 1y --rent-decline 0.25 --out "$tmp/cmp1yd.csv" >/dev/null
+q "--rent-term 1y --rent-decline 0.25 differs from compare" compare "$X/t1y-decline-Options.csv" "$tmp/cmp1yd.csv"
 flush
 exit $fail

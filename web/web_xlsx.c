@@ -59,6 +59,7 @@ static const struct {
 	 "(1-(1+finance_rate/12)^(-amortize_years*12)),(1-residual_frac)/(amortize_years*12))"},
 	{"fixed_per_usd", "owner's fixed cost a month per USD of capex (capex share + support)",
 	 "=capex_month_per_usd+support_frac_year/12"},
+	{"horizon_months", "months of the horizon (model_rent_horizon_factor)", "=ROUNDUP(amortize_years*12-1E-9,0)"},
 };
 enum { NDERIVED = sizeof derived / sizeof derived[0], MIN_CASH_YEARS = 10 };
 
@@ -78,6 +79,7 @@ static const xl_sys_col sys_cols[] = {
 	{"reserved", "reserved for a term: paid around the clock (1 yes)"}, {"spot", "spot: reruns (1 yes)"},
 	{"rent_width", "rate's half-width"}, {"rent_source", "rent source (kind, date)"},
 	{"rent_market", "market rate, USD per GPU-hour (the low end)"}, {"market_source", "market rate source (date)"},
+	{"rent_term_y", "rent term years (0: on demand)"},
 };
 enum { NSYS_COLS = sizeof sys_cols / sizeof sys_cols[0] };
 
@@ -200,9 +202,21 @@ static const xl_col cols[] = {
 	 "=IF(ISNUMBER({rent_usd}),{rent_usd}*(1+{sys.rent_width}),\"\")", 2, NULL},
 	/* model_ref_rent_usd and model_buy_rent_eval: a month of N runs owned costs fixed + N x energy; rented,
 	 * a reservation's month whatever N, or N x the rent by the run */
-	{"ref_rent_usd", "the same run rented (buy vs rent) USD", XL_FORMULA,
+	/* model_rent_horizon_factor: the rent's average over the horizon's months as it falls rent_decline a year,
+	 * each month at its middle, a reservation at its term's start; summed in closed form (geometric series):
+	 * on demand keep^(1/24) (1 - keep^(M/12)) / (1 - keep^(1/12)), a term of T years (12T months each) the
+	 * whole terms' 12T (1 - keep^(T j)) / (1 - keep^T) and the months left at keep^(T j) */
+	{"rent_terms", "whole rent terms in the horizon", XL_FORMULA,
+	 "=IF({sys.rent_term_y}>0,CEILING((horizon_months+1)/(12*{sys.rent_term_y}),1)-1,0)", 0, NULL},
+	{"rent_horizon_x", "rent over the horizon as it falls, times today's", XL_FORMULA,
+	 "=IF(rent_decline>0,IF({sys.rent_term_y}>0,(12*{sys.rent_term_y}*(1-(1-rent_decline)^({sys.rent_term_y}*"
+	 "{rent_terms}))/(1-(1-rent_decline)^{sys.rent_term_y})+(horizon_months-12*{sys.rent_term_y}*{rent_terms})*"
+	 "(1-rent_decline)^({sys.rent_term_y}*{rent_terms}))/horizon_months,(1-rent_decline)^(1/24)*(1-(1-"
+	 "rent_decline)^(horizon_months/12))/(1-(1-rent_decline)^(1/12))/horizon_months),1)", 0, NULL},
+	{"ref_rent_usd", "the same run rented (buy vs rent), over the horizon USD", XL_FORMULA,
 	 "=IF(AND(ISNUMBER({ref.rate}),N({ref.gpus})>0),CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*"
-	 "{ref.rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600,\"\")", 2, NULL},
+	 "{ref.rate}*IF({sys.reserved}=1,{share}*month_s,{rent_t_s}/{rent_session_runs})/3600*{rent_horizon_x},\"\")", 2,
+	 NULL},
 	{"ref_fix_month_usd", "that rental's month (a reservation) USD", XL_FORMULA,
 	 "=IF({sys.reserved}=1,{ref_rent_usd}/{share},0)", 2, "{ref_rent_usd}"},
 	{"ref_run_usd", "that rental by the run USD", XL_FORMULA, "=IF({sys.reserved}=1,0,{ref_rent_usd})", 2,
@@ -211,7 +225,7 @@ static const xl_col cols[] = {
 	 * below one run a month, one session of them all up to a full session's runs (the set-up once), full
 	 * sessions beyond; the crossing is the largest N where the two months meet, on the piece that holds it */
 	{"ref_sec_usd", "that rental billed a second USD", XL_FORMULA,
-	 "=CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*{ref.rate}/3600", 4, "{ref_rent_usd}"},
+	 "=CEILING({gpus}/{ref.gpus},1)*{ref.gpus}*{ref.rate}/3600*{rent_horizon_x}", 4, "{ref_rent_usd}"},
 	{"ref_run_billed_s", "a run billed (spot's reruns) s", XL_FORMULA,
 	 "=({rent_t_s}-{rent_setup_s})/{rent_session_runs}", 0, "{ref_rent_usd}"},
 	{"rent_full_runs", "runs a full rental session holds", XL_FORMULA,
@@ -521,6 +535,7 @@ static void write_system(xl *x, int row, const plan_option *o)
 		{"spot", n->rent_spot ? 1 : 0, NULL},
 		{"rent_width", n->rent_width, x->num},
 		{"rent_market", n->rent_market_usd_gpu_h, x->cents},
+		{"rent_term_y", n->rent_term_years > 0 ? n->rent_term_years : 0, x->num},
 	};
 	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
 		num_or_empty(x, XL_AS, row, sys_col_of(num[i].key), num[i].v, num[i].f);
