@@ -7,6 +7,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 . "$(dirname "$0")/lib/cli.sh"
+. "$(dirname "$0")/lib/walk.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/${BUILD:-build}/test-out/whatif_chart"
 rm -rf "$out" && mkdir -p "$out" || exit 2
@@ -19,20 +20,6 @@ for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 
 # the page with the probe before </body>
 awk -v probe="$here/tests/lib/whatif_probe.js" '/<\/body>/ { print "<script>"; while ((getline l < probe) > 0) print l; print "</script>" } { print }' \
 	"$tmp/D/whatif.html" >"$tmp/probe.html"
-chrome() { # FRAGMENT ARGS...: Chromium on the probed page, a page not finished tried again with more virtual time
-	frag=$1
-	shift
-	budget=20000
-	for try in 1 2 3 4 5; do
-		rm -rf "$tmp/profile"
-		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-			--user-data-dir="$tmp/profile" --js-flags=--no-wasm-async-compilation --virtual-time-budget=$budget \
-			"$@" "file://$tmp/probe.html$frag" 2>/dev/null >"$tmp/dom.try"
-		[ "$1" != --dump-dom ] || grep -q 'data-probe=' "$tmp/dom.try" && break
-		budget=$((budget * 2))
-	done
-}
 # N NAME COMPARE-OPTIONS...: the probed page at its N-th fragment (tests/lib/walk.sh: one start of Chromium for
 # all) against compare's table on those options (both fold offers of the same hardware and time into one row,
 # the answer's fold)
@@ -52,14 +39,13 @@ check() {
 	grep -q "^ *+ " "$tmp/table.txt" && ! grep -q "same hardware and time folded" "$out/$name.html" &&
 		no "whatif.html #$n ($name): compare folds offers, the page says nothing of it"
 }
-. "$(dirname "$0")/lib/walk.sh"
 FRAGS="- cost=tco&gpus=144 cost=rent&gpus=16"
 walk "$tmp/D/whatif.html" "$here/tests/lib/whatif_probe.js"
 check 0 capex --gpus 64
 check 1 tco --cost tco --gpus 144
 check 2 rent --cost rent --gpus 16
 # the screenshot: what a reader sees (the charts below the table)
-chrome "" --screenshot="$out/whatif.png" --window-size=1280,2400
+chromium_try "file://$tmp/probe.html" "" --screenshot="$out/whatif.png" --window-size=1280,2400
 [ -s "$out/whatif.png" ] || no "no screenshot written to $out/whatif.png"
 [ $fail -eq 0 ] && echo "whatif_chart: charts and figures checked in $browser; screenshot $out/whatif.png"
 exit $fail
