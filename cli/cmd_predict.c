@@ -31,37 +31,38 @@ const char *cli_epochs_note(const model_scenario *sc, const model_result *r)
 static void print_storage(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	char a[32], b[32];
 	double units = model_store_units(sc, p, r);
 	if (isfinite(units)) {
-		fprintf(out, "storage %.0f x %s (%s)", units, plan_fmt_usd(n->store_unit_usd, a, sizeof a), n->storage_id);
+		fprintf(out, "storage %.0f x %s (%s)", units, plan_fmt_usd(pr->store_unit_usd, a, sizeof a), n->storage_id);
 		return;
 	}
 	fprintf(out, "storage %s (flash: %.4g TB at %s/TB, %g TB a GPU sold, at least the data set's %.3g TB x %g copies; ",
 	       plan_fmt_usd(r->capex_storage_usd, a, sizeof a), r->capex_storage_usd / m->store_usd_TB,
 	       plan_fmt_usd(m->store_usd_TB, b, sizeof b), m->store_TB_gpu, p->dataset_B / 1e12, m->store_replicas);
-	if (n->store_shared && n->storage_id)
+	if (pr->store_shared && n->storage_id)
 		fprintf(out, "%s has no unit price in the database)", n->storage_id);
 	else
-		fprintf(out, "%s)", n->store_shared ? "a store without a price" : "a store to stage from; each node keeps its copy on its own drives");
+		fprintf(out, "%s)", pr->store_shared ? "a store without a price" : "a store to stage from; each node keeps its copy on its own drives");
 }
 
 /* capex = servers + network + storage + racks + cooling + installation, each part named with its figure
  * (model_run_capex), or the reason there is none. */
 static void print_capex(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
-	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	char a[32], b[32], c[32], d[32], why[256];
-	int units = model_nodes_bought(sc) / (n->unit_nodes > 1 ? n->unit_nodes : 1);
+	int units = model_nodes_bought(sc) / (pr->unit_nodes > 1 ? pr->unit_nodes : 1);
 	if (!isfinite(r->capex_usd)) {
 		fprintf(out, "  capex              - (%s)\n", cli_why_unpriced(sc, r, PLAN_CAPEX, why, sizeof why));
 		return;
 	}
 	fprintf(out, "  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
 	       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
-	       plan_fmt_usd(isfinite(n->unit_price_usd) ? n->unit_price_usd : n->price_usd, d, sizeof d),
-	       n->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
+	       plan_fmt_usd(isfinite(pr->unit_price_usd) ? pr->unit_price_usd : pr->price_usd, d, sizeof d),
+	       pr->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
 	fprintf(out, " + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
 	       plan_fmt_usd(r->capex_fabric_usd, b, sizeof b), plan_fmt_usd(r->capex_frontend_usd, c, sizeof c));
 	print_storage(out, sc, p, r);
@@ -79,6 +80,7 @@ static const char *runs_text(double n, char *buf, size_t len_B)
 static void print_money(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	char a[32], b[32], c[32], d[32], e[32], why[256];
 	print_capex(out, sc, p, r);
@@ -87,10 +89,10 @@ static void print_money(FILE *out, const model_scenario *sc, const model_params 
 	if (isfinite(r->rent_usd))
 		fprintf(out, "  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
 		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
-		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(n->rent_usd_gpu_h, d, sizeof d),
-		       n->rent_reserved ? "the run's share of the reserved month at this use"
-					: plan_fmt_duration(r->rent_usd / (r->rent_gpus * n->rent_usd_gpu_h) * 3600.0, e, sizeof e));
-	if (isfinite(r->rent_usd) && !n->rent_reserved)
+		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(pr->rent_usd_gpu_h, d, sizeof d),
+		       pr->rent_reserved ? "the run's share of the reserved month at this use"
+					: plan_fmt_duration(r->rent_usd / (r->rent_gpus * pr->rent_usd_gpu_h) * 3600.0, e, sizeof e));
+	if (isfinite(r->rent_usd) && !pr->rent_reserved)
 		fprintf(out, "                     billed time: time to accuracy + its share of %s of instance start-up and data "
 		       "copy a rental session (--rent-session-h)\n", plan_fmt_duration(r->rent_setup_s, e, sizeof e));
 	if (isfinite(r->power_W))
@@ -115,11 +117,11 @@ static void print_money(FILE *out, const model_scenario *sc, const model_params 
 		fprintf(out, "  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
 		       "the rate that flips it at this use %s); a month holds at most %.0f such runs back to back\n",
 		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
-		       n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a),
+		       pr->ref_rent_id, plan_fmt_usd(pr->ref_rent_usd_gpu_h, a, sizeof a),
 		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), floor(MODEL_MONTH_S / r->tta_s));
 	else if (isinf(r->breakeven_runs_per_month))
 		fprintf(out, "  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
-		       "pays\n", n->ref_rent_id, plan_fmt_usd(n->ref_rent_usd_gpu_h, a, sizeof a));
+		       "pays\n", pr->ref_rent_id, plan_fmt_usd(pr->ref_rent_usd_gpu_h, a, sizeof a));
 	else if (isfinite(r->capex_usd))
 		fprintf(out, "  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }

@@ -74,7 +74,7 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 static const char *row_why(const plan_option *w, plan_cost c, char *buf, size_t len_B)
 {
 	plan_unpriced k = w->r.fits ? plan_cost_unpriced(c, &w->sc, &w->r) : PLAN_PRICED;
-	return k == PLAN_PRICED ? NULL : plan_unpriced_text(k, &w->sc.node, buf, len_B);
+	return k == PLAN_PRICED ? NULL : plan_unpriced_text(k, &w->sc.price, buf, len_B);
 }
 
 char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B)
@@ -85,9 +85,9 @@ char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cos
 		return NULL;
 	if (k == PLAN_RENT_LIMIT)
 		snprintf(buf, len_B, "%s: %s (%.0f GPUs here)", sc->node.system_id,
-			 plan_unpriced_text(k, &sc->node, t, sizeof t), r->rent_gpus);
+			 plan_unpriced_text(k, &sc->price, t, sizeof t), r->rent_gpus);
 	else
-		snprintf(buf, len_B, "%s: %s", sc->node.system_id, plan_unpriced_text(k, &sc->node, t, sizeof t));
+		snprintf(buf, len_B, "%s: %s", sc->node.system_id, plan_unpriced_text(k, &sc->price, t, sizeof t));
 	return buf;
 }
 

@@ -189,17 +189,8 @@ void model_scenario_init(model_scenario *sc)
 	memset(sc, 0, sizeof(*sc));
 	sc->node.system_id = "custom";
 	sc->node.gpu_id = "?";
-	sc->node.price_usd = NAN;
-	sc->node.unit_price_usd = NAN;
-	sc->node.rent_usd_gpu_h = NAN;
-	sc->node.power_W = sc->node.power_sold_W = NAN;
-	sc->node.unit_price_lo_usd = sc->node.unit_price_hi_usd = NAN;
-	sc->node.nics_in_price = true;
-	sc->node.switch_usd = sc->node.link_usd = sc->node.nic_usd = NAN;
-	sc->node.store_unit_usd = sc->node.store_unit_B = sc->node.store_unit_Bps = NAN;
-	sc->node.rent_increment_s = sc->node.rent_min_s = NAN;
-	sc->node.rent_cluster_usd_gpu_h = sc->node.rent_cluster_increment_s = NAN;
-	sc->node.ref_rent_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h = sc->node.rent_market_usd_gpu_h = NAN;
+	sc->node.power_W = NAN;
+	model_price_init(&sc->price);
 	sc->node.tensor_frac = 1.0;
 	model_money_default(&sc->money);
 	sc->nodes = 1;
@@ -593,7 +584,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	if (!(node_W > 0))
 		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
 	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
-	r->power_max_W = (n->power_sold_W > 0 ? n->power_sold_W : node_W > 0 ? node_W : NAN) * model_nodes_bought(sc);
+	r->power_max_W = (sc->price.power_sold_W > 0 ? sc->price.power_sold_W : node_W > 0 ? node_W : NAN) * model_nodes_bought(sc);
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);

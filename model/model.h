@@ -197,7 +197,8 @@ enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 #define MODEL_STR_(x) #x
 #define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
 
-/* The node, as flat numbers (filled from hwdb by the CLI, or by hand in tests). */
+/* The node's hardware as flat numbers, what the time model reads (filled from hwdb by plan_resolve, or by hand in
+ * tests); its prices and terms are model_price. */
 typedef struct model_node {
 	const char *system_id;   /* for output; "custom" when none */
 	const char *storage_id;  /* for output: where the data set lives; NULL = the nodes' drives */
@@ -236,32 +237,39 @@ typedef struct model_node {
 				  * data set is on each node's local drives); INFINITY = grows with its clients */
 	double storage_link_Bps; /* the most one node reads from the shared storage (client NIC); 0 = no cap */
 	double local_Bps;        /* node-local drives, read rate per node; 0 = unknown: storage_default_Bps */
-	/* money and power */
+	/* power: what the nodes draw (the run's energy; model_price_run) */
+	double power_W;          /* node max power, NAN when unknown */
+	const char *power_basis; /* how power_W is known: measured, datasheet, estimate; NULL = none given */
+} model_node;
+
+/* What the nodes cost to buy and to rent, and the terms they are sold and rented on (filled from hwdb by
+ * plan_resolve, or by hand in tests): read only where a run is priced (model_price_run, model_money.c); the
+ * time model never reads it. */
+typedef struct model_price {
+	/* buy: whole units of unit_nodes nodes */
 	double price_usd;        /* per node (unit_price_usd / unit_nodes), NAN when unknown */
 	int unit_nodes;          /* nodes sold as one unit (an NVL72 rack: 18 trays); 0 or 1 = a node */
 	double unit_price_usd;   /* list price of one unit, NAN when unknown */
-	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
-	double power_W;          /* node max power, NAN when unknown */
+	double unit_price_lo_usd, unit_price_hi_usd; /* the unit price's range (lo <= price <= hi) */
 	double power_sold_W;     /* max power of a node as sold (all its GPUs), what the site contracts and
 				  * cools for the nodes bought; NAN: power_W or the TDP sum of the GPUs used */
-	const char *power_basis; /* how power_W is known: measured, datasheet, estimate; NULL = none given */
+	bool liquid_cooled;      /* the system needs liquid-cooling distribution (GB200 NVL72) */
 	/* what the cluster buys beside its servers (model_run_capex); NAN = not priced */
-	double unit_price_lo_usd, unit_price_hi_usd; /* the unit price's range (lo <= price <= hi) */
 	bool nics_in_price;      /* the NICs come with the server (else nic_usd each) */
+	int nics_bought;         /* compute-fabric NICs a node has as sold (all cabled, however many GPUs are used) */
 	int switch_ports;        /* fabric: ports of one switch; 0 = the fabric is not priced */
 	double switch_usd;       /* one switch */
 	double link_usd;         /* one link: a transceiver at each end and the fibre */
 	double nic_usd;          /* one NIC port (NAN: not priced) */
 	double oversubscription; /* leaf down-ports per up-port (1 = non-blocking; 0 read as 1) */
 	double net_width;        /* relative half-width of the fabric's prices (0.05 list .. 0.35 estimate) */
-	int nics_bought;         /* compute-fabric NICs a node has as sold (all cabled, however many GPUs are used) */
-	bool liquid_cooled;      /* the system needs liquid-cooling distribution (GB200 NVL72) */
 	bool store_shared;       /* the data set lives on a shared store that is bought with the cluster */
 	double store_unit_usd;   /* one unit of it (NAN: not priced) */
 	double store_unit_B;     /* usable bytes of one unit */
 	double store_unit_Bps;   /* read rate of one unit (NAN: capacity alone sizes it) */
 	double store_width;      /* relative half-width of its price */
 	/* rent as billed (model_run_money) */
+	double rent_usd_gpu_h;   /* rental rate per GPU-hour (whole nodes are rented), NAN when none */
 	int rent_unit_gpus;      /* the fewest GPUs rented at once (an NVL72 rack: 72); 0 = one node */
 	int rent_max_gpus;       /* the most GPUs at rent_usd_gpu_h (one instance's provider); 0 = no limit */
 	double rent_increment_s; /* billing increment; NAN = continuous */
@@ -282,7 +290,7 @@ typedef struct model_node {
 	double ref_rent_market_usd_gpu_h; /* that rental's low end (NAN: none) */
 	int ref_rent_gpus;
 	const char *ref_rent_id;
-} model_node;
+} model_price;
 
 /* What money costs: the defaults (model_money_default) and their sources are in model_money.c. */
 typedef struct model_money {
@@ -407,6 +415,7 @@ typedef struct model_stack {
 
 typedef struct model_scenario {
 	model_node node;
+	model_price price;       /* what the nodes cost (model_money.c alone reads it) */
 	model_stack stack;
 	int nodes;
 	int batch_per_gpu;

@@ -54,6 +54,8 @@ void model_pipeline_run(int n, const double *ready_w, const double *comm_s, doub
 double model_gpu_decode_rank_img_s(double step_img_s, int k, double gpu_decode_img_s, double host_decode_img_s);
 
 /* ---- model_money.c ---- */
+/* No prices (NAN) and no rental terms; the NICs in the server price (model_scenario_init). */
+void model_price_init(model_price *pr);
 /* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
  * racks of 18 trays, rental minimums of GPUs). */
 long model_whole_units(long n, long unit);

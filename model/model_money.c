@@ -1,7 +1,7 @@
 /* model_money.c: what a run costs - the cluster bought (servers, network, storage), what owning it costs
  * a run (capex share, support, facility, energy at the meter at a stated utilisation), rent as the clouds
  * bill it, the break-even against renting, and the ranges of all of these from the prices' ranges.
- * Pure arithmetic on model_node's prices (plan_resolve copies them from hwdb); every default cites its
+ * Pure arithmetic on model_price (plan_resolve copies it from hwdb); every default cites its
  * source, and docs/prices.md explains the choices.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -183,6 +183,19 @@ double model_price_width(const char *kind)
 	return PRICE_WIDTH_ESTIMATE;
 }
 
+void model_price_init(model_price *pr)
+{
+	memset(pr, 0, sizeof *pr);
+	pr->price_usd = pr->unit_price_usd = pr->unit_price_lo_usd = pr->unit_price_hi_usd = NAN;
+	pr->power_sold_W = NAN;
+	pr->nics_in_price = true;
+	pr->switch_usd = pr->link_usd = pr->nic_usd = NAN;
+	pr->store_unit_usd = pr->store_unit_B = pr->store_unit_Bps = NAN;
+	pr->rent_usd_gpu_h = pr->rent_increment_s = pr->rent_min_s = NAN;
+	pr->rent_cluster_usd_gpu_h = pr->rent_cluster_increment_s = pr->rent_market_usd_gpu_h = NAN;
+	pr->ref_rent_usd_gpu_h = pr->ref_rent_market_usd_gpu_h = NAN;
+}
+
 long model_whole_units(long n, long unit)
 {
 	if (unit < 1)
@@ -192,7 +205,7 @@ long model_whole_units(long n, long unit)
 
 int model_nodes_bought(const model_scenario *sc)
 {
-	return (int)model_whole_units(sc->nodes, sc->node.unit_nodes);
+	return (int)model_whole_units(sc->nodes, sc->price.unit_nodes);
 }
 
 /* Switches and links of a folded-Clos fat tree joining E ports on R-port switches, leaves o:1
@@ -223,38 +236,39 @@ static void fat_tree(double E, int R, double o, double *switches, double *links)
 void model_fabric_parts(const model_scenario *sc, double *switches, double *links, double *nic_ports)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	int bought = model_nodes_bought(sc);
-	int nics = n->nics_bought > 0 ? n->nics_bought : n->nics_per_node;
+	int nics = pr->nics_bought > 0 ? pr->nics_bought : n->nics_per_node;
 	*switches = *links = *nic_ports = 0.0;
-	if (bought <= 1 || n->switch_ports < 2 || nics < 1 || model_domain_gpus(sc) >= sc->nodes * n->gpus_per_node)
+	if (bought <= 1 || pr->switch_ports < 2 || nics < 1 || model_domain_gpus(sc) >= sc->nodes * n->gpus_per_node)
 		return;
 	double E = (double)bought * nics;
-	fat_tree(E, n->switch_ports, n->oversubscription >= 1 ? n->oversubscription : 1.0, switches, links);
-	*nic_ports = !n->nics_in_price && isfinite(n->nic_usd) ? E : 0.0;
+	fat_tree(E, pr->switch_ports, pr->oversubscription >= 1 ? pr->oversubscription : 1.0, switches, links);
+	*nic_ports = !pr->nics_in_price && isfinite(pr->nic_usd) ? E : 0.0;
 }
 
 /* The compute fabric between the nodes bought: NIC ports not in the server price, switches and links, for
  * every NIC the nodes have as sold (model_fabric_parts). 0 when the fabric is not priced. */
 static double fabric_usd(const model_scenario *sc)
 {
-	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	double sw, links, nics;
 	model_fabric_parts(sc, &sw, &links, &nics);
 	if (sw + links + nics == 0)
 		return 0.0;
-	double usd = sw * n->switch_usd + links * n->link_usd + (nics > 0 ? nics * n->nic_usd : 0.0);
+	double usd = sw * pr->switch_usd + links * pr->link_usd + (nics > 0 ? nics * pr->nic_usd : 0.0);
 	return isfinite(usd) ? usd : 0.0;
 }
 
 double model_store_units(const model_scenario *sc, const model_params *p, const model_result *r)
 {
-	const model_node *n = &sc->node;
-	if (!n->store_shared || !isfinite(n->store_unit_usd) || !(n->store_unit_B > 0))
+	const model_price *pr = &sc->price;
+	if (!pr->store_shared || !isfinite(pr->store_unit_usd) || !(pr->store_unit_B > 0))
 		return NAN;
-	double units = ceil(p->dataset_B / n->store_unit_B);
+	double units = ceil(p->dataset_B / pr->store_unit_B);
 	double need_Bps = r->throughput_img_s * p->dataset_B / sc->images;
-	if (n->store_unit_Bps > 0 && isfinite(need_Bps))
-		units = fmax(units, ceil(need_Bps / n->store_unit_Bps));
+	if (pr->store_unit_Bps > 0 && isfinite(need_Bps))
+		units = fmax(units, ceil(need_Bps / pr->store_unit_Bps));
 	return fmax(units, 1.0);
 }
 
@@ -264,6 +278,7 @@ double model_store_units(const model_scenario *sc, const model_params *p, const 
 static double storage_usd(const model_scenario *sc, const model_params *p, const model_result *r)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	double units = model_store_units(sc, p, r);
 	if (isnan(units)) {
@@ -271,7 +286,7 @@ static double storage_usd(const model_scenario *sc, const model_params *p, const
 		double gpus = (double)model_nodes_bought(sc) * per_node;
 		return fmax(p->dataset_B / 1e12 * m->store_replicas, m->store_TB_gpu * gpus) * m->store_usd_TB;
 	}
-	return units * n->store_unit_usd;
+	return units * pr->store_unit_usd;
 }
 
 /* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
@@ -280,28 +295,29 @@ static double storage_usd(const model_scenario *sc, const model_params *p, const
 static void parts_usd(const model_scenario *sc, model_result *r, int bought)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
 	r->capex_frontend_usd = bought * (per_node * m->frontend_ports_gpu * m->frontend_port_usd + m->mgmt_usd_node);
 	double kW_W = isfinite(r->power_max_W) ? r->power_max_W : 0.0;
-	r->capex_racks_usd = n->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
-	r->capex_cooling_usd = n->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
+	r->capex_racks_usd = pr->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
+	r->capex_cooling_usd = pr->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
 }
 
 void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r)
 {
-	const model_node *n = &sc->node;
-	int per_unit = n->unit_nodes > 1 ? n->unit_nodes : 1;
+	const model_price *pr = &sc->price;
+	int per_unit = pr->unit_nodes > 1 ? pr->unit_nodes : 1;
 	int bought = model_nodes_bought(sc);
 	double units = (double)bought / per_unit;
 	double lo, hi;
 
-	if (isfinite(n->unit_price_usd)) {
-		r->capex_servers_usd = units * n->unit_price_usd;
-		lo = units * (isfinite(n->unit_price_lo_usd) ? n->unit_price_lo_usd : n->unit_price_usd);
-		hi = units * (isfinite(n->unit_price_hi_usd) ? n->unit_price_hi_usd : n->unit_price_usd);
+	if (isfinite(pr->unit_price_usd)) {
+		r->capex_servers_usd = units * pr->unit_price_usd;
+		lo = units * (isfinite(pr->unit_price_lo_usd) ? pr->unit_price_lo_usd : pr->unit_price_usd);
+		hi = units * (isfinite(pr->unit_price_hi_usd) ? pr->unit_price_hi_usd : pr->unit_price_usd);
 	} else { /* a node described by hand (tests, custom): per-node price or NAN */
-		r->capex_servers_usd = lo = hi = n->price_usd * sc->nodes;
+		r->capex_servers_usd = lo = hi = pr->price_usd * sc->nodes;
 	}
 	if (!isfinite(r->capex_servers_usd)) {
 		r->capex_network_usd = r->capex_storage_usd = r->capex_usd = r->capex_lo_usd = r->capex_hi_usd = NAN;
@@ -313,8 +329,8 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	parts_usd(sc, r, bought);
 	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
 	r->capex_storage_usd = storage_usd(sc, p, r);
-	bool unit_store = n->store_shared && isfinite(n->store_unit_usd) && n->store_unit_B > 0;
-	double store_w = unit_store ? n->store_width : PRICE_WIDTH_PRESS;
+	bool unit_store = pr->store_shared && isfinite(pr->store_unit_usd) && pr->store_unit_B > 0;
+	double store_w = unit_store ? pr->store_width : PRICE_WIDTH_PRESS;
 	double est = PRICE_WIDTH_ESTIMATE;
 	double other = r->capex_frontend_usd + r->capex_racks_usd + r->capex_cooling_usd;
 	double hw = r->capex_servers_usd + r->capex_network_usd + r->capex_storage_usd + r->capex_racks_usd +
@@ -322,9 +338,9 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	r->capex_install_usd = sc->money.install_frac * hw;
 	r->capex_usd = hw + r->capex_install_usd;
 	/* each part at the ends of its range; installation follows the hardware */
-	double lo_hw = lo + r->capex_fabric_usd * (1.0 - n->net_width) + other * (1.0 - est) +
+	double lo_hw = lo + r->capex_fabric_usd * (1.0 - pr->net_width) + other * (1.0 - est) +
 		       r->capex_storage_usd * (1.0 - store_w);
-	double hi_hw = hi + r->capex_fabric_usd * (1.0 + n->net_width) + other * (1.0 + est) +
+	double hi_hw = hi + r->capex_fabric_usd * (1.0 + pr->net_width) + other * (1.0 + est) +
 		       r->capex_storage_usd * (1.0 + store_w);
 	r->capex_lo_usd = lo_hw * (1.0 + sc->money.install_frac * (1.0 - est));
 	r->capex_hi_usd = hi_hw * (1.0 + sc->money.install_frac * (1.0 + est));
@@ -368,7 +384,7 @@ static double session_runs(const model_money *m, double tta_s, double runs)
  * p = 1 - (1 - f)^(t / month), so t / (1 - p) (the whole run again: a bound, as a checkpoint would save part). */
 static double run_billed_s(const model_scenario *sc, double tta_s)
 {
-	if (!sc->node.rent_spot)
+	if (!sc->price.rent_spot)
 		return tta_s;
 	return tta_s / pow(1.0 - sc->money.spot_interrupt_month, tta_s / MODEL_MONTH_S);
 }
@@ -396,24 +412,25 @@ static double rent_on_demand(const model_scenario *sc, double rate, double gpus,
 static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
 {
 	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	int unit = n->rent_unit_gpus > per_node ? n->rent_unit_gpus : per_node;
+	int unit = pr->rent_unit_gpus > per_node ? pr->rent_unit_gpus : per_node;
 	double gpus = (double)model_whole_units((long)sc->nodes * per_node, unit);
-	double inc = n->rent_increment_s;
+	double inc = pr->rent_increment_s;
 
 	*gpus_out = gpus;
-	if (n->rent_max_gpus > 0 && gpus > n->rent_max_gpus) {
-		rate = n->rent_cluster_usd_gpu_h;
-		inc = n->rent_cluster_increment_s;
+	if (pr->rent_max_gpus > 0 && gpus > pr->rent_max_gpus) {
+		rate = pr->rent_cluster_usd_gpu_h;
+		inc = pr->rent_cluster_increment_s;
 	}
-	if (n->rent_reserved)
+	if (pr->rent_reserved)
 		return gpus * rate * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	return rent_on_demand(sc, rate, gpus, inc, n->rent_min_s, r);
+	return rent_on_demand(sc, rate, gpus, inc, pr->rent_min_s, r);
 }
 
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
 {
-	if (sc->node.rent_reserved || (!isfinite(sc->node.rent_usd_gpu_h) && !isfinite(sc->node.ref_rent_usd_gpu_h)))
+	if (sc->price.rent_reserved || (!isfinite(sc->price.rent_usd_gpu_h) && !isfinite(sc->price.ref_rent_usd_gpu_h)))
 		return 0.0;
 	double copy_s = sc->data == MODEL_DATA_SYNTHETIC ? 0.0 : p->dataset_B / sc->money.rent_copy_Bps;
 	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
@@ -532,7 +549,7 @@ static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_re
 	o->buy_wins_above = true;
 	if (!isfinite(fix) || !isfinite(rent) || !(rent_r->tta_s > 0))
 		return;
-	if (rent_sc->node.rent_reserved) {
+	if (rent_sc->price.rent_reserved) {
 		/* a reservation: its month whatever N, so buying wins below the N where energy closes the gap */
 		double rent_fix = rent / run_share(&rent_sc->money, rent_r->tta_s), gap = fix - rent_fix;
 		o->rented_month_usd = rent_fix;
@@ -561,17 +578,17 @@ void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r
 void model_run_money(const model_scenario *sc, model_result *r)
 {
 	const model_money *m = &sc->money;
-	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 
 	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
-	r->rent_usd = rent_billed(sc, n->rent_usd_gpu_h, r, &r->rent_gpus);
+	r->rent_usd = rent_billed(sc, pr->rent_usd_gpu_h, r, &r->rent_gpus);
 	/* the low end: the market's rate where it is known (rent is linear in the rate), else the kind's width */
-	bool cluster = n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus;
-	r->rent_lo_usd = isfinite(n->rent_market_usd_gpu_h) && !cluster
-				 ? r->rent_usd * fmin(n->rent_market_usd_gpu_h / n->rent_usd_gpu_h, 1.0 - n->rent_width)
-				 : r->rent_usd * (1.0 - n->rent_width);
-	r->rent_hi_usd = r->rent_usd * (1.0 + n->rent_width);
-	double decline = model_rent_horizon_factor(m, n->rent_term_years);
+	bool cluster = pr->rent_max_gpus > 0 && r->rent_gpus > pr->rent_max_gpus;
+	r->rent_lo_usd = isfinite(pr->rent_market_usd_gpu_h) && !cluster
+				 ? r->rent_usd * fmin(pr->rent_market_usd_gpu_h / pr->rent_usd_gpu_h, 1.0 - pr->rent_width)
+				 : r->rent_usd * (1.0 - pr->rent_width);
+	r->rent_hi_usd = r->rent_usd * (1.0 + pr->rent_width);
+	double decline = model_rent_horizon_factor(m, pr->rent_term_years);
 	r->rent_horizon_usd = r->rent_usd * decline;
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
 	double share = run_share(m, r->tta_s);
@@ -591,7 +608,7 @@ void model_run_money(const model_scenario *sc, model_result *r)
 	model_result x = *r;
 	model_buy_rent br;
 	x.rent_usd = model_ref_rent_usd(sc, r) * decline; /* over the horizon, as the market's rent falls */
-	buy_rent_at(fix, sc, r, sc, &x, n->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
+	buy_rent_at(fix, sc, r, sc, &x, pr->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
 	r->breakeven_runs_per_month = br.breakeven_runs_month;
 	r->breakeven_use = br.breakeven_use;
 	r->buy_wins_above = br.buy_wins_above;
@@ -603,13 +620,13 @@ void model_run_money(const model_scenario *sc, model_result *r)
 
 double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 {
-	const model_node *n = &sc->node;
-	if (!isfinite(n->ref_rent_usd_gpu_h) || n->ref_rent_gpus <= 0)
+	const model_price *pr = &sc->price;
+	if (!isfinite(pr->ref_rent_usd_gpu_h) || pr->ref_rent_gpus <= 0)
 		return NAN;
-	double gpus = ceil((double)r->gpus / n->ref_rent_gpus) * n->ref_rent_gpus;
-	if (n->rent_reserved)
-		return gpus * n->ref_rent_usd_gpu_h * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	return rent_on_demand(sc, n->ref_rent_usd_gpu_h, gpus, NAN, NAN, r);
+	double gpus = ceil((double)r->gpus / pr->ref_rent_gpus) * pr->ref_rent_gpus;
+	if (pr->rent_reserved)
+		return gpus * pr->ref_rent_usd_gpu_h * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
+	return rent_on_demand(sc, pr->ref_rent_usd_gpu_h, gpus, NAN, NAN, r);
 }
 
 int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,

@@ -3,8 +3,8 @@
  *
  * - plan_spec: what the user described (a system and/or component overrides, the run, the money);
  * - plan_resolve: the spec on one system, GPUs per node and node count turned into a prepared model
- *   scenario (model/model.h): database figures copied into model_node, the precision the GPU really
- *   runs, the stack, storage sizing, prices, the automatic batch;
+ *   scenario (model/model.h): database figures copied into model_node and model_price, the precision the
+ *   GPU really runs, the stack, storage sizing, prices, the automatic batch;
  * - plan_placements (plan_place.c): the ways to place N GPUs on candidate systems (whole servers by default);
  * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
  *   the ratio of two times), and the front a decision picks from;
@@ -112,8 +112,8 @@ int plan_cost_parse(const char *s);               /* -1 when unknown */
 typedef enum plan_unpriced { PLAN_PRICED, PLAN_NO_PRICE, PLAN_NO_RATE, PLAN_RENT_LIMIT, PLAN_NO_TIME } plan_unpriced;
 plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r);
 /* That reason in words, to follow a system's id ("no purchase price in the database"; "" for PLAN_PRICED), into
- * buf (node n: the rent's kind, the provider's GPU limit). Returns buf. */
-const char *plan_unpriced_text(plan_unpriced k, const model_node *n, char *buf, size_t len_B);
+ * buf (pr: the rent's kind, the provider's GPU limit). Returns buf. */
+const char *plan_unpriced_text(plan_unpriced k, const model_price *pr, char *buf, size_t len_B);
 /* How the rows of a table answering q are ordered, for its header ("time to accuracy, then capex; options
  * that fail a constraint after those that meet them"). */
 const char *plan_goal_name(const plan_question *q);
@@ -221,7 +221,7 @@ int plan_placements(const hw_db *db, const plan_spec *s, const model_params *p, 
 void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct strbuf *out);
 
 /* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
- * the same run on the cheapest rental of that GPU in the database (model_node ref_rent_*), and the runs a
+ * the same run on the cheapest rental of that GPU in the database (model_price ref_rent_*), and the runs a
  * month above which buying is cheaper (model_result breakeven_runs_per_month: one rule, model_money.c). */
 typedef struct plan_buy_rent {
 	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */

@@ -303,7 +303,7 @@ static void decide_scale(const plan_question *q, const plan_option *o, int n, pl
 static const plan_option *rental_row(const plan_option *o, int n, const plan_option *buy)
 {
 	const plan_option *best = NULL;
-	if (buy->sc.node.ref_rent_id && strcmp(buy->sc.node.ref_rent_id, PLAN_QUOTE_ID) == 0)
+	if (buy->sc.price.ref_rent_id && strcmp(buy->sc.price.ref_rent_id, PLAN_QUOTE_ID) == 0)
 		return NULL;
 	for (int i = 0; i < n; i++)
 		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && !isfinite(o[i].r.capex_usd) &&
@@ -330,16 +330,16 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 		if (!b->buy || x == w || (exact && !b_exact) || (exact == b_exact && faster(q, x, b->buy)))
 			b->buy = x;
 	}
-	if (!b->buy || !b->buy->sc.node.ref_rent_id)
+	if (!b->buy || !b->buy->sc.price.ref_rent_id)
 		return;
 	const model_scenario *sc = &b->buy->sc;
-	b->rent_id = sc->node.ref_rent_id;
-	b->rent_usd_gpu_h = sc->node.ref_rent_usd_gpu_h;
+	b->rent_id = sc->price.ref_rent_id;
+	b->rent_usd_gpu_h = sc->price.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->r.tco_usd;
-	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r) * model_rent_horizon_factor(&sc->money, sc->node.rent_term_years);
+	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r) * model_rent_horizon_factor(&sc->money, sc->price.rent_term_years);
 	b->rent_setup_s = b->buy->r.rent_setup_s;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
-	b->rent_lo_usd_gpu_h = sc->node.ref_rent_market_usd_gpu_h;
+	b->rent_lo_usd_gpu_h = sc->price.ref_rent_market_usd_gpu_h;
 	/* one comparison of a month of work (model_buy_rent_eval) against the same runs rented at the reference rate:
 	 * the crossing, its side and the flip rate - the bought option's own figures, as model_run_money gives
 	 * predict and the CSV (breakeven_runs_per_month, buy_wins_above, flip_usd_gpu_h) */
@@ -357,14 +357,15 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *row = rental_row(o, n, b->buy);
 	if (row) {
 		const model_node *rn = &row->sc.node;
-		bool cluster = rn->rent_max_gpus > 0 && row->r.rent_gpus > rn->rent_max_gpus;
+		const model_price *pr = &row->sc.price;
+		bool cluster = pr->rent_max_gpus > 0 && row->r.rent_gpus > pr->rent_max_gpus;
 		b->rent_row = row;
 		if (strcmp(rn->system_id, b->rent_id) != 0) { /* another rental than the database's cheapest: its crossing */
 			model_result x = row->r;
 			x.rent_usd = row->r.rent_horizon_usd;
 			b->rent_id = rn->system_id;
-			b->rent_usd_gpu_h = cluster ? rn->rent_cluster_usd_gpu_h : rn->rent_usd_gpu_h;
-			b->rent_lo_usd_gpu_h = cluster ? NAN : rn->rent_market_usd_gpu_h;
+			b->rent_usd_gpu_h = cluster ? pr->rent_cluster_usd_gpu_h : pr->rent_usd_gpu_h;
+			b->rent_lo_usd_gpu_h = cluster ? NAN : pr->rent_market_usd_gpu_h;
 			model_buy_rent_eval(sc, &b->buy->r, &row->sc, &x, b->rent_usd_gpu_h, &m);
 			b->breakeven_runs_month = m.breakeven_runs_month;
 			b->buy_wins_above = m.buy_wins_above;

@@ -55,7 +55,7 @@ int plan_placement_shapes(const plan_spec *s, const plan_question *q, const hw_s
 model_precision plan_precision_on(const hw_gpu *gpu, model_precision want);
 /* Copies a GPU's figures into a model node at the precision it runs (plan_resolve.c), as plan_resolve does. */
 void plan_gpu_node(const hw_db *db, const hw_gpu *gpu, model_precision prec, const model_params *p, model_node *n);
-/* Sets sc's reference rental (buy against rent: model_node ref_rent_*) for its own node count, as plan_resolve does:
+/* Sets sc's reference rental (buy against rent: model_price ref_rent_*) for its own node count, as plan_resolve does:
  * for a scenario prepared at another node count (sweep's blocks), so that every command weighs one configuration
  * against one rental (a provider's GPU limit changes the rate with the count). sys: the scenario's system. */
 void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys, model_scenario *sc);

@@ -43,33 +43,33 @@ int plan_cost_parse(const char *s)
 
 plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r)
 {
-	const model_node *n = &sc->node;
+	const model_price *pr = &sc->price;
 	if (isfinite(plan_cost_usd(c, r)))
 		return PLAN_PRICED;
 	if (c == PLAN_RUN) /* neither bought nor rented at a price: why the rent is missing where a rate exists */
-		return isfinite(n->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, r) : PLAN_NO_PRICE;
+		return isfinite(pr->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, r) : PLAN_NO_PRICE;
 	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
 		return PLAN_NO_PRICE;
-	if (!isfinite(n->rent_usd_gpu_h))
+	if (!isfinite(pr->rent_usd_gpu_h))
 		return PLAN_NO_RATE;
-	if (n->rent_max_gpus > 0 && r->rent_gpus > n->rent_max_gpus) /* model_money.c rent_billed */
+	if (pr->rent_max_gpus > 0 && r->rent_gpus > pr->rent_max_gpus) /* model_money.c rent_billed */
 		return PLAN_RENT_LIMIT;
 	return PLAN_NO_TIME;
 }
 
-const char *plan_unpriced_text(plan_unpriced k, const model_node *n, char *buf, size_t len_B)
+const char *plan_unpriced_text(plan_unpriced k, const model_price *pr, char *buf, size_t len_B)
 {
 	const char *t = "";
 	switch (k) {
 	case PLAN_NO_PRICE: t = "no purchase price in the database"; break;
 	case PLAN_NO_RATE:
-		t = n->rent_spot ? "no spot rate in the database"
-		    : n->rent_reserved ? "no reserved rate for this --rent-term in the database"
+		t = pr->rent_spot ? "no spot rate in the database"
+		    : pr->rent_reserved ? "no reserved rate for this --rent-term in the database"
 				       : "no on-demand rental rate in the database";
 		break;
 	case PLAN_RENT_LIMIT:
 		snprintf(buf, len_B, "the provider rents at most %d GPUs at this rate (one instance) and the database "
-			 "has no rate for more", n->rent_max_gpus);
+			 "has no rate for more", pr->rent_max_gpus);
 		return buf;
 	case PLAN_NO_TIME: t = "the run has no time to bill"; break;
 	default: break;

@@ -1,6 +1,7 @@
 /* plan_resolve.c: a hwdb system plus the user's overrides -> a prepared model scenario.
- * Database figures are copied into model_node here and nowhere else, so predict, compare, sweep,
- * report, sim, validate and the bench programs all see the same machine.
+ * Database figures are copied into model_node (the hardware) and model_price (its prices and terms) here and
+ * nowhere else, so predict, compare, sweep, report, sim, validate and the bench programs all see the same
+ * machine.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "plan/plan_internal.h"
@@ -213,7 +214,6 @@ static void copy_network(const hw_db *db, const plan_spec *s, const hw_system *s
 	n->nic_Bps = nic ? nic->bw_Bps / over : 0;
 	n->nics_per_node = s->nics_per_node > 0 ? s->nics_per_node
 			   : (sys && sys->nics_per_node > 0) ? sys->nics_per_node : (nic ? 1 : 0);
-	n->nics_bought = n->nics_per_node; /* all cabled to the fabric, however few GPUs use them */
 }
 
 /* The NICs a node's GPUs can drive: a server spreads its NICs over its GPUs (DGX H100: one 400 Gb/s NIC
@@ -277,16 +277,16 @@ static bool rents(const plan_spec *s, const hw_system *sys, int gpus)
 }
 
 /* Buy against rent: the cheapest rate (per GPU-hour at the spec's term) of a system that rents the same
- * GPU model for `gpus` GPUs; sets n->ref_rent_*, NAN when none. */
-static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpus, model_node *n)
+ * GPU model for `gpus` GPUs; sets pr->ref_rent_*, NAN when none. */
+static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpus, model_price *pr)
 {
-	n->ref_rent_usd_gpu_h = n->ref_rent_market_usd_gpu_h = NAN;
-	n->ref_rent_gpus = 0;
-	n->ref_rent_id = NULL;
+	pr->ref_rent_usd_gpu_h = pr->ref_rent_market_usd_gpu_h = NAN;
+	pr->ref_rent_gpus = 0;
+	pr->ref_rent_id = NULL;
 	if (isfinite(s->rent_quote_usd_gpu_h)) { /* a quote in hand (--rent-rate): the rental weighed, by the node */
-		n->ref_rent_usd_gpu_h = s->rent_quote_usd_gpu_h;
-		n->ref_rent_gpus = sys ? sys->gpus_per_node : 1;
-		n->ref_rent_id = PLAN_QUOTE_ID;
+		pr->ref_rent_usd_gpu_h = s->rent_quote_usd_gpu_h;
+		pr->ref_rent_gpus = sys ? sys->gpus_per_node : 1;
+		pr->ref_rent_id = PLAN_QUOTE_ID;
 		return;
 	}
 	for (int i = 0; sys && i < db->nsystems; i++) {
@@ -296,89 +296,95 @@ static void copy_ref_rent(const hw_db *db, const plan_spec *s, const hw_system *
 			continue;
 		if (o->rent_max_gpus > 0 && gpus > o->rent_max_gpus)
 			rate = o->rent_cluster_usd_gpu_h;
-		if (isfinite(n->ref_rent_usd_gpu_h) && !(rate < n->ref_rent_usd_gpu_h))
+		if (isfinite(pr->ref_rent_usd_gpu_h) && !(rate < pr->ref_rent_usd_gpu_h))
 			continue;
-		n->ref_rent_usd_gpu_h = rate;
+		pr->ref_rent_usd_gpu_h = rate;
 		/* the market's low end is an on-demand figure: weighed against on demand only (a term against its own) */
-		n->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o) &&
+		pr->ref_rent_market_usd_gpu_h = hw_known(o->rent_market_usd_gpu_h) && rate == term_rate(s, o) &&
 						       s->rent_term_years == 0
 						   ? fmin(o->rent_market_usd_gpu_h, rate) : NAN;
-		n->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
-		n->ref_rent_id = o->id;
+		pr->ref_rent_gpus = o->rent_unit_gpus > o->gpus_per_node ? o->rent_unit_gpus : o->gpus_per_node;
+		pr->ref_rent_id = o->id;
 	}
 }
 
 void plan_ref_rent_set(const hw_db *db, const plan_spec *s, const hw_system *sys, model_scenario *sc)
 {
-	if (isfinite(sc->node.unit_price_usd))
-		copy_ref_rent(db, s, sys, sc->nodes * sc->node.gpus_per_node, &sc->node);
+	if (isfinite(sc->price.unit_price_usd))
+		copy_ref_rent(db, s, sys, sc->nodes * sc->node.gpus_per_node, &sc->price);
 }
 
 /* What the cluster buys beside its servers: the fabric's switches, links and NICs (the --fabric, else the
  * system's) and the shared store holding the data set (the --storage, else the system's), with the
  * widths of their price kinds. */
-static void copy_parts(const hw_db *db, const plan_spec *s, const hw_system *sys, model_node *n)
+static void copy_parts(const hw_db *db, const plan_spec *s, const hw_system *sys, model_price *pr)
 {
 	const hw_fabric *f = s->fabric_id ? hw_fabric_find(db, s->fabric_id) : sys ? sys->fabric : NULL;
 	const hw_storage *st = s->storage_id ? hw_storage_find(db, s->storage_id) : sys ? sys->storage : NULL;
 	if (f && f->switch_ports >= 2) {
-		n->switch_ports = f->switch_ports;
-		n->switch_usd = f->switch_usd;
-		n->link_usd = f->link_usd;
-		n->nic_usd = f->nic_usd;
-		n->oversubscription = hw_known(f->oversubscription) ? f->oversubscription : 1.0;
-		n->net_width = model_price_width(f->price_kind);
+		pr->switch_ports = f->switch_ports;
+		pr->switch_usd = f->switch_usd;
+		pr->link_usd = f->link_usd;
+		pr->nic_usd = f->nic_usd;
+		pr->oversubscription = hw_known(f->oversubscription) ? f->oversubscription : 1.0;
+		pr->net_width = model_price_width(f->price_kind);
 	}
-	n->store_shared = st && strcmp(st->kind, "local") != 0;
-	if (n->store_shared) {
-		n->store_unit_usd = st->price_usd;
-		n->store_unit_B = st->unit_B;
-		n->store_unit_Bps = hw_known(st->unit_Bps) ? st->unit_Bps : st->read_Bps;
-		n->store_width = model_price_width(st->price_kind);
+	pr->store_shared = st && strcmp(st->kind, "local") != 0;
+	if (pr->store_shared) {
+		pr->store_unit_usd = st->price_usd;
+		pr->store_unit_B = st->unit_B;
+		pr->store_unit_Bps = hw_known(st->unit_Bps) ? st->unit_Bps : st->read_Bps;
+		pr->store_width = model_price_width(st->price_kind);
 	}
 }
 
-/* Money and power of the system as sold: whole units of unit_nodes nodes are bought (an NVL72 rack), whole
- * nodes rented (whole minimum units, as billed), even when fewer GPUs per node are used. A GPU given by
- * hand (--gpu) describes another machine: no price. The NVLink domain comes with the system (a hand-made
- * node's is the node). Each price's range: its own low/high, else its kind's width. */
-static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpn, int nodes,
-		       model_node *n)
+/* The node's power (the system's figure where all its GPUs are used) and NVLink domain as the system has them;
+ * a GPU given by hand (--gpu) describes another machine: neither (a hand-made node's domain is the node). */
+static void copy_power(const plan_spec *s, const hw_system *sys, int gpn, model_node *n)
 {
 	bool as_sold = sys && !s->gpu_id;
-	n->unit_nodes = as_sold && sys->unit_nodes > 1 ? sys->unit_nodes : 1;
-	n->unit_price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
-	n->price_usd = n->unit_price_usd / n->unit_nodes;
-	if (isfinite(n->unit_price_usd)) {
-		double w = model_price_width(sys->price_kind);
-		n->unit_price_lo_usd = hw_known(sys->price_lo_usd) ? sys->price_lo_usd : n->unit_price_usd * (1.0 - w);
-		n->unit_price_hi_usd = hw_known(sys->price_hi_usd) ? sys->price_hi_usd : n->unit_price_usd * (1.0 + w);
-		n->nics_in_price = sys->price_nics == 1;
-	}
-	double rate = as_sold ? term_rate(s, sys) : NAN;
-	n->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
-	n->rent_reserved = s->rent_term_years == 1 || s->rent_term_years == 3; /* paid around the clock */
-	n->rent_term_years = n->rent_reserved ? s->rent_term_years : 0;
-	n->rent_spot = s->rent_term_years == PLAN_RENT_SPOT;
-	if (as_sold && hw_known(rate)) {
-		n->rent_unit_gpus = sys->rent_unit_gpus;
-		n->rent_max_gpus = sys->rent_max_gpus;
-		n->rent_increment_s = sys->rent_increment_s;
-		n->rent_min_s = sys->rent_min_s;
-		n->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
-		n->rent_cluster_increment_s = sys->rent_cluster_increment_s;
-		n->rent_width = rate_width(s, sys);
-		n->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) && s->rent_term_years == 0
-						   ? sys->rent_market_usd_gpu_h : NAN; /* an on-demand figure */
-	}
 	n->power_W = as_sold && gpn == sys->gpus_per_node && hw_known(sys->power_W) ? sys->power_W : NAN;
-	n->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;
 	n->power_basis = isfinite(n->power_W) && *sys->power_kind ? sys->power_kind : isfinite(n->power_W) ? "given" : NULL;
 	n->domain_gpus = sys && !s->gpu_id && sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : 0;
-	n->liquid_cooled = as_sold && sys->cooling && strcasecmp(sys->cooling, "liquid") == 0;
-	if (isfinite(n->unit_price_usd)) {
-		copy_parts(db, s, sys, n);
-		copy_ref_rent(db, s, sys, nodes * gpn, n);
+}
+
+/* Money of the system as sold: whole units of unit_nodes nodes are bought (an NVL72 rack), whole nodes rented
+ * (whole minimum units, as billed), even when fewer GPUs per node are used. A GPU given by hand (--gpu)
+ * describes another machine: no price. Each price's range: its own low/high, else its kind's width. */
+static void copy_money(const hw_db *db, const plan_spec *s, const hw_system *sys, int gpn, int nodes,
+		       model_price *pr)
+{
+	bool as_sold = sys && !s->gpu_id;
+	pr->unit_nodes = as_sold && sys->unit_nodes > 1 ? sys->unit_nodes : 1;
+	pr->unit_price_usd = as_sold && hw_known(sys->price_usd) ? sys->price_usd : NAN;
+	pr->price_usd = pr->unit_price_usd / pr->unit_nodes;
+	if (isfinite(pr->unit_price_usd)) {
+		double w = model_price_width(sys->price_kind);
+		pr->unit_price_lo_usd = hw_known(sys->price_lo_usd) ? sys->price_lo_usd : pr->unit_price_usd * (1.0 - w);
+		pr->unit_price_hi_usd = hw_known(sys->price_hi_usd) ? sys->price_hi_usd : pr->unit_price_usd * (1.0 + w);
+		pr->nics_in_price = sys->price_nics == 1;
+	}
+	double rate = as_sold ? term_rate(s, sys) : NAN;
+	pr->rent_usd_gpu_h = hw_known(rate) ? rate : NAN;
+	pr->rent_reserved = s->rent_term_years == 1 || s->rent_term_years == 3; /* paid around the clock */
+	pr->rent_term_years = pr->rent_reserved ? s->rent_term_years : 0;
+	pr->rent_spot = s->rent_term_years == PLAN_RENT_SPOT;
+	if (as_sold && hw_known(rate)) {
+		pr->rent_unit_gpus = sys->rent_unit_gpus;
+		pr->rent_max_gpus = sys->rent_max_gpus;
+		pr->rent_increment_s = sys->rent_increment_s;
+		pr->rent_min_s = sys->rent_min_s;
+		pr->rent_cluster_usd_gpu_h = sys->rent_cluster_usd_gpu_h;
+		pr->rent_cluster_increment_s = sys->rent_cluster_increment_s;
+		pr->rent_width = rate_width(s, sys);
+		pr->rent_market_usd_gpu_h = hw_known(sys->rent_market_usd_gpu_h) && s->rent_term_years == 0
+						   ? sys->rent_market_usd_gpu_h : NAN; /* an on-demand figure */
+	}
+	pr->power_sold_W = as_sold && hw_known(sys->power_W) ? sys->power_W : NAN;
+	pr->liquid_cooled = as_sold && sys->cooling && strcasecmp(sys->cooling, "liquid") == 0;
+	if (isfinite(pr->unit_price_usd)) {
+		copy_parts(db, s, sys, pr);
+		copy_ref_rent(db, s, sys, nodes * gpn, pr);
 	}
 }
 
@@ -488,9 +494,11 @@ int plan_resolve(const hw_db *db, const plan_spec *s, const model_params *p, con
 	copy_intra(db, s, sys, gpu, n);
 	copy_host(db, s, sys, gpn, n);
 	copy_network(db, s, sys, n);
+	sc->price.nics_bought = n->nics_per_node; /* all cabled to the fabric, however few GPUs use them */
 	reachable_nics(n, gpu_pcie_Bps(gpu));
 	copy_storage(db, s, sys, n);
-	copy_money(db, s, sys, gpn, sc->nodes, n);
+	copy_power(s, sys, gpn, n);
+	copy_money(db, s, sys, gpn, sc->nodes, &sc->price);
 
 	const char *what = sys ? sys->id : gpu->id;
 	if (sys ? !plan_joinable(s, sys, gpn, sc->nodes) : sc->nodes > 1 && !(n->nic_Bps > 0))

@@ -44,7 +44,7 @@ static double g_pue(const void *p) { return SC(p)->money.pue; }
 static double g_use(const void *p) { return model_money_use(&SC(p)->money, RS(p)->tta_s); }
 static double g_staged(const void *p) { return SC(p)->stack.staged; }
 /* buy vs rent as a month of work against the reference rate (model_buy_rent_eval): none without a crossing */
-static double g_liquid(const void *p) { return SC(p)->node.liquid_cooled; }
+static double g_liquid(const void *p) { return SC(p)->price.liquid_cooled; }
 static double g_buy_above(const void *p) { return isfinite(RS(p)->breakeven_use) ? RS(p)->buy_wins_above : NAN; }
 static const char *t_system(const void *p) { return SC(p)->node.system_id; }
 static const char *t_gpu(const void *p) { return SC(p)->node.gpu_id; }

@@ -181,9 +181,9 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 	if (owned)
 		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
 	else { /* the rate billed: above a provider's instance limit, its cluster rate */
-		const model_node *n = &w->sc.node;
-		bool cluster = n->rent_max_gpus > 0 && w->r.gpus > n->rent_max_gpus;
-		strbuf_addf(b, "rent %s per GPU-hour", money(cluster ? n->rent_cluster_usd_gpu_h : n->rent_usd_gpu_h, c));
+		const model_price *pr = &w->sc.price;
+		bool cluster = pr->rent_max_gpus > 0 && w->r.gpus > pr->rent_max_gpus;
+		strbuf_addf(b, "rent %s per GPU-hour", money(cluster ? pr->rent_cluster_usd_gpu_h : pr->rent_usd_gpu_h, c));
 	}
 	if (w->v.idle_gpus > 0)
 		strbuf_addf(b, "; %d of its %d GPUs idle", w->v.idle_gpus, w->r.gpus + w->v.idle_gpus);
@@ -310,7 +310,7 @@ static void buy_rent_line(strbuf *b, const plan_answer *a)
 	strbuf_addf(b, "a run costs %s owned (", money(r->owner_usd_run, m1));
 	name(b, r->buy);
 	strbuf_addf(b, "), %s rented (%s", money(r->rent_usd_run, m2), r->rent_id);
-	if (sc->node.rent_reserved)
+	if (sc->price.rent_reserved)
 		strbuf_addf(b, ", reserved: its month's share");
 	else if (sc->money.rent_session_s > 0)
 		strbuf_addf(b, ", its share of a %.3g h session", sc->money.rent_session_s / 3600.0);
@@ -338,7 +338,7 @@ static void fail_names(strbuf *b, const plan_answer *a, unsigned bit, int rate)
 	int ns = 0, more = 0;
 	for (int i = 0; i < a->noptions; i++) {
 		const plan_option *w = &a->options[i];
-		if (!(w->v.fails & bit) || (rate >= 0 && isfinite(w->sc.node.rent_usd_gpu_h) != (rate == 1)))
+		if (!(w->v.fails & bit) || (rate >= 0 && isfinite(w->sc.price.rent_usd_gpu_h) != (rate == 1)))
 			continue;
 		bool dup = false;
 		for (int k = 0; k < ns; k++)

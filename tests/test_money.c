@@ -18,17 +18,18 @@ static void node_priced(model_scenario *sc, model_params *p)
 	model_params_default(p);
 	model_scenario_init(sc);
 	model_node *n = &sc->node;
+	model_price *pr = &sc->price;
 	n->gpus_per_node = n->max_gpus_per_node = 8;
 	n->nics_per_node = 8;
-	n->unit_nodes = 1;
-	n->unit_price_usd = 100000.0;
-	n->unit_price_lo_usd = 90000.0;
-	n->unit_price_hi_usd = 120000.0;
-	n->switch_ports = 64;
-	n->switch_usd = 10000.0;
-	n->link_usd = 1000.0;
-	n->oversubscription = 1.0;
-	n->net_width = 0.25;
+	pr->unit_nodes = 1;
+	pr->unit_price_usd = 100000.0;
+	pr->unit_price_lo_usd = 90000.0;
+	pr->unit_price_hi_usd = 120000.0;
+	pr->switch_ports = 64;
+	pr->switch_usd = 10000.0;
+	pr->link_usd = 1000.0;
+	pr->oversubscription = 1.0;
+	pr->net_width = 0.25;
 	/* the other parts off: test_parts adds them */
 	sc->money.frontend_ports_gpu = sc->money.mgmt_usd_node = sc->money.store_usd_TB = 0.0;
 	sc->money.rack_usd = sc->money.cooling_usd_W = sc->money.install_frac = 0.0;
@@ -55,25 +56,25 @@ static void test_fabric(test_ctx *t)
 	sc.nodes = 16; /* 128 ports: 4 leaves of 32 down, 128 up-links on 2 spines = 6 switches, 256 links */
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_network_usd, 6 * 10000.0 + 256 * 1000.0, 1e-12);
-	sc.node.oversubscription = 3.0; /* leaves 48 down 16 up: 3 leaves, 43 up-links, 1 spine; 171 links */
+	sc.price.oversubscription = 3.0; /* leaves 48 down 16 up: 3 leaves, 43 up-links, 1 spine; 171 links */
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_network_usd, 4 * 10000.0 + (128 + 43) * 1000.0, 1e-12);
-	sc.node.oversubscription = 1.0;
+	sc.price.oversubscription = 1.0;
 	sc.nodes = 1024; /* 8192 ports: 256 leaves > 64: three levels, 256 + 256 + 128 switches, 3 x 8192 links */
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_network_usd, 640 * 10000.0 + 3 * 8192 * 1000.0, 1e-12);
 	/* NICs bought beside the server where its price leaves them out */
 	sc.nodes = 8;
-	sc.node.nics_in_price = false;
-	sc.node.nic_usd = 500.0;
+	sc.price.nics_in_price = false;
+	sc.price.nic_usd = 500.0;
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_network_usd, 74000.0 + 64 * 500.0, 1e-12);
 	/* an unpriced fabric adds nothing; an unpriced server prices nothing */
-	sc.node.switch_ports = 0;
+	sc.price.switch_ports = 0;
 	model_run_capex(&sc, &p, &r);
 	TEST_CHECK(t, r.capex_network_usd == 0, "unpriced fabric %g", r.capex_network_usd);
-	sc.node.unit_price_usd = NAN;
-	sc.node.price_usd = NAN;
+	sc.price.unit_price_usd = NAN;
+	sc.price.price_usd = NAN;
 	model_run_capex(&sc, &p, &r);
 	TEST_CHECK(t, isnan(r.capex_usd) && isnan(r.capex_network_usd), "no price: %g", r.capex_usd);
 }
@@ -90,7 +91,7 @@ static void test_parts(test_ctx *t)
 	node_priced(&sc, &p);
 	r.throughput_img_s = NAN;
 	sc.nodes = 8;
-	sc.node.nics_bought = 8;
+	sc.price.nics_bought = 8;
 	sc.money.frontend_ports_gpu = 0.5;
 	sc.money.frontend_port_usd = 2000.0;
 	sc.money.mgmt_usd_node = 250.0;
@@ -111,10 +112,10 @@ static void test_parts(test_ctx *t)
 	/* a rack-scale unit of 18 trays of 4 GPUs, one NVLink domain of 72: 16 trays need no compute fabric;
 	 * liquid cooling at 0.4 USD a W; its own rack: no racks bought */
 	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
-	sc.node.nics_bought = sc.node.nics_per_node = 4;
-	sc.node.unit_nodes = 18;
+	sc.price.nics_bought = sc.node.nics_per_node = 4;
+	sc.price.unit_nodes = 18;
 	sc.node.domain_gpus = 72;
-	sc.node.liquid_cooled = true;
+	sc.price.liquid_cooled = true;
 	sc.money.cooling_usd_W = 0.4;
 	sc.nodes = 16;
 	r.power_max_W = 120e3;
@@ -142,7 +143,7 @@ static void test_store(test_ctx *t)
 	memset(&r, 0, sizeof r);
 	node_priced(&sc, &p);
 	sc.nodes = 2;
-	sc.node.store_shared = true;
+	sc.price.store_shared = true;
 	r.throughput_img_s = NAN;
 	model_run_capex(&sc, &p, &r);
 	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
@@ -158,14 +159,14 @@ static void test_store(test_ctx *t)
 	sc.money.store_TB_gpu = 0.0;
 	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
 		   "the store in capex %g", r.capex_usd);
-	sc.node.store_unit_usd = 50000.0;
-	sc.node.store_unit_B = 1e14;   /* 145 GB fit one unit */
-	sc.node.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
-	sc.node.store_width = 0.05;
+	sc.price.store_unit_usd = 50000.0;
+	sc.price.store_unit_B = 1e14;   /* 145 GB fit one unit */
+	sc.price.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
+	sc.price.store_width = 0.05;
 	r.throughput_img_s = 100000.0;
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_storage_usd, 150000.0, 1e-12);
-	sc.node.store_unit_B = 1e11;   /* 145 GB need 2 units of 100 GB; slow reads need 3 */
+	sc.price.store_unit_B = 1e11;   /* 145 GB need 2 units of 100 GB; slow reads need 3 */
 	r.throughput_img_s = NAN;
 	model_run_capex(&sc, &p, &r);
 	TEST_NEAR(t, r.capex_storage_usd, 100000.0, 1e-12);
@@ -178,10 +179,10 @@ static void test_rent(test_ctx *t)
 	model_result r;
 	memset(&r, 0, sizeof r);
 	node_priced(&sc, &p);
-	sc.node.unit_price_usd = NAN;
-	sc.node.price_usd = NAN;
-	sc.node.rent_usd_gpu_h = 10.0;
-	sc.node.rent_width = 0.05;
+	sc.price.unit_price_usd = NAN;
+	sc.price.price_usd = NAN;
+	sc.price.rent_usd_gpu_h = 10.0;
+	sc.price.rent_width = 0.05;
 	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
 	sc.nodes = 2;
 	r.tta_s = 1800.0;
@@ -191,34 +192,34 @@ static void test_rent(test_ctx *t)
 	model_run_money(&sc, &r); /* 8 GPUs x 10 x 0.5 h */
 	TEST_NEAR(t, r.rent_usd, 40.0, 1e-12);
 	TEST_NEAR(t, r.rent_lo_usd, 38.0, 1e-12);
-	sc.node.rent_unit_gpus = 72; /* a whole rack */
+	sc.price.rent_unit_gpus = 72; /* a whole rack */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 360.0, 1e-12);
 	TEST_CHECK(t, r.rent_gpus == 72, "rent_gpus %g", r.rent_gpus);
-	sc.node.rent_unit_gpus = 0;
-	sc.node.rent_increment_s = 3600.0; /* hourly: 3,601 s bill two hours */
+	sc.price.rent_unit_gpus = 0;
+	sc.price.rent_increment_s = 3600.0; /* hourly: 3,601 s bill two hours */
 	r.tta_s = 3601.0;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 160.0, 1e-12);
-	sc.node.rent_increment_s = 1.0;
-	sc.node.rent_min_s = 3600.0; /* at least an hour */
+	sc.price.rent_increment_s = 1.0;
+	sc.price.rent_min_s = 3600.0; /* at least an hour */
 	r.tta_s = 1800.0;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 80.0, 1e-12);
-	sc.node.rent_min_s = NAN;
-	sc.node.rent_max_gpus = 4; /* beyond one instance: no cluster rate */
+	sc.price.rent_min_s = NAN;
+	sc.price.rent_max_gpus = 4; /* beyond one instance: no cluster rate */
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, isnan(r.rent_usd), "beyond the instance: %g", r.rent_usd);
-	sc.node.rent_cluster_usd_gpu_h = 5.0;
-	sc.node.rent_cluster_increment_s = 7 * 86400.0; /* a week */
+	sc.price.rent_cluster_usd_gpu_h = 5.0;
+	sc.price.rent_cluster_increment_s = 7 * 86400.0; /* a week */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
 	/* the market's rate is the range's low end: 3 of 10 a GPU-hour, 30% of the rent (within one instance) */
-	sc.node.rent_max_gpus = 0;
-	sc.node.rent_market_usd_gpu_h = 3.0;
+	sc.price.rent_max_gpus = 0;
+	sc.price.rent_market_usd_gpu_h = 3.0;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_lo_usd, 0.3 * r.rent_usd, 1e-12);
-	sc.node.rent_market_usd_gpu_h = 9.9; /* never above the kind's own low end */
+	sc.price.rent_market_usd_gpu_h = 9.9; /* never above the kind's own low end */
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.rent_lo_usd, 0.95 * r.rent_usd, 1e-12);
 }
@@ -233,10 +234,10 @@ static void test_rent_reserved(test_ctx *t)
 	const double month_s = 365.25 * 86400.0 / 12.0;
 	memset(&r, 0, sizeof r);
 	node_priced(&sc, &p);
-	sc.node.unit_price_usd = NAN;
-	sc.node.price_usd = NAN;
-	sc.node.rent_usd_gpu_h = 2.0;
-	sc.node.rent_increment_s = 60.0;
+	sc.price.unit_price_usd = NAN;
+	sc.price.price_usd = NAN;
+	sc.price.rent_usd_gpu_h = 2.0;
+	sc.price.rent_increment_s = 60.0;
 	sc.nodes = 2;
 	r.tta_s = 1800.0;
 	r.energy_J = 0.0;
@@ -267,21 +268,21 @@ static void test_rent_reserved(test_ctx *t)
 	model_run_money(&sc, &x);
 	TEST_NEAR(t, x.rent_usd, r.rent_usd, 1e-12); /* on demand: the use does not matter */
 	/* spot: interrupted 50% a month, a half-month run is billed t / 0.5^0.5 (expected reruns) */
-	sc.node.rent_spot = true;
+	sc.price.rent_spot = true;
 	sc.money.spot_interrupt_month = 0.5;
-	sc.node.rent_increment_s = NAN;
+	sc.price.rent_increment_s = NAN;
 	x = r;
 	x.tta_s = month_s / 2.0;
 	x.rent_setup_s = 0.0;
 	model_run_money(&sc, &x);
 	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 2.0 / sqrt(0.5) / 3600.0, 1e-9);
-	sc.node.rent_spot = false;
-	sc.node.rent_increment_s = 60.0;
+	sc.price.rent_spot = false;
+	sc.price.rent_increment_s = 60.0;
 	/* the staging already in tta_s is not copied twice */
 	r.staging_s = 50.0;
 	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 330.0, 1e-9);
 	/* a 1-year reservation: no set-up (the nodes stay up with the data), the share of the month */
-	sc.node.rent_reserved = true;
+	sc.price.rent_reserved = true;
 	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 0.0, 0);
 	r.rent_setup_s = 0.0;
 	model_run_money(&sc, &r);
@@ -341,24 +342,24 @@ static void test_owner(test_ctx *t)
 	sc.money.residual_frac = 0.0;
 	/* break-even: fixed a month / (rent per run - energy per run); rent 64 x 4 x 1 h = 256 at today's rate */
 	sc.money.rent_decline = 0;
-	sc.node.ref_rent_usd_gpu_h = 4.0;
-	sc.node.ref_rent_gpus = 8;
+	sc.price.ref_rent_usd_gpu_h = 4.0;
+	sc.price.ref_rent_gpus = 8;
 	model_run_money(&sc, &r);
 	double fix = 874000.0 / 60.0 + 0.12 * 874000.0 / 12.0 + 100.0 * 80.0;
 	TEST_NEAR(t, r.breakeven_runs_per_month, fix / (256.0 - 7.5), 1e-12);
 	TEST_CHECK(t, r.buy_wins_above, "on demand: buying wins above the crossing");
-	sc.node.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
+	sc.price.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "never: %g", r.breakeven_runs_per_month);
 	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307 + 7.5 a run:
 	 * buying wins below (187,008 - 31,307) / 7.5 runs, far above the 730.5 a month holds; at 0.1 (4,675 a
 	 * month, below the owner's fixed month) never */
-	sc.node.rent_reserved = true;
-	sc.node.ref_rent_usd_gpu_h = 4.0;
+	sc.price.rent_reserved = true;
+	sc.price.ref_rent_usd_gpu_h = 4.0;
 	model_run_money(&sc, &r);
 	TEST_NEAR(t, r.breakeven_runs_per_month, (64 * 4.0 * month_s / 3600.0 - fix) / 7.5, 1e-9);
 	TEST_CHECK(t, !r.buy_wins_above && r.breakeven_use > 1, "reserved, owning always: %g", r.breakeven_use);
-	sc.node.ref_rent_usd_gpu_h = 0.1;
+	sc.price.ref_rent_usd_gpu_h = 0.1;
 	model_run_money(&sc, &r);
 	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "reserved, never: %g",
 		   r.breakeven_runs_per_month);
@@ -391,8 +392,8 @@ static void test_buy_rent(test_ctx *t)
 	model_result r, x;
 	const double month_s = 365.25 * 86400.0 / 12.0, gpu_h = 64 * month_s / 3600.0;
 	cluster_64(&sc, &p, &r);
-	sc.node.ref_rent_usd_gpu_h = 6.0;
-	sc.node.ref_rent_gpus = 8;
+	sc.price.ref_rent_usd_gpu_h = 6.0;
+	sc.price.ref_rent_gpus = 8;
 	model_run_money(&sc, &r);
 	x = r;
 	x.rent_usd = 64 * 6.0 * 600.0 / 3600.0; /* the run rented, no set-up */
@@ -409,7 +410,7 @@ static void test_buy_rent(test_ctx *t)
 	TEST_NEAR(t, r.breakeven_use, b.breakeven_use, 0.01);
 	TEST_NEAR(t, r.flip_usd_gpu_h, b.flip_usd_gpu_h, 0.01);
 	/* a reservation at 2 a GPU-hour: a flat month; buying wins below the use where energy closes the gap */
-	sc.node.rent_reserved = true;
+	sc.price.rent_reserved = true;
 	x.rent_usd = 64 * 2.0 * month_s / 3600.0 * (600.0 / (0.54 * month_s));
 	model_buy_rent_eval(&sc, &r, &sc, &x, 2.0, &b);
 	double fixed = b.fixed_usd_gpu_h;
@@ -576,13 +577,13 @@ static void test_breakeven_exact(test_ctx *t)
 	int below = 0;
 	cluster_64(&sc, &p, &r);
 	r.rent_setup_s = 311.6; /* start-up and data copy, once a session */
-	sc.node.ref_rent_gpus = 8;
+	sc.price.ref_rent_gpus = 8;
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
 			model_scenario s = sc;
 			model_result x = r;
 			s.money.rent_session_s = session_h[i] * 3600.0;
-			s.node.ref_rent_usd_gpu_h = rate[j];
+			s.price.ref_rent_usd_gpu_h = rate[j];
 			model_run_money(&s, &x);
 			double N = x.breakeven_runs_per_month, full = s.money.rent_session_s / r.tta_s;
 			TEST_CHECK(t, x.buy_wins_above && N > 0 && isfinite(N), "session %g h rate %g: %g", session_h[i],

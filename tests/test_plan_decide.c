@@ -53,7 +53,7 @@ static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int
 	w.sc.node.gpus_per_node = gpn;
 	w.sc.node.max_gpus_per_node = max_gpn;
 	w.sc.node.domain_gpus = domain_gpus;
-	w.sc.node.unit_nodes = unit_nodes;
+	w.sc.price.unit_nodes = unit_nodes;
 	w.sc.nodes = nodes;
 	w.sc.money.amortize_years = 5;
 	w.r.gpus = nodes * gpn;
@@ -387,9 +387,9 @@ static void test_buy_rent(test_ctx *t)
 	plan_option o = opt("dgxh100", "H100-SXM5-80GB", 1, 8, 8, 0, 1, 3600, 2e5, NAN);
 	model_money_default(&o.sc.money);
 	o.sc.money.rent_decline = 0; /* today's rate: the run's rent is 8 GPUs x $3 x 1 h */
-	o.sc.node.ref_rent_usd_gpu_h = 3.0;
-	o.sc.node.ref_rent_gpus = 8;
-	o.sc.node.ref_rent_id = "aws-p5";
+	o.sc.price.ref_rent_usd_gpu_h = 3.0;
+	o.sc.price.ref_rent_gpus = 8;
+	o.sc.price.ref_rent_id = "aws-p5";
 	o.r.energy_J = 10 * 3.6e6; /* 10 kWh */
 	o.r.power_max_W = NAN;
 	o.r.capex_lo_usd = o.r.capex_hi_usd = o.r.capex_usd;
@@ -487,24 +487,24 @@ static void test_unpriced(test_ctx *t)
 	memset(&sc, 0, sizeof sc);
 	memset(&r, 0, sizeof r);
 	r.capex_usd = 100, r.tco_usd = 1, r.rent_usd = 2, r.rent_gpus = 16;
-	sc.node.rent_usd_gpu_h = 3;
+	sc.price.rent_usd_gpu_h = 3;
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_CAPEX, &sc, &r) == PLAN_PRICED, "capex priced");
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_PRICED, "rent priced");
 	r.capex_usd = r.tco_usd = NAN;
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_TCO, &sc, &r) == PLAN_NO_PRICE, "tco without a price");
-	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_PRICE, &sc.node, b, sizeof b), "no purchase price in the database") == 0,
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_PRICE, &sc.price, b, sizeof b), "no purchase price in the database") == 0,
 		   "%s", b);
 	r.rent_usd = NAN;
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_TIME, "a rate, no rent: no time to bill");
-	sc.node.rent_max_gpus = 8;
+	sc.price.rent_max_gpus = 8;
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_RENT_LIMIT, "16 GPUs over the provider's 8");
-	TEST_CHECK(t, strstr(plan_unpriced_text(PLAN_RENT_LIMIT, &sc.node, b, sizeof b), "at most 8 GPUs") != NULL, "%s", b);
-	sc.node.rent_usd_gpu_h = NAN;
-	sc.node.rent_spot = true;
+	TEST_CHECK(t, strstr(plan_unpriced_text(PLAN_RENT_LIMIT, &sc.price, b, sizeof b), "at most 8 GPUs") != NULL, "%s", b);
+	sc.price.rent_usd_gpu_h = NAN;
+	sc.price.rent_spot = true;
 	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_RATE, "no rate");
-	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_RATE, &sc.node, b, sizeof b), "no spot rate in the database") == 0,
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_RATE, &sc.price, b, sizeof b), "no spot rate in the database") == 0,
 		   "%s", b);
-	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_PRICED, &sc.node, b, sizeof b), "") == 0, "priced: no words");
+	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_PRICED, &sc.price, b, sizeof b), "") == 0, "priced: no words");
 }
 
 int main(void)

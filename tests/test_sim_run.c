@@ -39,7 +39,6 @@ static void node_h100(model_node *n, int gpus, bool nvlink)
 	n->host_mem_B = 2e12;
 	n->nic_Bps = 50e9;
 	n->nics_per_node = 8;
-	n->price_usd = NAN;
 	n->power_W = NAN;
 }
 

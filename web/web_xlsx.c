@@ -509,33 +509,34 @@ static char *sourced(const char *kind, const char *date, const char *source)
 static void write_system(xl *x, int row, const plan_option *o)
 {
 	const model_node *n = &o->sc.node;
+	const model_price *pr = &o->sc.price;
 	const hw_system *sys = hw_system_find(x->db, n->system_id);
 	const hw_fabric *fab = x->spec->fabric_id ? hw_fabric_find(x->db, x->spec->fabric_id) : sys ? sys->fabric : NULL;
 	const hw_storage *st = n->storage_id ? hw_storage_find(x->db, n->storage_id) : NULL;
-	bool unit = isfinite(n->unit_price_usd);
+	bool unit = isfinite(pr->unit_price_usd);
 	struct { const char *key; double v; lxw_format *f; } num[] = {
-		{"unit_price", unit ? n->unit_price_usd : n->price_usd, x->usd},
-		{"unit_price_lo", !unit ? n->price_usd : isfinite(n->unit_price_lo_usd) ? n->unit_price_lo_usd : n->unit_price_usd, x->usd},
-		{"unit_price_hi", !unit ? n->price_usd : isfinite(n->unit_price_hi_usd) ? n->unit_price_hi_usd : n->unit_price_usd, x->usd},
-		{"unit_nodes", n->unit_nodes > 1 ? n->unit_nodes : 1, NULL},
-		{"liquid", n->liquid_cooled ? 1 : 0, NULL},
-		{"switch_usd", n->switch_usd, x->usd},
-		{"link_usd", n->link_usd, x->usd},
-		{"nic_usd", n->nic_usd, x->usd},
-		{"net_width", n->net_width, x->num},
-		{"store_unit_usd", n->store_unit_usd, x->usd},
-		{"store_width", n->store_width, x->num},
-		{"rent_rate", n->rent_usd_gpu_h, x->cents},
-		{"rent_min", n->rent_min_s, x->num},
-		{"rent_inc", n->rent_increment_s, x->num},
-		{"rent_max", n->rent_max_gpus, NULL},
-		{"rent_cluster", n->rent_cluster_usd_gpu_h, x->cents},
-		{"rent_cluster_inc", n->rent_cluster_increment_s, x->num},
-		{"reserved", n->rent_reserved ? 1 : 0, NULL},
-		{"spot", n->rent_spot ? 1 : 0, NULL},
-		{"rent_width", n->rent_width, x->num},
-		{"rent_market", n->rent_market_usd_gpu_h, x->cents},
-		{"rent_term_y", n->rent_term_years > 0 ? n->rent_term_years : 0, x->num},
+		{"unit_price", unit ? pr->unit_price_usd : pr->price_usd, x->usd},
+		{"unit_price_lo", !unit ? pr->price_usd : isfinite(pr->unit_price_lo_usd) ? pr->unit_price_lo_usd : pr->unit_price_usd, x->usd},
+		{"unit_price_hi", !unit ? pr->price_usd : isfinite(pr->unit_price_hi_usd) ? pr->unit_price_hi_usd : pr->unit_price_usd, x->usd},
+		{"unit_nodes", pr->unit_nodes > 1 ? pr->unit_nodes : 1, NULL},
+		{"liquid", pr->liquid_cooled ? 1 : 0, NULL},
+		{"switch_usd", pr->switch_usd, x->usd},
+		{"link_usd", pr->link_usd, x->usd},
+		{"nic_usd", pr->nic_usd, x->usd},
+		{"net_width", pr->net_width, x->num},
+		{"store_unit_usd", pr->store_unit_usd, x->usd},
+		{"store_width", pr->store_width, x->num},
+		{"rent_rate", pr->rent_usd_gpu_h, x->cents},
+		{"rent_min", pr->rent_min_s, x->num},
+		{"rent_inc", pr->rent_increment_s, x->num},
+		{"rent_max", pr->rent_max_gpus, NULL},
+		{"rent_cluster", pr->rent_cluster_usd_gpu_h, x->cents},
+		{"rent_cluster_inc", pr->rent_cluster_increment_s, x->num},
+		{"reserved", pr->rent_reserved ? 1 : 0, NULL},
+		{"spot", pr->rent_spot ? 1 : 0, NULL},
+		{"rent_width", pr->rent_width, x->num},
+		{"rent_market", pr->rent_market_usd_gpu_h, x->cents},
+		{"rent_term_y", pr->rent_term_years > 0 ? pr->rent_term_years : 0, x->num},
 	};
 	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
 		num_or_empty(x, XL_AS, row, sys_col_of(num[i].key), num[i].v, num[i].f);
@@ -556,16 +557,16 @@ static void write_system(xl *x, int row, const plan_option *o)
 /* Whether two options read the same prices of their system (one row): the same system, fabric and store. */
 static bool same_prices(const plan_option *a, const plan_option *b)
 {
-	const model_node *x = &a->sc.node, *y = &b->sc.node;
+	const model_price *x = &a->sc.price, *y = &b->sc.price;
 	bool same_store = x->store_unit_usd == y->store_unit_usd || (isnan(x->store_unit_usd) && isnan(y->store_unit_usd));
 	bool same_switch = x->switch_usd == y->switch_usd || (isnan(x->switch_usd) && isnan(y->switch_usd));
-	return strcmp(x->system_id, y->system_id) == 0 && same_store && same_switch;
+	return strcmp(a->sc.node.system_id, b->sc.node.system_id) == 0 && same_store && same_switch;
 }
 
 /* Whether two options weigh buying against the same rental: one rented system at one rate and instance. */
 static bool same_ref(const plan_option *a, const plan_option *b)
 {
-	const model_node *x = &a->sc.node, *y = &b->sc.node;
+	const model_price *x = &a->sc.price, *y = &b->sc.price;
 	bool same_id = x->ref_rent_id == y->ref_rent_id ||
 		       (x->ref_rent_id && y->ref_rent_id && strcmp(x->ref_rent_id, y->ref_rent_id) == 0);
 	bool same_rate = x->ref_rent_usd_gpu_h == y->ref_rent_usd_gpu_h ||
@@ -604,19 +605,19 @@ static void write_refs(xl *x, const plan_option *o, int n, const int *sys_rows, 
 		put_text(x, XL_AS, first - 1, c + 1, head[c], x->bold);
 	int next = first;
 	for (int i = 0; i < n; i++) {
-		const model_node *nd = &o[i].sc.node;
+		const model_price *pr = &o[i].sc.price;
 		ref_rows[i] = -1;
 		for (int k = 0; k < i && ref_rows[i] < 0; k++)
 			if (same_ref(&o[k], &o[i]))
 				ref_rows[i] = ref_rows[k];
-		if (ref_rows[i] >= 0 || !nd->ref_rent_id || !isfinite(nd->ref_rent_usd_gpu_h))
+		if (ref_rows[i] >= 0 || !pr->ref_rent_id || !isfinite(pr->ref_rent_usd_gpu_h))
 			continue;
 		int r = ref_rows[i] = next++, own = -1;
 		for (int k = 0; k < n && own < 0; k++)
-			if (strcmp(o[k].sc.node.system_id, nd->ref_rent_id) == 0 &&
-			    o[k].sc.node.rent_usd_gpu_h == nd->ref_rent_usd_gpu_h)
+			if (strcmp(o[k].sc.node.system_id, pr->ref_rent_id) == 0 &&
+			    o[k].sc.price.rent_usd_gpu_h == pr->ref_rent_usd_gpu_h)
 				own = sys_rows[k];
-		put_text(x, XL_AS, r, 1, nd->ref_rent_id, NULL);
+		put_text(x, XL_AS, r, 1, pr->ref_rent_id, NULL);
 		if (own >= 0) {
 			char c[16], *f;
 			cell_name(own, sys_col_of("rent_rate"), c, sizeof c);
@@ -624,8 +625,8 @@ static void write_refs(xl *x, const plan_option *o, int n, const int *sys_rows, 
 			put_formula(x, XL_AS, r, 2, f, x->cents);
 			free(f);
 		} else
-			put_num(x, XL_AS, r, 2, nd->ref_rent_usd_gpu_h, x->cents);
-		num_or_empty(x, XL_AS, r, 3, nd->ref_rent_gpus > 0 ? nd->ref_rent_gpus : NAN, NULL);
+			put_num(x, XL_AS, r, 2, pr->ref_rent_usd_gpu_h, x->cents);
+		num_or_empty(x, XL_AS, r, 3, pr->ref_rent_gpus > 0 ? pr->ref_rent_gpus : NAN, NULL);
 	}
 }
 
@@ -635,7 +636,8 @@ static double value_of(const xl *x, const plan_option *o, const char *key)
 {
 	const model_result *r = &o->r;
 	const model_node *n = &o->sc.node;
-	int per_unit = n->unit_nodes > 1 ? n->unit_nodes : 1;
+	const model_price *pr = &o->sc.price;
+	int per_unit = pr->unit_nodes > 1 ? pr->unit_nodes : 1;
 	double fab[3] = {0, 0, 0};
 	if (r->capex_fabric_usd > 0) /* 0: nothing bought, or a part unpriced (model_money.c prices none then) */
 		model_fabric_parts(&o->sc, &fab[0], &fab[1], &fab[2]);
@@ -832,7 +834,7 @@ static void write_cashflow(xl *x, int op_row, const plan_option *o)
 	char title[256];
 	snprintf(title, sizeof title, "Owning %s %dx%d (Options row %d) year by year, cash and book, against renting the "
 		 "same runs%s%s", o->sc.node.system_id, o->sc.nodes, o->sc.node.gpus_per_node, op_row + 1,
-		 o->sc.node.ref_rent_id ? " on " : "", o->sc.node.ref_rent_id ? o->sc.node.ref_rent_id : "");
+		 o->sc.price.ref_rent_id ? " on " : "", o->sc.price.ref_rent_id ? o->sc.price.ref_rent_id : "");
 	put_text(x, XL_CF, 0, 0, title, x->bold);
 	for (int c = 0; c < CF_NCOLS; c++)
 		put_text(x, XL_CF, CF_FIRST_ROW - 1, c, cf_cols[c].head, x->bold);
