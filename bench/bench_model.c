@@ -3,7 +3,8 @@
  * 1. plan_resolve per system (the CLI's step: database to prepared scenario, one pass over the layer table);
  * 2. model_predict and the two ratio columns (model_ratio, ttt and tta over a pick) in a loop over nodes x batch
  *    per GPU (the sweep's inner loop), one core:
- *    goal >= 1,000,000 predictions per second.
+ *    goal >= 1,000,000 predictions per second;
+ * 3. the same with each prediction priced (model_price_run: what sweep and compare do per configuration).
  * Systems come from the built-in hwdb. Run: make bench-model (also times a 1M-configuration sweep).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -47,32 +48,42 @@ int main(int argc, char **argv)
 
 	model_result ref; /* the pick the ratio columns divide by: the first system on one node */
 	model_predict(&sc[0], &p, &ref);
-	t0 = time_now_s();
-	while (done < n) {
-		for (int i = 0; i < nsys && done < n; i++)
-			for (int nodes = 1; nodes <= 1000 && done < n; nodes++)
-				for (int b = 8; b <= 256 && done < n; b += 8) {
-					model_result r;
-					sc[i].nodes = nodes;
-					sc[i].batch_per_gpu = b;
-					model_predict(&sc[i], &p, &r);
-					if (r.fits) {
-						/* the CSV's ratio columns: this row's times over a pick's (model_ratio) */
-						double x, lo, hi;
-						model_ratio(&sc[i], &r, &sc[0], &ref, MODEL_Q_TTA, &x, &lo, &hi);
-						sum += r.tta_s + hi;
-						model_ratio(&sc[i], &r, &sc[0], &ref, MODEL_Q_TTT, &x, &lo, &hi);
-						sum += hi;
-						nfit++;
+	for (int priced = 0; priced < 2; priced++) {
+		done = nfit = 0;
+		sum = 0;
+		t0 = time_now_s();
+		while (done < n) {
+			for (int i = 0; i < nsys && done < n; i++)
+				for (int nodes = 1; nodes <= 1000 && done < n; nodes++)
+					for (int b = 8; b <= 256 && done < n; b += 8) {
+						model_result r;
+						model_cost c;
+						sc[i].nodes = nodes;
+						sc[i].batch_per_gpu = b;
+						int rc = model_predict(&sc[i], &p, &r); /* refused: too many images a step */
+						if (priced && rc == 0) {
+							model_price_run(&sc[i], &p, &r, &c);
+							sum += isfinite(c.tco_usd) ? c.tco_usd : 0.0;
+						}
+						if (r.fits) {
+							/* the CSV's ratio columns: this row's times over a pick's (model_ratio) */
+							double x, lo, hi;
+							model_ratio(&sc[i], &r, &sc[0], &ref, MODEL_Q_TTA, &x, &lo, &hi);
+							sum += r.tta_s + hi;
+							model_ratio(&sc[i], &r, &sc[0], &ref, MODEL_Q_TTT, &x, &lo, &hi);
+							sum += hi;
+							nfit++;
+						}
+						done++;
 					}
-					done++;
-				}
+		}
+		t1 = time_now_s();
+		printf("%s: %ld predictions in %.3f s on one core = %.0f predictions/s (%.0f ns each; "
+		       "%ld fit memory; checksum %.6g)\n", priced ? "model_predict + model_price_run" : "model_predict",
+		       done, t1 - t0, done / (t1 - t0), (t1 - t0) * 1e9 / done, nfit, sum);
+		if (!priced)
+			printf("goal >= 1,000,000 predictions/s: %s\n", done / (t1 - t0) >= 1e6 ? "met" : "NOT met");
 	}
-	t1 = time_now_s();
-	printf("model_predict: %ld predictions in %.3f s on one core = %.0f predictions/s (%.0f ns each; "
-	       "%ld fit memory; checksum %.6g)\n",
-	       done, t1 - t0, done / (t1 - t0), (t1 - t0) * 1e9 / done, nfit, sum);
-	printf("goal >= 1,000,000 predictions/s: %s\n", done / (t1 - t0) >= 1e6 ? "met" : "NOT met");
 	free(sc);
 	hw_db_free(&db);
 	return 0;

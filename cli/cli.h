@@ -296,14 +296,15 @@ void cli_print_wrapped(FILE *out, const char *text);
 void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus);
 void cli_option_csv_header(csvw *w);
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
+			const model_cost *cost, const plan_verdict *v, const model_scenario *pick_sc,
+			const model_result *pick_r);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, plan_option **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
 /* Why row r of sc has no price of kind c ("lambda-hgx-h100 rents at most 8 GPUs at its rate and the database has
  * no rate for more (16 GPUs here)", "dgxh100 has no on-demand rental rate in the database"), written into buf;
  * NULL where it has one. What a "-" in a table or a missing line stands for. */
-char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B);
+char *cli_why_unpriced(const model_scenario *sc, const model_cost *cost, plan_cost c, char *buf, size_t len_B);
 /* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
 void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */

@@ -208,9 +208,9 @@ static void tcell(int c, const plan_question *q, const plan_option *w, const cha
 		break;
 	case 12: plan_fmt_duration(r->ttt_s, buf, len_B); break;
 	case 13: plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, buf, len_B); break;
-	case 14: plan_fmt_usd(r->capex_usd, buf, len_B); break;
-	case 15: plan_fmt_usd(r->rent_usd, buf, len_B); break;
-	case 16: plan_fmt_usd(r->tco_usd, buf, len_B); break;
+	case 14: plan_fmt_usd(w->cost.capex_usd, buf, len_B); break;
+	case 15: plan_fmt_usd(w->cost.rent_usd, buf, len_B); break;
+	case 16: plan_fmt_usd(w->cost.tco_usd, buf, len_B); break;
 	case 17: snprintf(buf, len_B, "%d", w->v.idle_gpus); break;
 	case 18: snprintf(buf, len_B, "%s", model_basis_name(r->basis)); break;
 	case 19:
@@ -286,10 +286,10 @@ static void print_folded(const plan_option *rows, int nrows, const int *fold, in
 	for (int k = i + 1; k < nrows; k++) {
 		if (fold[k] != i)
 			continue;
-		const model_result *r = &rows[k].r;
+		const model_cost *c = &rows[k].cost;
 		strbuf_addf(&b, "%s%s %s%s", b.len_B ? ", " : "     + ", rows[k].sc.node.system_id,
-			    isfinite(r->capex_usd) ? "capex " : isfinite(r->rent_usd) ? "rent " : "",
-			    plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, m, sizeof m));
+			    isfinite(c->capex_usd) ? "capex " : isfinite(c->rent_usd) ? "rent " : "",
+			    plan_fmt_usd(isfinite(c->capex_usd) ? c->capex_usd : c->rent_usd, m, sizeof m));
 	}
 	if (b.len_B) {
 		strbuf_addf(&b, "\n");
@@ -393,8 +393,8 @@ static void json_option(FILE *f, const char *name, const plan_option *w, bool mo
 		json_member_num(f, "time_hi_s", w->v.time_hi_s, true, false);
 		json_member_num(f, "cost_usd", w->v.cost_usd, true, false);
 		json_member_num(f, "run_cost_usd", w->v.run_cost_usd, true, false);
-		json_member_num(f, "capex_usd", w->r.capex_usd, true, false);
-		json_member_num(f, "rent_usd", w->r.rent_usd, true, false);
+		json_member_num(f, "capex_usd", w->cost.capex_usd, true, false);
+		json_member_num(f, "rent_usd", w->cost.rent_usd, true, false);
 		json_member_num(f, "idle_gpus", w->v.idle_gpus, false, false);
 		fputs("}", f);
 	}
@@ -546,7 +546,7 @@ static void print_notes(FILE *out, const cli_scen *s, const plan_question *q, co
 {
 	int unpriced = 0, partial = 0;
 	for (int i = 0; i < nrows; i++) {
-		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].r));
+		unpriced += !isfinite(plan_cost_usd(q->cost, &rows[i].cost));
 		partial += rows[i].partial;
 	}
 	const model_money *m = &s->spec.money;
@@ -670,7 +670,8 @@ bool cli_is_pick(const model_scenario *sc, const model_scenario *pick_sc)
 }
 
 void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r)
+			const model_cost *cost, const plan_verdict *v, const model_scenario *pick_sc,
+			const model_result *pick_r)
 {
 	opt_row o = {q, sc, v, {NAN, NAN}, {NAN, NAN}, {NAN, NAN}, false, ""};
 	strbuf fails;
@@ -680,7 +681,7 @@ void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *s
 	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
 		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &o.x[k], &o.lo[k], &o.hi[k]);
 	o.pick = cli_is_pick(sc, pick_sc); /* the decision's pick (1) */
-	plan_row_csv_cells_all(w, sc, r);
+	plan_row_csv_cells_all(w, sc, r, cost);
 	col_csv_cells(w, option_cols, OPTION_NCOLS, &o);
 	csvw_end_row(w);
 	strbuf_free(&fails);
@@ -707,7 +708,7 @@ static int write_csv(const char *outpath, const char *columns, const plan_questi
 		csvw_select(w, columns);
 	cli_option_csv_header(w);
 	for (int i = 0; i < nrows; i++)
-		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].v, psc, pr);
+		cli_option_csv_row(w, q, &rows[i].sc, &rows[i].r, &rows[i].cost, &rows[i].v, psc, pr);
 	if (outpath)
 		intr_phase("rename"); /* the test hook's signal before the hold: it must keep the old file */
 	if (outpath && intr_hold()) {

@@ -28,7 +28,7 @@ const char *cli_epochs_note(const model_scenario *sc, const model_result *r)
 /* The shared store's part of the capex, as model_money.c prices it: whole units of a priced store, else flash
  * sized to the cluster (--store-tb-per-gpu x GPUs sold, at least the data set's copies), so that a store
  * without a price in the database still shows its figure's basis. */
-static void print_storage(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_storage(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r, const model_cost *cost)
 {
 	const model_node *n = &sc->node;
 	const model_price *pr = &sc->price;
@@ -40,7 +40,7 @@ static void print_storage(FILE *out, const model_scenario *sc, const model_param
 		return;
 	}
 	fprintf(out, "storage %s (flash: %.4g TB at %s/TB, %g TB a GPU sold, at least the data set's %.3g TB x %g copies; ",
-	       plan_fmt_usd(r->capex_storage_usd, a, sizeof a), r->capex_storage_usd / m->store_usd_TB,
+	       plan_fmt_usd(cost->capex_storage_usd, a, sizeof a), cost->capex_storage_usd / m->store_usd_TB,
 	       plan_fmt_usd(m->store_usd_TB, b, sizeof b), m->store_TB_gpu, p->dataset_B / 1e12, m->store_replicas);
 	if (pr->store_shared && n->storage_id)
 		fprintf(out, "%s has no unit price in the database)", n->storage_id);
@@ -50,24 +50,24 @@ static void print_storage(FILE *out, const model_scenario *sc, const model_param
 
 /* capex = servers + network + storage + racks + cooling + installation, each part named with its figure
  * (model_run_capex), or the reason there is none. */
-static void print_capex(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_capex(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r, const model_cost *cost)
 {
 	const model_price *pr = &sc->price;
 	char a[32], b[32], c[32], d[32], why[256];
 	int units = model_nodes_bought(sc) / (pr->unit_nodes > 1 ? pr->unit_nodes : 1);
-	if (!isfinite(r->capex_usd)) {
-		fprintf(out, "  capex              - (%s)\n", cli_why_unpriced(sc, r, PLAN_CAPEX, why, sizeof why));
+	if (!isfinite(cost->capex_usd)) {
+		fprintf(out, "  capex              - (%s)\n", cli_why_unpriced(sc, cost, PLAN_CAPEX, why, sizeof why));
 		return;
 	}
-	fprintf(out, "  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(r->capex_usd, a, sizeof a),
-	       plan_fmt_usd(r->capex_lo_usd, b, sizeof b), plan_fmt_usd(r->capex_hi_usd, c, sizeof c), units,
+	fprintf(out, "  capex              %s (%s-%s) = servers %d x %s%s", plan_fmt_usd(cost->capex_usd, a, sizeof a),
+	       plan_fmt_usd(cost->capex_lo_usd, b, sizeof b), plan_fmt_usd(cost->capex_hi_usd, c, sizeof c), units,
 	       plan_fmt_usd(isfinite(pr->unit_price_usd) ? pr->unit_price_usd : pr->price_usd, d, sizeof d),
 	       pr->unit_nodes > 1 ? " (whole units of nodes bought)" : "");
-	fprintf(out, " + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(r->capex_network_usd, a, sizeof a),
-	       plan_fmt_usd(r->capex_fabric_usd, b, sizeof b), plan_fmt_usd(r->capex_frontend_usd, c, sizeof c));
-	print_storage(out, sc, p, r);
-	fprintf(out, " + racks %s + cooling %s + installation %s\n", plan_fmt_usd(r->capex_racks_usd, a, sizeof a),
-	       plan_fmt_usd(r->capex_cooling_usd, b, sizeof b), plan_fmt_usd(r->capex_install_usd, c, sizeof c));
+	fprintf(out, " + network %s (fabric %s, front-end and management %s) + ", plan_fmt_usd(cost->capex_network_usd, a, sizeof a),
+	       plan_fmt_usd(cost->capex_fabric_usd, b, sizeof b), plan_fmt_usd(cost->capex_frontend_usd, c, sizeof c));
+	print_storage(out, sc, p, r, cost);
+	fprintf(out, " + racks %s + cooling %s + installation %s\n", plan_fmt_usd(cost->capex_racks_usd, a, sizeof a),
+	       plan_fmt_usd(cost->capex_cooling_usd, b, sizeof b), plan_fmt_usd(cost->capex_install_usd, c, sizeof c));
 }
 
 /* A count of runs as typed: "5000" (never "5e+03"), "0.5". */
@@ -77,29 +77,29 @@ static const char *runs_text(double n, char *buf, size_t len_B)
 	return buf;
 }
 
-static void print_money(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r)
+static void print_money(FILE *out, const model_scenario *sc, const model_params *p, const model_result *r, const model_cost *cost)
 {
 	const model_node *n = &sc->node;
 	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	char a[32], b[32], c[32], d[32], e[32], why[256];
-	print_capex(out, sc, p, r);
-	if (!isfinite(r->rent_usd))
-		fprintf(out, "  rent               - (%s)\n", cli_why_unpriced(sc, r, PLAN_RENT, why, sizeof why));
-	if (isfinite(r->rent_usd))
+	print_capex(out, sc, p, r, cost);
+	if (!isfinite(cost->rent_usd))
+		fprintf(out, "  rent               - (%s)\n", cli_why_unpriced(sc, cost, PLAN_RENT, why, sizeof why));
+	if (isfinite(cost->rent_usd))
 		fprintf(out, "  rent               %s (%s-%s) for the run as billed (%.0f GPUs x %s per GPU-hour x %s)\n",
-		       plan_fmt_usd(r->rent_usd, a, sizeof a), plan_fmt_usd(r->rent_lo_usd, b, sizeof b),
-		       plan_fmt_usd(r->rent_hi_usd, c, sizeof c), r->rent_gpus, plan_fmt_usd(pr->rent_usd_gpu_h, d, sizeof d),
+		       plan_fmt_usd(cost->rent_usd, a, sizeof a), plan_fmt_usd(cost->rent_lo_usd, b, sizeof b),
+		       plan_fmt_usd(cost->rent_hi_usd, c, sizeof c), cost->rent_gpus, plan_fmt_usd(pr->rent_usd_gpu_h, d, sizeof d),
 		       pr->rent_reserved ? "the run's share of the reserved month at this use"
-					: plan_fmt_duration(r->rent_usd / (r->rent_gpus * pr->rent_usd_gpu_h) * 3600.0, e, sizeof e));
-	if (isfinite(r->rent_usd) && !pr->rent_reserved)
+					: plan_fmt_duration(cost->rent_usd / (cost->rent_gpus * pr->rent_usd_gpu_h) * 3600.0, e, sizeof e));
+	if (isfinite(cost->rent_usd) && !pr->rent_reserved)
 		fprintf(out, "                     billed time: time to accuracy + its share of %s of instance start-up and data "
-		       "copy a rental session (--rent-session-h)\n", plan_fmt_duration(r->rent_setup_s, e, sizeof e));
-	if (isfinite(r->power_W))
+		       "copy a rental session (--rent-session-h)\n", plan_fmt_duration(cost->rent_setup_s, e, sizeof e));
+	if (isfinite(cost->power_W))
 		fprintf(out, "  power / energy     %.1f kW average (%s), %.2f kWh per run, %s at %s/kWh x PUE %.3g\n",
-		       r->power_W / 1e3, plan_power_basis(sc, r), r->energy_J / 3.6e6, plan_fmt_usd(r->energy_usd, a, sizeof a),
+		       cost->power_W / 1e3, plan_power_basis(sc, cost), cost->energy_J / 3.6e6, plan_fmt_usd(cost->energy_usd, a, sizeof a),
 		       plan_fmt_usd(m->kwh_usd, b, sizeof b), m->pue);
-	if (isfinite(r->capex_usd)) {
+	if (isfinite(cost->capex_usd)) {
 		char use[64], tco[256];
 		if (m->runs_per_month > 0) {
 			char rb[32];
@@ -109,20 +109,20 @@ static void print_money(FILE *out, const model_scenario *sc, const model_params 
 		}
 		model_money_tco_words(m, use, tco, sizeof tco);
 		fprintf(out, "  owner's cost       %s (%s-%s) per run (support %s, facility %s): %s\n",
-		       plan_fmt_usd(r->tco_usd, a, sizeof a), plan_fmt_usd(r->tco_lo_usd, b, sizeof b),
-		       plan_fmt_usd(r->tco_hi_usd, c, sizeof c), plan_fmt_usd(r->support_usd, d, sizeof d),
-		       plan_fmt_usd(r->facility_usd, e, sizeof e), tco);
+		       plan_fmt_usd(cost->tco_usd, a, sizeof a), plan_fmt_usd(cost->tco_lo_usd, b, sizeof b),
+		       plan_fmt_usd(cost->tco_hi_usd, c, sizeof c), plan_fmt_usd(cost->support_usd, d, sizeof d),
+		       plan_fmt_usd(cost->facility_usd, e, sizeof e), tco);
 	}
-	if (isfinite(r->breakeven_runs_per_month))
+	if (isfinite(cost->breakeven_runs_per_month))
 		fprintf(out, "  buy vs rent        owning is cheaper %s %.0f runs a month, %.0f%% use (renting %s at %s per GPU-hour; "
 		       "the rate that flips it at this use %s); a month holds at most %.0f such runs back to back\n",
-		       r->buy_wins_above ? "above" : "below", r->breakeven_runs_per_month, 100 * r->breakeven_use,
+		       cost->buy_wins_above ? "above" : "below", cost->breakeven_runs_per_month, 100 * cost->breakeven_use,
 		       pr->ref_rent_id, plan_fmt_usd(pr->ref_rent_usd_gpu_h, a, sizeof a),
-		       plan_fmt_usd(r->flip_usd_gpu_h, b, sizeof b), floor(MODEL_MONTH_S / r->tta_s));
-	else if (isinf(r->breakeven_runs_per_month))
+		       plan_fmt_usd(cost->flip_usd_gpu_h, b, sizeof b), floor(MODEL_MONTH_S / r->tta_s));
+	else if (isinf(cost->breakeven_runs_per_month))
 		fprintf(out, "  buy vs rent        renting %s at %s per GPU-hour costs less than this run's energy: owning never "
 		       "pays\n", pr->ref_rent_id, plan_fmt_usd(pr->ref_rent_usd_gpu_h, a, sizeof a));
-	else if (isfinite(r->capex_usd))
+	else if (isfinite(cost->capex_usd))
 		fprintf(out, "  buy vs rent        no rate in the database rents %s for %d GPUs\n", n->gpu_id, r->gpus);
 }
 
@@ -178,7 +178,8 @@ static const char *basis_text(model_basis b, const cli_scen *s)
 	return "no results of this GPU or its architecture: the database's figures only (widest interval)";
 }
 
-static void print_table(FILE *out, const model_scenario *sc, const model_result *r, const cli_scen *s)
+static void print_table(FILE *out, const model_scenario *sc, const model_result *r, const model_cost *cost,
+			const cli_scen *s)
 {
 	char d1[32], d2[32], d4[32], st[96];
 	const model_node *n = &sc->node;
@@ -244,7 +245,7 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 		       "storage cold in its first epoch, inside time to train)\n",
 		       plan_fmt_range(r->tta_s, r->tta_lo_s, r->tta_hi_s, st, sizeof st),
 		       plan_fmt_duration(r->startup_s, d1, sizeof d1));
-	print_money(out, sc, &s->params, r);
+	print_money(out, sc, &s->params, r, cost);
 	if (s->system && strcmp(s->system->status, "eol") == 0) /* as compare says of such rows */
 		fprintf(out, "  status             end of life %s (no longer sold): its price%s%s%s is historical (the source: "
 		       "`scaleplan hw show %s`)\n", s->system->status_date, *s->system->price_date ? ", dated " : "",
@@ -255,7 +256,8 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 
 /* The JSON object of the row with only the members named in columns, in that order (--columns, as the CSV
  * takes it). EXIT_OK, or EXIT_INPUT naming a member the row lacks and those it has (nothing printed). */
-static int print_json_columns(const model_scenario *sc, const model_result *r, const char *columns)
+static int print_json_columns(const model_scenario *sc, const model_result *r, const model_cost *cost,
+			      const char *columns)
 {
 	char *text = NULL, list[1024], *save = NULL;
 	size_t len_B = 0;
@@ -264,7 +266,7 @@ static int print_json_columns(const model_scenario *sc, const model_result *r, c
 		fprintf(stderr, "scaleplan predict: out of memory\n");
 		return EXIT_ENV;
 	}
-	plan_row_json(m, sc, r);
+	plan_row_json(m, sc, r, cost);
 	fclose(m);
 	json_error_t e;
 	json_t *all = json_loads(text, 0, &e), *pick = json_object();
@@ -299,6 +301,7 @@ int cmd_predict(int argc, char **argv)
 	cli_scen s;
 	model_scenario sc;
 	model_result r;
+	model_cost cost;
 	predict_opts po = {.format = "table"};
 	cli_opt scen[CLI_SCEN_NOPTS], own[4];
 	int rc;
@@ -342,21 +345,22 @@ int cmd_predict(int argc, char **argv)
 	rc = cli_check_runs_fit("predict", &sc.money, r.tta_s);
 	if (rc)
 		goto out;
+	model_price_run(&sc, &s.params, &r, &cost);
 	if (strcmp(format, "csv") == 0) {
 		csvw *w = csvw_stream(stdout);
 		if (s.columns && strcmp(s.columns, "all") != 0)
 			csvw_select(w, s.columns);
 		plan_row_csv_header(w);
-		plan_row_csv(w, &sc, &r);
+		plan_row_csv(w, &sc, &r, &cost);
 		int crc = csvw_close(w);
 		if (crc) {
 			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
 			rc = crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
 		}
 	} else if (strcmp(format, "json") == 0 && s.columns && strcmp(s.columns, "all") != 0) {
-		rc = print_json_columns(&sc, &r, s.columns);
+		rc = print_json_columns(&sc, &r, &cost, s.columns);
 	} else if (strcmp(format, "json") == 0) {
-		plan_row_json(stdout, &sc, &r);
+		plan_row_json(stdout, &sc, &r, &cost);
 		fputc('\n', stdout);
 	} else {
 		char *text = NULL;
@@ -367,7 +371,7 @@ int cmd_predict(int argc, char **argv)
 			rc = EXIT_ENV;
 			goto out;
 		}
-		print_table(m, &sc, &r, &s);
+		print_table(m, &sc, &r, &cost, &s);
 		fclose(m);
 		cli_print_wrapped(stdout, text); /* lines within 200 characters, as compare's */
 		free(text);

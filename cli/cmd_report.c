@@ -226,7 +226,7 @@ static int report_placements_csv(report_run *r)
 		if (a.winner)
 			r->rows[a.winner - r->rows].v.flip_speed_x = flip.speed_x;
 		for (int i = g->first; i < g->first + g->n; i++)
-			cli_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].v,
+			cli_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].cost, &r->rows[i].v,
 					   a.winner ? &a.winner->sc : NULL, a.winner ? &a.winner->r : NULL);
 	}
 	int crc = csvw_close(w);

@@ -189,13 +189,14 @@ enum { SIM_NCOLS = sizeof(sim_cols) / sizeof(sim_cols[0]) };
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
 	model_result m;
-	sim_result_as_model(sc, r, &m);
+	model_cost c;
+	sim_result_as_model(sc, r, &m, &c);
 
 	plan_row_csv_header_cells(w);
 	col_csv_header(w, sim_cols, SIM_NCOLS);
 	csvw_text(w, "stack");
 	csvw_end_row(w);
-	plan_row_csv_cells(w, sc, &m);
+	plan_row_csv_cells(w, sc, &m, &c);
 	col_csv_cells(w, sim_cols, SIM_NCOLS, r);
 	csvw_text(w, sc->stack.id);
 	csvw_end_row(w);
@@ -204,7 +205,7 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 {
 	fputs("{\"model\":", out);
-	plan_row_json(out, sc, &r->model);
+	plan_row_json(out, sc, &r->model, &r->cost);
 	fputs(",\"sim\":{", out);
 	col_json_members(out, sim_cols, SIM_NCOLS, r, false, true);
 	fputs("}}\n", out);

@@ -263,10 +263,11 @@ typedef struct sw_ctx {
 	progress pg;
 } sw_ctx;
 
-static void sw_row_cb(void *ctx, const model_scenario *sc, const model_result *r, const plan_verdict *v)
+static void sw_row_cb(void *ctx, const model_scenario *sc, const model_result *r, const model_cost *cost,
+		      const plan_verdict *v)
 {
 	sw_ctx *c = ctx;
-	cli_option_csv_row(c->w, &c->o->q, sc, r, v, NULL, NULL);
+	cli_option_csv_row(c->w, &c->o->q, sc, r, cost, v, NULL, NULL);
 }
 
 static void sw_say(void *ctx, const char *system_id)
@@ -346,13 +347,15 @@ static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 	bool show = !o->quiet && o->q.goal != PLAN_GRID;
 	model_scenario psc;
 	model_result pr;
+	model_cost pcost;
 	double flip_x = NAN;
-	bool picked = o->q.goal != PLAN_GRID && plan_sweep_pick(g, &psc, &pr, &flip_x);
+	bool picked = o->q.goal != PLAN_GRID && plan_sweep_pick(g, &psc, &pr, &pcost, &flip_x);
 	if (show)
 		progress_init(&pg, "sweep: writing", g->nrows);
 	for (long i = 0; i < g->nrows && o->q.goal != PLAN_GRID; i++) {
 		model_scenario *sc;
 		model_result r;
+		model_cost cost;
 		if (intr_pending()) {
 			if (show)
 				progress_break(&pg);
@@ -360,14 +363,14 @@ static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 		}
 		if (show && (i & 4095) == 0)
 			progress_update(&pg, i);
-		if (plan_sweep_predict(g, i, &sc, &r)) { /* predicted once already: cannot fail */
+		if (plan_sweep_predict(g, i, &sc, &r, &cost)) { /* predicted once already: cannot fail */
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
 		plan_verdict v = g->rows[i].v; /* the pick's flip_speed_ratio, as compare's CSV */
 		if (picked && cli_is_pick(sc, &psc))
 			v.flip_speed_x = flip_x;
-		cli_option_csv_row(*w, &o->q, sc, &r, &v, picked ? &psc : NULL, picked ? &pr : NULL);
+		cli_option_csv_row(*w, &o->q, sc, &r, &cost, &v, picked ? &psc : NULL, picked ? &pr : NULL);
 	}
 	if (show) {
 		progress_update(&pg, g->nrows);

@@ -73,19 +73,19 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 /* Row w's reason for a missing cost c into buf; NULL where c is priced or w does not fit. */
 static const char *row_why(const plan_option *w, plan_cost c, char *buf, size_t len_B)
 {
-	plan_unpriced k = w->r.fits ? plan_cost_unpriced(c, &w->sc, &w->r) : PLAN_PRICED;
+	plan_unpriced k = w->r.fits ? plan_cost_unpriced(c, &w->sc, &w->cost) : PLAN_PRICED;
 	return k == PLAN_PRICED ? NULL : plan_unpriced_text(k, &w->sc.price, buf, len_B);
 }
 
-char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B)
+char *cli_why_unpriced(const model_scenario *sc, const model_cost *cost, plan_cost c, char *buf, size_t len_B)
 {
 	char t[200];
-	plan_unpriced k = plan_cost_unpriced(c, sc, r);
+	plan_unpriced k = plan_cost_unpriced(c, sc, cost);
 	if (k == PLAN_PRICED)
 		return NULL;
 	if (k == PLAN_RENT_LIMIT)
 		snprintf(buf, len_B, "%s: %s (%.0f GPUs here)", sc->node.system_id,
-			 plan_unpriced_text(k, &sc->price, t, sizeof t), r->rent_gpus);
+			 plan_unpriced_text(k, &sc->price, t, sizeof t), cost->rent_gpus);
 	else
 		snprintf(buf, len_B, "%s: %s", sc->node.system_id, plan_unpriced_text(k, &sc->price, t, sizeof t));
 	return buf;

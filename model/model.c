@@ -542,17 +542,28 @@ static void result_nan(model_result *r)
 	r->compute_s = r->fwd_s = r->bwd_s = r->opt_s = r->comm_s = r->comm_exposed_s = NAN;
 	r->decode_s = 0.0;
 	r->data_s = r->io_s = r->iter_s = r->throughput_img_s = r->per_gpu_img_s = r->scaling_eff = NAN;
-	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = r->energy_J = NAN;
-	r->energy_usd = r->rent_usd = r->tco_usd = NAN;
-	r->facility_usd = r->support_usd = r->breakeven_runs_per_month = r->rent_gpus = r->owned_usd_gpu_h = NAN;
-	r->rent_horizon_usd = NAN;
-	r->breakeven_use = r->flip_usd_gpu_h = r->owned_month_usd = r->rented_month_usd = r->co2_kg = NAN;
-	r->buy_wins_above = true;
-	r->rent_setup_s = 0.0;
-	r->tco_lo_usd = r->tco_hi_usd = r->rent_lo_usd = r->rent_hi_usd = NAN;
+	r->epoch_s = r->first_epoch_s = r->eval_s = r->tta_s = NAN;
 	r->startup_s = r->staging_s = r->boundary_s = r->ttt_s = r->warmup_s = NAN;
 	r->throughput_lo_img_s = r->throughput_hi_img_s = NAN;
 	r->ttt_lo_s = r->ttt_hi_s = r->tta_lo_s = r->tta_hi_s = NAN;
+}
+
+/* The run's times from its steady iteration (r: iter_s, throughput_img_s, epochs) and its first one, which
+ * reads storage cold (first_iter_s): epochs, evaluation, epoch boundaries, warm-up, then time to train (what
+ * MLPerf scores) and time to accuracy (with start-up and staging). */
+static void run_times(const model_scenario *sc, const model_params *p, double first_iter_s, model_result *r)
+{
+	/* evaluation: forward passes over the validation set, ceil(epochs / eval_every) times */
+	double evals = p->eval_every > 0 ? ceil(r->epochs / p->eval_every - 1e-9) : 0.0;
+	r->epoch_s = sc->images / r->throughput_img_s;
+	r->first_epoch_s = sc->images / (r->global_batch / first_iter_s);
+	r->eval_s = evals * model_eval_pass_s(p, r);
+	r->boundary_s = r->epochs * model_boundary_epoch_s(p, r);
+	r->warmup_s = warmup_time_s(sc, p, r);
+	r->ttt_s = r->warmup_s + r->epochs * r->epoch_s + r->eval_s + r->boundary_s;
+	r->startup_s = model_startup_s(p, sc->nodes);
+	r->staging_s = staging_time_s(sc, p, r);
+	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
 }
 
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r)
@@ -561,7 +572,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	const model_node *n = &sc->node;
 	int g = n->gpus_per_node, b = sc->batch_per_gpu;
 	double k = compute_scale(sc, p);
-	double gpu_s, io_run, first_iter, iter1, evals, node_W;
+	double gpu_s, io_run, first_iter, iter1;
 
 	if (!pr->ready || pr->with != p)
 		return err_set("model_predict: scenario not prepared with these parameters");
@@ -580,16 +591,10 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 	r->epochs = model_run_epochs(sc, p, r->global_batch);
 	r->extrapolated = !(sc->epochs > 0) && r->global_batch > model_conv_max_batch(sc);
 	r->extrapolated_below = !(sc->epochs > 0) && r->global_batch < model_conv_min_batch(sc);
-	node_W = n->power_W;
-	if (!(node_W > 0))
-		node_W = (g * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
-	r->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
-	r->power_max_W = (sc->price.power_sold_W > 0 ? sc->price.power_sold_W : node_W > 0 ? node_W : NAN) * model_nodes_bought(sc);
 	r->bottleneck = MODEL_BN_COMPUTE;
 	if (!r->fits) {
 		result_nan(r);
 		r->basis = sc->basis;
-		model_run_capex(sc, p, r);
 		return 0;
 	}
 
@@ -626,21 +631,7 @@ int model_predict(const model_scenario *sc, const model_params *p, model_result 
 										: b / (model_storage_rate(sc, p) / sc->nodes));
 	r->scaling_eff = iter1 / r->iter_s;
 	r->bottleneck = model_bottleneck_of(r->compute_s, r->comm_s, r->data_s, io_run);
-	r->epoch_s = sc->images / r->throughput_img_s;
-	r->first_epoch_s = sc->images / (r->global_batch / first_iter);
-	/* evaluation: forward passes over the validation set, ceil(epochs / eval_every) times */
-	evals = p->eval_every > 0 ? ceil(r->epochs / p->eval_every - 1e-9) : 0.0;
-	r->eval_s = evals * model_eval_pass_s(p, r);
-	r->boundary_s = r->epochs * model_boundary_epoch_s(p, r);
-	r->warmup_s = warmup_time_s(sc, p, r);
-	r->ttt_s = r->warmup_s + r->epochs * r->epoch_s + r->eval_s + r->boundary_s;
-	r->startup_s = model_startup_s(p, sc->nodes);
-	r->staging_s = staging_time_s(sc, p, r);
-	r->tta_s = r->startup_s + r->staging_s + r->ttt_s;
-	r->energy_J = r->power_W * r->tta_s;
-	model_run_capex(sc, p, r);
-	r->rent_setup_s = model_rent_setup_s(sc, p, r);
-	model_run_money(sc, r);
+	run_times(sc, p, first_iter, r);
 	model_interval_apply(sc, r); /* basis (plan_resolve set it) and the 90% intervals */
 	return 0;
 }

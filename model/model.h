@@ -243,8 +243,8 @@ typedef struct model_node {
 } model_node;
 
 /* What the nodes cost to buy and to rent, and the terms they are sold and rented on (filled from hwdb by
- * plan_resolve, or by hand in tests): read only where a run is priced (model_price_run, model_money.c); the
- * time model never reads it. */
+ * plan_resolve, or by hand in tests): model_price_run (model_money.c) prices a run from it; the time model never
+ * reads it. */
 typedef struct model_price {
 	/* buy: whole units of unit_nodes nodes */
 	double price_usd;        /* per node (unit_price_usd / unit_nodes), NAN when unknown */
@@ -413,9 +413,11 @@ typedef struct model_stack {
 	double gpu_decode_img_s;      /* data path gpu: the GPU decode's term on a rank's path (img/s, model_gpu_decode_rank_img_s); NAN = none */
 } model_stack;
 
+/* One configuration to predict: the node's hardware, its prices, the stack, the run's shape and the site's money
+ * figures; prep holds what model_scenario_prepare precomputed. */
 typedef struct model_scenario {
-	model_node node;
-	model_price price;       /* what the nodes cost (model_money.c alone reads it) */
+	model_node node;         /* what the time model reads */
+	model_price price;       /* what the nodes cost (model_price_run); the time model never reads it */
 	model_stack stack;
 	int nodes;
 	int batch_per_gpu;
@@ -430,10 +432,12 @@ typedef struct model_scenario {
 	double b_half;           /* < 0: use params' b_half; >= 0: fitted by model_calibrate (2+ batches) */
 	model_basis basis;       /* how the GPU is known (plan_resolve decides; model_scenario_init: estimate):
 				  * model_predict copies it to the result and applies its interval */
-	model_money money;
+	model_money money;       /* the site's money figures (model_price_run); the time model never reads them */
 	model_prep prep;
 } model_scenario;
 
+/* A prediction: the run's times, throughput, memory and bottleneck, epochs, and how the GPU is known with the 90%
+ * intervals it gives (model_predict). What the run costs is model_cost's (model_price_run). */
 typedef struct model_result {
 	int gpus;
 	int global_batch;
@@ -464,29 +468,42 @@ typedef struct model_result {
 				  * (model_conv_max_batch): epochs come from the curve's last slope */
 	bool extrapolated_below; /* the global batch is below the smallest measured convergence point
 				  * (model_conv_min_batch): epochs held at that point's (model_epochs) */
-	/* money: capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price); rent_usd rents the whole
-	 * nodes for tta_s; energy_usd = energy_J in kWh x kwh_usd; tco_usd is the owner's cost of this run:
-	 * the capex share (model_money) + energy. NAN where the price is unknown. */
-	double capex_usd, power_W, energy_J;
-	double energy_usd, rent_usd, tco_usd;
-	/* capex by part: servers (whole units), network (NICs not in the server price, leaf/spine switches
-	 * and links sized to the nodes bought; a rack unit's own switches stay in its price), storage (units
-	 * of a shared store sized to the data set's bytes and the first epoch's read rate; 0 on the nodes'
-	 * own drives; NAN when the store is not priced, and then out of capex_usd); capex_usd their sum */
-	double capex_servers_usd, capex_network_usd, capex_storage_usd;
+	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
+	 * (lo <= point <= hi; equal to the point until an interval is applied to the result) */
+	model_basis basis;
+	double throughput_lo_img_s, throughput_hi_img_s;
+	double ttt_lo_s, ttt_hi_s, tta_lo_s, tta_hi_s;
+} model_result;
+
+/* What a predicted run draws and costs (model_price_run: the result's times on the node's model_price and the
+ * site's model_money): power and energy, the cluster bought (capex), the owner's and the renter's cost of the
+ * run, buy against rent. NAN where a price is unknown. */
+typedef struct model_cost {
+	double power_W;          /* average draw of the nodes used while training (node max x power_frac) */
+	double power_max_W;      /* max power of the nodes bought (the facility's contracted kW) */
+	double energy_J;         /* power_W x tta_s */
+	/* capex_usd buys whole units (ceil(nodes / unit_nodes) x unit price): by part, servers (whole units),
+	 * network (NICs not in the server price, leaf/spine switches and links sized to the nodes bought; a rack
+	 * unit's own switches stay in its price), storage (units of a shared store sized to the data set's bytes
+	 * and the first epoch's read rate; 0 on the nodes' own drives; NAN when the store is not priced, and then
+	 * out of capex_usd); capex_usd their sum */
+	double capex_usd, capex_servers_usd, capex_network_usd, capex_storage_usd;
 	/* the network's two parts (capex_network_usd = fabric + frontend) and the other parts in capex_usd:
 	 * the compute fabric (0 where one NVLink domain holds the job), the front-end, storage and management
 	 * networks, racks with power distribution, liquid-cooling distribution, installation */
 	double capex_fabric_usd, capex_frontend_usd, capex_racks_usd, capex_cooling_usd, capex_install_usd;
-	double power_max_W;      /* max power of the nodes bought (the facility's contracted kW) */
-	/* per run: facility (colocation) and support shares; tco_usd = capex share + support + facility +
-	 * energy at the meter (energy_J x pue x kwh) */
-	double facility_usd, support_usd;
+	/* per run: energy_usd = energy_J in kWh x pue x kwh_usd; facility (colocation) and support shares;
+	 * tco_usd, the owner's cost of this run = capex share + support + facility + energy at the meter;
+	 * rent_usd rents the whole nodes for tta_s (as billed) */
+	double energy_usd, facility_usd, support_usd, tco_usd, rent_usd;
 	double rent_gpus;        /* GPUs billed for the run (whole instances, minimum units) */
 	double rent_setup_s;     /* billed once per rental session on demand, beyond its runs: the instances'
 				  * start-up and the copy of the data set to the nodes (model_rent_setup_s); rent_usd
 				  * carries the run's share of it (money.rent_session_s); 0 reserved; a bought node's:
 				  * what renting would add */
+	double rent_horizon_usd; /* rent_usd averaged over the owner's horizon as the market's rent falls
+				  * (money.rent_decline; a reservation renewed at each term's end): what the decision
+				  * weighs against owning (= rent_usd with no decline) */
 	/* runs a month at which owning costs what renting the same GPUs at ref_rent_usd_gpu_h does (model_buy_rent:
 	 * (fixed month - a reservation's month) / (rent per run - energy per run)); buying wins above it on
 	 * demand (0: at any use; INFINITY: never), below it against a reservation (buy_wins_above false; 0:
@@ -499,17 +516,9 @@ typedef struct model_result {
 	bool buy_wins_above;
 	double co2_kg;           /* the run's energy at the meter x money.grid_kg_kwh */
 	double owned_usd_gpu_h;  /* tco_usd per GPU-hour of the run: the owner's rate beside a rental rate */
-	double rent_horizon_usd; /* rent_usd averaged over the owner's horizon as the market's rent falls
-				  * (money.rent_decline; a reservation renewed at each term's end): what the decision
-				  * weighs against owning (= rent_usd with no decline) */
 	/* price ranges (lo <= point <= hi): each price's range from its sources or its kind's width */
 	double capex_lo_usd, capex_hi_usd, tco_lo_usd, tco_hi_usd, rent_lo_usd, rent_hi_usd;
-	/* uncertainty: how the GPU is known and the 90% prediction interval of each time and the throughput
-	 * (lo <= point <= hi; equal to the point until an interval is applied to the result) */
-	model_basis basis;
-	double throughput_lo_img_s, throughput_hi_img_s;
-	double ttt_lo_s, ttt_hi_s, tta_lo_s, tta_hi_s;
-} model_result;
+} model_cost;
 
 /* Sets defaults: nodes 1, batch 256, bf16, CPU data, 1,281,167 images, calibrations 1, stack "default"
  * (every field NAN: the params apply; not staged). */
@@ -521,10 +530,14 @@ void model_scenario_init(model_scenario *sc);
  * afterwards. 0, or ERR_INPUT with the reason. */
 int model_scenario_prepare(model_scenario *sc, const model_params *p);
 
-/* The prediction. Allocation-free; O(buckets). Fills *r. Returns 0, or ERR_INPUT when the scenario
- * is not prepared with p or nodes/batch are out of range. A batch that does not fit memory is not an
- * error: r->fits is false and the times are NAN. */
+/* The prediction: the run's times. Allocation-free; O(buckets). Fills *r. Returns 0, or ERR_INPUT when the
+ * scenario is not prepared with p or nodes/batch are out of range. A batch that does not fit memory is not an
+ * error: r->fits is false and the times are NAN. What the run costs is model_price_run's, after it. */
 int model_predict(const model_scenario *sc, const model_params *p, model_result *r);
+/* What the predicted run r draws and costs, into *c: its power and energy, the capex by part, then the money
+ * (model_run_money). Where r does not fit memory: power and capex alone (the cluster can still be priced),
+ * the rest NAN. Never fails. */
+void model_price_run(const model_scenario *sc, const model_params *p, const model_result *r, model_cost *c);
 /* The largest batch per GPU below sc's (halving) that fits the GPU's memory (model_predict's r->fits); 0 when
  * none does. sc's batch is left as it was; err is cleared. */
 int model_batch_that_fits(model_scenario *sc, const model_params *p);
@@ -538,10 +551,10 @@ void model_fabric_parts(const model_scenario *sc, double *switches, double *link
 /* Units of the system's priced shared store that hold the data set and read it at the run's first-epoch rate
  * (at least 1), or NAN where the store is not a priced unit (flash for the copies: model_money's store_usd_TB). */
 double model_store_units(const model_scenario *sc, const model_params *p, const model_result *r);
-/* Sets r's energy_usd, rent_usd (as billed), facility_usd, support_usd, tco_usd, breakeven_runs_per_month
- * and the rent and tco ranges from its tta_s, energy_J, power_max_W and capex (model_predict does; the
- * simulator's CLI again with the simulated run time). */
-void model_run_money(const model_scenario *sc, model_result *r);
+/* Sets c's energy_usd, rent_usd (as billed), facility_usd, support_usd, tco_usd, breakeven_runs_per_month
+ * and the rent and tco ranges from r's tta_s and gpus and c's energy_J, power_max_W, capex and rent_setup_s
+ * (model_price_run does; the simulator again with its simulated run time). */
+void model_run_money(const model_scenario *sc, const model_result *r, model_cost *c);
 /* One year of owning the cluster and of renting the same runs instead (model_cashflow): year 0 buys, years
  * 1..amortize_years run it at the stated use, the last year sells it at the residual value (negative). */
 typedef struct model_cash_year {
@@ -552,17 +565,17 @@ typedef struct model_cash_year {
 							       * finance_rate to the purchase */
 	double rented_usd, rented_cum_usd, rented_pv_cum_usd; /* the same runs at rent_run_usd each */
 } model_cash_year;
-/* r's cash flow by year into out (at most max rows), the same runs rented at rent_run_usd each (NAN: no
- * rental). Returns the rows written (ceil(amortize_years) + 1), 0 when r has no capex. */
-int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
-		   int max);
+/* The cash flow by year of the run r priced c into out (at most max rows), the same runs rented at rent_run_usd
+ * each (NAN: no rental). Returns the rows written (ceil(amortize_years) + 1), 0 when c has no capex. */
+int model_cashflow(const model_scenario *sc, const model_result *r, const model_cost *c, double rent_run_usd,
+		   model_cash_year *out, int max);
 /* The average over the horizon (money.amortize_years) of a rental rate that falls money.rent_decline a year,
  * held for term_years at a time (0: on demand, re-priced continuously), as a fraction of today's rate. */
 double model_rent_horizon_factor(const model_money *m, double term_years);
 /* Buy against rent as a month of work: N runs a month (money.runs_per_month, else the utilisation of the bought
  * cluster). Owned: the fixed month (capex as an annuity, support, facility) + N x energy. Rented on demand: N
  * runs in sessions of money.rent_session_s, each session billing its instances' start-up and data copy once
- * (rent_r->rent_usd is a run's share at the stated workload, billed by the second); a reservation: its month
+ * (rent_c->rent_usd is a run's share at the stated workload, billed by the second); a reservation: its month
  * whatever N. The rented month on demand is piecewise linear in N (each run alone below one run a month, one
  * session of them all up to a full session's runs, full sessions beyond), so the crossing is solved on the
  * piece that holds it: the largest N where the months are equal, exact under the session rule at any use:
@@ -583,12 +596,13 @@ typedef struct model_buy_rent {
 	bool rent_wins;                   /* at the stated use */
 	double flip_usd_gpu_h;
 } model_buy_rent;
-void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
-			 const model_result *rent_r, double rate_usd_gpu_h, model_buy_rent *out);
-/* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s) at the node's reference
- * rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs owning against. NAN
- * without a reference rate. */
-double model_ref_rent_usd(const model_scenario *sc, const model_result *r);
+void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_cost *buy_c,
+			 const model_scenario *rent_sc, const model_result *rent_r, const model_cost *rent_c,
+			 double rate_usd_gpu_h, model_buy_rent *out);
+/* The rent of r's run (its GPUs in whole instances of ref_rent_gpus, for its tta_s, with c's rent_setup_s)
+ * at the node's reference rate of the same GPU (ref_rent_usd_gpu_h): what breakeven_runs_per_month weighs
+ * owning against. NAN without a reference rate. */
+double model_ref_rent_usd(const model_scenario *sc, const model_result *r, const model_cost *c);
 
 /* Sensitivity of a run's cost (the owner's per run, or with `rent` its rent) to one input at a time, each at
  * both ends of a stated range: prices (their ranges), speed (the run time +-speed_err, e.g. the model's
@@ -598,8 +612,8 @@ typedef enum model_sens_input {
 	MODEL_SENS_PRICE, MODEL_SENS_SPEED, MODEL_SENS_UTIL, MODEL_SENS_KWH, MODEL_SENS_PUE, MODEL_SENS_N
 } model_sens_input;
 typedef struct model_sens { double lo_in, hi_in, lo_usd, hi_usd; } model_sens;
-void model_money_sensitivity(const model_scenario *sc, const model_result *r, double speed_err, bool rent,
-			     model_sens out[MODEL_SENS_N]);
+void model_money_sensitivity(const model_scenario *sc, const model_result *r, const model_cost *c,
+			     double speed_err, bool rent, model_sens out[MODEL_SENS_N]);
 const char *model_sens_name(model_sens_input i); /* "prices", "speed", "utilisation", "kWh price", "PUE" */
 
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a

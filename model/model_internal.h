@@ -59,9 +59,10 @@ void model_price_init(model_price *pr);
 /* n rounded up to whole units of `unit` (a unit below 1 counts as 1): what is bought or billed whole (NVL72
  * racks of 18 trays, rental minimums of GPUs). */
 long model_whole_units(long n, long unit);
-/* Sets r's capex by part and its range from the node's prices and the nodes bought (model_predict does),
- * with p's data set bytes. Needs r->throughput_img_s for the store's read rate (NAN: capacity alone). */
-void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r);
+/* Sets c's capex by part and its range from the node's prices and the nodes bought (model_price_run does),
+ * with p's data set bytes and c's power_max_W (racks, cooling). Reads r->throughput_img_s for the store's read
+ * rate (NAN: capacity alone). */
+void model_run_capex(const model_scenario *sc, const model_params *p, const model_result *r, model_cost *c);
 /* What a run rented by the run is billed beyond its tta_s: the instances' start-up (money.rent_boot_s) and
  * the copy of the data set from the provider's store to each node at money.rent_copy_Bps, less the staging
  * already in tta_s; for a bought node what renting its run would add (model_ref_rent_usd). 0 for a

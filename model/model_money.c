@@ -292,19 +292,19 @@ static double storage_usd(const model_scenario *sc, const model_params *p, const
 /* The other parts of the cluster bought (model_money's figures): front-end, storage and management networks
  * for the GPUs as sold, racks with power distribution for the max power (a rack-scale unit brings its own),
  * liquid-cooling distribution where the system needs it. */
-static void parts_usd(const model_scenario *sc, model_result *r, int bought)
+static void parts_usd(const model_scenario *sc, model_cost *c, int bought)
 {
 	const model_node *n = &sc->node;
 	const model_price *pr = &sc->price;
 	const model_money *m = &sc->money;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	r->capex_frontend_usd = bought * (per_node * m->frontend_ports_gpu * m->frontend_port_usd + m->mgmt_usd_node);
-	double kW_W = isfinite(r->power_max_W) ? r->power_max_W : 0.0;
-	r->capex_racks_usd = pr->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
-	r->capex_cooling_usd = pr->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
+	c->capex_frontend_usd = bought * (per_node * m->frontend_ports_gpu * m->frontend_port_usd + m->mgmt_usd_node);
+	double kW_W = isfinite(c->power_max_W) ? c->power_max_W : 0.0;
+	c->capex_racks_usd = pr->unit_nodes > 1 ? 0.0 : ceil(kW_W / m->rack_W - 1e-9) * m->rack_usd;
+	c->capex_cooling_usd = pr->liquid_cooled ? kW_W * m->cooling_usd_W : 0.0;
 }
 
-void model_run_capex(const model_scenario *sc, const model_params *p, model_result *r)
+void model_run_capex(const model_scenario *sc, const model_params *p, const model_result *r, model_cost *c)
 {
 	const model_price *pr = &sc->price;
 	int per_unit = pr->unit_nodes > 1 ? pr->unit_nodes : 1;
@@ -313,37 +313,37 @@ void model_run_capex(const model_scenario *sc, const model_params *p, model_resu
 	double lo, hi;
 
 	if (isfinite(pr->unit_price_usd)) {
-		r->capex_servers_usd = units * pr->unit_price_usd;
+		c->capex_servers_usd = units * pr->unit_price_usd;
 		lo = units * (isfinite(pr->unit_price_lo_usd) ? pr->unit_price_lo_usd : pr->unit_price_usd);
 		hi = units * (isfinite(pr->unit_price_hi_usd) ? pr->unit_price_hi_usd : pr->unit_price_usd);
 	} else { /* a node described by hand (tests, custom): per-node price or NAN */
-		r->capex_servers_usd = lo = hi = pr->price_usd * sc->nodes;
+		c->capex_servers_usd = lo = hi = pr->price_usd * sc->nodes;
 	}
-	if (!isfinite(r->capex_servers_usd)) {
-		r->capex_network_usd = r->capex_storage_usd = r->capex_usd = r->capex_lo_usd = r->capex_hi_usd = NAN;
-		r->capex_fabric_usd = r->capex_frontend_usd = r->capex_racks_usd = r->capex_cooling_usd = NAN;
-		r->capex_install_usd = NAN;
+	if (!isfinite(c->capex_servers_usd)) {
+		c->capex_network_usd = c->capex_storage_usd = c->capex_usd = c->capex_lo_usd = c->capex_hi_usd = NAN;
+		c->capex_fabric_usd = c->capex_frontend_usd = c->capex_racks_usd = c->capex_cooling_usd = NAN;
+		c->capex_install_usd = NAN;
 		return;
 	}
-	r->capex_fabric_usd = fabric_usd(sc);
-	parts_usd(sc, r, bought);
-	r->capex_network_usd = r->capex_fabric_usd + r->capex_frontend_usd;
-	r->capex_storage_usd = storage_usd(sc, p, r);
+	c->capex_fabric_usd = fabric_usd(sc);
+	parts_usd(sc, c, bought);
+	c->capex_network_usd = c->capex_fabric_usd + c->capex_frontend_usd;
+	c->capex_storage_usd = storage_usd(sc, p, r);
 	bool unit_store = pr->store_shared && isfinite(pr->store_unit_usd) && pr->store_unit_B > 0;
 	double store_w = unit_store ? pr->store_width : PRICE_WIDTH_PRESS;
 	double est = PRICE_WIDTH_ESTIMATE;
-	double other = r->capex_frontend_usd + r->capex_racks_usd + r->capex_cooling_usd;
-	double hw = r->capex_servers_usd + r->capex_network_usd + r->capex_storage_usd + r->capex_racks_usd +
-		    r->capex_cooling_usd;
-	r->capex_install_usd = sc->money.install_frac * hw;
-	r->capex_usd = hw + r->capex_install_usd;
+	double other = c->capex_frontend_usd + c->capex_racks_usd + c->capex_cooling_usd;
+	double hw = c->capex_servers_usd + c->capex_network_usd + c->capex_storage_usd + c->capex_racks_usd +
+		    c->capex_cooling_usd;
+	c->capex_install_usd = sc->money.install_frac * hw;
+	c->capex_usd = hw + c->capex_install_usd;
 	/* each part at the ends of its range; installation follows the hardware */
-	double lo_hw = lo + r->capex_fabric_usd * (1.0 - pr->net_width) + other * (1.0 - est) +
-		       r->capex_storage_usd * (1.0 - store_w);
-	double hi_hw = hi + r->capex_fabric_usd * (1.0 + pr->net_width) + other * (1.0 + est) +
-		       r->capex_storage_usd * (1.0 + store_w);
-	r->capex_lo_usd = lo_hw * (1.0 + sc->money.install_frac * (1.0 - est));
-	r->capex_hi_usd = hi_hw * (1.0 + sc->money.install_frac * (1.0 + est));
+	double lo_hw = lo + c->capex_fabric_usd * (1.0 - pr->net_width) + other * (1.0 - est) +
+		       c->capex_storage_usd * (1.0 - store_w);
+	double hi_hw = hi + c->capex_fabric_usd * (1.0 + pr->net_width) + other * (1.0 + est) +
+		       c->capex_storage_usd * (1.0 + store_w);
+	c->capex_lo_usd = lo_hw * (1.0 + sc->money.install_frac * (1.0 - est));
+	c->capex_hi_usd = hi_hw * (1.0 + sc->money.install_frac * (1.0 + est));
 }
 
 /* The share of a month's fixed cost one run pays: 1 of runs_per_month, else its share of the utilised time;
@@ -394,10 +394,10 @@ static double run_billed_s(const model_scenario *sc, double tta_s)
  * up to the increment inc, over the runs in the session. With no session the run alone, as a provider bills
  * a single job. */
 static double rent_on_demand(const model_scenario *sc, double rate, double gpus, double inc, double min_s,
-			     const model_result *r)
+			     const model_result *r, const model_cost *c)
 {
 	double runs = session_runs(&sc->money, r->tta_s, 1.0 / run_share(&sc->money, r->tta_s));
-	double t = runs * run_billed_s(sc, r->tta_s) + r->rent_setup_s;
+	double t = runs * run_billed_s(sc, r->tta_s) + c->rent_setup_s;
 	if (isfinite(min_s))
 		t = fmax(t, min_s);
 	if (inc > 0)
@@ -409,7 +409,8 @@ static double rent_on_demand(const model_scenario *sc, double rate, double gpus,
  * rate. A reservation bills its share of the month around the clock (run_share); on demand the run's share
  * of its session (rent_on_demand); above rent_max_gpus the provider's cluster rate and increment (NAN where
  * there is none). */
-static double rent_billed(const model_scenario *sc, double rate, const model_result *r, double *gpus_out)
+static double rent_billed(const model_scenario *sc, double rate, const model_result *r, const model_cost *c,
+			  double *gpus_out)
 {
 	const model_node *n = &sc->node;
 	const model_price *pr = &sc->price;
@@ -425,7 +426,7 @@ static double rent_billed(const model_scenario *sc, double rate, const model_res
 	}
 	if (pr->rent_reserved)
 		return gpus * rate * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	return rent_on_demand(sc, rate, gpus, inc, pr->rent_min_s, r);
+	return rent_on_demand(sc, rate, gpus, inc, pr->rent_min_s, r, c);
 }
 
 double model_rent_setup_s(const model_scenario *sc, const model_params *p, const model_result *r)
@@ -468,25 +469,25 @@ static double fixed_month_per_usd(const model_money *m)
 }
 
 /* The owner's fixed cost a month: capex share, support and facility (the nodes' max power contracted). */
-static double owner_fix_month_at(const model_scenario *sc, const model_result *r, double per_usd)
+static double owner_fix_month_at(const model_scenario *sc, const model_cost *c, double per_usd)
 {
-	double fac_m = isfinite(r->power_max_W) ? sc->money.facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	return r->capex_usd * per_usd + fac_m;
+	double fac_m = isfinite(c->power_max_W) ? sc->money.facility_usd_kw_month * c->power_max_W / 1e3 : 0.0;
+	return c->capex_usd * per_usd + fac_m;
 }
 
 /* A rented month of N runs on demand under the session rule is piecewise linear in N, a + s x N on each piece:
  * below one run a month a run's session alone (a = 0); up to a full session's k runs one session of them all
  * (the set-up once: a = its bill); beyond, N / k full sessions (a = 0). Each piece from the rent of a run at the
- * stated workload (rent_r->rent_usd, by the second as model_ref_rent_usd bills: no increment or minimum), its
+ * stated workload (rent_c->rent_usd, by the second as model_ref_rent_usd bills: no increment or minimum), its
  * per-second bill recovered from that workload's session. Returns the pieces (at most 3) with their ends. */
 typedef struct rent_piece { double lo, hi, a, s; } rent_piece;
-static int rent_pieces(const model_scenario *sc, const model_result *r, rent_piece pc[3])
+static int rent_pieces(const model_scenario *sc, const model_result *r, const model_cost *c, rent_piece pc[3])
 {
 	const model_money *m = &sc->money;
-	double t = run_billed_s(sc, r->tta_s), set = r->rent_setup_s;
+	double t = run_billed_s(sc, r->tta_s), set = c->rent_setup_s;
 	double k = session_runs(m, r->tta_s, INFINITY);
 	double n0 = session_runs(m, r->tta_s, 1.0 / run_share(m, r->tta_s));
-	double per_s = r->rent_usd / (t + set / n0); /* the rent of a second billed */
+	double per_s = c->rent_usd / (t + set / n0); /* the rent of a second billed */
 	int n = 0;
 	pc[n++] = (rent_piece){0.0, 1.0, 0.0, per_s * (t + set)};
 	if (k > 1.0)
@@ -531,10 +532,11 @@ static void on_demand_crossing(double fix, double energy, const rent_piece *pc, 
 
 /* model_buy_rent_eval with the owner's fixed month already known (model_run_money has it: the annuity's pow
  * once a prediction). */
-static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_result *buy_r,
-			const model_scenario *rent_sc, const model_result *rent_r, double rate, model_buy_rent *o)
+static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_result *buy_r, const model_cost *buy_c,
+			const model_scenario *rent_sc, const model_result *rent_r, const model_cost *rent_c, double rate,
+			model_buy_rent *o)
 {
-	double energy = isfinite(buy_r->energy_usd) ? buy_r->energy_usd : 0.0, rent = rent_r->rent_usd;
+	double energy = isfinite(buy_c->energy_usd) ? buy_c->energy_usd : 0.0, rent = rent_c->rent_usd;
 	double gpu_h_month = buy_r->gpus * MODEL_MONTH_S / 3600.0;
 	memset(o, 0, sizeof *o);
 	o->max_runs_month = MODEL_MONTH_S / buy_r->tta_s;
@@ -557,7 +559,7 @@ static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_re
 		o->breakeven_runs_month = energy > 0 ? fmax(-gap / energy, 0.0) : gap <= 0 ? 0.0 : INFINITY;
 	} else {
 		rent_piece pc[3];
-		int n = rent_pieces(rent_sc, rent_r, pc);
+		int n = rent_pieces(rent_sc, rent_r, rent_c, pc);
 		o->rented_month_usd = rent_month_at(pc, n, o->runs_month);
 		on_demand_crossing(fix, energy, pc, n, o);
 	}
@@ -568,57 +570,91 @@ static void buy_rent_at(double fix, const model_scenario *buy_sc, const model_re
 	o->breakeven_use = o->breakeven_runs_month / o->max_runs_month;
 }
 
-void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_scenario *rent_sc,
-			 const model_result *rent_r, double rate_usd_gpu_h, model_buy_rent *out)
+void model_buy_rent_eval(const model_scenario *buy_sc, const model_result *buy_r, const model_cost *buy_c,
+			 const model_scenario *rent_sc, const model_result *rent_r, const model_cost *rent_c,
+			 double rate_usd_gpu_h, model_buy_rent *out)
 {
-	double fix = owner_fix_month_at(buy_sc, buy_r, fixed_month_per_usd(&buy_sc->money));
-	buy_rent_at(fix, buy_sc, buy_r, rent_sc, rent_r, rate_usd_gpu_h, out);
+	double fix = owner_fix_month_at(buy_sc, buy_c, fixed_month_per_usd(&buy_sc->money));
+	buy_rent_at(fix, buy_sc, buy_r, buy_c, rent_sc, rent_r, rent_c, rate_usd_gpu_h, out);
 }
 
-void model_run_money(const model_scenario *sc, model_result *r)
+void model_run_money(const model_scenario *sc, const model_result *r, model_cost *c)
 {
 	const model_money *m = &sc->money;
 	const model_price *pr = &sc->price;
 
-	r->energy_usd = r->energy_J / 3.6e6 * m->pue * m->kwh_usd;
-	r->rent_usd = rent_billed(sc, pr->rent_usd_gpu_h, r, &r->rent_gpus);
+	c->energy_usd = c->energy_J / 3.6e6 * m->pue * m->kwh_usd;
+	c->rent_usd = rent_billed(sc, pr->rent_usd_gpu_h, r, c, &c->rent_gpus);
 	/* the low end: the market's rate where it is known (rent is linear in the rate), else the kind's width */
-	bool cluster = pr->rent_max_gpus > 0 && r->rent_gpus > pr->rent_max_gpus;
-	r->rent_lo_usd = isfinite(pr->rent_market_usd_gpu_h) && !cluster
-				 ? r->rent_usd * fmin(pr->rent_market_usd_gpu_h / pr->rent_usd_gpu_h, 1.0 - pr->rent_width)
-				 : r->rent_usd * (1.0 - pr->rent_width);
-	r->rent_hi_usd = r->rent_usd * (1.0 + pr->rent_width);
+	bool cluster = pr->rent_max_gpus > 0 && c->rent_gpus > pr->rent_max_gpus;
+	c->rent_lo_usd = isfinite(pr->rent_market_usd_gpu_h) && !cluster
+				 ? c->rent_usd * fmin(pr->rent_market_usd_gpu_h / pr->rent_usd_gpu_h, 1.0 - pr->rent_width)
+				 : c->rent_usd * (1.0 - pr->rent_width);
+	c->rent_hi_usd = c->rent_usd * (1.0 + pr->rent_width);
 	double decline = model_rent_horizon_factor(m, pr->rent_term_years);
-	r->rent_horizon_usd = r->rent_usd * decline;
+	c->rent_horizon_usd = c->rent_usd * decline;
 	/* each run pays the month's fixed cost in the proportion of the month's runs it is (run_share) */
 	double share = run_share(m, r->tta_s);
-	double energy = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
+	double energy = isfinite(c->energy_usd) ? c->energy_usd : 0.0;
 	double per_usd = fixed_month_per_usd(m);
-	double fac_m = isfinite(r->power_max_W) ? m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	double fix = owner_fix_month_at(sc, r, per_usd);
-	r->support_usd = isfinite(r->capex_usd) ? m->support_frac_year * r->capex_usd / 12.0 * share : NAN;
-	r->facility_usd = isfinite(r->capex_usd) ? fac_m * share : NAN;
-	r->tco_usd = fix * share + energy;
+	double fac_m = isfinite(c->power_max_W) ? m->facility_usd_kw_month * c->power_max_W / 1e3 : 0.0;
+	double fix = owner_fix_month_at(sc, c, per_usd);
+	c->support_usd = isfinite(c->capex_usd) ? m->support_frac_year * c->capex_usd / 12.0 * share : NAN;
+	c->facility_usd = isfinite(c->capex_usd) ? fac_m * share : NAN;
+	c->tco_usd = fix * share + energy;
 	/* the owner's cost of a used GPU-hour, to set beside a rental rate */
-	r->owned_usd_gpu_h = r->tco_usd / (r->gpus * r->tta_s / 3600.0);
-	r->tco_lo_usd = (r->capex_lo_usd * per_usd + fac_m) * share + energy;
-	r->tco_hi_usd = (r->capex_hi_usd * per_usd + fac_m) * share + energy;
-	r->co2_kg = r->energy_J / 3.6e6 * m->pue * m->grid_kg_kwh;
+	c->owned_usd_gpu_h = c->tco_usd / (r->gpus * r->tta_s / 3600.0);
+	c->tco_lo_usd = (c->capex_lo_usd * per_usd + fac_m) * share + energy;
+	c->tco_hi_usd = (c->capex_hi_usd * per_usd + fac_m) * share + energy;
+	c->co2_kg = c->energy_J / 3.6e6 * m->pue * m->grid_kg_kwh;
 	/* against the same runs rented at the reference rate (model_buy_rent_eval) */
-	model_result x = *r;
+	model_cost x = *c;
 	model_buy_rent br;
-	x.rent_usd = model_ref_rent_usd(sc, r) * decline; /* over the horizon, as the market's rent falls */
-	buy_rent_at(fix, sc, r, sc, &x, pr->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
-	r->breakeven_runs_per_month = br.breakeven_runs_month;
-	r->breakeven_use = br.breakeven_use;
-	r->buy_wins_above = br.buy_wins_above;
-	r->flip_usd_gpu_h = br.flip_usd_gpu_h;
-	r->owned_month_usd = br.owned_month_usd;
-	r->rented_month_usd = br.rented_month_usd;
+	x.rent_usd = model_ref_rent_usd(sc, r, c) * decline; /* over the horizon, as the market's rent falls */
+	buy_rent_at(fix, sc, r, c, sc, r, &x, pr->ref_rent_usd_gpu_h, &br); /* the flip: today's rate */
+	c->breakeven_runs_per_month = br.breakeven_runs_month;
+	c->breakeven_use = br.breakeven_use;
+	c->buy_wins_above = br.buy_wins_above;
+	c->flip_usd_gpu_h = br.flip_usd_gpu_h;
+	c->owned_month_usd = br.owned_month_usd;
+	c->rented_month_usd = br.rented_month_usd;
 }
 
 
-double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
+/* No run to bill (the batch does not fit memory): no energy, no money, no rental set-up. */
+static void money_nan(model_cost *c)
+{
+	c->energy_J = c->energy_usd = c->rent_usd = c->tco_usd = NAN;
+	c->facility_usd = c->support_usd = c->breakeven_runs_per_month = c->rent_gpus = c->owned_usd_gpu_h = NAN;
+	c->rent_horizon_usd = NAN;
+	c->breakeven_use = c->flip_usd_gpu_h = c->owned_month_usd = c->rented_month_usd = c->co2_kg = NAN;
+	c->buy_wins_above = true;
+	c->rent_setup_s = 0.0;
+	c->tco_lo_usd = c->tco_hi_usd = c->rent_lo_usd = c->rent_hi_usd = NAN;
+}
+
+/* Power: the node's figure, else (GPU TDPs + CPU TDPs) x power_overhead; the run draws power_frac of it on the
+ * nodes used, the site contracts the nodes bought at their power as sold. */
+void model_price_run(const model_scenario *sc, const model_params *p, const model_result *r, model_cost *c)
+{
+	const model_node *n = &sc->node;
+	double node_W = n->power_W;
+	if (!(node_W > 0))
+		node_W = (n->gpus_per_node * n->gpu_tdp_W + n->cpus * n->cpu_tdp_W) * p->power_overhead;
+	c->power_W = node_W > 0 ? node_W * sc->nodes * p->power_frac : NAN;
+	c->power_max_W = (sc->price.power_sold_W > 0 ? sc->price.power_sold_W : node_W > 0 ? node_W : NAN) *
+			 model_nodes_bought(sc);
+	model_run_capex(sc, p, r, c);
+	if (!r->fits) {
+		money_nan(c);
+		return;
+	}
+	c->energy_J = c->power_W * r->tta_s;
+	c->rent_setup_s = model_rent_setup_s(sc, p, r);
+	model_run_money(sc, r, c);
+}
+
+double model_ref_rent_usd(const model_scenario *sc, const model_result *r, const model_cost *c)
 {
 	const model_price *pr = &sc->price;
 	if (!isfinite(pr->ref_rent_usd_gpu_h) || pr->ref_rent_gpus <= 0)
@@ -626,19 +662,19 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r)
 	double gpus = ceil((double)r->gpus / pr->ref_rent_gpus) * pr->ref_rent_gpus;
 	if (pr->rent_reserved)
 		return gpus * pr->ref_rent_usd_gpu_h * run_share(&sc->money, r->tta_s) * MODEL_MONTH_S / 3600.0;
-	return rent_on_demand(sc, pr->ref_rent_usd_gpu_h, gpus, NAN, NAN, r);
+	return rent_on_demand(sc, pr->ref_rent_usd_gpu_h, gpus, NAN, NAN, r, c);
 }
 
-int model_cashflow(const model_scenario *sc, const model_result *r, double rent_run_usd, model_cash_year *out,
-		   int max)
+int model_cashflow(const model_scenario *sc, const model_result *r, const model_cost *cost, double rent_run_usd,
+		   model_cash_year *out, int max)
 {
 	const model_money *m = &sc->money;
-	if (!isfinite(r->capex_usd) || max < 1)
+	if (!isfinite(cost->capex_usd) || max < 1)
 		return 0;
 	int years = (int)ceil(m->amortize_years - 1e-9);
 	double runs_year = 12.0 / run_share(m, r->tta_s);
-	double fac_year = isfinite(r->power_max_W) ? 12.0 * m->facility_usd_kw_month * r->power_max_W / 1e3 : 0.0;
-	double energy_run = isfinite(r->energy_usd) ? r->energy_usd : 0.0;
+	double fac_year = isfinite(cost->power_max_W) ? 12.0 * m->facility_usd_kw_month * cost->power_max_W / 1e3 : 0.0;
+	double energy_run = isfinite(cost->energy_usd) ? cost->energy_usd : 0.0;
 	double owned_cum = 0, rented_cum = 0, owned_pv = 0, rented_pv = 0;
 	int n = 0;
 	for (int y = 0; y <= years && n < max; y++, n++) {
@@ -647,11 +683,11 @@ int model_cashflow(const model_scenario *sc, const model_result *r, double rent_
 		double f = y == 0 ? 0.0 : fmin(1.0, m->amortize_years - (y - 1));
 		memset(c, 0, sizeof *c);
 		c->year = y;
-		c->capex_usd = y == 0 ? r->capex_usd : 0.0;
-		c->support_usd = f * m->support_frac_year * r->capex_usd;
+		c->capex_usd = y == 0 ? cost->capex_usd : 0.0;
+		c->support_usd = f * m->support_frac_year * cost->capex_usd;
 		c->facility_usd = f * fac_year;
 		c->energy_usd = f * runs_year * energy_run;
-		c->residual_usd = y == years ? -m->residual_frac * r->capex_usd : 0.0;
+		c->residual_usd = y == years ? -m->residual_frac * cost->capex_usd : 0.0;
 		c->runs = f * runs_year;
 		c->owned_usd = c->capex_usd + c->support_usd + c->facility_usd + c->energy_usd + c->residual_usd;
 		c->rented_usd = c->runs * rent_run_usd;
@@ -676,33 +712,35 @@ const char *model_sens_name(model_sens_input i)
 }
 
 /* The run's cost (owner's per run, or rent) after model_run_money on a changed copy. */
-static double cost_of(const model_scenario *sc, const model_result *r, bool rent)
+static double cost_of(const model_scenario *sc, const model_result *r, const model_cost *c, bool rent)
 {
-	model_result x = *r;
-	model_run_money(sc, &x);
+	model_cost x = *c;
+	model_run_money(sc, r, &x);
 	return rent ? x.rent_usd : x.tco_usd;
 }
 
-void model_money_sensitivity(const model_scenario *sc, const model_result *r, double speed_err, bool rent,
-			     model_sens out[MODEL_SENS_N])
+void model_money_sensitivity(const model_scenario *sc, const model_result *r, const model_cost *c,
+			     double speed_err, bool rent, model_sens out[MODEL_SENS_N])
 {
 	model_scenario s = *sc;
 	model_result x = *r;
+	model_cost xc = *c;
 	const model_money *m = &sc->money;
 
 	/* prices: each at the low and the high end of its range */
-	out[MODEL_SENS_PRICE].lo_in = rent ? r->rent_lo_usd : r->capex_lo_usd;
-	out[MODEL_SENS_PRICE].hi_in = rent ? r->rent_hi_usd : r->capex_hi_usd;
-	out[MODEL_SENS_PRICE].lo_usd = rent ? r->rent_lo_usd : r->tco_lo_usd;
-	out[MODEL_SENS_PRICE].hi_usd = rent ? r->rent_hi_usd : r->tco_hi_usd;
+	out[MODEL_SENS_PRICE].lo_in = rent ? c->rent_lo_usd : c->capex_lo_usd;
+	out[MODEL_SENS_PRICE].hi_in = rent ? c->rent_hi_usd : c->capex_hi_usd;
+	out[MODEL_SENS_PRICE].lo_usd = rent ? c->rent_lo_usd : c->tco_lo_usd;
+	out[MODEL_SENS_PRICE].hi_usd = rent ? c->rent_hi_usd : c->tco_hi_usd;
 	/* speed: the run (and its energy) shorter and longer by the prediction's error */
 	for (int k = 0; k < 2; k++) {
 		double f = k == 0 ? 1.0 - speed_err : 1.0 + speed_err;
 		x = *r;
+		xc = *c;
 		x.tta_s = r->tta_s * f;
-		x.energy_J = r->energy_J * f;
+		xc.energy_J = c->energy_J * f;
 		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_in : &out[MODEL_SENS_SPEED].hi_in) = x.tta_s;
-		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_usd : &out[MODEL_SENS_SPEED].hi_usd) = cost_of(sc, &x, rent);
+		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_usd : &out[MODEL_SENS_SPEED].hi_usd) = cost_of(sc, &x, &xc, rent);
 	}
 	/* the site's inputs: utilisation half to one and a half times (at most 1), kWh price half to one and a
 	 * half times, PUE 1.1 (a hyperscale hall; Uptime Institute 2023) to 1.8 (an older room) */
@@ -721,6 +759,6 @@ void model_money_sensitivity(const model_scenario *sc, const model_result *r, do
 				s.money.pue = v;
 			model_sens *o = &out[MODEL_SENS_UTIL + i];
 			*(k == 0 ? &o->lo_in : &o->hi_in) = v;
-			*(k == 0 ? &o->lo_usd : &o->hi_usd) = cost_of(&s, r, rent);
+			*(k == 0 ? &o->lo_usd : &o->hi_usd) = cost_of(&s, r, c, rent);
 		}
 }

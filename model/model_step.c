@@ -1,8 +1,8 @@
 /* model_step.c - one training iteration on one GPU, and which resource bounds it: the step and the
  * bottleneck rule that model_predict, calibrate's fit and the simulator share (model.h); below it the
  * all-reduce's NVLink domain and the backward/all-reduce pipeline, which the money (model_money.c) and the
- * simulator use too. Nothing here calls model.c or model_money.c: model_predict sits above the step and the
- * money.
+ * simulator use too. Nothing here calls model.c or model_money.c: model_predict sits above the step, and
+ * model_price_run prices its result after it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

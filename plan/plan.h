@@ -93,7 +93,7 @@ typedef struct plan_question {
 	double budget_usd;     /* NAN = none: caps the capex of bought options (rentals are outside it) */
 	double deadline_s;     /* NAN = none: an option must reach accuracy within it with 90% confidence */
 	double site_W;         /* NAN = none: the IT power the site gives the cluster; a bought option whose peak draw
-				* (model_result power_max_W) exceeds it fails (rentals are off site) */
+				* (model_cost power_max_W) exceeds it fails (rentals are off site) */
 	double tie_band;       /* the model's stated whole-run error (relative), the interval of a result
 				* that carries none (plan_time_interval) */
 	bool partial_nodes;    /* offer placements that leave GPUs of a node idle */
@@ -102,15 +102,15 @@ typedef struct plan_question {
 } plan_question;
 
 void plan_question_init(plan_question *q);
-/* The cost of a result under c (NAN when the system has no such price). */
-double plan_cost_usd(plan_cost c, const model_result *r);
+/* The cost of a priced run under c (NAN when the system has no such price). */
+double plan_cost_usd(plan_cost c, const model_cost *cost);
 const char *plan_cost_name(plan_cost c);          /* "run", "capex", "tco", "rent" */
 int plan_cost_parse(const char *s);               /* -1 when unknown */
 /* Why a result has no cost of kind c (model_money.c's cases): PLAN_PRICED where it has one; no purchase price
  * (capex, and tco, the capex's share); no rental rate of the kind asked (on demand, reserved, spot); more GPUs
  * than the provider rents at its rate; no time to bill. */
 typedef enum plan_unpriced { PLAN_PRICED, PLAN_NO_PRICE, PLAN_NO_RATE, PLAN_RENT_LIMIT, PLAN_NO_TIME } plan_unpriced;
-plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r);
+plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_cost *cost);
 /* That reason in words, to follow a system's id ("no purchase price in the database"; "" for PLAN_PRICED), into
  * buf (pr: the rent's kind, the provider's GPU limit). Returns buf. */
 const char *plan_unpriced_text(plan_unpriced k, const model_price *pr, char *buf, size_t len_B);
@@ -155,7 +155,8 @@ const char *plan_fails_text(const plan_question *q, const plan_verdict *v, struc
 /* One placement of the GPUs on a system, predicted and judged. */
 typedef struct plan_option {
 	model_scenario sc;
-	model_result r;
+	model_result r;    /* its times (model_predict) */
+	model_cost cost;   /* what it draws and costs (model_price_run) */
 	plan_verdict v;
 	bool partial;      /* uses fewer GPUs than the nodes it occupies have (--partial-nodes) */
 	bool ok;           /* qualifies: v.fails == 0; where a deadline is met with 90% confidence by some option,
@@ -222,7 +223,7 @@ void plan_eol_text(const hw_db *db, const plan_option *rows, int nrows, struct s
 
 /* Buy against rent for the winner's GPU: the owner's cost per run of the bought option beside the rent of
  * the same run on the cheapest rental of that GPU in the database (model_price ref_rent_*), and the runs a
- * month above which buying is cheaper (model_result breakeven_runs_per_month: one rule, model_money.c). */
+ * month above which buying is cheaper (model_cost breakeven_runs_per_month: one rule, model_money.c). */
 typedef struct plan_buy_rent {
 	const plan_option *buy;    /* NULL when no option of the winner's GPU model has a capex */
 	const char *rent_id;       /* the rental compared, NULL when the database rents no such GPU */
@@ -421,7 +422,8 @@ typedef struct plan_sweep {
 	bool constrained; /* rows missing the budget, deadline or a price are left out */
 	/* row: a point streamed (goal PLAN_GRID); say: a failure err_msg() tells, of system_id (NULL: a block
 	 * plan_resolve could not prepare); progress (may be NULL): points done so far */
-	void (*row)(void *ctx, const model_scenario *sc, const model_result *r, const plan_verdict *v);
+	void (*row)(void *ctx, const model_scenario *sc, const model_result *r, const model_cost *cost,
+		    const plan_verdict *v);
 	void (*say)(void *ctx, const char *system_id);
 	void (*progress)(void *ctx, long done);
 	void *ctx;
@@ -442,15 +444,16 @@ long plan_sweep_total(const plan_sweep *g, int ncand);
 int plan_sweep_grid(plan_sweep *g, const hw_system *const *cand, int ncand);
 /* The rows' order (qsort): qualifying first, then the question's primary and secondary key, then grid order. */
 int plan_sweep_rank_cmp(const void *a, const void *b);
-/* Row i predicted again into *r (*sc: its block's scenario at the row's point). 0 or ERR_INPUT. */
-int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r);
+/* Row i predicted and priced again into *r and *cost (*sc: its block's scenario at the row's point). 0 or
+ * ERR_INPUT. */
+int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r, model_cost *cost);
 /* The contenders of rows [from, to) (all that qualify where PLAN_SWEEP_TOP holds them, else the time-cost front,
  * plan_front) predicted again and judged as options
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
-/* The decision's winner over all kept rows into *sc, *r, and what it rests on into *flip_x (plan_flip's
+/* The decision's winner over all kept rows into *sc, *r, *cost, and what it rests on into *flip_x (plan_flip's
  * speed_x; NAN where it holds to the search's end; flip_x NULL: not sought): false when none qualifies. */
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, double *flip_x);
+bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x);
 /* The rows regrouped by GPU count (ranked within each); returns how many counts. */
 long plan_sweep_by_gpus(plan_sweep *g);
 void plan_sweep_free(plan_sweep *g);
@@ -459,19 +462,19 @@ void plan_sweep_free(plan_sweep *g);
 struct csvw;
 /* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */
 void plan_row_csv_header(struct csvw *w);
-void plan_row_csv(struct csvw *w, const model_scenario *sc, const model_result *r);
+void plan_row_csv(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
 /* The same cells without ending the row and without the columns added last (stack), for commands that
  * append columns (sim, which adds stack after its own). */
 void plan_row_csv_header_cells(struct csvw *w);
 /* Every predict column but stack (the cells above, then those added since: basis and intervals, ...), for
  * commands that add their own before stack (compare's and sweep's judged options). */
 void plan_row_csv_header_all(struct csvw *w);
-void plan_row_csv_cells_all(struct csvw *w, const model_scenario *sc, const model_result *r);
-void plan_row_csv_cells(struct csvw *w, const model_scenario *sc, const model_result *r);
+void plan_row_csv_cells_all(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
+void plan_row_csv_cells(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
 /* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
  * the model summed TDPs, "" without power. */
-const char *plan_power_basis(const model_scenario *sc, const model_result *r);
+const char *plan_power_basis(const model_scenario *sc, const model_cost *cost);
 /* JSON object of one prediction (no trailing newline). */
-void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r);
+void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r, const model_cost *cost);
 
 #endif

@@ -32,6 +32,7 @@ static int add_option(const hw_db *db, const plan_spec *s, const model_params *p
 	plan_option *w = &(*o)[*n];
 	if (plan_resolve(db, s, p, sys, gpn, nodes, &w->sc) || model_predict(&w->sc, p, &w->r))
 		return err_prefix("%s %dx%d", sys->id, nodes, gpn);
+	model_price_run(&w->sc, p, &w->r, &w->cost);
 	plan_option_judge(q, w);
 	const hw_gpu *g = hw_gpu_find(db, w->sc.node.gpu_id);
 	w->generation = hw_gpu_generation(g);
@@ -83,7 +84,7 @@ static bool faster(const plan_question *q, const plan_option *a, const plan_opti
 /* What an option commits before its first run: its capex; a rental commits none. */
 static double committed_usd(const plan_option *w)
 {
-	return isfinite(w->r.capex_usd) ? w->r.capex_usd : 0.0;
+	return isfinite(w->cost.capex_usd) ? w->cost.capex_usd : 0.0;
 }
 
 /* Money first: less money (the cost compared), then the option committing less (a rental before a purchase),
@@ -306,9 +307,9 @@ static const plan_option *rental_row(const plan_option *o, int n, const plan_opt
 	if (buy->sc.price.ref_rent_id && strcmp(buy->sc.price.ref_rent_id, PLAN_QUOTE_ID) == 0)
 		return NULL;
 	for (int i = 0; i < n; i++)
-		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && !isfinite(o[i].r.capex_usd) &&
-		    isfinite(o[i].r.rent_horizon_usd) && same_chip(&o[i], buy) &&
-		    (!best || o[i].r.rent_horizon_usd < best->r.rent_horizon_usd))
+		if (o[i].r.fits && o[i].r.gpus == buy->r.gpus && !isfinite(o[i].cost.capex_usd) &&
+		    isfinite(o[i].cost.rent_horizon_usd) && same_chip(&o[i], buy) &&
+		    (!best || o[i].cost.rent_horizon_usd < best->cost.rent_horizon_usd))
 			best = &o[i];
 	return best;
 }
@@ -322,7 +323,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const plan_option *w = a->winner;
 	for (int i = 0; i < n; i++) {
 		const plan_option *x = &o[i];
-		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->r.capex_usd) || b->buy == w || x->r.gpus != w->r.gpus)
+		if (!x->r.fits || !same_chip(x, w) || !isfinite(x->cost.capex_usd) || b->buy == w || x->r.gpus != w->r.gpus)
 			continue; /* the same GPUs bought: one count (several counts are one question, one count answers) */
 		/* the winner itself, else one of its very GPU (a rented winner: the same GPU bought), else the fastest */
 		bool exact = strcmp(x->sc.node.gpu_id, w->sc.node.gpu_id) == 0;
@@ -335,18 +336,18 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	const model_scenario *sc = &b->buy->sc;
 	b->rent_id = sc->price.ref_rent_id;
 	b->rent_usd_gpu_h = sc->price.ref_rent_usd_gpu_h;
-	b->owner_usd_run = b->buy->r.tco_usd;
-	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r) * model_rent_horizon_factor(&sc->money, sc->price.rent_term_years);
-	b->rent_setup_s = b->buy->r.rent_setup_s;
+	b->owner_usd_run = b->buy->cost.tco_usd;
+	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r, &b->buy->cost) * model_rent_horizon_factor(&sc->money, sc->price.rent_term_years);
+	b->rent_setup_s = b->buy->cost.rent_setup_s;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->price.ref_rent_market_usd_gpu_h;
 	/* one comparison of a month of work (model_buy_rent_eval) against the same runs rented at the reference rate:
 	 * the crossing, its side and the flip rate - the bought option's own figures, as model_run_money gives
 	 * predict and the CSV (breakeven_runs_per_month, buy_wins_above, flip_usd_gpu_h) */
-	model_result lo = b->buy->r;
+	model_cost lo = b->buy->cost;
 	model_buy_rent m;
 	lo.rent_usd = b->rent_usd_run;
-	model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_usd_gpu_h, &m);
+	model_buy_rent_eval(sc, &b->buy->r, &b->buy->cost, sc, &b->buy->r, &lo, b->rent_usd_gpu_h, &m);
 	b->breakeven_runs_month = m.breakeven_runs_month;
 	b->buy_wins_above = m.buy_wins_above;
 	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
@@ -358,20 +359,20 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	if (row) {
 		const model_node *rn = &row->sc.node;
 		const model_price *pr = &row->sc.price;
-		bool cluster = pr->rent_max_gpus > 0 && row->r.rent_gpus > pr->rent_max_gpus;
+		bool cluster = pr->rent_max_gpus > 0 && row->cost.rent_gpus > pr->rent_max_gpus;
 		b->rent_row = row;
 		if (strcmp(rn->system_id, b->rent_id) != 0) { /* another rental than the database's cheapest: its crossing */
-			model_result x = row->r;
-			x.rent_usd = row->r.rent_horizon_usd;
+			model_cost x = row->cost;
+			x.rent_usd = row->cost.rent_horizon_usd;
 			b->rent_id = rn->system_id;
 			b->rent_usd_gpu_h = cluster ? pr->rent_cluster_usd_gpu_h : pr->rent_usd_gpu_h;
 			b->rent_lo_usd_gpu_h = cluster ? NAN : pr->rent_market_usd_gpu_h;
-			model_buy_rent_eval(sc, &b->buy->r, &row->sc, &x, b->rent_usd_gpu_h, &m);
+			model_buy_rent_eval(sc, &b->buy->r, &b->buy->cost, &row->sc, &row->r, &x, b->rent_usd_gpu_h, &m);
 			b->breakeven_runs_month = m.breakeven_runs_month;
 			b->buy_wins_above = m.buy_wins_above;
 		}
-		b->rent_usd_run = row->r.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
-		b->rent_setup_s = row->r.rent_setup_s;
+		b->rent_usd_run = row->cost.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
+		b->rent_setup_s = row->cost.rent_setup_s;
 		b->rent_wins = b->rent_usd_run < b->owner_usd_run;
 		b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;
 	}
@@ -381,7 +382,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	if (isfinite(b->rent_lo_usd_gpu_h) && b->rent_lo_usd_gpu_h < b->rent_usd_gpu_h) {
 		b->rent_lo_usd_run = b->rent_usd_run * b->rent_lo_usd_gpu_h / b->rent_usd_gpu_h;
 		lo.rent_usd = b->rent_lo_usd_run;
-		model_buy_rent_eval(sc, &b->buy->r, sc, &lo, b->rent_lo_usd_gpu_h, &m);
+		model_buy_rent_eval(sc, &b->buy->r, &b->buy->cost, sc, &b->buy->r, &lo, b->rent_lo_usd_gpu_h, &m);
 		b->breakeven_lo_runs_month = m.breakeven_runs_month;
 		b->rent_lo_wins = row ? b->rent_lo_usd_run < b->owner_usd_run : m.rent_wins;
 	}
@@ -431,7 +432,7 @@ static void qualify(const plan_question *q, plan_option *o, int n, plan_answer *
 		a->nfail_deadline += (w->v.fails & PLAN_FAIL_DEADLINE) != 0;
 		a->nfail_site += (w->v.fails & PLAN_FAIL_SITE) != 0;
 		a->nfail_price += (w->v.fails & PLAN_FAIL_PRICE) != 0;
-		a->nrented += w->r.fits && !isfinite(w->r.capex_usd) && isfinite(w->r.rent_usd);
+		a->nrented += w->r.fits && !isfinite(w->cost.capex_usd) && isfinite(w->cost.rent_usd);
 		if (!w->ok)
 			continue;
 		a->nqualified++;

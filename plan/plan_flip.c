@@ -2,7 +2,8 @@
  * rule (plan_decide) picks another option, found by deciding again with the pick's GPU slowed (in every option
  * of that GPU, bought or rented). It weighs
  * whatever the decision compares (time, capex, owner's cost or rent, constraints): the slowed pick is
- * predicted again (model_predict), so its time and every cost that follows from the time move together.
+ * predicted and priced again (model_predict, model_price_run), so its time and every cost that follows from the
+ * time move together.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "plan/plan_internal.h"
@@ -41,6 +42,7 @@ static int pick_at(const plan_question *q, const plan_option *o, int n, int w, d
 			tmp[i] = o[i]; /* an option the model cannot place slowed keeps its figures */
 			continue;
 		}
+		model_price_run(&tmp[i].sc, p, &tmp[i].r, &tmp[i].cost);
 		plan_option_judge(q, &tmp[i]);
 	}
 	plan_decide(q, tmp, n, &a);

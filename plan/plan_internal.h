@@ -34,7 +34,8 @@ bool plan_cost_first(const plan_question *q);
 int plan_front(const plan_verdict *const *v, int n, bool *keep);
 /* Judges the result r of scenario sc against q into *v. A deadline: an option whose predicted time is within it
  * meets it (deadline_sure when its 90% upper bound is too, with deadline_p either way). Never fails. */
-void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v);
+void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, const model_cost *cost,
+		plan_verdict *v);
 /* Whether an option needs a price of q->cost to qualify: --cost run (the default: bought or rented, at a price),
  * tco or rent, --rank-by cost or a deadline alone (the cheapest that meets it). Under the capex view an option
  * without one stays in, ranked as the dearest. */

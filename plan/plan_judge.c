@@ -22,12 +22,12 @@ void plan_question_init(plan_question *q)
 	q->tie_band = 0.05; /* validate --group whole-run: the model's time-to-train error on whole runs */
 }
 
-double plan_cost_usd(plan_cost c, const model_result *r)
+double plan_cost_usd(plan_cost c, const model_cost *cost)
 {
 	if (c == PLAN_RUN) /* owned: the owner's month over its runs; rented: the month's rent over the same runs,
 			    * over the same horizon (rent_horizon_usd: rent_usd as the market's rent falls) */
-		return isfinite(r->capex_usd) ? r->tco_usd : r->rent_horizon_usd;
-	return c == PLAN_RENT ? r->rent_usd : c == PLAN_TCO ? r->tco_usd : r->capex_usd;
+		return isfinite(cost->capex_usd) ? cost->tco_usd : cost->rent_horizon_usd;
+	return c == PLAN_RENT ? cost->rent_usd : c == PLAN_TCO ? cost->tco_usd : cost->capex_usd;
 }
 
 const char *plan_cost_name(plan_cost c)
@@ -41,18 +41,18 @@ int plan_cost_parse(const char *s)
 	       : strcmp(s, "tco") == 0 ? PLAN_TCO : strcmp(s, "rent") == 0 ? PLAN_RENT : -1;
 }
 
-plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_result *r)
+plan_unpriced plan_cost_unpriced(plan_cost c, const model_scenario *sc, const model_cost *cost)
 {
 	const model_price *pr = &sc->price;
-	if (isfinite(plan_cost_usd(c, r)))
+	if (isfinite(plan_cost_usd(c, cost)))
 		return PLAN_PRICED;
 	if (c == PLAN_RUN) /* neither bought nor rented at a price: why the rent is missing where a rate exists */
-		return isfinite(pr->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, r) : PLAN_NO_PRICE;
+		return isfinite(pr->rent_usd_gpu_h) ? plan_cost_unpriced(PLAN_RENT, sc, cost) : PLAN_NO_PRICE;
 	if (c != PLAN_RENT) /* the owner's cost is the capex's share: unpriced where the capex is */
 		return PLAN_NO_PRICE;
 	if (!isfinite(pr->rent_usd_gpu_h))
 		return PLAN_NO_RATE;
-	if (pr->rent_max_gpus > 0 && r->rent_gpus > pr->rent_max_gpus) /* model_money.c rent_billed */
+	if (pr->rent_max_gpus > 0 && cost->rent_gpus > pr->rent_max_gpus) /* model_money.c rent_billed */
 		return PLAN_RENT_LIMIT;
 	return PLAN_NO_TIME;
 }
@@ -140,11 +140,11 @@ bool plan_needs_price(const plan_question *q)
 
 /* GPUs bought and not used: whole units of unit_nodes nodes where the system has a purchase price (an NVL72
  * rack), else whole nodes (rented or priced by the node). */
-static int idle_gpus(const model_scenario *sc, const model_result *r)
+static int idle_gpus(const model_scenario *sc, const model_cost *cost)
 {
 	const model_node *n = &sc->node;
 	int per_node = n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node;
-	long nodes = isfinite(r->capex_usd) ? model_nodes_bought(sc) : sc->nodes;
+	long nodes = isfinite(cost->capex_usd) ? model_nodes_bought(sc) : sc->nodes;
 	long idle = nodes * per_node - (long)sc->nodes * n->gpus_per_node;
 	return idle > 0 ? (int)idle : 0;
 }
@@ -159,7 +159,8 @@ double plan_deadline_p(double t_s, double lo_s, double hi_s, double deadline_s)
 	return 0.5 * erfc(-z / sqrt(2.0));
 }
 
-void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, plan_verdict *v)
+void plan_judge(const plan_question *q, const model_scenario *sc, const model_result *r, const model_cost *cost,
+		plan_verdict *v)
 {
 	double t = plan_ttt_goal(q) ? r->ttt_s : r->tta_s;
 	memset(v, 0, sizeof(*v));
@@ -168,10 +169,10 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 		plan_time_interval(q, r, &v->time_lo_s, &v->time_hi_s);
 	else
 		v->time_lo_s = v->time_hi_s = INFINITY;
-	v->cost_usd = plan_cost_usd(q->cost, r);
+	v->cost_usd = plan_cost_usd(q->cost, cost);
 	if (!isfinite(v->cost_usd))
 		v->cost_usd = NAN;
-	v->run_cost_usd = plan_cost_usd(PLAN_RUN, r);
+	v->run_cost_usd = plan_cost_usd(PLAN_RUN, cost);
 	if (!isfinite(v->run_cost_usd))
 		v->run_cost_usd = NAN;
 	if (!r->fits)
@@ -181,14 +182,14 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 	if (plan_needs_price(q) && isnan(v->cost_usd))
 		v->fails |= PLAN_FAIL_PRICE;
 	/* the budget caps what is bought: a capex; a rental (no capex) is outside it, whatever --cost compares */
-	if (!isnan(q->budget_usd) && isfinite(r->capex_usd) && r->capex_usd > q->budget_usd) {
+	if (!isnan(q->budget_usd) && isfinite(cost->capex_usd) && cost->capex_usd > q->budget_usd) {
 		v->fails |= PLAN_FAIL_BUDGET;
-		v->over_budget_usd = r->capex_usd - q->budget_usd;
+		v->over_budget_usd = cost->capex_usd - q->budget_usd;
 	}
 	/* the site's power caps what is bought, on its peak draw (the facility is sized to it); rentals are off site */
-	if (!isnan(q->site_W) && isfinite(r->capex_usd) && isfinite(r->power_max_W) && r->power_max_W > q->site_W) {
+	if (!isnan(q->site_W) && isfinite(cost->capex_usd) && isfinite(cost->power_max_W) && cost->power_max_W > q->site_W) {
 		v->fails |= PLAN_FAIL_SITE;
-		v->over_site_W = r->power_max_W - q->site_W;
+		v->over_site_W = cost->power_max_W - q->site_W;
 	}
 	v->deadline_p = NAN;
 	if (!isnan(q->deadline_s) && r->fits && isfinite(v->time_s)) {
@@ -199,7 +200,7 @@ void plan_judge(const plan_question *q, const model_scenario *sc, const model_re
 			v->late_s = v->time_s - q->deadline_s;
 		}
 	}
-	v->idle_gpus = idle_gpus(sc, r);
+	v->idle_gpus = idle_gpus(sc, cost);
 	int d = model_domain_gpus(sc);
 	v->domains = d > 0 ? (sc->nodes * sc->node.gpus_per_node + d - 1) / d : sc->nodes;
 }
@@ -272,7 +273,7 @@ const char *plan_fails_text(const plan_question *q, const plan_verdict *v, strbu
 
 void plan_option_judge(const plan_question *q, plan_option *w)
 {
-	plan_judge(q, &w->sc, &w->r, &w->v);
+	plan_judge(q, &w->sc, &w->r, &w->cost, &w->v);
 	w->ok = w->v.fails == 0;
 	w->partial = w->sc.node.max_gpus_per_node > w->sc.node.gpus_per_node;
 }

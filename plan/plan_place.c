@@ -1,6 +1,6 @@
 /* plan_place.c: the placements of N GPUs on candidate systems. Whole servers by default: nobody buys 64
  * eight-GPU servers to use one GPU in each, so a placement occupies whole nodes unless --partial-nodes asks for
- * the others (still costed for the whole servers they occupy: model_result's capex and rent); nodes join only
+ * the others (still costed for the whole servers they occupy: model_cost's capex and rent); nodes join only
  * over a network or inside one NVLink domain (plan_joinable, which plan_resolve also asks). Shapes and the
  * candidate systems only: it calls nothing else of plan/, so plan_resolve can ask it (plan_decide.c builds
  * the options from them).

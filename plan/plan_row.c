@@ -11,28 +11,31 @@
 #include "common/common.h"
 #include "plan/plan_internal.h"
 
-/* What a column reads: the scenario and its result. */
+/* What a column reads: the scenario, its times and its cost. */
 typedef struct row_in {
 	const model_scenario *sc;
 	const model_result *r;
+	const model_cost *c;
 } row_in;
 
 #define SC(p) (((const row_in *)(p))->sc)
 #define RS(p) (((const row_in *)(p))->r)
-/* a getter of a model_result field, named after it */
+#define CS(p) (((const row_in *)(p))->c)
+/* a getter of a model_result or a model_cost field, named after it */
 #define R_GET(f) static double r_##f(const void *p) { return RS(p)->f; }
+#define C_GET(f) static double r_##f(const void *p) { return CS(p)->f; }
 R_GET(gpus) R_GET(global_batch) R_GET(throughput_img_s) R_GET(per_gpu_img_s) R_GET(scaling_eff) R_GET(iter_s)
 R_GET(compute_s) R_GET(comm_s) R_GET(comm_exposed_s) R_GET(data_s) R_GET(io_s) R_GET(epochs) R_GET(epoch_s)
 R_GET(tta_s) R_GET(ttt_s) R_GET(first_epoch_s) R_GET(eval_s) R_GET(startup_s) R_GET(staging_s) R_GET(boundary_s)
-R_GET(warmup_s) R_GET(fits) R_GET(mem_per_gpu_B) R_GET(capex_usd) R_GET(power_W) R_GET(energy_J)
-R_GET(energy_usd) R_GET(rent_usd) R_GET(tco_usd) R_GET(extrapolated) R_GET(capex_servers_usd)
-R_GET(capex_network_usd) R_GET(capex_storage_usd) R_GET(facility_usd) R_GET(support_usd) R_GET(rent_gpus)
-R_GET(breakeven_runs_per_month) R_GET(capex_lo_usd) R_GET(capex_hi_usd) R_GET(tco_lo_usd) R_GET(tco_hi_usd)
-R_GET(rent_lo_usd) R_GET(rent_hi_usd) R_GET(ttt_lo_s) R_GET(ttt_hi_s) R_GET(tta_lo_s) R_GET(tta_hi_s)
-R_GET(throughput_lo_img_s) R_GET(throughput_hi_img_s) R_GET(extrapolated_below) R_GET(rent_setup_s)
-R_GET(owned_usd_gpu_h) R_GET(capex_fabric_usd) R_GET(capex_frontend_usd) R_GET(capex_racks_usd)
-R_GET(capex_cooling_usd) R_GET(capex_install_usd) R_GET(breakeven_use) R_GET(flip_usd_gpu_h)
-R_GET(owned_month_usd) R_GET(rented_month_usd) R_GET(co2_kg) R_GET(power_max_W)
+R_GET(warmup_s) R_GET(fits) R_GET(mem_per_gpu_B) R_GET(extrapolated) R_GET(ttt_lo_s) R_GET(ttt_hi_s)
+R_GET(tta_lo_s) R_GET(tta_hi_s) R_GET(throughput_lo_img_s) R_GET(throughput_hi_img_s) R_GET(extrapolated_below)
+C_GET(capex_usd) C_GET(power_W) C_GET(energy_J) C_GET(energy_usd) C_GET(rent_usd) C_GET(tco_usd)
+C_GET(capex_servers_usd) C_GET(capex_network_usd) C_GET(capex_storage_usd) C_GET(facility_usd) C_GET(support_usd)
+C_GET(rent_gpus) C_GET(breakeven_runs_per_month) C_GET(capex_lo_usd) C_GET(capex_hi_usd) C_GET(tco_lo_usd)
+C_GET(tco_hi_usd) C_GET(rent_lo_usd) C_GET(rent_hi_usd) C_GET(rent_setup_s) C_GET(owned_usd_gpu_h)
+C_GET(capex_fabric_usd) C_GET(capex_frontend_usd) C_GET(capex_racks_usd) C_GET(capex_cooling_usd)
+C_GET(capex_install_usd) C_GET(breakeven_use) C_GET(flip_usd_gpu_h) C_GET(owned_month_usd) C_GET(rented_month_usd)
+C_GET(co2_kg) C_GET(power_max_W)
 
 static double g_nodes(const void *p) { return SC(p)->nodes; }
 static double g_gpn(const void *p) { return SC(p)->node.gpus_per_node; }
@@ -45,7 +48,7 @@ static double g_use(const void *p) { return model_money_use(&SC(p)->money, RS(p)
 static double g_staged(const void *p) { return SC(p)->stack.staged; }
 /* buy vs rent as a month of work against the reference rate (model_buy_rent_eval): none without a crossing */
 static double g_liquid(const void *p) { return SC(p)->price.liquid_cooled; }
-static double g_buy_above(const void *p) { return isfinite(RS(p)->breakeven_use) ? RS(p)->buy_wins_above : NAN; }
+static double g_buy_above(const void *p) { return isfinite(CS(p)->breakeven_use) ? CS(p)->buy_wins_above : NAN; }
 static const char *t_system(const void *p) { return SC(p)->node.system_id; }
 static const char *t_gpu(const void *p) { return SC(p)->node.gpu_id; }
 static const char *t_prec(const void *p) { return model_precision_name(SC(p)->precision); }
@@ -54,7 +57,7 @@ static const char *t_bottleneck(const void *p)
 	return RS(p)->fits ? model_bottleneck_name(RS(p)->bottleneck) : "memory";
 }
 static const char *t_data(const void *p) { return model_data_name(SC(p)->data); }
-static const char *t_power_basis(const void *p) { return plan_power_basis(SC(p), RS(p)); }
+static const char *t_power_basis(const void *p) { return plan_power_basis(SC(p), CS(p)); }
 static const char *t_basis(const void *p) { return model_basis_name(RS(p)->basis); }
 static const char *t_stack(const void *p) { return SC(p)->stack.id; }
 
@@ -133,37 +136,37 @@ void plan_row_csv_header(csvw *w)
 	csvw_end_row(w);
 }
 
-void plan_row_csv_cells(csvw *w, const model_scenario *sc, const model_result *r)
+void plan_row_csv_cells(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r};
+	row_in in = {sc, r, cost};
 	col_csv_cells(w, cols, CELLS_END, &in);
 }
 
-void plan_row_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r)
+void plan_row_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r};
+	row_in in = {sc, r, cost};
 	col_csv_cells(w, cols, STACK, &in);
 }
 
-void plan_row_csv(csvw *w, const model_scenario *sc, const model_result *r)
+void plan_row_csv(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r};
+	row_in in = {sc, r, cost};
 	col_csv_cells(w, cols, NCOLS, &in);
 	csvw_end_row(w);
 }
 
-const char *plan_power_basis(const model_scenario *sc, const model_result *r)
+const char *plan_power_basis(const model_scenario *sc, const model_cost *cost)
 {
-	if (!isfinite(r->power_W))
+	if (!isfinite(cost->power_W))
 		return "";
 	/* without a figure for the node: (GPU TDP x G + CPU TDP x sockets) x power_overhead, labelled */
 	return sc->node.power_basis ? sc->node.power_basis : "tdp-fallback";
 }
 
 /* predict's JSON object spaces its members ("name": value, ); common/json.c writes them. */
-void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r)
+void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r};
+	row_in in = {sc, r, cost};
 	fputc('{', out);
 	col_json_members(out, cols, NCOLS, &in, false, false);
 	fputc('}', out);

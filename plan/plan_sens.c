@@ -14,7 +14,7 @@
 
 static double sens_cost(const plan_option *w, bool rent)
 {
-	return rent ? w->r.rent_usd : w->r.tco_usd;
+	return rent ? w->cost.rent_usd : w->cost.tco_usd;
 }
 
 /* Whether an input, at either end of its range, turns which of answer and alternative costs less: prices and
@@ -79,7 +79,7 @@ void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, 
 	if (!a.winner)
 		return;
 	rs->ans = a.winner;
-	rs->rent = !isfinite(rs->ans->r.tco_usd);
+	rs->rent = !isfinite(rs->ans->cost.tco_usd);
 	rs->base = sens_cost(rs->ans, rs->rent);
 	if (!isfinite(rs->base))
 		return;
@@ -89,10 +89,10 @@ void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, 
 	 * (the tie band, validate's whole-run group) */
 	const model_result *r = &rs->ans->r;
 	rs->speed_err = r->tta_hi_s > r->tta_lo_s ? (r->tta_hi_s - r->tta_lo_s) / (2.0 * r->tta_s) : q->tie_band;
-	model_money_sensitivity(&rs->ans->sc, r, rs->speed_err, rs->rent, rs->s);
+	model_money_sensitivity(&rs->ans->sc, r, &rs->ans->cost, rs->speed_err, rs->rent, rs->s);
 	if (rs->alt) {
 		rs->alt_base = sens_cost(rs->alt, rs->rent);
-		model_money_sensitivity(&rs->alt->sc, &rs->alt->r, rs->speed_err, rs->rent, rs->a);
+		model_money_sensitivity(&rs->alt->sc, &rs->alt->r, &rs->alt->cost, rs->speed_err, rs->rent, rs->a);
 		for (int i = 0; i < MODEL_SENS_N; i++)
 			rs->flips[i] = sens_flips(rs, i);
 	}

@@ -47,6 +47,7 @@ static void keep(plan_sweep *g, const plan_verdict *v, const model_scenario *sc)
 static int point(plan_sweep *g, model_scenario *sc, int auto_b, int batch)
 {
 	model_result r;
+	model_cost cost;
 	plan_verdict v;
 	int gpus = sc->node.gpus_per_node * sc->nodes;
 	sc->batch_per_gpu = g->nb ? batch : auto_b;
@@ -67,7 +68,8 @@ static int point(plan_sweep *g, model_scenario *sc, int auto_b, int batch)
 		g->say(g->ctx, sc->node.system_id);
 		return ERR_INPUT;
 	}
-	plan_judge(g->q, sc, &r, &v);
+	model_price_run(sc, g->params, &r, &cost);
+	plan_judge(g->q, sc, &r, &cost, &v);
 	if (g->constrained && r.fits && (v.fails & (PLAN_FAIL_BUDGET | PLAN_FAIL_DEADLINE | PLAN_FAIL_PRICE | PLAN_FAIL_SITE))) {
 		g->skipped_budget++;
 		return 0;
@@ -75,7 +77,7 @@ static int point(plan_sweep *g, model_scenario *sc, int auto_b, int batch)
 	g->skipped_mem += !r.fits;
 	g->written++;
 	if (g->q->goal == PLAN_GRID) /* streamed before any pick exists: no ratio columns */
-		g->row(g->ctx, sc, &r, &v);
+		g->row(g->ctx, sc, &r, &cost, &v);
 	if (g->q->goal != PLAN_GRID || g->constrained)
 		keep(g, &v, sc);
 	return 0;
@@ -144,13 +146,16 @@ int plan_sweep_grid(plan_sweep *g, const hw_system *const *cand, int ncand)
 	return 0;
 }
 
-int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r)
+int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_result *r, model_cost *cost)
 {
 	*sc = &g->blocks[g->rows[i].block];
 	(*sc)->nodes = g->rows[i].nodes;
 	(*sc)->batch_per_gpu = g->rows[i].batch;
 	plan_ref_rent_set(g->db, g->spec, g->block_sys[g->rows[i].block], *sc);
-	return model_predict(*sc, g->params, r) ? ERR_INPUT : 0;
+	if (model_predict(*sc, g->params, r))
+		return ERR_INPUT;
+	model_price_run(*sc, g->params, r, cost);
+	return 0;
 }
 
 /* Rows by time, then money (NAN and INFINITY last), for the front. */
@@ -208,6 +213,7 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 		plan_ref_rent_set(g->db, g->spec, g->block_sys[pick[i]->block], &opt[n].sc);
 		if (model_predict(&opt[n].sc, g->params, &opt[n].r))
 			continue; /* predicted once already: cannot fail */
+		model_price_run(&opt[n].sc, g->params, &opt[n].r, &opt[n].cost);
 		plan_option_judge(g->q, &opt[n]);
 		const hw_gpu *gpu = hw_gpu_find(g->db, opt[n].sc.node.gpu_id);
 		opt[n].generation = hw_gpu_generation(gpu);
@@ -217,7 +223,7 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 	return n;
 }
 
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, double *flip_x)
+bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x)
 {
 	plan_option *opt = xcalloc(PLAN_SWEEP_TOP, sizeof(*opt));
 	plan_answer a;
@@ -231,6 +237,7 @@ bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, d
 	if (a.winner) {
 		*sc = a.winner->sc;
 		*r = a.winner->r;
+		*cost = a.winner->cost;
 	}
 	free(opt);
 	return a.winner != NULL;

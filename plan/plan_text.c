@@ -164,7 +164,7 @@ static void against(strbuf *b, const plan_question *q, const plan_option *w, con
 static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 {
 	char m[FIG], c[FIG];
-	bool owned = isfinite(w->r.capex_usd);
+	bool owned = isfinite(w->cost.capex_usd);
 	name(b, w);
 	strbuf_addf(b, ": ");
 	time_range(b, w);
@@ -175,11 +175,11 @@ static void first_line(strbuf *b, const plan_question *q, const plan_option *w)
 						       * row's rent/run is today's bill, named beside it */
 		char today[FIG];
 		strbuf_addf(b, "; rent averaged over %.3g years, falling %s a year, from %s a run as billed today",
-			    w->sc.money.amortize_years, pct(100 * w->sc.money.rent_decline, c), money(w->r.rent_usd, today));
+			    w->sc.money.amortize_years, pct(100 * w->sc.money.rent_decline, c), money(w->cost.rent_usd, today));
 	}
 	strbuf_addf(b, "), ");
 	if (owned)
-		strbuf_addf(b, "capex %s", money(w->r.capex_usd, c));
+		strbuf_addf(b, "capex %s", money(w->cost.capex_usd, c));
 	else { /* the rate billed: above a provider's instance limit, its cluster rate */
 		const model_price *pr = &w->sc.price;
 		bool cluster = pr->rent_max_gpus > 0 && w->r.gpus > pr->rent_max_gpus;

@@ -360,12 +360,12 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		strbuf_init(&sys);
 		strbuf_addf(&sys, "%s", w->sc.node.system_id);
 		for (int k = i + 1; k < g->n; k++) {
-			const model_result *r = &rows[g->first + k].r;
+			const model_cost *c = &rows[g->first + k].cost;
 			if (fold[k] != i)
 				continue;
 			strbuf_addf(&sys, " + %s %s%s", rows[g->first + k].sc.node.system_id,
-				    isfinite(r->capex_usd) ? "" : isfinite(r->rent_usd) ? "rent " : "",
-				    plan_fmt_usd(isfinite(r->capex_usd) ? r->capex_usd : r->rent_usd, b1, sizeof b1));
+				    isfinite(c->capex_usd) ? "" : isfinite(c->rent_usd) ? "rent " : "",
+				    plan_fmt_usd(isfinite(c->capex_usd) ? c->capex_usd : c->rent_usd, b1, sizeof b1));
 		}
 		tab_cell(&t, "%s", sys.s);
 		strbuf_free(&sys);
@@ -376,10 +376,10 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		tab_cell(&t, "%.0f", w->r.throughput_img_s);
 		tab_cell(&t, "%.1f%%", 100 * w->r.scaling_eff);
 		tab_cell(&t, "%s", w->r.fits ? model_bottleneck_name(w->r.bottleneck) : "memory");
-		tab_cell(&t, "%s", plan_fmt_usd(w->r.capex_usd, b1, sizeof b1));
-		tab_cell(&t, "%s", plan_fmt_usd(w->r.rent_usd, b1, sizeof b1));
-		tab_cell(&t, "%s", plan_fmt_usd(w->r.tco_usd, b1, sizeof b1));
-		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
+		tab_cell(&t, "%s", plan_fmt_usd(w->cost.capex_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", plan_fmt_usd(w->cost.rent_usd, b1, sizeof b1));
+		tab_cell(&t, "%s", plan_fmt_usd(w->cost.tco_usd, b1, sizeof b1));
+		tab_cell(&t, isfinite(w->cost.energy_J) ? "%.1f" : "-", w->cost.energy_J / 3.6e6);
 		strbuf f;
 		strbuf_init(&f);
 		tab_cell(&t, "%s", plan_fails_text(q, &w->v, &f));
@@ -453,10 +453,10 @@ static void section_setup(rep_doc *d, const rep_input *s, const plan_option *row
 		tab_cell(&t, "%s", w->sc.stack.id);
 		tab_cell(&t, "%s decode%s", model_data_name(w->sc.data), w->sc.stack.staged ? ", staged" : "");
 		tab_cell(&t, "%s", w->sc.node.storage_id ? w->sc.node.storage_id : "node drives");
-		tab_cell(&t, isfinite(w->r.power_W) ? "%.0f" : "-", w->r.power_W);
-		tab_cell(&t, "%s", plan_fmt_usd(w->r.capex_usd, b, sizeof b));
-		tab_cell(&t, isfinite(w->r.energy_J) ? "%.1f" : "-", w->r.energy_J / 3.6e6);
-		tab_cell(&t, isfinite(w->r.capex_usd) && isfinite(w->r.co2_kg) ? "%.2f" : "-", w->r.co2_kg);
+		tab_cell(&t, isfinite(w->cost.power_W) ? "%.0f" : "-", w->cost.power_W);
+		tab_cell(&t, "%s", plan_fmt_usd(w->cost.capex_usd, b, sizeof b));
+		tab_cell(&t, isfinite(w->cost.energy_J) ? "%.1f" : "-", w->cost.energy_J / 3.6e6);
+		tab_cell(&t, isfinite(w->cost.capex_usd) && isfinite(w->cost.co2_kg) ? "%.2f" : "-", w->cost.co2_kg);
 	}
 	doc_table(d, &t);
 	tab_free(&t);
@@ -710,7 +710,8 @@ static void cashflow_write(const char *dir, plan_option *rows, const rep_group *
 	if (!c->buy)
 		return;
 	c->rent_id = a.buy_rent.rent_id;
-	c->n = model_cashflow(&c->buy->sc, &c->buy->r, c->rent_id ? a.buy_rent.rent_usd_run : NAN, c->y, REP_MAX_YEARS);
+	c->n = model_cashflow(&c->buy->sc, &c->buy->r, &c->buy->cost, c->rent_id ? a.buy_rent.rent_usd_run : NAN, c->y,
+			      REP_MAX_YEARS);
 	char *path = xasprintf("%s/cashflow.csv", dir);
 	csvw *w = csvw_open(path);
 	free(path);
@@ -907,7 +908,7 @@ void rep_charts(const char *dir, const rep_input *in, rep_made *m)
 	memset(m, 0, sizeof *m);
 	m->tta_ok = chart(dir, in->placements_csv, PLOT_TTA, NULL, NAN, NULL, "tta", m->tta_note, sizeof m->tta_note);
 	for (int i = 0; i < in->nrows; i++)
-		priced += in->rows[i].r.fits && isfinite(plan_cost_usd(q->cost, &in->rows[i].r));
+		priced += in->rows[i].r.fits && isfinite(plan_cost_usd(q->cost, &in->rows[i].cost));
 	static const char *const cost_cols[] = {[PLAN_CAPEX] = "capex_usd", [PLAN_TCO] = "tco_usd", [PLAN_RENT] = "rent_usd",
 						[PLAN_RUN] = "run_cost_usd"};
 	if (priced == 0)

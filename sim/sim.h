@@ -78,6 +78,7 @@ void sim_opts_default(sim_opts *o, const model_params *p);
  * runs and iterations, and the simulator's own counters. */
 typedef struct sim_result {
 	model_result model;      /* the analytic model on the same scenario (for comparison) */
+	model_cost cost;         /* what the model's run draws and costs (model_price_run) */
 	int gpus, global_batch;
 	double compute_s;        /* per-GPU fwd + bwd + optimizer at jitter 1 */
 	double comm_s;           /* simulated all-reduce time per iteration (sum over buckets) */
@@ -103,10 +104,10 @@ typedef struct sim_result {
  * (negative jitter, slow factor < 1, a trace window past the run, runs < 1, ...) or a scenario the
  * model rejects, ERR_ENV when GSL fails. */
 int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, sim_result *r);
-/* The simulated run as predict's columns (model_result, as plan_row writes them): the model's result with
- * the simulator's figures in place of its own, time to train the simulated run less the model's start-up
- * and staging, energy the model's average power over the simulated run, and the money (model_run_money)
- * on that run. */
-void sim_result_as_model(const model_scenario *sc, const sim_result *r, model_result *out);
+/* The simulated run as predict's columns (model_result and model_cost, as plan_row writes them): the model's
+ * result with the simulator's figures in place of its own, time to train the simulated run less the model's
+ * start-up and staging; its cost the model's (the capex) with energy the model's average power over the
+ * simulated run and the money (model_run_money) on that run. */
+void sim_result_as_model(const model_scenario *sc, const sim_result *r, model_result *out, model_cost *cost);
 
 #endif

@@ -714,6 +714,7 @@ int sim_run(const model_scenario *sc, const model_params *p, const sim_opts *o, 
 	if (!r->model.fits)
 		return err_set("batch %d per GPU does not fit in GPU memory (%.1f GB needed)", sc->batch_per_gpu,
 			       r->model.mem_per_gpu_B / 1e9);
+	model_price_run(sc, p, &r->model, &r->cost);
 	rc = model_net_resnet50(&net, 1000, 224);
 	if (rc)
 		return rc;
@@ -754,9 +755,10 @@ out:
 	return rc;
 }
 
-void sim_result_as_model(const model_scenario *sc, const sim_result *r, model_result *out)
+void sim_result_as_model(const model_scenario *sc, const sim_result *r, model_result *out, model_cost *cost)
 {
 	model_result m = r->model;
+	model_cost c = r->cost;
 
 	m.gpus = r->gpus;
 	m.global_batch = r->global_batch;
@@ -777,7 +779,8 @@ void sim_result_as_model(const model_scenario *sc, const sim_result *r, model_re
 	 * staging (which it does not simulate separately) */
 	m.ttt_s = r->tta_s - (r->model.tta_s - r->model.ttt_s);
 	m.first_epoch_s = r->first_epoch_s;
-	m.energy_J = m.power_W * r->tta_s; /* energy = average power x the simulated run */
-	model_run_money(sc, &m);
+	c.energy_J = c.power_W * r->tta_s; /* energy = average power x the simulated run */
+	model_run_money(sc, &m, &c);
 	*out = m;
+	*cost = c;
 }

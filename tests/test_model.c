@@ -373,8 +373,10 @@ static void test_directions(test_ctx *t)
 	model_scenario_prepare(&sc, &p);
 	model_predict(&sc, &p, &b);
 	TEST_CHECK(t, b.tta_s < a.tta_s && b.first_epoch_s > b.epoch_s, "page cache helps after epoch 1");
-	/* energy = power x time */
-	TEST_NEAR(t, b.energy_J, b.power_W * b.tta_s, 1e-12);
+	/* energy = power x time, priced after the prediction */
+	model_cost bc;
+	model_price_run(&sc, &p, &b, &bc);
+	TEST_NEAR(t, bc.energy_J, bc.power_W * b.tta_s, 1e-12);
 	/* the whole run: tta = start-up + staging + ttt; ttt = warm-up + epochs x warm epoch + eval +
 	 * boundaries; no staging copy here (the stack does not stage), so the storage path's first-epoch extra
 	 * is scored, in the warm-up (cold reads are staging only for stacks that stage) */
@@ -383,7 +385,7 @@ static void test_directions(test_ctx *t)
 	TEST_CHECK(t, b.staging_s == 0, "no staging without a staging stack: %g s", b.staging_s);
 	TEST_CHECK(t, b.warmup_s >= b.first_epoch_s - b.epoch_s, "the first epoch's extra %g s inside the warm-up %g s",
 		   b.first_epoch_s - b.epoch_s, b.warmup_s);
-	TEST_CHECK(t, isnan(b.capex_usd), "no price -> NAN capex");
+	TEST_CHECK(t, isnan(bc.capex_usd), "no price -> NAN capex");
 }
 
 /* Each run-level term on a hand-computed case (model.h: startup_*, run_lead_s, cold_read_Bps, eval_*,

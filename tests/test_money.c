@@ -40,43 +40,45 @@ static void test_fabric(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	r.throughput_img_s = NAN;
 	sc.nodes = 1; /* one node: nothing to join */
-	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, r.capex_network_usd == 0 && r.capex_usd == 100000.0, "1 node: %g %g", r.capex_network_usd, r.capex_usd);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_CHECK(t, rc.capex_network_usd == 0 && rc.capex_usd == 100000.0, "1 node: %g %g", rc.capex_network_usd, rc.capex_usd);
 	sc.nodes = 8; /* 64 ports: one switch, 64 links = 74,000 */
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_network_usd, 74000.0, 1e-12);
-	TEST_NEAR(t, r.capex_usd, 874000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_network_usd, 74000.0, 1e-12);
+	TEST_NEAR(t, rc.capex_usd, 874000.0, 1e-12);
 	/* range: servers 8 x 90,000-120,000, network 74,000 x (1 -+ 0.25) */
-	TEST_NEAR(t, r.capex_lo_usd, 720000.0 + 55500.0, 1e-12);
-	TEST_NEAR(t, r.capex_hi_usd, 960000.0 + 92500.0, 1e-12);
+	TEST_NEAR(t, rc.capex_lo_usd, 720000.0 + 55500.0, 1e-12);
+	TEST_NEAR(t, rc.capex_hi_usd, 960000.0 + 92500.0, 1e-12);
 	sc.nodes = 16; /* 128 ports: 4 leaves of 32 down, 128 up-links on 2 spines = 6 switches, 256 links */
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_network_usd, 6 * 10000.0 + 256 * 1000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_network_usd, 6 * 10000.0 + 256 * 1000.0, 1e-12);
 	sc.price.oversubscription = 3.0; /* leaves 48 down 16 up: 3 leaves, 43 up-links, 1 spine; 171 links */
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_network_usd, 4 * 10000.0 + (128 + 43) * 1000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_network_usd, 4 * 10000.0 + (128 + 43) * 1000.0, 1e-12);
 	sc.price.oversubscription = 1.0;
 	sc.nodes = 1024; /* 8192 ports: 256 leaves > 64: three levels, 256 + 256 + 128 switches, 3 x 8192 links */
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_network_usd, 640 * 10000.0 + 3 * 8192 * 1000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_network_usd, 640 * 10000.0 + 3 * 8192 * 1000.0, 1e-12);
 	/* NICs bought beside the server where its price leaves them out */
 	sc.nodes = 8;
 	sc.price.nics_in_price = false;
 	sc.price.nic_usd = 500.0;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_network_usd, 74000.0 + 64 * 500.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_network_usd, 74000.0 + 64 * 500.0, 1e-12);
 	/* an unpriced fabric adds nothing; an unpriced server prices nothing */
 	sc.price.switch_ports = 0;
-	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, r.capex_network_usd == 0, "unpriced fabric %g", r.capex_network_usd);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_CHECK(t, rc.capex_network_usd == 0, "unpriced fabric %g", rc.capex_network_usd);
 	sc.price.unit_price_usd = NAN;
 	sc.price.price_usd = NAN;
-	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, isnan(r.capex_usd) && isnan(r.capex_network_usd), "no price: %g", r.capex_usd);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_CHECK(t, isnan(rc.capex_usd) && isnan(rc.capex_network_usd), "no price: %g", rc.capex_usd);
 }
 
 /* The cluster's other parts: the compute fabric none inside one NVLink domain, front-end ports per GPU sold,
@@ -87,7 +89,9 @@ static void test_parts(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	r.throughput_img_s = NAN;
 	sc.nodes = 8;
@@ -98,17 +102,17 @@ static void test_parts(test_ctx *t)
 	sc.money.rack_usd = 6000.0;
 	sc.money.rack_W = 40e3;
 	sc.money.install_frac = 0.02;
-	r.power_max_W = 8 * 10.2e3; /* 81.6 kW: 3 racks */
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_frontend_usd, 8 * (8 * 0.5 * 2000.0 + 250.0), 1e-12);
-	TEST_NEAR(t, r.capex_racks_usd, 3 * 6000.0, 1e-12);
-	TEST_NEAR(t, r.capex_fabric_usd, 74000.0, 1e-12);
-	TEST_NEAR(t, r.capex_network_usd, r.capex_fabric_usd + r.capex_frontend_usd, 1e-12);
-	TEST_CHECK(t, r.capex_cooling_usd == 0, "air-cooled: no coolant distribution %g", r.capex_cooling_usd);
-	double hw = 800000.0 + r.capex_network_usd + r.capex_storage_usd + r.capex_racks_usd;
-	TEST_NEAR(t, r.capex_install_usd, 0.02 * hw, 1e-12);
-	TEST_NEAR(t, r.capex_usd, hw * 1.02, 1e-12);
-	TEST_CHECK(t, r.capex_lo_usd < r.capex_usd && r.capex_usd < r.capex_hi_usd, "range");
+	rc.power_max_W = 8 * 10.2e3; /* 81.6 kW: 3 racks */
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_frontend_usd, 8 * (8 * 0.5 * 2000.0 + 250.0), 1e-12);
+	TEST_NEAR(t, rc.capex_racks_usd, 3 * 6000.0, 1e-12);
+	TEST_NEAR(t, rc.capex_fabric_usd, 74000.0, 1e-12);
+	TEST_NEAR(t, rc.capex_network_usd, rc.capex_fabric_usd + rc.capex_frontend_usd, 1e-12);
+	TEST_CHECK(t, rc.capex_cooling_usd == 0, "air-cooled: no coolant distribution %g", rc.capex_cooling_usd);
+	double hw = 800000.0 + rc.capex_network_usd + rc.capex_storage_usd + rc.capex_racks_usd;
+	TEST_NEAR(t, rc.capex_install_usd, 0.02 * hw, 1e-12);
+	TEST_NEAR(t, rc.capex_usd, hw * 1.02, 1e-12);
+	TEST_CHECK(t, rc.capex_lo_usd < rc.capex_usd && rc.capex_usd < rc.capex_hi_usd, "range");
 	/* a rack-scale unit of 18 trays of 4 GPUs, one NVLink domain of 72: 16 trays need no compute fabric;
 	 * liquid cooling at 0.4 USD a W; its own rack: no racks bought */
 	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
@@ -118,21 +122,21 @@ static void test_parts(test_ctx *t)
 	sc.price.liquid_cooled = true;
 	sc.money.cooling_usd_W = 0.4;
 	sc.nodes = 16;
-	r.power_max_W = 120e3;
-	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, r.capex_fabric_usd == 0, "one NVLink domain: no fabric %g", r.capex_fabric_usd);
-	TEST_CHECK(t, r.capex_racks_usd == 0, "the unit is its rack %g", r.capex_racks_usd);
-	TEST_NEAR(t, r.capex_cooling_usd, 0.4 * 120e3, 1e-12);
-	TEST_NEAR(t, r.capex_frontend_usd, 18 * (4 * 0.5 * 2000.0 + 250.0), 1e-12);
-	double one = r.capex_usd;
+	rc.power_max_W = 120e3;
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_CHECK(t, rc.capex_fabric_usd == 0, "one NVLink domain: no fabric %g", rc.capex_fabric_usd);
+	TEST_CHECK(t, rc.capex_racks_usd == 0, "the unit is its rack %g", rc.capex_racks_usd);
+	TEST_NEAR(t, rc.capex_cooling_usd, 0.4 * 120e3, 1e-12);
+	TEST_NEAR(t, rc.capex_frontend_usd, 18 * (4 * 0.5 * 2000.0 + 250.0), 1e-12);
+	double one = rc.capex_usd;
 	sc.nodes = 18; /* the same rack with 2 GPUs a tray used: the same hardware, the same capex */
 	sc.node.gpus_per_node = 2;
 	sc.node.nics_per_node = 2;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_usd, one, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_usd, one, 1e-12);
 	sc.nodes = 32; /* two racks: the job spans two domains, a fabric for all 36 trays' 4 NICs */
-	model_run_capex(&sc, &p, &r);
-	TEST_CHECK(t, r.capex_fabric_usd > 0, "two domains: a fabric %g", r.capex_fabric_usd);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_CHECK(t, rc.capex_fabric_usd > 0, "two domains: a fabric %g", rc.capex_fabric_usd);
 }
 
 static void test_store(test_ctx *t)
@@ -140,36 +144,38 @@ static void test_store(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.nodes = 2;
 	sc.price.store_shared = true;
 	r.throughput_img_s = NAN;
-	model_run_capex(&sc, &p, &r);
+	model_run_capex(&sc, &p, &r, &rc);
 	/* an unpriced store: flash for the data set's copies, 145 GB x 3 x 220 USD per TB */
 	sc.money.store_usd_TB = 220.0;
 	sc.money.store_replicas = 3.0;
 	sc.money.store_TB_gpu = 0.0;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_storage_usd, p.dataset_B / 1e12 * 3 * 220.0, 1e-12);
 	/* sized to the cluster: 2 TB a GPU sold on 2 nodes of the node's GPUs, above the copies */
 	sc.money.store_TB_gpu = 2.0;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_storage_usd, 2.0 * 2 * sc.node.gpus_per_node * 220.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_storage_usd, 2.0 * 2 * sc.node.gpus_per_node * 220.0, 1e-12);
 	sc.money.store_TB_gpu = 0.0;
-	TEST_CHECK(t, r.capex_storage_usd > 0 && r.capex_usd == 200000.0 + r.capex_network_usd + r.capex_storage_usd,
-		   "the store in capex %g", r.capex_usd);
+	TEST_CHECK(t, rc.capex_storage_usd > 0 && rc.capex_usd == 200000.0 + rc.capex_network_usd + rc.capex_storage_usd,
+		   "the store in capex %g", rc.capex_usd);
 	sc.price.store_unit_usd = 50000.0;
 	sc.price.store_unit_B = 1e14;   /* 145 GB fit one unit */
 	sc.price.store_unit_Bps = 5e9;  /* 100,000 img/s x 145e9 / 1,281,167 B = 11.3 GB/s: 3 units */
 	sc.price.store_width = 0.05;
 	r.throughput_img_s = 100000.0;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_storage_usd, 150000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_storage_usd, 150000.0, 1e-12);
 	sc.price.store_unit_B = 1e11;   /* 145 GB need 2 units of 100 GB; slow reads need 3 */
 	r.throughput_img_s = NAN;
-	model_run_capex(&sc, &p, &r);
-	TEST_NEAR(t, r.capex_storage_usd, 100000.0, 1e-12);
+	model_run_capex(&sc, &p, &r, &rc);
+	TEST_NEAR(t, rc.capex_storage_usd, 100000.0, 1e-12);
 }
 
 static void test_rent(test_ctx *t)
@@ -177,7 +183,9 @@ static void test_rent(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.price.unit_price_usd = NAN;
 	sc.price.price_usd = NAN;
@@ -186,42 +194,42 @@ static void test_rent(test_ctx *t)
 	sc.node.gpus_per_node = sc.node.max_gpus_per_node = 4;
 	sc.nodes = 2;
 	r.tta_s = 1800.0;
-	r.energy_J = 0.0;
-	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	rc.energy_J = 0.0;
+	rc.capex_usd = rc.capex_lo_usd = rc.capex_hi_usd = NAN;
 	sc.money.rent_session_s = 0.0; /* each run rented alone: the billing rules one run at a time */
-	model_run_money(&sc, &r); /* 8 GPUs x 10 x 0.5 h */
-	TEST_NEAR(t, r.rent_usd, 40.0, 1e-12);
-	TEST_NEAR(t, r.rent_lo_usd, 38.0, 1e-12);
+	model_run_money(&sc, &r, &rc); /* 8 GPUs x 10 x 0.5 h */
+	TEST_NEAR(t, rc.rent_usd, 40.0, 1e-12);
+	TEST_NEAR(t, rc.rent_lo_usd, 38.0, 1e-12);
 	sc.price.rent_unit_gpus = 72; /* a whole rack */
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 360.0, 1e-12);
-	TEST_CHECK(t, r.rent_gpus == 72, "rent_gpus %g", r.rent_gpus);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 360.0, 1e-12);
+	TEST_CHECK(t, rc.rent_gpus == 72, "rent_gpus %g", rc.rent_gpus);
 	sc.price.rent_unit_gpus = 0;
 	sc.price.rent_increment_s = 3600.0; /* hourly: 3,601 s bill two hours */
 	r.tta_s = 3601.0;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 160.0, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 160.0, 1e-12);
 	sc.price.rent_increment_s = 1.0;
 	sc.price.rent_min_s = 3600.0; /* at least an hour */
 	r.tta_s = 1800.0;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 80.0, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 80.0, 1e-12);
 	sc.price.rent_min_s = NAN;
 	sc.price.rent_max_gpus = 4; /* beyond one instance: no cluster rate */
-	model_run_money(&sc, &r);
-	TEST_CHECK(t, isnan(r.rent_usd), "beyond the instance: %g", r.rent_usd);
+	model_run_money(&sc, &r, &rc);
+	TEST_CHECK(t, isnan(rc.rent_usd), "beyond the instance: %g", rc.rent_usd);
 	sc.price.rent_cluster_usd_gpu_h = 5.0;
 	sc.price.rent_cluster_increment_s = 7 * 86400.0; /* a week */
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 8 * 5.0 * 168.0, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 8 * 5.0 * 168.0, 1e-12);
 	/* the market's rate is the range's low end: 3 of 10 a GPU-hour, 30% of the rent (within one instance) */
 	sc.price.rent_max_gpus = 0;
 	sc.price.rent_market_usd_gpu_h = 3.0;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_lo_usd, 0.3 * r.rent_usd, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_lo_usd, 0.3 * rc.rent_usd, 1e-12);
 	sc.price.rent_market_usd_gpu_h = 9.9; /* never above the kind's own low end */
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_lo_usd, 0.95 * r.rent_usd, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_lo_usd, 0.95 * rc.rent_usd, 1e-12);
 }
 
 /* A reservation is paid around the clock: each run pays its share of the utilised month, so half the use
@@ -231,8 +239,10 @@ static void test_rent_reserved(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r, x;
+	model_cost rc, xc;
 	const double month_s = 365.25 * 86400.0 / 12.0;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.price.unit_price_usd = NAN;
 	sc.price.price_usd = NAN;
@@ -240,42 +250,45 @@ static void test_rent_reserved(test_ctx *t)
 	sc.price.rent_increment_s = 60.0;
 	sc.nodes = 2;
 	r.tta_s = 1800.0;
-	r.energy_J = 0.0;
-	r.capex_usd = r.capex_lo_usd = r.capex_hi_usd = NAN;
+	rc.energy_J = 0.0;
+	rc.capex_usd = rc.capex_lo_usd = rc.capex_hi_usd = NAN;
 	/* on demand: 16 GPUs x 2 x (1,800 + 300 boot + 1e12 B / 12.5e9 B/s = 80 s copy) / 3,600, whole minutes */
 	sc.money.rent_boot_s = 300.0;
 	sc.money.rent_copy_Bps = 12.5e9;
 	p.dataset_B = 1e12;
 	r.staging_s = 0.0;
-	r.rent_setup_s = model_rent_setup_s(&sc, &p, &r);
-	TEST_NEAR(t, r.rent_setup_s, 380.0, 1e-9);
+	rc.rent_setup_s = model_rent_setup_s(&sc, &p, &r);
+	TEST_NEAR(t, rc.rent_setup_s, 380.0, 1e-9);
 	sc.money.rent_session_s = 0.0; /* the run rented alone */
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 2220.0 / 3600.0, 1e-9); /* 2,180 s billed as 37 minutes */
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 16 * 2.0 * 2220.0 / 3600.0, 1e-9); /* 2,180 s billed as 37 minutes */
 	/* in sessions of 4 h: 8 runs and the set-up once, 14,780 s billed as 247 minutes, over 8 runs */
 	sc.money.rent_session_s = 4 * 3600.0;
 	x = r;
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * 247 * 60.0 / 3600.0 / 8.0, 1e-9);
+	xc = rc;
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, 16 * 2.0 * 247 * 60.0 / 3600.0 / 8.0, 1e-9);
 	/* a month of 3 runs (runs_per_month) is one session of 3 runs, shorter than 4 h */
 	sc.money.runs_per_month = 3.0;
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * 97 * 60.0 / 3600.0 / 3.0, 1e-9); /* 5,780 s as 97 minutes */
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, 16 * 2.0 * 97 * 60.0 / 3600.0 / 3.0, 1e-9); /* 5,780 s as 97 minutes */
 	sc.money.runs_per_month = 0.0;
 	sc.money.rent_session_s = 0.0;
 	sc.money.utilisation = 1.0;
 	x = r;
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, r.rent_usd, 1e-12); /* on demand: the use does not matter */
+	xc = rc;
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, rc.rent_usd, 1e-12); /* on demand: the use does not matter */
 	/* spot: interrupted 50% a month, a half-month run is billed t / 0.5^0.5 (expected reruns) */
 	sc.price.rent_spot = true;
 	sc.money.spot_interrupt_month = 0.5;
 	sc.price.rent_increment_s = NAN;
 	x = r;
+	xc = rc;
 	x.tta_s = month_s / 2.0;
-	x.rent_setup_s = 0.0;
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 2.0 / sqrt(0.5) / 3600.0, 1e-9);
+	xc.rent_setup_s = 0.0;
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, 16 * 2.0 * month_s / 2.0 / sqrt(0.5) / 3600.0, 1e-9);
 	sc.price.rent_spot = false;
 	sc.price.rent_increment_s = 60.0;
 	/* the staging already in tta_s is not copied twice */
@@ -284,16 +297,17 @@ static void test_rent_reserved(test_ctx *t)
 	/* a 1-year reservation: no set-up (the nodes stay up with the data), the share of the month */
 	sc.price.rent_reserved = true;
 	TEST_NEAR(t, model_rent_setup_s(&sc, &p, &r), 0.0, 0);
-	r.rent_setup_s = 0.0;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.rent_usd, 16 * 2.0 * 0.5, 1e-9); /* at full use: the run's own 0.5 h */
+	rc.rent_setup_s = 0.0;
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.rent_usd, 16 * 2.0 * 0.5, 1e-9); /* at full use: the run's own 0.5 h */
 	sc.money.utilisation = 0.5;
 	x = r;
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, 2.0 * r.rent_usd, 1e-9);
+	xc = rc;
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, 2.0 * rc.rent_usd, 1e-9);
 	sc.money.runs_per_month = 10.0; /* ten runs carry the reserved month */
-	model_run_money(&sc, &x);
-	TEST_NEAR(t, x.rent_usd, 16 * 2.0 * month_s / 3600.0 / 10.0, 1e-9);
+	model_run_money(&sc, &x, &xc);
+	TEST_NEAR(t, xc.rent_usd, 16 * 2.0 * month_s / 3600.0 / 10.0, 1e-9);
 }
 
 static void test_owner(test_ctx *t)
@@ -301,8 +315,10 @@ static void test_owner(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	const double month_s = 365.25 * 86400.0 / 12.0;
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.nodes = 8;
 	sc.money.utilisation = 1.0;
@@ -314,72 +330,73 @@ static void test_owner(test_ctx *t)
 	sc.money.kwh_usd = 0.1;
 	r.throughput_img_s = NAN;
 	r.gpus = 64;
-	model_run_capex(&sc, &p, &r); /* capex 874,000 */
+	model_run_capex(&sc, &p, &r, &rc); /* capex 874,000 */
 	r.tta_s = 3600.0;
-	r.energy_J = 50e3 * 3600.0;   /* 50 kWh */
-	r.power_max_W = 80e3;         /* 80 kW contracted */
-	model_run_money(&sc, &r);
+	rc.energy_J = 50e3 * 3600.0;   /* 50 kWh */
+	rc.power_max_W = 80e3;         /* 80 kW contracted */
+	model_run_money(&sc, &r, &rc);
 	double share = 3600.0 / month_s;
-	TEST_NEAR(t, r.energy_usd, 50 * 1.5 * 0.1, 1e-12);
-	TEST_NEAR(t, r.support_usd, 0.12 * 874000.0 / 12.0 * share, 1e-12);
-	TEST_NEAR(t, r.facility_usd, 100.0 * 80.0 * share, 1e-12);
-	TEST_NEAR(t, r.tco_usd, 874000.0 / 60.0 * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-12);
-	TEST_CHECK(t, r.tco_lo_usd < r.tco_usd && r.tco_usd < r.tco_hi_usd, "tco range %g %g %g", r.tco_lo_usd, r.tco_usd,
-		   r.tco_hi_usd);
-	double busy = r.tco_usd;
+	TEST_NEAR(t, rc.energy_usd, 50 * 1.5 * 0.1, 1e-12);
+	TEST_NEAR(t, rc.support_usd, 0.12 * 874000.0 / 12.0 * share, 1e-12);
+	TEST_NEAR(t, rc.facility_usd, 100.0 * 80.0 * share, 1e-12);
+	TEST_NEAR(t, rc.tco_usd, 874000.0 / 60.0 * share + rc.support_usd + rc.facility_usd + rc.energy_usd, 1e-12);
+	TEST_CHECK(t, rc.tco_lo_usd < rc.tco_usd && rc.tco_usd < rc.tco_hi_usd, "tco range %g %g %g", rc.tco_lo_usd, rc.tco_usd,
+		   rc.tco_hi_usd);
+	double busy = rc.tco_usd;
 	sc.money.utilisation = 0.5; /* half the runs carry the same month: fixed costs per run double */
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.tco_usd - r.energy_usd, 2.0 * (busy - r.energy_usd), 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.tco_usd - rc.energy_usd, 2.0 * (busy - rc.energy_usd), 1e-12);
 	sc.money.utilisation = 1.0;
 	sc.money.finance_rate = 0.06; /* annuity: 874,000 x r / (1 - (1 + r)^-60), r = 0.005 */
-	model_run_money(&sc, &r);
+	model_run_money(&sc, &r, &rc);
 	double ann = 874000.0 * 0.005 / (1.0 - pow(1.005, -60.0));
-	TEST_NEAR(t, r.tco_usd, ann * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-9);
+	TEST_NEAR(t, rc.tco_usd, ann * share + rc.support_usd + rc.facility_usd + rc.energy_usd, 1e-9);
 	sc.money.finance_rate = 0.0;
 	sc.money.residual_frac = 0.25;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.tco_usd, 0.75 * 874000.0 / 60.0 * share + r.support_usd + r.facility_usd + r.energy_usd, 1e-12);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.tco_usd, 0.75 * 874000.0 / 60.0 * share + rc.support_usd + rc.facility_usd + rc.energy_usd, 1e-12);
 	sc.money.residual_frac = 0.0;
 	/* break-even: fixed a month / (rent per run - energy per run); rent 64 x 4 x 1 h = 256 at today's rate */
 	sc.money.rent_decline = 0;
 	sc.price.ref_rent_usd_gpu_h = 4.0;
 	sc.price.ref_rent_gpus = 8;
-	model_run_money(&sc, &r);
+	model_run_money(&sc, &r, &rc);
 	double fix = 874000.0 / 60.0 + 0.12 * 874000.0 / 12.0 + 100.0 * 80.0;
-	TEST_NEAR(t, r.breakeven_runs_per_month, fix / (256.0 - 7.5), 1e-12);
-	TEST_CHECK(t, r.buy_wins_above, "on demand: buying wins above the crossing");
+	TEST_NEAR(t, rc.breakeven_runs_per_month, fix / (256.0 - 7.5), 1e-12);
+	TEST_CHECK(t, rc.buy_wins_above, "on demand: buying wins above the crossing");
 	sc.price.ref_rent_usd_gpu_h = 0.1; /* renting cheaper than the energy alone */
-	model_run_money(&sc, &r);
-	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "never: %g", r.breakeven_runs_per_month);
+	model_run_money(&sc, &r, &rc);
+	TEST_CHECK(t, rc.breakeven_runs_per_month == 0 && !rc.buy_wins_above, "never: %g", rc.breakeven_runs_per_month);
 	/* reserved at 4 a GPU-hour: 64 x 4 x 730.5 h = 187,008 a month against the owner's 31,307 + 7.5 a run:
 	 * buying wins below (187,008 - 31,307) / 7.5 runs, far above the 730.5 a month holds; at 0.1 (4,675 a
 	 * month, below the owner's fixed month) never */
 	sc.price.rent_reserved = true;
 	sc.price.ref_rent_usd_gpu_h = 4.0;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.breakeven_runs_per_month, (64 * 4.0 * month_s / 3600.0 - fix) / 7.5, 1e-9);
-	TEST_CHECK(t, !r.buy_wins_above && r.breakeven_use > 1, "reserved, owning always: %g", r.breakeven_use);
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.breakeven_runs_per_month, (64 * 4.0 * month_s / 3600.0 - fix) / 7.5, 1e-9);
+	TEST_CHECK(t, !rc.buy_wins_above && rc.breakeven_use > 1, "reserved, owning always: %g", rc.breakeven_use);
 	sc.price.ref_rent_usd_gpu_h = 0.1;
-	model_run_money(&sc, &r);
-	TEST_CHECK(t, r.breakeven_runs_per_month == 0 && !r.buy_wins_above, "reserved, never: %g",
-		   r.breakeven_runs_per_month);
+	model_run_money(&sc, &r, &rc);
+	TEST_CHECK(t, rc.breakeven_runs_per_month == 0 && !rc.buy_wins_above, "reserved, never: %g",
+		   rc.breakeven_runs_per_month);
 }
 
 /* The priced 8-node (64-GPU) cluster both buy-vs-rent tests weigh: a 10-minute run drawing 20 kW (80 kW at
  * most), owned at 54% use. */
-static void cluster_64(model_scenario *sc, model_params *p, model_result *r)
+static void cluster_64(model_scenario *sc, model_params *p, model_result *r, model_cost *c)
 {
 	memset(r, 0, sizeof *r);
+	memset(c, 0, sizeof *c);
 	node_priced(sc, p);
 	sc->nodes = 8;
 	sc->money.utilisation = 0.54;
 	sc->money.rent_decline = 0; /* today's rate: the rules below weigh it (the fall: test_rent_decline) */
 	r->gpus = 64;
 	r->throughput_img_s = NAN;
-	model_run_capex(sc, p, r);
+	model_run_capex(sc, p, r, c);
 	r->tta_s = 600.0;
-	r->energy_J = 20e3 * 600.0; /* 20 kW for 10 minutes */
-	r->power_max_W = 80e3;
+	c->energy_J = 20e3 * 600.0; /* 20 kW for 10 minutes */
+	c->power_max_W = 80e3;
 }
 
 /* Buy vs rent as a month of work reduces to the buyer's spreadsheet rule where the rented runs carry no
@@ -390,29 +407,31 @@ static void test_buy_rent(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r, x;
+	model_cost rc, xc;
 	const double month_s = 365.25 * 86400.0 / 12.0, gpu_h = 64 * month_s / 3600.0;
-	cluster_64(&sc, &p, &r);
+	cluster_64(&sc, &p, &r, &rc);
 	sc.price.ref_rent_usd_gpu_h = 6.0;
 	sc.price.ref_rent_gpus = 8;
-	model_run_money(&sc, &r);
+	model_run_money(&sc, &r, &rc);
 	x = r;
-	x.rent_usd = 64 * 6.0 * 600.0 / 3600.0; /* the run rented, no set-up */
+	xc = rc;
+	xc.rent_usd = 64 * 6.0 * 600.0 / 3600.0; /* the run rented, no set-up */
 	model_buy_rent b;
-	model_buy_rent_eval(&sc, &r, &sc, &x, 6.0, &b);
-	double e_gpu_h = r.energy_usd / (64 * 600.0 / 3600.0);
+	model_buy_rent_eval(&sc, &r, &rc, &sc, &x, &xc, 6.0, &b);
+	double e_gpu_h = rc.energy_usd / (64 * 600.0 / 3600.0);
 	TEST_NEAR(t, b.energy_usd_gpu_h, e_gpu_h, 1e-12);
-	TEST_NEAR(t, b.fixed_usd_gpu_h, (b.owned_month_usd - b.runs_month * r.energy_usd) / gpu_h, 1e-12);
+	TEST_NEAR(t, b.fixed_usd_gpu_h, (b.owned_month_usd - b.runs_month * rc.energy_usd) / gpu_h, 1e-12);
 	TEST_NEAR(t, b.breakeven_use, b.fixed_usd_gpu_h / (6.0 - e_gpu_h), 1e-12);
 	TEST_NEAR(t, b.flip_usd_gpu_h, b.fixed_usd_gpu_h / 0.54 + e_gpu_h, 1e-12);
 	TEST_NEAR(t, b.use, 0.54, 1e-12);
 	TEST_CHECK(t, b.buy_wins_above && b.rent_wins == (b.breakeven_use > 0.54), "use %g", b.breakeven_use);
 	/* the model's own figures in the result (with the day's set-up share) within 1% of the rule */
-	TEST_NEAR(t, r.breakeven_use, b.breakeven_use, 0.01);
-	TEST_NEAR(t, r.flip_usd_gpu_h, b.flip_usd_gpu_h, 0.01);
+	TEST_NEAR(t, rc.breakeven_use, b.breakeven_use, 0.01);
+	TEST_NEAR(t, rc.flip_usd_gpu_h, b.flip_usd_gpu_h, 0.01);
 	/* a reservation at 2 a GPU-hour: a flat month; buying wins below the use where energy closes the gap */
 	sc.price.rent_reserved = true;
-	x.rent_usd = 64 * 2.0 * month_s / 3600.0 * (600.0 / (0.54 * month_s));
-	model_buy_rent_eval(&sc, &r, &sc, &x, 2.0, &b);
+	xc.rent_usd = 64 * 2.0 * month_s / 3600.0 * (600.0 / (0.54 * month_s));
+	model_buy_rent_eval(&sc, &r, &rc, &sc, &x, &xc, 2.0, &b);
 	double fixed = b.fixed_usd_gpu_h;
 	TEST_CHECK(t, !b.buy_wins_above, "a reservation: buying wins below");
 	TEST_NEAR(t, b.rented_month_usd, 64 * 2.0 * month_s / 3600.0, 1e-12);
@@ -428,8 +447,10 @@ static void test_cashflow(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	model_cash_year y[8];
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.nodes = 8;
 	sc.money.utilisation = 1.0;
@@ -439,13 +460,13 @@ static void test_cashflow(test_ctx *t)
 	sc.money.residual_frac = 0.2;
 	r.throughput_img_s = NAN;
 	r.gpus = 64;
-	model_run_capex(&sc, &p, &r); /* 874,000 */
+	model_run_capex(&sc, &p, &r, &rc); /* 874,000 */
 	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month fill it */
-	r.energy_J = 3.6e6 / (sc.money.pue * sc.money.kwh_usd); /* 1 USD of energy a run at the default PUE and price */
-	r.power_max_W = 10e3;
-	model_run_money(&sc, &r);
-	TEST_NEAR(t, r.owned_usd_gpu_h, r.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
-	int n = model_cashflow(&sc, &r, 50.0, y, 8);
+	rc.energy_J = 3.6e6 / (sc.money.pue * sc.money.kwh_usd); /* 1 USD of energy a run at the default PUE and price */
+	rc.power_max_W = 10e3;
+	model_run_money(&sc, &r, &rc);
+	TEST_NEAR(t, rc.owned_usd_gpu_h, rc.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
+	int n = model_cashflow(&sc, &r, &rc, 50.0, y, 8);
 	TEST_CHECK(t, n == 6, "years 0..5: %d rows", n);
 	TEST_NEAR(t, y[0].capex_usd, 874000.0, 1e-9);
 	TEST_NEAR(t, y[1].runs, 1200.0, 1e-9);
@@ -458,11 +479,11 @@ static void test_cashflow(test_ctx *t)
 	TEST_NEAR(t, y[1].rented_pv_cum_usd, 60000.0 / 1.1, 1e-6);
 	TEST_CHECK(t, y[5].owned_pv_cum_usd < y[5].owned_cum_usd, "discounted below the sum");
 	sc.money.amortize_years = 2.5; /* a half year at the end */
-	n = model_cashflow(&sc, &r, 50.0, y, 8);
+	n = model_cashflow(&sc, &r, &rc, 50.0, y, 8);
 	TEST_CHECK(t, n == 4, "2.5 years: %d rows", n);
 	TEST_NEAR(t, y[3].runs, 600.0, 1e-9);
-	r.capex_usd = NAN;
-	TEST_CHECK(t, model_cashflow(&sc, &r, 50.0, y, 8) == 0, "no capex: no cash flow");
+	rc.capex_usd = NAN;
+	TEST_CHECK(t, model_cashflow(&sc, &r, &rc, 50.0, y, 8) == 0, "no capex: no cash flow");
 	/* the defaults: a cost of capital and a resale value, both sourced (model_money_default) */
 	model_money m;
 	model_money_default(&m);
@@ -474,29 +495,31 @@ static void test_sensitivity(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	model_sens s[MODEL_SENS_N];
 	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
 	node_priced(&sc, &p);
 	sc.nodes = 8;
 	r.throughput_img_s = NAN;
 	r.gpus = 64;
-	model_run_capex(&sc, &p, &r);
+	model_run_capex(&sc, &p, &r, &rc);
 	r.tta_s = 3600.0;
-	r.energy_J = 50e3 * 3600.0;
-	r.power_max_W = 80e3;
-	model_run_money(&sc, &r);
-	model_money_sensitivity(&sc, &r, 0.1, false, s);
-	TEST_NEAR(t, s[MODEL_SENS_PRICE].lo_usd, r.tco_lo_usd, 1e-12);
-	TEST_NEAR(t, s[MODEL_SENS_PRICE].hi_usd, r.tco_hi_usd, 1e-12);
+	rc.energy_J = 50e3 * 3600.0;
+	rc.power_max_W = 80e3;
+	model_run_money(&sc, &r, &rc);
+	model_money_sensitivity(&sc, &r, &rc, 0.1, false, s);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].lo_usd, rc.tco_lo_usd, 1e-12);
+	TEST_NEAR(t, s[MODEL_SENS_PRICE].hi_usd, rc.tco_hi_usd, 1e-12);
 	TEST_NEAR(t, s[MODEL_SENS_SPEED].lo_in, 3240.0, 1e-12);
-	TEST_CHECK(t, s[MODEL_SENS_SPEED].lo_usd < r.tco_usd && r.tco_usd < s[MODEL_SENS_SPEED].hi_usd, "speed %g %g",
+	TEST_CHECK(t, s[MODEL_SENS_SPEED].lo_usd < rc.tco_usd && rc.tco_usd < s[MODEL_SENS_SPEED].hi_usd, "speed %g %g",
 		   s[MODEL_SENS_SPEED].lo_usd, s[MODEL_SENS_SPEED].hi_usd);
 	/* a busier cluster spreads its month over more runs: the low utilisation costs more */
-	TEST_CHECK(t, s[MODEL_SENS_UTIL].lo_usd > r.tco_usd && r.tco_usd > s[MODEL_SENS_UTIL].hi_usd, "utilisation %g %g",
+	TEST_CHECK(t, s[MODEL_SENS_UTIL].lo_usd > rc.tco_usd && rc.tco_usd > s[MODEL_SENS_UTIL].hi_usd, "utilisation %g %g",
 		   s[MODEL_SENS_UTIL].lo_usd, s[MODEL_SENS_UTIL].hi_usd);
 	TEST_NEAR(t, s[MODEL_SENS_UTIL].lo_in, sc.money.utilisation / 2, 1e-12);
 	/* energy: kWh x 0.5 saves half the energy bill */
-	TEST_NEAR(t, r.tco_usd - s[MODEL_SENS_KWH].lo_usd, r.energy_usd / 2, 1e-9);
+	TEST_NEAR(t, rc.tco_usd - s[MODEL_SENS_KWH].lo_usd, rc.energy_usd / 2, 1e-9);
 	TEST_CHECK(t, s[MODEL_SENS_PUE].lo_in == 1.1 && s[MODEL_SENS_PUE].hi_in == 1.8, "PUE range %g-%g",
 		   s[MODEL_SENS_PUE].lo_in, s[MODEL_SENS_PUE].hi_in);
 	TEST_CHECK(t, strcmp(model_sens_name(MODEL_SENS_PUE), "PUE") == 0, "names");
@@ -574,29 +597,31 @@ static void test_breakeven_exact(test_ctx *t)
 	model_scenario sc;
 	model_params p;
 	model_result r;
+	model_cost rc;
 	int below = 0;
-	cluster_64(&sc, &p, &r);
-	r.rent_setup_s = 311.6; /* start-up and data copy, once a session */
+	cluster_64(&sc, &p, &r, &rc);
+	rc.rent_setup_s = 311.6; /* start-up and data copy, once a session */
 	sc.price.ref_rent_gpus = 8;
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
 			model_scenario s = sc;
 			model_result x = r;
+			model_cost xc = rc;
 			s.money.rent_session_s = session_h[i] * 3600.0;
 			s.price.ref_rent_usd_gpu_h = rate[j];
-			model_run_money(&s, &x);
-			double N = x.breakeven_runs_per_month, full = s.money.rent_session_s / r.tta_s;
-			TEST_CHECK(t, x.buy_wins_above && N > 0 && isfinite(N), "session %g h rate %g: %g", session_h[i],
+			model_run_money(&s, &x, &xc);
+			double N = xc.breakeven_runs_per_month, full = s.money.rent_session_s / r.tta_s;
+			TEST_CHECK(t, xc.buy_wins_above && N > 0 && isfinite(N), "session %g h rate %g: %g", session_h[i],
 				   rate[j], N);
 			below += N < full;
 			s.money.runs_per_month = N; /* the month comparison evaluated at the crossing */
-			model_run_money(&s, &x);
-			double owned = N * x.tco_usd, rented = N * model_ref_rent_usd(&s, &x);
+			model_run_money(&s, &x, &xc);
+			double owned = N * xc.tco_usd, rented = N * model_ref_rent_usd(&s, &x, &xc);
 			TEST_NEAR(t, rented, owned, 1e-3);
-			TEST_NEAR(t, x.owned_month_usd, owned, 1e-9);
-			TEST_NEAR(t, x.rented_month_usd, rented, 1e-9);
+			TEST_NEAR(t, xc.owned_month_usd, owned, 1e-9);
+			TEST_NEAR(t, xc.rented_month_usd, rented, 1e-9);
 			/* the flip rate at that use is the rate itself */
-			TEST_NEAR(t, x.flip_usd_gpu_h, rate[j], 1e-3);
+			TEST_NEAR(t, xc.flip_usd_gpu_h, rate[j], 1e-3);
 		}
 	TEST_CHECK(t, below >= 2, "crossings below one full session: %d", below);
 }
@@ -621,6 +646,45 @@ static void test_rent_decline(test_ctx *t)
 	TEST_NEAR(t, model_rent_horizon_factor(&m, 0), (1 - 0.8) / log(1.25), 2e-3);
 }
 
+/* model_price_run on a predicted run: power from the node (the run draws power_frac of it, the site contracts
+ * the nodes bought as sold), energy = power x tta_s, then capex and money; a run that does not fit memory keeps
+ * its capex and power, its money NAN (nothing to bill). */
+static void test_price_run(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_cost c;
+	memset(&r, 0, sizeof r);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.node.power_W = 10e3;
+	sc.price.power_sold_W = 12e3;
+	r.gpus = 64;
+	r.fits = true;
+	r.throughput_img_s = NAN;
+	r.tta_s = 3600.0;
+	r.staging_s = 0.0;
+	model_price_run(&sc, &p, &r, &c);
+	TEST_NEAR(t, c.power_W, 8 * 10e3 * p.power_frac, 1e-12);
+	TEST_NEAR(t, c.power_max_W, 8 * 12e3, 1e-12);
+	TEST_NEAR(t, c.energy_J, c.power_W * 3600.0, 1e-12);
+	TEST_NEAR(t, c.capex_usd, 874000.0, 1e-12); /* test_fabric's 8 nodes */
+	TEST_CHECK(t, isfinite(c.tco_usd) && c.tco_usd > c.energy_usd, "owner's cost %g", c.tco_usd);
+	sc.node.power_W = NAN; /* no figure: (GPU TDPs + CPU TDPs) x power_overhead */
+	sc.node.gpu_tdp_W = 700.0;
+	sc.node.cpus = 2;
+	sc.node.cpu_tdp_W = 350.0;
+	model_price_run(&sc, &p, &r, &c);
+	TEST_NEAR(t, c.power_W, 8 * (8 * 700.0 + 2 * 350.0) * p.power_overhead * p.power_frac, 1e-9);
+	r.fits = false;
+	r.tta_s = NAN;
+	model_price_run(&sc, &p, &r, &c);
+	TEST_NEAR(t, c.capex_usd, 874000.0, 1e-12);
+	TEST_CHECK(t, isnan(c.energy_J) && isnan(c.tco_usd) && isnan(c.rent_usd) && c.rent_setup_s == 0,
+		   "no fit: no money (%g %g %g)", c.energy_J, c.tco_usd, c.rent_usd);
+}
+
 int main(void)
 {
 	test_ctx t = {0};
@@ -632,6 +696,7 @@ int main(void)
 	test_breakeven_exact(&t);
 	test_rent_reserved(&t);
 	test_owner(&t);
+	test_price_run(&t);
 	test_cashflow(&t);
 	test_sensitivity(&t);
 	test_sens_words(&t);

@@ -60,10 +60,10 @@ static plan_option opt(const char *sys, const char *gpu, int nodes, int gpn, int
 	w.r.fits = true;
 	w.r.tta_s = w.r.tta_lo_s = w.r.tta_hi_s = tta_s;
 	w.r.ttt_s = w.r.ttt_lo_s = w.r.ttt_hi_s = tta_s - 30;
-	w.r.capex_usd = capex_usd;
-	w.r.rent_usd = rent_usd;
-	w.r.energy_usd = 1.0;
-	w.r.tco_usd = isfinite(capex_usd) ? capex_usd * tta_s / (5 * 365.25 * 86400) + 1.0 : NAN;
+	w.cost.capex_usd = capex_usd;
+	w.cost.rent_usd = rent_usd;
+	w.cost.energy_usd = 1.0;
+	w.cost.tco_usd = isfinite(capex_usd) ? capex_usd * tta_s / (5 * 365.25 * 86400) + 1.0 : NAN;
 	w.r.basis = MODEL_BASIS_ESTIMATE;
 	if (w.sc.batch_per_gpu <= 0)
 		w.sc.batch_per_gpu = 256;
@@ -390,10 +390,10 @@ static void test_buy_rent(test_ctx *t)
 	o.sc.price.ref_rent_usd_gpu_h = 3.0;
 	o.sc.price.ref_rent_gpus = 8;
 	o.sc.price.ref_rent_id = "aws-p5";
-	o.r.energy_J = 10 * 3.6e6; /* 10 kWh */
-	o.r.power_max_W = NAN;
-	o.r.capex_lo_usd = o.r.capex_hi_usd = o.r.capex_usd;
-	model_run_money(&o.sc, &o.r);
+	o.cost.energy_J = 10 * 3.6e6; /* 10 kWh */
+	o.cost.power_max_W = NAN;
+	o.cost.capex_lo_usd = o.cost.capex_hi_usd = o.cost.capex_usd;
+	model_run_money(&o.sc, &o.r, &o.cost);
 	plan_option_judge(&q, &o);
 	plan_answer a;
 	plan_decide(&q, &o, 1, &a);
@@ -404,8 +404,8 @@ static void test_buy_rent(test_ctx *t)
 	TEST_CHECK(t, isfinite(n) && n > 0, "a break-even: %g runs a month", n);
 	/* at the break-even, the owner's cost per run is the rent per run */
 	o.sc.money.runs_per_month = n;
-	model_run_money(&o.sc, &o.r);
-	TEST_NEAR(t, o.r.tco_usd, a.buy_rent.rent_usd_run, 1e-9);
+	model_run_money(&o.sc, &o.r, &o.cost);
+	TEST_NEAR(t, o.cost.tco_usd, a.buy_rent.rent_usd_run, 1e-9);
 	char text[8192];
 	say(&q, &a, 8, text, sizeof text);
 	TEST_CHECK(t, strstr(text, "Buy vs rent (H100): a run costs") && strstr(text, "owned (dgxh100 1x8)") && strstr(text, "runs a month"),
@@ -482,26 +482,26 @@ static void test_deadline_confidence(test_ctx *t)
 static void test_unpriced(test_ctx *t)
 {
 	model_scenario sc;
-	model_result r;
+	model_cost c;
 	char b[200];
 	memset(&sc, 0, sizeof sc);
-	memset(&r, 0, sizeof r);
-	r.capex_usd = 100, r.tco_usd = 1, r.rent_usd = 2, r.rent_gpus = 16;
+	memset(&c, 0, sizeof c);
+	c.capex_usd = 100, c.tco_usd = 1, c.rent_usd = 2, c.rent_gpus = 16;
 	sc.price.rent_usd_gpu_h = 3;
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_CAPEX, &sc, &r) == PLAN_PRICED, "capex priced");
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_PRICED, "rent priced");
-	r.capex_usd = r.tco_usd = NAN;
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_TCO, &sc, &r) == PLAN_NO_PRICE, "tco without a price");
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_CAPEX, &sc, &c) == PLAN_PRICED, "capex priced");
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &c) == PLAN_PRICED, "rent priced");
+	c.capex_usd = c.tco_usd = NAN;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_TCO, &sc, &c) == PLAN_NO_PRICE, "tco without a price");
 	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_PRICE, &sc.price, b, sizeof b), "no purchase price in the database") == 0,
 		   "%s", b);
-	r.rent_usd = NAN;
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_TIME, "a rate, no rent: no time to bill");
+	c.rent_usd = NAN;
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &c) == PLAN_NO_TIME, "a rate, no rent: no time to bill");
 	sc.price.rent_max_gpus = 8;
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_RENT_LIMIT, "16 GPUs over the provider's 8");
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &c) == PLAN_RENT_LIMIT, "16 GPUs over the provider's 8");
 	TEST_CHECK(t, strstr(plan_unpriced_text(PLAN_RENT_LIMIT, &sc.price, b, sizeof b), "at most 8 GPUs") != NULL, "%s", b);
 	sc.price.rent_usd_gpu_h = NAN;
 	sc.price.rent_spot = true;
-	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &r) == PLAN_NO_RATE, "no rate");
+	TEST_CHECK(t, plan_cost_unpriced(PLAN_RENT, &sc, &c) == PLAN_NO_RATE, "no rate");
 	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_NO_RATE, &sc.price, b, sizeof b), "no spot rate in the database") == 0,
 		   "%s", b);
 	TEST_CHECK(t, strcmp(plan_unpriced_text(PLAN_PRICED, &sc.price, b, sizeof b), "") == 0, "priced: no words");

@@ -134,8 +134,8 @@ static const char *constrain(fix *f, plan_option *o, int n, int k)
 	double *v = xmalloc((size_t)n * sizeof(*v)), fastest = INFINITY;
 	int m = 0;
 	for (int i = 0; i < n; i++) {
-		if (isfinite(o[i].r.capex_usd))
-			v[m++] = o[i].r.capex_usd;
+		if (isfinite(o[i].cost.capex_usd))
+			v[m++] = o[i].cost.capex_usd;
 		if (o[i].r.fits && o[i].r.tta_s < fastest)
 			fastest = o[i].r.tta_s;
 	}
@@ -146,8 +146,8 @@ static const char *constrain(fix *f, plan_option *o, int n, int k)
 	if (k == 3) { /* the site's power at the bought options' median peak draw */
 		m = 0;
 		for (int i = 0; i < n; i++)
-			if (isfinite(o[i].r.capex_usd) && isfinite(o[i].r.power_max_W))
-				v[m++] = o[i].r.power_max_W;
+			if (isfinite(o[i].cost.capex_usd) && isfinite(o[i].cost.power_max_W))
+				v[m++] = o[i].cost.power_max_W;
 		qsort(v, (size_t)m, sizeof(*v), by_num);
 		f->q.site_W = m ? v[m / 2] : NAN;
 	}
@@ -299,7 +299,7 @@ static void test_one_axis(test_ctx *t, fix *f)
 	plan_option *o = options(f, NULL, 8, &n);
 	TEST_CHECK(t, o != NULL, "compare --gpus 8");
 	int p = o ? pick_of(f, o, n) : -1;
-	TEST_CHECK(t, p >= 0 && !isfinite(o[p].r.capex_usd), "--gpus 8 --budget 1: a rental");
+	TEST_CHECK(t, p >= 0 && !isfinite(o[p].cost.capex_usd), "--gpus 8 --budget 1: a rental");
 	for (int i = 0; p >= 0 && i < n; i++) /* nothing as fast (its interval over the fastest holds 1) is cheaper */
 		TEST_CHECK(t, !(o[i].ok && o[i].as_fast && o[i].v.run_cost_usd < o[p].v.run_cost_usd),
 			   "--gpus 8 --budget 1: %s is as fast and cheaper a run than the pick %s", o[i].sc.node.system_id,
@@ -313,12 +313,12 @@ static void test_one_axis(test_ctx *t, fix *f)
 	f->q.budget_usd = NAN;
 	double runs = f->s.money.runs_per_month;
 	f->s.money.runs_per_month = 1;
-	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && !isfinite(w.r.capex_usd),
+	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && !isfinite(w.cost.capex_usd),
 		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 1 run a month: the rental");
 	f->s.money.runs_per_month = 6000;
 	double decline = f->s.money.rent_decline;
 	f->s.money.rent_decline = 0; /* today's rate held */
-	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.r.capex_usd),
+	TEST_CHECK(t, pick_option(f, "dgxh100,coreweave-hgx-h100", 64, &w) && isfinite(w.cost.capex_usd),
 		   "dgxh100 against coreweave-hgx-h100 at 64 GPUs, 6,000 runs a month, --rent-decline 0: the purchase");
 	f->s.money.rent_decline = decline;
 	f->s.money.runs_per_month = runs;

@@ -15,10 +15,12 @@
 #include "plan/plan.h"
 #include "test.h"
 
-static void count_row(void *ctx, const model_scenario *sc, const model_result *r, const plan_verdict *v)
+static void count_row(void *ctx, const model_scenario *sc, const model_result *r, const model_cost *c,
+		      const plan_verdict *v)
 {
 	(void)sc;
 	(void)r;
+	(void)c;
 	(void)v;
 	(*(long *)ctx)++;
 }
@@ -86,7 +88,8 @@ static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 	for (long i = 0; i < g.nrows; i++) {
 		model_scenario *sc;
 		model_result r;
-		TEST_CHECK(t, plan_sweep_predict(&g, i, &sc, &r) == 0, "row %ld predicted again", i);
+		model_cost c;
+		TEST_CHECK(t, plan_sweep_predict(&g, i, &sc, &r, &c) == 0, "row %ld predicted again", i);
 		TEST_CHECK(t, sc->nodes == g.rows[i].nodes && r.gpus == g.rows[i].gpus, "row %ld: %d nodes, %d GPUs", i,
 			   sc->nodes, r.gpus);
 		TEST_NEAR(t, r.tta_s, g.rows[i].v.time_s, 1e-12);
@@ -97,8 +100,9 @@ static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 	free(opt);
 	model_scenario wsc;
 	model_result wr;
+	model_cost wc;
 	double flip_x = 0;
-	TEST_CHECK(t, plan_sweep_pick(&g, &wsc, &wr, &flip_x) && wsc.node.system_id && !strcmp(wsc.node.system_id, sys->id),
+	TEST_CHECK(t, plan_sweep_pick(&g, &wsc, &wr, &wc, &flip_x) && wsc.node.system_id && !strcmp(wsc.node.system_id, sys->id),
 		   "a pick on %s", sys->id);
 	TEST_CHECK(t, isnan(flip_x) || (flip_x > 0.25 && flip_x < 1), "the pick rests on %g: NAN or inside the search", flip_x);
 	long counts = plan_sweep_by_gpus(&g);

@@ -315,7 +315,8 @@ static void test_as_model(test_ctx *t)
 	sim_result r;
 	TEST_CHECK(t, sim_run(&sc, &p, &o, &r) == 0, "%s", err_msg());
 	model_result m;
-	sim_result_as_model(&sc, &r, &m);
+	model_cost c;
+	sim_result_as_model(&sc, &r, &m, &c);
 	TEST_CHECK(t, r.tta_s != r.model.tta_s, "jitter left the run at the model's %g s", r.tta_s);
 	TEST_NEAR(t, m.tta_s, r.tta_s, 0);
 	TEST_NEAR(t, m.throughput_img_s, r.throughput_img_s, 0);
@@ -324,10 +325,10 @@ static void test_as_model(test_ctx *t)
 	/* time to train: the simulated run less what the model puts before the clock (start-up, staging) */
 	TEST_NEAR(t, r.tta_s - m.ttt_s, r.model.tta_s - r.model.ttt_s, 1e-9 * r.tta_s);
 	/* energy: the model's average power over the simulated run, and its cost in proportion */
-	TEST_NEAR(t, m.energy_J, r.model.power_W * r.tta_s, 1e-9 * m.energy_J);
-	if (r.model.energy_usd > 0)
-		TEST_NEAR(t, m.energy_usd / r.model.energy_usd, r.tta_s / r.model.tta_s, 1e-9);
-	TEST_NEAR(t, m.power_W, r.model.power_W, 0);
+	TEST_NEAR(t, c.energy_J, r.cost.power_W * r.tta_s, 1e-9 * c.energy_J);
+	if (r.cost.energy_usd > 0)
+		TEST_NEAR(t, c.energy_usd / r.cost.energy_usd, r.tta_s / r.model.tta_s, 1e-9);
+	TEST_NEAR(t, c.power_W, r.cost.power_W, 0);
 }
 
 int main(void)

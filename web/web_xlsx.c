@@ -635,11 +635,12 @@ static void write_refs(xl *x, const plan_option *o, int n, const int *sys_rows, 
 static double value_of(const xl *x, const plan_option *o, const char *key)
 {
 	const model_result *r = &o->r;
+	const model_cost *c = &o->cost;
 	const model_node *n = &o->sc.node;
 	const model_price *pr = &o->sc.price;
 	int per_unit = pr->unit_nodes > 1 ? pr->unit_nodes : 1;
 	double fab[3] = {0, 0, 0};
-	if (r->capex_fabric_usd > 0) /* 0: nothing bought, or a part unpriced (model_money.c prices none then) */
+	if (c->capex_fabric_usd > 0) /* 0: nothing bought, or a part unpriced (model_money.c prices none then) */
 		model_fabric_parts(&o->sc, &fab[0], &fab[1], &fab[2]);
 	struct { const char *key; double v; } v[] = {
 		{"nodes", o->sc.nodes},
@@ -649,9 +650,9 @@ static double value_of(const xl *x, const plan_option *o, const char *key)
 		{"units", model_nodes_bought(&o->sc) / per_unit},
 		{"gpus_node_sold", n->max_gpus_per_node > 0 ? n->max_gpus_per_node : n->gpus_per_node},
 		{"tta_s", r->tta_s},
-		{"energy_kwh", isfinite(r->energy_J) ? r->energy_J / 3.6e6 : 0.0},
-		{"power_max_kw", isfinite(r->power_max_W) ? r->power_max_W / 1e3 : 0.0},
-		{"rent_gpus", r->rent_gpus},
+		{"energy_kwh", isfinite(c->energy_J) ? c->energy_J / 3.6e6 : 0.0},
+		{"power_max_kw", isfinite(c->power_max_W) ? c->power_max_W / 1e3 : 0.0},
+		{"rent_gpus", c->rent_gpus},
 		{"fabric_switches", fab[0]},
 		{"fabric_links", fab[1]},
 		{"fabric_nic_ports", fab[2]},
