@@ -1,8 +1,9 @@
 /* model_money.c: what a run costs - the cluster bought (servers, network, storage), what owning it costs
  * a run (capex share, support, facility, energy at the meter at a stated utilisation), rent as the clouds
  * bill it, the break-even against renting, and the ranges of all of these from the prices' ranges.
- * Pure arithmetic on model_price (plan_resolve copies it from hwdb); every default cites its
- * source, and docs/prices.md explains the choices.
+ * model_price_run prices a prediction (model_result's times) into model_cost; pure arithmetic on model_price
+ * (plan_resolve copies it from hwdb) and model_money; every default cites its source, and docs/prices.md
+ * explains the choices.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "model/model_internal.h"
