@@ -197,8 +197,8 @@ enum { MODEL_MAX_BUCKETS = 128, MODEL_MAX_MEASURED = 16 };
 #define MODEL_STR_(x) #x
 #define MODEL_MONTH_S (365.25 * 86400.0 / 12.0) /* a month of wall clock: a Julian year / 12 */
 
-/* The node's hardware as flat numbers, what the time model reads (filled from hwdb by plan_resolve, or by hand in
- * tests); its prices and terms are model_price. */
+/* The node's hardware as flat numbers: what the time model reads, and the power its energy is priced from
+ * (filled from hwdb by plan_resolve, or by hand in tests); its prices and terms are model_price. */
 typedef struct model_node {
 	const char *system_id;   /* for output; "custom" when none */
 	const char *storage_id;  /* for output: where the data set lives; NULL = the nodes' drives */
