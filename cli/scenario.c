@@ -274,7 +274,7 @@ static int scen_table_run(cli_scen *s, cli_opt *t)
 		CLI_O_DBL("images", &p->images, 1, 1e12, "a number of images 1..1e12",
 			  "  --images N             training images per epoch (default "
 			  MODEL_STR(MODEL_IMAGENET_TRAIN_IMAGES) ", ImageNet-1k)\n"),
-		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"),
+		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default " MODEL_STR(MODEL_MLPERF_TARGET_TOP1) ", the curve's; others need --epochs)\n"),
 		CLI_O_CALL("measured-epochs", opt_measured_epochs, s,
 			   "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
 			   "                         scaled through that point for every batch (a fixed --epochs does not move)\n"),
