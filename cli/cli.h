@@ -246,12 +246,6 @@ typedef struct cli_ask {
 int cli_ask_opts(cli_ask *a, cli_opt *t);
 void cli_ask_help(FILE *out, bool allow_grid);
 
-/* "ngc-mlperf (gpu decode, staged)" for tables; "default (cpu decode)" without a stack. Returns buf. */
-char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B);
-
-/* Whether sc is the placement pick_sc (NULL: none): the same system, nodes, GPUs per node and batch. */
-bool cli_is_pick(const model_scenario *sc, const model_scenario *pick_sc);
-
 void cli_scen_init(cli_scen *s, const char *cmd);
 void cli_scen_free(cli_scen *s);
 /* The shared options' table bound to s (its entries store into s), in --help's order, into
@@ -286,17 +280,10 @@ void cli_params_print(FILE *out, const model_params *p);
 	"                  its status\n"
 int cli_candidates(cli_scen *s, const char *cmd, const char *systems, const plan_question *q, const hw_system **cand,
 		   int max, int *n);
-/* The CSV of judged options (compare, sweep, report): predict's columns, then meets, fails, over_budget_usd,
- * late_s, idle_gpus, ttt_ratio, ttt_ratio_lo, ttt_ratio_hi, tta_ratio, tta_ratio_lo, tta_ratio_hi (this row's
- * time over the pick's, pick_sc and pick_r, with the 90% interval of that ratio: model_ratio; empty without a
- * pick), deadline_p (the probability of meeting --deadline: plan_deadline_p), then stack. */
 /* text to out with each line longer than 200 characters broken at blanks, continued 4 deeper than it starts. */
 void cli_print_wrapped(FILE *out, const char *text);
 /* The answer (plan_answer_write) to stdout: "answer{label}: " before its first line; its labelled lines after. */
 void cli_print_answer(const char *label, const plan_question *q, const plan_answer *a, long gpus);
-void cli_option_csv_header(csvw *w);
-void cli_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
-			const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
 /* plan_placements for the options in s (message printed on failure): EXIT_OK or EXIT_INPUT. */
 int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const hw_system *const *cand, int ncand,
 		   long gpus, plan_option **rows, int *nrows, int *cap, int *skipped_net, int *skipped_whole);
@@ -304,8 +291,6 @@ int cli_placements(cli_scen *s, const char *cmd, const plan_question *q, const h
  * no rate for more (16 GPUs here)", "dgxh100 has no on-demand rental rate in the database"), written into buf;
  * NULL where it has one. What a "-" in a table or a missing line stands for. */
 char *cli_why_unpriced(const model_scenario *sc, const model_result *r, plan_cost c, char *buf, size_t len_B);
-/* The reasons of every "-" in rows' capex, tco/run and rent/run columns, one line each, no line twice. */
-void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows);
 /* cli/optcheck.c: checks across options, each printing "scaleplan CMD: ..." and returning an exit code. */
 /* nodes x gpus_per_node within CLI_MAX_GPUS: EXIT_OK, else EXIT_INPUT with both named. */
 int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node);
@@ -320,8 +305,6 @@ int cli_check_out(const char *cmd, const char *opt, const char *path, bool folde
 int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b, bool has_b);
 /* --runs-per-month more than fit a month of wall clock at tta_s per run (the fastest option's): */
 int cli_check_runs_fit(const char *cmd, const model_money *m, double tta_s);
-/* "75.9% top-1" or "70.0% top-1 in 20 epochs (--epochs)": what a header says the run trains to. */
-char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B);
 /* "scaleplan CMD: no candidate system can hold N GPUs: K placements over several nodes need a network ...; M
  * systems have another node size (--partial-nodes ...)": why no placement was left. Returns EXIT_INPUT. */
 int cli_no_placement(const char *cmd, long gpus, int skipped_net, int skipped_whole);

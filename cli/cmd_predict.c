@@ -185,7 +185,7 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 	       n->system_id, n->gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", n->gpus_per_node,
 	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
 	       model_precision_name(sc->precision), model_data_name(sc->data));
-	fprintf(out, "  stack              %s\n", cli_stack_label(sc, st, sizeof st));
+	fprintf(out, "  stack              %s\n", plan_stack_label(sc, st, sizeof st));
 	if (n->storage_id && isinf(n->storage_Bps))
 		fprintf(out, "  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
 		       n->storage_link_Bps / 1e9, s->spec.storage_id ? "" : " (the system's; --storage ID takes one as it is)");

@@ -228,7 +228,7 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("scaleplan sim: %s (%s), %d node%s x %d GPUs = %d GPUs, batch %d/GPU (global %d), %s\n",
 	       sc->node.system_id, sc->node.gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", sc->node.gpus_per_node,
 	       r->gpus, sc->batch_per_gpu, r->global_batch, model_precision_name(sc->precision));
-	printf("  stack              %s\n", cli_stack_label(sc, d1, sizeof d1));
+	printf("  stack              %s\n", plan_stack_label(sc, d1, sizeof d1));
 	printf("  settings           %s, contention %s, warm-up %s, jitter %g, slow steps %g x%g, seed %lu, %d run%s\n",
 	       o->detail ? "every iteration layer by layer" : "bucket recurrence", o->contention ? "on" : "off", o->warmup ? "on" : "off", o->jitter, o->slow_prob, o->slow_factor, o->seed,
 	       r->runs, r->runs > 1 ? "s" : "");
