@@ -70,6 +70,8 @@ struct cli_opt {
 #define CLI_O_ENUM(n, d, c, w, h) {.kind = CLI_OPT_ENUM, .name = (n), .dest = (d), .choices = (c), .want = (w), .help = (h)}
 #define CLI_O_ONOFF(n, d, h) {.kind = CLI_OPT_ONOFF, .name = (n), .dest = (d), .want = "on or off", .help = (h)}
 #define CLI_O_CALL(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h)}
+/* a CALL option with what a bad value's message expects (the function says it with cli_opt_bad) */
+#define CLI_O_CALLW(n, f, c, w, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .want = (w), .help = (h)}
 /* an option that may be given more than once, each adding (--param, --measured) */
 #define CLI_O_CALLS(n, f, c, h) {.kind = CLI_OPT_CALL, .name = (n), .fn = (f), .ctx = (c), .help = (h), .repeatable = true}
 #define CLI_O_HELP {.kind = CLI_OPT_HELP, .name = "help", .short_name = 'h'}
@@ -101,6 +103,9 @@ typedef struct cli_parse {
  * given twice and not .repeatable (both values named), or two options that answer one question: opt.c's
  * cli_opt_conflicts). */
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
+/* A CALL option's bad value, in the one message of every bad value: "scaleplan CMD: --NAME 'ARG': expected WANT"
+ * (o->want). Returns -1, what the CALL function returns. */
+int cli_opt_bad(const char *cmd, const cli_opt *o, const char *arg);
 /* Prints the help text of table's entries, leaving out the options named in omit ("nodes,global-batch"). */
 void cli_opt_help(FILE *out, const cli_opt *table, const char *omit);
 /* Copies table's options into opts[from..max) (what getopt knows of them: report's page reads its command

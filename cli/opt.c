@@ -40,6 +40,11 @@ static int bad_value(const char *cmd, bool got_style, const cli_opt *o, const ch
 	return -1;
 }
 
+int cli_opt_bad(const char *cmd, const cli_opt *o, const char *arg)
+{
+	return bad_value(cmd, false, o, arg);
+}
+
 int cli_parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;

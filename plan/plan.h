@@ -502,5 +502,9 @@ void plan_option_csv_row(struct csvw *w, const plan_question *q, const model_sce
 const char *plan_power_basis(const model_scenario *sc, const model_result *r);
 /* JSON object of one prediction (no trailing newline). */
 void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r);
+/* The figures of the run itself (GPUs, global batch, throughput, the step's parts, bottleneck, epochs, epoch and
+ * run times) as compact JSON members, each followed by a comma: what sim's "sim" object gives again as simulated,
+ * before its own. */
+void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *r);
 
 #endif

@@ -84,20 +84,26 @@ static double o_run_cost(const void *p) { return OR(p)->v->run_cost_usd; }
 #define INT(name, unit, get) {name, unit, COL_INT, 0, get, NULL, 0}
 #define BOOL(name, get) {name, "1 = yes", COL_BOOL, 0, get, NULL, 0}
 #define TEXT(name, unit, get) {name, unit, COL_TEXT, 0, NULL, get, 0}
+/* A figure of the run itself, which a simulation gives again (sim's JSON "sim" object, plan_row_json_run): this
+ * table's own bit of out_col.only beside COL_CSV and COL_JSON (common/cols.c reads only those two). */
+enum { ROW_RUN = 4 };
+#define RUN_NUM(f, unit, d) {#f, unit, COL_NUM, d, r_##f, NULL, COL_CSV | COL_JSON | ROW_RUN}
+#define RUN_INT(f, unit) {#f, unit, COL_INT, 0, r_##f, NULL, COL_CSV | COL_JSON | ROW_RUN}
 
 /* The columns, in the order every format writes them: those of docs/design.md first, the extras after (sim
  * appends its own after the first block, CELLS_END), the basis and intervals, money (docs/prices.md), stack
  * last (columns added later go before it: readers keep their positions); staged in JSON only. */
 static const out_col cols[] = {
 	TEXT("system", "systems.csv id", t_system), TEXT("gpu", "gpus.csv id", t_gpu), INT("nodes", "", g_nodes),
-	INT("gpus_per_node", "", g_gpn), INT("gpus", "", r_gpus), INT("batch_per_gpu", "images", g_batch),
-	INT("global_batch", "images", r_global_batch), TEXT("precision", "bf16, fp16, ...", t_prec),
-	RNUM(throughput_img_s, "img/s", 6), RNUM(per_gpu_img_s, "img/s", 6), RNUM(scaling_eff, "0-1", 4),
-	RNUM(iter_s, "s", 6), RNUM(compute_s, "s", 6), RNUM(comm_s, "s", 6), RNUM(comm_exposed_s, "s", 6),
-	RNUM(data_s, "s", 6), RNUM(io_s, "s", 6), TEXT("bottleneck", "compute, comm, data, io, memory", t_bottleneck),
-	RNUM(epochs, "epochs", 4), RNUM(epoch_s, "s", 6), RNUM(tta_s, "s", 6), RNUM(ttt_s, "s", 6),
+	INT("gpus_per_node", "", g_gpn), RUN_INT(gpus, ""), INT("batch_per_gpu", "images", g_batch),
+	RUN_INT(global_batch, "images"), TEXT("precision", "bf16, fp16, ...", t_prec),
+	RUN_NUM(throughput_img_s, "img/s", 6), RUN_NUM(per_gpu_img_s, "img/s", 6), RUN_NUM(scaling_eff, "0-1", 4),
+	RUN_NUM(iter_s, "s", 6), RUN_NUM(compute_s, "s", 6), RUN_NUM(comm_s, "s", 6), RUN_NUM(comm_exposed_s, "s", 6),
+	RUN_NUM(data_s, "s", 6), RUN_NUM(io_s, "s", 6),
+	{"bottleneck", "compute, comm, data, io, memory", COL_TEXT, 0, NULL, t_bottleneck, COL_CSV | COL_JSON | ROW_RUN},
+	RUN_NUM(epochs, "epochs", 4), RUN_NUM(epoch_s, "s", 6), RUN_NUM(tta_s, "s", 6), RNUM(ttt_s, "s", 6),
 	/* extras */
-	RNUM(first_epoch_s, "s", 6), RNUM(eval_s, "s", 6), RNUM(startup_s, "s", 6), RNUM(staging_s, "s", 6),
+	RUN_NUM(first_epoch_s, "s", 6), RNUM(eval_s, "s", 6), RNUM(startup_s, "s", 6), RNUM(staging_s, "s", 6),
 	RNUM(boundary_s, "s", 6), RNUM(warmup_s, "s", 6), TEXT("data", "data path", t_data), BOOL("fits", r_fits),
 	RNUM(mem_per_gpu_B, "B", 6), RNUM(capex_usd, "USD", 8), RNUM(power_W, "W", 6), RNUM(energy_J, "J", 6),
 	NUM("compute_cal", "x", 6, g_compute_cal), RNUM(energy_usd, "USD", 6), RNUM(rent_usd, "USD", 8),
@@ -222,4 +228,17 @@ void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r)
 	col_json_members(out, cols, JUDGED, &in, true, false);
 	col_json_members(out, cols + STACK, NCOLS - STACK, &in, false, false);
 	fputc('}', out);
+}
+
+void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *r)
+{
+	out_col run[NCOLS];
+	int n = 0;
+	for (int i = 0; i < NCOLS; i++)
+		if (cols[i].only & ROW_RUN) {
+			run[n] = cols[i];
+			run[n++].only = 0;
+		}
+	row_in in = {.sc = sc, .r = r};
+	col_json_members(out, run, n, &in, true, true);
 }
