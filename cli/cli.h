@@ -190,8 +190,9 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 int cli_parse_int_list(const char *cmd, const char *what, const char *arg, int *out, int max, int *n);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
-/* What the epochs rest on, as predict and sim print it (cli/cmd_predict.c): " (EXTRAPOLATED: the global batch is above the largest
- * measured convergence point)", " (--epochs)", " (MLPerf convergence curve at this global batch)" ... */
+/* What the epochs rest on, as predict and sim print it (cli/cmd_predict.c): " (EXTRAPOLATED: the global batch
+ * is above the largest measured convergence point)", " (--epochs)", " (MLPerf convergence curve at this global
+ * batch)" ... */
 const char *cli_epochs_note(const model_scenario *sc, const model_result *r);
 
 /* ---- the buyer's question (cli/ask.c): compare, report and sweep ----
