@@ -63,7 +63,8 @@ typedef enum cli_opt_kind {
 	CLI_OPT_DOUBLE,  /* double *dest: a finite number in [lo, hi] (open_lo/open_hi: that end excluded) */
 	CLI_OPT_ENUM,    /* const char **dest = the one of choices[] given */
 	CLI_OPT_ONOFF,   /* bool *dest: on or off */
-	CLI_OPT_CALL,    /* fn(ctx, opt, arg): 0 taken, -1 bad (fn printed why; cli_opt_bad helps) */
+	CLI_OPT_CALL,    /* fn(ctx, opt, arg): 0 taken, 1 taken and done (it printed what was asked, as --help),
+			  * -1 bad (fn printed why; cli_opt_bad helps) */
 	CLI_OPT_HELP,    /* --help: p->usage(stdout), done */
 } cli_opt_kind;
 
@@ -159,6 +160,7 @@ typedef struct cli_scen {
 	int nparams_set;
 	const char *profile;       /* --profile FILE (calibrate's output) */
 	const char *columns;       /* --columns LIST: the columns of a table of rows or CSV (NULL: the default) */
+	void (*columns_help)(FILE *out); /* what --columns help prints: the command's CSV columns (NULL: it has none) */
 	/* after cli_scen_load */
 	hw_db db;
 	bool loaded;
@@ -188,6 +190,10 @@ int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, mode
 /* Parses "a,b,c" or "a-b" (inclusive) or "a-b:step" into ints, each value once; EXIT_OK or EXIT_INPUT with
  * "scaleplan CMD: WHAT ..." printed. */
 int cli_parse_int_list(const char *cmd, const char *what, const char *arg, int *out, int max, int *n);
+/* --columns help of predict (its CSV columns) and of compare, sweep and report (the judged options'), each
+ * with its unit or meaning, in order, from plan/plan_row.c's table. */
+void cli_columns_predict(FILE *out);
+void cli_columns_judged(FILE *out);
 /* Prints the model parameters (name, value, default, unit, source) for --params. */
 void cli_params_print(FILE *out, const model_params *p);
 /* What the epochs rest on, as predict and sim print it (cli/cmd_predict.c): " (EXTRAPOLATED: the global batch

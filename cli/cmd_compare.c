@@ -323,6 +323,7 @@ int cmd_compare(int argc, char **argv)
 	c->co.format = "table";
 	plan_question_init(&c->q);
 	cli_scen_init(&c->s, "compare");
+	c->s.columns_help = cli_columns_judged;
 	int rc = cmp_parse(c, argc, argv, &done);
 	if (rc || done || (rc = cmp_place(c)))
 		goto out;

@@ -302,6 +302,7 @@ int cmd_predict(int argc, char **argv)
 	int rc;
 
 	cli_scen_init(&s, "predict");
+	s.columns_help = cli_columns_predict;
 	cli_scen_opts(&s, scen);
 	predict_table(&po, own);
 	cli_parse p = {.cmd = "predict", .tables = {scen, own}, .usage = predict_usage, .max_args = 0};

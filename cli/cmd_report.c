@@ -290,6 +290,7 @@ int cmd_report(int argc, char **argv)
 	rep_input in = {0};
 	plan_question_init(&r->q);
 	cli_scen_init(&r->s, "report");
+	r->s.columns_help = cli_columns_judged; /* placements.csv's */
 	int rc = report_parse(r, argc, argv);
 	if (rc == EXIT_OK && intr_install()) {
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());

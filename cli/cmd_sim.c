@@ -136,6 +136,22 @@ static const out_col sim_cols[] = {
 };
 enum { SIM_NCOLS = sizeof(sim_cols) / sizeof(sim_cols[0]) };
 
+/* --columns help: predict's columns up to the basis (the simulated figures), sim's own, then stack. */
+static void columns_help(FILE *out)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_row_columns_text(PLAN_ROW_FIRST, &b);
+	fprintf(out, "sim's CSV columns, in order (name, then its unit or meaning):\n%s", b.s);
+	for (int i = 0; i < SIM_NCOLS; i++)
+		if ((!sim_cols[i].only || (sim_cols[i].only & COL_CSV)) && *sim_cols[i].unit)
+			fprintf(out, "  %-26s %s\n", sim_cols[i].name, sim_cols[i].unit);
+		else if (!sim_cols[i].only || (sim_cols[i].only & COL_CSV))
+			fprintf(out, "  %s\n", sim_cols[i].name);
+	fprintf(out, "  %-26s %s\n", "stack", "stacks.csv id");
+	strbuf_free(&b);
+}
+
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
 	model_result m;
@@ -322,6 +338,7 @@ int cmd_sim(int argc, char **argv)
 	cli_opt scen[CLI_SCEN_NOPTS], own[SIM_NOPTS];
 
 	cli_scen_init(&s, "sim");
+	s.columns_help = columns_help;
 	cli_scen_opts(&s, scen);
 	sim_table(&c, own);
 	cli_parse p = {.cmd = "sim", .tables = {scen, own}, .usage = sim_usage, .max_args = 0};

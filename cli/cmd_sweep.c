@@ -432,6 +432,7 @@ int cmd_sweep(int argc, char **argv)
 
 	plan_question_init(&o.q);
 	cli_scen_init(&o.s, "sweep");
+	o.s.columns_help = cli_columns_judged;
 	o.nodes = xmalloc(SW_MAXLIST * sizeof(int));
 	o.batches = xmalloc(SW_MAXLIST * sizeof(int));
 	o.gpns = xmalloc(1024 * sizeof(int));

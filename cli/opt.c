@@ -260,8 +260,13 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 			p->done = true;
 			goto out;
 		}
-		if (note_given(p, given, &ngiven, o, optarg) || opt_apply(p->cmd, p->got_style, o, optarg)) {
+		int arc = note_given(p, given, &ngiven, o, optarg) ? -1 : opt_apply(p->cmd, p->got_style, o, optarg);
+		if (arc < 0) {
 			rc = EXIT_INPUT;
+			goto out;
+		}
+		if (arc > 0) { /* it printed what was asked (--columns help): nothing more to do, as after --help */
+			p->done = true;
 			goto out;
 		}
 	}

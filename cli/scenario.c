@@ -226,6 +226,42 @@ static int money_opts(cli_scen *s, cli_opt *t)
 	return k;
 }
 
+/* --columns LIST, or `help`: the command's CSV columns listed (s->columns_help), and nothing more done. */
+static int opt_columns(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	(void)o;
+	if (strcmp(arg, "help") != 0) {
+		s->columns = arg;
+		return 0;
+	}
+	if (!s->columns_help) {
+		fprintf(stderr, "scaleplan %s: --columns help: this command writes no CSV\n", s->cmd);
+		return -1;
+	}
+	s->columns_help(stdout);
+	return 1;
+}
+
+static void columns_print(FILE *out, plan_row_set set, const char *what)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_row_columns_text(set, &b);
+	fprintf(out, "%s, in order (name, then its unit or meaning):\n%s", what, b.s);
+	strbuf_free(&b);
+}
+
+void cli_columns_predict(FILE *out)
+{
+	columns_print(out, PLAN_ROW_PREDICT, "predict's CSV columns");
+}
+
+void cli_columns_judged(FILE *out)
+{
+	columns_print(out, PLAN_ROW_JUDGED, "The CSV columns of compare, sweep and report's placements.csv");
+}
+
 static int opt_param(void *ctx, const cli_opt *o, const char *arg)
 {
 	cli_scen *s = ctx;
@@ -299,10 +335,11 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
-		CLI_O_STR("columns", &s->columns,
-			  "  --columns LIST         the columns of a table of rows, a CSV or predict's JSON, by their CSV names, in order\n"
-			  "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
-			  "                         every CSV column, and a compare table within 200 characters a line)\n"),
+		CLI_O_CALL("columns", opt_columns, s,
+			   "  --columns LIST         the columns of a table of rows, a CSV or predict's JSON, by their CSV names, in order\n"
+			   "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
+			   "                         every CSV column, and a compare table within 200 characters a line; 'help':\n"
+			   "                         the CSV's columns with their units)\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
 		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate; buy vs\n"
 							  "                         rent weighs a term against the same term\n"),

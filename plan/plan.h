@@ -497,6 +497,10 @@ void plan_row_csv_cells(struct csvw *w, const model_scenario *sc, const model_re
 void plan_option_csv_header(struct csvw *w);
 void plan_option_csv_row(struct csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
 			 const plan_verdict *v, const model_scenario *pick_sc, const model_result *pick_r);
+/* The columns a CSV of rows writes, one line each ("  tta_s   s"): their names in order with their units or
+ * meanings, from the table that writes them (--columns help). PLAN_ROW_FIRST: those sim writes before its own. */
+typedef enum plan_row_set { PLAN_ROW_PREDICT, PLAN_ROW_JUDGED, PLAN_ROW_FIRST } plan_row_set;
+void plan_row_columns_text(plan_row_set set, struct strbuf *out);
 /* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
  * the model summed TDPs, "" without power. */
 const char *plan_power_basis(const model_scenario *sc, const model_result *r);

@@ -242,3 +242,17 @@ void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *
 	row_in in = {.sc = sc, .r = r};
 	col_json_members(out, run, n, &in, true, true);
 }
+
+void plan_row_columns_text(plan_row_set set, strbuf *out)
+{
+	for (int i = 0; i < NCOLS; i++) {
+		bool judged = i >= JUDGED && i < STACK;
+		if ((cols[i].only && !(cols[i].only & COL_CSV)) || (set == PLAN_ROW_PREDICT && judged) ||
+		    (set == PLAN_ROW_FIRST && i >= CELLS_END))
+			continue;
+		if (*cols[i].unit)
+			strbuf_addf(out, "  %-26s %s\n", cols[i].name, cols[i].unit);
+		else
+			strbuf_addf(out, "  %s\n", cols[i].name);
+	}
+}
