@@ -355,7 +355,7 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		char b1[48], b2[48];
 		if (fold[i] >= 0)
 			continue;
-		tab_cell(&t, w == a.winner ? "%d answer" : "%d", i + 1);
+		tab_cell(&t, w->v.pick ? "%d answer" : "%d", i + 1);
 		strbuf sys;
 		strbuf_init(&sys);
 		strbuf_addf(&sys, "%s", w->sc.node.system_id);
