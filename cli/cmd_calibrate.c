@@ -80,7 +80,7 @@ static void cal_table(cal_cli *c, cli_opt *t)
 			  "                    non-throughput points are kept unless the field is kind/source/file/machine\n"),
 		CLI_O_STR("prior", &c->prior, "  --prior PROFILE   start from a profile's values (its parameters are the priors)\n"),
 		{.kind = CLI_OPT_DOUBLE, .name = "target-top1", .dest = &c->target, .lo = 0, .hi = 1, .open_lo = true,
-		 .want = "a fraction in (0, 1]", .help = "  --target-top1 A   quality target for MLLOG logs (default 0.759)\n"},
+		 .want = "a fraction in (0, 1]", .help = "  --target-top1 A   quality target for MLLOG logs (default " MODEL_STR(MODEL_MLPERF_TARGET_TOP1) ")\n"},
 		CLI_O_FLAG("strict", &c->strict,
 			   "  --strict          a malformed row or log line is fatal (default: reported with file:line, skipped)\n"),
 		{.kind = CLI_OPT_STRING, .name = "out", .short_name = 'o', .dest = &c->out,

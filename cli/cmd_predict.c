@@ -188,7 +188,7 @@ static void print_table(FILE *out, const model_scenario *sc, const model_result 
 	       n->system_id, n->gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", n->gpus_per_node,
 	       n->gpus_per_node > 1 ? "s" : "", r->gpus, sc->batch_per_gpu, r->global_batch,
 	       model_precision_name(sc->precision), model_data_name(sc->data));
-	fprintf(out, "  stack              %s\n", cli_stack_label(sc, st, sizeof st));
+	fprintf(out, "  stack              %s\n", plan_stack_label(sc, st, sizeof st));
 	if (n->storage_id && isinf(n->storage_Bps))
 		fprintf(out, "  storage            %s, grows with the cluster, %.1f GB/s per node%s\n", n->storage_id,
 		       n->storage_link_Bps / 1e9, s->spec.storage_id ? "" : " (the system's; --storage ID takes one as it is)");
@@ -296,6 +296,44 @@ static int print_json_columns(const model_scenario *sc, const model_result *r, c
 	return rc;
 }
 
+/* The prediction on stdout as --format asks: the CSV (--columns picks), the JSON object, or the table of lines
+ * wrapped within 200 characters. EXIT_OK, or the exit code with the message printed. */
+static int predict_print(const char *format, const cli_scen *s, const model_scenario *sc, const model_result *r,
+			 const model_cost *cost)
+{
+	int rc = EXIT_OK;
+	if (strcmp(format, "csv") == 0) {
+		csvw *w = csvw_stream(stdout);
+		if (s->columns && strcmp(s->columns, "all") != 0)
+			csvw_select(w, s->columns);
+		plan_row_csv_header(w);
+		plan_row_csv(w, sc, r, cost);
+		int crc = csvw_close(w);
+		if (crc) {
+			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
+			rc = crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
+		}
+	} else if (strcmp(format, "json") == 0 && s->columns && strcmp(s->columns, "all") != 0) {
+		rc = print_json_columns(sc, r, cost, s->columns);
+	} else if (strcmp(format, "json") == 0) {
+		plan_row_json(stdout, sc, r, cost);
+		fputc('\n', stdout);
+	} else {
+		char *text = NULL;
+		size_t len_B = 0;
+		FILE *m = open_memstream(&text, &len_B);
+		if (!m) {
+			fprintf(stderr, "scaleplan predict: out of memory\n");
+			return EXIT_ENV;
+		}
+		print_table(m, sc, r, cost, s);
+		fclose(m);
+		cli_print_wrapped(stdout, text); /* lines within 200 characters, as compare's */
+		free(text);
+	}
+	return rc;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	cli_scen s;
@@ -307,6 +345,7 @@ int cmd_predict(int argc, char **argv)
 	int rc;
 
 	cli_scen_init(&s, "predict");
+	s.columns_help = cli_columns_predict;
 	cli_scen_opts(&s, scen);
 	predict_table(&po, own);
 	cli_parse p = {.cmd = "predict", .tables = {scen, own}, .usage = predict_usage, .max_args = 0};
@@ -346,36 +385,7 @@ int cmd_predict(int argc, char **argv)
 	if (rc)
 		goto out;
 	model_price_run(&sc, &s.params, &r, &cost);
-	if (strcmp(format, "csv") == 0) {
-		csvw *w = csvw_stream(stdout);
-		if (s.columns && strcmp(s.columns, "all") != 0)
-			csvw_select(w, s.columns);
-		plan_row_csv_header(w);
-		plan_row_csv(w, &sc, &r, &cost);
-		int crc = csvw_close(w);
-		if (crc) {
-			fprintf(stderr, "scaleplan predict: %s\n", err_msg());
-			rc = crc == ERR_INPUT ? EXIT_INPUT : EXIT_ENV;
-		}
-	} else if (strcmp(format, "json") == 0 && s.columns && strcmp(s.columns, "all") != 0) {
-		rc = print_json_columns(&sc, &r, &cost, s.columns);
-	} else if (strcmp(format, "json") == 0) {
-		plan_row_json(stdout, &sc, &r, &cost);
-		fputc('\n', stdout);
-	} else {
-		char *text = NULL;
-		size_t len_B = 0;
-		FILE *m = open_memstream(&text, &len_B);
-		if (!m) {
-			fprintf(stderr, "scaleplan predict: out of memory\n");
-			rc = EXIT_ENV;
-			goto out;
-		}
-		print_table(m, &sc, &r, &cost, &s);
-		fclose(m);
-		cli_print_wrapped(stdout, text); /* lines within 200 characters, as compare's */
-		free(text);
-	}
+	rc = predict_print(format, &s, &sc, &r, &cost);
 out:
 	cli_scen_free(&s);
 	return rc;

@@ -216,7 +216,7 @@ static int report_placements_csv(report_run *r)
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());
 		return EXIT_ENV;
 	}
-	cli_option_csv_header(w);
+	plan_option_csv_header(w);
 	for (int k = 0; k < r->ro.ngpus; k++) {
 		plan_answer a;
 		const rep_group *g = &r->g[k];
@@ -226,8 +226,8 @@ static int report_placements_csv(report_run *r)
 		if (a.winner)
 			r->rows[a.winner - r->rows].v.flip_speed_x = flip.speed_x;
 		for (int i = g->first; i < g->first + g->n; i++)
-			cli_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].cost, &r->rows[i].v,
-					   a.winner ? &a.winner->sc : NULL, a.winner ? &a.winner->r : NULL);
+			plan_option_csv_row(w, &r->q, &r->rows[i].sc, &r->rows[i].r, &r->rows[i].cost, &r->rows[i].v,
+					    a.winner ? &a.winner->sc : NULL, a.winner ? &a.winner->r : NULL);
 	}
 	int crc = csvw_close(w);
 	if (stopped(&rc)) /* a signal during the write: the writer refused to rename; say so as everywhere */
@@ -290,6 +290,7 @@ int cmd_report(int argc, char **argv)
 	rep_input in = {0};
 	plan_question_init(&r->q);
 	cli_scen_init(&r->s, "report");
+	r->s.columns_help = cli_columns_judged; /* placements.csv's */
 	int rc = report_parse(r, argc, argv);
 	if (rc == EXIT_OK && intr_install()) {
 		fprintf(stderr, "scaleplan report: %s\n", err_msg());

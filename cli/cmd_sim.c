@@ -4,7 +4,6 @@
  */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,11 @@
 
 /* The largest --jitter (lognormal sigma of a GPU's step): at 1 a step varies by e = 2.7x around its median,
  * far beyond the stragglers the model knows (straggler_cv 0.015, model_params.c); at 100 the simulated
- * throughput was 0 and at 1000 NaN. */
+ * throughput was 0 and at 1000 NaN. The message of a value outside [0, SIM_JITTER_MAX] says so. */
 #define SIM_JITTER_MAX 1.0
+#define SIM_JITTER_WANT \
+	"a lognormal sigma in [0, 1] (1 lets one GPU's step run e^1 = 2.7x slower or faster than its median, already " \
+	"beyond any straggler seen; larger values overflow the simulated times)"
 
 /* sim's own settings as the options give them (the shared ones are cli_scen's). */
 typedef struct sim_cli {
@@ -26,63 +28,19 @@ typedef struct sim_cli {
 	bool contention, warmup, replay, detail, window_given;
 } sim_cli;
 
-static int parse_long(const char *opt, const char *arg, long lo, long hi, long *out)
-{
-	if (!cli_parse_long(arg, lo, hi, out))
-		return 0;
-	fprintf(stderr, "scaleplan sim: %s '%s': expected a whole number from %ld to %ld\n", opt, arg, lo, hi);
-	return -1;
-}
-
-/* A number >= 0 (the message of sim's numbers) up to hi, else why_hi's message for one above hi. */
-static int parse_upto(const char *opt, const char *arg, double hi, double *out)
-{
-	if (cli_parse_double(arg, 0, INFINITY, out)) {
-		fprintf(stderr, "scaleplan sim: --%s '%s': expected a number >= 0\n", opt, arg);
-		return -1;
-	}
-	if (*out <= hi)
-		return 0;
-	if (strcmp(opt, "jitter") == 0)
-		fprintf(stderr, "scaleplan sim: --jitter '%s': expected a lognormal sigma in [0, %g] (%g lets one "
-				"GPU's step run e^%g = %.1fx slower or faster than its median, already beyond any "
-				"straggler seen; larger values overflow the simulated times)\n", arg,
-			SIM_JITTER_MAX, SIM_JITTER_MAX, SIM_JITTER_MAX, exp(SIM_JITTER_MAX));
-	else
-		fprintf(stderr, "scaleplan sim: --%s '%s': expected a probability in [0, %g]\n", opt, arg, hi);
-	return -1;
-}
-
-static int opt_jitter(void *ctx, const cli_opt *o, const char *arg)
-{
-	return parse_upto(o->name, arg, SIM_JITTER_MAX, &((sim_cli *)ctx)->jitter);
-}
-
-static int opt_slow_prob(void *ctx, const cli_opt *o, const char *arg)
-{
-	return parse_upto(o->name, arg, 1, &((sim_cli *)ctx)->slow_prob);
-}
-
+/* --trace-window A:B, both whole iterations counted from 1, A <= B; ctx is the sim_cli. */
 static int opt_window(void *ctx, const cli_opt *o, const char *arg)
 {
 	sim_cli *c = ctx;
 	char buf[64];
 	const char *colon = strchr(arg, ':');
-	(void)o;
 	c->window_given = true;
-	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof buf) {
-		fprintf(stderr, "scaleplan sim: --trace-window '%s': expected A:B (iterations, from 1)\n", arg);
-		return -1;
-	}
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof buf)
+		return cli_opt_bad("sim", o, arg);
 	memcpy(buf, arg, (size_t)(colon - arg));
 	buf[colon - arg] = 0;
-	if (parse_long("--trace-window", buf, 1, 1L << 40, &c->wa) ||
-	    parse_long("--trace-window", colon + 1, 1, 1L << 40, &c->wb))
-		return -1;
-	if (c->wb < c->wa) {
-		fprintf(stderr, "scaleplan sim: --trace-window %ld:%ld: B must be >= A\n", c->wa, c->wb);
-		return -1;
-	}
+	if (cli_parse_long(buf, 1, 1L << 40, &c->wa) || cli_parse_long(colon + 1, 1, 1L << 40, &c->wb) || c->wb < c->wa)
+		return cli_opt_bad("sim", o, arg);
 	return 0;
 }
 
@@ -95,16 +53,18 @@ static void sim_table(sim_cli *c, cli_opt *t)
 	const cli_opt own[] = {
 		CLI_O_STR("trace", &c->trace_path,
 			  "  --trace FILE        write a Chrome trace-event JSON (Perfetto, chrome://tracing) of run 1\n"),
-		CLI_O_CALL("trace-window", opt_window, c, "  --trace-window A:B  iterations A..B of the run, counted from 1 (default 1:3)\n"),
+		CLI_O_CALLW("trace-window", opt_window, c, "A:B, iterations counted from 1 with A <= B (e.g. 2:4)",
+			    "  --trace-window A:B  iterations A..B of the run, counted from 1 (default 1:3)\n"),
 		CLI_O_LONG("seed", &c->seed, 0, 4294967295.0, "a whole number from 0 to 4294967295",
 			   "  --seed S            GSL mt19937 seed (default 1)\n"),
 		CLI_O_LONG("runs", &c->runs, 1, 100000, "a whole number from 1 to 100000",
 			   "  --runs R            independent runs, for the spread of time to accuracy (default 1); each run\n"
 			   "                      needs its own epochs (model conv_cv, the MLPerf reference runs' spread)\n"),
-		CLI_O_CALL("jitter", opt_jitter, c,
-			   "  --jitter X          sigma of each GPU's lognormal per-iteration slowdown, 0..1 (default: the\n"
-			   "                      model's straggler_cv, 0.015); 0 = none\n"),
-		CLI_O_CALL("slow-prob", opt_slow_prob, c, "  --slow-prob P       probability a GPU's iteration is a slow step (default 0)\n"),
+		CLI_O_DBL("jitter", &c->jitter, 0, SIM_JITTER_MAX, SIM_JITTER_WANT,
+			  "  --jitter X          sigma of each GPU's lognormal per-iteration slowdown, 0..1 (default: the\n"
+			  "                      model's straggler_cv, 0.015); 0 = none\n"),
+		CLI_O_DBL("slow-prob", &c->slow_prob, 0, 1, "a probability in [0, 1]",
+			  "  --slow-prob P       probability a GPU's iteration is a slow step (default 0)\n"),
 		CLI_O_DBL("slow-factor", &c->slow_factor, 1, INFINITY, "a number >= 1",
 			  "  --slow-factor F     slowdown of a slow step (default 3)\n"),
 		CLI_O_ONOFF("contention", &c->contention,
@@ -153,30 +113,20 @@ static void sim_usage(FILE *out)
 }
 
 /* sim's own columns, one table for the CSV (after predict's first block, whose cells carry the simulated
- * figures) and the JSON "sim" object (compact, around predict's "model" object): the JSON gives again the
- * figures the CSV has in predict's columns; the CSV gives the model's own iteration and run time beside. */
+ * figures) and the JSON "sim" object (compact, beside predict's "model" object): the JSON gives again, first, the
+ * figures the CSV has in predict's columns (plan_row_json_run, by predict's names); the CSV gives the model's own
+ * iteration and run time beside. */
 #define SIM(p) ((const sim_result *)(p))
 #define S_GET(f) static double s_##f(const void *p) { return (double)SIM(p)->f; }
-S_GET(gpus) S_GET(global_batch) S_GET(throughput_img_s) S_GET(per_gpu_img_s) S_GET(scaling_eff) S_GET(iter_s)
-S_GET(compute_s) S_GET(comm_s) S_GET(comm_exposed_s) S_GET(data_s) S_GET(io_s) S_GET(epochs) S_GET(epoch_s)
-S_GET(first_epoch_s) S_GET(tta_s) S_GET(iter_p50_s) S_GET(iter_p95_s) S_GET(tta_p50_s) S_GET(tta_p95_s)
-S_GET(tta_min_s) S_GET(tta_max_s) S_GET(straggler_s) S_GET(data_wait_s) S_GET(runs) S_GET(iters)
-S_GET(epochs_simulated) S_GET(epochs_replayed) S_GET(events) S_GET(wall_s)
+S_GET(iter_p50_s) S_GET(iter_p95_s) S_GET(tta_p50_s) S_GET(tta_p95_s) S_GET(tta_min_s) S_GET(tta_max_s)
+S_GET(straggler_s) S_GET(data_wait_s) S_GET(runs) S_GET(iters) S_GET(epochs_simulated) S_GET(epochs_replayed)
+S_GET(events) S_GET(wall_s)
 static double s_model_iter_s(const void *p) { return SIM(p)->model.iter_s; }
 static double s_model_tta_s(const void *p) { return SIM(p)->model.tta_s; }
-static const char *s_bottleneck(const void *p) { return model_bottleneck_name(SIM(p)->bottleneck); }
 
 #define S_NUM(f, unit, only) {#f, unit, COL_NUM, 6, s_##f, NULL, only}
 #define S_INT(f, unit, only) {#f, unit, COL_INT, 0, s_##f, NULL, only}
 static const out_col sim_cols[] = {
-	{"bottleneck", "compute, comm, data, io", COL_TEXT, 0, NULL, s_bottleneck, COL_JSON},
-	S_INT(gpus, "", COL_JSON), S_INT(global_batch, "images", COL_JSON),
-	S_NUM(throughput_img_s, "img/s", COL_JSON), S_NUM(per_gpu_img_s, "img/s", COL_JSON),
-	S_NUM(scaling_eff, "0-1", COL_JSON), S_NUM(iter_s, "s", COL_JSON), S_NUM(compute_s, "s", COL_JSON),
-	S_NUM(comm_s, "s", COL_JSON), S_NUM(comm_exposed_s, "s", COL_JSON), S_NUM(data_s, "s", COL_JSON),
-	S_NUM(io_s, "s", COL_JSON), S_NUM(epochs, "epochs", COL_JSON), S_NUM(epoch_s, "s", COL_JSON),
-	S_NUM(first_epoch_s, "s", COL_JSON), S_NUM(tta_s, "s", COL_JSON),
-	/* both */
 	S_NUM(iter_p50_s, "s", 0), S_NUM(iter_p95_s, "s", 0), S_NUM(tta_p50_s, "s", 0), S_NUM(tta_p95_s, "s", 0),
 	S_NUM(tta_min_s, "s", 0), S_NUM(tta_max_s, "s", 0), S_NUM(straggler_s, "s", 0), S_NUM(data_wait_s, "s", 0),
 	S_NUM(model_iter_s, "s (the model's)", COL_CSV), S_NUM(model_tta_s, "s (the model's)", COL_CSV),
@@ -185,6 +135,22 @@ static const out_col sim_cols[] = {
 	{"sim_wall_s", "s", COL_NUM, 4, s_wall_s, NULL, 0},
 };
 enum { SIM_NCOLS = sizeof(sim_cols) / sizeof(sim_cols[0]) };
+
+/* --columns help: predict's columns up to the basis (the simulated figures), sim's own, then stack. */
+static void columns_help(FILE *out)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_row_columns_text(PLAN_ROW_FIRST, &b);
+	fprintf(out, "sim's CSV columns, in order (name, then its unit or meaning):\n%s", b.s);
+	for (int i = 0; i < SIM_NCOLS; i++)
+		if ((!sim_cols[i].only || (sim_cols[i].only & COL_CSV)) && *sim_cols[i].unit)
+			fprintf(out, "  %-26s %s\n", sim_cols[i].name, sim_cols[i].unit);
+		else if (!sim_cols[i].only || (sim_cols[i].only & COL_CSV))
+			fprintf(out, "  %s\n", sim_cols[i].name);
+	fprintf(out, "  %-26s %s\n", "stack", "stacks.csv id");
+	strbuf_free(&b);
+}
 
 static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 {
@@ -204,9 +170,13 @@ static void csv_out(csvw *w, const model_scenario *sc, const sim_result *r)
 
 static void json_out(FILE *out, const model_scenario *sc, const sim_result *r)
 {
+	model_result m; /* the simulated figures in predict's columns */
+	model_cost c;
+	sim_result_as_model(sc, r, &m, &c);
 	fputs("{\"model\":", out);
 	plan_row_json(out, sc, &r->model, &r->cost);
 	fputs(",\"sim\":{", out);
+	plan_row_json_run(out, sc, &m);
 	col_json_members(out, sim_cols, SIM_NCOLS, r, false, true);
 	fputs("}}\n", out);
 }
@@ -229,7 +199,7 @@ static void table_out(const model_scenario *sc, const sim_result *r, const sim_o
 	printf("scaleplan sim: %s (%s), %d node%s x %d GPUs = %d GPUs, batch %d/GPU (global %d), %s\n",
 	       sc->node.system_id, sc->node.gpu_id, sc->nodes, sc->nodes > 1 ? "s" : "", sc->node.gpus_per_node,
 	       r->gpus, sc->batch_per_gpu, r->global_batch, model_precision_name(sc->precision));
-	printf("  stack              %s\n", cli_stack_label(sc, d1, sizeof d1));
+	printf("  stack              %s\n", plan_stack_label(sc, d1, sizeof d1));
 	printf("  settings           %s, contention %s, warm-up %s, jitter %g, slow steps %g x%g, seed %lu, %d run%s\n",
 	       o->detail ? "every iteration layer by layer" : "bucket recurrence", o->contention ? "on" : "off", o->warmup ? "on" : "off", o->jitter, o->slow_prob, o->slow_factor, o->seed,
 	       r->runs, r->runs > 1 ? "s" : "");
@@ -370,6 +340,7 @@ int cmd_sim(int argc, char **argv)
 	cli_opt scen[CLI_SCEN_NOPTS], own[SIM_NOPTS];
 
 	cli_scen_init(&s, "sim");
+	s.columns_help = columns_help;
 	cli_scen_opts(&s, scen);
 	sim_table(&c, own);
 	cli_parse p = {.cmd = "sim", .tables = {scen, own}, .usage = sim_usage, .max_args = 0};

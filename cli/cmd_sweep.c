@@ -154,10 +154,10 @@ static char *header_text(void (*header)(csvw *w))
 }
 
 /* The CSV's columns as the writers name them (so that the help cannot miss one): predict's, then the
- * question's (cli_option_csv_header), stack last. */
+ * question's (plan_option_csv_header), stack last. */
 static void sw_usage_cols(FILE *out)
 {
-	char *all = header_text(cli_option_csv_header), *pred = header_text(plan_row_csv_header);
+	char *all = header_text(plan_option_csv_header), *pred = header_text(plan_row_csv_header);
 	size_t n = strlen(pred) > strlen("stack") ? strlen(pred) - strlen("stack") : 0; /* pred without stack */
 	const char *extra = strncmp(all, pred, n) == 0 ? all + n : all;
 	fprintf(out, "Columns: predict's (`scaleplan predict --format csv`), then");
@@ -267,7 +267,7 @@ static void sw_row_cb(void *ctx, const model_scenario *sc, const model_result *r
 		      const plan_verdict *v)
 {
 	sw_ctx *c = ctx;
-	cli_option_csv_row(c->w, &c->o->q, sc, r, cost, v, NULL, NULL);
+	plan_option_csv_row(c->w, &c->o->q, sc, r, cost, v, NULL, NULL);
 }
 
 static void sw_say(void *ctx, const char *system_id)
@@ -367,10 +367,7 @@ static int sw_write(sw_opts *o, plan_sweep *g, csvw **w)
 			fprintf(stderr, "scaleplan sweep: %s: %s\n", sc->node.system_id, err_msg());
 			return EXIT_INPUT;
 		}
-		plan_verdict v = g->rows[i].v; /* the pick's flip_speed_ratio, as compare's CSV */
-		if (picked && cli_is_pick(sc, &psc))
-			v.flip_speed_x = flip_x;
-		cli_option_csv_row(*w, &o->q, sc, &r, &cost, &v, picked ? &psc : NULL, picked ? &pr : NULL);
+		plan_option_csv_row(*w, &o->q, sc, &r, &cost, &g->rows[i].v, picked ? &psc : NULL, picked ? &pr : NULL);
 	}
 	if (show) {
 		progress_update(&pg, g->nrows);
@@ -438,6 +435,7 @@ int cmd_sweep(int argc, char **argv)
 
 	plan_question_init(&o.q);
 	cli_scen_init(&o.s, "sweep");
+	o.s.columns_help = cli_columns_judged;
 	o.nodes = xmalloc(SW_MAXLIST * sizeof(int));
 	o.batches = xmalloc(SW_MAXLIST * sizeof(int));
 	o.gpns = xmalloc(1024 * sizeof(int));
@@ -460,7 +458,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (o.s.columns && strcmp(o.s.columns, "all") != 0)
 		csvw_select(w, o.s.columns);
-	cli_option_csv_header(w);
+	plan_option_csv_header(w);
 	if (csvw_status(w)) {
 		fprintf(stderr, "scaleplan sweep: %s\n", err_msg());
 		rc = EXIT_INPUT;

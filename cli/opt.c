@@ -40,6 +40,11 @@ static int bad_value(const char *cmd, bool got_style, const cli_opt *o, const ch
 	return -1;
 }
 
+int cli_opt_bad(const char *cmd, const cli_opt *o, const char *arg)
+{
+	return bad_value(cmd, false, o, arg);
+}
+
 int cli_parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -255,8 +260,13 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv)
 			p->done = true;
 			goto out;
 		}
-		if (note_given(p, given, &ngiven, o, optarg) || opt_apply(p->cmd, p->got_style, o, optarg)) {
+		int arc = note_given(p, given, &ngiven, o, optarg) ? -1 : opt_apply(p->cmd, p->got_style, o, optarg);
+		if (arc < 0) {
 			rc = EXIT_INPUT;
+			goto out;
+		}
+		if (arc > 0) { /* it printed what was asked (--columns help): nothing more to do, as after --help */
+			p->done = true;
 			goto out;
 		}
 	}

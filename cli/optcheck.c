@@ -1,6 +1,7 @@
 /* cli/optcheck.c: checks on what the user asked for that need more than one option or the database,
  * shared by predict, compare, sweep and report: input that would otherwise pass without a
- * word. Each prints "scaleplan CMD: ..." and returns an exit code.
+ * word. Each prints "scaleplan CMD: ..." and returns an exit code. Then the small printing helpers the
+ * commands share: why a cost is missing, text wrapped within PLAN_TEXT_WIDTH.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cli/cli.h"
@@ -45,15 +46,6 @@ int cli_check_gpus(const char *cmd, long nodes, int gpus_per_node)
 	return EXIT_INPUT;
 }
 
-char *cli_target_label(const plan_spec *spec, char *buf, size_t len_B)
-{
-	if (spec->epochs > 0)
-		snprintf(buf, len_B, "%.1f%% top-1 in %g epochs (--epochs)", 100 * spec->target_top1, spec->epochs);
-	else
-		snprintf(buf, len_B, "%.1f%% top-1", 100 * spec->target_top1);
-	return buf;
-}
-
 int cli_check_out(const char *cmd, const char *opt, const char *path, bool folder)
 {
 	int rc = folder ? out_check_dir(path) : out_check_file(path);
@@ -70,13 +62,6 @@ int cli_check_not_both(const char *cmd, const char *a, bool has_a, const char *b
 	return EXIT_INPUT;
 }
 
-/* Row w's reason for a missing cost c into buf; NULL where c is priced or w does not fit. */
-static const char *row_why(const plan_option *w, plan_cost c, char *buf, size_t len_B)
-{
-	plan_unpriced k = w->r.fits ? plan_cost_unpriced(c, &w->sc, &w->cost) : PLAN_PRICED;
-	return k == PLAN_PRICED ? NULL : plan_unpriced_text(k, &w->sc.price, buf, len_B);
-}
-
 char *cli_why_unpriced(const model_scenario *sc, const model_cost *cost, plan_cost c, char *buf, size_t len_B)
 {
 	char t[200];
@@ -91,35 +76,11 @@ char *cli_why_unpriced(const model_scenario *sc, const model_cost *cost, plan_co
 	return buf;
 }
 
-/* true when row i is the first of rows with cost c missing for reason why (and, with id, of that system) */
-static bool why_first(const plan_option *rows, int i, plan_cost c, const char *why, const char *id)
+void cli_print_wrapped(FILE *out, const char *text)
 {
-	char t[200];
-	for (int j = 0; j < i; j++) {
-		const char *w = row_why(&rows[j], c, t, sizeof t);
-		if (w && strcmp(w, why) == 0 && (!id || strcmp(rows[j].sc.node.system_id, id) == 0))
-			return false;
-	}
-	return true;
-}
-
-void cli_unpriced_notes(FILE *out, const plan_option *rows, int nrows)
-{
-	static const plan_cost costs[] = {PLAN_CAPEX, PLAN_RENT};
-	char why[200], t[200];
-	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < nrows; i++) {
-			plan_cost c = costs[k];
-			if (!row_why(&rows[i], c, why, sizeof why) || !why_first(rows, i, c, why, NULL))
-				continue;
-			/* a line per reason, naming every system it holds for */
-			fprintf(out, "('-' in %s: %s", c == PLAN_RENT ? "rent/run" : "capex and tco/run", rows[i].sc.node.system_id);
-			for (int j = i + 1; j < nrows; j++) {
-				const char *w = row_why(&rows[j], c, t, sizeof t);
-				if (w && strcmp(w, why) == 0 && why_first(rows, j, c, why, rows[j].sc.node.system_id) &&
-				    strcmp(rows[j].sc.node.system_id, rows[i].sc.node.system_id) != 0)
-					fprintf(out, ", %s", rows[j].sc.node.system_id);
-			}
-			fprintf(out, ": %s)\n", why);
-		}
+	strbuf b;
+	strbuf_init(&b);
+	strbuf_add_wrapped(&b, text, PLAN_TEXT_WIDTH);
+	fputs(b.s, out);
+	strbuf_free(&b);
 }

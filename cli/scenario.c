@@ -226,6 +226,42 @@ static int money_opts(cli_scen *s, cli_opt *t)
 	return k;
 }
 
+/* --columns LIST, or `help`: the command's CSV columns listed (s->columns_help), and nothing more done. */
+static int opt_columns(void *ctx, const cli_opt *o, const char *arg)
+{
+	cli_scen *s = ctx;
+	(void)o;
+	if (strcmp(arg, "help") != 0) {
+		s->columns = arg;
+		return 0;
+	}
+	if (!s->columns_help) {
+		fprintf(stderr, "scaleplan %s: --columns help: this command writes no CSV\n", s->cmd);
+		return -1;
+	}
+	s->columns_help(stdout);
+	return 1;
+}
+
+static void columns_print(FILE *out, plan_row_set set, const char *what)
+{
+	strbuf b;
+	strbuf_init(&b);
+	plan_row_columns_text(set, &b);
+	fprintf(out, "%s, in order (name, then its unit or meaning):\n%s", what, b.s);
+	strbuf_free(&b);
+}
+
+void cli_columns_predict(FILE *out)
+{
+	columns_print(out, PLAN_ROW_PREDICT, "predict's CSV columns");
+}
+
+void cli_columns_judged(FILE *out)
+{
+	columns_print(out, PLAN_ROW_JUDGED, "The CSV columns of compare, sweep and report's placements.csv");
+}
+
 static int opt_param(void *ctx, const cli_opt *o, const char *arg)
 {
 	cli_scen *s = ctx;
@@ -274,7 +310,7 @@ static int scen_table_run(cli_scen *s, cli_opt *t)
 		CLI_O_DBL("images", &p->images, 1, 1e12, "a number of images 1..1e12",
 			  "  --images N             training images per epoch (default "
 			  MODEL_STR(MODEL_IMAGENET_TRAIN_IMAGES) ", ImageNet-1k)\n"),
-		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default 0.759, the curve's; others need --epochs)\n"),
+		CLI_O_CALL("target-top1", opt_target, s, "  --target-top1 A        quality target (default " MODEL_STR(MODEL_MLPERF_TARGET_TOP1) ", the curve's; others need --epochs)\n"),
 		CLI_O_CALL("measured-epochs", opt_measured_epochs, s,
 			   "  --measured-epochs B:E  your recipe needed E epochs at global batch B: the convergence curve is\n"
 			   "                         scaled through that point for every batch (a fixed --epochs does not move)\n"),
@@ -299,10 +335,11 @@ static int scen_table_money(cli_scen *s, cli_opt *t)
 		CLI_O_CALLS("param", opt_param, s, "  --param NAME=VALUE     set a model parameter (repeatable; list: `scaleplan predict --params`)\n"),
 		CLI_O_STR("profile", &s->profile, "  --profile FILE         model parameters from a CSV with columns param,value (calibrate's output)\n"),
 		CLI_O_STR("hwdb", &s->hwdb_dir, "  --hwdb DIR             overlay the CSV tables in DIR on the built-in hardware database\n"),
-		CLI_O_STR("columns", &s->columns,
-			  "  --columns LIST         the columns of a table of rows, a CSV or predict's JSON, by their CSV names, in order\n"
-			  "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
-			  "                         every CSV column, and a compare table within 200 characters a line)\n"),
+		CLI_O_CALL("columns", opt_columns, s,
+			   "  --columns LIST         the columns of a table of rows, a CSV or predict's JSON, by their CSV names, in order\n"
+			   "                         (e.g. system,nodes,tta_s,capex_usd; 'all': compare's table in full; default:\n"
+			   "                         every CSV column, and a compare table within 200 characters a line; 'help':\n"
+			   "                         the CSV's columns with their units)\n"),
 		CLI_O_TEXT("money (capex by part, energy_usd, rent_usd, tco_usd and their ranges in every output; docs/prices.md):\n"),
 		CLI_O_CALL("rent-term", opt_rent_term, s, "  --rent-term T          ondemand (default) | 1y | 3y | spot: which rental rate; buy vs\n"
 							  "                         rent weighs a term against the same term\n"),
@@ -389,126 +426,6 @@ int cli_scen_load(cli_scen *s)
 		return EXIT_INPUT;
 	}
 	return EXIT_OK;
-}
-
-static int ask_bad(const char *cmd, const char *opt, const char *arg, const char *want)
-{
-	fprintf(stderr, "scaleplan %s: --%s '%s': expected %s\n", cmd, opt, arg, want);
-	return -1;
-}
-
-/* The question's options whose values need more than a range; ctx is the cli_ask. */
-static int opt_rank_by(void *ctx, const cli_opt *o, const char *arg)
-{
-	cli_ask *a = ctx;
-	if (strcmp(arg, "tta") == 0)
-		a->q->goal = PLAN_TTA;
-	else if (strcmp(arg, "ttt") == 0)
-		a->q->goal = PLAN_TTT;
-	else if (strcmp(arg, "cost") == 0)
-		a->q->goal = PLAN_COST;
-	else if (a->allow_grid && strcmp(arg, "none") == 0)
-		a->q->goal = PLAN_GRID;
-	else
-		return ask_bad(a->cmd, o->name, arg, a->allow_grid ? "tta, ttt, cost or none" : "tta, ttt or cost");
-	return 0;
-}
-
-static int opt_cost(void *ctx, const cli_opt *o, const char *arg)
-{
-	cli_ask *a = ctx;
-	int k = plan_cost_parse(arg);
-	if (k < 0)
-		return ask_bad(a->cmd, o->name, arg, "run, capex, tco or rent");
-	a->q->cost = (plan_cost)k;
-	return 0;
-}
-
-static int opt_deadline(void *ctx, const cli_opt *o, const char *arg)
-{
-	cli_ask *a = ctx;
-	double v;
-	(void)o;
-	if (plan_parse_duration(arg, &v)) {
-		fprintf(stderr, "scaleplan %s: --deadline %s\n", a->cmd, err_msg());
-		return -1;
-	}
-	a->q->deadline_s = v;
-	return 0;
-}
-
-static int opt_site_kw(void *ctx, const cli_opt *o, const char *arg)
-{
-	cli_ask *a = ctx;
-	double kw;
-	if (cli_parse_double(arg, 1e-3, 1e7, &kw))
-		return ask_bad(a->cmd, o->name, arg, "kW of IT power, 0.001..10000000 (e.g. 700)");
-	a->q->site_W = kw * 1e3;
-	return 0;
-}
-
-int cli_ask_opts(cli_ask *a, cli_opt *t)
-{
-	plan_question *q = a->q;
-	const cli_opt ask[] = {
-		CLI_O_TEXT("the question:\n"),
-		CLI_O_CALL("rank-by", opt_rank_by, a,
-			   a->allow_grid ? "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
-					   "                    cost: the --cost below (options without that price listed last); none: grid order, streamed\n"
-					 : "  --rank-by K       tta (default): wall-clock time to accuracy; ttt: MLPerf-scored time to train;\n"
-					   "                    cost: the --cost below (options without that price listed last)\n"),
-		CLI_O_CALL("cost", opt_cost, a,
-			   "  --cost C          run (default): a run's share of the month of work as its buyer pays it - owned,\n"
-			   "                    tco; rented, rent - so bought and rented options rank together | capex (servers\n"
-			   "                    in whole units + network + a priced store; a rental counts as the dearest) | tco\n"
-			   "                    (the owner's cost per run, spelt out with its figures in predict's owner's\n"
-			   "                    cost line and compare's legend) | rent (as\n"
-			   "                    billed: whole instances and minimum units at the rental rate)\n"),
-		CLI_O_DBL("budget", &q->budget_usd, 1e-9, 1e15, "an amount in USD above 0 and at most 1e15 (e.g. 2500000)",
-			  "  --budget USD      caps the capex of bought options (rentals commit none and stay in); a filter:\n"
-			  "                    one that excludes nothing changes nothing\n"),
-		CLI_O_CALL("deadline", opt_deadline, a,
-			   "  --deadline D      options must reach accuracy within D (90min, 2.5h, 3d, s): those that do with 90%\n"
-			   "                    confidence (the upper end of their interval) first; if none, those whose predicted\n"
-			   "                    time does (with its probability); alone: the cheapest of them; with --budget:\n"
-			   "                    the fastest within budget that meets it. Each option says what it fails and by how much\n"),
-		CLI_O_CALL("site-kw", opt_site_kw, a,
-			   "  --site-kw KW      the IT power the site gives the cluster: a bought option whose peak draw (CSV\n"
-			   "                    power_max_W, all nodes bought at full load) is above it fails (rentals are off site)\n"),
-		CLI_O_FLAG("partial-nodes", &q->partial_nodes,
-			   "  --partial-nodes   also offer placements that leave GPUs of a node idle (costed as whole nodes);\n"
-			   "                    default: whole nodes only (one partial node when the GPUs are fewer than a node)\n"),
-		CLI_O_FLAG("extrapolate", &q->extrapolate,
-			   "  --extrapolate     let configurations whose global batch is above the largest measured convergence\n"
-			   "                    point (67,840) be recommended (default: listed, marked ~, never recommended)\n"),
-		CLI_O_FLAG("include-eol", &q->include_eol,
-			   "  --include-eol     offer end-of-life systems too (default: today's products; a system named in\n"
-			   "                    --systems is offered whatever its status; its price is then historical)\n"),
-		CLI_O_TEXT("  the answer names the fastest, the cheapest and the best value (the knee of the time-cost front);\n"
-			   "  an option is faster only when the 90% interval of its time over the other's lies below 1 (what two\n"
-			   "  predictions share cancels: model/ratios.csv); otherwise a tie, broken by the cost compared, then the\n"
-			   "  capex committed (a rental none), then the name; CSV rows carry ttt_ratio, tta_ratio (over the pick's)\n"
-			   "  with _lo, _hi\n"),
-		CLI_O_END,
-	};
-	memcpy(t, ask, sizeof ask);
-	return (int)(sizeof ask / sizeof ask[0]) - 1;
-}
-
-void cli_ask_help(FILE *out, bool allow_grid)
-{
-	plan_question q;
-	cli_ask a = {.cmd = "", .q = &q, .allow_grid = allow_grid};
-	cli_opt t[CLI_ASK_NOPTS];
-	cli_ask_opts(&a, t);
-	cli_opt_help(out, t, NULL);
-}
-
-char *cli_stack_label(const model_scenario *sc, char *buf, size_t len_B)
-{
-	snprintf(buf, len_B, "%s (%s decode%s)", sc->stack.id, sc->data == MODEL_DATA_GPU ? "gpu" : sc->data == MODEL_DATA_CPU ? "cpu" : "no",
-		 sc->stack.staged ? ", staged" : "");
-	return buf;
 }
 
 int cli_scen_resolve(cli_scen *s, const hw_system *sys, int gpn, int nodes, model_scenario *sc)

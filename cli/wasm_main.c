@@ -1,7 +1,7 @@
 /* cli/wasm_main.c: the entry point of whatif.html's WebAssembly, a second front end beside main.c (built by
  * emcc only, web/module.mk; the native build leaves it out, cli/module.mk): the page hands compare its
  * options and compare runs as on the command line - the same option parsing (cli/scenario.c), placements
- * and decision (plan/), table and answer line (cli/cmd_compare.c) - so the page follows every change to
+ * and decision, table and answer (plan/, printed by cli/cmd_compare.c) - so the page follows every change to
  * them. Its stdout and stderr reach the page line by line (Module.print/printErr); the rows come back as
  * compare's CSV through --out in the in-memory file system.
  * SPDX-License-Identifier: GPL-3.0-or-later

@@ -261,6 +261,10 @@ void strbuf_addf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 
 void strbuf_vaddf(strbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Appends n bytes as they are (NUL bytes included: len_B counts them; s stays NUL-terminated after them). */
 void strbuf_addn(strbuf *b, const void *data, size_t n);
+/* Appends text with each line longer than width characters broken at a blank, its continuation indented under
+ * its value where it is "  label   value" (predict's lines), else as its start plus four (deeper than any line of
+ * its own: a reader, or tests/lib/cli.sh's unwrap, can join it back). A word longer than a line stays whole. */
+void strbuf_add_wrapped(strbuf *b, const char *text, size_t width);
 void strbuf_free(strbuf *b); /* NULL or freed twice is fine */
 
 #endif

@@ -61,6 +61,28 @@ void strbuf_addn(strbuf *b, const void *data, size_t n)
 	b->s[b->len_B] = '\0';
 }
 
+void strbuf_add_wrapped(strbuf *b, const char *text, size_t width)
+{
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l), indent = strspn(l, " ") + 4, first = 0;
+		const char *gap = strstr(l + indent - 4, "  ");
+		if (gap && gap < l + len && gap - l < 40) /* the value's column */
+			indent = (size_t)(gap - l) + strspn(gap, " ");
+		while (len - first > (first ? width - indent : width)) {
+			size_t room = first ? width - indent : width, cut = first + room;
+			while (cut > first + 1 && l[cut] != ' ')
+				cut--;
+			if (cut <= first + 1) /* one word longer than a line: whole */
+				break;
+			strbuf_addf(b, "%*s%.*s\n", first ? (int)indent : 0, "", (int)(cut - first), l + first);
+			first = cut + 1;
+		}
+		strbuf_addf(b, "%*s%.*s\n", first ? (int)indent : 0, "", (int)(len - first), l + first);
+		l += len + (e != NULL);
+	}
+}
+
 void strbuf_free(strbuf *b)
 {
 	if (!b)

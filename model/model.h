@@ -606,7 +606,7 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r, const
 
 /* Sensitivity of a run's cost (the owner's per run, or with `rent` its rent) to one input at a time, each at
  * both ends of a stated range: prices (their ranges), speed (the run time +-speed_err, e.g. the model's
- * whole-run error), utilisation (x0.5 .. x1.5, at most 1), kWh price (x0.5 .. x1.5) and PUE (1.1 .. 1.8).
+ * whole-run error), utilisation, kWh price and PUE (each over model_sens_range).
  * lo_in/hi_in: the input at each end (prices: capex or rent; speed: tta_s); lo_usd/hi_usd: the cost there. */
 typedef enum model_sens_input {
 	MODEL_SENS_PRICE, MODEL_SENS_SPEED, MODEL_SENS_UTIL, MODEL_SENS_KWH, MODEL_SENS_PUE, MODEL_SENS_N
@@ -615,6 +615,11 @@ typedef struct model_sens { double lo_in, hi_in, lo_usd, hi_usd; } model_sens;
 void model_money_sensitivity(const model_scenario *sc, const model_result *r, const model_cost *c,
 			     double speed_err, bool rent, model_sens out[MODEL_SENS_N]);
 const char *model_sens_name(model_sens_input i); /* "prices", "speed", "utilisation", "kWh price", "PUE" */
+/* The range of a site's input of value v (MODEL_SENS_UTIL, _KWH, _PUE; the others lo = hi = v), as
+ * model_money_sensitivity and the decision's use range (plan_sens) move it; model_sens_ranges_text says the
+ * same in words for reports. */
+void model_sens_range(model_sens_input i, double v, double *lo, double *hi);
+char *model_sens_ranges_text(char *buf, size_t n);
 
 /* Calibrates sc->compute_cal (and sc->data_cal when the data pipeline alone would be slower than a
  * measurement) so that predictions match measured throughputs: n points of (gpus on nodes of

@@ -712,6 +712,40 @@ const char *model_sens_name(model_sens_input i)
 	return (unsigned)i < MODEL_SENS_N ? names[i] : "?";
 }
 
+/* The site's inputs' ranges, the one place they are stated: the month's use and the kWh price half to one and a
+ * half times (the use at most 1: runs back to back), PUE 1.1 (a hyperscale hall; Uptime Institute 2023) to 1.8
+ * (an older room), each widened to hold the value itself. */
+void model_sens_range(model_sens_input i, double v, double *lo, double *hi)
+{
+	switch (i) {
+	case MODEL_SENS_UTIL:
+		*lo = v / 2.0;
+		*hi = fmin(1.0, v * 1.5);
+		break;
+	case MODEL_SENS_KWH:
+		*lo = v / 2.0;
+		*hi = v * 1.5;
+		break;
+	case MODEL_SENS_PUE:
+		*lo = fmin(1.1, v);
+		*hi = fmax(1.8, v);
+		break;
+	default:
+		*lo = *hi = v;
+	}
+}
+
+char *model_sens_ranges_text(char *buf, size_t n)
+{
+	double ulo, uhi, klo, khi, plo, phi;
+	model_sens_range(MODEL_SENS_UTIL, 0.5, &ulo, &uhi); /* a use whose x1.5 stays below 1 */
+	model_sens_range(MODEL_SENS_KWH, 1.0, &klo, &khi);
+	model_sens_range(MODEL_SENS_PUE, 1.2, &plo, &phi);
+	snprintf(buf, n, "utilisation x%.3g-x%.3g; kWh price x%.3g-x%.3g; PUE %.3g (a hyperscale hall) to %.3g",
+		 ulo / 0.5, uhi / 0.5, klo, khi, plo, phi);
+	return buf;
+}
+
 /* The run's cost (owner's per run, or rent) after model_run_money on a changed copy. */
 static double cost_of(const model_scenario *sc, const model_result *r, const model_cost *c, bool rent)
 {
@@ -743,11 +777,10 @@ void model_money_sensitivity(const model_scenario *sc, const model_result *r, co
 		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_in : &out[MODEL_SENS_SPEED].hi_in) = x.tta_s;
 		*(k == 0 ? &out[MODEL_SENS_SPEED].lo_usd : &out[MODEL_SENS_SPEED].hi_usd) = cost_of(sc, &x, &xc, rent);
 	}
-	/* the site's inputs: utilisation half to one and a half times (at most 1), kWh price half to one and a
-	 * half times, PUE 1.1 (a hyperscale hall; Uptime Institute 2023) to 1.8 (an older room) */
-	double in[3][2] = {{m->utilisation / 2.0, fmin(1.0, m->utilisation * 1.5)},
-			   {m->kwh_usd / 2.0, m->kwh_usd * 1.5},
-			   {fmin(1.1, m->pue), fmax(1.8, m->pue)}};
+	double in[3][2];
+	model_sens_range(MODEL_SENS_UTIL, m->utilisation, &in[0][0], &in[0][1]);
+	model_sens_range(MODEL_SENS_KWH, m->kwh_usd, &in[1][0], &in[1][1]);
+	model_sens_range(MODEL_SENS_PUE, m->pue, &in[2][0], &in[2][1]);
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 2; k++) {
 			s = *sc;

@@ -9,8 +9,11 @@
  * - plan_judge (plan_judge.c): one option against the question (time, interval, cost, constraints, table order,
  *   the ratio of two times), and the front a decision picks from;
  * - plan_decide (plan_decide.c): the one decision (PLAN_RULE) compare, report, sweep and the page render;
- * - plan_answer_write (plan_text.c): that decision in words; plan_fmt.c: figures as a buyer reads them.
- * Files call one way: plan_text -> plan_decide -> plan_judge -> plan_fmt; plan_sens and plan_sweep -> plan_decide.
+ * - plan_answer_write (plan_text.c): that decision in words; plan_answer_json (plan_json.c) the same as JSON;
+ *   plan_table.c: the options ranked as a text table; plan_row.c: a prediction or a judged option as a CSV row;
+ *   plan_fmt.c: figures as a buyer reads them.
+ * Files call one way: plan_json -> plan_text -> plan_decide -> plan_judge -> plan_fmt; plan_table -> plan_judge;
+ * plan_sens and plan_sweep -> plan_decide.
  *
  * The module prints nothing: failures return ERR_INPUT with the reason in err_msg() (common/common.h).
  * It sits between cli/ (above) and hwdb/ + model/ (below); validate, sim and the bench programs use it
@@ -146,6 +149,8 @@ typedef struct plan_verdict {
 	int domains;           /* NVLink domains the placement spans */
 	double flip_speed_x;   /* the pick only (plan_flip, set by the command): the speed factor below which the rule
 				* picks another option; 0 or NAN = none */
+	bool pick;             /* the decision's pick: set by plan_decide (sweep's rows: plan_sweep_pick); what every
+				* writer marks */
 } plan_verdict;
 
 /* Appends "over budget by $88,000 and misses deadline by 2.1 min" or "meets" ("-" when q asks nothing of it) to
@@ -172,17 +177,6 @@ typedef struct plan_option {
 			    * are made: plan_placements, plan_sweep): scale up vs out, buy vs rent */
 } plan_option;
 
-/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, links between a node's
- * GPUs and to its host, network per node (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
- * is this factor either side: the spread of MLPerf Training v4.0 ResNet-50 results of such pairs
- * (refdata/mlperf_v4_0_phases.csv: 73 pairs of systems of one accelerator and node count from different
- * submitters, medians of each system's runs; split-conformal 90% quantile of |ln(tta_a / tta_b)| = 0.0378,
- * the largest 0.046; docs/decision.md). Organisations' start-up spread stays in each option's own interval. */
-#define PLAN_SAME_HW_X 1.0385
-/* model_ratio of quantity qty, with a same-hardware pair's interval PLAN_SAME_HW_X either side of the point: the one
- * ratio compare's CSV, the answer and the decision use. */
-void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
-		model_quantity qty, double *x, double *lo, double *hi);
 /* Offers of the same hardware (plan_same_hardware) with the same predicted times and failures - a DGX and the
  * clouds' instances of it - fold into the first of them in o's order: fold[i] the index it folds into, -1 for one
  * shown (keep, the pick, always is). Returns how many fold. The one rule of compare's and report's tables. */
@@ -317,6 +311,12 @@ typedef struct plan_count {
  * ERR_INPUT where a prediction fails. */
 int plan_deadline_count(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,
 			const hw_system *const *cand, int ncand, const long *counts, int n, plan_count *c);
+/* The counts a deadline alone tries, in ascending order, into c[max]; returns how many (PLAN_DEADLINE_NCOUNTS). */
+enum { PLAN_DEADLINE_NCOUNTS = 8 };
+int plan_deadline_counts(long *c, int max);
+/* Which count a deadline alone chose (gpus) and why, appended to out as a line: the count below it (or none) missed
+ * the deadline, with the fastest time there. */
+void plan_count_text(const plan_question *q, const plan_count *found, long gpus, struct strbuf *out);
 /* The answer in words (plan_text.c): a first line (the pick, its time with the 90% interval, its cost per run and
  * capex or rent), then at most five labelled lines (fastest, cheapest, best value, scale up vs out, buy vs rent),
  * and a line of constraints and what they left out where the question has them; lines end in '\n'. gpus 0:
@@ -351,6 +351,10 @@ typedef struct plan_flip {
  * (model_predict, plan_option_judge), bisecting the factor at which the pick changes. Prints nothing, never fails. O(n^2 x 16). */
 void plan_flip_find(const plan_question *q, const plan_option *o, int n, const plan_answer *a, const model_params *p,
 		    plan_flip *f);
+/* The answer as JSON (plan_json.c; compare --answer-json, read by the page): the rule and the question, the pick
+ * and its alternates, scale up vs out, buy vs rent, the counts, the fold of the table (plan_fold) and the answer's
+ * lines (plan_answer_write, then plan_flip_text), one object ending in a newline. */
+void plan_answer_json(FILE *f, const plan_question *q, const plan_answer *a, const plan_flip *flip, long gpus);
 /* "  Rests on: dgxb200 stays the pick unless a B200 runs under 0.70x its predicted speed (then dgxh100 1x8); ..."
  * appended to out. */
 void plan_flip_text(const plan_flip *f, const plan_answer *a, struct strbuf *out);
@@ -387,6 +391,27 @@ typedef struct plan_sens {
 void plan_sens_compute(const plan_question *q, plan_option *o, int n, int gpus, plan_sens *s);
 /* s in words, appended to out: what flips the answer, and the use at which renting wins. */
 void plan_sens_text(const plan_sens *s, struct strbuf *out);
+
+/* ---- compare's ranked table as text (plan_table.c) ---- */
+/* The width within which tables' headings, folded offers and the answer's lines are wrapped (strbuf_add_wrapped). */
+enum { PLAN_TEXT_WIDTH = 200, PLAN_TABLE_MAX_COLS = 32 };
+/* The table's columns named in list (--columns: the CSV's names; NULL: the default, within PLAN_TEXT_WIDTH; "all":
+ * every one) into col[PLAN_TABLE_MAX_COLS], their count into *n. 0, or ERR_INPUT naming the column the table lacks
+ * and listing those it has. */
+int plan_table_columns(const char *list, int *col, int *n);
+/* The ranked table appended to out: its heading (gpus: "64" or "8,16,32"; the target, precision and data of spec;
+ * the order), a line of column headings, one line per option in the columns col[ncol], each as wide as its widest
+ * cell; offers of the same hardware and time folded into the first (plan_fold; all: none is), named on a line under
+ * it, and a note on the fold; ranks count the rows shown, ">" marks the pick (v.pick, set by plan_decide). */
+void plan_table_write(const plan_spec *spec, const plan_question *q, const char *gpus, const plan_option *rows,
+		      int nrows, bool all, const int *col, int ncol, struct strbuf *out);
+/* The table's legend appended to out, a line each: what its columns mean (m: the money terms the costs were
+ * priced on), why a "-" (no price of that kind), the marks (*, >, ~, <), what was left out (skipped_whole
+ * systems, named in left_out; skipped_net placements), end-of-life prices and the intervals beyond 16 nodes. */
+void plan_table_notes(const hw_db *db, const model_money *m, const plan_question *q, const plan_option *rows, int nrows,
+		      int skipped_net, int skipped_whole, const char *left_out, struct strbuf *out);
+/* "ngc-mlperf (gpu decode, staged)" for tables; "default (cpu decode)" without a stack. Returns buf. */
+char *plan_stack_label(const model_scenario *sc, char *buf, size_t len_B);
 
 /* "$1,234,567" ("-" for NAN) and "2 h 05 min", "13.6 min", "42.0 s" ("-" for NAN) into buf. Return buf. */
 char *plan_fmt_usd(double usd, char *buf, size_t len_B);
@@ -452,8 +477,9 @@ int plan_sweep_predict(const plan_sweep *g, long i, model_scenario **sc, model_r
  * into opt[PLAN_SWEEP_TOP]; returns how many. */
 int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt);
 /* The decision's winner over all kept rows into *sc, *r, *cost, and what it rests on into *flip_x (plan_flip's
- * speed_x; NAN where it holds to the search's end; flip_x NULL: not sought): false when none qualifies. */
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x);
+ * speed_x; NAN where it holds to the search's end; flip_x NULL: not sought), both marked on its row's verdict
+ * (pick, flip_speed_x) for the CSV: false when none qualifies. */
+bool plan_sweep_pick(plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x);
 /* The rows regrouped by GPU count (ranked within each); returns how many counts. */
 long plan_sweep_by_gpus(plan_sweep *g);
 void plan_sweep_free(plan_sweep *g);
@@ -463,18 +489,30 @@ struct csvw;
 /* The predict CSV columns (docs/design.md names first, extras after) and one row of them. */
 void plan_row_csv_header(struct csvw *w);
 void plan_row_csv(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
-/* The same cells without ending the row and without the columns added last (stack), for commands that
- * append columns (sim, which adds stack after its own). */
+/* The same cells without ending the row and without the columns added last (the intervals and money, stack),
+ * for commands that append columns (sim, which adds stack after its own). */
 void plan_row_csv_header_cells(struct csvw *w);
-/* Every predict column but stack (the cells above, then those added since: basis and intervals, ...), for
- * commands that add their own before stack (compare's and sweep's judged options). */
-void plan_row_csv_header_all(struct csvw *w);
-void plan_row_csv_cells_all(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
 void plan_row_csv_cells(struct csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost);
+/* The CSV of judged options (compare, sweep, report): predict's columns, then the verdict's (meets, fails, by how
+ * much, the GPUs left idle), this row's times over the pick's (pick_sc and pick_r; NULL: none) with the 90%
+ * interval of that ratio (plan_ratio), the chance of meeting the deadline, the pick (v->pick), what a run costs its
+ * buyer and what the pick rests on, then stack. `scaleplan sweep --help` lists them by name. */
+void plan_option_csv_header(struct csvw *w);
+void plan_option_csv_row(struct csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
+			 const model_cost *cost, const plan_verdict *v, const model_scenario *pick_sc,
+			 const model_result *pick_r);
+/* The columns a CSV of rows writes, one line each ("  tta_s   s"): their names in order with their units or
+ * meanings, from the table that writes them (--columns help). PLAN_ROW_FIRST: those sim writes before its own. */
+typedef enum plan_row_set { PLAN_ROW_PREDICT, PLAN_ROW_JUDGED, PLAN_ROW_FIRST } plan_row_set;
+void plan_row_columns_text(plan_row_set set, struct strbuf *out);
 /* How a result's power is known: the system's power_kind (measured, datasheet, estimate), "tdp-fallback" where
  * the model summed TDPs, "" without power. */
 const char *plan_power_basis(const model_scenario *sc, const model_cost *cost);
 /* JSON object of one prediction (no trailing newline). */
 void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r, const model_cost *cost);
+/* The figures of the run itself (GPUs, global batch, throughput, the step's parts, bottleneck, epochs, epoch and
+ * run times) as compact JSON members, each followed by a comma: what sim's "sim" object gives again as simulated,
+ * before its own. */
+void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *r);
 
 #endif

@@ -450,6 +450,8 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	a->noptions = n;
 	a->fastest_x = a->fastest_lo = a->fastest_hi = NAN;
 	qualify(q, o, n, a);
+	for (int i = 0; i < n; i++) /* the flag each writer marks: none until the rule picks */
+		o[i].v.pick = false;
 	if (!a->fastest) {
 		a->near_miss = near_miss(q, o, n);
 		return;
@@ -458,6 +460,8 @@ void plan_decide(const plan_question *q, plan_option *o, int n, plan_answer *a)
 	a->nas_fast = mark_as_fast(q, o, n, a->fastest);
 	a->best_value = knee(q, o, n, a->fastest, a->cheapest);
 	a->winner = plan_cost_first(q) && a->cheapest ? a->cheapest : rule_pick(q, o, n);
+	if (a->winner)
+		o[a->winner - o].v.pick = true;
 	if (a->winner != a->fastest) {
 		a->tied_faster = a->fastest;
 		plan_time_ratio(q, a->fastest, a->winner, &a->fastest_x, &a->fastest_lo, &a->fastest_hi);
@@ -506,6 +510,16 @@ int plan_fewer_gpus(const hw_db *db, const plan_spec *s, const model_params *p, 
 			break;
 	}
 	return 0;
+}
+
+/* the powers of two from 8 (a server) to 1024, the list `--gpus 8,16,...,1024` asks as one question; fewer than 8
+ * GPUs is a server part-used (each answer names fewer GPUs as fast) */
+int plan_deadline_counts(long *c, int max)
+{
+	int n = 0;
+	for (long g = 8; g <= 1024 && n < max; g *= 2)
+		c[n++] = g;
+	return n;
 }
 
 int plan_deadline_count(const hw_db *db, const plan_spec *s, const model_params *p, const plan_question *q,

@@ -96,3 +96,10 @@ char *plan_fmt_range(double s, double lo_s, double hi_s, char *buf, size_t len_B
 	snprintf(buf, len_B, "%.1f %s (%.1f-%.1f)", s / unit, name, lo_s / unit, hi_s / unit);
 	return buf;
 }
+
+char *plan_stack_label(const model_scenario *sc, char *buf, size_t len_B)
+{
+	snprintf(buf, len_B, "%s (%s decode%s)", sc->stack.id, sc->data == MODEL_DATA_GPU ? "gpu" : sc->data == MODEL_DATA_CPU ? "cpu" : "no",
+		 sc->stack.staged ? ", staged" : "");
+	return buf;
+}

@@ -15,6 +15,17 @@ int plan_option_cmp(const plan_question *q, const plan_option *x, const plan_opt
 bool plan_ttt_goal(const plan_question *q);
 /* "capex", "owner's cost per run", "rent for the run". */
 const char *plan_cost_words(plan_cost c);
+/* Same-hardware pairs: two options of one GPU, GPUs per node, node count, NVLink domain, links between a node's
+ * GPUs and to its host, network per node (several nodes), precision and stack are the same purchase from two vendors. Their time ratio's 90% interval
+ * is this factor either side: the spread of MLPerf Training v4.0 ResNet-50 results of such pairs
+ * (refdata/mlperf_v4_0_phases.csv: 73 pairs of systems of one accelerator and node count from different
+ * submitters, medians of each system's runs; split-conformal 90% quantile of |ln(tta_a / tta_b)| = 0.0378,
+ * the largest 0.046; docs/decision.md). Organisations' start-up spread stays in each option's own interval. */
+#define PLAN_SAME_HW_X 1.0385
+/* model_ratio of quantity qty, with a same-hardware pair's interval PLAN_SAME_HW_X either side of the point: the one
+ * ratio compare's CSV, the answer and the decision use. */
+void plan_ratio(const model_scenario *a, const model_result *ra, const model_scenario *b, const model_result *rb,
+		model_quantity qty, double *x, double *lo, double *hi);
 
 /* ---- Used only inside plan/ (and its tests) ---- */
 /* Checks the user's --measured points on sc's GPU and precision (plan_measured.c): each img/s at most what

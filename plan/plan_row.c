@@ -1,7 +1,7 @@
 /* plan_row.c: one prediction as a row - the CSV columns predict, sim, compare, sweep and report write (the
- * names in docs/design.md first, the extras after, stack last: readers keep their positions) and predict's
- * and sim's JSON object of the same values, in the same order: one table of columns (common/cols.c) drives the
- * header, the cells and the JSON members.
+ * names in docs/design.md first, the extras after, a judged option's verdict (compare, sweep, report), stack
+ * last: readers keep their positions) and predict's and sim's JSON object of the same values, in the same
+ * order: one table of columns (common/cols.c) drives the header, the cells and the JSON members.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
@@ -11,11 +11,15 @@
 #include "common/common.h"
 #include "plan/plan_internal.h"
 
-/* What a column reads: the scenario, its times and its cost. */
+/* What a column reads: the scenario, its times and its cost; a judged option's columns (plan_option_csv_row) its
+ * verdict too, its times over the pick's and what it fails. */
 typedef struct row_in {
 	const model_scenario *sc;
 	const model_result *r;
 	const model_cost *c;
+	const plan_verdict *v;
+	double x[2], lo[2], hi[2]; /* this row's ttt and tta over the pick's, with the 90% interval */
+	const char *fails; /* plan_fails_text's, or "" */
 } row_in;
 
 #define SC(p) (((const row_in *)(p))->sc)
@@ -60,26 +64,49 @@ static const char *t_data(const void *p) { return model_data_name(SC(p)->data); 
 static const char *t_power_basis(const void *p) { return plan_power_basis(SC(p), CS(p)); }
 static const char *t_basis(const void *p) { return model_basis_name(RS(p)->basis); }
 static const char *t_stack(const void *p) { return SC(p)->stack.id; }
+/* a judged option's (compare, report and sweep) */
+#define OR(p) ((const row_in *)(p))
+static double o_meets(const void *p) { return OR(p)->v->fails ? 0 : 1; }
+static const char *o_fails(const void *p) { return OR(p)->fails; }
+static double o_over(const void *p) { return OR(p)->v->over_budget_usd; }
+static double o_late(const void *p) { return OR(p)->v->late_s; }
+static double o_idle(const void *p) { return OR(p)->v->idle_gpus; }
+static double o_ttt_x(const void *p) { return OR(p)->x[0]; }
+static double o_ttt_lo(const void *p) { return OR(p)->lo[0]; }
+static double o_ttt_hi(const void *p) { return OR(p)->hi[0]; }
+static double o_tta_x(const void *p) { return OR(p)->x[1]; }
+static double o_tta_lo(const void *p) { return OR(p)->lo[1]; }
+static double o_tta_hi(const void *p) { return OR(p)->hi[1]; }
+static double o_deadline_p(const void *p) { return OR(p)->v->deadline_p; }
+static double o_pick(const void *p) { return OR(p)->v->pick; }
+static double o_flip(const void *p) { return OR(p)->v->flip_speed_x > 0 ? OR(p)->v->flip_speed_x : NAN; }
+static double o_run_cost(const void *p) { return OR(p)->v->run_cost_usd; }
 
 #define NUM(name, unit, d, get) {name, unit, COL_NUM, d, get, NULL, 0}
 #define RNUM(f, unit, d) NUM(#f, unit, d, r_##f)
 #define INT(name, unit, get) {name, unit, COL_INT, 0, get, NULL, 0}
 #define BOOL(name, get) {name, "1 = yes", COL_BOOL, 0, get, NULL, 0}
 #define TEXT(name, unit, get) {name, unit, COL_TEXT, 0, NULL, get, 0}
+/* A figure of the run itself, which a simulation gives again (sim's JSON "sim" object, plan_row_json_run): this
+ * table's own bit of out_col.only beside COL_CSV and COL_JSON (common/cols.c reads only those two). */
+enum { ROW_RUN = 4 };
+#define RUN_NUM(f, unit, d) {#f, unit, COL_NUM, d, r_##f, NULL, COL_CSV | COL_JSON | ROW_RUN}
+#define RUN_INT(f, unit) {#f, unit, COL_INT, 0, r_##f, NULL, COL_CSV | COL_JSON | ROW_RUN}
 
 /* The columns, in the order every format writes them: those of docs/design.md first, the extras after (sim
  * appends its own after the first block, CELLS_END), the basis and intervals, money (docs/prices.md), stack
  * last (columns added later go before it: readers keep their positions); staged in JSON only. */
 static const out_col cols[] = {
 	TEXT("system", "systems.csv id", t_system), TEXT("gpu", "gpus.csv id", t_gpu), INT("nodes", "", g_nodes),
-	INT("gpus_per_node", "", g_gpn), INT("gpus", "", r_gpus), INT("batch_per_gpu", "images", g_batch),
-	INT("global_batch", "images", r_global_batch), TEXT("precision", "bf16, fp16, ...", t_prec),
-	RNUM(throughput_img_s, "img/s", 6), RNUM(per_gpu_img_s, "img/s", 6), RNUM(scaling_eff, "0-1", 4),
-	RNUM(iter_s, "s", 6), RNUM(compute_s, "s", 6), RNUM(comm_s, "s", 6), RNUM(comm_exposed_s, "s", 6),
-	RNUM(data_s, "s", 6), RNUM(io_s, "s", 6), TEXT("bottleneck", "compute, comm, data, io, memory", t_bottleneck),
-	RNUM(epochs, "epochs", 4), RNUM(epoch_s, "s", 6), RNUM(tta_s, "s", 6), RNUM(ttt_s, "s", 6),
+	INT("gpus_per_node", "", g_gpn), RUN_INT(gpus, ""), INT("batch_per_gpu", "images", g_batch),
+	RUN_INT(global_batch, "images"), TEXT("precision", "bf16, fp16, ...", t_prec),
+	RUN_NUM(throughput_img_s, "img/s", 6), RUN_NUM(per_gpu_img_s, "img/s", 6), RUN_NUM(scaling_eff, "0-1", 4),
+	RUN_NUM(iter_s, "s", 6), RUN_NUM(compute_s, "s", 6), RUN_NUM(comm_s, "s", 6), RUN_NUM(comm_exposed_s, "s", 6),
+	RUN_NUM(data_s, "s", 6), RUN_NUM(io_s, "s", 6),
+	{"bottleneck", "compute, comm, data, io, memory", COL_TEXT, 0, NULL, t_bottleneck, COL_CSV | COL_JSON | ROW_RUN},
+	RUN_NUM(epochs, "epochs", 4), RUN_NUM(epoch_s, "s", 6), RUN_NUM(tta_s, "s", 6), RNUM(ttt_s, "s", 6),
 	/* extras */
-	RNUM(first_epoch_s, "s", 6), RNUM(eval_s, "s", 6), RNUM(startup_s, "s", 6), RNUM(staging_s, "s", 6),
+	RUN_NUM(first_epoch_s, "s", 6), RNUM(eval_s, "s", 6), RNUM(startup_s, "s", 6), RNUM(staging_s, "s", 6),
 	RNUM(boundary_s, "s", 6), RNUM(warmup_s, "s", 6), TEXT("data", "data path", t_data), BOOL("fits", r_fits),
 	RNUM(mem_per_gpu_B, "B", 6), RNUM(capex_usd, "USD", 8), RNUM(power_W, "W", 6), RNUM(energy_J, "J", 6),
 	NUM("compute_cal", "x", 6, g_compute_cal), RNUM(energy_usd, "USD", 6), RNUM(rent_usd, "USD", 8),
@@ -104,6 +131,25 @@ static const out_col cols[] = {
 	NUM("buy_wins_above", "1 = above the break-even", 8, g_buy_above),
 	NUM("flip_usd_per_gpu_hour", "USD/GPU-h", 8, r_flip_usd_gpu_h), RNUM(owned_month_usd, "USD", 8),
 	RNUM(rented_month_usd, "USD", 8), RNUM(co2_kg, "kg", 8),
+	/* JUDGED: a judged option's (compare, report, sweep), not predict's: the question's verdict, its times over
+	 * the pick's with the 90% interval of that ratio (model_ratio; empty without a pick), the pick */
+	{"meets", "1 = meets the budget and deadline", COL_INT, 0, o_meets, NULL, 0},
+	{"fails", "what fails and by how much", COL_TEXT, 0, NULL, o_fails, 0},
+	{"over_budget_usd", "USD", COL_NUM, 8, o_over, NULL, 0},
+	{"late_s", "s", COL_NUM, 6, o_late, NULL, 0},
+	{"idle_gpus", "GPUs bought and idle", COL_INT, 0, o_idle, NULL, 0},
+	{"ttt_ratio", "time to train over the pick's", COL_NUM, 6, o_ttt_x, NULL, 0},
+	{"ttt_ratio_lo", "its 90% interval", COL_NUM, 6, o_ttt_lo, NULL, 0},
+	{"ttt_ratio_hi", "", COL_NUM, 6, o_ttt_hi, NULL, 0},
+	{"tta_ratio", "time to accuracy over the pick's", COL_NUM, 6, o_tta_x, NULL, 0},
+	{"tta_ratio_lo", "its 90% interval", COL_NUM, 6, o_tta_lo, NULL, 0},
+	{"tta_ratio_hi", "", COL_NUM, 6, o_tta_hi, NULL, 0},
+	{"deadline_p", "chance of meeting the deadline", COL_NUM, 4, o_deadline_p, NULL, 0},
+	{"pick", "1 = the decision's pick", COL_INT, 0, o_pick, NULL, 0},
+	{"run_cost_usd", "USD: a run as its buyer pays it (owned: tco; rented: rent), --cost run", COL_NUM, 8,
+	 o_run_cost, NULL, 0},
+	{"flip_speed_ratio", "the pick: the factor on its predicted speed below which another is picked", COL_NUM, 4,
+	 o_flip, NULL, 0},
 	/* STACK */
 	TEXT("stack", "stacks.csv id", t_stack), {"staged", "1 = yes", COL_BOOL, 0, g_staged, NULL, COL_JSON},
 };
@@ -118,6 +164,7 @@ static int index_of(const char *name)
 	return NCOLS;
 }
 #define CELLS_END index_of("basis")
+#define JUDGED index_of("meets")
 #define STACK index_of("stack")
 
 void plan_row_csv_header_cells(csvw *w)
@@ -125,34 +172,48 @@ void plan_row_csv_header_cells(csvw *w)
 	col_csv_header(w, cols, CELLS_END);
 }
 
-void plan_row_csv_header_all(csvw *w)
-{
-	col_csv_header(w, cols, STACK);
-}
-
+/* predict's columns: all but the judged ones */
 void plan_row_csv_header(csvw *w)
 {
-	col_csv_header(w, cols, NCOLS);
+	col_csv_header(w, cols, JUDGED);
+	col_csv_header(w, cols + STACK, NCOLS - STACK);
 	csvw_end_row(w);
 }
 
 void plan_row_csv_cells(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r, cost};
+	row_in in = {.sc = sc, .r = r, .c = cost};
 	col_csv_cells(w, cols, CELLS_END, &in);
-}
-
-void plan_row_csv_cells_all(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
-{
-	row_in in = {sc, r, cost};
-	col_csv_cells(w, cols, STACK, &in);
 }
 
 void plan_row_csv(csvw *w, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r, cost};
-	col_csv_cells(w, cols, NCOLS, &in);
+	row_in in = {.sc = sc, .r = r, .c = cost};
+	col_csv_cells(w, cols, JUDGED, &in);
+	col_csv_cells(w, cols + STACK, NCOLS - STACK, &in);
 	csvw_end_row(w);
+}
+
+void plan_option_csv_header(csvw *w)
+{
+	col_csv_header(w, cols, NCOLS);
+	csvw_end_row(w);
+}
+
+void plan_option_csv_row(csvw *w, const plan_question *q, const model_scenario *sc, const model_result *r,
+			 const model_cost *cost, const plan_verdict *v, const model_scenario *pick_sc,
+			 const model_result *pick_r)
+{
+	row_in o = {sc, r, cost, v, {NAN, NAN}, {NAN, NAN}, {NAN, NAN}, ""};
+	strbuf fails;
+	strbuf_init(&fails);
+	if (v->fails)
+		o.fails = plan_fails_text(q, v, &fails);
+	for (int k = 0; pick_sc && k < 2; k++) /* this row's time over the pick's, with its 90% interval */
+		plan_ratio(sc, r, pick_sc, pick_r, k ? MODEL_Q_TTA : MODEL_Q_TTT, &o.x[k], &o.lo[k], &o.hi[k]);
+	col_csv_cells(w, cols, NCOLS, &o);
+	csvw_end_row(w);
+	strbuf_free(&fails);
 }
 
 const char *plan_power_basis(const model_scenario *sc, const model_cost *cost)
@@ -166,8 +227,36 @@ const char *plan_power_basis(const model_scenario *sc, const model_cost *cost)
 /* predict's JSON object spaces its members ("name": value, ); common/json.c writes them. */
 void plan_row_json(FILE *out, const model_scenario *sc, const model_result *r, const model_cost *cost)
 {
-	row_in in = {sc, r, cost};
+	row_in in = {.sc = sc, .r = r, .c = cost};
 	fputc('{', out);
-	col_json_members(out, cols, NCOLS, &in, false, false);
+	col_json_members(out, cols, JUDGED, &in, true, false);
+	col_json_members(out, cols + STACK, NCOLS - STACK, &in, false, false);
 	fputc('}', out);
+}
+
+void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *r)
+{
+	out_col run[NCOLS];
+	int n = 0;
+	for (int i = 0; i < NCOLS; i++)
+		if (cols[i].only & ROW_RUN) {
+			run[n] = cols[i];
+			run[n++].only = 0;
+		}
+	row_in in = {.sc = sc, .r = r};
+	col_json_members(out, run, n, &in, true, true);
+}
+
+void plan_row_columns_text(plan_row_set set, strbuf *out)
+{
+	for (int i = 0; i < NCOLS; i++) {
+		bool judged = i >= JUDGED && i < STACK;
+		if ((cols[i].only && !(cols[i].only & COL_CSV)) || (set == PLAN_ROW_PREDICT && judged) ||
+		    (set == PLAN_ROW_FIRST && i >= CELLS_END))
+			continue;
+		if (*cols[i].unit)
+			strbuf_addf(out, "  %-26s %s\n", cols[i].name, cols[i].unit);
+		else
+			strbuf_addf(out, "  %s\n", cols[i].name);
+	}
 }

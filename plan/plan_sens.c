@@ -57,10 +57,9 @@ static void sens_rent(const plan_buy_rent *b, plan_sens *rs)
 	rs->vs_rent = true;
 	rs->buy = b->buy;
 	rs->rent_id = b->rent_id;
-	rs->use = m->runs_per_month > 0 ? m->runs_per_month / b->max_runs_month : m->utilisation;
+	rs->use = model_money_use(m, b->buy->r.tta_s);
 	rs->rent_use = b->breakeven_runs_month == 0 ? 0.0 : b->breakeven_runs_month / b->max_runs_month;
-	rs->use_lo = rs->use / 2.0;
-	rs->use_hi = fmin(1.0, rs->use * 1.5);
+	model_sens_range(MODEL_SENS_UTIL, rs->use, &rs->use_lo, &rs->use_hi);
 	rs->rent_wins = b->rent_wins;
 	rs->buy_wins_above = b->buy_wins_above; /* against a reservation buying wins below the crossing */
 	rs->flip_use = rs->rent_use > 0 && (rs->rent_use > rs->use_lo) != (rs->rent_use > rs->use_hi);

@@ -202,7 +202,8 @@ static int contenders(const plan_sweep *g, long from, long to, const plan_sweep_
 	return k;
 }
 
-int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt)
+/* plan_sweep_options, with each option's row into row[] (NULL: not wanted). */
+static int sweep_options(const plan_sweep *g, long from, long to, plan_option *opt, long *row)
 {
 	const plan_sweep_row *pick[PLAN_SWEEP_TOP];
 	int m = contenders(g, from, to, pick), n = 0;
@@ -218,17 +219,25 @@ int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt
 		const hw_gpu *gpu = hw_gpu_find(g->db, opt[n].sc.node.gpu_id);
 		opt[n].generation = hw_gpu_generation(gpu);
 		opt[n].chip = gpu && gpu->chip && *gpu->chip ? gpu->chip : opt[n].sc.node.gpu_id;
+		if (row)
+			row[n] = pick[i] - g->rows;
 		n++;
 	}
 	return n;
 }
 
-bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x)
+int plan_sweep_options(const plan_sweep *g, long from, long to, plan_option *opt)
+{
+	return sweep_options(g, from, to, opt, NULL);
+}
+
+bool plan_sweep_pick(plan_sweep *g, model_scenario *sc, model_result *r, model_cost *cost, double *flip_x)
 {
 	plan_option *opt = xcalloc(PLAN_SWEEP_TOP, sizeof(*opt));
+	long row[PLAN_SWEEP_TOP];
 	plan_answer a;
-	plan_flip f;
-	int n = plan_sweep_options(g, 0, g->nrows, opt);
+	plan_flip f = {.speed_x = NAN};
+	int n = sweep_options(g, 0, g->nrows, opt, row);
 	plan_decide(g->q, opt, n, &a);
 	if (flip_x) {
 		plan_flip_find(g->q, opt, n, &a, g->params, &f);
@@ -238,6 +247,10 @@ bool plan_sweep_pick(const plan_sweep *g, model_scenario *sc, model_result *r, m
 		*sc = a.winner->sc;
 		*r = a.winner->r;
 		*cost = a.winner->cost;
+		plan_verdict *v = &g->rows[row[a.winner - opt]].v; /* what the CSV marks, as compare's */
+		v->pick = true;
+		if (flip_x)
+			v->flip_speed_x = f.speed_x;
 	}
 	free(opt);
 	return a.winner != NULL;

@@ -492,3 +492,28 @@ void plan_answer_write(const plan_question *q, const plan_answer *a, long gpus, 
 	}
 	constraints_line(b, q, a);
 }
+
+void plan_count_text(const plan_question *q, const plan_count *found, long gpus, strbuf *out)
+{
+	long c[PLAN_DEADLINE_NCOUNTS];
+	int n = plan_deadline_counts(c, PLAN_DEADLINE_NCOUNTS);
+	char d[32], t[32];
+	plan_fmt_duration(q->deadline_s, d, sizeof d);
+	if (found->at < 0) {
+		strbuf_addf(out, "No option meets the deadline of %s at up to %ld GPUs (tried %ld, %ld, ..., %ld", d, gpus,
+			    c[0], c[1], c[n - 1]);
+		if (isfinite(found->below_s))
+			strbuf_addf(out, "; at %ld the fastest takes %s", found->below,
+				    plan_fmt_duration(found->below_s, t, sizeof t));
+		strbuf_addf(out, ").\n");
+		return;
+	}
+	strbuf_addf(out, "GPUs: %ld, the fewest of %ld, %ld, ..., %ld at which an option meets the deadline of %s", gpus,
+		    c[0], c[1], c[n - 1], d);
+	if (found->below && isfinite(found->below_s))
+		strbuf_addf(out, " (at %ld the fastest takes %s)", found->below,
+			    plan_fmt_duration(found->below_s, t, sizeof t));
+	else if (found->below)
+		strbuf_addf(out, " (at %ld no option fits)", found->below);
+	strbuf_addf(out, ".\n");
+}

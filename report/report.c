@@ -355,7 +355,7 @@ static void section_ranking(rep_doc *d, plan_option *rows, const rep_group *g, c
 		char b1[48], b2[48];
 		if (fold[i] >= 0)
 			continue;
-		tab_cell(&t, w == a.winner ? "%d answer" : "%d", i + 1);
+		tab_cell(&t, w->v.pick ? "%d answer" : "%d", i + 1);
 		strbuf sys;
 		strbuf_init(&sys);
 		strbuf_addf(&sys, "%s", w->sc.node.system_id);
@@ -580,7 +580,7 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 {
 	static const char *head[] = {"input", "low end", "high end", "cost at low end", "cost at high end",
 				     "could flip the decision"};
-	char a[64], b[64], c[32], e[32];
+	char a[64], b[64], c[32], e[32], ranges[128];
 	doc_h(d, 2, "Sensitivity");
 	if (!rs->ok) {
 		doc_p(d, "The answer at %d GPUs has no price in the database, so there is no cost to move.", rs->gpus);
@@ -589,10 +589,10 @@ static void section_sensitivity(rep_doc *d, const plan_sens *rs, bool chart_ok, 
 	}
 	doc_p(d, "The answer at %d GPUs, %s, costs %s per run (%s). Each input below is moved alone to both ends of "
 		 "its range; the chart draws the cost at each end, the widest bar on top. Prices: each price's own "
-		 "range or its kind's width (docs/prices.md); speed: the run time +-%.0f%%; utilisation x0.5-x1.5; kWh "
-		 "price x0.5-x1.5; PUE 1.1 (a hyperscale hall) to 1.8.",
+		 "range or its kind's width (docs/prices.md); speed: the run time +-%.0f%%; %s.",
 	      rs->gpus, opt_name(rs->ans, a, sizeof a), plan_fmt_usd(rs->base, b, sizeof b),
-	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err);
+	      rs->rent ? "rent as billed" : "the owner's cost: capex share, support, facility and energy", 100 * rs->speed_err,
+	      model_sens_ranges_text(ranges, sizeof ranges));
 	if (chart_ok)
 		doc_img(d, "sensitivity.svg", "tornado chart: the answer's cost per run at the low and high end of each input");
 	else

@@ -1,7 +1,8 @@
 #!/bin/sh
 # One table of columns drives the CSV header, the CSV cells and the JSON members (plan/plan_row.c, cli/cmd_sim.c,
 # common/cols.c): predict's CSV names and JSON members are the same, in the same order (JSON adds staged), with
-# the same values; sim's own columns come in the same order in its CSV and in its JSON "sim" object.
+# the same values; sim's own columns come in the same order in its CSV and in its JSON "sim" object; --columns help
+# lists each command's CSV columns in the CSV's order.
 # Run by tools/run_tests.sh with SCALEPLAN set; no GPU.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -58,4 +59,17 @@ for k in ("throughput_img_s", "tta_s", "iter_s"):  # the simulated figures in pr
     if not math.isclose(float(row[head.index(k)]), obj["sim"][k], rel_tol=1e-3):
         sys.exit("%s: csv %r json %r" % (k, row[head.index(k)], obj["sim"][k]))
 PY
+
+# --columns help lists each command's CSV columns, in the CSV's order, from the tables that write them
+names() { awk '/^  [a-z]/ { print $1 }' "$1" | paste -sd, -; }
+"$SP" predict --columns help >"$tmp/h.txt" || no "predict --columns help: exit $?"
+[ "$(names "$tmp/h.txt")" = "$(head -1 "$tmp/p.csv" | tr -d '\r')" ] || no "predict --columns help differs from its CSV header"
+"$SP" compare --gpus 8 --systems dgxh100 --format csv >"$tmp/c.csv" || no "compare csv"
+"$SP" compare --columns help >"$tmp/h.txt" || no "compare --columns help: exit $?"
+[ "$(names "$tmp/h.txt")" = "$(head -1 "$tmp/c.csv" | tr -d '\r')" ] || no "compare --columns help differs from its CSV header"
+grep -q '^  tta_ratio  *time to accuracy over the pick' "$tmp/h.txt" || no "compare --columns help: no units"
+"$SP" sim --columns help >"$tmp/h.txt" || no "sim --columns help: exit $?"
+[ "$(names "$tmp/h.txt")" = "$(head -1 "$tmp/s.csv" | tr -d '\r')" ] || no "sim --columns help differs from its CSV header"
+"$SP" sweep --columns help >"$tmp/h.txt" || no "sweep --columns help: exit $?"
+[ "$(names "$tmp/h.txt")" = "$(head -1 "$tmp/c.csv" | tr -d '\r')" ] || no "sweep --columns help differs from compare's CSV header"
 exit $fail

@@ -148,6 +148,12 @@ cmp -s "$tmp/good.csv" "$tmp/good.bak" || no "empty sweep replaced the file"
 # 9. nonsense simulator input refused
 expect 1 "$SP" sim --system dgxh100 --jitter 100; has "--jitter '100': expected a lognormal sigma in [0, 1]"
 expect 1 "$SP" sim --system dgxh100 --jitter 1000
+# sim's values in the one message of every command's bad value ("--NAME 'ARG': expected WANT", cli/opt.c)
+expect 1 "$SP" sim --system dgxh100 --jitter -1; has "--jitter '-1': expected a lognormal sigma in [0, 1]"
+expect 1 "$SP" sim --system dgxh100 --slow-prob 2; has "scaleplan sim: --slow-prob '2': expected a probability in [0, 1]"
+expect 1 "$SP" sim --system dgxh100 --trace-window 3:1 --trace "$tmp/t.json"
+has "scaleplan sim: --trace-window '3:1': expected A:B, iterations counted from 1 with A <= B"
+expect 1 "$SP" sim --system dgxh100 --trace-window x --trace "$tmp/t.json"; has "--trace-window 'x': expected A:B"
 expect 1 "$SP" sim --system dgxh100 --global-batch 2048 --batch-per-gpu 64; has "not both"
 
 # 10. buy against rent for the winner's GPU model, with the break-even (at today's rate: with the default fall of

@@ -91,6 +91,7 @@ static void test_tie_by_money(test_ctx *t)
 	plan_answer a;
 	plan_decide(&q, o, 2, &a);
 	TEST_CHECK(t, a.winner == &o[1], "tie: the cheaper dgxb200 wins, got %s", a.winner ? a.winner->sc.node.system_id : "none");
+	TEST_CHECK(t, o[1].v.pick && !o[0].v.pick, "the flag every writer reads marks the winner only");
 	TEST_CHECK(t, a.fastest == &o[0] && a.tied_faster == &o[0], "the faster one is named as the fastest, tied");
 	TEST_CHECK(t, a.cheapest == &o[1], "cheapest dgxb200");
 	TEST_CHECK(t, o[0].v.idle_gpus == 64, "2 trays of an 18-tray rack bought whole: 64 of 72 GPUs idle, got %d",
@@ -245,6 +246,7 @@ static void test_budget_and_deadline(test_ctx *t)
 	plan_answer a;
 	plan_decide(&q, o, 3, &a);
 	TEST_CHECK(t, !a.winner && a.near_miss == &o[2], "none qualifies; nearest hgx-h200");
+	TEST_CHECK(t, !o[0].v.pick && !o[1].v.pick && !o[2].v.pick, "no winner: no row marked the pick");
 	TEST_CHECK(t, a.nfail_budget == 2 && a.nfail_deadline == 1, "2 over budget (%d), 1 past the deadline (%d)",
 		   a.nfail_budget, a.nfail_deadline);
 	char text[8192];

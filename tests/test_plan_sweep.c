@@ -105,6 +105,16 @@ static void test_grid(test_ctx *t, const hw_db *db, const hw_system *sys)
 	TEST_CHECK(t, plan_sweep_pick(&g, &wsc, &wr, &wc, &flip_x) && wsc.node.system_id && !strcmp(wsc.node.system_id, sys->id),
 		   "a pick on %s", sys->id);
 	TEST_CHECK(t, isnan(flip_x) || (flip_x > 0.25 && flip_x < 1), "the pick rests on %g: NAN or inside the search", flip_x);
+	long marked = 0; /* the CSV's pick column reads the flag on the winner's row: one row, the pick's placement */
+	for (long i = 0; i < g.nrows; i++)
+		if (g.rows[i].v.pick) {
+			marked++;
+			TEST_CHECK(t, g.rows[i].nodes == wsc.nodes && g.rows[i].batch == wsc.batch_per_gpu,
+				   "the marked row is the pick: %d nodes, batch %d", g.rows[i].nodes, g.rows[i].batch);
+			TEST_CHECK(t, isnan(flip_x) ? isnan(g.rows[i].v.flip_speed_x) : g.rows[i].v.flip_speed_x == flip_x,
+				   "the marked row carries what the pick rests on: %g", g.rows[i].v.flip_speed_x);
+		}
+	TEST_CHECK(t, marked == 1, "one row marked the pick: %ld", marked);
 	long counts = plan_sweep_by_gpus(&g);
 	TEST_CHECK(t, counts == g.nrows, "each row its own GPU count here: %ld counts, %ld rows", counts, g.nrows);
 	for (long i = 0; i + 1 < g.nrows; i++)

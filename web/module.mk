@@ -9,7 +9,7 @@ EMCC ?= $(shell command -v emcc 2>/dev/null)
 # What the page runs: compare (and the option parsing, database loading and checks it calls) over the planner
 # library, without the modules compare does not use (calibrate, sim, plot, exec) and hw_import (jansson).
 WEB_WASM_SRCS := $(filter-out hwdb/hw_import.c,$(wildcard common/*.c hwdb/*.c model/*.c plan/*.c)) \
-	cli/cmd_compare.c cli/scenario.c cli/opt.c cli/optcheck.c cli/db.c cli/wasm_main.c
+	cli/cmd_compare.c cli/ask.c cli/scenario.c cli/opt.c cli/optcheck.c cli/db.c cli/wasm_main.c
 WEB_WASM_HDRS := $(wildcard common/*.h hwdb/*.h model/*.h plan/*.h cli/*.h web/*.h)
 
 # Rebuilt when emcc appears or goes (the recorded path changes).
