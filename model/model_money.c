@@ -444,9 +444,22 @@ double model_rent_horizon_factor(const model_money *m, double term_years)
 		return 1.0;
 	int months = (int)ceil(m->amortize_years * 12.0 - 1e-9);
 	double sum = 0, keep = 1.0 - m->rent_decline;
-	for (int k = 0; k < months; k++) {
-		double t = (k + 0.5) / 12.0; /* the month's middle; a reservation priced at its term's start */
-		sum += pow(keep, term_years > 0 ? term_years * floor(t / term_years) : t);
+	/* month k at its middle t = (k + 0.5) / 12 pays keep^t on demand, keep^(term x floor(t / term)) reserved
+	 * (priced at its term's start); the powers come as running products, a pow a term, because a sweep
+	 * prices every row through here */
+	double month_x = pow(keep, 1.0 / 12.0), od = pow(keep, 0.5 / 12.0), held = 1.0;
+	int term = -1;
+	for (int k = 0; k < months; k++, od *= month_x) {
+		if (!(term_years > 0)) {
+			sum += od;
+			continue;
+		}
+		int j = (int)floor((k + 0.5) / 12.0 / term_years);
+		if (j != term) {
+			term = j;
+			held = pow(keep, term_years * j);
+		}
+		sum += held;
 	}
 	return months > 0 ? sum / months : 1.0;
 }

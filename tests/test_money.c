@@ -642,6 +642,22 @@ static void test_rent_decline(test_ctx *t)
 	TEST_NEAR(t, od, (1 - pow(0.8, 5)) / (5 * log(1.25)), 2e-3);
 	TEST_CHECK(t, r3 > od && r3 < 1, "3-year reservation %g above on demand %g", r3, od);
 	TEST_NEAR(t, r3, (3 * 1.0 + 2 * 0.8 * 0.8 * 0.8) / 5, 1e-9); /* years 0-2 at today's, 3-4 at 0.8^3 */
+	/* the running products against each month's power summed plainly, over horizons, falls and terms */
+	const double years[] = {1, 2.5, 5, 7}, falls[] = {0.05, 0.25, 0.5}, terms[] = {0, 1, 3};
+	for (int y = 0; y < 4; y++)
+		for (int f = 0; f < 3; f++)
+			for (int k = 0; k < 3; k++) {
+				m.amortize_years = years[y];
+				m.rent_decline = falls[f];
+				int months = (int)ceil(years[y] * 12 - 1e-9);
+				double sum = 0;
+				for (int i = 0; i < months; i++) {
+					double at = (i + 0.5) / 12;
+					sum += pow(1 - falls[f], terms[k] > 0 ? terms[k] * floor(at / terms[k]) : at);
+				}
+				TEST_NEAR(t, model_rent_horizon_factor(&m, terms[k]), sum / months, 1e-12);
+			}
+	m.rent_decline = 0.2;
 	m.amortize_years = 1;
 	TEST_NEAR(t, model_rent_horizon_factor(&m, 0), (1 - 0.8) / log(1.25), 2e-3);
 }
