@@ -61,11 +61,11 @@ static void report_usage(FILE *out)
 		"count's answer's cost per run at both ends of its prices, speed, utilisation, kWh price and PUE, and the\n"
 		"input that could flip it against the runner-up -, buy against rent, the money and model assumptions with\n"
 		"their sources), tta.svg, cost.svg and sensitivity.svg (gnuplot; left out with a note when it is missing\n"
-		"or nothing is priced), cashflow.csv and cashflow.svg (the answer's cluster owned year by year),\n"
-		"placements.csv (compare's columns), whatif.html (the planner in one page: compare in the browser) and\n"
-		"costs.xlsx (each option's money as formulas over an Assumptions sheet); whatif.html and costs.xlsx are\n"
-		"left out, with the reason, where this build has no Emscripten or libxlsxwriter. Every placement of each\n"
-		"GPU count on each system, as compare.\n");
+		"or nothing is priced), cashflow.csv and cashflow.svg (the answer's cluster owned year by year beside the\n"
+		"same runs rented, the rent falling with the market), placements.csv (compare's columns), whatif.html\n"
+		"(the planner in one page: compare in the browser) and costs.xlsx (each option's money as formulas over\n"
+		"an Assumptions sheet); whatif.html and costs.xlsx are left out, with the reason, where this build has no\n"
+		"Emscripten or libxlsxwriter. Every placement of each GPU count on each system, as compare.\n");
 	cli_opt_help(out, own, NULL);
 	fprintf(out, "\n");
 	cli_ask_help(out, false);

@@ -563,12 +563,16 @@ typedef struct model_cash_year {
 	double capex_usd, support_usd, facility_usd, energy_usd, residual_usd;
 	double owned_usd, owned_cum_usd, owned_pv_cum_usd;    /* the year's sum, cumulative, and discounted at
 							       * finance_rate to the purchase */
-	double rented_usd, rented_cum_usd, rented_pv_cum_usd; /* the same runs at rent_run_usd each */
+	double rented_usd, rented_cum_usd, rented_pv_cum_usd; /* the same runs at rent_run_usd each, falling with
+							       * the market (model_cashflow) */
 } model_cash_year;
 /* The cash flow by year of the run r priced c into out (at most max rows), the same runs rented at rent_run_usd
- * each (NAN: no rental). Returns the rows written (ceil(amortize_years) + 1), 0 when c has no capex. */
+ * each as billed today (NAN: no rental), held rent_term_years at a time (0: on demand), each year at the
+ * average over its months of the market's fall that model_rent_horizon_factor averages over the horizon: the
+ * years' rent sums to the runs at the horizon's average where the horizon is whole months. Returns the rows written
+ * (ceil(amortize_years) + 1), 0 when c has no capex. */
 int model_cashflow(const model_scenario *sc, const model_result *r, const model_cost *c, double rent_run_usd,
-		   model_cash_year *out, int max);
+		   double rent_term_years, model_cash_year *out, int max);
 /* The average over the horizon (money.amortize_years) of a rental rate that falls money.rent_decline a year,
  * held for term_years at a time (0: on demand, re-priced continuously), as a fraction of today's rate. */
 double model_rent_horizon_factor(const model_money *m, double term_years);

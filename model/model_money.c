@@ -438,18 +438,23 @@ double model_rent_setup_s(const model_scenario *sc, const model_params *p, const
 	return sc->money.rent_boot_s + fmax(copy_s - (isfinite(r->staging_s) ? r->staging_s : 0.0), 0.0);
 }
 
-double model_rent_horizon_factor(const model_money *m, double term_years)
+/* The months of the horizon: the amortisation rounded up to whole months. */
+static int horizon_months(const model_money *m)
 {
-	if (!(m->rent_decline > 0))
-		return 1.0;
-	int months = (int)ceil(m->amortize_years * 12.0 - 1e-9);
+	return (int)ceil(m->amortize_years * 12.0 - 1e-9);
+}
+
+/* The sum over months from .. to - 1 of the horizon of the market's rent as a fraction of today's, falling
+ * rent_decline a year: month k at its middle t = (k + 0.5) / 12 pays keep^t on demand, keep^(term x floor(t /
+ * term)) reserved (priced at its term's start, renewed at the market's rate). The one formula of the fall:
+ * the horizon's average and each year's (model_rent_horizon_factor, rent_year_factor). The powers come as
+ * running products, a pow a term, because a sweep prices every row through here. */
+static double rent_month_sum(const model_money *m, double term_years, int from, int to)
+{
 	double sum = 0, keep = 1.0 - m->rent_decline;
-	/* month k at its middle t = (k + 0.5) / 12 pays keep^t on demand, keep^(term x floor(t / term)) reserved
-	 * (priced at its term's start); the powers come as running products, a pow a term, because a sweep
-	 * prices every row through here */
-	double month_x = pow(keep, 1.0 / 12.0), od = pow(keep, 0.5 / 12.0), held = 1.0;
+	double month_x = pow(keep, 1.0 / 12.0), od = pow(keep, (from + 0.5) / 12.0), held = 1.0;
 	int term = -1;
-	for (int k = 0; k < months; k++, od *= month_x) {
+	for (int k = from; k < to; k++, od *= month_x) {
 		if (!(term_years > 0)) {
 			sum += od;
 			continue;
@@ -461,7 +466,25 @@ double model_rent_horizon_factor(const model_money *m, double term_years)
 		}
 		sum += held;
 	}
-	return months > 0 ? sum / months : 1.0;
+	return sum;
+}
+
+double model_rent_horizon_factor(const model_money *m, double term_years)
+{
+	if (!(m->rent_decline > 0))
+		return 1.0;
+	int months = horizon_months(m);
+	return months > 0 ? rent_month_sum(m, term_years, 0, months) / months : 1.0;
+}
+
+/* The same rate's average over year year's months of the horizon (1 = the first; the last year the months
+ * left), as a fraction of today's rate: 1 with no fall, outside the horizon or for year 0 (model_cashflow). */
+static double rent_year_factor(const model_money *m, double term_years, int year)
+{
+	int from = 12 * (year - 1), to = (int)fmin(12.0 * year, horizon_months(m));
+	if (!(m->rent_decline > 0) || year < 1 || to <= from)
+		return 1.0;
+	return rent_month_sum(m, term_years, from, to) / (to - from);
 }
 
 /* The capex's cost a month: straight line less the residual value, or with a financing rate the annuity
@@ -680,7 +703,7 @@ double model_ref_rent_usd(const model_scenario *sc, const model_result *r, const
 }
 
 int model_cashflow(const model_scenario *sc, const model_result *r, const model_cost *cost, double rent_run_usd,
-		   model_cash_year *out, int max)
+		   double rent_term_years, model_cash_year *out, int max)
 {
 	const model_money *m = &sc->money;
 	if (!isfinite(cost->capex_usd) || max < 1)
@@ -704,7 +727,9 @@ int model_cashflow(const model_scenario *sc, const model_result *r, const model_
 		c->residual_usd = y == years ? -m->residual_frac * cost->capex_usd : 0.0;
 		c->runs = f * runs_year;
 		c->owned_usd = c->capex_usd + c->support_usd + c->facility_usd + c->energy_usd + c->residual_usd;
-		c->rented_usd = c->runs * rent_run_usd;
+		/* the rent as the market's falls: that year's months' average (its sum over the years is the
+		 * horizon's average the decision weighs, model_rent_horizon_factor) */
+		c->rented_usd = c->runs * rent_run_usd * rent_year_factor(m, rent_term_years, y);
 		/* discounted at the cost of capital to the purchase: year y x (1 + rate)^-y */
 		double disc = pow(1.0 + m->finance_rate, -y);
 		owned_cum += c->owned_usd;

@@ -225,7 +225,10 @@ typedef struct plan_buy_rent {
 	double rent_usd_gpu_h;     /* its rate */
 	double owner_usd_run;      /* buy's tco_usd at the stated utilisation */
 	double rent_usd_run;       /* the same run rented at rent_id's rate (model_ref_rent_usd: the bought option's
-				    * time; its share of a rental session, as predict prints it) */
+				    * time; its share of a rental session, as predict prints it), averaged over the
+				    * horizon as the market's rent falls (model_rent_horizon_factor): what is weighed */
+	double rent_today_usd_run; /* that run as billed today, before the fall (model_cashflow's years start here) */
+	double rent_term_years;    /* how long that rent is held (0: on demand): the fall's steps */
 	double rent_setup_s;       /* start-up and data copy billed to that rented run (0 reserved) */
 	double rent_lo_usd_gpu_h;  /* the rate's low end: the market's and committed clusters' (NAN: none) */
 	double rent_lo_usd_run;    /* the run rented at it */

@@ -337,7 +337,9 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_id = sc->price.ref_rent_id;
 	b->rent_usd_gpu_h = sc->price.ref_rent_usd_gpu_h;
 	b->owner_usd_run = b->buy->cost.tco_usd;
-	b->rent_usd_run = model_ref_rent_usd(sc, &b->buy->r, &b->buy->cost) * model_rent_horizon_factor(&sc->money, sc->price.rent_term_years);
+	b->rent_today_usd_run = model_ref_rent_usd(sc, &b->buy->r, &b->buy->cost);
+	b->rent_term_years = sc->price.rent_term_years;
+	b->rent_usd_run = b->rent_today_usd_run * model_rent_horizon_factor(&sc->money, b->rent_term_years);
 	b->rent_setup_s = b->buy->cost.rent_setup_s;
 	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->price.ref_rent_market_usd_gpu_h;
@@ -372,6 +374,8 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 			b->buy_wins_above = m.buy_wins_above;
 		}
 		b->rent_usd_run = row->cost.rent_horizon_usd; /* as billed, over the horizon (= rent_usd with no decline) */
+		b->rent_today_usd_run = row->cost.rent_usd;
+		b->rent_term_years = pr->rent_term_years;
 		b->rent_setup_s = row->cost.rent_setup_s;
 		b->rent_wins = b->rent_usd_run < b->owner_usd_run;
 		b->flip_usd_gpu_h = b->rent_usd_gpu_h * b->owner_usd_run / b->rent_usd_run;

@@ -710,8 +710,9 @@ static void cashflow_write(const char *dir, plan_option *rows, const rep_group *
 	if (!c->buy)
 		return;
 	c->rent_id = a.buy_rent.rent_id;
-	c->n = model_cashflow(&c->buy->sc, &c->buy->r, &c->buy->cost, c->rent_id ? a.buy_rent.rent_usd_run : NAN, c->y,
-			      REP_MAX_YEARS);
+	c->rent_term_years = a.buy_rent.rent_term_years;
+	c->n = model_cashflow(&c->buy->sc, &c->buy->r, &c->buy->cost, c->rent_id ? a.buy_rent.rent_today_usd_run : NAN,
+			      a.buy_rent.rent_term_years, c->y, REP_MAX_YEARS);
 	char *path = xasprintf("%s/cashflow.csv", dir);
 	csvw *w = csvw_open(path);
 	free(path);
@@ -762,9 +763,33 @@ static void cashflow_write(const char *dir, plan_option *rows, const rep_group *
 	plot_data_free(&pd);
 }
 
+/* The rented column's sentence: its sum and, where the market's rent falls (model_cashflow), its first
+ * and last year's, on demand re-priced each month, a reservation renewed at the fallen rate each term. */
+static void rented_text(rep_doc *d, const rep_cash *c)
+{
+	char h[32], a[32], b[32], e[32], how[96];
+	const model_cash_year *last = &c->y[c->n - 1];
+	double fall = c->buy->sc.money.rent_decline;
+	plan_fmt_usd(last->rented_cum_usd, h, sizeof h);
+	plan_fmt_usd(last->rented_pv_cum_usd, a, sizeof a);
+	if (!(fall > 0) || c->n < 3) {
+		doc_p(d, "The same runs rented on %s: %s in all (%s discounted) at today's rate. cashflow.csv has each "
+			 "year.", c->rent_id, h, a);
+		return;
+	}
+	if (c->rent_term_years > 0)
+		snprintf(how, sizeof how, "a %g-year reservation renewed at the fallen rate", c->rent_term_years);
+	else
+		snprintf(how, sizeof how, "on demand, re-priced each month");
+	doc_p(d, "The same runs rented on %s: %s in all (%s discounted), %s in year 1 to %s in year %d as the market's rent "
+		 "falls %.0f%% a year (%s). cashflow.csv has each year.",
+	      c->rent_id, h, a, plan_fmt_usd(c->y[1].rented_usd, b, sizeof b), plan_fmt_usd(last->rented_usd, e, sizeof e),
+	      c->n - 1, 100 * fall, how);
+}
+
 static void section_cashflow(rep_doc *d, const rep_cash *c, int gpus, double rate)
 {
-	char a[32], b[32], e[32], f[32], h[32];
+	char a[32], b[32], e[32], f[32];
 	doc_h(d, 2, "Cash flow");
 	if (!c->ok) {
 		doc_p(d, "No cash flow at %d GPUs: %s.", gpus, c->buy ? c->note : "no bought option of the answer's GPU has a price");
@@ -778,8 +803,7 @@ static void section_cashflow(rep_doc *d, const rep_cash *c, int gpus, double rat
 	      plan_fmt_usd(c->y[0].capex_usd, a, sizeof a), plan_fmt_usd(-last->residual_usd, b, sizeof b),
 	      plan_fmt_usd(last->owned_cum_usd, e, sizeof e), plan_fmt_usd(last->owned_pv_cum_usd, f, sizeof f), 100 * rate);
 	if (c->rent_id)
-		doc_p(d, "The same runs rented on %s: %s in all (%s discounted). cashflow.csv has each year.", c->rent_id,
-		      plan_fmt_usd(last->rented_cum_usd, h, sizeof h), plan_fmt_usd(last->rented_pv_cum_usd, a, sizeof a));
+		rented_text(d, c);
 	if (c->chart_ok)
 		doc_img(d, "cashflow.svg", "cumulative cash by year, owned and rented");
 	else

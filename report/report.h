@@ -43,6 +43,7 @@ typedef struct rep_input {
 typedef struct rep_cash {
 	const plan_option *buy;   /* NULL: no bought option of the answer's GPU with a price */
 	const char *rent_id;      /* the rental the runs are priced at; NULL: none */
+	double rent_term_years;   /* that rent held a term at a time (0: on demand): the steps of its fall */
 	int n;
 	model_cash_year y[REP_MAX_YEARS];
 	bool ok, chart_ok;

@@ -466,7 +466,8 @@ static void test_cashflow(test_ctx *t)
 	rc.power_max_W = 10e3;
 	model_run_money(&sc, &r, &rc);
 	TEST_NEAR(t, rc.owned_usd_gpu_h, rc.tco_usd / (64 * r.tta_s / 3600.0), 1e-12);
-	int n = model_cashflow(&sc, &r, &rc, 50.0, y, 8);
+	sc.money.rent_decline = 0; /* today's rent every year (the fall: test_cashflow_rent) */
+	int n = model_cashflow(&sc, &r, &rc, 50.0, 0, y, 8);
 	TEST_CHECK(t, n == 6, "years 0..5: %d rows", n);
 	TEST_NEAR(t, y[0].capex_usd, 874000.0, 1e-9);
 	TEST_NEAR(t, y[1].runs, 1200.0, 1e-9);
@@ -479,15 +480,67 @@ static void test_cashflow(test_ctx *t)
 	TEST_NEAR(t, y[1].rented_pv_cum_usd, 60000.0 / 1.1, 1e-6);
 	TEST_CHECK(t, y[5].owned_pv_cum_usd < y[5].owned_cum_usd, "discounted below the sum");
 	sc.money.amortize_years = 2.5; /* a half year at the end */
-	n = model_cashflow(&sc, &r, &rc, 50.0, y, 8);
+	n = model_cashflow(&sc, &r, &rc, 50.0, 0, y, 8);
 	TEST_CHECK(t, n == 4, "2.5 years: %d rows", n);
 	TEST_NEAR(t, y[3].runs, 600.0, 1e-9);
 	rc.capex_usd = NAN;
-	TEST_CHECK(t, model_cashflow(&sc, &r, &rc, 50.0, y, 8) == 0, "no capex: no cash flow");
+	TEST_CHECK(t, model_cashflow(&sc, &r, &rc, 50.0, 0, y, 8) == 0, "no capex: no cash flow");
 	/* the defaults: a cost of capital and a resale value, both sourced (model_money_default) */
 	model_money m;
 	model_money_default(&m);
 	TEST_CHECK(t, m.finance_rate > 0 && m.residual_frac > 0, "defaults %g %g", m.finance_rate, m.residual_frac);
+}
+
+/* The rented column falls with the market year by year: each year's rent is today's x the plain average of
+ * that year's months' factor (each month's power summed here, apart from the running products), the years add
+ * up to the runs at the horizon's average the decision weighs (within 1e-9 relative), year 1 above it and the
+ * last year below (where a term ends inside the horizon); with no fall every year is today's rent. Over horizons (a half year at the end), on
+ * demand and 1- and 3-year terms. */
+static void test_cashflow_rent(test_ctx *t)
+{
+	model_scenario sc;
+	model_params p;
+	model_result r;
+	model_cost rc;
+	model_cash_year y[12];
+	memset(&r, 0, sizeof r);
+	memset(&rc, 0, sizeof rc);
+	node_priced(&sc, &p);
+	sc.nodes = 8;
+	sc.money.utilisation = 1.0;
+	r.gpus = 64;
+	model_run_capex(&sc, &p, &r, &rc);
+	r.tta_s = 365.25 * 86400.0 / 12.0 / 100.0; /* 100 runs a month */
+	const double horizons[] = {5, 2.5, 7}, terms[] = {0, 1, 3}, today = 50.0;
+	for (int h = 0; h < 3; h++)
+		for (int k = 0; k < 3; k++) {
+			sc.money.amortize_years = horizons[h];
+			sc.money.rent_decline = 0.25;
+			int n = model_cashflow(&sc, &r, &rc, today, terms[k], y, 12), months = (int)ceil(horizons[h] * 12 - 1e-9);
+			double runs = 0;
+			for (int i = 1; i < n; i++) {
+				double sum = 0;
+				int to = (int)fmin(12 * i, months);
+				for (int m = 12 * (i - 1); m < to; m++) {
+					double at = (m + 0.5) / 12;
+					sum += pow(0.75, terms[k] > 0 ? terms[k] * floor(at / terms[k]) : at);
+				}
+				TEST_NEAR(t, y[i].rented_usd, y[i].runs * today * sum / (to - 12 * (i - 1)),
+					  1e-12 * y[i].rented_usd);
+				runs += y[i].runs;
+			}
+			double whole = runs * today * model_rent_horizon_factor(&sc.money, terms[k]);
+			TEST_NEAR(t, y[n - 1].rented_cum_usd, whole, 1e-9 * whole);
+			TEST_CHECK(t, terms[k] >= horizons[h] || /* one term holds today's rate throughout */
+					      (y[1].rented_usd / y[1].runs > whole / runs &&
+					       y[n - 1].rented_usd / y[n - 1].runs < whole / runs),
+				   "%g years, term %g: year 1 above the horizon's average, the last below", horizons[h],
+				   terms[k]);
+			sc.money.rent_decline = 0;
+			n = model_cashflow(&sc, &r, &rc, today, terms[k], y, 12);
+			for (int i = 1; i < n; i++)
+				TEST_NEAR(t, y[i].rented_usd, y[i].runs * today, 1e-12 * y[i].rented_usd);
+		}
 }
 
 static void test_sensitivity(test_ctx *t)
@@ -714,6 +767,7 @@ int main(void)
 	test_owner(&t);
 	test_price_run(&t);
 	test_cashflow(&t);
+	test_cashflow_rent(&t);
 	test_sensitivity(&t);
 	test_sens_words(&t);
 	test_checks(&t);

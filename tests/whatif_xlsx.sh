@@ -7,7 +7,9 @@
 # CSV within 0.1%, and the answer's owned cash by year equals the report's cashflow.csv; then the same after an
 # input on the Assumptions sheet is changed (utilisation, kWh price, cost of capital, residual, runs a month,
 # the rent's fall a year (on demand and a 1-year reservation renewed):
-# against compare and report with that option), and a second set of systems with rentals (one with a cluster
+# against compare and report with that option; the Cash flow sheet's owned and rented cost by year against
+# the report's cashflow.csv, on demand at a fall of 0 and 0.25 a year and 1- and 3-year reservations at 0.25),
+# and a second set of systems with rentals (one with a cluster
 # rate above its instance; on demand, a 1-year reservation and spot). The book must hold >= 20 formulas, >= 10 of them
 # over Assumptions. Skips with a message where the build left the book out (no libxlsxwriter) or there is
 # no LibreOffice; fails if libxlsxwriter is here and the book is not.
@@ -87,10 +89,12 @@ case_of() {
 	[ -f "$C/cashflow.csv" ] || { no "report $opt $value wrote no cashflow.csv"; return; }
 	q "costs.xlsx with $name=$value: cash flow differs from the report's cashflow.csv" cashflow "$sheet" \
 		"$C/cashflow.csv" "$C/report.md"
+	q "costs.xlsx with $name=$value: Cash flow sheet differs from the report's cashflow.csv" cash_sheet \
+		"$X/$name-$value-Cash flow.csv" "$C/cashflow.csv"
 }
 CASES="utilisation:0.54:--utilisation utilisation:0.3:--utilisation kwh_usd:0.25:--kwh-price
 	finance_rate:0.07:--finance-rate residual_frac:0.3:--residual runs_per_month:200:--runs-per-month
-	rent_decline:0.25:--rent-decline"
+	rent_decline:0.25:--rent-decline rent_decline:0:--rent-decline"
 for c in $CASES; do
 	IFS=: read -r name value opt <<EOF2
 $c
@@ -116,6 +120,13 @@ for t in 1y spot; do
 done
 # the rent falling over the horizon, a 1-year reservation renewed each year at the year's rate
 [ -f "$tmp/T1y/costs.xlsx" ] && put "$tmp/T1y/costs.xlsx" rent_decline 0.25 "t1y-decline"
+# the bought cluster's cash flow against 1- and 3-year reservations renewed as the rent falls: the Cash flow
+# sheet's rented cost year by year
+for t in 1y 3y; do
+	"$SP" report --systems $S1 --gpus 64 --rent-term $t --rent-decline 0.25 --out "$tmp/F$t" >"$tmp/log" 2>&1 ||
+		{ cat "$tmp/log"; no "report --rent-term $t --rent-decline 0.25"; continue; }
+	put "$tmp/F$t/costs.xlsx" rent_decline 0.25 "f$t"
+done
 flush
 recalc_all
 
@@ -141,5 +152,9 @@ for t in 1y spot; do
 done
 "$SP" compare --systems $S2 --gpus 64 --cost rent --rent-term 1y --rent-decline 0.25 --out "$tmp/cmp1yd.csv" >/dev/null
 q "--rent-term 1y --rent-decline 0.25 differs from compare" compare "$X/t1y-decline-Options.csv" "$tmp/cmp1yd.csv"
+for t in 1y 3y; do
+	q "--rent-term $t --rent-decline 0.25: Cash flow sheet differs from the report's cashflow.csv" cash_sheet \
+		"$X/f$t-Cash flow.csv" "$tmp/F$t/cashflow.csv"
+done
 flush
 exit $fail

@@ -206,6 +206,7 @@ static const xl_col cols[] = {
 	 * each month at its middle, a reservation at its term's start; summed in closed form (geometric series):
 	 * on demand keep^(1/24) (1 - keep^(M/12)) / (1 - keep^(1/12)), a term of T years (12T months each) the
 	 * whole terms' 12T (1 - keep^(T j)) / (1 - keep^T) and the months left at keep^(T j) */
+	{"rent_term_y", "rent held years (0: on demand)", XL_FORMULA, "={sys.rent_term_y}", 0, NULL},
 	{"rent_terms", "whole rent terms in the horizon", XL_FORMULA,
 	 "=IF({sys.rent_term_y}>0,CEILING((horizon_months+1)/(12*{sys.rent_term_y}),1)-1,0)", 0, NULL},
 	{"rent_horizon_x", "rent over the horizon as it falls, times today's", XL_FORMULA,
@@ -798,10 +799,21 @@ static const struct { const char *head, *formula; int money; } cf_cols[] = {
 	{"book value at the year's end USD", "=IF(@=0,N({capex_usd}),%K^-%J)", 1},
 	{"owned cost on the books USD", "=%J+%E+%F+%G", 1},
 	{"owned cash, cumulative USD", "=%I+%M^", 1},
-	{"rented USD (the same runs)", "=IF(ISNUMBER({rented_month_usd}),%B*12*{rented_month_usd},\"\")", 1},
+	{"rented USD (the same runs)",
+	 "=IF(ISNUMBER({rented_month_usd}),%B*12*{rented_month_usd}/{rent_horizon_x}*%U,\"\")", 1},
 	{"rented, cumulative USD", "=IF(ISNUMBER(%N),N(%N)+N(%O^),\"\")", 1},
 	{"owned cash, discounted to the purchase USD", "=%I/(1+finance_rate)^@", 1},
 	{"rented, discounted USD", "=IF(ISNUMBER(%N),%N/(1+finance_rate)^@,\"\")", 1},
+	/* model_cashflow: the rent's fall that year, the horizon's months' sum (Options' rent_horizon_x,
+	 * the same closed forms) to the year's end less that to the year before's, over the year's months; the
+	 * rent above is the horizon's average's run (rented_month_usd) at that year's factor instead */
+	{"months of the horizon by the year's end", "=MIN(12*@,horizon_months)", 0},
+	{"whole rent terms by then", "=IF({rent_term_y}>0,CEILING((%R+1)/(12*{rent_term_y}),1)-1,0)", 0},
+	{"rent summed month by month to then, in months at today's rate",
+	 "=IF(rent_decline>0,IF({rent_term_y}>0,12*{rent_term_y}*(1-(1-rent_decline)^({rent_term_y}*%S))/(1-(1-"
+	 "rent_decline)^{rent_term_y})+(%R-12*{rent_term_y}*%S)*(1-rent_decline)^({rent_term_y}*%S),(1-rent_decline)"
+	 "^(1/24)*(1-(1-rent_decline)^(%R/12))/(1-(1-rent_decline)^(1/12))),%R)", 0},
+	{"rent that year as the market's falls, times today's", "=(%T-%T^)/(%R-%R^)", 0},
 };
 enum { CF_NCOLS = sizeof cf_cols / sizeof cf_cols[0], CF_FIRST_ROW = 3 };
 
@@ -847,6 +859,8 @@ static void write_cashflow(xl *x, int op_row, const plan_option *o)
 			/* the first row's cumulative columns start from 0, not from the heading */
 			if (y == 0 && (c == 12 || c == 14))
 				tpl = c == 12 ? "=%I" : "=IF(ISNUMBER(%N),N(%N),\"\")";
+			if (y == 0 && c == 20) /* no months run: no fall */
+				tpl = "=1";
 			/* after the amortisation the row stays empty: a longer one typed on Assumptions fills it */
 			char *body = cf_formula(tpl, row, op_row);
 			char *f = xasprintf("=IF(@>ROUNDUP(amortize_years-1E-9,0),\"\",%s)", body + 1);

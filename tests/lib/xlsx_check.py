@@ -7,6 +7,9 @@
 #                                            that a program that opens OUT must compute every formula itself
 #   xlsx_check.py cashflow OPTIONS.csv cashflow.csv report.md   the report's cash flow (its answer's bought
 #                                            option) against that option's owned cash by year on the sheet
+#   xlsx_check.py cash_sheet CASHFLOW.csv cashflow.csv   the Cash flow sheet recalculated (exported as CSV):
+#                                            each year's owned cash and rented cost against report's
+#                                            cashflow.csv, within 0.1%
 #   xlsx_check.py stored BOOK.xlsx OPTIONS.csv   the Options sheet as the book stores it (each formula's saved
 #                                            result, no recalculation) written as CSV for compare; exit 1 where
 #                                            a formula cell stores no value
@@ -262,6 +265,38 @@ def sheets_check(book, flows, report, want):
     return 1 if bad or n == 0 else 0
 
 
+def cash_sheet(sheet, flows):
+    """The Cash flow sheet recalculated (exported as CSV) against report's cashflow.csv: each year's owned cash
+    and rented cost (the rent falling with the market year by year) within 0.1%; the rented column must hold
+    money in some year (a rental weighed), and no year past cashflow.csv's may hold a figure."""
+    grid = list(csv.reader(open(sheet, encoding="utf-8")))
+    at = next(i for i, r in enumerate(grid) if r and r[0] == "year")
+    head = {h: c for c, h in enumerate(grid[at])}
+    years = list(csv.DictReader(open(flows, encoding="utf-8")))
+    bad, rented = [], 0.0
+    for y in years:
+        r = grid[at + 1 + int(y["year"])]
+        for h, col in (("owned cash USD", "owned_usd"), ("rented USD (the same runs)", "rented_usd")):
+            x = float(y[col])
+            try:
+                g = float(r[head[h]])
+            except ValueError:
+                g = float("nan")
+            if not abs(g - x) <= 1e-3 * abs(x) + 1e-6:
+                bad.append("cash flow year %s %s: sheet %.6g, cashflow.csv %.6g" % (y["year"], col, g, x))
+        rented += abs(float(y["rented_usd"]))
+    if rented == 0:
+        bad.append("cashflow.csv rents nothing: the rented column is not checked")
+    after = grid[at + 1 + len(years)] if len(grid) > at + 1 + len(years) else []
+    if any(v != "" for v in after[1:]):
+        bad.append("cash flow year %d: sheet %r, cashflow.csv has no such year" % (len(years), after))
+    for b in bad:
+        print(b)
+    print("Cash flow sheet, %d years owned and rented against cashflow.csv: %s" % (
+        len(years), "differ" if bad else "all within 0.1%"))
+    return 1 if bad else 0
+
+
 def rows(options, gpus, out):
     table = list(csv.reader(open(options, encoding="utf-8")))
     with open(out, "w", encoding="utf-8", newline="") as f:
@@ -275,6 +310,7 @@ COMMANDS = {
     "once": lambda a: once(a[0]),
     "stored": lambda a: stored(a[0], a[1]),
     "cashflow": lambda a: cashflow(*a[:3]),
+    "cash_sheet": lambda a: cash_sheet(a[0], a[1]),
     "compare": lambda a: compare(a[0], a[1]),
     "rows": lambda a: rows(*a[:3]),
 }
