@@ -20,7 +20,8 @@ grep -E "fit error|leave-one-out error" "$T/cal.txt" | sed 's/^/fit on <= '"$MAX
 	{ cat "$T/val.txt"; exit 1; }
 # each held-out run's throughput: predicted / measured - 1; a point run more than once (id suffix _rK) also
 # counts its error beyond the spread of its runs (0 inside their range); and whether the run lies inside its
-# 90% interval (validate --detail predicted_lo..predicted_hi: the fit's parameter errors and a run's noise),
+# 90% interval (validate --detail predicted_lo..predicted_hi: the fit's parameter errors, the prior standard
+# errors of what it did not fit - docs/model.md - and a run's noise),
 # with the interval's width (hi - lo) / predicted
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	/^"(throughput|gpu-decode)/ { n++; f[n] = $c["file"]; m[n] = $c["measured"]; p[n] = $c["predicted"]

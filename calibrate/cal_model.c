@@ -304,10 +304,54 @@ static char *link_scope(const cal_point *p, const char *t)
 	return xasprintf("%s|%s", p->machine, t);
 }
 
+/* The standard error a parameter carries while it is a prior (the data did not fit it): the spread of its source,
+ * so that the interval of a prediction that rests on it (param_var_ln) says how far such a prior has missed. A
+ * fit replaces it by the fitted standard error. No correlation with the fitted parameters. Relative ones (rel) are
+ * in ln units, times the value; the others in the parameter's own. Each basis: docs/model.md, "Priors the data did not fit". */
+typedef struct prior_spread {
+	const char *name;
+	bool rel;
+	double se;
+} prior_spread;
+
+static const prior_spread prior_spreads[] = {
+	/* a link level's bus bandwidth as the all-reduce gets it inside a training step, against its prior (the
+	 * datasheet link x bw_eff_*, or the sweeps' 3.8 / 26 GB/s): rms ln(fitted / prior) of the in-run busbw of
+	 * the committed campaigns on 2x H100, 2x H200 (two) and 4x H200, NVLink and sockets (8 levels): 0.73 */
+	{ "busbw_Bps", true, 0.73 },
+	/* the overlap weight: the engine's, prior 1 (its bucket pipeline), rms (1 - fitted) of the campaigns that fit
+	 * it (0.795, 0.869, 0.921): 0.15; taken for every stack's prior (no other was fitted on these hosts) */
+	{ "overlap", false, 0.15 },
+	/* what a host core carries of the shared input stage (prior 612 img/s from the 4x H200 campaign): rms ln of
+	 * the four campaigns' fits against it (453-608 img/s): 0.22 */
+	{ "host_input_img_s_core", true, 0.22 },
+	/* the share of the input stage socket transports take (prior 2 threads of the host's cores): rms of the
+	 * four campaigns' fits against their priors (0.024-0.170 against 0.031-0.063): 0.10 */
+	{ "socket_core_frac", false, 0.10 },
+	/* how emulated nodes share a host's socket bandwidth, (2/n)^x (point_ar): runs at 2 nodes cannot tell x;
+	 * a uniform x in [0, 1] has the standard error 1/sqrt(12) */
+	{ "socket_share_exp", false, 0.28867513459481287 },
+};
+
+/* The prior standard error of parameter `name` at `value`, NAN where none is stated: alpha_s and slowdown_* have
+ * none, as the busbw spread was measured with them at their priors and holds what they miss. */
+static double prior_se(const char *name, double value)
+{
+	for (size_t k = 0; k < sizeof prior_spreads / sizeof prior_spreads[0]; k++)
+		if (strcmp(prior_spreads[k].name, name) == 0)
+			return prior_spreads[k].rel ? prior_spreads[k].se * fabs(value) : prior_spreads[k].se;
+	return NAN;
+}
+
+/* A parameter's value, made a prior (with its prior standard error) on first use. A profile's prior read without
+ * a standard error (written before they had one) gets it too. */
 static double pval(cal_pset *ps, const char *name, const char *scope, double prior, const char *unit)
 {
 	int i = cal_pset_get(ps, name, scope, prior, unit); /* may move ps->p: index after the call */
-	return ps->p[i].value;
+	cal_param *q = &ps->p[i];
+	if (q->status == CAL_PRIOR && isnan(q->se))
+		q->se = prior_se(name, q->value);
+	return q->value;
 }
 
 /* How the emulated nodes of one host share its socket bandwidth (point_ar): the exponent x of (2/n)^x, a prior
@@ -315,11 +359,9 @@ static double pval(cal_pset *ps, const char *name, const char *scope, double pri
 static double socket_share_exp(cal_pset *ps, const cal_point *p)
 {
 	char *sc = link_scope(p, "socket");
-	int i = cal_pset_get(ps, "socket_share_exp", sc, 1.0, "exponent");
+	double x = pval(ps, "socket_share_exp", sc, 1.0, "exponent");
 	free(sc);
-	if (ps->p[i].status == CAL_PRIOR && isnan(ps->p[i].se))
-		ps->p[i].se = 1.0 / sqrt(12.0);
-	return ps->p[i].value;
+	return x;
 }
 
 /* The fitted alpha and busbw of the point's machine on transport t. */
@@ -1230,7 +1272,7 @@ static double param_var_ln(const cal_env *e, cal_pset *ps, const cal_data *d, in
 	double *g = xcalloc((size_t)(n > 0 ? n : 1), sizeof *g);
 	for (int k = 0; k < n; k++) {
 		cal_param *q = &ps->p[k];
-		/* fitted, or a prior that carries its own standard error (socket_share_exp) */
+		/* fitted, or a prior with its prior standard error (prior_spreads) */
 		if (!(q->se > 0) || !isfinite(q->value) || q->value == 0 || q->status == CAL_UNDETERMINED ||
 		    q->status == CAL_NOCONV)
 			continue;

@@ -46,6 +46,11 @@ done
 SCALEPLAN=$SP sh bench/scale_holdout.sh "$C" >"$T/sh.txt" || fail "scale_holdout.sh failed"
 awk '/^inside their 90% interval: / { n = $5; of = $7; ok = of == 10 && n >= 8 && $NF ~ /%$/ }
 	END { exit !ok }' "$T/sh.txt" || fail "coverage line: $(tail -1 "$T/sh.txt")"
+# fitted on one GPU, the 2-GPU runs' links are priors: their prior standard errors (docs/model.md) put at least 7
+# of the 8 runs inside (4 of 8 while the priors had none)
+SCALEPLAN=$SP sh bench/scale_holdout.sh bench/data/h200x2-2026-11-26/campaign2 1 >"$T/sh1.txt" || fail "scale_holdout.sh 1 failed"
+awk '/^inside their 90% interval: / { ok = $7 == 8 && $5 >= 7 } END { exit !ok }' "$T/sh1.txt" ||
+	fail "1 -> 2 GPUs coverage line: $(tail -1 "$T/sh1.txt")"
 # what socket transports take from a host's input stage: fitted where one host's ranks ran with and without
 # sockets (campaign2: 2 GPUs over NVLink and as 2 emulated nodes); the whole campaign fits within 1.5%
 # in-sample (1.91% without the term)

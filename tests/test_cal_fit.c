@@ -776,6 +776,92 @@ static void test_precision_default(test_ctx *t, const hw_db *db)
 	cal_data_free(&d);
 }
 
+/* The 90% interval width (predicted_hi - predicted_lo) / predicted of the throughput row of `file` in a validate
+ * --detail table (text), NAN where there is none. */
+static double detail_width(const char *text, const char *file)
+{
+	char *key = xasprintf(",%s,", file);
+	double w = NAN;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n');
+		size_t n = end ? (size_t)(end - l) : strlen(l);
+		char *row = xasprintf("%.*s", (int)n, l);
+		char *hi = strrchr(row, ','), *lo = NULL;
+		if (hi) {
+			*hi = '\0';
+			lo = strrchr(row, ',');
+		}
+		/* group,file,line,measured,predicted,...: predicted is the fifth field */
+		const char *f = row;
+		for (int k = 0; k < 4 && f; k++)
+			f = strchr(f + 1, ',');
+		if (strncmp(row, "\"throughput", 11) == 0 && strstr(row, key) && lo && f)
+			w = (atof(hi + 1) - atof(lo + 1)) / atof(f + 1);
+		free(row);
+	}
+	free(key);
+	return w;
+}
+
+/* validate --detail of d on ps into a string (the caller frees it). */
+static char *detail_text(const cal_data *d, const cal_pset *ps, const cal_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cal_vtable vt;
+	if (!f || cal_validate(&vt, d, ps, o, f) != 0)
+		len = 0;
+	cal_vtable_free(&vt);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* A prior the data did not fit carries its prior standard error into the interval of a prediction that rests on
+ * it: fitted on the 1-GPU runs of a 2x H200 campaign, the all-reduce over sockets of 2 emulated nodes is a prior
+ * (its busbw with the stated relative spread); the interval of that 2-GPU run widens against the same prior held
+ * without an error, while a 1-GPU run (no all-reduce) keeps its interval to the last digit. */
+static void test_prior_se(test_ctx *t, const hw_db *db)
+{
+	cal_data all, fit;
+	cal_data_init(&all);
+	cal_data_init(&fit);
+	const char *dir = "bench/data/h200x2-2026-11-26/campaign2/csv";
+	TEST_CHECK(t, cal_data_load_path(&all, dir, NAN, true, NULL) == 0 && cal_data_load_path(&fit, dir, NAN, true, NULL) == 0,
+		   "load: %s", err_msg());
+	cal_data_canonical(&all, db);
+	cal_data_canonical(&fit, db);
+	cal_data_filter(&fit, "gpus=1");
+	cal_opts o = { .db = db };
+	cal_pset ps;
+	cal_pset_init(&ps);
+	TEST_CHECK(t, cal_fit_all(&ps, &fit, &o, NULL) == 0, "fit on 1 GPU: %s", err_msg());
+	cal_data_filter(&all, "kind=throughput");
+	for (int i = 0; i < all.n; i++) /* the priors the predictions read, made in ps */
+		cal_predict(&ps, &all, i, &o);
+	int bw = cal_pset_find(&ps, "busbw_Bps", "testbed-h200x2|socket");
+	TEST_CHECK(t, bw >= 0 && ps.p[bw].status == CAL_PRIOR, "socket busbw a prior after a 1-GPU fit");
+	if (bw >= 0)
+		TEST_NEAR(t, ps.p[bw].se, 0.73 * ps.p[bw].value, 1e-12);
+	char *with = detail_text(&all, &ps, &o);
+	for (int i = 0; i < ps.n; i++) /* the same priors held without an error (as before they had one) */
+		if (ps.p[i].status == CAL_PRIOR && ps.p[i].se > 0)
+			ps.p[i].se = 0;
+	char *without = detail_text(&all, &ps, &o);
+	double w2 = detail_width(with, "g1x2_b256_synthetic_emulated.csv"),
+	       w20 = detail_width(without, "g1x2_b256_synthetic_emulated.csv");
+	double w1 = detail_width(with, "g1x1_b256_synthetic_none.csv"), w10 = detail_width(without, "g1x1_b256_synthetic_none.csv");
+	TEST_CHECK(t, isfinite(w20) && w2 > 2 * w20, "2 emulated nodes: width %.3g with the prior's error, %.3g without", w2,
+		   w20);
+	TEST_CHECK(t, isfinite(w10) && w1 > 0 && w1 == w10, "1 GPU: width %.17g with, %.17g without", w1, w10);
+	free(with);
+	free(without);
+	cal_pset_free(&ps);
+	cal_data_free(&fit);
+	cal_data_free(&all);
+}
+
 /* cal_loo_interval: a point whose residual lies inside its repeats' half-range scores 0 and so does not widen
  * the others' interval; it falls inside its own (widened) one; with no spread counted the interval is wider. */
 static void test_loo_interval(test_ctx *t)
@@ -812,6 +898,7 @@ int main(void)
 	test_sweep_recovery(&t, &db);
 	test_undetermined(&t, &db);
 	test_validate(&t, &db);
+	test_prior_se(&t, &db);
 	test_bucket_pipeline(&t, &db);
 	test_contention(&t, &db);
 	test_precision_default(&t, &db);
