@@ -341,7 +341,6 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	b->rent_term_years = sc->price.rent_term_years;
 	b->rent_usd_run = b->rent_today_usd_run * model_rent_horizon_factor(&sc->money, b->rent_term_years);
 	b->rent_setup_s = b->buy->cost.rent_setup_s;
-	b->max_runs_month = MODEL_MONTH_S / b->buy->r.tta_s;
 	b->rent_lo_usd_gpu_h = sc->price.ref_rent_market_usd_gpu_h;
 	/* one comparison of a month of work (model_buy_rent_eval) against the same runs rented at the reference rate:
 	 * the crossing, its side and the flip rate - the bought option's own figures, as model_run_money gives
@@ -350,6 +349,7 @@ static void buy_rent(const plan_question *q, const plan_option *o, int n, plan_a
 	model_buy_rent m;
 	lo.rent_usd = b->rent_usd_run;
 	model_buy_rent_eval(sc, &b->buy->r, &b->buy->cost, sc, &b->buy->r, &lo, b->rent_usd_gpu_h, &m);
+	b->max_runs_month = m.max_runs_month;
 	b->breakeven_runs_month = m.breakeven_runs_month;
 	b->buy_wins_above = m.buy_wins_above;
 	b->flip_usd_gpu_h = m.flip_usd_gpu_h;
