@@ -249,10 +249,11 @@ void plan_row_json_run(FILE *out, const model_scenario *sc, const model_result *
 
 void plan_row_columns_text(plan_row_set set, strbuf *out)
 {
+	int judged_at = JUDGED, stack_at = STACK, cells_end = CELLS_END;
 	for (int i = 0; i < NCOLS; i++) {
-		bool judged = i >= JUDGED && i < STACK;
+		bool judged = i >= judged_at && i < stack_at;
 		if ((cols[i].only && !(cols[i].only & COL_CSV)) || (set == PLAN_ROW_PREDICT && judged) ||
-		    (set == PLAN_ROW_FIRST && i >= CELLS_END))
+		    (set == PLAN_ROW_FIRST && i >= cells_end))
 			continue;
 		if (*cols[i].unit)
 			strbuf_addf(out, "  %-26s %s\n", cols[i].name, cols[i].unit);
